@@ -1,0 +1,79 @@
+//! The command line.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "shaderstep",
+    version,
+    about = "Step through a shader compiler's passes: SPIR-V in, IR after every pass, SPIR-V out",
+    long_about = None,
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run a pipeline without a UI: print the IR after every pass or write the resulting SPIR-V.
+    Run(RunArgs),
+    /// List every pass and preset with a one-line description.
+    Passes,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Emit {
+    /// SPIR-V binary.
+    Spv,
+    /// SPIR-V assembly, as spirv-dis prints it.
+    Spvasm,
+    /// The IR text form (structured SPIR-V assembly; parseable back).
+    Ir,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum StatsFormat {
+    /// One JSON object per step and line.
+    Json,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    /// Shaders to compile: .spv (binary), .spvasm (assembly), .wgsl, or GLSL (.vert, .frag,
+    /// .comp, or .glsl with a `#pragma shader_stage(...)` line). The kind is taken from the
+    /// content where the extension is wrong.
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+
+    /// Named pipeline to run (see `shaderstep passes`).
+    #[arg(long, default_value = "roundtrip", conflicts_with = "passes")]
+    pub preset: String,
+
+    /// Comma-separated list of passes to run, in order, e.g. `lower,verify,strip-debug,lift`.
+    /// `lower` is added in front when missing.
+    #[arg(long, value_delimiter = ',')]
+    pub passes: Option<Vec<String>>,
+
+    /// What to write: the SPIR-V binary, its disassembly, or the IR text.
+    #[arg(long, value_enum, default_value = "spv")]
+    pub emit: Emit,
+
+    /// Output file (or directory, when several inputs are given). Without it, the result goes
+    /// to standard output — except a binary, which is never written to a terminal.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+
+    /// Print the IR after every pass under a header naming the pass (like
+    /// `spirv-opt --print-all`). The final result is then written only with `-o`.
+    #[arg(long)]
+    pub print_after_all: bool,
+
+    /// Print statistics for every step: pass, changed, instruction count, microseconds,
+    /// diagnostics. The final result is then written only with `-o`.
+    #[arg(long, value_enum)]
+    pub stats: Option<StatsFormat>,
+}

@@ -1,0 +1,186 @@
+//! `shaderstep run`: the compiler core without a UI.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::cli::{Emit, RunArgs, StatsFormat};
+use crate::ir::print;
+use crate::ir::spirv::disasm::{disassemble, DisasmOptions};
+use crate::ir::spirv::write::write_bytes;
+use crate::pipeline::input;
+use crate::pipeline::{Pipeline, Run};
+
+/// Exit status: 0 success, 1 bad input or a failed pass. Usage errors (2) are clap's.
+pub fn run(args: &RunArgs) -> i32 {
+    match run_inner(args) {
+        Ok(()) => 0,
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            1
+        }
+    }
+}
+
+fn json_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+pub fn stats_json(input: &Path, run: &Run) -> Vec<String> {
+    run.steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let diags: Vec<String> = s
+                .diagnostics
+                .iter()
+                .map(|d| {
+                    format!(
+                        "{{\"severity\":\"{}\",\"message\":\"{}\"}}",
+                        d.severity,
+                        json_escape(&d.to_string())
+                    )
+                })
+                .collect();
+            format!(
+                "{{\"input\":\"{}\",\"step\":{i},\"pass\":\"{}\",\"changed\":{},\"instructions\":{},\"microseconds\":{},\"diagnostics\":[{}]}}",
+                json_escape(&input.display().to_string()),
+                s.pass,
+                s.changed,
+                s.inst_count,
+                s.duration.as_micros(),
+                diags.join(",")
+            )
+        })
+        .collect()
+}
+
+fn run_inner(args: &RunArgs) -> Result<(), String> {
+    let pipeline = match &args.passes {
+        Some(list) => {
+            let names: Vec<&str> = list
+                .iter()
+                .map(String::as_str)
+                .filter(|s| !s.is_empty())
+                .collect();
+            Pipeline::from_names(&names)?
+        }
+        None => Pipeline::preset(&args.preset)?,
+    };
+    let several = args.inputs.len() > 1;
+    let to_stdout = args.output.is_none();
+    let quiet_result = args.print_after_all || args.stats.is_some();
+    if to_stdout && !quiet_result && args.emit == Emit::Spv && std::io::stdout().is_terminal() {
+        return Err(
+            "refusing to write a SPIR-V binary to a terminal: use -o FILE, or --emit spvasm|ir"
+                .into(),
+        );
+    }
+    if several {
+        if let Some(out) = &args.output {
+            std::fs::create_dir_all(out)
+                .map_err(|e| format!("{}: cannot create output directory: {e}", out.display()))?;
+        }
+    }
+    let mut stdout = std::io::stdout().lock();
+    let mut failures = Vec::new();
+    for path in &args.inputs {
+        let loaded = match input::load(path) {
+            Ok(l) => l,
+            Err(e) => {
+                failures.push(e.to_string());
+                continue;
+            }
+        };
+        let run = pipeline.run(Arc::new(loaded.words));
+        if args.print_after_all {
+            for (i, step) in run.steps.iter().enumerate() {
+                let _ = writeln!(
+                    stdout,
+                    "; *** IR after pass {i}: {} ({}){} ***",
+                    step.pass,
+                    if step.changed { "changed" } else { "unchanged" },
+                    if several {
+                        format!(" [{}]", path.display())
+                    } else {
+                        String::new()
+                    }
+                );
+                let _ = stdout.write_all(step.ir_text().as_bytes());
+                let _ = writeln!(stdout);
+            }
+        }
+        if args.stats == Some(StatsFormat::Json) {
+            for line in stats_json(path, &run) {
+                let _ = writeln!(stdout, "{line}");
+            }
+        }
+        if let Some(i) = run.failed {
+            let step = &run.steps[i];
+            let mut msg = format!("{}: pass '{}' failed", path.display(), step.pass);
+            for d in &step.diagnostics {
+                msg.push_str(&format!("\n  {d}"));
+            }
+            failures.push(msg);
+            continue;
+        }
+        if quiet_result && args.output.is_none() {
+            continue;
+        }
+        let module = run
+            .final_module()
+            .expect("a run that did not fail has steps");
+        let bytes: Vec<u8> = match args.emit {
+            Emit::Spv => run
+                .output_words()
+                .map(|w| w.iter().flat_map(|x| x.to_le_bytes()).collect())
+                .unwrap_or_else(|| write_bytes(module)),
+            Emit::Spvasm => disassemble(module, &DisasmOptions::default()).into_bytes(),
+            Emit::Ir => print::print(module).into_bytes(),
+        };
+        match &args.output {
+            Some(out) => {
+                let target: PathBuf = if several {
+                    let stem = path
+                        .file_stem()
+                        .map(|s| s.to_string_lossy().into_owned())
+                        .unwrap_or_else(|| "out".into());
+                    let ext = match args.emit {
+                        Emit::Spv => "spv",
+                        Emit::Spvasm => "spvasm",
+                        Emit::Ir => "ir",
+                    };
+                    out.join(format!("{stem}.{ext}"))
+                } else {
+                    out.clone()
+                };
+                std::fs::write(&target, &bytes)
+                    .map_err(|e| format!("{}: cannot write: {e}", target.display()))?;
+            }
+            None => {
+                if several && args.emit != Emit::Spv {
+                    let _ = writeln!(stdout, "; ==== {} ====", path.display());
+                }
+                stdout
+                    .write_all(&bytes)
+                    .map_err(|e| format!("cannot write to standard output: {e}"))?;
+            }
+        }
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("\nerror: "))
+    }
+}

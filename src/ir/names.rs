@@ -1,0 +1,160 @@
+//! Friendly names for ids, in the style of `spirv-dis`: debug names where the module has them,
+//! names derived from structure for types and constants (`%v4float`, `%_ptr_Input_float`,
+//! `%int_1`), and the id number otherwise. Derived names depend on content, not on ids, so they
+//! do not shift when an unrelated instruction is added.
+
+use std::collections::{HashMap, HashSet};
+
+use rspirv::dr::Operand;
+use spirv::Op;
+
+use super::inst::Id;
+use super::module::Module;
+use super::spirv::disasm::{format_literal_number, ScalarKind};
+
+#[derive(Default, Clone, Debug)]
+pub struct Names {
+    map: HashMap<Id, String>,
+}
+
+impl Names {
+    /// Ids print as numbers only.
+    pub fn raw() -> Self {
+        Names::default()
+    }
+
+    pub fn get(&self, id: Id) -> String {
+        match self.map.get(&id) {
+            Some(n) => n.clone(),
+            None => id.to_string(),
+        }
+    }
+
+    pub fn for_module(m: &Module) -> Self {
+        let mut debug: HashMap<Id, &str> = HashMap::new();
+        for inst in &m.debug {
+            if let (Op::Name, [Operand::IdRef(id), Operand::LiteralString(s)]) =
+                (inst.op, inst.operands.as_slice())
+            {
+                debug.entry(*id).or_insert(s);
+            }
+        }
+        let mut names = Names::default();
+        let mut taken: HashSet<String> = HashSet::new();
+        let mut assign = |names: &mut Names, id: Id, base: String| {
+            if base.is_empty() || names.map.contains_key(&id) {
+                return;
+            }
+            let mut candidate = base.clone();
+            let mut n = 0;
+            while taken.contains(&candidate) {
+                candidate = format!("{base}_{n}");
+                n += 1;
+            }
+            taken.insert(candidate.clone());
+            names.map.insert(id, candidate);
+        };
+        let scalars = ScalarKind::table(m);
+        m.for_each_inst(|inst| {
+            let Some(id) = inst.result else { return };
+            let base = match debug.get(&id) {
+                Some(s) => sanitize(s),
+                None => derived_name(inst, &names, &scalars),
+            };
+            assign(&mut names, id, base);
+        });
+        names
+    }
+}
+
+fn sanitize(s: &str) -> String {
+    let mut out: String = s
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert(0, '_');
+    }
+    out
+}
+
+fn derived_name(
+    inst: &super::inst::Inst,
+    names: &Names,
+    scalars: &HashMap<Id, ScalarKind>,
+) -> String {
+    let n = |op: &Operand| match op {
+        Operand::IdRef(id) => names.get(*id),
+        _ => String::new(),
+    };
+    let ops = &inst.operands;
+    match inst.op {
+        Op::TypeVoid => "void".into(),
+        Op::TypeBool => "bool".into(),
+        Op::TypeInt => match (ops.first(), ops.get(1)) {
+            (Some(Operand::LiteralBit32(32)), Some(Operand::LiteralBit32(s))) => {
+                if *s == 1 { "int" } else { "uint" }.into()
+            }
+            (Some(Operand::LiteralBit32(w)), Some(Operand::LiteralBit32(s))) => {
+                format!("{}{w}", if *s == 1 { "int" } else { "uint" })
+            }
+            _ => String::new(),
+        },
+        Op::TypeFloat => match ops.first() {
+            Some(Operand::LiteralBit32(16)) => "half".into(),
+            Some(Operand::LiteralBit32(32)) => "float".into(),
+            Some(Operand::LiteralBit32(64)) => "double".into(),
+            Some(Operand::LiteralBit32(w)) => format!("fp{w}"),
+            _ => String::new(),
+        },
+        Op::TypeVector => match (ops.first(), ops.get(1)) {
+            (Some(c), Some(Operand::LiteralBit32(k))) => format!("v{k}{}", n(c)),
+            _ => String::new(),
+        },
+        Op::TypeMatrix => match (ops.first(), ops.get(1)) {
+            (Some(c), Some(Operand::LiteralBit32(k))) => format!("mat{k}{}", n(c)),
+            _ => String::new(),
+        },
+        Op::TypeArray => match (ops.first(), ops.get(1)) {
+            (Some(e), Some(l)) => format!("_arr_{}_{}", n(e), n(l)),
+            _ => String::new(),
+        },
+        Op::TypeRuntimeArray => match ops.first() {
+            Some(e) => format!("_runtimearr_{}", n(e)),
+            None => String::new(),
+        },
+        Op::TypePointer => match (ops.first(), ops.get(1)) {
+            (Some(Operand::StorageClass(sc)), Some(p)) => format!("_ptr_{sc:?}_{}", n(p)),
+            _ => String::new(),
+        },
+        Op::TypeSampler => "type_sampler".into(),
+        Op::ConstantTrue => "true".into(),
+        Op::ConstantFalse => "false".into(),
+        Op::Constant => {
+            let Some(ty) = inst.ty else {
+                return String::new();
+            };
+            let Some(kind) = scalars.get(&ty) else {
+                return String::new();
+            };
+            let text = format_literal_number(*kind, ops);
+            let text: String = text
+                .chars()
+                .map(|c| match c {
+                    '-' => 'n',
+                    '.' | '+' => '_',
+                    c if c.is_ascii_alphanumeric() => c,
+                    _ => '_',
+                })
+                .collect();
+            format!("{}_{text}", names.get(ty))
+        }
+        _ => String::new(),
+    }
+}

@@ -1,0 +1,1144 @@
+//! SPIR-V assembly text → binary words, accepting what `spirv-as` accepts in practice: ids by
+//! name (`%main`) or number (`%12`), enum operands by name (`Bias|Offset`), literal strings and
+//! numbers (decimal, hex, hex floats), and `!<integer>` for a raw word. Operands are driven by
+//! rspirv's grammar tables. The `; Version:`, `; Generator:` and `; Bound:` comments that
+//! `spirv-dis` writes are read back, so disassembly round-trips unchanged.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::str::FromStr;
+
+use rspirv::grammar::{LogicalOperand, OperandKind, OperandQuantifier};
+use spirv::Op;
+
+use super::disasm::{ScalarKind, GENERATORS};
+use super::{grammar, MAGIC};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct AsmError {
+    pub line: usize,
+    pub col: usize,
+    pub message: String,
+}
+
+impl fmt::Display for AsmError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "line {}, column {}: {}",
+            self.line, self.col, self.message
+        )
+    }
+}
+
+impl std::error::Error for AsmError {}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Id(String),
+    Eq,
+    Word(String),
+    Str(String),
+    Num(String),
+    Raw(u32),
+}
+
+#[derive(Debug, Clone)]
+struct Token {
+    tok: Tok,
+    line: usize,
+    col: usize,
+    first_on_line: bool,
+}
+
+#[derive(Default)]
+struct HeaderInfo {
+    version: Option<(u8, u8)>,
+    generator: Option<u32>,
+    bound: Option<u32>,
+}
+
+fn err(line: usize, col: usize, message: impl Into<String>) -> AsmError {
+    AsmError {
+        line,
+        col,
+        message: message.into(),
+    }
+}
+
+fn tokenize(text: &str) -> Result<(Vec<Token>, HeaderInfo), AsmError> {
+    let mut tokens = Vec::new();
+    let mut header = HeaderInfo::default();
+    let bytes = text.as_bytes();
+    let (mut i, mut line, mut line_start) = (0usize, 1usize, 0usize);
+    let mut first = true;
+    while i < bytes.len() {
+        let c = bytes[i];
+        let col = text[line_start..i].chars().count() + 1;
+        match c {
+            b'\n' => {
+                i += 1;
+                line += 1;
+                line_start = i;
+                first = true;
+                continue;
+            }
+            c if c.is_ascii_whitespace() => {
+                i += 1;
+                continue;
+            }
+            b';' => {
+                let end = text[i..].find('\n').map_or(text.len(), |e| i + e);
+                read_header_comment(&text[i..end], &mut header);
+                i = end;
+                continue;
+            }
+            _ => {}
+        }
+        let (tok_line, tok_col) = (line, col);
+        let tok = if c == b'"' {
+            // Strings may span lines (OpSource carries whole files).
+            let mut s = String::new();
+            let mut chars = text[i + 1..].char_indices();
+            let mut closed = None;
+            while let Some((k, ch)) = chars.next() {
+                match ch {
+                    '"' => {
+                        closed = Some(i + 1 + k + 1);
+                        break;
+                    }
+                    '\\' => match chars.next() {
+                        Some((_, e)) => {
+                            if e == '\n' {
+                                line += 1;
+                            }
+                            s.push(e)
+                        }
+                        None => break,
+                    },
+                    '\n' => {
+                        line += 1;
+                        s.push(ch);
+                    }
+                    _ => s.push(ch),
+                }
+            }
+            let Some(end) = closed else {
+                return Err(err(tok_line, tok_col, "unterminated string"));
+            };
+            if line != tok_line {
+                line_start = text[..end].rfind('\n').map_or(0, |p| p + 1);
+            }
+            i = end;
+            Tok::Str(s)
+        } else {
+            let start = i;
+            while i < bytes.len()
+                && !bytes[i].is_ascii_whitespace()
+                && bytes[i] != b';'
+                && bytes[i] != b'"'
+            {
+                i += 1;
+            }
+            let word = &text[start..i];
+            if word == "=" {
+                Tok::Eq
+            } else if let Some(id) = word.strip_prefix('%') {
+                if id.is_empty() {
+                    return Err(err(tok_line, tok_col, "empty id name after '%'"));
+                }
+                Tok::Id(id.to_string())
+            } else if let Some(raw) = word.strip_prefix('!') {
+                Tok::Raw(parse_u32(raw).ok_or_else(|| {
+                    err(
+                        tok_line,
+                        tok_col,
+                        format!("bad raw word '!{raw}': expected an integer"),
+                    )
+                })?)
+            } else if word
+                .starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+' || c == '.')
+            {
+                Tok::Num(word.to_string())
+            } else {
+                Tok::Word(word.to_string())
+            }
+        };
+        tokens.push(Token {
+            tok,
+            line: tok_line,
+            col: tok_col,
+            first_on_line: first,
+        });
+        first = false;
+    }
+    Ok((tokens, header))
+}
+
+fn read_header_comment(comment: &str, h: &mut HeaderInfo) {
+    let body = comment.trim_start_matches(';').trim();
+    if let Some(v) = body.strip_prefix("Version:") {
+        let mut parts = v.trim().split('.');
+        if let (Some(a), Some(b)) = (parts.next(), parts.next()) {
+            if let (Ok(a), Ok(b)) = (a.trim().parse(), b.trim().parse()) {
+                h.version = Some((a, b));
+            }
+        }
+    } else if let Some(g) = body.strip_prefix("Generator:") {
+        let g = g.trim();
+        if let Some((name, ver)) = g.rsplit_once(';') {
+            let ver: u32 = ver.trim().parse().unwrap_or(0);
+            let name = name.trim();
+            let tool = GENERATORS
+                .iter()
+                .find(|(_, n)| *n == name)
+                .map(|(id, _)| *id)
+                .or_else(|| {
+                    name.strip_prefix("Unknown(")?
+                        .strip_suffix(')')?
+                        .parse()
+                        .ok()
+                });
+            if let Some(tool) = tool {
+                h.generator = Some((tool << 16) | (ver & 0xffff));
+            }
+        }
+    } else if let Some(b) = body.strip_prefix("Bound:") {
+        h.bound = b.trim().parse().ok();
+    }
+}
+
+fn parse_u32(s: &str) -> Option<u32> {
+    if let Some(hex) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        u32::from_str_radix(hex, 16).ok()
+    } else {
+        s.parse().ok()
+    }
+}
+
+fn parse_int(s: &str) -> Option<i128> {
+    let (neg, body) = match s.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, s.strip_prefix('+').unwrap_or(s)),
+    };
+    let v = if let Some(hex) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        i128::from_str_radix(hex, 16).ok()?
+    } else {
+        body.parse::<i128>().ok()?
+    };
+    Some(if neg { -v } else { v })
+}
+
+/// Parses a float literal (decimal or C99 hex float) to the bits of a float of `width` bits.
+fn parse_float_bits(s: &str, width: u32) -> Option<u64> {
+    let (neg, body) = match s.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, s.strip_prefix('+').unwrap_or(s)),
+    };
+    let lower = body.to_ascii_lowercase();
+    if let Some(hex) = lower.strip_prefix("0x") {
+        if hex.contains('p') || hex.contains('.') {
+            return parse_hex_float(neg, hex, width);
+        }
+        // A plain hex integer is the float's bit pattern.
+        let bits = u64::from_str_radix(hex, 16).ok()?;
+        return Some(bits);
+    }
+    let v: f64 = body.parse().ok()?;
+    let v = if neg { -v } else { v };
+    Some(match width {
+        16 => u64::from(f64_to_f16(v)),
+        32 => u64::from((v as f32).to_bits()),
+        64 => v.to_bits(),
+        _ => return None,
+    })
+}
+
+fn parse_hex_float(neg: bool, hex: &str, width: u32) -> Option<u64> {
+    let (mant, exp) = match hex.split_once('p') {
+        Some((m, e)) => (m, e.parse::<i32>().ok()?),
+        None => (hex, 0),
+    };
+    let (int_part, frac_part) = mant.split_once('.').unwrap_or((mant, ""));
+    let (mbits, ebits): (u32, u32) = match width {
+        16 => (10, 5),
+        32 => (23, 8),
+        64 => (52, 11),
+        _ => return None,
+    };
+    let sign = u64::from(neg) << (mbits + ebits);
+    let max_exp = 1i32 << (ebits - 1);
+    if exp == max_exp && int_part == "1" {
+        // Infinity or NaN: the fraction digits are the mantissa, left-aligned.
+        let digits = frac_part.len() as u32;
+        let frac = if digits == 0 {
+            0
+        } else {
+            u64::from_str_radix(frac_part, 16).ok()?
+        };
+        let total = digits * 4;
+        let frac = if total >= mbits {
+            frac >> (total - mbits)
+        } else {
+            frac << (mbits - total)
+        };
+        return Some(sign | (((1u64 << ebits) - 1) << mbits) | frac);
+    }
+    let int_v = if int_part.is_empty() {
+        0
+    } else {
+        u64::from_str_radix(int_part, 16).ok()?
+    };
+    let frac_v = if frac_part.is_empty() {
+        0
+    } else {
+        u64::from_str_radix(frac_part, 16).ok()?
+    };
+    let v = (int_v as f64 + frac_v as f64 / 16f64.powi(frac_part.len() as i32)) * 2f64.powi(exp);
+    let v = if neg { -v } else { v };
+    Some(match width {
+        16 => u64::from(f64_to_f16(v)),
+        32 => u64::from((v as f32).to_bits()),
+        _ => v.to_bits(),
+    })
+}
+
+/// Rounds to the nearest half-precision value.
+pub fn f64_to_f16(v: f64) -> u16 {
+    let bits = (v as f32).to_bits();
+    let sign = ((bits >> 16) & 0x8000) as u16;
+    let exp = ((bits >> 23) & 0xff) as i32;
+    let mant = bits & 0x7f_ffff;
+    if exp == 0xff {
+        return sign | 0x7c00 | if mant != 0 { 0x200 } else { 0 };
+    }
+    let e = exp - 127 + 15;
+    if e >= 0x1f {
+        return sign | 0x7c00;
+    }
+    if e <= 0 {
+        if e < -10 {
+            return sign;
+        }
+        let m = mant | 0x80_0000;
+        let shift = (14 - e) as u32;
+        let half = 1 << (shift - 1);
+        let mut r = m >> shift;
+        if (m & ((1 << shift) - 1)) > half || ((m & ((1 << shift) - 1)) == half && r & 1 == 1) {
+            r += 1;
+        }
+        return sign | r as u16;
+    }
+    let mut r = ((e as u32) << 10) | (mant >> 13);
+    let rem = mant & 0x1fff;
+    if rem > 0x1000 || (rem == 0x1000 && r & 1 == 1) {
+        r += 1;
+    }
+    sign | r as u16
+}
+
+fn encode_string(s: &str, out: &mut Vec<u32>) {
+    let bytes = s.as_bytes();
+    for chunk in bytes.chunks(4) {
+        let mut w = [0u8; 4];
+        w[..chunk.len()].copy_from_slice(chunk);
+        out.push(u32::from_le_bytes(w));
+    }
+    if bytes.len().is_multiple_of(4) {
+        out.push(0);
+    }
+}
+
+macro_rules! value_enums {
+    ($kind:expr, $name:expr, [$($k:ident),* $(,)?]) => {
+        match $kind {
+            $(OperandKind::$k => spirv::$k::from_str($name).ok().map(|v| v as u32),)*
+            _ => None,
+        }
+    };
+}
+
+macro_rules! bit_enums {
+    ($kind:expr, $name:expr, [$($k:ident),* $(,)?]) => {
+        match $kind {
+            $(OperandKind::$k => Some(
+                spirv::$k::all().iter_names().find(|(n, _)| normalize(n) == $name).map(|(_, f)| f.bits())
+            ),)*
+            _ => None,
+        }
+    };
+}
+
+fn normalize(name: &str) -> String {
+    name.chars()
+        .filter(|c| *c != '_')
+        .flat_map(char::to_uppercase)
+        .collect()
+}
+
+/// Looks up the numeric value of an enumerant or a `|`-joined mask by its grammar name.
+pub fn enum_value(kind: OperandKind, name: &str) -> Option<u32> {
+    if let Some(v) = parse_u32(name) {
+        return Some(v);
+    }
+    let is_mask = bit_enums!(
+        kind,
+        String::new(),
+        [
+            ImageOperands,
+            FPFastMathMode,
+            SelectionControl,
+            LoopControl,
+            FunctionControl,
+            MemorySemantics,
+            MemoryAccess,
+            KernelProfilingInfo,
+            RayFlags,
+            FragmentShadingRate,
+            RawAccessChainOperands,
+            CooperativeMatrixOperands,
+            CooperativeMatrixReduce,
+            TensorAddressingOperands,
+            MatrixMultiplyAccumulateOperands,
+            TensorOperands,
+        ]
+    )
+    .is_some();
+    if is_mask {
+        let mut bits = 0;
+        for part in name.split('|') {
+            if part == "None" {
+                continue;
+            }
+            if let Some(v) = parse_u32(part) {
+                bits |= v;
+                continue;
+            }
+            let key = normalize(part);
+            let v = bit_enums!(
+                kind,
+                key,
+                [
+                    ImageOperands,
+                    FPFastMathMode,
+                    SelectionControl,
+                    LoopControl,
+                    FunctionControl,
+                    MemorySemantics,
+                    MemoryAccess,
+                    KernelProfilingInfo,
+                    RayFlags,
+                    FragmentShadingRate,
+                    RawAccessChainOperands,
+                    CooperativeMatrixOperands,
+                    CooperativeMatrixReduce,
+                    TensorAddressingOperands,
+                    MatrixMultiplyAccumulateOperands,
+                    TensorOperands,
+                ]
+            )??;
+            bits |= v;
+        }
+        return Some(bits);
+    }
+    if kind == OperandKind::Dim {
+        return spirv::Dim::from_str(&format!("Dim{name}"))
+            .or_else(|_| spirv::Dim::from_str(name))
+            .ok()
+            .map(|v| v as u32);
+    }
+    value_enums!(
+        kind,
+        name,
+        [
+            SourceLanguage,
+            ExecutionModel,
+            AddressingModel,
+            MemoryModel,
+            ExecutionMode,
+            StorageClass,
+            SamplerAddressingMode,
+            SamplerFilterMode,
+            ImageFormat,
+            ImageChannelOrder,
+            ImageChannelDataType,
+            FPRoundingMode,
+            FPDenormMode,
+            QuantizationModes,
+            FPOperationMode,
+            OverflowModes,
+            LinkageType,
+            AccessQualifier,
+            HostAccessQualifier,
+            FunctionParameterAttribute,
+            Decoration,
+            BuiltIn,
+            Scope,
+            GroupOperation,
+            KernelEnqueueFlags,
+            Capability,
+            RayQueryIntersection,
+            RayQueryCommittedIntersectionType,
+            RayQueryCandidateIntersectionType,
+            PackedVectorFormat,
+            CooperativeMatrixLayout,
+            CooperativeMatrixUse,
+            TensorClampMode,
+            InitializationModeQualifier,
+            LoadCacheControl,
+            StoreCacheControl,
+            NamedMaximumNumberOfRegisters,
+            FPEncoding,
+            CooperativeVectorMatrixLayout,
+            ComponentType,
+        ]
+    )
+}
+
+/// Enum kinds a bare-word parameter of an enumerant may belong to (decorations take these).
+const PARAM_ENUM_KINDS: &[OperandKind] = &[
+    OperandKind::BuiltIn,
+    OperandKind::FunctionParameterAttribute,
+    OperandKind::FPRoundingMode,
+    OperandKind::LinkageType,
+    OperandKind::FPFastMathMode,
+    OperandKind::AccessQualifier,
+    OperandKind::Scope,
+    OperandKind::StorageClass,
+];
+
+struct Statement {
+    result: Option<(String, usize, usize)>,
+    op: Token,
+    operands: Vec<Token>,
+}
+
+/// Assembled binary plus, for each instruction, the source line it came from.
+pub struct Assembled {
+    pub words: Vec<u32>,
+    pub lines: Vec<usize>,
+    /// Names the text used for ids, by id (named ids only).
+    pub id_names: HashMap<u32, String>,
+}
+
+pub fn assemble(text: &str) -> Result<Vec<u32>, AsmError> {
+    assemble_with_lines(text).map(|a| a.words)
+}
+
+pub fn assemble_with_lines(text: &str) -> Result<Assembled, AsmError> {
+    let (tokens, header) = tokenize(text)?;
+
+    // Numeric ids keep their number; names get fresh ids above the largest number.
+    let mut max_numeric = 0u32;
+    for t in &tokens {
+        if let Tok::Id(name) = &t.tok {
+            if name.bytes().all(|b| b.is_ascii_digit()) {
+                let v: u32 = name
+                    .parse()
+                    .map_err(|_| err(t.line, t.col, format!("id %{name} is too large")))?;
+                if v == 0 {
+                    return Err(err(t.line, t.col, "id %0 is not a valid id"));
+                }
+                max_numeric = max_numeric.max(v);
+            }
+        }
+    }
+    let mut ids = Ids {
+        map: HashMap::new(),
+        next: max_numeric + 1,
+        names: HashMap::new(),
+    };
+
+    // Split into statements.
+    let mut stmts: Vec<Statement> = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        let t = &tokens[i];
+        let starts_with_result = matches!(t.tok, Tok::Id(_))
+            && matches!(tokens.get(i + 1).map(|t| &t.tok), Some(Tok::Eq));
+        let starts_with_op =
+            matches!(&t.tok, Tok::Word(w) if t.first_on_line && w.starts_with("Op"));
+        if starts_with_result {
+            let Tok::Id(name) = &t.tok else {
+                unreachable!()
+            };
+            let op = tokens
+                .get(i + 2)
+                .filter(|o| matches!(&o.tok, Tok::Word(w) if w.starts_with("Op")))
+                .ok_or_else(|| {
+                    err(
+                        t.line,
+                        t.col,
+                        format!("expected an opcode after '%{name} ='"),
+                    )
+                })?;
+            stmts.push(Statement {
+                result: Some((name.clone(), t.line, t.col)),
+                op: op.clone(),
+                operands: Vec::new(),
+            });
+            i += 3;
+        } else if starts_with_op {
+            stmts.push(Statement {
+                result: None,
+                op: t.clone(),
+                operands: Vec::new(),
+            });
+            i += 1;
+        } else {
+            match stmts.last_mut() {
+                Some(s) if t.tok != Tok::Eq => s.operands.push(t.clone()),
+                _ => {
+                    return Err(err(
+                        t.line,
+                        t.col,
+                        format!("expected an instruction, found {}", describe(&t.tok)),
+                    ))
+                }
+            }
+            i += 1;
+        }
+    }
+
+    let mut cx = AsmCx {
+        ids: &mut ids,
+        scalars: HashMap::new(),
+        value_types: HashMap::new(),
+        ext_sets: HashMap::new(),
+    };
+    let mut words = vec![MAGIC, 0, 0, 0, 0];
+    let mut lines = Vec::with_capacity(stmts.len());
+    for st in &stmts {
+        lines.push(st.op.line);
+        cx.statement(st, &mut words)?;
+    }
+    let (major, minor) = header.version.unwrap_or((1, 3));
+    words[1] = (u32::from(major) << 16) | (u32::from(minor) << 8);
+    words[2] = header.generator.unwrap_or(0);
+    words[3] = ids.next.max(header.bound.unwrap_or(0));
+    let id_names = ids.names;
+    Ok(Assembled {
+        words,
+        lines,
+        id_names,
+    })
+}
+
+fn describe(t: &Tok) -> String {
+    match t {
+        Tok::Id(n) => format!("'%{n}'"),
+        Tok::Eq => "'='".into(),
+        Tok::Word(w) => format!("'{w}'"),
+        Tok::Str(s) => format!("string \"{s}\""),
+        Tok::Num(n) => format!("number {n}"),
+        Tok::Raw(r) => format!("'!{r}'"),
+    }
+}
+
+struct Ids {
+    map: HashMap<String, u32>,
+    next: u32,
+    names: HashMap<u32, String>,
+}
+
+impl Ids {
+    fn get(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.map.get(name) {
+            return id;
+        }
+        let id = if name.bytes().all(|b| b.is_ascii_digit()) {
+            name.parse().unwrap_or(0)
+        } else {
+            let id = self.next;
+            self.next += 1;
+            self.names.insert(id, name.to_string());
+            id
+        };
+        self.map.insert(name.to_string(), id);
+        id
+    }
+}
+
+struct AsmCx<'a> {
+    ids: &'a mut Ids,
+    scalars: HashMap<u32, ScalarKind>,
+    value_types: HashMap<u32, u32>,
+    ext_sets: HashMap<u32, String>,
+}
+
+struct Cursor<'t> {
+    toks: &'t [Token],
+    pos: usize,
+    /// Where to report "missing operand".
+    line: usize,
+    col: usize,
+}
+
+impl<'t> Cursor<'t> {
+    fn peek(&self) -> Option<&'t Token> {
+        self.toks.get(self.pos)
+    }
+    fn next(&mut self) -> Option<&'t Token> {
+        let t = self.toks.get(self.pos);
+        self.pos += 1;
+        t
+    }
+    fn done(&self) -> bool {
+        self.pos >= self.toks.len()
+    }
+}
+
+impl AsmCx<'_> {
+    fn statement(&mut self, st: &Statement, out: &mut Vec<u32>) -> Result<(), AsmError> {
+        let Tok::Word(opword) = &st.op.tok else {
+            unreachable!()
+        };
+        let g = grammar::core_by_name(&opword[2..])
+            .ok_or_else(|| err(st.op.line, st.op.col, format!("unknown opcode '{opword}'")))?;
+        let start = out.len();
+        out.push(0);
+        let mut cur = Cursor {
+            toks: &st.operands,
+            pos: 0,
+            line: st.op.line,
+            col: st.op.col,
+        };
+        let mut result_id = None;
+        let mut result_type = None;
+        let has_result = g.operands.iter().any(|o| o.kind == OperandKind::IdResult);
+        match (&st.result, has_result) {
+            (Some((name, line, col)), false) => {
+                return Err(err(
+                    *line,
+                    *col,
+                    format!("{opword} has no result, but '%{name} =' gives it one"),
+                ))
+            }
+            (None, true) => {
+                return Err(err(
+                    st.op.line,
+                    st.op.col,
+                    format!("{opword} needs a result id ('%name = {opword} …')"),
+                ))
+            }
+            _ => {}
+        }
+        let n = g.operands.len();
+        for (idx, lo) in g.operands.iter().enumerate() {
+            match lo.kind {
+                OperandKind::IdResultType => {
+                    let id = self.expect_id(&mut cur, opword)?;
+                    result_type = Some(id);
+                    out.push(id);
+                }
+                OperandKind::IdResult => {
+                    let (name, _, _) = st.result.as_ref().expect("checked above");
+                    let id = self.ids.get(name);
+                    result_id = Some(id);
+                    out.push(id);
+                }
+                _ => {
+                    self.logical_operand(g.opcode, lo, idx + 1 == n, &mut cur, result_type, out)?
+                }
+            }
+        }
+        if let Some(t) = cur.peek() {
+            return Err(err(
+                t.line,
+                t.col,
+                format!(
+                    "too many operands for {opword}: unexpected {}",
+                    describe(&t.tok)
+                ),
+            ));
+        }
+        let count = out.len() - start;
+        if count > 0xffff {
+            return Err(err(
+                st.op.line,
+                st.op.col,
+                "instruction longer than 65535 words",
+            ));
+        }
+        out[start] = ((count as u32) << 16) | g.opcode as u32;
+
+        // Track what later literals depend on.
+        if let Some(r) = result_id {
+            if let Some(t) = result_type {
+                self.value_types.insert(r, t);
+            }
+            let lits: Vec<u32> = out[start + 2..].to_vec();
+            match g.opcode {
+                Op::TypeInt if lits.len() == 2 => {
+                    self.scalars.insert(
+                        r,
+                        ScalarKind::Int {
+                            width: lits[0],
+                            signed: lits[1] == 1,
+                        },
+                    );
+                }
+                Op::TypeFloat if !lits.is_empty() => {
+                    self.scalars.insert(r, ScalarKind::Float { width: lits[0] });
+                }
+                Op::ExtInstImport => {
+                    if let Some(Tok::Str(s)) = st.operands.first().map(|t| &t.tok) {
+                        self.ext_sets.insert(r, s.clone());
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn expect_id(&mut self, cur: &mut Cursor, what: &str) -> Result<u32, AsmError> {
+        match cur.next() {
+            Some(Token {
+                tok: Tok::Id(name), ..
+            }) => Ok(self.ids.get(name)),
+            Some(t) => Err(err(
+                t.line,
+                t.col,
+                format!("expected an id for {what}, found {}", describe(&t.tok)),
+            )),
+            None => Err(err(
+                cur.line,
+                cur.col,
+                format!("{what}: missing id operand"),
+            )),
+        }
+    }
+
+    fn logical_operand(
+        &mut self,
+        op: Op,
+        lo: &LogicalOperand,
+        last: bool,
+        cur: &mut Cursor,
+        result_type: Option<u32>,
+        out: &mut Vec<u32>,
+    ) -> Result<(), AsmError> {
+        match lo.quantifier {
+            OperandQuantifier::One => {
+                if cur.done() {
+                    return Err(err(
+                        cur.line,
+                        cur.col,
+                        format!("Op{}: missing operand ({:?})", op_text(op), lo.kind),
+                    ));
+                }
+                self.operand(op, lo.kind, last, cur, result_type, out)
+            }
+            OperandQuantifier::ZeroOrOne => {
+                if !cur.done() {
+                    self.operand(op, lo.kind, last, cur, result_type, out)?;
+                }
+                Ok(())
+            }
+            OperandQuantifier::ZeroOrMore => {
+                while !cur.done() {
+                    self.operand(op, lo.kind, last, cur, result_type, out)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn operand(
+        &mut self,
+        op: Op,
+        kind: OperandKind,
+        last: bool,
+        cur: &mut Cursor,
+        result_type: Option<u32>,
+        out: &mut Vec<u32>,
+    ) -> Result<(), AsmError> {
+        let t = cur.next().expect("caller checked");
+        if let Tok::Raw(v) = t.tok {
+            out.push(v);
+            if last && is_enum_kind(kind) {
+                while !cur.done() {
+                    self.param(cur, out)?;
+                }
+            }
+            return Ok(());
+        }
+        let bad = |what: &str| {
+            err(
+                t.line,
+                t.col,
+                format!("expected {what}, found {}", describe(&t.tok)),
+            )
+        };
+        match kind {
+            OperandKind::IdRef | OperandKind::IdMemorySemantics | OperandKind::IdScope => {
+                match &t.tok {
+                    Tok::Id(name) => out.push(self.ids.get(name)),
+                    _ => return Err(bad("an id")),
+                }
+            }
+            OperandKind::LiteralInteger | OperandKind::LiteralExtInstInteger
+                if matches!(t.tok, Tok::Num(_)) =>
+            {
+                let Tok::Num(n) = &t.tok else { unreachable!() };
+                let v = parse_int(n)
+                    .filter(|v| *v >= i128::from(i32::MIN) && *v <= i128::from(u32::MAX));
+                out.push(v.ok_or_else(|| bad("a 32-bit integer"))? as u32);
+                if kind == OperandKind::LiteralExtInstInteger {
+                    while !cur.done() {
+                        self.param(cur, out)?;
+                    }
+                }
+            }
+            OperandKind::LiteralExtInstInteger => {
+                let Tok::Word(w) = &t.tok else {
+                    return Err(bad("an extended instruction name"));
+                };
+                // The set is the id operand just before this one.
+                let set_id = out.last().copied().unwrap_or(0);
+                let set = self.ext_sets.get(&set_id).cloned().unwrap_or_default();
+                let table = grammar::ext_set(&set).ok_or_else(|| {
+                    err(
+                        t.line,
+                        t.col,
+                        format!("unknown extended instruction set '{set}'"),
+                    )
+                })?;
+                let inst = table.iter().find(|i| i.opname == w).ok_or_else(|| {
+                    err(
+                        t.line,
+                        t.col,
+                        format!("'{w}' is not an instruction of {set}"),
+                    )
+                })?;
+                out.push(inst.opcode.into());
+                // Extended instruction operands are ids or literals; take the rest as they come.
+                while !cur.done() {
+                    self.param(cur, out)?;
+                }
+            }
+            OperandKind::LiteralInteger => return Err(bad("an integer")),
+            OperandKind::LiteralString => match &t.tok {
+                Tok::Str(s) => encode_string(s, out),
+                _ => return Err(bad("a string")),
+            },
+            OperandKind::LiteralFloat => match &t.tok {
+                Tok::Num(n) => {
+                    out.push(parse_float_bits(n, 32).ok_or_else(|| bad("a float"))? as u32)
+                }
+                _ => return Err(bad("a float")),
+            },
+            OperandKind::LiteralContextDependentNumber => {
+                let kind = result_type.and_then(|t| self.scalars.get(&t)).copied();
+                self.typed_number(t, kind, out)?;
+            }
+            OperandKind::PairLiteralIntegerIdRef => {
+                // OpSwitch: the literal has the selector's type.
+                let selector = out.get(1).copied().unwrap_or(0);
+                let kind = self
+                    .value_types
+                    .get(&selector)
+                    .and_then(|ty| self.scalars.get(ty))
+                    .copied();
+                self.typed_number(t, kind, out)?;
+                let id = self.expect_id(cur, "switch target")?;
+                out.push(id);
+            }
+            OperandKind::PairIdRefLiteralInteger => {
+                let Tok::Id(name) = &t.tok else {
+                    return Err(bad("an id"));
+                };
+                out.push(self.ids.get(name));
+                match cur.next() {
+                    Some(Token {
+                        tok: Tok::Num(n), ..
+                    }) => out.push(parse_int(n).unwrap_or(0) as u32),
+                    _ => return Err(err(t.line, t.col, "expected an id followed by an integer")),
+                }
+            }
+            OperandKind::PairIdRefIdRef => {
+                let Tok::Id(name) = &t.tok else {
+                    return Err(bad("an id"));
+                };
+                out.push(self.ids.get(name));
+                let id = self.expect_id(cur, "pair")?;
+                out.push(id);
+            }
+            OperandKind::LiteralSpecConstantOpInteger => {
+                let Tok::Word(w) = &t.tok else {
+                    return Err(bad("an opcode name"));
+                };
+                let inner =
+                    grammar::core_by_name(w.strip_prefix("Op").unwrap_or(w)).ok_or_else(|| {
+                        err(
+                            t.line,
+                            t.col,
+                            format!("unknown opcode '{w}' in OpSpecConstantOp"),
+                        )
+                    })?;
+                out.push(inner.opcode as u32);
+                let rest: Vec<&LogicalOperand> = inner
+                    .operands
+                    .iter()
+                    .filter(|o| {
+                        !matches!(o.kind, OperandKind::IdResultType | OperandKind::IdResult)
+                    })
+                    .collect();
+                let n = rest.len();
+                for (i, lo) in rest.into_iter().enumerate() {
+                    self.logical_operand(inner.opcode, lo, i + 1 == n, cur, result_type, out)?;
+                }
+            }
+            _ => {
+                let name = match &t.tok {
+                    Tok::Word(w) | Tok::Num(w) => w,
+                    _ => return Err(bad(&format!("a {kind:?} operand"))),
+                };
+                let v = enum_value(kind, name).ok_or_else(|| {
+                    err(
+                        t.line,
+                        t.col,
+                        format!("'{name}' is not a valid {kind:?} operand"),
+                    )
+                })?;
+                out.push(v);
+                if last {
+                    // Parameters of the enumerant: everything left on the instruction.
+                    while !cur.done() {
+                        self.param(cur, out)?;
+                    }
+                } else if kind == OperandKind::MemoryAccess {
+                    // Aligned takes a literal; the Make*/alias bits take an id each.
+                    let params = (v & 0x2 != 0) as usize
+                        + (v & 0x8 != 0) as usize
+                        + (v & 0x10 != 0) as usize
+                        + (v & 0x10000 != 0) as usize
+                        + (v & 0x20000 != 0) as usize;
+                    for _ in 0..params {
+                        if cur.done() {
+                            return Err(err(t.line, t.col, format!("'{name}' needs a parameter")));
+                        }
+                        self.param(cur, out)?;
+                    }
+                }
+            }
+        }
+        let _ = op;
+        Ok(())
+    }
+
+    /// An enumerant parameter or extended-instruction operand: it says what it is by its form.
+    fn param(&mut self, cur: &mut Cursor, out: &mut Vec<u32>) -> Result<(), AsmError> {
+        let t = cur.next().expect("caller checked");
+        match &t.tok {
+            Tok::Id(name) => out.push(self.ids.get(name)),
+            Tok::Str(s) => encode_string(s, out),
+            Tok::Raw(v) => out.push(*v),
+            Tok::Num(n) => {
+                if let Some(v) = parse_int(n)
+                    .filter(|v| *v >= i128::from(i32::MIN) && *v <= i128::from(u32::MAX))
+                {
+                    out.push(v as u32);
+                } else {
+                    out.push(
+                        parse_float_bits(n, 32)
+                            .ok_or_else(|| err(t.line, t.col, format!("bad number {n}")))?
+                            as u32,
+                    );
+                }
+            }
+            Tok::Word(w) => {
+                let v = PARAM_ENUM_KINDS
+                    .iter()
+                    .find_map(|k| enum_value(*k, w))
+                    .ok_or_else(|| err(t.line, t.col, format!("unknown enumerant '{w}'")))?;
+                out.push(v);
+            }
+            Tok::Eq => return Err(err(t.line, t.col, "unexpected '='")),
+        }
+        Ok(())
+    }
+
+    fn typed_number(
+        &self,
+        t: &Token,
+        kind: Option<ScalarKind>,
+        out: &mut Vec<u32>,
+    ) -> Result<(), AsmError> {
+        let Tok::Num(n) = &t.tok else {
+            return Err(err(
+                t.line,
+                t.col,
+                format!("expected a number, found {}", describe(&t.tok)),
+            ));
+        };
+        let bad = |what: String| err(t.line, t.col, what);
+        match kind {
+            Some(ScalarKind::Int { width, signed }) => {
+                let v = parse_int(n).ok_or_else(|| bad(format!("'{n}' is not an integer")))?;
+                let (min, max) = if signed {
+                    (-(1i128 << (width - 1)), (1i128 << (width - 1)) - 1)
+                } else {
+                    (-(1i128 << (width - 1)), (1i128 << width) - 1)
+                };
+                if v < min || v > max {
+                    return Err(bad(format!("{n} does not fit in a {width}-bit integer")));
+                }
+                let bits = v as u64;
+                if width > 32 {
+                    out.push(bits as u32);
+                    out.push((bits >> 32) as u32);
+                } else if signed && width < 32 {
+                    // Narrow signed literals are sign-extended to the word.
+                    out.push(v as i32 as u32);
+                } else {
+                    out.push((bits & ((1u64 << width) - 1)) as u32);
+                }
+            }
+            Some(ScalarKind::Float { width }) => {
+                let bits = parse_float_bits(n, width)
+                    .ok_or_else(|| bad(format!("'{n}' is not a {width}-bit float")))?;
+                out.push(bits as u32);
+                if width > 32 {
+                    out.push((bits >> 32) as u32);
+                }
+            }
+            None => {
+                // Unknown type: a 32-bit integer or float.
+                match parse_int(n) {
+                    Some(v) => out.push(v as u32),
+                    None => out.push(
+                        parse_float_bits(n, 32).ok_or_else(|| bad(format!("bad number {n}")))?
+                            as u32,
+                    ),
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn op_text(op: Op) -> String {
+    super::disasm::op_name(op)
+}
+
+fn is_enum_kind(kind: OperandKind) -> bool {
+    !matches!(
+        kind,
+        OperandKind::IdRef
+            | OperandKind::IdResult
+            | OperandKind::IdResultType
+            | OperandKind::IdMemorySemantics
+            | OperandKind::IdScope
+            | OperandKind::LiteralInteger
+            | OperandKind::LiteralString
+            | OperandKind::LiteralFloat
+            | OperandKind::LiteralContextDependentNumber
+            | OperandKind::LiteralExtInstInteger
+            | OperandKind::LiteralSpecConstantOpInteger
+            | OperandKind::PairLiteralIntegerIdRef
+            | OperandKind::PairIdRefLiteralInteger
+            | OperandKind::PairIdRefIdRef
+    )
+}

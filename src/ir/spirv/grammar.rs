@@ -1,0 +1,53 @@
+//! Fast lookups into rspirv's grammar tables (which are linear lists).
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use rspirv::grammar::{self, ExtInstOp, Instruction, InstructionTable, INSTRUCTION_TABLE};
+
+struct Tables {
+    by_opcode: Vec<Option<&'static Instruction<'static>>>,
+    by_name: HashMap<&'static str, &'static Instruction<'static>>,
+}
+
+fn tables() -> &'static Tables {
+    static T: OnceLock<Tables> = OnceLock::new();
+    T.get_or_init(|| {
+        let max = INSTRUCTION_TABLE
+            .iter()
+            .map(|i| i.opcode as usize)
+            .max()
+            .unwrap_or(0);
+        let mut by_opcode = vec![None; max + 1];
+        let mut by_name = HashMap::new();
+        for inst in INSTRUCTION_TABLE.iter() {
+            let slot = &mut by_opcode[inst.opcode as usize];
+            // Aliases share an opcode; the first entry is the canonical spelling.
+            if slot.is_none() {
+                *slot = Some(inst);
+            }
+            by_name.insert(inst.opname, inst);
+        }
+        Tables { by_opcode, by_name }
+    })
+}
+
+/// The grammar of a core opcode.
+pub fn core(opcode: u32) -> Option<&'static Instruction<'static>> {
+    tables().by_opcode.get(opcode as usize).copied().flatten()
+}
+
+/// The grammar of a core instruction by name without the `Op` prefix.
+pub fn core_by_name(name: &str) -> Option<&'static Instruction<'static>> {
+    tables().by_name.get(name).copied()
+}
+
+/// The instruction table of an extended instruction set, by its import name.
+pub fn ext_set(name: &str) -> Option<&'static InstructionTable<ExtInstOp>> {
+    grammar::ext_inst_table(name)
+}
+
+/// Name of an extended instruction, if the set is known.
+pub fn ext_inst_name(set: &str, number: u32) -> Option<&'static str> {
+    ext_set(set)?.lookup_opcode(number).map(|i| i.opname)
+}

@@ -1,0 +1,520 @@
+//! SPIR-V binary → IR.
+//!
+//! We split the word stream into instructions ourselves (opcode + word count is all it takes),
+//! so truncation, zero word counts and unknown opcodes are reported with their position, and
+//! operands are decoded by rspirv's parser. rspirv 0.13 rejects `OpSpecConstantOp` wrapping an
+//! op with literal operands (`VectorShuffle`, `CompositeExtract`); those instructions are hidden
+//! from it as `OpNop` and decoded here from the wrapped op's grammar.
+
+use std::fmt;
+
+use rspirv::binary::{Consumer, ParseAction, ParseState};
+use rspirv::dr::{self, Operand};
+use rspirv::grammar::OperandKind;
+
+use super::grammar;
+use spirv::Op;
+
+use super::MAGIC;
+use crate::ir::inst::{self, Id, Inst};
+use crate::ir::module::{Block, Function, Header, Merge, Module};
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReadError {
+    Empty,
+    NotWordAligned {
+        bytes: usize,
+    },
+    HeaderTooShort {
+        words: usize,
+    },
+    BadMagic {
+        found: u32,
+    },
+    BadVersion {
+        word: u32,
+    },
+    Truncated {
+        index: usize,
+        offset: usize,
+        op: String,
+        need: usize,
+        have: usize,
+    },
+    ZeroWordCount {
+        index: usize,
+        offset: usize,
+    },
+    UnknownOpcode {
+        index: usize,
+        offset: usize,
+        opcode: u16,
+    },
+    Operands {
+        index: usize,
+        offset: usize,
+        op: String,
+        detail: String,
+    },
+    IdOutOfBound {
+        id: Id,
+        bound: u32,
+        index: usize,
+        op: String,
+    },
+    Layout {
+        index: usize,
+        op: String,
+        detail: String,
+    },
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::Empty => write!(f, "empty file: a SPIR-V module has at least a 5-word header"),
+            ReadError::NotWordAligned { bytes } => write!(
+                f,
+                "truncated binary: {bytes} bytes is not a whole number of 32-bit words"
+            ),
+            ReadError::HeaderTooShort { words } => write!(
+                f,
+                "truncated binary: {words} words, but the SPIR-V header alone is 5 words"
+            ),
+            ReadError::BadMagic { found } => write!(
+                f,
+                "bad magic number 0x{found:08x} (expected 0x{MAGIC:08x}): not a SPIR-V binary"
+            ),
+            ReadError::BadVersion { word } => {
+                write!(f, "unsupported SPIR-V version word 0x{word:08x}")
+            }
+            ReadError::Truncated { index, offset, op, need, have } => write!(
+                f,
+                "truncated binary: instruction #{index} ({op}) at word {offset} needs {need} words but only {have} remain"
+            ),
+            ReadError::ZeroWordCount { index, offset } => write!(
+                f,
+                "corrupt binary: instruction #{index} at word {offset} has a word count of 0"
+            ),
+            ReadError::UnknownOpcode { index, offset, opcode } => write!(
+                f,
+                "unknown opcode {opcode} in instruction #{index} at word {offset}"
+            ),
+            ReadError::Operands { index, offset, op, detail } => write!(
+                f,
+                "bad operands in instruction #{index} ({op}) at word {offset}: {detail}"
+            ),
+            ReadError::IdOutOfBound { id, bound, index, op } => write!(
+                f,
+                "invalid id %{id} in instruction #{index} ({op}): the module's id bound is {bound}"
+            ),
+            ReadError::Layout { index, op, detail } => {
+                write!(f, "bad module layout at instruction #{index} ({op}): {detail}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+/// Converts bytes to words, accepting either byte order (detected from the magic number).
+pub fn words_from_bytes(bytes: &[u8]) -> Result<Vec<u32>, ReadError> {
+    if bytes.is_empty() {
+        return Err(ReadError::Empty);
+    }
+    if !bytes.len().is_multiple_of(4) {
+        return Err(ReadError::NotWordAligned { bytes: bytes.len() });
+    }
+    let le = |c: &[u8]| u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+    let be = |c: &[u8]| u32::from_be_bytes([c[0], c[1], c[2], c[3]]);
+    let big = be(&bytes[..4]) == MAGIC && le(&bytes[..4]) != MAGIC;
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|c| if big { be(c) } else { le(c) })
+        .collect())
+}
+
+pub fn read_bytes(bytes: &[u8]) -> Result<Module, ReadError> {
+    read_words(&words_from_bytes(bytes)?)
+}
+
+fn op_name(op: Op) -> String {
+    format!("Op{op:?}")
+}
+
+pub fn read_words(words: &[u32]) -> Result<Module, ReadError> {
+    if words.is_empty() {
+        return Err(ReadError::Empty);
+    }
+    if words[0] != MAGIC {
+        return Err(ReadError::BadMagic { found: words[0] });
+    }
+    if words.len() < 5 {
+        return Err(ReadError::HeaderTooShort { words: words.len() });
+    }
+    let version = words[1];
+    if version & 0xff00_00ff != 0 || (version >> 16) & 0xff != 1 {
+        return Err(ReadError::BadVersion { word: version });
+    }
+    let header = Header {
+        version: (
+            ((version >> 16) & 0xff) as u8,
+            ((version >> 8) & 0xff) as u8,
+        ),
+        generator: words[2],
+    };
+    let bound = words[3];
+
+    // Split and check the stream; hide OpSpecConstantOp from rspirv (see module doc).
+    let mut patched: Option<Vec<u32>> = None;
+    let mut spec_ops: Vec<(usize, usize)> = Vec::new(); // (inst index, word offset)
+    let mut offset = 5;
+    let mut index = 0;
+    while offset < words.len() {
+        index += 1;
+        let count = (words[offset] >> 16) as usize;
+        let opcode = (words[offset] & 0xffff) as u16;
+        if count == 0 {
+            return Err(ReadError::ZeroWordCount { index, offset });
+        }
+        let grammar = grammar::core(opcode as u32).ok_or(ReadError::UnknownOpcode {
+            index,
+            offset,
+            opcode,
+        })?;
+        if offset + count > words.len() {
+            return Err(ReadError::Truncated {
+                index,
+                offset,
+                op: format!("Op{}", grammar.opname),
+                need: count,
+                have: words.len() - offset,
+            });
+        }
+        if grammar.opcode == Op::SpecConstantOp {
+            let p = patched.get_or_insert_with(|| words.to_vec());
+            // OpNop followed by OpNops keeps every other instruction at its offset.
+            for w in &mut p[offset..offset + count] {
+                *w = (1 << 16) | Op::Nop as u32;
+            }
+            spec_ops.push((index, offset));
+        }
+        offset += count;
+    }
+
+    let mut collector = Collector {
+        insts: Vec::with_capacity(index),
+    };
+    let stream = patched.as_deref().unwrap_or(words);
+    let res = rspirv::binary::parse_words(stream, &mut collector);
+    if let Err(state) = res {
+        return Err(parse_state_error(state, words));
+    }
+    let mut insts = collector.insts;
+    // Re-expand: each hidden instruction became `count` OpNops; replace the run with the real one.
+    if !spec_ops.is_empty() {
+        let mut out = Vec::with_capacity(insts.len());
+        let mut it = insts.into_iter();
+        let mut inst_index = 0usize; // 1-based index of the next original instruction
+        let mut pending = spec_ops.iter().peekable();
+        let mut offset = 5;
+        while offset < words.len() {
+            inst_index += 1;
+            let count = (words[offset] >> 16) as usize;
+            if pending.peek().map(|p| p.0) == Some(inst_index) {
+                pending.next();
+                for _ in 0..count {
+                    it.next();
+                }
+                out.push(decode_spec_constant_op(
+                    &words[offset..offset + count],
+                    inst_index,
+                    offset,
+                )?);
+            } else {
+                out.push(it.next().expect("one parsed instruction per original"));
+            }
+            offset += count;
+        }
+        insts = out;
+    }
+
+    build_module(header, bound, insts)
+}
+
+struct Collector {
+    insts: Vec<Inst>,
+}
+
+impl Consumer for Collector {
+    fn initialize(&mut self) -> ParseAction {
+        ParseAction::Continue
+    }
+    fn finalize(&mut self) -> ParseAction {
+        ParseAction::Continue
+    }
+    fn consume_header(&mut self, _: dr::ModuleHeader) -> ParseAction {
+        ParseAction::Continue
+    }
+    fn consume_instruction(&mut self, inst: dr::Instruction) -> ParseAction {
+        self.insts.push(Inst {
+            op: inst.class.opcode,
+            ty: inst.result_type,
+            result: inst.result_id,
+            operands: inst.operands,
+        });
+        ParseAction::Continue
+    }
+}
+
+/// Maps rspirv's parser state (byte offsets) to our errors (word offsets, op names).
+fn parse_state_error(state: ParseState, words: &[u32]) -> ReadError {
+    let op_at = |byte: usize| -> String {
+        // rspirv reports the offset of the failing operand; find the instruction containing it.
+        let target = byte / 4;
+        let mut offset = 5;
+        let mut last = String::from("?");
+        while offset < words.len() && offset <= target {
+            let opcode = words[offset] & 0xffff;
+            last = grammar::core(opcode)
+                .map(|g| format!("Op{}", g.opname))
+                .unwrap_or_else(|| format!("opcode {opcode}"));
+            offset += ((words[offset] >> 16) as usize).max(1);
+        }
+        last
+    };
+    match state {
+        ParseState::OperandExpected(byte, index) => ReadError::Operands {
+            index,
+            offset: byte / 4,
+            op: op_at(byte),
+            detail: "expected more operands than the word count allows".into(),
+        },
+        ParseState::OperandExceeded(byte, index) => ReadError::Operands {
+            index,
+            offset: byte / 4,
+            op: op_at(byte),
+            detail: "more words than its operands take".into(),
+        },
+        ParseState::TypeUnsupported(byte, index) => ReadError::Operands {
+            index,
+            offset: byte / 4,
+            op: op_at(byte),
+            detail: "literal of a type that is not a declared integer or float type".into(),
+        },
+        ParseState::OpcodeUnknown(byte, index, opcode) => ReadError::UnknownOpcode {
+            index,
+            offset: byte / 4,
+            opcode,
+        },
+        ParseState::WordCountZero(byte, index) => ReadError::ZeroWordCount {
+            index,
+            offset: byte / 4,
+        },
+        other => ReadError::Operands {
+            index: 0,
+            offset: 0,
+            op: "?".into(),
+            detail: other.to_string(),
+        },
+    }
+}
+
+/// Decodes `OpSpecConstantOp` from its words using the wrapped op's grammar.
+fn decode_spec_constant_op(w: &[u32], index: usize, offset: usize) -> Result<Inst, ReadError> {
+    let err = |detail: &str| ReadError::Operands {
+        index,
+        offset,
+        op: "OpSpecConstantOp".into(),
+        detail: detail.into(),
+    };
+    if w.len() < 4 {
+        return Err(err("needs a result type, a result id and an opcode"));
+    }
+    let inner =
+        grammar::core(w[3]).ok_or_else(|| err(&format!("unknown wrapped opcode {}", w[3])))?;
+    let mut operands = vec![Operand::LiteralSpecConstantOpInteger(inner.opcode)];
+    let kinds: Vec<OperandKind> = inner
+        .operands
+        .iter()
+        .filter(|o| !matches!(o.kind, OperandKind::IdResultType | OperandKind::IdResult))
+        .map(|o| o.kind)
+        .collect();
+    for (i, &word) in w[4..].iter().enumerate() {
+        // Trailing repeated operands take the kind of the last logical operand.
+        let kind = kinds.get(i).or(kinds.last()).copied();
+        operands.push(match kind {
+            Some(OperandKind::IdRef) => Operand::IdRef(word),
+            _ => Operand::LiteralBit32(word),
+        });
+    }
+    Ok(Inst::new(
+        Op::SpecConstantOp,
+        Some(w[1]),
+        Some(w[2]),
+        operands,
+    ))
+}
+
+fn is_annotation(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Decorate
+            | Op::MemberDecorate
+            | Op::DecorationGroup
+            | Op::GroupDecorate
+            | Op::GroupMemberDecorate
+            | Op::DecorateId
+            | Op::DecorateString
+            | Op::MemberDecorateString
+    )
+}
+
+fn build_module(header: Header, bound: u32, insts: Vec<Inst>) -> Result<Module, ReadError> {
+    let mut m = Module {
+        header,
+        bound,
+        ..Module::default()
+    };
+    let mut func: Option<Function> = None;
+    let mut block: Option<(Id, Vec<Inst>, Option<Merge>)> = None;
+    // Line info between functions belongs to the function that follows.
+    let mut pending_lines: Vec<Inst> = Vec::new();
+
+    for (i, inst) in insts.into_iter().enumerate() {
+        let index = i + 1;
+        let layout = |detail: &str| ReadError::Layout {
+            index,
+            op: op_name(inst.op),
+            detail: detail.into(),
+        };
+        for id in inst.uses().chain(inst.result) {
+            if id == 0 || id >= bound {
+                return Err(ReadError::IdOutOfBound {
+                    id,
+                    bound,
+                    index,
+                    op: op_name(inst.op),
+                });
+            }
+        }
+        if let Some(f) = func.as_mut() {
+            match inst.op {
+                Op::Function => {
+                    return Err(layout(
+                        "OpFunction inside a function (missing OpFunctionEnd)",
+                    ))
+                }
+                Op::FunctionEnd => {
+                    if block.is_some() {
+                        return Err(layout("the last block has no terminator"));
+                    }
+                    m.functions.push(func.take().expect("in a function"));
+                }
+                Op::FunctionParameter => {
+                    if !f.blocks.is_empty() || block.is_some() {
+                        return Err(layout("parameter after the first block"));
+                    }
+                    f.params.push(inst);
+                }
+                Op::Label => {
+                    if block.is_some() {
+                        return Err(layout(
+                            "block started before the previous one was terminated",
+                        ));
+                    }
+                    block = Some((inst.result.expect("label has a result"), Vec::new(), None));
+                }
+                Op::SelectionMerge | Op::LoopMerge => {
+                    let Some((_, _, merge)) = block.as_mut() else {
+                        return Err(layout("merge instruction outside a block"));
+                    };
+                    let ids: Vec<Id> = inst.id_operands().collect();
+                    *merge = Some(if inst.op == Op::SelectionMerge {
+                        Merge::Selection {
+                            merge: ids[0],
+                            control: inst.operands.get(1).cloned().unwrap_or(
+                                Operand::SelectionControl(spirv::SelectionControl::NONE),
+                            ),
+                        }
+                    } else {
+                        Merge::Loop {
+                            merge: ids[0],
+                            continue_target: ids[1],
+                            control: inst.operands[2..].to_vec(),
+                        }
+                    });
+                }
+                _ if inst.is_terminator() => {
+                    let Some((label, insts, merge)) = block.take() else {
+                        return Err(layout("terminator outside a block"));
+                    };
+                    f.blocks.push(Block {
+                        label,
+                        insts,
+                        merge,
+                        terminator: inst,
+                    });
+                }
+                _ => match block.as_mut() {
+                    Some((_, insts, merge)) => {
+                        if merge.is_some() {
+                            return Err(layout(
+                                "instruction between a merge instruction and the terminator",
+                            ));
+                        }
+                        insts.push(inst)
+                    }
+                    None if matches!(inst.op, Op::Line | Op::NoLine) && f.blocks.is_empty() => {
+                        f.prologue_debug.push(inst)
+                    }
+                    None => return Err(layout("instruction outside a block")),
+                },
+            }
+            continue;
+        }
+        match inst.op {
+            Op::Capability | Op::Extension | Op::ExtInstImport | Op::MemoryModel => {
+                m.preamble.push(inst)
+            }
+            Op::EntryPoint => m.entry_points.push(inst),
+            Op::ExecutionMode | Op::ExecutionModeId => m.execution_modes.push(inst),
+            Op::String
+            | Op::Source
+            | Op::SourceContinued
+            | Op::SourceExtension
+            | Op::Name
+            | Op::MemberName
+            | Op::ModuleProcessed => m.debug.push(inst),
+            op if is_annotation(op) => m.annotations.push(inst),
+            Op::Function => {
+                func = Some(Function {
+                    def: inst,
+                    params: Vec::new(),
+                    blocks: Vec::new(),
+                    prologue_debug: Vec::new(),
+                    leading_debug: std::mem::take(&mut pending_lines),
+                })
+            }
+            Op::Line | Op::NoLine if !m.functions.is_empty() => pending_lines.push(inst),
+            Op::FunctionEnd | Op::FunctionParameter | Op::Label => {
+                return Err(layout("outside a function"))
+            }
+            Op::Nop => {}
+            op if inst::is_block_level_only(op) => {
+                return Err(layout("only allowed inside a function"))
+            }
+            _ => m.globals.push(inst),
+        }
+    }
+    if func.is_some() {
+        return Err(ReadError::Layout {
+            index: 0,
+            op: "end of module".into(),
+            detail: "truncated module: the last function has no OpFunctionEnd".into(),
+        });
+    }
+    m.trailing_debug = pending_lines;
+    m.reindex();
+    Ok(m)
+}

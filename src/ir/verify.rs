@@ -1,0 +1,428 @@
+//! The IR verifier. It checks exactly these invariants and collects every violation:
+//!
+//! 1. Ids: every result id is defined once and is below the module's bound; every id used is
+//!    defined somewhere in the module; a result type names a type.
+//! 2. Blocks: every branch target is a block of the same function; a merge block or continue
+//!    target is a block of the same function; a merge instruction precedes a branch of the
+//!    right kind (selection: conditional branch or switch; loop: branch or conditional branch).
+//! 3. SSA: a value defined in a function is used only where its definition dominates the use;
+//!    a phi's incoming value dominates the end of its incoming block, and each incoming block is
+//!    a predecessor; phis come first in their block.
+//! 4. Structure: a merge block is the merge of one header only; a reachable header dominates its
+//!    merge block (when reachable) and a loop header its continue target.
+//! 5. Types of operands: loads and stores match their pointer's pointee type, float arithmetic
+//!    has operands of the result type, a return value has the function's return type, a
+//!    conditional branch tests a bool, a call passes as many arguments as the callee takes.
+//!
+//! Unreachable blocks are exempt from the dominance rules, as in SPIR-V itself.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+
+use rspirv::dr::Operand;
+use spirv::Op;
+
+use super::cfg::Cfg;
+use super::inst::{self, Id, Inst};
+use super::module::{Function, Merge, Module};
+use super::spirv::disasm::op_name;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct VerifyError {
+    /// Function the error is in, if any.
+    pub function: Option<Id>,
+    /// Result id of the offending instruction, or the block label.
+    pub at: Option<Id>,
+    pub message: String,
+}
+
+impl fmt::Display for VerifyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.function, self.at) {
+            (Some(func), Some(at)) => write!(f, "in function %{func}, at %{at}: {}", self.message),
+            (Some(func), None) => write!(f, "in function %{func}: {}", self.message),
+            (None, Some(at)) => write!(f, "at %{at}: {}", self.message),
+            (None, None) => write!(f, "{}", self.message),
+        }
+    }
+}
+
+struct Verifier<'m> {
+    m: &'m Module,
+    errors: Vec<VerifyError>,
+    /// Type of every typed result.
+    value_type: HashMap<Id, Id>,
+    types: HashMap<Id, &'m Inst>,
+    defined: HashSet<Id>,
+}
+
+pub fn verify(m: &Module) -> Vec<VerifyError> {
+    let mut v = Verifier {
+        m,
+        errors: Vec::new(),
+        value_type: HashMap::new(),
+        types: HashMap::new(),
+        defined: HashSet::new(),
+    };
+    v.ids();
+    for f in &m.functions {
+        v.function(f);
+    }
+    v.errors
+}
+
+impl<'m> Verifier<'m> {
+    fn error(&mut self, function: Option<Id>, at: Option<Id>, message: String) {
+        self.errors.push(VerifyError {
+            function,
+            at,
+            message,
+        });
+    }
+
+    fn ids(&mut self) {
+        let m = self.m;
+        let mut defs: Vec<Id> = Vec::new();
+        m.for_each_inst(|i| defs.extend(i.result));
+        for id in defs {
+            if !self.defined.insert(id) {
+                self.error(None, Some(id), format!("%{id} is defined more than once"));
+            }
+            if id >= m.bound {
+                self.error(
+                    None,
+                    Some(id),
+                    format!("%{id} is not below the bound {}", m.bound),
+                );
+            }
+        }
+        for g in &m.globals {
+            if inst::is_type(g.op) {
+                if let Some(r) = g.result {
+                    self.types.insert(r, g);
+                }
+            }
+        }
+        let mut uses: Vec<(Option<Id>, Id, Op, bool)> = Vec::new();
+        m.for_each_inst(|i| {
+            if let (Some(r), Some(t)) = (i.result, i.ty) {
+                self.value_type.insert(r, t);
+            }
+            for (k, id) in i.uses().enumerate() {
+                uses.push((i.result, id, i.op, k == 0 && i.ty.is_some()));
+            }
+        });
+        for (at, id, op, is_type) in uses {
+            if !self.defined.contains(&id) {
+                self.error(
+                    None,
+                    at,
+                    format!("Op{} uses %{id}, which is never defined", op_name(op)),
+                );
+            } else if is_type && !self.types.contains_key(&id) {
+                self.error(
+                    None,
+                    at,
+                    format!(
+                        "Op{} has result type %{id}, which is not a type",
+                        op_name(op)
+                    ),
+                );
+            }
+        }
+    }
+
+    fn pointee(&self, value: Id) -> Option<Id> {
+        let ty = self.types.get(self.value_type.get(&value)?)?;
+        match (ty.op, ty.operands.get(1)) {
+            (Op::TypePointer, Some(Operand::IdRef(p))) => Some(*p),
+            _ => None,
+        }
+    }
+
+    fn is_bool(&self, value: Id) -> bool {
+        self.value_type
+            .get(&value)
+            .and_then(|t| self.types.get(t))
+            .is_some_and(|t| t.op == Op::TypeBool)
+    }
+
+    fn function(&mut self, f: &Function) {
+        let fid = Some(f.id());
+        if f.blocks.is_empty() {
+            return;
+        }
+        let cfg = Cfg::new(f);
+        // Where each local value is defined: (block index, position); params at (usize::MAX, 0).
+        let mut def_at: HashMap<Id, (usize, usize)> = HashMap::new();
+        for p in &f.params {
+            if let Some(r) = p.result {
+                def_at.insert(r, (usize::MAX, 0));
+            }
+        }
+        for (bi, b) in f.blocks.iter().enumerate() {
+            for (k, i) in b.insts.iter().enumerate() {
+                if let Some(r) = i.result {
+                    def_at.insert(r, (bi, k));
+                }
+            }
+        }
+        let labels: HashSet<Id> = cfg.labels.iter().copied().collect();
+        let mut merge_owner: HashMap<Id, Id> = HashMap::new();
+
+        for (bi, b) in f.blocks.iter().enumerate() {
+            let at = Some(b.label);
+            for t in b.successors() {
+                if !labels.contains(&t) {
+                    self.error(
+                        fid,
+                        at,
+                        format!("branch to %{t}, which is not a block of this function"),
+                    );
+                }
+            }
+            if let Some(merge) = &b.merge {
+                let (kind_ok, what) = match merge {
+                    Merge::Selection { .. } => (
+                        matches!(b.terminator.op, Op::BranchConditional | Op::Switch),
+                        "OpSelectionMerge must be followed by OpBranchConditional or OpSwitch",
+                    ),
+                    Merge::Loop { .. } => (
+                        matches!(b.terminator.op, Op::Branch | Op::BranchConditional),
+                        "OpLoopMerge must be followed by OpBranch or OpBranchConditional",
+                    ),
+                };
+                if !kind_ok {
+                    self.error(fid, at, what.into());
+                }
+                let mb = merge.merge_block();
+                match cfg.index.get(&mb) {
+                    None => self.error(
+                        fid,
+                        at,
+                        format!("merge block %{mb} is not a block of this function"),
+                    ),
+                    Some(&mi) => {
+                        if let Some(prev) = merge_owner.insert(mb, b.label) {
+                            self.error(
+                                fid,
+                                at,
+                                format!("%{mb} is already the merge block of header %{prev}"),
+                            );
+                        }
+                        if cfg.reachable(bi) && cfg.reachable(mi) && !cfg.dominates(bi, mi) {
+                            self.error(
+                                fid,
+                                at,
+                                format!("header does not dominate its merge block %{mb}"),
+                            );
+                        }
+                    }
+                }
+                if let Some(ct) = merge.continue_target() {
+                    match cfg.index.get(&ct) {
+                        None => self.error(
+                            fid,
+                            at,
+                            format!("continue target %{ct} is not a block of this function"),
+                        ),
+                        Some(&ci) => {
+                            if cfg.reachable(bi) && cfg.reachable(ci) && !cfg.dominates(bi, ci) {
+                                self.error(
+                                    fid,
+                                    at,
+                                    format!(
+                                        "loop header does not dominate its continue target %{ct}"
+                                    ),
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+
+            let mut seen_non_phi = false;
+            let all = b.insts.iter().chain(std::iter::once(&b.terminator));
+            for (k, i) in all.enumerate() {
+                let at = i.result.or(Some(b.label));
+                if i.op == Op::Phi {
+                    if seen_non_phi {
+                        self.error(fid, at, "OpPhi after a non-phi instruction".into());
+                    }
+                    self.phi(f, &cfg, &def_at, bi, i);
+                    continue;
+                }
+                if !matches!(i.op, Op::Line | Op::NoLine) {
+                    seen_non_phi = true;
+                }
+                if cfg.reachable(bi) {
+                    for u in i.id_operands() {
+                        if let Some(&(db, dk)) = def_at.get(&u) {
+                            let ok = db == usize::MAX
+                                || (db == bi && dk < k)
+                                || (db != bi && cfg.dominates(db, bi));
+                            if !ok {
+                                self.error(
+                                    fid,
+                                    at,
+                                    format!("use of %{u} is not dominated by its definition"),
+                                );
+                            }
+                        }
+                    }
+                }
+                self.operand_types(f, i, at);
+            }
+        }
+    }
+
+    fn phi(
+        &mut self,
+        f: &Function,
+        cfg: &Cfg,
+        def_at: &HashMap<Id, (usize, usize)>,
+        bi: usize,
+        i: &Inst,
+    ) {
+        let fid = Some(f.id());
+        let at = i.result;
+        let ids: Vec<Id> = i.id_operands().collect();
+        if !ids.len().is_multiple_of(2) {
+            self.error(
+                fid,
+                at,
+                "OpPhi operands must be (value, block) pairs".into(),
+            );
+            return;
+        }
+        for pair in ids.chunks(2) {
+            let (value, pred) = (pair[0], pair[1]);
+            let Some(&pi) = cfg.index.get(&pred) else {
+                self.error(
+                    fid,
+                    at,
+                    format!("OpPhi names %{pred}, which is not a block of this function"),
+                );
+                continue;
+            };
+            if !cfg.preds[bi].contains(&pi) {
+                self.error(
+                    fid,
+                    at,
+                    format!("OpPhi names %{pred}, which is not a predecessor"),
+                );
+                continue;
+            }
+            if let Some(&(db, _)) = def_at.get(&value) {
+                if db != usize::MAX && cfg.reachable(pi) && !cfg.dominates(db, pi) {
+                    self.error(
+                        fid,
+                        at,
+                        format!("phi value %{value} does not dominate incoming block %{pred}"),
+                    );
+                }
+            }
+            if let (Some(t), Some(vt)) = (i.ty, self.value_type.get(&value)) {
+                if t != *vt {
+                    self.error(
+                        fid,
+                        at,
+                        format!("phi value %{value} has type %{vt}, the phi has %{t}"),
+                    );
+                }
+            }
+        }
+    }
+
+    fn operand_types(&mut self, f: &Function, i: &Inst, at: Option<Id>) {
+        let fid = Some(f.id());
+        let ids: Vec<Id> = i.id_operands().collect();
+        match i.op {
+            Op::Load => {
+                if let (Some(t), Some(&p)) = (i.ty, ids.first()) {
+                    match self.pointee(p) {
+                        Some(pt) if pt != t => self.error(
+                            fid,
+                            at,
+                            format!("OpLoad of %{t} through a pointer to %{pt}"),
+                        ),
+                        None if self.value_type.contains_key(&p) => {
+                            self.error(fid, at, format!("OpLoad from %{p}, which is not a pointer"))
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            Op::Store => {
+                if let (Some(&p), Some(&v)) = (ids.first(), ids.get(1)) {
+                    if let (Some(pt), Some(vt)) = (self.pointee(p), self.value_type.get(&v)) {
+                        if pt != *vt {
+                            self.error(
+                                fid,
+                                at,
+                                format!("OpStore of a %{vt} value through a pointer to %{pt}"),
+                            );
+                        }
+                    }
+                }
+            }
+            Op::FAdd | Op::FSub | Op::FMul | Op::FDiv | Op::FRem | Op::FMod | Op::FNegate => {
+                if let Some(t) = i.ty {
+                    for v in &ids {
+                        if let Some(vt) = self.value_type.get(v) {
+                            if vt != &t {
+                                self.error(
+                                    fid,
+                                    at,
+                                    format!(
+                                        "Op{} operand %{v} has type %{vt}, the result %{t}",
+                                        op_name(i.op)
+                                    ),
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+            Op::ReturnValue => {
+                let ret = f.def.ty;
+                if let (Some(&v), Some(r)) = (ids.first(), ret) {
+                    if let Some(vt) = self.value_type.get(&v) {
+                        if *vt != r {
+                            self.error(
+                                fid,
+                                at,
+                                format!("returns a %{vt} from a function returning %{r}"),
+                            );
+                        }
+                    }
+                }
+            }
+            Op::BranchConditional => {
+                if let Some(&c) = ids.first() {
+                    if self.value_type.contains_key(&c) && !self.is_bool(c) {
+                        self.error(fid, at, format!("branch condition %{c} is not a bool"));
+                    }
+                }
+            }
+            Op::FunctionCall => {
+                if let Some(&callee) = ids.first() {
+                    if let Some(cf) = self.m.function(callee) {
+                        if cf.params.len() != ids.len() - 1 {
+                            self.error(
+                                fid,
+                                at,
+                                format!(
+                                    "call to %{callee} passes {} arguments; it takes {}",
+                                    ids.len() - 1,
+                                    cf.params.len()
+                                ),
+                            );
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,3 @@
+pub mod app;
+pub mod ir;
+pub mod pipeline;

@@ -1,0 +1,321 @@
+//! Inputs: SPIR-V binaries, SPIR-V assembly, and WGSL/GLSL sources compiled in-process with
+//! naga. The kind is decided by content first (a SPIR-V magic number is a binary, whatever the
+//! extension says; a `.spv` that is text is assembled) and by extension otherwise.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::ir::spirv::{asm, read, MAGIC};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    Vertex,
+    Fragment,
+    Compute,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputKind {
+    SpirvBinary,
+    SpirvAsm,
+    Wgsl,
+    Glsl(Stage),
+}
+
+impl fmt::Display for InputKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InputKind::SpirvBinary => write!(f, "SPIR-V binary"),
+            InputKind::SpirvAsm => write!(f, "SPIR-V assembly"),
+            InputKind::Wgsl => write!(f, "WGSL"),
+            InputKind::Glsl(s) => write!(f, "GLSL ({s:?})"),
+        }
+    }
+}
+
+/// A bad input: the file and what is wrong with it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InputError {
+    pub path: PathBuf,
+    /// 1-based line in the file, when the cause has one.
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "{}:{l}: {}", self.path.display(), self.message),
+            None => write!(f, "{}: {}", self.path.display(), self.message),
+        }
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// A loaded input: where it came from, what it was, and its SPIR-V words.
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    pub path: PathBuf,
+    pub kind: InputKind,
+    pub words: Vec<u32>,
+    /// The source text for text inputs.
+    pub source: Option<String>,
+}
+
+pub fn load(path: &Path) -> Result<Loaded, InputError> {
+    let bytes = std::fs::read(path).map_err(|e| InputError {
+        path: path.to_path_buf(),
+        line: None,
+        message: format!("cannot read: {e}"),
+    })?;
+    load_bytes(path, &bytes)
+}
+
+fn is_spirv_magic(bytes: &[u8]) -> bool {
+    bytes.len() >= 4
+        && (u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) == MAGIC
+            || u32::from_be_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) == MAGIC)
+}
+
+pub fn detect(path: &Path, bytes: &[u8]) -> Result<InputKind, InputError> {
+    let err = |message: String| InputError {
+        path: path.to_path_buf(),
+        line: None,
+        message,
+    };
+    if bytes.is_empty() {
+        return Err(err("empty file".into()));
+    }
+    if is_spirv_magic(bytes) {
+        return Ok(InputKind::SpirvBinary);
+    }
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Err(err(match ext.as_str() {
+            "spv" => format!(
+                "bad magic number 0x{:08x}: not a SPIR-V binary (expected 0x{MAGIC:08x}), and not text either",
+                first_word(bytes)
+            ),
+            _ => "binary file that is not SPIR-V (no SPIR-V magic number)".into(),
+        }));
+    };
+    let stage_from_ext = match ext.as_str() {
+        "vert" => Some(Stage::Vertex),
+        "frag" => Some(Stage::Fragment),
+        "comp" => Some(Stage::Compute),
+        _ => None,
+    };
+    if let Some(stage) = stage_from_ext {
+        return Ok(InputKind::Glsl(stage));
+    }
+    match ext.as_str() {
+        "wgsl" => return Ok(InputKind::Wgsl),
+        "glsl" => {
+            return pragma_stage(text).map(InputKind::Glsl).ok_or_else(|| {
+                err("GLSL file without a stage: use a .vert/.frag/.comp extension or a `#pragma shader_stage(vertex|fragment|compute)` line".into())
+            })
+        }
+        "spvasm" => return Ok(InputKind::SpirvAsm),
+        _ => {}
+    }
+    // Content sniffing for `.spv` text and unknown extensions.
+    let looks_asm = text.lines().any(|l| {
+        let l = l.trim_start();
+        l.starts_with("Op") || (l.starts_with('%') && l.contains("= Op"))
+    });
+    if looks_asm {
+        return Ok(InputKind::SpirvAsm);
+    }
+    if text.contains("@fragment") || text.contains("@vertex") || text.contains("@compute") {
+        return Ok(InputKind::Wgsl);
+    }
+    if text.contains("#version") {
+        if let Some(stage) = pragma_stage(text) {
+            return Ok(InputKind::Glsl(stage));
+        }
+    }
+    if ext == "spv" {
+        return Err(err(format!(
+            "bad magic number 0x{:08x}: not a SPIR-V binary (expected 0x{MAGIC:08x}), and the text is not SPIR-V assembly",
+            first_word(bytes)
+        )));
+    }
+    Err(err(format!(
+        "cannot tell what kind of shader this is from its extension '.{ext}' or its content"
+    )))
+}
+
+fn first_word(bytes: &[u8]) -> u32 {
+    let mut w = [0u8; 4];
+    let n = bytes.len().min(4);
+    w[..n].copy_from_slice(&bytes[..n]);
+    u32::from_le_bytes(w)
+}
+
+fn pragma_stage(text: &str) -> Option<Stage> {
+    text.lines().find_map(|l| {
+        let rest = l
+            .trim()
+            .strip_prefix("#pragma")?
+            .trim()
+            .strip_prefix("shader_stage")?;
+        let stage = rest
+            .trim()
+            .trim_start_matches('(')
+            .trim_end_matches(')')
+            .trim();
+        match stage {
+            "vertex" | "vert" => Some(Stage::Vertex),
+            "fragment" | "frag" => Some(Stage::Fragment),
+            "compute" | "comp" => Some(Stage::Compute),
+            _ => None,
+        }
+    })
+}
+
+pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Loaded, InputError> {
+    let kind = detect(path, bytes)?;
+    let err = |line: Option<usize>, message: String| InputError {
+        path: path.to_path_buf(),
+        line,
+        message,
+    };
+    let text = || String::from_utf8_lossy(bytes).into_owned();
+    let (words, source) = match kind {
+        InputKind::SpirvBinary => {
+            let words = read::words_from_bytes(bytes).map_err(|e| err(None, e.to_string()))?;
+            // Decode once here so a broken binary is reported as the input's fault.
+            read::read_words(&words).map_err(|e| err(None, e.to_string()))?;
+            (words, None)
+        }
+        InputKind::SpirvAsm => {
+            let src = text();
+            let words = asm::assemble(&src)
+                .map_err(|e| err(Some(e.line), format!("column {}: {}", e.col, e.message)))?;
+            read::read_words(&words).map_err(|e| err(None, e.to_string()))?;
+            (words, Some(src))
+        }
+        InputKind::Wgsl => {
+            let src = text();
+            let module = naga::front::wgsl::parse_str(&src).map_err(|e| {
+                let line = e.location(&src).map(|l| l.line_number as usize);
+                err(
+                    line,
+                    format!(
+                        "WGSL does not compile: {}\n{}",
+                        e.message(),
+                        e.emit_to_string_with_path(&src, &path.display().to_string())
+                    ),
+                )
+            })?;
+            (naga_to_spirv(path, "WGSL", &src, module)?, Some(src))
+        }
+        InputKind::Glsl(stage) => {
+            let src = text();
+            let naga_stage = match stage {
+                Stage::Vertex => naga::ShaderStage::Vertex,
+                Stage::Fragment => naga::ShaderStage::Fragment,
+                Stage::Compute => naga::ShaderStage::Compute,
+            };
+            // naga's preprocessor does not know our stage pragma.
+            let cleaned: String = src
+                .lines()
+                .map(|l| {
+                    if l.trim_start().starts_with("#pragma shader_stage") {
+                        ""
+                    } else {
+                        l
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            let module = naga::front::glsl::Frontend::default()
+                .parse(&naga::front::glsl::Options::from(naga_stage), &cleaned)
+                .map_err(|e| {
+                    let first = e.errors.first();
+                    let line = first
+                        .and_then(|f| f.location(&cleaned))
+                        .map(|l| l.line_number as usize);
+                    let msg = first.map(|f| f.kind.to_string()).unwrap_or_default();
+                    err(
+                        line,
+                        format!(
+                            "GLSL does not compile: {msg}\n{}",
+                            e.emit_to_string_with_path(&cleaned, &path.display().to_string())
+                        ),
+                    )
+                })?;
+            (naga_to_spirv(path, "GLSL", &cleaned, module)?, Some(src))
+        }
+    };
+    Ok(Loaded {
+        path: path.to_path_buf(),
+        kind,
+        words,
+        source,
+    })
+}
+
+/// An error and its causes, outermost first: naga's validation errors nest.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cur = e.source();
+    while let Some(s) = cur {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        cur = s.source();
+    }
+    text
+}
+
+fn naga_to_spirv(
+    path: &Path,
+    lang: &str,
+    src: &str,
+    module: naga::Module,
+) -> Result<Vec<u32>, InputError> {
+    use naga::valid::{Capabilities, ValidationFlags, Validator};
+    let err = |line: Option<usize>, message: String| InputError {
+        path: path.to_path_buf(),
+        line,
+        message,
+    };
+    let info = Validator::new(ValidationFlags::all(), Capabilities::all())
+        .validate(&module)
+        .map_err(|e| {
+            // The innermost span points at the offending expression, not its function.
+            let line = e
+                .spans()
+                .filter(|(span, _)| span.is_defined())
+                .last()
+                .map(|(span, _)| span.location(src).line_number as usize)
+                .or_else(|| e.location(src).map(|l| l.line_number as usize));
+            err(
+                line,
+                format!(
+                    "{lang} does not compile: {}\n{}",
+                    error_chain(e.as_inner()),
+                    e.emit_to_string_with_path(src, &path.display().to_string())
+                ),
+            )
+        })?;
+    // Realistic input: no injected loop bounding or division guards.
+    let options = naga::back::spv::Options {
+        lang_version: (1, 3),
+        force_loop_bounding: false,
+        emit_int_div_checks: false,
+        bounds_check_policies: naga::proc::BoundsCheckPolicies::default(),
+        ..naga::back::spv::Options::default()
+    };
+    naga::back::spv::write_vec(&module, &info, &options, None).map_err(|e| {
+        err(
+            None,
+            format!("naga cannot write SPIR-V for this shader: {e}"),
+        )
+    })
+}

@@ -1,0 +1,169 @@
+//! Runs a pipeline and records a `Step` after every pass: the IR snapshot, whether the pass
+//! changed it, instruction count, time and diagnostics. Snapshots of passes that changed
+//! nothing share the previous one; step text is rendered on first use and cached.
+
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use super::pass::{Changed, Diagnostic, Pass, PassCx, Severity};
+use super::registry;
+use crate::ir::spirv::disasm::{disassemble, DisasmOptions};
+use crate::ir::spirv::write;
+use crate::ir::{print, Module};
+
+pub struct Step {
+    pub pass: &'static str,
+    pub module: Arc<Module>,
+    pub changed: bool,
+    pub inst_count: usize,
+    pub duration: Duration,
+    pub diagnostics: Vec<Diagnostic>,
+    /// The pass failed with this error; the module is the one it was given.
+    pub error: Option<String>,
+    ir_text: OnceLock<Arc<str>>,
+    spirv_text: OnceLock<Arc<str>>,
+}
+
+impl Step {
+    /// The IR text form of this step's module.
+    pub fn ir_text(&self) -> Arc<str> {
+        self.ir_text
+            .get_or_init(|| print::print(&self.module).into())
+            .clone()
+    }
+
+    /// The `spirv-dis` style disassembly of this step's module.
+    pub fn spirv_text(&self) -> Arc<str> {
+        self.spirv_text
+            .get_or_init(|| disassemble(&self.module, &DisasmOptions::default()).into())
+            .clone()
+    }
+
+    pub fn has_errors(&self) -> bool {
+        self.error.is_some()
+            || self
+                .diagnostics
+                .iter()
+                .any(|d| d.severity == Severity::Error)
+    }
+}
+
+pub struct Run {
+    pub steps: Vec<Step>,
+    /// Index of the step that failed, if one did; no steps follow it.
+    pub failed: Option<usize>,
+    /// The SPIR-V the pipeline produced (written by `lift`, else by the last step's module).
+    output: Option<Vec<u32>>,
+}
+
+impl Run {
+    pub fn ok(&self) -> bool {
+        self.failed.is_none()
+    }
+
+    pub fn final_module(&self) -> Option<&Arc<Module>> {
+        self.steps.last().map(|s| &s.module)
+    }
+
+    /// The output binary: what `lift` wrote, or the final module written now.
+    pub fn output_words(&self) -> Option<Vec<u32>> {
+        if self.failed.is_some() {
+            return None;
+        }
+        self.output
+            .clone()
+            .or_else(|| self.final_module().map(|m| write::write_words(m)))
+    }
+
+    pub fn total_time(&self) -> Duration {
+        self.steps.iter().map(|s| s.duration).sum()
+    }
+}
+
+pub struct Pipeline {
+    pub passes: Vec<Box<dyn Pass>>,
+}
+
+impl Pipeline {
+    /// A pipeline from pass names; `lower` is put first when the list does not start with it,
+    /// because every other pass works on the IR.
+    pub fn from_names(names: &[&str]) -> Result<Self, String> {
+        let mut passes = Vec::new();
+        if names.first() != Some(&"lower") {
+            passes.push(registry::pass("lower").expect("lower exists"));
+        }
+        for n in names {
+            passes.push(registry::pass(n).ok_or_else(|| {
+                format!("unknown pass '{n}' (run `shaderstep passes` for the list)")
+            })?);
+        }
+        Ok(Pipeline { passes })
+    }
+
+    pub fn preset(name: &str) -> Result<Self, String> {
+        let names = registry::preset(name).ok_or_else(|| {
+            format!(
+                "unknown preset '{name}'; presets: {}",
+                registry::PRESETS
+                    .iter()
+                    .map(|p| p.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })?;
+        Self::from_names(names)
+    }
+
+    pub fn names(&self) -> Vec<&'static str> {
+        self.passes.iter().map(|p| p.name()).collect()
+    }
+
+    pub fn run(&self, input: Arc<Vec<u32>>) -> Run {
+        let mut cx = PassCx::new(input);
+        let mut module = Module::default();
+        let mut snapshot = Arc::new(module.clone());
+        let mut steps = Vec::with_capacity(self.passes.len());
+        let mut failed = None;
+        for (i, pass) in self.passes.iter().enumerate() {
+            let start = Instant::now();
+            let result = pass.run(&mut module, &mut cx);
+            let duration = start.elapsed();
+            let mut diagnostics = std::mem::take(&mut cx.diagnostics);
+            let (changed, error) = match result {
+                Ok(c) => (c == Changed::Yes, None),
+                Err(e) => {
+                    diagnostics.push(Diagnostic {
+                        severity: Severity::Error,
+                        message: e.0.clone(),
+                        function: None,
+                        at: None,
+                    });
+                    (false, Some(e.0))
+                }
+            };
+            if changed {
+                snapshot = Arc::new(module.clone());
+            }
+            steps.push(Step {
+                pass: pass.name(),
+                module: snapshot.clone(),
+                changed,
+                inst_count: snapshot.inst_count(),
+                duration,
+                diagnostics,
+                error: error.clone(),
+                ir_text: OnceLock::new(),
+                spirv_text: OnceLock::new(),
+            });
+            if error.is_some() {
+                failed = Some(i);
+                break;
+            }
+        }
+        Run {
+            steps,
+            failed,
+            output: cx.output.take(),
+        }
+    }
+}

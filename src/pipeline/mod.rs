@@ -1,0 +1,11 @@
+//! The compiler core's driver: inputs, passes, pipelines and the steps they record. It knows
+//! the IR and nothing of terminals.
+
+pub mod input;
+pub mod manager;
+pub mod pass;
+pub mod passes;
+pub mod registry;
+
+pub use manager::{Pipeline, Run, Step};
+pub use pass::{Changed, Diagnostic, Pass, PassCx, PassError, Severity};

@@ -1,0 +1,106 @@
+//! The `Pass` trait and what a pass sees besides the module.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::ir::{Id, Module};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Note,
+    Warning,
+    Error,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Severity::Note => "note",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        })
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub message: String,
+    /// The function and instruction (result id or block label) it is about, if any.
+    pub function: Option<Id>,
+    pub at: Option<Id>,
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: ", self.severity)?;
+        if let Some(func) = self.function {
+            write!(f, "in function %{func}: ")?;
+        }
+        if let Some(at) = self.at {
+            write!(f, "at %{at}: ")?;
+        }
+        f.write_str(&self.message)
+    }
+}
+
+/// Whether a pass changed the module — a type, not a convention.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Changed {
+    No,
+    Yes,
+}
+
+impl From<bool> for Changed {
+    fn from(b: bool) -> Self {
+        if b {
+            Changed::Yes
+        } else {
+            Changed::No
+        }
+    }
+}
+
+/// A pass failed: the pipeline stops here and the error is the step's last diagnostic.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PassError(pub String);
+
+impl fmt::Display for PassError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+pub struct PassCx {
+    /// The SPIR-V the pipeline started from (what `lower` reads).
+    pub input: Arc<Vec<u32>>,
+    /// The SPIR-V written by `lift`.
+    pub output: Option<Vec<u32>>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl PassCx {
+    pub fn new(input: Arc<Vec<u32>>) -> Self {
+        PassCx {
+            input,
+            output: None,
+            diagnostics: Vec::new(),
+        }
+    }
+
+    pub fn diag(&mut self, severity: Severity, message: impl Into<String>) {
+        self.diagnostics.push(Diagnostic {
+            severity,
+            message: message.into(),
+            function: None,
+            at: None,
+        });
+    }
+}
+
+pub trait Pass: Send + Sync {
+    fn name(&self) -> &'static str;
+    /// One line for `shaderstep passes`.
+    fn description(&self) -> &'static str;
+    fn run(&self, module: &mut Module, cx: &mut PassCx) -> Result<Changed, PassError>;
+}

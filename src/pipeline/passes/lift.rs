@@ -1,0 +1,27 @@
+//! `lift`: IR → SPIR-V. Writes the module as a binary (keeping the input's generator word) and
+//! reads it back, so the step shows exactly what leaves the pipeline and an encoding fault is
+//! caught here rather than by a driver.
+
+use crate::ir::spirv::{read, write};
+use crate::ir::Module;
+use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
+
+pub struct Lift;
+
+impl Pass for Lift {
+    fn name(&self) -> &'static str {
+        "lift"
+    }
+    fn description(&self) -> &'static str {
+        "write the IR as a SPIR-V binary and read it back"
+    }
+    fn run(&self, module: &mut Module, cx: &mut PassCx) -> Result<Changed, PassError> {
+        let words = write::write_words(module);
+        let back = read::read_words(&words)
+            .map_err(|e| PassError(format!("lifted SPIR-V does not read back: {e}")))?;
+        let changed = back != *module;
+        *module = back;
+        cx.output = Some(words);
+        Ok(changed.into())
+    }
+}

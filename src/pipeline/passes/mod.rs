@@ -1,0 +1,7 @@
+//! One file per pass.
+
+pub mod compact_ids;
+pub mod lift;
+pub mod lower;
+pub mod strip_debug;
+pub mod verify;

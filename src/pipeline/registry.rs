@@ -1,0 +1,50 @@
+//! Every pass and preset by name: what `--passes`, `--preset` and `shaderstep passes` use.
+
+use super::pass::Pass;
+use super::passes::{
+    compact_ids::CompactIds, lift::Lift, lower::Lower, strip_debug::StripDebug, verify::Verify,
+};
+
+pub fn all_passes() -> Vec<Box<dyn Pass>> {
+    vec![
+        Box::new(Lower),
+        Box::new(Verify),
+        Box::new(StripDebug),
+        Box::new(CompactIds),
+        Box::new(Lift),
+    ]
+}
+
+pub fn pass(name: &str) -> Option<Box<dyn Pass>> {
+    all_passes().into_iter().find(|p| p.name() == name)
+}
+
+pub struct Preset {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub passes: &'static [&'static str],
+}
+
+pub const PRESETS: &[Preset] = &[
+    Preset {
+        name: "roundtrip",
+        description: "read into the IR, check it, write it back unchanged",
+        passes: &["lower", "verify", "lift"],
+    },
+    Preset {
+        name: "size",
+        description: "drop debug info and renumber ids densely",
+        passes: &[
+            "lower",
+            "verify",
+            "strip-debug",
+            "compact-ids",
+            "verify",
+            "lift",
+        ],
+    },
+];
+
+pub fn preset(name: &str) -> Option<&'static [&'static str]> {
+    PRESETS.iter().find(|p| p.name == name).map(|p| p.passes)
+}

@@ -1,0 +1,318 @@
+//! The `shaderstep` command line: exit statuses, messages for bad input, outputs.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::{temp_dir, validate};
+
+fn shaderstep(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_shaderstep"))
+        .args(args)
+        .output()
+        .expect("run shaderstep")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+const SMALL_ASM: &str = r#"
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main"
+               OpExecutionMode %main LocalSize 1 1 1
+               OpName %main "main"
+       %void = OpTypeVoid
+          %3 = OpTypeFunction %void
+       %main = OpFunction %void None %3
+          %5 = OpLabel
+               OpReturn
+               OpFunctionEnd
+"#;
+
+fn small_binary() -> Vec<u32> {
+    shaderstep::ir::spirv::asm::assemble(SMALL_ASM).unwrap()
+}
+
+/// Runs `run` on a file holding `bytes`; expects exit 1 and a message naming the file and `cause`.
+fn expect_bad(name: &str, bytes: &[u8], cause: &str) {
+    let dir = temp_dir("bad");
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    let out = shaderstep(&["run", path.to_str().unwrap(), "--emit", "spvasm"]);
+    let err = stderr(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{name}: expected exit 1, got {:?}; stderr: {err}",
+        out.status
+    );
+    assert!(
+        err.contains(path.to_str().unwrap()),
+        "{name}: message does not name the file: {err}"
+    );
+    assert!(
+        err.contains(cause),
+        "{name}: message does not say '{cause}': {err}"
+    );
+    assert!(!err.contains("panicked"), "{name}: panicked: {err}");
+}
+
+fn bytes(words: &[u32]) -> Vec<u8> {
+    common::words_to_bytes(words)
+}
+
+#[test]
+fn empty_file() {
+    expect_bad("empty.spv", &[], "empty file");
+}
+
+#[test]
+fn wrong_magic() {
+    let mut w = small_binary();
+    w[0] = 0xdead_beef;
+    expect_bad("magic.spv", &bytes(&w), "bad magic number 0xdeadbeef");
+}
+
+#[test]
+fn truncated_word_stream() {
+    let w = small_binary();
+    // Cut inside the label instruction, and exactly after it.
+    expect_bad(
+        "trunc.spv",
+        &bytes(&w[..w.len() - 3]),
+        "truncated binary: instruction #",
+    );
+    expect_bad(
+        "trunc1.spv",
+        &bytes(&w[..w.len() - 2]),
+        "truncated module: the last function has no OpFunctionEnd",
+    );
+    // Not even whole words.
+    let mut b = bytes(&w);
+    b.pop();
+    expect_bad("trunc2.spv", &b, "not a whole number of 32-bit words");
+}
+
+#[test]
+fn unknown_opcode() {
+    let mut w = small_binary();
+    // The first instruction after the header: keep its length, replace the opcode.
+    w[5] = (w[5] & 0xffff_0000) | 0x7ff0;
+    expect_bad("opcode.spv", &bytes(&w), "unknown opcode 32752");
+}
+
+#[test]
+fn id_out_of_bound() {
+    let mut w = small_binary();
+    w[3] = 3; // bound below the ids in use
+    expect_bad("bound.spv", &bytes(&w), "invalid id %");
+}
+
+#[test]
+fn malformed_assembly_has_line_and_column() {
+    let text = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n%x = OpFrobnicate %y\n";
+    expect_bad(
+        "bad.spvasm",
+        text.as_bytes(),
+        "bad.spvasm:3: column 6: unknown opcode 'OpFrobnicate'",
+    );
+}
+
+#[test]
+fn wgsl_that_fails_to_compile() {
+    let src = "@fragment\nfn main() -> @location(0) vec4<f32> {\n    let x: f32 = 1.0;\n    return vec4<f32>(x, y, 0.0, 1.0);\n}\n";
+    expect_bad(
+        "broken.wgsl",
+        src.as_bytes(),
+        "broken.wgsl:4: WGSL does not compile",
+    );
+}
+
+#[test]
+fn glsl_that_fails_to_compile() {
+    let src = "#version 450\nlayout(location=0) out vec4 c;\nvoid main() {\n    c = vec4(1.0) + true;\n}\n";
+    expect_bad("broken.frag", src.as_bytes(), "GLSL does not compile");
+}
+
+#[test]
+fn text_in_a_spv_file_is_assembled() {
+    let dir = temp_dir("spvtext");
+    let path = dir.join("shader.spv");
+    std::fs::write(&path, SMALL_ASM).unwrap();
+    let out_path = dir.join("out.spv");
+    let out = shaderstep(&[
+        "run",
+        path.to_str().unwrap(),
+        "-o",
+        out_path.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let words =
+        shaderstep::ir::spirv::read::words_from_bytes(&std::fs::read(&out_path).unwrap()).unwrap();
+    validate(&words, true).unwrap();
+}
+
+#[test]
+fn usage_error_exits_2() {
+    let out = shaderstep(&["run", "--preset"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = shaderstep(&["run", "x.spv", "--emit", "png"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn unknown_pass_and_preset_are_errors() {
+    let dir = temp_dir("passes");
+    let path = dir.join("s.spvasm");
+    std::fs::write(&path, SMALL_ASM).unwrap();
+    let out = shaderstep(&[
+        "run",
+        path.to_str().unwrap(),
+        "--passes",
+        "lower,frobnicate",
+        "--emit",
+        "ir",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("unknown pass 'frobnicate'"),
+        "{}",
+        stderr(&out)
+    );
+    let out = shaderstep(&[
+        "run",
+        path.to_str().unwrap(),
+        "--preset",
+        "nope",
+        "--emit",
+        "ir",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("unknown preset 'nope'"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn print_after_all_names_every_pass() {
+    let dir = temp_dir("pall");
+    let path = dir.join("s.spvasm");
+    std::fs::write(&path, SMALL_ASM).unwrap();
+    let out = shaderstep(&[
+        "run",
+        path.to_str().unwrap(),
+        "--preset",
+        "size",
+        "--print-after-all",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let headers: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("; *** IR after pass"))
+        .collect();
+    assert_eq!(headers.len(), 6, "{text}");
+    for (h, pass) in headers.iter().zip([
+        "lower",
+        "verify",
+        "strip-debug",
+        "compact-ids",
+        "verify",
+        "lift",
+    ]) {
+        assert!(h.contains(&format!(": {pass} (")), "{h} should name {pass}");
+    }
+    assert!(text.contains("OpEntryPoint GLCompute %main \"main\""));
+}
+
+#[test]
+fn stats_json_has_one_object_per_step() {
+    let dir = temp_dir("stats");
+    let path = dir.join("s.spvasm");
+    std::fs::write(&path, SMALL_ASM).unwrap();
+    let out = shaderstep(&["run", path.to_str().unwrap(), "--stats", "json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(
+        lines[0].starts_with('{')
+            && lines[0].contains("\"pass\":\"lower\"")
+            && lines[0].contains("\"changed\":true")
+    );
+    assert!(lines[1].contains("\"pass\":\"verify\"") && lines[1].contains("\"changed\":false"));
+    assert!(lines
+        .iter()
+        .all(|l| l.contains("\"instructions\":11") && l.contains("\"microseconds\":")));
+}
+
+#[test]
+fn emits_every_format_to_files() {
+    let dir = temp_dir("emit");
+    let path = dir.join("s.spvasm");
+    std::fs::write(&path, SMALL_ASM).unwrap();
+    for (emit, check) in [
+        ("spv", "binary"),
+        ("spvasm", "OpCapability Shader"),
+        ("ir", "; shaderstep IR"),
+    ] {
+        let out_path = dir.join(format!("out.{emit}"));
+        let out = shaderstep(&[
+            "run",
+            path.to_str().unwrap(),
+            "--emit",
+            emit,
+            "-o",
+            out_path.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let content = std::fs::read(&out_path).unwrap();
+        if check == "binary" {
+            assert_eq!(&content[..4], &0x0723_0203u32.to_le_bytes());
+        } else {
+            assert!(String::from_utf8_lossy(&content).contains(check));
+        }
+    }
+}
+
+#[test]
+fn several_inputs_write_into_a_directory() {
+    let dir = temp_dir("multi");
+    let a = dir.join("a.spvasm");
+    let b = dir.join("b.spvasm");
+    std::fs::write(&a, SMALL_ASM).unwrap();
+    std::fs::write(&b, SMALL_ASM).unwrap();
+    let out_dir = dir.join("out");
+    let out = shaderstep(&[
+        "run",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "-o",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(Path::new(&out_dir.join("a.spv")).exists() && out_dir.join("b.spv").exists());
+}
+
+#[test]
+fn passes_lists_passes_and_presets() {
+    let out = shaderstep(&["passes"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for name in [
+        "lower",
+        "verify",
+        "compact-ids",
+        "strip-debug",
+        "lift",
+        "roundtrip",
+        "size",
+    ] {
+        assert!(text.contains(name), "`passes` does not list {name}");
+    }
+}

@@ -1,0 +1,202 @@
+//! Shared test helpers: the external oracles and the shader corpus in `tests/shaders/`.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Path of an external tool; fails the test with how to install it when it is missing.
+pub fn tool(name: &str) -> PathBuf {
+    let package = match name {
+        "glslangValidator" => "glslang-tools",
+        _ => "spirv-tools",
+    };
+    let found = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|p| p.join(name))
+            .find(|p| p.is_file())
+    });
+    found.unwrap_or_else(|| {
+        panic!("`{name}` is not installed; the tests use it as an oracle. Install it with `apt-get install -y {package}` (scripts/test.sh does this).")
+    })
+}
+
+pub fn temp_dir(tag: &str) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "shaderstep-test-{}-{tag}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    dir
+}
+
+pub fn words_to_bytes(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// `spirv-val` with the environment a shader of this version targets; Err holds its message.
+pub fn validate(words: &[u32], universal: bool) -> Result<(), String> {
+    let dir = temp_dir("val");
+    let file = dir.join("m.spv");
+    std::fs::write(&file, words_to_bytes(words)).unwrap();
+    let mut cmd = Command::new(tool("spirv-val"));
+    if !universal {
+        let minor = (words[1] >> 8) & 0xff;
+        cmd.arg("--target-env")
+            .arg(if minor <= 3 { "vulkan1.1" } else { "vulkan1.2" });
+    }
+    let out = cmd.arg(&file).output().expect("run spirv-val");
+    let _ = std::fs::remove_dir_all(&dir);
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+}
+
+/// `spirv-dis` text of a binary.
+pub fn spirv_dis(words: &[u32], extra: &[&str]) -> String {
+    let dir = temp_dir("dis");
+    let file = dir.join("m.spv");
+    std::fs::write(&file, words_to_bytes(words)).unwrap();
+    let out = Command::new(tool("spirv-dis"))
+        .args(extra)
+        .arg(&file)
+        .output()
+        .expect("run spirv-dis");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        out.status.success(),
+        "spirv-dis failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Disassembly with ids renumbered in order of appearance and the header dropped, so two
+/// modules that differ only in id numbering compare equal.
+pub fn normalized_dis(words: &[u32]) -> String {
+    let text = spirv_dis(words, &["--raw-id", "--no-header"]);
+    let mut map = std::collections::HashMap::new();
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '%' {
+            let mut num = String::new();
+            while let Some(d) = chars.peek().filter(|d| d.is_ascii_digit()) {
+                num.push(*d);
+                chars.next();
+            }
+            let n = map.len() + 1;
+            let id = *map.entry(num).or_insert(n);
+            out.push_str(&format!("%{id}"));
+        } else {
+            out.push(c);
+        }
+    }
+    // Alignment depends on id widths; compare tokens, not spacing.
+    out.lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+pub struct Shader {
+    pub path: PathBuf,
+    pub words: Vec<u32>,
+    /// Linkage modules validate without a target environment.
+    pub universal: bool,
+}
+
+fn compile_glslang(path: &Path, hlsl: bool) -> Vec<Vec<u32>> {
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    let mut variants: Vec<Vec<&str>> = vec![vec![]];
+    if name.contains(".g.") {
+        variants.push(vec!["-g"]);
+    }
+    let mut outs = Vec::new();
+    for extra in variants {
+        let dir = temp_dir("glslang");
+        let out = dir.join("out.spv");
+        let mut cmd = Command::new(tool("glslangValidator"));
+        cmd.arg("-V").args(&extra);
+        if hlsl {
+            let stage = if name.contains(".vs.") {
+                "vert"
+            } else if name.contains(".ps.") {
+                "frag"
+            } else {
+                "comp"
+            };
+            cmd.args(["-D", "-e", "main", "-S", stage]);
+        }
+        let res = cmd
+            .arg(path)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .expect("run glslangValidator");
+        assert!(
+            res.status.success(),
+            "glslangValidator failed on {}: {}",
+            path.display(),
+            String::from_utf8_lossy(&res.stdout)
+        );
+        let bytes = std::fs::read(&out).unwrap();
+        outs.push(shaderstep::ir::spirv::read::words_from_bytes(&bytes).unwrap());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    outs
+}
+
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(files(&p));
+        } else if p.extension().is_some_and(|e| e != "md") {
+            out.push(p);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Every shader of the corpus, compiled to SPIR-V (glslang/HLSL with glslangValidator; the rest
+/// with shaderstep's own front ends and assembler).
+pub fn corpus() -> Vec<Shader> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/shaders");
+    let mut shaders = Vec::new();
+    for sub in ["glslang", "hlsl", "spvasm", "wgsl", "glsl"] {
+        for path in files(&root.join(sub)) {
+            let universal = path.components().any(|c| c.as_os_str() == "link");
+            let compiled = match sub {
+                "glslang" => compile_glslang(&path, false),
+                "hlsl" => compile_glslang(&path, true),
+                _ => vec![
+                    shaderstep::pipeline::input::load(&path)
+                        .unwrap_or_else(|e| panic!("corpus shader does not load: {e}"))
+                        .words,
+                ],
+            };
+            for words in compiled {
+                shaders.push(Shader {
+                    path: path.clone(),
+                    words,
+                    universal,
+                });
+            }
+        }
+    }
+    shaders
+}
