@@ -672,6 +672,8 @@ struct Cursor<'t> {
     /// Where to report "missing operand".
     line: usize,
     col: usize,
+    /// Index of this instruction's first word in the output.
+    start: usize,
 }
 
 impl<'t> Cursor<'t> {
@@ -702,6 +704,7 @@ impl AsmCx<'_> {
             pos: 0,
             line: st.op.line,
             col: st.op.col,
+            start,
         };
         let mut result_id = None;
         let mut result_type = None;
@@ -857,7 +860,7 @@ impl AsmCx<'_> {
         let t = cur.next().expect("caller checked");
         if let Tok::Raw(v) = t.tok {
             out.push(v);
-            if last && is_enum_kind(kind) {
+            if last && has_params(kind) {
                 while !cur.done() {
                     self.param(cur, out)?;
                 }
@@ -935,7 +938,7 @@ impl AsmCx<'_> {
             }
             OperandKind::PairLiteralIntegerIdRef => {
                 // OpSwitch: the literal has the selector's type.
-                let selector = out.get(1).copied().unwrap_or(0);
+                let selector = out.get(cur.start + 1).copied().unwrap_or(0);
                 let kind = self
                     .value_types
                     .get(&selector)
@@ -1003,7 +1006,7 @@ impl AsmCx<'_> {
                     )
                 })?;
                 out.push(v);
-                if last {
+                if last && has_params(kind) {
                     // Parameters of the enumerant: everything left on the instruction.
                     while !cur.done() {
                         self.param(cur, out)?;
@@ -1123,22 +1126,16 @@ fn op_text(op: Op) -> String {
     super::disasm::op_name(op)
 }
 
-fn is_enum_kind(kind: OperandKind) -> bool {
-    !matches!(
+/// Operand kinds whose enumerants take parameters (which follow them in the text).
+fn has_params(kind: OperandKind) -> bool {
+    matches!(
         kind,
-        OperandKind::IdRef
-            | OperandKind::IdResult
-            | OperandKind::IdResultType
-            | OperandKind::IdMemorySemantics
-            | OperandKind::IdScope
-            | OperandKind::LiteralInteger
-            | OperandKind::LiteralString
-            | OperandKind::LiteralFloat
-            | OperandKind::LiteralContextDependentNumber
-            | OperandKind::LiteralExtInstInteger
-            | OperandKind::LiteralSpecConstantOpInteger
-            | OperandKind::PairLiteralIntegerIdRef
-            | OperandKind::PairIdRefLiteralInteger
-            | OperandKind::PairIdRefIdRef
+        OperandKind::Decoration
+            | OperandKind::ExecutionMode
+            | OperandKind::ImageOperands
+            | OperandKind::LoopControl
+            | OperandKind::MemoryAccess
+            | OperandKind::TensorAddressingOperands
+            | OperandKind::TensorOperands
     )
 }

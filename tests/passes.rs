@@ -1,0 +1,178 @@
+//! Pass tests: IR text in, expected IR text out.
+
+use std::sync::Arc;
+
+use shaderstep::ir::spirv::write;
+use shaderstep::ir::{parse, print};
+use shaderstep::pipeline::Pipeline;
+
+fn run(passes: &[&str], input: &str) -> String {
+    let m = parse::parse(input).unwrap_or_else(|e| panic!("input does not parse: {e}"));
+    let pipeline = Pipeline::from_names(passes).unwrap();
+    let run = pipeline.run(Arc::new(write::write_words(&m)));
+    assert!(
+        run.ok(),
+        "pipeline failed: {:?}",
+        run.steps.last().unwrap().diagnostics
+    );
+    print::print(run.final_module().unwrap())
+}
+
+/// Drops the header comments and blank lines, so expectations list instructions only.
+fn body(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with(';'))
+        .map(|l| l.split(';').next().unwrap().trim_end())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+const WITH_DEBUG: &str = r#"; Version: 1.3
+OpCapability Shader
+OpExtension "SPV_KHR_non_semantic_info"
+%glsl = OpExtInstImport "GLSL.std.450"
+%dbg = OpExtInstImport "NonSemantic.Shader.DebugInfo.100"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+%file = OpString "shader.comp"
+OpSource GLSL 450 %file "void main() {}"
+OpName %main "main"
+OpName %x "x"
+OpModuleProcessed "client vulkan100"
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%f1 = OpConstant %float 1
+%uint = OpTypeInt 32 0
+%u100 = OpConstant %uint 100
+%dsrc = OpExtInst %void %dbg DebugSource %file
+OpLine %file 1 1
+%main = OpFunction %void None %fn
+%entry = OpLabel
+OpLine %file 2 1
+%x = OpExtInst %float %glsl Sqrt %f1
+OpNoLine
+OpReturn
+OpFunctionEnd
+"#;
+
+#[test]
+fn strip_debug_removes_all_debug_info() {
+    let out = run(&["lower", "strip-debug"], WITH_DEBUG);
+    // Named ids are numbered in order of first appearance by the assembler.
+    let expected = r#"OpCapability Shader
+%1 = OpExtInstImport "GLSL.std.450"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %3 "main"
+OpExecutionMode %3 LocalSize 1 1 1
+%void = OpTypeVoid
+%7 = OpTypeFunction %void
+%float = OpTypeFloat 32
+%float_1 = OpConstant %float 1
+%uint = OpTypeInt 32 0
+%uint_100 = OpConstant %uint 100
+%3 = OpFunction %void None %7
+%13 = OpLabel
+    %5 = OpExtInst %float %1 Sqrt %float_1
+    OpReturn
+OpFunctionEnd"#;
+    assert_eq!(body(&out), expected, "\n{out}");
+}
+
+#[test]
+fn strip_debug_without_debug_info_changes_nothing() {
+    let once = run(&["lower", "strip-debug"], WITH_DEBUG);
+    let m = parse::parse(&once).unwrap();
+    let r = Pipeline::from_names(&["lower", "strip-debug"])
+        .unwrap()
+        .run(Arc::new(write::write_words(&m)));
+    assert!(!r.steps[1].changed);
+}
+
+#[test]
+fn compact_ids_renumbers_in_definition_order() {
+    let input = r#"
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %100 "main"
+OpExecutionMode %100 LocalSize 1 1 1
+%50 = OpTypeVoid
+%60 = OpTypeFunction %50
+%70 = OpTypeFloat 32
+%80 = OpConstant %70 2
+%100 = OpFunction %50 None %60
+%200 = OpLabel
+%300 = OpFMul %70 %80 %80
+OpBranch %400
+%400 = OpLabel
+OpReturn
+OpFunctionEnd
+"#;
+    let out = run(&["lower", "strip-debug", "compact-ids"], input);
+    let expected = r#"OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %5 "main"
+OpExecutionMode %5 LocalSize 1 1 1
+%void = OpTypeVoid
+%2 = OpTypeFunction %void
+%float = OpTypeFloat 32
+%float_2 = OpConstant %float 2
+%5 = OpFunction %void None %2
+%6 = OpLabel
+    %7 = OpFMul %float %float_2 %float_2
+    OpBranch %8
+%8 = OpLabel
+    OpReturn
+OpFunctionEnd"#;
+    assert_eq!(body(&out), expected, "\n{out}");
+    let m = parse::parse(input).unwrap();
+    let r = Pipeline::from_names(&["lower", "compact-ids"])
+        .unwrap()
+        .run(Arc::new(write::write_words(&m)));
+    assert_eq!(r.final_module().unwrap().bound, 9);
+}
+
+#[test]
+fn compact_ids_on_a_compact_module_changes_nothing() {
+    let input = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n%1 = OpTypeVoid\n";
+    let m = parse::parse(input).unwrap();
+    let r = Pipeline::from_names(&["lower", "compact-ids"])
+        .unwrap()
+        .run(Arc::new(write::write_words(&m)));
+    assert!(!r.steps[1].changed);
+}
+
+#[test]
+fn steps_share_unchanged_snapshots() {
+    let m = parse::parse(WITH_DEBUG).unwrap();
+    let r = Pipeline::preset("roundtrip")
+        .unwrap()
+        .run(Arc::new(write::write_words(&m)));
+    assert_eq!(r.steps.len(), 3);
+    assert!(r.steps[0].changed && !r.steps[1].changed && !r.steps[2].changed);
+    assert!(Arc::ptr_eq(&r.steps[0].module, &r.steps[1].module));
+    assert_eq!(r.steps[0].inst_count, 27);
+}
+
+#[test]
+fn a_failing_pass_stops_the_pipeline() {
+    let bad = r#"
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%main = OpFunction %void None %fn
+%entry = OpLabel
+OpBranch %nowhere
+OpFunctionEnd
+"#;
+    let m = parse::parse(bad).unwrap();
+    let r = Pipeline::preset("size")
+        .unwrap()
+        .run(Arc::new(write::write_words(&m)));
+    assert_eq!(r.failed, Some(1));
+    assert_eq!(r.steps.len(), 2);
+    assert!(r.steps[1].has_errors());
+    assert!(r.output_words().is_none());
+}
