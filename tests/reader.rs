@@ -243,3 +243,14 @@ fn assembler_errors_have_positions() {
         assert!(e.message.contains(needle), "{text}: {e}");
     }
 }
+
+#[test]
+fn sections_out_of_order_are_rejected() {
+    let text = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n%void = OpTypeVoid\nOpName %void \"v\"\n";
+    let words = asm::assemble(text).unwrap();
+    let e = read::read_words(&words).unwrap_err().to_string();
+    assert!(
+        e.contains("debug instructions must come before types, constants and global variables"),
+        "{e}"
+    );
+}

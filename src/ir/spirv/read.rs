@@ -379,6 +379,7 @@ fn build_module(header: Header, bound: u32, insts: Vec<Inst>) -> Result<Module, 
     let mut func: Option<Function> = None;
     let mut block: Option<(Id, Vec<Inst>, Option<Merge>)> = None;
     // Line info between functions belongs to the function that follows.
+    let mut section = 0;
     let mut pending_lines: Vec<Inst> = Vec::new();
 
     for (i, inst) in insts.into_iter().enumerate() {
@@ -472,6 +473,42 @@ fn build_module(header: Header, bound: u32, insts: Vec<Inst>) -> Result<Module, 
                 },
             }
             continue;
+        }
+        // SPIR-V's logical layout: sections come in this order, never back.
+        let rank = match inst.op {
+            Op::Capability | Op::Extension | Op::ExtInstImport | Op::MemoryModel => 0,
+            Op::EntryPoint => 1,
+            Op::ExecutionMode | Op::ExecutionModeId => 2,
+            Op::String
+            | Op::Source
+            | Op::SourceContinued
+            | Op::SourceExtension
+            | Op::Name
+            | Op::MemberName
+            | Op::ModuleProcessed => 3,
+            op if is_annotation(op) => 4,
+            Op::Function => 6,
+            _ => 5,
+        };
+        // Line info and non-semantic instructions may sit between later sections.
+        let floating = matches!(inst.op, Op::Line | Op::NoLine | Op::Nop | Op::ExtInst);
+        if rank < section && !floating {
+            const NAMES: [&str; 7] = [
+                "capabilities, extensions, imports and the memory model",
+                "entry points",
+                "execution modes",
+                "debug instructions",
+                "annotations",
+                "types, constants and global variables",
+                "functions",
+            ];
+            return Err(layout(&format!(
+                "{} must come before {}",
+                NAMES[rank], NAMES[section]
+            )));
+        }
+        if !floating {
+            section = rank;
         }
         match inst.op {
             Op::Capability | Op::Extension | Op::ExtInstImport | Op::MemoryModel => {

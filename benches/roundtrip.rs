@@ -1,0 +1,238 @@
+//! Benchmark (not a test): load, round-trip and write a large generated module, and compare
+//! `shaderstep run --preset roundtrip` with `spirv-opt in.spv -o out.spv` (parse and write, no
+//! passes) on the same file, both as whole processes. Prints figures; never fails for speed.
+//!
+//! cargo bench --bench roundtrip [-- FUNCTIONS]
+
+use std::fmt::Write;
+use std::process::Command;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use shaderstep::ir::spirv::{asm, read, write};
+use shaderstep::pipeline::Pipeline;
+
+/// A fragment-like module with `functions` helper functions, each with a loop, a branch and
+/// a chain of arithmetic — tens of thousands of instructions for a few hundred functions.
+pub fn large_module_text(functions: usize) -> String {
+    let mut s = String::new();
+    let names: String = (0..functions)
+        .map(|f| format!("OpName %fn{f} \"helper_{f}\"\n"))
+        .collect();
+    s.push_str(
+        &r#"; Version: 1.3
+OpCapability Shader
+%glsl = OpExtInstImport "GLSL.std.450"
+OpMemoryModel Logical GLSL450
+OpEntryPoint Fragment %main "main" %in_v %out_c
+OpExecutionMode %main OriginUpperLeft
+{names}OpDecorate %in_v Location 0
+OpDecorate %out_c Location 0
+%void = OpTypeVoid
+%fn_void = OpTypeFunction %void
+%float = OpTypeFloat 32
+%int = OpTypeInt 32 1
+%bool = OpTypeBool
+%v4float = OpTypeVector %float 4
+%fn_f = OpTypeFunction %float %float %int
+%ptr_in = OpTypePointer Input %v4float
+%ptr_out = OpTypePointer Output %v4float
+%ptr_fn_float = OpTypePointer Function %float
+%in_v = OpVariable %ptr_in Input
+%out_c = OpVariable %ptr_out Output
+%k_f0 = OpConstant %float 0
+%k_f1 = OpConstant %float 1
+%k_f2 = OpConstant %float 2
+%k_fhalf = OpConstant %float 0.5
+%k_i0 = OpConstant %int 0
+%k_i1 = OpConstant %int 1
+"#
+        .replace("{names}", &names),
+    );
+    for f in 0..functions {
+        let _ = write!(
+            s,
+            r#"%fn{f} = OpFunction %float None %fn_f
+%x{f} = OpFunctionParameter %float
+%n{f} = OpFunctionParameter %int
+%e{f} = OpLabel
+%acc{f} = OpVariable %ptr_fn_float Function
+OpStore %acc{f} %x{f}
+OpBranch %h{f}
+%h{f} = OpLabel
+%i{f} = OpPhi %int %k_i0 %e{f} %inext{f} %c{f}
+%cond{f} = OpSLessThan %bool %i{f} %n{f}
+OpLoopMerge %m{f} %c{f} None
+OpBranchConditional %cond{f} %b{f} %m{f}
+%b{f} = OpLabel
+%a{f} = OpLoad %float %acc{f}
+"#
+        );
+        // A long arithmetic chain in the loop body.
+        let mut prev = format!("%a{f}");
+        for k in 0..40 {
+            let op = ["OpFMul", "OpFAdd", "OpFSub"][k % 3];
+            let c = ["%k_fhalf", "%k_f1", "%k_f2"][k % 3];
+            let _ = writeln!(s, "%t{f}_{k} = {op} %float {prev} {c}");
+            prev = format!("%t{f}_{k}");
+        }
+        let _ = write!(
+            s,
+            r#"%gt{f} = OpFOrdGreaterThan %bool {prev} %k_f2
+OpSelectionMerge %j{f} None
+OpBranchConditional %gt{f} %s{f} %j{f}
+%s{f} = OpLabel
+%sq{f} = OpExtInst %float %glsl Sqrt {prev}
+OpBranch %j{f}
+%j{f} = OpLabel
+%r{f} = OpPhi %float {prev} %b{f} %sq{f} %s{f}
+OpStore %acc{f} %r{f}
+OpBranch %c{f}
+%c{f} = OpLabel
+%inext{f} = OpIAdd %int %i{f} %k_i1
+OpBranch %h{f}
+%m{f} = OpLabel
+%res{f} = OpLoad %float %acc{f}
+OpReturnValue %res{f}
+OpFunctionEnd
+"#
+        );
+    }
+    s.push_str(
+        r#"%main = OpFunction %void None %fn_void
+%me = OpLabel
+%v = OpLoad %v4float %in_v
+%vx = OpCompositeExtract %float %v 0
+"#,
+    );
+    let mut prev = "%vx".to_string();
+    for f in 0..functions {
+        let _ = writeln!(s, "%call{f} = OpFunctionCall %float %fn{f} {prev} %k_i1");
+        prev = format!("%call{f}");
+    }
+    let _ = write!(
+        s,
+        r#"%outv = OpCompositeConstruct %v4float {prev} {prev} {prev} %k_f1
+OpStore %out_c %outv
+OpReturn
+OpFunctionEnd
+"#
+    );
+    s
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> Duration {
+    median(
+        (0..runs)
+            .map(|_| {
+                let t = Instant::now();
+                std::hint::black_box(f());
+                t.elapsed()
+            })
+            .collect(),
+    )
+}
+
+fn mbps(bytes: usize, d: Duration) -> f64 {
+    bytes as f64 / 1e6 / d.as_secs_f64()
+}
+
+fn which(tool: &str) -> Option<std::path::PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|p| p.join(tool))
+        .find(|p| p.is_file())
+}
+
+fn main() {
+    let functions: usize = std::env::args()
+        .skip(1)
+        .find_map(|a| a.parse().ok())
+        .unwrap_or(400);
+    let text = large_module_text(functions);
+    let words = asm::assemble(&text).expect("generated module assembles");
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let module = read::read_words(&words).unwrap();
+    println!(
+        "module: {functions} functions, {} instructions, {:.2} MB",
+        module.inst_count(),
+        bytes.len() as f64 / 1e6
+    );
+
+    let runs = 15;
+    let t_asm = time(5, || asm::assemble(&text).unwrap());
+    let t_load = time(runs, || read::read_bytes(&bytes).unwrap());
+    let t_write = time(runs, || write::write_words(&module));
+    let pipeline = Pipeline::preset("roundtrip").unwrap();
+    let input = Arc::new(words.clone());
+    let t_pipe = time(runs, || pipeline.run(input.clone()));
+    println!("assemble text       {:>8.2} ms", t_asm.as_secs_f64() * 1e3);
+    println!(
+        "load (read)         {:>8.2} ms  {:>7.1} MB/s",
+        t_load.as_secs_f64() * 1e3,
+        mbps(bytes.len(), t_load)
+    );
+    println!(
+        "write               {:>8.2} ms  {:>7.1} MB/s",
+        t_write.as_secs_f64() * 1e3,
+        mbps(bytes.len(), t_write)
+    );
+    println!(
+        "roundtrip pipeline  {:>8.2} ms  {:>7.1} MB/s  (lower, verify, lift; in-process)",
+        t_pipe.as_secs_f64() * 1e3,
+        mbps(bytes.len(), t_pipe)
+    );
+
+    let dir = std::env::temp_dir().join(format!("shaderstep-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let input_path = dir.join("large.spv");
+    std::fs::write(&input_path, &bytes).unwrap();
+    let ours_out = dir.join("ours.spv");
+    let exe = env!("CARGO_BIN_EXE_shaderstep");
+    let t_ours = time(runs, || {
+        let st = Command::new(exe)
+            .args(["run", "--preset", "roundtrip"])
+            .arg(&input_path)
+            .arg("-o")
+            .arg(&ours_out)
+            .status()
+            .unwrap();
+        assert!(st.success());
+    });
+    println!(
+        "shaderstep run --preset roundtrip (process)  {:>8.2} ms",
+        t_ours.as_secs_f64() * 1e3
+    );
+    match which("spirv-opt") {
+        Some(opt) => {
+            let out = dir.join("opt.spv");
+            let t_opt = time(runs, || {
+                let st = Command::new(&opt)
+                    .arg(&input_path)
+                    .arg("-o")
+                    .arg(&out)
+                    .status()
+                    .unwrap();
+                assert!(st.success());
+            });
+            println!(
+                "spirv-opt in.spv -o out.spv     (process)  {:>8.2} ms",
+                t_opt.as_secs_f64() * 1e3
+            );
+            println!(
+                "ratio shaderstep/spirv-opt: {:.2}  (below 1.0 means we are faster)",
+                t_ours.as_secs_f64() / t_opt.as_secs_f64()
+            );
+        }
+        None => println!("spirv-opt not installed (apt-get install -y spirv-tools): no ratio"),
+    }
+    if let Some(val) = which("spirv-val") {
+        let ok = Command::new(val).arg(&ours_out).status().unwrap().success();
+        println!("our output validates with spirv-val: {ok}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
