@@ -1,3 +1,4 @@
 pub mod app;
 pub mod ir;
 pub mod pipeline;
+pub mod views;

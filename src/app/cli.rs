@@ -15,6 +15,17 @@ use clap::{Parser, Subcommand, ValueEnum};
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+
+    /// Shaders to open in the TUI (default: the bundled example). Edits on disk reload them.
+    pub inputs: Vec<PathBuf>,
+
+    /// Named pipeline to run in the TUI (see `shaderstep passes`).
+    #[arg(long, default_value = super::DEFAULT_PRESET, conflicts_with = "passes")]
+    pub preset: String,
+
+    /// Comma-separated passes to run in the TUI instead of a preset.
+    #[arg(long, value_delimiter = ',')]
+    pub passes: Option<Vec<String>>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -23,6 +34,30 @@ pub enum Command {
     Run(RunArgs),
     /// List every pass and preset with a one-line description.
     Passes,
+    /// Drive the TUI from a script without a terminal: assert on the screen, write snapshots
+    /// (text and SVG). See `src/app/replay.rs` for the script language.
+    Replay(ReplayArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ReplayArgs {
+    /// The replay script.
+    pub script: PathBuf,
+    /// Directory for `snapshot` output (NAME.txt and NAME.svg).
+    #[arg(long, default_value = "replay-out")]
+    pub out: PathBuf,
+    /// Screen size, e.g. 120x36 (a `size` line in the script overrides it).
+    #[arg(long, default_value = "120x36", value_parser = parse_size)]
+    pub size: (u16, u16),
+}
+
+fn parse_size(s: &str) -> Result<(u16, u16), String> {
+    let (w, h) = s
+        .split_once('x')
+        .ok_or("expected WIDTHxHEIGHT, e.g. 120x36")?;
+    let w = w.parse().map_err(|_| format!("bad width '{w}'"))?;
+    let h = h.parse().map_err(|_| format!("bad height '{h}'"))?;
+    Ok((w, h))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -1,9 +1,19 @@
 //! The application: command line, and (with the TUI) state, actions and the event loop.
 
+pub mod action;
 pub mod cli;
+pub mod event_loop;
+pub mod keymap;
+pub mod replay;
 pub mod run;
+pub mod state;
+pub mod update;
+pub mod watch;
 
 use cli::{Cli, Command};
+
+/// The pipeline the TUI and replay run when none is named.
+pub const DEFAULT_PRESET: &str = "size";
 
 use crate::pipeline::registry;
 
@@ -23,10 +33,75 @@ pub fn main(cli: Cli) -> color_eyre::Result<i32> {
             }
             Ok(0)
         }
+        Some(Command::Replay(args)) => replay_command(&args),
         None => {
-            use clap::CommandFactory;
-            Cli::command().print_help()?;
-            Ok(2)
+            let pipeline = match &cli.passes {
+                Some(list) => {
+                    let names: Vec<&str> = list
+                        .iter()
+                        .map(String::as_str)
+                        .filter(|s| !s.is_empty())
+                        .collect();
+                    crate::pipeline::Pipeline::from_names(&names)
+                }
+                None => crate::pipeline::Pipeline::preset(&cli.preset),
+            };
+            let pipeline = match pipeline {
+                Ok(p) => p,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return Ok(2);
+                }
+            };
+            let inputs = if cli.inputs.is_empty() {
+                vec![event_loop::default_example()]
+            } else {
+                cli.inputs
+            };
+            for p in &inputs {
+                if !p.exists() {
+                    eprintln!("error: {}: no such file", p.display());
+                    return Ok(1);
+                }
+            }
+            event_loop::run_terminal(inputs, pipeline)?;
+            Ok(0)
+        }
+    }
+}
+
+fn replay_command(args: &cli::ReplayArgs) -> color_eyre::Result<i32> {
+    let script = match std::fs::read_to_string(&args.script) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {}: cannot read: {e}", args.script.display());
+            return Ok(1);
+        }
+    };
+    let opts = replay::Options {
+        size: args.size,
+        color: crate::views::theme::color_enabled(),
+    };
+    match replay::run_script(&script, opts) {
+        Ok(snapshots) => {
+            if !snapshots.is_empty() {
+                std::fs::create_dir_all(&args.out)?;
+            }
+            for s in &snapshots {
+                std::fs::write(args.out.join(format!("{}.txt", s.name)), &s.text)?;
+                std::fs::write(args.out.join(format!("{}.svg", s.name)), &s.svg)?;
+            }
+            println!(
+                "{}: ok, {} snapshot(s) in {}",
+                args.script.display(),
+                snapshots.len(),
+                args.out.display()
+            );
+            Ok(0)
+        }
+        Err(e) => {
+            eprintln!("error: {}: {e}", args.script.display());
+            Ok(1)
         }
     }
 }

@@ -1,0 +1,377 @@
+//! `Action`: the only way state changes. It parses from and prints as the `:` command syntax,
+//! so key maps, the command line and replay scripts share one vocabulary.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ViewMode {
+    /// The IR text of the selected step.
+    Ir,
+    /// The spirv-dis style disassembly of the selected step.
+    Spirv,
+    /// Unified diff against the base step.
+    Diff,
+    /// Side-by-side diff against the base step.
+    Split,
+}
+
+impl ViewMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            ViewMode::Ir => "ir",
+            ViewMode::Spirv => "spirv",
+            ViewMode::Diff => "diff",
+            ViewMode::Split => "split",
+        }
+    }
+}
+
+/// A step named by index (0-based, as the pass list shows) or by pass name (first match).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StepRef {
+    Index(usize),
+    Name(String),
+}
+
+impl fmt::Display for StepRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StepRef::Index(i) => write!(f, "{i}"),
+            StepRef::Name(n) => f.write_str(n),
+        }
+    }
+}
+
+impl FromStr for StepRef {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s.is_empty() {
+            return Err("expected a step number or pass name".into());
+        }
+        Ok(match s.parse() {
+            Ok(i) => StepRef::Index(i),
+            Err(_) => StepRef::Name(s.to_string()),
+        })
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    Quit,
+    Help,
+    Focus,
+    Up(usize),
+    Down(usize),
+    PageUp,
+    PageDown,
+    Top,
+    Bottom,
+    Left,
+    Right,
+    StepNext,
+    StepPrev,
+    Step(StepRef),
+    /// Mark the selected step as the base of comparisons.
+    Mark,
+    /// `diff A B`: show A→B; without steps: the selected step against its base.
+    Diff(Option<(StepRef, StepRef)>),
+    View(ViewMode),
+    /// Switch between the IR text and the SPIR-V disassembly.
+    ToggleText,
+    HideUnchanged(Option<bool>),
+    IgnoreRenumbering(Option<bool>),
+    NextHunk,
+    PrevHunk,
+    Find(String),
+    FindNext,
+    FindPrev,
+    /// Show one function across all steps; `None` shows the whole module.
+    Func(Option<String>),
+    /// Filter to the function under the cursor, or clear the filter.
+    FuncAtCursor,
+    Goto(usize),
+    NextToken,
+    PrevToken,
+    Definition,
+    Uses,
+    /// Jump from the pass list to the first line the selected pass changed.
+    FirstChange,
+    Write(PathBuf),
+    Reload,
+    NextInput,
+    PrevInput,
+    CommandLine,
+    SearchPrompt,
+}
+
+fn on_off(arg: Option<&str>) -> Result<Option<bool>, String> {
+    match arg {
+        None => Ok(None),
+        Some("on" | "true" | "yes") => Ok(Some(true)),
+        Some("off" | "false" | "no") => Ok(Some(false)),
+        Some(other) => Err(format!("expected on or off, not '{other}'")),
+    }
+}
+
+fn on_off_text(v: &Option<bool>) -> &'static str {
+    match v {
+        None => "",
+        Some(true) => " on",
+        Some(false) => " off",
+    }
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Action::Quit => write!(f, "quit"),
+            Action::Help => write!(f, "help"),
+            Action::Focus => write!(f, "focus"),
+            Action::Up(n) => write!(f, "up {n}"),
+            Action::Down(n) => write!(f, "down {n}"),
+            Action::PageUp => write!(f, "page-up"),
+            Action::PageDown => write!(f, "page-down"),
+            Action::Top => write!(f, "top"),
+            Action::Bottom => write!(f, "bottom"),
+            Action::Left => write!(f, "left"),
+            Action::Right => write!(f, "right"),
+            Action::StepNext => write!(f, "step-next"),
+            Action::StepPrev => write!(f, "step-prev"),
+            Action::Step(s) => write!(f, "step {s}"),
+            Action::Mark => write!(f, "mark"),
+            Action::Diff(None) => write!(f, "diff"),
+            Action::Diff(Some((a, b))) => write!(f, "diff {a} {b}"),
+            Action::View(m) => write!(f, "view {}", m.name()),
+            Action::ToggleText => write!(f, "toggle-text"),
+            Action::HideUnchanged(v) => write!(f, "hide-unchanged{}", on_off_text(v)),
+            Action::IgnoreRenumbering(v) => write!(f, "ignore-renumbering{}", on_off_text(v)),
+            Action::NextHunk => write!(f, "next-hunk"),
+            Action::PrevHunk => write!(f, "prev-hunk"),
+            Action::Find(t) => write!(f, "find {t}"),
+            Action::FindNext => write!(f, "find-next"),
+            Action::FindPrev => write!(f, "find-prev"),
+            Action::Func(None) => write!(f, "func"),
+            Action::Func(Some(n)) => write!(f, "func {n}"),
+            Action::FuncAtCursor => write!(f, "func-at-cursor"),
+            Action::Goto(n) => write!(f, "goto {n}"),
+            Action::NextToken => write!(f, "next-token"),
+            Action::PrevToken => write!(f, "prev-token"),
+            Action::Definition => write!(f, "definition"),
+            Action::Uses => write!(f, "uses"),
+            Action::FirstChange => write!(f, "first-change"),
+            Action::Write(p) => write!(f, "write {}", p.display()),
+            Action::Reload => write!(f, "reload"),
+            Action::NextInput => write!(f, "next-input"),
+            Action::PrevInput => write!(f, "prev-input"),
+            Action::CommandLine => write!(f, "command-line"),
+            Action::SearchPrompt => write!(f, "search-prompt"),
+        }
+    }
+}
+
+impl FromStr for Action {
+    type Err = String;
+
+    /// Parses a command as typed after `:` (the leading `:` is optional).
+    fn from_str(s: &str) -> Result<Self, String> {
+        let s = s.trim().trim_start_matches(':').trim();
+        let (cmd, rest) = match s.split_once(char::is_whitespace) {
+            Some((c, r)) => (c, r.trim()),
+            None => (s, ""),
+        };
+        let arg = if rest.is_empty() { None } else { Some(rest) };
+        let count = |arg: Option<&str>| -> Result<usize, String> {
+            arg.map_or(Ok(1), |a| {
+                a.parse().map_err(|_| format!("'{a}' is not a count"))
+            })
+        };
+        let no_arg = |a: Action| -> Result<Action, String> {
+            match arg {
+                None => Ok(a),
+                Some(x) => Err(format!(":{cmd} takes no argument (got '{x}')")),
+            }
+        };
+        match cmd {
+            "q" | "quit" => no_arg(Action::Quit),
+            "help" => no_arg(Action::Help),
+            "focus" => no_arg(Action::Focus),
+            "up" => Ok(Action::Up(count(arg)?)),
+            "down" => Ok(Action::Down(count(arg)?)),
+            "page-up" => no_arg(Action::PageUp),
+            "page-down" => no_arg(Action::PageDown),
+            "top" => no_arg(Action::Top),
+            "bottom" => no_arg(Action::Bottom),
+            "left" => no_arg(Action::Left),
+            "right" => no_arg(Action::Right),
+            "step-next" => no_arg(Action::StepNext),
+            "step-prev" => no_arg(Action::StepPrev),
+            "step" => Ok(Action::Step(
+                arg.ok_or(":step needs a step number or pass name")?
+                    .parse()?,
+            )),
+            "mark" => no_arg(Action::Mark),
+            "diff" => match arg {
+                None => Ok(Action::Diff(None)),
+                Some(a) => {
+                    let parts: Vec<&str> = a.split_whitespace().collect();
+                    match parts.as_slice() {
+                        [x, y] => Ok(Action::Diff(Some((x.parse()?, y.parse()?)))),
+                        _ => Err(":diff takes two steps (`:diff 2 5`) or none".into()),
+                    }
+                }
+            },
+            "view" => match arg {
+                Some("ir") => Ok(Action::View(ViewMode::Ir)),
+                Some("spirv") => Ok(Action::View(ViewMode::Spirv)),
+                Some("diff") => Ok(Action::View(ViewMode::Diff)),
+                Some("split") => Ok(Action::View(ViewMode::Split)),
+                _ => Err(":view takes ir, spirv, diff or split".into()),
+            },
+            "toggle-text" => no_arg(Action::ToggleText),
+            "hide-unchanged" => Ok(Action::HideUnchanged(on_off(arg)?)),
+            "ignore-renumbering" => Ok(Action::IgnoreRenumbering(on_off(arg)?)),
+            "next-hunk" => no_arg(Action::NextHunk),
+            "prev-hunk" => no_arg(Action::PrevHunk),
+            "find" => Ok(Action::Find(
+                arg.ok_or(":find needs text to search for")?.to_string(),
+            )),
+            "find-next" => no_arg(Action::FindNext),
+            "find-prev" => no_arg(Action::FindPrev),
+            "func" => Ok(Action::Func(
+                arg.map(|a| a.trim_start_matches('%').to_string()),
+            )),
+            "func-at-cursor" => no_arg(Action::FuncAtCursor),
+            "goto" => {
+                let a = arg.ok_or(":goto needs a line number")?;
+                let n: usize = a
+                    .parse()
+                    .map_err(|_| format!("'{a}' is not a line number"))?;
+                Ok(Action::Goto(n))
+            }
+            "next-token" => no_arg(Action::NextToken),
+            "prev-token" => no_arg(Action::PrevToken),
+            "definition" => no_arg(Action::Definition),
+            "uses" => no_arg(Action::Uses),
+            "first-change" => no_arg(Action::FirstChange),
+            "w" | "write" => Ok(Action::Write(PathBuf::from(
+                arg.ok_or(":write needs a file path")?,
+            ))),
+            "reload" => no_arg(Action::Reload),
+            "next-input" => no_arg(Action::NextInput),
+            "prev-input" => no_arg(Action::PrevInput),
+            "command-line" => no_arg(Action::CommandLine),
+            "search-prompt" => no_arg(Action::SearchPrompt),
+            "" => Err("empty command".into()),
+            other => {
+                if let Ok(n) = other.parse::<usize>() {
+                    return Ok(Action::Goto(n));
+                }
+                Err(format!("unknown command ':{other}' (press ? for help)"))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_and_parse_round_trip() {
+        let actions = [
+            Action::Quit,
+            Action::Down(3),
+            Action::Step(StepRef::Index(4)),
+            Action::Step(StepRef::Name("lift".into())),
+            Action::Diff(Some((StepRef::Index(1), StepRef::Name("lift".into())))),
+            Action::Diff(None),
+            Action::View(ViewMode::Split),
+            Action::HideUnchanged(Some(true)),
+            Action::HideUnchanged(None),
+            Action::Find("OpLoad %float".into()),
+            Action::Func(Some("main".into())),
+            Action::Func(None),
+            Action::Goto(120),
+            Action::Write(PathBuf::from("out.spv")),
+        ];
+        for a in actions {
+            let text = a.to_string();
+            assert_eq!(text.parse::<Action>().unwrap(), a, "{text}");
+        }
+    }
+
+    #[test]
+    fn bad_commands_say_why() {
+        assert!(":diff 1"
+            .parse::<Action>()
+            .unwrap_err()
+            .contains("two steps"));
+        assert!(":view png"
+            .parse::<Action>()
+            .unwrap_err()
+            .contains("ir, spirv, diff or split"));
+        assert!(":frob"
+            .parse::<Action>()
+            .unwrap_err()
+            .contains("unknown command ':frob'"));
+        assert!(":hide-unchanged maybe"
+            .parse::<Action>()
+            .unwrap_err()
+            .contains("on or off"));
+        assert_eq!(":42".parse::<Action>().unwrap(), Action::Goto(42));
+    }
+}
+
+/// The `:` commands, for the help overlay (each usage must parse; a test checks).
+pub const COMMANDS: &[(&str, &str)] = &[
+    ("step N|PASS", "select a step by number or pass name"),
+    ("diff A B", "compare step A with step B"),
+    (
+        "view ir|spirv|diff|split",
+        "IR text, disassembly, unified or side-by-side diff",
+    ),
+    (
+        "func NAME",
+        "show one function across all steps (:func alone: all)",
+    ),
+    ("find TEXT", "search (like /)"),
+    ("goto N", "go to line N (also :N)"),
+    (
+        "hide-unchanged on|off",
+        "list only steps that changed something",
+    ),
+    (
+        "ignore-renumbering on|off",
+        "diffs hide lines that only renumber ids",
+    ),
+    ("write PATH", "write the selected step as a SPIR-V binary"),
+    ("mark", "use the selected step as diff base"),
+    ("reload", "read the inputs again"),
+    ("quit", "leave"),
+];
+
+#[cfg(test)]
+mod command_table_tests {
+    use super::*;
+
+    #[test]
+    fn every_documented_command_parses() {
+        let example = |usage: &str| {
+            usage
+                .replace("N|PASS", "2")
+                .replace("A B", "1 2")
+                .replace("ir|spirv|diff|split", "split")
+                .replace("NAME", "main")
+                .replace("TEXT", "OpLoad")
+                .replace(" N", " 3")
+                .replace("on|off", "on")
+                .replace("PATH", "out.spv")
+        };
+        for (usage, _) in COMMANDS {
+            let cmd = example(usage);
+            assert!(cmd.parse::<Action>().is_ok(), ":{cmd} does not parse");
+        }
+    }
+}

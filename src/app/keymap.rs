@@ -1,0 +1,338 @@
+//! Keys and key maps. Keys have one notation (`j`, `<C-d>`, `<Enter>`, `<S-Tab>`) shared by the
+//! key map, the help overlay and replay scripts; the key map is data, and the help overlay is
+//! generated from it so the two cannot drift.
+
+use std::fmt;
+
+use super::action::{Action, ViewMode};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KeyCode {
+    Char(char),
+    Enter,
+    Esc,
+    Tab,
+    BackTab,
+    Backspace,
+    Up,
+    Down,
+    Left,
+    Right,
+    PageUp,
+    PageDown,
+    Home,
+    End,
+    Delete,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Key {
+    pub code: KeyCode,
+    pub ctrl: bool,
+    pub alt: bool,
+}
+
+impl Key {
+    pub const fn plain(code: KeyCode) -> Self {
+        Key {
+            code,
+            ctrl: false,
+            alt: false,
+        }
+    }
+    pub const fn char(c: char) -> Self {
+        Key::plain(KeyCode::Char(c))
+    }
+    pub const fn ctrl(c: char) -> Self {
+        Key {
+            code: KeyCode::Char(c),
+            ctrl: true,
+            alt: false,
+        }
+    }
+}
+
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match self.code {
+            KeyCode::Char(' ') => "Space".to_string(),
+            KeyCode::Char('<') => "lt".to_string(),
+            KeyCode::Char(c) if !self.ctrl && !self.alt => return write!(f, "{c}"),
+            KeyCode::Char(c) => c.to_string(),
+            KeyCode::Enter => "Enter".into(),
+            KeyCode::Esc => "Esc".into(),
+            KeyCode::Tab => "Tab".into(),
+            KeyCode::BackTab => "S-Tab".into(),
+            KeyCode::Backspace => "BS".into(),
+            KeyCode::Up => "Up".into(),
+            KeyCode::Down => "Down".into(),
+            KeyCode::Left => "Left".into(),
+            KeyCode::Right => "Right".into(),
+            KeyCode::PageUp => "PageUp".into(),
+            KeyCode::PageDown => "PageDown".into(),
+            KeyCode::Home => "Home".into(),
+            KeyCode::End => "End".into(),
+            KeyCode::Delete => "Del".into(),
+        };
+        let mut s = String::from("<");
+        if self.ctrl {
+            s.push_str("C-");
+        }
+        if self.alt {
+            s.push_str("A-");
+        }
+        s.push_str(&name);
+        s.push('>');
+        f.write_str(&s)
+    }
+}
+
+/// Parses a key sequence in `<C-d>` notation: `jjd<Enter>`, `<C-u>`, `<lt>` for a literal `<`.
+pub fn parse_keys(s: &str) -> Result<Vec<Key>, String> {
+    let mut keys = Vec::new();
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '<' {
+            keys.push(Key::char(c));
+            continue;
+        }
+        let mut name = String::new();
+        let mut closed = false;
+        for d in chars.by_ref() {
+            if d == '>' {
+                closed = true;
+                break;
+            }
+            name.push(d);
+        }
+        if !closed {
+            return Err(format!("unterminated key name '<{name}'"));
+        }
+        keys.push(parse_key_name(&name)?);
+    }
+    Ok(keys)
+}
+
+fn parse_key_name(name: &str) -> Result<Key, String> {
+    let mut key = Key::plain(KeyCode::Esc);
+    let mut rest = name;
+    loop {
+        if let Some(r) = rest.strip_prefix("C-") {
+            key.ctrl = true;
+            rest = r;
+        } else if let Some(r) = rest.strip_prefix("A-") {
+            key.alt = true;
+            rest = r;
+        } else {
+            break;
+        }
+    }
+    key.code = match rest {
+        "Enter" | "CR" | "Return" => KeyCode::Enter,
+        "Esc" => KeyCode::Esc,
+        "Tab" => KeyCode::Tab,
+        "S-Tab" => KeyCode::BackTab,
+        "BS" | "Backspace" => KeyCode::Backspace,
+        "Up" => KeyCode::Up,
+        "Down" => KeyCode::Down,
+        "Left" => KeyCode::Left,
+        "Right" => KeyCode::Right,
+        "PageUp" => KeyCode::PageUp,
+        "PageDown" => KeyCode::PageDown,
+        "Home" => KeyCode::Home,
+        "End" => KeyCode::End,
+        "Del" => KeyCode::Delete,
+        "Space" => KeyCode::Char(' '),
+        "lt" => KeyCode::Char('<'),
+        s if s.chars().count() == 1 => KeyCode::Char(s.chars().next().unwrap()),
+        other => return Err(format!("unknown key '<{other}>'")),
+    };
+    Ok(key)
+}
+
+/// Where keys go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Context {
+    /// Anywhere in normal mode.
+    Global,
+    /// The pass list has focus.
+    Passes,
+    /// The code pane has focus.
+    Code,
+}
+
+pub struct Binding {
+    pub context: Context,
+    pub keys: &'static str,
+    pub action: Action,
+    pub help: &'static str,
+}
+
+/// The default key map. Context-specific bindings win over global ones.
+pub fn default_keymap() -> Vec<Binding> {
+    use Action as A;
+    use Context::{Code, Global, Passes};
+    let b = |context, keys, action, help| Binding {
+        context,
+        keys,
+        action,
+        help,
+    };
+    vec![
+        b(Global, "q", A::Quit, "quit"),
+        b(Global, "?", A::Help, "show or hide this help"),
+        b(
+            Global,
+            ":",
+            A::CommandLine,
+            "command line (:step :diff :func :find :view :write …)",
+        ),
+        b(Global, "/", A::SearchPrompt, "search the code pane"),
+        b(Global, "n", A::FindNext, "next search match"),
+        b(Global, "N", A::FindPrev, "previous search match"),
+        b(
+            Global,
+            "<Tab>",
+            A::Focus,
+            "switch focus between pass list and code",
+        ),
+        b(Global, "J", A::StepNext, "next step"),
+        b(Global, "K", A::StepPrev, "previous step"),
+        b(Global, "m", A::Mark, "mark the selected step as diff base"),
+        b(
+            Global,
+            "d",
+            A::View(ViewMode::Diff),
+            "diff: selected step against base (unified)",
+        ),
+        b(Global, "D", A::View(ViewMode::Split), "diff side by side"),
+        b(Global, "i", A::View(ViewMode::Ir), "IR text view"),
+        b(
+            Global,
+            "s",
+            A::View(ViewMode::Spirv),
+            "SPIR-V disassembly view",
+        ),
+        b(
+            Global,
+            "t",
+            A::ToggleText,
+            "toggle IR / SPIR-V text (also inside diffs)",
+        ),
+        b(Global, "}", A::NextHunk, "next change"),
+        b(Global, "{", A::PrevHunk, "previous change"),
+        b(
+            Global,
+            "r",
+            A::IgnoreRenumbering(None),
+            "hide lines that only renumber ids",
+        ),
+        b(
+            Global,
+            "H",
+            A::HideUnchanged(None),
+            "hide steps that changed nothing",
+        ),
+        b(
+            Global,
+            "f",
+            A::FuncAtCursor,
+            "show only the function at the cursor (again: all)",
+        ),
+        b(Global, ">", A::NextInput, "next input file"),
+        b(Global, "<lt>", A::PrevInput, "previous input file"),
+        b(Global, "R", A::Reload, "reload inputs from disk"),
+        b(Global, "<C-d>", A::PageDown, "page down"),
+        b(Global, "<PageDown>", A::PageDown, "page down"),
+        b(Global, "<C-u>", A::PageUp, "page up"),
+        b(Global, "<PageUp>", A::PageUp, "page up"),
+        b(Global, "g", A::Top, "top"),
+        b(Global, "<Home>", A::Top, "top"),
+        b(Global, "G", A::Bottom, "bottom"),
+        b(Global, "<End>", A::Bottom, "bottom"),
+        b(Global, "j", A::Down(1), "down"),
+        b(Global, "<Down>", A::Down(1), "down"),
+        b(Global, "k", A::Up(1), "up"),
+        b(Global, "<Up>", A::Up(1), "up"),
+        b(
+            Passes,
+            "<Enter>",
+            A::FirstChange,
+            "jump to the first change of this pass",
+        ),
+        b(Code, "l", A::NextToken, "select next id on the line"),
+        b(Code, "<Right>", A::NextToken, "select next id on the line"),
+        b(Code, "h", A::PrevToken, "select previous id on the line"),
+        b(
+            Code,
+            "<Left>",
+            A::PrevToken,
+            "select previous id on the line",
+        ),
+        b(
+            Code,
+            "<Enter>",
+            A::Definition,
+            "go to the definition of the selected id",
+        ),
+        b(
+            Code,
+            "u",
+            A::Uses,
+            "list uses of the selected id (n/N to walk them)",
+        ),
+    ]
+}
+
+pub struct Keymap {
+    bindings: Vec<(Context, Key, Action)>,
+}
+
+impl Keymap {
+    pub fn new(bindings: &[Binding]) -> Self {
+        let mut out = Vec::new();
+        for b in bindings {
+            let keys = parse_keys(b.keys).expect("default key map is well-formed");
+            out.push((b.context, keys[0], b.action.clone()));
+        }
+        Keymap { bindings: out }
+    }
+
+    pub fn lookup(&self, context: Context, key: Key) -> Option<&Action> {
+        self.bindings
+            .iter()
+            .find(|(c, k, _)| *c == context && *k == key)
+            .or_else(|| {
+                self.bindings
+                    .iter()
+                    .find(|(c, k, _)| *c == Context::Global && *k == key)
+            })
+            .map(|(_, _, a)| a)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_notation_round_trips() {
+        let keys = parse_keys("jj<C-d><Enter><lt><Space>:").unwrap();
+        assert_eq!(keys.len(), 7);
+        assert_eq!(keys[2], Key::ctrl('d'));
+        let text: String = keys.iter().map(|k| k.to_string()).collect();
+        assert_eq!(text, "jj<C-d><Enter><lt><Space>:");
+        assert!(parse_keys("<Frob>").is_err());
+    }
+
+    #[test]
+    fn every_binding_parses_and_is_unique() {
+        let map = default_keymap();
+        let mut seen = std::collections::HashSet::new();
+        for b in &map {
+            let keys = parse_keys(b.keys).unwrap();
+            assert_eq!(keys.len(), 1, "{}", b.keys);
+            assert!(seen.insert((b.context, keys[0])), "{} bound twice", b.keys);
+        }
+    }
+}

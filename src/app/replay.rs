@@ -1,0 +1,442 @@
+//! Replay: the app driven by a script instead of a terminal, rendered into ratatui's
+//! `TestBackend`. Same state, same `update`, same views; no test-only logic. Used by tests and
+//! to make the screenshots in `screenshots/`.
+//!
+//! Script lines (`#` starts a comment; `$TMP` is a scratch directory for this run):
+//!   pipeline PRESET | pipeline a,b,c     before `open`
+//!   open PATH...                         load inputs (relative to the working directory)
+//!   size 120x40
+//!   key KEY | keys KEYS                  `<C-d>` notation
+//!   cmd :COMMAND                         as typed on the command line
+//!   click COL ROW | wheel-up COL ROW | wheel-down COL ROW
+//!   write PATH <<EOF … EOF | touch PATH | rm PATH | mv FROM TO
+//!   wait-reload                          wait until the file watcher reloaded an input
+//!   expect "TEXT" | expect-not "TEXT"    on the rendered screen
+//!   snapshot NAME                        NAME.txt and NAME.svg in the output directory
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::style::{Color, Modifier};
+use ratatui::Terminal;
+
+use super::event_loop::{App, AppEvent};
+use super::keymap::parse_keys;
+use super::update::MouseKind;
+use super::watch::{watch, Watcher};
+use crate::pipeline::Pipeline;
+
+#[derive(Debug)]
+pub struct ReplayError {
+    pub line: usize,
+    pub message: String,
+    /// The screen when the error happened, as text.
+    pub screen: String,
+}
+
+impl fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)?;
+        if !self.screen.is_empty() {
+            write!(f, "\nscreen:\n{}", self.screen)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ReplayError {}
+
+pub struct Snapshot {
+    pub name: String,
+    pub text: String,
+    pub svg: String,
+}
+
+pub struct Options {
+    pub size: (u16, u16),
+    pub color: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            size: (120, 36),
+            color: true,
+        }
+    }
+}
+
+/// The screen as plain text, one line per row, trailing spaces trimmed.
+pub fn screen_text(buf: &Buffer) -> String {
+    let area = buf.area;
+    let mut out = String::new();
+    for y in 0..area.height {
+        let mut line = String::new();
+        for x in 0..area.width {
+            line.push_str(buf[(x, y)].symbol());
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn hex(c: Color, default: &str) -> String {
+    match c {
+        Color::Rgb(r, g, b) => format!("#{r:02x}{g:02x}{b:02x}"),
+        Color::Reset => default.to_string(),
+        Color::Black => "#000000".into(),
+        Color::Red => "#cd3131".into(),
+        Color::Green => "#0dbc79".into(),
+        Color::Yellow => "#e5e510".into(),
+        Color::Blue => "#2472c8".into(),
+        Color::Magenta => "#bc3fbc".into(),
+        Color::Cyan => "#11a8cd".into(),
+        Color::Gray => "#cccccc".into(),
+        Color::DarkGray => "#666666".into(),
+        Color::LightRed => "#f14c4c".into(),
+        Color::LightGreen => "#23d18b".into(),
+        Color::LightYellow => "#f5f543".into(),
+        Color::LightBlue => "#3b8eea".into(),
+        Color::LightMagenta => "#d670d6".into(),
+        Color::LightCyan => "#29b8db".into(),
+        Color::White => "#e5e5e5".into(),
+        Color::Indexed(i) => format!("#{:02x}{:02x}{:02x}", i, i, i),
+    }
+}
+
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The screen as an SVG image: one rectangle per background run, one text per style run.
+pub fn screen_svg(buf: &Buffer) -> String {
+    const CW: f32 = 8.4;
+    const LH: f32 = 17.0;
+    let (bg0, fg0) = ("#1e2127", "#c8ccd4");
+    let area = buf.area;
+    let (w, h) = (area.width as f32 * CW, area.height as f32 * LH);
+    let mut out = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w:.0}\" height=\"{h:.0}\" viewBox=\"0 0 {w:.0} {h:.0}\">\n\
+         <rect width=\"100%\" height=\"100%\" fill=\"{bg0}\"/>\n\
+         <g font-family=\"'DejaVu Sans Mono', Menlo, Consolas, monospace\" font-size=\"14\" xml:space=\"preserve\">\n"
+    );
+    for y in 0..area.height {
+        let mut x = 0;
+        while x < area.width {
+            let cell = &buf[(x, y)];
+            let reversed = cell.modifier.contains(Modifier::REVERSED);
+            let (mut fg, mut bg) = (hex(cell.fg, fg0), hex(cell.bg, bg0));
+            if reversed {
+                std::mem::swap(&mut fg, &mut bg);
+            }
+            let style = (cell.fg, cell.bg, cell.modifier);
+            let start = x;
+            let mut text = String::new();
+            while x < area.width {
+                let c = &buf[(x, y)];
+                if (c.fg, c.bg, c.modifier) != style {
+                    break;
+                }
+                text.push_str(c.symbol());
+                x += 1;
+            }
+            let (px, py) = (start as f32 * CW, y as f32 * LH);
+            if bg != bg0 {
+                out.push_str(&format!(
+                    "<rect x=\"{px:.1}\" y=\"{py:.1}\" width=\"{:.1}\" height=\"{LH:.1}\" fill=\"{bg}\"/>\n",
+                    (x - start) as f32 * CW
+                ));
+            }
+            if !text.trim().is_empty() {
+                let mut attrs = format!("fill=\"{fg}\"");
+                if cell.modifier.contains(Modifier::BOLD) {
+                    attrs.push_str(" font-weight=\"bold\"");
+                }
+                if cell.modifier.contains(Modifier::ITALIC) {
+                    attrs.push_str(" font-style=\"italic\"");
+                }
+                if cell.modifier.contains(Modifier::UNDERLINED) {
+                    attrs.push_str(" text-decoration=\"underline\"");
+                }
+                if cell.modifier.contains(Modifier::DIM) {
+                    attrs.push_str(" opacity=\"0.6\"");
+                }
+                out.push_str(&format!(
+                    "<text x=\"{px:.1}\" y=\"{:.1}\" {attrs}>{}</text>\n",
+                    py + LH - 4.0,
+                    xml_escape(&text)
+                ));
+            }
+        }
+    }
+    out.push_str("</g>\n</svg>\n");
+    out
+}
+
+fn unquote(s: &str) -> Result<String, String> {
+    let s = s.trim();
+    let inner = s
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .ok_or_else(|| format!("expected a quoted string, got {s}"))?;
+    Ok(inner.replace("\\\"", "\"").replace("\\\\", "\\"))
+}
+
+struct Runner {
+    app: Option<App>,
+    terminal: Terminal<TestBackend>,
+    pipeline: Option<Pipeline>,
+    opts: Options,
+    watcher: Option<Watcher>,
+    tmp: PathBuf,
+    snapshots: Vec<Snapshot>,
+}
+
+impl Runner {
+    fn expand(&self, s: &str) -> PathBuf {
+        PathBuf::from(s.replace("$TMP", &self.tmp.display().to_string()))
+    }
+
+    fn screen(&mut self) -> Result<String, String> {
+        let Some(app) = self.app.as_mut() else {
+            return Ok(String::new());
+        };
+        app.draw(&mut self.terminal)
+            .map_err(|e| -> String { match e {} })?;
+        Ok(screen_text(self.terminal.backend().buffer()))
+    }
+
+    fn app(&mut self) -> Result<&mut App, String> {
+        self.app
+            .as_mut()
+            .ok_or_else(|| "no input opened yet: use `open PATH`".to_string())
+    }
+
+    fn event(&mut self, ev: AppEvent) -> Result<(), String> {
+        self.app()?.handle(ev);
+        Ok(())
+    }
+
+    fn step(&mut self, cmd: &str, rest: &str, heredoc: Option<String>) -> Result<(), String> {
+        match cmd {
+            "pipeline" => {
+                let p = if rest.contains(',') {
+                    let names: Vec<&str> = rest.split(',').map(str::trim).collect();
+                    Pipeline::from_names(&names)?
+                } else {
+                    Pipeline::preset(rest)?
+                };
+                self.pipeline = Some(p);
+            }
+            "open" => {
+                let paths: Vec<PathBuf> = rest.split_whitespace().map(|p| self.expand(p)).collect();
+                if paths.is_empty() {
+                    return Err("open needs a path".into());
+                }
+                let pipeline = match self.pipeline.take() {
+                    Some(p) => p,
+                    None => Pipeline::preset(super::DEFAULT_PRESET)?,
+                };
+                self.watcher = watch(&paths).ok();
+                self.app = Some(App::new(paths, pipeline, self.opts.size, self.opts.color));
+            }
+            "size" => {
+                let (w, h) = rest.split_once('x').ok_or("size takes WIDTHxHEIGHT")?;
+                let (w, h): (u16, u16) = (
+                    w.trim().parse().map_err(|_| "bad width")?,
+                    h.trim().parse().map_err(|_| "bad height")?,
+                );
+                self.opts.size = (w, h);
+                self.terminal.backend_mut().resize(w, h);
+                if self.app.is_some() {
+                    self.event(AppEvent::Resize(w, h))?;
+                }
+            }
+            "key" | "keys" => {
+                for k in parse_keys(rest.trim())? {
+                    self.event(AppEvent::Key(k))?;
+                }
+            }
+            "cmd" => {
+                let a = rest.parse()?;
+                self.event(AppEvent::Action(a))?;
+            }
+            "click" | "wheel-up" | "wheel-down" => {
+                let nums: Vec<u16> = rest
+                    .split_whitespace()
+                    .filter_map(|n| n.parse().ok())
+                    .collect();
+                let [col, row] = nums[..] else {
+                    return Err(format!("{cmd} takes COL ROW"));
+                };
+                let kind = match cmd {
+                    "click" => MouseKind::Click,
+                    "wheel-up" => MouseKind::WheelUp,
+                    _ => MouseKind::WheelDown,
+                };
+                self.event(AppEvent::Mouse { col, row, kind })?;
+            }
+            "write" => {
+                let path = self.expand(rest.trim());
+                let content = heredoc.ok_or("write needs a <<EOF … EOF body")?;
+                write_atomically(&path, content.as_bytes())
+                    .map_err(|e| format!("write {}: {e}", path.display()))?;
+            }
+            "touch" => {
+                let path = self.expand(rest.trim());
+                let bytes = std::fs::read(&path).unwrap_or_default();
+                std::fs::write(&path, bytes)
+                    .map_err(|e| format!("touch {}: {e}", path.display()))?;
+            }
+            "rm" => {
+                let path = self.expand(rest.trim());
+                std::fs::remove_file(&path).map_err(|e| format!("rm {}: {e}", path.display()))?;
+            }
+            "mv" => {
+                let parts: Vec<&str> = rest.split_whitespace().collect();
+                let [from, to] = parts[..] else {
+                    return Err("mv takes FROM TO".into());
+                };
+                std::fs::rename(self.expand(from), self.expand(to))
+                    .map_err(|e| format!("mv: {e}"))?;
+            }
+            "wait-reload" => {
+                let deadline = Instant::now() + Duration::from_secs(10);
+                let w = self.watcher.as_ref().ok_or("no file watcher is running")?;
+                let path = loop {
+                    match w.changes.recv_timeout(Duration::from_millis(50)) {
+                        Ok(p) => break p,
+                        Err(_) if Instant::now() > deadline => {
+                            return Err("no reload within 10 s".into())
+                        }
+                        Err(_) => {}
+                    }
+                };
+                // Collect what else arrived in the same burst.
+                let mut paths = vec![path];
+                while let Ok(p) = w.changes.recv_timeout(super::watch::DEBOUNCE * 2) {
+                    paths.push(p);
+                }
+                for p in paths {
+                    self.event(AppEvent::FileChanged(p))?;
+                }
+            }
+            "expect" | "expect-not" => {
+                let want = unquote(rest)?;
+                let screen = self.screen()?;
+                let found = screen.contains(&want);
+                if found != (cmd == "expect") {
+                    return Err(format!(
+                        "{cmd} \"{want}\": the text is {}on the screen",
+                        if found { "" } else { "not " }
+                    ));
+                }
+            }
+            "snapshot" => {
+                let name = rest.trim().to_string();
+                if name.is_empty() {
+                    return Err("snapshot needs a name".into());
+                }
+                let text = self.screen()?;
+                let svg = screen_svg(self.terminal.backend().buffer());
+                self.snapshots.push(Snapshot { name, text, svg });
+            }
+            other => return Err(format!("unknown replay command '{other}'")),
+        }
+        Ok(())
+    }
+}
+
+/// Writes like an editor saving: a temporary file in the same directory, renamed over the target.
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let tmp = dir.join(format!(
+        ".{}.tmp~",
+        path.file_name().and_then(|n| n.to_str()).unwrap_or("file")
+    ));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path)
+}
+
+/// Runs a replay script; returns the snapshots it took, or where and why it failed.
+pub fn run_script(script: &str, opts: Options) -> Result<Vec<Snapshot>, ReplayError> {
+    static RUN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let tmp = std::env::temp_dir().join(format!(
+        "shaderstep-replay-{}-{}",
+        std::process::id(),
+        RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    let _ = std::fs::create_dir_all(&tmp);
+    let backend = TestBackend::new(opts.size.0, opts.size.1);
+    let terminal = Terminal::new(backend).map_err(|e| ReplayError {
+        line: 0,
+        message: e.to_string(),
+        screen: String::new(),
+    })?;
+    let mut r = Runner {
+        app: None,
+        terminal,
+        pipeline: None,
+        opts,
+        watcher: None,
+        tmp: tmp.clone(),
+        snapshots: Vec::new(),
+    };
+    let lines: Vec<&str> = script.lines().collect();
+    let mut i = 0;
+    let result = loop {
+        if i >= lines.len() {
+            break Ok(());
+        }
+        let lno = i + 1;
+        let line = lines[i].trim();
+        i += 1;
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (cmd, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        let mut rest = rest.trim().to_string();
+        let mut heredoc = None;
+        if let Some(pos) = rest.find("<<") {
+            let marker = rest[pos + 2..].trim().to_string();
+            rest = rest[..pos].trim().to_string();
+            let mut body = String::new();
+            loop {
+                if i >= lines.len() {
+                    break;
+                }
+                let l = lines[i];
+                i += 1;
+                if l.trim() == marker {
+                    break;
+                }
+                body.push_str(l);
+                body.push('\n');
+            }
+            heredoc = Some(body);
+        }
+        if let Err(message) = r.step(cmd, &rest, heredoc) {
+            let screen = r.screen().unwrap_or_default();
+            break Err(ReplayError {
+                line: lno,
+                message,
+                screen,
+            });
+        }
+        if r.app.as_ref().is_some_and(|a| a.state.quit) {
+            break Ok(());
+        }
+    };
+    let _ = std::fs::remove_dir_all(&tmp);
+    result.map(|()| r.snapshots)
+}

@@ -1,0 +1,347 @@
+//! Application state: plain data, no behaviour beyond small queries. Views draw from `&State`;
+//! only `update` changes it.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use ratatui::style::Style;
+
+use super::action::ViewMode;
+use crate::pipeline::diff::DiffLine;
+use crate::pipeline::Run;
+
+/// One opened input and its last good run.
+pub struct Doc {
+    pub path: PathBuf,
+    /// The last run that succeeded; kept on screen when a reload fails.
+    pub run: Option<Arc<Run>>,
+    /// Why the last load or run failed, if it did.
+    pub error: Option<String>,
+    /// Bumped on every successful reload; part of every cache key.
+    pub generation: u64,
+    pub reloads: u64,
+}
+
+impl Doc {
+    pub fn new(path: PathBuf) -> Self {
+        Doc {
+            path,
+            run: None,
+            error: None,
+            generation: 0,
+            reloads: 0,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TextKind {
+    Ir,
+    Spirv,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Focus {
+    Passes,
+    Code,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Normal,
+    /// Typing a `:` command.
+    Command(String),
+    /// Typing a `/` search.
+    Search(String),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Message {
+    pub text: String,
+    pub error: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Search {
+    pub text: String,
+    /// Match only whole ids (`%x` but not `%x_1`), as "uses" does.
+    pub whole_word: bool,
+}
+
+/// What identifies the content of the code pane; a change means it must be rebuilt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PanelKey {
+    pub doc: usize,
+    pub generation: u64,
+    pub view: ViewMode,
+    pub text: TextKind,
+    pub step: usize,
+    pub base: usize,
+    pub func: Option<String>,
+    pub ignore_renumbering: bool,
+}
+
+pub enum Rows {
+    /// Lines of one step's text; `range` is the part shown (a function filter narrows it).
+    Text {
+        id: u64,
+        lines: Arc<Vec<String>>,
+        range: Range<usize>,
+    },
+    /// A diff between two step texts.
+    Diff {
+        old_id: u64,
+        old: Arc<Vec<String>>,
+        new_id: u64,
+        new: Arc<Vec<String>>,
+        rows: Vec<DiffLine>,
+        hunks: Vec<usize>,
+        added: usize,
+        removed: usize,
+    },
+}
+
+/// The code pane's rows, derived from the run by `update`.
+pub struct Panel {
+    pub key: Option<PanelKey>,
+    pub rows: Rows,
+}
+
+impl Default for Panel {
+    fn default() -> Self {
+        Panel {
+            key: None,
+            rows: Rows::Text {
+                id: 0,
+                lines: Arc::new(Vec::new()),
+                range: 0..0,
+            },
+        }
+    }
+}
+
+impl Panel {
+    pub fn len(&self) -> usize {
+        match &self.rows {
+            Rows::Text { range, .. } => range.len(),
+            Rows::Diff { rows, .. } => rows.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The text of row `i` (for a diff: the new side, or the old side of a removed line).
+    pub fn row_text(&self, i: usize) -> &str {
+        match &self.rows {
+            Rows::Text { lines, range, .. } => {
+                lines.get(range.start + i).map_or("", String::as_str)
+            }
+            Rows::Diff { old, new, rows, .. } => match rows.get(i) {
+                Some(DiffLine { new: Some(n), .. }) => &new[*n],
+                Some(DiffLine { old: Some(o), .. }) => &old[*o],
+                _ => "",
+            },
+        }
+    }
+
+    /// 1-based line number in the step text that row `i` shows.
+    pub fn line_number(&self, i: usize) -> usize {
+        match &self.rows {
+            Rows::Text { range, .. } => range.start + i + 1,
+            Rows::Diff { rows, .. } => rows
+                .get(i)
+                .and_then(|r| r.new.or(r.old))
+                .map_or(0, |n| n + 1),
+        }
+    }
+}
+
+/// A step's text: (doc, generation, step, kind).
+pub type TextKey = (usize, u64, usize, TextKind);
+
+/// Syntax colouring of one line: style per byte range.
+pub type LineStyles = Arc<Vec<(Style, Range<usize>)>>;
+
+pub struct State {
+    pub docs: Vec<Doc>,
+    pub doc: usize,
+    pub pipeline: Vec<&'static str>,
+    pub step: usize,
+    /// The step diffs compare against; `None` means the step before the selected one.
+    pub base: Option<usize>,
+    pub view: ViewMode,
+    pub text: TextKind,
+    pub hide_unchanged: bool,
+    pub ignore_renumbering: bool,
+    pub func: Option<String>,
+    pub search: Option<Search>,
+    pub focus: Focus,
+    pub mode: Mode,
+    pub help: bool,
+    pub message: Option<Message>,
+    /// Row of the cursor in the code pane, and the first row shown.
+    pub cursor: usize,
+    pub scroll: usize,
+    /// Index of the selected `%id` on the cursor row.
+    pub token: usize,
+    pub pass_scroll: usize,
+    pub size: (u16, u16),
+    pub quit: bool,
+    pub color: bool,
+    pub panel: Panel,
+    /// Step texts split into lines, by (doc, generation, step, kind), each with a unique id.
+    pub texts: HashMap<TextKey, (u64, Arc<Vec<String>>)>,
+    pub next_text_id: u64,
+    /// Highlighting of lines, by (text id, line index). Filled for visible rows only.
+    pub styles: HashMap<(u64, usize), LineStyles>,
+}
+
+impl State {
+    pub fn new(
+        paths: Vec<PathBuf>,
+        pipeline: Vec<&'static str>,
+        size: (u16, u16),
+        color: bool,
+    ) -> Self {
+        State {
+            docs: paths.into_iter().map(Doc::new).collect(),
+            doc: 0,
+            pipeline,
+            step: 0,
+            base: None,
+            view: ViewMode::Ir,
+            text: TextKind::Ir,
+            hide_unchanged: false,
+            ignore_renumbering: false,
+            func: None,
+            search: None,
+            focus: Focus::Passes,
+            mode: Mode::Normal,
+            help: false,
+            message: None,
+            cursor: 0,
+            scroll: 0,
+            token: 0,
+            pass_scroll: 0,
+            size,
+            quit: false,
+            color,
+            panel: Panel::default(),
+            texts: HashMap::new(),
+            next_text_id: 1,
+            styles: HashMap::new(),
+        }
+    }
+
+    pub fn current(&self) -> Option<&Doc> {
+        self.docs.get(self.doc)
+    }
+
+    pub fn run(&self) -> Option<&Arc<Run>> {
+        self.current().and_then(|d| d.run.as_ref())
+    }
+
+    pub fn step_count(&self) -> usize {
+        self.run().map_or(0, |r| r.steps.len())
+    }
+
+    /// The base step for diffs of the selected step.
+    pub fn base_step(&self) -> usize {
+        self.base.unwrap_or(self.step.saturating_sub(1))
+    }
+
+    /// Steps listed in the pass list (all, or only those that changed something).
+    pub fn visible_steps(&self) -> Vec<usize> {
+        let Some(run) = self.run() else {
+            return Vec::new();
+        };
+        (0..run.steps.len())
+            .filter(|&i| {
+                !self.hide_unchanged
+                    || run.steps[i].changed
+                    || run.steps[i].has_errors()
+                    || i == self.step
+            })
+            .collect()
+    }
+
+    pub fn set_message(&mut self, text: impl Into<String>) {
+        self.message = Some(Message {
+            text: text.into(),
+            error: false,
+        });
+    }
+
+    pub fn set_error(&mut self, text: impl Into<String>) {
+        self.message = Some(Message {
+            text: text.into(),
+            error: true,
+        });
+    }
+}
+
+/// Byte ranges in `text` that match the search.
+pub fn search_matches(text: &str, search: &Search) -> Vec<Range<usize>> {
+    if search.text.is_empty() {
+        return Vec::new();
+    }
+    // Smart case: lower-case queries match any case.
+    let sensitive = search.text.chars().any(char::is_uppercase);
+    let (hay, needle) = if sensitive {
+        (text.to_string(), search.text.clone())
+    } else {
+        (text.to_lowercase(), search.text.to_lowercase())
+    };
+    if hay.len() != text.len() {
+        // Lower-casing changed byte lengths (non-ASCII): fall back to exact matching.
+        return exact_matches(text, &search.text, search.whole_word);
+    }
+    exact_matches(&hay, &needle, search.whole_word)
+}
+
+fn exact_matches(hay: &str, needle: &str, whole_word: bool) -> Vec<Range<usize>> {
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut out = Vec::new();
+    let mut start = 0;
+    while let Some(pos) = hay[start..].find(needle) {
+        let s = start + pos;
+        let e = s + needle.len();
+        let ok = !whole_word
+            || (!hay[..s].chars().next_back().is_some_and(is_word)
+                && !hay[e..].chars().next().is_some_and(is_word));
+        if ok {
+            out.push(s..e);
+        }
+        start = s + needle.len().max(1);
+        if start > hay.len() {
+            break;
+        }
+    }
+    out
+}
+
+/// Byte ranges of the `%ids` in a line.
+pub fn id_tokens(text: &str) -> Vec<Range<usize>> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let mut j = i + 1;
+            while j < bytes.len() && (bytes[j].is_ascii_alphanumeric() || bytes[j] == b'_') {
+                j += 1;
+            }
+            if j > i + 1 {
+                out.push(i..j);
+            }
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}

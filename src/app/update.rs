@@ -1,0 +1,863 @@
+//! `update`: applies an action to the state and returns the effects (file reads, pipeline runs,
+//! writes) for the event loop to carry out. Also keeps the derived parts of the state — the code
+//! pane's rows, highlighting of visible lines — fresh before each draw.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::action::{Action, StepRef, ViewMode};
+use super::keymap::{Context, Key, KeyCode, Keymap};
+use super::state::{
+    id_tokens, search_matches, Focus, Mode, PanelKey, Rows, Search, State, TextKind,
+};
+use crate::pipeline::diff::{diff_lines, DiffLine};
+use crate::pipeline::Run;
+use crate::views;
+
+#[derive(Debug, PartialEq)]
+pub enum Effect {
+    /// Read input `doc` from disk and run the pipeline on it.
+    Load(usize),
+    Write {
+        path: PathBuf,
+        bytes: Vec<u8>,
+    },
+}
+
+pub fn handle_key(s: &mut State, keymap: &Keymap, key: Key) -> Vec<Effect> {
+    match s.mode.clone() {
+        Mode::Command(mut buf) | Mode::Search(mut buf) => {
+            let is_command = matches!(s.mode, Mode::Command(_));
+            match key.code {
+                KeyCode::Esc => s.mode = Mode::Normal,
+                KeyCode::Enter => {
+                    s.mode = Mode::Normal;
+                    if is_command {
+                        return match buf.parse::<Action>() {
+                            Ok(a) => update(s, a),
+                            Err(e) => {
+                                s.set_error(e);
+                                Vec::new()
+                            }
+                        };
+                    } else if !buf.is_empty() {
+                        return update(s, Action::Find(buf));
+                    }
+                }
+                KeyCode::Backspace => {
+                    if buf.pop().is_none() {
+                        s.mode = Mode::Normal;
+                    } else {
+                        s.mode = if is_command {
+                            Mode::Command(buf)
+                        } else {
+                            Mode::Search(buf)
+                        };
+                    }
+                }
+                KeyCode::Char(c) if !key.ctrl => {
+                    buf.push(c);
+                    s.mode = if is_command {
+                        Mode::Command(buf)
+                    } else {
+                        Mode::Search(buf)
+                    };
+                }
+                _ => {}
+            }
+            Vec::new()
+        }
+        Mode::Normal => {
+            if s.help {
+                if matches!(
+                    key.code,
+                    KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('?')
+                ) {
+                    s.help = false;
+                }
+                return Vec::new();
+            }
+            if key.code == KeyCode::Esc {
+                s.search = None;
+                s.message = None;
+                return Vec::new();
+            }
+            let context = match s.focus {
+                Focus::Passes => Context::Passes,
+                Focus::Code => Context::Code,
+            };
+            match keymap.lookup(context, key) {
+                Some(a) => update(s, a.clone()),
+                None => Vec::new(),
+            }
+        }
+    }
+}
+
+/// A mouse event at a terminal cell.
+pub fn handle_mouse(s: &mut State, col: u16, row: u16, kind: MouseKind) -> Vec<Effect> {
+    let areas = views::layout::areas(s);
+    let inside = |r: ratatui::layout::Rect| {
+        col >= r.x && col < r.x + r.width && row >= r.y && row < r.y + r.height
+    };
+    if inside(areas.passes) {
+        match kind {
+            MouseKind::Click => {
+                let visible = s.visible_steps();
+                let idx = (row.saturating_sub(areas.passes.y + 1)) as usize + s.pass_scroll;
+                if row > areas.passes.y && idx < visible.len() {
+                    s.focus = Focus::Passes;
+                    return update(s, Action::Step(StepRef::Index(visible[idx])));
+                }
+            }
+            MouseKind::WheelDown => return update(s, Action::StepNext),
+            MouseKind::WheelUp => return update(s, Action::StepPrev),
+        }
+    } else if inside(areas.code) {
+        match kind {
+            MouseKind::Click => {
+                let r = (row.saturating_sub(areas.code.y + 1)) as usize + s.scroll;
+                if row > areas.code.y && r < s.panel.len() {
+                    s.focus = Focus::Code;
+                    s.cursor = r;
+                    s.token = 0;
+                }
+            }
+            MouseKind::WheelDown => scroll_code(s, 3),
+            MouseKind::WheelUp => scroll_code(s, -3),
+        }
+    }
+    Vec::new()
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MouseKind {
+    Click,
+    WheelUp,
+    WheelDown,
+}
+
+fn scroll_code(s: &mut State, delta: isize) {
+    let rows = views::layout::code_rows(s);
+    let max = s.panel.len().saturating_sub(rows);
+    s.scroll = (s.scroll as isize + delta).clamp(0, max as isize) as usize;
+    s.cursor = s
+        .cursor
+        .clamp(s.scroll, (s.scroll + rows).saturating_sub(1).max(s.scroll));
+}
+
+fn step_index(run: &Run, r: &StepRef) -> Result<usize, String> {
+    match r {
+        StepRef::Index(i) if *i < run.steps.len() => Ok(*i),
+        StepRef::Index(i) => Err(format!(
+            "no step {i}: steps are 0–{}",
+            run.steps.len().saturating_sub(1)
+        )),
+        StepRef::Name(n) => run
+            .steps
+            .iter()
+            .position(|st| st.pass == n)
+            .ok_or_else(|| format!("no pass named '{n}' in this pipeline")),
+    }
+}
+
+fn select_step(s: &mut State, step: usize) {
+    s.step = step;
+    let visible = s.visible_steps();
+    if let Some(pos) = visible.iter().position(|&v| v == step) {
+        let rows = views::layout::pass_rows(s);
+        if pos < s.pass_scroll {
+            s.pass_scroll = pos;
+        } else if rows > 0 && pos >= s.pass_scroll + rows {
+            s.pass_scroll = pos + 1 - rows;
+        }
+    }
+}
+
+fn move_step(s: &mut State, delta: isize) {
+    let visible = s.visible_steps();
+    if visible.is_empty() {
+        return;
+    }
+    let pos = visible.iter().position(|&v| v == s.step).unwrap_or(0) as isize;
+    let next = (pos + delta).clamp(0, visible.len() as isize - 1) as usize;
+    select_step(s, visible[next]);
+}
+
+fn move_cursor(s: &mut State, delta: isize) {
+    let len = s.panel.len();
+    if len == 0 {
+        return;
+    }
+    s.cursor = (s.cursor as isize + delta).clamp(0, len as isize - 1) as usize;
+    s.token = 0;
+}
+
+pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
+    let page = views::layout::code_rows(s).max(2) as isize - 1;
+    match action {
+        Action::Quit => s.quit = true,
+        Action::Help => s.help = !s.help,
+        Action::Focus => {
+            s.focus = match s.focus {
+                Focus::Passes => Focus::Code,
+                Focus::Code => Focus::Passes,
+            }
+        }
+        Action::Up(n) | Action::Down(n) => {
+            let d = if matches!(action, Action::Up(_)) {
+                -(n as isize)
+            } else {
+                n as isize
+            };
+            match s.focus {
+                Focus::Passes => move_step(s, d),
+                Focus::Code => move_cursor(s, d),
+            }
+        }
+        Action::PageUp | Action::PageDown => {
+            let d = if action == Action::PageUp {
+                -page
+            } else {
+                page
+            };
+            match s.focus {
+                Focus::Passes => move_step(s, d.signum() * 10),
+                Focus::Code => {
+                    move_cursor(s, d);
+                    scroll_code(s, d);
+                }
+            }
+        }
+        Action::Top | Action::Bottom => {
+            let top = action == Action::Top;
+            match s.focus {
+                Focus::Passes => move_step(s, if top { isize::MIN / 2 } else { isize::MAX / 2 }),
+                Focus::Code => move_cursor(s, if top { isize::MIN / 2 } else { isize::MAX / 2 }),
+            }
+        }
+        Action::Left => return update(s, Action::PrevToken),
+        Action::Right => return update(s, Action::NextToken),
+        Action::StepNext => move_step(s, 1),
+        Action::StepPrev => move_step(s, -1),
+        Action::Step(r) => {
+            let Some(run) = s.run().cloned() else {
+                return Vec::new();
+            };
+            match step_index(&run, &r) {
+                Ok(i) => select_step(s, i),
+                Err(e) => s.set_error(e),
+            }
+        }
+        Action::Mark => {
+            if s.base == Some(s.step) {
+                s.base = None;
+                s.set_message("diff base cleared: diffs compare with the previous step");
+            } else {
+                s.base = Some(s.step);
+                s.set_message(format!("diff base: step {}", s.step));
+            }
+        }
+        Action::Diff(None) => {
+            s.view = if s.view == ViewMode::Split {
+                ViewMode::Split
+            } else {
+                ViewMode::Diff
+            }
+        }
+        Action::Diff(Some((a, b))) => {
+            let Some(run) = s.run().cloned() else {
+                return Vec::new();
+            };
+            match (step_index(&run, &a), step_index(&run, &b)) {
+                (Ok(a), Ok(b)) => {
+                    s.base = Some(a);
+                    select_step(s, b);
+                    if !matches!(s.view, ViewMode::Diff | ViewMode::Split) {
+                        s.view = ViewMode::Diff;
+                    }
+                    first_hunk(s);
+                }
+                (Err(e), _) | (_, Err(e)) => s.set_error(e),
+            }
+        }
+        Action::View(v) => {
+            let was_diff = matches!(s.view, ViewMode::Diff | ViewMode::Split);
+            s.view = v;
+            if matches!(v, ViewMode::Diff | ViewMode::Split) && !was_diff {
+                first_hunk(s);
+            }
+            match v {
+                ViewMode::Ir => s.text = TextKind::Ir,
+                ViewMode::Spirv => s.text = TextKind::Spirv,
+                _ => {}
+            }
+        }
+        Action::ToggleText => {
+            s.text = match s.text {
+                TextKind::Ir => TextKind::Spirv,
+                TextKind::Spirv => TextKind::Ir,
+            };
+            if matches!(s.view, ViewMode::Ir | ViewMode::Spirv) {
+                s.view = if s.text == TextKind::Ir {
+                    ViewMode::Ir
+                } else {
+                    ViewMode::Spirv
+                };
+            }
+        }
+        Action::HideUnchanged(v) => {
+            s.hide_unchanged = v.unwrap_or(!s.hide_unchanged);
+            s.pass_scroll = 0;
+            let step = s.step;
+            select_step(s, step);
+        }
+        Action::IgnoreRenumbering(v) => {
+            s.ignore_renumbering = v.unwrap_or(!s.ignore_renumbering);
+            s.set_message(if s.ignore_renumbering {
+                "diffs hide lines that only renumber ids"
+            } else {
+                "diffs show every changed line"
+            });
+        }
+        Action::NextHunk | Action::PrevHunk => {
+            refresh_panel(s);
+            let next = action == Action::NextHunk;
+            let target = match &s.panel.rows {
+                Rows::Diff { hunks, .. } => {
+                    if next {
+                        hunks.iter().copied().find(|&h| h > s.cursor)
+                    } else {
+                        hunks.iter().rev().copied().find(|&h| h < s.cursor)
+                    }
+                }
+                Rows::Text { .. } => {
+                    s.set_error("no diff shown: press d to compare with the base step");
+                    return Vec::new();
+                }
+            };
+            match target {
+                Some(h) => jump_to(s, h),
+                None => s.set_message(if next {
+                    "no more changes below"
+                } else {
+                    "no more changes above"
+                }),
+            }
+        }
+        Action::Find(text) => {
+            s.search = Some(Search {
+                text,
+                whole_word: false,
+            });
+            s.focus = Focus::Code;
+            find(s, true, true);
+        }
+        Action::FindNext | Action::FindPrev => {
+            if s.search.is_none() {
+                s.set_error("no search: press / to search");
+            } else {
+                find(s, action == Action::FindNext, false);
+            }
+        }
+        Action::Func(name) => {
+            s.func = name.filter(|n| !n.is_empty());
+            refresh_panel(s);
+            if let Some(f) = &s.func {
+                if s.panel.is_empty() {
+                    let f = f.clone();
+                    s.func = None;
+                    s.set_error(format!("no function %{f} in this step"));
+                } else {
+                    s.set_message(format!("showing function %{f} only (:func to show all)"));
+                }
+            }
+            s.cursor = 0;
+            s.scroll = 0;
+        }
+        Action::FuncAtCursor => {
+            if s.func.is_some() {
+                return update(s, Action::Func(None));
+            }
+            refresh_panel(s);
+            match function_at(s) {
+                Some(name) => return update(s, Action::Func(Some(name))),
+                None => s.set_error("the cursor is not inside a function"),
+            }
+        }
+        Action::Goto(n) => {
+            refresh_panel(s);
+            let target = (0..s.panel.len()).find(|&r| s.panel.line_number(r) >= n);
+            match target {
+                Some(r) => {
+                    s.focus = Focus::Code;
+                    jump_to(s, r)
+                }
+                None => s.set_error(format!("line {n} is not shown")),
+            }
+        }
+        Action::NextToken | Action::PrevToken => {
+            let n = id_tokens(s.panel.row_text(s.cursor)).len();
+            if n > 0 {
+                s.token = if action == Action::NextToken {
+                    (s.token + 1) % n
+                } else {
+                    (s.token + n - 1) % n
+                };
+            }
+        }
+        Action::Definition => definition(s),
+        Action::Uses => {
+            let Some(tok) = selected_token(s) else {
+                s.set_error("no id on this line");
+                return Vec::new();
+            };
+            let search = Search {
+                text: tok.clone(),
+                whole_word: true,
+            };
+            let uses = (0..s.panel.len())
+                .filter(|&r| !is_definition_row(s.panel.row_text(r), &tok))
+                .map(|r| search_matches(s.panel.row_text(r), &search).len())
+                .sum::<usize>();
+            s.search = Some(search);
+            s.set_message(format!(
+                "{uses} use{} of {tok} (n/N to walk them)",
+                if uses == 1 { "" } else { "s" }
+            ));
+        }
+        Action::FirstChange => first_change(s),
+        Action::Write(path) => {
+            let Some(run) = s.run() else {
+                s.set_error("nothing loaded to write");
+                return Vec::new();
+            };
+            let module = &run.steps[s.step.min(run.steps.len() - 1)].module;
+            let bytes = crate::ir::spirv::write::write_bytes(module);
+            return vec![Effect::Write { path, bytes }];
+        }
+        Action::Reload => return (0..s.docs.len()).map(Effect::Load).collect(),
+        Action::NextInput | Action::PrevInput => {
+            let n = s.docs.len();
+            if n > 1 {
+                s.doc = if action == Action::NextInput {
+                    (s.doc + 1) % n
+                } else {
+                    (s.doc + n - 1) % n
+                };
+                let steps = s.step_count();
+                s.step = s.step.min(steps.saturating_sub(1));
+            }
+        }
+        Action::CommandLine => s.mode = Mode::Command(String::new()),
+        Action::SearchPrompt => s.mode = Mode::Search(String::new()),
+    }
+    Vec::new()
+}
+
+/// Puts the cursor on the first change of the diff shown.
+fn first_hunk(s: &mut State) {
+    refresh_panel(s);
+    if let Rows::Diff { hunks, .. } = &s.panel.rows {
+        match hunks.first().copied() {
+            Some(h) => jump_to(s, h),
+            None => s.set_message("no differences"),
+        }
+    }
+}
+
+fn jump_to(s: &mut State, row: usize) {
+    s.cursor = row;
+    s.token = 0;
+    let rows = views::layout::code_rows(s);
+    // Put the target a few lines below the top, as editors do.
+    if row < s.scroll || row >= s.scroll + rows {
+        s.scroll = row.saturating_sub(rows / 4);
+    }
+}
+
+fn find(s: &mut State, forward: bool, include_current: bool) {
+    refresh_panel(s);
+    let Some(search) = s.search.clone() else {
+        return;
+    };
+    let n = s.panel.len();
+    if n == 0 {
+        return;
+    }
+    let start = s.cursor;
+    for k in 0..n {
+        let off = if include_current { k } else { k + 1 };
+        let r = if forward {
+            (start + off) % n
+        } else {
+            (start + n * 2 - off) % n
+        };
+        if !search_matches(s.panel.row_text(r), &search).is_empty() {
+            let wrapped = if forward {
+                r < start || (r == start && !include_current)
+            } else {
+                r > start
+            };
+            jump_to(s, r);
+            if wrapped {
+                s.set_message("search wrapped");
+            } else if s
+                .message
+                .as_ref()
+                .is_some_and(|m| m.text == "search wrapped")
+            {
+                s.message = None;
+            }
+            return;
+        }
+    }
+    s.set_error(format!("not found: {}", search.text));
+}
+
+fn selected_token(s: &State) -> Option<String> {
+    let text = s.panel.row_text(s.cursor);
+    let toks = id_tokens(text);
+    toks.get(s.token.min(toks.len().saturating_sub(1)))
+        .map(|r| text[r.clone()].to_string())
+}
+
+fn is_definition_row(text: &str, tok: &str) -> bool {
+    text.trim_start()
+        .strip_prefix(tok)
+        .is_some_and(|rest| rest.trim_start().starts_with('='))
+}
+
+fn definition(s: &mut State) {
+    let Some(tok) = selected_token(s) else {
+        s.set_error("no id on this line");
+        return;
+    };
+    let find_row =
+        |s: &State| (0..s.panel.len()).find(|&r| is_definition_row(s.panel.row_text(r), &tok));
+    let row = match find_row(s) {
+        Some(r) => Some(r),
+        None if s.func.is_some() => {
+            // Defined outside the function shown (a global): show the whole module.
+            s.func = None;
+            refresh_panel(s);
+            find_row(s)
+        }
+        None => None,
+    };
+    match row {
+        Some(r) => {
+            jump_to(s, r);
+            s.set_message(format!("definition of {tok}"));
+        }
+        None => s.set_error(format!("{tok} has no definition here")),
+    }
+}
+
+/// The function whose body contains the cursor, by its printed name.
+fn function_at(s: &State) -> Option<String> {
+    for r in (0..=s.cursor.min(s.panel.len().saturating_sub(1))).rev() {
+        let t = s.panel.row_text(r).trim();
+        if t == "OpFunctionEnd" && r != s.cursor {
+            return None;
+        }
+        if let Some((name, rest)) = t.split_once(" = ") {
+            if rest.starts_with("OpFunction ") {
+                return Some(name.trim_start_matches('%').to_string());
+            }
+        }
+    }
+    None
+}
+
+fn first_change(s: &mut State) {
+    let Some(run) = s.run().cloned() else { return };
+    if s.step == 0 {
+        s.focus = Focus::Code;
+        return;
+    }
+    let (base, step, kind) = (s.step - 1, s.step, s.text);
+    let old = step_lines(s, base, kind);
+    let new = step_lines(s, step, kind);
+    let d = diff_lines(&old, &new, s.ignore_renumbering);
+    s.focus = Focus::Code;
+    if !run.steps[step].changed || d.is_empty() {
+        s.set_message(format!("{} changed nothing", run.steps[step].pass));
+        return;
+    }
+    s.view = if kind == TextKind::Ir {
+        ViewMode::Ir
+    } else {
+        ViewMode::Spirv
+    };
+    s.func = None;
+    refresh_panel(s);
+    let first_new = d
+        .lines
+        .iter()
+        .find(|l| l.change != crate::pipeline::diff::LineChange::Same)
+        .and_then(|l| {
+            l.new.or_else(|| {
+                // A pure deletion: the line after it in the new text.
+                d.lines.iter().skip_while(|x| x != &l).find_map(|x| x.new)
+            })
+        });
+    if let Some(line) = first_new {
+        jump_to(s, line.min(s.panel.len().saturating_sub(1)));
+        s.set_message(format!(
+            "first change of {}: +{} −{}",
+            run.steps[step].pass, d.added, d.removed
+        ));
+    }
+}
+
+/// The lines of a step's text, split once and cached.
+pub fn step_lines(s: &mut State, step: usize, kind: TextKind) -> Arc<Vec<String>> {
+    step_text(s, step, kind).1
+}
+
+fn step_text(s: &mut State, step: usize, kind: TextKind) -> (u64, Arc<Vec<String>>) {
+    let Some(doc) = s.current() else {
+        return (0, Arc::new(Vec::new()));
+    };
+    let key = (s.doc, doc.generation, step, kind);
+    if let Some(t) = s.texts.get(&key) {
+        return t.clone();
+    }
+    let Some(run) = doc.run.as_ref() else {
+        return (0, Arc::new(Vec::new()));
+    };
+    let Some(st) = run.steps.get(step) else {
+        return (0, Arc::new(Vec::new()));
+    };
+    let text = match kind {
+        TextKind::Ir => st.ir_text(),
+        TextKind::Spirv => st.spirv_text(),
+    };
+    let lines: Arc<Vec<String>> = Arc::new(text.lines().map(str::to_string).collect());
+    let id = s.next_text_id;
+    s.next_text_id += 1;
+    // Bound the cache: texts of other documents and old generations go first.
+    if s.texts.len() > 64 {
+        s.texts.clear();
+        s.styles.clear();
+    }
+    s.texts.insert(key, (id, lines.clone()));
+    (id, lines)
+}
+
+/// Lines of the function `name` (from its `OpFunction` through `OpFunctionEnd`).
+pub fn function_range(lines: &[String], name: &str) -> Option<std::ops::Range<usize>> {
+    let header = format!("%{name} = OpFunction ");
+    let start = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with(&header))?;
+    let end = lines[start..]
+        .iter()
+        .position(|l| l.trim() == "OpFunctionEnd")
+        .map_or(lines.len(), |e| start + e + 1);
+    // Include the `; function` comment and leading debug lines just above the header.
+    let mut s = start;
+    while s > 0 && {
+        let prev = lines[s - 1].trim_start();
+        prev.starts_with("; function") || prev.starts_with("OpLine") || prev.starts_with("OpNoLine")
+    } {
+        s -= 1;
+    }
+    Some(s..end)
+}
+
+/// Pairs the removed and added lines of each hunk into rows of a side-by-side diff: a row
+/// with both sides is a changed line (marked `Removed` with both indices).
+fn side_by_side(rows: &[DiffLine]) -> (Vec<DiffLine>, Vec<usize>) {
+    use crate::pipeline::diff::LineChange;
+    let mut out = Vec::with_capacity(rows.len());
+    let mut hunks = Vec::new();
+    let mut i = 0;
+    while i < rows.len() {
+        if rows[i].change == LineChange::Same {
+            out.push(rows[i]);
+            i += 1;
+            continue;
+        }
+        let mut removed = Vec::new();
+        let mut added = Vec::new();
+        while i < rows.len() && rows[i].change != LineChange::Same {
+            match rows[i].change {
+                LineChange::Removed => removed.push(rows[i].old),
+                _ => added.push(rows[i].new),
+            }
+            i += 1;
+        }
+        hunks.push(out.len());
+        for k in 0..removed.len().max(added.len()) {
+            let old = removed.get(k).copied().flatten();
+            let new = added.get(k).copied().flatten();
+            let change = if old.is_some() {
+                LineChange::Removed
+            } else {
+                LineChange::Added
+            };
+            out.push(DiffLine { change, old, new });
+        }
+    }
+    (out, hunks)
+}
+
+/// Rebuilds the code pane's rows when what they show has changed, keeping the cursor on the
+/// same line of text where that line still exists.
+pub fn refresh_panel(s: &mut State) {
+    let steps = s.step_count();
+    if steps == 0 {
+        s.panel = Default::default();
+        return;
+    }
+    s.step = s.step.min(steps - 1);
+    if s.base.is_some_and(|b| b >= steps) {
+        s.base = None;
+    }
+    let key = PanelKey {
+        doc: s.doc,
+        generation: s.current().map_or(0, |d| d.generation),
+        view: s.view,
+        text: s.text,
+        step: s.step,
+        base: s.base_step(),
+        func: s.func.clone(),
+        ignore_renumbering: s.ignore_renumbering,
+    };
+    if s.panel.key.as_ref() == Some(&key) {
+        return;
+    }
+    // Anchor: the text under the cursor and where it sat on screen.
+    let anchor = (!s.panel.is_empty()).then(|| {
+        (
+            s.panel.row_text(s.cursor).to_string(),
+            s.cursor,
+            s.cursor.saturating_sub(s.scroll),
+        )
+    });
+    let (id, lines) = step_text(s, s.step, s.text);
+    let range_of = |lines: &[String], func: &Option<String>| match func {
+        Some(f) => function_range(lines, f).unwrap_or(0..0),
+        None => 0..lines.len(),
+    };
+    let rows = match s.view {
+        ViewMode::Ir | ViewMode::Spirv => Rows::Text {
+            id,
+            range: range_of(&lines, &s.func),
+            lines,
+        },
+        ViewMode::Diff | ViewMode::Split => {
+            let (old_id, old) = step_text(s, s.base_step(), s.text);
+            let ro = range_of(&old, &s.func);
+            let rn = range_of(&lines, &s.func);
+            let d = diff_lines(&old[ro.clone()], &lines[rn.clone()], s.ignore_renumbering);
+            let shift = |l: DiffLine| DiffLine {
+                change: l.change,
+                old: l.old.map(|o| o + ro.start),
+                new: l.new.map(|n| n + rn.start),
+            };
+            let mut rows: Vec<DiffLine> = d.lines.into_iter().map(shift).collect();
+            let mut hunks = d.hunks;
+            if s.view == ViewMode::Split {
+                (rows, hunks) = side_by_side(&rows);
+            }
+            Rows::Diff {
+                old_id,
+                old,
+                new_id: id,
+                new: lines,
+                rows,
+                hunks,
+                added: d.added,
+                removed: d.removed,
+            }
+        }
+    };
+    s.panel.key = Some(key);
+    s.panel.rows = rows;
+    let len = s.panel.len();
+    match anchor {
+        Some((text, old_row, screen_off)) if len > 0 => {
+            // The nearest row with the same text, else the same row number.
+            let best = (0..len)
+                .filter(|&r| s.panel.row_text(r) == text)
+                .min_by_key(|&r| r.abs_diff(old_row))
+                .unwrap_or(old_row.min(len - 1));
+            s.cursor = best;
+            s.scroll = best.saturating_sub(screen_off);
+        }
+        _ => {
+            s.cursor = s.cursor.min(len.saturating_sub(1));
+            s.scroll = s.scroll.min(s.cursor);
+        }
+    }
+}
+
+/// Brings everything derived up to date before a draw: the panel, scroll limits, and the
+/// highlighting of the rows that will be visible.
+pub fn prepare(s: &mut State) {
+    refresh_panel(s);
+    let rows = views::layout::code_rows(s);
+    let len = s.panel.len();
+    s.cursor = s.cursor.min(len.saturating_sub(1));
+    if s.cursor < s.scroll {
+        s.scroll = s.cursor;
+    } else if rows > 0 && s.cursor >= s.scroll + rows {
+        s.scroll = s.cursor + 1 - rows;
+    }
+    s.scroll = s.scroll.min(len.saturating_sub(rows.min(len)));
+    let visible = s.visible_steps();
+    let prow = views::layout::pass_rows(s);
+    if let Some(pos) = visible.iter().position(|&v| v == s.step) {
+        if pos < s.pass_scroll {
+            s.pass_scroll = pos;
+        } else if prow > 0 && pos >= s.pass_scroll + prow {
+            s.pass_scroll = pos + 1 - prow;
+        }
+    }
+    if !s.color {
+        return;
+    }
+    let kind = s.text;
+    let end = (s.scroll + rows).min(len);
+    let mut wanted: Vec<(u64, usize, String)> = Vec::new();
+    for r in s.scroll..end {
+        match &s.panel.rows {
+            Rows::Text { id, range, lines } => {
+                let i = range.start + r;
+                if !s.styles.contains_key(&(*id, i)) {
+                    wanted.push((*id, i, lines[i].clone()));
+                }
+            }
+            Rows::Diff {
+                old_id,
+                old,
+                new_id,
+                new,
+                rows,
+                ..
+            } => {
+                let l = rows[r];
+                if let Some(o) = l.old {
+                    if !s.styles.contains_key(&(*old_id, o)) {
+                        wanted.push((*old_id, o, old[o].clone()));
+                    }
+                }
+                if let Some(n) = l.new {
+                    if !s.styles.contains_key(&(*new_id, n)) {
+                        wanted.push((*new_id, n, new[n].clone()));
+                    }
+                }
+            }
+        }
+    }
+    if s.styles.len() + wanted.len() > 50_000 {
+        s.styles.clear();
+    }
+    for (id, i, text) in wanted {
+        s.styles
+            .insert((id, i), Arc::new(views::highlight::highlight(&text, kind)));
+    }
+}

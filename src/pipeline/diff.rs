@@ -1,0 +1,416 @@
+//! Line diffs between step texts, with word-level detail for changed lines.
+//!
+//! Patience diff (lines unique on both sides anchor the alignment) with Myers' O(ND) algorithm
+//! for the gaps between anchors, so a large module whose every line moved still diffs in
+//! near-linear time. With `ignore_renumbering`, numeric ids (`%123`) compare equal to any
+//! other numeric id, so lines that differ only by renumbering are not shown as changes.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineChange {
+    Same,
+    Removed,
+    Added,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DiffLine {
+    pub change: LineChange,
+    /// Line index in the old text (for `Same` and `Removed`).
+    pub old: Option<usize>,
+    /// Line index in the new text (for `Same` and `Added`).
+    pub new: Option<usize>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Diff {
+    pub lines: Vec<DiffLine>,
+    /// Index into `lines` where each hunk (run of changes) starts.
+    pub hunks: Vec<usize>,
+    pub added: usize,
+    pub removed: usize,
+}
+
+impl Diff {
+    pub fn is_empty(&self) -> bool {
+        self.added == 0 && self.removed == 0
+    }
+}
+
+/// The key a line compares by.
+fn line_key(line: &str, ignore_renumbering: bool) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    // Alignment padding is not content: compare tokens.
+    if ignore_renumbering {
+        for tok in line.split_whitespace() {
+            if tok.starts_with('%') && tok[1..].bytes().all(|b| b.is_ascii_digit()) && tok.len() > 1
+            {
+                "%#".hash(&mut h);
+            } else {
+                tok.hash(&mut h);
+            }
+        }
+    } else {
+        for tok in line.split_whitespace() {
+            tok.hash(&mut h);
+        }
+    }
+    h.finish()
+}
+
+pub fn diff_lines<S: AsRef<str>>(old: &[S], new: &[S], ignore_renumbering: bool) -> Diff {
+    let a: Vec<u64> = old
+        .iter()
+        .map(|l| line_key(l.as_ref(), ignore_renumbering))
+        .collect();
+    let b: Vec<u64> = new
+        .iter()
+        .map(|l| line_key(l.as_ref(), ignore_renumbering))
+        .collect();
+    let mut ops = Vec::with_capacity(a.len().max(b.len()));
+    diff_range(&a, &b, 0, 0, &mut ops);
+    let mut d = Diff {
+        lines: ops,
+        ..Diff::default()
+    };
+    let mut in_hunk = false;
+    for (i, l) in d.lines.iter().enumerate() {
+        match l.change {
+            LineChange::Same => in_hunk = false,
+            c => {
+                if c == LineChange::Added {
+                    d.added += 1;
+                } else {
+                    d.removed += 1;
+                }
+                if !in_hunk {
+                    d.hunks.push(i);
+                    in_hunk = true;
+                }
+            }
+        }
+    }
+    d
+}
+
+fn same(out: &mut Vec<DiffLine>, i: usize, j: usize) {
+    out.push(DiffLine {
+        change: LineChange::Same,
+        old: Some(i),
+        new: Some(j),
+    });
+}
+
+fn diff_range(a: &[u64], b: &[u64], oa: usize, ob: usize, out: &mut Vec<DiffLine>) {
+    // Common prefix and suffix.
+    let pre = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let suf = a[pre..]
+        .iter()
+        .rev()
+        .zip(b[pre..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    for k in 0..pre {
+        same(out, oa + k, ob + k);
+    }
+    let (ma, mb) = (&a[pre..a.len() - suf], &b[pre..b.len() - suf]);
+    let (moa, mob) = (oa + pre, ob + pre);
+    if ma.is_empty() || mb.is_empty() {
+        for k in 0..ma.len() {
+            out.push(DiffLine {
+                change: LineChange::Removed,
+                old: Some(moa + k),
+                new: None,
+            });
+        }
+        for k in 0..mb.len() {
+            out.push(DiffLine {
+                change: LineChange::Added,
+                old: None,
+                new: Some(mob + k),
+            });
+        }
+    } else {
+        let anchors = patience_anchors(ma, mb);
+        if anchors.is_empty() {
+            myers(ma, mb, moa, mob, out);
+        } else {
+            let (mut pi, mut pj) = (0, 0);
+            for (i, j) in anchors {
+                diff_range(&ma[pi..i], &mb[pj..j], moa + pi, mob + pj, out);
+                same(out, moa + i, mob + j);
+                pi = i + 1;
+                pj = j + 1;
+            }
+            diff_range(&ma[pi..], &mb[pj..], moa + pi, mob + pj, out);
+        }
+    }
+    for k in 0..suf {
+        same(out, oa + a.len() - suf + k, ob + b.len() - suf + k);
+    }
+}
+
+/// Lines that occur exactly once on each side, in the longest increasing order on both.
+fn patience_anchors(a: &[u64], b: &[u64]) -> Vec<(usize, usize)> {
+    let mut count: HashMap<u64, (u32, u32, usize, usize)> = HashMap::new();
+    for (i, k) in a.iter().enumerate() {
+        let e = count.entry(*k).or_insert((0, 0, 0, 0));
+        e.0 += 1;
+        e.2 = i;
+    }
+    for (j, k) in b.iter().enumerate() {
+        if let Some(e) = count.get_mut(k) {
+            e.1 += 1;
+            e.3 = j;
+        }
+    }
+    let mut pairs: Vec<(usize, usize)> = count
+        .values()
+        .filter(|e| e.0 == 1 && e.1 == 1)
+        .map(|e| (e.2, e.3))
+        .collect();
+    pairs.sort_unstable();
+    // Longest increasing subsequence on the `b` index (patience sorting).
+    let mut tails: Vec<usize> = Vec::new(); // index into pairs
+    let mut prev: Vec<Option<usize>> = vec![None; pairs.len()];
+    for (k, &(_, j)) in pairs.iter().enumerate() {
+        let pos = tails.partition_point(|&t| pairs[t].1 < j);
+        if pos > 0 {
+            prev[k] = Some(tails[pos - 1]);
+        }
+        if pos == tails.len() {
+            tails.push(k);
+        } else {
+            tails[pos] = k;
+        }
+    }
+    let mut out = Vec::with_capacity(tails.len());
+    let mut cur = tails.last().copied();
+    while let Some(k) = cur {
+        out.push(pairs[k]);
+        cur = prev[k];
+    }
+    out.reverse();
+    out
+}
+
+/// Myers' greedy diff; beyond `MAX_D` edits the rest is reported as replaced, which keeps
+/// pathological inputs (no anchors, everything different) linear.
+fn myers(a: &[u64], b: &[u64], oa: usize, ob: usize, out: &mut Vec<DiffLine>) {
+    const MAX_D: usize = 2000;
+    let (n, m) = (a.len() as isize, b.len() as isize);
+    let max = (n + m) as usize;
+    let limit = max.min(MAX_D);
+    let offset = limit as isize + 1;
+    let mut v = vec![0isize; 2 * limit + 3];
+    let mut trace: Vec<Vec<isize>> = Vec::new();
+    let mut found = None;
+    'outer: for d in 0..=limit as isize {
+        trace.push(v.clone());
+        let mut k = -d;
+        while k <= d {
+            let idx = (k + offset) as usize;
+            let mut x = if k == -d || (k != d && v[idx - 1] < v[idx + 1]) {
+                v[idx + 1]
+            } else {
+                v[idx - 1] + 1
+            };
+            let mut y = x - k;
+            while x < n && y < m && a[x as usize] == b[y as usize] {
+                x += 1;
+                y += 1;
+            }
+            v[idx] = x;
+            if x >= n && y >= m {
+                found = Some(d);
+                break 'outer;
+            }
+            k += 2;
+        }
+    }
+    let Some(dmax) = found else {
+        for k in 0..a.len() {
+            out.push(DiffLine {
+                change: LineChange::Removed,
+                old: Some(oa + k),
+                new: None,
+            });
+        }
+        for k in 0..b.len() {
+            out.push(DiffLine {
+                change: LineChange::Added,
+                old: None,
+                new: Some(ob + k),
+            });
+        }
+        return;
+    };
+    // Backtrack.
+    let mut rev = Vec::new();
+    let (mut x, mut y) = (n, m);
+    for d in (1..=dmax).rev() {
+        let v = &trace[d as usize];
+        let k = x - y;
+        let idx = (k + offset) as usize;
+        let prev_k = if k == -d || (k != d && v[idx - 1] < v[idx + 1]) {
+            k + 1
+        } else {
+            k - 1
+        };
+        let prev_x = v[(prev_k + offset) as usize];
+        let prev_y = prev_x - prev_k;
+        while x > prev_x && y > prev_y {
+            x -= 1;
+            y -= 1;
+            rev.push(DiffLine {
+                change: LineChange::Same,
+                old: Some(oa + x as usize),
+                new: Some(ob + y as usize),
+            });
+        }
+        if x == prev_x {
+            y -= 1;
+            rev.push(DiffLine {
+                change: LineChange::Added,
+                old: None,
+                new: Some(ob + y as usize),
+            });
+        } else {
+            x -= 1;
+            rev.push(DiffLine {
+                change: LineChange::Removed,
+                old: Some(oa + x as usize),
+                new: None,
+            });
+        }
+    }
+    while x > 0 && y > 0 {
+        x -= 1;
+        y -= 1;
+        rev.push(DiffLine {
+            change: LineChange::Same,
+            old: Some(oa + x as usize),
+            new: Some(ob + y as usize),
+        });
+    }
+    rev.reverse();
+    out.extend(rev);
+}
+
+/// Byte ranges of the tokens that differ between two versions of a line (word-level diff).
+pub fn word_changes(
+    old: &str,
+    new: &str,
+) -> (Vec<std::ops::Range<usize>>, Vec<std::ops::Range<usize>>) {
+    fn tokens(s: &str) -> Vec<(std::ops::Range<usize>, u64)> {
+        let mut out = Vec::new();
+        let mut start = None;
+        for (i, c) in s.char_indices() {
+            match (c.is_whitespace(), start) {
+                (false, None) => start = Some(i),
+                (true, Some(st)) => {
+                    out.push(st..i);
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        if let Some(st) = start {
+            out.push(st..s.len());
+        }
+        out.into_iter()
+            .map(|r| {
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                s[r.clone()].hash(&mut h);
+                (r, h.finish())
+            })
+            .collect()
+    }
+    let (ta, tb) = (tokens(old), tokens(new));
+    let ka: Vec<u64> = ta.iter().map(|t| t.1).collect();
+    let kb: Vec<u64> = tb.iter().map(|t| t.1).collect();
+    let mut ops = Vec::new();
+    diff_range(&ka, &kb, 0, 0, &mut ops);
+    let mut ra = Vec::new();
+    let mut rb = Vec::new();
+    for op in ops {
+        match op.change {
+            LineChange::Removed => ra.push(ta[op.old.unwrap()].0.clone()),
+            LineChange::Added => rb.push(tb[op.new.unwrap()].0.clone()),
+            LineChange::Same => {}
+        }
+    }
+    (ra, rb)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn render(old: &[&str], new: &[&str], d: &Diff) -> Vec<String> {
+        d.lines
+            .iter()
+            .map(|l| match l.change {
+                LineChange::Same => format!(" {}", old[l.old.unwrap()]),
+                LineChange::Removed => format!("-{}", old[l.old.unwrap()]),
+                LineChange::Added => format!("+{}", new[l.new.unwrap()]),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn simple_change() {
+        let old = ["a", "b", "c", "d"];
+        let new = ["a", "x", "c", "d", "e"];
+        let d = diff_lines(&old, &new, false);
+        assert_eq!(
+            render(&old, &new, &d),
+            vec![" a", "-b", "+x", " c", " d", "+e"]
+        );
+        assert_eq!(d.hunks, vec![1, 5]);
+        assert_eq!((d.added, d.removed), (2, 1));
+    }
+
+    #[test]
+    fn renumbering_is_ignored_on_request() {
+        let old = ["%5 = OpFAdd %float %3 %4", "OpReturn"];
+        let new = ["%7 = OpFAdd %float %1 %2", "OpReturn"];
+        assert_eq!(diff_lines(&old, &new, false).added, 1);
+        assert!(diff_lines(&old, &new, true).is_empty());
+        // A named id is not a renumbering.
+        let new2 = ["%x = OpFAdd %float %1 %2", "OpReturn"];
+        assert_eq!(diff_lines(&old, &new2, true).added, 1);
+    }
+
+    #[test]
+    fn every_line_maps_to_a_side() {
+        let old: Vec<String> = (0..300).map(|i| format!("line {}", i % 17)).collect();
+        let new: Vec<String> = (0..280).map(|i| format!("line {}", (i * 7) % 19)).collect();
+        let d = diff_lines(&old, &new, false);
+        let olds: Vec<usize> = d.lines.iter().filter_map(|l| l.old).collect();
+        let news: Vec<usize> = d.lines.iter().filter_map(|l| l.new).collect();
+        assert_eq!(olds, (0..300).collect::<Vec<_>>());
+        assert_eq!(news, (0..280).collect::<Vec<_>>());
+        for l in &d.lines {
+            if l.change == LineChange::Same {
+                assert_eq!(old[l.old.unwrap()], new[l.new.unwrap()]);
+            }
+        }
+    }
+
+    #[test]
+    fn word_level_changes() {
+        let (a, b) = word_changes("%x = OpFAdd %float %a %b", "%x = OpFMul %float %a %c");
+        let old = "%x = OpFAdd %float %a %b";
+        let new = "%x = OpFMul %float %a %c";
+        let pick = |s: &str, r: &[std::ops::Range<usize>]| {
+            r.iter()
+                .map(|r| s[r.clone()].to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(pick(old, &a), vec!["OpFAdd", "%b"]);
+        assert_eq!(pick(new, &b), vec!["OpFMul", "%c"]);
+    }
+}

@@ -1,0 +1,306 @@
+//! The code pane: a step's text with line numbers and highlighting, or a diff between two
+//! steps (unified or side by side, changed words marked). Only visible rows are built.
+
+use std::ops::Range;
+
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph};
+use ratatui::Frame;
+
+use super::theme::Theme;
+use crate::app::action::ViewMode;
+use crate::app::state::{id_tokens, search_matches, Focus, Rows, State, TextKind};
+use crate::pipeline::diff::{word_changes, DiffLine, LineChange};
+
+/// Splits `text` into spans where any style changes: base highlighting, then overlays on top.
+fn styled(
+    text: &str,
+    base: &[(Style, Range<usize>)],
+    overlays: &[(Style, Range<usize>)],
+    default: Style,
+    max_width: usize,
+) -> Vec<Span<'static>> {
+    let mut cuts: Vec<usize> = vec![0, text.len()];
+    for (_, r) in base.iter().chain(overlays) {
+        cuts.push(r.start.min(text.len()));
+        cuts.push(r.end.min(text.len()));
+    }
+    cuts.sort_unstable();
+    cuts.dedup();
+    let mut spans = Vec::new();
+    let mut width = 0;
+    for w in cuts.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        if a >= b || !text.is_char_boundary(a) || !text.is_char_boundary(b) {
+            continue;
+        }
+        let mut style = default;
+        for (s, r) in base.iter().chain(overlays) {
+            if r.start <= a && b <= r.end {
+                style = style.patch(*s);
+            }
+        }
+        let piece: String = text[a..b]
+            .chars()
+            .take(max_width.saturating_sub(width))
+            .collect();
+        width += piece.chars().count();
+        spans.push(Span::styled(piece, style));
+        if width >= max_width {
+            break;
+        }
+    }
+    spans
+}
+
+fn line_styles(s: &State, id: u64, line: usize) -> Vec<(Style, Range<usize>)> {
+    s.styles
+        .get(&(id, line))
+        .map(|v| v.as_ref().clone())
+        .unwrap_or_default()
+}
+
+fn overlays(s: &State, t: &Theme, text: &str, is_cursor: bool) -> Vec<(Style, Range<usize>)> {
+    let mut out = Vec::new();
+    if let Some(search) = &s.search {
+        out.extend(
+            search_matches(text, search)
+                .into_iter()
+                .map(|r| (t.search, r)),
+        );
+    }
+    if is_cursor && s.focus == Focus::Code {
+        let toks = id_tokens(text);
+        if let Some(r) = toks.get(s.token.min(toks.len().saturating_sub(1))) {
+            out.push((t.token, r.clone()));
+        }
+    }
+    out
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
+    let focused = s.focus == Focus::Code;
+    let kind = if s.text == TextKind::Ir {
+        "IR"
+    } else {
+        "SPIR-V"
+    };
+    let step_name = |i: usize| {
+        s.run()
+            .and_then(|r| r.steps.get(i))
+            .map_or("", |st| st.pass)
+    };
+    let title = match &s.panel.rows {
+        Rows::Text { .. } => format!(" {kind} after {} {} ", s.step, step_name(s.step)),
+        Rows::Diff { added, removed, .. } => format!(
+            " {kind} diff {} {} → {} {}  +{added} −{removed} ",
+            s.base_step(),
+            step_name(s.base_step()),
+            s.step,
+            step_name(s.step)
+        ),
+    };
+    let block = Block::bordered()
+        .border_style(if focused { t.border_focus } else { t.border })
+        .title(Span::styled(title, t.title));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if s.run().is_none() {
+        return;
+    }
+    let rows = inner.height as usize;
+    match &s.panel.rows {
+        Rows::Text { id, lines, range } => {
+            let digits = range.end.max(1).to_string().len().max(3);
+            let text_w = (inner.width as usize).saturating_sub(digits + 1);
+            let mut out = Vec::with_capacity(rows);
+            for r in s.scroll..(s.scroll + rows).min(range.len()) {
+                let i = range.start + r;
+                let text = &lines[i];
+                let is_cursor = r == s.cursor;
+                let mut spans = vec![Span::styled(format!("{:>digits$} ", i + 1), t.gutter)];
+                spans.extend(styled(
+                    text,
+                    &line_styles(s, *id, i),
+                    &overlays(s, t, text, is_cursor),
+                    t.text,
+                    text_w,
+                ));
+                let mut line = Line::from(spans);
+                if is_cursor {
+                    line = line.style(t.cursor_line);
+                }
+                out.push(line);
+            }
+            frame.render_widget(Paragraph::new(out), inner);
+        }
+        Rows::Diff {
+            old_id,
+            old,
+            new_id,
+            new,
+            rows: diff_rows,
+            ..
+        } => {
+            let split = s.view == ViewMode::Split;
+            let digits = old.len().max(new.len()).max(1).to_string().len().max(3);
+            let visible = s.scroll..(s.scroll + rows).min(diff_rows.len());
+            if split {
+                let [left, right] =
+                    Layout::horizontal([Constraint::Fill(1), Constraint::Fill(1)]).areas(inner);
+                let w = (left.width as usize).saturating_sub(digits + 2);
+                let mut lo = Vec::new();
+                let mut ro = Vec::new();
+                for r in visible {
+                    let d = diff_rows[r];
+                    let is_cursor = r == s.cursor;
+                    let (wo, wn) = match (d.old, d.new) {
+                        (Some(o), Some(n)) if d.change != LineChange::Same => {
+                            word_changes(&old[o], &new[n])
+                        }
+                        _ => (Vec::new(), Vec::new()),
+                    };
+                    let side = |idx: Option<usize>,
+                                id: u64,
+                                lines: &Vec<String>,
+                                words: Vec<Range<usize>>,
+                                changed_style: Style,
+                                word_style: Style,
+                                mark: &str| {
+                        match idx {
+                            Some(i) => {
+                                let text = &lines[i];
+                                let changed = d.change != LineChange::Same;
+                                let mut ov: Vec<(Style, Range<usize>)> =
+                                    words.into_iter().map(|r| (word_style, r)).collect();
+                                ov.extend(overlays(s, t, text, is_cursor));
+                                let mut spans = vec![Span::styled(
+                                    format!(
+                                        "{:>digits$}{}",
+                                        i + 1,
+                                        if changed { mark } else { " " }
+                                    ),
+                                    t.gutter,
+                                )];
+                                spans.extend(styled(text, &line_styles(s, id, i), &ov, t.text, w));
+                                let mut line = Line::from(spans);
+                                if changed {
+                                    line = line.style(changed_style);
+                                }
+                                if is_cursor {
+                                    line = line.patch_style(t.cursor_line);
+                                }
+                                line
+                            }
+                            None => Line::raw(""),
+                        }
+                    };
+                    lo.push(side(
+                        d.old,
+                        *old_id,
+                        old,
+                        wo,
+                        t.removed,
+                        t.removed_word,
+                        "-",
+                    ));
+                    ro.push(side(d.new, *new_id, new, wn, t.added, t.added_word, "+"));
+                }
+                frame.render_widget(Paragraph::new(lo), left);
+                frame.render_widget(Paragraph::new(ro), right);
+            } else {
+                let w = (inner.width as usize).saturating_sub(2 * digits + 3);
+                let mut out = Vec::new();
+                for r in visible {
+                    let d = diff_rows[r];
+                    let is_cursor = r == s.cursor;
+                    let partner = pair_of(diff_rows, r);
+                    let (text, id, idx, mark, style, word_style) = match d.change {
+                        LineChange::Same => (
+                            &new[d.new.unwrap()],
+                            *new_id,
+                            d.new.unwrap(),
+                            ' ',
+                            Style::new(),
+                            Style::new(),
+                        ),
+                        LineChange::Removed => (
+                            &old[d.old.unwrap()],
+                            *old_id,
+                            d.old.unwrap(),
+                            '-',
+                            t.removed,
+                            t.removed_word,
+                        ),
+                        LineChange::Added => (
+                            &new[d.new.unwrap()],
+                            *new_id,
+                            d.new.unwrap(),
+                            '+',
+                            t.added,
+                            t.added_word,
+                        ),
+                    };
+                    let words = match (d.change, partner) {
+                        (LineChange::Removed, Some(p)) => {
+                            word_changes(text, &new[diff_rows[p].new.unwrap()]).0
+                        }
+                        (LineChange::Added, Some(p)) => {
+                            word_changes(&old[diff_rows[p].old.unwrap()], text).1
+                        }
+                        _ => Vec::new(),
+                    };
+                    let mut ov: Vec<(Style, Range<usize>)> =
+                        words.into_iter().map(|r| (word_style, r)).collect();
+                    ov.extend(overlays(s, t, text, is_cursor));
+                    let num = |n: Option<usize>| {
+                        n.map_or(" ".repeat(digits), |n| format!("{:>digits$}", n + 1))
+                    };
+                    let mut spans = vec![Span::styled(
+                        format!("{} {} {mark}", num(d.old), num(d.new)),
+                        t.gutter,
+                    )];
+                    spans.extend(styled(text, &line_styles(s, id, idx), &ov, t.text, w));
+                    let mut line = Line::from(spans).style(style);
+                    if is_cursor {
+                        line = line.patch_style(t.cursor_line);
+                    }
+                    out.push(line);
+                }
+                frame.render_widget(Paragraph::new(out), inner);
+            }
+        }
+    }
+}
+
+/// In a hunk, the k-th removed line pairs with the k-th added line (for word highlights).
+fn pair_of(rows: &[DiffLine], r: usize) -> Option<usize> {
+    let is_change = |i: usize| rows[i].change != LineChange::Same;
+    let mut start = r;
+    while start > 0 && is_change(start - 1) {
+        start -= 1;
+    }
+    let mut end = r;
+    while end + 1 < rows.len() && is_change(end + 1) {
+        end += 1;
+    }
+    let removed: Vec<usize> = (start..=end)
+        .filter(|&i| rows[i].change == LineChange::Removed)
+        .collect();
+    let added: Vec<usize> = (start..=end)
+        .filter(|&i| rows[i].change == LineChange::Added)
+        .collect();
+    match rows[r].change {
+        LineChange::Removed => removed
+            .iter()
+            .position(|&i| i == r)
+            .and_then(|k| added.get(k).copied()),
+        LineChange::Added => added
+            .iter()
+            .position(|&i| i == r)
+            .and_then(|k| removed.get(k).copied()),
+        LineChange::Same => None,
+    }
+}

@@ -1,0 +1,122 @@
+//! Syntax highlighting with syntect, using our own grammars and theme from `assets/`. The
+//! grammars are line-oriented, so any line is highlighted from a fresh state: callers
+//! highlight only the rows on screen and cache the result.
+
+use std::ops::Range;
+use std::sync::OnceLock;
+
+use ratatui::style::{Color, Modifier, Style};
+use syntect::easy::HighlightLines;
+use syntect::highlighting::{FontStyle, Theme, ThemeSet};
+use syntect::parsing::{SyntaxDefinition, SyntaxSet, SyntaxSetBuilder};
+
+use crate::app::state::TextKind;
+
+struct Assets {
+    syntaxes: SyntaxSet,
+    theme: Theme,
+}
+
+fn assets() -> &'static Assets {
+    static A: OnceLock<Assets> = OnceLock::new();
+    A.get_or_init(|| {
+        let mut b = SyntaxSetBuilder::new();
+        for src in [
+            include_str!("../../assets/syntax/spirv.sublime-syntax"),
+            include_str!("../../assets/syntax/shaderstep-ir.sublime-syntax"),
+        ] {
+            b.add(
+                SyntaxDefinition::load_from_str(src, true, None).expect("bundled syntax is valid"),
+            );
+        }
+        let theme = ThemeSet::load_from_reader(&mut std::io::Cursor::new(
+            &include_bytes!("../../assets/themes/shaderstep.tmTheme")[..],
+        ))
+        .expect("bundled theme is valid");
+        Assets {
+            syntaxes: b.build(),
+            theme,
+        }
+    })
+}
+
+/// Lines longer than this are shown plain: highlighting them would cost more than it helps.
+const MAX_LINE: usize = 2000;
+
+pub fn highlight(line: &str, kind: TextKind) -> Vec<(Style, Range<usize>)> {
+    if line.len() > MAX_LINE {
+        return vec![(Style::new(), 0..line.len())];
+    }
+    let a = assets();
+    let scope = match kind {
+        TextKind::Ir => "source.shaderstep-ir",
+        TextKind::Spirv => "source.spirv",
+    };
+    let syntax = a
+        .syntaxes
+        .find_syntax_by_scope(syntect::parsing::Scope::new(scope).expect("valid scope"))
+        .expect("bundled syntax");
+    let mut h = HighlightLines::new(syntax, &a.theme);
+    let Ok(parts) = h.highlight_line(line, &a.syntaxes) else {
+        return vec![(Style::new(), 0..line.len())];
+    };
+    let mut out = Vec::with_capacity(parts.len());
+    let mut pos = 0;
+    for (style, text) in parts {
+        let mut s = Style::new().fg(Color::Rgb(
+            style.foreground.r,
+            style.foreground.g,
+            style.foreground.b,
+        ));
+        if style.font_style.contains(FontStyle::BOLD) {
+            s = s.add_modifier(Modifier::BOLD);
+        }
+        if style.font_style.contains(FontStyle::ITALIC) {
+            s = s.add_modifier(Modifier::ITALIC);
+        }
+        out.push((s, pos..pos + text.len()));
+        pos += text.len();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn color_of(line: &str, word: &str, kind: TextKind) -> Option<Color> {
+        let start = line.find(word).unwrap();
+        highlight(line, kind)
+            .into_iter()
+            .find(|(_, r)| r.contains(&start))
+            .and_then(|(s, _)| s.fg)
+    }
+
+    #[test]
+    fn distinct_scopes_get_distinct_colours() {
+        let line = r#"%main_1 = OpLoad %v4float %12 Aligned 4 ; "s""#;
+        let k = TextKind::Spirv;
+        let names = color_of(line, "%main_1", k);
+        let opcode = color_of(line, "OpLoad", k);
+        let ty = color_of(line, "%v4float", k);
+        let num_id = color_of(line, "%12", k);
+        let lit = color_of(line, "4 ", k);
+        let comment = color_of(line, "; ", k);
+        let all = [names, opcode, ty, num_id, lit, comment];
+        for (i, a) in all.iter().enumerate() {
+            assert!(a.is_some());
+            for b in &all[i + 1..] {
+                assert_ne!(a, b, "two scopes share a colour in {all:?}");
+            }
+        }
+        let s = r#"OpName %x "a \"q\" b""#;
+        assert_ne!(color_of(s, "\"a", k), color_of(s, "OpName", k));
+    }
+
+    #[test]
+    fn ir_annotations_are_comments() {
+        let line = "%5 = OpLabel                            ; preds %3 %4";
+        let c = color_of(line, "; preds", TextKind::Ir);
+        assert_ne!(c, color_of(line, "OpLabel", TextKind::Ir));
+    }
+}

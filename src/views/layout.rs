@@ -1,0 +1,39 @@
+//! Where each pane goes, as a pure function of the terminal size (the event loop also uses it
+//! to map mouse positions to panes).
+
+use ratatui::layout::{Constraint, Layout, Rect};
+
+use crate::app::state::State;
+
+pub struct Areas {
+    pub passes: Rect,
+    pub code: Rect,
+    pub status: Rect,
+}
+
+pub fn areas(s: &State) -> Areas {
+    let area = Rect::new(0, 0, s.size.0, s.size.1);
+    let [main, status] = Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(area);
+    let pass_width = if area.width >= 100 {
+        36
+    } else {
+        (area.width / 3).max(20).min(area.width)
+    };
+    let [passes, code] =
+        Layout::horizontal([Constraint::Length(pass_width), Constraint::Min(0)]).areas(main);
+    Areas {
+        passes,
+        code,
+        status,
+    }
+}
+
+/// Rows of text the code pane shows (inside its border).
+pub fn code_rows(s: &State) -> usize {
+    areas(s).code.height.saturating_sub(2) as usize
+}
+
+/// Rows the pass list shows (inside its border).
+pub fn pass_rows(s: &State) -> usize {
+    areas(s).passes.height.saturating_sub(2) as usize
+}

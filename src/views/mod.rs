@@ -1,0 +1,26 @@
+//! Drawing. Every view is a function of `&State`; none of them changes it or does real work
+//! (highlighting and diffs are computed by `app::update` before the draw).
+
+pub mod code_view;
+pub mod help;
+pub mod highlight;
+pub mod layout;
+pub mod pass_list;
+pub mod status_bar;
+pub mod theme;
+
+use ratatui::Frame;
+
+use crate::app::keymap::Binding;
+use crate::app::state::State;
+
+pub fn draw(frame: &mut Frame, s: &State, keymap: &[Binding]) {
+    let areas = layout::areas(s);
+    let theme = theme::Theme::new(s.color);
+    pass_list::draw(frame, areas.passes, s, &theme);
+    code_view::draw(frame, areas.code, s, &theme);
+    status_bar::draw(frame, areas.status, s, &theme);
+    if s.help {
+        help::draw(frame, frame.area(), keymap, &theme);
+    }
+}

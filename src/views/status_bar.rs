@@ -1,0 +1,94 @@
+//! The status bar: input, step, function, view mode, reload state and messages; the `:` and
+//! `/` prompts replace it while typing.
+
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+use super::theme::Theme;
+use crate::app::action::ViewMode;
+use crate::app::state::{Mode, State, TextKind};
+
+pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
+    let prompt = match &s.mode {
+        Mode::Command(buf) => Some(format!(":{buf}")),
+        Mode::Search(buf) => Some(format!("/{buf}")),
+        Mode::Normal => None,
+    };
+    if let Some(p) = prompt {
+        let line = Line::from(vec![Span::styled(p, t.status), Span::styled("█", t.status)])
+            .style(t.status);
+        frame.render_widget(Paragraph::new(line), area);
+        return;
+    }
+    let mut parts: Vec<Span> = Vec::new();
+    let file = s
+        .current()
+        .map(|d| d.path.display().to_string())
+        .unwrap_or_default();
+    let doc_count = if s.docs.len() > 1 {
+        format!(" [{}/{}]", s.doc + 1, s.docs.len())
+    } else {
+        String::new()
+    };
+    parts.push(Span::styled(format!(" {file}{doc_count} "), t.status_key));
+    if let Some(run) = s.run() {
+        if let Some(st) = run.steps.get(s.step) {
+            parts.push(Span::styled(
+                format!(
+                    " step {}/{} {} ",
+                    s.step,
+                    run.steps.len().saturating_sub(1),
+                    st.pass
+                ),
+                t.status,
+            ));
+        }
+    }
+    let text = if s.text == TextKind::Ir {
+        "IR"
+    } else {
+        "SPIR-V"
+    };
+    let view = match s.view {
+        ViewMode::Ir | ViewMode::Spirv => text.to_string(),
+        ViewMode::Diff => format!("diff {}→{} {text}", s.base_step(), s.step),
+        ViewMode::Split => format!("split {}→{} {text}", s.base_step(), s.step),
+    };
+    parts.push(Span::styled(format!("│ {view} "), t.status));
+    if let Some(f) = &s.func {
+        parts.push(Span::styled(format!("│ func %{f} "), t.status));
+    }
+    if s.hide_unchanged {
+        parts.push(Span::styled("│ changed only ", t.status));
+    }
+    if s.ignore_renumbering && matches!(s.view, ViewMode::Diff | ViewMode::Split) {
+        parts.push(Span::styled("│ ids ignored ", t.status));
+    }
+    if let Some(d) = s.current() {
+        if d.reloads > 0 {
+            parts.push(Span::styled(
+                format!("│ reloaded {}× ", d.reloads),
+                t.status,
+            ));
+        }
+        if d.error.is_some() && d.run.is_some() {
+            parts.push(Span::styled(" STALE ", t.message_error));
+        }
+    }
+    let right = match (&s.message, s.current().and_then(|d| d.error.as_ref())) {
+        (Some(m), _) => Span::styled(
+            format!(" {} ", m.text),
+            if m.error { t.message_error } else { t.message },
+        ),
+        (None, Some(e)) => Span::styled(
+            format!(" {} ", e.lines().next().unwrap_or("")),
+            t.message_error,
+        ),
+        (None, None) => Span::styled(" ? help ", t.status),
+    };
+    parts.push(Span::styled("│", t.status));
+    parts.push(right);
+    frame.render_widget(Paragraph::new(Line::from(parts).style(t.status)), area);
+}

@@ -1,0 +1,112 @@
+//! Colours of the panes. With `NO_COLOR` set every style is made of modifiers only.
+
+use ratatui::style::{Color, Modifier, Style};
+
+pub struct Theme {
+    pub color: bool,
+    pub border: Style,
+    pub border_focus: Style,
+    pub title: Style,
+    pub selected: Style,
+    pub changed: Style,
+    pub unchanged: Style,
+    pub error: Style,
+    pub base: Style,
+    pub gutter: Style,
+    pub cursor_line: Style,
+    pub token: Style,
+    pub search: Style,
+    pub added: Style,
+    pub removed: Style,
+    pub added_word: Style,
+    pub removed_word: Style,
+    pub status: Style,
+    pub status_key: Style,
+    pub message: Style,
+    pub message_error: Style,
+    pub text: Style,
+}
+
+impl Theme {
+    pub fn new(color: bool) -> Self {
+        let plain = Style::new();
+        if !color {
+            return Theme {
+                color,
+                border: plain,
+                border_focus: plain.add_modifier(Modifier::BOLD),
+                title: plain.add_modifier(Modifier::BOLD),
+                selected: plain.add_modifier(Modifier::REVERSED),
+                changed: plain.add_modifier(Modifier::BOLD),
+                unchanged: plain.add_modifier(Modifier::DIM),
+                error: plain.add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
+                base: plain.add_modifier(Modifier::UNDERLINED),
+                gutter: plain.add_modifier(Modifier::DIM),
+                cursor_line: plain.add_modifier(Modifier::BOLD),
+                token: plain.add_modifier(Modifier::UNDERLINED),
+                search: plain.add_modifier(Modifier::REVERSED),
+                added: plain,
+                removed: plain.add_modifier(Modifier::DIM),
+                added_word: plain.add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
+                removed_word: plain.add_modifier(Modifier::CROSSED_OUT),
+                status: plain.add_modifier(Modifier::REVERSED),
+                status_key: plain.add_modifier(Modifier::REVERSED | Modifier::BOLD),
+                message: plain.add_modifier(Modifier::REVERSED),
+                message_error: plain.add_modifier(Modifier::REVERSED | Modifier::BOLD),
+                text: plain,
+            };
+        }
+        let bg = Color::Rgb(30, 33, 39);
+        Theme {
+            color,
+            border: Style::new().fg(Color::Rgb(75, 82, 99)),
+            border_focus: Style::new().fg(Color::Rgb(97, 175, 239)),
+            title: Style::new()
+                .fg(Color::Rgb(200, 204, 212))
+                .add_modifier(Modifier::BOLD),
+            selected: Style::new()
+                .bg(Color::Rgb(44, 50, 60))
+                .add_modifier(Modifier::BOLD),
+            changed: Style::new().fg(Color::Rgb(229, 192, 123)),
+            unchanged: Style::new().fg(Color::Rgb(92, 99, 112)),
+            error: Style::new()
+                .fg(Color::Rgb(224, 108, 117))
+                .add_modifier(Modifier::BOLD),
+            base: Style::new()
+                .fg(Color::Rgb(86, 182, 194))
+                .add_modifier(Modifier::BOLD),
+            gutter: Style::new().fg(Color::Rgb(75, 82, 99)),
+            cursor_line: Style::new().bg(Color::Rgb(44, 50, 60)),
+            token: Style::new().add_modifier(Modifier::UNDERLINED | Modifier::BOLD),
+            search: Style::new().bg(Color::Rgb(229, 192, 123)).fg(bg),
+            added: Style::new().bg(Color::Rgb(30, 52, 38)),
+            removed: Style::new().bg(Color::Rgb(60, 32, 36)),
+            added_word: Style::new()
+                .bg(Color::Rgb(45, 95, 60))
+                .add_modifier(Modifier::BOLD),
+            removed_word: Style::new()
+                .bg(Color::Rgb(110, 45, 52))
+                .add_modifier(Modifier::BOLD),
+            status: Style::new()
+                .bg(Color::Rgb(44, 50, 60))
+                .fg(Color::Rgb(200, 204, 212)),
+            status_key: Style::new()
+                .bg(Color::Rgb(97, 175, 239))
+                .fg(bg)
+                .add_modifier(Modifier::BOLD),
+            message: Style::new()
+                .bg(Color::Rgb(44, 50, 60))
+                .fg(Color::Rgb(152, 195, 121)),
+            message_error: Style::new()
+                .bg(Color::Rgb(224, 108, 117))
+                .fg(bg)
+                .add_modifier(Modifier::BOLD),
+            text: Style::new().fg(Color::Rgb(200, 204, 212)),
+        }
+    }
+}
+
+/// Whether colour output is wanted (the `NO_COLOR` convention).
+pub fn color_enabled() -> bool {
+    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
