@@ -124,10 +124,15 @@ impl App {
             Err(e) => {
                 let had_run = doc.run.is_some();
                 doc.error = Some(e.to_string());
+                // The status bar names the file already; the message leads with the cause.
+                let short = match e.line {
+                    Some(l) => format!("line {l}: {}", e.message.lines().next().unwrap_or("")),
+                    None => e.message.lines().next().unwrap_or("").to_string(),
+                };
                 if had_run {
-                    s.set_error(format!("{e} — showing the last good run"));
+                    s.set_error(format!("{short} — showing the last good run"));
                 } else if i == s.doc {
-                    s.set_error(e.to_string());
+                    s.set_error(short);
                 }
             }
         }

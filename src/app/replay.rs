@@ -265,7 +265,9 @@ impl Runner {
                 }
             }
             "cmd" => {
-                let a = rest.parse()?;
+                let a = rest
+                    .replace("$TMP", &self.tmp.display().to_string())
+                    .parse()?;
                 self.event(AppEvent::Action(a))?;
             }
             "click" | "wheel-up" | "wheel-down" => {

@@ -369,7 +369,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
                     s.func = None;
                     s.set_error(format!("no function %{f} in this step"));
                 } else {
-                    s.set_message(format!("showing function %{f} only (:func to show all)"));
+                    s.set_message(format!("function %{f} only — :func shows all"));
                 }
             }
             s.cursor = 0;

@@ -36,7 +36,7 @@ pub fn draw(frame: &mut Frame, area: Rect, keymap: &[Binding], t: &Theme) {
         }
         for (keys, help, _) in rows.iter().filter(|r| r.2 == ctx) {
             lines.push(Line::from(vec![
-                Span::styled(format!("  {keys:<17}"), t.base),
+                Span::styled(format!(" {keys:<16} "), t.base),
                 Span::styled(help.to_string(), t.text),
             ]));
         }
@@ -45,14 +45,14 @@ pub fn draw(frame: &mut Frame, area: Rect, keymap: &[Binding], t: &Theme) {
     lines.push(Line::styled("Commands (:)", t.title));
     for (usage, help) in COMMANDS {
         lines.push(Line::from(vec![
-            Span::styled(format!("  :{usage:<26}"), t.base),
+            Span::styled(format!(" :{usage:<26}"), t.base),
             Span::styled(help.to_string(), t.text),
         ]));
     }
     // Flow the lines into as many columns as the screen height needs.
-    let rows_fit = area.height.saturating_sub(4).max(1) as usize;
+    let rows_fit = area.height.saturating_sub(2).max(1) as usize;
     let columns = lines.len().div_ceil(rows_fit).max(1);
-    let col_width = 70u16;
+    let col_width = 64u16;
     let height = (lines.len().min(rows_fit) as u16 + 2).min(area.height);
     let width = (col_width * columns as u16 + 2).min(area.width);
     let [_, mid, _] = Layout::vertical([

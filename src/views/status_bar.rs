@@ -23,9 +23,15 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         return;
     }
     let mut parts: Vec<Span> = Vec::new();
+    // The file name is enough here; a long path would crowd out the message.
     let file = s
         .current()
-        .map(|d| d.path.display().to_string())
+        .map(|d| {
+            d.path.file_name().map_or_else(
+                || d.path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            )
+        })
         .unwrap_or_default();
     let doc_count = if s.docs.len() > 1 {
         format!(" [{}/{}]", s.doc + 1, s.docs.len())

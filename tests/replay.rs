@@ -1,0 +1,115 @@
+//! Replay scripts in `tests/replay/`: each runs against the real app with a test backend; its
+//! `expect` lines must hold and its snapshots match the insta snapshots (plain text).
+
+use std::path::Path;
+
+use shaderstep::app::replay::{run_script, Options};
+
+/// Timings and scratch paths change from run to run.
+fn scrub(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let mut l = line.to_string();
+        if let Some(start) = l.find("/shaderstep-replay-") {
+            let end = l[start + 1..].find('/').map_or(l.len(), |e| start + 1 + e);
+            let from = l[..start].rfind(' ').map_or(0, |s| s + 1);
+            l.replace_range(from..end, "$TMP");
+        }
+        // Replace every "<digits>[.<digit>](µs|ms|s)" token with a placeholder of equal width.
+        let chars: Vec<char> = l.chars().collect();
+        let mut res = String::new();
+        let mut i = 0;
+        while i < chars.len() {
+            let at_word_start = i == 0 || !chars[i - 1].is_alphanumeric();
+            if at_word_start && chars[i].is_ascii_digit() {
+                let mut j = i;
+                while j < chars.len() && (chars[j].is_ascii_digit() || chars[j] == '.') {
+                    j += 1;
+                }
+                let unit = ["µs", "ms", "s"].iter().find(|u| {
+                    let u: Vec<char> = u.chars().collect();
+                    chars.len() >= j + u.len()
+                        && chars[j..j + u.len()] == u[..]
+                        && chars.get(j + u.len()).is_none_or(|c| !c.is_alphanumeric())
+                });
+                if let Some(u) = unit {
+                    let width = j - i + u.chars().count();
+                    res.push_str(&format!("{:>width$}", "t"));
+                    i = j + u.chars().count();
+                    continue;
+                }
+            }
+            res.push(chars[i]);
+            i += 1;
+        }
+        out.push_str(&res);
+        out.push('\n');
+    }
+    out
+}
+
+fn run(name: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/replay")
+        .join(format!("{name}.replay"));
+    let script = std::fs::read_to_string(&path).unwrap();
+    let snapshots = run_script(
+        &script,
+        Options {
+            size: (110, 30),
+            color: true,
+        },
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    for s in snapshots {
+        insta::assert_snapshot!(format!("{name}__{}", s.name), scrub(&s.text));
+    }
+}
+
+#[test]
+fn basic() {
+    run("basic");
+}
+
+#[test]
+fn diff() {
+    run("diff");
+}
+
+#[test]
+fn navigation() {
+    run("navigation");
+}
+
+#[test]
+fn commands() {
+    run("commands");
+}
+
+#[test]
+fn reload() {
+    run("reload");
+}
+
+#[test]
+fn mouse() {
+    run("mouse");
+}
+
+#[test]
+fn bad_input() {
+    run("bad-input");
+}
+
+#[test]
+fn scrub_replaces_timings_and_paths() {
+    assert_eq!(
+        scrub("│  0 * lower   1.0ms │ 12µs 3s"),
+        "│  0 * lower       t │    t  t\n"
+    );
+    assert_eq!(
+        scrub("x /tmp/shaderstep-replay-12-3/a.wgsl y"),
+        "x $TMP/a.wgsl y\n"
+    );
+    assert_eq!(scrub("%float_2 v4s"), "%float_2 v4s\n");
+}
