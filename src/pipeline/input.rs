@@ -304,8 +304,13 @@ fn naga_to_spirv(
                 ),
             )
         })?;
-    // Realistic input: no injected loop bounding or division guards.
+    // Realistic input: no injected loop bounding, division guards, workgroup zeroing or
+    // wgpu coordinate fix-ups; debug names always (naga's default keeps them only in its own
+    // debug builds, so release and debug builds of shaderstep would disagree).
+    use naga::back::spv::{WriterFlags, ZeroInitializeWorkgroupMemoryMode};
     let options = naga::back::spv::Options {
+        flags: WriterFlags::DEBUG | WriterFlags::LABEL_VARYINGS,
+        zero_initialize_workgroup_memory: ZeroInitializeWorkgroupMemoryMode::None,
         lang_version: (1, 3),
         force_loop_bounding: false,
         emit_int_div_checks: false,
