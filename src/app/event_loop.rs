@@ -96,7 +96,7 @@ impl App {
     /// Reads input `i` and runs the pipeline on it. A broken input keeps the last good run.
     fn load(&mut self, i: usize) {
         let path = self.state.docs[i].path.clone();
-        let result = input::load(&path).map(|loaded| self.pipeline.run(Arc::new(loaded.words)));
+        let result = input::load(&path).map(|loaded| loaded.run(&self.pipeline));
         let s = &mut self.state;
         let doc = &mut s.docs[i];
         let first = doc.run.is_none() && doc.generation == 0;

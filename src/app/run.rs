@@ -2,7 +2,6 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use super::cli::{Emit, RunArgs, StatsFormat};
 use crate::ir::print;
@@ -103,7 +102,7 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
                 continue;
             }
         };
-        let run = pipeline.run(Arc::new(loaded.words));
+        let run = loaded.run(&pipeline);
         if args.print_after_all {
             for (i, step) in run.steps.iter().enumerate() {
                 let _ = writeln!(

@@ -50,19 +50,20 @@ impl fmt::Display for VerifyError {
 struct Verifier<'m> {
     m: &'m Module,
     errors: Vec<VerifyError>,
-    /// Type of every typed result.
-    value_type: HashMap<Id, Id>,
-    types: HashMap<Id, &'m Inst>,
-    defined: HashSet<Id>,
+    /// Per id (indexed by id, sized by the bound): its type, 0 when untyped.
+    value_type: Vec<Id>,
+    types: Vec<Option<&'m Inst>>,
+    defined: Vec<bool>,
 }
 
 pub fn verify(m: &Module) -> Vec<VerifyError> {
+    let bound = m.bound as usize;
     let mut v = Verifier {
         m,
         errors: Vec::new(),
-        value_type: HashMap::new(),
-        types: HashMap::new(),
-        defined: HashSet::new(),
+        value_type: vec![0; bound],
+        types: vec![None; bound],
+        defined: vec![false; bound],
     };
     v.ids();
     for f in &m.functions {
@@ -80,60 +81,77 @@ impl<'m> Verifier<'m> {
         });
     }
 
+    fn value_type(&self, id: Id) -> Option<Id> {
+        self.value_type
+            .get(id as usize)
+            .copied()
+            .filter(|t| *t != 0)
+    }
+
+    fn type_inst(&self, id: Id) -> Option<&'m Inst> {
+        self.types.get(id as usize).copied().flatten()
+    }
+
     fn ids(&mut self) {
         let m = self.m;
-        let mut defs: Vec<Id> = Vec::new();
-        m.for_each_inst(|i| defs.extend(i.result));
-        for id in defs {
-            if !self.defined.insert(id) {
-                self.error(None, Some(id), format!("%{id} is defined more than once"));
+        let bound = m.bound;
+        let mut errors = Vec::new();
+        let (defined, value_type) = (&mut self.defined, &mut self.value_type);
+        m.for_each_inst(|i| {
+            let Some(id) = i.result else { return };
+            match defined.get_mut(id as usize) {
+                None => errors.push(VerifyError {
+                    function: None,
+                    at: Some(id),
+                    message: format!("%{id} is not below the bound {bound}"),
+                }),
+                Some(true) => errors.push(VerifyError {
+                    function: None,
+                    at: Some(id),
+                    message: format!("%{id} is defined more than once"),
+                }),
+                Some(d) => {
+                    *d = true;
+                    if let Some(t) = i.ty {
+                        value_type[id as usize] = t;
+                    }
+                }
             }
-            if id >= m.bound {
-                self.error(
-                    None,
-                    Some(id),
-                    format!("%{id} is not below the bound {}", m.bound),
-                );
-            }
-        }
+        });
         for g in &m.globals {
             if inst::is_type(g.op) {
-                if let Some(r) = g.result {
-                    self.types.insert(r, g);
+                if let Some(slot) = g.result.and_then(|r| self.types.get_mut(r as usize)) {
+                    *slot = Some(g);
                 }
             }
         }
-        let mut uses: Vec<(Option<Id>, Id, Op, bool)> = Vec::new();
+        let (defined, types) = (&self.defined, &self.types);
         m.for_each_inst(|i| {
-            if let (Some(r), Some(t)) = (i.result, i.ty) {
-                self.value_type.insert(r, t);
-            }
             for (k, id) in i.uses().enumerate() {
-                uses.push((i.result, id, i.op, k == 0 && i.ty.is_some()));
+                let is_type = k == 0 && i.ty.is_some();
+                if !defined.get(id as usize).copied().unwrap_or(false) {
+                    errors.push(VerifyError {
+                        function: None,
+                        at: i.result,
+                        message: format!("Op{} uses %{id}, which is never defined", op_name(i.op)),
+                    });
+                } else if is_type && types.get(id as usize).copied().flatten().is_none() {
+                    errors.push(VerifyError {
+                        function: None,
+                        at: i.result,
+                        message: format!(
+                            "Op{} has result type %{id}, which is not a type",
+                            op_name(i.op)
+                        ),
+                    });
+                }
             }
         });
-        for (at, id, op, is_type) in uses {
-            if !self.defined.contains(&id) {
-                self.error(
-                    None,
-                    at,
-                    format!("Op{} uses %{id}, which is never defined", op_name(op)),
-                );
-            } else if is_type && !self.types.contains_key(&id) {
-                self.error(
-                    None,
-                    at,
-                    format!(
-                        "Op{} has result type %{id}, which is not a type",
-                        op_name(op)
-                    ),
-                );
-            }
-        }
+        self.errors.extend(errors);
     }
 
     fn pointee(&self, value: Id) -> Option<Id> {
-        let ty = self.types.get(self.value_type.get(&value)?)?;
+        let ty = self.type_inst(self.value_type(value)?)?;
         match (ty.op, ty.operands.get(1)) {
             (Op::TypePointer, Some(Operand::IdRef(p))) => Some(*p),
             _ => None,
@@ -141,9 +159,8 @@ impl<'m> Verifier<'m> {
     }
 
     fn is_bool(&self, value: Id) -> bool {
-        self.value_type
-            .get(&value)
-            .and_then(|t| self.types.get(t))
+        self.value_type(value)
+            .and_then(|t| self.type_inst(t))
             .is_some_and(|t| t.op == Op::TypeBool)
     }
 
@@ -322,8 +339,8 @@ impl<'m> Verifier<'m> {
                     );
                 }
             }
-            if let (Some(t), Some(vt)) = (i.ty, self.value_type.get(&value)) {
-                if t != *vt {
+            if let (Some(t), Some(vt)) = (i.ty, self.value_type(value)) {
+                if t != vt {
                     self.error(
                         fid,
                         at,
@@ -346,7 +363,7 @@ impl<'m> Verifier<'m> {
                             at,
                             format!("OpLoad of %{t} through a pointer to %{pt}"),
                         ),
-                        None if self.value_type.contains_key(&p) => {
+                        None if self.value_type(p).is_some() => {
                             self.error(fid, at, format!("OpLoad from %{p}, which is not a pointer"))
                         }
                         _ => {}
@@ -355,8 +372,8 @@ impl<'m> Verifier<'m> {
             }
             Op::Store => {
                 if let (Some(&p), Some(&v)) = (ids.first(), ids.get(1)) {
-                    if let (Some(pt), Some(vt)) = (self.pointee(p), self.value_type.get(&v)) {
-                        if pt != *vt {
+                    if let (Some(pt), Some(vt)) = (self.pointee(p), self.value_type(v)) {
+                        if pt != vt {
                             self.error(
                                 fid,
                                 at,
@@ -369,8 +386,8 @@ impl<'m> Verifier<'m> {
             Op::FAdd | Op::FSub | Op::FMul | Op::FDiv | Op::FRem | Op::FMod | Op::FNegate => {
                 if let Some(t) = i.ty {
                     for v in &ids {
-                        if let Some(vt) = self.value_type.get(v) {
-                            if vt != &t {
+                        if let Some(vt) = self.value_type(*v) {
+                            if vt != t {
                                 self.error(
                                     fid,
                                     at,
@@ -387,8 +404,8 @@ impl<'m> Verifier<'m> {
             Op::ReturnValue => {
                 let ret = f.def.ty;
                 if let (Some(&v), Some(r)) = (ids.first(), ret) {
-                    if let Some(vt) = self.value_type.get(&v) {
-                        if *vt != r {
+                    if let Some(vt) = self.value_type(v) {
+                        if vt != r {
                             self.error(
                                 fid,
                                 at,
@@ -400,7 +417,7 @@ impl<'m> Verifier<'m> {
             }
             Op::BranchConditional => {
                 if let Some(&c) = ids.first() {
-                    if self.value_type.contains_key(&c) && !self.is_bool(c) {
+                    if self.value_type(c).is_some() && !self.is_bool(c) {
                         self.error(fid, at, format!("branch condition %{c} is not a bool"));
                     }
                 }

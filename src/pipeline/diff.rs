@@ -6,7 +6,6 @@
 //! other numeric id, so lines that differ only by renumbering are not shown as changes.
 
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LineChange {
@@ -39,26 +38,58 @@ impl Diff {
     }
 }
 
-/// The key a line compares by.
+/// Edit-graph cells one diff may explore in Myers' algorithm (tens of milliseconds at most).
+const MYERS_BUDGET: usize = 30_000_000;
+
+/// A fast 64-bit hash (FxHash's mixing step) for line and token keys.
+fn mix(h: u64, x: u64) -> u64 {
+    (h.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95)
+}
+
+fn hash_str(h: u64, s: &str) -> u64 {
+    let mut h = h;
+    let mut chunks = s.as_bytes().chunks_exact(8);
+    for c in &mut chunks {
+        h = mix(h, u64::from_le_bytes(c.try_into().expect("8 bytes")));
+    }
+    for &b in chunks.remainder() {
+        h = mix(h, u64::from(b));
+    }
+    mix(h, 0xff)
+}
+
+/// The key a line compares by: its tokens (alignment padding is not content).
 fn line_key(line: &str, ignore_renumbering: bool) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    // Alignment padding is not content: compare tokens.
-    if ignore_renumbering {
-        for tok in line.split_whitespace() {
-            if tok.starts_with('%') && tok[1..].bytes().all(|b| b.is_ascii_digit()) && tok.len() > 1
-            {
-                "%#".hash(&mut h);
-            } else {
-                tok.hash(&mut h);
-            }
-        }
-    } else {
-        for tok in line.split_whitespace() {
-            tok.hash(&mut h);
+    let mut h = 0;
+    for tok in line.split_whitespace() {
+        let numbered = ignore_renumbering
+            && tok.len() > 1
+            && tok.starts_with('%')
+            && tok[1..].bytes().all(|b| b.is_ascii_digit());
+        h = hash_str(h, if numbered { "%#" } else { tok });
+    }
+    h
+}
+
+/// Keys are already hashes: the map need not hash them again.
+#[derive(Default)]
+struct IdentityHasher(u64);
+
+impl std::hash::Hasher for IdentityHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = mix(self.0, u64::from(b));
         }
     }
-    h.finish()
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
 }
+
+type KeyMap<V> = HashMap<u64, V, std::hash::BuildHasherDefault<IdentityHasher>>;
 
 pub fn diff_lines<S: AsRef<str>>(old: &[S], new: &[S], ignore_renumbering: bool) -> Diff {
     let a: Vec<u64> = old
@@ -70,7 +101,8 @@ pub fn diff_lines<S: AsRef<str>>(old: &[S], new: &[S], ignore_renumbering: bool)
         .map(|l| line_key(l.as_ref(), ignore_renumbering))
         .collect();
     let mut ops = Vec::with_capacity(a.len().max(b.len()));
-    diff_range(&a, &b, 0, 0, &mut ops);
+    let mut budget = MYERS_BUDGET;
+    diff_range(&a, &b, 0, 0, &mut budget, &mut ops);
     let mut d = Diff {
         lines: ops,
         ..Diff::default()
@@ -103,7 +135,14 @@ fn same(out: &mut Vec<DiffLine>, i: usize, j: usize) {
     });
 }
 
-fn diff_range(a: &[u64], b: &[u64], oa: usize, ob: usize, out: &mut Vec<DiffLine>) {
+fn diff_range(
+    a: &[u64],
+    b: &[u64],
+    oa: usize,
+    ob: usize,
+    budget: &mut usize,
+    out: &mut Vec<DiffLine>,
+) {
     // Common prefix and suffix.
     let pre = a.iter().zip(b).take_while(|(x, y)| x == y).count();
     let suf = a[pre..]
@@ -133,18 +172,23 @@ fn diff_range(a: &[u64], b: &[u64], oa: usize, ob: usize, out: &mut Vec<DiffLine
             });
         }
     } else {
-        let anchors = patience_anchors(ma, mb);
+        let mut anchors = patience_anchors(ma, mb, 1);
+        if anchors.is_empty() && ma.len() + mb.len() > 64 {
+            // No line is unique (renumbering hidden, repetitive code): anchor on rare lines,
+            // pairing their k-th occurrences, as histogram diff does.
+            anchors = patience_anchors(ma, mb, 4);
+        }
         if anchors.is_empty() {
-            myers(ma, mb, moa, mob, out);
+            myers(ma, mb, moa, mob, budget, out);
         } else {
             let (mut pi, mut pj) = (0, 0);
             for (i, j) in anchors {
-                diff_range(&ma[pi..i], &mb[pj..j], moa + pi, mob + pj, out);
+                diff_range(&ma[pi..i], &mb[pj..j], moa + pi, mob + pj, budget, out);
                 same(out, moa + i, mob + j);
                 pi = i + 1;
                 pj = j + 1;
             }
-            diff_range(&ma[pi..], &mb[pj..], moa + pi, mob + pj, out);
+            diff_range(&ma[pi..], &mb[pj..], moa + pi, mob + pj, budget, out);
         }
     }
     for k in 0..suf {
@@ -152,24 +196,38 @@ fn diff_range(a: &[u64], b: &[u64], oa: usize, ob: usize, out: &mut Vec<DiffLine
     }
 }
 
-/// Lines that occur exactly once on each side, in the longest increasing order on both.
-fn patience_anchors(a: &[u64], b: &[u64]) -> Vec<(usize, usize)> {
-    let mut count: HashMap<u64, (u32, u32, usize, usize)> = HashMap::new();
+/// Lines that occur the same number of times (at most `max_count`, at most 4) on each side,
+/// their k-th occurrences paired, in the longest order increasing on both sides. With
+/// `max_count` 1 these are patience diff's unique lines.
+fn patience_anchors(a: &[u64], b: &[u64], max_count: usize) -> Vec<(usize, usize)> {
+    #[derive(Default)]
+    struct Seen {
+        na: usize,
+        nb: usize,
+        ia: [u32; 4],
+        ib: [u32; 4],
+    }
+    let mut seen: KeyMap<Seen> = KeyMap::default();
+    seen.reserve(a.len());
     for (i, k) in a.iter().enumerate() {
-        let e = count.entry(*k).or_insert((0, 0, 0, 0));
-        e.0 += 1;
-        e.2 = i;
+        let e = seen.entry(*k).or_default();
+        if e.na < 4 {
+            e.ia[e.na] = i as u32;
+        }
+        e.na += 1;
     }
     for (j, k) in b.iter().enumerate() {
-        if let Some(e) = count.get_mut(k) {
-            e.1 += 1;
-            e.3 = j;
+        if let Some(e) = seen.get_mut(k) {
+            if e.nb < 4 {
+                e.ib[e.nb] = j as u32;
+            }
+            e.nb += 1;
         }
     }
-    let mut pairs: Vec<(usize, usize)> = count
+    let mut pairs: Vec<(usize, usize)> = seen
         .values()
-        .filter(|e| e.0 == 1 && e.1 == 1)
-        .map(|e| (e.2, e.3))
+        .filter(|e| e.na == e.nb && e.na <= max_count.min(4))
+        .flat_map(|e| (0..e.na).map(move |k| (e.ia[k] as usize, e.ib[k] as usize)))
         .collect();
     pairs.sort_unstable();
     // Longest increasing subsequence on the `b` index (patience sorting).
@@ -196,19 +254,41 @@ fn patience_anchors(a: &[u64], b: &[u64]) -> Vec<(usize, usize)> {
     out
 }
 
-/// Myers' greedy diff; beyond `MAX_D` edits the rest is reported as replaced, which keeps
-/// pathological inputs (no anchors, everything different) linear.
-fn myers(a: &[u64], b: &[u64], oa: usize, ob: usize, out: &mut Vec<DiffLine>) {
-    const MAX_D: usize = 2000;
+/// Myers' greedy diff. `budget` is the work (cells of the edit graph) the whole diff may still
+/// spend here; when a gap would exceed it, the gap is reported as replaced, which keeps
+/// pathological inputs (everything different, nothing unique) near-linear.
+fn myers(a: &[u64], b: &[u64], oa: usize, ob: usize, budget: &mut usize, out: &mut Vec<DiffLine>) {
     let (n, m) = (a.len() as isize, b.len() as isize);
-    let max = (n + m) as usize;
-    let limit = max.min(MAX_D);
+    let width = (n + m) as usize;
+    let replace_all = |out: &mut Vec<DiffLine>| {
+        for k in 0..a.len() {
+            out.push(DiffLine {
+                change: LineChange::Removed,
+                old: Some(oa + k),
+                new: None,
+            });
+        }
+        for k in 0..b.len() {
+            out.push(DiffLine {
+                change: LineChange::Added,
+                old: None,
+                new: Some(ob + k),
+            });
+        }
+    };
+    let limit = (*budget / width.max(1)).min(width);
+    if limit == 0 {
+        replace_all(out);
+        return;
+    }
     let offset = limit as isize + 1;
     let mut v = vec![0isize; 2 * limit + 3];
+    // trace[d] holds v[offset-d-1 ..= offset+d+1] before round d: O(d²) memory in all.
     let mut trace: Vec<Vec<isize>> = Vec::new();
     let mut found = None;
     'outer: for d in 0..=limit as isize {
-        trace.push(v.clone());
+        trace.push(v[(offset - d - 1) as usize..=(offset + d + 1) as usize].to_vec());
+        *budget = budget.saturating_sub(width / 2 + 1);
         let mut k = -d;
         while k <= d {
             let idx = (k + offset) as usize;
@@ -231,35 +311,22 @@ fn myers(a: &[u64], b: &[u64], oa: usize, ob: usize, out: &mut Vec<DiffLine>) {
         }
     }
     let Some(dmax) = found else {
-        for k in 0..a.len() {
-            out.push(DiffLine {
-                change: LineChange::Removed,
-                old: Some(oa + k),
-                new: None,
-            });
-        }
-        for k in 0..b.len() {
-            out.push(DiffLine {
-                change: LineChange::Added,
-                old: None,
-                new: Some(ob + k),
-            });
-        }
+        replace_all(out);
         return;
     };
-    // Backtrack.
+    // Backtrack through the recorded rounds.
     let mut rev = Vec::new();
     let (mut x, mut y) = (n, m);
     for d in (1..=dmax).rev() {
-        let v = &trace[d as usize];
+        let tv = &trace[d as usize];
+        let at = |k: isize| tv[(k + d + 1) as usize];
         let k = x - y;
-        let idx = (k + offset) as usize;
-        let prev_k = if k == -d || (k != d && v[idx - 1] < v[idx + 1]) {
+        let prev_k = if k == -d || (k != d && at(k - 1) < at(k + 1)) {
             k + 1
         } else {
             k - 1
         };
-        let prev_x = v[(prev_k + offset) as usize];
+        let prev_x = at(prev_k);
         let prev_y = prev_x - prev_k;
         while x > prev_x && y > prev_y {
             x -= 1;
@@ -322,9 +389,8 @@ pub fn word_changes(
         }
         out.into_iter()
             .map(|r| {
-                let mut h = std::collections::hash_map::DefaultHasher::new();
-                s[r.clone()].hash(&mut h);
-                (r, h.finish())
+                let h = hash_str(0, &s[r.clone()]);
+                (r, h)
             })
             .collect()
     }
@@ -332,7 +398,8 @@ pub fn word_changes(
     let ka: Vec<u64> = ta.iter().map(|t| t.1).collect();
     let kb: Vec<u64> = tb.iter().map(|t| t.1).collect();
     let mut ops = Vec::new();
-    diff_range(&ka, &kb, 0, 0, &mut ops);
+    let mut budget = MYERS_BUDGET;
+    diff_range(&ka, &kb, 0, 0, &mut budget, &mut ops);
     let mut ra = Vec::new();
     let mut rb = Vec::new();
     for op in ops {

@@ -6,6 +6,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::ir::spirv::{asm, read, MAGIC};
+use crate::ir::Module;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stage {
@@ -59,8 +60,17 @@ pub struct Loaded {
     pub path: PathBuf,
     pub kind: InputKind,
     pub words: Vec<u32>,
+    /// The words decoded: every input is decoded once to check it.
+    pub module: Module,
     /// The source text for text inputs.
     pub source: Option<String>,
+}
+
+impl Loaded {
+    /// Runs `pipeline` on this input without decoding it again.
+    pub fn run(self, pipeline: &crate::pipeline::Pipeline) -> crate::pipeline::Run {
+        pipeline.run_decoded(std::sync::Arc::new(self.words), Some(self.module))
+    }
 }
 
 pub fn load(path: &Path) -> Result<Loaded, InputError> {
@@ -189,15 +199,12 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Loaded, InputError> {
     let (words, source) = match kind {
         InputKind::SpirvBinary => {
             let words = read::words_from_bytes(bytes).map_err(|e| err(None, e.to_string()))?;
-            // Decode once here so a broken binary is reported as the input's fault.
-            read::read_words(&words).map_err(|e| err(None, e.to_string()))?;
             (words, None)
         }
         InputKind::SpirvAsm => {
             let src = text();
             let words = asm::assemble(&src)
                 .map_err(|e| err(Some(e.line), format!("column {}: {}", e.col, e.message)))?;
-            read::read_words(&words).map_err(|e| err(None, e.to_string()))?;
             (words, Some(src))
         }
         InputKind::Wgsl => {
@@ -253,10 +260,13 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Loaded, InputError> {
             (naga_to_spirv(path, "GLSL", &cleaned, module)?, Some(src))
         }
     };
+    // Decode once here, so a broken module is reported as the input's fault.
+    let module = read::read_words(&words).map_err(|e| err(None, e.to_string()))?;
     Ok(Loaded {
         path: path.to_path_buf(),
         kind,
         words,
+        module,
         source,
     })
 }

@@ -119,7 +119,13 @@ impl Pipeline {
     }
 
     pub fn run(&self, input: Arc<Vec<u32>>) -> Run {
+        self.run_decoded(input, None)
+    }
+
+    /// Runs on `input`, of which `decoded` (if given) is the decoded module.
+    pub fn run_decoded(&self, input: Arc<Vec<u32>>, decoded: Option<Module>) -> Run {
         let mut cx = PassCx::new(input);
+        cx.decoded = decoded;
         let mut module = Module::default();
         let mut snapshot = Arc::new(module.clone());
         let mut steps = Vec::with_capacity(self.passes.len());

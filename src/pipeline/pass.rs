@@ -74,6 +74,9 @@ impl fmt::Display for PassError {
 pub struct PassCx {
     /// The SPIR-V the pipeline started from (what `lower` reads).
     pub input: Arc<Vec<u32>>,
+    /// The input already decoded (by input validation), which `lower` takes instead of
+    /// decoding again.
+    pub decoded: Option<Module>,
     /// The SPIR-V written by `lift`.
     pub output: Option<Vec<u32>>,
     pub diagnostics: Vec<Diagnostic>,
@@ -83,6 +86,7 @@ impl PassCx {
     pub fn new(input: Arc<Vec<u32>>) -> Self {
         PassCx {
             input,
+            decoded: None,
             output: None,
             diagnostics: Vec::new(),
         }

@@ -16,7 +16,10 @@ impl Pass for Lower {
         "read the input SPIR-V into the IR: sections, interned types and constants, structured CFGs"
     }
     fn run(&self, module: &mut Module, cx: &mut PassCx) -> Result<Changed, PassError> {
-        *module = read::read_words(&cx.input).map_err(|e| PassError(e.to_string()))?;
+        *module = match cx.decoded.take() {
+            Some(m) => m,
+            None => read::read_words(&cx.input).map_err(|e| PassError(e.to_string()))?,
+        };
         Ok(Changed::Yes)
     }
 }

@@ -1,0 +1,191 @@
+//! Benchmark (not a test): the TUI on a large module — time to first frame, frame render times
+//! while scrolling, time to compute a diff between two steps, and memory. Prints figures.
+//!
+//! cargo bench --bench tui [-- FUNCTIONS]
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+use shaderstep::app::action::{Action, StepRef, ViewMode};
+use shaderstep::app::event_loop::{App, AppEvent};
+use shaderstep::app::state::{Focus, TextKind};
+use shaderstep::app::update::step_lines;
+use shaderstep::pipeline::diff::diff_lines;
+use shaderstep::pipeline::Pipeline;
+
+mod common;
+use common::large_module_text;
+
+fn rss_kib(field: &str) -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with(field))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn main() {
+    let functions: usize = std::env::args()
+        .skip(1)
+        .find_map(|a| a.parse().ok())
+        .unwrap_or(1500);
+    let dir = std::env::temp_dir().join(format!("shaderstep-tui-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A binary input, as most real shaders arrive (an .spvasm input adds assembling it).
+    let path: PathBuf = dir.join("large.spv");
+    let words = shaderstep::ir::spirv::asm::assemble(&large_module_text(functions)).unwrap();
+    std::fs::write(
+        &path,
+        words
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect::<Vec<u8>>(),
+    )
+    .unwrap();
+    let rss_before = rss_kib("VmRSS:");
+    {
+        // Where the first frame's time goes.
+        let text = large_module_text(functions);
+        let t = Instant::now();
+        let words = shaderstep::ir::spirv::asm::assemble(&text).unwrap();
+        let t_asm = t.elapsed();
+        let t = Instant::now();
+        let run = Pipeline::preset("size")
+            .unwrap()
+            .run(std::sync::Arc::new(words.clone()));
+        let t_run = t.elapsed();
+        let t = Instant::now();
+        let ir = run.steps[0].ir_text();
+        let t_print = t.elapsed();
+        let t = Instant::now();
+        let v: Vec<String> = ir.lines().map(str::to_string).collect();
+        let t_split = t.elapsed();
+        let t = Instant::now();
+        let _ = shaderstep::ir::spirv::read::read_words(&words).unwrap();
+        let t_read = t.elapsed();
+        let t = Instant::now();
+        let _ = shaderstep::ir::verify::verify(&run.steps[0].module);
+        let t_verify = t.elapsed();
+        println!(
+            "breakdown: (assembling the text form {:.1} ms), read {:.1} ms, verify {:.1} ms, 6 passes {:.1} ms, print IR {:.1} ms, split {:.1} ms ({} lines)",
+            ms(t_asm), ms(t_read), ms(t_verify), ms(t_run), ms(t_print), ms(t_split), v.len()
+        );
+        for st in &run.steps {
+            print!("{} {:.1}ms  ", st.pass, ms(st.duration));
+        }
+        println!();
+    }
+
+    let (w, h) = (160u16, 48u16);
+    let t0 = Instant::now();
+    let mut app = App::new(
+        vec![path.clone()],
+        Pipeline::preset("size").unwrap(),
+        (w, h),
+        true,
+    );
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    app.draw(&mut terminal).unwrap();
+    let first_frame = t0.elapsed();
+    let run = app.state.run().unwrap().clone();
+    let lines = app.state.panel.len();
+    println!(
+        "module: {functions} functions, {} instructions; IR text after lower: {lines} lines",
+        run.steps[0].inst_count
+    );
+    println!(
+        "first frame (load + 6 passes + print + highlight + draw): {:>8.1} ms",
+        ms(first_frame)
+    );
+    let pipeline_time: Duration = run.steps.iter().map(|s| s.duration).sum();
+    println!("  of which passes: {:.1} ms", ms(pipeline_time));
+    // Realistic differences: what one pass changed.
+    for (a, b) in [(1, 2), (2, 3)] {
+        let old = step_lines(&mut app.state, a, TextKind::Ir);
+        let new = step_lines(&mut app.state, b, TextKind::Ir);
+        let t = Instant::now();
+        let d = diff_lines(&old, &new, false);
+        println!(
+            "diff step {a} → {b} ({} vs {} lines): {:.1} ms, +{} −{}",
+            old.len(),
+            new.len(),
+            ms(t.elapsed()),
+            d.added,
+            d.removed
+        );
+    }
+
+    // Scroll the IR of the first step with page-down and measure each frame.
+    app.state.focus = Focus::Code;
+    let mut frames = Vec::new();
+    for _ in 0..400 {
+        let t = Instant::now();
+        app.handle(AppEvent::Action(Action::PageDown));
+        app.draw(&mut terminal).unwrap();
+        frames.push(t.elapsed());
+    }
+    // And line by line, which re-highlights one new row per frame.
+    for _ in 0..400 {
+        let t = Instant::now();
+        app.handle(AppEvent::Action(Action::Down(1)));
+        app.draw(&mut terminal).unwrap();
+        frames.push(t.elapsed());
+    }
+    frames.sort();
+    println!(
+        "frame while scrolling ({} frames): median {:.2} ms, p99 {:.2} ms, worst {:.2} ms",
+        frames.len(),
+        ms(frames[frames.len() / 2]),
+        ms(frames[frames.len() * 99 / 100]),
+        ms(*frames.last().unwrap())
+    );
+
+    // Diff between two steps: the raw line diff, and the whole switch to the diff view.
+    let old = step_lines(&mut app.state, 0, TextKind::Ir);
+    let new = step_lines(&mut app.state, 3, TextKind::Ir);
+    let t = Instant::now();
+    let d = diff_lines(&old, &new, false);
+    let raw = t.elapsed();
+    let t = Instant::now();
+    let d2 = diff_lines(&old, &new, true);
+    let raw_ignoring = t.elapsed();
+    println!(
+        "diff lower → compact-ids ({} vs {} lines): {:.1} ms ({} changed lines); ignoring renumbering {:.1} ms ({} changed)",
+        old.len(),
+        new.len(),
+        ms(raw),
+        d.added + d.removed,
+        ms(raw_ignoring),
+        d2.added + d2.removed
+    );
+    let t = Instant::now();
+    app.handle(AppEvent::Action(Action::Diff(Some((
+        StepRef::Index(1),
+        StepRef::Index(2),
+    )))));
+    app.handle(AppEvent::Action(Action::View(ViewMode::Diff)));
+    app.draw(&mut terminal).unwrap();
+    println!(
+        "switch to diff view verify → strip-debug and draw: {:.1} ms",
+        ms(t.elapsed())
+    );
+
+    let rss_after = rss_kib("VmRSS:");
+    let peak = rss_kib("VmHWM:");
+    println!(
+        "memory: resident {:.1} MiB after (+{:.1} MiB for the app), peak {:.1} MiB",
+        rss_after as f64 / 1024.0,
+        rss_after.saturating_sub(rss_before) as f64 / 1024.0,
+        peak as f64 / 1024.0
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
