@@ -176,3 +176,107 @@ OpFunctionEnd
     assert!(r.steps[1].has_errors());
     assert!(r.output_words().is_none());
 }
+
+#[test]
+fn dce_removes_dead_code_and_keeps_live_code() {
+    let input = r#"
+OpCapability Shader
+%glsl = OpExtInstImport "GLSL.std.450"
+OpMemoryModel Logical GLSL450
+OpEntryPoint Fragment %main "main" %out
+OpExecutionMode %main OriginUpperLeft
+OpName %main "main"
+OpName %unused_fn "unused_fn"
+OpName %scratch "scratch"
+OpDecorate %out Location 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%int = OpTypeInt 32 1
+%v2int = OpTypeVector %int 2
+%f1 = OpConstant %float 1
+%f2 = OpConstant %float 2
+%i7 = OpConstant %int 7
+%ptr_out = OpTypePointer Output %float
+%ptr_fn = OpTypePointer Function %float
+%out = OpVariable %ptr_out Output
+%unused_fn = OpFunction %void None %fn
+%u_entry = OpLabel
+OpReturn
+OpFunctionEnd
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%scratch = OpVariable %ptr_fn Function
+%keep = OpVariable %ptr_fn Function
+OpStore %scratch %f1
+OpStore %keep %f2
+%a = OpFAdd %float %f1 %f2
+%b = OpFMul %float %a %a
+%c = OpExtInst %float %glsl Sqrt %b
+%k = OpLoad %float %keep
+OpStore %out %k
+OpReturn
+OpFunctionEnd
+"#;
+    let out = run(&["lower", "dce", "verify"], input);
+    // Gone: the uncalled function, the write-only %scratch, the %a→%b→%c chain, and the
+    // int types and constants nothing refers to any more.
+    let expected = r#"OpCapability Shader
+%1 = OpExtInstImport "GLSL.std.450"
+OpMemoryModel Logical GLSL450
+OpEntryPoint Fragment %main "main" %3
+OpExecutionMode %main OriginUpperLeft
+OpName %main "main"
+OpDecorate %3 Location 0
+%void = OpTypeVoid
+%7 = OpTypeFunction %void
+%float = OpTypeFloat 32
+%float_2 = OpConstant %float 2
+%_ptr_Output_float = OpTypePointer Output %float
+%_ptr_Function_float = OpTypePointer Function %float
+%3 = OpVariable %_ptr_Output_float Output
+%main = OpFunction %void None %7
+%17 = OpLabel
+    %18 = OpVariable %_ptr_Function_float Function
+    OpStore %18 %float_2
+    %22 = OpLoad %float %18
+    OpStore %3 %22
+    OpReturn
+OpFunctionEnd"#;
+    assert_eq!(body(&out), expected, "\n{out}");
+}
+
+#[test]
+fn dce_keeps_side_effects_and_interfaces() {
+    let input = r#"
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %gid
+OpExecutionMode %main LocalSize 1 1 1
+OpDecorate %gid BuiltIn GlobalInvocationId
+OpDecorate %spec SpecId 3
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%v3uint = OpTypeVector %uint 3
+%ptr_in = OpTypePointer Input %v3uint
+%gid = OpVariable %ptr_in Input
+%spec = OpSpecConstant %uint 4
+%u1 = OpConstant %uint 1
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%v = OpLoad %v3uint %gid Volatile
+OpControlBarrier %u1 %u1 %u1
+OpReturn
+OpFunctionEnd
+"#;
+    let out = run(&["lower", "dce", "verify"], input);
+    for kept in [
+        "OpLoad %v3uint",
+        "OpControlBarrier",
+        "OpSpecConstant %uint 4",
+        "BuiltIn GlobalInvocationId",
+    ] {
+        assert!(out.contains(kept), "dce removed `{kept}`:\n{out}");
+    }
+}

@@ -2,13 +2,15 @@
 
 use super::pass::Pass;
 use super::passes::{
-    compact_ids::CompactIds, lift::Lift, lower::Lower, strip_debug::StripDebug, verify::Verify,
+    compact_ids::CompactIds, dce::Dce, lift::Lift, lower::Lower, strip_debug::StripDebug,
+    verify::Verify,
 };
 
 pub fn all_passes() -> Vec<Box<dyn Pass>> {
     vec![
         Box::new(Lower),
         Box::new(Verify),
+        Box::new(Dce),
         Box::new(StripDebug),
         Box::new(CompactIds),
         Box::new(Lift),
@@ -32,11 +34,17 @@ pub const PRESETS: &[Preset] = &[
         passes: &["lower", "verify", "lift"],
     },
     Preset {
+        name: "default",
+        description: "optimize, keeping debug info",
+        passes: &["lower", "verify", "dce", "verify", "lift"],
+    },
+    Preset {
         name: "size",
-        description: "drop debug info and renumber ids densely",
+        description: "remove dead code and debug info, renumber ids densely",
         passes: &[
             "lower",
             "verify",
+            "dce",
             "strip-debug",
             "compact-ids",
             "verify",

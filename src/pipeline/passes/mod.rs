@@ -1,6 +1,7 @@
 //! One file per pass.
 
 pub mod compact_ids;
+pub mod dce;
 pub mod lift;
 pub mod lower;
 pub mod strip_debug;

@@ -1,0 +1,357 @@
+//! `dce`: dead code elimination. Removes, until nothing more goes:
+//! - instructions without side effects whose result nobody uses (arithmetic, conversions,
+//!   composites, access chains, non-volatile loads, image sampling, GLSL.std.450 calls);
+//! - function-local variables that are only ever stored to, with those stores;
+//! - functions nobody calls that are not entry points or exported;
+//! - types, constants and global variables nothing refers to (an entry point's interface
+//!   counts as a reference), with the names and decorations of everything removed.
+//!
+//! It does not remove spec constants (they are the pipeline's interface), does not touch
+//! control flow (unreachable blocks stay), and treats any instruction it does not know as
+//! having side effects.
+
+use std::collections::HashSet;
+
+use rspirv::dr::Operand;
+use spirv::Op;
+
+use crate::ir::inst::{is_constant, is_type};
+use crate::ir::{Id, Inst, Module};
+use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
+
+pub struct Dce;
+
+/// Instructions whose only effect is their result.
+fn is_pure(inst: &Inst, glsl_set: Option<Id>) -> bool {
+    use Op::*;
+    match inst.op {
+        Load => !inst.operands.iter().any(
+            |o| matches!(o, Operand::MemoryAccess(a) if a.contains(spirv::MemoryAccess::VOLATILE)),
+        ),
+        ExtInst => {
+            matches!(inst.operands.first(), Some(Operand::IdRef(set)) if Some(*set) == glsl_set)
+        }
+        Undef
+        | AccessChain
+        | InBoundsAccessChain
+        | PtrAccessChain
+        | ArrayLength
+        | CopyObject
+        | Phi
+        | Select
+        | SampledImage
+        | Image
+        | ImageSampleImplicitLod
+        | ImageSampleExplicitLod
+        | ImageSampleDrefImplicitLod
+        | ImageSampleDrefExplicitLod
+        | ImageSampleProjImplicitLod
+        | ImageSampleProjExplicitLod
+        | ImageSampleProjDrefImplicitLod
+        | ImageSampleProjDrefExplicitLod
+        | ImageFetch
+        | ImageGather
+        | ImageDrefGather
+        | ImageRead
+        | ImageQuerySizeLod
+        | ImageQuerySize
+        | ImageQueryLod
+        | ImageQueryLevels
+        | ImageQuerySamples
+        | ConvertFToU
+        | ConvertFToS
+        | ConvertSToF
+        | ConvertUToF
+        | UConvert
+        | SConvert
+        | FConvert
+        | QuantizeToF16
+        | Bitcast
+        | SNegate
+        | FNegate
+        | IAdd
+        | FAdd
+        | ISub
+        | FSub
+        | IMul
+        | FMul
+        | UDiv
+        | SDiv
+        | FDiv
+        | UMod
+        | SRem
+        | SMod
+        | FRem
+        | FMod
+        | VectorTimesScalar
+        | MatrixTimesScalar
+        | VectorTimesMatrix
+        | MatrixTimesVector
+        | MatrixTimesMatrix
+        | OuterProduct
+        | Dot
+        | IAddCarry
+        | ISubBorrow
+        | UMulExtended
+        | SMulExtended
+        | ShiftRightLogical
+        | ShiftRightArithmetic
+        | ShiftLeftLogical
+        | BitwiseOr
+        | BitwiseXor
+        | BitwiseAnd
+        | Not
+        | BitFieldInsert
+        | BitFieldSExtract
+        | BitFieldUExtract
+        | BitReverse
+        | BitCount
+        | Any
+        | All
+        | IsNan
+        | IsInf
+        | IsFinite
+        | IsNormal
+        | SignBitSet
+        | LogicalEqual
+        | LogicalNotEqual
+        | LogicalOr
+        | LogicalAnd
+        | LogicalNot
+        | IEqual
+        | INotEqual
+        | UGreaterThan
+        | SGreaterThan
+        | UGreaterThanEqual
+        | SGreaterThanEqual
+        | ULessThan
+        | SLessThan
+        | ULessThanEqual
+        | SLessThanEqual
+        | FOrdEqual
+        | FUnordEqual
+        | FOrdNotEqual
+        | FUnordNotEqual
+        | FOrdLessThan
+        | FUnordLessThan
+        | FOrdGreaterThan
+        | FUnordGreaterThan
+        | FOrdLessThanEqual
+        | FUnordLessThanEqual
+        | FOrdGreaterThanEqual
+        | FUnordGreaterThanEqual
+        | VectorExtractDynamic
+        | VectorInsertDynamic
+        | VectorShuffle
+        | CompositeConstruct
+        | CompositeExtract
+        | CompositeInsert
+        | Transpose
+        | DPdx
+        | DPdy
+        | Fwidth
+        | DPdxFine
+        | DPdyFine
+        | FwidthFine
+        | DPdxCoarse
+        | DPdyCoarse
+        | FwidthCoarse => true,
+        _ => false,
+    }
+}
+
+/// Instructions whose references are bookkeeping about an id, not uses of it.
+fn is_metadata(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Name
+            | Op::MemberName
+            | Op::Decorate
+            | Op::MemberDecorate
+            | Op::DecorateId
+            | Op::DecorateString
+            | Op::MemberDecorateString
+            | Op::GroupDecorate
+            | Op::GroupMemberDecorate
+            | Op::DecorationGroup
+    )
+}
+
+fn count_uses(m: &Module) -> Vec<u32> {
+    let mut uses = vec![0u32; m.bound as usize + 1];
+    m.for_each_inst(|i| {
+        if is_metadata(i.op) {
+            return;
+        }
+        for u in i.uses() {
+            if let Some(c) = uses.get_mut(u as usize) {
+                *c += 1;
+            }
+        }
+    });
+    uses
+}
+
+pub fn dce(m: &mut Module) -> bool {
+    let before = m.inst_count();
+    let glsl_set = m
+        .preamble
+        .iter()
+        .find_map(|i| match (i.op, i.operands.first()) {
+            (Op::ExtInstImport, Some(Operand::LiteralString(s))) if s == "GLSL.std.450" => i.result,
+            _ => None,
+        });
+    let mut removed: HashSet<Id> = HashSet::new();
+
+    // Instructions and write-only locals, to a fixed point.
+    loop {
+        let uses = count_uses(m);
+        let used = |id: Id| uses.get(id as usize).copied().unwrap_or(0) > 0;
+        // Locals whose every use is as the pointer of a store.
+        let mut store_uses = vec![0u32; uses.len()];
+        for f in &m.functions {
+            for b in &f.blocks {
+                for i in &b.insts {
+                    if let (Op::Store, Some(Operand::IdRef(p))) = (i.op, i.operands.first()) {
+                        // A value stored to itself would count twice; that is fine here.
+                        if let Some(c) = store_uses.get_mut(*p as usize) {
+                            *c += 1;
+                        }
+                    }
+                }
+            }
+        }
+        let write_only = |i: &Inst| {
+            i.op == Op::Variable
+                && i.result
+                    .is_some_and(|r| uses[r as usize] == store_uses[r as usize])
+        };
+        let mut dead_vars: HashSet<Id> = HashSet::new();
+        for f in &m.functions {
+            for b in &f.blocks {
+                for i in &b.insts {
+                    if write_only(i) {
+                        dead_vars.insert(i.result.expect("variable has a result"));
+                    }
+                }
+            }
+        }
+        let mut changed = false;
+        for f in &mut m.functions {
+            for b in &mut f.blocks {
+                b.insts.retain(|i| {
+                    let dead = match i.result {
+                        Some(r) if dead_vars.contains(&r) => true,
+                        Some(r) => !used(r) && is_pure(i, glsl_set),
+                        None => {
+                            i.op == Op::Store
+                                && matches!(i.operands.first(), Some(Operand::IdRef(p)) if dead_vars.contains(p))
+                        }
+                    };
+                    if dead {
+                        changed = true;
+                        removed.extend(i.result);
+                    }
+                    !dead
+                });
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+
+    // Functions nobody calls.
+    loop {
+        let uses = count_uses(m);
+        let exported: HashSet<Id> = m
+            .annotations
+            .iter()
+            .filter(|i| {
+                i.op == Op::Decorate
+                    && i.operands.iter().any(|o| {
+                        matches!(o, Operand::Decoration(spirv::Decoration::LinkageAttributes))
+                    })
+            })
+            .filter_map(|i| match i.operands.first() {
+                Some(Operand::IdRef(id)) => Some(*id),
+                _ => None,
+            })
+            .collect();
+        let n = m.functions.len();
+        m.functions.retain(|f| {
+            let id = f.id();
+            let keep = uses.get(id as usize).copied().unwrap_or(0) > 0 || exported.contains(&id);
+            if !keep {
+                removed.insert(id);
+            }
+            keep
+        });
+        if m.functions.len() == n {
+            break;
+        }
+    }
+
+    // Globals nothing refers to (types refer to types, so to a fixed point).
+    loop {
+        let uses = count_uses(m);
+        let n = m.globals.len();
+        m.globals.retain(|g| {
+            let removable = is_type(g.op)
+                || matches!(g.op, Op::Variable | Op::Undef)
+                || (is_constant(g.op)
+                    && !matches!(
+                        g.op,
+                        Op::SpecConstant
+                            | Op::SpecConstantTrue
+                            | Op::SpecConstantFalse
+                            | Op::SpecConstantComposite
+                            | Op::SpecConstantOp
+                    ));
+            let dead = removable
+                && g.result
+                    .is_some_and(|r| uses.get(r as usize).copied().unwrap_or(0) == 0);
+            if dead {
+                removed.extend(g.result);
+            }
+            !dead
+        });
+        if m.globals.len() == n {
+            break;
+        }
+    }
+
+    // Names and decorations of what is gone.
+    if !removed.is_empty() {
+        let about_removed =
+            |i: &Inst| matches!(i.operands.first(), Some(Operand::IdRef(t)) if removed.contains(t));
+        m.debug
+            .retain(|i| !(matches!(i.op, Op::Name | Op::MemberName) && about_removed(i)));
+        m.annotations
+            .retain(|i| !(is_metadata(i.op) && i.op != Op::DecorationGroup && about_removed(i)));
+        for a in &mut m.annotations {
+            if a.op == Op::GroupDecorate {
+                let group = a.operands.first().cloned();
+                a.operands
+                    .retain(|o| !matches!(o, Operand::IdRef(t) if removed.contains(t)));
+                if a.operands.is_empty() {
+                    a.operands.extend(group);
+                }
+            }
+        }
+        m.reindex();
+    }
+    m.inst_count() != before
+}
+
+impl Pass for Dce {
+    fn name(&self) -> &'static str {
+        "dce"
+    }
+    fn description(&self) -> &'static str {
+        "remove unused pure instructions, write-only locals, uncalled functions and unused globals"
+    }
+    fn run(&self, module: &mut Module, _cx: &mut PassCx) -> Result<Changed, PassError> {
+        Ok(dce(module).into())
+    }
+}
