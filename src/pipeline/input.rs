@@ -62,6 +62,8 @@ pub struct Loaded {
     pub words: Vec<u32>,
     /// The words decoded: every input is decoded once to check it.
     pub module: Module,
+    /// How long decoding took (it is `lower`'s work, done early).
+    pub decode_time: std::time::Duration,
     /// The source text for text inputs.
     pub source: Option<String>,
 }
@@ -69,7 +71,10 @@ pub struct Loaded {
 impl Loaded {
     /// Runs `pipeline` on this input without decoding it again.
     pub fn run(self, pipeline: &crate::pipeline::Pipeline) -> crate::pipeline::Run {
-        pipeline.run_decoded(std::sync::Arc::new(self.words), Some(self.module))
+        pipeline.run_decoded(
+            std::sync::Arc::new(self.words),
+            Some((self.module, self.decode_time)),
+        )
     }
 }
 
@@ -261,12 +266,15 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Loaded, InputError> {
         }
     };
     // Decode once here, so a broken module is reported as the input's fault.
+    let start = std::time::Instant::now();
     let module = read::read_words(&words).map_err(|e| err(None, e.to_string()))?;
+    let decode_time = start.elapsed();
     Ok(Loaded {
         path: path.to_path_buf(),
         kind,
         words,
         module,
+        decode_time,
         source,
     })
 }

@@ -123,7 +123,7 @@ impl Pipeline {
     }
 
     /// Runs on `input`, of which `decoded` (if given) is the decoded module.
-    pub fn run_decoded(&self, input: Arc<Vec<u32>>, decoded: Option<Module>) -> Run {
+    pub fn run_decoded(&self, input: Arc<Vec<u32>>, decoded: Option<(Module, Duration)>) -> Run {
         let mut cx = PassCx::new(input);
         cx.decoded = decoded;
         let mut module = Module::default();
@@ -133,7 +133,7 @@ impl Pipeline {
         for (i, pass) in self.passes.iter().enumerate() {
             let start = Instant::now();
             let result = pass.run(&mut module, &mut cx);
-            let duration = start.elapsed();
+            let duration = start.elapsed() + std::mem::take(&mut cx.earlier_time);
             let mut diagnostics = std::mem::take(&mut cx.diagnostics);
             let (changed, error) = match result {
                 Ok(c) => (c == Changed::Yes, None),

@@ -74,9 +74,11 @@ impl fmt::Display for PassError {
 pub struct PassCx {
     /// The SPIR-V the pipeline started from (what `lower` reads).
     pub input: Arc<Vec<u32>>,
-    /// The input already decoded (by input validation), which `lower` takes instead of
-    /// decoding again.
-    pub decoded: Option<Module>,
+    /// The input already decoded (by input validation) and how long that took, which
+    /// `lower` takes instead of decoding again.
+    pub decoded: Option<(Module, std::time::Duration)>,
+    /// Work a pass did before the pipeline ran, added to its step's time.
+    pub earlier_time: std::time::Duration,
     /// The SPIR-V written by `lift`.
     pub output: Option<Vec<u32>>,
     pub diagnostics: Vec<Diagnostic>,
@@ -87,6 +89,7 @@ impl PassCx {
         PassCx {
             input,
             decoded: None,
+            earlier_time: std::time::Duration::ZERO,
             output: None,
             diagnostics: Vec::new(),
         }

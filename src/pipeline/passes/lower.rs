@@ -17,7 +17,10 @@ impl Pass for Lower {
     }
     fn run(&self, module: &mut Module, cx: &mut PassCx) -> Result<Changed, PassError> {
         *module = match cx.decoded.take() {
-            Some(m) => m,
+            Some((m, time)) => {
+                cx.earlier_time = time;
+                m
+            }
             None => read::read_words(&cx.input).map_err(|e| PassError(e.to_string()))?,
         };
         Ok(Changed::Yes)
