@@ -123,7 +123,11 @@ impl App {
             }
             Err(e) => {
                 let had_run = doc.run.is_some();
-                doc.error = Some(e.to_string());
+                let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+                doc.error = Some(match e.line {
+                    Some(l) => format!("{name}:{l}: {}", e.message),
+                    None => format!("{name}: {}", e.message),
+                });
                 // The status bar names the file already; the message leads with the cause.
                 let short = match e.line {
                     Some(l) => format!("line {l}: {}", e.message.lines().next().unwrap_or("")),

@@ -93,6 +93,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
             .map_or("", |st| st.pass)
     };
     let title = match &s.panel.rows {
+        _ if s.run().is_none() => " no module loaded ".to_string(),
         Rows::Text { .. } => format!(" {kind} after {} {} ", s.step, step_name(s.step)),
         Rows::Diff { added, removed, .. } => format!(
             " {kind} diff {} {} → {} {}  +{added} −{removed} ",
