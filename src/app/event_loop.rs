@@ -123,7 +123,10 @@ impl App {
             }
             Err(e) => {
                 let had_run = doc.run.is_some();
-                let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+                let name = path.file_name().map_or_else(
+                    || path.display().to_string(),
+                    |n| n.to_string_lossy().into_owned(),
+                );
                 doc.error = Some(match e.line {
                     Some(l) => format!("{name}:{l}: {}", e.message),
                     None => format!("{name}: {}", e.message),

@@ -35,17 +35,8 @@ pub fn main(cli: Cli) -> color_eyre::Result<i32> {
         }
         Some(Command::Replay(args)) => replay_command(&args),
         None => {
-            let pipeline = match &cli.passes {
-                Some(list) => {
-                    let names: Vec<&str> = list
-                        .iter()
-                        .map(String::as_str)
-                        .filter(|s| !s.is_empty())
-                        .collect();
-                    crate::pipeline::Pipeline::from_names(&names)
-                }
-                None => crate::pipeline::Pipeline::preset(&cli.preset),
-            };
+            let pipeline =
+                crate::pipeline::Pipeline::from_flags(cli.passes.as_deref(), &cli.preset);
             let pipeline = match pipeline {
                 Ok(p) => p,
                 Err(e) => {

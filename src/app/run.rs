@@ -66,17 +66,7 @@ pub fn stats_json(input: &Path, run: &Run) -> Vec<String> {
 }
 
 fn run_inner(args: &RunArgs) -> Result<(), String> {
-    let pipeline = match &args.passes {
-        Some(list) => {
-            let names: Vec<&str> = list
-                .iter()
-                .map(String::as_str)
-                .filter(|s| !s.is_empty())
-                .collect();
-            Pipeline::from_names(&names)?
-        }
-        None => Pipeline::preset(&args.preset)?,
-    };
+    let pipeline = Pipeline::from_flags(args.passes.as_deref(), &args.preset)?;
     let several = args.inputs.len() > 1;
     let to_stdout = args.output.is_none();
     let quiet_result = args.print_after_all || args.stats.is_some();

@@ -114,6 +114,21 @@ impl Pipeline {
         Self::from_names(names)
     }
 
+    /// The pipeline the command line asks for: a `--passes` list if given, else the preset.
+    pub fn from_flags(passes: Option<&[String]>, preset: &str) -> Result<Self, String> {
+        match passes {
+            Some(list) => {
+                let names: Vec<&str> = list
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|s| !s.is_empty())
+                    .collect();
+                Self::from_names(&names)
+            }
+            None => Self::preset(preset),
+        }
+    }
+
     pub fn names(&self) -> Vec<&'static str> {
         self.passes.iter().map(|p| p.name()).collect()
     }

@@ -358,32 +358,21 @@ macro_rules! value_enums {
     };
 }
 
-macro_rules! bit_enums {
-    ($kind:expr, $name:expr, [$($k:ident),* $(,)?]) => {
+/// Every bit-mask operand kind, with its flag names and values.
+macro_rules! mask_kinds {
+    ($kind:expr, [$($k:ident),* $(,)?]) => {
         match $kind {
             $(OperandKind::$k => Some(
-                spirv::$k::all().iter_names().find(|(n, _)| normalize(n) == $name).map(|(_, f)| f.bits())
+                spirv::$k::all().iter_names().map(|(n, f)| (n, f.bits())).collect::<Vec<_>>()
             ),)*
             _ => None,
         }
     };
 }
 
-fn normalize(name: &str) -> String {
-    name.chars()
-        .filter(|c| *c != '_')
-        .flat_map(char::to_uppercase)
-        .collect()
-}
-
-/// Looks up the numeric value of an enumerant or a `|`-joined mask by its grammar name.
-pub fn enum_value(kind: OperandKind, name: &str) -> Option<u32> {
-    if let Some(v) = parse_u32(name) {
-        return Some(v);
-    }
-    let is_mask = bit_enums!(
+fn mask_flags(kind: OperandKind) -> Option<Vec<(&'static str, u32)>> {
+    mask_kinds!(
         kind,
-        String::new(),
         [
             ImageOperands,
             FPFastMathMode,
@@ -403,41 +392,33 @@ pub fn enum_value(kind: OperandKind, name: &str) -> Option<u32> {
             TensorOperands,
         ]
     )
-    .is_some();
-    if is_mask {
+}
+
+fn normalize(name: &str) -> String {
+    name.chars()
+        .filter(|c| *c != '_')
+        .flat_map(char::to_uppercase)
+        .collect()
+}
+
+/// Looks up the numeric value of an enumerant or a `|`-joined mask by its grammar name.
+pub fn enum_value(kind: OperandKind, name: &str) -> Option<u32> {
+    if let Some(v) = parse_u32(name) {
+        return Some(v);
+    }
+    if let Some(flags) = mask_flags(kind) {
         let mut bits = 0;
         for part in name.split('|') {
             if part == "None" {
                 continue;
             }
-            if let Some(v) = parse_u32(part) {
-                bits |= v;
-                continue;
-            }
-            let key = normalize(part);
-            let v = bit_enums!(
-                kind,
-                key,
-                [
-                    ImageOperands,
-                    FPFastMathMode,
-                    SelectionControl,
-                    LoopControl,
-                    FunctionControl,
-                    MemorySemantics,
-                    MemoryAccess,
-                    KernelProfilingInfo,
-                    RayFlags,
-                    FragmentShadingRate,
-                    RawAccessChainOperands,
-                    CooperativeMatrixOperands,
-                    CooperativeMatrixReduce,
-                    TensorAddressingOperands,
-                    MatrixMultiplyAccumulateOperands,
-                    TensorOperands,
-                ]
-            )??;
-            bits |= v;
+            bits |= match parse_u32(part) {
+                Some(v) => v,
+                None => {
+                    let key = normalize(part);
+                    flags.iter().find(|(n, _)| normalize(n) == key)?.1
+                }
+            };
         }
         return Some(bits);
     }

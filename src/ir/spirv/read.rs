@@ -510,21 +510,13 @@ fn build_module(header: Header, bound: u32, insts: Vec<Inst>) -> Result<Module, 
         if !floating {
             section = rank;
         }
-        match inst.op {
-            Op::Capability | Op::Extension | Op::ExtInstImport | Op::MemoryModel => {
-                m.preamble.push(inst)
-            }
-            Op::EntryPoint => m.entry_points.push(inst),
-            Op::ExecutionMode | Op::ExecutionModeId => m.execution_modes.push(inst),
-            Op::String
-            | Op::Source
-            | Op::SourceContinued
-            | Op::SourceExtension
-            | Op::Name
-            | Op::MemberName
-            | Op::ModuleProcessed => m.debug.push(inst),
-            op if is_annotation(op) => m.annotations.push(inst),
-            Op::Function => {
+        match (rank, inst.op) {
+            (0, _) => m.preamble.push(inst),
+            (1, _) => m.entry_points.push(inst),
+            (2, _) => m.execution_modes.push(inst),
+            (3, _) => m.debug.push(inst),
+            (4, _) => m.annotations.push(inst),
+            (_, Op::Function) => {
                 func = Some(Function {
                     def: inst,
                     params: Vec::new(),
@@ -533,12 +525,12 @@ fn build_module(header: Header, bound: u32, insts: Vec<Inst>) -> Result<Module, 
                     leading_debug: std::mem::take(&mut pending_lines),
                 })
             }
-            Op::Line | Op::NoLine if !m.functions.is_empty() => pending_lines.push(inst),
-            Op::FunctionEnd | Op::FunctionParameter | Op::Label => {
+            (_, Op::Line | Op::NoLine) if !m.functions.is_empty() => pending_lines.push(inst),
+            (_, Op::FunctionEnd | Op::FunctionParameter | Op::Label) => {
                 return Err(layout("outside a function"))
             }
-            Op::Nop => {}
-            op if inst::is_block_level_only(op) => {
+            (_, Op::Nop) => {}
+            (_, op) if inst::is_block_level_only(op) => {
                 return Err(layout("only allowed inside a function"))
             }
             _ => m.globals.push(inst),
