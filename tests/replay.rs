@@ -113,3 +113,42 @@ fn scrub_replaces_timings_and_paths() {
     );
     assert_eq!(scrub("%float_2 v4s"), "%float_2 v4s\n");
 }
+
+/// With colour off (NO_COLOR), the screen carries no colours at all, only modifiers.
+#[test]
+fn no_color_means_no_colours() {
+    use ratatui::backend::TestBackend;
+    use ratatui::style::Color;
+    use ratatui::Terminal;
+    use shaderstep::app::event_loop::App;
+    use shaderstep::pipeline::Pipeline;
+
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/examples/lighting.frag");
+    for color in [false, true] {
+        let mut app = App::new(
+            vec![example.clone()],
+            Pipeline::preset("size").unwrap(),
+            (100, 30),
+            color,
+        );
+        app.handle(shaderstep::app::event_loop::AppEvent::Action(
+            "view diff".parse().unwrap(),
+        ));
+        let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
+        app.draw(&mut terminal).unwrap();
+        let buf = terminal.backend().buffer();
+        let coloured = buf
+            .content()
+            .iter()
+            .filter(|c| c.fg != Color::Reset || c.bg != Color::Reset)
+            .count();
+        if color {
+            assert!(
+                coloured > 500,
+                "expected a coloured screen, {coloured} coloured cells"
+            );
+        } else {
+            assert_eq!(coloured, 0, "NO_COLOR screen has coloured cells");
+        }
+    }
+}

@@ -102,6 +102,9 @@ pub enum Action {
     Reload,
     NextInput,
     PrevInput,
+    /// Scroll the code pane sideways (long lines).
+    ScrollRight,
+    ScrollLeft,
     CommandLine,
     SearchPrompt,
 }
@@ -165,6 +168,8 @@ impl fmt::Display for Action {
             Action::Reload => write!(f, "reload"),
             Action::NextInput => write!(f, "next-input"),
             Action::PrevInput => write!(f, "prev-input"),
+            Action::ScrollRight => write!(f, "scroll-right"),
+            Action::ScrollLeft => write!(f, "scroll-left"),
             Action::CommandLine => write!(f, "command-line"),
             Action::SearchPrompt => write!(f, "search-prompt"),
         }
@@ -261,6 +266,8 @@ impl FromStr for Action {
             "reload" => no_arg(Action::Reload),
             "next-input" => no_arg(Action::NextInput),
             "prev-input" => no_arg(Action::PrevInput),
+            "scroll-right" => no_arg(Action::ScrollRight),
+            "scroll-left" => no_arg(Action::ScrollLeft),
             "command-line" => no_arg(Action::CommandLine),
             "search-prompt" => no_arg(Action::SearchPrompt),
             "" => Err("empty command".into()),

@@ -188,6 +188,8 @@ pub struct State {
     pub scroll: usize,
     /// Index of the selected `%id` on the cursor row.
     pub token: usize,
+    /// Columns of text scrolled off to the left in the code pane.
+    pub hscroll: usize,
     pub pass_scroll: usize,
     pub size: (u16, u16),
     pub quit: bool,
@@ -226,6 +228,7 @@ impl State {
             cursor: 0,
             scroll: 0,
             token: 0,
+            hscroll: 0,
             pass_scroll: 0,
             size,
             quit: false,

@@ -449,6 +449,8 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
                 s.step = s.step.min(steps.saturating_sub(1));
             }
         }
+        Action::ScrollRight => s.hscroll += 8,
+        Action::ScrollLeft => s.hscroll = s.hscroll.saturating_sub(8),
         Action::CommandLine => s.mode = Mode::Command(String::new()),
         Action::SearchPrompt => s.mode = Mode::Search(String::new()),
     }

@@ -15,11 +15,13 @@ use crate::app::state::{id_tokens, search_matches, Focus, Rows, State, TextKind}
 use crate::pipeline::diff::{word_changes, DiffLine, LineChange};
 
 /// Splits `text` into spans where any style changes: base highlighting, then overlays on top.
+/// The first `skip` characters are scrolled out of view; at most `max_width` are shown.
 fn styled(
     text: &str,
     base: &[(Style, Range<usize>)],
     overlays: &[(Style, Range<usize>)],
     default: Style,
+    skip: usize,
     max_width: usize,
 ) -> Vec<Span<'static>> {
     let mut cuts: Vec<usize> = vec![0, text.len()];
@@ -31,6 +33,7 @@ fn styled(
     cuts.dedup();
     let mut spans = Vec::new();
     let mut width = 0;
+    let mut skipped = 0;
     for w in cuts.windows(2) {
         let (a, b) = (w[0], w[1]);
         if a >= b || !text.is_char_boundary(a) || !text.is_char_boundary(b) {
@@ -42,10 +45,17 @@ fn styled(
                 style = style.patch(*s);
             }
         }
+        let chars = text[a..b].chars().count();
+        let drop = (skip - skipped).min(chars);
+        skipped += drop;
         let piece: String = text[a..b]
             .chars()
+            .skip(drop)
             .take(max_width.saturating_sub(width))
             .collect();
+        if piece.is_empty() {
+            continue;
+        }
         width += piece.chars().count();
         spans.push(Span::styled(piece, style));
         if width >= max_width {
@@ -103,6 +113,11 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
             step_name(s.step)
         ),
     };
+    let title = if s.hscroll > 0 {
+        format!("{title}› col {} ", s.hscroll + 1)
+    } else {
+        title
+    };
     let block = Block::bordered()
         .border_style(if focused { t.border_focus } else { t.border })
         .title(Span::styled(title, t.title));
@@ -127,6 +142,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                     &line_styles(s, *id, i),
                     &overlays(s, t, text, is_cursor),
                     t.text,
+                    s.hscroll,
                     text_w,
                 ));
                 let mut line = Line::from(spans);
@@ -185,7 +201,14 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                                     ),
                                     t.gutter,
                                 )];
-                                spans.extend(styled(text, &line_styles(s, id, i), &ov, t.text, w));
+                                spans.extend(styled(
+                                    text,
+                                    &line_styles(s, id, i),
+                                    &ov,
+                                    t.text,
+                                    s.hscroll,
+                                    w,
+                                ));
                                 let mut line = Line::from(spans);
                                 if changed {
                                     line = line.style(changed_style);
@@ -263,7 +286,14 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                         format!("{} {} {mark}", num(d.old), num(d.new)),
                         t.gutter,
                     )];
-                    spans.extend(styled(text, &line_styles(s, id, idx), &ov, t.text, w));
+                    spans.extend(styled(
+                        text,
+                        &line_styles(s, id, idx),
+                        &ov,
+                        t.text,
+                        s.hscroll,
+                        w,
+                    ));
                     let mut line = Line::from(spans).style(style);
                     if is_cursor {
                         line = line.patch_style(t.cursor_line);
