@@ -15,4 +15,4 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
 fi
 
-cargo test "$@"
+cargo test --no-fail-fast "$@"

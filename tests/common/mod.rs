@@ -44,8 +44,12 @@ pub fn validate(words: &[u32], universal: bool) -> Result<(), String> {
     let mut cmd = Command::new(tool("spirv-val"));
     if !universal {
         let minor = (words[1] >> 8) & 0xff;
-        cmd.arg("--target-env")
-            .arg(if minor <= 3 { "vulkan1.1" } else { "vulkan1.2" });
+        // The Vulkan version whose SPIR-V this is.
+        cmd.arg("--target-env").arg(match minor {
+            0..=3 => "vulkan1.1",
+            4 | 5 => "vulkan1.2",
+            _ => "vulkan1.3",
+        });
     }
     let out = cmd.arg(&file).output().expect("run spirv-val");
     let _ = std::fs::remove_dir_all(&dir);
