@@ -35,9 +35,28 @@ pub enum Command {
     /// List every pass and preset with a one-line description.
     Passes,
     /// Drive the TUI from a script without a terminal: assert on the screen, write snapshots
-    /// (text and SVG). See `src/app/replay.rs` for the script language.
+    /// (text and SVG).
+    #[command(long_about = REPLAY_HELP)]
     Replay(ReplayArgs),
 }
+
+const REPLAY_HELP: &str = "\
+Drive the TUI from a script without a terminal, through the same state, key handling and views
+as the interactive app, rendered off-screen. A failed `expect` exits with status 1 and prints the
+screen.
+
+Script lines (`#` starts a comment; `$TMP` is a scratch directory for the run):
+  pipeline PRESET | pipeline a,b,c      choose the pipeline (before `open`)
+  open PATH...                          load inputs
+  size WIDTHxHEIGHT                     resize the screen
+  key KEY | keys KEYS                   press keys, in <C-d> notation: jjd<Enter>
+  cmd :COMMAND                          run a command as typed after `:`
+  click COL ROW | wheel-up COL ROW | wheel-down COL ROW
+  write PATH <<EOF ... EOF              save a file (temporary file, then rename)
+  touch PATH | rm PATH | mv FROM TO
+  wait-reload                           wait until the watcher reloads an input
+  expect \"TEXT\" | expect-not \"TEXT\"     check the rendered screen
+  snapshot NAME                         write NAME.txt and NAME.svg into --out";
 
 #[derive(clap::Args, Debug)]
 pub struct ReplayArgs {
