@@ -108,20 +108,33 @@ fn main() {
     );
     let pipeline_time: Duration = run.steps.iter().map(|s| s.duration).sum();
     println!("  of which passes: {:.1} ms", ms(pipeline_time));
+    let step = |name: &str| {
+        run.steps
+            .iter()
+            .position(|s| s.pass == name)
+            .expect("pass in the size preset")
+    };
     // Realistic differences: what one pass changed.
-    for (a, b) in [(1, 2), (2, 3)] {
-        let old = step_lines(&mut app.state, a, TextKind::Ir);
-        let new = step_lines(&mut app.state, b, TextKind::Ir);
-        let t = Instant::now();
-        let d = diff_lines(&old, &new, false);
-        println!(
-            "diff step {a} → {b} ({} vs {} lines): {:.1} ms, +{} −{}",
-            old.len(),
-            new.len(),
-            ms(t.elapsed()),
-            d.added,
-            d.removed
-        );
+    for (a, b) in [
+        ("verify", "dce"),
+        ("dce", "strip-debug"),
+        ("strip-debug", "compact-ids"),
+    ] {
+        let old = step_lines(&mut app.state, step(a), TextKind::Ir);
+        let new = step_lines(&mut app.state, step(b), TextKind::Ir);
+        for ignore in [false, true] {
+            let t = Instant::now();
+            let d = diff_lines(&old, &new, ignore);
+            println!(
+                "diff {a} → {b} ({} vs {} lines{}): {:.1} ms, +{} −{}",
+                old.len(),
+                new.len(),
+                if ignore { ", renumbering ignored" } else { "" },
+                ms(t.elapsed()),
+                d.added,
+                d.removed
+            );
+        }
     }
 
     // Scroll the IR of the first step with page-down and measure each frame.
@@ -149,33 +162,15 @@ fn main() {
         ms(*frames.last().unwrap())
     );
 
-    // Diff between two steps: the raw line diff, and the whole switch to the diff view.
-    let old = step_lines(&mut app.state, 0, TextKind::Ir);
-    let new = step_lines(&mut app.state, 3, TextKind::Ir);
-    let t = Instant::now();
-    let d = diff_lines(&old, &new, false);
-    let raw = t.elapsed();
-    let t = Instant::now();
-    let d2 = diff_lines(&old, &new, true);
-    let raw_ignoring = t.elapsed();
-    println!(
-        "diff lower → compact-ids ({} vs {} lines): {:.1} ms ({} changed lines); ignoring renumbering {:.1} ms ({} changed)",
-        old.len(),
-        new.len(),
-        ms(raw),
-        d.added + d.removed,
-        ms(raw_ignoring),
-        d2.added + d2.removed
-    );
     let t = Instant::now();
     app.handle(AppEvent::Action(Action::Diff(Some((
-        StepRef::Index(1),
-        StepRef::Index(2),
+        StepRef::Index(step("dce")),
+        StepRef::Index(step("strip-debug")),
     )))));
     app.handle(AppEvent::Action(Action::View(ViewMode::Diff)));
     app.draw(&mut terminal).unwrap();
     println!(
-        "switch to diff view verify → strip-debug and draw: {:.1} ms",
+        "switch to the diff view dce → strip-debug and draw: {:.1} ms",
         ms(t.elapsed())
     );
 

@@ -92,17 +92,29 @@ impl std::hash::Hasher for IdentityHasher {
 type KeyMap<V> = HashMap<u64, V, std::hash::BuildHasherDefault<IdentityHasher>>;
 
 pub fn diff_lines<S: AsRef<str>>(old: &[S], new: &[S], ignore_renumbering: bool) -> Diff {
-    let a: Vec<u64> = old
-        .iter()
-        .map(|l| line_key(l.as_ref(), ignore_renumbering))
-        .collect();
-    let b: Vec<u64> = new
-        .iter()
-        .map(|l| line_key(l.as_ref(), ignore_renumbering))
-        .collect();
+    let exact_a: Vec<u64> = old.iter().map(|l| line_key(l.as_ref(), false)).collect();
+    let exact_b: Vec<u64> = new.iter().map(|l| line_key(l.as_ref(), false)).collect();
+    // Ignoring renumbering compares lines with ids masked, but still anchors on exact lines:
+    // masked lines repeat too much to be unique.
+    let (cmp_a, cmp_b) = if ignore_renumbering {
+        (
+            old.iter().map(|l| line_key(l.as_ref(), true)).collect(),
+            new.iter().map(|l| line_key(l.as_ref(), true)).collect(),
+        )
+    } else {
+        (exact_a.clone(), exact_b.clone())
+    };
+    let a = Keys {
+        cmp: &cmp_a,
+        anchor: &exact_a,
+    };
+    let b = Keys {
+        cmp: &cmp_b,
+        anchor: &exact_b,
+    };
     let mut ops = Vec::with_capacity(a.len().max(b.len()));
     let mut budget = MYERS_BUDGET;
-    diff_range(&a, &b, 0, 0, &mut budget, &mut ops);
+    diff_range(a, b, 0, 0, &mut budget, &mut ops);
     let mut d = Diff {
         lines: ops,
         ..Diff::default()
@@ -135,28 +147,41 @@ fn same(out: &mut Vec<DiffLine>, i: usize, j: usize) {
     });
 }
 
-fn diff_range(
-    a: &[u64],
-    b: &[u64],
-    oa: usize,
-    ob: usize,
-    budget: &mut usize,
-    out: &mut Vec<DiffLine>,
-) {
+/// The keys a diff works on: lines are equal when their `cmp` keys are; `anchor` keys (equal
+/// to or finer than `cmp`) pick the unique lines that pin the alignment.
+#[derive(Clone, Copy)]
+struct Keys<'k> {
+    cmp: &'k [u64],
+    anchor: &'k [u64],
+}
+
+impl<'k> Keys<'k> {
+    fn len(&self) -> usize {
+        self.cmp.len()
+    }
+    fn slice(&self, r: std::ops::Range<usize>) -> Keys<'k> {
+        Keys {
+            cmp: &self.cmp[r.clone()],
+            anchor: &self.anchor[r],
+        }
+    }
+}
+
+fn diff_range(a: Keys, b: Keys, oa: usize, ob: usize, budget: &mut usize, out: &mut Vec<DiffLine>) {
     // Common prefix and suffix.
-    let pre = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    let suf = a[pre..]
+    let pre = a.cmp.iter().zip(b.cmp).take_while(|(x, y)| x == y).count();
+    let suf = a.cmp[pre..]
         .iter()
         .rev()
-        .zip(b[pre..].iter().rev())
+        .zip(b.cmp[pre..].iter().rev())
         .take_while(|(x, y)| x == y)
         .count();
     for k in 0..pre {
         same(out, oa + k, ob + k);
     }
-    let (ma, mb) = (&a[pre..a.len() - suf], &b[pre..b.len() - suf]);
+    let (ma, mb) = (a.slice(pre..a.len() - suf), b.slice(pre..b.len() - suf));
     let (moa, mob) = (oa + pre, ob + pre);
-    if ma.is_empty() || mb.is_empty() {
+    if ma.len() == 0 || mb.len() == 0 {
         for k in 0..ma.len() {
             out.push(DiffLine {
                 change: LineChange::Removed,
@@ -174,21 +199,35 @@ fn diff_range(
     } else {
         let mut anchors = patience_anchors(ma, mb, 1);
         if anchors.is_empty() && ma.len() + mb.len() > 64 {
-            // No line is unique (renumbering hidden, repetitive code): anchor on rare lines,
-            // pairing their k-th occurrences, as histogram diff does.
+            // No line is unique (repetitive code): anchor on rare lines, pairing their k-th
+            // occurrences, as histogram diff does.
             anchors = patience_anchors(ma, mb, 4);
         }
         if anchors.is_empty() {
-            myers(ma, mb, moa, mob, budget, out);
+            myers(ma.cmp, mb.cmp, moa, mob, budget, out);
         } else {
             let (mut pi, mut pj) = (0, 0);
             for (i, j) in anchors {
-                diff_range(&ma[pi..i], &mb[pj..j], moa + pi, mob + pj, budget, out);
+                diff_range(
+                    ma.slice(pi..i),
+                    mb.slice(pj..j),
+                    moa + pi,
+                    mob + pj,
+                    budget,
+                    out,
+                );
                 same(out, moa + i, mob + j);
                 pi = i + 1;
                 pj = j + 1;
             }
-            diff_range(&ma[pi..], &mb[pj..], moa + pi, mob + pj, budget, out);
+            diff_range(
+                ma.slice(pi..ma.len()),
+                mb.slice(pj..mb.len()),
+                moa + pi,
+                mob + pj,
+                budget,
+                out,
+            );
         }
     }
     for k in 0..suf {
@@ -199,7 +238,8 @@ fn diff_range(
 /// Lines that occur the same number of times (at most `max_count`, at most 4) on each side,
 /// their k-th occurrences paired, in the longest order increasing on both sides. With
 /// `max_count` 1 these are patience diff's unique lines.
-fn patience_anchors(a: &[u64], b: &[u64], max_count: usize) -> Vec<(usize, usize)> {
+fn patience_anchors(ka: Keys, kb: Keys, max_count: usize) -> Vec<(usize, usize)> {
+    let (a, b) = (ka.anchor, kb.anchor);
     #[derive(Default)]
     struct Seen {
         na: usize,
@@ -228,6 +268,7 @@ fn patience_anchors(a: &[u64], b: &[u64], max_count: usize) -> Vec<(usize, usize
         .values()
         .filter(|e| e.na == e.nb && e.na <= max_count.min(4))
         .flat_map(|e| (0..e.na).map(move |k| (e.ia[k] as usize, e.ib[k] as usize)))
+        .filter(|&(i, j)| ka.cmp[i] == kb.cmp[j])
         .collect();
     pairs.sort_unstable();
     // Longest increasing subsequence on the `b` index (patience sorting).
@@ -399,7 +440,17 @@ pub fn word_changes(
     let kb: Vec<u64> = tb.iter().map(|t| t.1).collect();
     let mut ops = Vec::new();
     let mut budget = MYERS_BUDGET;
-    diff_range(&ka, &kb, 0, 0, &mut budget, &mut ops);
+    let (a, b) = (
+        Keys {
+            cmp: &ka,
+            anchor: &ka,
+        },
+        Keys {
+            cmp: &kb,
+            anchor: &kb,
+        },
+    );
+    diff_range(a, b, 0, 0, &mut budget, &mut ops);
     let mut ra = Vec::new();
     let mut rb = Vec::new();
     for op in ops {
@@ -449,6 +500,23 @@ mod tests {
         // A named id is not a renumbering.
         let new2 = ["%x = OpFAdd %float %1 %2", "OpReturn"];
         assert_eq!(diff_lines(&old, &new2, true).added, 1);
+    }
+
+    #[test]
+    fn renumbering_a_whole_module_is_ignored_but_a_real_change_is_not() {
+        // Renumbered lines repeat once ids are ignored, so nothing is unique to anchor on;
+        // the exact diff anchors and the hunks are realigned.
+        let old: Vec<String> = (1..2000)
+            .map(|i| format!("%{i} = OpFAdd %float %{} %c", i - 1))
+            .collect();
+        let mut new: Vec<String> = (1..2000)
+            .map(|i| format!("%{} = OpFAdd %float %{} %c", i + 5000, i + 4999))
+            .collect();
+        new[700] = "%5700 = OpFMul %float %5699 %c".into();
+        let d = diff_lines(&old, &new, true);
+        assert_eq!((d.added, d.removed), (1, 1));
+        assert_eq!(d.hunks.len(), 1);
+        assert_eq!(diff_lines(&old, &new, false).added, 1999);
     }
 
     #[test]
