@@ -26,6 +26,9 @@ pub struct Cli {
     /// Comma-separated passes to run in the TUI instead of a preset.
     #[arg(long, value_delimiter = ',')]
     pub passes: Option<Vec<String>>,
+
+    #[command(flatten)]
+    pub checks: CheckArgs,
 }
 
 #[derive(Subcommand, Debug)]
@@ -130,4 +133,28 @@ pub struct RunArgs {
     /// diagnostics. The final result is then written only with `-o`.
     #[arg(long, value_enum)]
     pub stats: Option<StatsFormat>,
+
+    #[command(flatten)]
+    pub checks: CheckArgs,
+}
+
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct CheckArgs {
+    /// Run the IR verifier after every pass; the first pass that breaks the IR is named.
+    #[arg(long)]
+    pub verify_each: bool,
+
+    /// Write every step as SPIR-V and run `spirv-val` on it (needs spirv-tools installed); the
+    /// first pass whose output does not validate is named.
+    #[arg(long)]
+    pub validate_each: bool,
+}
+
+impl From<CheckArgs> for crate::pipeline::Checks {
+    fn from(c: CheckArgs) -> Self {
+        crate::pipeline::Checks {
+            verify_each: c.verify_each,
+            validate_each: c.validate_each,
+        }
+    }
 }

@@ -36,7 +36,8 @@ pub fn main(cli: Cli) -> color_eyre::Result<i32> {
         Some(Command::Replay(args)) => replay_command(&args),
         None => {
             let pipeline =
-                crate::pipeline::Pipeline::from_flags(cli.passes.as_deref(), &cli.preset);
+                crate::pipeline::Pipeline::from_flags(cli.passes.as_deref(), &cli.preset)
+                    .map(|p| p.with_checks(cli.checks.into()));
             let pipeline = match pipeline {
                 Ok(p) => p,
                 Err(e) => {

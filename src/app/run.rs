@@ -66,7 +66,8 @@ pub fn stats_json(input: &Path, run: &Run) -> Vec<String> {
 }
 
 fn run_inner(args: &RunArgs) -> Result<(), String> {
-    let pipeline = Pipeline::from_flags(args.passes.as_deref(), &args.preset)?;
+    let pipeline =
+        Pipeline::from_flags(args.passes.as_deref(), &args.preset)?.with_checks(args.checks.into());
     let several = args.inputs.len() > 1;
     let to_stdout = args.output.is_none();
     let quiet_result = args.print_after_all || args.stats.is_some();

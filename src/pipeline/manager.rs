@@ -80,8 +80,18 @@ impl Run {
     }
 }
 
+/// Checks run after every pass, to find the first pass that breaks the module.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Checks {
+    /// Run the IR verifier after every pass.
+    pub verify_each: bool,
+    /// Write every step as SPIR-V and run `spirv-val` on it.
+    pub validate_each: bool,
+}
+
 pub struct Pipeline {
     pub passes: Vec<Box<dyn Pass>>,
+    pub checks: Checks,
 }
 
 impl Pipeline {
@@ -97,7 +107,10 @@ impl Pipeline {
                 format!("unknown pass '{n}' (run `shaderstep passes` for the list)")
             })?);
         }
-        Ok(Pipeline { passes })
+        Ok(Pipeline {
+            passes,
+            checks: Checks::default(),
+        })
     }
 
     pub fn preset(name: &str) -> Result<Self, String> {
@@ -127,6 +140,11 @@ impl Pipeline {
             }
             None => Self::preset(preset),
         }
+    }
+
+    pub fn with_checks(mut self, checks: Checks) -> Self {
+        self.checks = checks;
+        self
     }
 
     pub fn names(&self) -> Vec<&'static str> {
@@ -162,6 +180,10 @@ impl Pipeline {
                     (false, Some(e.0))
                 }
             };
+            let error = match error {
+                None => self.check(pass.name(), &module, &mut diagnostics),
+                e => e,
+            };
             if changed {
                 snapshot = Arc::new(module.clone());
             }
@@ -186,5 +208,63 @@ impl Pipeline {
             failed,
             output: cx.output.take(),
         }
+    }
+
+    /// The `--verify-each` / `--validate-each` checks after `pass`; the error names the pass.
+    fn check(
+        &self,
+        pass: &str,
+        module: &Module,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Option<String> {
+        if self.checks.verify_each && pass != "verify" {
+            let errors = crate::ir::verify::verify(module);
+            if !errors.is_empty() {
+                let n = errors.len();
+                diagnostics.extend(errors.into_iter().map(|e| Diagnostic {
+                    severity: Severity::Error,
+                    message: e.message,
+                    function: e.function,
+                    at: e.at,
+                }));
+                let msg = format!(
+                    "pass '{pass}' broke the IR: {n} verifier error{}",
+                    if n == 1 { "" } else { "s" }
+                );
+                diagnostics.push(Diagnostic {
+                    severity: Severity::Error,
+                    message: msg.clone(),
+                    function: None,
+                    at: None,
+                });
+                return Some(msg);
+            }
+        }
+        if self.checks.validate_each {
+            let words = write::write_words(module);
+            let env = super::external::target_env(module);
+            let msg = match super::external::spirv_val(&words, &env) {
+                Ok(super::external::Validation::Valid) => return None,
+                Ok(super::external::Validation::Invalid(messages)) => {
+                    let first = messages.first().map_or(String::new(), |m| m.text.clone());
+                    diagnostics.extend(messages.into_iter().map(|m| Diagnostic {
+                        severity: Severity::Error,
+                        message: format!("spirv-val: {}", m.text),
+                        function: None,
+                        at: m.id,
+                    }));
+                    format!("the output of pass '{pass}' does not validate ({env}): {first}")
+                }
+                Err(e) => format!("--validate-each: {e}"),
+            };
+            diagnostics.push(Diagnostic {
+                severity: Severity::Error,
+                message: msg.clone(),
+                function: None,
+                at: None,
+            });
+            return Some(msg);
+        }
+        None
     }
 }

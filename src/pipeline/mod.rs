@@ -2,11 +2,12 @@
 //! the IR and nothing of terminals.
 
 pub mod diff;
+pub mod external;
 pub mod input;
 pub mod manager;
 pub mod pass;
 pub mod passes;
 pub mod registry;
 
-pub use manager::{Pipeline, Run, Step};
+pub use manager::{Checks, Pipeline, Run, Step};
 pub use pass::{Changed, Diagnostic, Pass, PassCx, PassError, Severity};

@@ -1,0 +1,179 @@
+//! `--verify-each` and `--validate-each`: passes written here to corrupt the module are caught,
+//! by name, at the step they run.
+
+mod common;
+
+use std::sync::Arc;
+
+use rspirv::dr::Operand;
+use shaderstep::ir::spirv::{asm, read};
+use shaderstep::ir::Module;
+use shaderstep::pipeline::registry;
+use shaderstep::pipeline::{Changed, Checks, Pass, PassCx, PassError, Pipeline};
+
+const SHADER: &str = r#"; Version: 1.3
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint Fragment %main "main" %out
+OpExecutionMode %main OriginUpperLeft
+OpDecorate %out Location 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%ptr = OpTypePointer Output %float
+%out = OpVariable %ptr Output
+%f2 = OpConstant %float 2
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%x = OpFMul %float %f2 %f2
+OpStore %out %x
+OpReturn
+OpFunctionEnd
+"#;
+
+/// Makes the first store store an id that is defined nowhere.
+struct CorruptIds;
+impl Pass for CorruptIds {
+    fn name(&self) -> &'static str {
+        "corrupt-ids"
+    }
+    fn description(&self) -> &'static str {
+        "test pass: breaks an IR invariant"
+    }
+    fn run(&self, m: &mut Module, _: &mut PassCx) -> Result<Changed, PassError> {
+        let bound = m.bound;
+        let store = m.functions[0].blocks[0]
+            .insts
+            .iter_mut()
+            .find(|i| i.op == spirv::Op::Store)
+            .unwrap();
+        store.operands[1] = Operand::IdRef(bound - 1 + 1000);
+        m.bound += 1001;
+        Ok(Changed::Yes)
+    }
+}
+
+/// Drops `OpCapability Shader`: the IR is still well-formed, the SPIR-V is not.
+struct DropCapability;
+impl Pass for DropCapability {
+    fn name(&self) -> &'static str {
+        "drop-capability"
+    }
+    fn description(&self) -> &'static str {
+        "test pass: emits invalid SPIR-V"
+    }
+    fn run(&self, m: &mut Module, _: &mut PassCx) -> Result<Changed, PassError> {
+        m.preamble.retain(|i| i.op != spirv::Op::Capability);
+        Ok(Changed::Yes)
+    }
+}
+
+fn pipeline(middle: Box<dyn Pass>, checks: Checks) -> Pipeline {
+    let passes = vec![
+        registry::pass("lower").unwrap(),
+        registry::pass("dce").unwrap(),
+        middle,
+        registry::pass("strip-debug").unwrap(),
+        registry::pass("lift").unwrap(),
+    ];
+    Pipeline { passes, checks }
+}
+
+fn input() -> Arc<Vec<u32>> {
+    Arc::new(asm::assemble(SHADER).unwrap())
+}
+
+#[test]
+fn verify_each_names_the_pass_that_broke_the_ir() {
+    let run = pipeline(
+        Box::new(CorruptIds),
+        Checks {
+            verify_each: true,
+            validate_each: false,
+        },
+    )
+    .run(input());
+    assert_eq!(run.failed, Some(2));
+    let step = &run.steps[2];
+    assert_eq!(
+        step.error.as_deref(),
+        Some("pass 'corrupt-ids' broke the IR: 1 verifier error")
+    );
+    assert!(
+        step.diagnostics
+            .iter()
+            .any(|d| d.message.contains("which is never defined")),
+        "{:?}",
+        step.diagnostics
+    );
+    // Without the check the broken module flows on to the end.
+    let unchecked = pipeline(Box::new(CorruptIds), Checks::default()).run(input());
+    assert!(unchecked.ok());
+}
+
+#[test]
+fn validate_each_names_the_first_pass_whose_output_is_invalid() {
+    common::tool("spirv-val");
+    let checks = Checks {
+        verify_each: true,
+        validate_each: true,
+    };
+    let run = pipeline(Box::new(DropCapability), checks).run(input());
+    assert_eq!(
+        run.failed,
+        Some(2),
+        "{:?}",
+        run.steps.last().unwrap().diagnostics
+    );
+    let error = run.steps[2].error.clone().unwrap();
+    assert!(error.starts_with("the output of pass 'drop-capability' does not validate (spv1.3): error: line 1: Operand 2 of MemoryModel requires one of these capabilities: Shader"), "{error}");
+    assert!(run.steps[2]
+        .diagnostics
+        .iter()
+        .any(|d| d.message.starts_with("spirv-val: error")));
+    // Every earlier step validated.
+    assert!(run.steps[..2].iter().all(|s| s.error.is_none()));
+}
+
+#[test]
+fn valid_pipelines_pass_both_checks() {
+    common::tool("spirv-val");
+    let checks = Checks {
+        verify_each: true,
+        validate_each: true,
+    };
+    let run = Pipeline::preset("size")
+        .unwrap()
+        .with_checks(checks)
+        .run(input());
+    assert!(run.ok(), "{:?}", run.steps.last().unwrap().diagnostics);
+    let out = run.output_words().unwrap();
+    assert!(read::read_words(&out).is_ok());
+}
+
+#[test]
+fn validate_each_without_spirv_val_says_how_to_install_it() {
+    let dir = common::temp_dir("noval");
+    let path = dir.join("s.spvasm");
+    std::fs::write(&path, SHADER).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shaderstep"))
+        .args([
+            "run",
+            path.to_str().unwrap(),
+            "--validate-each",
+            "--emit",
+            "ir",
+        ])
+        .env("PATH", &dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(
+            "spirv-val is not installed: install it with `apt-get install -y spirv-tools`"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("pass 'lower' failed"), "{err}");
+}
