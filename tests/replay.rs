@@ -97,6 +97,20 @@ fn mouse() {
 }
 
 #[test]
+fn diagnostics() {
+    common_tool_check();
+    run("diagnostics");
+}
+
+/// `:bisect` needs spirv-val; fail with how to install it rather than pass vacuously.
+fn common_tool_check() {
+    let found = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).any(|d| d.join("spirv-val").is_file()))
+        .unwrap_or(false);
+    assert!(found, "spirv-val is not installed; install it with `apt-get install -y spirv-tools` (scripts/test.sh does this)");
+}
+
+#[test]
 fn bad_input() {
     run("bad-input");
 }

@@ -105,6 +105,10 @@ pub enum Action {
     /// Scroll the code pane sideways (long lines).
     ScrollRight,
     ScrollLeft,
+    /// Jump to the instruction the selected diagnostic is about.
+    GotoDiagnostic,
+    /// Validate every step with spirv-val and select the first whose output is invalid.
+    Bisect,
     CommandLine,
     SearchPrompt,
 }
@@ -170,6 +174,8 @@ impl fmt::Display for Action {
             Action::PrevInput => write!(f, "prev-input"),
             Action::ScrollRight => write!(f, "scroll-right"),
             Action::ScrollLeft => write!(f, "scroll-left"),
+            Action::GotoDiagnostic => write!(f, "goto-diagnostic"),
+            Action::Bisect => write!(f, "bisect"),
             Action::CommandLine => write!(f, "command-line"),
             Action::SearchPrompt => write!(f, "search-prompt"),
         }
@@ -268,6 +274,8 @@ impl FromStr for Action {
             "prev-input" => no_arg(Action::PrevInput),
             "scroll-right" => no_arg(Action::ScrollRight),
             "scroll-left" => no_arg(Action::ScrollLeft),
+            "goto-diagnostic" => no_arg(Action::GotoDiagnostic),
+            "bisect" => no_arg(Action::Bisect),
             "command-line" => no_arg(Action::CommandLine),
             "search-prompt" => no_arg(Action::SearchPrompt),
             "" => Err("empty command".into()),
@@ -355,6 +363,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     ("write PATH", "write the selected step as a SPIR-V binary"),
     ("mark", "use the selected step as diff base"),
+    (
+        "bisect",
+        "spirv-val every step; select the first invalid one",
+    ),
     ("reload", "read the inputs again"),
     ("quit", "leave"),
 ];

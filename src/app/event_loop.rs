@@ -79,6 +79,7 @@ impl App {
         for e in effects {
             match e {
                 Effect::Load(i) => self.load(i),
+                Effect::Bisect => self.bisect(),
                 Effect::Write { path, bytes } => match std::fs::write(&path, &bytes) {
                     Ok(()) => self.state.set_message(format!(
                         "wrote {} bytes of SPIR-V to {}",
@@ -93,6 +94,45 @@ impl App {
         }
     }
 
+    /// Validates each step's output with spirv-val, in order, and selects the first that fails:
+    /// what bisecting would find, without assuming a later pass cannot repair the module.
+    fn bisect(&mut self) {
+        use crate::pipeline::external::{spirv_val, target_env, Validation};
+        use crate::pipeline::{Diagnostic, Severity};
+        let s = &mut self.state;
+        let Some(run) = s.run().cloned() else { return };
+        let generation = s.current().map_or(0, |d| d.generation);
+        for (i, step) in run.steps.iter().enumerate() {
+            let env = target_env(&step.module);
+            let words = crate::ir::spirv::write::write_words(&step.module);
+            match spirv_val(&words, &env) {
+                Ok(Validation::Valid) => {}
+                Ok(Validation::Invalid(messages)) => {
+                    let first = messages.first().map_or(String::new(), |m| m.text.clone());
+                    let diags = messages
+                        .into_iter()
+                        .map(|m| Diagnostic {
+                            severity: Severity::Error,
+                            message: format!("spirv-val: {}", m.text),
+                            function: None,
+                            at: m.id,
+                        })
+                        .collect();
+                    s.found.insert((s.doc, generation, i), diags);
+                    s.step = i;
+                    s.diag_cursor = 0;
+                    s.set_error(format!("first invalid step: {i} {} — {first}", step.pass));
+                    return;
+                }
+                Err(e) => {
+                    s.set_error(e);
+                    return;
+                }
+            }
+        }
+        s.set_message(format!("all {} steps validate", run.steps.len()));
+    }
+
     /// Reads input `i` and runs the pipeline on it. A broken input keeps the last good run.
     fn load(&mut self, i: usize) {
         let path = self.state.docs[i].path.clone();
@@ -102,23 +142,35 @@ impl App {
         let first = doc.run.is_none() && doc.generation == 0;
         match result {
             Ok(run) => {
-                doc.error = run.failed.map(|f| {
+                // A pass that fails is shown, not hidden: its step is selected and its
+                // diagnostics listed. (STALE is only for inputs that no longer load.)
+                doc.error = None;
+                let failure = run.failed.map(|f| {
                     let st = &run.steps[f];
-                    format!(
-                        "pass {} failed: {}",
-                        st.pass,
-                        st.error.clone().unwrap_or_default()
+                    (
+                        f,
+                        format!(
+                            "pass {} failed: {}",
+                            st.pass,
+                            st.error.clone().unwrap_or_default()
+                        ),
                     )
                 });
                 doc.run = Some(Arc::new(run));
                 doc.generation += 1;
                 if !first {
                     doc.reloads += 1;
-                    let msg = format!("reloaded {}", path.display());
-                    match doc.error.clone() {
-                        Some(e) => s.set_error(e),
-                        None => s.set_message(msg),
+                }
+                match failure {
+                    Some((f, msg)) => {
+                        if i == s.doc {
+                            s.step = f;
+                            s.diag_cursor = 0;
+                        }
+                        s.set_error(msg);
                     }
+                    None if !first => s.set_message(format!("reloaded {}", path.display())),
+                    None => {}
                 }
             }
             Err(e) => {

@@ -159,6 +159,8 @@ pub enum Context {
     Passes,
     /// The code pane has focus.
     Code,
+    /// The diagnostics pane has focus.
+    Diagnostics,
 }
 
 pub struct Binding {
@@ -171,7 +173,7 @@ pub struct Binding {
 /// The default key map. Context-specific bindings win over global ones.
 pub fn default_keymap() -> Vec<Binding> {
     use Action as A;
-    use Context::{Code, Global, Passes};
+    use Context::{Code, Diagnostics, Global, Passes};
     let b = |context, keys, action, help| Binding {
         context,
         keys,
@@ -273,6 +275,12 @@ pub fn default_keymap() -> Vec<Binding> {
             "go to the definition of the selected id",
         ),
         b(Code, "u", A::Uses, "uses of the selected id (n/N walk)"),
+        b(
+            Diagnostics,
+            "<Enter>",
+            A::GotoDiagnostic,
+            "go to the instruction it is about",
+        ),
     ]
 }
 

@@ -10,7 +10,7 @@ use ratatui::style::Style;
 
 use super::action::ViewMode;
 use crate::pipeline::diff::DiffLine;
-use crate::pipeline::Run;
+use crate::pipeline::{Diagnostic, Run, Severity};
 
 /// One opened input and its last good run.
 pub struct Doc {
@@ -46,6 +46,8 @@ pub enum TextKind {
 pub enum Focus {
     Passes,
     Code,
+    /// The diagnostics pane under the code (shown when the step has diagnostics).
+    Diagnostics,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -191,6 +193,10 @@ pub struct State {
     /// Columns of text scrolled off to the left in the code pane.
     pub hscroll: usize,
     pub pass_scroll: usize,
+    /// Selected row of the diagnostics pane.
+    pub diag_cursor: usize,
+    /// Diagnostics found after the run (`:bisect`), by (doc, generation, step).
+    pub found: HashMap<(usize, u64, usize), Vec<Diagnostic>>,
     pub size: (u16, u16),
     pub quit: bool,
     pub color: bool,
@@ -230,6 +236,8 @@ impl State {
             token: 0,
             hscroll: 0,
             pass_scroll: 0,
+            diag_cursor: 0,
+            found: HashMap::new(),
             size,
             quit: false,
             color,
@@ -270,6 +278,27 @@ impl State {
                     || i == self.step
             })
             .collect()
+    }
+
+    /// Diagnostics of step `i`: the pass's own, then any found later (`:bisect`).
+    pub fn diagnostics_of(&self, i: usize) -> Vec<&Diagnostic> {
+        let Some(doc) = self.current() else {
+            return Vec::new();
+        };
+        let mut out: Vec<&Diagnostic> = match self.run().and_then(|r| r.steps.get(i)) {
+            Some(st) => st.diagnostics.iter().collect(),
+            None => Vec::new(),
+        };
+        if let Some(found) = self.found.get(&(self.doc, doc.generation, i)) {
+            out.extend(found.iter());
+        }
+        out
+    }
+
+    pub fn step_has_errors(&self, i: usize) -> bool {
+        self.diagnostics_of(i)
+            .iter()
+            .any(|d| d.severity == Severity::Error)
     }
 
     pub fn set_message(&mut self, text: impl Into<String>) {

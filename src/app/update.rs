@@ -22,6 +22,8 @@ pub enum Effect {
         path: PathBuf,
         bytes: Vec<u8>,
     },
+    /// Validate every step of the current input with spirv-val.
+    Bisect,
 }
 
 pub fn handle_key(s: &mut State, keymap: &Keymap, key: Key) -> Vec<Effect> {
@@ -85,6 +87,7 @@ pub fn handle_key(s: &mut State, keymap: &Keymap, key: Key) -> Vec<Effect> {
             let context = match s.focus {
                 Focus::Passes => Context::Passes,
                 Focus::Code => Context::Code,
+                Focus::Diagnostics => Context::Diagnostics,
             };
             match keymap.lookup(context, key) {
                 Some(a) => update(s, a.clone()),
@@ -184,6 +187,52 @@ fn move_step(s: &mut State, delta: isize) {
     select_step(s, visible[next]);
 }
 
+fn move_diag(s: &mut State, delta: isize) {
+    let n = s.diagnostics_of(s.step).len();
+    if n > 0 {
+        s.diag_cursor = (s.diag_cursor as isize + delta).clamp(0, n as isize - 1) as usize;
+    }
+}
+
+/// Shows the instruction (or function) the selected diagnostic is about.
+fn goto_diagnostic(s: &mut State) {
+    let Some(run) = s.run().cloned() else { return };
+    let diags = s.diagnostics_of(s.step);
+    let Some(d) = diags
+        .get(s.diag_cursor.min(diags.len().saturating_sub(1)))
+        .map(|d| (*d).clone())
+    else {
+        s.set_error("no diagnostic selected");
+        return;
+    };
+    let names = crate::ir::names::Names::for_module(&run.steps[s.step].module);
+    let target = match (d.at, d.function) {
+        (Some(at), _) => format!("%{}", names.get(at)),
+        (None, Some(f)) => format!("%{}", names.get(f)),
+        (None, None) => {
+            s.set_error("this diagnostic is about the whole module");
+            return;
+        }
+    };
+    if matches!(s.view, ViewMode::Diff | ViewMode::Split) {
+        s.view = if s.text == TextKind::Ir {
+            ViewMode::Ir
+        } else {
+            ViewMode::Spirv
+        };
+    }
+    s.func = None;
+    refresh_panel(s);
+    match (0..s.panel.len()).find(|&r| is_definition_row(s.panel.row_text(r), &target)) {
+        Some(r) => {
+            s.focus = Focus::Code;
+            jump_to(s, r);
+            s.set_message(format!("{target}: {}", d.message));
+        }
+        None => s.set_error(format!("{target} is not defined in this step")),
+    }
+}
+
 fn move_cursor(s: &mut State, delta: isize) {
     let len = s.panel.len();
     if len == 0 {
@@ -199,9 +248,11 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         Action::Quit => s.quit = true,
         Action::Help => s.help = !s.help,
         Action::Focus => {
+            let has_diagnostics = !s.diagnostics_of(s.step).is_empty();
             s.focus = match s.focus {
                 Focus::Passes => Focus::Code,
-                Focus::Code => Focus::Passes,
+                Focus::Code if has_diagnostics => Focus::Diagnostics,
+                Focus::Code | Focus::Diagnostics => Focus::Passes,
             }
         }
         Action::Up(n) | Action::Down(n) => {
@@ -213,6 +264,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
             match s.focus {
                 Focus::Passes => move_step(s, d),
                 Focus::Code => move_cursor(s, d),
+                Focus::Diagnostics => move_diag(s, d),
             }
         }
         Action::PageUp | Action::PageDown => {
@@ -223,6 +275,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
             };
             match s.focus {
                 Focus::Passes => move_step(s, d.signum() * 10),
+                Focus::Diagnostics => move_diag(s, d),
                 Focus::Code => {
                     move_cursor(s, d);
                     scroll_code(s, d);
@@ -233,6 +286,9 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
             let top = action == Action::Top;
             match s.focus {
                 Focus::Passes => move_step(s, if top { isize::MIN / 2 } else { isize::MAX / 2 }),
+                Focus::Diagnostics => {
+                    move_diag(s, if top { isize::MIN / 2 } else { isize::MAX / 2 })
+                }
                 Focus::Code => move_cursor(s, if top { isize::MIN / 2 } else { isize::MAX / 2 }),
             }
         }
@@ -451,6 +507,8 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         }
         Action::ScrollRight => s.hscroll += 8,
         Action::ScrollLeft => s.hscroll = s.hscroll.saturating_sub(8),
+        Action::GotoDiagnostic => goto_diagnostic(s),
+        Action::Bisect => return vec![Effect::Bisect],
         Action::CommandLine => s.mode = Mode::Command(String::new()),
         Action::SearchPrompt => s.mode = Mode::Search(String::new()),
     }

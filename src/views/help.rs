@@ -30,6 +30,7 @@ pub fn draw(frame: &mut Frame, area: Rect, keymap: &[Binding], t: &Theme) {
         (Context::Global, ""),
         (Context::Passes, "in the pass list"),
         (Context::Code, "in the code pane"),
+        (Context::Diagnostics, "in the diagnostics pane"),
     ] {
         if !title.is_empty() {
             lines.push(Line::styled(format!("  {title}"), t.title));

@@ -8,6 +8,8 @@ use crate::app::state::State;
 pub struct Areas {
     pub passes: Rect,
     pub code: Rect,
+    /// Under the code, when the selected step has diagnostics.
+    pub diagnostics: Option<Rect>,
     pub status: Rect,
 }
 
@@ -21,9 +23,19 @@ pub fn areas(s: &State) -> Areas {
     };
     let [passes, code] =
         Layout::horizontal([Constraint::Length(pass_width), Constraint::Min(0)]).areas(main);
+    let n = s.diagnostics_of(s.step).len();
+    let (code, diagnostics) = if n > 0 && code.height > 12 {
+        let [c, d] =
+            Layout::vertical([Constraint::Min(6), Constraint::Length(n.min(6) as u16 + 2)])
+                .areas(code);
+        (c, Some(d))
+    } else {
+        (code, None)
+    };
     Areas {
         passes,
         code,
+        diagnostics,
         status,
     }
 }

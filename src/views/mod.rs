@@ -2,6 +2,7 @@
 //! (highlighting and diffs are computed by `app::update` before the draw).
 
 pub mod code_view;
+pub mod diagnostics;
 pub mod help;
 pub mod highlight;
 pub mod layout;
@@ -19,6 +20,9 @@ pub fn draw(frame: &mut Frame, s: &State, keymap: &[Binding]) {
     let theme = theme::Theme::new(s.color);
     pass_list::draw(frame, areas.passes, s, &theme);
     code_view::draw(frame, areas.code, s, &theme);
+    if let Some(d) = areas.diagnostics {
+        diagnostics::draw(frame, d, s, &theme);
+    }
     status_bar::draw(frame, areas.status, s, &theme);
     if s.help {
         help::draw(frame, frame.area(), keymap, &theme);

@@ -52,7 +52,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let mut lines = Vec::with_capacity(rows);
     for &i in visible.iter().skip(s.pass_scroll).take(rows) {
         let st = &run.steps[i];
-        let (marker, mstyle) = if st.has_errors() {
+        let (marker, mstyle) = if st.has_errors() || s.step_has_errors(i) {
             ("!", t.error)
         } else if st.changed {
             ("*", t.changed)
