@@ -318,3 +318,38 @@ fn passes_lists_passes_and_presets() {
         assert!(text.contains(name), "`passes` does not list {name}");
     }
 }
+
+#[test]
+fn ops_reference_page_is_current() {
+    let out = shaderstep(&["ops", "--markdown"]);
+    assert!(out.status.success());
+    let generated = String::from_utf8(out.stdout).unwrap();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ops.md");
+    let checked_in = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        generated == checked_in,
+        "docs/ops.md is stale: regenerate it with `cargo run -- ops --markdown > docs/ops.md`"
+    );
+}
+
+#[test]
+fn ops_json_lists_every_op_with_its_fields() {
+    let out = shaderstep(&["ops", "--json"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("{\"ops\":["));
+    let fadd = text
+        .lines()
+        .find(|l| l.contains("\"name\":\"OpFAdd\""))
+        .expect("OpFAdd listed");
+    for field in [
+        "\"opcode\":129",
+        "\"feature_id\":0",
+        "\"class\":\"binary\"",
+        "\"attributes\":[\"pure\",\"commutative\"]",
+        "{\"width\":16,\"capability\":\"Float16\"}",
+        "\"doc\":",
+    ] {
+        assert!(fadd.contains(field), "OpFAdd entry lacks {field}: {fadd}");
+    }
+}

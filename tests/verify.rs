@@ -371,3 +371,52 @@ OpFunctionEnd
     );
     assert!(errs.len() >= 2, "{errs:#?}");
 }
+
+#[test]
+fn overload_the_op_does_not_have() {
+    let errs = errors(
+        r#"
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%x = OpFAdd %int %i1 %i1
+OpReturn
+OpFunctionEnd
+"#,
+    );
+    assert!(
+        errs.iter()
+            .any(|e| e
+                .ends_with("OpFAdd has no i32 overload (it takes f16|f32|f64 (scalar or vector))")),
+        "{errs:#?}"
+    );
+}
+
+#[test]
+fn width_without_its_capability() {
+    let errs = errors(
+        r#"
+%half = OpTypeFloat 16
+%h1 = OpConstant %half 1
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%x = OpFMul %half %h1 %h1
+%c = OpFOrdLessThan %bool %h1 %x
+OpReturn
+OpFunctionEnd
+"#,
+    );
+    let msg = "OpFMul on f16 needs capability Float16, which the module does not declare";
+    assert!(errs.iter().any(|e| e.ends_with(msg)), "{errs:#?}");
+    // Comparisons are checked on their operands' type.
+    assert!(
+        errs.iter().any(|e| e.ends_with(
+            "OpFOrdLessThan on f16 needs capability Float16, which the module does not declare"
+        )),
+        "{errs:#?}"
+    );
+    // Declaring the capability makes the same code valid.
+    let with_cap = format!("{HEAD}%half = OpTypeFloat 16\n%h1 = OpConstant %half 1\n%main = OpFunction %void None %fn\n%entry = OpLabel\n%x = OpFMul %half %h1 %h1\nOpReturn\nOpFunctionEnd\n")
+        .replacen("OpCapability Shader", "OpCapability Shader\nOpCapability Float16", 1);
+    let m = parse::parse(&with_cap).unwrap();
+    assert_eq!(verify::verify(&m), vec![]);
+}

@@ -37,6 +37,8 @@ pub enum Command {
     Run(RunArgs),
     /// List every pass and preset with a one-line description.
     Passes,
+    /// Print the op table: every op with its opcode, class, overloads, attributes and docs.
+    Ops(OpsArgs),
     /// Drive the TUI from a script without a terminal: assert on the screen, write snapshots
     /// (text and SVG).
     #[command(long_about = REPLAY_HELP)]
@@ -60,6 +62,16 @@ Script lines (`#` starts a comment; `$TMP` is a scratch directory for the run):
   wait-reload                           wait until the watcher reloads an input
   expect \"TEXT\" | expect-not \"TEXT\"     check the rendered screen
   snapshot NAME                         write NAME.txt and NAME.svg into --out";
+
+#[derive(clap::Args, Debug)]
+pub struct OpsArgs {
+    /// As JSON: {"ops": [{"name", "opcode", "feature_id", "class", "overloads", "attributes", "doc"}, …]}.
+    #[arg(long, conflicts_with = "markdown")]
+    pub json: bool,
+    /// As the markdown reference page (docs/ops.md is this output).
+    #[arg(long)]
+    pub markdown: bool,
+}
 
 #[derive(clap::Args, Debug)]
 pub struct ReplayArgs {

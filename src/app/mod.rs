@@ -34,6 +34,25 @@ pub fn main(cli: Cli) -> color_eyre::Result<i32> {
             Ok(0)
         }
         Some(Command::Replay(args)) => replay_command(&args),
+        Some(Command::Ops(args)) => {
+            use crate::ir::ops;
+            if args.json {
+                print!("{}", ops::to_json());
+            } else if args.markdown {
+                print!("{}", ops::to_markdown());
+            } else {
+                for o in ops::all() {
+                    println!(
+                        "0x{:08x}  {:<40} {:<12} {}",
+                        o.opcode,
+                        o.name,
+                        o.class.name(),
+                        o.attrs.names().join(" ")
+                    );
+                }
+            }
+            Ok(0)
+        }
         None => {
             let pipeline =
                 crate::pipeline::Pipeline::from_flags(cli.passes.as_deref(), &cli.preset)

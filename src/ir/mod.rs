@@ -5,6 +5,7 @@ pub mod cfg;
 pub mod inst;
 pub mod module;
 pub mod names;
+pub mod ops;
 pub mod parse;
 pub mod print;
 pub mod spirv;

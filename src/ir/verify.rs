@@ -13,6 +13,8 @@
 //! 5. Types of operands: loads and stores match their pointer's pointee type, float arithmetic
 //!    has operands of the result type, a return value has the function's return type, a
 //!    conditional branch tests a bool, a call passes as many arguments as the callee takes.
+//! 6. Overloads, from the op table: an op works on an element kind and width it has an overload
+//!    for, and the capability that width needs (Float16, Float64, Int8, Int16, Int64) is declared.
 //!
 //! Unreachable blocks are exempt from the dominance rules, as in SPIR-V itself.
 
@@ -25,6 +27,7 @@ use spirv::Op;
 use super::cfg::Cfg;
 use super::inst::{self, Id, Inst};
 use super::module::{Function, Merge, Module};
+use super::ops::{self, Kind, OpClass};
 use super::spirv::disasm::op_name;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -54,6 +57,7 @@ struct Verifier<'m> {
     value_type: Vec<Id>,
     types: Vec<Option<&'m Inst>>,
     defined: Vec<bool>,
+    capabilities: std::collections::HashSet<spirv::Capability>,
 }
 
 pub fn verify(m: &Module) -> Vec<VerifyError> {
@@ -64,6 +68,14 @@ pub fn verify(m: &Module) -> Vec<VerifyError> {
         value_type: vec![0; bound],
         types: vec![None; bound],
         defined: vec![false; bound],
+        capabilities: m
+            .preamble
+            .iter()
+            .filter_map(|i| match (i.op, i.operands.first()) {
+                (Op::Capability, Some(Operand::Capability(c))) => Some(*c),
+                _ => None,
+            })
+            .collect(),
     };
     v.ids();
     for f in &m.functions {
@@ -351,7 +363,64 @@ impl<'m> Verifier<'m> {
         }
     }
 
+    /// Element kind and width of a numeric or bool type, looking through vectors and matrices.
+    fn element(&self, ty: Id) -> Option<(Kind, u32)> {
+        let t = self.type_inst(ty)?;
+        match (t.op, t.operands.as_slice()) {
+            (Op::TypeFloat, [Operand::LiteralBit32(w), ..]) => Some((Kind::Float, *w)),
+            (Op::TypeInt, [Operand::LiteralBit32(w), ..]) => Some((Kind::Int, *w)),
+            (Op::TypeBool, _) => Some((Kind::Bool, 1)),
+            (Op::TypeVector | Op::TypeMatrix, [Operand::IdRef(c), ..]) => self.element(*c),
+            _ => None,
+        }
+    }
+
+    /// The op table's overloads: the element type the op works on must be one it has, and the
+    /// capability that width needs must be declared.
+    fn overload(&mut self, f: &Function, i: &Inst, at: Option<Id>) {
+        let Some(info) = ops::info(i.op) else { return };
+        if info.overloads.is_empty() {
+            return;
+        }
+        // Comparisons produce bools: their overload is the operands' type.
+        let ty = if info.class == OpClass::Compare {
+            i.id_operands().next().and_then(|v| self.value_type(v))
+        } else {
+            i.ty
+        };
+        let Some((kind, width)) = ty.and_then(|t| self.element(t)) else {
+            return;
+        };
+        let fits = info
+            .overloads
+            .iter()
+            .any(|o| o.kind == kind && o.widths.contains(&width));
+        let short = |k: Kind| &k.name()[..1];
+        if !fits {
+            let valid: Vec<String> = info.overloads.iter().map(ToString::to_string).collect();
+            self.error(
+                Some(f.id()),
+                at,
+                format!(
+                    "{} has no {}{width} overload (it takes {})",
+                    info.name,
+                    short(kind),
+                    valid.join("; ")
+                ),
+            );
+        } else if let Some(cap) = ops::width_capability(kind, width) {
+            if !self.capabilities.contains(&cap) {
+                self.error(
+                    Some(f.id()),
+                    at,
+                    format!("{} on {}{width} needs capability {cap:?}, which the module does not declare", info.name, short(kind)),
+                );
+            }
+        }
+    }
+
     fn operand_types(&mut self, f: &Function, i: &Inst, at: Option<Id>) {
+        self.overload(f, i, at);
         let fid = Some(f.id());
         let ids: Vec<Id> = i.id_operands().collect();
         match i.op {

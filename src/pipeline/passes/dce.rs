@@ -16,148 +16,30 @@ use rspirv::dr::Operand;
 use spirv::Op;
 
 use crate::ir::inst::{is_constant, is_type};
+use crate::ir::ops::{self, Attrs};
 use crate::ir::{Id, Inst, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
 
 pub struct Dce;
 
-/// Instructions whose only effect is their result.
+/// Instructions whose only effect is their result, by the op table: pure ops, reads and
+/// subgroup ops, but nothing that writes, synchronizes or ends a block; a volatile load and an
+/// extended instruction outside GLSL.std.450 are kept.
 fn is_pure(inst: &Inst, glsl_set: Option<Id>) -> bool {
-    use Op::*;
     match inst.op {
-        Load => !inst.operands.iter().any(
-            |o| matches!(o, Operand::MemoryAccess(a) if a.contains(spirv::MemoryAccess::VOLATILE)),
-        ),
-        ExtInst => {
-            matches!(inst.operands.first(), Some(Operand::IdRef(set)) if Some(*set) == glsl_set)
+        Op::Load if inst.operands.iter().any(|o| matches!(o, Operand::MemoryAccess(a) if a.contains(spirv::MemoryAccess::VOLATILE))) => {
+            return false
         }
-        Undef
-        | AccessChain
-        | InBoundsAccessChain
-        | PtrAccessChain
-        | ArrayLength
-        | CopyObject
-        | Phi
-        | Select
-        | SampledImage
-        | Image
-        | ImageSampleImplicitLod
-        | ImageSampleExplicitLod
-        | ImageSampleDrefImplicitLod
-        | ImageSampleDrefExplicitLod
-        | ImageSampleProjImplicitLod
-        | ImageSampleProjExplicitLod
-        | ImageSampleProjDrefImplicitLod
-        | ImageSampleProjDrefExplicitLod
-        | ImageFetch
-        | ImageGather
-        | ImageDrefGather
-        | ImageRead
-        | ImageQuerySizeLod
-        | ImageQuerySize
-        | ImageQueryLod
-        | ImageQueryLevels
-        | ImageQuerySamples
-        | ConvertFToU
-        | ConvertFToS
-        | ConvertSToF
-        | ConvertUToF
-        | UConvert
-        | SConvert
-        | FConvert
-        | QuantizeToF16
-        | Bitcast
-        | SNegate
-        | FNegate
-        | IAdd
-        | FAdd
-        | ISub
-        | FSub
-        | IMul
-        | FMul
-        | UDiv
-        | SDiv
-        | FDiv
-        | UMod
-        | SRem
-        | SMod
-        | FRem
-        | FMod
-        | VectorTimesScalar
-        | MatrixTimesScalar
-        | VectorTimesMatrix
-        | MatrixTimesVector
-        | MatrixTimesMatrix
-        | OuterProduct
-        | Dot
-        | IAddCarry
-        | ISubBorrow
-        | UMulExtended
-        | SMulExtended
-        | ShiftRightLogical
-        | ShiftRightArithmetic
-        | ShiftLeftLogical
-        | BitwiseOr
-        | BitwiseXor
-        | BitwiseAnd
-        | Not
-        | BitFieldInsert
-        | BitFieldSExtract
-        | BitFieldUExtract
-        | BitReverse
-        | BitCount
-        | Any
-        | All
-        | IsNan
-        | IsInf
-        | IsFinite
-        | IsNormal
-        | SignBitSet
-        | LogicalEqual
-        | LogicalNotEqual
-        | LogicalOr
-        | LogicalAnd
-        | LogicalNot
-        | IEqual
-        | INotEqual
-        | UGreaterThan
-        | SGreaterThan
-        | UGreaterThanEqual
-        | SGreaterThanEqual
-        | ULessThan
-        | SLessThan
-        | ULessThanEqual
-        | SLessThanEqual
-        | FOrdEqual
-        | FUnordEqual
-        | FOrdNotEqual
-        | FUnordNotEqual
-        | FOrdLessThan
-        | FUnordLessThan
-        | FOrdGreaterThan
-        | FUnordGreaterThan
-        | FOrdLessThanEqual
-        | FUnordLessThanEqual
-        | FOrdGreaterThanEqual
-        | FUnordGreaterThanEqual
-        | VectorExtractDynamic
-        | VectorInsertDynamic
-        | VectorShuffle
-        | CompositeConstruct
-        | CompositeExtract
-        | CompositeInsert
-        | Transpose
-        | DPdx
-        | DPdy
-        | Fwidth
-        | DPdxFine
-        | DPdyFine
-        | FwidthFine
-        | DPdxCoarse
-        | DPdyCoarse
-        | FwidthCoarse => true,
-        _ => false,
+        Op::ExtInst => return matches!(inst.operands.first(), Some(Operand::IdRef(set)) if Some(*set) == glsl_set),
+        _ => {}
     }
+    let a = ops::attrs(inst.op);
+    let no_effect =
+        a.contains(Attrs::PURE) || a.contains(Attrs::READS_MEMORY) || a.contains(Attrs::WAVE);
+    let effect = a.contains(Attrs::WRITES_MEMORY)
+        || a.contains(Attrs::BARRIER)
+        || a.contains(Attrs::TERMINATOR);
+    no_effect && !effect
 }
 
 /// Instructions whose references are bookkeeping about an id, not uses of it.
