@@ -177,3 +177,58 @@ fn validate_each_without_spirv_val_says_how_to_install_it() {
     );
     assert!(err.contains("pass 'lower' failed"), "{err}");
 }
+
+/// Edits the first OpStore's operands with `f`.
+struct MangleStore(&'static str, fn(&mut Vec<Operand>));
+impl Pass for MangleStore {
+    fn name(&self) -> &'static str {
+        self.0
+    }
+    fn description(&self) -> &'static str {
+        "test pass: malformed operands"
+    }
+    fn run(&self, m: &mut Module, _: &mut PassCx) -> Result<Changed, PassError> {
+        let store = m.functions[0].blocks[0]
+            .insts
+            .iter_mut()
+            .find(|i| i.op == spirv::Op::Store)
+            .unwrap();
+        (self.1)(&mut store.operands);
+        Ok(Changed::Yes)
+    }
+}
+
+#[test]
+fn verify_checks_operand_count_and_kinds_against_the_grammar() {
+    let checks = Checks {
+        verify_each: true,
+        validate_each: false,
+    };
+    let cases: [(MangleStore, &str); 2] = [
+        (
+            MangleStore("drop-operand", |ops| drop(ops.pop())),
+            "OpStore is missing operand 2 (IdRef)",
+        ),
+        (
+            MangleStore("literal-pointer", |ops| ops[0] = Operand::LiteralBit32(7)),
+            "OpStore operand 1 should be IdRef, not LiteralBit32",
+        ),
+    ];
+    for (pass, message) in cases {
+        let name = pass.0;
+        let run = pipeline(Box::new(pass), checks).run(input());
+        assert_eq!(run.failed, Some(2), "{name}");
+        assert_eq!(
+            run.steps[2].error.as_deref(),
+            Some(format!("pass '{name}' broke the IR: 1 verifier error").as_str())
+        );
+        assert!(
+            run.steps[2]
+                .diagnostics
+                .iter()
+                .any(|d| d.message == message),
+            "{name}: {:?}",
+            run.steps[2].diagnostics
+        );
+    }
+}

@@ -13,7 +13,10 @@
 //! 5. Types of operands: loads and stores match their pointer's pointee type, float arithmetic
 //!    has operands of the result type, a return value has the function's return type, a
 //!    conditional branch tests a bool, a call passes as many arguments as the callee takes.
-//! 6. Overloads, from the op table: an op works on an element kind and width it has an overload
+//! 6. Shape, from the grammar: an instruction has a result type and a result id exactly when its
+//!    op does, and its required operands are present with the right kinds (ids where ids go,
+//!    literals where literals go, enumerants of the right kind).
+//! 7. Overloads, from the op table: an op works on an element kind and width it has an overload
 //!    for, and the capability that width needs (Float16, Float64, Int8, Int16, Int64) is declared.
 //!
 //! Unreachable blocks are exempt from the dominance rules, as in SPIR-V itself.
@@ -22,6 +25,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use rspirv::dr::Operand;
+use rspirv::grammar::{OperandKind, OperandQuantifier};
 use spirv::Op;
 
 use super::cfg::Cfg;
@@ -29,6 +33,7 @@ use super::inst::{self, Id, Inst};
 use super::module::{Function, Merge, Module};
 use super::ops::{self, Kind, OpClass};
 use super::spirv::disasm::op_name;
+use super::spirv::grammar as spirv_grammar;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct VerifyError {
@@ -82,6 +87,113 @@ pub fn verify(m: &Module) -> Vec<VerifyError> {
         v.function(f);
     }
     v.errors
+}
+
+/// The grammar kind an operand value is, for comparison with what the grammar expects.
+fn operand_fits(kind: OperandKind, op: &Operand) -> bool {
+    use OperandKind as K;
+    match kind {
+        K::IdRef | K::IdScope | K::IdMemorySemantics => {
+            matches!(
+                op,
+                Operand::IdRef(_) | Operand::IdScope(_) | Operand::IdMemorySemantics(_)
+            )
+        }
+        K::LiteralInteger | K::LiteralContextDependentNumber | K::LiteralFloat => {
+            matches!(op, Operand::LiteralBit32(_) | Operand::LiteralBit64(_))
+        }
+        K::LiteralExtInstInteger => matches!(
+            op,
+            Operand::LiteralExtInstInteger(_) | Operand::LiteralBit32(_)
+        ),
+        K::LiteralSpecConstantOpInteger => matches!(op, Operand::LiteralSpecConstantOpInteger(_)),
+        K::LiteralString => matches!(op, Operand::LiteralString(_)),
+        K::PairLiteralIntegerIdRef | K::PairIdRefLiteralInteger | K::PairIdRefIdRef => true,
+        _ => {
+            // Enumerants: the operand's variant is named after its kind.
+            let variant = format!("{op:?}");
+            let name = variant.split('(').next().unwrap_or("");
+            name == format!("{kind:?}")
+        }
+    }
+}
+
+fn is_enum_kind(kind: OperandKind) -> bool {
+    use OperandKind as K;
+    !matches!(
+        kind,
+        K::IdRef
+            | K::IdScope
+            | K::IdMemorySemantics
+            | K::IdResult
+            | K::IdResultType
+            | K::LiteralInteger
+            | K::LiteralContextDependentNumber
+            | K::LiteralFloat
+            | K::LiteralExtInstInteger
+            | K::LiteralSpecConstantOpInteger
+            | K::LiteralString
+            | K::PairLiteralIntegerIdRef
+            | K::PairIdRefLiteralInteger
+            | K::PairIdRefIdRef
+    )
+}
+
+/// Checks an instruction against its grammar: result type and id, and the required operands up
+/// to the first optional one or enumerant (whose parameters the grammar does not list).
+fn grammar_shape(i: &Inst) -> Option<String> {
+    let g = spirv_grammar::core(i.op as u32)?;
+    let name = format!("Op{}", g.opname);
+    let wants_type = g
+        .operands
+        .iter()
+        .any(|o| o.kind == OperandKind::IdResultType);
+    let wants_result = g.operands.iter().any(|o| o.kind == OperandKind::IdResult);
+    if wants_type != i.ty.is_some() {
+        return Some(if wants_type {
+            format!("{name} needs a result type")
+        } else {
+            format!("{name} takes no result type")
+        });
+    }
+    if wants_result != i.result.is_some() {
+        return Some(if wants_result {
+            format!("{name} needs a result id")
+        } else {
+            format!("{name} has no result id")
+        });
+    }
+    let mut k = 0;
+    for lo in g
+        .operands
+        .iter()
+        .filter(|o| !matches!(o.kind, OperandKind::IdResultType | OperandKind::IdResult))
+    {
+        if lo.quantifier != OperandQuantifier::One {
+            break;
+        }
+        let Some(op) = i.operands.get(k) else {
+            return Some(format!(
+                "{name} is missing operand {} ({:?})",
+                k + 1,
+                lo.kind
+            ));
+        };
+        if !operand_fits(lo.kind, op) {
+            let variant = format!("{op:?}");
+            return Some(format!(
+                "{name} operand {} should be {:?}, not {}",
+                k + 1,
+                lo.kind,
+                variant.split('(').next().unwrap_or("")
+            ));
+        }
+        if is_enum_kind(lo.kind) {
+            break;
+        }
+        k += 1;
+    }
+    None
 }
 
 impl<'m> Verifier<'m> {
@@ -139,6 +251,13 @@ impl<'m> Verifier<'m> {
         }
         let (defined, types) = (&self.defined, &self.types);
         m.for_each_inst(|i| {
+            if let Some(e) = grammar_shape(i) {
+                errors.push(VerifyError {
+                    function: None,
+                    at: i.result,
+                    message: e,
+                });
+            }
             for (k, id) in i.uses().enumerate() {
                 let is_type = k == 0 && i.ty.is_some();
                 if !defined.get(id as usize).copied().unwrap_or(false) {
