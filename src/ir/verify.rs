@@ -163,12 +163,11 @@ fn grammar_shape(i: &Inst) -> Option<String> {
             format!("{name} has no result id")
         });
     }
-    let mut k = 0;
-    for lo in g
+    let required = g
         .operands
         .iter()
-        .filter(|o| !matches!(o.kind, OperandKind::IdResultType | OperandKind::IdResult))
-    {
+        .filter(|o| !matches!(o.kind, OperandKind::IdResultType | OperandKind::IdResult));
+    for (k, lo) in required.enumerate() {
         if lo.quantifier != OperandQuantifier::One {
             break;
         }
@@ -191,7 +190,6 @@ fn grammar_shape(i: &Inst) -> Option<String> {
         if is_enum_kind(lo.kind) {
             break;
         }
-        k += 1;
     }
     None
 }
