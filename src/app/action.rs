@@ -105,6 +105,8 @@ pub enum Action {
     /// Scroll the code pane sideways (long lines).
     ScrollRight,
     ScrollLeft,
+    /// Show the op table's entry for the opcode on the cursor line.
+    OpInfo,
     /// Jump to the instruction the selected diagnostic is about.
     GotoDiagnostic,
     /// Validate every step with spirv-val and select the first whose output is invalid.
@@ -174,6 +176,7 @@ impl fmt::Display for Action {
             Action::PrevInput => write!(f, "prev-input"),
             Action::ScrollRight => write!(f, "scroll-right"),
             Action::ScrollLeft => write!(f, "scroll-left"),
+            Action::OpInfo => write!(f, "op-info"),
             Action::GotoDiagnostic => write!(f, "goto-diagnostic"),
             Action::Bisect => write!(f, "bisect"),
             Action::CommandLine => write!(f, "command-line"),
@@ -274,6 +277,7 @@ impl FromStr for Action {
             "prev-input" => no_arg(Action::PrevInput),
             "scroll-right" => no_arg(Action::ScrollRight),
             "scroll-left" => no_arg(Action::ScrollLeft),
+            "op-info" => no_arg(Action::OpInfo),
             "goto-diagnostic" => no_arg(Action::GotoDiagnostic),
             "bisect" => no_arg(Action::Bisect),
             "command-line" => no_arg(Action::CommandLine),

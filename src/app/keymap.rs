@@ -194,7 +194,9 @@ pub fn default_keymap() -> Vec<Binding> {
         b(Global, "N", A::FindPrev, "previous search match"),
         b(Global, "<Tab>", A::Focus, "focus pass list / code"),
         b(Global, "J", A::StepNext, "next step"),
+        b(Global, "<C-n>", A::StepNext, "next step"),
         b(Global, "K", A::StepPrev, "previous step"),
+        b(Global, "<C-p>", A::StepPrev, "previous step"),
         b(Global, "m", A::Mark, "mark the selected step as diff base"),
         b(
             Global,
@@ -275,6 +277,12 @@ pub fn default_keymap() -> Vec<Binding> {
             "go to the definition of the selected id",
         ),
         b(Code, "u", A::Uses, "uses of the selected id (n/N walk)"),
+        b(
+            Code,
+            "K",
+            A::OpInfo,
+            "the op table's entry for this line's op",
+        ),
         b(
             Diagnostics,
             "<Enter>",

@@ -60,6 +60,12 @@ pub enum Mode {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Popup {
+    pub title: String,
+    pub lines: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Message {
     pub text: String,
     pub error: bool,
@@ -184,6 +190,10 @@ pub struct State {
     pub focus: Focus,
     pub mode: Mode,
     pub help: bool,
+    /// First line of the help text shown.
+    pub help_scroll: usize,
+    /// An information box over the screen (the op table entry shown by `K`).
+    pub popup: Option<Popup>,
     pub message: Option<Message>,
     /// Row of the cursor in the code pane, and the first row shown.
     pub cursor: usize,
@@ -230,6 +240,8 @@ impl State {
             focus: Focus::Passes,
             mode: Mode::Normal,
             help: false,
+            help_scroll: 0,
+            popup: None,
             message: None,
             cursor: 0,
             scroll: 0,

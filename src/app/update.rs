@@ -71,11 +71,37 @@ pub fn handle_key(s: &mut State, keymap: &Keymap, key: Key) -> Vec<Effect> {
         }
         Mode::Normal => {
             if s.help {
+                let total = views::help::lines(
+                    &crate::app::keymap::default_keymap(),
+                    &views::theme::Theme::new(false),
+                )
+                .len();
+                let max = total.saturating_sub(views::help::visible_rows(s.size.1));
+                let page = views::help::visible_rows(s.size.1);
+                s.help_scroll = match (key.code, key.ctrl) {
+                    (KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('?'), _) => {
+                        s.help = false;
+                        0
+                    }
+                    (KeyCode::Char('j') | KeyCode::Down, _) => s.help_scroll + 1,
+                    (KeyCode::Char('k') | KeyCode::Up, _) => s.help_scroll.saturating_sub(1),
+                    (KeyCode::PageDown, _) | (KeyCode::Char('d'), true) => s.help_scroll + page,
+                    (KeyCode::PageUp, _) | (KeyCode::Char('u'), true) => {
+                        s.help_scroll.saturating_sub(page)
+                    }
+                    (KeyCode::Char('g') | KeyCode::Home, _) => 0,
+                    (KeyCode::Char('G') | KeyCode::End, _) => max,
+                    _ => s.help_scroll,
+                }
+                .min(max);
+                return Vec::new();
+            }
+            if s.popup.is_some() {
                 if matches!(
                     key.code,
-                    KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('?')
+                    KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('K') | KeyCode::Enter
                 ) {
-                    s.help = false;
+                    s.popup = None;
                 }
                 return Vec::new();
             }
@@ -185,6 +211,92 @@ fn move_step(s: &mut State, delta: isize) {
     let pos = visible.iter().position(|&v| v == s.step).unwrap_or(0) as isize;
     let next = (pos + delta).clamp(0, visible.len() as isize - 1) as usize;
     select_step(s, visible[next]);
+}
+
+/// Opens the op table's entry for the first opcode on the cursor line.
+fn op_info(s: &mut State) {
+    let text = s.panel.row_text(s.cursor).to_string();
+    let opname = text
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '%'))
+        .find(|w| w.starts_with("Op") && w.len() > 2);
+    let Some(info) = opname.and_then(crate::ir::ops::by_name) else {
+        s.set_error("no opcode on this line");
+        return;
+    };
+    let overloads: Vec<String> = info
+        .overloads
+        .iter()
+        .map(|o| {
+            let caps: Vec<String> = o
+                .widths
+                .iter()
+                .filter_map(|w| {
+                    crate::ir::ops::width_capability(o.kind, *w)
+                        .map(|c| format!("{}{w} needs {c:?}", &o.kind.name()[..1]))
+                })
+                .collect();
+            if caps.is_empty() {
+                o.to_string()
+            } else {
+                format!("{o}; {}", caps.join(", "))
+            }
+        })
+        .collect();
+    let operands: Vec<String> = info
+        .operands
+        .iter()
+        .map(|(k, q)| {
+            let q = match q {
+                rspirv::grammar::OperandQuantifier::One => "",
+                rspirv::grammar::OperandQuantifier::ZeroOrOne => "?",
+                rspirv::grammar::OperandQuantifier::ZeroOrMore => "*",
+            };
+            format!("{k:?}{q}")
+        })
+        .collect();
+    let mut lines = vec![
+        format!(
+            "opcode      0x{:08x} (FeatureID 0x{:04x}, {})",
+            info.opcode,
+            info.feature_id(),
+            if info.experimental() {
+                "experimental"
+            } else {
+                "stable"
+            }
+        ),
+        format!("class       {}", info.class.name()),
+        format!(
+            "attributes  {}",
+            if info.attrs.names().is_empty() {
+                "none".to_string()
+            } else {
+                info.attrs.names().join(", ")
+            }
+        ),
+        format!(
+            "overloads   {}",
+            if overloads.is_empty() {
+                "any type".to_string()
+            } else {
+                overloads.join(" / ")
+            }
+        ),
+        format!("operands    {}", operands.join(" ")),
+    ];
+    if !info.capabilities.is_empty() {
+        let caps: Vec<String> = info.capabilities.iter().map(|c| format!("{c:?}")).collect();
+        lines.push(format!("needs one of {}", caps.join(", ")));
+    }
+    if let Some(f) = info.family {
+        lines.push(format!("family      {f}"));
+    }
+    lines.push(String::new());
+    lines.push(info.doc.clone());
+    s.popup = Some(super::state::Popup {
+        title: info.name.clone(),
+        lines,
+    });
 }
 
 fn move_diag(s: &mut State, delta: isize) {
@@ -507,6 +619,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         }
         Action::ScrollRight => s.hscroll += 8,
         Action::ScrollLeft => s.hscroll = s.hscroll.saturating_sub(8),
+        Action::OpInfo => op_info(s),
         Action::GotoDiagnostic => goto_diagnostic(s),
         Action::Bisect => return vec![Effect::Bisect],
         Action::CommandLine => s.mode = Mode::Command(String::new()),

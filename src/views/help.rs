@@ -9,7 +9,42 @@ use super::theme::Theme;
 use crate::app::action::COMMANDS;
 use crate::app::keymap::{Binding, Context};
 
-pub fn draw(frame: &mut Frame, area: Rect, keymap: &[Binding], t: &Theme) {
+/// A bordered box of text lines centred over the screen.
+pub fn popup(frame: &mut Frame, area: Rect, title: &str, lines: &[String], t: &Theme) {
+    let width = (lines.iter().map(|l| l.chars().count()).max().unwrap_or(0) as u16 + 4)
+        .max(title.chars().count() as u16 + 6)
+        .min(area.width);
+    let height = (lines.len() as u16 + 2).min(area.height);
+    let [_, mid, _] = Layout::vertical([
+        Constraint::Fill(1),
+        Constraint::Length(height),
+        Constraint::Fill(1),
+    ])
+    .areas(area);
+    let [_, rect, _] = Layout::horizontal([
+        Constraint::Fill(1),
+        Constraint::Length(width),
+        Constraint::Fill(1),
+    ])
+    .areas(mid);
+    frame.render_widget(Clear, rect);
+    let block = Block::bordered()
+        .border_style(t.border_focus)
+        .title(Span::styled(format!(" {title} — Esc to close "), t.title));
+    let text: Vec<Line> = lines
+        .iter()
+        .map(|l| Line::styled(format!(" {l}"), t.text))
+        .collect();
+    frame.render_widget(
+        Paragraph::new(text)
+            .wrap(ratatui::widgets::Wrap { trim: false })
+            .block(block),
+        rect,
+    );
+}
+
+/// The help text, generated from the key map and the command table.
+pub fn lines(keymap: &[Binding], t: &Theme) -> Vec<Line<'static>> {
     // Group keys that do the same thing: "j <Down>  down".
     let mut rows: Vec<(String, &str, Context)> = Vec::new();
     for b in keymap {
@@ -37,7 +72,7 @@ pub fn draw(frame: &mut Frame, area: Rect, keymap: &[Binding], t: &Theme) {
         }
         for (keys, help, _) in rows.iter().filter(|r| r.2 == ctx) {
             lines.push(Line::from(vec![
-                Span::styled(format!(" {keys:<16} "), t.base),
+                Span::styled(format!(" {keys:<17}"), t.base),
                 Span::styled(help.to_string(), t.text),
             ]));
         }
@@ -46,16 +81,25 @@ pub fn draw(frame: &mut Frame, area: Rect, keymap: &[Binding], t: &Theme) {
     lines.push(Line::styled("Commands (:)", t.title));
     for (usage, help) in COMMANDS {
         lines.push(Line::from(vec![
-            Span::styled(format!(" :{usage:<26}"), t.base),
+            Span::styled(format!(" :{usage:<27}"), t.base),
             Span::styled(help.to_string(), t.text),
         ]));
     }
-    // Flow the lines into as many columns as the screen height needs.
-    let rows_fit = area.height.saturating_sub(2).max(1) as usize;
-    let columns = lines.len().div_ceil(rows_fit).max(1);
-    let col_width = 64u16;
-    let height = (lines.len().min(rows_fit) as u16 + 2).min(area.height);
-    let width = (col_width * columns as u16 + 2).min(area.width);
+    lines
+}
+
+/// Rows of help text the overlay shows at this screen height.
+pub fn visible_rows(area_height: u16) -> usize {
+    area_height.saturating_sub(4).max(1) as usize
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, keymap: &[Binding], scroll: usize, t: &Theme) {
+    let all = lines(keymap, t);
+    let rows = visible_rows(area.height);
+    let scroll = scroll.min(all.len().saturating_sub(rows));
+    let shown: Vec<Line> = all.iter().skip(scroll).take(rows).cloned().collect();
+    let height = (shown.len() as u16 + 2).min(area.height);
+    let width = 82.min(area.width);
     let [_, mid, _] = Layout::vertical([
         Constraint::Fill(1),
         Constraint::Length(height),
@@ -69,15 +113,21 @@ pub fn draw(frame: &mut Frame, area: Rect, keymap: &[Binding], t: &Theme) {
     ])
     .areas(mid);
     frame.render_widget(Clear, rect);
+    let position = if all.len() > rows {
+        format!(
+            " {}–{} of {}, j/k to scroll",
+            scroll + 1,
+            scroll + shown.len(),
+            all.len()
+        )
+    } else {
+        String::new()
+    };
     let block = Block::bordered()
         .border_style(t.border_focus)
-        .title(Span::styled(" help — Esc or ? to close ", t.title));
-    let inner = block.inner(rect);
-    frame.render_widget(block, rect);
-    let cols = Layout::horizontal(vec![Constraint::Fill(1); columns]).split(inner);
-    for (c, chunk) in lines.chunks(rows_fit).enumerate() {
-        if let Some(r) = cols.get(c) {
-            frame.render_widget(Paragraph::new(chunk.to_vec()), *r);
-        }
-    }
+        .title(Span::styled(
+            format!(" help — Esc or ? to close{position} "),
+            t.title,
+        ));
+    frame.render_widget(Paragraph::new(shown).block(block), rect);
 }

@@ -24,7 +24,10 @@ pub fn draw(frame: &mut Frame, s: &State, keymap: &[Binding]) {
         diagnostics::draw(frame, d, s, &theme);
     }
     status_bar::draw(frame, areas.status, s, &theme);
+    if let Some(p) = &s.popup {
+        help::popup(frame, frame.area(), &p.title, &p.lines, &theme);
+    }
     if s.help {
-        help::draw(frame, frame.area(), keymap, &theme);
+        help::draw(frame, frame.area(), keymap, s.help_scroll, &theme);
     }
 }

@@ -274,6 +274,11 @@ pub fn info(op: spirv::Op) -> Option<&'static OpInfo> {
     t.by_opcode.get(&(op as u32)).map(|&i| &t.ops[i])
 }
 
+/// The entry of an op by its text-form name (`OpFAdd`).
+pub fn by_name(name: &str) -> Option<&'static OpInfo> {
+    all().iter().find(|o| o.name == name)
+}
+
 pub fn attrs(op: spirv::Op) -> Attrs {
     info(op).map_or(Attrs::NONE, |i| i.attrs)
 }
