@@ -166,3 +166,32 @@ fn our_disassembly_assembles_back() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn default_preset_validates_with_verify_each() {
+    use shaderstep::pipeline::Checks;
+    let pipeline = Pipeline::preset("default").unwrap().with_checks(Checks {
+        verify_each: true,
+        validate_each: false,
+    });
+    let mut failures = Vec::new();
+    for s in corpus() {
+        let run = pipeline.run(Arc::new(s.words.clone()));
+        match run.output_words() {
+            None => failures.push(format!(
+                "{}: {:?}",
+                s.path.display(),
+                run.steps.last().map(|st| &st.diagnostics)
+            )),
+            Some(out) => {
+                if let Err(e) = validate(&out, s.universal) {
+                    failures.push(format!(
+                        "{}: output does not validate: {e}",
+                        s.path.display()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -280,3 +280,72 @@ OpFunctionEnd
         assert!(out.contains(kept), "dce removed `{kept}`:\n{out}");
     }
 }
+
+#[test]
+fn fold_computes_constants_with_the_op_table_rules() {
+    let input = r#"
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint Fragment %main "main" %out %fout
+OpExecutionMode %main OriginUpperLeft
+OpName %a "a"
+OpDecorate %out Location 0
+OpDecorate %fout Location 1
+OpDecorate %a RelaxedPrecision
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%int = OpTypeInt 32 1
+%float = OpTypeFloat 32
+%bool = OpTypeBool
+%ptr = OpTypePointer Output %int
+%fptr = OpTypePointer Output %float
+%out = OpVariable %ptr Output
+%fout = OpVariable %fptr Output
+%c0 = OpConstant %int 0
+%c2 = OpConstant %int 2
+%c3 = OpConstant %int 3
+%f1 = OpConstant %float 1
+%f4 = OpConstant %float 4
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%a = OpIMul %int %c2 %c3
+%b = OpIAdd %int %a %c3
+%lt = OpSLessThan %bool %b %c3
+%s = OpSelect %int %lt %a %b
+%undefined = OpSDiv %int %s %c0
+%q = OpFDiv %float %f1 %f4
+%n = OpFNegate %float %q
+OpStore %out %s
+OpStore %out %undefined
+OpStore %fout %n
+OpReturn
+OpFunctionEnd
+"#;
+    let out = run(&["lower", "fold", "verify"], input);
+    let body = body(&out);
+    // 2*3 = 6, 6+3 = 9, 9 < 3 is false so the select picks 9; -(1/4) = -0.25.
+    assert!(body.contains("%int_9 = OpConstant %int 9"), "{body}");
+    assert!(body.contains("OpStore %2 %int_9"), "{body}");
+    assert!(
+        body.contains("%float_n0_25 = OpConstant %float -0.25"),
+        "{body}"
+    );
+    assert!(body.contains("OpStore %3 %float_n0_25"), "{body}");
+    // Division by zero is left for the hardware; it now divides the folded constant.
+    assert!(body.contains("OpSDiv %int %int_9 %int_0"), "{body}");
+    for gone in [
+        "OpIMul",
+        "OpIAdd",
+        "OpSLessThan",
+        "OpSelect",
+        "OpFDiv",
+        "OpFNegate",
+        "RelaxedPrecision",
+        "OpName",
+    ] {
+        assert!(
+            !body.contains(gone),
+            "{gone} should be folded away:\n{body}"
+        );
+    }
+}

@@ -2,14 +2,15 @@
 
 use super::pass::Pass;
 use super::passes::{
-    compact_ids::CompactIds, dce::Dce, lift::Lift, lower::Lower, strip_debug::StripDebug,
-    verify::Verify,
+    compact_ids::CompactIds, dce::Dce, fold::Fold, lift::Lift, lower::Lower,
+    strip_debug::StripDebug, verify::Verify,
 };
 
 pub fn all_passes() -> Vec<Box<dyn Pass>> {
     vec![
         Box::new(Lower),
         Box::new(Verify),
+        Box::new(Fold),
         Box::new(Dce),
         Box::new(StripDebug),
         Box::new(CompactIds),
@@ -36,7 +37,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         name: "default",
         description: "optimize, keeping debug info",
-        passes: &["lower", "verify", "dce", "verify", "lift"],
+        passes: &["lower", "verify", "fold", "dce", "verify", "lift"],
     },
     Preset {
         name: "size",

@@ -12,6 +12,7 @@
 //! (SPIR-V's own opcodes live there unchanged) and `0x8000` for experimental ones.
 
 mod families;
+pub mod fold;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -190,6 +191,8 @@ pub struct OpInfo {
     /// Operands as the grammar gives them (result type and id included).
     pub operands: Vec<(OperandKind, OperandQuantifier)>,
     pub capabilities: Vec<spirv::Capability>,
+    /// How to compute the op on constant operands, where that is defined.
+    pub fold: Option<fold::FoldFn>,
 }
 
 impl OpInfo {
@@ -255,6 +258,7 @@ fn table() -> &'static Table {
                 doc,
                 operands: g.operands.iter().map(|o| (o.kind, o.quantifier)).collect(),
                 capabilities: g.capabilities.to_vec(),
+                fold: fold::rule(g.opcode),
             });
         }
         ops.sort_by_key(|o| o.opcode);
@@ -347,13 +351,14 @@ pub fn to_json() -> String {
         .map(|o| {
             let attrs: Vec<String> = o.attrs.names().iter().map(|a| json_str(a)).collect();
             format!(
-                "{{\"name\":{},\"opcode\":{},\"feature_id\":{},\"class\":\"{}\",\"overloads\":{},\"attributes\":[{}],\"doc\":{}}}",
+                "{{\"name\":{},\"opcode\":{},\"feature_id\":{},\"class\":\"{}\",\"overloads\":{},\"attributes\":[{}],\"folds\":{},\"doc\":{}}}",
                 json_str(&o.name),
                 o.opcode,
                 o.feature_id(),
                 o.class.name(),
                 overloads_json(o.overloads),
                 attrs.join(","),
+                o.fold.is_some(),
                 json_str(&o.doc)
             )
         })
@@ -400,15 +405,16 @@ pub fn to_markdown() -> String {
         ));
     }
     out.push_str(
-        "## Every op\n\n| opcode | op | class | attributes | family |\n|---|---|---|---|---|\n",
+        "## Every op\n\n| opcode | op | class | attributes | folds | family |\n|---|---|---|---|---|---|\n",
     );
     for o in all() {
         out.push_str(&format!(
-            "| 0x{:08x} | `{}` | {} | {} | {} |\n",
+            "| 0x{:08x} | `{}` | {} | {} | {} | {} |\n",
             o.opcode,
             o.name,
             o.class.name(),
             o.attrs.names().join(" "),
+            if o.fold.is_some() { "yes" } else { "" },
             o.family.unwrap_or("")
         ));
     }

@@ -2,6 +2,7 @@
 
 pub mod compact_ids;
 pub mod dce;
+pub mod fold;
 pub mod lift;
 pub mod lower;
 pub mod strip_debug;

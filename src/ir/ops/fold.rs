@@ -1,0 +1,267 @@
+//! Constant-folding rules of the op table: for ops that have one, the value of the op applied
+//! to constant scalar operands. A rule returns `None` where SPIR-V leaves the result undefined
+//! (division by zero, shifts by the width or more, signed overflow of division), so folding
+//! never invents a value the hardware would not compute.
+
+use spirv::Op;
+
+/// A scalar constant: integers as their bits (the op says how to read them), floats in the
+/// precision of their width.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Value {
+    Int { bits: u64, width: u32 },
+    Float { value: f64, width: u32 },
+    Bool(bool),
+}
+
+impl Value {
+    fn int(self) -> Option<(u64, u32)> {
+        match self {
+            Value::Int { bits, width } => Some((bits, width)),
+            _ => None,
+        }
+    }
+    fn float(self) -> Option<(f64, u32)> {
+        match self {
+            Value::Float { value, width } => Some((value, width)),
+            _ => None,
+        }
+    }
+    fn bool(self) -> Option<bool> {
+        match self {
+            Value::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+}
+
+fn mask(width: u32) -> u64 {
+    if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    }
+}
+
+fn signed(bits: u64, width: u32) -> i64 {
+    let shift = 64 - width.min(64);
+    ((bits << shift) as i64) >> shift
+}
+
+fn min_signed(width: u32) -> i64 {
+    if width >= 64 {
+        i64::MIN
+    } else {
+        -(1i64 << (width - 1))
+    }
+}
+
+/// Whether a signed result is representable in `width` bits (INT_MIN / -1 is not).
+fn fits_signed(v: i64, width: u32) -> bool {
+    width >= 64 || (min_signed(width)..=-(min_signed(width) + 1)).contains(&v)
+}
+
+/// Rounds to the precision of the width (f32 arithmetic happens in f32).
+fn round(value: f64, width: u32) -> f64 {
+    if width == 32 {
+        f64::from(value as f32)
+    } else {
+        value
+    }
+}
+
+pub type FoldFn = fn(&[Value]) -> Option<Value>;
+
+fn int2(a: &[Value], f: impl Fn(u64, u64, u32) -> Option<u64>) -> Option<Value> {
+    let ((x, w), (y, w2)) = (a.first()?.int()?, a.get(1)?.int()?);
+    if w != w2 {
+        return None;
+    }
+    f(x, y, w).map(|bits| Value::Int {
+        bits: bits & mask(w),
+        width: w,
+    })
+}
+
+fn int_cmp(a: &[Value], f: impl Fn(u64, u64, u32) -> bool) -> Option<Value> {
+    let ((x, w), (y, _)) = (a.first()?.int()?, a.get(1)?.int()?);
+    Some(Value::Bool(f(x & mask(w), y & mask(w), w)))
+}
+
+fn float2(a: &[Value], f: impl Fn(f64, f64) -> f64) -> Option<Value> {
+    let ((x, w), (y, _)) = (a.first()?.float()?, a.get(1)?.float()?);
+    Some(Value::Float {
+        value: round(f(x, y), w),
+        width: w,
+    })
+}
+
+fn float_cmp(a: &[Value], f: impl Fn(f64, f64) -> bool) -> Option<Value> {
+    let ((x, _), (y, _)) = (a.first()?.float()?, a.get(1)?.float()?);
+    Some(Value::Bool(f(x, y)))
+}
+
+fn bool2(a: &[Value], f: impl Fn(bool, bool) -> bool) -> Option<Value> {
+    Some(Value::Bool(f(a.first()?.bool()?, a.get(1)?.bool()?)))
+}
+
+/// The folding rule of an op, if it has one.
+pub fn rule(op: Op) -> Option<FoldFn> {
+    Some(match op {
+        Op::IAdd => |a| int2(a, |x, y, _| Some(x.wrapping_add(y))),
+        Op::ISub => |a| int2(a, |x, y, _| Some(x.wrapping_sub(y))),
+        Op::IMul => |a| int2(a, |x, y, _| Some(x.wrapping_mul(y))),
+        Op::UDiv => |a| {
+            int2(a, |x, y, w| {
+                (y & mask(w) != 0).then(|| (x & mask(w)) / (y & mask(w)))
+            })
+        },
+        Op::UMod => |a| {
+            int2(a, |x, y, w| {
+                (y & mask(w) != 0).then(|| (x & mask(w)) % (y & mask(w)))
+            })
+        },
+        Op::SDiv => |a| {
+            int2(a, |x, y, w| {
+                signed(x, w)
+                    .checked_div(signed(y, w))
+                    .filter(|v| fits_signed(*v, w))
+                    .map(|v| v as u64)
+            })
+        },
+        Op::SRem => |a| {
+            int2(a, |x, y, w| {
+                signed(x, w)
+                    .checked_rem(signed(y, w))
+                    .filter(|_| !(signed(x, w) == min_signed(w) && signed(y, w) == -1))
+                    .map(|v| v as u64)
+            })
+        },
+        Op::BitwiseAnd => |a| int2(a, |x, y, _| Some(x & y)),
+        Op::BitwiseOr => |a| int2(a, |x, y, _| Some(x | y)),
+        Op::BitwiseXor => |a| int2(a, |x, y, _| Some(x ^ y)),
+        Op::ShiftLeftLogical => |a| int2(a, |x, y, w| (y < u64::from(w)).then(|| x << y)),
+        Op::ShiftRightLogical => {
+            |a| int2(a, |x, y, w| (y < u64::from(w)).then(|| (x & mask(w)) >> y))
+        }
+        Op::ShiftRightArithmetic => |a| {
+            int2(a, |x, y, w| {
+                (y < u64::from(w)).then(|| (signed(x, w) >> y) as u64)
+            })
+        },
+        Op::SNegate => |a| {
+            let (x, w) = a.first()?.int()?;
+            Some(Value::Int {
+                bits: x.wrapping_neg() & mask(w),
+                width: w,
+            })
+        },
+        Op::Not => |a| {
+            let (x, w) = a.first()?.int()?;
+            Some(Value::Int {
+                bits: !x & mask(w),
+                width: w,
+            })
+        },
+        Op::IEqual => |a| int_cmp(a, |x, y, _| x == y),
+        Op::INotEqual => |a| int_cmp(a, |x, y, _| x != y),
+        Op::ULessThan => |a| int_cmp(a, |x, y, _| x < y),
+        Op::ULessThanEqual => |a| int_cmp(a, |x, y, _| x <= y),
+        Op::UGreaterThan => |a| int_cmp(a, |x, y, _| x > y),
+        Op::UGreaterThanEqual => |a| int_cmp(a, |x, y, _| x >= y),
+        Op::SLessThan => |a| int_cmp(a, |x, y, w| signed(x, w) < signed(y, w)),
+        Op::SLessThanEqual => |a| int_cmp(a, |x, y, w| signed(x, w) <= signed(y, w)),
+        Op::SGreaterThan => |a| int_cmp(a, |x, y, w| signed(x, w) > signed(y, w)),
+        Op::SGreaterThanEqual => |a| int_cmp(a, |x, y, w| signed(x, w) >= signed(y, w)),
+        Op::FAdd => |a| float2(a, |x, y| x + y),
+        Op::FSub => |a| float2(a, |x, y| x - y),
+        Op::FMul => |a| float2(a, |x, y| x * y),
+        Op::FDiv => |a| float2(a, |x, y| x / y),
+        Op::FNegate => |a| {
+            let (x, w) = a.first()?.float()?;
+            Some(Value::Float {
+                value: -x,
+                width: w,
+            })
+        },
+        Op::FOrdEqual => |a| float_cmp(a, |x, y| x == y),
+        Op::FOrdNotEqual => |a| float_cmp(a, |x, y| x != y && !x.is_nan() && !y.is_nan()),
+        Op::FOrdLessThan => |a| float_cmp(a, |x, y| x < y),
+        Op::FOrdLessThanEqual => |a| float_cmp(a, |x, y| x <= y),
+        Op::FOrdGreaterThan => |a| float_cmp(a, |x, y| x > y),
+        Op::FOrdGreaterThanEqual => |a| float_cmp(a, |x, y| x >= y),
+        Op::LogicalAnd => |a| bool2(a, |x, y| x && y),
+        Op::LogicalOr => |a| bool2(a, |x, y| x || y),
+        Op::LogicalEqual => |a| bool2(a, |x, y| x == y),
+        Op::LogicalNotEqual => |a| bool2(a, |x, y| x != y),
+        Op::LogicalNot => |a| Some(Value::Bool(!a.first()?.bool()?)),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn i(bits: u64) -> Value {
+        Value::Int { bits, width: 32 }
+    }
+
+    #[test]
+    fn integer_rules_wrap_and_refuse_undefined_results() {
+        let f = |op| rule(op).unwrap();
+        assert_eq!(f(Op::IAdd)(&[i(0xffff_ffff), i(2)]), Some(i(1)));
+        assert_eq!(
+            f(Op::SDiv)(&[i((-7i32) as u32 as u64), i(2)]),
+            Some(i((-3i32) as u32 as u64))
+        );
+        assert_eq!(f(Op::UDiv)(&[i(7), i(0)]), None);
+        assert_eq!(
+            f(Op::SDiv)(&[i(0x8000_0000), i(0xffff_ffff)]),
+            None,
+            "INT_MIN / -1 overflows"
+        );
+        assert_eq!(f(Op::ShiftLeftLogical)(&[i(1), i(32)]), None);
+        assert_eq!(
+            f(Op::ShiftRightArithmetic)(&[i(0x8000_0000), i(31)]),
+            Some(i(0xffff_ffff))
+        );
+        assert_eq!(
+            f(Op::SLessThan)(&[i(0xffff_ffff), i(0)]),
+            Some(Value::Bool(true))
+        );
+        assert_eq!(
+            f(Op::ULessThan)(&[i(0xffff_ffff), i(0)]),
+            Some(Value::Bool(false))
+        );
+    }
+
+    #[test]
+    fn float_rules_round_to_their_width() {
+        let third = rule(Op::FDiv).unwrap()(&[
+            Value::Float {
+                value: 1.0,
+                width: 32,
+            },
+            Value::Float {
+                value: 3.0,
+                width: 32,
+            },
+        ]);
+        assert_eq!(
+            third,
+            Some(Value::Float {
+                value: f64::from(1.0f32 / 3.0),
+                width: 32
+            })
+        );
+        let nan = Value::Float {
+            value: f64::NAN,
+            width: 32,
+        };
+        assert_eq!(
+            rule(Op::FOrdNotEqual).unwrap()(&[nan, nan]),
+            Some(Value::Bool(false))
+        );
+    }
+}

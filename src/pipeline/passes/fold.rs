@@ -1,0 +1,241 @@
+//! `fold`: constant folding driven by the op table. An instruction whose op has a folding rule
+//! and whose operands are all scalar constants is replaced by the interned constant it computes;
+//! an `OpSelect` on a constant condition is replaced by the operand it picks. Folded values feed
+//! later folds in the same walk (blocks are in dominance order). Names and decorations of
+//! folded values go with them.
+//!
+//! It does not fold vectors, spec constants (their values come later) or anything the rule
+//! leaves undefined (division by zero, oversized shifts).
+
+use std::collections::{HashMap, HashSet};
+
+use rspirv::dr::Operand;
+use spirv::Op;
+
+use crate::ir::inst::operand_id_mut;
+use crate::ir::ops::{self, fold::Value};
+use crate::ir::spirv::asm::f64_to_f16;
+use crate::ir::{Id, Inst, Module};
+use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
+
+pub struct Fold;
+
+#[derive(Clone, Copy)]
+enum Scalar {
+    Int { width: u32, signed: bool },
+    Float { width: u32 },
+    Bool,
+}
+
+fn mask(width: u32) -> u64 {
+    if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    }
+}
+
+fn literal(op: &Operand) -> Option<u64> {
+    match op {
+        Operand::LiteralBit32(v) => Some(u64::from(*v)),
+        Operand::LiteralBit64(v) => Some(*v),
+        _ => None,
+    }
+}
+
+/// The constant instruction for `v` of type `ty`.
+fn constant(ty: Id, scalar: Scalar, v: Value) -> Option<Inst> {
+    let word = |bits: u64, width: u32| {
+        if width > 32 {
+            Operand::LiteralBit64(bits)
+        } else {
+            Operand::LiteralBit32(bits as u32)
+        }
+    };
+    Some(match (scalar, v) {
+        (Scalar::Int { width, signed }, Value::Int { bits, .. }) => {
+            // Narrow signed literals are sign-extended to the word.
+            let bits = if signed && width < 32 {
+                let shift = 64 - width;
+                ((((bits << shift) as i64) >> shift) as u64) & 0xffff_ffff
+            } else {
+                bits & mask(width)
+            };
+            Inst::new(Op::Constant, Some(ty), None, vec![word(bits, width)])
+        }
+        (Scalar::Float { width }, Value::Float { value, .. }) => {
+            let bits = match width {
+                16 => u64::from(f64_to_f16(value)),
+                32 => u64::from((value as f32).to_bits()),
+                64 => value.to_bits(),
+                _ => return None,
+            };
+            Inst::new(Op::Constant, Some(ty), None, vec![word(bits, width)])
+        }
+        (Scalar::Bool, Value::Bool(b)) => Inst::new(
+            if b {
+                Op::ConstantTrue
+            } else {
+                Op::ConstantFalse
+            },
+            Some(ty),
+            None,
+            vec![],
+        ),
+        _ => return None,
+    })
+}
+
+pub fn fold(m: &mut Module) -> bool {
+    let mut scalars: HashMap<Id, Scalar> = HashMap::new();
+    let mut values: HashMap<Id, Value> = HashMap::new();
+    for g in &m.globals {
+        let Some(id) = g.result else { continue };
+        match (g.op, g.operands.as_slice()) {
+            (Op::TypeInt, [Operand::LiteralBit32(w), Operand::LiteralBit32(s)]) => {
+                scalars.insert(
+                    id,
+                    Scalar::Int {
+                        width: *w,
+                        signed: *s == 1,
+                    },
+                );
+            }
+            (Op::TypeFloat, [Operand::LiteralBit32(w), ..]) => {
+                scalars.insert(id, Scalar::Float { width: *w });
+            }
+            (Op::TypeBool, _) => {
+                scalars.insert(id, Scalar::Bool);
+            }
+            _ => {}
+        }
+    }
+    for g in &m.globals {
+        let (Some(id), Some(ty)) = (g.result, g.ty) else {
+            continue;
+        };
+        let v = match (g.op, scalars.get(&ty)) {
+            (Op::ConstantTrue, _) => Value::Bool(true),
+            (Op::ConstantFalse, _) => Value::Bool(false),
+            (Op::Constant, Some(Scalar::Int { width, .. })) => {
+                match g.operands.first().and_then(literal) {
+                    Some(bits) => Value::Int {
+                        bits: bits & mask(*width),
+                        width: *width,
+                    },
+                    None => continue,
+                }
+            }
+            (Op::Constant, Some(Scalar::Float { width })) => {
+                let Some(bits) = g.operands.first().and_then(literal) else {
+                    continue;
+                };
+                let value = match width {
+                    16 => crate::ir::spirv::disasm::f16_to_f64(bits as u16),
+                    32 => f64::from(f32::from_bits(bits as u32)),
+                    _ => f64::from_bits(bits),
+                };
+                Value::Float {
+                    value,
+                    width: *width,
+                }
+            }
+            _ => continue,
+        };
+        values.insert(id, v);
+    }
+
+    // Functions are taken out so constants can be interned into the module meanwhile.
+    let mut functions = std::mem::take(&mut m.functions);
+    let mut replace: HashMap<Id, Id> = HashMap::new();
+    for f in &mut functions {
+        for b in &mut f.blocks {
+            let mut kept = Vec::with_capacity(b.insts.len());
+            for mut inst in std::mem::take(&mut b.insts) {
+                for op in &mut inst.operands {
+                    if let Some(id) = operand_id_mut(op) {
+                        if let Some(&r) = replace.get(id) {
+                            *id = r;
+                        }
+                    }
+                }
+                let (Some(result), Some(ty)) = (inst.result, inst.ty) else {
+                    kept.push(inst);
+                    continue;
+                };
+                let ids: Vec<Id> = inst.id_operands().collect();
+                if inst.op == Op::Select {
+                    if let (Some(Value::Bool(c)), Some(&a), Some(&b2)) = (
+                        ids.first().and_then(|c| values.get(c)),
+                        ids.get(1),
+                        ids.get(2),
+                    ) {
+                        replace.insert(result, if *c { a } else { b2 });
+                        continue;
+                    }
+                }
+                let folded = ops::info(inst.op)
+                    .and_then(|info| info.fold)
+                    .zip(scalars.get(&ty).copied())
+                    .and_then(|(rule, scalar)| {
+                        let args: Option<Vec<Value>> =
+                            ids.iter().map(|i| values.get(i).copied()).collect();
+                        let v = rule(&args?)?;
+                        Some((constant(ty, scalar, v)?, v))
+                    });
+                match folded {
+                    Some((c, v)) => {
+                        let id = m.intern(c);
+                        values.insert(id, v);
+                        replace.insert(result, id);
+                    }
+                    None => kept.push(inst),
+                }
+            }
+            b.insts = kept;
+        }
+    }
+    // Phis and terminators may use values folded later in the walk (loop back edges).
+    let resolve = |mut id: Id| {
+        while let Some(&r) = replace.get(&id) {
+            id = r;
+        }
+        id
+    };
+    for f in &mut functions {
+        for b in &mut f.blocks {
+            for inst in b.insts.iter_mut().chain(std::iter::once(&mut b.terminator)) {
+                for op in &mut inst.operands {
+                    if let Some(id) = operand_id_mut(op) {
+                        *id = resolve(*id);
+                    }
+                }
+            }
+        }
+    }
+    m.functions = functions;
+    if replace.is_empty() {
+        return false;
+    }
+    let gone: HashSet<Id> = replace.keys().copied().collect();
+    let about_gone =
+        |i: &Inst| matches!(i.operands.first(), Some(Operand::IdRef(t)) if gone.contains(t));
+    m.debug
+        .retain(|i| !(matches!(i.op, Op::Name | Op::MemberName) && about_gone(i)));
+    m.annotations.retain(|i| {
+        !(matches!(i.op, Op::Decorate | Op::DecorateId | Op::DecorateString) && about_gone(i))
+    });
+    true
+}
+
+impl Pass for Fold {
+    fn name(&self) -> &'static str {
+        "fold"
+    }
+    fn description(&self) -> &'static str {
+        "fold operations on scalar constants with the op table's folding rules"
+    }
+    fn run(&self, module: &mut Module, _cx: &mut PassCx) -> Result<Changed, PassError> {
+        Ok(fold(module).into())
+    }
+}
