@@ -2,6 +2,7 @@
 //! graphs. It knows nothing of passes, pipelines or terminals.
 
 pub mod cfg;
+pub mod idmap;
 pub mod inst;
 pub mod module;
 pub mod names;

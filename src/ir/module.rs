@@ -134,10 +134,23 @@ pub struct Module {
 pub(crate) type InternKey = (u32, Option<Id>, Vec<Operand>);
 
 impl Module {
-    pub fn fresh_id(&mut self) -> Id {
+    /// A new id; `None` when the id space is exhausted (the bound is already `u32::MAX`).
+    pub fn fresh_id(&mut self) -> Option<Id> {
         let id = self.bound.max(1);
-        self.bound = id + 1;
-        id
+        self.bound = id.checked_add(1)?;
+        Some(id)
+    }
+
+    /// One past the largest id defined or used. Tables indexed by id are sized by this, not by
+    /// `bound`: a valid module may declare a bound of four billion.
+    pub fn id_limit(&self) -> usize {
+        let mut max = 0;
+        self.for_each_inst(|i| {
+            for id in i.result.into_iter().chain(i.uses()) {
+                max = max.max(id);
+            }
+        });
+        max as usize + 1
     }
 
     /// Total instruction count, as a SPIR-V binary of this module would have.
@@ -171,17 +184,17 @@ impl Module {
     }
 
     /// Returns the id of the type or constant instruction `inst` (its result is ignored),
-    /// adding it to the globals when no equal one exists.
-    pub fn intern(&mut self, mut inst: Inst) -> Id {
+    /// adding it to the globals when no equal one exists; `None` when no id is left.
+    pub fn intern(&mut self, mut inst: Inst) -> Option<Id> {
         let key = inst.intern_key();
         if let Some(&id) = self.interned.get(&key) {
-            return id;
+            return Some(id);
         }
-        let id = self.fresh_id();
+        let id = self.fresh_id()?;
         inst.result = Some(id);
         self.interned.insert(key, id);
         self.globals.push(inst);
-        id
+        Some(id)
     }
 
     /// The definition of a global (type, constant, variable) by id.

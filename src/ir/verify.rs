@@ -29,6 +29,7 @@ use rspirv::grammar::{OperandKind, OperandQuantifier};
 use spirv::Op;
 
 use super::cfg::Cfg;
+use super::idmap::IdMap;
 use super::inst::{self, Id, Inst};
 use super::module::{Function, Merge, Module};
 use super::ops::{self, Kind, OpClass};
@@ -59,20 +60,19 @@ struct Verifier<'m> {
     m: &'m Module,
     errors: Vec<VerifyError>,
     /// Per id (indexed by id, sized by the bound): its type, 0 when untyped.
-    value_type: Vec<Id>,
-    types: Vec<Option<&'m Inst>>,
-    defined: Vec<bool>,
+    value_type: IdMap<Id>,
+    types: IdMap<Option<&'m Inst>>,
+    defined: IdMap<bool>,
     capabilities: std::collections::HashSet<spirv::Capability>,
 }
 
 pub fn verify(m: &Module) -> Vec<VerifyError> {
-    let bound = m.bound as usize;
     let mut v = Verifier {
         m,
         errors: Vec::new(),
-        value_type: vec![0; bound],
-        types: vec![None; bound],
-        defined: vec![false; bound],
+        value_type: IdMap::new(m, 0),
+        types: IdMap::new(m, None),
+        defined: IdMap::new(m, false),
         capabilities: m
             .preamble
             .iter()
@@ -204,14 +204,11 @@ impl<'m> Verifier<'m> {
     }
 
     fn value_type(&self, id: Id) -> Option<Id> {
-        self.value_type
-            .get(id as usize)
-            .copied()
-            .filter(|t| *t != 0)
+        Some(*self.value_type.get(id)).filter(|t| *t != 0)
     }
 
     fn type_inst(&self, id: Id) -> Option<&'m Inst> {
-        self.types.get(id as usize).copied().flatten()
+        *self.types.get(id)
     }
 
     fn ids(&mut self) {
@@ -221,29 +218,31 @@ impl<'m> Verifier<'m> {
         let (defined, value_type) = (&mut self.defined, &mut self.value_type);
         m.for_each_inst(|i| {
             let Some(id) = i.result else { return };
-            match defined.get_mut(id as usize) {
-                None => errors.push(VerifyError {
+            if id >= bound {
+                errors.push(VerifyError {
                     function: None,
                     at: Some(id),
                     message: format!("%{id} is not below the bound {bound}"),
-                }),
-                Some(true) => errors.push(VerifyError {
+                });
+            }
+            let d = defined.get_mut(id);
+            if *d {
+                errors.push(VerifyError {
                     function: None,
                     at: Some(id),
                     message: format!("%{id} is defined more than once"),
-                }),
-                Some(d) => {
-                    *d = true;
-                    if let Some(t) = i.ty {
-                        value_type[id as usize] = t;
-                    }
+                });
+            } else {
+                *d = true;
+                if let Some(t) = i.ty {
+                    *value_type.get_mut(id) = t;
                 }
             }
         });
         for g in &m.globals {
             if inst::is_type(g.op) {
-                if let Some(slot) = g.result.and_then(|r| self.types.get_mut(r as usize)) {
-                    *slot = Some(g);
+                if let Some(r) = g.result {
+                    *self.types.get_mut(r) = Some(g);
                 }
             }
         }
@@ -258,13 +257,13 @@ impl<'m> Verifier<'m> {
             }
             for (k, id) in i.uses().enumerate() {
                 let is_type = k == 0 && i.ty.is_some();
-                if !defined.get(id as usize).copied().unwrap_or(false) {
+                if !*defined.get(id) {
                     errors.push(VerifyError {
                         function: None,
                         at: i.result,
                         message: format!("Op{} uses %{id}, which is never defined", op_name(i.op)),
                     });
-                } else if is_type && types.get(id as usize).copied().flatten().is_none() {
+                } else if is_type && types.get(id).is_none() {
                     errors.push(VerifyError {
                         function: None,
                         at: i.result,
@@ -482,14 +481,19 @@ impl<'m> Verifier<'m> {
 
     /// Element kind and width of a numeric or bool type, looking through vectors and matrices.
     fn element(&self, ty: Id) -> Option<(Kind, u32)> {
-        let t = self.type_inst(ty)?;
-        match (t.op, t.operands.as_slice()) {
-            (Op::TypeFloat, [Operand::LiteralBit32(w), ..]) => Some((Kind::Float, *w)),
-            (Op::TypeInt, [Operand::LiteralBit32(w), ..]) => Some((Kind::Int, *w)),
-            (Op::TypeBool, _) => Some((Kind::Bool, 1)),
-            (Op::TypeVector | Op::TypeMatrix, [Operand::IdRef(c), ..]) => self.element(*c),
-            _ => None,
+        // A matrix of vectors of scalars is two steps deep; a broken module may loop.
+        let mut ty = ty;
+        for _ in 0..3 {
+            let t = self.type_inst(ty)?;
+            match (t.op, t.operands.as_slice()) {
+                (Op::TypeFloat, [Operand::LiteralBit32(w), ..]) => return Some((Kind::Float, *w)),
+                (Op::TypeInt, [Operand::LiteralBit32(w), ..]) => return Some((Kind::Int, *w)),
+                (Op::TypeBool, _) => return Some((Kind::Bool, 1)),
+                (Op::TypeVector | Op::TypeMatrix, [Operand::IdRef(c), ..]) => ty = *c,
+                _ => return None,
+            }
         }
+        None
     }
 
     /// The op table's overloads: the element type the op works on must be one it has, and the

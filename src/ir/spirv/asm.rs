@@ -524,6 +524,25 @@ pub fn assemble_with_lines(text: &str) -> Result<Assembled, AsmError> {
             }
         }
     }
+    // Named ids are numbered above the largest number, and the bound is one more: all of it
+    // must fit in 32 bits.
+    let named: std::collections::HashSet<&str> = tokens
+        .iter()
+        .filter_map(|t| match &t.tok {
+            Tok::Id(n) if !n.bytes().all(|b| b.is_ascii_digit()) => Some(n.as_str()),
+            _ => None,
+        })
+        .collect();
+    if u64::from(max_numeric) + named.len() as u64 >= u64::from(u32::MAX) {
+        return Err(err(
+            1,
+            1,
+            format!(
+                "ids up to %{max_numeric} and {} names leave no room for the id bound",
+                named.len()
+            ),
+        ));
+    }
     let mut ids = Ids {
         map: HashMap::new(),
         next: max_numeric + 1,

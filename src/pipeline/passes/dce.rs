@@ -15,6 +15,7 @@ use std::collections::HashSet;
 use rspirv::dr::Operand;
 use spirv::Op;
 
+use crate::ir::idmap::IdMap;
 use crate::ir::inst::{is_constant, is_type};
 use crate::ir::ops::{self, Attrs};
 use crate::ir::{Id, Inst, Module};
@@ -59,16 +60,14 @@ fn is_metadata(op: Op) -> bool {
     )
 }
 
-fn count_uses(m: &Module) -> Vec<u32> {
-    let mut uses = vec![0u32; m.bound as usize + 1];
+fn count_uses(m: &Module) -> IdMap<u32> {
+    let mut uses = IdMap::new(m, 0u32);
     m.for_each_inst(|i| {
         if is_metadata(i.op) {
             return;
         }
         for u in i.uses() {
-            if let Some(c) = uses.get_mut(u as usize) {
-                *c += 1;
-            }
+            *uses.get_mut(u) += 1;
         }
     });
     uses
@@ -88,25 +87,21 @@ pub fn dce(m: &mut Module) -> bool {
     // Instructions and write-only locals, to a fixed point.
     loop {
         let uses = count_uses(m);
-        let used = |id: Id| uses.get(id as usize).copied().unwrap_or(0) > 0;
+        let used = |id: Id| *uses.get(id) > 0;
         // Locals whose every use is as the pointer of a store.
-        let mut store_uses = vec![0u32; uses.len()];
+        let mut store_uses = IdMap::new(m, 0u32);
         for f in &m.functions {
             for b in &f.blocks {
                 for i in &b.insts {
                     if let (Op::Store, Some(Operand::IdRef(p))) = (i.op, i.operands.first()) {
                         // A value stored to itself would count twice; that is fine here.
-                        if let Some(c) = store_uses.get_mut(*p as usize) {
-                            *c += 1;
-                        }
+                        *store_uses.get_mut(*p) += 1;
                     }
                 }
             }
         }
         let write_only = |i: &Inst| {
-            i.op == Op::Variable
-                && i.result
-                    .is_some_and(|r| uses[r as usize] == store_uses[r as usize])
+            i.op == Op::Variable && i.result.is_some_and(|r| uses.get(r) == store_uses.get(r))
         };
         let mut dead_vars: HashSet<Id> = HashSet::new();
         for f in &m.functions {
@@ -163,7 +158,7 @@ pub fn dce(m: &mut Module) -> bool {
         let n = m.functions.len();
         m.functions.retain(|f| {
             let id = f.id();
-            let keep = uses.get(id as usize).copied().unwrap_or(0) > 0 || exported.contains(&id);
+            let keep = *uses.get(id) > 0 || exported.contains(&id);
             if !keep {
                 removed.insert(id);
             }
@@ -190,9 +185,7 @@ pub fn dce(m: &mut Module) -> bool {
                             | Op::SpecConstantComposite
                             | Op::SpecConstantOp
                     ));
-            let dead = removable
-                && g.result
-                    .is_some_and(|r| uses.get(r as usize).copied().unwrap_or(0) == 0);
+            let dead = removable && g.result.is_some_and(|r| *uses.get(r) == 0);
             if dead {
                 removed.extend(g.result);
             }

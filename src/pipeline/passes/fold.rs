@@ -183,9 +183,8 @@ pub fn fold(m: &mut Module) -> bool {
                         let v = rule(&args?)?;
                         Some((constant(ty, scalar, v)?, v))
                     });
-                match folded {
-                    Some((c, v)) => {
-                        let id = m.intern(c);
+                match folded.and_then(|(c, v)| Some((m.intern(c)?, v))) {
+                    Some((id, v)) => {
                         values.insert(id, v);
                         replace.insert(result, id);
                     }
