@@ -53,17 +53,18 @@ impl Pass for CorruptIds {
     }
 }
 
-/// Drops `OpCapability Shader`: the IR is still well-formed, the SPIR-V is not.
-struct DropCapability;
-impl Pass for DropCapability {
+/// Drops the fragment entry point's `OriginUpperLeft`: the IR is still well-formed (the
+/// verifier has no rule about execution modes), the SPIR-V is not.
+struct DropOrigin;
+impl Pass for DropOrigin {
     fn name(&self) -> &'static str {
-        "drop-capability"
+        "drop-origin"
     }
     fn description(&self) -> &'static str {
         "test pass: emits invalid SPIR-V"
     }
     fn run(&self, m: &mut Module, _: &mut PassCx) -> Result<Changed, PassError> {
-        m.preamble.retain(|i| i.op != spirv::Op::Capability);
+        m.execution_modes.clear();
         Ok(Changed::Yes)
     }
 }
@@ -76,7 +77,11 @@ fn pipeline(middle: Box<dyn Pass>, checks: Checks) -> Pipeline {
         registry::pass("strip-debug").unwrap(),
         registry::pass("lift").unwrap(),
     ];
-    Pipeline { passes, checks }
+    Pipeline {
+        passes,
+        checks,
+        experimental: false,
+    }
 }
 
 fn input() -> Arc<Vec<u32>> {
@@ -118,7 +123,7 @@ fn validate_each_names_the_first_pass_whose_output_is_invalid() {
         verify_each: true,
         validate_each: true,
     };
-    let run = pipeline(Box::new(DropCapability), checks).run(input());
+    let run = pipeline(Box::new(DropOrigin), checks).run(input());
     assert_eq!(
         run.failed,
         Some(2),
@@ -126,7 +131,10 @@ fn validate_each_names_the_first_pass_whose_output_is_invalid() {
         run.steps.last().unwrap().diagnostics
     );
     let error = run.steps[2].error.clone().unwrap();
-    assert!(error.starts_with("the output of pass 'drop-capability' does not validate (spv1.3): error: line 1: Operand 2 of MemoryModel requires one of these capabilities: Shader"), "{error}");
+    assert!(
+        error.starts_with("the output of pass 'drop-origin' does not validate (vulkan1.1): error: line 3: Fragment execution model entry points require either an OriginUpperLeft or OriginLowerLeft execution mode."),
+        "{error}"
+    );
     assert!(run.steps[2]
         .diagnostics
         .iter()

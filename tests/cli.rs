@@ -353,3 +353,101 @@ fn ops_json_lists_every_op_with_its_fields() {
         assert!(fadd.contains(field), "OpFAdd entry lacks {field}: {fadd}");
     }
 }
+
+const EXPERIMENTAL_ASM: &str = r#"; Version: 1.4
+OpCapability Shader
+%ss = OpExtInstImport "shaderstep.dialect"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%uint = OpTypeInt 32 0
+%ptr = OpTypePointer Function %float
+%c4 = OpConstant %uint 4
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%a = OpVariable %ptr Function
+%b = OpVariable %ptr Function
+%copy = qptr.copy %a %b %c4
+OpReturn
+OpFunctionEnd
+"#;
+
+#[test]
+fn experimental_ops_need_the_flag_and_mark_the_module_preview() {
+    let dir = temp_dir("experimental");
+    let path = dir.join("copy.spvasm");
+    std::fs::write(&path, EXPERIMENTAL_ASM).unwrap();
+    let p = path.to_str().unwrap();
+
+    let refused = shaderstep(&["run", p, "--passes", "lower,verify", "--emit", "ir"]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        stderr(&refused).contains(&format!(
+            "{p}: pass 'lower' failed\n  error: the input uses experimental op qptr.copy (FeatureID 0x8000): pass --experimental to accept it"
+        )),
+        "{}",
+        stderr(&refused)
+    );
+
+    let stats = shaderstep(&[
+        "run",
+        p,
+        "--passes",
+        "lower,verify",
+        "--experimental",
+        "--stats",
+        "json",
+    ]);
+    assert_eq!(stats.status.code(), Some(0), "{}", stderr(&stats));
+    let lines = String::from_utf8(stats.stdout.clone()).unwrap();
+    for line in lines.lines() {
+        assert!(
+            line.contains(r#""preview":true,"experimental_ops":["qptr.copy"]"#),
+            "{line}"
+        );
+    }
+    assert!(
+        stderr(&stats).contains(&format!(
+            "note: {p}: the result is a preview module: it uses experimental ops (qptr.copy)"
+        )),
+        "{}",
+        stderr(&stats)
+    );
+
+    let printed = shaderstep(&[
+        "run",
+        p,
+        "--passes",
+        "lower,verify",
+        "--experimental",
+        "--print-after-all",
+    ]);
+    let text = String::from_utf8(printed.stdout).unwrap();
+    assert!(
+        text.contains("; *** IR after pass 1: verify (unchanged) [preview: qptr.copy] ***"),
+        "{text}"
+    );
+
+    // Lifting refuses to emit a module still in the dialect.
+    let lifted = shaderstep(&[
+        "run",
+        p,
+        "--passes",
+        "lower,lift",
+        "--experimental",
+        "-o",
+        dir.join("out.spv").to_str().unwrap(),
+    ]);
+    assert_eq!(lifted.status.code(), Some(1));
+    assert!(
+        stderr(&lifted).contains(
+            "the module still uses the shaderstep dialect (qptr.copy): run qptr-lift and assign-types before lift"
+        ),
+        "{}",
+        stderr(&lifted)
+    );
+    assert!(!dir.join("out.spv").exists());
+}

@@ -349,3 +349,90 @@ OpFunctionEnd
         );
     }
 }
+
+#[test]
+fn fold_uses_glsl_rules_and_leaves_implementation_defined_functions() {
+    let input = r#"
+OpCapability Shader
+%glsl = OpExtInstImport "GLSL.std.450"
+OpMemoryModel Logical GLSL450
+OpEntryPoint Fragment %main "main" %out %iout
+OpExecutionMode %main OriginUpperLeft
+OpDecorate %out Location 0
+OpDecorate %iout Location 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%int = OpTypeInt 32 1
+%fptr = OpTypePointer Output %float
+%iptr = OpTypePointer Output %int
+%out = OpVariable %fptr Output
+%iout = OpVariable %iptr Output
+%f0 = OpConstant %float 0
+%f1 = OpConstant %float 1
+%f9 = OpConstant %float 9
+%fm = OpConstant %float -2.5
+%im = OpConstant %int -7
+%i3 = OpConstant %int 3
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%s = OpExtInst %float %glsl Sqrt %f9
+%c = OpExtInst %float %glsl FClamp %s %f0 %f1
+%r = OpExtInst %float %glsl RoundEven %fm
+%a = OpExtInst %int %glsl SAbs %im
+%m = OpExtInst %int %glsl SMin %a %i3
+%sin = OpExtInst %float %glsl Sin %f1
+OpStore %out %c
+OpStore %out %r
+OpStore %out %sin
+OpStore %iout %m
+OpReturn
+OpFunctionEnd
+"#;
+    let body = body(&run(&["lower", "fold", "verify"], input));
+    // sqrt 9 = 3, clamped to 1; RoundEven(-2.5) = -2; |-7| = 7, min(7, 3) = 3.
+    for expected in [
+        "OpStore %3 %float_1",
+        "OpStore %3 %float_n2",
+        "OpStore %4 %int_3",
+        "OpExtInst %float %1 Sin %float_1",
+    ] {
+        assert!(body.contains(expected), "missing `{expected}`:\n{body}");
+    }
+    for gone in ["Sqrt", "FClamp", "RoundEven", "SAbs", "SMin"] {
+        assert!(!body.contains(gone), "{gone} should be folded:\n{body}");
+    }
+}
+
+#[test]
+fn dce_asks_the_op_table_about_extended_instructions() {
+    // Modf writes its whole part through a pointer: it has an effect even when its result is
+    // unused. Fract has none.
+    let input = r#"
+OpCapability Shader
+%glsl = OpExtInstImport "GLSL.std.450"
+OpMemoryModel Logical GLSL450
+OpEntryPoint Fragment %main "main" %out
+OpExecutionMode %main OriginUpperLeft
+OpDecorate %out Location 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%fptr = OpTypePointer Output %float
+%lptr = OpTypePointer Function %float
+%out = OpVariable %fptr Output
+%f = OpConstant %float 1.5
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%whole = OpVariable %lptr Function
+%frac = OpExtInst %float %glsl Modf %f %whole
+%unused = OpExtInst %float %glsl Fract %f
+%w = OpLoad %float %whole
+OpStore %out %w
+OpReturn
+OpFunctionEnd
+"#;
+    let body = body(&run(&["lower", "dce", "verify"], input));
+    assert!(body.contains("Modf"), "dce removed Modf:\n{body}");
+    assert!(!body.contains("Fract"), "dce kept an unused Fract:\n{body}");
+}

@@ -102,6 +102,11 @@ fn diagnostics() {
     run("diagnostics");
 }
 
+#[test]
+fn experimental() {
+    run("experimental");
+}
+
 /// `:bisect` needs spirv-val; fail with how to install it rather than pass vacuously.
 fn common_tool_check() {
     let found = std::env::var_os("PATH")

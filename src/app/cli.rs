@@ -27,6 +27,11 @@ pub struct Cli {
     #[arg(long, value_delimiter = ',')]
     pub passes: Option<Vec<String>>,
 
+    /// Accept experimental ops (FeatureID 0x8000) and let passes emit them; modules that use
+    /// them are marked PREVIEW.
+    #[arg(long)]
+    pub experimental: bool,
+
     #[command(flatten)]
     pub checks: CheckArgs,
 }
@@ -51,7 +56,7 @@ as the interactive app, rendered off-screen. A failed `expect` exits with status
 screen.
 
 Script lines (`#` starts a comment; `$TMP` is a scratch directory for the run):
-  pipeline PRESET | pipeline a,b,c      choose the pipeline (before `open`)
+  pipeline [--experimental] PRESET|a,b,c   choose the pipeline (before `open`)
   open PATH...                          load inputs
   size WIDTHxHEIGHT                     resize the screen
   key KEY | keys KEYS                   press keys, in <C-d> notation: jjd<Enter>
@@ -145,6 +150,11 @@ pub struct RunArgs {
     /// diagnostics. The final result is then written only with `-o`.
     #[arg(long, value_enum)]
     pub stats: Option<StatsFormat>,
+
+    /// Accept experimental ops (FeatureID 0x8000) and let passes emit them (`qptr-lower` then
+    /// keeps OpCopyMemory as qptr.copy); modules that use them are marked preview.
+    #[arg(long)]
+    pub experimental: bool,
 
     #[command(flatten)]
     pub checks: CheckArgs,

@@ -116,6 +116,7 @@ impl App {
                             message: format!("spirv-val: {}", m.text),
                             function: None,
                             at: m.id,
+                            place: None,
                         })
                         .collect();
                     s.found.insert((s.doc, generation, i), diags);

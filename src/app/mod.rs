@@ -55,8 +55,12 @@ pub fn main(cli: Cli) -> color_eyre::Result<i32> {
         }
         None => {
             let pipeline =
-                crate::pipeline::Pipeline::from_flags(cli.passes.as_deref(), &cli.preset)
-                    .map(|p| p.with_checks(cli.checks.into()));
+                crate::pipeline::Pipeline::from_flags(cli.passes.as_deref(), &cli.preset).map(
+                    |p| {
+                        p.with_checks(cli.checks.into())
+                            .with_experimental(cli.experimental)
+                    },
+                );
             let pipeline = match pipeline {
                 Ok(p) => p,
                 Err(e) => {

@@ -3,7 +3,7 @@
 //! to make the screenshots in `screenshots/`.
 //!
 //! Script lines (`#` starts a comment; `$TMP` is a scratch directory for this run):
-//!   pipeline PRESET | pipeline a,b,c     before `open`
+//!   pipeline [--experimental] PRESET | a,b,c    before `open`
 //!   open PATH...                         load inputs (relative to the working directory)
 //!   size 120x40
 //!   key KEY | keys KEYS                  `<C-d>` notation
@@ -227,13 +227,20 @@ impl Runner {
     fn step(&mut self, cmd: &str, rest: &str, heredoc: Option<String>) -> Result<(), String> {
         match cmd {
             "pipeline" => {
-                let p = if rest.contains(',') {
-                    let names: Vec<&str> = rest.split(',').map(str::trim).collect();
+                // `pipeline [--experimental] PRESET|a,b,c`
+                let experimental = rest.split_whitespace().any(|w| w == "--experimental");
+                let spec: String = rest
+                    .split_whitespace()
+                    .filter(|w| *w != "--experimental")
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let p = if spec.contains(',') {
+                    let names: Vec<&str> = spec.split(',').map(str::trim).collect();
                     Pipeline::from_names(&names)?
                 } else {
-                    Pipeline::preset(rest)?
+                    Pipeline::preset(&spec)?
                 };
-                self.pipeline = Some(p);
+                self.pipeline = Some(p.with_experimental(experimental));
             }
             "open" => {
                 let paths: Vec<PathBuf> = rest.split_whitespace().map(|p| self.expand(p)).collect();

@@ -52,13 +52,16 @@ pub fn stats_json(input: &Path, run: &Run) -> Vec<String> {
                     )
                 })
                 .collect();
+            let preview: Vec<String> = s.preview.iter().map(|n| format!("\"{n}\"")).collect();
             format!(
-                "{{\"input\":\"{}\",\"step\":{i},\"pass\":\"{}\",\"changed\":{},\"instructions\":{},\"microseconds\":{},\"diagnostics\":[{}]}}",
+                "{{\"input\":\"{}\",\"step\":{i},\"pass\":\"{}\",\"changed\":{},\"instructions\":{},\"microseconds\":{},\"preview\":{},\"experimental_ops\":[{}],\"diagnostics\":[{}]}}",
                 json_escape(&input.display().to_string()),
                 s.pass,
                 s.changed,
                 s.inst_count,
                 s.duration.as_micros(),
+                !s.preview.is_empty(),
+                preview.join(","),
                 diags.join(",")
             )
         })
@@ -66,8 +69,9 @@ pub fn stats_json(input: &Path, run: &Run) -> Vec<String> {
 }
 
 fn run_inner(args: &RunArgs) -> Result<(), String> {
-    let pipeline =
-        Pipeline::from_flags(args.passes.as_deref(), &args.preset)?.with_checks(args.checks.into());
+    let pipeline = Pipeline::from_flags(args.passes.as_deref(), &args.preset)?
+        .with_checks(args.checks.into())
+        .with_experimental(args.experimental);
     let several = args.inputs.len() > 1;
     let to_stdout = args.output.is_none();
     let quiet_result = args.print_after_all || args.stats.is_some();
@@ -98,9 +102,14 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
             for (i, step) in run.steps.iter().enumerate() {
                 let _ = writeln!(
                     stdout,
-                    "; *** IR after pass {i}: {} ({}){} ***",
+                    "; *** IR after pass {i}: {} ({}){}{} ***",
                     step.pass,
                     if step.changed { "changed" } else { "unchanged" },
+                    if step.preview.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" [preview: {}]", step.preview.join(", "))
+                    },
                     if several {
                         format!(" [{}]", path.display())
                     } else {
@@ -124,6 +133,20 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
             }
             failures.push(msg);
             continue;
+        }
+        // A preview module is one a driver without our experimental ops cannot take: say so.
+        if let Some(step) = run.steps.iter().rev().find(|s| !s.preview.is_empty()) {
+            let last = run.steps.len() - 1;
+            let which = if std::ptr::eq(step, &run.steps[last]) {
+                "the result is a preview module".to_string()
+            } else {
+                format!("step '{}' is a preview module", step.pass)
+            };
+            eprintln!(
+                "note: {}: {which}: it uses experimental ops ({})",
+                path.display(),
+                step.preview.join(", ")
+            );
         }
         if quiet_result && args.output.is_none() {
             continue;

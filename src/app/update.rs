@@ -213,13 +213,37 @@ fn move_step(s: &mut State, delta: isize) {
     select_step(s, visible[next]);
 }
 
-/// Opens the op table's entry for the first opcode on the cursor line.
+/// The op table entry of the first op on a line of IR or SPIR-V text: a dialect op by name
+/// (`qptr.offset`), the instruction of an `OpExtInst` of GLSL.std.450 (`… OpExtInst %float
+/// %1 Sqrt …`), or a core opcode.
+pub fn op_on_line(text: &str) -> Option<&'static crate::ir::ops::OpInfo> {
+    use crate::ir::ops;
+    let words: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || c == '=' || c == ';')
+        .filter(|w| !w.is_empty())
+        .collect();
+    for (k, w) in words.iter().enumerate() {
+        if let Some(d) = ops::dialect_by_name(w) {
+            return Some(d);
+        }
+        if *w == "OpExtInst" {
+            // OpExtInst %type %set Name …
+            let named = words
+                .get(k + 3)
+                .and_then(|n| ops::by_name(&format!("{}.{n}", ops::GLSL_SET)));
+            return named.or_else(|| ops::by_name(w));
+        }
+        if w.starts_with("Op") && w.len() > 2 {
+            return ops::by_name(w);
+        }
+    }
+    None
+}
+
+/// Opens the op table's entry for the first op on the cursor line.
 fn op_info(s: &mut State) {
     let text = s.panel.row_text(s.cursor).to_string();
-    let opname = text
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '%'))
-        .find(|w| w.starts_with("Op") && w.len() > 2);
-    let Some(info) = opname.and_then(crate::ir::ops::by_name) else {
+    let Some(info) = op_on_line(&text) else {
         s.set_error("no opcode on this line");
         return;
     };
@@ -242,18 +266,21 @@ fn op_info(s: &mut State) {
             }
         })
         .collect();
-    let operands: Vec<String> = info
-        .operands
-        .iter()
-        .map(|(k, q)| {
-            let q = match q {
-                rspirv::grammar::OperandQuantifier::One => "",
-                rspirv::grammar::OperandQuantifier::ZeroOrOne => "?",
-                rspirv::grammar::OperandQuantifier::ZeroOrMore => "*",
-            };
-            format!("{k:?}{q}")
-        })
-        .collect();
+    let operands: Vec<String> = if !info.operand_names.is_empty() {
+        info.operand_names.iter().map(|n| format!("%{n}")).collect()
+    } else {
+        info.operands
+            .iter()
+            .map(|(k, q)| {
+                let q = match q {
+                    rspirv::grammar::OperandQuantifier::One => "",
+                    rspirv::grammar::OperandQuantifier::ZeroOrOne => "?",
+                    rspirv::grammar::OperandQuantifier::ZeroOrMore => "*",
+                };
+                format!("{k:?}{q}")
+            })
+            .collect()
+    };
     let mut lines = vec![
         format!(
             "opcode      0x{:08x} (FeatureID 0x{:04x}, {})",
@@ -288,6 +315,15 @@ fn op_info(s: &mut State) {
         let caps: Vec<String> = info.capabilities.iter().map(|c| format!("{c:?}")).collect();
         lines.push(format!("needs one of {}", caps.join(", ")));
     }
+    if let Some((major, minor)) = info.min_version {
+        let by = if info.extensions.is_empty() {
+            String::new()
+        } else {
+            format!(" (earlier with {})", info.extensions.join(" or "))
+        };
+        lines.push(format!("needs       SPIR-V {major}.{minor}{by}"));
+    }
+    lines.push(format!("set         {}", info.set.name()));
     if let Some(f) = info.family {
         lines.push(format!("family      {f}"));
     }

@@ -130,6 +130,7 @@ pub fn is_type(op: Op) -> bool {
                 | Op::TypeAccelerationStructureKHR
                 | Op::TypeRayQueryKHR
                 | Op::TypeCooperativeMatrixKHR
+                | Op::TypeUntypedPointerKHR
         )
 }
 

@@ -133,6 +133,15 @@ fn derived_name(
             (Some(Operand::StorageClass(sc)), Some(p)) => format!("_ptr_{sc:?}_{}", n(p)),
             _ => String::new(),
         },
+        Op::TypeUntypedPointerKHR => match ops.first() {
+            Some(Operand::StorageClass(sc)) => format!("_qptr_{sc:?}"),
+            _ => String::new(),
+        },
+        // Dialect bit-vector types are the only extended instructions with a scalar kind.
+        Op::ExtInst => match inst.result.and_then(|r| scalars.get(&r)) {
+            Some(ScalarKind::Bits { width }) => format!("b{width}"),
+            _ => String::new(),
+        },
         Op::TypeSampler => "type_sampler".into(),
         Op::ConstantTrue => "true".into(),
         Op::ConstantFalse => "false".into(),

@@ -2,7 +2,8 @@
 //! SPIR-V assembly with friendly names, and laid out by structure — blocks are indented by the
 //! structured construct that contains them and annotated with their predecessors. Everything
 //! that is not an instruction is a `;` comment, so `parse` reads it back with the assembler and
-//! `print(parse(print(m))) == print(m)`.
+//! `print(parse(print(m))) == print(m)`. Ops of the IR's own dialect are spelled by name
+//! (`%p = qptr.offset %T %base %c16`), not as the `OpExtInst` they are stored as.
 
 use std::fmt::Write;
 
@@ -116,9 +117,12 @@ pub fn print_lines(m: &Module) -> Vec<Line> {
 }
 
 fn inst_text(cx: &Context, inst: &Inst) -> String {
+    let body = cx
+        .dialect_body(inst)
+        .unwrap_or_else(|| cx.format_body(inst));
     match inst.result {
-        Some(r) => format!("{} = {}", cx.id(r), cx.format_body(inst)),
-        None => cx.format_body(inst),
+        Some(r) => format!("{} = {body}", cx.id(r)),
+        None => body,
     }
 }
 

@@ -10,14 +10,22 @@
 //!    a predecessor; phis come first in their block.
 //! 4. Structure: a merge block is the merge of one header only; a reachable header dominates its
 //!    merge block (when reachable) and a loop header its continue target.
-//! 5. Types of operands: loads and stores match their pointer's pointee type, float arithmetic
-//!    has operands of the result type, a return value has the function's return type, a
-//!    conditional branch tests a bool, a call passes as many arguments as the callee takes.
-//! 6. Shape, from the grammar: an instruction has a result type and a result id exactly when its
-//!    op does, and its required operands are present with the right kinds (ids where ids go,
-//!    literals where literals go, enumerants of the right kind).
+//! 5. Types of operands: loads and stores match their pointer's pointee type, a return value has
+//!    the function's return type, a conditional branch tests a bool, a call passes as many
+//!    arguments as the callee takes; and the op table's result rule holds (same type, same
+//!    shape, shift, compare, same component count).
+//! 6. Shape, from the op table: an instruction has a result type and a result id exactly when
+//!    its op does, and its operands are there in the number and of the kinds the op takes (ids
+//!    where ids go, literals where literals go, enumerants of the right kind). GLSL.std.450 and
+//!    dialect instructions are checked against their own entries.
 //! 7. Overloads, from the op table: an op works on an element kind and width it has an overload
 //!    for, and the capability that width needs (Float16, Float64, Int8, Int16, Int64) is declared.
+//!    A dialect bit-vector fits the integer and float overloads of its width.
+//! 8. Target: an op needs the SPIR-V version it was added in (or one of the extensions that
+//!    brought it earlier), and one of the capabilities it lists; so does every enumerant operand
+//!    (decorations, built-ins, storage classes, image operands…). Capabilities implied by
+//!    declared ones count as declared.
+//! 9. Partitions: an op of the experimental partition is accepted only with `experimental`.
 //!
 //! Unreachable blocks are exempt from the dominance rules, as in SPIR-V itself.
 
@@ -32,8 +40,8 @@ use super::cfg::Cfg;
 use super::idmap::IdMap;
 use super::inst::{self, Id, Inst};
 use super::module::{Function, Merge, Module};
-use super::ops::{self, Kind, OpClass};
-use super::spirv::disasm::op_name;
+use super::ops::{self, ExtSets, Kind, OpClass, OpInfo, OpSet, Rule};
+use super::spirv::disasm::{dialect_type_width, enum_text, op_name};
 use super::spirv::grammar as spirv_grammar;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -43,10 +51,15 @@ pub struct VerifyError {
     /// Result id of the offending instruction, or the block label.
     pub at: Option<Id>,
     pub message: String,
+    /// Where it is, as the IR text names it: `at %sum`, `in %main`.
+    pub place: Option<String>,
 }
 
 impl fmt::Display for VerifyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(place) = &self.place {
+            return write!(f, "{place}: {}", self.message);
+        }
         match (self.function, self.at) {
             (Some(func), Some(at)) => write!(f, "in function %{func}, at %{at}: {}", self.message),
             (Some(func), None) => write!(f, "in function %{func}: {}", self.message),
@@ -56,37 +69,111 @@ impl fmt::Display for VerifyError {
     }
 }
 
+/// What the verifier accepts beyond the module itself.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Accept ops of the experimental partition.
+    pub experimental: bool,
+}
+
 struct Verifier<'m> {
     m: &'m Module,
+    options: Options,
     errors: Vec<VerifyError>,
     /// Per id (indexed by id, sized by the bound): its type, 0 when untyped.
     value_type: IdMap<Id>,
     types: IdMap<Option<&'m Inst>>,
     defined: IdMap<bool>,
-    capabilities: std::collections::HashSet<spirv::Capability>,
+    /// Declared capabilities and every capability they imply.
+    capabilities: HashSet<spirv::Capability>,
+    extensions: HashSet<String>,
+    sets: ExtSets,
+}
+
+/// The capabilities `declared` implicitly declares too, and themselves.
+pub fn capability_closure(
+    declared: impl IntoIterator<Item = spirv::Capability>,
+) -> HashSet<spirv::Capability> {
+    let mut all = HashSet::new();
+    let mut work: Vec<_> = declared.into_iter().collect();
+    while let Some(c) = work.pop() {
+        if all.insert(c) {
+            work.extend(Operand::Capability(c).required_capabilities());
+        }
+    }
+    all
 }
 
 pub fn verify(m: &Module) -> Vec<VerifyError> {
+    verify_with(m, &Options::default())
+}
+
+pub fn verify_with(m: &Module, options: &Options) -> Vec<VerifyError> {
     let mut v = Verifier {
         m,
+        options: *options,
         errors: Vec::new(),
         value_type: IdMap::new(m, 0),
         types: IdMap::new(m, None),
         defined: IdMap::new(m, false),
-        capabilities: m
+        capabilities: capability_closure(m.preamble.iter().filter_map(|i| {
+            match (i.op, i.operands.first()) {
+                (Op::Capability, Some(Operand::Capability(c))) => Some(*c),
+                _ => None,
+            }
+        })),
+        extensions: m
             .preamble
             .iter()
             .filter_map(|i| match (i.op, i.operands.first()) {
-                (Op::Capability, Some(Operand::Capability(c))) => Some(*c),
+                (Op::Extension, Some(Operand::LiteralString(e))) => Some(e.clone()),
                 _ => None,
             })
             .collect(),
+        sets: ExtSets::of(m),
     };
     v.ids();
+    v.module_level();
     for f in &m.functions {
         v.function(f);
     }
+    if !v.errors.is_empty() {
+        let names = super::names::Names::for_module(m);
+        for e in &mut v.errors {
+            e.message = with_names(&e.message, &names);
+            e.place = place(e.function, e.at, &names);
+        }
+    }
     v.errors
+}
+
+/// `at %sum` (an id names one instruction, wherever it is) or `in %main`: a location as the
+/// IR text names it.
+pub fn place(function: Option<Id>, at: Option<Id>, names: &super::names::Names) -> Option<String> {
+    match (function, at) {
+        (_, Some(a)) => Some(format!("at %{}", names.get(a))),
+        (Some(f), None) => Some(format!("in %{}", names.get(f))),
+        (None, None) => None,
+    }
+}
+
+/// Rewrites `%12` in a message as the IR text spells id 12 (`%int_1`, `%main`), so messages
+/// read like the code they are about.
+fn with_names(message: &str, names: &super::names::Names) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(k) = rest.find('%') {
+        out.push_str(&rest[..=k]);
+        rest = &rest[k + 1..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        match rest[..digits].parse::<Id>() {
+            Ok(id) => out.push_str(&names.get(id)),
+            Err(_) => out.push_str(&rest[..digits]),
+        }
+        rest = &rest[digits..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The grammar kind an operand value is, for comparison with what the grammar expects.
@@ -139,8 +226,9 @@ fn is_enum_kind(kind: OperandKind) -> bool {
     )
 }
 
-/// Checks an instruction against its grammar: result type and id, and the required operands up
-/// to the first optional one or enumerant (whose parameters the grammar does not list).
+/// Checks an instruction against its grammar: result type and id, the required operands up
+/// to the first optional one or enumerant (whose parameters the grammar does not list), and no
+/// more operands than an op with a fixed list takes.
 fn grammar_shape(i: &Inst) -> Option<String> {
     let g = spirv_grammar::core(i.op as u32)?;
     let name = format!("Op{}", g.opname);
@@ -163,13 +251,17 @@ fn grammar_shape(i: &Inst) -> Option<String> {
             format!("{name} has no result id")
         });
     }
-    let required = g
+    let required: Vec<_> = g
         .operands
         .iter()
-        .filter(|o| !matches!(o.kind, OperandKind::IdResultType | OperandKind::IdResult));
-    for (k, lo) in required.enumerate() {
-        if lo.quantifier != OperandQuantifier::One {
-            break;
+        .filter(|o| !matches!(o.kind, OperandKind::IdResultType | OperandKind::IdResult))
+        .collect();
+    for (k, lo) in required.iter().enumerate() {
+        // OpSpecConstantOp's operands after the opcode are the wrapped op's.
+        if lo.quantifier != OperandQuantifier::One
+            || lo.kind == OperandKind::LiteralSpecConstantOpInteger
+        {
+            return None;
         }
         let Some(op) = i.operands.get(k) else {
             return Some(format!(
@@ -188,10 +280,75 @@ fn grammar_shape(i: &Inst) -> Option<String> {
             ));
         }
         if is_enum_kind(lo.kind) {
-            break;
+            return None;
+        }
+    }
+    (i.operands.len() > required.len())
+        .then(|| operand_count_message(&name, required.len(), i.operands.len(), &[]))
+}
+
+fn operand_count_message(name: &str, takes: usize, has: usize, names: &[&str]) -> String {
+    let list = if names.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", names.join(", "))
+    };
+    format!(
+        "{name} takes {takes} operand{}{list}, not {has}",
+        if takes == 1 { "" } else { "s" }
+    )
+}
+
+/// Checks an extended instruction of a set the table knows: operand count, and for dialect
+/// ops whether the result type is void exactly when the op yields no value.
+fn ext_shape(i: &Inst, info: &OpInfo, void: impl Fn(Id) -> bool) -> Option<String> {
+    let has = i.operands.len().saturating_sub(2);
+    let fixed = info
+        .operands
+        .iter()
+        .all(|(_, q)| *q == OperandQuantifier::One);
+    let takes = info.operands.len();
+    if (fixed && has != takes) || has < takes {
+        return Some(operand_count_message(
+            &info.name,
+            takes,
+            has,
+            info.operand_names,
+        ));
+    }
+    if info.set == OpSet::Dialect {
+        let is_void = i.ty.is_some_and(&void);
+        if info.typed && is_void {
+            return Some(format!(
+                "{} yields a value: its result type cannot be void",
+                info.name
+            ));
+        }
+        if !info.typed && !is_void {
+            return Some(format!(
+                "{} yields no value: its result type must be void",
+                info.name
+            ));
         }
     }
     None
+}
+
+fn version_text((major, minor): (u8, u8)) -> String {
+    format!("{major}.{minor}")
+}
+
+fn capability_list(caps: &[spirv::Capability]) -> String {
+    match caps {
+        [one] => format!("capability {one:?}"),
+        _ => format!(
+            "one of the capabilities {}",
+            caps.iter()
+                .map(|c| format!("{c:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
 }
 
 impl<'m> Verifier<'m> {
@@ -200,6 +357,7 @@ impl<'m> Verifier<'m> {
             function,
             at,
             message,
+            place: None,
         });
     }
 
@@ -223,6 +381,7 @@ impl<'m> Verifier<'m> {
                     function: None,
                     at: Some(id),
                     message: format!("%{id} is not below the bound {bound}"),
+                    place: None,
                 });
             }
             let d = defined.get_mut(id);
@@ -231,6 +390,7 @@ impl<'m> Verifier<'m> {
                     function: None,
                     at: Some(id),
                     message: format!("%{id} is defined more than once"),
+                    place: None,
                 });
             } else {
                 *d = true;
@@ -240,7 +400,9 @@ impl<'m> Verifier<'m> {
             }
         });
         for g in &m.globals {
-            if inst::is_type(g.op) {
+            let dialect_type = g.op == Op::ExtInst
+                && ops::for_inst(g, &self.sets).is_some_and(|o| o.class == OpClass::Type);
+            if inst::is_type(g.op) || dialect_type {
                 if let Some(r) = g.result {
                     *self.types.get_mut(r) = Some(g);
                 }
@@ -248,13 +410,6 @@ impl<'m> Verifier<'m> {
         }
         let (defined, types) = (&self.defined, &self.types);
         m.for_each_inst(|i| {
-            if let Some(e) = grammar_shape(i) {
-                errors.push(VerifyError {
-                    function: None,
-                    at: i.result,
-                    message: e,
-                });
-            }
             for (k, id) in i.uses().enumerate() {
                 let is_type = k == 0 && i.ty.is_some();
                 if !*defined.get(id) {
@@ -262,6 +417,7 @@ impl<'m> Verifier<'m> {
                         function: None,
                         at: i.result,
                         message: format!("Op{} uses %{id}, which is never defined", op_name(i.op)),
+                        place: None,
                     });
                 } else if is_type && types.get(id).is_none() {
                     errors.push(VerifyError {
@@ -271,11 +427,144 @@ impl<'m> Verifier<'m> {
                             "Op{} has result type %{id}, which is not a type",
                             op_name(i.op)
                         ),
+                        place: None,
                     });
                 }
             }
         });
         self.errors.extend(errors);
+    }
+
+    /// The table checks of every instruction outside function bodies.
+    fn module_level(&mut self) {
+        let m = self.m;
+        let sections = [
+            &m.preamble,
+            &m.entry_points,
+            &m.execution_modes,
+            &m.debug,
+            &m.annotations,
+            &m.globals,
+            &m.trailing_debug,
+        ];
+        for i in sections.into_iter().flatten() {
+            self.check_inst(None, i, i.result);
+        }
+        for f in &m.functions {
+            let headers = f
+                .leading_debug
+                .iter()
+                .chain(std::iter::once(&f.def))
+                .chain(&f.params)
+                .chain(&f.prologue_debug);
+            for i in headers {
+                self.check_inst(Some(f), i, i.result);
+            }
+        }
+    }
+
+    fn is_void(&self, ty: Id) -> bool {
+        self.type_inst(ty).is_some_and(|t| t.op == Op::TypeVoid)
+    }
+
+    /// Everything the op table says about one instruction: shape, target version,
+    /// capabilities, the experimental gate, overloads and the result rule.
+    fn check_inst(&mut self, f: Option<&Function>, i: &Inst, at: Option<Id>) {
+        let func = f.map(Function::id);
+        let info = ops::for_inst(i, &self.sets);
+        let shape = match info {
+            Some(info) if info.set != OpSet::Core => ext_shape(i, info, |t| self.is_void(t)),
+            _ => grammar_shape(i),
+        };
+        if let Some(e) = shape {
+            self.error(func, at, e);
+            return;
+        }
+        let Some(info) = info else { return };
+        if info.experimental() && !self.options.experimental {
+            self.error(
+                func,
+                at,
+                format!(
+                    "{} is an experimental op (FeatureID 0x{:04x}); pass --experimental to use it",
+                    info.name,
+                    info.feature_id()
+                ),
+            );
+        }
+        if let Some(need) = info.min_version {
+            let have = self.m.header.version;
+            let by_extension = info.extensions.iter().any(|e| self.extensions.contains(*e));
+            if have < need && !by_extension {
+                let alternative = if info.extensions.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (or the extension {})", info.extensions.join(" or "))
+                };
+                self.error(
+                    func,
+                    at,
+                    format!(
+                        "{} needs SPIR-V {}{alternative}; the module is {}",
+                        info.name,
+                        version_text(need),
+                        version_text(have)
+                    ),
+                );
+            }
+        }
+        if !info.capabilities.is_empty()
+            && !info
+                .capabilities
+                .iter()
+                .any(|c| self.capabilities.contains(c))
+        {
+            self.error(
+                func,
+                at,
+                format!(
+                    "{} needs {}, which the module does not declare",
+                    info.name,
+                    capability_list(&info.capabilities)
+                ),
+            );
+        }
+        if i.op != Op::Capability {
+            // A built-in needs its capability only where it is used; a block member such as
+            // gl_PerVertex's ClipDistance is declared whether or not the shader writes it.
+            let member_builtin = i.op == Op::MemberDecorate;
+            for operand in &i.operands {
+                if member_builtin && matches!(operand, Operand::BuiltIn(_)) {
+                    continue;
+                }
+                let needs = operand.required_capabilities();
+                if !needs.is_empty() && !needs.iter().any(|c| self.capabilities.contains(c)) {
+                    self.error(
+                        func,
+                        at,
+                        format!(
+                            "{} operand {} needs {}, which the module does not declare",
+                            info.name,
+                            enum_text(operand).unwrap_or_else(|| operand.to_string()),
+                            capability_list(&needs)
+                        ),
+                    );
+                }
+            }
+        }
+        if let Some(f) = f {
+            if info.set != OpSet::Core || !matches!(i.op, Op::Function | Op::FunctionParameter) {
+                self.overload(f, i, info, at);
+                self.result_rule(f, i, info, at);
+            }
+        }
+    }
+
+    /// Whether `value` is an untyped pointer: loads and stores through it are typed by the access.
+    fn is_untyped_pointer(&self, value: Id) -> bool {
+        self.value_type(value)
+            .and_then(|t| self.type_inst(t))
+            .is_some_and(|t| t.op == Op::TypeUntypedPointerKHR)
     }
 
     fn pointee(&self, value: Id) -> Option<Id> {
@@ -416,6 +705,7 @@ impl<'m> Verifier<'m> {
                         }
                     }
                 }
+                self.check_inst(Some(f), i, at);
                 self.operand_types(f, i, at);
             }
         }
@@ -490,34 +780,55 @@ impl<'m> Verifier<'m> {
                 (Op::TypeInt, [Operand::LiteralBit32(w), ..]) => return Some((Kind::Int, *w)),
                 (Op::TypeBool, _) => return Some((Kind::Bool, 1)),
                 (Op::TypeVector | Op::TypeMatrix, [Operand::IdRef(c), ..]) => ty = *c,
+                (Op::ExtInst, _) => {
+                    return dialect_type_width(t, &self.sets).map(|w| (Kind::Bits, w))
+                }
                 _ => return None,
             }
         }
         None
     }
 
+    /// Element kind, width and component count of a scalar or vector type.
+    fn shape(&self, ty: Id) -> Option<(Kind, u32, u32)> {
+        let t = self.type_inst(ty)?;
+        let count = match (t.op, t.operands.as_slice()) {
+            (Op::TypeVector, [_, Operand::LiteralBit32(n)]) => *n,
+            (Op::TypeMatrix | Op::TypeVector, _) => return None,
+            _ => 1,
+        };
+        let (kind, width) = self.element(ty)?;
+        Some((kind, width, count))
+    }
+
     /// The op table's overloads: the element type the op works on must be one it has, and the
     /// capability that width needs must be declared.
-    fn overload(&mut self, f: &Function, i: &Inst, at: Option<Id>) {
-        let Some(info) = ops::info(i.op) else { return };
+    fn overload(&mut self, f: &Function, i: &Inst, info: &OpInfo, at: Option<Id>) {
         if info.overloads.is_empty() {
             return;
         }
         // Comparisons produce bools: their overload is the operands' type.
         let ty = if info.class == OpClass::Compare {
-            i.id_operands().next().and_then(|v| self.value_type(v))
+            self.value_operands(i, info)
+                .first()
+                .and_then(|v| self.value_type(*v))
         } else {
             i.ty
         };
         let Some((kind, width)) = ty.and_then(|t| self.element(t)) else {
             return;
         };
-        let fits = info
+        let matching: Vec<Kind> = info
             .overloads
             .iter()
-            .any(|o| o.kind == kind && o.widths.contains(&width));
-        let short = |k: Kind| &k.name()[..1];
-        if !fits {
+            .filter(|o| {
+                o.widths.contains(&width)
+                    && (o.kind == kind
+                        || (kind == Kind::Bits && matches!(o.kind, Kind::Int | Kind::Float)))
+            })
+            .map(|o| o.kind)
+            .collect();
+        if matching.is_empty() {
             let valid: Vec<String> = info.overloads.iter().map(ToString::to_string).collect();
             self.error(
                 Some(f.id()),
@@ -525,23 +836,162 @@ impl<'m> Verifier<'m> {
                 format!(
                     "{} has no {}{width} overload (it takes {})",
                     info.name,
-                    short(kind),
+                    kind.short(),
                     valid.join("; ")
                 ),
             );
-        } else if let Some(cap) = ops::width_capability(kind, width) {
+            return;
+        }
+        // A bit-vector needs the capability of the kind the op reads it as, when that is one.
+        let read_as = match matching.as_slice() {
+            [k] => *k,
+            _ if kind != Kind::Bits => kind,
+            _ => return,
+        };
+        if let Some(cap) = ops::width_capability(read_as, width) {
             if !self.capabilities.contains(&cap) {
                 self.error(
                     Some(f.id()),
                     at,
-                    format!("{} on {}{width} needs capability {cap:?}, which the module does not declare", info.name, short(kind)),
+                    format!(
+                        "{} on {}{width} needs capability {cap:?}, which the module does not declare",
+                        info.name,
+                        kind.short()
+                    ),
                 );
             }
         }
     }
 
+    /// The value operands of an instruction: after the set and number of an extended one.
+    fn value_operands(&self, i: &Inst, info: &OpInfo) -> Vec<Id> {
+        let skip = if info.set == OpSet::Core { 0 } else { 1 };
+        i.id_operands().skip(skip).collect()
+    }
+
+    /// The op table's result rule: how the value operands' types relate to the result type.
+    fn result_rule(&mut self, f: &Function, i: &Inst, info: &OpInfo, at: Option<Id>) {
+        let (Some(t), true) = (i.ty, info.rule != Rule::None) else {
+            return;
+        };
+        let fid = Some(f.id());
+        let operands = self.value_operands(i, info);
+        let typed: Vec<(Id, Id)> = operands
+            .iter()
+            .filter_map(|v| Some((*v, self.value_type(*v)?)))
+            .collect();
+        let describe = |(k, w, n): (Kind, u32, u32)| {
+            if n == 1 {
+                let article = if matches!(k, Kind::Int | Kind::Float) {
+                    "an"
+                } else {
+                    "a"
+                };
+                format!("{article} {}{w}", k.short())
+            } else {
+                format!("{n} × {}{w}", k.short())
+            }
+        };
+        match info.rule {
+            Rule::None => {}
+            Rule::SameType => {
+                for (v, vt) in typed {
+                    if vt != t {
+                        self.error(
+                            fid,
+                            at,
+                            format!("{} operand %{v} has type %{vt}, the result %{t}", info.name),
+                        );
+                    }
+                }
+            }
+            Rule::SameShape | Rule::Shift => {
+                let Some(rs) = self.shape(t) else { return };
+                for (k, (v, vt)) in typed.into_iter().enumerate() {
+                    let Some(vs) = self.shape(vt) else { continue };
+                    let ok = if info.rule == Rule::Shift && k == 1 {
+                        vs.2 == rs.2
+                    } else {
+                        vs.1 == rs.1 && vs.2 == rs.2
+                    };
+                    if !ok {
+                        self.error(
+                            fid,
+                            at,
+                            format!(
+                                "{} operand %{v} is {}; the result is {}",
+                                info.name,
+                                describe(vs),
+                                describe(rs)
+                            ),
+                        );
+                    }
+                }
+            }
+            Rule::Compare => {
+                let shapes: Vec<(Id, (Kind, u32, u32))> = typed
+                    .iter()
+                    .filter_map(|(v, vt)| Some((*v, self.shape(*vt)?)))
+                    .collect();
+                let Some(&(_, first)) = shapes.first() else {
+                    return;
+                };
+                let result_ok = self
+                    .shape(t)
+                    .is_some_and(|(k, _, n)| k == Kind::Bool && n == first.2);
+                if !result_ok {
+                    self.error(
+                        fid,
+                        at,
+                        format!(
+                            "{} gives %{t}; it must give {}",
+                            info.name,
+                            if first.2 == 1 {
+                                "a bool".to_string()
+                            } else {
+                                format!("a vector of {} bools", first.2)
+                            }
+                        ),
+                    );
+                }
+                for &(v, vs) in &shapes[1..] {
+                    if vs.1 != first.1 || vs.2 != first.2 {
+                        self.error(
+                            fid,
+                            at,
+                            format!(
+                                "{} compares {} with {} (%{v})",
+                                info.name,
+                                describe(first),
+                                describe(vs)
+                            ),
+                        );
+                    }
+                }
+            }
+            Rule::SameCount => {
+                let Some(rs) = self.shape(t) else { return };
+                for (v, vt) in typed {
+                    let Some(vs) = self.shape(vt) else { continue };
+                    if vs.2 != rs.2 {
+                        self.error(
+                            fid,
+                            at,
+                            format!(
+                                "{} operand %{v} has {} component{}; the result {}",
+                                info.name,
+                                vs.2,
+                                if vs.2 == 1 { "" } else { "s" },
+                                rs.2
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     fn operand_types(&mut self, f: &Function, i: &Inst, at: Option<Id>) {
-        self.overload(f, i, at);
         let fid = Some(f.id());
         let ids: Vec<Id> = i.id_operands().collect();
         match i.op {
@@ -553,7 +1003,7 @@ impl<'m> Verifier<'m> {
                             at,
                             format!("OpLoad of %{t} through a pointer to %{pt}"),
                         ),
-                        None if self.value_type(p).is_some() => {
+                        None if self.value_type(p).is_some() && !self.is_untyped_pointer(p) => {
                             self.error(fid, at, format!("OpLoad from %{p}, which is not a pointer"))
                         }
                         _ => {}
@@ -569,24 +1019,6 @@ impl<'m> Verifier<'m> {
                                 at,
                                 format!("OpStore of a %{vt} value through a pointer to %{pt}"),
                             );
-                        }
-                    }
-                }
-            }
-            Op::FAdd | Op::FSub | Op::FMul | Op::FDiv | Op::FRem | Op::FMod | Op::FNegate => {
-                if let Some(t) = i.ty {
-                    for v in &ids {
-                        if let Some(vt) = self.value_type(*v) {
-                            if vt != t {
-                                self.error(
-                                    fid,
-                                    at,
-                                    format!(
-                                        "Op{} operand %{v} has type %{vt}, the result %{t}",
-                                        op_name(i.op)
-                                    ),
-                                );
-                            }
                         }
                     }
                 }

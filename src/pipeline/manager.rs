@@ -20,6 +20,8 @@ pub struct Step {
     pub diagnostics: Vec<Diagnostic>,
     /// The pass failed with this error; the module is the one it was given.
     pub error: Option<String>,
+    /// The module uses experimental ops (a *preview* module): their names.
+    pub preview: Vec<&'static str>,
     ir_text: OnceLock<Arc<str>>,
     spirv_text: OnceLock<Arc<str>>,
 }
@@ -92,6 +94,8 @@ pub struct Checks {
 pub struct Pipeline {
     pub passes: Vec<Box<dyn Pass>>,
     pub checks: Checks,
+    /// Accept experimental ops and let passes emit them (`--experimental`).
+    pub experimental: bool,
 }
 
 impl Pipeline {
@@ -110,6 +114,7 @@ impl Pipeline {
         Ok(Pipeline {
             passes,
             checks: Checks::default(),
+            experimental: false,
         })
     }
 
@@ -147,6 +152,11 @@ impl Pipeline {
         self
     }
 
+    pub fn with_experimental(mut self, experimental: bool) -> Self {
+        self.experimental = experimental;
+        self
+    }
+
     pub fn names(&self) -> Vec<&'static str> {
         self.passes.iter().map(|p| p.name()).collect()
     }
@@ -159,9 +169,10 @@ impl Pipeline {
     pub fn run_decoded(&self, input: Arc<Vec<u32>>, decoded: Option<(Module, Duration)>) -> Run {
         let mut cx = PassCx::new(input);
         cx.decoded = decoded;
+        cx.experimental = self.experimental;
         let mut module = Module::default();
         let mut snapshot = Arc::new(module.clone());
-        let mut steps = Vec::with_capacity(self.passes.len());
+        let mut steps: Vec<Step> = Vec::with_capacity(self.passes.len());
         let mut failed = None;
         for (i, pass) in self.passes.iter().enumerate() {
             let start = Instant::now();
@@ -171,12 +182,7 @@ impl Pipeline {
             let (changed, error) = match result {
                 Ok(c) => (c == Changed::Yes, None),
                 Err(e) => {
-                    diagnostics.push(Diagnostic {
-                        severity: Severity::Error,
-                        message: e.0.clone(),
-                        function: None,
-                        at: None,
-                    });
+                    diagnostics.push(Diagnostic::new(Severity::Error, e.0.clone()));
                     (false, Some(e.0))
                 }
             };
@@ -184,9 +190,15 @@ impl Pipeline {
                 None => self.check(pass.name(), &module, &mut diagnostics),
                 e => e,
             };
-            if changed {
+            let preview = if changed || steps.is_empty() {
                 snapshot = Arc::new(module.clone());
-            }
+                crate::ir::ops::experimental_ops(&snapshot)
+                    .iter()
+                    .map(|o| o.name.as_str())
+                    .collect()
+            } else {
+                steps.last().map(|s| s.preview.clone()).unwrap_or_default()
+            };
             steps.push(Step {
                 pass: pass.name(),
                 module: snapshot.clone(),
@@ -195,6 +207,7 @@ impl Pipeline {
                 duration,
                 diagnostics,
                 error: error.clone(),
+                preview,
                 ir_text: OnceLock::new(),
                 spirv_text: OnceLock::new(),
             });
@@ -218,29 +231,34 @@ impl Pipeline {
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Option<String> {
         if self.checks.verify_each && pass != "verify" {
-            let errors = crate::ir::verify::verify(module);
+            let options = crate::ir::verify::Options {
+                experimental: self.experimental,
+            };
+            let errors = crate::ir::verify::verify_with(module, &options);
             if !errors.is_empty() {
                 let n = errors.len();
-                diagnostics.extend(errors.into_iter().map(|e| Diagnostic {
-                    severity: Severity::Error,
-                    message: e.message,
-                    function: e.function,
-                    at: e.at,
-                }));
+                diagnostics.extend(errors.into_iter().map(Diagnostic::from));
                 let msg = format!(
                     "pass '{pass}' broke the IR: {n} verifier error{}",
                     if n == 1 { "" } else { "s" }
                 );
-                diagnostics.push(Diagnostic {
-                    severity: Severity::Error,
-                    message: msg.clone(),
-                    function: None,
-                    at: None,
-                });
+                diagnostics.push(Diagnostic::new(Severity::Error, msg.clone()));
                 return Some(msg);
             }
         }
         if self.checks.validate_each {
+            let dialect = crate::ir::ops::dialect_ops(module);
+            if !dialect.is_empty() {
+                let names: Vec<&str> = dialect.iter().map(|o| o.name.as_str()).collect();
+                diagnostics.push(Diagnostic::new(
+                    Severity::Note,
+                    format!(
+                        "not validated with spirv-val: the module is in the shaderstep dialect ({})",
+                        names.join(", ")
+                    ),
+                ));
+                return None;
+            }
             let words = write::write_words(module);
             let env = super::external::target_env(module);
             let msg = match super::external::spirv_val(&words, &env) {
@@ -252,17 +270,13 @@ impl Pipeline {
                         message: format!("spirv-val: {}", m.text),
                         function: None,
                         at: m.id,
+                        place: None,
                     }));
                     format!("the output of pass '{pass}' does not validate ({env}): {first}")
                 }
                 Err(e) => format!("--validate-each: {e}"),
             };
-            diagnostics.push(Diagnostic {
-                severity: Severity::Error,
-                message: msg.clone(),
-                function: None,
-                at: None,
-            });
+            diagnostics.push(Diagnostic::new(Severity::Error, msg.clone()));
             return Some(msg);
         }
         None

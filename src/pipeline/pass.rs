@@ -29,11 +29,40 @@ pub struct Diagnostic {
     /// The function and instruction (result id or block label) it is about, if any.
     pub function: Option<Id>,
     pub at: Option<Id>,
+    /// The same place as the IR text names it (`at %sum`, `in %main`), where known.
+    pub place: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn new(severity: Severity, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity,
+            message: message.into(),
+            function: None,
+            at: None,
+            place: None,
+        }
+    }
+}
+
+impl From<crate::ir::verify::VerifyError> for Diagnostic {
+    fn from(e: crate::ir::verify::VerifyError) -> Self {
+        Diagnostic {
+            severity: Severity::Error,
+            message: e.message,
+            function: e.function,
+            at: e.at,
+            place: e.place,
+        }
+    }
 }
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: ", self.severity)?;
+        if let Some(place) = &self.place {
+            return write!(f, "{place}: {}", self.message);
+        }
         if let Some(func) = self.function {
             write!(f, "in function %{func}: ")?;
         }
@@ -82,6 +111,8 @@ pub struct PassCx {
     /// The SPIR-V written by `lift`.
     pub output: Option<Vec<u32>>,
     pub diagnostics: Vec<Diagnostic>,
+    /// Ops of the experimental partition are accepted, and passes may emit them.
+    pub experimental: bool,
 }
 
 impl PassCx {
@@ -92,16 +123,19 @@ impl PassCx {
             earlier_time: std::time::Duration::ZERO,
             output: None,
             diagnostics: Vec::new(),
+            experimental: false,
+        }
+    }
+
+    /// What the verifier accepts in this pipeline.
+    pub fn verify_options(&self) -> crate::ir::verify::Options {
+        crate::ir::verify::Options {
+            experimental: self.experimental,
         }
     }
 
     pub fn diag(&mut self, severity: Severity, message: impl Into<String>) {
-        self.diagnostics.push(Diagnostic {
-            severity,
-            message: message.into(),
-            function: None,
-            at: None,
-        });
+        self.diagnostics.push(Diagnostic::new(severity, message));
     }
 }
 

@@ -38,9 +38,10 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                 Severity::Warning => Span::styled("warning ", t.changed),
                 Severity::Note => Span::styled("note ", t.unchanged),
             };
-            let at = match (d.function, d.at) {
-                (_, Some(at)) => format!("%{at}: "),
-                (Some(f), None) => format!("in %{f}: "),
+            let at = match (&d.place, d.function, d.at) {
+                (Some(place), _, _) => format!("{place}: "),
+                (None, _, Some(at)) => format!("%{at}: "),
+                (None, Some(f), None) => format!("in %{f}: "),
                 _ => String::new(),
             };
             let line = Line::from(vec![

@@ -50,6 +50,13 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                 ),
                 t.status,
             ));
+            // The step's module uses experimental ops.
+            if !st.preview.is_empty() {
+                parts.push(Span::styled(
+                    format!(" PREVIEW {} ", st.preview.join(" ")),
+                    t.status_key,
+                ));
+            }
         }
     }
     let text = if s.text == TextKind::Ir {

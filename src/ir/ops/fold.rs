@@ -199,6 +199,123 @@ pub fn rule(op: Op) -> Option<FoldFn> {
     })
 }
 
+fn float1(a: &[Value], f: impl Fn(f64) -> f64) -> Option<Value> {
+    let (x, w) = a.first()?.float()?;
+    Some(Value::Float {
+        value: round(f(x), w),
+        width: w,
+    })
+}
+
+/// Integer operands of one width, read signed or unsigned.
+fn ints(a: &[Value], is_signed: bool) -> Option<(Vec<i128>, u32)> {
+    let w = a.first()?.int()?.1;
+    let vals = a
+        .iter()
+        .map(|v| {
+            let (bits, width) = v.int()?;
+            (width == w).then(|| {
+                if is_signed {
+                    i128::from(signed(bits, w))
+                } else {
+                    i128::from(bits & mask(w))
+                }
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some((vals, w))
+}
+
+fn int_result(v: i128, width: u32) -> Value {
+    Value::Int {
+        bits: (v as u64) & mask(width),
+        width,
+    }
+}
+
+/// Floats that are not NaN (GLSL.std.450 leaves min, max and clamp of NaN undefined).
+fn floats(a: &[Value]) -> Option<(Vec<f64>, u32)> {
+    let w = a.first()?.float()?.1;
+    let vals = a
+        .iter()
+        .map(|v| v.float().map(|(x, _)| x).filter(|x| !x.is_nan()))
+        .collect::<Option<Vec<_>>>()?;
+    Some((vals, w))
+}
+
+/// The folding rule of a GLSL.std.450 instruction, if it has one. Only instructions whose
+/// result is exactly defined fold: rounding, absolute value, sign, min/max/clamp on numbers,
+/// square root (correctly rounded from f64 for 16- and 32-bit floats); never the
+/// transcendental functions, whose precision is the implementation's.
+pub fn glsl_rule(number: u32) -> Option<FoldFn> {
+    Some(match number {
+        // RoundEven
+        2 => |a| float1(a, f64::round_ties_even),
+        3 => |a| float1(a, f64::trunc),
+        4 => |a| float1(a, f64::abs),
+        // SAbs: the most negative value stays itself.
+        5 => |a| {
+            let (v, w) = ints(a, true)?;
+            Some(int_result(v[0].abs(), w))
+        },
+        // FSign
+        6 => |a| {
+            float1(a, |x| {
+                if x > 0.0 {
+                    1.0
+                } else if x < 0.0 {
+                    -1.0
+                } else {
+                    x
+                }
+            })
+        },
+        7 => |a| {
+            let (v, w) = ints(a, true)?;
+            Some(int_result(v[0].signum(), w))
+        },
+        8 => |a| float1(a, f64::floor),
+        9 => |a| float1(a, f64::ceil),
+        10 => |a| float1(a, |x| x - x.floor()),
+        31 => |a| float1(a, f64::sqrt),
+        // FMin, FMax, FClamp: undefined on NaN and (clamp) when min > max.
+        37 => |a| {
+            let (v, w) = floats(a)?;
+            Some(Value::Float {
+                value: v[0].min(v[1]),
+                width: w,
+            })
+        },
+        40 => |a| {
+            let (v, w) = floats(a)?;
+            Some(Value::Float {
+                value: v[0].max(v[1]),
+                width: w,
+            })
+        },
+        43 => |a| {
+            let (v, w) = floats(a)?;
+            (v[1] <= v[2]).then(|| Value::Float {
+                value: v[0].max(v[1]).min(v[2]),
+                width: w,
+            })
+        },
+        38 => |a| ints(a, false).map(|(v, w)| int_result(v[0].min(v[1]), w)),
+        39 => |a| ints(a, true).map(|(v, w)| int_result(v[0].min(v[1]), w)),
+        41 => |a| ints(a, false).map(|(v, w)| int_result(v[0].max(v[1]), w)),
+        42 => |a| ints(a, true).map(|(v, w)| int_result(v[0].max(v[1]), w)),
+        44 => |a| {
+            let (v, w) = ints(a, false)?;
+            (v[1] <= v[2]).then(|| int_result(v[0].max(v[1]).min(v[2]), w))
+        },
+        45 => |a| {
+            let (v, w) = ints(a, true)?;
+            (v[1] <= v[2]).then(|| int_result(v[0].max(v[1]).min(v[2]), w))
+        },
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -263,5 +380,38 @@ mod tests {
             rule(Op::FOrdNotEqual).unwrap()(&[nan, nan]),
             Some(Value::Bool(false))
         );
+    }
+
+    #[test]
+    fn glsl_rules_fold_exact_functions_and_refuse_undefined_ones() {
+        let f = |x: f64| Value::Float {
+            value: x,
+            width: 32,
+        };
+        let g = |n| glsl_rule(n).unwrap();
+        assert_eq!(g(2)(&[f(2.5)]), Some(f(2.0)), "RoundEven");
+        assert_eq!(g(2)(&[f(3.5)]), Some(f(4.0)), "RoundEven");
+        assert_eq!(g(2)(&[f(-2.5)]), Some(f(-2.0)), "RoundEven");
+        assert_eq!(g(10)(&[f(-1.25)]), Some(f(0.75)), "Fract");
+        assert_eq!(g(31)(&[f(2.0)]), Some(f(f64::from(2.0f32.sqrt()))), "Sqrt");
+        assert_eq!(g(37)(&[f(f64::NAN), f(1.0)]), None, "FMin of NaN");
+        assert_eq!(
+            g(43)(&[f(0.5), f(1.0), f(0.0)]),
+            None,
+            "FClamp with min > max"
+        );
+        assert_eq!(g(43)(&[f(2.0), f(0.0), f(1.0)]), Some(f(1.0)), "FClamp");
+        assert_eq!(
+            g(39)(&[i(0xffff_fffe), i(3)]),
+            Some(i(0xffff_fffe)),
+            "SMin reads -2"
+        );
+        assert_eq!(g(38)(&[i(0xffff_fffe), i(3)]), Some(i(3)), "UMin");
+        assert_eq!(
+            g(5)(&[i(0x8000_0000)]),
+            Some(i(0x8000_0000)),
+            "SAbs(INT_MIN)"
+        );
+        assert!(glsl_rule(13).is_none(), "Sin is not folded");
     }
 }

@@ -1,31 +1,59 @@
-//! The op table: one declarative description of every op the IR knows, read by the printer's
-//! documentation (`shaderstep ops`), the verifier (overloads and capabilities) and passes (which
-//! ask attributes such as "writes memory" instead of matching opcodes).
+//! The op table: one declarative description of every op the IR knows, read by the printer and
+//! parser (dialect op names), the verifier (operands, overloads, versions, capabilities, result
+//! types, the experimental gate), the constant folder (`fold`), passes (which ask attributes
+//! such as "writes memory" instead of matching opcodes) and the documentation (`shaderstep ops`,
+//! `K` in the TUI).
 //!
-//! SPIR-V core ops come from rspirv's grammar (name, opcode, operands); this file adds, per
-//! family of ops — generated the way Mesa's `nir_opcodes.py` generates conversions — the op
-//! class, the valid overloads (element kind × bit width, each width gated by a capability),
-//! attributes and documentation. An op no family lists is `Other` with no attributes, which
-//! passes must treat as having unknown side effects.
+//! Three sets of ops:
+//! - SPIR-V core ops, from rspirv's grammar (name, opcode, operands, capabilities), enriched per
+//!   family (`families.rs`, generated the way Mesa's `nir_opcodes.py` generates conversions) with
+//!   the op class, the valid overloads (element kind × bit width, each width gated by a
+//!   capability), a result-type rule, attributes, documentation and the SPIR-V version it needs;
+//! - GLSL.std.450 extended instructions, from rspirv's grammar of the set, enriched the same way
+//!   (`glsl.rs`);
+//! - the IR's own dialect (`dialect.rs`): bit-vector types and untyped-pointer ops.
 //!
-//! Opcodes are 32-bit: the top 16 bits are a FeatureID partition — `0x0000` for stable ops
-//! (SPIR-V's own opcodes live there unchanged) and `0x8000` for experimental ones.
+//! Opcodes are 32-bit: the top 16 bits are a FeatureID. Bit 15 marks the experimental
+//! partition (`0x8000`); stable partitions are `0x0000` (SPIR-V core, keeping SPIR-V's own
+//! opcodes, gaps included), `0x0001` (GLSL.std.450, keeping the set's numbers) and `0x0002` (the
+//! stable dialect). Dialect partitions are numbered contiguously from 0; a retired dialect op
+//! leaves a reserved slot.
+//!
+//! An op no family lists is `Other` with no attributes, which passes must treat as having
+//! unknown side effects.
 
+mod dialect;
+mod docs;
 mod families;
 pub mod fold;
+mod glsl;
 
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::OnceLock;
 
+use rspirv::dr::Operand;
 use rspirv::grammar::{self, OperandKind, OperandQuantifier};
+use spirv::{Capability, Op};
 
+pub use dialect::{DialectOp, Slot, SET_NAME as DIALECT_SET};
+pub use docs::{to_json, to_markdown};
 pub use families::FAMILIES;
 
-/// FeatureID of the stable partition.
+use super::inst::{Id, Inst};
+use super::module::Module;
+
+/// FeatureID of SPIR-V core ops (stable).
 pub const STABLE: u16 = 0x0000;
+/// FeatureID of GLSL.std.450 instructions (stable).
+pub const GLSL_FEATURE: u16 = 0x0001;
+/// FeatureID of the dialect's stable ops.
+pub const DIALECT_FEATURE: u16 = dialect::STABLE_FEATURE;
 /// FeatureID of the experimental partition.
 pub const EXPERIMENTAL: u16 = 0x8000;
+
+/// The name of the GLSL.std.450 set as modules import it.
+pub const GLSL_SET: &str = "GLSL.std.450";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum OpClass {
@@ -133,6 +161,9 @@ pub enum Kind {
     Float,
     Int,
     Bool,
+    /// A dialect bit-vector: the op decides whether it is read as an integer or a float, so it
+    /// fits every integer and float overload of its width.
+    Bits,
 }
 
 impl Kind {
@@ -141,7 +172,12 @@ impl Kind {
             Kind::Float => "float",
             Kind::Int => "int",
             Kind::Bool => "bool",
+            Kind::Bits => "bits",
         }
+    }
+    /// The one-letter prefix of a width (`f32`, `i16`, `b32`).
+    pub fn short(self) -> &'static str {
+        &self.name()[..1]
     }
 }
 
@@ -155,42 +191,95 @@ pub struct Overload {
 }
 
 /// The capability an arithmetic use of a width needs, if any.
-pub fn width_capability(kind: Kind, width: u32) -> Option<spirv::Capability> {
-    use spirv::Capability as C;
+pub fn width_capability(kind: Kind, width: u32) -> Option<Capability> {
     match (kind, width) {
-        (Kind::Float, 16) => Some(C::Float16),
-        (Kind::Float, 64) => Some(C::Float64),
-        (Kind::Int, 8) => Some(C::Int8),
-        (Kind::Int, 16) => Some(C::Int16),
-        (Kind::Int, 64) => Some(C::Int64),
+        (Kind::Float, 16) => Some(Capability::Float16),
+        (Kind::Float, 64) => Some(Capability::Float64),
+        (Kind::Int, 8) => Some(Capability::Int8),
+        (Kind::Int, 16) => Some(Capability::Int16),
+        (Kind::Int, 64) => Some(Capability::Int64),
         _ => None,
     }
 }
 
-/// A family: ops that share class, overloads, attributes and documentation.
+/// How an op's result type relates to its value operands' types (checked by the verifier).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rule {
+    /// No relation the table states.
+    None,
+    /// Every value operand has exactly the result type.
+    SameType,
+    /// Every value operand has the result's component count and width (signedness may differ).
+    SameShape,
+    /// The first operand has the result's shape; the second only its component count.
+    Shift,
+    /// The result is a bool with the operands' component count; the operands have one shape.
+    Compare,
+    /// The operand has the result's component count.
+    SameCount,
+}
+
+/// A family: ops that share class, overloads, result rule, attributes and documentation.
 pub struct Family {
     pub name: &'static str,
     pub class: OpClass,
     pub attrs: Attrs,
     pub overloads: &'static [Overload],
+    pub rule: Rule,
     pub doc: &'static str,
     pub ops: &'static [&'static str],
 }
 
+/// Which set an op belongs to, and so how a module spells it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OpSet {
+    /// A SPIR-V instruction of its own opcode.
+    Core,
+    /// `OpExtInst` of an imported `GLSL.std.450`.
+    Glsl,
+    /// `OpExtInst` of an imported `shaderstep.dialect`.
+    Dialect,
+}
+
+impl OpSet {
+    pub fn name(self) -> &'static str {
+        match self {
+            OpSet::Core => "SPIR-V",
+            OpSet::Glsl => GLSL_SET,
+            OpSet::Dialect => DIALECT_SET,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct OpInfo {
-    /// The op's name as the text form spells it (`OpFAdd`).
+    /// The op's name as the text form spells it: `OpFAdd`, `GLSL.std.450.Sqrt`, `qptr.offset`.
     pub name: String,
     /// 32-bit opcode: FeatureID in the top 16 bits.
     pub opcode: u32,
+    pub set: OpSet,
+    /// The number a SPIR-V binary encodes: the core opcode, the GLSL.std.450 instruction
+    /// number, or (dialect) the full opcode.
+    pub number: u32,
     pub class: OpClass,
     pub attrs: Attrs,
     pub overloads: &'static [Overload],
+    pub rule: Rule,
     pub family: Option<&'static str>,
     pub doc: String,
-    /// Operands as the grammar gives them (result type and id included).
+    /// Operands as the grammar gives them: for core ops result type and id included; for
+    /// extended instructions the operands after the instruction number.
     pub operands: Vec<(OperandKind, OperandQuantifier)>,
-    pub capabilities: Vec<spirv::Capability>,
+    /// Dialect ops: the operands' names.
+    pub operand_names: &'static [&'static str],
+    /// Whether the op yields a typed value (core and GLSL: per the grammar; dialect: declared).
+    pub typed: bool,
+    /// At least one of these capabilities must be declared (none: always available).
+    pub capabilities: Vec<Capability>,
+    /// The SPIR-V version the op needs, when above 1.0.
+    pub min_version: Option<(u8, u8)>,
+    /// Extensions that make the op available before `min_version` (of all its spellings).
+    pub extensions: Vec<&'static str>,
     /// How to compute the op on constant operands, where that is defined.
     pub fold: Option<fold::FoldFn>,
 }
@@ -207,63 +296,216 @@ impl OpInfo {
 struct Table {
     ops: Vec<OpInfo>,
     by_opcode: HashMap<u32, usize>,
+    by_name: HashMap<String, usize>,
+    /// Core ops indexed by SPIR-V opcode.
+    core: Vec<Option<usize>>,
+    /// Retired dialect ops: (opcode, name).
+    reserved: Vec<(u32, &'static str)>,
+}
+
+fn family_index(families: &'static [Family]) -> HashMap<&'static str, &'static Family> {
+    let mut of = HashMap::new();
+    for f in families {
+        for op in f.ops {
+            of.insert(*op, f);
+        }
+    }
+    of
+}
+
+fn spirv_grammar_by_name(name: &str) -> Option<&'static grammar::Instruction<'static>> {
+    grammar::INSTRUCTION_TABLE.iter().find(|g| g.opname == name)
+}
+
+fn core_ops(ops: &mut Vec<OpInfo>) {
+    let family_of = family_index(FAMILIES);
+    let version_of: HashMap<&str, (u8, u8)> = families::VERSIONED
+        .iter()
+        .flat_map(|(v, names)| names.iter().map(move |n| (*n, *v)))
+        .collect();
+    // Aliases share an opcode: the first spelling is the canonical one, but an alias may be
+    // the one that lists the extension (OpDemoteToHelperInvocationEXT).
+    let mut extensions: HashMap<u32, Vec<&'static str>> = HashMap::new();
+    for g in grammar::INSTRUCTION_TABLE.iter() {
+        let list = extensions.entry(g.opcode as u32).or_default();
+        for e in g.extensions {
+            if !list.contains(e) {
+                list.push(e);
+            }
+        }
+    }
+    for (name, exts) in families::EARLY_EXTENSIONS {
+        if let Some(g) = spirv_grammar_by_name(name) {
+            let list = extensions.entry(g.opcode as u32).or_default();
+            for e in *exts {
+                if !list.contains(e) {
+                    list.push(e);
+                }
+            }
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    for g in grammar::INSTRUCTION_TABLE.iter() {
+        let opcode = g.opcode as u32;
+        if !seen.insert(opcode) {
+            continue;
+        }
+        let family = family_of.get(g.opname).copied();
+        let (class, attrs, overloads, rule, doc) = match family {
+            Some(f) => (f.class, f.attrs, f.overloads, f.rule, f.doc.to_string()),
+            None if g.opname.starts_with("Type") => (
+                OpClass::Type,
+                Attrs::PURE,
+                &[][..],
+                Rule::None,
+                "Declares a type.".to_string(),
+            ),
+            None => (
+                OpClass::Other,
+                Attrs::NONE,
+                &[][..],
+                Rule::None,
+                "No shaderstep semantics: treated as having side effects.".to_string(),
+            ),
+        };
+        let attrs = if families::COMMUTATIVE.contains(&g.opname) {
+            attrs.union(Attrs::COMMUTATIVE)
+        } else {
+            attrs
+        };
+        ops.push(OpInfo {
+            name: format!("Op{}", g.opname),
+            opcode: (u32::from(STABLE) << 16) | opcode,
+            set: OpSet::Core,
+            number: opcode,
+            class,
+            attrs,
+            overloads,
+            rule,
+            family: family.map(|f| f.name),
+            doc,
+            operands: g.operands.iter().map(|o| (o.kind, o.quantifier)).collect(),
+            operand_names: &[],
+            typed: g
+                .operands
+                .iter()
+                .any(|o| o.kind == OperandKind::IdResultType),
+            capabilities: g.capabilities.to_vec(),
+            min_version: version_of.get(g.opname).copied(),
+            extensions: extensions.remove(&opcode).unwrap_or_default(),
+            fold: fold::rule(g.opcode),
+        });
+    }
+}
+
+fn glsl_ops(ops: &mut Vec<OpInfo>) {
+    let family_of = family_index(glsl::FAMILIES);
+    for g in grammar::GLSL_STD_450_INSTRUCTION_TABLE.iter() {
+        let number: u32 = g.opcode.into();
+        let family = family_of.get(g.opname).copied();
+        let (class, attrs, overloads, rule, doc) = match family {
+            Some(f) => (f.class, f.attrs, f.overloads, f.rule, f.doc.to_string()),
+            None => (
+                OpClass::Other,
+                Attrs::NONE,
+                &[][..],
+                Rule::None,
+                "No shaderstep semantics: treated as having side effects.".to_string(),
+            ),
+        };
+        ops.push(OpInfo {
+            name: format!("{GLSL_SET}.{}", g.opname),
+            opcode: (u32::from(GLSL_FEATURE) << 16) | number,
+            set: OpSet::Glsl,
+            number,
+            class,
+            attrs,
+            overloads,
+            rule,
+            family: family.map(|f| f.name),
+            doc,
+            operands: g.operands.iter().map(|o| (o.kind, o.quantifier)).collect(),
+            operand_names: &[],
+            typed: true,
+            capabilities: g.capabilities.to_vec(),
+            min_version: None,
+            extensions: Vec::new(),
+            fold: fold::glsl_rule(number),
+        });
+    }
+}
+
+fn build_dialect(ops: &mut Vec<OpInfo>, reserved: &mut Vec<(u32, &'static str)>) {
+    for (feature, slots) in [
+        (DIALECT_FEATURE, dialect::STABLE),
+        (EXPERIMENTAL, dialect::EXPERIMENTAL),
+    ] {
+        for (k, slot) in slots.iter().enumerate() {
+            let opcode = (u32::from(feature) << 16) | k as u32;
+            match slot {
+                Slot::Reserved(name) => reserved.push((opcode, name)),
+                Slot::Op(d) => ops.push(OpInfo {
+                    name: d.name.to_string(),
+                    opcode,
+                    set: OpSet::Dialect,
+                    number: opcode,
+                    class: d.class,
+                    attrs: d.attrs,
+                    overloads: &[],
+                    rule: Rule::None,
+                    family: None,
+                    doc: d.doc.to_string(),
+                    operands: d
+                        .operands
+                        .iter()
+                        .map(|_| (OperandKind::IdRef, OperandQuantifier::One))
+                        .collect(),
+                    operand_names: d.operands,
+                    typed: d.typed,
+                    capabilities: d.capabilities.to_vec(),
+                    min_version: None,
+                    extensions: Vec::new(),
+                    fold: None,
+                }),
+            }
+        }
+    }
 }
 
 fn table() -> &'static Table {
     static T: OnceLock<Table> = OnceLock::new();
     T.get_or_init(|| {
-        let mut family_of: HashMap<&str, &'static Family> = HashMap::new();
-        for f in FAMILIES {
-            for op in f.ops {
-                family_of.insert(op, f);
-            }
-        }
         let mut ops = Vec::new();
-        let mut by_opcode = HashMap::new();
-        for g in grammar::INSTRUCTION_TABLE.iter() {
-            let opcode = g.opcode as u32;
-            // Aliases share an opcode: the first spelling is the canonical one.
-            if by_opcode.contains_key(&opcode) {
-                continue;
-            }
-            let family = family_of.get(g.opname).copied();
-            let (class, attrs, overloads, doc) = match family {
-                Some(f) => (f.class, f.attrs, f.overloads, f.doc.to_string()),
-                None if g.opname.starts_with("Type") => (
-                    OpClass::Type,
-                    Attrs::PURE,
-                    &[][..],
-                    "Declares a type.".to_string(),
-                ),
-                None => (
-                    OpClass::Other,
-                    Attrs::NONE,
-                    &[][..],
-                    "No shaderstep semantics: treated as having side effects.".to_string(),
-                ),
-            };
-            let attrs = if families::COMMUTATIVE.contains(&g.opname) {
-                attrs.union(Attrs::COMMUTATIVE)
-            } else {
-                attrs
-            };
-            by_opcode.insert(opcode, ops.len());
-            ops.push(OpInfo {
-                name: format!("Op{}", g.opname),
-                opcode: (u32::from(STABLE) << 16) | opcode,
-                class,
-                attrs,
-                overloads,
-                family: family.map(|f| f.name),
-                doc,
-                operands: g.operands.iter().map(|o| (o.kind, o.quantifier)).collect(),
-                capabilities: g.capabilities.to_vec(),
-                fold: fold::rule(g.opcode),
-            });
-        }
+        let mut reserved = Vec::new();
+        core_ops(&mut ops);
+        glsl_ops(&mut ops);
+        build_dialect(&mut ops, &mut reserved);
         ops.sort_by_key(|o| o.opcode);
         let by_opcode = ops.iter().enumerate().map(|(i, o)| (o.opcode, i)).collect();
-        Table { ops, by_opcode }
+        let by_name = ops
+            .iter()
+            .enumerate()
+            .map(|(i, o)| (o.name.clone(), i))
+            .collect();
+        let max_core = ops
+            .iter()
+            .filter(|o| o.set == OpSet::Core)
+            .map(|o| o.number as usize)
+            .max()
+            .unwrap_or(0);
+        let mut core = vec![None; max_core + 1];
+        for (i, o) in ops.iter().enumerate() {
+            if o.set == OpSet::Core {
+                core[o.number as usize] = Some(i);
+            }
+        }
+        Table {
+            ops,
+            by_opcode,
+            by_name,
+            core,
+            reserved,
+        }
     })
 }
 
@@ -272,19 +514,161 @@ pub fn all() -> &'static [OpInfo] {
     &table().ops
 }
 
+/// Retired dialect ops: their opcodes stay taken.
+pub fn reserved() -> &'static [(u32, &'static str)] {
+    &table().reserved
+}
+
 /// The entry of a SPIR-V core op.
-pub fn info(op: spirv::Op) -> Option<&'static OpInfo> {
+pub fn info(op: Op) -> Option<&'static OpInfo> {
     let t = table();
-    t.by_opcode.get(&(op as u32)).map(|&i| &t.ops[i])
+    t.core
+        .get(op as usize)
+        .copied()
+        .flatten()
+        .map(|i| &t.ops[i])
 }
 
-/// The entry of an op by its text-form name (`OpFAdd`).
+/// The entry of an op by its 32-bit opcode.
+pub fn by_opcode(opcode: u32) -> Option<&'static OpInfo> {
+    let t = table();
+    t.by_opcode.get(&opcode).map(|&i| &t.ops[i])
+}
+
+/// The entry of a GLSL.std.450 instruction by its number in the set.
+pub fn glsl(number: u32) -> Option<&'static OpInfo> {
+    by_opcode((u32::from(GLSL_FEATURE) << 16) | (number & 0xffff)).filter(|_| number <= 0xffff)
+}
+
+/// The entry of a dialect op by the number a module encodes (its full opcode).
+pub fn dialect(number: u32) -> Option<&'static OpInfo> {
+    by_opcode(number).filter(|o| o.set == OpSet::Dialect)
+}
+
+/// The entry of an op by its text-form name: `OpFAdd`, `GLSL.std.450.Sqrt`, `qptr.offset`.
 pub fn by_name(name: &str) -> Option<&'static OpInfo> {
-    all().iter().find(|o| o.name == name)
+    let t = table();
+    t.by_name.get(name).map(|&i| &t.ops[i])
 }
 
-pub fn attrs(op: spirv::Op) -> Attrs {
+/// The entry of a dialect op by name (`qptr.offset`).
+pub fn dialect_by_name(name: &str) -> Option<&'static OpInfo> {
+    by_name(name).filter(|o| o.set == OpSet::Dialect)
+}
+
+pub fn attrs(op: Op) -> Attrs {
     info(op).map_or(Attrs::NONE, |i| i.attrs)
+}
+
+/// The extended instruction sets a module imports, by the id of their import.
+#[derive(Clone, Debug, Default)]
+pub struct ExtSets {
+    sets: Vec<(Id, Option<OpSet>)>,
+}
+
+impl ExtSets {
+    pub fn of(m: &Module) -> Self {
+        let sets = m
+            .preamble
+            .iter()
+            .filter(|i| i.op == Op::ExtInstImport)
+            .filter_map(|i| {
+                let name = match i.operands.first() {
+                    Some(Operand::LiteralString(s)) => s.as_str(),
+                    _ => "",
+                };
+                let set = match name {
+                    GLSL_SET => Some(OpSet::Glsl),
+                    DIALECT_SET => Some(OpSet::Dialect),
+                    _ => None,
+                };
+                Some((i.result?, set))
+            })
+            .collect();
+        ExtSets { sets }
+    }
+
+    /// The table's set an import id stands for; `None` for sets the table does not describe.
+    pub fn set(&self, import: Id) -> Option<OpSet> {
+        self.sets
+            .iter()
+            .find(|(id, _)| *id == import)
+            .and_then(|(_, s)| *s)
+    }
+
+    /// The id of the dialect's import, if the module has one.
+    pub fn dialect_import(&self) -> Option<Id> {
+        self.sets
+            .iter()
+            .find(|(_, s)| *s == Some(OpSet::Dialect))
+            .map(|(id, _)| *id)
+    }
+}
+
+/// The set and instruction number of an `OpExtInst`.
+pub fn ext_inst_parts(inst: &Inst) -> Option<(Id, u32)> {
+    if inst.op != Op::ExtInst {
+        return None;
+    }
+    match inst.operands.as_slice() {
+        [Operand::IdRef(set), Operand::LiteralExtInstInteger(n) | Operand::LiteralBit32(n), ..] => {
+            Some((*set, *n))
+        }
+        _ => None,
+    }
+}
+
+/// The entry describing `inst`: its core op, or for an extended instruction of a set the
+/// table knows, that instruction (an unknown instruction of a known set has no entry).
+pub fn for_inst(inst: &Inst, sets: &ExtSets) -> Option<&'static OpInfo> {
+    match ext_inst_parts(inst) {
+        Some((set, n)) => match sets.set(set) {
+            Some(OpSet::Glsl) => glsl(n),
+            Some(OpSet::Dialect) => dialect(n),
+            _ => info(Op::ExtInst),
+        },
+        None => info(inst.op),
+    }
+}
+
+/// The dialect ops a module uses, each once, by name.
+pub fn dialect_ops(m: &Module) -> Vec<&'static OpInfo> {
+    let sets = ExtSets::of(m);
+    if sets.dialect_import().is_none() {
+        return Vec::new();
+    }
+    let mut found: Vec<&'static OpInfo> = Vec::new();
+    m.for_each_inst(|i| {
+        if let Some(info) = for_inst(i, &sets).filter(|o| o.set == OpSet::Dialect) {
+            if !found.iter().any(|f| f.opcode == info.opcode) {
+                found.push(info);
+            }
+        }
+    });
+    found.sort_by(|a, b| a.name.cmp(&b.name));
+    found
+}
+
+/// The experimental ops a module uses, each once, by name. A module that uses any is a
+/// *preview* module.
+pub fn experimental_ops(m: &Module) -> Vec<&'static OpInfo> {
+    let mut found = dialect_ops(m);
+    found.retain(|o| o.experimental());
+    found
+}
+
+/// "qptr.copy (FeatureID 0x8000), …": how messages name experimental ops.
+pub fn describe_experimental(found: &[&OpInfo]) -> String {
+    found
+        .iter()
+        .map(|o| format!("{} (FeatureID 0x{:04x})", o.name, o.feature_id()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The attributes of `inst` (an unknown op has none, so it counts as having side effects).
+pub fn attrs_of(inst: &Inst, sets: &ExtSets) -> Attrs {
+    for_inst(inst, sets).map_or(Attrs::NONE, |i| i.attrs)
 }
 
 impl fmt::Display for Overload {
@@ -292,7 +676,7 @@ impl fmt::Display for Overload {
         let widths: Vec<String> = self
             .widths
             .iter()
-            .map(|w| format!("{}{w}", &self.kind.name()[..1]))
+            .map(|w| format!("{}{w}", self.kind.short()))
             .collect();
         write!(
             f,
@@ -307,137 +691,25 @@ impl fmt::Display for Overload {
     }
 }
 
-fn json_str(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-fn overloads_json(o: &[Overload]) -> String {
-    let items: Vec<String> = o
-        .iter()
-        .map(|o| {
-            let widths: Vec<String> = o
-                .widths
-                .iter()
-                .map(|w| match width_capability(o.kind, *w) {
-                    Some(c) => format!("{{\"width\":{w},\"capability\":\"{c:?}\"}}"),
-                    None => format!("{{\"width\":{w}}}"),
-                })
-                .collect();
-            format!(
-                "{{\"kind\":\"{}\",\"vector\":{},\"widths\":[{}]}}",
-                o.kind.name(),
-                o.vector,
-                widths.join(",")
-            )
-        })
-        .collect();
-    format!("[{}]", items.join(","))
-}
-
-/// The table as JSON: `{"ops": [{"name", "opcode", "feature_id", "class", "overloads", "attributes", "doc"}, …]}`.
-pub fn to_json() -> String {
-    let ops: Vec<String> = all()
-        .iter()
-        .map(|o| {
-            let attrs: Vec<String> = o.attrs.names().iter().map(|a| json_str(a)).collect();
-            format!(
-                "{{\"name\":{},\"opcode\":{},\"feature_id\":{},\"class\":\"{}\",\"overloads\":{},\"attributes\":[{}],\"folds\":{},\"doc\":{}}}",
-                json_str(&o.name),
-                o.opcode,
-                o.feature_id(),
-                o.class.name(),
-                overloads_json(o.overloads),
-                attrs.join(","),
-                o.fold.is_some(),
-                json_str(&o.doc)
-            )
-        })
-        .collect();
-    format!("{{\"ops\":[\n{}\n]}}\n", ops.join(",\n"))
-}
-
-/// The table as the markdown reference page (`docs/ops.md`).
-pub fn to_markdown() -> String {
-    let mut out = String::from(
-        "# The op table\n\nGenerated by `shaderstep ops --markdown`; do not edit (a test fails when it is stale).\n\n\
-         Opcodes are 32-bit: the top 16 bits are a FeatureID (`0x0000` stable, `0x8000` experimental). SPIR-V's \
-         own ops keep their SPIR-V opcode in the stable partition. Attributes: `pure` (no memory access, no side \
-         effect), `reads-memory`, `writes-memory`, `derivative`, `wave`, `barrier`, `terminator`, `commutative`. \
-         Overload widths marked with a capability need it declared.\n\n## Families\n\n",
-    );
-    for f in FAMILIES {
-        let overloads: Vec<String> = f.overloads.iter().map(ToString::to_string).collect();
-        out.push_str(&format!(
-            "### {}\n\n{}\n\n- class: `{}`\n- attributes: {}\n- overloads: {}\n- ops: {}\n\n",
-            f.name,
-            f.doc,
-            f.class.name(),
-            if f.attrs.names().is_empty() {
-                "none".to_string()
-            } else {
-                f.attrs
-                    .names()
-                    .iter()
-                    .map(|a| format!("`{a}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            },
-            if overloads.is_empty() {
-                "any type".to_string()
-            } else {
-                overloads.join("; ")
-            },
-            f.ops
-                .iter()
-                .map(|o| format!("`Op{o}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
-    out.push_str(
-        "## Every op\n\n| opcode | op | class | attributes | folds | family |\n|---|---|---|---|---|---|\n",
-    );
-    for o in all() {
-        out.push_str(&format!(
-            "| 0x{:08x} | `{}` | {} | {} | {} | {} |\n",
-            o.opcode,
-            o.name,
-            o.class.name(),
-            o.attrs.names().join(" "),
-            if o.fold.is_some() { "yes" } else { "" },
-            o.family.unwrap_or("")
-        ));
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashSet;
 
     #[test]
-    fn every_grammar_opcode_is_in_the_table_once() {
-        let mut seen = std::collections::HashSet::new();
+    fn every_grammar_op_is_in_the_table_once() {
+        let mut seen = HashSet::new();
         for o in all() {
             assert!(
                 seen.insert(o.opcode),
                 "opcode {:#x} appears twice",
                 o.opcode
             );
+        }
+        for (opcode, name) in reserved() {
             assert!(
-                !o.experimental(),
-                "{} is in the experimental partition",
-                o.name
+                seen.insert(*opcode),
+                "reserved slot {name} reuses {opcode:#x}"
             );
         }
         for g in grammar::INSTRUCTION_TABLE.iter() {
@@ -447,28 +719,93 @@ mod tests {
                 g.opname
             );
         }
+        for g in grammar::GLSL_STD_450_INSTRUCTION_TABLE.iter() {
+            let o = glsl(g.opcode.into()).unwrap_or_else(|| panic!("{} missing", g.opname));
+            assert_eq!(o.name, format!("GLSL.std.450.{}", g.opname));
+        }
+    }
+
+    #[test]
+    fn partitions_are_contiguous_and_only_dialect_ops_are_experimental() {
+        let mut numbers: HashMap<u16, Vec<u32>> = HashMap::new();
+        for o in all() {
+            numbers
+                .entry(o.feature_id())
+                .or_default()
+                .push(o.opcode & 0xffff);
+            if o.experimental() {
+                assert_eq!(o.set, OpSet::Dialect, "{} is experimental", o.name);
+            }
+        }
+        for (opcode, _) in reserved() {
+            numbers
+                .entry((opcode >> 16) as u16)
+                .or_default()
+                .push(opcode & 0xffff);
+        }
+        assert_eq!(
+            numbers.keys().copied().collect::<HashSet<_>>(),
+            [STABLE, GLSL_FEATURE, DIALECT_FEATURE, EXPERIMENTAL]
+                .into_iter()
+                .collect()
+        );
+        // Our partitions count from 0; GLSL.std.450 keeps the set's numbers, which start at 1.
+        for (feature, first) in [(GLSL_FEATURE, 1), (DIALECT_FEATURE, 0), (EXPERIMENTAL, 0)] {
+            let mut n = numbers[&feature].clone();
+            n.sort_unstable();
+            let expected: Vec<u32> = (first..first + n.len() as u32).collect();
+            assert_eq!(n, expected, "partition {feature:#06x} has gaps");
+        }
+        assert!(
+            all().iter().any(|o| o.experimental()),
+            "the experimental partition holds a real op"
+        );
     }
 
     #[test]
     fn families_name_real_ops_once() {
-        let names: std::collections::HashSet<&str> = grammar::INSTRUCTION_TABLE
+        let core: HashSet<&str> = grammar::INSTRUCTION_TABLE
             .iter()
             .map(|g| g.opname)
             .collect();
-        let mut listed = std::collections::HashSet::new();
-        for f in FAMILIES {
-            assert!(!f.doc.is_empty(), "{} has no documentation", f.name);
-            for op in f.ops {
+        let glsl_names: HashSet<&str> = grammar::GLSL_STD_450_INSTRUCTION_TABLE
+            .iter()
+            .map(|g| g.opname)
+            .collect();
+        for (families, names, set) in [
+            (FAMILIES, &core, "SPIR-V"),
+            (glsl::FAMILIES, &glsl_names, GLSL_SET),
+        ] {
+            let mut listed = HashSet::new();
+            for f in families {
+                assert!(!f.doc.is_empty(), "{} has no documentation", f.name);
+                for op in f.ops {
+                    assert!(
+                        names.contains(op),
+                        "family {} names {op}, which {set} does not have",
+                        f.name
+                    );
+                    assert!(listed.insert(*op), "{op} is in two families");
+                }
+            }
+            if set == GLSL_SET {
+                let missing: Vec<_> = names.difference(&listed).collect();
                 assert!(
-                    names.contains(op),
-                    "family {} names Op{op}, which the grammar does not have",
-                    f.name
+                    missing.is_empty(),
+                    "GLSL.std.450 ops in no family: {missing:?}"
                 );
-                assert!(listed.insert(*op), "Op{op} is in two families");
             }
         }
         for op in families::COMMUTATIVE {
-            assert!(names.contains(op), "commutative list names unknown Op{op}");
+            assert!(core.contains(op), "commutative list names unknown Op{op}");
+        }
+        for (_, names) in families::VERSIONED {
+            for op in *names {
+                assert!(core.contains(op), "version list names unknown Op{op}");
+            }
+        }
+        for (op, _) in families::EARLY_EXTENSIONS {
+            assert!(core.contains(op), "extension list names unknown Op{op}");
         }
     }
 
@@ -485,16 +822,38 @@ mod tests {
             }
             if o.attrs.contains(Attrs::TERMINATOR) {
                 assert!(
-                    rspirv::grammar::reflect::is_block_terminator(
-                        spirv::Op::from_u32(o.opcode).unwrap()
-                    ),
+                    o.set == OpSet::Core
+                        && rspirv::grammar::reflect::is_block_terminator(
+                            Op::from_u32(o.number).unwrap()
+                        ),
                     "{}",
                     o.name
                 );
             }
+            if o.rule != Rule::None {
+                assert!(o.typed, "{} has a result rule but no result", o.name);
+            }
         }
-        assert!(attrs(spirv::Op::FAdd).contains(Attrs::COMMUTATIVE));
-        assert!(!attrs(spirv::Op::FSub).contains(Attrs::COMMUTATIVE));
-        assert!(attrs(spirv::Op::Store).contains(Attrs::WRITES_MEMORY));
+        assert!(attrs(Op::FAdd).contains(Attrs::COMMUTATIVE));
+        assert!(!attrs(Op::FSub).contains(Attrs::COMMUTATIVE));
+        assert!(attrs(Op::Store).contains(Attrs::WRITES_MEMORY));
+        let modf = by_name("GLSL.std.450.Modf").unwrap();
+        assert!(modf.attrs.contains(Attrs::WRITES_MEMORY));
+        assert_eq!(
+            info(Op::GroupNonUniformIAdd).unwrap().min_version,
+            Some((1, 3))
+        );
+    }
+
+    #[test]
+    fn dialect_ops_are_found_by_name_and_number() {
+        let copy = dialect_by_name("qptr.copy").unwrap();
+        assert!(copy.experimental());
+        assert_eq!(copy.feature_id(), EXPERIMENTAL);
+        assert_eq!(dialect(copy.number).unwrap().name, "qptr.copy");
+        let offset = dialect_by_name("qptr.offset").unwrap();
+        assert_eq!(offset.feature_id(), DIALECT_FEATURE);
+        assert!(dialect_by_name("OpFAdd").is_none());
+        assert_eq!(glsl(31).unwrap().name, "GLSL.std.450.Sqrt");
     }
 }

@@ -556,15 +556,14 @@ pub fn assemble_with_lines(text: &str) -> Result<Assembled, AsmError> {
         let t = &tokens[i];
         let starts_with_result = matches!(t.tok, Tok::Id(_))
             && matches!(tokens.get(i + 1).map(|t| &t.tok), Some(Tok::Eq));
-        let starts_with_op =
-            matches!(&t.tok, Tok::Word(w) if t.first_on_line && w.starts_with("Op"));
+        let starts_with_op = matches!(&t.tok, Tok::Word(w) if t.first_on_line && is_op_word(w));
         if starts_with_result {
             let Tok::Id(name) = &t.tok else {
                 unreachable!()
             };
             let op = tokens
                 .get(i + 2)
-                .filter(|o| matches!(&o.tok, Tok::Word(w) if w.starts_with("Op")))
+                .filter(|o| matches!(&o.tok, Tok::Word(w) if is_op_word(w)))
                 .ok_or_else(|| {
                     err(
                         t.line,
@@ -605,6 +604,7 @@ pub fn assemble_with_lines(text: &str) -> Result<Assembled, AsmError> {
         scalars: HashMap::new(),
         value_types: HashMap::new(),
         ext_sets: HashMap::new(),
+        void_type: None,
     };
     let mut words = vec![MAGIC, 0, 0, 0, 0];
     let mut lines = Vec::with_capacity(stmts.len());
@@ -622,6 +622,11 @@ pub fn assemble_with_lines(text: &str) -> Result<Assembled, AsmError> {
         lines,
         id_names,
     })
+}
+
+/// A word that starts an instruction: a SPIR-V opcode name or a dialect op name.
+fn is_op_word(w: &str) -> bool {
+    w.starts_with("Op") || crate::ir::ops::dialect_by_name(w).is_some()
 }
 
 fn describe(t: &Tok) -> String {
@@ -664,6 +669,8 @@ struct AsmCx<'a> {
     scalars: HashMap<u32, ScalarKind>,
     value_types: HashMap<u32, u32>,
     ext_sets: HashMap<u32, String>,
+    /// The first `OpTypeVoid`: the result type of dialect ops that yield no value.
+    void_type: Option<u32>,
 }
 
 struct Cursor<'t> {
@@ -695,7 +702,10 @@ impl AsmCx<'_> {
         let Tok::Word(opword) = &st.op.tok else {
             unreachable!()
         };
-        let g = grammar::core_by_name(&opword[2..])
+        if let Some(info) = crate::ir::ops::dialect_by_name(opword) {
+            return self.dialect_statement(st, info, out);
+        }
+        let g = grammar::core_by_name(opword.strip_prefix("Op").unwrap_or(opword))
             .ok_or_else(|| err(st.op.line, st.op.col, format!("unknown opcode '{opword}'")))?;
         let start = out.len();
         out.push(0);
@@ -789,9 +799,126 @@ impl AsmCx<'_> {
                         self.ext_sets.insert(r, s.clone());
                     }
                 }
+                Op::TypeVoid => {
+                    self.void_type.get_or_insert(r);
+                }
+                Op::ExtInst => {
+                    let set = self.ext_sets.get(&out[start + 3]);
+                    if set.map(String::as_str) == Some(crate::ir::ops::DIALECT_SET) {
+                        if let Some(width) = crate::ir::ops::dialect(out[start + 4])
+                            .and_then(|o| ScalarKind::bits_width(&o.name))
+                        {
+                            self.scalars.insert(r, ScalarKind::Bits { width });
+                        }
+                    }
+                }
                 _ => {}
             }
         }
+        Ok(())
+    }
+
+    /// A dialect op in its short form, `%r = qptr.offset %T %a %b`, assembled as the
+    /// `OpExtInst` of the dialect's import it stands for.
+    fn dialect_statement(
+        &mut self,
+        st: &Statement,
+        info: &crate::ir::ops::OpInfo,
+        out: &mut Vec<u32>,
+    ) -> Result<(), AsmError> {
+        let (line, col) = (st.op.line, st.op.col);
+        let Some((name, _, _)) = &st.result else {
+            return Err(err(
+                line,
+                col,
+                format!(
+                    "{} needs a result id ('%name = {} …')",
+                    info.name, info.name
+                ),
+            ));
+        };
+        let set = self
+            .ext_sets
+            .iter()
+            .filter(|(_, s)| s.as_str() == crate::ir::ops::DIALECT_SET)
+            .map(|(id, _)| *id)
+            .min()
+            .ok_or_else(|| {
+                err(
+                    line,
+                    col,
+                    format!(
+                        "{} needs `OpExtInstImport \"{}\"` before it",
+                        info.name,
+                        crate::ir::ops::DIALECT_SET
+                    ),
+                )
+            })?;
+        let mut cur = Cursor {
+            toks: &st.operands,
+            pos: 0,
+            line,
+            col,
+            start: out.len(),
+        };
+        let ty = if info.typed {
+            self.expect_id(&mut cur, &info.name)?
+        } else {
+            self.void_type.ok_or_else(|| {
+                err(
+                    line,
+                    col,
+                    format!("{} needs an OpTypeVoid declared before it", info.name),
+                )
+            })?
+        };
+        let result = self.ids.get(name);
+        let mut words = vec![0, ty, result, set, info.number];
+        for operand in info.operand_names {
+            match cur.next() {
+                Some(Token {
+                    tok: Tok::Id(id), ..
+                }) => words.push(self.ids.get(id)),
+                Some(t) => {
+                    return Err(err(
+                        t.line,
+                        t.col,
+                        format!(
+                            "{}: expected an id for operand '{operand}', found {}",
+                            info.name,
+                            describe(&t.tok)
+                        ),
+                    ))
+                }
+                None => {
+                    return Err(err(
+                        line,
+                        col,
+                        format!("{}: missing operand '{operand}'", info.name),
+                    ))
+                }
+            }
+        }
+        if let Some(t) = cur.peek() {
+            return Err(err(
+                t.line,
+                t.col,
+                format!(
+                    "too many operands for {} (it takes {}): unexpected {}",
+                    info.name,
+                    info.operand_names.len(),
+                    describe(&t.tok)
+                ),
+            ));
+        }
+        words[0] = ((words.len() as u32) << 16) | Op::ExtInst as u32;
+        if info.typed {
+            self.value_types.insert(result, ty);
+        }
+        if let Some(width) = ScalarKind::bits_width(&info.name) {
+            self.scalars.insert(result, ScalarKind::Bits { width });
+        }
+        out.extend(words);
         Ok(())
     }
 
@@ -901,21 +1028,21 @@ impl AsmCx<'_> {
                 // The set is the id operand just before this one.
                 let set_id = out.last().copied().unwrap_or(0);
                 let set = self.ext_sets.get(&set_id).cloned().unwrap_or_default();
-                let table = grammar::ext_set(&set).ok_or_else(|| {
-                    err(
+                if set != crate::ir::ops::DIALECT_SET && grammar::ext_set(&set).is_none() {
+                    return Err(err(
                         t.line,
                         t.col,
                         format!("unknown extended instruction set '{set}'"),
-                    )
-                })?;
-                let inst = table.iter().find(|i| i.opname == w).ok_or_else(|| {
+                    ));
+                }
+                let number = grammar::ext_inst_number(&set, w).ok_or_else(|| {
                     err(
                         t.line,
                         t.col,
                         format!("'{w}' is not an instruction of {set}"),
                     )
                 })?;
-                out.push(inst.opcode.into());
+                out.push(number);
                 // Extended instruction operands are ids or literals; take the rest as they come.
                 while !cur.done() {
                     self.param(cur, out)?;
@@ -1097,6 +1224,15 @@ impl AsmCx<'_> {
                     out.push(v as i32 as u32);
                 } else {
                     out.push((bits & ((1u64 << width) - 1)) as u32);
+                }
+            }
+            Some(ScalarKind::Bits { width }) => {
+                let v = parse_int(n)
+                    .filter(|v| *v >= 0 && (width >= 64 || *v < (1i128 << width)))
+                    .ok_or_else(|| bad(format!("'{n}' is not a {width}-bit pattern")))?;
+                out.push(v as u32);
+                if width > 32 {
+                    out.push((v as u64 >> 32) as u32);
                 }
             }
             Some(ScalarKind::Float { width }) => {

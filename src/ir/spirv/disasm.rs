@@ -11,18 +11,40 @@ use super::grammar;
 use crate::ir::inst::{Id, Inst};
 use crate::ir::module::Module;
 use crate::ir::names::Names;
+use crate::ir::ops;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScalarKind {
-    Int { width: u32, signed: bool },
-    Float { width: u32 },
+    Int {
+        width: u32,
+        signed: bool,
+    },
+    Float {
+        width: u32,
+    },
+    /// A dialect bit-vector (`bits.b32`): neither integer nor float, written in hex.
+    Bits {
+        width: u32,
+    },
 }
 
 impl ScalarKind {
-    /// Integer and float types of the module, by id.
+    /// The width of a dialect bit-vector type op (`bits.b32` → 32).
+    pub fn bits_width(op_name: &str) -> Option<u32> {
+        op_name.strip_prefix("bits.b")?.parse().ok()
+    }
+
+    /// Integer, float and bit-vector scalar types of the module, by id.
     pub fn table(m: &Module) -> HashMap<Id, ScalarKind> {
         let mut t = HashMap::new();
+        let sets = ops::ExtSets::of(m);
         for inst in &m.globals {
+            if let Some(width) = dialect_type_width(inst, &sets) {
+                if let Some(id) = inst.result {
+                    t.insert(id, ScalarKind::Bits { width });
+                }
+                continue;
+            }
             let (Some(id), ops) = (inst.result, inst.operands.as_slice()) else {
                 continue;
             };
@@ -44,6 +66,12 @@ impl ScalarKind {
         }
         t
     }
+}
+
+/// The width of `inst` if it declares a dialect bit-vector type.
+pub fn dialect_type_width(inst: &Inst, sets: &ops::ExtSets) -> Option<u32> {
+    let info = ops::for_inst(inst, sets).filter(|o| o.set == ops::OpSet::Dialect)?;
+    ScalarKind::bits_width(&info.name)
 }
 
 /// Formats the literal value of `OpConstant`/`OpSpecConstant` (its first operand).
@@ -77,6 +105,7 @@ pub fn format_number(kind: ScalarKind, bits: u64) -> String {
         }
         ScalarKind::Float { width: 64 } => format_f64(f64::from_bits(bits), 64, bits),
         ScalarKind::Float { .. } => format!("0x{bits:x}"),
+        ScalarKind::Bits { width } => format!("0x{:0w$x}", bits, w = (width as usize).div_ceil(4)),
     }
 }
 
@@ -222,6 +251,7 @@ pub struct Context {
     scalars: HashMap<Id, ScalarKind>,
     value_types: HashMap<Id, Id>,
     ext_sets: HashMap<Id, String>,
+    sets: ops::ExtSets,
 }
 
 impl Context {
@@ -246,7 +276,31 @@ impl Context {
             scalars: ScalarKind::table(m),
             value_types,
             ext_sets,
+            sets: ops::ExtSets::of(m),
         }
+    }
+
+    /// The IR text's spelling of a dialect op, without the result: `qptr.offset %T %a %b`, the
+    /// result type left out where the op's is void. `None` for any other instruction.
+    pub fn dialect_body(&self, inst: &Inst) -> Option<String> {
+        let info = ops::for_inst(inst, &self.sets).filter(|o| o.set == ops::OpSet::Dialect)?;
+        let mut s = info.name.clone();
+        if info.typed {
+            s.push(' ');
+            s.push_str(&self.id(inst.ty?));
+        }
+        for op in inst.operands.iter().skip(2) {
+            s.push(' ');
+            match op {
+                Operand::IdRef(id) => s.push_str(&self.id(*id)),
+                // rspirv reads extended-instruction operands as ids; anything else is kept raw.
+                Operand::LiteralBit32(v) => {
+                    let _ = write!(s, "!{v}");
+                }
+                other => s.push_str(&enum_text(other).unwrap_or_default()),
+            }
+        }
+        Some(s)
     }
 
     pub fn id(&self, id: Id) -> String {

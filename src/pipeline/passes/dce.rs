@@ -17,24 +17,25 @@ use spirv::Op;
 
 use crate::ir::idmap::IdMap;
 use crate::ir::inst::{is_constant, is_type};
-use crate::ir::ops::{self, Attrs};
+use crate::ir::ops::{self, Attrs, ExtSets};
 use crate::ir::{Id, Inst, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
 
 pub struct Dce;
 
 /// Instructions whose only effect is their result, by the op table: pure ops, reads and
-/// subgroup ops, but nothing that writes, synchronizes or ends a block; a volatile load and an
-/// extended instruction outside GLSL.std.450 are kept.
-fn is_pure(inst: &Inst, glsl_set: Option<Id>) -> bool {
-    match inst.op {
-        Op::Load if inst.operands.iter().any(|o| matches!(o, Operand::MemoryAccess(a) if a.contains(spirv::MemoryAccess::VOLATILE))) => {
-            return false
-        }
-        Op::ExtInst => return matches!(inst.operands.first(), Some(Operand::IdRef(set)) if Some(*set) == glsl_set),
-        _ => {}
+/// subgroup ops, but nothing that writes, synchronizes or ends a block — whatever set the op
+/// is from (GLSL.std.450's Modf writes through its pointer; an instruction of a set the table
+/// does not describe counts as having effects). A volatile load is kept.
+fn is_pure(inst: &Inst, sets: &ExtSets) -> bool {
+    if inst.op == Op::Load
+        && inst.operands.iter().any(
+            |o| matches!(o, Operand::MemoryAccess(a) if a.contains(spirv::MemoryAccess::VOLATILE)),
+        )
+    {
+        return false;
     }
-    let a = ops::attrs(inst.op);
+    let a = ops::attrs_of(inst, sets);
     let no_effect =
         a.contains(Attrs::PURE) || a.contains(Attrs::READS_MEMORY) || a.contains(Attrs::WAVE);
     let effect = a.contains(Attrs::WRITES_MEMORY)
@@ -75,13 +76,7 @@ fn count_uses(m: &Module) -> IdMap<u32> {
 
 pub fn dce(m: &mut Module) -> bool {
     let before = m.inst_count();
-    let glsl_set = m
-        .preamble
-        .iter()
-        .find_map(|i| match (i.op, i.operands.first()) {
-            (Op::ExtInstImport, Some(Operand::LiteralString(s))) if s == "GLSL.std.450" => i.result,
-            _ => None,
-        });
+    let sets = ExtSets::of(m);
     let mut removed: HashSet<Id> = HashSet::new();
 
     // Instructions and write-only locals, to a fixed point.
@@ -119,7 +114,7 @@ pub fn dce(m: &mut Module) -> bool {
                 b.insts.retain(|i| {
                     let dead = match i.result {
                         Some(r) if dead_vars.contains(&r) => true,
-                        Some(r) => !used(r) && is_pure(i, glsl_set),
+                        Some(r) => !used(r) && is_pure(i, &sets),
                         None => {
                             i.op == Op::Store
                                 && matches!(i.operands.first(), Some(Operand::IdRef(p)) if dead_vars.contains(p))

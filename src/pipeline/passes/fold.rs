@@ -1,5 +1,6 @@
 //! `fold`: constant folding driven by the op table. An instruction whose op has a folding rule
-//! and whose operands are all scalar constants is replaced by the interned constant it computes;
+//! (SPIR-V core or GLSL.std.450) and whose operands are all scalar constants is replaced by the
+//! interned constant it computes;
 //! an `OpSelect` on a constant condition is replaced by the operand it picks. Folded values feed
 //! later folds in the same walk (blocks are in dominance order). Names and decorations of
 //! folded values go with them.
@@ -145,6 +146,7 @@ pub fn fold(m: &mut Module) -> bool {
         values.insert(id, v);
     }
 
+    let sets = ops::ExtSets::of(m);
     // Functions are taken out so constants can be interned into the module meanwhile.
     let mut functions = std::mem::take(&mut m.functions);
     let mut replace: HashMap<Id, Id> = HashMap::new();
@@ -163,7 +165,10 @@ pub fn fold(m: &mut Module) -> bool {
                     kept.push(inst);
                     continue;
                 };
-                let ids: Vec<Id> = inst.id_operands().collect();
+                let info = ops::for_inst(&inst, &sets);
+                // An extended instruction's first id is its set.
+                let skip = usize::from(inst.op == Op::ExtInst);
+                let ids: Vec<Id> = inst.id_operands().skip(skip).collect();
                 if inst.op == Op::Select {
                     if let (Some(Value::Bool(c)), Some(&a), Some(&b2)) = (
                         ids.first().and_then(|c| values.get(c)),
@@ -174,7 +179,7 @@ pub fn fold(m: &mut Module) -> bool {
                         continue;
                     }
                 }
-                let folded = ops::info(inst.op)
+                let folded = info
                     .and_then(|info| info.fold)
                     .zip(scalars.get(&ty).copied())
                     .and_then(|(rule, scalar)| {

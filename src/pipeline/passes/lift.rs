@@ -1,7 +1,9 @@
 //! `lift`: IR → SPIR-V. Writes the module as a binary (keeping the input's generator word) and
 //! reads it back, so the step shows exactly what leaves the pipeline and an encoding fault is
-//! caught here rather than by a driver.
+//! caught here rather than by a driver. A module still in the IR's dialect (bit-vectors,
+//! untyped pointers) is not SPIR-V a driver takes: lifting it fails and names the ops left.
 
+use crate::ir::ops;
 use crate::ir::spirv::{read, write};
 use crate::ir::Module;
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
@@ -16,6 +18,20 @@ impl Pass for Lift {
         "write the IR as a SPIR-V binary and read it back"
     }
     fn run(&self, module: &mut Module, cx: &mut PassCx) -> Result<Changed, PassError> {
+        let left = ops::dialect_ops(module);
+        if !left.is_empty() {
+            let names: Vec<&str> = left.iter().map(|o| o.name.as_str()).collect();
+            return Err(PassError(format!(
+                "the module still uses the shaderstep dialect ({}): run qptr-lift and assign-types \
+                 before lift",
+                names.join(", ")
+            )));
+        }
+        // An import of the dialect nothing uses any more.
+        module.preamble.retain(|i| {
+            !(i.op == spirv::Op::ExtInstImport
+                && matches!(i.operands.first(), Some(rspirv::dr::Operand::LiteralString(s)) if s == ops::DIALECT_SET))
+        });
         let words = write::write_words(module);
         let back = read::read_words(&words)
             .map_err(|e| PassError(format!("lifted SPIR-V does not read back: {e}")))?;

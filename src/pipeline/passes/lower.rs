@@ -1,7 +1,9 @@
 //! `lower`: SPIR-V → IR. Reads the pipeline's input binary into a module, replacing whatever
 //! the module held. It does not change any instruction: every pass after it sees the input
-//! exactly as it came, in structured form.
+//! exactly as it came, in structured form. Input that uses experimental ops is rejected unless
+//! the pipeline runs with `--experimental`.
 
+use crate::ir::ops;
 use crate::ir::spirv::read;
 use crate::ir::Module;
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
@@ -23,6 +25,17 @@ impl Pass for Lower {
             }
             None => read::read_words(&cx.input).map_err(|e| PassError(e.to_string()))?,
         };
+        if !cx.experimental {
+            let found = ops::experimental_ops(module);
+            if !found.is_empty() {
+                return Err(PassError(format!(
+                    "the input uses experimental op{} {}: pass --experimental to accept {}",
+                    if found.len() == 1 { "" } else { "s" },
+                    ops::describe_experimental(&found),
+                    if found.len() == 1 { "it" } else { "them" }
+                )));
+            }
+        }
         Ok(Changed::Yes)
     }
 }

@@ -3,7 +3,7 @@
 //! anything, so the pipeline stops at the first broken module.
 
 use crate::ir::{verify, Module};
-use crate::pipeline::pass::{Changed, Diagnostic, Pass, PassCx, PassError, Severity};
+use crate::pipeline::pass::{Changed, Diagnostic, Pass, PassCx, PassError};
 
 pub struct Verify;
 
@@ -15,15 +15,10 @@ impl Pass for Verify {
         "check IR invariants: ids, dominance, SSA, structured control flow, operand types"
     }
     fn run(&self, module: &mut Module, cx: &mut PassCx) -> Result<Changed, PassError> {
-        let errors = verify::verify(module);
+        let errors = verify::verify_with(module, &cx.verify_options());
         let n = errors.len();
         for e in errors {
-            cx.diagnostics.push(Diagnostic {
-                severity: Severity::Error,
-                message: e.message,
-                function: e.function,
-                at: e.at,
-            });
+            cx.diagnostics.push(Diagnostic::from(e));
         }
         if n > 0 {
             return Err(PassError(format!(
