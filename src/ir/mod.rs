@@ -1,6 +1,7 @@
 //! The IR: a SPIR-V module split into typed sections, with functions as structured control-flow
 //! graphs. It knows nothing of passes, pipelines or terminals.
 
+pub mod build;
 pub mod cfg;
 pub mod idmap;
 pub mod inst;
@@ -10,6 +11,7 @@ pub mod ops;
 pub mod parse;
 pub mod print;
 pub mod spirv;
+pub mod typing;
 pub mod verify;
 
 pub use inst::{Id, Inst};

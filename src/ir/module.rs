@@ -176,8 +176,11 @@ impl Module {
     /// Rebuilds the intern table from `globals`; call after editing globals directly.
     pub fn reindex(&mut self) {
         self.interned.clear();
+        let sets = super::ops::ExtSets::of(self);
         for inst in &self.globals {
-            if let (true, Some(id)) = (super::inst::is_internable(inst.op), inst.result) {
+            let internable = super::inst::is_internable(inst.op)
+                || super::spirv::disasm::dialect_type_width(inst, &sets).is_some();
+            if let (true, Some(id)) = (internable, inst.result) {
                 self.interned.entry(inst.intern_key()).or_insert(id);
             }
         }

@@ -758,7 +758,7 @@ impl<'m> Verifier<'m> {
                 }
             }
             if let (Some(t), Some(vt)) = (i.ty, self.value_type(value)) {
-                if t != vt {
+                if !self.compatible(vt, t) {
                     self.error(
                         fid,
                         at,
@@ -787,6 +787,20 @@ impl<'m> Verifier<'m> {
             }
         }
         None
+    }
+
+    /// Whether a value of type `a` may stand where `b` is expected: the same type, or a
+    /// bit-vector and a numeric type of the same width and count (the access types the bits).
+    fn compatible(&self, a: Id, b: Id) -> bool {
+        if a == b {
+            return true;
+        }
+        match (self.shape(a), self.shape(b)) {
+            (Some((ka, wa, na)), Some((kb, wb, nb))) => {
+                wa == wb && na == nb && (ka == Kind::Bits || kb == Kind::Bits)
+            }
+            _ => false,
+        }
     }
 
     /// Element kind, width and component count of a scalar or vector type.
@@ -896,7 +910,7 @@ impl<'m> Verifier<'m> {
             Rule::None => {}
             Rule::SameType => {
                 for (v, vt) in typed {
-                    if vt != t {
+                    if !self.compatible(vt, t) {
                         self.error(
                             fid,
                             at,
@@ -998,7 +1012,7 @@ impl<'m> Verifier<'m> {
             Op::Load => {
                 if let (Some(t), Some(&p)) = (i.ty, ids.first()) {
                     match self.pointee(p) {
-                        Some(pt) if pt != t => self.error(
+                        Some(pt) if !self.compatible(t, pt) => self.error(
                             fid,
                             at,
                             format!("OpLoad of %{t} through a pointer to %{pt}"),
@@ -1013,7 +1027,7 @@ impl<'m> Verifier<'m> {
             Op::Store => {
                 if let (Some(&p), Some(&v)) = (ids.first(), ids.get(1)) {
                     if let (Some(pt), Some(vt)) = (self.pointee(p), self.value_type(v)) {
-                        if pt != vt {
+                        if !self.compatible(vt, pt) {
                             self.error(
                                 fid,
                                 at,
@@ -1027,7 +1041,7 @@ impl<'m> Verifier<'m> {
                 let ret = f.def.ty;
                 if let (Some(&v), Some(r)) = (ids.first(), ret) {
                     if let Some(vt) = self.value_type(v) {
-                        if vt != r {
+                        if !self.compatible(vt, r) {
                             self.error(
                                 fid,
                                 at,

@@ -2,8 +2,8 @@
 
 use super::pass::Pass;
 use super::passes::{
-    compact_ids::CompactIds, dce::Dce, fold::Fold, lift::Lift, lower::Lower,
-    strip_debug::StripDebug, verify::Verify,
+    assign_types::AssignTypes, compact_ids::CompactIds, dce::Dce, fold::Fold, lift::Lift,
+    lower::Lower, strip_debug::StripDebug, untype::Untype, verify::Verify,
 };
 
 pub fn all_passes() -> Vec<Box<dyn Pass>> {
@@ -14,6 +14,8 @@ pub fn all_passes() -> Vec<Box<dyn Pass>> {
         Box::new(Dce),
         Box::new(StripDebug),
         Box::new(CompactIds),
+        Box::new(Untype),
+        Box::new(AssignTypes),
         Box::new(Lift),
     ]
 }
@@ -38,6 +40,12 @@ pub const PRESETS: &[Preset] = &[
         name: "default",
         description: "optimize, keeping debug info",
         passes: &["lower", "verify", "fold", "dce", "verify", "lift"],
+    },
+    Preset {
+        name: "types",
+        description:
+            "erase int/float types to bit-vectors and assign them back with fewest bitcasts",
+        passes: &["lower", "untype", "assign-types", "lift"],
     },
     Preset {
         name: "size",

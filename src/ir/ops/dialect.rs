@@ -38,6 +38,8 @@ pub struct DialectOp {
     pub operands: &'static [&'static str],
     /// At least one of these must be declared; none means the op is always available.
     pub capabilities: &'static [Capability],
+    /// Typing signature (see `ops::Typing`); empty for type declarations.
+    pub typing: &'static str,
     pub doc: &'static str,
 }
 
@@ -60,6 +62,7 @@ const fn bits_type(
         typed: false,
         operands: &[],
         capabilities,
+        typing: "",
         doc,
     })
 }
@@ -106,6 +109,7 @@ pub const STABLE: &[Slot] = &[
         typed: true,
         operands: &["base", "offset"],
         capabilities: &[],
+        typing: "p: p i",
         doc: "The untyped pointer `offset` bytes past `base` (`offset` is an integer constant). The result \
               type is an OpTypeUntypedPointerKHR of the base's storage class.",
     }),
@@ -116,6 +120,7 @@ pub const STABLE: &[Slot] = &[
         typed: true,
         operands: &["base", "index", "stride"],
         capabilities: &[],
+        typing: "p: p i i",
         doc: "The untyped pointer `index` × `stride` bytes past `base`: a dynamic array index (`stride` is an \
               integer constant, `index` any integer value).",
     }),
@@ -126,6 +131,7 @@ pub const STABLE: &[Slot] = &[
         typed: true,
         operands: &["buffer"],
         capabilities: &[],
+        typing: "p: p",
         doc: "The memory of a buffer: from a buffer handle (a Uniform, StorageBuffer or PushConstant \
               variable, or one handle of an array of them) to an untyped pointer to its first byte. \
               Handles are not memory; this is where memory begins.",
@@ -137,6 +143,7 @@ pub const STABLE: &[Slot] = &[
         typed: true,
         operands: &["handles", "index"],
         capabilities: &[],
+        typing: "p: p i",
         doc: "One handle of an array of descriptors (buffers, images or samplers): a typed pointer to the \
               `index`-th element. Selecting a descriptor is not a memory offset, so it stays apart from \
               qptr.offset.",
@@ -152,6 +159,7 @@ pub const EXPERIMENTAL: &[Slot] = &[Slot::Op(DialectOp {
     typed: false,
     operands: &["dst", "src", "size"],
     capabilities: &[],
+        typing: "-: p p i",
     doc: "Copies `size` bytes (an integer constant) from `src` to `dst`, which do not overlap. \
           `qptr-lower` makes it from OpCopyMemory under --experimental (otherwise it expands the copy into \
           a load and a store); `qptr-lift` turns it back into OpCopyMemory.",

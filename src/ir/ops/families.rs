@@ -64,6 +64,7 @@ pub const COMMUTATIVE: &[&str] = &[
 pub const FAMILIES: &[Family] = &[
     Family {
         name: "float-arithmetic",
+        typing: "f: f",
         class: OpClass::Binary,
         attrs: PURE,
         overloads: FLOATS,
@@ -73,6 +74,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "float-negate",
+        typing: "f: f",
         class: OpClass::Unary,
         attrs: PURE,
         overloads: FLOATS,
@@ -82,6 +84,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "int-arithmetic",
+        typing: "i: i",
         class: OpClass::Binary,
         attrs: PURE,
         overloads: INTS,
@@ -91,6 +94,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "int-unary",
+        typing: "i: i",
         class: OpClass::Unary,
         attrs: PURE,
         overloads: INTS,
@@ -100,6 +104,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "int-extended",
+        typing: "c: c",
         class: OpClass::Binary,
         attrs: PURE,
         overloads: INTS,
@@ -109,6 +114,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "bitwise",
+        typing: "i: i",
         class: OpClass::Binary,
         attrs: PURE,
         overloads: INTS,
@@ -118,6 +124,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "shift",
+        typing: "i: i",
         class: OpClass::Binary,
         attrs: PURE,
         overloads: INTS,
@@ -127,6 +134,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "bit-field",
+        typing: "i: i",
         class: OpClass::Other,
         attrs: PURE,
         overloads: INTS,
@@ -136,6 +144,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "linear-algebra",
+        typing: "f: f",
         class: OpClass::Binary,
         attrs: PURE,
         overloads: &[Overload { kind: Kind::Float, widths: &[16, 32, 64], vector: true }],
@@ -145,6 +154,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "float-compare",
+        typing: "b: f",
         class: OpClass::Compare,
         attrs: PURE,
         overloads: FLOATS,
@@ -159,6 +169,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "int-compare",
+        typing: "b: i",
         class: OpClass::Compare,
         attrs: PURE,
         overloads: INTS,
@@ -171,6 +182,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "logical",
+        typing: "b: b",
         class: OpClass::Binary,
         attrs: PURE,
         overloads: BOOLS,
@@ -180,6 +192,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "bool-reduction",
+        typing: "b: b",
         class: OpClass::Unary,
         attrs: PURE,
         overloads: BOOLS,
@@ -189,6 +202,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "select",
+        typing: "*: b *",
         class: OpClass::Other,
         attrs: PURE,
         overloads: &[],
@@ -198,6 +212,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "convert",
+        typing: "c: c",
         class: OpClass::Convert,
         attrs: PURE,
         overloads: NUMBERS,
@@ -210,6 +225,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "bitcast",
+        typing: "*: ?",
         class: OpClass::Convert,
         attrs: PURE,
         overloads: &[],
@@ -219,6 +235,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "pointer-convert",
+        typing: "",
         class: OpClass::Convert,
         attrs: PURE,
         overloads: &[],
@@ -228,6 +245,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "composite",
+        typing: "c: c",
         class: OpClass::Composite,
         attrs: PURE,
         overloads: &[],
@@ -240,6 +258,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "pointer",
+        typing: "p: p i",
         class: OpClass::Pointer,
         attrs: PURE,
         overloads: &[],
@@ -249,6 +268,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "load",
+        typing: "c: p",
         class: OpClass::Memory,
         attrs: READS,
         overloads: &[],
@@ -258,6 +278,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "store",
+        typing: "-: p c",
         class: OpClass::Memory,
         attrs: WRITES,
         overloads: &[],
@@ -267,6 +288,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "copy-memory",
+        typing: "-: p p i",
         class: OpClass::Memory,
         attrs: RW,
         overloads: &[],
@@ -276,6 +298,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "variable",
+        typing: "p: c",
         class: OpClass::Memory,
         attrs: Attrs::NONE,
         overloads: &[],
@@ -285,6 +308,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "atomic",
+        typing: "c: c",
         class: OpClass::Atomic,
         attrs: RW,
         overloads: NUMBERS,
@@ -299,6 +323,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "barrier",
+        typing: "-: i",
         class: OpClass::Barrier,
         attrs: Attrs::BARRIER,
         overloads: &[],
@@ -308,6 +333,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "derivative",
+        typing: "f: f",
         class: OpClass::Derivative,
         attrs: PURE.union(Attrs::DERIVATIVE),
         overloads: FLOATS,
@@ -317,6 +343,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "image-sample-implicit",
+        typing: "c: c",
         class: OpClass::Image,
         attrs: READS.union(Attrs::DERIVATIVE),
         overloads: &[],
@@ -326,6 +353,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "image-read",
+        typing: "c: c",
         class: OpClass::Image,
         attrs: READS,
         overloads: &[],
@@ -338,6 +366,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "image-write",
+        typing: "c: c",
         class: OpClass::Image,
         attrs: WRITES,
         overloads: &[],
@@ -347,6 +376,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "image-handle",
+        typing: "i: p i",
         class: OpClass::Image,
         attrs: PURE,
         overloads: &[],
@@ -356,6 +386,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "subgroup",
+        typing: "",
         class: OpClass::Subgroup,
         attrs: Attrs::WAVE,
         overloads: &[],
@@ -378,6 +409,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "terminator",
+        typing: "-: p",
         class: OpClass::Terminator,
         attrs: Attrs::TERMINATOR,
         overloads: &[],
@@ -390,6 +422,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "structure",
+        typing: "-: p",
         class: OpClass::Control,
         attrs: Attrs::NONE,
         overloads: &[],
@@ -399,6 +432,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "phi",
+        typing: "*: *",
         class: OpClass::Control,
         attrs: PURE,
         overloads: &[],
@@ -408,6 +442,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "function",
+        typing: "",
         class: OpClass::Control,
         attrs: Attrs::NONE,
         overloads: &[],
@@ -417,6 +452,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "call",
+        typing: "c: c",
         class: OpClass::Call,
         attrs: RW,
         overloads: &[],
@@ -426,6 +462,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "ext-inst",
+        typing: "",
         class: OpClass::ExtInst,
         attrs: Attrs::NONE,
         overloads: &[],
@@ -435,6 +472,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "constant",
+        typing: "",
         class: OpClass::Constant,
         attrs: PURE,
         overloads: &[],
@@ -448,6 +486,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "debug",
+        typing: "",
         class: OpClass::Debug,
         attrs: Attrs::NONE,
         overloads: &[],
@@ -457,6 +496,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "annotation",
+        typing: "",
         class: OpClass::Annotation,
         attrs: Attrs::NONE,
         overloads: &[],
@@ -469,6 +509,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "mode-setting",
+        typing: "",
         class: OpClass::ModeSetting,
         attrs: Attrs::NONE,
         overloads: &[],
@@ -592,4 +633,90 @@ pub const EARLY_EXTENSIONS: &[(&str, &[&str])] = &[
             "SPV_GOOGLE_hlsl_functionality1",
         ],
     ),
+];
+
+/// Typing signatures of single ops where their family's does not fit (see `Typing`). Subgroup
+/// ops list their scope operand first.
+pub const TYPINGS: &[(&str, &str)] = &[
+    // Unsigned division reads and makes exactly one unsigned type.
+    ("UDiv", "u: u"),
+    ("UMod", "u: u"),
+    // The base (and inserted value) of a bit-field op has the result's type.
+    ("BitFieldInsert", "i: * * i i"),
+    ("BitFieldSExtract", "i: * i i"),
+    ("BitFieldUExtract", "i: * i i"),
+    ("BitReverse", "i: *"),
+    ("BitCount", "i: i"),
+    ("ConvertFToU", "u: f"),
+    ("ConvertFToS", "i: f"),
+    ("ConvertSToF", "f: i"),
+    ("ConvertUToF", "f: i"),
+    ("UConvert", "u: i"),
+    ("SConvert", "i: i"),
+    ("FConvert", "f: f"),
+    ("QuantizeToF16", "f: f"),
+    ("SatConvertSToU", "u: i"),
+    ("SatConvertUToS", "i: i"),
+    ("VectorExtractDynamic", "*: * i"),
+    ("VectorInsertDynamic", "*: * * i"),
+    ("VectorShuffle", "*: *"),
+    ("CopyObject", "*: *"),
+    ("CopyLogical", ""),
+    ("ArrayLength", "u: p"),
+    ("PtrEqual", "b: p"),
+    ("PtrNotEqual", "b: p"),
+    ("PtrDiff", "i: p"),
+    ("SampledImage", "p: p"),
+    ("Image", "p: p"),
+    ("BranchConditional", "-: b p"),
+    ("Switch", "-: i p"),
+    ("Return", "-:"),
+    ("ReturnValue", "-: c"),
+    ("Kill", "-:"),
+    ("Unreachable", "-:"),
+    ("TerminateInvocation", "-:"),
+    ("IgnoreIntersectionKHR", "-:"),
+    ("TerminateRayKHR", "-:"),
+    ("EmitMeshTasksEXT", ""),
+    ("GroupNonUniformElect", "b: i"),
+    ("GroupNonUniformAll", "b: i b"),
+    ("GroupNonUniformAny", "b: i b"),
+    ("GroupNonUniformAllEqual", "b: i ?"),
+    ("GroupNonUniformBroadcast", "*: i * i"),
+    ("GroupNonUniformBroadcastFirst", "*: i *"),
+    ("GroupNonUniformBallot", "u: i b"),
+    ("GroupNonUniformInverseBallot", "b: i u"),
+    ("GroupNonUniformBallotBitExtract", "b: i u i"),
+    ("GroupNonUniformBallotBitCount", "u: i u"),
+    ("GroupNonUniformBallotFindLSB", "u: i u"),
+    ("GroupNonUniformBallotFindMSB", "u: i u"),
+    ("GroupNonUniformShuffle", "*: i * i"),
+    ("GroupNonUniformShuffleXor", "*: i * i"),
+    ("GroupNonUniformShuffleUp", "*: i * i"),
+    ("GroupNonUniformShuffleDown", "*: i * i"),
+    ("GroupNonUniformIAdd", "i: i * i"),
+    ("GroupNonUniformIMul", "i: i * i"),
+    ("GroupNonUniformSMin", "i: i * i"),
+    ("GroupNonUniformUMin", "i: i * i"),
+    ("GroupNonUniformSMax", "i: i * i"),
+    ("GroupNonUniformUMax", "i: i * i"),
+    ("GroupNonUniformBitwiseAnd", "i: i * i"),
+    ("GroupNonUniformBitwiseOr", "i: i * i"),
+    ("GroupNonUniformBitwiseXor", "i: i * i"),
+    ("GroupNonUniformFAdd", "f: i * i"),
+    ("GroupNonUniformFMul", "f: i * i"),
+    ("GroupNonUniformFMin", "f: i * i"),
+    ("GroupNonUniformFMax", "f: i * i"),
+    ("GroupNonUniformLogicalAnd", "b: i b i"),
+    ("GroupNonUniformLogicalOr", "b: i b i"),
+    ("GroupNonUniformLogicalXor", "b: i b i"),
+    ("GroupNonUniformQuadBroadcast", "*: i * i"),
+    ("GroupNonUniformQuadSwap", "*: i * i"),
+    ("SubgroupBallotKHR", "u: b"),
+    ("SubgroupFirstInvocationKHR", "*: *"),
+    ("SubgroupAllKHR", "b: b"),
+    ("SubgroupAnyKHR", "b: b"),
+    ("SubgroupAllEqualKHR", "b: ?"),
+    ("SubgroupReadInvocationKHR", "*: * i"),
+    ("Undef", "*:"),
 ];

@@ -31,6 +31,7 @@ const PURE: Attrs = Attrs::PURE;
 pub const FAMILIES: &[Family] = &[
     Family {
         name: "glsl-float",
+        typing: "f: f",
         class: OpClass::Unary,
         attrs: PURE,
         overloads: FLOATS,
@@ -40,6 +41,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "glsl-float-binary",
+        typing: "f: f",
         class: OpClass::Binary,
         attrs: PURE,
         overloads: FLOATS,
@@ -50,6 +52,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "glsl-transcendental",
+        typing: "f: f",
         class: OpClass::Unary,
         attrs: PURE,
         overloads: FLOATS_16_32,
@@ -63,6 +66,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "glsl-int",
+        typing: "i: *",
         class: OpClass::Binary,
         attrs: PURE,
         overloads: INTS,
@@ -73,6 +77,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "glsl-find-bit",
+        typing: "i: i",
         class: OpClass::Unary,
         attrs: PURE,
         overloads: INTS_32,
@@ -83,6 +88,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "glsl-geometry",
+        typing: "f: f",
         class: OpClass::Other,
         attrs: PURE,
         overloads: FLOATS,
@@ -92,6 +98,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "glsl-matrix",
+        typing: "c: c",
         class: OpClass::Other,
         attrs: PURE,
         overloads: FLOATS,
@@ -101,6 +108,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "glsl-float-parts",
+        typing: "c: f",
         class: OpClass::Other,
         attrs: PURE,
         overloads: FLOATS,
@@ -111,6 +119,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "glsl-float-parts-out",
+        typing: "f: f p",
         class: OpClass::Memory,
         attrs: Attrs::WRITES_MEMORY,
         overloads: FLOATS,
@@ -120,6 +129,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "glsl-pack",
+        typing: "i: f",
         class: OpClass::Convert,
         attrs: PURE,
         overloads: &[],
@@ -133,6 +143,7 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         name: "glsl-interpolate",
+        typing: "f: p f",
         class: OpClass::Memory,
         attrs: Attrs::READS_MEMORY,
         overloads: FLOATS_16_32,
@@ -140,4 +151,19 @@ pub const FAMILIES: &[Family] = &[
         doc: "Interpolates a fragment input at the centroid, a sample or an offset; reads the input through its pointer.",
         ops: &["InterpolateAtCentroid", "InterpolateAtSample", "InterpolateAtOffset"],
     },
+];
+
+/// Typing signatures of single instructions where their family's does not fit.
+pub const TYPINGS: &[(&str, &str)] = &[
+    ("Determinant", "f: c"),
+    ("Ldexp", "f: f i"),
+    ("PackDouble2x32", "f: i"),
+    ("UnpackSnorm2x16", "f: i"),
+    ("UnpackUnorm2x16", "f: i"),
+    ("UnpackHalf2x16", "f: i"),
+    ("UnpackSnorm4x8", "f: i"),
+    ("UnpackUnorm4x8", "f: i"),
+    ("UnpackDouble2x32", "i: f"),
+    ("InterpolateAtCentroid", "f: p"),
+    ("InterpolateAtSample", "f: p i"),
 ];

@@ -219,13 +219,92 @@ pub enum Rule {
     SameCount,
 }
 
-/// A family: ops that share class, overloads, result rule, attributes and documentation.
+/// How an op reads a value operand, or what its result is, in a module whose integer and
+/// float values may be untyped bit-vectors (`untype`): the op, not the value, carries the type,
+/// as in NIR. `assign-types` reads this to give every bit-vector a type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Val {
+    /// `f`: a float.
+    Float,
+    /// `i`: an integer of either signedness.
+    Int,
+    /// `u`: an unsigned integer.
+    Uint,
+    /// `b`: a bool (never a bit-vector).
+    Bool,
+    /// `*`: as an operand, the result's type; as a result, any type (the op is polymorphic).
+    Same,
+    /// `?`: any type.
+    Any,
+    /// `p`: not a numeric value (a pointer, handle, label or function).
+    NotValue,
+    /// `c`: typed by context — memory, an aggregate's member, an image's sampled type, a
+    /// function signature; `assign-types` knows these ops one by one.
+    Context,
+    /// `-`: no result.
+    Nothing,
+}
+
+/// An op's typing signature, written `"RESULT: OPERAND…"` with one symbol per id operand (an
+/// extended instruction's set not counted); the last operand symbol repeats.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Typing {
+    pub result: Val,
+    pub operands: Vec<Val>,
+}
+
+impl Typing {
+    /// `None` for an empty signature (the op's typing is unknown).
+    pub fn parse(text: &str) -> Option<Result<Typing, String>> {
+        if text.is_empty() {
+            return None;
+        }
+        let sym = |c: &str| match c {
+            "f" => Ok(Val::Float),
+            "i" => Ok(Val::Int),
+            "u" => Ok(Val::Uint),
+            "b" => Ok(Val::Bool),
+            "*" => Ok(Val::Same),
+            "?" => Ok(Val::Any),
+            "p" => Ok(Val::NotValue),
+            "c" => Ok(Val::Context),
+            "-" => Ok(Val::Nothing),
+            other => Err(format!("unknown typing symbol '{other}' in \"{text}\"")),
+        };
+        let parse = || {
+            let (result, operands) = text
+                .split_once(':')
+                .ok_or_else(|| format!("typing \"{text}\" has no ':'"))?;
+            Ok(Typing {
+                result: sym(result.trim())?,
+                operands: operands
+                    .split_whitespace()
+                    .map(sym)
+                    .collect::<Result<_, _>>()?,
+            })
+        };
+        Some(parse())
+    }
+
+    /// How id operand `k` is read (the last symbol repeats; none: not at all).
+    pub fn operand(&self, k: usize) -> Val {
+        self.operands
+            .get(k)
+            .or(self.operands.last())
+            .copied()
+            .unwrap_or(Val::NotValue)
+    }
+}
+
+/// A family: ops that share class, overloads, result rule, typing, attributes and documentation.
 pub struct Family {
     pub name: &'static str,
     pub class: OpClass,
     pub attrs: Attrs,
     pub overloads: &'static [Overload],
     pub rule: Rule,
+    /// Typing signature (see `Typing`); empty when the ops' typing is not described.
+    pub typing: &'static str,
     pub doc: &'static str,
     pub ops: &'static [&'static str],
 }
@@ -282,6 +361,8 @@ pub struct OpInfo {
     pub extensions: Vec<&'static str>,
     /// How to compute the op on constant operands, where that is defined.
     pub fold: Option<fold::FoldFn>,
+    /// What kinds of values the op reads and makes; `None` when the table does not say.
+    pub typing: Option<Typing>,
 }
 
 impl OpInfo {
@@ -315,6 +396,20 @@ fn family_index(families: &'static [Family]) -> HashMap<&'static str, &'static F
 
 fn spirv_grammar_by_name(name: &str) -> Option<&'static grammar::Instruction<'static>> {
     grammar::INSTRUCTION_TABLE.iter().find(|g| g.opname == name)
+}
+
+/// The typing of an op: its own entry in `overrides`, else its family's.
+fn typing_of(
+    name: &str,
+    family: Option<&Family>,
+    overrides: &[(&str, &'static str)],
+) -> Option<Typing> {
+    let text = overrides
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, t)| *t)
+        .or(family.map(|f| f.typing))?;
+    Typing::parse(text).map(|t| t.unwrap_or_else(|e| panic!("op table: {name}: {e}")))
 }
 
 fn core_ops(ops: &mut Vec<OpInfo>) {
@@ -394,6 +489,7 @@ fn core_ops(ops: &mut Vec<OpInfo>) {
             min_version: version_of.get(g.opname).copied(),
             extensions: extensions.remove(&opcode).unwrap_or_default(),
             fold: fold::rule(g.opcode),
+            typing: typing_of(g.opname, family, families::TYPINGS),
         });
     }
 }
@@ -431,6 +527,7 @@ fn glsl_ops(ops: &mut Vec<OpInfo>) {
             min_version: None,
             extensions: Vec::new(),
             fold: fold::glsl_rule(number),
+            typing: typing_of(g.opname, family, glsl::TYPINGS),
         });
     }
 }
@@ -466,6 +563,8 @@ fn build_dialect(ops: &mut Vec<OpInfo>, reserved: &mut Vec<(u32, &'static str)>)
                     min_version: None,
                     extensions: Vec::new(),
                     fold: None,
+                    typing: Typing::parse(d.typing)
+                        .map(|t| t.unwrap_or_else(|e| panic!("op table: {}: {e}", d.name))),
                 }),
             }
         }
@@ -807,6 +906,12 @@ mod tests {
         for (op, _) in families::EARLY_EXTENSIONS {
             assert!(core.contains(op), "extension list names unknown Op{op}");
         }
+        for (op, _) in families::TYPINGS {
+            assert!(core.contains(op), "typing list names unknown Op{op}");
+        }
+        for (op, _) in glsl::TYPINGS {
+            assert!(glsl_names.contains(op), "typing list names unknown {op}");
+        }
     }
 
     #[test]
@@ -843,6 +948,29 @@ mod tests {
             info(Op::GroupNonUniformIAdd).unwrap().min_version,
             Some((1, 3))
         );
+    }
+
+    #[test]
+    fn typings_parse_and_cover_the_ops_passes_untype() {
+        // Building the table parses every signature (a bad one panics).
+        let t = |name: &str| by_name(name).unwrap().typing.clone();
+        assert_eq!(
+            t("OpFAdd"),
+            Some(Typing {
+                result: Val::Float,
+                operands: vec![Val::Float]
+            })
+        );
+        assert_eq!(t("OpConvertFToU").unwrap().result, Val::Uint);
+        assert_eq!(t("OpSelect").unwrap().operand(2), Val::Same);
+        assert_eq!(t("GLSL.std.450.Ldexp").unwrap().operand(1), Val::Int);
+        assert_eq!(t("qptr.dyn_offset").unwrap().operand(1), Val::Int);
+        assert!(t("OpCopyLogical").is_none());
+        // Every GLSL.std.450 instruction has a typing.
+        for o in all().iter().filter(|o| o.set == OpSet::Glsl) {
+            assert!(o.typing.is_some(), "{} has no typing", o.name);
+        }
+        assert!(Typing::parse("x: f").unwrap().is_err());
     }
 
     #[test]

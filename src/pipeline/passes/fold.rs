@@ -13,6 +13,7 @@ use std::collections::{HashMap, HashSet};
 use rspirv::dr::Operand;
 use spirv::Op;
 
+use crate::ir::idmap::{follow, replace_with};
 use crate::ir::inst::operand_id_mut;
 use crate::ir::ops::{self, fold::Value};
 use crate::ir::spirv::asm::f64_to_f16;
@@ -175,8 +176,10 @@ pub fn fold(m: &mut Module) -> bool {
                         ids.get(1),
                         ids.get(2),
                     ) {
-                        replace.insert(result, if *c { a } else { b2 });
-                        continue;
+                        // A select of itself (only in a broken module) stays.
+                        if replace_with(&mut replace, result, if *c { a } else { b2 }) {
+                            continue;
+                        }
                     }
                 }
                 let folded = info
@@ -191,7 +194,7 @@ pub fn fold(m: &mut Module) -> bool {
                 match folded.and_then(|(c, v)| Some((m.intern(c)?, v))) {
                     Some((id, v)) => {
                         values.insert(id, v);
-                        replace.insert(result, id);
+                        replace_with(&mut replace, result, id);
                     }
                     None => kept.push(inst),
                 }
@@ -200,12 +203,7 @@ pub fn fold(m: &mut Module) -> bool {
         }
     }
     // Phis and terminators may use values folded later in the walk (loop back edges).
-    let resolve = |mut id: Id| {
-        while let Some(&r) = replace.get(&id) {
-            id = r;
-        }
-        id
-    };
+    let resolve = |id: Id| follow(&replace, id);
     for f in &mut functions {
         for b in &mut f.blocks {
             for inst in b.insts.iter_mut().chain(std::iter::once(&mut b.terminator)) {

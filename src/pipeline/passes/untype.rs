@@ -1,0 +1,388 @@
+//! `untype`: integer and float values become bit-vectors, as in Mesa NIR. A value of type
+//! `float`, `int`, `uint` or a vector of them becomes `bits.b32` (or `v4b32`…) of the same width
+//! and count: the operation, not the value, says how the bits are read (`ir::typing`).
+//! Consequences: a same-width `OpBitcast` is a plain use and disappears; constants with equal
+//! bits are one constant (`0` and `0.0`, `1.0` and `0x3f800000`); function parameters and
+//! results lose their kind too.
+//!
+//! What keeps its type: memory (variables, pointers, aggregates, matrices — loads and stores
+//! are typed by their pointer), spec constants (their type is part of the interface), the
+//! signatures of imported and exported functions, and every value an instruction uses or makes
+//! whose typing `ir::typing` cannot describe. `assign-types` gives the bit-vectors types back.
+
+use std::collections::{HashMap, HashSet};
+
+use rspirv::dr::Operand;
+use spirv::Op;
+
+use crate::ir::idmap::{follow, replace_with};
+use crate::ir::inst::{operand_id, operand_id_mut};
+use crate::ir::typing::{Made, Numeric, TypeInfo};
+use crate::ir::{Id, Inst, Module};
+use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
+
+pub struct Untype;
+
+/// Where an instruction is: function, block, index (`insts.len()` for the terminator).
+type At = (usize, usize, usize);
+
+/// Constants (and global undefs) a bit-vector copy can stand in for.
+fn is_numeric_constant(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Constant | Op::ConstantComposite | Op::ConstantNull | Op::Undef
+    )
+}
+
+/// What `untype` decided, before changing anything.
+struct Plan {
+    /// Values (results and parameters) to retype, with their old type.
+    values: HashMap<Id, Id>,
+    /// Functions whose return type becomes a bit-vector.
+    returns: HashSet<Id>,
+    /// Instructions whose typing is known, with the operand positions that hold numeric values.
+    operands: HashMap<At, Vec<usize>>,
+}
+
+fn linkage_functions(m: &Module) -> HashSet<Id> {
+    m.annotations
+        .iter()
+        .filter(|i| {
+            i.op == Op::Decorate
+                && matches!(
+                    i.operands.get(1),
+                    Some(Operand::Decoration(spirv::Decoration::LinkageAttributes))
+                )
+        })
+        .filter_map(|i| i.operands.first().and_then(operand_id))
+        .collect()
+}
+
+fn plan(m: &Module) -> Plan {
+    let info = TypeInfo::new(m);
+    let linked = linkage_functions(m);
+    let typed_numeric = |v: Id| info.value_numeric(v).is_some_and(|n| n.label.is_some());
+    let mut pinned: HashSet<Id> = HashSet::new();
+    let mut operands = HashMap::new();
+    let mut candidates: Vec<Id> = Vec::new();
+    let mut call_results: Vec<(Id, Id)> = Vec::new();
+    for (fi, f) in m.functions.iter().enumerate() {
+        if linked.contains(&f.id()) {
+            pinned.extend(f.params.iter().filter_map(|p| p.result));
+            pinned.insert(f.id());
+        }
+        for p in &f.params {
+            candidates.extend(p.result.filter(|r| typed_numeric(*r)));
+        }
+        for (bi, b) in f.blocks.iter().enumerate() {
+            for (ii, inst) in b
+                .insts
+                .iter()
+                .chain(std::iter::once(&b.terminator))
+                .enumerate()
+            {
+                match info.typing(Some(f), inst) {
+                    None => {
+                        pinned.extend(inst.result);
+                        pinned.extend(inst.operands.iter().filter_map(operand_id));
+                    }
+                    Some(t) => {
+                        if let Some(r) = inst.result.filter(|r| typed_numeric(*r)) {
+                            candidates.push(r);
+                            if let Some(Made::Tied(callee)) = t.result {
+                                call_results.push((r, callee));
+                            }
+                        }
+                        operands.insert((fi, bi, ii), t.operands.iter().map(|(k, _)| *k).collect());
+                    }
+                }
+            }
+        }
+    }
+    // A call's result and its function's return type go together.
+    let mut returns: HashSet<Id> = m
+        .functions
+        .iter()
+        .filter(|f| !pinned.contains(&f.id()) && !f.blocks.is_empty())
+        .filter(|f| {
+            f.def
+                .ty
+                .and_then(|t| info.numeric(t))
+                .is_some_and(|n| n.label.is_some())
+        })
+        .map(|f| f.id())
+        .collect();
+    for (r, callee) in &call_results {
+        if pinned.contains(r) || !returns.contains(callee) {
+            returns.remove(callee);
+            pinned.insert(*r);
+        }
+    }
+    let values = candidates
+        .into_iter()
+        .filter(|v| !pinned.contains(v))
+        .filter_map(|v| Some((v, info.value_type(v)?)))
+        .collect();
+    Plan {
+        values,
+        returns,
+        operands,
+    }
+}
+
+/// What the rewrite needs to know of the module as it was, and what it has made so far.
+struct Cx {
+    /// Numeric scalar and vector types, by id.
+    numeric: HashMap<Id, Numeric>,
+    /// Typed numeric constants and global undefs, by id.
+    constants: HashMap<Id, Inst>,
+    /// Typed type → bit-vector type.
+    types: HashMap<Id, Id>,
+    /// Typed constant → bit-vector constant.
+    made: HashMap<Id, Id>,
+}
+
+impl Cx {
+    fn new(m: &Module) -> Self {
+        let info = TypeInfo::new(m);
+        let numeric: HashMap<Id, Numeric> = m
+            .globals
+            .iter()
+            .filter_map(|g| Some((g.result?, info.numeric(g.result?)?)))
+            .collect();
+        let constants = m
+            .globals
+            .iter()
+            .filter(|g| is_numeric_constant(g.op))
+            .filter(|g| {
+                g.ty.and_then(|t| numeric.get(&t))
+                    .is_some_and(|n| n.label.is_some())
+            })
+            .filter_map(|g| Some((g.result?, g.clone())))
+            .collect();
+        Cx {
+            numeric,
+            constants,
+            types: HashMap::new(),
+            made: HashMap::new(),
+        }
+    }
+
+    /// The bit-vector type standing for a typed numeric type.
+    fn bits_of(&mut self, m: &mut Module, ty: Id) -> Option<Id> {
+        if let Some(&b) = self.types.get(&ty) {
+            return Some(b);
+        }
+        let n = *self.numeric.get(&ty)?;
+        let b = m.bits_type(n.width, n.count)?;
+        self.types.insert(ty, b);
+        Some(b)
+    }
+
+    /// The bit-vector copy of a typed numeric constant (or undef), interned.
+    fn bits_constant(&mut self, m: &mut Module, c: Id) -> Option<Id> {
+        if let Some(&b) = self.made.get(&c) {
+            return Some(b);
+        }
+        let def = self.constants.get(&c)?.clone();
+        let old_ty = def.ty?;
+        let n = *self.numeric.get(&old_ty)?;
+        let ty = self.bits_of(m, old_ty)?;
+        let inst = match def.op {
+            // Zero is zero whatever its kind: 0 and 0.0 become one constant.
+            Op::ConstantNull if n.count == 1 => {
+                let word = if n.width > 32 {
+                    Operand::LiteralBit64(0)
+                } else {
+                    Operand::LiteralBit32(0)
+                };
+                Inst::new(Op::Constant, Some(ty), None, vec![word])
+            }
+            Op::ConstantComposite => {
+                let mut parts = Vec::with_capacity(def.operands.len());
+                for o in &def.operands {
+                    parts.push(Operand::IdRef(self.bits_constant(m, operand_id(o)?)?));
+                }
+                Inst::new(Op::ConstantComposite, Some(ty), None, parts)
+            }
+            op => Inst::new(op, Some(ty), None, def.operands.clone()),
+        };
+        let id = m.intern(inst)?;
+        self.made.insert(c, id);
+        Some(id)
+    }
+}
+
+pub fn untype(m: &mut Module) -> Result<bool, String> {
+    let plan = plan(m);
+    let out_of_ids = || "the module has run out of ids".to_string();
+    let mut cx = Cx::new(m);
+    let mut changed = false;
+
+    // Signatures: parameters and return types, then the function type.
+    for fi in 0..m.functions.len() {
+        let fid = m.functions[fi].id();
+        let mut sig_changed = false;
+        let ret = m.functions[fi].def.ty;
+        let new_ret = match ret {
+            Some(t) if plan.returns.contains(&fid) => {
+                sig_changed = true;
+                Some(cx.bits_of(m, t).ok_or_else(out_of_ids)?)
+            }
+            t => t,
+        };
+        let mut param_types = Vec::new();
+        for pi in 0..m.functions[fi].params.len() {
+            let p = m.functions[fi].params[pi].clone();
+            let new = match p.result.and_then(|r| plan.values.get(&r)) {
+                Some(&old) => {
+                    sig_changed = true;
+                    cx.bits_of(m, old).ok_or_else(out_of_ids)?
+                }
+                None => p.ty.unwrap_or(0),
+            };
+            m.functions[fi].params[pi].ty = Some(new);
+            param_types.push(Operand::IdRef(new));
+        }
+        if sig_changed {
+            let mut operands = vec![Operand::IdRef(new_ret.unwrap_or(0))];
+            operands.extend(param_types);
+            let fn_type = m
+                .intern(Inst::new(Op::TypeFunction, None, None, operands))
+                .ok_or_else(out_of_ids)?;
+            let def = &mut m.functions[fi].def;
+            def.ty = new_ret;
+            if let Some(last) = def.operands.last_mut() {
+                *last = Operand::IdRef(fn_type);
+            }
+            changed = true;
+        }
+    }
+
+    // Results, and constants where a known instruction reads them as numbers.
+    for fi in 0..m.functions.len() {
+        for bi in 0..m.functions[fi].blocks.len() {
+            let n = m.functions[fi].blocks[bi].insts.len();
+            for ii in 0..=n {
+                let inst = {
+                    let b = &m.functions[fi].blocks[bi];
+                    if ii == n {
+                        b.terminator.clone()
+                    } else {
+                        b.insts[ii].clone()
+                    }
+                };
+                let mut new = inst.clone();
+                if let Some(&old) = inst.result.and_then(|r| plan.values.get(&r)) {
+                    new.ty = Some(cx.bits_of(m, old).ok_or_else(out_of_ids)?);
+                }
+                for &k in plan.operands.get(&(fi, bi, ii)).into_iter().flatten() {
+                    let Some(c) = new.operands.get(k).and_then(operand_id) else {
+                        continue;
+                    };
+                    if cx.constants.contains_key(&c) {
+                        let b = cx.bits_constant(m, c).ok_or_else(out_of_ids)?;
+                        new.operands[k] = Operand::IdRef(b);
+                    }
+                }
+                if new != inst {
+                    changed = true;
+                    let b = &mut m.functions[fi].blocks[bi];
+                    if ii == n {
+                        b.terminator = new;
+                    } else {
+                        b.insts[ii] = new;
+                    }
+                }
+            }
+        }
+    }
+
+    // Same-width bitcasts between bit-vectors are plain uses now.
+    let value_types: HashMap<Id, Id> = {
+        let mut t = HashMap::new();
+        m.for_each_inst(|i| {
+            if let (Some(r), Some(ty)) = (i.result, i.ty) {
+                t.insert(r, ty);
+            }
+        });
+        t
+    };
+    let mut replace: HashMap<Id, Id> = HashMap::new();
+    for f in &m.functions {
+        for b in &f.blocks {
+            for i in &b.insts {
+                if i.op != Op::Bitcast {
+                    continue;
+                }
+                if let (Some(r), Some(t), Some(src)) =
+                    (i.result, i.ty, i.operands.first().and_then(operand_id))
+                {
+                    if value_types.get(&src) == Some(&t) {
+                        replace_with(&mut replace, r, src);
+                    }
+                }
+            }
+        }
+    }
+    if !replace.is_empty() {
+        for f in &mut m.functions {
+            for b in &mut f.blocks {
+                b.insts
+                    .retain(|i| !i.result.is_some_and(|r| replace.contains_key(&r)));
+            }
+        }
+        changed = true;
+        let resolve = |id: Id| follow(&replace, id);
+        for f in &mut m.functions {
+            for b in &mut f.blocks {
+                for i in b.insts.iter_mut().chain(std::iter::once(&mut b.terminator)) {
+                    for o in &mut i.operands {
+                        if let Some(id) = operand_id_mut(o) {
+                            *id = resolve(*id);
+                        }
+                    }
+                }
+            }
+        }
+        let gone = |i: &Inst| matches!(i.operands.first(), Some(Operand::IdRef(t)) if replace.contains_key(t));
+        m.debug.retain(|i| !(i.op == Op::Name && gone(i)));
+        m.annotations.retain(|i| !(i.op == Op::Decorate && gone(i)));
+    }
+
+    // Typed constants nothing uses any more.
+    if !cx.made.is_empty() {
+        let mut used: HashSet<Id> = HashSet::new();
+        m.for_each_inst(|i| {
+            if !matches!(i.op, Op::Name | Op::Decorate | Op::MemberName) {
+                used.extend(i.uses());
+            }
+        });
+        let dead: HashSet<Id> = cx
+            .made
+            .keys()
+            .copied()
+            .filter(|c| !used.contains(c))
+            .collect();
+        let about_dead =
+            |i: &Inst| matches!(i.operands.first(), Some(Operand::IdRef(t)) if dead.contains(t));
+        m.globals
+            .retain(|g| !g.result.is_some_and(|r| dead.contains(&r)));
+        m.debug.retain(|i| !(i.op == Op::Name && about_dead(i)));
+        m.annotations.retain(|i| !about_dead(i));
+        m.reindex();
+    }
+    Ok(changed)
+}
+
+impl Pass for Untype {
+    fn name(&self) -> &'static str {
+        "untype"
+    }
+    fn description(&self) -> &'static str {
+        "integer and float values become bit-vectors; same-width bitcasts vanish, equal constants merge"
+    }
+    fn run(&self, module: &mut Module, _cx: &mut PassCx) -> Result<Changed, PassError> {
+        untype(module).map(Changed::from).map_err(PassError)
+    }
+}
