@@ -1204,6 +1204,19 @@ impl AsmCx<'_> {
             ));
         };
         let bad = |what: String| err(t.line, t.col, what);
+        let width = match kind {
+            Some(
+                ScalarKind::Int { width, .. }
+                | ScalarKind::Float { width }
+                | ScalarKind::Bits { width },
+            ) => width,
+            None => 32,
+        };
+        if !(1..=64).contains(&width) {
+            return Err(bad(format!(
+                "a literal of a {width}-bit type is not supported"
+            )));
+        }
         match kind {
             Some(ScalarKind::Int { width, signed }) => {
                 let v = parse_int(n).ok_or_else(|| bad(format!("'{n}' is not an integer")))?;

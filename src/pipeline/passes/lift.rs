@@ -28,6 +28,7 @@ impl Pass for Lift {
             )));
         }
         // An import of the dialect nothing uses any more.
+        let before = module.preamble.len();
         module.preamble.retain(|i| {
             !(i.op == spirv::Op::ExtInstImport
                 && matches!(i.operands.first(), Some(rspirv::dr::Operand::LiteralString(s)) if s == ops::DIALECT_SET))
@@ -37,7 +38,7 @@ impl Pass for Lift {
             .map_err(|e| PassError(format!("lifted SPIR-V does not read back: {e}")))?;
         // Writing what was read back gives the same words unless lifting lost something;
         // comparing encodings is much cheaper than comparing modules.
-        let changed = write::write_words(&back) != words;
+        let changed = module.preamble.len() != before || write::write_words(&back) != words;
         *module = back;
         cx.output = Some(words);
         Ok(changed.into())
