@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Runs the test suite. Installs the external oracles the tests use when they are missing:
-# spirv-val/spirv-dis/spirv-as (Debian spirv-tools) and glslangValidator (glslang-tools).
+# spirv-val/spirv-dis/spirv-as (Debian spirv-tools), glslangValidator (glslang-tools), and
+# lavapipe with the Vulkan loader (mesa-vulkan-drivers, libvulkan1), on which the equivalence
+# tests run shaders before and after compilation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 missing=()
 command -v spirv-val >/dev/null 2>&1 || missing+=(spirv-tools)
 command -v glslangValidator >/dev/null 2>&1 || missing+=(glslang-tools)
+ls /usr/share/vulkan/icd.d/lvp_icd.*.json >/dev/null 2>&1 || missing+=(mesa-vulkan-drivers)
+ldconfig -p 2>/dev/null | grep 'libvulkan\.so\.1' >/dev/null || missing+=(libvulkan1)
 if [ ${#missing[@]} -gt 0 ]; then
     echo "installing test dependencies: ${missing[*]}"
     sudo=""

@@ -15,5 +15,6 @@ void main() {
         r0.y = floatBitsToUint(uintBitsToFloat(r0.y) + uintBitsToFloat(r0.w) * uintBitsToFloat(cb0.y));
         r0.x = uint(int(r0.x) + 1);
     }
-    data[r0.z] = floatBitsToUint(uintBitsToFloat(r0.y) * 0.5);
+    // Results go past the inputs, so no invocation reads what another writes.
+    data[r0.z + 2048u] = floatBitsToUint(uintBitsToFloat(r0.y) * 0.5);
 }

@@ -1,0 +1,462 @@
+//! A compute-shader runner on lavapipe (Mesa's CPU Vulkan driver), so tests can check that a
+//! shader and its compiled form compute the same thing: same buffers in, same buffers out.
+//!
+//! It takes shaders whose resources are plain storage and uniform buffers (one descriptor per
+//! binding); `Layout::of` says which a module has, or why it cannot run it.
+#![allow(dead_code)]
+
+use std::ffi::CString;
+
+use ash::vk;
+use rspirv::dr::Operand;
+use shaderstep::ir::spirv::read;
+use spirv::{Decoration, Op, StorageClass};
+
+/// Bytes given to every buffer binding.
+pub const BUFFER_SIZE: usize = 16 * 1024;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Binding {
+    pub set: u32,
+    pub binding: u32,
+    pub storage: bool,
+}
+
+/// The resources and entry point of a compute shader, read from its SPIR-V.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    pub entry: String,
+    pub bindings: Vec<Binding>,
+}
+
+impl Layout {
+    /// `Err` says why the runner cannot run the module (not compute, images, push constants…).
+    pub fn of(words: &[u32]) -> Result<Layout, String> {
+        let m = read::read_words(words).map_err(|e| e.to_string())?;
+        let entry = m
+            .entry_points
+            .iter()
+            .find_map(|e| match e.operands.as_slice() {
+                [Operand::ExecutionModel(spirv::ExecutionModel::GLCompute), _, Operand::LiteralString(n), ..] => {
+                    Some(n.clone())
+                }
+                _ => None,
+            })
+            .ok_or("not a compute shader")?;
+        let decoration = |id: u32, what: Decoration| {
+            m.annotations
+                .iter()
+                .find_map(|a| match a.operands.as_slice() {
+                    [Operand::IdRef(t), Operand::Decoration(d), rest @ ..]
+                        if *t == id && *d == what =>
+                    {
+                        Some(match rest.first() {
+                            Some(Operand::LiteralBit32(v)) => *v,
+                            _ => 0,
+                        })
+                    }
+                    _ => None,
+                })
+        };
+        let type_of = |id: u32| m.globals.iter().find(|g| g.result == Some(id));
+        let mut bindings = Vec::new();
+        for g in &m.globals {
+            let (Op::Variable, Some(Operand::StorageClass(class))) = (g.op, g.operands.first())
+            else {
+                continue;
+            };
+            match class {
+                StorageClass::StorageBuffer | StorageClass::Uniform => {}
+                StorageClass::UniformConstant => return Err("uses images or samplers".into()),
+                StorageClass::PushConstant => return Err("uses push constants".into()),
+                StorageClass::PhysicalStorageBuffer => return Err("uses buffer addresses".into()),
+                _ => continue,
+            }
+            let id = g.result.unwrap_or(0);
+            let pointee =
+                g.ty.and_then(type_of)
+                    .and_then(|p| match p.operands.get(1) {
+                        Some(Operand::IdRef(t)) => type_of(*t),
+                        _ => None,
+                    })
+                    .ok_or("a buffer of unknown type")?;
+            if pointee.op != Op::TypeStruct {
+                return Err("an array of buffers".into());
+            }
+            let block = pointee.result.unwrap_or(0);
+            let storage = *class == StorageClass::StorageBuffer
+                || decoration(block, Decoration::BufferBlock).is_some();
+            bindings.push(Binding {
+                set: decoration(id, Decoration::DescriptorSet).ok_or("a buffer without a set")?,
+                binding: decoration(id, Decoration::Binding).ok_or("a buffer without a binding")?,
+                storage,
+            });
+        }
+        bindings.sort_by_key(|b| (b.set, b.binding));
+        bindings.dedup_by_key(|b| (b.set, b.binding));
+        Ok(Layout { entry, bindings })
+    }
+}
+
+pub struct Gpu {
+    _entry: ash::Entry,
+    instance: ash::Instance,
+    device: ash::Device,
+    queue: vk::Queue,
+    family: u32,
+    memory: vk::PhysicalDeviceMemoryProperties,
+    pub name: String,
+}
+
+const INSTALL: &str = "install lavapipe and the Vulkan loader: `apt-get install -y mesa-vulkan-drivers libvulkan1` (scripts/test.sh does this)";
+
+impl Gpu {
+    /// lavapipe, with every feature it has enabled. The error says how to install it.
+    pub fn lavapipe() -> Result<Gpu, String> {
+        unsafe {
+            let entry =
+                ash::Entry::load().map_err(|e| format!("no Vulkan loader ({e}): {INSTALL}"))?;
+            let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_2);
+            let instance = entry
+                .create_instance(
+                    &vk::InstanceCreateInfo::default().application_info(&app),
+                    None,
+                )
+                .map_err(|e| format!("cannot create a Vulkan instance ({e}): {INSTALL}"))?;
+            let physical = instance
+                .enumerate_physical_devices()
+                .map_err(|e| e.to_string())?
+                .into_iter()
+                .find(|&pd| {
+                    let props = instance.get_physical_device_properties(pd);
+                    props.device_type == vk::PhysicalDeviceType::CPU
+                });
+            let Some(physical) = physical else {
+                instance.destroy_instance(None);
+                return Err(format!("no CPU Vulkan device (lavapipe): {INSTALL}"));
+            };
+            let props = instance.get_physical_device_properties(physical);
+            let name = props
+                .device_name_as_c_str()
+                .map(|c| c.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let family = instance
+                .get_physical_device_queue_family_properties(physical)
+                .iter()
+                .position(|q| q.queue_flags.contains(vk::QueueFlags::COMPUTE))
+                .ok_or("no compute queue")? as u32;
+            let mut v11 = vk::PhysicalDeviceVulkan11Features::default();
+            let mut v12 = vk::PhysicalDeviceVulkan12Features::default();
+            let mut features = vk::PhysicalDeviceFeatures2::default()
+                .push_next(&mut v11)
+                .push_next(&mut v12);
+            instance.get_physical_device_features2(physical, &mut features);
+            let priorities = [1.0f32];
+            let queues = [vk::DeviceQueueCreateInfo::default()
+                .queue_family_index(family)
+                .queue_priorities(&priorities)];
+            let info = vk::DeviceCreateInfo::default()
+                .queue_create_infos(&queues)
+                .push_next(&mut features);
+            let device = instance
+                .create_device(physical, &info, None)
+                .map_err(|e| format!("cannot create a device on {name}: {e}"))?;
+            let queue = device.get_device_queue(family, 0);
+            let memory = instance.get_physical_device_memory_properties(physical);
+            Ok(Gpu {
+                _entry: entry,
+                instance,
+                device,
+                queue,
+                family,
+                memory,
+                name,
+            })
+        }
+    }
+
+    /// Runs `words` once over `groups` workgroups with every binding of `layout` holding the
+    /// bytes `fill` gives it; returns each binding's bytes afterwards, in layout order.
+    pub fn run(
+        &self,
+        words: &[u32],
+        layout: &Layout,
+        groups: [u32; 3],
+        fill: impl Fn(&Binding) -> Vec<u8>,
+    ) -> Result<Vec<Vec<u8>>, String> {
+        let d = &self.device;
+        let mut cleanup = Cleanup::default();
+        let result = unsafe { self.run_inner(d, words, layout, groups, &fill, &mut cleanup) };
+        unsafe { cleanup.destroy(d) };
+        result
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn run_inner(
+        &self,
+        d: &ash::Device,
+        words: &[u32],
+        layout: &Layout,
+        groups: [u32; 3],
+        fill: &dyn Fn(&Binding) -> Vec<u8>,
+        c: &mut Cleanup,
+    ) -> Result<Vec<Vec<u8>>, String> {
+        let err = |what: &str, e: vk::Result| format!("{what}: {e}");
+        // Buffers, host-visible so they can be filled and read directly.
+        let mut mapped = Vec::new();
+        for b in &layout.bindings {
+            let usage = if b.storage {
+                vk::BufferUsageFlags::STORAGE_BUFFER
+            } else {
+                vk::BufferUsageFlags::UNIFORM_BUFFER
+            };
+            let buffer = d
+                .create_buffer(
+                    &vk::BufferCreateInfo::default()
+                        .size(BUFFER_SIZE as u64)
+                        .usage(usage),
+                    None,
+                )
+                .map_err(|e| err("buffer", e))?;
+            c.buffers.push(buffer);
+            let req = d.get_buffer_memory_requirements(buffer);
+            let wanted =
+                vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
+            let kind = (0..self.memory.memory_type_count)
+                .find(|&i| {
+                    req.memory_type_bits & (1 << i) != 0
+                        && self.memory.memory_types[i as usize]
+                            .property_flags
+                            .contains(wanted)
+                })
+                .ok_or("no host-visible memory")?;
+            let mem = d
+                .allocate_memory(
+                    &vk::MemoryAllocateInfo::default()
+                        .allocation_size(req.size)
+                        .memory_type_index(kind),
+                    None,
+                )
+                .map_err(|e| err("memory", e))?;
+            c.memory.push(mem);
+            d.bind_buffer_memory(buffer, mem, 0)
+                .map_err(|e| err("bind", e))?;
+            let ptr = d
+                .map_memory(mem, 0, BUFFER_SIZE as u64, vk::MemoryMapFlags::empty())
+                .map_err(|e| err("map", e))? as *mut u8;
+            let bytes = fill(b);
+            let n = bytes.len().min(BUFFER_SIZE);
+            std::ptr::write_bytes(ptr, 0, BUFFER_SIZE);
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), ptr, n);
+            mapped.push(ptr);
+        }
+        // One descriptor set layout per set number, empty ones for gaps.
+        let max_set = layout.bindings.iter().map(|b| b.set).max().unwrap_or(0);
+        let mut set_layouts = Vec::new();
+        for set in 0..=max_set {
+            let bindings: Vec<vk::DescriptorSetLayoutBinding> = layout
+                .bindings
+                .iter()
+                .filter(|b| b.set == set)
+                .map(|b| {
+                    vk::DescriptorSetLayoutBinding::default()
+                        .binding(b.binding)
+                        .descriptor_type(descriptor_type(b))
+                        .descriptor_count(1)
+                        .stage_flags(vk::ShaderStageFlags::COMPUTE)
+                })
+                .collect();
+            let l = d
+                .create_descriptor_set_layout(
+                    &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
+                    None,
+                )
+                .map_err(|e| err("set layout", e))?;
+            c.set_layouts.push(l);
+            set_layouts.push(l);
+        }
+        let pipeline_layout = d
+            .create_pipeline_layout(
+                &vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts),
+                None,
+            )
+            .map_err(|e| err("pipeline layout", e))?;
+        c.pipeline_layouts.push(pipeline_layout);
+        let module = d
+            .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(words), None)
+            .map_err(|e| err("shader module", e))?;
+        c.modules.push(module);
+        let name = CString::new(layout.entry.clone()).map_err(|e| e.to_string())?;
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(module)
+            .name(&name);
+        let pipeline = d
+            .create_compute_pipelines(
+                vk::PipelineCache::null(),
+                &[vk::ComputePipelineCreateInfo::default()
+                    .stage(stage)
+                    .layout(pipeline_layout)],
+                None,
+            )
+            .map_err(|(_, e)| err("compute pipeline", e))?[0];
+        c.pipelines.push(pipeline);
+        let sizes = [
+            vk::DescriptorPoolSize::default()
+                .ty(vk::DescriptorType::STORAGE_BUFFER)
+                .descriptor_count(64),
+            vk::DescriptorPoolSize::default()
+                .ty(vk::DescriptorType::UNIFORM_BUFFER)
+                .descriptor_count(64),
+        ];
+        let pool = d
+            .create_descriptor_pool(
+                &vk::DescriptorPoolCreateInfo::default()
+                    .max_sets(max_set + 1)
+                    .pool_sizes(&sizes),
+                None,
+            )
+            .map_err(|e| err("descriptor pool", e))?;
+        c.pools.push(pool);
+        let sets = d
+            .allocate_descriptor_sets(
+                &vk::DescriptorSetAllocateInfo::default()
+                    .descriptor_pool(pool)
+                    .set_layouts(&set_layouts),
+            )
+            .map_err(|e| err("descriptor sets", e))?;
+        let infos: Vec<[vk::DescriptorBufferInfo; 1]> = c
+            .buffers
+            .iter()
+            .map(|&buffer| {
+                [vk::DescriptorBufferInfo::default()
+                    .buffer(buffer)
+                    .offset(0)
+                    .range(vk::WHOLE_SIZE)]
+            })
+            .collect();
+        let writes: Vec<vk::WriteDescriptorSet> = layout
+            .bindings
+            .iter()
+            .zip(&infos)
+            .map(|(b, info)| {
+                vk::WriteDescriptorSet::default()
+                    .dst_set(sets[b.set as usize])
+                    .dst_binding(b.binding)
+                    .descriptor_type(descriptor_type(b))
+                    .buffer_info(info)
+            })
+            .collect();
+        d.update_descriptor_sets(&writes, &[]);
+        let cmd_pool = d
+            .create_command_pool(
+                &vk::CommandPoolCreateInfo::default().queue_family_index(self.family),
+                None,
+            )
+            .map_err(|e| err("command pool", e))?;
+        c.command_pools.push(cmd_pool);
+        let cmd = d
+            .allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default()
+                    .command_pool(cmd_pool)
+                    .level(vk::CommandBufferLevel::PRIMARY)
+                    .command_buffer_count(1),
+            )
+            .map_err(|e| err("command buffer", e))?[0];
+        d.begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default())
+            .map_err(|e| err("begin", e))?;
+        d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline);
+        d.cmd_bind_descriptor_sets(
+            cmd,
+            vk::PipelineBindPoint::COMPUTE,
+            pipeline_layout,
+            0,
+            &sets,
+            &[],
+        );
+        d.cmd_dispatch(cmd, groups[0], groups[1], groups[2]);
+        d.end_command_buffer(cmd).map_err(|e| err("end", e))?;
+        let fence = d
+            .create_fence(&vk::FenceCreateInfo::default(), None)
+            .map_err(|e| err("fence", e))?;
+        c.fences.push(fence);
+        let cmds = [cmd];
+        d.queue_submit(
+            self.queue,
+            &[vk::SubmitInfo::default().command_buffers(&cmds)],
+            fence,
+        )
+        .map_err(|e| err("submit", e))?;
+        d.wait_for_fences(&[fence], true, 60_000_000_000)
+            .map_err(|e| err("wait", e))?;
+        Ok(mapped
+            .iter()
+            .map(|&p| std::slice::from_raw_parts(p, BUFFER_SIZE).to_vec())
+            .collect())
+    }
+}
+
+fn descriptor_type(b: &Binding) -> vk::DescriptorType {
+    if b.storage {
+        vk::DescriptorType::STORAGE_BUFFER
+    } else {
+        vk::DescriptorType::UNIFORM_BUFFER
+    }
+}
+
+impl Drop for Gpu {
+    fn drop(&mut self) {
+        unsafe {
+            let _ = self.device.device_wait_idle();
+            self.device.destroy_device(None);
+            self.instance.destroy_instance(None);
+        }
+    }
+}
+
+/// Everything one run created, destroyed when it ends however it ends.
+#[derive(Default)]
+struct Cleanup {
+    buffers: Vec<vk::Buffer>,
+    memory: Vec<vk::DeviceMemory>,
+    set_layouts: Vec<vk::DescriptorSetLayout>,
+    pipeline_layouts: Vec<vk::PipelineLayout>,
+    modules: Vec<vk::ShaderModule>,
+    pipelines: Vec<vk::Pipeline>,
+    pools: Vec<vk::DescriptorPool>,
+    command_pools: Vec<vk::CommandPool>,
+    fences: Vec<vk::Fence>,
+}
+
+impl Cleanup {
+    unsafe fn destroy(&mut self, d: &ash::Device) {
+        let _ = d.device_wait_idle();
+        for f in self.fences.drain(..) {
+            d.destroy_fence(f, None);
+        }
+        for p in self.command_pools.drain(..) {
+            d.destroy_command_pool(p, None);
+        }
+        for p in self.pools.drain(..) {
+            d.destroy_descriptor_pool(p, None);
+        }
+        for p in self.pipelines.drain(..) {
+            d.destroy_pipeline(p, None);
+        }
+        for m in self.modules.drain(..) {
+            d.destroy_shader_module(m, None);
+        }
+        for l in self.pipeline_layouts.drain(..) {
+            d.destroy_pipeline_layout(l, None);
+        }
+        for l in self.set_layouts.drain(..) {
+            d.destroy_descriptor_set_layout(l, None);
+        }
+        for b in self.buffers.drain(..) {
+            d.destroy_buffer(b, None);
+        }
+        for m in self.memory.drain(..) {
+            d.free_memory(m, None);
+        }
+    }
+}
