@@ -119,8 +119,8 @@ fn check(presets: &[&str]) -> Vec<String> {
 }
 
 #[test]
-fn compute_shaders_compute_the_same_after_types() {
-    let failures = check(&["roundtrip", "types"]);
+fn compute_shaders_compute_the_same_after_every_preset() {
+    let failures = check(&["roundtrip", "types", "qptr", "default"]);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

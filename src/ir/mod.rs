@@ -10,6 +10,7 @@ pub mod names;
 pub mod ops;
 pub mod parse;
 pub mod print;
+pub mod qptr;
 pub mod spirv;
 pub mod typing;
 pub mod verify;

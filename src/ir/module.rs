@@ -9,7 +9,7 @@
 //! - instructions the IR does not model are kept as they came, in the section they came in.
 
 use rspirv::dr::Operand;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::inst::{Id, Inst};
 
@@ -108,6 +108,16 @@ impl Function {
     }
 }
 
+/// What an analysis attached to an id: not SPIR-V, but part of the IR and of its text form
+/// (a `; @…` line under the id's definition, read back by the parser).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Attribute {
+    /// How a pointer is used (`qptr-analyze`).
+    QptrUsage(super::qptr::Usage),
+    /// This function keeps typed pointers, for this reason (`qptr-lower`).
+    TypedPointers(String),
+}
+
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Module {
     pub header: Header,
@@ -127,6 +137,8 @@ pub struct Module {
     pub trailing_debug: Vec<Inst>,
     /// One past the largest id in use.
     pub bound: u32,
+    /// Analysis results attached to ids.
+    pub attributes: BTreeMap<Id, Attribute>,
     /// Interning table for types and constants: (opcode, result type, operands) → id.
     pub(crate) interned: HashMap<InternKey, Id>,
 }

@@ -3,15 +3,16 @@
 //! structured construct that contains them and annotated with their predecessors. Everything
 //! that is not an instruction is a `;` comment, so `parse` reads it back with the assembler and
 //! `print(parse(print(m))) == print(m)`. Ops of the IR's own dialect are spelled by name
-//! (`%p = qptr.offset %T %base %c16`), not as the `OpExtInst` they are stored as.
+//! (`%p = qptr.offset %T %base %c16`), not as the `OpExtInst` they are stored as. Attributes
+//! analyses attach to an id are `; @…` lines under its definition, which `parse` reads back.
 
 use std::fmt::Write;
 
 use super::cfg::Cfg;
 use super::inst::{Id, Inst};
-use super::module::{Function, Module};
+use super::module::{Attribute, Function, Module};
 use super::names::Names;
-use super::spirv::disasm::{generator_text, Context};
+use super::spirv::disasm::{generator_text, quote, Context};
 
 /// What a printed line shows, so views can map lines back to the IR.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,7 +80,13 @@ pub fn print_lines(m: &Module) -> Vec<Line> {
             kind: LineKind::Global {
                 result: inst.result,
             },
-        })
+        });
+        if let Some(text) = attribute_line(m, &cx, inst.result, "") {
+            lines.push(Line {
+                text,
+                kind: LineKind::Comment,
+            });
+        }
     };
     for (title, section) in [
         ("", &m.preamble),
@@ -108,12 +115,21 @@ pub fn print_lines(m: &Module) -> Vec<Line> {
             text: String::new(),
             kind: LineKind::Blank,
         });
-        print_function(&cx, f, &mut lines);
+        print_function(m, &cx, f, &mut lines);
     }
     for inst in &m.trailing_debug {
         global(&mut lines, inst);
     }
     lines
+}
+
+/// The `; @…` line of an id's attribute, if it has one.
+fn attribute_line(m: &Module, cx: &Context, id: Option<Id>, indent: &str) -> Option<String> {
+    let a = m.attributes.get(&id?)?;
+    Some(match a {
+        Attribute::QptrUsage(u) => format!("{indent}; @usage {}", u.text(&cx.names)),
+        Attribute::TypedPointers(why) => format!("{indent}; @typed-pointers {}", quote(why)),
+    })
 }
 
 fn inst_text(cx: &Context, inst: &Inst) -> String {
@@ -126,7 +142,7 @@ fn inst_text(cx: &Context, inst: &Inst) -> String {
     }
 }
 
-fn print_function(cx: &Context, f: &Function, lines: &mut Vec<Line>) {
+fn print_function(m: &Module, cx: &Context, f: &Function, lines: &mut Vec<Line>) {
     let func = f.id();
     lines.push(Line {
         text: format!("; function {}", cx.id(func)),
@@ -142,6 +158,12 @@ fn print_function(cx: &Context, f: &Function, lines: &mut Vec<Line>) {
         text: inst_text(cx, &f.def),
         kind: LineKind::FunctionHeader { func },
     });
+    if let Some(text) = attribute_line(m, cx, f.def.result, "") {
+        lines.push(Line {
+            text,
+            kind: LineKind::FunctionHeader { func },
+        });
+    }
     for p in f.params.iter().chain(&f.prologue_debug) {
         lines.push(Line {
             text: format!("    {}", inst_text(cx, p)),
@@ -186,6 +208,16 @@ fn print_function(cx: &Context, f: &Function, lines: &mut Vec<Line>) {
                     result: inst.result,
                 },
             });
+            if let Some(text) = attribute_line(m, cx, inst.result, &body_indent) {
+                lines.push(Line {
+                    text,
+                    kind: LineKind::Inst {
+                        func,
+                        block: b.label,
+                        result: inst.result,
+                    },
+                });
+            }
         }
         if let Some(merge) = &b.merge {
             lines.push(Line {

@@ -3,7 +3,8 @@
 use super::pass::Pass;
 use super::passes::{
     assign_types::AssignTypes, compact_ids::CompactIds, dce::Dce, fold::Fold, lift::Lift,
-    lower::Lower, strip_debug::StripDebug, untype::Untype, verify::Verify,
+    lower::Lower, qptr_analyze::QptrAnalyze, qptr_lift::QptrLift, qptr_lower::QptrLower,
+    strip_debug::StripDebug, untype::Untype, verify::Verify,
 };
 
 pub fn all_passes() -> Vec<Box<dyn Pass>> {
@@ -16,6 +17,9 @@ pub fn all_passes() -> Vec<Box<dyn Pass>> {
         Box::new(CompactIds),
         Box::new(Untype),
         Box::new(AssignTypes),
+        Box::new(QptrLower),
+        Box::new(QptrAnalyze),
+        Box::new(QptrLift),
         Box::new(Lift),
     ]
 }
@@ -38,14 +42,30 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "default",
-        description: "optimize, keeping debug info",
-        passes: &["lower", "verify", "fold", "dce", "verify", "lift"],
+        description: "untyped values and pointers, folding and dead code removal, typed again; keeps debug info",
+        passes: &[
+            "lower",
+            "untype",
+            "qptr-lower",
+            "fold",
+            "dce",
+            "qptr-analyze",
+            "qptr-lift",
+            "assign-types",
+            "verify",
+            "lift",
+        ],
     },
     Preset {
         name: "types",
         description:
             "erase int/float types to bit-vectors and assign them back with fewest bitcasts",
         passes: &["lower", "untype", "assign-types", "lift"],
+    },
+    Preset {
+        name: "qptr",
+        description: "lower pointers to untyped qptrs, analyze their usage and lift them back to typed access chains",
+        passes: &["lower", "qptr-lower", "qptr-analyze", "qptr-lift", "lift"],
     },
     Preset {
         name: "size",

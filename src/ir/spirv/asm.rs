@@ -498,6 +498,8 @@ struct Statement {
 pub struct Assembled {
     pub words: Vec<u32>,
     pub lines: Vec<usize>,
+    /// The result id of each statement (same order as `lines`).
+    pub results: Vec<Option<u32>>,
     /// Names the text used for ids, by id (named ids only).
     pub id_names: HashMap<u32, String>,
 }
@@ -608,9 +610,15 @@ pub fn assemble_with_lines(text: &str) -> Result<Assembled, AsmError> {
     };
     let mut words = vec![MAGIC, 0, 0, 0, 0];
     let mut lines = Vec::with_capacity(stmts.len());
+    let mut results = Vec::with_capacity(stmts.len());
     for st in &stmts {
         lines.push(st.op.line);
         cx.statement(st, &mut words)?;
+        results.push(
+            st.result
+                .as_ref()
+                .and_then(|(name, _, _)| cx.ids.map.get(name).copied()),
+        );
     }
     let (major, minor) = header.version.unwrap_or((1, 3));
     words[1] = (u32::from(major) << 16) | (u32::from(minor) << 8);
@@ -620,6 +628,7 @@ pub fn assemble_with_lines(text: &str) -> Result<Assembled, AsmError> {
     Ok(Assembled {
         words,
         lines,
+        results,
         id_names,
     })
 }

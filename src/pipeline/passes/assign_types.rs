@@ -633,6 +633,22 @@ fn typed_constant(
             }
             Inst::new(Op::ConstantComposite, Some(ty), None, parts)
         }
+        // A narrow signed literal is sign-extended to the word.
+        Op::Constant if label == Labels::S && n.width < 32 => {
+            let word = match def.operands.first() {
+                Some(Operand::LiteralBit32(w)) => {
+                    let shift = 32 - n.width;
+                    (((*w << shift) as i32) >> shift) as u32
+                }
+                _ => return None,
+            };
+            Inst::new(
+                Op::Constant,
+                Some(ty),
+                None,
+                vec![Operand::LiteralBit32(word)],
+            )
+        }
         op => Inst::new(op, Some(ty), None, def.operands.clone()),
     };
     let id = if def.op == Op::Undef {
@@ -665,7 +681,12 @@ pub fn assign_types(m: &mut Module) -> Result<Outcome, String> {
     let mut a = analyse(m);
     let out_of_ids = || "the module has run out of ids".to_string();
     if a.values.iter().all(|v| v.typed) && a.const_uses.is_empty() {
-        return Ok(Outcome { changed: false });
+        // Nothing to type; bit-vector declarations may still be left over.
+        let before = (m.globals.len(), m.preamble.len());
+        remove_bits_declarations(m);
+        return Ok(Outcome {
+            changed: before != (m.globals.len(), m.preamble.len()),
+        });
     }
     let labels = solve(&mut a);
     let label_of_id = |a: &Analysis, id: Id| a.index.get(&id).map(|&i| labels[i]);

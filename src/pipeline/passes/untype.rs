@@ -205,6 +205,19 @@ impl Cx {
                 }
                 Inst::new(Op::ConstantComposite, Some(ty), None, parts)
             }
+            // Narrow signed literals are sign-extended to the word; as bits they are just bits.
+            Op::Constant if n.width < 32 => {
+                let word = match def.operands.first() {
+                    Some(Operand::LiteralBit32(w)) => *w & ((1u32 << n.width) - 1),
+                    _ => return None,
+                };
+                Inst::new(
+                    Op::Constant,
+                    Some(ty),
+                    None,
+                    vec![Operand::LiteralBit32(word)],
+                )
+            }
             op => Inst::new(op, Some(ty), None, def.operands.clone()),
         };
         let id = m.intern(inst)?;

@@ -1,0 +1,870 @@
+//! Untyped pointers ("qptrs", after SPIR-T): byte layouts of types, the address a qptr stands
+//! for, how each pointer is used (the usage tree `qptr-analyze` attaches), and the search that
+//! turns an address back into a typed access chain (`qptr-lift`).
+//!
+//! A qptr is a value of type `OpTypeUntypedPointerKHR`. It is made from a typed pointer (a
+//! variable, or a buffer handle through `qptr.buffer_data`) by `qptr.offset` (a constant number
+//! of bytes) and `qptr.dyn_offset` (an index times a stride); loads and stores through it are
+//! typed by the access.
+//!
+//! Layout: types with explicit layout decorations (`Offset`, `ArrayStride`, `MatrixStride`,
+//! `RowMajor`) use them; others use a deterministic scalar layout (members in order, each
+//! aligned to its scalar size, arrays strided by their element's aligned size). Within a
+//! row-major matrix a column is not contiguous: column `j` starts `j` scalars in and its
+//! components are `MatrixStride` apart — the layout model says so, and lifting inverts it.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::{self, Write};
+
+use rspirv::dr::Operand;
+use spirv::{Decoration, Op};
+
+use super::inst::{operand_id, Id, Inst};
+use super::module::{Function, Module};
+use super::names::Names;
+use super::ops::{self, ExtSets, OpSet};
+
+/// A type as reached by a path: row-major and matrix-stride information comes from the
+/// struct member that holds the matrix, so it travels with the place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Place {
+    pub ty: Id,
+    /// For a matrix or one of its columns: (MatrixStride, RowMajor).
+    pub matrix: Option<(u64, bool)>,
+}
+
+impl Place {
+    pub fn of(ty: Id) -> Place {
+        Place { ty, matrix: None }
+    }
+}
+
+/// Byte layout of the module's types.
+pub struct Layout<'m> {
+    types: HashMap<Id, &'m Inst>,
+    offsets: HashMap<(Id, u32), u64>,
+    matrix: HashMap<(Id, u32), (u64, bool)>,
+    strides: HashMap<Id, u64>,
+    constants: HashMap<Id, u64>,
+}
+
+impl<'m> Layout<'m> {
+    pub fn new(m: &'m Module) -> Self {
+        let sets = ExtSets::of(m);
+        let mut types = HashMap::new();
+        let mut constants = HashMap::new();
+        for g in &m.globals {
+            let Some(r) = g.result else { continue };
+            if super::inst::is_type(g.op)
+                || super::spirv::disasm::dialect_type_width(g, &sets).is_some()
+            {
+                types.insert(r, g);
+            }
+            if g.op == Op::Constant {
+                match g.operands.first() {
+                    Some(Operand::LiteralBit32(v)) => {
+                        constants.insert(r, u64::from(*v));
+                    }
+                    Some(Operand::LiteralBit64(v)) => {
+                        constants.insert(r, *v);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut offsets = HashMap::new();
+        let mut matrix: HashMap<(Id, u32), (u64, bool)> = HashMap::new();
+        let mut strides = HashMap::new();
+        for a in &m.annotations {
+            match (a.op, a.operands.as_slice()) {
+                (
+                    Op::MemberDecorate,
+                    [Operand::IdRef(s), Operand::LiteralBit32(k), Operand::Decoration(d), rest @ ..],
+                ) => {
+                    let value = match rest.first() {
+                        Some(Operand::LiteralBit32(v)) => u64::from(*v),
+                        _ => 0,
+                    };
+                    match d {
+                        Decoration::Offset => {
+                            offsets.insert((*s, *k), value);
+                        }
+                        Decoration::MatrixStride => {
+                            matrix.entry((*s, *k)).or_insert((0, false)).0 = value;
+                        }
+                        Decoration::RowMajor => {
+                            matrix.entry((*s, *k)).or_insert((0, false)).1 = true;
+                        }
+                        _ => {}
+                    }
+                }
+                (
+                    Op::Decorate,
+                    [Operand::IdRef(t), Operand::Decoration(Decoration::ArrayStride), Operand::LiteralBit32(v)],
+                ) => {
+                    strides.insert(*t, u64::from(*v));
+                }
+                _ => {}
+            }
+        }
+        Layout {
+            types,
+            offsets,
+            matrix,
+            strides,
+            constants,
+        }
+    }
+
+    pub fn type_inst(&self, ty: Id) -> Option<&'m Inst> {
+        self.types.get(&ty).copied()
+    }
+
+    pub fn constant(&self, id: Id) -> Option<u64> {
+        self.constants.get(&id).copied()
+    }
+
+    fn id_at(&self, ty: Id, k: usize) -> Option<Id> {
+        self.type_inst(ty)?.operands.get(k).and_then(operand_id)
+    }
+
+    fn literal_at(&self, ty: Id, k: usize) -> Option<u64> {
+        match self.type_inst(ty)?.operands.get(k)? {
+            Operand::LiteralBit32(v) => Some(u64::from(*v)),
+            _ => None,
+        }
+    }
+
+    /// Size of a scalar type in bytes (bools count as 4, as in memory they are not stored).
+    fn scalar_size(&self, ty: Id) -> Option<u64> {
+        let t = self.type_inst(ty)?;
+        match t.op {
+            Op::TypeInt | Op::TypeFloat => self.literal_at(ty, 0).map(|w| w.div_ceil(8)),
+            Op::TypeBool => Some(4),
+            Op::ExtInst => {
+                let name = t.operands.get(1).and_then(|o| match o {
+                    Operand::LiteralExtInstInteger(n) => ops::dialect(*n),
+                    _ => None,
+                })?;
+                super::spirv::disasm::ScalarKind::bits_width(&name.name)
+                    .map(|w| u64::from(w).div_ceil(8))
+            }
+            _ => None,
+        }
+    }
+
+    /// Alignment under the scalar layout: the largest scalar in the type.
+    pub fn align(&self, ty: Id) -> u64 {
+        let Some(t) = self.type_inst(ty) else {
+            return 1;
+        };
+        match t.op {
+            Op::TypeVector | Op::TypeMatrix | Op::TypeArray | Op::TypeRuntimeArray => {
+                self.id_at(ty, 0).map_or(1, |e| self.align(e))
+            }
+            Op::TypeStruct => t
+                .operands
+                .iter()
+                .filter_map(operand_id)
+                .map(|m| self.align(m))
+                .max()
+                .unwrap_or(1),
+            _ => self.scalar_size(ty).unwrap_or(4),
+        }
+    }
+
+    fn is_struct(&self, ty: Id) -> bool {
+        self.type_inst(ty).is_some_and(|t| t.op == Op::TypeStruct)
+    }
+
+    /// Offset of member `k` of a struct.
+    pub fn member_offset(&self, st: Id, k: u32) -> Option<u64> {
+        if let Some(&o) = self.offsets.get(&(st, k)) {
+            return Some(o);
+        }
+        // Scalar layout: members in order, each aligned.
+        let t = self.type_inst(st)?;
+        let mut at = 0u64;
+        for (i, m) in t.operands.iter().filter_map(operand_id).enumerate() {
+            let a = self.align(m);
+            at = at.div_ceil(a) * a;
+            if i as u32 == k {
+                return Some(at);
+            }
+            at += self.size(Place::of(m))?;
+        }
+        None
+    }
+
+    /// The stride between elements of an array, vector or matrix place.
+    pub fn element_stride(&self, place: Place) -> Option<u64> {
+        let t = self.type_inst(place.ty)?;
+        match t.op {
+            Op::TypeArray | Op::TypeRuntimeArray => match self.strides.get(&place.ty) {
+                Some(&s) => Some(s),
+                None => {
+                    let e = self.id_at(place.ty, 0)?;
+                    let a = self.align(e);
+                    Some(self.size(Place::of(e))?.div_ceil(a) * a)
+                }
+            },
+            Op::TypeVector => {
+                let c = self.scalar_size(self.id_at(place.ty, 0)?)?;
+                Some(match place.matrix {
+                    Some((ms, true)) if ms > 0 => ms,
+                    _ => c,
+                })
+            }
+            Op::TypeMatrix => {
+                let col = self.id_at(place.ty, 0)?;
+                let c = self.scalar_size(self.id_at(col, 0)?)?;
+                Some(match place.matrix {
+                    Some((_, true)) => c,
+                    Some((ms, false)) if ms > 0 => ms,
+                    _ => self.size(Place::of(col))?,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// Number of elements of an array, vector or matrix (`None` for a runtime array).
+    pub fn element_count(&self, ty: Id) -> Option<u64> {
+        let t = self.type_inst(ty)?;
+        match t.op {
+            Op::TypeArray => self.constant(self.id_at(ty, 1)?),
+            Op::TypeVector | Op::TypeMatrix => self.literal_at(ty, 1),
+            _ => None,
+        }
+    }
+
+    /// Size in bytes (`None` for runtime arrays and types without a size).
+    pub fn size(&self, place: Place) -> Option<u64> {
+        let t = self.type_inst(place.ty)?;
+        match t.op {
+            Op::TypeStruct => {
+                let mut end = 0;
+                for (k, m) in t.operands.iter().filter_map(operand_id).enumerate() {
+                    let mp = self.member_place(place.ty, k as u32, m);
+                    end = end.max(self.member_offset(place.ty, k as u32)? + self.size(mp)?);
+                }
+                Some(end)
+            }
+            Op::TypeVector | Op::TypeMatrix | Op::TypeArray => {
+                let n = self.element_count(place.ty)?;
+                let stride = self.element_stride(place)?;
+                let (_, elem) = self.element(place)?;
+                Some(stride * n.saturating_sub(1) + self.size(elem)?)
+            }
+            _ => self.scalar_size(place.ty),
+        }
+    }
+
+    fn member_place(&self, st: Id, k: u32, ty: Id) -> Place {
+        Place {
+            ty,
+            matrix: self.matrix.get(&(st, k)).copied(),
+        }
+    }
+
+    /// The place of member `k` of a struct place.
+    pub fn locate_member(&self, place: Place, k: u32) -> Option<Place> {
+        let m = self.id_at(place.ty, k as usize)?;
+        Some(self.member_place(place.ty, k, m))
+    }
+
+    /// The element place of an array, vector or matrix (with its stride).
+    pub fn element(&self, place: Place) -> Option<(u64, Place)> {
+        let stride = self.element_stride(place)?;
+        let e = self.id_at(place.ty, 0)?;
+        let t = self.type_inst(place.ty)?;
+        let matrix = match t.op {
+            // Arrays of matrices keep the member's matrix layout; a column keeps it too.
+            Op::TypeArray | Op::TypeRuntimeArray | Op::TypeMatrix => place.matrix,
+            _ => None,
+        };
+        Some((stride, Place { ty: e, matrix }))
+    }
+
+    /// The member holding byte `offset` of `place`: (index, offset within it, its place).
+    pub fn locate(&self, place: Place, offset: u64) -> Option<(u32, u64, Place)> {
+        let t = self.type_inst(place.ty)?;
+        if t.op == Op::TypeStruct {
+            let members: Vec<Id> = t.operands.iter().filter_map(operand_id).collect();
+            // The last member starting at or before the offset that reaches it.
+            for k in (0..members.len() as u32).rev() {
+                let start = self.member_offset(place.ty, k)?;
+                if start <= offset {
+                    let mp = self.member_place(place.ty, k, members[k as usize]);
+                    let fits = self.size(mp).is_none_or(|s| offset - start < s.max(1));
+                    return fits.then_some((k, offset - start, mp));
+                }
+            }
+            return None;
+        }
+        let (stride, elem) = self.element(place)?;
+        if stride == 0 {
+            return None;
+        }
+        let index = offset / stride;
+        if self.element_count(place.ty).is_some_and(|n| index >= n) {
+            return None;
+        }
+        Some((u32::try_from(index).ok()?, offset % stride, elem))
+    }
+
+    /// Whether a place can be indexed (struct, array, vector, matrix).
+    pub fn is_composite(&self, ty: Id) -> bool {
+        self.type_inst(ty).is_some_and(|t| {
+            matches!(
+                t.op,
+                Op::TypeStruct
+                    | Op::TypeArray
+                    | Op::TypeRuntimeArray
+                    | Op::TypeVector
+                    | Op::TypeMatrix
+            )
+        })
+    }
+
+    /// Whether `ty` is a struct (exposed for lowering decisions).
+    pub fn struct_type(&self, ty: Id) -> bool {
+        self.is_struct(ty)
+    }
+}
+
+/// One part of an address after its root: a constant number of bytes, or an index times a
+/// stride.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Seg {
+    Const(i64),
+    Dyn { index: Id, stride: u64 },
+}
+
+/// What a qptr points at: a typed root pointer and the offsets applied to it, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Address {
+    pub root: Id,
+    pub segs: Vec<Seg>,
+}
+
+/// Function-local definitions, to follow qptrs back to their root.
+pub struct Defs<'f> {
+    defs: HashMap<Id, &'f Inst>,
+    sets: ExtSets,
+}
+
+impl<'f> Defs<'f> {
+    pub fn new(m: &Module, f: &'f Function) -> Self {
+        let mut defs = HashMap::new();
+        for b in &f.blocks {
+            for i in &b.insts {
+                if let Some(r) = i.result {
+                    defs.insert(r, i);
+                }
+            }
+        }
+        Defs {
+            defs,
+            sets: ExtSets::of(m),
+        }
+    }
+
+    pub fn get(&self, id: Id) -> Option<&'f Inst> {
+        self.defs.get(&id).copied()
+    }
+
+    /// The dialect op defining `id`, by name, with its value operands.
+    pub fn dialect(&self, id: Id) -> Option<(&'static str, Vec<Id>)> {
+        let i = self.get(id)?;
+        let info = ops::for_inst(i, &self.sets).filter(|o| o.set == OpSet::Dialect)?;
+        Some((info.name.as_str(), i.id_operands().skip(1).collect()))
+    }
+
+    /// The address `ptr` stands for; `None` when it is not built from a root by offsets.
+    pub fn address(&self, layout: &Layout, ptr: Id) -> Option<Address> {
+        let mut segs = Vec::new();
+        let mut at = ptr;
+        for _ in 0..4096 {
+            match self.dialect(at) {
+                Some(("qptr.offset", ops)) => {
+                    let c = layout.constant(*ops.get(1)?)? as u32 as i32 as i64;
+                    segs.push(Seg::Const(c));
+                    at = *ops.first()?;
+                }
+                Some(("qptr.dyn_offset", ops)) => {
+                    let stride = layout.constant(*ops.get(2)?)?;
+                    segs.push(Seg::Dyn {
+                        index: *ops.get(1)?,
+                        stride,
+                    });
+                    at = *ops.first()?;
+                }
+                Some(("qptr.buffer_data", ops)) => {
+                    at = *ops.first()?;
+                    break;
+                }
+                Some(_) => return None,
+                None => break,
+            }
+        }
+        segs.reverse();
+        // Merge neighbouring constants.
+        let mut merged: Vec<Seg> = Vec::new();
+        for s in segs {
+            match (merged.last_mut(), s) {
+                (Some(Seg::Const(a)), Seg::Const(b)) => *a += b,
+                (_, s) => merged.push(s),
+            }
+        }
+        Some(Address {
+            root: at,
+            segs: merged,
+        })
+    }
+}
+
+/// A step of a typed access chain found by `find_path`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Index {
+    Const(u32),
+    /// A dynamic index plus a constant number of elements.
+    Dyn(Id, u32),
+}
+
+/// Finds the access chain from a root of type `root` that reaches the address `segs`, ending
+/// at the outermost place `accept` takes. Errors say why there is none.
+pub fn find_path(
+    layout: &Layout,
+    root: Place,
+    segs: &[Seg],
+    accept: &dyn Fn(Place) -> bool,
+) -> Result<(Vec<Index>, Place), String> {
+    let mut place = root;
+    let mut path = Vec::new();
+    let mut segs = segs.iter().copied().peekable();
+    let mut r: i64 = match segs.peek() {
+        Some(Seg::Const(c)) => {
+            let c = *c;
+            segs.next();
+            c
+        }
+        _ => 0,
+    };
+    for _ in 0..256 {
+        if r < 0 {
+            return Err("a negative offset from the root".into());
+        }
+        let done = segs.peek().is_none();
+        if done && r == 0 && accept(place) {
+            return Ok((path, place));
+        }
+        // A dynamic index applies to the first array-like level with its stride.
+        if let Some(Seg::Dyn { index, stride }) = segs.peek().copied() {
+            if layout.element_stride(place) == Some(stride) {
+                let (_, elem) = layout.element(place).ok_or("no element type")?;
+                let extra = u32::try_from(r as u64 / stride).map_err(|_| "offset too large")?;
+                path.push(Index::Dyn(index, extra));
+                r %= stride as i64;
+                place = elem;
+                segs.next();
+                if let Some(Seg::Const(c)) = segs.peek().copied() {
+                    r += c;
+                    segs.next();
+                }
+                continue;
+            }
+        }
+        if !layout.is_composite(place.ty) {
+            return Err(if done {
+                "no member of the accessed type at that offset".into()
+            } else {
+                "a dynamic offset whose stride no array at that place has".into()
+            });
+        }
+        let (k, inner, child) = layout
+            .locate(place, r as u64)
+            .ok_or_else(|| format!("offset {r} is outside its type"))?;
+        path.push(Index::Const(k));
+        place = child;
+        r = inner as i64;
+    }
+    Err("the address is too deep".into())
+}
+
+/// How a pointer is used by one instruction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Access {
+    Load(Id),
+    Store(Id),
+    Atomic(Id),
+    /// The destination of a copy of this many bytes.
+    CopyDst(u64),
+    /// The source of a copy of this many bytes.
+    CopySrc(u64),
+}
+
+/// The usage tree of a pointer: its own accesses, and the pointers made from it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub accesses: Vec<Access>,
+    /// Through `qptr.offset`, by offset.
+    pub offsets: BTreeMap<i64, Usage>,
+    /// Through `qptr.dyn_offset`, by stride.
+    pub dyn_offsets: BTreeMap<u64, Usage>,
+    /// Through `qptr.buffer_data` (for a buffer handle).
+    pub data: Option<Box<Usage>>,
+}
+
+impl Usage {
+    /// Adds what `other` reaches to this tree.
+    pub fn merge(&mut self, other: Usage) {
+        for a in other.accesses {
+            if !self.accesses.contains(&a) {
+                self.accesses.push(a);
+            }
+        }
+        for (k, u) in other.offsets {
+            self.offsets.entry(k).or_default().merge(u);
+        }
+        for (k, u) in other.dyn_offsets {
+            self.dyn_offsets.entry(k).or_default().merge(u);
+        }
+        if let Some(d) = other.data {
+            self.data.get_or_insert_with(Default::default).merge(*d);
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.accesses.is_empty()
+            && self.offsets.is_empty()
+            && self.dyn_offsets.is_empty()
+            && self.data.is_none()
+    }
+
+    /// The text form: `{load %v4float, +16 {store %float}, [*48] {load %uint}, data {…}}`.
+    pub fn text(&self, names: &Names) -> String {
+        let mut out = String::new();
+        self.write(&mut out, names);
+        out
+    }
+
+    fn write(&self, out: &mut String, names: &Names) {
+        out.push('{');
+        let mut first = true;
+        let mut sep = |out: &mut String| {
+            if !first {
+                out.push_str(", ");
+            }
+            first = false;
+        };
+        for a in &self.accesses {
+            sep(out);
+            let _ = match a {
+                Access::Load(t) => write!(out, "load %{}", names.get(*t)),
+                Access::Store(t) => write!(out, "store %{}", names.get(*t)),
+                Access::Atomic(t) => write!(out, "atomic %{}", names.get(*t)),
+                Access::CopyDst(n) => write!(out, "copy-dst {n}"),
+                Access::CopySrc(n) => write!(out, "copy-src {n}"),
+            };
+        }
+        for (k, u) in &self.offsets {
+            sep(out);
+            let _ = write!(out, "{k:+} ");
+            u.write(out, names);
+        }
+        for (s, u) in &self.dyn_offsets {
+            sep(out);
+            let _ = write!(out, "[*{s}] ");
+            u.write(out, names);
+        }
+        if let Some(d) = &self.data {
+            sep(out);
+            out.push_str("data ");
+            d.write(out, names);
+        }
+        out.push('}');
+    }
+
+    /// Reads the text form back; `id` maps a `%name` to its id.
+    pub fn parse(text: &str, id: &dyn Fn(&str) -> Option<Id>) -> Result<Usage, String> {
+        let mut p = UsageParser {
+            s: text.as_bytes(),
+            i: 0,
+            id,
+        };
+        let u = p.usage()?;
+        p.ws();
+        if p.i != p.s.len() {
+            return Err(format!("unexpected text after the usage at {}", p.i));
+        }
+        Ok(u)
+    }
+}
+
+struct UsageParser<'a> {
+    s: &'a [u8],
+    i: usize,
+    id: &'a dyn Fn(&str) -> Option<Id>,
+}
+
+impl UsageParser<'_> {
+    fn ws(&mut self) {
+        while self.i < self.s.len() && self.s[self.i].is_ascii_whitespace() {
+            self.i += 1;
+        }
+    }
+    fn eat(&mut self, c: u8) -> bool {
+        self.ws();
+        if self.s.get(self.i) == Some(&c) {
+            self.i += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn word(&mut self) -> String {
+        self.ws();
+        let start = self.i;
+        while self.i < self.s.len()
+            && (self.s[self.i].is_ascii_alphanumeric() || b"_-+%*.".contains(&self.s[self.i]))
+        {
+            self.i += 1;
+        }
+        String::from_utf8_lossy(&self.s[start..self.i]).into_owned()
+    }
+    fn number<T: std::str::FromStr>(&mut self, w: &str) -> Result<T, String> {
+        w.parse().map_err(|_| format!("bad number '{w}'"))
+    }
+    fn usage(&mut self) -> Result<Usage, String> {
+        if !self.eat(b'{') {
+            return Err("expected '{'".into());
+        }
+        let mut u = Usage::default();
+        if self.eat(b'}') {
+            return Ok(u);
+        }
+        loop {
+            if self.eat(b'[') {
+                let w = self.word();
+                let stride = self.number(w.trim_start_matches('*'))?;
+                if !self.eat(b']') {
+                    return Err("expected ']'".into());
+                }
+                let child = self.usage()?;
+                u.dyn_offsets.entry(stride).or_default().merge(child);
+            } else {
+                let w = self.word();
+                match w.as_str() {
+                    "load" | "store" | "atomic" => {
+                        let t = self.word();
+                        let ty = (self.id)(t.trim_start_matches('%'))
+                            .ok_or_else(|| format!("unknown type {t}"))?;
+                        u.accesses.push(match w.as_str() {
+                            "load" => Access::Load(ty),
+                            "store" => Access::Store(ty),
+                            _ => Access::Atomic(ty),
+                        });
+                    }
+                    "copy-dst" | "copy-src" => {
+                        let n = self.word();
+                        let n: u64 = self.number(&n)?;
+                        u.accesses.push(if w == "copy-dst" {
+                            Access::CopyDst(n)
+                        } else {
+                            Access::CopySrc(n)
+                        });
+                    }
+                    "data" => {
+                        let child = self.usage()?;
+                        u.data = Some(Box::new(child));
+                    }
+                    w if w.starts_with('+') || w.starts_with('-') => {
+                        let k: i64 = self.number(w)?;
+                        let child = self.usage()?;
+                        u.offsets.entry(k).or_default().merge(child);
+                    }
+                    other => return Err(format!("unexpected '{other}' in a usage")),
+                }
+            }
+            if self.eat(b'}') {
+                return Ok(u);
+            }
+            if !self.eat(b',') {
+                return Err("expected ',' or '}'".into());
+            }
+        }
+    }
+}
+
+impl fmt::Display for Access {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Access::Load(t) => write!(f, "load %{t}"),
+            Access::Store(t) => write!(f, "store %{t}"),
+            Access::Atomic(t) => write!(f, "atomic %{t}"),
+            Access::CopyDst(n) => write!(f, "copy-dst {n}"),
+            Access::CopySrc(n) => write!(f, "copy-src {n}"),
+        }
+    }
+}
+
+pub fn is_atomic(op: Op) -> bool {
+    matches!(
+        op,
+        Op::AtomicLoad
+            | Op::AtomicStore
+            | Op::AtomicExchange
+            | Op::AtomicCompareExchange
+            | Op::AtomicCompareExchangeWeak
+            | Op::AtomicIIncrement
+            | Op::AtomicIDecrement
+            | Op::AtomicIAdd
+            | Op::AtomicISub
+            | Op::AtomicSMin
+            | Op::AtomicUMin
+            | Op::AtomicSMax
+            | Op::AtomicUMax
+            | Op::AtomicAnd
+            | Op::AtomicOr
+            | Op::AtomicXor
+            | Op::AtomicFAddEXT
+            | Op::AtomicFMinEXT
+            | Op::AtomicFMaxEXT
+    )
+}
+
+/// The usage tree of every pointer of a function that qptrs are made from or accessed through:
+/// roots (variables, handles), `qptr.*` results. Each tree covers what is reached through it.
+pub fn analyze(m: &Module, f: &Function, layout: &Layout) -> BTreeMap<Id, Usage> {
+    let defs = Defs::new(m, f);
+    let value_type: HashMap<Id, Id> = {
+        let mut t = HashMap::new();
+        m.for_each_inst(|i| {
+            if let (Some(r), Some(ty)) = (i.result, i.ty) {
+                t.insert(r, ty);
+            }
+        });
+        t
+    };
+    // Direct accesses and children (pointers made from a pointer) of each pointer.
+    let mut own: HashMap<Id, Usage> = HashMap::new();
+    let mut children: HashMap<Id, Vec<(Id, Option<Seg>)>> = HashMap::new();
+    let mut made: Vec<Id> = Vec::new();
+    for b in &f.blocks {
+        for i in b.insts.iter() {
+            let ids: Vec<Id> = i.id_operands().collect();
+            match defs.dialect(i.result.unwrap_or(0)) {
+                Some(("qptr.offset", ops)) => {
+                    let c = layout.constant(ops[1]).map(|c| c as u32 as i32 as i64);
+                    if let (Some(&base), Some(c)) = (ops.first(), c) {
+                        children
+                            .entry(base)
+                            .or_default()
+                            .push((i.result.unwrap_or(0), Some(Seg::Const(c))));
+                        made.push(i.result.unwrap_or(0));
+                    }
+                    continue;
+                }
+                Some(("qptr.dyn_offset", ops)) => {
+                    if let (Some(&base), Some(s)) =
+                        (ops.first(), ops.get(2).and_then(|s| layout.constant(*s)))
+                    {
+                        children.entry(base).or_default().push((
+                            i.result.unwrap_or(0),
+                            Some(Seg::Dyn {
+                                index: ops[1],
+                                stride: s,
+                            }),
+                        ));
+                        made.push(i.result.unwrap_or(0));
+                    }
+                    continue;
+                }
+                Some(("qptr.buffer_data", ops)) => {
+                    if let Some(&h) = ops.first() {
+                        children
+                            .entry(h)
+                            .or_default()
+                            .push((i.result.unwrap_or(0), None));
+                        made.push(i.result.unwrap_or(0));
+                    }
+                    continue;
+                }
+                Some(("qptr.copy", ops)) => {
+                    let n = ops.get(2).and_then(|n| layout.constant(*n)).unwrap_or(0);
+                    if let (Some(&d), Some(&s)) = (ops.first(), ops.get(1)) {
+                        own.entry(d).or_default().accesses.push(Access::CopyDst(n));
+                        own.entry(s).or_default().accesses.push(Access::CopySrc(n));
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            let push = |own: &mut HashMap<Id, Usage>, p: Id, a: Access| {
+                let u = own.entry(p).or_default();
+                if !u.accesses.contains(&a) {
+                    u.accesses.push(a);
+                }
+            };
+            match i.op {
+                Op::Load => push(&mut own, ids[0], Access::Load(i.ty.unwrap_or(0))),
+                Op::Store => {
+                    let vt = ids
+                        .get(1)
+                        .and_then(|v| value_type.get(v))
+                        .copied()
+                        .unwrap_or(0);
+                    push(&mut own, ids[0], Access::Store(vt));
+                }
+                Op::AtomicStore => {
+                    let vt = ids
+                        .last()
+                        .and_then(|v| value_type.get(v))
+                        .copied()
+                        .unwrap_or(0);
+                    push(&mut own, ids[0], Access::Atomic(vt));
+                }
+                op if is_atomic(op) => push(&mut own, ids[0], Access::Atomic(i.ty.unwrap_or(0))),
+                _ => {}
+            }
+        }
+    }
+    fn build(
+        p: Id,
+        own: &HashMap<Id, Usage>,
+        children: &HashMap<Id, Vec<(Id, Option<Seg>)>>,
+        depth: usize,
+    ) -> Usage {
+        let mut u = own.get(&p).cloned().unwrap_or_default();
+        if depth > 256 {
+            return u;
+        }
+        for (c, seg) in children.get(&p).into_iter().flatten() {
+            let cu = build(*c, own, children, depth + 1);
+            if cu.is_empty() {
+                continue;
+            }
+            match seg {
+                Some(Seg::Const(k)) => u.offsets.entry(*k).or_default().merge(cu),
+                Some(Seg::Dyn { stride, .. }) => {
+                    u.dyn_offsets.entry(*stride).or_default().merge(cu)
+                }
+                None => u.data.get_or_insert_with(Default::default).merge(cu),
+            }
+        }
+        u
+    }
+    let mut out = BTreeMap::new();
+    let mut pointers: Vec<Id> = made.clone();
+    pointers.extend(children.keys().copied());
+    pointers.sort_unstable();
+    pointers.dedup();
+    for p in pointers {
+        let u = build(p, &own, &children, 0);
+        if !u.is_empty() {
+            out.insert(p, u);
+        }
+    }
+    out
+}

@@ -1,0 +1,616 @@
+//! `qptr-lift`: untyped pointers become typed pointers and access chains again. For every
+//! access through a qptr — a load, a store, an atomic, a copy — the address it stands for
+//! (a typed root pointer and the offsets applied to it) is matched against the root's type:
+//! the access chain is the path through structs, arrays, vectors and matrices that reaches the
+//! accessed type at that offset, each dynamic offset becoming the index of the array whose
+//! stride it has. The original types, and with them the layout decorations the application's
+//! buffers are bound with, are what the path goes through. A load or store of a type other
+//! than the member's (a union-like use) goes through the member's type and a bitcast; pointer
+//! phis and selects (variable pointers) are typed by what is accessed through them.
+//!
+//! The usage attached by `qptr-analyze` must match the usage of the module as it is (a warning
+//! says so if a pass between them changed it). A function that cannot be lifted makes the pass
+//! fail naming the function and the reason; `qptr-lower` only lowers functions this pass can
+//! lift, so that happens only when a pass between them did something lifting cannot undo.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use rspirv::dr::Operand;
+use spirv::{Op, StorageClass};
+
+use crate::ir::inst::operand_id;
+use crate::ir::module::Attribute;
+use crate::ir::names::Names;
+use crate::ir::ops::{self, ExtSets, OpSet};
+use crate::ir::qptr::{self, find_path, Defs, Index, Layout, Place};
+use crate::ir::typing::TypeInfo;
+use crate::ir::{Id, Inst, Module};
+use crate::pipeline::pass::{Changed, Diagnostic, Pass, PassCx, PassError, Severity};
+
+pub struct QptrLift;
+
+/// A typed pointer to make: root pointer plus path, placed where the qptr was defined.
+#[derive(Clone, Debug)]
+struct Chain {
+    /// Position of the qptr's definition: (block, index).
+    at: (usize, usize),
+    /// The qptr it replaces (its id is reused by the first chain made for it).
+    qptr: Id,
+    root: Id,
+    class: StorageClass,
+    path: Vec<Index>,
+    pointee: Id,
+}
+
+/// What lifting one function does, decided before anything changes.
+#[derive(Debug, Default)]
+pub struct Plan {
+    chains: Vec<Chain>,
+    /// (block, index, operand) → chain index.
+    operands: Vec<((usize, usize, usize), usize)>,
+    /// Loads whose result must be reinterpreted: (block, index, member type).
+    load_casts: Vec<((usize, usize), Id)>,
+    /// Stores whose value must be reinterpreted: (block, index, member type).
+    store_casts: Vec<((usize, usize), Id)>,
+    /// `qptr.copy` → `OpCopyMemory` of (dst chain, src chain).
+    copies: Vec<((usize, usize), usize, usize)>,
+    /// Pointer phis and selects: (block, index, new pointer type's (class, pointee)).
+    phis: Vec<((usize, usize), StorageClass, Id)>,
+    /// `qptr.handle_array_index` → `OpAccessChain`.
+    handles: Vec<(usize, usize)>,
+    /// qptr arithmetic, removed at the end.
+    removed: Vec<(usize, usize)>,
+}
+
+fn pointer_type(m: &Module, ty: Id) -> Option<(StorageClass, Id)> {
+    let t = m.global(ty)?;
+    match (t.op, t.operands.as_slice()) {
+        (Op::TypePointer, [Operand::StorageClass(c), Operand::IdRef(p)]) => Some((*c, *p)),
+        _ => None,
+    }
+}
+
+fn is_qptr_type(m: &Module, ty: Id) -> bool {
+    m.global(ty)
+        .is_some_and(|t| t.op == Op::TypeUntypedPointerKHR)
+}
+
+/// How an accessed type relates to a member type.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fit {
+    Exact,
+    /// Same width and count, one of them a bit-vector: typed by the access later.
+    Bits,
+    /// Same width and count, both typed: a bitcast reinterprets.
+    Cast,
+    No,
+}
+
+fn fit(info: &TypeInfo, member: Id, access: Id) -> Fit {
+    if member == access {
+        return Fit::Exact;
+    }
+    match (info.numeric(member), info.numeric(access)) {
+        (Some(a), Some(b)) if a.width == b.width && a.count == b.count => {
+            if a.label.is_none() || b.label.is_none() {
+                Fit::Bits
+            } else {
+                Fit::Cast
+            }
+        }
+        _ => Fit::No,
+    }
+}
+
+/// Plans lifting function `fi`: every access through a qptr must find its typed path.
+pub fn plan_function(m: &Module, fi: usize) -> Result<Plan, String> {
+    let f = &m.functions[fi];
+    let layout = Layout::new(m);
+    let info = TypeInfo::new(m);
+    let defs = Defs::new(m, f);
+    let sets = ExtSets::of(m);
+    let names = || Names::for_module(m);
+    let mut plan = Plan::default();
+    let mut positions: HashMap<Id, (usize, usize)> = HashMap::new();
+    for (bi, b) in f.blocks.iter().enumerate() {
+        for (ii, i) in b.insts.iter().enumerate() {
+            if let Some(r) = i.result {
+                positions.insert(r, (bi, ii));
+            }
+        }
+    }
+    let type_of = |id: Id| info.value_type(id);
+    let is_qptr = |id: Id| type_of(id).is_some_and(|t| is_qptr_type(m, t));
+    // Chains already planned, by (qptr, accepted type).
+    let mut made: HashMap<(Id, Id), usize> = HashMap::new();
+    // The typed pointer for an access of `access` through `p`, with how it fits.
+    let mut chain_for = |plan: &mut Plan,
+                         p: Id,
+                         accept: &dyn Fn(Place) -> bool,
+                         key: Id|
+     -> Result<usize, String> {
+        if let Some(&c) = made.get(&(p, key)) {
+            return Ok(c);
+        }
+        let addr = defs
+            .address(&layout, p)
+            .ok_or_else(|| format!("%{} is not an offset from a typed pointer", names().get(p)))?;
+        let root_ty = type_of(addr.root)
+            .or_else(|| m.global(addr.root).and_then(|g| g.ty))
+            .ok_or("a root pointer of unknown type")?;
+        let (class, pointee) = pointer_type(m, root_ty).ok_or_else(|| {
+            format!(
+                "%{} is built from %{}, which is not a typed pointer",
+                names().get(p),
+                names().get(addr.root)
+            )
+        })?;
+        let (path, place) = find_path(&layout, Place::of(pointee), &addr.segs, accept)
+            .map_err(|e| format!("%{}: {e}", names().get(p)))?;
+        let at = *positions
+            .get(&p)
+            .ok_or_else(|| format!("%{} is not defined in the function", names().get(p)))?;
+        plan.chains.push(Chain {
+            at,
+            qptr: p,
+            root: addr.root,
+            class,
+            path,
+            pointee: place.ty,
+        });
+        made.insert((p, key), plan.chains.len() - 1);
+        Ok(plan.chains.len() - 1)
+    };
+
+    // Pointer phis and selects first: they take the type accessed through them.
+    let mut phi_types: HashMap<Id, Id> = HashMap::new();
+    for (bi, b) in f.blocks.iter().enumerate() {
+        for (ii, i) in b.insts.iter().enumerate() {
+            if !(matches!(i.op, Op::Phi | Op::Select) && i.result.is_some_and(is_qptr)) {
+                continue;
+            }
+            let r = i.result.unwrap_or(0);
+            // The type accessed through it.
+            let accessed = f
+                .blocks
+                .iter()
+                .flat_map(|b| &b.insts)
+                .find_map(|u| match (u.op, u.operands.first()) {
+                    (Op::Load, Some(Operand::IdRef(p))) if *p == r => u.ty,
+                    (Op::Store, Some(Operand::IdRef(p))) if *p == r => {
+                        u.operands.get(1).and_then(operand_id).and_then(type_of)
+                    }
+                    _ => None,
+                })
+                .ok_or_else(|| {
+                    format!("the variable pointer %{} is never accessed", names().get(r))
+                })?;
+            let values: Vec<(usize, Id)> = i
+                .operands
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| if i.op == Op::Phi { k % 2 == 0 } else { *k >= 1 })
+                .filter_map(|(k, o)| operand_id(o).map(|id| (k, id)))
+                .collect();
+            let mut target: Option<Id> = None;
+            for (k, v) in values {
+                if phi_types.contains_key(&v) {
+                    return Err(format!(
+                        "the variable pointer %{} merges another variable pointer",
+                        names().get(r)
+                    ));
+                }
+                let c = match target {
+                    None => chain_for(
+                        &mut plan,
+                        v,
+                        &|p: Place| fit(&info, p.ty, accessed) != Fit::No,
+                        accessed,
+                    )?,
+                    Some(t) => chain_for(&mut plan, v, &|p: Place| p.ty == t, t)?,
+                };
+                target.get_or_insert(plan.chains[c].pointee);
+                plan.operands.push(((bi, ii, k), c));
+            }
+            let t = target.ok_or("a variable pointer with no incoming value")?;
+            let class = plan.chains[plan.operands.last().map_or(0, |o| o.1)].class;
+            phi_types.insert(r, t);
+            plan.phis.push(((bi, ii), class, t));
+        }
+    }
+
+    for (bi, b) in f.blocks.iter().enumerate() {
+        for (ii, i) in b.insts.iter().enumerate() {
+            let dialect = ops::for_inst(i, &sets).filter(|o| o.set == OpSet::Dialect);
+            match dialect.map(|o| o.name.as_str()) {
+                Some("qptr.offset" | "qptr.dyn_offset" | "qptr.buffer_data") => {
+                    plan.removed.push((bi, ii));
+                    continue;
+                }
+                Some("qptr.handle_array_index") => {
+                    plan.handles.push((bi, ii));
+                    continue;
+                }
+                Some("qptr.copy") => {
+                    let ids: Vec<Id> = i.id_operands().skip(1).collect();
+                    let (dst, src, n) = match ids.as_slice() {
+                        [d, s, n] => (*d, *s, *n),
+                        _ => return Err("qptr.copy without dst, src and size".into()),
+                    };
+                    let size = layout
+                        .constant(n)
+                        .ok_or("qptr.copy of a non-constant size")?;
+                    let sized = |p: Place| layout.size(p) == Some(size);
+                    let mut typed_end =
+                        |p: Id, plan: &mut Plan, accept: &dyn Fn(Place) -> bool, key: Id| {
+                            if is_qptr(p) {
+                                chain_for(plan, p, accept, key).map(Some)
+                            } else {
+                                Ok(None)
+                            }
+                        };
+                    let src_c = typed_end(src, &mut plan, &sized, 0)?;
+                    let src_ty = match src_c {
+                        Some(c) => plan.chains[c].pointee,
+                        None => type_of(src)
+                            .and_then(|t| pointer_type(m, t))
+                            .map(|(_, p)| p)
+                            .ok_or("a copy from an unknown pointer")?,
+                    };
+                    let dst_c = typed_end(dst, &mut plan, &|p: Place| p.ty == src_ty, src_ty)?;
+                    let dst_ty = match dst_c {
+                        Some(c) => plan.chains[c].pointee,
+                        None => type_of(dst)
+                            .and_then(|t| pointer_type(m, t))
+                            .map(|(_, p)| p)
+                            .ok_or("a copy to an unknown pointer")?,
+                    };
+                    if dst_ty != src_ty {
+                        return Err("qptr.copy between memory of different types".into());
+                    }
+                    // Typed ends need no chain: `usize::MAX` marks "keep the operand".
+                    plan.copies.push((
+                        (bi, ii),
+                        dst_c.unwrap_or(usize::MAX),
+                        src_c.unwrap_or(usize::MAX),
+                    ));
+                    continue;
+                }
+                _ => {}
+            }
+            // Accesses.
+            let (p, access) = match i.op {
+                Op::Load => (i.operands.first().and_then(operand_id), i.ty),
+                Op::Store => (
+                    i.operands.first().and_then(operand_id),
+                    i.operands.get(1).and_then(operand_id).and_then(type_of),
+                ),
+                Op::AtomicStore => (
+                    i.operands.first().and_then(operand_id),
+                    i.operands
+                        .iter()
+                        .rev()
+                        .find_map(operand_id)
+                        .and_then(type_of),
+                ),
+                op if qptr::is_atomic(op) => (i.operands.first().and_then(operand_id), i.ty),
+                _ => {
+                    // Any other use of a qptr cannot be lifted.
+                    if let Some(q) = i
+                        .operands
+                        .iter()
+                        .filter_map(operand_id)
+                        .find(|&o| is_qptr(o) && !matches!(i.op, Op::Phi | Op::Select))
+                    {
+                        return Err(format!("{:?} uses the qptr %{}", i.op, names().get(q)));
+                    }
+                    continue;
+                }
+            };
+            let (Some(p), Some(access)) = (p, access) else {
+                continue;
+            };
+            if !is_qptr(p) {
+                continue;
+            }
+            let member = if let Some(&t) = phi_types.get(&p) {
+                t
+            } else {
+                let c = chain_for(
+                    &mut plan,
+                    p,
+                    &|place: Place| fit(&info, place.ty, access) != Fit::No,
+                    access,
+                )?;
+                plan.operands.push(((bi, ii, 0), c));
+                plan.chains[c].pointee
+            };
+            if fit(&info, member, access) == Fit::Cast {
+                match i.op {
+                    Op::Load => plan.load_casts.push(((bi, ii), member)),
+                    Op::Store => plan.store_casts.push(((bi, ii), member)),
+                    _ => {
+                        return Err(format!(
+                            "an atomic through %{} reads another type than the member's",
+                            names().get(p)
+                        ))
+                    }
+                }
+            }
+        }
+    }
+    Ok(plan)
+}
+
+/// Carries out `plan` on function `fi`.
+fn apply(m: &mut Module, fi: usize, plan: Plan) -> Option<()> {
+    let int = m.numeric_type(crate::ir::typing::Labels::S, 32, 1)?;
+    let constant = |m: &mut Module, ty: Id, v: u32| {
+        m.intern(Inst::new(
+            Op::Constant,
+            Some(ty),
+            None,
+            vec![Operand::LiteralBit32(v)],
+        ))
+    };
+    let value_types: HashMap<Id, Id> = {
+        let mut t = HashMap::new();
+        m.for_each_inst(|i| {
+            if let (Some(r), Some(ty)) = (i.result, i.ty) {
+                t.insert(r, ty);
+            }
+        });
+        t
+    };
+    // Insertions at positions, and the id each chain gets.
+    let mut inserts: BTreeMap<(usize, usize), Vec<Inst>> = BTreeMap::new();
+    let mut chain_ids: Vec<Id> = Vec::with_capacity(plan.chains.len());
+    let mut reused: HashSet<Id> = HashSet::new();
+    for c in &plan.chains {
+        if c.path.is_empty() {
+            chain_ids.push(c.root);
+            continue;
+        }
+        let mut operands = vec![Operand::IdRef(c.root)];
+        let mut pre = Vec::new();
+        for step in &c.path {
+            let id = match *step {
+                Index::Const(k) => constant(m, int, k)?,
+                Index::Dyn(i, 0) => i,
+                Index::Dyn(i, extra) => {
+                    let ty = *value_types.get(&i)?;
+                    let k = constant(m, ty, extra).or_else(|| constant(m, int, extra))?;
+                    let id = m.fresh_id()?;
+                    pre.push(Inst::new(
+                        Op::IAdd,
+                        Some(ty),
+                        Some(id),
+                        vec![Operand::IdRef(i), Operand::IdRef(k)],
+                    ));
+                    id
+                }
+            };
+            operands.push(Operand::IdRef(id));
+        }
+        let ptr = m.intern(Inst::new(
+            Op::TypePointer,
+            None,
+            None,
+            vec![Operand::StorageClass(c.class), Operand::IdRef(c.pointee)],
+        ))?;
+        // The first chain for a qptr takes its id, so names and decorations stay.
+        let id = if reused.insert(c.qptr) {
+            c.qptr
+        } else {
+            m.fresh_id()?
+        };
+        pre.push(Inst::new(Op::AccessChain, Some(ptr), Some(id), operands));
+        inserts.entry(c.at).or_default().extend(pre);
+        chain_ids.push(id);
+    }
+    let f = &mut m.functions[fi];
+    for ((bi, ii, k), c) in &plan.operands {
+        f.blocks[*bi].insts[*ii].operands[*k] = Operand::IdRef(chain_ids[*c]);
+    }
+    let mut replace: HashMap<(usize, usize), Vec<Inst>> = HashMap::new();
+    for ((bi, ii), d, s) in &plan.copies {
+        let i = &f.blocks[*bi].insts[*ii];
+        let ids: Vec<Id> = i.id_operands().skip(1).collect();
+        let dst = if *d == usize::MAX {
+            ids[0]
+        } else {
+            chain_ids[*d]
+        };
+        let src = if *s == usize::MAX {
+            ids[1]
+        } else {
+            chain_ids[*s]
+        };
+        replace.insert(
+            (*bi, *ii),
+            vec![Inst::new(
+                Op::CopyMemory,
+                None,
+                None,
+                vec![Operand::IdRef(dst), Operand::IdRef(src)],
+            )],
+        );
+    }
+    for &(bi, ii) in &plan.handles {
+        let i = f.blocks[bi].insts[ii].clone();
+        let ids: Vec<Id> = i.id_operands().skip(1).collect();
+        replace.insert(
+            (bi, ii),
+            vec![Inst::new(
+                Op::AccessChain,
+                i.ty,
+                i.result,
+                ids.into_iter().map(Operand::IdRef).collect(),
+            )],
+        );
+    }
+    for &(bi, ii) in &plan.removed {
+        replace.insert((bi, ii), Vec::new());
+    }
+    let mut cast_ids = Vec::new();
+    for ((bi, ii), member) in &plan.load_casts {
+        let i = f.blocks[*bi].insts[*ii].clone();
+        cast_ids.push(((*bi, *ii), *member, i, true));
+    }
+    for ((bi, ii), member) in &plan.store_casts {
+        let i = f.blocks[*bi].insts[*ii].clone();
+        cast_ids.push(((*bi, *ii), *member, i, false));
+    }
+    let phis: Vec<_> = plan.phis.clone();
+    for ((bi, ii), member, i, is_load) in cast_ids {
+        let tmp = m.fresh_id()?;
+        let insts = if is_load {
+            let mut load = i.clone();
+            load.ty = Some(member);
+            load.result = Some(tmp);
+            vec![
+                load,
+                Inst::new(Op::Bitcast, i.ty, i.result, vec![Operand::IdRef(tmp)]),
+            ]
+        } else {
+            let v = i.operands.get(1).and_then(operand_id)?;
+            let mut store = i.clone();
+            store.operands[1] = Operand::IdRef(tmp);
+            vec![
+                Inst::new(
+                    Op::Bitcast,
+                    Some(member),
+                    Some(tmp),
+                    vec![Operand::IdRef(v)],
+                ),
+                store,
+            ]
+        };
+        replace.insert((bi, ii), insts);
+    }
+    for ((bi, ii), class, t) in phis {
+        let ptr = m.intern(Inst::new(
+            Op::TypePointer,
+            None,
+            None,
+            vec![Operand::StorageClass(class), Operand::IdRef(t)],
+        ))?;
+        m.functions[fi].blocks[bi].insts[ii].ty = Some(ptr);
+    }
+    // Apply replacements and insertions, later positions first. An insertion goes where the
+    // qptr it replaces was defined.
+    let f = &mut m.functions[fi];
+    let mut positions: Vec<(usize, usize)> =
+        replace.keys().chain(inserts.keys()).copied().collect();
+    positions.sort_unstable();
+    positions.dedup();
+    for (bi, ii) in positions.into_iter().rev() {
+        let mut new = inserts.remove(&(bi, ii)).unwrap_or_default();
+        match replace.remove(&(bi, ii)) {
+            Some(r) => {
+                new.extend(r);
+                f.blocks[bi].insts.splice(ii..=ii, new);
+            }
+            None => {
+                // The qptr's definition stays (a phi): insert after it.
+                f.blocks[bi].insts.splice(ii + 1..ii + 1, new);
+            }
+        }
+    }
+    Some(())
+}
+
+/// Drops untyped-pointer declarations nothing uses any more.
+fn remove_untyped_pointer_capability(m: &mut Module) {
+    let mut used = false;
+    let qptr_types: HashSet<Id> = m
+        .globals
+        .iter()
+        .filter(|g| g.op == Op::TypeUntypedPointerKHR)
+        .filter_map(|g| g.result)
+        .collect();
+    m.for_each_inst(|i| {
+        if i.ty.is_some_and(|t| qptr_types.contains(&t)) {
+            used = true;
+        }
+    });
+    if used {
+        return;
+    }
+    m.globals.retain(|g| g.op != Op::TypeUntypedPointerKHR);
+    m.preamble.retain(|i| {
+        !(matches!(i.operands.first(), Some(Operand::Capability(spirv::Capability::UntypedPointersKHR)))
+            || matches!(i.operands.first(), Some(Operand::LiteralString(s)) if s == "SPV_KHR_untyped_pointers"))
+    });
+    m.reindex();
+}
+
+pub fn qptr_lift(m: &mut Module) -> Result<(bool, Vec<String>), String> {
+    let mut changed = false;
+    let mut warnings = Vec::new();
+    let layout_usage: Vec<(usize, BTreeMap<Id, qptr::Usage>)> = {
+        let layout = Layout::new(m);
+        (0..m.functions.len())
+            .map(|fi| (fi, qptr::analyze(m, &m.functions[fi], &layout)))
+            .collect()
+    };
+    // The attached usage must still describe the module.
+    let names = Names::for_module(m);
+    for (_, usage) in &layout_usage {
+        for (p, u) in usage {
+            if let Some(Attribute::QptrUsage(attached)) = m.attributes.get(p) {
+                if attached != u {
+                    warnings.push(format!(
+                        "the usage of %{} changed since qptr-analyze: lifting from the current one",
+                        names.get(*p)
+                    ));
+                }
+            }
+        }
+    }
+    for fi in 0..m.functions.len() {
+        let has_qptrs = {
+            let f = &m.functions[fi];
+            let sets = ExtSets::of(m);
+            f.blocks.iter().flat_map(|b| &b.insts).any(|i| {
+                ops::for_inst(i, &sets)
+                    .is_some_and(|o| o.set == OpSet::Dialect && o.name.starts_with("qptr."))
+                    || i.ty.is_some_and(|t| is_qptr_type(m, t))
+            })
+        };
+        if !has_qptrs {
+            continue;
+        }
+        let plan = plan_function(m, fi).map_err(|e| {
+            format!(
+                "cannot lift the pointers of %{}: {e}",
+                names.get(m.functions[fi].id())
+            )
+        })?;
+        apply(m, fi, plan).ok_or("the module has run out of ids")?;
+        changed = true;
+    }
+    // Usage attributes describe qptrs that are gone.
+    let before = m.attributes.len();
+    m.attributes
+        .retain(|_, a| !matches!(a, Attribute::QptrUsage(_)));
+    changed |= m.attributes.len() != before;
+    remove_untyped_pointer_capability(m);
+    Ok((changed, warnings))
+}
+
+impl Pass for QptrLift {
+    fn name(&self) -> &'static str {
+        "qptr-lift"
+    }
+    fn description(&self) -> &'static str {
+        "untyped pointers become typed access chains again, through the original types and layouts"
+    }
+    fn run(&self, module: &mut Module, cx: &mut PassCx) -> Result<Changed, PassError> {
+        let (changed, warnings) = qptr_lift(module).map_err(PassError)?;
+        for w in warnings {
+            cx.diagnostics.push(Diagnostic::new(Severity::Warning, w));
+        }
+        Ok(changed.into())
+    }
+}

@@ -1,0 +1,754 @@
+//! `qptr-lower`: typed pointers become untyped quasi-pointers, as in SPIR-T. An access chain
+//! becomes byte arithmetic on an `OpTypeUntypedPointerKHR`: `qptr.offset` for its constant part
+//! and `qptr.dyn_offset` (index × stride) for each dynamic index, computed from the layout
+//! decorations (`Offset`, `ArrayStride`, `MatrixStride`, `RowMajor`), or a deterministic
+//! scalar layout for memory without them. Buffer and image handles stay apart from memory: a
+//! buffer variable becomes memory through `qptr.buffer_data`, an element of a descriptor array
+//! is chosen by `qptr.handle_array_index`. Loads and stores keep their types: the access, not
+//! the pointer, says what is read. The last op of a lowered chain takes the chain's id, so
+//! names and decorations stay with it.
+//!
+//! `OpCopyMemory` becomes the experimental `qptr.copy` under `--experimental`, and a load and a
+//! store otherwise.
+//!
+//! Variables and pointer parameters are roots: they stay typed (so they can still be passed to
+//! calls), and qptrs are offsets from them. A function is lowered only when it can be lifted
+//! back (`qptr-lift` is tried on it first): one that passes a pointer into an aggregate to a
+//! call, does arithmetic on variable pointers or uses a pointer in a way lifting cannot undo
+//! keeps its typed pointers, gets a `@typed-pointers` attribute and a warning naming the
+//! function and the reason.
+
+use std::collections::{HashMap, HashSet};
+
+use rspirv::dr::Operand;
+use spirv::{Op, StorageClass};
+
+use super::qptr_lift::plan_function;
+use crate::ir::inst::operand_id;
+use crate::ir::module::Attribute;
+use crate::ir::names::Names;
+use crate::ir::ops;
+use crate::ir::qptr::{Layout, Place};
+use crate::ir::{Function, Id, Inst, Module};
+use crate::pipeline::pass::{Changed, Diagnostic, Pass, PassCx, PassError, Severity};
+
+pub struct QptrLower;
+
+/// Storage classes whose variables are buffers: handles, whose memory starts at
+/// `qptr.buffer_data`.
+fn is_buffer_class(c: StorageClass) -> bool {
+    matches!(
+        c,
+        StorageClass::Uniform
+            | StorageClass::StorageBuffer
+            | StorageClass::PushConstant
+            | StorageClass::ShaderRecordBufferKHR
+    )
+}
+
+/// A typed pointer type: (storage class, pointee).
+fn pointer_type(m: &Module, ty: Id) -> Option<(StorageClass, Id)> {
+    let t = m.global(ty)?;
+    match (t.op, t.operands.as_slice()) {
+        (Op::TypePointer, [Operand::StorageClass(c), Operand::IdRef(p)]) => Some((*c, *p)),
+        _ => None,
+    }
+}
+
+/// What a function's pointers are, before any change: the reason it cannot be lowered, or
+/// which values are pointers lowering will touch.
+fn check(m: &Module, f: &Function, names: &Names) -> Result<(), String> {
+    let name = |id: Id| format!("%{}", names.get(id));
+    // Values of pointer type defined here, parameters and global variables. Variables and
+    // parameters are roots: they stay typed, so they may be passed to calls; a pointer into
+    // an aggregate may not, as it becomes a qptr.
+    let mut pointers: HashSet<Id> = HashSet::new();
+    let mut roots: HashSet<Id> = HashSet::new();
+    let mut phis: HashSet<Id> = HashSet::new();
+    for g in &m.globals {
+        if g.op == Op::Variable {
+            pointers.extend(g.result);
+            roots.extend(g.result);
+        }
+    }
+    for p in &f.params {
+        if p.ty.and_then(|t| pointer_type(m, t)).is_some() {
+            pointers.extend(p.result);
+            roots.extend(p.result);
+        }
+    }
+    for b in &f.blocks {
+        for i in &b.insts {
+            if i.ty.and_then(|t| pointer_type(m, t)).is_some() {
+                pointers.extend(i.result);
+                if matches!(i.op, Op::Phi | Op::Select) {
+                    phis.extend(i.result);
+                }
+                if i.op == Op::Variable {
+                    roots.extend(i.result);
+                }
+            }
+        }
+    }
+    let class_of = |id: Id| -> Option<StorageClass> {
+        let ty = m
+            .global(id)
+            .and_then(|g| g.ty)
+            .or_else(|| f.params.iter().find(|p| p.result == Some(id))?.ty)
+            .or_else(|| {
+                f.blocks
+                    .iter()
+                    .flat_map(|b| &b.insts)
+                    .find(|i| i.result == Some(id))?
+                    .ty
+            })?;
+        pointer_type(m, ty).map(|(c, _)| c)
+    };
+    let sets = ops::ExtSets::of(m);
+    for b in &f.blocks {
+        for i in b.insts.iter().chain(std::iter::once(&b.terminator)) {
+            for (k, o) in i.operands.iter().enumerate() {
+                let Some(p) = operand_id(o).filter(|id| pointers.contains(id)) else {
+                    continue;
+                };
+                let allowed = match i.op {
+                    Op::Load => k == 0,
+                    Op::Store => k == 0,
+                    Op::AccessChain | Op::InBoundsAccessChain => {
+                        if k == 0 && phis.contains(&p) {
+                            return Err(format!(
+                                "it indexes into a variable pointer ({})",
+                                name(p)
+                            ));
+                        }
+                        k == 0
+                    }
+                    Op::CopyMemory => k <= 1,
+                    Op::ArrayLength | Op::ImageTexelPointer => k == 0,
+                    Op::Phi | Op::Select => true,
+                    op if crate::ir::qptr::is_atomic(op) => k == 0,
+                    Op::FunctionCall if roots.contains(&p) => true,
+                    Op::FunctionCall => {
+                        return Err(format!(
+                            "it passes a pointer into an aggregate ({}) to a function call",
+                            name(p)
+                        ))
+                    }
+                    _ => false,
+                };
+                if !allowed {
+                    let op = ops::for_inst(i, &sets)
+                        .map_or_else(|| format!("{:?}", i.op), |o| o.name.clone());
+                    return Err(format!("{op} uses the pointer {}", name(p)));
+                }
+            }
+            match i.op {
+                Op::PtrAccessChain | Op::InBoundsPtrAccessChain => {
+                    return Err("it uses OpPtrAccessChain (pointer arithmetic)".into())
+                }
+                Op::AccessChain | Op::InBoundsAccessChain => {
+                    let base = i.operands.first().and_then(operand_id).unwrap_or(0);
+                    if class_of(base) == Some(StorageClass::UniformConstant) && i.operands.len() > 2
+                    {
+                        return Err("it indexes a multi-dimensional array of handles".into());
+                    }
+                }
+                Op::CopyMemory => {
+                    let pointee = |k: usize| {
+                        let id = i.operands.get(k).and_then(operand_id)?;
+                        let ty = m.global(id).and_then(|g| g.ty).or_else(|| {
+                            f.blocks
+                                .iter()
+                                .flat_map(|b| &b.insts)
+                                .find(|x| x.result == Some(id))?
+                                .ty
+                        })?;
+                        pointer_type(m, ty).map(|(_, p)| p)
+                    };
+                    if pointee(0) != pointee(1) || pointee(0).is_none() {
+                        return Err("it copies memory between different types".into());
+                    }
+                    if i.operands
+                        .iter()
+                        .filter(|o| matches!(o, Operand::MemoryAccess(_)))
+                        .count()
+                        > 1
+                    {
+                        return Err(
+                            "it copies memory with separate source and target access".into()
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// How to lower one access chain: its steps from the base.
+enum Step {
+    /// `qptr.buffer_data` of the current (typed) handle.
+    Data,
+    /// `qptr.handle_array_index`: a typed pointer of this type to element `index`.
+    Handle {
+        index: Id,
+        ty: Id,
+    },
+    Offset(i64),
+    Dyn {
+        index: Id,
+        stride: u64,
+    },
+}
+
+struct ChainPlan {
+    at: (usize, usize),
+    result: Id,
+    base: Id,
+    class: StorageClass,
+    steps: Vec<Step>,
+}
+
+/// Lowers function `fi` in place. Returns whether anything changed.
+fn lower_function(
+    m: &mut Module,
+    fi: usize,
+    experimental: bool,
+    qptr_types: &mut HashMap<StorageClass, Id>,
+) -> Result<bool, String> {
+    let out_of_ids = || "the module has run out of ids".to_string();
+    // Plan with the layout (immutable), then rewrite.
+    let plans = {
+        let layout = Layout::new(m);
+        let f = &m.functions[fi];
+        let types: HashMap<Id, Id> = f
+            .blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .chain(m.globals.iter())
+            .chain(f.params.iter())
+            .filter_map(|i| Some((i.result?, i.ty?)))
+            .collect();
+        // Where lowered chains leave off: (place, class, typed handle?).
+        let mut reached: HashMap<Id, (Place, StorageClass, bool)> = HashMap::new();
+        let mut plans = Vec::new();
+        for (bi, b) in f.blocks.iter().enumerate() {
+            for (ii, i) in b.insts.iter().enumerate() {
+                if !matches!(i.op, Op::AccessChain | Op::InBoundsAccessChain) {
+                    continue;
+                }
+                let (Some(result), Some(base)) =
+                    (i.result, i.operands.first().and_then(operand_id))
+                else {
+                    continue;
+                };
+                let indices: Vec<Id> = i.operands[1..].iter().filter_map(operand_id).collect();
+                let (mut place, class, mut handle) = match reached.get(&base) {
+                    Some(&r) => r,
+                    None => {
+                        let (class, pointee) =
+                            types.get(&base).and_then(|t| pointer_type(m, *t)).ok_or(
+                                "an access chain from a value that is not a typed pointer",
+                            )?;
+                        let handle =
+                            is_buffer_class(class) || class == StorageClass::UniformConstant;
+                        (Place::of(pointee), class, handle)
+                    }
+                };
+                let mut steps = Vec::new();
+                let mut pending: i64 = 0;
+                let mut rest = &indices[..];
+                if handle
+                    && layout
+                        .type_inst(place.ty)
+                        .is_some_and(|t| matches!(t.op, Op::TypeArray | Op::TypeRuntimeArray))
+                {
+                    // The first index picks a descriptor.
+                    let (&index, tail) = rest.split_first().ok_or("an empty access chain")?;
+                    let elem = layout
+                        .element(place)
+                        .ok_or("a descriptor array without elements")?
+                        .1;
+                    let ty = if tail.is_empty() {
+                        i.ty.ok_or("an access chain without a type")?
+                    } else {
+                        0 // Made when applied: pointer to the element.
+                    };
+                    steps.push(Step::Handle { index, ty });
+                    place = elem;
+                    rest = tail;
+                }
+                if class == StorageClass::UniformConstant {
+                    if !rest.is_empty() {
+                        return Err("an access chain into an image or sampler".into());
+                    }
+                    reached.insert(result, (place, class, true));
+                    plans.push(ChainPlan {
+                        at: (bi, ii),
+                        result,
+                        base,
+                        class,
+                        steps,
+                    });
+                    continue;
+                }
+                if rest.is_empty() && handle {
+                    // Only a descriptor was chosen: the result is still a typed handle.
+                    reached.insert(result, (place, class, true));
+                    plans.push(ChainPlan {
+                        at: (bi, ii),
+                        result,
+                        base,
+                        class,
+                        steps,
+                    });
+                    continue;
+                }
+                if handle {
+                    steps.push(Step::Data);
+                    handle = false;
+                }
+                for &index in rest {
+                    let is_struct = layout.struct_type(place.ty);
+                    if is_struct {
+                        let k = layout
+                            .constant(index)
+                            .ok_or("a struct member chosen by a non-constant index")?
+                            as u32;
+                        pending += layout
+                            .member_offset(place.ty, k)
+                            .ok_or("a struct member without an offset")?
+                            as i64;
+                        place = layout.locate_member(place, k).ok_or("no such member")?;
+                        continue;
+                    }
+                    let (stride, elem) = layout.element(place).ok_or("an index into a scalar")?;
+                    match layout.constant(index) {
+                        Some(c) => pending += (c as u32 as i32 as i64) * stride as i64,
+                        None => {
+                            if pending != 0 {
+                                steps.push(Step::Offset(pending));
+                                pending = 0;
+                            }
+                            steps.push(Step::Dyn { index, stride });
+                        }
+                    }
+                    place = elem;
+                }
+                let last_is_offset =
+                    matches!(steps.last(), Some(Step::Offset(_) | Step::Dyn { .. }));
+                if pending != 0 || !last_is_offset {
+                    steps.push(Step::Offset(pending));
+                }
+                reached.insert(result, (place, class, handle));
+                plans.push(ChainPlan {
+                    at: (bi, ii),
+                    result,
+                    base,
+                    class,
+                    steps,
+                });
+            }
+        }
+        plans
+    };
+    let uint = m
+        .numeric_type(crate::ir::typing::Labels::U, 32, 1)
+        .ok_or_else(out_of_ids)?;
+    let set = m.dialect_import().ok_or_else(out_of_ids)?;
+    let void = m.void_type().ok_or_else(out_of_ids)?;
+    let mut qptr_type = |m: &mut Module, c: StorageClass| -> Option<Id> {
+        if let Some(&t) = qptr_types.get(&c) {
+            return Some(t);
+        }
+        let t = m.intern(Inst::new(
+            Op::TypeUntypedPointerKHR,
+            None,
+            None,
+            vec![Operand::StorageClass(c)],
+        ))?;
+        qptr_types.insert(c, t);
+        Some(t)
+    };
+    let constant = |m: &mut Module, v: u64| {
+        m.intern(Inst::new(
+            Op::Constant,
+            Some(uint),
+            None,
+            vec![Operand::LiteralBit32(v as u32)],
+        ))
+    };
+    let dialect = |name: &str| ops::dialect_by_name(name).map(|o| o.number).unwrap_or(0);
+    let mut changed = !plans.is_empty();
+    // Replacements, by position: the ops that stand for each chain.
+    let mut replacement: HashMap<(usize, usize), Vec<Inst>> = HashMap::new();
+    for plan in plans {
+        let mut insts = Vec::new();
+        let mut cur = plan.base;
+        let n = plan.steps.len();
+        for (k, step) in plan.steps.iter().enumerate() {
+            let id = if k + 1 == n {
+                plan.result
+            } else {
+                m.fresh_id().ok_or_else(out_of_ids)?
+            };
+            let qptr = qptr_type(m, plan.class).ok_or_else(out_of_ids)?;
+            let inst = match step {
+                Step::Data => Inst::new(
+                    Op::ExtInst,
+                    Some(qptr),
+                    Some(id),
+                    vec![
+                        Operand::IdRef(set),
+                        Operand::LiteralExtInstInteger(dialect("qptr.buffer_data")),
+                        Operand::IdRef(cur),
+                    ],
+                ),
+                Step::Handle { index, ty } => {
+                    let ty = if *ty != 0 {
+                        *ty
+                    } else {
+                        // A pointer to the descriptor array's element.
+                        let base_ty = m.functions[fi]
+                            .blocks
+                            .iter()
+                            .flat_map(|b| &b.insts)
+                            .chain(m.globals.iter())
+                            .find(|i| i.result == Some(cur))
+                            .and_then(|i| i.ty)
+                            .ok_or("a handle of unknown type")?;
+                        let (class, arr) =
+                            pointer_type(m, base_ty).ok_or("a handle that is not a pointer")?;
+                        let elem = m
+                            .global(arr)
+                            .and_then(|a| a.operands.first())
+                            .and_then(operand_id)
+                            .ok_or("a descriptor array without an element type")?;
+                        m.intern(Inst::new(
+                            Op::TypePointer,
+                            None,
+                            None,
+                            vec![Operand::StorageClass(class), Operand::IdRef(elem)],
+                        ))
+                        .ok_or_else(out_of_ids)?
+                    };
+                    Inst::new(
+                        Op::ExtInst,
+                        Some(ty),
+                        Some(id),
+                        vec![
+                            Operand::IdRef(set),
+                            Operand::LiteralExtInstInteger(dialect("qptr.handle_array_index")),
+                            Operand::IdRef(cur),
+                            Operand::IdRef(*index),
+                        ],
+                    )
+                }
+                Step::Offset(o) => {
+                    let c = constant(m, *o as u64).ok_or_else(out_of_ids)?;
+                    Inst::new(
+                        Op::ExtInst,
+                        Some(qptr),
+                        Some(id),
+                        vec![
+                            Operand::IdRef(set),
+                            Operand::LiteralExtInstInteger(dialect("qptr.offset")),
+                            Operand::IdRef(cur),
+                            Operand::IdRef(c),
+                        ],
+                    )
+                }
+                Step::Dyn { index, stride } => {
+                    let s = constant(m, *stride).ok_or_else(out_of_ids)?;
+                    Inst::new(
+                        Op::ExtInst,
+                        Some(qptr),
+                        Some(id),
+                        vec![
+                            Operand::IdRef(set),
+                            Operand::LiteralExtInstInteger(dialect("qptr.dyn_offset")),
+                            Operand::IdRef(cur),
+                            Operand::IdRef(*index),
+                            Operand::IdRef(s),
+                        ],
+                    )
+                }
+            };
+            insts.push(inst);
+            cur = id;
+        }
+        replacement.insert(plan.at, insts);
+    }
+    // Pointer phis and selects of lowered pointers become qptrs; typed variables among their
+    // operands are made qptrs at the top of the function.
+    let qptr_results: HashSet<Id> = replacement
+        .values()
+        .filter_map(|v| v.last())
+        .filter(|i| {
+            ops::for_inst(i, &ops::ExtSets::of(m))
+                .is_some_and(|o| o.name != "qptr.handle_array_index")
+        })
+        .filter_map(|i| i.result)
+        .collect();
+    let mut entry_insts: Vec<Inst> = Vec::new();
+    let mut var_qptr: HashMap<Id, Id> = HashMap::new();
+    let blocks = m.functions[fi].blocks.len();
+    for bi in 0..blocks {
+        let n = m.functions[fi].blocks[bi].insts.len();
+        for ii in 0..n {
+            let i = m.functions[fi].blocks[bi].insts[ii].clone();
+            if !matches!(i.op, Op::Phi | Op::Select) {
+                continue;
+            }
+            let Some((class, _)) = i.ty.and_then(|t| pointer_type(m, t)) else {
+                continue;
+            };
+            let qptr = qptr_type(m, class).ok_or_else(out_of_ids)?;
+            let mut new = i.clone();
+            new.ty = Some(qptr);
+            let skip = usize::from(i.op == Op::Select);
+            for (k, o) in new.operands.iter_mut().enumerate() {
+                let is_value = if i.op == Op::Phi {
+                    k % 2 == 0
+                } else {
+                    k >= skip
+                };
+                let Some(id) = operand_id(o).filter(|_| is_value) else {
+                    continue;
+                };
+                if qptr_results.contains(&id) {
+                    continue;
+                }
+                // A typed pointer (a variable): offset 0 from it, made once.
+                let q = match var_qptr.get(&id) {
+                    Some(&q) => q,
+                    None => {
+                        let q = m.fresh_id().ok_or_else(out_of_ids)?;
+                        let zero = constant(m, 0).ok_or_else(out_of_ids)?;
+                        entry_insts.push(Inst::new(
+                            Op::ExtInst,
+                            Some(qptr),
+                            Some(q),
+                            vec![
+                                Operand::IdRef(set),
+                                Operand::LiteralExtInstInteger(dialect("qptr.offset")),
+                                Operand::IdRef(id),
+                                Operand::IdRef(zero),
+                            ],
+                        ));
+                        var_qptr.insert(id, q);
+                        q
+                    }
+                };
+                *o = Operand::IdRef(q);
+            }
+            m.functions[fi].blocks[bi].insts[ii] = new;
+            changed = true;
+        }
+    }
+    // Copies.
+    for bi in 0..blocks {
+        let n = m.functions[fi].blocks[bi].insts.len();
+        for ii in 0..n {
+            let i = m.functions[fi].blocks[bi].insts[ii].clone();
+            if i.op != Op::CopyMemory {
+                continue;
+            }
+            let (Some(dst), Some(src)) = (
+                i.operands.first().and_then(operand_id),
+                i.operands.get(1).and_then(operand_id),
+            ) else {
+                continue;
+            };
+            let pointee = pointee_of(m, fi, src).ok_or("a copy from an unknown pointer")?;
+            let insts = if experimental {
+                let size = Layout::new(m)
+                    .size(Place::of(pointee))
+                    .ok_or("a copy of a type without a size")?;
+                let n = constant(m, size).ok_or_else(out_of_ids)?;
+                let id = m.fresh_id().ok_or_else(out_of_ids)?;
+                vec![Inst::new(
+                    Op::ExtInst,
+                    Some(void),
+                    Some(id),
+                    vec![
+                        Operand::IdRef(set),
+                        Operand::LiteralExtInstInteger(dialect("qptr.copy")),
+                        Operand::IdRef(dst),
+                        Operand::IdRef(src),
+                        Operand::IdRef(n),
+                    ],
+                )]
+            } else {
+                let v = m.fresh_id().ok_or_else(out_of_ids)?;
+                let access: Vec<Operand> = i.operands[2..].to_vec();
+                let mut load_ops = vec![Operand::IdRef(src)];
+                load_ops.extend(access.iter().cloned());
+                let mut store_ops = vec![Operand::IdRef(dst), Operand::IdRef(v)];
+                store_ops.extend(access);
+                vec![
+                    Inst::new(Op::Load, Some(pointee), Some(v), load_ops),
+                    Inst::new(Op::Store, None, None, store_ops),
+                ]
+            };
+            replacement.insert((bi, ii), insts);
+            changed = true;
+        }
+    }
+    // Apply the replacements, later positions first.
+    let mut keys: Vec<(usize, usize)> = replacement.keys().copied().collect();
+    keys.sort_unstable_by(|a, b| b.cmp(a));
+    for (bi, ii) in keys {
+        let insts = replacement.remove(&(bi, ii)).unwrap_or_default();
+        m.functions[fi].blocks[bi].insts.splice(ii..=ii, insts);
+    }
+    if !entry_insts.is_empty() {
+        let at = m.functions[fi].blocks[0]
+            .insts
+            .iter()
+            .take_while(|i| matches!(i.op, Op::Variable | Op::Line | Op::NoLine))
+            .count();
+        m.functions[fi].blocks[0].insts.splice(at..at, entry_insts);
+    }
+    Ok(changed)
+}
+
+/// The pointee type of pointer `id` (a variable or a value of function `fi`), as it was typed.
+fn pointee_of(m: &Module, fi: usize, id: Id) -> Option<Id> {
+    let f = &m.functions[fi];
+    let ty = m
+        .global(id)
+        .and_then(|g| g.ty)
+        .or_else(|| f.params.iter().find(|p| p.result == Some(id))?.ty)
+        .or_else(|| {
+            f.blocks
+                .iter()
+                .flat_map(|b| &b.insts)
+                .find(|i| i.result == Some(id))?
+                .ty
+        })?;
+    pointer_type(m, ty).map(|(_, p)| p)
+}
+
+pub struct Outcome {
+    pub changed: bool,
+    /// Functions kept typed: (function, reason).
+    pub fallbacks: Vec<(Id, String)>,
+}
+
+pub fn qptr_lower(m: &mut Module, experimental: bool) -> Result<Outcome, String> {
+    let names = Names::for_module(m);
+    let mut changed = false;
+    let mut fallbacks = Vec::new();
+    let mut qptr_types: HashMap<StorageClass, Id> = HashMap::new();
+    for fi in 0..m.functions.len() {
+        if m.functions[fi].blocks.is_empty() {
+            continue;
+        }
+        let fid = m.functions[fi].id();
+        if let Err(why) = check(m, &m.functions[fi], &names) {
+            fallbacks.push((fid, why));
+            continue;
+        }
+        let original = m.functions[fi].clone();
+        match lower_function(m, fi, experimental, &mut qptr_types) {
+            Ok(false) => continue,
+            Ok(true) => {}
+            Err(why) => {
+                m.functions[fi] = original;
+                fallbacks.push((fid, why));
+                continue;
+            }
+        }
+        // Only what can be lifted back stays lowered.
+        if let Err(why) = plan_function(m, fi) {
+            m.functions[fi] = original;
+            fallbacks.push((fid, format!("its pointers could not be lifted back: {why}")));
+            continue;
+        }
+        changed = true;
+    }
+    for (f, why) in &fallbacks {
+        m.attributes
+            .insert(*f, Attribute::TypedPointers(why.clone()));
+    }
+    if changed {
+        add_untyped_pointer_capability(m);
+    }
+    Ok(Outcome {
+        changed: changed || !fallbacks.is_empty(),
+        fallbacks,
+    })
+}
+
+/// Untyped pointers need their capability and extension while the module has them.
+fn add_untyped_pointer_capability(m: &mut Module) {
+    let has_cap = m.preamble.iter().any(|i| {
+        i.op == Op::Capability
+            && matches!(
+                i.operands.first(),
+                Some(Operand::Capability(spirv::Capability::UntypedPointersKHR))
+            )
+    });
+    if !has_cap {
+        let at = m
+            .preamble
+            .iter()
+            .take_while(|i| i.op == Op::Capability)
+            .count();
+        m.preamble.insert(
+            at,
+            Inst::new(
+                Op::Capability,
+                None,
+                None,
+                vec![Operand::Capability(spirv::Capability::UntypedPointersKHR)],
+            ),
+        );
+    }
+    let ext = "SPV_KHR_untyped_pointers";
+    let has_ext = m.preamble.iter().any(|i| {
+        i.op == Op::Extension
+            && matches!(i.operands.first(), Some(Operand::LiteralString(s)) if s == ext)
+    });
+    if !has_ext {
+        let at = m
+            .preamble
+            .iter()
+            .take_while(|i| matches!(i.op, Op::Capability | Op::Extension))
+            .count();
+        m.preamble.insert(
+            at,
+            Inst::new(
+                Op::Extension,
+                None,
+                None,
+                vec![Operand::LiteralString(ext.into())],
+            ),
+        );
+    }
+}
+
+impl Pass for QptrLower {
+    fn name(&self) -> &'static str {
+        "qptr-lower"
+    }
+    fn description(&self) -> &'static str {
+        "access chains become byte offsets on untyped pointers; handles stay apart from memory"
+    }
+    fn run(&self, module: &mut Module, cx: &mut PassCx) -> Result<Changed, PassError> {
+        let out = qptr_lower(module, cx.experimental).map_err(PassError)?;
+        let names = Names::for_module(module);
+        for (f, why) in &out.fallbacks {
+            cx.diagnostics.push(Diagnostic {
+                severity: Severity::Warning,
+                message: format!("%{} keeps typed pointers: {why}", names.get(*f)),
+                function: Some(*f),
+                at: None,
+                place: Some(format!("in %{}", names.get(*f))),
+            });
+        }
+        Ok(out.changed.into())
+    }
+}
