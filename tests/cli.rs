@@ -451,3 +451,44 @@ fn experimental_ops_need_the_flag_and_mark_the_module_preview() {
     );
     assert!(!dir.join("out.spv").exists());
 }
+
+#[test]
+fn stats_json_counts_bitcasts_pointers_and_qptr_ops() {
+    // The bundled example through the default pipeline: qptr ops appear at qptr-lower and
+    // are gone after qptr-lift; nothing falls back.
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/examples/lighting.frag");
+    let out = shaderstep(&[
+        "run",
+        example.to_str().unwrap(),
+        "--preset",
+        "default",
+        "--stats",
+        "json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let field = |line: &str, key: &str| -> usize {
+        let at = line
+            .find(&format!("\"{key}\":"))
+            .unwrap_or_else(|| panic!("no {key} in {line}"));
+        line[at + key.len() + 3..]
+            .chars()
+            .take_while(|c| c.is_ascii_digit())
+            .collect::<String>()
+            .parse()
+            .unwrap()
+    };
+    let step = |pass: &str| {
+        text.lines()
+            .find(|l| l.contains(&format!("\"pass\":\"{pass}\"")))
+            .unwrap_or_else(|| panic!("no {pass} step in {text}"))
+    };
+    assert_eq!(field(step("lower"), "qptr_ops"), 0);
+    assert!(field(step("qptr-lower"), "qptr_ops") > 0);
+    assert_eq!(field(step("qptr-lift"), "qptr_ops"), 0);
+    assert!(field(step("lower"), "pointer_values") > 0);
+    for line in text.lines() {
+        assert_eq!(field(line, "qptr_fallbacks"), 0, "{line}");
+        assert_eq!(field(line, "bitcasts"), 0, "{line}");
+    }
+}

@@ -70,3 +70,405 @@ fn corpus_through_qptr_and_default_validates() {
         lowered + kept
     );
 }
+
+use shaderstep::ir::spirv::write;
+use shaderstep::ir::{parse, print};
+use shaderstep::pipeline::Run;
+
+fn run_text(passes: &[&str], experimental: bool, input: &str) -> Run {
+    let m = parse::parse(input).unwrap_or_else(|e| panic!("input does not parse: {e}\n{input}"));
+    let run = Pipeline::from_names(passes)
+        .unwrap()
+        .with_checks(Checks {
+            verify_each: true,
+            validate_each: false,
+        })
+        .with_experimental(experimental)
+        .run(Arc::new(write::write_words(&m)));
+    assert!(
+        run.ok(),
+        "pipeline failed: {:?}",
+        run.steps.last().unwrap().diagnostics
+    );
+    run
+}
+
+fn step_text(run: &Run, pass: &str) -> String {
+    run.steps
+        .iter()
+        .find(|s| s.pass == pass)
+        .unwrap_or_else(|| panic!("no step {pass}"))
+        .ir_text()
+        .to_string()
+}
+
+fn validated(run: &Run) -> String {
+    let words = run.output_words().unwrap();
+    validate(&words, false).unwrap_or_else(|e| {
+        panic!(
+            "output does not validate: {e}\n{}",
+            print::print(run.final_module().unwrap())
+        )
+    });
+    print::print(run.final_module().unwrap())
+}
+
+/// An array of structs indexed by the invocation, a nested chain to a member of the element, a
+/// runtime array's length, and two members of one element.
+const PARTICLES: &str = r#"; Version: 1.3
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %gid
+OpExecutionMode %main LocalSize 1 1 1
+OpName %Particle "Particle"
+OpName %Buf "Buf"
+OpName %buf "buf"
+OpName %elem "elem"
+OpName %w "w"
+OpName %pos "pos"
+OpName %count "count"
+OpDecorate %gid BuiltIn GlobalInvocationId
+OpMemberDecorate %Particle 0 Offset 0
+OpMemberDecorate %Particle 1 Offset 16
+OpMemberDecorate %Particle 2 Offset 20
+OpDecorate %arr ArrayStride 32
+OpMemberDecorate %Buf 0 Offset 0
+OpMemberDecorate %Buf 1 Offset 16
+OpDecorate %Buf Block
+OpDecorate %buf DescriptorSet 0
+OpDecorate %buf Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%float = OpTypeFloat 32
+%v3uint = OpTypeVector %uint 3
+%v4float = OpTypeVector %float 4
+%Particle = OpTypeStruct %v4float %float %uint
+%arr = OpTypeRuntimeArray %Particle
+%Buf = OpTypeStruct %uint %arr
+%ptr_buf = OpTypePointer StorageBuffer %Buf
+%ptr_particle = OpTypePointer StorageBuffer %Particle
+%ptr_v4 = OpTypePointer StorageBuffer %v4float
+%ptr_float = OpTypePointer StorageBuffer %float
+%ptr_uint = OpTypePointer StorageBuffer %uint
+%ptr_in = OpTypePointer Input %v3uint
+%buf = OpVariable %ptr_buf StorageBuffer
+%gid = OpVariable %ptr_in Input
+%c0 = OpConstant %uint 0
+%c1 = OpConstant %uint 1
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%id = OpLoad %v3uint %gid
+%i = OpCompositeExtract %uint %id 0
+%elem = OpAccessChain %ptr_particle %buf %c1 %i
+%w = OpAccessChain %ptr_float %elem %c1
+%pos = OpAccessChain %ptr_v4 %elem %c0
+%p = OpLoad %v4float %pos
+%x = OpCompositeExtract %float %p 0
+OpStore %w %x
+%len = OpArrayLength %uint %buf 1
+%count = OpAccessChain %ptr_uint %buf %c0
+OpStore %count %len
+OpReturn
+OpFunctionEnd
+"#;
+
+#[test]
+fn array_of_structs_with_a_dynamic_index_and_nested_chains() {
+    let run = run_text(
+        &["lower", "qptr-lower", "qptr-analyze", "qptr-lift", "lift"],
+        false,
+        PARTICLES,
+    );
+    let lowered = step_text(&run, "qptr-lower");
+    // The element is 16 bytes in (after the count) plus 32 per index; its members are +16
+    // (w) and +0 (pos) from it. OpArrayLength keeps the typed buffer.
+    for expected in [
+        "= qptr.buffer_data %_qptr_StorageBuffer %buf",
+        "= qptr.offset %_qptr_StorageBuffer %",
+        "%elem = qptr.dyn_offset %_qptr_StorageBuffer %",
+        " %uint_32",
+        "%w = qptr.offset %_qptr_StorageBuffer %elem %uint_16",
+        "%pos = qptr.offset %_qptr_StorageBuffer %elem %uint_0",
+        "OpArrayLength %uint %buf 1",
+    ] {
+        assert!(
+            lowered.contains(expected),
+            "missing `{expected}` in\n{lowered}"
+        );
+    }
+    assert!(!lowered.contains("OpAccessChain"), "{lowered}");
+    let analyzed = step_text(&run, "qptr-analyze");
+    assert!(
+        analyzed.contains("; @usage {+0 {load %v4float}, +16 {store %float}}"),
+        "{analyzed}"
+    );
+    let out = validated(&run);
+    for expected in [
+        "%w = OpAccessChain %_ptr_StorageBuffer_float %buf %int_1 %",
+        "%pos = OpAccessChain %_ptr_StorageBuffer_v4float %buf %int_1 %",
+        "%count = OpAccessChain %_ptr_StorageBuffer_uint %buf %int_0",
+    ] {
+        assert!(out.contains(expected), "missing `{expected}` in\n{out}");
+    }
+    assert!(!out.contains("qptr"), "{out}");
+    assert!(!out.contains("UntypedPointers"), "{out}");
+}
+
+#[test]
+fn usage_attributes_print_and_parse_back() {
+    let run = run_text(&["lower", "qptr-lower", "qptr-analyze"], false, PARTICLES);
+    let text = step_text(&run, "qptr-analyze");
+    let m = parse::parse(&text).unwrap();
+    assert_eq!(print::print(&m), text);
+    assert!(m.attributes.len() >= 4, "{:?}", m.attributes);
+}
+
+/// A row-major matrix in a uniform block: a dynamically chosen column (not contiguous in
+/// memory) and one element of it.
+const ROW_MAJOR: &str = r#"; Version: 1.3
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %gid
+OpExecutionMode %main LocalSize 1 1 1
+OpName %main "main"
+OpName %ubo "ubo"
+OpName %j "j"
+OpName %col "col"
+OpName %elt "elt"
+OpDecorate %gid BuiltIn GlobalInvocationId
+OpMemberDecorate %UBO 0 Offset 0
+OpMemberDecorate %UBO 0 RowMajor
+OpMemberDecorate %UBO 0 MatrixStride 16
+OpDecorate %UBO Block
+OpDecorate %ubo DescriptorSet 0
+OpDecorate %ubo Binding 0
+OpMemberDecorate %Out 0 Offset 0
+OpMemberDecorate %Out 1 Offset 16
+OpDecorate %Out Block
+OpDecorate %out DescriptorSet 0
+OpDecorate %out Binding 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%float = OpTypeFloat 32
+%v3uint = OpTypeVector %uint 3
+%v4float = OpTypeVector %float 4
+%mat4 = OpTypeMatrix %v4float 4
+%UBO = OpTypeStruct %mat4
+%Out = OpTypeStruct %v4float %float
+%ptr_ubo = OpTypePointer Uniform %UBO
+%ptr_out = OpTypePointer StorageBuffer %Out
+%ptr_u_v4 = OpTypePointer Uniform %v4float
+%ptr_u_float = OpTypePointer Uniform %float
+%ptr_o_v4 = OpTypePointer StorageBuffer %v4float
+%ptr_o_float = OpTypePointer StorageBuffer %float
+%ptr_in = OpTypePointer Input %v3uint
+%ubo = OpVariable %ptr_ubo Uniform
+%out = OpVariable %ptr_out StorageBuffer
+%gid = OpVariable %ptr_in Input
+%c0 = OpConstant %uint 0
+%c1 = OpConstant %uint 1
+%c2 = OpConstant %uint 2
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%id = OpLoad %v3uint %gid
+%j = OpCompositeExtract %uint %id 0
+%col = OpAccessChain %ptr_u_v4 %ubo %c0 %j
+%v = OpLoad %v4float %col
+%elt = OpAccessChain %ptr_u_float %ubo %c0 %j %c2
+%e = OpLoad %float %elt
+%o0 = OpAccessChain %ptr_o_v4 %out %c0
+OpStore %o0 %v
+%o1 = OpAccessChain %ptr_o_float %out %c1
+OpStore %o1 %e
+OpReturn
+OpFunctionEnd
+"#;
+
+#[test]
+fn row_major_matrix_columns_and_elements() {
+    let run = run_text(
+        &["lower", "qptr-lower", "qptr-analyze", "qptr-lift", "lift"],
+        false,
+        ROW_MAJOR,
+    );
+    let lowered = step_text(&run, "qptr-lower");
+    // In a row-major matrix column j starts j floats in, and its element 2 is two rows
+    // (MatrixStride 16) further.
+    assert!(
+        lowered.contains("%col = qptr.dyn_offset %_qptr_Uniform %"),
+        "{lowered}"
+    );
+    assert!(lowered.contains(" %j %uint_4"), "{lowered}");
+    assert!(
+        lowered.contains("%elt = qptr.offset %_qptr_Uniform %"),
+        "{lowered}"
+    );
+    assert!(lowered.contains(" %uint_32"), "{lowered}");
+    let out = validated(&run);
+    assert!(
+        out.contains("%col = OpAccessChain %_ptr_Uniform_v4float %ubo %int_0 %j"),
+        "{out}"
+    );
+    assert!(
+        out.contains("%elt = OpAccessChain %_ptr_Uniform_float %ubo %int_0 %j %int_2"),
+        "{out}"
+    );
+}
+
+/// Variable pointers: a select between two elements of a buffer, then a load through it.
+const VARIABLE_POINTERS: &str = r#"; Version: 1.3
+OpCapability Shader
+OpCapability VariablePointersStorageBuffer
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %gid
+OpExecutionMode %main LocalSize 1 1 1
+OpName %main "main"
+OpName %pick "pick"
+OpDecorate %gid BuiltIn GlobalInvocationId
+OpDecorate %arr ArrayStride 4
+OpMemberDecorate %Buf 0 Offset 0
+OpDecorate %Buf Block
+OpDecorate %buf DescriptorSet 0
+OpDecorate %buf Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%bool = OpTypeBool
+%uint = OpTypeInt 32 0
+%float = OpTypeFloat 32
+%v3uint = OpTypeVector %uint 3
+%arr = OpTypeRuntimeArray %float
+%Buf = OpTypeStruct %arr
+%ptr_buf = OpTypePointer StorageBuffer %Buf
+%ptr_float = OpTypePointer StorageBuffer %float
+%ptr_in = OpTypePointer Input %v3uint
+%buf = OpVariable %ptr_buf StorageBuffer
+%gid = OpVariable %ptr_in Input
+%c0 = OpConstant %uint 0
+%c2 = OpConstant %uint 2
+%c5 = OpConstant %uint 5
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%id = OpLoad %v3uint %gid
+%x = OpCompositeExtract %uint %id 0
+%odd = OpUGreaterThan %bool %x %c2
+%a = OpAccessChain %ptr_float %buf %c0 %c2
+%b = OpAccessChain %ptr_float %buf %c0 %c5
+%pick = OpSelect %ptr_float %odd %a %b
+%v = OpLoad %float %pick
+%dst = OpAccessChain %ptr_float %buf %c0 %x
+OpStore %dst %v
+OpReturn
+OpFunctionEnd
+"#;
+
+#[test]
+fn variable_pointers_are_typed_by_what_is_accessed_through_them() {
+    let run = run_text(
+        &["lower", "qptr-lower", "qptr-analyze", "qptr-lift", "lift"],
+        false,
+        VARIABLE_POINTERS,
+    );
+    let lowered = step_text(&run, "qptr-lower");
+    assert!(
+        lowered.contains("%pick = OpSelect %_qptr_StorageBuffer"),
+        "{lowered}"
+    );
+    let out = validated(&run);
+    assert!(
+        out.contains("%pick = OpSelect %_ptr_StorageBuffer_float"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_function_that_indexes_a_variable_pointer_keeps_typed_pointers() {
+    let input = VARIABLE_POINTERS.replace(
+        "%v = OpLoad %float %pick",
+        "%again = OpAccessChain %ptr_float %pick\n%v = OpLoad %float %again",
+    );
+    let run = run_text(&["lower", "qptr-lower", "qptr-lift", "lift"], false, &input);
+    let step = run.steps.iter().find(|s| s.pass == "qptr-lower").unwrap();
+    let messages: Vec<String> = step.diagnostics.iter().map(|d| d.to_string()).collect();
+    assert_eq!(
+        messages,
+        ["warning: in %main: %main keeps typed pointers: it indexes into a variable pointer (%pick)"]
+    );
+    assert!(step
+        .ir_text()
+        .contains("; @typed-pointers \"it indexes into a variable pointer (%pick)\""));
+    // Nothing was lowered, and the output is the input.
+    assert!(!step.ir_text().contains("qptr."));
+    validated(&run);
+}
+
+#[test]
+fn a_union_like_load_goes_through_the_member_type_and_a_bitcast() {
+    // Already in qptr form: a float member read as a uint.
+    let input = r#"; Version: 1.3
+OpCapability Shader
+OpCapability UntypedPointersKHR
+OpExtension "SPV_KHR_untyped_pointers"
+%ss = OpExtInstImport "shaderstep.dialect"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+OpMemberDecorate %Buf 0 Offset 0
+OpMemberDecorate %Buf 1 Offset 4
+OpDecorate %Buf Block
+OpDecorate %buf DescriptorSet 0
+OpDecorate %buf Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%float = OpTypeFloat 32
+%Buf = OpTypeStruct %float %uint
+%ptr_buf = OpTypePointer StorageBuffer %Buf
+%buf = OpVariable %ptr_buf StorageBuffer
+%q = OpTypeUntypedPointerKHR StorageBuffer
+%u0 = OpConstant %uint 0
+%u4 = OpConstant %uint 4
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%d = qptr.buffer_data %q %buf
+%f = qptr.offset %q %d %u0
+%bits = OpLoad %uint %f
+%u = qptr.offset %q %d %u4
+OpStore %u %bits
+OpReturn
+OpFunctionEnd
+"#;
+    let run = run_text(&["lower", "qptr-lift", "lift"], false, input);
+    let out = validated(&run);
+    assert!(out.contains("OpLoad %float %"), "{out}");
+    assert!(out.contains("OpBitcast %uint %"), "{out}");
+}
+
+#[test]
+fn copy_memory_is_qptr_copy_only_with_experimental_ops() {
+    let input = PARTICLES.replace(
+        "%len = OpArrayLength %uint %buf 1",
+        "%first = OpAccessChain %ptr_particle %buf %c1 %c0\nOpCopyMemory %elem %first\n%len = OpArrayLength %uint %buf 1",
+    )
+    .replace("OpName %w \"w\"", "OpName %w \"w\"\nOpName %first \"first\"");
+    let passes = ["lower", "qptr-lower", "qptr-analyze", "qptr-lift", "lift"];
+    let with = run_text(&passes, true, &input);
+    let lowered = step_text(&with, "qptr-lower");
+    // A particle is 24 bytes of data; its stride of 32 includes padding.
+    assert!(
+        lowered.contains("= qptr.copy %elem %first %uint_24"),
+        "{lowered}"
+    );
+    let step = with.steps.iter().find(|s| s.pass == "qptr-lower").unwrap();
+    assert_eq!(step.preview, vec!["qptr.copy"]);
+    let out = validated(&with);
+    assert!(out.contains("OpCopyMemory %elem %first"), "{out}");
+    assert!(with.steps.last().unwrap().preview.is_empty());
+
+    let without = run_text(&passes, false, &input);
+    let lowered = step_text(&without, "qptr-lower");
+    assert!(!lowered.contains("qptr.copy"), "{lowered}");
+    assert!(lowered.contains("OpLoad %Particle %first"), "{lowered}");
+    validated(&without);
+}

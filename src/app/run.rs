@@ -53,13 +53,18 @@ pub fn stats_json(input: &Path, run: &Run) -> Vec<String> {
                 })
                 .collect();
             let preview: Vec<String> = s.preview.iter().map(|n| format!("\"{n}\"")).collect();
+            let c = s.module.counts();
             format!(
-                "{{\"input\":\"{}\",\"step\":{i},\"pass\":\"{}\",\"changed\":{},\"instructions\":{},\"microseconds\":{},\"preview\":{},\"experimental_ops\":[{}],\"diagnostics\":[{}]}}",
+                "{{\"input\":\"{}\",\"step\":{i},\"pass\":\"{}\",\"changed\":{},\"instructions\":{},\"microseconds\":{},\"bitcasts\":{},\"pointer_values\":{},\"qptr_ops\":{},\"qptr_fallbacks\":{},\"preview\":{},\"experimental_ops\":[{}],\"diagnostics\":[{}]}}",
                 json_escape(&input.display().to_string()),
                 s.pass,
                 s.changed,
                 s.inst_count,
                 s.duration.as_micros(),
+                c.bitcasts,
+                c.pointer_values,
+                c.qptr_ops,
+                c.qptr_fallbacks,
                 !s.preview.is_empty(),
                 preview.join(","),
                 diags.join(",")

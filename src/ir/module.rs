@@ -145,7 +145,52 @@ pub struct Module {
 
 pub(crate) type InternKey = (u32, Option<Id>, Vec<Operand>);
 
+/// Counts that say how far a module is from plain typed SPIR-V.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub bitcasts: usize,
+    /// Values of pointer type, typed or untyped (variables included).
+    pub pointer_values: usize,
+    /// `qptr.*` instructions.
+    pub qptr_ops: usize,
+    /// Functions `qptr-lower` left with typed pointers.
+    pub qptr_fallbacks: usize,
+}
+
 impl Module {
+    pub fn counts(&self) -> Counts {
+        let pointer_types: std::collections::HashSet<Id> = self
+            .globals
+            .iter()
+            .filter(|g| {
+                matches!(
+                    g.op,
+                    spirv::Op::TypePointer | spirv::Op::TypeUntypedPointerKHR
+                )
+            })
+            .filter_map(|g| g.result)
+            .collect();
+        let sets = super::ops::ExtSets::of(self);
+        let mut c = Counts {
+            qptr_fallbacks: self
+                .attributes
+                .values()
+                .filter(|a| matches!(a, Attribute::TypedPointers(_)))
+                .count(),
+            ..Counts::default()
+        };
+        self.for_each_inst(|i| {
+            c.bitcasts += usize::from(i.op == spirv::Op::Bitcast);
+            c.pointer_values += usize::from(i.ty.is_some_and(|t| pointer_types.contains(&t)));
+            if sets.dialect_import().is_some() {
+                c.qptr_ops += usize::from(super::ops::for_inst(i, &sets).is_some_and(|o| {
+                    o.set == super::ops::OpSet::Dialect && o.name.starts_with("qptr.")
+                }));
+            }
+        });
+        c
+    }
+
     /// A new id; `None` when the id space is exhausted (the bound is already `u32::MAX`).
     pub fn fresh_id(&mut self) -> Option<Id> {
         let id = self.bound.max(1);

@@ -587,7 +587,25 @@ pub fn qptr_lift(m: &mut Module) -> Result<(bool, Vec<String>), String> {
                 names.get(m.functions[fi].id())
             )
         })?;
+        // qptrs that only served as bases of others vanish: so do their names.
+        let gone: HashSet<Id> = {
+            let f = &m.functions[fi];
+            plan.removed
+                .iter()
+                .filter_map(|&(bi, ii)| f.blocks[bi].insts[ii].result)
+                .filter(|r| {
+                    !plan
+                        .chains
+                        .iter()
+                        .any(|c| c.qptr == *r && !c.path.is_empty())
+                })
+                .collect()
+        };
         apply(m, fi, plan).ok_or("the module has run out of ids")?;
+        let about =
+            |i: &Inst| matches!(i.operands.first(), Some(Operand::IdRef(t)) if gone.contains(t));
+        m.debug.retain(|i| !about(i));
+        m.annotations.retain(|i| !about(i));
         changed = true;
     }
     // Usage attributes describe qptrs that are gone.
