@@ -364,3 +364,27 @@ fn assign_types_is_deterministic() {
     assert!(a.is_some());
     assert_eq!(a, b);
 }
+
+#[test]
+fn fold_reads_bit_vector_constants_as_the_op_does() {
+    // After untype, 2.0 and 3 are bits; FMul reads them as floats, IAdd as integers.
+    let input = shader(
+        "%x = OpFMul %float %f1 %f1\n\
+         %y = OpFAdd %float %x %f1\n\
+         %v = OpCompositeConstruct %v2float %y %y\n\
+         OpStore %out_f %v\n\
+         %z = OpIAdd %int %i7 %i7\n\
+         OpStore %out_i %z",
+    );
+    let (out, _) = run_text(
+        &["lower", "untype", "fold", "dce", "assign-types", "lift"],
+        &input,
+    );
+    let main = function(&out, "main");
+    assert!(
+        !main.contains("OpFMul") && !main.contains("OpIAdd"),
+        "{main}"
+    );
+    assert!(out.contains("OpConstant %float 2"), "{out}");
+    assert!(out.contains("OpConstant %int 14"), "{out}");
+}

@@ -5,6 +5,9 @@
 //! later folds in the same walk (blocks are in dominance order). Names and decorations of
 //! folded values go with them.
 //!
+//! Bit-vector constants (after `untype`) are read as the op reads its operands — `OpFAdd` as
+//! floats, `OpIAdd` as integers — and a bit-vector result is stored as its bits.
+//!
 //! It does not fold vectors, spec constants (their values come later) or anything the rule
 //! leaves undefined (division by zero, oversized shifts).
 
@@ -15,7 +18,7 @@ use spirv::Op;
 
 use crate::ir::idmap::{follow, replace_with};
 use crate::ir::inst::operand_id_mut;
-use crate::ir::ops::{self, fold::Value};
+use crate::ir::ops::{self, fold::Value, Val};
 use crate::ir::spirv::asm::f64_to_f16;
 use crate::ir::{Id, Inst, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
@@ -24,9 +27,50 @@ pub struct Fold;
 
 #[derive(Clone, Copy)]
 enum Scalar {
-    Int { width: u32, signed: bool },
-    Float { width: u32 },
+    Int {
+        width: u32,
+        signed: bool,
+    },
+    Float {
+        width: u32,
+    },
     Bool,
+    /// A bit-vector (`untype`): the op says whether it is read as an integer or a float.
+    Bits {
+        width: u32,
+    },
+}
+
+fn decode_float(bits: u64, width: u32) -> f64 {
+    match width {
+        16 => crate::ir::spirv::disasm::f16_to_f64(bits as u16),
+        32 => f64::from(f32::from_bits(bits as u32)),
+        _ => f64::from_bits(bits),
+    }
+}
+
+fn encode_float(value: f64, width: u32) -> Option<u64> {
+    Some(match width {
+        16 => u64::from(f64_to_f16(value)),
+        32 => u64::from((value as f32).to_bits()),
+        64 => value.to_bits(),
+        _ => return None,
+    })
+}
+
+/// A bit-vector constant read as `how` says.
+fn read_bits(bits: u64, width: u32, how: Val) -> Option<Value> {
+    match how {
+        Val::Float => Some(Value::Float {
+            value: decode_float(bits, width),
+            width,
+        }),
+        Val::Int | Val::Uint => Some(Value::Int {
+            bits: bits & mask(width),
+            width,
+        }),
+        _ => None,
+    }
 }
 
 fn mask(width: u32) -> u64 {
@@ -66,14 +110,19 @@ fn constant(ty: Id, scalar: Scalar, v: Value) -> Option<Inst> {
             Inst::new(Op::Constant, Some(ty), None, vec![word(bits, width)])
         }
         (Scalar::Float { width }, Value::Float { value, .. }) => {
-            let bits = match width {
-                16 => u64::from(f64_to_f16(value)),
-                32 => u64::from((value as f32).to_bits()),
-                64 => value.to_bits(),
-                _ => return None,
-            };
+            let bits = encode_float(value, width)?;
             Inst::new(Op::Constant, Some(ty), None, vec![word(bits, width)])
         }
+        (Scalar::Bits { width }, Value::Float { value, .. }) => {
+            let bits = encode_float(value, width)?;
+            Inst::new(Op::Constant, Some(ty), None, vec![word(bits, width)])
+        }
+        (Scalar::Bits { width }, Value::Int { bits, .. }) => Inst::new(
+            Op::Constant,
+            Some(ty),
+            None,
+            vec![word(bits & mask(width), width)],
+        ),
         (Scalar::Bool, Value::Bool(b)) => Inst::new(
             if b {
                 Op::ConstantTrue
@@ -112,6 +161,13 @@ pub fn fold(m: &mut Module) -> bool {
             _ => {}
         }
     }
+    for (id, kind) in crate::ir::spirv::disasm::ScalarKind::table(m) {
+        if let crate::ir::spirv::disasm::ScalarKind::Bits { width } = kind {
+            scalars.insert(id, Scalar::Bits { width });
+        }
+    }
+    // Bit-vector constants: their bits, read by each op as it reads its operands.
+    let mut raw: HashMap<Id, (u64, u32)> = HashMap::new();
     for g in &m.globals {
         let (Some(id), Some(ty)) = (g.result, g.ty) else {
             continue;
@@ -132,15 +188,16 @@ pub fn fold(m: &mut Module) -> bool {
                 let Some(bits) = g.operands.first().and_then(literal) else {
                     continue;
                 };
-                let value = match width {
-                    16 => crate::ir::spirv::disasm::f16_to_f64(bits as u16),
-                    32 => f64::from(f32::from_bits(bits as u32)),
-                    _ => f64::from_bits(bits),
-                };
                 Value::Float {
-                    value,
+                    value: decode_float(bits, *width),
                     width: *width,
                 }
+            }
+            (Op::Constant, Some(Scalar::Bits { width })) => {
+                if let Some(bits) = g.operands.first().and_then(literal) {
+                    raw.insert(id, (bits & mask(*width), *width));
+                }
+                continue;
             }
             _ => continue,
         };
@@ -183,17 +240,36 @@ pub fn fold(m: &mut Module) -> bool {
                     }
                 }
                 let folded = info
-                    .and_then(|info| info.fold)
+                    .and_then(|info| Some((info.fold?, info.typing.as_ref())))
                     .zip(scalars.get(&ty).copied())
-                    .and_then(|(rule, scalar)| {
-                        let args: Option<Vec<Value>> =
-                            ids.iter().map(|i| values.get(i).copied()).collect();
+                    .and_then(|((rule, typing), scalar)| {
+                        let args: Option<Vec<Value>> = ids
+                            .iter()
+                            .enumerate()
+                            .map(|(n, i)| match values.get(i) {
+                                Some(v) => Some(*v),
+                                None => {
+                                    let &(bits, width) = raw.get(i)?;
+                                    read_bits(bits, width, typing?.operand(n))
+                                }
+                            })
+                            .collect();
                         let v = rule(&args?)?;
-                        Some((constant(ty, scalar, v)?, v))
+                        Some((constant(ty, scalar, v)?, v, scalar))
                     });
-                match folded.and_then(|(c, v)| Some((m.intern(c)?, v))) {
-                    Some((id, v)) => {
-                        values.insert(id, v);
+                match folded.and_then(|(c, v, s)| Some((m.intern(c)?, v, s))) {
+                    Some((id, v, scalar)) => {
+                        match (scalar, v) {
+                            (Scalar::Bits { width }, Value::Float { value, .. }) => {
+                                raw.insert(id, (encode_float(value, width).unwrap_or(0), width));
+                            }
+                            (Scalar::Bits { width }, Value::Int { bits, .. }) => {
+                                raw.insert(id, (bits & mask(width), width));
+                            }
+                            _ => {
+                                values.insert(id, v);
+                            }
+                        }
                         replace_with(&mut replace, result, id);
                     }
                     None => kept.push(inst),
