@@ -16,6 +16,8 @@ fn corpus_through_qptr_and_default_validates() {
     let mut failures = Vec::new();
     let (mut lowered, mut kept) = (0usize, 0usize);
     let mut reasons = Vec::new();
+    // Totals over the corpus of each step's counts, by preset and pass.
+    let mut totals: Vec<(String, [usize; 4])> = Vec::new();
     for preset in ["qptr", "default"] {
         let pipeline = Pipeline::preset(preset).unwrap().with_checks(Checks {
             verify_each: true,
@@ -38,6 +40,19 @@ fn corpus_through_qptr_and_default_validates() {
                 ));
                 continue;
             }
+            for st in &run.steps {
+                let c = st.module.counts();
+                let key = format!("{preset:>8} {:<13}", st.pass);
+                let counts = [c.bitcasts, c.pointer_values, c.qptr_ops, c.qptr_fallbacks];
+                match totals.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, row)) => {
+                        for (t, v) in row.iter_mut().zip(counts) {
+                            *t += v;
+                        }
+                    }
+                    None => totals.push((key, counts)),
+                }
+            }
             if preset == "qptr" {
                 let after_lower = run.steps.iter().find(|st| st.pass == "qptr-lower").unwrap();
                 let m = &after_lower.module;
@@ -58,6 +73,13 @@ fn corpus_through_qptr_and_default_validates() {
                 }
             }
         }
+    }
+    eprintln!("corpus totals per step: bitcasts, pointer_values, qptr_ops, qptr_fallbacks");
+    for (key, row) in &totals {
+        eprintln!(
+            "  {key} {:>5} {:>6} {:>5} {:>3}",
+            row[0], row[1], row[2], row[3]
+        );
     }
     eprintln!(
         "qptr: {lowered} functions lowered and lifted, {kept} kept typed:\n  {}",

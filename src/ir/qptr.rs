@@ -46,6 +46,8 @@ pub struct Layout<'m> {
     matrix: HashMap<(Id, u32), (u64, bool)>,
     strides: HashMap<Id, u64>,
     constants: HashMap<Id, u64>,
+    /// How deep `size` is: a broken module may nest a type in itself.
+    depth: std::cell::Cell<u32>,
 }
 
 impl<'m> Layout<'m> {
@@ -113,6 +115,7 @@ impl<'m> Layout<'m> {
             matrix,
             strides,
             constants,
+            depth: std::cell::Cell::new(0),
         }
     }
 
@@ -153,20 +156,27 @@ impl<'m> Layout<'m> {
         }
     }
 
-    /// Alignment under the scalar layout: the largest scalar in the type.
+    /// Alignment under the scalar layout: the largest scalar in the type (at least 1).
     pub fn align(&self, ty: Id) -> u64 {
+        self.align_inner(ty, 0).max(1)
+    }
+
+    fn align_inner(&self, ty: Id, depth: usize) -> u64 {
+        if depth > 64 {
+            return 1;
+        }
         let Some(t) = self.type_inst(ty) else {
             return 1;
         };
         match t.op {
-            Op::TypeVector | Op::TypeMatrix | Op::TypeArray | Op::TypeRuntimeArray => {
-                self.id_at(ty, 0).map_or(1, |e| self.align(e))
-            }
+            Op::TypeVector | Op::TypeMatrix | Op::TypeArray | Op::TypeRuntimeArray => self
+                .id_at(ty, 0)
+                .map_or(1, |e| self.align_inner(e, depth + 1)),
             Op::TypeStruct => t
                 .operands
                 .iter()
                 .filter_map(operand_id)
-                .map(|m| self.align(m))
+                .map(|m| self.align_inner(m, depth + 1))
                 .max()
                 .unwrap_or(1),
             _ => self.scalar_size(ty).unwrap_or(4),
@@ -240,6 +250,16 @@ impl<'m> Layout<'m> {
 
     /// Size in bytes (`None` for runtime arrays and types without a size).
     pub fn size(&self, place: Place) -> Option<u64> {
+        if self.depth.get() > 64 {
+            return None;
+        }
+        self.depth.set(self.depth.get() + 1);
+        let size = self.size_inner(place);
+        self.depth.set(self.depth.get() - 1);
+        size
+    }
+
+    fn size_inner(&self, place: Place) -> Option<u64> {
         let t = self.type_inst(place.ty)?;
         match t.op {
             Op::TypeStruct => {
@@ -461,6 +481,9 @@ pub fn find_path(
         }
         // A dynamic index applies to the first array-like level with its stride.
         if let Some(Seg::Dyn { index, stride }) = segs.peek().copied() {
+            if stride == 0 {
+                return Err("a dynamic offset with a stride of 0".into());
+            }
             if layout.element_stride(place) == Some(stride) {
                 let (_, elem) = layout.element(place).ok_or("no element type")?;
                 let extra = u32::try_from(r as u64 / stride).map_err(|_| "offset too large")?;

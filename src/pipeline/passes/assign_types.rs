@@ -119,14 +119,19 @@ struct Locals {
 /// The scalar width of a type whose numbers may be relabelled: a number, a vector, or an
 /// array of them.
 fn relabelable_width(info: &TypeInfo, ty: Id) -> Option<u32> {
-    if let Some(n) = info.numeric(ty) {
-        return n.label.map(|_| n.width);
+    let mut ty = ty;
+    // Arrays of arrays…; a broken module may nest a type in itself.
+    for _ in 0..64 {
+        if let Some(n) = info.numeric(ty) {
+            return n.label.map(|_| n.width);
+        }
+        let t = info.type_inst(ty)?;
+        match (t.op, t.operands.first()) {
+            (Op::TypeArray, Some(Operand::IdRef(e))) => ty = *e,
+            _ => return None,
+        }
     }
-    let t = info.type_inst(ty)?;
-    match (t.op, t.operands.first()) {
-        (Op::TypeArray, Some(Operand::IdRef(e))) => relabelable_width(info, *e),
-        _ => None,
-    }
+    None
 }
 
 fn free_locals(m: &Module, info: &TypeInfo) -> Locals {
@@ -614,8 +619,23 @@ fn typed_constant(
     label: Labels,
     made: &mut HashMap<(Id, u8), Id>,
 ) -> Option<Id> {
+    typed_constant_at(m, a, c, label, made, 0)
+}
+
+fn typed_constant_at(
+    m: &mut Module,
+    a: &Analysis,
+    c: Id,
+    label: Labels,
+    made: &mut HashMap<(Id, u8), Id>,
+    depth: usize,
+) -> Option<Id> {
     if let Some(&id) = made.get(&(c, label.0)) {
         return Some(id);
+    }
+    // A broken module may nest a constant in itself.
+    if depth > 64 {
+        return None;
     }
     let (def, n) = a.bits_constants.get(&c)?.clone();
     let ty = m.numeric_type(label, n.width, n.count)?;
@@ -623,12 +643,13 @@ fn typed_constant(
         Op::ConstantComposite => {
             let mut parts = Vec::with_capacity(def.operands.len());
             for o in &def.operands {
-                parts.push(Operand::IdRef(typed_constant(
+                parts.push(Operand::IdRef(typed_constant_at(
                     m,
                     a,
                     operand_id(o)?,
                     label,
                     made,
+                    depth + 1,
                 )?));
             }
             Inst::new(Op::ConstantComposite, Some(ty), None, parts)
@@ -890,8 +911,21 @@ fn relabel_type(
     label: Labels,
     made: &mut HashMap<(Id, u8), Id>,
 ) -> Option<Id> {
+    relabel_type_at(m, ty, label, made, 0)
+}
+
+fn relabel_type_at(
+    m: &mut Module,
+    ty: Id,
+    label: Labels,
+    made: &mut HashMap<(Id, u8), Id>,
+    depth: usize,
+) -> Option<Id> {
     if let Some(&t) = made.get(&(ty, label.0)) {
         return Some(t);
+    }
+    if depth > 64 {
+        return None;
     }
     let def = m.global(ty)?.clone();
     let new = match (def.op, def.operands.as_slice()) {
@@ -899,11 +933,11 @@ fn relabel_type(
             m.numeric_type(label, *w, 1)?
         }
         (Op::TypeVector, [Operand::IdRef(c), Operand::LiteralBit32(n)]) => {
-            let c = relabel_type(m, *c, label, made)?;
+            let c = relabel_type_at(m, *c, label, made, depth + 1)?;
             m.vector_of(c, *n)?
         }
         (Op::TypeArray, [Operand::IdRef(old), len]) => {
-            let e = relabel_type(m, *old, label, made)?;
+            let e = relabel_type_at(m, *old, label, made, depth + 1)?;
             if e == *old {
                 ty
             } else {

@@ -181,8 +181,16 @@ impl Cx {
 
     /// The bit-vector copy of a typed numeric constant (or undef), interned.
     fn bits_constant(&mut self, m: &mut Module, c: Id) -> Option<Id> {
+        self.bits_constant_at(m, c, 0)
+    }
+
+    fn bits_constant_at(&mut self, m: &mut Module, c: Id, depth: usize) -> Option<Id> {
         if let Some(&b) = self.made.get(&c) {
             return Some(b);
+        }
+        // A broken module may nest a constant in itself.
+        if depth > 64 {
+            return None;
         }
         let def = self.constants.get(&c)?.clone();
         let old_ty = def.ty?;
@@ -201,7 +209,11 @@ impl Cx {
             Op::ConstantComposite => {
                 let mut parts = Vec::with_capacity(def.operands.len());
                 for o in &def.operands {
-                    parts.push(Operand::IdRef(self.bits_constant(m, operand_id(o)?)?));
+                    parts.push(Operand::IdRef(self.bits_constant_at(
+                        m,
+                        operand_id(o)?,
+                        depth + 1,
+                    )?));
                 }
                 Inst::new(Op::ConstantComposite, Some(ty), None, parts)
             }
