@@ -196,3 +196,29 @@ pub fn is_debug(op: Op) -> bool {
 pub fn is_block_level_only(op: Op) -> bool {
     reflect::is_block_terminator(op) || matches!(op, Op::Phi | Op::SelectionMerge | Op::LoopMerge)
 }
+
+/// Atomic memory operations: their first operand is the pointer they act on.
+pub fn is_atomic(op: Op) -> bool {
+    matches!(
+        op,
+        Op::AtomicLoad
+            | Op::AtomicStore
+            | Op::AtomicExchange
+            | Op::AtomicCompareExchange
+            | Op::AtomicCompareExchangeWeak
+            | Op::AtomicIIncrement
+            | Op::AtomicIDecrement
+            | Op::AtomicIAdd
+            | Op::AtomicISub
+            | Op::AtomicSMin
+            | Op::AtomicUMin
+            | Op::AtomicSMax
+            | Op::AtomicUMax
+            | Op::AtomicAnd
+            | Op::AtomicOr
+            | Op::AtomicXor
+            | Op::AtomicFAddEXT
+            | Op::AtomicFMinEXT
+            | Op::AtomicFMaxEXT
+    )
+}

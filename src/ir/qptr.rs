@@ -732,31 +732,6 @@ impl fmt::Display for Access {
     }
 }
 
-pub fn is_atomic(op: Op) -> bool {
-    matches!(
-        op,
-        Op::AtomicLoad
-            | Op::AtomicStore
-            | Op::AtomicExchange
-            | Op::AtomicCompareExchange
-            | Op::AtomicCompareExchangeWeak
-            | Op::AtomicIIncrement
-            | Op::AtomicIDecrement
-            | Op::AtomicIAdd
-            | Op::AtomicISub
-            | Op::AtomicSMin
-            | Op::AtomicUMin
-            | Op::AtomicSMax
-            | Op::AtomicUMax
-            | Op::AtomicAnd
-            | Op::AtomicOr
-            | Op::AtomicXor
-            | Op::AtomicFAddEXT
-            | Op::AtomicFMinEXT
-            | Op::AtomicFMaxEXT
-    )
-}
-
 /// The usage tree of every pointer of a function that qptrs are made from or accessed through:
 /// roots (variables, handles), `qptr.*` results. Each tree covers what is reached through it.
 pub fn analyze(m: &Module, f: &Function, layout: &Layout) -> BTreeMap<Id, Usage> {
@@ -848,7 +823,9 @@ pub fn analyze(m: &Module, f: &Function, layout: &Layout) -> BTreeMap<Id, Usage>
                         .unwrap_or(0);
                     push(&mut own, ids[0], Access::Atomic(vt));
                 }
-                op if is_atomic(op) => push(&mut own, ids[0], Access::Atomic(i.ty.unwrap_or(0))),
+                op if super::inst::is_atomic(op) => {
+                    push(&mut own, ids[0], Access::Atomic(i.ty.unwrap_or(0)))
+                }
                 _ => {}
             }
         }

@@ -346,25 +346,7 @@ impl<'m> TypeInfo<'m> {
                 };
                 out.operands.extend(need_of_type(pointee).map(|n| (k, n)));
             }
-            Op::AtomicLoad
-            | Op::AtomicStore
-            | Op::AtomicExchange
-            | Op::AtomicCompareExchange
-            | Op::AtomicCompareExchangeWeak
-            | Op::AtomicIIncrement
-            | Op::AtomicIDecrement
-            | Op::AtomicIAdd
-            | Op::AtomicISub
-            | Op::AtomicSMin
-            | Op::AtomicUMin
-            | Op::AtomicSMax
-            | Op::AtomicUMax
-            | Op::AtomicAnd
-            | Op::AtomicOr
-            | Op::AtomicXor
-            | Op::AtomicFAddEXT
-            | Op::AtomicFMinEXT
-            | Op::AtomicFMaxEXT => {
+            op if super::inst::is_atomic(op) => {
                 let labels = self.memory_labels(first?)?;
                 if numeric_result {
                     out.result = Some(Made::In(labels));

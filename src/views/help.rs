@@ -14,7 +14,13 @@ pub fn popup(frame: &mut Frame, area: Rect, title: &str, lines: &[String], t: &T
     let width = (lines.iter().map(|l| l.chars().count()).max().unwrap_or(0) as u16 + 4)
         .max(title.chars().count() as u16 + 6)
         .min(area.width);
-    let height = (lines.len() as u16 + 2).min(area.height);
+    // Long lines wrap: count the rows they take inside the borders.
+    let inner = usize::from(width.saturating_sub(2)).max(1);
+    let rows: usize = lines
+        .iter()
+        .map(|l| (l.chars().count() + 1).div_ceil(inner).max(1))
+        .sum();
+    let height = (rows as u16 + 2).min(area.height);
     let [_, mid, _] = Layout::vertical([
         Constraint::Fill(1),
         Constraint::Length(height),

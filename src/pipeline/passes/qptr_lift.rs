@@ -293,7 +293,9 @@ pub fn plan_function(m: &Module, fi: usize) -> Result<Plan, String> {
                         .find_map(operand_id)
                         .and_then(type_of),
                 ),
-                op if qptr::is_atomic(op) => (i.operands.first().and_then(operand_id), i.ty),
+                op if crate::ir::inst::is_atomic(op) => {
+                    (i.operands.first().and_then(operand_id), i.ty)
+                }
                 _ => {
                     // Any other use of a qptr cannot be lifted.
                     if let Some(q) = i

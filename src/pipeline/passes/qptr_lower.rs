@@ -55,6 +55,23 @@ fn pointer_type(m: &Module, ty: Id) -> Option<(StorageClass, Id)> {
     }
 }
 
+/// The pointer type (storage class, pointee) of `id`: a global variable, or a parameter or
+/// value of `f`.
+fn pointer_of(m: &Module, f: &Function, id: Id) -> Option<(StorageClass, Id)> {
+    let ty = m
+        .global(id)
+        .and_then(|g| g.ty)
+        .or_else(|| f.params.iter().find(|p| p.result == Some(id))?.ty)
+        .or_else(|| {
+            f.blocks
+                .iter()
+                .flat_map(|b| &b.insts)
+                .find(|i| i.result == Some(id))?
+                .ty
+        })?;
+    pointer_type(m, ty)
+}
+
 /// What a function's pointers are, before any change: the reason it cannot be lowered, or
 /// which values are pointers lowering will touch.
 fn check(m: &Module, f: &Function, names: &Names) -> Result<(), String> {
@@ -90,20 +107,7 @@ fn check(m: &Module, f: &Function, names: &Names) -> Result<(), String> {
             }
         }
     }
-    let class_of = |id: Id| -> Option<StorageClass> {
-        let ty = m
-            .global(id)
-            .and_then(|g| g.ty)
-            .or_else(|| f.params.iter().find(|p| p.result == Some(id))?.ty)
-            .or_else(|| {
-                f.blocks
-                    .iter()
-                    .flat_map(|b| &b.insts)
-                    .find(|i| i.result == Some(id))?
-                    .ty
-            })?;
-        pointer_type(m, ty).map(|(c, _)| c)
-    };
+    let class_of = |id: Id| pointer_of(m, f, id).map(|(c, _)| c);
     let sets = ops::ExtSets::of(m);
     for b in &f.blocks {
         for i in b.insts.iter().chain(std::iter::once(&b.terminator)) {
@@ -126,7 +130,7 @@ fn check(m: &Module, f: &Function, names: &Names) -> Result<(), String> {
                     Op::CopyMemory => k <= 1,
                     Op::ArrayLength | Op::ImageTexelPointer => k == 0,
                     Op::Phi | Op::Select => true,
-                    op if crate::ir::qptr::is_atomic(op) => k == 0,
+                    op if crate::ir::inst::is_atomic(op) => k == 0,
                     Op::FunctionCall if roots.contains(&p) => true,
                     Op::FunctionCall => {
                         return Err(format!(
@@ -156,14 +160,7 @@ fn check(m: &Module, f: &Function, names: &Names) -> Result<(), String> {
                 Op::CopyMemory => {
                     let pointee = |k: usize| {
                         let id = i.operands.get(k).and_then(operand_id)?;
-                        let ty = m.global(id).and_then(|g| g.ty).or_else(|| {
-                            f.blocks
-                                .iter()
-                                .flat_map(|b| &b.insts)
-                                .find(|x| x.result == Some(id))?
-                                .ty
-                        })?;
-                        pointer_type(m, ty).map(|(_, p)| p)
+                        pointer_of(m, f, id).map(|(_, p)| p)
                     };
                     if pointee(0) != pointee(1) || pointee(0).is_none() {
                         return Err("it copies memory between different types".into());
@@ -616,19 +613,7 @@ fn lower_function(
 
 /// The pointee type of pointer `id` (a variable or a value of function `fi`), as it was typed.
 fn pointee_of(m: &Module, fi: usize, id: Id) -> Option<Id> {
-    let f = &m.functions[fi];
-    let ty = m
-        .global(id)
-        .and_then(|g| g.ty)
-        .or_else(|| f.params.iter().find(|p| p.result == Some(id))?.ty)
-        .or_else(|| {
-            f.blocks
-                .iter()
-                .flat_map(|b| &b.insts)
-                .find(|i| i.result == Some(id))?
-                .ty
-        })?;
-    pointer_type(m, ty).map(|(_, p)| p)
+    pointer_of(m, &m.functions[fi], id).map(|(_, p)| p)
 }
 
 pub struct Outcome {
