@@ -736,15 +736,8 @@ impl fmt::Display for Access {
 /// roots (variables, handles), `qptr.*` results. Each tree covers what is reached through it.
 pub fn analyze(m: &Module, f: &Function, layout: &Layout) -> BTreeMap<Id, Usage> {
     let defs = Defs::new(m, f);
-    let value_type: HashMap<Id, Id> = {
-        let mut t = HashMap::new();
-        m.for_each_inst(|i| {
-            if let (Some(r), Some(ty)) = (i.result, i.ty) {
-                t.insert(r, ty);
-            }
-        });
-        t
-    };
+    let info = super::typing::TypeInfo::scoped(m, f);
+    let value_type = |v: &Id| info.value_type(*v);
     // Direct accesses and children (pointers made from a pointer) of each pointer.
     let mut own: HashMap<Id, Usage> = HashMap::new();
     let mut children: HashMap<Id, Vec<(Id, Option<Seg>)>> = HashMap::new();
@@ -808,19 +801,11 @@ pub fn analyze(m: &Module, f: &Function, layout: &Layout) -> BTreeMap<Id, Usage>
             match i.op {
                 Op::Load => push(&mut own, ids[0], Access::Load(i.ty.unwrap_or(0))),
                 Op::Store => {
-                    let vt = ids
-                        .get(1)
-                        .and_then(|v| value_type.get(v))
-                        .copied()
-                        .unwrap_or(0);
+                    let vt = ids.get(1).and_then(value_type).unwrap_or(0);
                     push(&mut own, ids[0], Access::Store(vt));
                 }
                 Op::AtomicStore => {
-                    let vt = ids
-                        .last()
-                        .and_then(|v| value_type.get(v))
-                        .copied()
-                        .unwrap_or(0);
+                    let vt = ids.last().and_then(value_type).unwrap_or(0);
                     push(&mut own, ids[0], Access::Atomic(vt));
                 }
                 op if super::inst::is_atomic(op) => {

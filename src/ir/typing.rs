@@ -146,6 +146,48 @@ impl<'m> TypeInfo<'m> {
         }
     }
 
+    /// Type information for one function: the module's types and globals, and the values of
+    /// `f` alone (what questions about `f` need, without scanning every other function).
+    pub fn scoped(m: &'m Module, f: &Function) -> Self {
+        let sets = ExtSets::of(m);
+        let mut types = HashMap::new();
+        let mut value_type = HashMap::new();
+        for g in &m.globals {
+            let is_type = super::inst::is_type(g.op) || dialect_type_width(g, &sets).is_some();
+            if let (true, Some(r)) = (is_type, g.result) {
+                types.insert(r, g);
+            }
+            if let (Some(r), Some(t)) = (g.result, g.ty) {
+                value_type.insert(r, t);
+            }
+        }
+        for i in f
+            .params
+            .iter()
+            .chain(f.blocks.iter().flat_map(|b| &b.insts))
+        {
+            if let (Some(r), Some(t)) = (i.result, i.ty) {
+                value_type.insert(r, t);
+            }
+        }
+        for g in &m.functions {
+            if let (Some(r), Some(t)) = (g.def.result, g.def.ty) {
+                value_type.insert(r, t);
+            }
+        }
+        let params = m
+            .functions
+            .iter()
+            .map(|f| (f.id(), f.params.iter().filter_map(|p| p.result).collect()))
+            .collect();
+        TypeInfo {
+            types,
+            value_type,
+            sets,
+            params,
+        }
+    }
+
     pub fn sets(&self) -> &ExtSets {
         &self.sets
     }

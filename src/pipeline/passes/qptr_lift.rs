@@ -106,7 +106,7 @@ fn fit(info: &TypeInfo, member: Id, access: Id) -> Fit {
 pub fn plan_function(m: &Module, fi: usize) -> Result<Plan, String> {
     let f = &m.functions[fi];
     let layout = Layout::new(m);
-    let info = TypeInfo::new(m);
+    let info = TypeInfo::scoped(m, f);
     let defs = Defs::new(m, f);
     let sets = ExtSets::of(m);
     let names = || Names::for_module(m);
