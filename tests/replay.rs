@@ -116,6 +116,21 @@ fn common_tool_check() {
 }
 
 #[test]
+fn watch_dir() {
+    run("watch-dir");
+}
+
+/// The external compiler in the script is glslangValidator.
+#[test]
+fn external_compiler() {
+    let found = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).any(|d| d.join("glslangValidator").is_file()))
+        .unwrap_or(false);
+    assert!(found, "glslangValidator is not installed; install it with `apt-get install -y glslang-tools` (scripts/test.sh does this)");
+    run("external-compiler");
+}
+
+#[test]
 fn bad_input() {
     run("bad-input");
 }

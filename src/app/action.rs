@@ -102,6 +102,10 @@ pub enum Action {
     Reload,
     NextInput,
     PrevInput,
+    /// Select the shader whose name contains the text.
+    Shader(String),
+    /// Diff the selected step against the same step of the input's previous run.
+    DiffPrev,
     /// Scroll the code pane sideways (long lines).
     ScrollRight,
     ScrollLeft,
@@ -174,6 +178,8 @@ impl fmt::Display for Action {
             Action::Reload => write!(f, "reload"),
             Action::NextInput => write!(f, "next-input"),
             Action::PrevInput => write!(f, "prev-input"),
+            Action::Shader(n) => write!(f, "shader {n}"),
+            Action::DiffPrev => write!(f, "diff-prev"),
             Action::ScrollRight => write!(f, "scroll-right"),
             Action::ScrollLeft => write!(f, "scroll-left"),
             Action::OpInfo => write!(f, "op-info"),
@@ -275,6 +281,11 @@ impl FromStr for Action {
             "reload" => no_arg(Action::Reload),
             "next-input" => no_arg(Action::NextInput),
             "prev-input" => no_arg(Action::PrevInput),
+            "shader" | "open" => Ok(Action::Shader(
+                arg.ok_or(":shader needs (part of) a shader's name")?
+                    .to_string(),
+            )),
+            "diff-prev" => no_arg(Action::DiffPrev),
             "scroll-right" => no_arg(Action::ScrollRight),
             "scroll-left" => no_arg(Action::ScrollLeft),
             "op-info" => no_arg(Action::OpInfo),

@@ -16,8 +16,14 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 
-    /// Shaders to open in the TUI (default: the bundled example). Edits on disk reload them.
+    /// Shaders or directories to open in the TUI (default: the bundled example). A directory
+    /// lists every shader under it; edits on disk reload them.
     pub inputs: Vec<PathBuf>,
+
+    /// Directories to watch: every shader under them is listed, and files that are saved,
+    /// created, renamed or deleted update the list and re-run their pipelines.
+    #[arg(long, value_name = "DIR", num_args = 1..)]
+    pub watch: Vec<PathBuf>,
 
     /// Named pipeline to run in the TUI (see `shaderstep passes`).
     #[arg(long, default_value = super::DEFAULT_PRESET, conflicts_with = "passes")]

@@ -12,10 +12,13 @@ use ratatui::Terminal;
 
 use super::action::Action;
 use super::keymap::{default_keymap, Binding, Key, KeyCode, Keymap};
-use super::state::State;
+use super::state::{Doc, Focus, State};
 use super::update::{self, Effect, MouseKind};
-use super::watch::Watcher;
-use crate::pipeline::{input, Pipeline};
+use super::watch::{absolute, Watcher};
+use super::worker::{Done, Job, Worker};
+use super::workspace;
+use crate::pipeline::input::FrontEnds;
+use crate::pipeline::Pipeline;
 use crate::views;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -27,31 +30,88 @@ pub enum AppEvent {
         kind: MouseKind,
     },
     Resize(u16, u16),
-    /// An input changed on disk.
-    FileChanged(PathBuf),
+    /// Paths (absolute) that changed on disk: created, written, removed or renamed.
+    FilesChanged(Vec<PathBuf>),
     Action(Action),
+}
+
+/// What the app opens: files by name, and directories whose shaders it lists and watches.
+#[derive(Clone, Debug, Default)]
+pub struct Inputs {
+    pub files: Vec<PathBuf>,
+    pub roots: Vec<PathBuf>,
+    pub front_ends: FrontEnds,
+}
+
+impl Inputs {
+    /// Splits command-line paths into files and directories.
+    pub fn from_paths(paths: Vec<PathBuf>) -> Self {
+        let (roots, files) = paths.into_iter().partition(|p| p.is_dir());
+        Inputs {
+            files,
+            roots,
+            front_ends: FrontEnds::default(),
+        }
+    }
 }
 
 pub struct App {
     pub state: State,
     pub keymap: Keymap,
     pub bindings: Vec<Binding>,
-    pipeline: Pipeline,
+    worker: Worker,
 }
 
 impl App {
+    /// Opens `paths` (files) and waits for their first runs: what tests and benchmarks want.
     pub fn new(paths: Vec<PathBuf>, pipeline: Pipeline, size: (u16, u16), color: bool) -> Self {
+        let mut app = App::open(
+            Inputs {
+                files: paths,
+                ..Inputs::default()
+            },
+            pipeline,
+            size,
+            color,
+        );
+        app.settle();
+        app
+    }
+
+    /// Opens the inputs and starts their first runs in the background.
+    pub fn open(inputs: Inputs, pipeline: Pipeline, size: (u16, u16), color: bool) -> Self {
         let bindings = default_keymap();
         let keymap = Keymap::new(&bindings);
-        let state = State::new(paths, pipeline.names(), size, color);
+        let roots: Vec<PathBuf> = inputs.roots.iter().map(|r| absolute(r)).collect();
+        let mut docs: Vec<Doc> = inputs
+            .files
+            .into_iter()
+            .map(|p| Doc::new(p, None))
+            .collect();
+        for (r, root) in roots.iter().enumerate() {
+            for p in workspace::scan(root) {
+                if !docs.iter().any(|d| d.abs == p) {
+                    docs.push(Doc::new(p, Some(r)));
+                }
+            }
+        }
+        let names = pipeline.names();
+        let state = State::new(docs, roots, names, size, color);
+        let worker = Worker::new(Arc::new(pipeline), Arc::new(inputs.front_ends));
         let mut app = App {
             state,
             keymap,
             bindings,
-            pipeline,
+            worker,
         };
+        if let Some(&first) = app.state.listed_docs().first() {
+            app.state.doc = first;
+        }
+        if app.state.browser_shown() && app.state.docs.len() > 1 {
+            app.state.focus = Focus::Shaders;
+        }
         for i in 0..app.state.docs.len() {
-            app.apply(vec![Effect::Load(i)]);
+            app.request(i);
         }
         app
     }
@@ -66,19 +126,165 @@ impl App {
                 self.state.size = (w, h);
                 Vec::new()
             }
-            AppEvent::FileChanged(path) => (0..self.state.docs.len())
-                .filter(|&i| self.state.docs[i].path == path)
-                .map(Effect::Load)
-                .collect(),
+            AppEvent::FilesChanged(paths) => self.files_changed(&paths),
             AppEvent::Action(a) => update::update(&mut self.state, a),
         };
         self.apply(effects);
     }
 
+    /// Applies the results of finished background runs; returns whether there were any.
+    pub fn poll_jobs(&mut self) -> bool {
+        let mut any = false;
+        while let Ok(done) = self.worker.done.try_recv() {
+            self.finish(done);
+            any = true;
+        }
+        any
+    }
+
+    /// Waits until every requested run has finished and been applied (replay and tests: "run
+    /// until idle"). Gives up after a minute rather than hang.
+    pub fn settle(&mut self) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while self.state.docs.iter().any(Doc::running) {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.worker.done.recv_timeout(left) {
+                Ok(done) => self.finish(done),
+                Err(_) => break,
+            }
+        }
+    }
+
+    /// Whether a background run is under way.
+    pub fn busy(&self) -> bool {
+        self.state.docs.iter().any(Doc::running)
+    }
+
+    fn request(&mut self, i: usize) {
+        let doc = &mut self.state.docs[i];
+        doc.requested += 1;
+        self.worker.submit(Job {
+            doc: i,
+            token: doc.requested,
+            path: doc.path.clone(),
+        });
+    }
+
+    /// Reacts to paths that changed on disk: reloads shaders that were written, lists new ones
+    /// under watched directories, and unlists those that vanished.
+    fn files_changed(&mut self, paths: &[PathBuf]) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        let mut rescan = Vec::new();
+        for p in paths {
+            if p.file_name().is_some_and(|n| n == ".gitignore") {
+                if let Some(r) = self.state.roots.iter().position(|r| p.starts_with(r)) {
+                    rescan.push(r);
+                }
+                continue;
+            }
+            let exists = p.is_file();
+            if let Some(i) = self.state.docs.iter().position(|d| d.abs == *p) {
+                let doc = &mut self.state.docs[i];
+                match (doc.root, exists) {
+                    // A file opened by name that vanishes keeps its last run, marked stale,
+                    // with the reason (the load fails).
+                    (None, _) | (Some(_), true) => {
+                        doc.present = true;
+                        effects.push(Effect::Load(i));
+                    }
+                    (Some(_), false) => self.unlist(i),
+                }
+                continue;
+            }
+            if p.is_dir() {
+                if let Some(r) = self.state.roots.iter().position(|r| p.starts_with(r)) {
+                    for f in workspace::scan(p) {
+                        if workspace::is_listed(&self.state.roots[r], &f) {
+                            effects.extend(self.list(f, r));
+                        }
+                    }
+                }
+            } else if exists {
+                let root = self
+                    .state
+                    .roots
+                    .iter()
+                    .position(|r| workspace::is_listed(r, p));
+                if let Some(r) = root {
+                    effects.extend(self.list(p.clone(), r));
+                }
+            } else {
+                // A directory that went away takes its shaders with it.
+                let gone: Vec<usize> = (0..self.state.docs.len())
+                    .filter(|&i| {
+                        let d = &self.state.docs[i];
+                        d.present && d.root.is_some() && d.abs.starts_with(p)
+                    })
+                    .collect();
+                for i in gone {
+                    self.unlist(i);
+                }
+            }
+        }
+        for r in rescan {
+            let root = self.state.roots[r].clone();
+            let now = workspace::scan(&root);
+            for i in 0..self.state.docs.len() {
+                let d = &self.state.docs[i];
+                if d.root == Some(r) && d.present && !now.contains(&d.abs) {
+                    self.unlist(i);
+                }
+            }
+            for f in now {
+                effects.extend(self.list(f, r));
+            }
+        }
+        effects
+    }
+
+    /// Lists a shader found under root `r` (again, if it had vanished); returns its load.
+    fn list(&mut self, abs: PathBuf, r: usize) -> Option<Effect> {
+        let s = &mut self.state;
+        match s.docs.iter().position(|d| d.abs == abs) {
+            Some(i) if s.docs[i].present => None,
+            Some(i) => {
+                s.docs[i].present = true;
+                s.set_message(format!("{} is back", s.docs[i].display_name(&s.roots)));
+                Some(Effect::Load(i))
+            }
+            None => {
+                s.docs.push(Doc::new(abs, Some(r)));
+                let i = s.docs.len() - 1;
+                s.set_message(format!("new shader: {}", s.docs[i].display_name(&s.roots)));
+                if s.docs.len() == 1 {
+                    s.doc = 0;
+                }
+                Some(Effect::Load(i))
+            }
+        }
+    }
+
+    /// Takes a vanished shader off the list, keeping its runs in case it comes back. If it was
+    /// selected, the next listed shader is.
+    fn unlist(&mut self, i: usize) {
+        let s = &mut self.state;
+        let before = s.listed_docs();
+        s.docs[i].present = false;
+        let name = s.docs[i].display_name(&s.roots);
+        if s.doc == i {
+            let pos = before.iter().position(|&d| d == i).unwrap_or(0);
+            let after = s.listed_docs();
+            if let Some(&next) = after.get(pos.min(after.len().saturating_sub(1))) {
+                s.doc = next;
+            }
+        }
+        s.set_message(format!("{name} was removed"));
+    }
+
     fn apply(&mut self, effects: Vec<Effect>) {
         for e in effects {
             match e {
-                Effect::Load(i) => self.load(i),
+                Effect::Load(i) => self.request(i),
                 Effect::Bisect => self.bisect(),
                 Effect::Write { path, bytes } => match std::fs::write(&path, &bytes) {
                     Ok(()) => self.state.set_message(format!(
@@ -93,7 +299,6 @@ impl App {
             }
         }
     }
-
     /// Validates each step's output with spirv-val, in order, and selects the first that fails:
     /// what bisecting would find, without assuming a later pass cannot repair the module.
     fn bisect(&mut self) {
@@ -102,7 +307,13 @@ impl App {
         let s = &mut self.state;
         let Some(run) = s.run().cloned() else { return };
         let generation = s.current().map_or(0, |d| d.generation);
-        for (i, step) in run.steps.iter().enumerate() {
+        // The source step's module is the input, which `lower` shows too.
+        for (i, step) in run
+            .steps
+            .iter()
+            .enumerate()
+            .filter(|(_, st)| !st.is_source())
+        {
             let env = target_env(&step.module);
             let words = crate::ir::spirv::write::write_words(&step.module);
             match spirv_val(&words, &env) {
@@ -131,21 +342,33 @@ impl App {
                 }
             }
         }
-        s.set_message(format!("all {} steps validate", run.steps.len()));
+        let passes = run.steps.iter().filter(|st| !st.is_source()).count();
+        s.set_message(format!("all {passes} steps validate"));
     }
 
-    /// Reads input `i` and runs the pipeline on it. A broken input keeps the last good run.
-    fn load(&mut self, i: usize) {
-        let path = self.state.docs[i].path.clone();
-        let result = input::load(&path).map(|loaded| loaded.run(&self.pipeline));
+    /// Applies a finished run of input `i`. A broken input keeps the last good run; a result
+    /// older than the newest request is dropped (a newer save supersedes it).
+    fn finish(&mut self, done: Done) {
         let s = &mut self.state;
-        let doc = &mut s.docs[i];
+        let Some(doc) = s.docs.get_mut(done.doc) else {
+            return;
+        };
+        if done.token < doc.requested {
+            return;
+        }
+        doc.answered = done.token;
+        let i = done.doc;
+        let name = doc.display_name(&s.roots);
         let first = doc.run.is_none() && doc.generation == 0;
-        match result {
-            Ok(run) => {
+        match done.result {
+            Ok(loaded) => {
                 // A pass that fails is shown, not hidden: its step is selected and its
                 // diagnostics listed. (STALE is only for inputs that no longer load.)
                 doc.error = None;
+                let mut run = loaded.run;
+                if let Some(src) = &loaded.source {
+                    run.prepend_source(src.clone());
+                }
                 let failure = run.failed.map(|f| {
                     let st = &run.steps[f];
                     (
@@ -157,41 +380,48 @@ impl App {
                         ),
                     )
                 });
+                doc.prev_run = doc.run.take();
                 doc.run = Some(Arc::new(run));
+                doc.kind = Some(loaded.kind);
+                doc.source = loaded.source;
                 doc.generation += 1;
                 if !first {
                     doc.reloads += 1;
                 }
                 match failure {
-                    Some((f, msg)) => {
-                        if i == s.doc {
-                            s.step = f;
-                            s.diag_cursor = 0;
-                        }
+                    Some((f, msg)) if i == s.doc => {
+                        s.step = f;
+                        s.diag_cursor = 0;
                         s.set_error(msg);
                     }
-                    None if !first => s.set_message(format!("reloaded {}", path.display())),
+                    Some(_) => {}
+                    None if !first && i == s.doc => s.set_message(format!("reloaded {name}")),
+                    None if !first => s.set_message(format!("reloaded {name} (not shown)")),
                     None => {}
                 }
             }
             Err(e) => {
                 let had_run = doc.run.is_some();
-                let name = path.file_name().map_or_else(
-                    || path.display().to_string(),
+                let file = doc.path.file_name().map_or_else(
+                    || doc.path.display().to_string(),
                     |n| n.to_string_lossy().into_owned(),
                 );
                 doc.error = Some(match e.line {
-                    Some(l) => format!("{name}:{l}: {}", e.message),
-                    None => format!("{name}: {}", e.message),
+                    Some(l) => format!("{file}:{l}: {}", e.message),
+                    None => format!("{file}: {}", e.message),
                 });
                 // The status bar names the file already; the message leads with the cause.
                 let short = match e.line {
                     Some(l) => format!("line {l}: {}", e.message.lines().next().unwrap_or("")),
                     None => e.message.lines().next().unwrap_or("").to_string(),
                 };
-                if had_run {
+                if i != s.doc {
+                    if !first {
+                        s.set_error(format!("{name}: {short}"));
+                    }
+                } else if had_run {
                     s.set_error(format!("{short} — showing the last good run"));
-                } else if i == s.doc {
+                } else {
                     s.set_error(short);
                 }
             }
@@ -259,15 +489,15 @@ fn event_from_crossterm(ev: crossterm::event::Event) -> Option<AppEvent> {
 }
 
 /// Runs the TUI in the real terminal until the user quits.
-pub fn run_terminal(paths: Vec<PathBuf>, pipeline: Pipeline) -> color_eyre::Result<()> {
+pub fn run_terminal(inputs: Inputs, pipeline: Pipeline) -> color_eyre::Result<()> {
     use crossterm::event;
-    let watcher: Option<Watcher> = super::watch::watch(&paths).ok();
+    let watcher: Option<Watcher> = super::watch::watch(&inputs.roots, &inputs.files).ok();
     let mut terminal = ratatui::init();
     let _ = crossterm::execute!(io::stdout(), event::EnableMouseCapture);
     let result = (|| -> color_eyre::Result<()> {
         let size = terminal.size()?;
-        let mut app = App::new(
-            paths,
+        let mut app = App::open(
+            inputs,
             pipeline,
             (size.width, size.height),
             views::theme::color_enabled(),
@@ -278,7 +508,9 @@ pub fn run_terminal(paths: Vec<PathBuf>, pipeline: Pipeline) -> color_eyre::Resu
                 app.draw(&mut terminal)?;
                 dirty = false;
             }
-            if event::poll(Duration::from_millis(50))? {
+            // Short polls while a run is under way, so its result shows as soon as it is done.
+            let wait = if app.busy() { 10 } else { 40 };
+            if event::poll(Duration::from_millis(wait))? {
                 // Drain everything queued, then draw once.
                 loop {
                     if let Some(ev) = event_from_crossterm(event::read()?) {
@@ -291,11 +523,12 @@ pub fn run_terminal(paths: Vec<PathBuf>, pipeline: Pipeline) -> color_eyre::Resu
                 }
             }
             if let Some(w) = &watcher {
-                while let Ok(path) = w.changes.try_recv() {
-                    app.handle(AppEvent::FileChanged(path));
+                while let Ok(paths) = w.changes.try_recv() {
+                    app.handle(AppEvent::FilesChanged(paths));
                     dirty = true;
                 }
             }
+            dirty |= app.poll_jobs();
         }
         Ok(())
     })();

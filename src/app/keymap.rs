@@ -161,6 +161,8 @@ pub enum Context {
     Code,
     /// The diagnostics pane has focus.
     Diagnostics,
+    /// The shader browser has focus.
+    Shaders,
 }
 
 pub struct Binding {
@@ -173,7 +175,7 @@ pub struct Binding {
 /// The default key map. Context-specific bindings win over global ones.
 pub fn default_keymap() -> Vec<Binding> {
     use Action as A;
-    use Context::{Code, Diagnostics, Global, Passes};
+    use Context::{Code, Diagnostics, Global, Passes, Shaders};
     let b = |context, keys, action, help| Binding {
         context,
         keys,
@@ -192,7 +194,12 @@ pub fn default_keymap() -> Vec<Binding> {
         b(Global, "/", A::SearchPrompt, "search the code pane"),
         b(Global, "n", A::FindNext, "next search match"),
         b(Global, "N", A::FindPrev, "previous search match"),
-        b(Global, "<Tab>", A::Focus, "focus pass list / code"),
+        b(
+            Global,
+            "<Tab>",
+            A::Focus,
+            "focus shaders / pass list / code / diagnostics",
+        ),
         b(Global, "J", A::StepNext, "next step"),
         b(Global, "<C-n>", A::StepNext, "next step"),
         b(Global, "K", A::StepPrev, "previous step"),
@@ -238,8 +245,14 @@ pub fn default_keymap() -> Vec<Binding> {
             A::FuncAtCursor,
             "only the function at the cursor / all",
         ),
-        b(Global, "]", A::NextInput, "next input file"),
-        b(Global, "[", A::PrevInput, "previous input file"),
+        b(Global, "]", A::NextInput, "next shader"),
+        b(Global, "[", A::PrevInput, "previous shader"),
+        b(
+            Global,
+            "p",
+            A::DiffPrev,
+            "diff against this step of the previous run (after a reload)",
+        ),
         b(Global, ">", A::ScrollRight, "scroll the code right"),
         b(Global, "<lt>", A::ScrollLeft, "scroll the code left"),
         b(Global, "R", A::Reload, "reload inputs from disk"),
@@ -283,6 +296,7 @@ pub fn default_keymap() -> Vec<Binding> {
             A::OpInfo,
             "the op table's entry for this line's op",
         ),
+        b(Shaders, "<Enter>", A::Focus, "show this shader's passes"),
         b(
             Diagnostics,
             "<Enter>",

@@ -2,6 +2,7 @@
 
 pub mod action;
 pub mod cli;
+pub mod config;
 pub mod event_loop;
 pub mod keymap;
 pub mod replay;
@@ -9,6 +10,8 @@ pub mod run;
 pub mod state;
 pub mod update;
 pub mod watch;
+pub mod worker;
+pub mod workspace;
 
 use cli::{Cli, Command};
 
@@ -68,14 +71,22 @@ pub fn main(cli: Cli) -> color_eyre::Result<i32> {
                     return Ok(2);
                 }
             };
-            let inputs = if cli.inputs.is_empty() {
-                vec![event_loop::default_example()]
-            } else {
-                cli.inputs
-            };
-            for p in &inputs {
+            let mut paths = cli.inputs;
+            paths.extend(cli.watch);
+            if paths.is_empty() {
+                paths.push(event_loop::default_example());
+            }
+            for p in &paths {
                 if !p.exists() {
-                    eprintln!("error: {}: no such file", p.display());
+                    eprintln!("error: {}: no such file or directory", p.display());
+                    return Ok(1);
+                }
+            }
+            let mut inputs = event_loop::Inputs::from_paths(paths);
+            match config::load(&inputs.roots, &inputs.files) {
+                Ok((front, _)) => inputs.front_ends = front,
+                Err(e) => {
+                    eprintln!("error: {e}");
                     return Ok(1);
                 }
             }

@@ -23,7 +23,7 @@ use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
 use ratatui::Terminal;
 
-use super::event_loop::{App, AppEvent};
+use super::event_loop::{App, AppEvent, Inputs};
 use super::keymap::parse_keys;
 use super::update::MouseKind;
 use super::watch::{watch, Watcher};
@@ -219,8 +219,12 @@ impl Runner {
             .ok_or_else(|| "no input opened yet: use `open PATH`".to_string())
     }
 
+    /// Handles an event and runs until idle: background runs it started are finished and
+    /// applied before the next script line, so replays are deterministic.
     fn event(&mut self, ev: AppEvent) -> Result<(), String> {
-        self.app()?.handle(ev);
+        let app = self.app()?;
+        app.handle(ev);
+        app.settle();
         Ok(())
     }
 
@@ -251,8 +255,11 @@ impl Runner {
                     Some(p) => p,
                     None => Pipeline::preset(super::DEFAULT_PRESET)?,
                 };
-                self.watcher = watch(&paths).ok();
-                self.app = Some(App::new(paths, pipeline, self.opts.size, self.opts.color));
+                let mut inputs = Inputs::from_paths(paths);
+                inputs.front_ends = super::config::load(&inputs.roots, &inputs.files)?.0;
+                self.watcher = watch(&inputs.roots, &inputs.files).ok();
+                self.app = Some(App::open(inputs, pipeline, self.opts.size, self.opts.color));
+                self.app()?.settle();
             }
             "size" => {
                 let (w, h) = rest.split_once('x').ok_or("size takes WIDTHxHEIGHT")?;
@@ -319,7 +326,7 @@ impl Runner {
             "wait-reload" => {
                 let deadline = Instant::now() + Duration::from_secs(10);
                 let w = self.watcher.as_ref().ok_or("no file watcher is running")?;
-                let path = loop {
+                let mut paths = loop {
                     match w.changes.recv_timeout(Duration::from_millis(50)) {
                         Ok(p) => break p,
                         Err(_) if Instant::now() > deadline => {
@@ -329,13 +336,10 @@ impl Runner {
                     }
                 };
                 // Collect what else arrived in the same burst.
-                let mut paths = vec![path];
-                while let Ok(p) = w.changes.recv_timeout(super::watch::DEBOUNCE * 2) {
-                    paths.push(p);
+                while let Ok(p) = w.changes.recv_timeout(super::watch::DEBOUNCE * 3) {
+                    paths.extend(p);
                 }
-                for p in paths {
-                    self.event(AppEvent::FileChanged(p))?;
-                }
+                self.event(AppEvent::FilesChanged(paths))?;
             }
             "expect" | "expect-not" => {
                 let want = unquote(rest)?;
@@ -373,6 +377,7 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         ".{}.tmp~",
         path.file_name().and_then(|n| n.to_str()).unwrap_or("file")
     ));
+    std::fs::create_dir_all(dir)?;
     std::fs::write(&tmp, bytes)?;
     std::fs::rename(&tmp, path)
 }

@@ -10,29 +10,149 @@ use ratatui::style::Style;
 
 use super::action::ViewMode;
 use crate::pipeline::diff::DiffLine;
+use crate::pipeline::input::InputKind;
 use crate::pipeline::{Diagnostic, Run, Severity};
 
-/// One opened input and its last good run.
+/// One shader: opened by name, or found in a watched directory. Docs are never removed or
+/// reordered (indices key caches and background jobs); a file that vanishes is marked absent
+/// and keeps its runs, so nothing is lost if it comes back.
 pub struct Doc {
+    /// The path as given, or as found under a watched directory.
     pub path: PathBuf,
+    /// The absolute path, which the watcher reports.
+    pub abs: PathBuf,
+    /// Index of the watched directory it was found under.
+    pub root: Option<usize>,
     /// The last run that succeeded; kept on screen when a reload fails.
     pub run: Option<Arc<Run>>,
+    /// The good run before `run`: what `:diff-prev` compares with.
+    pub prev_run: Option<Arc<Run>>,
     /// Why the last load or run failed, if it did.
     pub error: Option<String>,
     /// Bumped on every successful reload; part of every cache key.
     pub generation: u64,
     pub reloads: u64,
+    /// Token of the newest load asked for, and of the newest whose result arrived.
+    pub requested: u64,
+    pub answered: u64,
+    /// Whether the file is on disk (as far as the watcher has told).
+    pub present: bool,
+    pub kind: Option<InputKind>,
+    /// The source text of inputs compiled from source.
+    pub source: Option<Arc<str>>,
+}
+
+/// What the shader browser says about a shader.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DocStatus {
+    Running,
+    Ok,
+    /// The input does not load: it does not compile, or is not valid SPIR-V.
+    CompileError,
+    /// It loads, but a pass or the verifier found errors.
+    ValidationError,
+}
+
+impl DocStatus {
+    pub fn label(self) -> &'static str {
+        match self {
+            DocStatus::Running => "running",
+            DocStatus::Ok => "ok",
+            DocStatus::CompileError => "error",
+            DocStatus::ValidationError => "invalid",
+        }
+    }
 }
 
 impl Doc {
-    pub fn new(path: PathBuf) -> Self {
+    pub fn new(path: PathBuf, root: Option<usize>) -> Self {
         Doc {
+            abs: super::watch::absolute(&path),
             path,
+            root,
             run: None,
+            prev_run: None,
             error: None,
             generation: 0,
             reloads: 0,
+            requested: 0,
+            answered: 0,
+            present: true,
+            kind: None,
+            source: None,
         }
+    }
+
+    pub fn running(&self) -> bool {
+        self.requested > self.answered
+    }
+
+    pub fn status(&self) -> DocStatus {
+        if self.running() {
+            DocStatus::Running
+        } else if self.error.is_some() {
+            DocStatus::CompileError
+        } else if self
+            .run
+            .as_ref()
+            .is_some_and(|r| r.failed.is_some() || r.steps.iter().any(|s| s.has_errors()))
+        {
+            DocStatus::ValidationError
+        } else {
+            DocStatus::Ok
+        }
+    }
+
+    /// The shader stage, from the entry points of the input (`vert`, `frag`, `comp`, …; `+`
+    /// joins several).
+    pub fn stage(&self) -> Option<String> {
+        let module = &self.run.as_ref()?.steps.first()?.module;
+        let mut names: Vec<&str> = Vec::new();
+        for ep in &module.entry_points {
+            if let Some(rspirv::dr::Operand::ExecutionModel(m)) = ep.operands.first() {
+                let n = stage_name(*m);
+                if !names.contains(&n) {
+                    names.push(n);
+                }
+            }
+        }
+        (!names.is_empty()).then(|| names.join("+"))
+    }
+
+    /// Instructions in the pipeline's output.
+    pub fn output_count(&self) -> Option<usize> {
+        self.run.as_ref()?.steps.last().map(|s| s.inst_count)
+    }
+
+    /// The name shown for it: the path under its watched directory, or the file name.
+    pub fn display_name(&self, roots: &[PathBuf]) -> String {
+        if let Some(rel) = self
+            .root
+            .and_then(|r| roots.get(r))
+            .and_then(|r| self.abs.strip_prefix(r).ok())
+        {
+            return rel.display().to_string();
+        }
+        self.path.file_name().map_or_else(
+            || self.path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    }
+}
+
+fn stage_name(m: spirv::ExecutionModel) -> &'static str {
+    use spirv::ExecutionModel as E;
+    match m {
+        E::Vertex => "vert",
+        E::Fragment => "frag",
+        E::GLCompute => "comp",
+        E::Geometry => "geom",
+        E::TessellationControl => "tesc",
+        E::TessellationEvaluation => "tese",
+        E::Kernel => "kernel",
+        E::TaskEXT | E::TaskNV => "task",
+        E::MeshEXT | E::MeshNV => "mesh",
+        _ => "rt",
     }
 }
 
@@ -42,8 +162,44 @@ pub enum TextKind {
     Spirv,
 }
 
+/// The grammar a text is highlighted with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Syntax {
+    Ir,
+    Spirv,
+    Wgsl,
+    Glsl,
+    Hlsl,
+}
+
+impl Syntax {
+    pub fn of(kind: TextKind) -> Self {
+        match kind {
+            TextKind::Ir => Syntax::Ir,
+            TextKind::Spirv => Syntax::Spirv,
+        }
+    }
+
+    /// The grammar of a source file, by extension.
+    pub fn of_source(path: &std::path::Path) -> Self {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        match ext.as_str() {
+            "wgsl" => Syntax::Wgsl,
+            "hlsl" | "slang" => Syntax::Hlsl,
+            "spvasm" | "spv" => Syntax::Spirv,
+            _ => Syntax::Glsl,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Focus {
+    /// The shader browser (shown for watched directories and several inputs).
+    Shaders,
     Passes,
     Code,
     /// The diagnostics pane under the code (shown when the step has diagnostics).
@@ -89,6 +245,8 @@ pub struct PanelKey {
     pub base: usize,
     pub func: Option<String>,
     pub ignore_renumbering: bool,
+    /// The old side is the same step of the previous run.
+    pub prev: bool,
 }
 
 pub enum Rows {
@@ -177,6 +335,10 @@ pub type LineStyles = Arc<Vec<(Style, Range<usize>)>>;
 pub struct State {
     pub docs: Vec<Doc>,
     pub doc: usize,
+    /// Watched directories (absolute).
+    pub roots: Vec<PathBuf>,
+    /// Diffs compare with the same step of the input's previous run (`:diff-prev`).
+    pub diff_prev: bool,
     pub pipeline: Vec<&'static str>,
     pub step: usize,
     /// The step diffs compare against; `None` means the step before the selected one.
@@ -216,18 +378,23 @@ pub struct State {
     pub next_text_id: u64,
     /// Highlighting of lines, by (text id, line index). Filled for visible rows only.
     pub styles: HashMap<(u64, usize), LineStyles>,
+    /// The grammar of each text id.
+    pub syntaxes: HashMap<u64, Syntax>,
 }
 
 impl State {
     pub fn new(
-        paths: Vec<PathBuf>,
+        docs: Vec<Doc>,
+        roots: Vec<PathBuf>,
         pipeline: Vec<&'static str>,
         size: (u16, u16),
         color: bool,
     ) -> Self {
         State {
-            docs: paths.into_iter().map(Doc::new).collect(),
+            docs,
             doc: 0,
+            roots,
+            diff_prev: false,
             pipeline,
             step: 0,
             base: None,
@@ -257,7 +424,22 @@ impl State {
             texts: HashMap::new(),
             next_text_id: 1,
             styles: HashMap::new(),
+            syntaxes: HashMap::new(),
         }
+    }
+
+    /// The shaders the browser lists (present ones), in display order.
+    pub fn listed_docs(&self) -> Vec<usize> {
+        let mut v: Vec<usize> = (0..self.docs.len())
+            .filter(|&i| self.docs[i].present)
+            .collect();
+        v.sort_by_cached_key(|&i| (self.docs[i].root, self.docs[i].display_name(&self.roots)));
+        v
+    }
+
+    /// Whether the shader browser is shown: for watched directories or several inputs.
+    pub fn browser_shown(&self) -> bool {
+        !self.roots.is_empty() || self.docs.len() > 1
     }
 
     pub fn current(&self) -> Option<&Doc> {
@@ -286,6 +468,7 @@ impl State {
             .filter(|&i| {
                 !self.hide_unchanged
                     || run.steps[i].changed
+                    || run.steps[i].is_source()
                     || run.steps[i].has_errors()
                     || i == self.step
             })

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::action::{Action, StepRef, ViewMode};
 use super::keymap::{Context, Key, KeyCode, Keymap};
 use super::state::{
-    id_tokens, search_matches, Focus, Mode, PanelKey, Rows, Search, State, TextKind,
+    id_tokens, search_matches, Focus, Mode, PanelKey, Rows, Search, State, Syntax, TextKind,
 };
 use crate::pipeline::diff::{diff_lines, DiffLine};
 use crate::pipeline::Run;
@@ -111,6 +111,7 @@ pub fn handle_key(s: &mut State, keymap: &Keymap, key: Key) -> Vec<Effect> {
                 return Vec::new();
             }
             let context = match s.focus {
+                Focus::Shaders => Context::Shaders,
                 Focus::Passes => Context::Passes,
                 Focus::Code => Context::Code,
                 Focus::Diagnostics => Context::Diagnostics,
@@ -129,7 +130,22 @@ pub fn handle_mouse(s: &mut State, col: u16, row: u16, kind: MouseKind) -> Vec<E
     let inside = |r: ratatui::layout::Rect| {
         col >= r.x && col < r.x + r.width && row >= r.y && row < r.y + r.height
     };
-    if inside(areas.passes) {
+    if let Some(b) = areas.shaders.filter(|&b| inside(b)) {
+        match kind {
+            MouseKind::Click => {
+                let listed = s.listed_docs();
+                let rows = b.height.saturating_sub(2) as usize;
+                let idx =
+                    (row.saturating_sub(b.y + 1)) as usize + views::browser::first_row(s, rows);
+                if row > b.y && idx < listed.len() {
+                    s.focus = Focus::Shaders;
+                    select_doc(s, listed[idx]);
+                }
+            }
+            MouseKind::WheelDown => move_doc(s, 1),
+            MouseKind::WheelUp => move_doc(s, -1),
+        }
+    } else if inside(areas.passes) {
         match kind {
             MouseKind::Click => {
                 let visible = s.visible_steps();
@@ -211,6 +227,33 @@ fn move_step(s: &mut State, delta: isize) {
     let pos = visible.iter().position(|&v| v == s.step).unwrap_or(0) as isize;
     let next = (pos + delta).clamp(0, visible.len() as isize - 1) as usize;
     select_step(s, visible[next]);
+}
+
+/// Selects input `i`: the same step of its pipeline, from the top of the code.
+fn select_doc(s: &mut State, i: usize) {
+    if s.doc == i {
+        return;
+    }
+    s.doc = i;
+    s.diff_prev = false;
+    s.func = None;
+    s.cursor = 0;
+    s.scroll = 0;
+    s.hscroll = 0;
+    s.diag_cursor = 0;
+    let steps = s.step_count();
+    s.step = s.step.min(steps.saturating_sub(1));
+}
+
+/// Moves the selection in the shader browser (in display order).
+fn move_doc(s: &mut State, delta: isize) {
+    let listed = s.listed_docs();
+    if listed.is_empty() {
+        return;
+    }
+    let pos = listed.iter().position(|&d| d == s.doc).unwrap_or(0) as isize;
+    let next = (pos + delta).clamp(0, listed.len() as isize - 1) as usize;
+    select_doc(s, listed[next]);
 }
 
 /// The op table entry of the first op on a line of IR or SPIR-V text: a dialect op by name
@@ -397,9 +440,12 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         Action::Help => s.help = !s.help,
         Action::Focus => {
             let has_diagnostics = !s.diagnostics_of(s.step).is_empty();
+            let browser = s.browser_shown();
             s.focus = match s.focus {
+                Focus::Shaders => Focus::Passes,
                 Focus::Passes => Focus::Code,
                 Focus::Code if has_diagnostics => Focus::Diagnostics,
+                Focus::Code | Focus::Diagnostics if browser => Focus::Shaders,
                 Focus::Code | Focus::Diagnostics => Focus::Passes,
             }
         }
@@ -410,6 +456,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
                 n as isize
             };
             match s.focus {
+                Focus::Shaders => move_doc(s, d),
                 Focus::Passes => move_step(s, d),
                 Focus::Code => move_cursor(s, d),
                 Focus::Diagnostics => move_diag(s, d),
@@ -422,6 +469,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
                 page
             };
             match s.focus {
+                Focus::Shaders => move_doc(s, d.signum() * 10),
                 Focus::Passes => move_step(s, d.signum() * 10),
                 Focus::Diagnostics => move_diag(s, d),
                 Focus::Code => {
@@ -433,6 +481,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         Action::Top | Action::Bottom => {
             let top = action == Action::Top;
             match s.focus {
+                Focus::Shaders => move_doc(s, if top { isize::MIN / 2 } else { isize::MAX / 2 }),
                 Focus::Passes => move_step(s, if top { isize::MIN / 2 } else { isize::MAX / 2 }),
                 Focus::Diagnostics => {
                     move_diag(s, if top { isize::MIN / 2 } else { isize::MAX / 2 })
@@ -454,6 +503,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
             }
         }
         Action::Mark => {
+            s.diff_prev = false;
             if s.base == Some(s.step) {
                 s.base = None;
                 s.set_message("diff base cleared: diffs compare with the previous step");
@@ -463,6 +513,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
             }
         }
         Action::Diff(None) => {
+            s.diff_prev = false;
             s.view = if s.view == ViewMode::Split {
                 ViewMode::Split
             } else {
@@ -475,6 +526,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
             };
             match (step_index(&run, &a), step_index(&run, &b)) {
                 (Ok(a), Ok(b)) => {
+                    s.diff_prev = false;
                     s.base = Some(a);
                     select_step(s, b);
                     if !matches!(s.view, ViewMode::Diff | ViewMode::Split) {
@@ -486,7 +538,8 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
             }
         }
         Action::View(v) => {
-            let was_diff = matches!(s.view, ViewMode::Diff | ViewMode::Split);
+            let was_diff = matches!(s.view, ViewMode::Diff | ViewMode::Split) && !s.diff_prev;
+            s.diff_prev = false;
             s.view = v;
             if matches!(v, ViewMode::Diff | ViewMode::Split) && !was_diff {
                 first_hunk(s);
@@ -641,16 +694,42 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
             return vec![Effect::Write { path, bytes }];
         }
         Action::Reload => return (0..s.docs.len()).map(Effect::Load).collect(),
-        Action::NextInput | Action::PrevInput => {
-            let n = s.docs.len();
-            if n > 1 {
-                s.doc = if action == Action::NextInput {
-                    (s.doc + 1) % n
-                } else {
-                    (s.doc + n - 1) % n
-                };
-                let steps = s.step_count();
-                s.step = s.step.min(steps.saturating_sub(1));
+        Action::NextInput => move_doc(s, 1),
+        Action::PrevInput => move_doc(s, -1),
+        Action::Shader(name) => {
+            let listed = s.listed_docs();
+            let found = listed
+                .iter()
+                .copied()
+                .find(|&i| s.docs[i].display_name(&s.roots) == name)
+                .or_else(|| {
+                    listed
+                        .iter()
+                        .copied()
+                        .find(|&i| s.docs[i].display_name(&s.roots).contains(&name))
+                });
+            match found {
+                Some(i) => select_doc(s, i),
+                None => s.set_error(format!("no shader named like '{name}'")),
+            }
+        }
+        Action::DiffPrev => {
+            let Some(doc) = s.current() else {
+                return Vec::new();
+            };
+            if doc.prev_run.is_none() {
+                s.set_error("no previous run yet: save the file and its new run can be compared with this one");
+                return Vec::new();
+            }
+            s.diff_prev = true;
+            if s.view != ViewMode::Split {
+                s.view = ViewMode::Diff;
+            }
+            first_hunk(s);
+            if !matches!(&s.message, Some(m) if m.text == "no differences") {
+                s.set_message(
+                    "diff against the same step of the previous run (d: against the base step)",
+                );
             }
         }
         Action::ScrollRight => s.hscroll += 8,
@@ -822,22 +901,33 @@ fn first_change(s: &mut State) {
 
 /// The lines of a step's text, split once and cached.
 pub fn step_lines(s: &mut State, step: usize, kind: TextKind) -> Arc<Vec<String>> {
-    step_text(s, step, kind).1
+    step_text(s, false, step, kind).1
 }
 
-fn step_text(s: &mut State, step: usize, kind: TextKind) -> (u64, Arc<Vec<String>>) {
+/// A step's text of the current run, or of the previous run (`prev`), split into lines and
+/// cached with an id; the id's syntax is recorded for highlighting.
+fn step_text(s: &mut State, prev: bool, step: usize, kind: TextKind) -> (u64, Arc<Vec<String>>) {
+    let empty = || (0, Arc::new(Vec::new()));
     let Some(doc) = s.current() else {
-        return (0, Arc::new(Vec::new()));
+        return empty();
     };
-    let key = (s.doc, doc.generation, step, kind);
+    // The previous good run is the generation before the current one.
+    let (run, generation) = if prev {
+        (doc.prev_run.as_ref(), doc.generation.saturating_sub(1))
+    } else {
+        (doc.run.as_ref(), doc.generation)
+    };
+    let key = (s.doc, generation, step, kind);
     if let Some(t) = s.texts.get(&key) {
         return t.clone();
     }
-    let Some(run) = doc.run.as_ref() else {
-        return (0, Arc::new(Vec::new()));
+    let Some(st) = run.and_then(|r| r.steps.get(step)) else {
+        return empty();
     };
-    let Some(st) = run.steps.get(step) else {
-        return (0, Arc::new(Vec::new()));
+    let syntax = if st.is_source() {
+        Syntax::of_source(&doc.path)
+    } else {
+        Syntax::of(kind)
     };
     let text = match kind {
         TextKind::Ir => st.ir_text(),
@@ -850,8 +940,10 @@ fn step_text(s: &mut State, step: usize, kind: TextKind) -> (u64, Arc<Vec<String
     if s.texts.len() > 64 {
         s.texts.clear();
         s.styles.clear();
+        s.syntaxes.clear();
     }
     s.texts.insert(key, (id, lines.clone()));
+    s.syntaxes.insert(id, syntax);
     (id, lines)
 }
 
@@ -925,6 +1017,7 @@ pub fn refresh_panel(s: &mut State) {
     if s.base.is_some_and(|b| b >= steps) {
         s.base = None;
     }
+    let is_diff = matches!(s.view, ViewMode::Diff | ViewMode::Split);
     let key = PanelKey {
         doc: s.doc,
         generation: s.current().map_or(0, |d| d.generation),
@@ -934,6 +1027,7 @@ pub fn refresh_panel(s: &mut State) {
         base: s.base_step(),
         func: s.func.clone(),
         ignore_renumbering: s.ignore_renumbering,
+        prev: s.diff_prev && is_diff,
     };
     if s.panel.key.as_ref() == Some(&key) {
         return;
@@ -946,7 +1040,7 @@ pub fn refresh_panel(s: &mut State) {
             s.cursor.saturating_sub(s.scroll),
         )
     });
-    let (id, lines) = step_text(s, s.step, s.text);
+    let (id, lines) = step_text(s, false, s.step, s.text);
     let range_of = |lines: &[String], func: &Option<String>| match func {
         Some(f) => function_range(lines, f).unwrap_or(0..0),
         None => 0..lines.len(),
@@ -958,7 +1052,11 @@ pub fn refresh_panel(s: &mut State) {
             lines,
         },
         ViewMode::Diff | ViewMode::Split => {
-            let (old_id, old) = step_text(s, s.base_step(), s.text);
+            let (old_id, old) = if key.prev {
+                step_text(s, true, s.step, s.text)
+            } else {
+                step_text(s, false, s.base_step(), s.text)
+            };
             let ro = range_of(&old, &s.func);
             let rn = range_of(&lines, &s.func);
             let d = diff_lines(&old[ro.clone()], &lines[rn.clone()], s.ignore_renumbering);
@@ -1029,7 +1127,7 @@ pub fn prepare(s: &mut State) {
     if !s.color {
         return;
     }
-    let kind = s.text;
+    let kind = Syntax::of(s.text);
     let end = (s.scroll + rows).min(len);
     let mut wanted: Vec<(u64, usize, String)> = Vec::new();
     for r in s.scroll..end {
@@ -1066,7 +1164,10 @@ pub fn prepare(s: &mut State) {
         s.styles.clear();
     }
     for (id, i, text) in wanted {
-        s.styles
-            .insert((id, i), Arc::new(views::highlight::highlight(&text, kind)));
+        let syntax = s.syntaxes.get(&id).copied().unwrap_or(kind);
+        s.styles.insert(
+            (id, i),
+            Arc::new(views::highlight::highlight(&text, syntax)),
+        );
     }
 }

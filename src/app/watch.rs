@@ -1,68 +1,70 @@
-//! Watching the opened files. We watch their directories, not the files: editors save by
-//! writing a temporary file and renaming it over the original, which replaces the inode a
-//! file watch would follow. Events are debounced and reduced to "this input changed".
+//! Watching inputs on disk. We watch directories, not files: editors save by writing a
+//! temporary file and renaming it over the original, which replaces the inode a file watch
+//! would follow. Watched shader directories are watched recursively; the directories of files
+//! opened one by one are watched flat. Events are debounced, reads and metadata changes
+//! dropped, and what is left is reduced to "this path changed": the app then looks at the disk
+//! to see whether the path is there now, which is simpler and more robust than following the
+//! create/rename/remove sequences different editors produce.
 
-use std::collections::HashSet;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, Receiver};
 use std::time::Duration;
 
-use notify::event::{AccessKind, AccessMode, EventKind};
+use notify::event::{AccessKind, AccessMode, EventKind, ModifyKind};
 use notify::RecursiveMode;
 use notify_debouncer_full::{new_debouncer, DebounceEventResult, Debouncer, RecommendedCache};
 
 pub struct Watcher {
     _debouncer: Debouncer<notify::RecommendedWatcher, RecommendedCache>,
-    /// Inputs that changed on disk (as given on the command line).
-    pub changes: Receiver<PathBuf>,
+    /// Batches of absolute paths that changed, one batch per debounced burst.
+    pub changes: Receiver<Vec<PathBuf>>,
 }
 
-fn absolute(p: &Path) -> PathBuf {
+pub fn absolute(p: &Path) -> PathBuf {
     std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
-pub const DEBOUNCE: Duration = Duration::from_millis(120);
+/// Quiet time before a burst of events is reported: long enough for an editor's
+/// write-temp-then-rename save (a few ms), short enough that a reload feels immediate.
+pub const DEBOUNCE: Duration = Duration::from_millis(60);
 
-pub fn watch(inputs: &[PathBuf]) -> notify::Result<Watcher> {
-    let wanted: Vec<(PathBuf, PathBuf)> = inputs.iter().map(|p| (absolute(p), p.clone())).collect();
+/// Watches `roots` recursively and the directories of `files`.
+pub fn watch(roots: &[PathBuf], files: &[PathBuf]) -> notify::Result<Watcher> {
     let (tx, rx) = channel();
-    let targets = wanted.clone();
     let mut debouncer = new_debouncer(DEBOUNCE, None, move |res: DebounceEventResult| {
         let Ok(events) = res else { return };
-        let mut changed = HashSet::new();
+        let mut changed = BTreeSet::new();
         for ev in events {
             // Reads and metadata changes are noise; a close after writing is a save.
             let relevant = match ev.event.kind {
                 EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
                 EventKind::Access(_) | EventKind::Other => false,
-                EventKind::Modify(notify::event::ModifyKind::Metadata(_)) => false,
+                EventKind::Modify(ModifyKind::Metadata(_)) => false,
                 _ => true,
             };
-            if !relevant {
-                continue;
-            }
-            for p in &ev.event.paths {
-                let p = absolute(p);
-                for (abs, given) in &targets {
-                    if *abs == p {
-                        changed.insert(given.clone());
-                    }
-                }
+            if relevant {
+                changed.extend(ev.event.paths.iter().map(|p| absolute(p)));
             }
         }
-        for p in changed {
-            let _ = tx.send(p);
+        if !changed.is_empty() {
+            let _ = tx.send(changed.into_iter().collect());
         }
     })?;
-    let dirs: HashSet<PathBuf> = wanted
-        .iter()
-        .map(|(abs, _)| {
-            abs.parent()
-                .map(Path::to_path_buf)
-                .unwrap_or_else(|| PathBuf::from("."))
-        })
-        .collect();
-    for d in dirs {
+    let mut flat: BTreeSet<PathBuf> = BTreeSet::new();
+    for f in files {
+        let abs = absolute(f);
+        let dir = abs
+            .parent()
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        if !roots.iter().any(|r| dir.starts_with(absolute(r))) {
+            flat.insert(dir);
+        }
+    }
+    for r in roots {
+        debouncer.watch(absolute(r), RecursiveMode::Recursive)?;
+    }
+    for d in flat {
         debouncer.watch(&d, RecursiveMode::NonRecursive)?;
     }
     Ok(Watcher {

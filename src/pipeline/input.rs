@@ -21,6 +21,8 @@ pub enum InputKind {
     SpirvAsm,
     Wgsl,
     Glsl(Stage),
+    /// Compiled to SPIR-V by an external command (`shaderstep.toml`).
+    External,
 }
 
 impl fmt::Display for InputKind {
@@ -30,6 +32,7 @@ impl fmt::Display for InputKind {
             InputKind::SpirvAsm => write!(f, "SPIR-V assembly"),
             InputKind::Wgsl => write!(f, "WGSL"),
             InputKind::Glsl(s) => write!(f, "GLSL ({s:?})"),
+            InputKind::External => write!(f, "compiled by an external command"),
         }
     }
 }
@@ -76,6 +79,166 @@ impl Loaded {
             Some((self.module, self.decode_time)),
         )
     }
+}
+
+/// External compilers by file extension (from `shaderstep.toml`): a command line in which
+/// `{input}` is the shader's path and `{output}` the SPIR-V file the command must write.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FrontEnds {
+    pub commands: Vec<(String, String)>,
+}
+
+impl FrontEnds {
+    pub fn command_for(&self, path: &Path) -> Option<&str> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        self.commands
+            .iter()
+            .find(|(e, _)| e.trim_start_matches('.').eq_ignore_ascii_case(&ext))
+            .map(|(_, c)| c.as_str())
+    }
+}
+
+/// Loads `path`, with the external compiler configured for its extension if there is one.
+pub fn load_with(path: &Path, front: &FrontEnds) -> Result<Loaded, InputError> {
+    match front.command_for(path) {
+        Some(command) => compile_external(path, command),
+        None => load(path),
+    }
+}
+
+/// Splits a command line into words: whitespace separates, quotes group.
+fn split_command(command: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut quote: Option<char> = None;
+    let mut in_word = false;
+    for c in command.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => cur.push(c),
+            (None, '"' | '\'') => {
+                quote = Some(c);
+                in_word = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            (None, c) => {
+                cur.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if in_word {
+        words.push(cur);
+    }
+    words
+}
+
+/// The first line number the compiler's messages give for `path` (`file:12:` or `file(12)`).
+fn line_in_messages(messages: &str, path: &Path) -> Option<usize> {
+    let name = path.file_name()?.to_str()?;
+    for line in messages.lines() {
+        let mut rest = line;
+        while let Some(pos) = rest.find(name) {
+            let after = &rest[pos + name.len()..];
+            let digits: String = after
+                .strip_prefix(':')
+                .or_else(|| after.strip_prefix('('))
+                .unwrap_or("")
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            if let Ok(n) = digits.parse() {
+                return Some(n);
+            }
+            rest = after;
+        }
+    }
+    None
+}
+
+fn compile_external(path: &Path, command: &str) -> Result<Loaded, InputError> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let err = |line: Option<usize>, message: String| InputError {
+        path: path.to_path_buf(),
+        line,
+        message,
+    };
+    let source = std::fs::read(path).map_err(|e| err(None, format!("cannot read: {e}")))?;
+    let output = std::env::temp_dir().join(format!(
+        "shaderstep-ext-{}-{}.spv",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let words: Vec<String> = split_command(command)
+        .into_iter()
+        .map(|w| {
+            w.replace("{input}", &path.display().to_string())
+                .replace("{output}", &output.display().to_string())
+        })
+        .collect();
+    let Some((program, args)) = words.split_first() else {
+        return Err(err(None, "the external compiler command is empty".into()));
+    };
+    let result = std::process::Command::new(program)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output();
+    let out = match result {
+        Ok(o) => o,
+        Err(e) => {
+            return Err(err(
+                None,
+                format!("cannot run the external compiler `{program}`: {e} (command: {command})"),
+            ))
+        }
+    };
+    let bytes = std::fs::read(&output);
+    let _ = std::fs::remove_file(&output);
+    let messages = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let messages = messages.trim();
+    if !out.status.success() {
+        let status = out
+            .status
+            .code()
+            .map_or_else(|| "killed by a signal".to_string(), |c| format!("exit {c}"));
+        return Err(err(
+            line_in_messages(messages, path),
+            format!("`{program}` failed ({status}):\n{messages}"),
+        ));
+    }
+    let bytes = bytes.map_err(|e| {
+        err(
+            None,
+            format!("`{program}` succeeded but wrote no output file ({e}); does the command use {{output}}?"),
+        )
+    })?;
+    if !is_spirv_magic(&bytes) {
+        return Err(err(
+            None,
+            format!("`{program}` did not write a SPIR-V binary to {{output}}"),
+        ));
+    }
+    let words = read::words_from_bytes(&bytes).map_err(|e| err(None, e.to_string()))?;
+    let start = std::time::Instant::now();
+    let module = read::read_words(&words).map_err(|e| err(None, e.to_string()))?;
+    Ok(Loaded {
+        path: path.to_path_buf(),
+        kind: InputKind::External,
+        words,
+        module,
+        decode_time: start.elapsed(),
+        source: Some(String::from_utf8_lossy(&source).into_owned()),
+    })
 }
 
 pub fn load(path: &Path) -> Result<Loaded, InputError> {
@@ -136,6 +299,11 @@ pub fn detect(path: &Path, bytes: &[u8]) -> Result<InputKind, InputError> {
             })
         }
         "spvasm" => return Ok(InputKind::SpirvAsm),
+        "hlsl" | "slang" | "geom" | "tesc" | "tese" => {
+            return Err(err(format!(
+                "no compiler for .{ext} files: shaderstep compiles WGSL and GLSL (vertex, fragment, compute) itself; for others add an external compiler to shaderstep.toml, e.g.\n[compilers]\n{ext} = \"glslangValidator -V {{input}} -o {{output}}\""
+            )))
+        }
         _ => {}
     }
     // Content sniffing for `.spv` text and unknown extensions.
@@ -202,6 +370,12 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Loaded, InputError> {
     };
     let text = || String::from_utf8_lossy(bytes).into_owned();
     let (words, source) = match kind {
+        InputKind::External => {
+            return Err(err(
+                None,
+                "no external compiler is configured for this file".into(),
+            ))
+        }
         InputKind::SpirvBinary => {
             let words = read::words_from_bytes(bytes).map_err(|e| err(None, e.to_string()))?;
             (words, None)

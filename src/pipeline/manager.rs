@@ -11,6 +11,9 @@ use crate::ir::spirv::disasm::{disassemble, DisasmOptions};
 use crate::ir::spirv::write;
 use crate::ir::{print, Module};
 
+/// The name of the step that shows the source text (see `Run::prepend_source`).
+pub const SOURCE_STEP: &str = "source";
+
 pub struct Step {
     pub pass: &'static str,
     pub module: Arc<Module>,
@@ -39,6 +42,10 @@ impl Step {
         self.spirv_text
             .get_or_init(|| disassemble(&self.module, &DisasmOptions::default()).into())
             .clone()
+    }
+
+    pub fn is_source(&self) -> bool {
+        self.pass == SOURCE_STEP
     }
 
     pub fn has_errors(&self) -> bool {
@@ -75,6 +82,30 @@ impl Run {
         self.output
             .clone()
             .or_else(|| self.final_module().map(|m| write::write_words(m)))
+    }
+
+    /// Puts the shader's source text in front of the passes as a step of its own, named
+    /// `source`: its module is the compiled input and its text is the source.
+    pub fn prepend_source(&mut self, text: Arc<str>) {
+        let Some(first) = self.steps.first() else {
+            return;
+        };
+        let step = Step {
+            pass: SOURCE_STEP,
+            module: first.module.clone(),
+            changed: false,
+            inst_count: first.inst_count,
+            duration: Duration::ZERO,
+            diagnostics: Vec::new(),
+            error: None,
+            preview: first.preview.clone(),
+            ir_text: OnceLock::from(text.clone()),
+            spirv_text: OnceLock::from(text),
+        };
+        self.steps.insert(0, step);
+        if let Some(f) = &mut self.failed {
+            *f += 1;
+        }
     }
 
     pub fn total_time(&self) -> Duration {

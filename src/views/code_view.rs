@@ -105,6 +105,13 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let title = match &s.panel.rows {
         _ if s.run().is_none() => " no module loaded ".to_string(),
         Rows::Text { .. } => format!(" {kind} after {} {} ", s.step, step_name(s.step)),
+        Rows::Diff { added, removed, .. } if s.panel.key.as_ref().is_some_and(|k| k.prev) => {
+            format!(
+                " {kind} diff {} {}: previous run → this run  +{added} −{removed} ",
+                s.step,
+                step_name(s.step)
+            )
+        }
         Rows::Diff { added, removed, .. } => format!(
             " {kind} diff {} {} → {} {}  +{added} −{removed} ",
             s.base_step(),

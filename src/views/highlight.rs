@@ -10,7 +10,7 @@ use syntect::easy::HighlightLines;
 use syntect::highlighting::{FontStyle, Theme, ThemeSet};
 use syntect::parsing::{SyntaxDefinition, SyntaxSet, SyntaxSetBuilder};
 
-use crate::app::state::TextKind;
+use crate::app::state::Syntax;
 
 struct Assets {
     syntaxes: SyntaxSet,
@@ -24,6 +24,9 @@ fn assets() -> &'static Assets {
         for src in [
             include_str!("../../assets/syntax/spirv.sublime-syntax"),
             include_str!("../../assets/syntax/shaderstep-ir.sublime-syntax"),
+            include_str!("../../assets/syntax/wgsl.sublime-syntax"),
+            include_str!("../../assets/syntax/glsl.sublime-syntax"),
+            include_str!("../../assets/syntax/hlsl.sublime-syntax"),
         ] {
             b.add(
                 SyntaxDefinition::load_from_str(src, true, None).expect("bundled syntax is valid"),
@@ -43,14 +46,17 @@ fn assets() -> &'static Assets {
 /// Lines longer than this are shown plain: highlighting them would cost more than it helps.
 const MAX_LINE: usize = 2000;
 
-pub fn highlight(line: &str, kind: TextKind) -> Vec<(Style, Range<usize>)> {
+pub fn highlight(line: &str, syntax: Syntax) -> Vec<(Style, Range<usize>)> {
     if line.len() > MAX_LINE {
         return vec![(Style::new(), 0..line.len())];
     }
     let a = assets();
-    let scope = match kind {
-        TextKind::Ir => "source.shaderstep-ir",
-        TextKind::Spirv => "source.spirv",
+    let scope = match syntax {
+        Syntax::Ir => "source.shaderstep-ir",
+        Syntax::Spirv => "source.spirv",
+        Syntax::Wgsl => "source.wgsl",
+        Syntax::Glsl => "source.glsl",
+        Syntax::Hlsl => "source.hlsl",
     };
     let syntax = a
         .syntaxes
@@ -84,7 +90,7 @@ pub fn highlight(line: &str, kind: TextKind) -> Vec<(Style, Range<usize>)> {
 mod tests {
     use super::*;
 
-    fn color_of(line: &str, word: &str, kind: TextKind) -> Option<Color> {
+    fn color_of(line: &str, word: &str, kind: Syntax) -> Option<Color> {
         let start = line.find(word).unwrap();
         highlight(line, kind)
             .into_iter()
@@ -95,7 +101,7 @@ mod tests {
     #[test]
     fn distinct_scopes_get_distinct_colours() {
         let line = r#"%main_1 = OpLoad %v4float %12 Aligned 4 ; "s""#;
-        let k = TextKind::Spirv;
+        let k = Syntax::Spirv;
         let names = color_of(line, "%main_1", k);
         let opcode = color_of(line, "OpLoad", k);
         let ty = color_of(line, "%v4float", k);
@@ -114,9 +120,39 @@ mod tests {
     }
 
     #[test]
+    fn source_languages_are_coloured() {
+        for (line, syntax, a, b) in [
+            (
+                "@fragment fn main() -> vec4<f32> { return x; }",
+                Syntax::Wgsl,
+                "fn",
+                "vec4",
+            ),
+            (
+                "layout(location = 0) out vec4 color; // c",
+                Syntax::Glsl,
+                "out",
+                "// c",
+            ),
+            (
+                "float4 main() : SV_Target { return 1.0f; }",
+                Syntax::Hlsl,
+                "float4",
+                "1.0f",
+            ),
+        ] {
+            let (ca, cb) = (color_of(line, a, syntax), color_of(line, b, syntax));
+            assert!(
+                ca.is_some() && cb.is_some() && ca != cb,
+                "{line}: {ca:?} {cb:?}"
+            );
+        }
+    }
+
+    #[test]
     fn ir_annotations_are_comments() {
         let line = "%5 = OpLabel                            ; preds %3 %4";
-        let c = color_of(line, "; preds", TextKind::Ir);
-        assert_ne!(c, color_of(line, "OpLabel", TextKind::Ir));
+        let c = color_of(line, "; preds", Syntax::Ir);
+        assert_ne!(c, color_of(line, "OpLabel", Syntax::Ir));
     }
 }

@@ -6,6 +6,8 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use crate::app::state::State;
 
 pub struct Areas {
+    /// The shader browser, above the pass list (for directories and several inputs).
+    pub shaders: Option<Rect>,
     pub passes: Rect,
     pub code: Rect,
     /// Under the code, when the selected step has diagnostics.
@@ -16,13 +18,26 @@ pub struct Areas {
 pub fn areas(s: &State) -> Areas {
     let area = Rect::new(0, 0, s.size.0, s.size.1);
     let [main, status] = Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(area);
+    let browser = s.browser_shown();
     let pass_width = if area.width >= 100 {
-        36
+        if browser {
+            40
+        } else {
+            36
+        }
     } else {
         (area.width / 3).max(20).min(area.width)
     };
-    let [passes, code] =
+    let [left, code] =
         Layout::horizontal([Constraint::Length(pass_width), Constraint::Min(0)]).areas(main);
+    let (shaders, passes) = if browser {
+        let listed = s.listed_docs().len() as u16;
+        let h = (listed.max(1) + 2).min((left.height / 3).max(5));
+        let [b, p] = Layout::vertical([Constraint::Length(h), Constraint::Min(0)]).areas(left);
+        (Some(b), p)
+    } else {
+        (None, left)
+    };
     let n = s.diagnostics_of(s.step).len();
     let (code, diagnostics) = if n > 0 && code.height > 12 {
         let [c, d] =
@@ -33,6 +48,7 @@ pub fn areas(s: &State) -> Areas {
         (code, None)
     };
     Areas {
+        shaders,
         passes,
         code,
         diagnostics,

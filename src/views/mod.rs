@@ -1,6 +1,7 @@
 //! Drawing. Every view is a function of `&State`; none of them changes it or does real work
 //! (highlighting and diffs are computed by `app::update` before the draw).
 
+pub mod browser;
 pub mod code_view;
 pub mod diagnostics;
 pub mod help;
@@ -18,6 +19,9 @@ use crate::app::state::State;
 pub fn draw(frame: &mut Frame, s: &State, keymap: &[Binding]) {
     let areas = layout::areas(s);
     let theme = theme::Theme::new(s.color);
+    if let Some(b) = areas.shaders {
+        browser::draw(frame, b, s, &theme);
+    }
     pass_list::draw(frame, areas.passes, s, &theme);
     code_view::draw(frame, areas.code, s, &theme);
     if let Some(d) = areas.diagnostics {

@@ -52,7 +52,9 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let mut lines = Vec::with_capacity(rows);
     for &i in visible.iter().skip(s.pass_scroll).take(rows) {
         let st = &run.steps[i];
-        let (marker, mstyle) = if st.has_errors() || s.step_has_errors(i) {
+        let (marker, mstyle) = if st.is_source() {
+            ("≡", t.unchanged)
+        } else if st.has_errors() || s.step_has_errors(i) {
             ("!", t.error)
         } else if st.changed {
             ("*", t.changed)
@@ -69,8 +71,12 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                 d => format!("{d}"),
             }
         };
-        let time = format_time(st.duration.as_micros());
-        let base = if in_diff && i == s.base_step() && i != s.step {
+        let time = if st.is_source() {
+            String::new()
+        } else {
+            format_time(st.duration.as_micros())
+        };
+        let base = if in_diff && !s.diff_prev && i == s.base_step() && i != s.step {
             "◆"
         } else {
             " "
@@ -82,7 +88,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         } else {
             Style::new()
         };
-        let name_style = if st.changed || st.has_errors() {
+        let name_style = if st.changed || st.has_errors() || st.is_source() {
             t.text
         } else {
             t.unchanged

@@ -33,10 +33,10 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
             )
         })
         .unwrap_or_default();
-    let doc_count = if s.docs.len() > 1 {
-        format!(" [{}/{}]", s.doc + 1, s.docs.len())
-    } else {
-        String::new()
+    let listed = s.listed_docs();
+    let doc_count = match listed.iter().position(|&d| d == s.doc) {
+        Some(pos) if listed.len() > 1 => format!(" [{}/{}]", pos + 1, listed.len()),
+        _ => String::new(),
     };
     parts.push(Span::styled(format!(" {file}{doc_count} "), t.status_key));
     if let Some(run) = s.run() {
@@ -66,6 +66,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     };
     let view = match s.view {
         ViewMode::Ir | ViewMode::Spirv => text.to_string(),
+        ViewMode::Diff | ViewMode::Split if s.diff_prev => format!("diff-prev {} {text}", s.step),
         ViewMode::Diff => format!("diff {}→{} {text}", s.base_step(), s.step),
         ViewMode::Split => format!("split {}→{} {text}", s.base_step(), s.step),
     };
