@@ -380,6 +380,9 @@ pub struct State {
     pub styles: HashMap<(u64, usize), LineStyles>,
     /// The grammar of each text id.
     pub syntaxes: HashMap<u64, Syntax>,
+    /// `file:line  text`: the source line of the instruction under the cursor, from the
+    /// module's line info (derived before each draw).
+    pub source_line: Option<String>,
 }
 
 impl State {
@@ -425,6 +428,7 @@ impl State {
             next_text_id: 1,
             styles: HashMap::new(),
             syntaxes: HashMap::new(),
+            source_line: None,
         }
     }
 

@@ -1124,6 +1124,7 @@ pub fn prepare(s: &mut State) {
             s.pass_scroll = pos + 1 - prow;
         }
     }
+    s.source_line = source_line_at_cursor(s);
     if !s.color {
         return;
     }
@@ -1170,4 +1171,120 @@ pub fn prepare(s: &mut State) {
             Arc::new(views::highlight::highlight(&text, syntax)),
         );
     }
+}
+
+/// The `OpLine` in effect at line `idx` of a step's text: the file's id and the line. Line
+/// info ends at `OpNoLine` and at block and function boundaries.
+pub fn line_info_at(lines: &[String], idx: usize) -> Option<(crate::ir::Id, usize)> {
+    for k in (idx.saturating_sub(4000)..=idx.min(lines.len().saturating_sub(1))).rev() {
+        let l = lines[k].trim_start();
+        if let Some(rest) = l.strip_prefix("OpLine ") {
+            let mut words = rest.split_whitespace();
+            let file = words.next()?.strip_prefix('%')?.parse().ok()?;
+            let line = words.next()?.parse().ok()?;
+            return Some((file, line));
+        }
+        let boundary = l.starts_with("OpNoLine")
+            || l.starts_with("OpFunctionEnd")
+            || l.contains("= OpLabel")
+            || l.contains("= OpFunction ");
+        if boundary && k != idx {
+            return None;
+        }
+        if l.starts_with("OpNoLine") {
+            return None;
+        }
+    }
+    None
+}
+
+type SourceFiles = std::collections::HashMap<crate::ir::Id, (String, Option<Arc<Vec<String>>>)>;
+
+/// The source files a module's line info refers to: `OpString` id → (name, text). The text is
+/// the one `OpSource` embeds, or the input's own source when the names match.
+fn source_files(module: &crate::ir::Module, own: Option<(&str, &Arc<str>)>) -> SourceFiles {
+    use rspirv::dr::Operand;
+    let mut files = std::collections::HashMap::new();
+    for inst in &module.debug {
+        if let (spirv::Op::String, Some(id), Some(Operand::LiteralString(name))) =
+            (inst.op, inst.result, inst.operands.first())
+        {
+            let text = own
+                .filter(|(own_name, _)| {
+                    std::path::Path::new(name).file_name()
+                        == std::path::Path::new(own_name).file_name()
+                })
+                .map(|(_, t)| Arc::new(t.lines().map(str::to_string).collect::<Vec<_>>()));
+            files.insert(id, (name.clone(), text));
+        }
+    }
+    for inst in &module.debug {
+        if let (spirv::Op::Source, [_, _, Operand::IdRef(file), Operand::LiteralString(text)]) =
+            (inst.op, inst.operands.as_slice())
+        {
+            if let Some(entry) = files.get_mut(file) {
+                if entry.1.is_none() {
+                    entry.1 = Some(Arc::new(numbered_source(text)));
+                }
+            }
+        }
+    }
+    files
+}
+
+/// Source lines as line info numbers them: glslang puts `// OpModuleProcessed` comments and a
+/// `#line 1` in front of the text it embeds.
+fn numbered_source(text: &str) -> Vec<String> {
+    let lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let directive = lines.iter().take(20).position(|l| l.starts_with("#line "));
+    match directive.and_then(|d| {
+        let n: usize = lines[d]["#line ".len()..]
+            .trim()
+            .split(' ')
+            .next()?
+            .parse()
+            .ok()?;
+        Some((d, n))
+    }) {
+        // Line `n` is the one after the directive.
+        Some((d, n)) => {
+            let mut out = vec![String::new(); n.saturating_sub(1)];
+            out.extend(lines[d + 1..].iter().cloned());
+            out
+        }
+        None => lines,
+    }
+}
+
+/// `file:line  text` of the source line the instruction under the cursor came from.
+fn source_line_at_cursor(s: &State) -> Option<String> {
+    let doc = s.current()?;
+    let run = doc.run.as_ref()?;
+    let step = run.steps.get(s.step)?;
+    if step.is_source() || s.panel.is_empty() {
+        return None;
+    }
+    let (lines, idx) = match &s.panel.rows {
+        Rows::Text { lines, range, .. } => (lines, range.start + s.cursor),
+        Rows::Diff { new, rows, old, .. } => match rows.get(s.cursor)? {
+            DiffLine { new: Some(n), .. } => (new, *n),
+            DiffLine { old: Some(o), .. } => (old, *o),
+            _ => return None,
+        },
+    };
+    let (file, line) = line_info_at(lines, idx)?;
+    let own_name = doc.path.display().to_string();
+    let files = source_files(
+        &step.module,
+        doc.source.as_ref().map(|t| (own_name.as_str(), t)),
+    );
+    let (name, text) = files.get(&file)?;
+    let short = std::path::Path::new(name)
+        .file_name()
+        .map_or_else(|| name.clone(), |n| n.to_string_lossy().into_owned());
+    let code = text
+        .as_ref()
+        .and_then(|t| t.get(line.checked_sub(1)?))
+        .map_or(String::new(), |l| l.trim().to_string());
+    Some(format!("{short}:{line}  {code}"))
 }

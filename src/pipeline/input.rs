@@ -399,7 +399,17 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Loaded, InputError> {
                     ),
                 )
             })?;
-            (naga_to_spirv(path, "WGSL", &src, module)?, Some(src))
+            (
+                // `WGSL` (10) is newer than the SPIR-V validators many systems have.
+                naga_to_spirv(
+                    path,
+                    "WGSL",
+                    &src,
+                    module,
+                    naga::back::spv::SourceLanguage::Unknown,
+                )?,
+                Some(src),
+            )
         }
         InputKind::Glsl(stage) => {
             let src = text();
@@ -436,7 +446,16 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Loaded, InputError> {
                         ),
                     )
                 })?;
-            (naga_to_spirv(path, "GLSL", &cleaned, module)?, Some(src))
+            (
+                naga_to_spirv(
+                    path,
+                    "GLSL",
+                    &cleaned,
+                    module,
+                    naga::back::spv::SourceLanguage::GLSL,
+                )?,
+                Some(src),
+            )
         }
     };
     // Decode once here, so a broken module is reported as the input's fault.
@@ -470,6 +489,7 @@ fn naga_to_spirv(
     lang: &str,
     src: &str,
     module: naga::Module,
+    language: naga::back::spv::SourceLanguage,
 ) -> Result<Vec<u32>, InputError> {
     use naga::valid::{Capabilities, ValidationFlags, Validator};
     let err = |line: Option<usize>, message: String| InputError {
@@ -498,8 +518,13 @@ fn naga_to_spirv(
         })?;
     // Realistic input: no injected loop bounding, division guards, workgroup zeroing or
     // wgpu coordinate fix-ups; debug names always (naga's default keeps them only in its own
-    // debug builds, so release and debug builds of shaderstep would disagree).
-    use naga::back::spv::{WriterFlags, ZeroInitializeWorkgroupMemoryMode};
+    // debug builds, so release and debug builds of shaderstep would disagree); and line info
+    // (OpString, OpSource, OpLine), so the code view can show each instruction's source line.
+    use naga::back::spv::{DebugInfo, WriterFlags, ZeroInitializeWorkgroupMemoryMode};
+    let file_name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
     let options = naga::back::spv::Options {
         flags: WriterFlags::DEBUG | WriterFlags::LABEL_VARYINGS,
         zero_initialize_workgroup_memory: ZeroInitializeWorkgroupMemoryMode::None,
@@ -507,12 +532,40 @@ fn naga_to_spirv(
         force_loop_bounding: false,
         emit_int_div_checks: false,
         bounds_check_policies: naga::proc::BoundsCheckPolicies::default(),
+        debug_info: Some(DebugInfo {
+            source_code: src,
+            file_name: &file_name,
+            language,
+        }),
         ..naga::back::spv::Options::default()
     };
-    naga::back::spv::write_vec(&module, &info, &options, None).map_err(|e| {
+    let words = naga::back::spv::write_vec(&module, &info, &options, None).map_err(|e| {
         err(
             None,
             format!("naga cannot write SPIR-V for this shader: {e}"),
         )
-    })
+    })?;
+    Ok(without_embedded_source(words))
+}
+
+/// naga's line info embeds the whole source in `OpSource`, which would fill the top of every
+/// step's text; the source is a step of its own already, so the copy is dropped (the file
+/// name in `OpString`, which `OpLine` refers to, stays).
+fn without_embedded_source(words: Vec<u32>) -> Vec<u32> {
+    let Ok(mut module) = read::read_words(&words) else {
+        return words;
+    };
+    let mut changed = false;
+    for inst in &mut module.debug {
+        // OpSource Language Version [File] [Source]
+        if inst.op == spirv::Op::Source && inst.operands.len() == 4 {
+            inst.operands.pop();
+            changed = true;
+        }
+    }
+    if changed {
+        crate::ir::spirv::write::write_words(&module)
+    } else {
+        words
+    }
 }

@@ -103,7 +103,12 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
             .map_or("", |st| st.pass)
     };
     let title = match &s.panel.rows {
-        _ if s.run().is_none() => " no module loaded ".to_string(),
+        _ if s.run().is_none() => match s.current() {
+            Some(d) if d.error.is_some() => {
+                format!(" cannot load {} ", d.display_name(&s.roots))
+            }
+            _ => " no module loaded ".to_string(),
+        },
         Rows::Text { .. } => format!(" {kind} after {} {} ", s.step, step_name(s.step)),
         Rows::Diff { added, removed, .. } if s.panel.key.as_ref().is_some_and(|k| k.prev) => {
             format!(
@@ -125,14 +130,36 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     } else {
         title
     };
-    let block = Block::bordered()
+    let mut block = Block::bordered()
         .border_style(if focused { t.border_focus } else { t.border })
         .title(Span::styled(title, t.title));
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
+    if let Some(src) = &s.source_line {
+        let width = (area.width as usize).saturating_sub(4);
+        let src: String = format!(" {src} ").chars().take(width).collect();
+        block = block.title_bottom(Span::styled(src, t.title));
+    }
     if s.run().is_none() {
+        // Nothing ran: the code pane shows why, with the compiler's whole message.
+        let lines: Vec<Line> = match s.current().and_then(|d| d.error.as_deref()) {
+            Some(e) => e
+                .lines()
+                .map(|l| Line::styled(l.to_string(), t.text))
+                .collect(),
+            None if s.current().is_some_and(|d| d.running()) => {
+                vec![Line::styled("running the pipeline…", t.unchanged)]
+            }
+            None => Vec::new(),
+        };
+        frame.render_widget(
+            ratatui::widgets::Paragraph::new(lines)
+                .wrap(ratatui::widgets::Wrap { trim: false })
+                .block(block),
+            area,
+        );
         return;
     }
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
     let rows = inner.height as usize;
     match &s.panel.rows {
         Rows::Text { id, lines, range } => {
