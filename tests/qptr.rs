@@ -33,6 +33,18 @@ fn corpus_through_qptr_and_default_validates() {
                 ));
                 continue;
             };
+            // Nothing between qptr-analyze and qptr-lift in these presets changes a pointer's
+            // use, so a warning that it did is a false alarm (it was, for globals used by
+            // several functions, before qptr-lift compared with the union of their uses).
+            if preset == "qptr" {
+                for st in &run.steps {
+                    for d in &st.diagnostics {
+                        if d.message.contains("changed since qptr-analyze") {
+                            failures.push(format!("{}: {}", s.path.display(), d.message));
+                        }
+                    }
+                }
+            }
             if let Err(e) = validate(&out, s.universal) {
                 failures.push(format!(
                     "{}: {preset} output does not validate: {e}",

@@ -43,20 +43,22 @@ pub struct Worker {
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
-/// Loads and runs one input: what the worker does for a job (also usable synchronously).
+/// Loads and runs one input: what the worker does for a job. `None` when `cancelled` said
+/// to give up.
 pub fn load_and_run(
     path: &std::path::Path,
     pipeline: &Pipeline,
     front: &FrontEnds,
-) -> Result<Loaded, InputError> {
-    let loaded = input::load_with(path, front)?;
+    cancelled: &dyn Fn() -> bool,
+) -> Option<Result<Loaded, InputError>> {
+    let loaded = match input::load_with(path, front) {
+        Ok(l) => l,
+        Err(e) => return Some(Err(e)),
+    };
     let kind = loaded.kind;
     let source = loaded.source.clone().map(Arc::from);
-    Ok(Loaded {
-        run: loaded.run(pipeline),
-        kind,
-        source,
-    })
+    let run = loaded.run_cancellable(pipeline, cancelled)?;
+    Some(Ok(Loaded { run, kind, source }))
 }
 
 impl Worker {
@@ -120,9 +122,18 @@ fn work(
                 q = cv.wait(q).unwrap_or_else(|e| e.into_inner());
             }
         };
+        // A newer request for the same input, queued meanwhile, makes this run worthless: it
+        // stops at the next pass and the newer one answers instead.
+        let superseded = || {
+            lock.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .jobs
+                .iter()
+                .any(|j| j.doc == job.doc)
+        };
         // A pass that panics is a bug, but it must not take the UI down with it.
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            load_and_run(&job.path, pipeline, front)
+            load_and_run(&job.path, pipeline, front, &superseded)
         }))
         .unwrap_or_else(|p| {
             let what = p
@@ -130,12 +141,15 @@ fn work(
                 .cloned()
                 .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_else(|| "unknown panic".into());
-            Err(InputError {
+            Some(Err(InputError {
                 path: job.path.clone(),
                 line: None,
                 message: format!("internal error while compiling (please report): {what}"),
-            })
+            }))
         });
+        let Some(result) = result else {
+            continue;
+        };
         if tx
             .send(Done {
                 doc: job.doc,

@@ -79,6 +79,19 @@ impl Loaded {
             Some((self.module, self.decode_time)),
         )
     }
+
+    /// Runs `pipeline`, giving up between passes when `cancelled` says so.
+    pub fn run_cancellable(
+        self,
+        pipeline: &crate::pipeline::Pipeline,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Option<crate::pipeline::Run> {
+        pipeline.run_cancellable(
+            std::sync::Arc::new(self.words),
+            Some((self.module, self.decode_time)),
+            cancelled,
+        )
+    }
 }
 
 /// External compilers by file extension (from `shaderstep.toml`): a command line in which

@@ -198,6 +198,18 @@ impl Pipeline {
 
     /// Runs on `input`, of which `decoded` (if given) is the decoded module.
     pub fn run_decoded(&self, input: Arc<Vec<u32>>, decoded: Option<(Module, Duration)>) -> Run {
+        self.run_cancellable(input, decoded, &|| false)
+            .expect("a run that is never cancelled finishes")
+    }
+
+    /// Like `run_decoded`, but asks `cancelled` before every pass and gives up (`None`) when it
+    /// says so: a newer version of the input makes this run's result worthless.
+    pub fn run_cancellable(
+        &self,
+        input: Arc<Vec<u32>>,
+        decoded: Option<(Module, Duration)>,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Option<Run> {
         let mut cx = PassCx::new(input);
         cx.decoded = decoded;
         cx.experimental = self.experimental;
@@ -206,6 +218,9 @@ impl Pipeline {
         let mut steps: Vec<Step> = Vec::with_capacity(self.passes.len());
         let mut failed = None;
         for (i, pass) in self.passes.iter().enumerate() {
+            if cancelled() {
+                return None;
+            }
             let start = Instant::now();
             let result = pass.run(&mut module, &mut cx);
             let duration = start.elapsed() + std::mem::take(&mut cx.earlier_time);
@@ -247,11 +262,11 @@ impl Pipeline {
                 break;
             }
         }
-        Run {
+        Some(Run {
             steps,
             failed,
             output: cx.output.take(),
-        }
+        })
     }
 
     /// The `--verify-each` / `--validate-each` checks after `pass`; the error names the pass.

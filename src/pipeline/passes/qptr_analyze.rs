@@ -14,16 +14,20 @@ use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
 
 pub struct QptrAnalyze;
 
-pub fn qptr_analyze(m: &mut Module) -> bool {
+/// The usage of every pointer in the module: the union over the functions that use it.
+pub fn module_usage(m: &Module) -> BTreeMap<Id, Usage> {
     let mut all: BTreeMap<Id, Usage> = BTreeMap::new();
-    {
-        let layout = Layout::new(m);
-        for f in &m.functions {
-            for (p, u) in qptr::analyze(m, f, &layout) {
-                all.entry(p).or_default().merge(u);
-            }
+    let layout = Layout::new(m);
+    for f in &m.functions {
+        for (p, u) in qptr::analyze(m, f, &layout) {
+            all.entry(p).or_default().merge(u);
         }
     }
+    all
+}
+
+pub fn qptr_analyze(m: &mut Module) -> bool {
+    let all = module_usage(m);
     let before = m.attributes.clone();
     m.attributes
         .retain(|_, a| !matches!(a, Attribute::QptrUsage(_)));

@@ -22,7 +22,7 @@ use crate::ir::inst::operand_id;
 use crate::ir::module::Attribute;
 use crate::ir::names::Names;
 use crate::ir::ops::{self, ExtSets, OpSet};
-use crate::ir::qptr::{self, find_path, Defs, Index, Layout, Place};
+use crate::ir::qptr::{find_path, Defs, Index, Layout, Place};
 use crate::ir::typing::TypeInfo;
 use crate::ir::{Id, Inst, Module};
 use crate::pipeline::pass::{Changed, Diagnostic, Pass, PassCx, PassError, Severity};
@@ -550,23 +550,15 @@ fn remove_untyped_pointer_capability(m: &mut Module) {
 pub fn qptr_lift(m: &mut Module) -> Result<(bool, Vec<String>), String> {
     let mut changed = false;
     let mut warnings = Vec::new();
-    let layout_usage: Vec<(usize, BTreeMap<Id, qptr::Usage>)> = {
-        let layout = Layout::new(m);
-        (0..m.functions.len())
-            .map(|fi| (fi, qptr::analyze(m, &m.functions[fi], &layout)))
-            .collect()
-    };
     // The attached usage must still describe the module.
     let names = Names::for_module(m);
-    for (_, usage) in &layout_usage {
-        for (p, u) in usage {
-            if let Some(Attribute::QptrUsage(attached)) = m.attributes.get(p) {
-                if attached != u {
-                    warnings.push(format!(
-                        "the usage of %{} changed since qptr-analyze: lifting from the current one",
-                        names.get(*p)
-                    ));
-                }
+    for (p, u) in &super::qptr_analyze::module_usage(m) {
+        if let Some(Attribute::QptrUsage(attached)) = m.attributes.get(p) {
+            if attached != u {
+                warnings.push(format!(
+                    "the usage of %{} changed since qptr-analyze: lifting from the current one",
+                    names.get(*p)
+                ));
             }
         }
     }
