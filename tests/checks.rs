@@ -81,6 +81,7 @@ fn pipeline(middle: Box<dyn Pass>, checks: Checks) -> Pipeline {
         passes,
         checks,
         experimental: false,
+        keep_exports: false,
     }
 }
 

@@ -162,6 +162,11 @@ pub struct RunArgs {
     #[arg(long)]
     pub experimental: bool,
 
+    /// With `--preset link` (or a `link` pass): keep `Export` linkage on exports no input
+    /// imports, making a library rather than a shader.
+    #[arg(long)]
+    pub keep_exports: bool,
+
     #[command(flatten)]
     pub checks: CheckArgs,
 }

@@ -8,6 +8,7 @@ use crate::ir::print;
 use crate::ir::spirv::disasm::{disassemble, DisasmOptions};
 use crate::ir::spirv::write::write_bytes;
 use crate::pipeline::input;
+use crate::pipeline::link::LinkInput;
 use crate::pipeline::{Pipeline, Run};
 
 /// Exit status: 0 success, 1 bad input or a failed pass. Usage errors (2) are clap's.
@@ -76,8 +77,11 @@ pub fn stats_json(input: &Path, run: &Run) -> Vec<String> {
 fn run_inner(args: &RunArgs) -> Result<(), String> {
     let pipeline = Pipeline::from_flags(args.passes.as_deref(), &args.preset)?
         .with_checks(args.checks.into())
-        .with_experimental(args.experimental);
-    let several = args.inputs.len() > 1;
+        .with_experimental(args.experimental)
+        .with_keep_exports(args.keep_exports);
+    // Linking makes one module of all the inputs; otherwise each input is run on its own.
+    let linking = pipeline.links();
+    let several = args.inputs.len() > 1 && !linking;
     let to_stdout = args.output.is_none();
     let quiet_result = args.print_after_all || args.stats.is_some();
     if to_stdout && !quiet_result && args.emit == Emit::Spv && std::io::stdout().is_terminal() {
@@ -94,7 +98,25 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
     }
     let mut stdout = std::io::stdout().lock();
     let mut failures = Vec::new();
-    for path in &args.inputs {
+    let mut link_inputs = Vec::new();
+    if linking {
+        if args.inputs.len() < 2 {
+            return Err("linking needs at least two inputs".into());
+        }
+        for path in &args.inputs[1..] {
+            let loaded = input::load(path).map_err(|e| e.to_string())?;
+            link_inputs.push(LinkInput {
+                name: path.display().to_string(),
+                module: loaded.module,
+            });
+        }
+    }
+    let inputs = if linking {
+        &args.inputs[..1]
+    } else {
+        &args.inputs[..]
+    };
+    for path in inputs {
         let loaded = match input::load(path) {
             Ok(l) => l,
             Err(e) => {
@@ -102,7 +124,11 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
                 continue;
             }
         };
-        let run = loaded.run(&pipeline);
+        let run = if linking {
+            loaded.run_linked(&pipeline, std::mem::take(&mut link_inputs))
+        } else {
+            loaded.run(&pipeline)
+        };
         if args.print_after_all {
             for (i, step) in run.steps.iter().enumerate() {
                 let _ = writeln!(

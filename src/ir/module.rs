@@ -304,6 +304,33 @@ impl Module {
         self.trailing_debug.iter().for_each(&mut f);
     }
 
+    /// Renames every id the module defines or uses (results, operands, block labels, merge
+    /// annotations) through `f`. The bound and indexes are the caller's to update.
+    pub fn remap_ids(&mut self, f: impl Fn(Id) -> Id) {
+        self.for_each_inst_mut(|i| i.remap_ids(&f));
+        for func in &mut self.functions {
+            for b in &mut func.blocks {
+                b.label = f(b.label);
+                match &mut b.merge {
+                    Some(Merge::Selection { merge, .. }) => *merge = f(*merge),
+                    Some(Merge::Loop {
+                        merge,
+                        continue_target,
+                        ..
+                    }) => {
+                        *merge = f(*merge);
+                        *continue_target = f(*continue_target);
+                    }
+                    None => {}
+                }
+            }
+        }
+        self.attributes = std::mem::take(&mut self.attributes)
+            .into_iter()
+            .map(|(id, a)| (f(id), a))
+            .collect();
+    }
+
     /// Every instruction, mutably, except synthesized labels/merges/function ends.
     pub fn for_each_inst_mut(&mut self, mut f: impl FnMut(&mut Inst)) {
         for section in [

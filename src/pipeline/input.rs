@@ -80,6 +80,20 @@ impl Loaded {
         )
     }
 
+    /// Runs `pipeline`, whose `link` pass merges `others` into this input.
+    pub fn run_linked(
+        self,
+        pipeline: &crate::pipeline::Pipeline,
+        others: Vec<crate::pipeline::link::LinkInput>,
+    ) -> crate::pipeline::Run {
+        pipeline.run_linked(
+            std::sync::Arc::new(self.words),
+            Some((self.module, self.decode_time)),
+            self.path.display().to_string(),
+            others,
+        )
+    }
+
     /// Runs `pipeline`, giving up between passes when `cancelled` says so.
     pub fn run_cancellable(
         self,

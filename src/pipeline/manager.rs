@@ -127,6 +127,8 @@ pub struct Pipeline {
     pub checks: Checks,
     /// Accept experimental ops and let passes emit them (`--experimental`).
     pub experimental: bool,
+    /// `link` keeps `Export` linkage on exports nobody imported (`--keep-exports`).
+    pub keep_exports: bool,
 }
 
 impl Pipeline {
@@ -146,6 +148,7 @@ impl Pipeline {
             passes,
             checks: Checks::default(),
             experimental: false,
+            keep_exports: false,
         })
     }
 
@@ -188,6 +191,16 @@ impl Pipeline {
         self
     }
 
+    pub fn with_keep_exports(mut self, keep: bool) -> Self {
+        self.keep_exports = keep;
+        self
+    }
+
+    /// Whether the pipeline links several modules (has a `link` pass).
+    pub fn links(&self) -> bool {
+        self.passes.iter().any(|p| p.name() == "link")
+    }
+
     pub fn names(&self) -> Vec<&'static str> {
         self.passes.iter().map(|p| p.name()).collect()
     }
@@ -210,9 +223,43 @@ impl Pipeline {
         decoded: Option<(Module, Duration)>,
         cancelled: &dyn Fn() -> bool,
     ) -> Option<Run> {
+        self.run_with(input, decoded, Vec::new(), cancelled)
+    }
+
+    /// Runs on `input` (called `name` in messages) with the modules a `link` pass merges
+    /// into it.
+    pub fn run_linked(
+        &self,
+        input: Arc<Vec<u32>>,
+        decoded: Option<(Module, Duration)>,
+        name: String,
+        link_inputs: Vec<super::link::LinkInput>,
+    ) -> Run {
+        let mut link_inputs = link_inputs;
+        // The first entry names the input itself; `link` puts its module there.
+        link_inputs.insert(
+            0,
+            super::link::LinkInput {
+                name,
+                module: Module::default(),
+            },
+        );
+        self.run_with(input, decoded, link_inputs, &|| false)
+            .expect("a run that is never cancelled finishes")
+    }
+
+    fn run_with(
+        &self,
+        input: Arc<Vec<u32>>,
+        decoded: Option<(Module, Duration)>,
+        link_inputs: Vec<super::link::LinkInput>,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Option<Run> {
         let mut cx = PassCx::new(input);
         cx.decoded = decoded;
         cx.experimental = self.experimental;
+        cx.link_inputs = link_inputs;
+        cx.keep_exports = self.keep_exports;
         let mut module = Module::default();
         let mut snapshot = Arc::new(module.clone());
         let mut steps: Vec<Step> = Vec::with_capacity(self.passes.len());

@@ -4,6 +4,7 @@
 pub mod diff;
 pub mod external;
 pub mod input;
+pub mod link;
 pub mod manager;
 pub mod pass;
 pub mod passes;

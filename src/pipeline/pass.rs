@@ -113,6 +113,10 @@ pub struct PassCx {
     pub diagnostics: Vec<Diagnostic>,
     /// Ops of the experimental partition are accepted, and passes may emit them.
     pub experimental: bool,
+    /// The other modules `link` merges into the input.
+    pub link_inputs: Vec<crate::pipeline::link::LinkInput>,
+    /// `link` keeps `Export` linkage on exports nobody imported.
+    pub keep_exports: bool,
 }
 
 impl PassCx {
@@ -124,6 +128,8 @@ impl PassCx {
             output: None,
             diagnostics: Vec::new(),
             experimental: false,
+            link_inputs: Vec::new(),
+            keep_exports: false,
         }
     }
 

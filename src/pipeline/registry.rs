@@ -3,8 +3,8 @@
 use super::pass::Pass;
 use super::passes::{
     assign_types::AssignTypes, compact_ids::CompactIds, dce::Dce, fold::Fold, lift::Lift,
-    lower::Lower, qptr_analyze::QptrAnalyze, qptr_lift::QptrLift, qptr_lower::QptrLower,
-    strip_debug::StripDebug, untype::Untype, verify::Verify,
+    link::Link, lower::Lower, qptr_analyze::QptrAnalyze, qptr_lift::QptrLift,
+    qptr_lower::QptrLower, strip_debug::StripDebug, untype::Untype, verify::Verify,
 };
 
 pub fn all_passes() -> Vec<Box<dyn Pass>> {
@@ -20,6 +20,7 @@ pub fn all_passes() -> Vec<Box<dyn Pass>> {
         Box::new(QptrLower),
         Box::new(QptrAnalyze),
         Box::new(QptrLift),
+        Box::new(Link),
         Box::new(Lift),
     ]
 }
@@ -79,6 +80,11 @@ pub const PRESETS: &[Preset] = &[
             "verify",
             "lift",
         ],
+    },
+    Preset {
+        name: "link",
+        description: "link several modules: resolve imports against exports, then drop what is no longer used",
+        passes: &["lower", "link", "verify", "dce", "verify", "lift"],
     },
 ];
 

@@ -33,26 +33,7 @@ pub fn compact_ids(m: &mut Module) -> bool {
     if !changed {
         return false;
     }
-    let f = |id: Id| map.get(&id).copied().unwrap_or(id);
-    m.for_each_inst_mut(|i| i.remap_ids(f));
-    for func in &mut m.functions {
-        for b in &mut func.blocks {
-            b.label = f(b.label);
-            if let Some(merge) = &mut b.merge {
-                match merge {
-                    crate::ir::Merge::Selection { merge, .. } => *merge = f(*merge),
-                    crate::ir::Merge::Loop {
-                        merge,
-                        continue_target,
-                        ..
-                    } => {
-                        *merge = f(*merge);
-                        *continue_target = f(*continue_target);
-                    }
-                }
-            }
-        }
-    }
+    m.remap_ids(|id: Id| map.get(&id).copied().unwrap_or(id));
     m.bound = next;
     m.reindex();
     true

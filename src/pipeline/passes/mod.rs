@@ -5,6 +5,7 @@ pub mod compact_ids;
 pub mod dce;
 pub mod fold;
 pub mod lift;
+pub mod link;
 pub mod lower;
 pub mod qptr_analyze;
 pub mod qptr_lift;

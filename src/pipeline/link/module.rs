@@ -1,0 +1,340 @@
+//! Module linking, as `spirv-link` does it: modules that declare `Import`/`Export` linkage
+//! are merged into one; every import is resolved against the export of the same name, with a
+//! type check; equal types and constants are merged; exports nobody imported lose their
+//! linkage unless they are to be kept, and the `Linkage` capability goes when nothing is left
+//! to link.
+//!
+//! Ids of each later module are shifted past the ids of the module so far, so nothing
+//! collides; types and constants equal to one already there (same opcode, type and operands
+//! after renaming, and no decorations) take the existing id.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use rspirv::dr::Operand;
+use spirv::{Decoration, LinkageType, Op};
+
+use crate::ir::names::Names;
+use crate::ir::{Id, Inst, Module};
+
+/// One module to link and the name errors call it by (its file).
+pub struct LinkInput {
+    pub name: String,
+    pub module: Module,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LinkOptions {
+    /// Keep `Export` linkage on exports nobody imported (a library, not an executable).
+    pub keep_exports: bool,
+}
+
+/// What linking did, for the step's diagnostics.
+#[derive(Debug, Default)]
+pub struct LinkReport {
+    pub resolved: Vec<String>,
+    pub merged_types_and_constants: usize,
+    pub dropped_exports: Vec<String>,
+}
+
+/// `(name, linkage type)` of a `LinkageAttributes` decoration.
+fn linkage(inst: &Inst) -> Option<(Id, &str, LinkageType)> {
+    if inst.op != Op::Decorate {
+        return None;
+    }
+    match inst.operands.as_slice() {
+        [Operand::IdRef(target), Operand::Decoration(Decoration::LinkageAttributes), Operand::LiteralString(name), Operand::LinkageType(t)] => {
+            Some((*target, name.as_str(), *t))
+        }
+        _ => None,
+    }
+}
+
+/// Types and constants that may be merged with an equal one: not structs or arrays (their
+/// layout decorations make equal-looking ones differ), not spec constants (their SpecIds do).
+fn mergeable(op: Op) -> bool {
+    matches!(
+        op,
+        Op::TypeVoid
+            | Op::TypeBool
+            | Op::TypeInt
+            | Op::TypeFloat
+            | Op::TypeVector
+            | Op::TypeMatrix
+            | Op::TypePointer
+            | Op::TypeFunction
+            | Op::TypeSampler
+            | Op::TypeImage
+            | Op::TypeSampledImage
+            | Op::Constant
+            | Op::ConstantTrue
+            | Op::ConstantFalse
+            | Op::ConstantNull
+            | Op::ConstantComposite
+    )
+}
+
+fn decorated(m: &Module) -> HashSet<Id> {
+    m.annotations
+        .iter()
+        .filter_map(|a| match a.operands.first() {
+            Some(Operand::IdRef(t)) if matches!(a.op, Op::Decorate | Op::MemberDecorate) => {
+                Some(*t)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Appends `b` to `out`, renaming its ids past `out`'s and merging equal types and constants.
+fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
+    let shift = out.bound.max(1) - 1;
+    b.remap_ids(|id| id + shift);
+    let bound = b.bound.max(1) + shift;
+
+    // Memory models must agree.
+    let model = |m: &Module| {
+        m.preamble
+            .iter()
+            .find(|i| i.op == Op::MemoryModel)
+            .map(|i| i.operands.clone())
+    };
+    if let (Some(a), Some(bm)) = (model(out), model(&b)) {
+        if a != bm {
+            return Err(format!(
+                "the modules use different memory models ({a:?} and {bm:?})"
+            ));
+        }
+    }
+
+    // Ids of `b` that become ids of `out`.
+    let mut map: HashMap<Id, Id> = HashMap::new();
+    let rename = |map: &HashMap<Id, Id>, inst: &mut Inst| {
+        inst.remap_ids(|id| map.get(&id).copied().unwrap_or(id))
+    };
+    let mut preamble = Vec::new();
+    for mut inst in std::mem::take(&mut b.preamble) {
+        rename(&map, &mut inst);
+        match inst.op {
+            Op::MemoryModel => {}
+            Op::ExtInstImport => {
+                let existing = out
+                    .preamble
+                    .iter()
+                    .find(|i| i.op == Op::ExtInstImport && i.operands == inst.operands)
+                    .and_then(|i| i.result);
+                match (existing, inst.result) {
+                    (Some(e), Some(r)) => {
+                        map.insert(r, e);
+                    }
+                    _ => preamble.push(inst),
+                }
+            }
+            _ if out.preamble.contains(&inst) => {}
+            _ => preamble.push(inst),
+        }
+    }
+    let decorated_b = decorated(&b);
+    let decorated_out = decorated(out);
+    let mut known: HashMap<(Op, Option<Id>, Vec<Operand>), Id> = out
+        .globals
+        .iter()
+        .filter(|g| mergeable(g.op))
+        .filter_map(|g| {
+            let r = g.result?;
+            (!decorated_out.contains(&r)).then(|| ((g.op, g.ty, g.operands.clone()), r))
+        })
+        .collect();
+    let mut globals = Vec::new();
+    let mut merged = 0;
+    for mut inst in std::mem::take(&mut b.globals) {
+        rename(&map, &mut inst);
+        if let Some(r) = inst
+            .result
+            .filter(|r| mergeable(inst.op) && !decorated_b.contains(r))
+        {
+            let key = (inst.op, inst.ty, inst.operands.clone());
+            if let Some(&existing) = known.get(&key) {
+                map.insert(r, existing);
+                merged += 1;
+                continue;
+            }
+            known.insert(key, r);
+        }
+        globals.push(inst);
+    }
+    b.remap_ids(|id| map.get(&id).copied().unwrap_or(id));
+    // Preamble and globals were taken out of `b` before the last rename: rename them too.
+    for inst in preamble.iter_mut().chain(globals.iter_mut()) {
+        rename(&map, inst);
+    }
+    // Capabilities and extensions in front, imports after them, as the layout wants.
+    for inst in preamble {
+        let pos = match inst.op {
+            Op::Capability => out
+                .preamble
+                .iter()
+                .rposition(|i| i.op == Op::Capability)
+                .map_or(0, |p| p + 1),
+            Op::Extension => out
+                .preamble
+                .iter()
+                .rposition(|i| matches!(i.op, Op::Capability | Op::Extension))
+                .map_or(0, |p| p + 1),
+            _ => out
+                .preamble
+                .iter()
+                .position(|i| i.op == Op::MemoryModel)
+                .unwrap_or(out.preamble.len()),
+        };
+        out.preamble.insert(pos, inst);
+    }
+    out.entry_points.append(&mut b.entry_points);
+    out.execution_modes.append(&mut b.execution_modes);
+    // The debug section has three parts in order: strings and sources, names, processes.
+    let part = |i: &Inst| match i.op {
+        Op::String | Op::Source | Op::SourceContinued | Op::SourceExtension => 0,
+        Op::ModuleProcessed => 2,
+        _ => 1,
+    };
+    let mut debug: Vec<Inst> = std::mem::take(&mut out.debug);
+    debug.append(&mut b.debug);
+    // A stable sort keeps each module's order within a part.
+    debug.sort_by_key(|i| part(i));
+    out.debug = debug;
+    out.annotations.append(&mut b.annotations);
+    out.globals.extend(globals);
+    out.functions.append(&mut b.functions);
+    out.trailing_debug.append(&mut b.trailing_debug);
+    out.attributes.append(&mut b.attributes);
+    out.bound = out.bound.max(bound);
+    Ok(merged)
+}
+
+/// The type an import or export is checked by: a function's function type, a variable's
+/// pointer type.
+fn declared_type(m: &Module, id: Id) -> Option<Id> {
+    if let Some(f) = m.function(id) {
+        return f.def.operands.get(1).and_then(|o| match o {
+            Operand::IdRef(t) => Some(*t),
+            _ => None,
+        });
+    }
+    m.global(id).and_then(|g| g.ty)
+}
+
+pub fn link(inputs: Vec<LinkInput>, opts: LinkOptions) -> Result<(Module, LinkReport), String> {
+    let mut report = LinkReport::default();
+    let mut iter = inputs.into_iter();
+    let first = iter.next().ok_or("nothing to link")?;
+    // Which input each id came from, for messages.
+    let mut origin: BTreeMap<Id, String> = BTreeMap::new();
+    let mut out = first.module;
+    origin.insert(0, first.name);
+    for input in iter {
+        let start = out.bound.max(1);
+        report.merged_types_and_constants +=
+            append(&mut out, input.module).map_err(|e| format!("{}: {e}", input.name))?;
+        origin.insert(start, input.name);
+    }
+    out.reindex();
+    let from = |id: Id| {
+        origin
+            .range(..=id)
+            .next_back()
+            .map_or(String::new(), |(_, n)| n.clone())
+    };
+    let names = Names::for_module(&out);
+
+    let mut exports: HashMap<String, Id> = HashMap::new();
+    let mut imports: Vec<(String, Id)> = Vec::new();
+    for a in &out.annotations {
+        if let Some((target, name, kind)) = linkage(a) {
+            match kind {
+                LinkageType::Export => {
+                    if let Some(previous) = exports.insert(name.to_string(), target) {
+                        return Err(format!(
+                            "'{name}' is exported twice: %{} in {} and %{} in {}",
+                            names.get(previous),
+                            from(previous),
+                            names.get(target),
+                            from(target)
+                        ));
+                    }
+                }
+                _ => imports.push((name.to_string(), target)),
+            }
+        }
+    }
+    let mut resolve: HashMap<Id, Id> = HashMap::new();
+    let mut errors = Vec::new();
+    for (name, imp) in &imports {
+        let Some(&exp) = exports.get(name) else {
+            errors.push(format!(
+                "unresolved import '{name}' (%{} in {}): no module exports it",
+                names.get(*imp),
+                from(*imp)
+            ));
+            continue;
+        };
+        let (ti, te) = (declared_type(&out, *imp), declared_type(&out, exp));
+        if ti != te {
+            let show =
+                |t: Option<Id>| t.map_or("nothing".to_string(), |t| format!("%{}", names.get(t)));
+            errors.push(format!(
+                "'{name}' is imported as {} (%{} in {}) but exported as {} (%{} in {})",
+                show(ti),
+                names.get(*imp),
+                from(*imp),
+                show(te),
+                names.get(exp),
+                from(exp)
+            ));
+            continue;
+        }
+        resolve.insert(*imp, exp);
+        report.resolved.push(name.clone());
+    }
+    if !errors.is_empty() {
+        return Err(errors.join("\n"));
+    }
+
+    // Imports become their exports: declarations, their names and decorations go.
+    out.functions.retain(|f| !resolve.contains_key(&f.id()));
+    out.globals
+        .retain(|g| !g.result.is_some_and(|r| resolve.contains_key(&r)));
+    let targets = |i: &Inst| match i.operands.first() {
+        Some(Operand::IdRef(t)) => Some(*t),
+        _ => None,
+    };
+    out.annotations
+        .retain(|a| !targets(a).is_some_and(|t| resolve.contains_key(&t)));
+    out.debug.retain(|d| {
+        !(matches!(d.op, Op::Name | Op::MemberName)
+            && targets(d).is_some_and(|t| resolve.contains_key(&t)))
+    });
+    out.remap_ids(|id| resolve.get(&id).copied().unwrap_or(id));
+
+    // Exports nobody imported from outside: linked, they are ordinary functions now.
+    if !opts.keep_exports {
+        out.annotations.retain(|a| match linkage(a) {
+            Some((target, name, LinkageType::Export)) => {
+                report
+                    .dropped_exports
+                    .push(format!("{name} (%{})", names.get(target)));
+                false
+            }
+            _ => true,
+        });
+    }
+    if !out.annotations.iter().any(|a| linkage(a).is_some()) {
+        out.preamble.retain(|i| {
+            !(i.op == Op::Capability
+                && matches!(
+                    i.operands.first(),
+                    Some(Operand::Capability(spirv::Capability::Linkage))
+                ))
+        });
+    }
+    out.reindex();
+    Ok((out, report))
+}
