@@ -167,6 +167,17 @@ pub struct RunArgs {
     #[arg(long)]
     pub keep_exports: bool,
 
+    /// The inputs are the stages of one graphics pipeline (vertex, fragment, …): each runs
+    /// the pipeline's passes, then link steps match, check and optimize their interfaces;
+    /// `-o DIR` writes `DIR/<input-stem>.spv` per stage.
+    #[arg(long)]
+    pub pipeline: bool,
+
+    /// With --pipeline: `fs-first` (later stages first: earlier stages drop outputs nobody
+    /// reads) or `vs-first` (earlier stages first: later stages learn constant inputs).
+    #[arg(long, default_value = "fs-first", value_parser = |s: &str| s.parse::<crate::pipeline::link::LinkOrder>())]
+    pub link_order: crate::pipeline::link::LinkOrder,
+
     #[command(flatten)]
     pub checks: CheckArgs,
 }

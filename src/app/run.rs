@@ -82,6 +82,12 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
     // Linking makes one module of all the inputs; otherwise each input is run on its own.
     let linking = pipeline.links();
     let several = args.inputs.len() > 1 && !linking;
+    if args.pipeline && args.inputs.len() < 2 {
+        return Err("--pipeline needs the stages of a pipeline: two inputs or more".into());
+    }
+    if args.pipeline && linking {
+        return Err("--pipeline links stages; --preset link links modules: choose one".into());
+    }
     let to_stdout = args.output.is_none();
     let quiet_result = args.print_after_all || args.stats.is_some();
     if to_stdout && !quiet_result && args.emit == Emit::Spv && std::io::stdout().is_terminal() {
@@ -98,37 +104,42 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
     }
     let mut stdout = std::io::stdout().lock();
     let mut failures = Vec::new();
-    let mut link_inputs = Vec::new();
+    // Every input's run, computed first: linking and pipeline stages need them all at once.
+    let mut runs: Vec<(PathBuf, Run)> = Vec::new();
     if linking {
         if args.inputs.len() < 2 {
             return Err("linking needs at least two inputs".into());
         }
+        let mut others = Vec::new();
         for path in &args.inputs[1..] {
             let loaded = input::load(path).map_err(|e| e.to_string())?;
-            link_inputs.push(LinkInput {
+            others.push(LinkInput {
                 name: path.display().to_string(),
                 module: loaded.module,
             });
         }
-    }
-    let inputs = if linking {
-        &args.inputs[..1]
+        let first = input::load(&args.inputs[0]).map_err(|e| e.to_string())?;
+        runs.push((args.inputs[0].clone(), first.run_linked(&pipeline, others)));
+    } else if args.pipeline {
+        let mut stages = Vec::new();
+        for path in &args.inputs {
+            let loaded = input::load(path).map_err(|e| e.to_string())?;
+            stages.push((
+                std::sync::Arc::new(loaded.words),
+                Some((loaded.module, loaded.decode_time)),
+            ));
+        }
+        let stage_runs = pipeline.run_stages(stages, args.link_order);
+        runs.extend(args.inputs.iter().cloned().zip(stage_runs));
     } else {
-        &args.inputs[..]
-    };
-    for path in inputs {
-        let loaded = match input::load(path) {
-            Ok(l) => l,
-            Err(e) => {
-                failures.push(e.to_string());
-                continue;
+        for path in &args.inputs {
+            match input::load(path) {
+                Ok(l) => runs.push((path.clone(), l.run(&pipeline))),
+                Err(e) => failures.push(e.to_string()),
             }
-        };
-        let run = if linking {
-            loaded.run_linked(&pipeline, std::mem::take(&mut link_inputs))
-        } else {
-            loaded.run(&pipeline)
-        };
+        }
+    }
+    for (path, run) in &runs {
         if args.print_after_all {
             for (i, step) in run.steps.iter().enumerate() {
                 let _ = writeln!(
@@ -152,8 +163,16 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
             }
         }
         if args.stats == Some(StatsFormat::Json) {
-            for line in stats_json(path, &run) {
+            for line in stats_json(path, run) {
                 let _ = writeln!(stdout, "{line}");
+            }
+        }
+        // What linking found is for the user even when it is not fatal.
+        for step in run.steps.iter().filter(|s| s.pass.starts_with("link")) {
+            for d in &step.diagnostics {
+                if d.severity == crate::pipeline::Severity::Warning {
+                    eprintln!("{}: {}: {d}", path.display(), step.pass);
+                }
             }
         }
         if let Some(i) = run.failed {
@@ -196,10 +215,22 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
         match &args.output {
             Some(out) => {
                 let target: PathBuf = if several {
-                    let stem = path
-                        .file_stem()
-                        .map(|s| s.to_string_lossy().into_owned())
-                        .unwrap_or_else(|| "out".into());
+                    // The stem, unless another input has the same (`lit.vert`, `lit.frag`):
+                    // then the whole file name.
+                    let stem_of = |p: &Path| p.file_stem().map(|s| s.to_os_string());
+                    let shared = args
+                        .inputs
+                        .iter()
+                        .filter(|p| stem_of(p) == stem_of(path))
+                        .count()
+                        > 1;
+                    let stem = if shared {
+                        path.file_name()
+                    } else {
+                        path.file_stem()
+                    }
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| "out".into());
                     let ext = match args.emit {
                         Emit::Spv => "spv",
                         Emit::Spvasm => "spvasm",

@@ -11,6 +11,10 @@ use crate::ir::spirv::disasm::{disassemble, DisasmOptions};
 use crate::ir::spirv::write;
 use crate::ir::{print, Module};
 
+/// A stage of a pipeline: its SPIR-V words and, if already decoded, its module and the time
+/// decoding took.
+pub type StageInput = (Arc<Vec<u32>>, Option<(Module, Duration)>);
+
 /// The name of the step that shows the source text (see `Run::prepend_source`).
 pub const SOURCE_STEP: &str = "source";
 
@@ -108,6 +112,50 @@ impl Run {
         }
     }
 
+    /// Appends a step made outside any pass (a link step across stages).
+    pub fn push_step(
+        &mut self,
+        pass: &'static str,
+        module: Arc<Module>,
+        changed: bool,
+        duration: Duration,
+        diagnostics: Vec<Diagnostic>,
+    ) {
+        let error = diagnostics
+            .iter()
+            .find(|d| d.severity == Severity::Error)
+            .map(|d| d.message.clone());
+        if error.is_some() && self.failed.is_none() {
+            self.failed = Some(self.steps.len());
+        }
+        self.steps.push(Step {
+            pass,
+            inst_count: module.inst_count(),
+            preview: crate::ir::ops::experimental_ops(&module)
+                .iter()
+                .map(|o| o.name.as_str())
+                .collect(),
+            module,
+            changed,
+            duration,
+            diagnostics,
+            error,
+            ir_text: OnceLock::new(),
+            spirv_text: OnceLock::new(),
+        });
+    }
+
+    /// Appends the steps of `rest`, a run that continued from this one's module (its `lower`
+    /// step, which only took the module over, is left out), and takes its output.
+    pub fn append(&mut self, rest: Run) {
+        let offset = self.steps.len();
+        self.failed = self
+            .failed
+            .or(rest.failed.filter(|&f| f > 0).map(|f| f - 1 + offset));
+        self.steps.extend(rest.steps.into_iter().skip(1));
+        self.output = rest.output;
+    }
+
     pub fn total_time(&self) -> Duration {
         self.steps.iter().map(|s| s.duration).sum()
     }
@@ -194,6 +242,139 @@ impl Pipeline {
     pub fn with_keep_exports(mut self, keep: bool) -> Self {
         self.keep_exports = keep;
         self
+    }
+
+    /// Runs the stages of a graphics pipeline (see `link::stages`): each stage's passes up to
+    /// its cleanup (`strip-debug`, `compact-ids`, `lift`), then link steps between
+    /// neighbouring stages in pipeline order, then `simplify`, `dce` and the cleanup passes on
+    /// each. Returns one run per stage, in the order given.
+    pub fn run_stages(&self, stages: Vec<StageInput>, order: super::link::LinkOrder) -> Vec<Run> {
+        use super::link::stages as st;
+        // Link while the stages still have their names (messages name variables), and before
+        // the final cleanup: the passes from the first of these on run after the link steps.
+        let names = self.names();
+        let split = names
+            .iter()
+            .position(|n| matches!(*n, "strip-debug" | "compact-ids" | "lift"))
+            .unwrap_or(names.len());
+        let mut after_names = vec!["lower", "simplify", "dce"];
+        after_names.extend(&names[split..]);
+        let configure = |p: Pipeline| {
+            p.with_checks(self.checks)
+                .with_experimental(self.experimental)
+        };
+        let before =
+            configure(Pipeline::from_names(&names[..split]).expect("names of real passes"));
+        let mut runs: Vec<Run> = stages
+            .into_iter()
+            .map(|(words, decoded)| before.run_decoded(words, decoded))
+            .collect();
+        if runs
+            .iter()
+            .any(|r| r.failed.is_some() || r.steps.is_empty())
+        {
+            return runs;
+        }
+        let mut modules: Vec<Module> = runs
+            .iter()
+            .map(|r| (**r.final_module().expect("steps")).clone())
+            .collect();
+        // Pipeline order: vertex first; stages without a known rank stay where they are.
+        let mut ranked: Vec<usize> = (0..modules.len()).collect();
+        ranked.sort_by_key(|&i| st::stage_rank(&modules[i]).map_or(u32::MAX, |r| r.0));
+        let link_step = |runs: &mut Vec<Run>,
+                         modules: &[Module],
+                         name: &'static str,
+                         changed: &[bool],
+                         notes: Vec<Vec<Diagnostic>>| {
+            for (i, run) in runs.iter_mut().enumerate() {
+                run.push_step(
+                    name,
+                    Arc::new(modules[i].clone()),
+                    changed[i],
+                    Duration::ZERO,
+                    notes[i].clone(),
+                );
+            }
+        };
+        let n = modules.len();
+        // The interface check.
+        let start = Instant::now();
+        let mut notes = vec![Vec::new(); n];
+        for pair in ranked.windows(2) {
+            let diags = st::check_interface(&modules[pair[0]], &modules[pair[1]]);
+            notes[pair[0]].extend(diags.iter().cloned());
+            notes[pair[1]].extend(diags);
+        }
+        link_step(
+            &mut runs,
+            &modules,
+            "link-interface",
+            &vec![false; n],
+            notes,
+        );
+        let took = start.elapsed();
+        for r in runs.iter_mut() {
+            if let Some(s) = r.steps.last_mut() {
+                s.duration = took;
+            }
+        }
+        if runs.iter().any(|r| r.failed.is_some()) {
+            return runs;
+        }
+        let start = Instant::now();
+        let mut changed = vec![false; n];
+        let mut notes = vec![Vec::new(); n];
+        let name = match order {
+            super::link::LinkOrder::FsFirst => {
+                // Later stages first, so each earlier stage knows what the next one reads.
+                for pair in ranked.windows(2).rev() {
+                    let (p, c) = (pair[0], pair[1]);
+                    let consumer = modules[c].clone();
+                    let dead = st::remove_dead_outputs(&mut modules[p], &consumer);
+                    if !dead.is_empty() {
+                        changed[p] = true;
+                        notes[p].push(Diagnostic::new(
+                            Severity::Note,
+                            format!(
+                                "removed outputs the next stage does not read: {}",
+                                dead.join(", ")
+                            ),
+                        ));
+                    }
+                }
+                "link-dead-outputs"
+            }
+            super::link::LinkOrder::VsFirst => {
+                // Earlier stages first, so each later stage knows what the one before wrote.
+                for pair in ranked.windows(2) {
+                    let (p, c) = (pair[0], pair[1]);
+                    let producer = modules[p].clone();
+                    let forwarded = st::forward_constants(&producer, &mut modules[c]);
+                    if !forwarded.is_empty() {
+                        changed[c] = true;
+                        notes[c].push(Diagnostic::new(
+                            Severity::Note,
+                            format!("inputs that are constants: {}", forwarded.join(", ")),
+                        ));
+                    }
+                }
+                "link-forward-constants"
+            }
+        };
+        link_step(&mut runs, &modules, name, &changed, notes);
+        let took = start.elapsed();
+        for r in runs.iter_mut() {
+            if let Some(s) = r.steps.last_mut() {
+                s.duration = took;
+            }
+        }
+        let after = configure(Pipeline::from_names(&after_names).expect("real passes"));
+        for (run, module) in runs.iter_mut().zip(modules) {
+            let words = Arc::new(crate::ir::spirv::write::write_words(&module));
+            run.append(after.run_decoded(words, Some((module, Duration::ZERO))));
+        }
+        runs
     }
 
     /// Whether the pipeline links several modules (has a `link` pass).

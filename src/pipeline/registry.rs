@@ -4,7 +4,8 @@ use super::pass::Pass;
 use super::passes::{
     assign_types::AssignTypes, compact_ids::CompactIds, dce::Dce, fold::Fold, lift::Lift,
     link::Link, lower::Lower, qptr_analyze::QptrAnalyze, qptr_lift::QptrLift,
-    qptr_lower::QptrLower, strip_debug::StripDebug, untype::Untype, verify::Verify,
+    qptr_lower::QptrLower, simplify::Simplify, strip_debug::StripDebug, untype::Untype,
+    verify::Verify,
 };
 
 pub fn all_passes() -> Vec<Box<dyn Pass>> {
@@ -12,6 +13,7 @@ pub fn all_passes() -> Vec<Box<dyn Pass>> {
         Box::new(Lower),
         Box::new(Verify),
         Box::new(Fold),
+        Box::new(Simplify),
         Box::new(Dce),
         Box::new(StripDebug),
         Box::new(CompactIds),

@@ -1,5 +1,8 @@
-//! Linking: several modules into one (module linking, `spirv-link`'s job).
+//! Linking: several modules into one (module linking, `spirv-link`'s job), and the stages of a
+//! graphics pipeline against each other (pipeline linking).
 
 pub mod module;
+pub mod stages;
 
 pub use module::{link, LinkInput, LinkOptions, LinkReport};
+pub use stages::LinkOrder;

@@ -1,7 +1,7 @@
 //! `dce`: dead code elimination. Removes, until nothing more goes:
 //! - instructions without side effects whose result nobody uses (arithmetic, conversions,
 //!   composites, access chains, non-volatile loads, image sampling, GLSL.std.450 calls);
-//! - function-local variables that are only ever stored to, with those stores;
+//! - function-local and private variables that are only ever stored to, with those stores;
 //! - functions nobody calls that are not entry points or exported;
 //! - types, constants and global variables nothing refers to (an entry point's interface
 //!   counts as a reference), with the names and decorations of everything removed.
@@ -108,7 +108,40 @@ pub fn dce(m: &mut Module) -> bool {
                 }
             }
         }
+        // Private globals too: no other invocation or stage sees them. An entry point's
+        // interface may list them (SPIR-V 1.4+); that is not a read.
+        let mut listed = IdMap::new(m, 0u32);
+        for ep in &m.entry_points {
+            for o in ep.operands.iter().skip(3) {
+                if let Operand::IdRef(v) = o {
+                    *listed.get_mut(*v) += 1;
+                }
+            }
+        }
+        for g in &m.globals {
+            if let (
+                Op::Variable,
+                Some(r),
+                Some(Operand::StorageClass(spirv::StorageClass::Private)),
+            ) = (g.op, g.result, g.operands.first())
+            {
+                if *uses.get(r) == *store_uses.get(r) + *listed.get(r) {
+                    dead_vars.insert(r);
+                }
+            }
+        }
         let mut changed = false;
+        let before_globals = m.globals.len();
+        m.globals
+            .retain(|g| !g.result.is_some_and(|r| dead_vars.contains(&r)));
+        if m.globals.len() != before_globals {
+            changed = true;
+            for ep in &mut m.entry_points {
+                ep.operands
+                    .retain(|o| !matches!(o, Operand::IdRef(v) if dead_vars.contains(v)));
+            }
+            removed.extend(dead_vars.iter().copied());
+        }
         for f in &mut m.functions {
             for b in &mut f.blocks {
                 b.insts.retain(|i| {

@@ -10,6 +10,7 @@ pub mod lower;
 pub mod qptr_analyze;
 pub mod qptr_lift;
 pub mod qptr_lower;
+pub mod simplify;
 pub mod strip_debug;
 pub mod untype;
 pub mod verify;

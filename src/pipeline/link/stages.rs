@@ -1,0 +1,519 @@
+//! Pipeline linking (after AMD LLPC): the stages of one graphics pipeline — vertex, then
+//! fragment (geometry and tessellation in between where present) — each run their own passes,
+//! then link steps look across each pair of neighbouring stages:
+//!
+//! - `link-interface` matches the earlier stage's outputs to the later stage's inputs by
+//!   `Location`/`Component` (built-ins by name) and checks type, interpolation and array size;
+//!   mismatches are errors naming both variables, an input nobody writes is a warning;
+//! - `link-forward-constants` (vertex-first order: the later stage learns what the earlier one
+//!   wrote): an output written with one constant, in the entry block of the entry point and
+//!   nowhere else with anything else, becomes that constant in the later stage, whose input
+//!   leaves the interface;
+//! - `link-dead-outputs` (fragment-first order: the earlier stage learns what the later one
+//!   reads): an output the later stage does not read is removed with its stores, and `dce`
+//!   after it removes the computation only those stores needed.
+//!
+//! Every link step is a step of each stage's run, so it shows in the pass list and diffs.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use rspirv::dr::Operand;
+use spirv::{BuiltIn, Decoration, ExecutionModel, Op, StorageClass};
+
+use crate::ir::names::Names;
+use crate::ir::{Id, Inst, Module};
+use crate::pipeline::pass::{Diagnostic, Severity};
+
+/// Which stage is compiled first, and so which way knowledge flows at link time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum LinkOrder {
+    /// Later stages first: earlier stages learn which outputs are dead.
+    #[default]
+    FsFirst,
+    /// Earlier stages first: later stages learn which inputs are constant.
+    VsFirst,
+}
+
+impl std::str::FromStr for LinkOrder {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "fs-first" => Ok(LinkOrder::FsFirst),
+            "vs-first" => Ok(LinkOrder::VsFirst),
+            other => Err(format!(
+                "unknown link order '{other}': fs-first or vs-first"
+            )),
+        }
+    }
+}
+
+/// A stage's rank in the pipeline, from its entry point.
+pub fn stage_rank(m: &Module) -> Option<(u32, ExecutionModel)> {
+    m.entry_points
+        .iter()
+        .find_map(|ep| match ep.operands.first() {
+            Some(Operand::ExecutionModel(model)) => {
+                let rank = match model {
+                    ExecutionModel::Vertex => 0,
+                    ExecutionModel::TessellationControl => 1,
+                    ExecutionModel::TessellationEvaluation => 2,
+                    ExecutionModel::Geometry => 3,
+                    ExecutionModel::Fragment => 4,
+                    _ => return None,
+                };
+                Some((rank, *model))
+            }
+            _ => None,
+        })
+}
+
+/// Where an interface variable sits: a location and component, or a built-in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Slot {
+    Location(u32, u32),
+    BuiltIn(BuiltIn),
+}
+
+impl std::fmt::Display for Slot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Slot::Location(l, 0) => write!(f, "location {l}"),
+            Slot::Location(l, c) => write!(f, "location {l} component {c}"),
+            Slot::BuiltIn(b) => write!(f, "built-in {b:?}"),
+        }
+    }
+}
+
+/// An interface variable of a stage.
+#[derive(Clone, Debug)]
+pub struct Var {
+    pub id: Id,
+    pub slot: Slot,
+    /// The pointee type, spelled the same way in every module (`f32x4`, `[f32; 3]`).
+    pub ty: String,
+    /// Interpolation decorations (`Flat`, `NoPerspective`, `Centroid`, `Sample`).
+    pub interpolation: Vec<Decoration>,
+    pub name: String,
+}
+
+fn decorations_of(m: &Module, id: Id) -> Vec<&[Operand]> {
+    m.annotations
+        .iter()
+        .filter(|a| a.op == Op::Decorate && a.operands.first() == Some(&Operand::IdRef(id)))
+        .map(|a| &a.operands[1..])
+        .collect()
+}
+
+/// A type's spelling independent of ids, so two modules' types can be compared.
+pub fn type_sig(m: &Module, id: Id, depth: usize) -> String {
+    let Some(t) = m.global(id) else {
+        return format!("?{id}");
+    };
+    if depth > 16 {
+        return "…".into();
+    }
+    let id_of = |k: usize| match t.operands.get(k) {
+        Some(Operand::IdRef(i)) => *i,
+        _ => 0,
+    };
+    let lit = |k: usize| match t.operands.get(k) {
+        Some(Operand::LiteralBit32(n)) => *n,
+        _ => 0,
+    };
+    match t.op {
+        Op::TypeVoid => "void".into(),
+        Op::TypeBool => "bool".into(),
+        Op::TypeFloat => format!("f{}", lit(0)),
+        Op::TypeInt => format!("{}{}", if lit(1) == 1 { "i" } else { "u" }, lit(0)),
+        Op::TypeVector => format!("{}x{}", type_sig(m, id_of(0), depth + 1), lit(1)),
+        Op::TypeMatrix => format!("mat{}<{}>", lit(1), type_sig(m, id_of(0), depth + 1)),
+        Op::TypeArray => {
+            let len = m
+                .global(id_of(1))
+                .and_then(|c| match c.operands.first() {
+                    Some(Operand::LiteralBit32(n)) => Some(n.to_string()),
+                    _ => None,
+                })
+                .unwrap_or_else(|| "?".into());
+            format!("[{}; {len}]", type_sig(m, id_of(0), depth + 1))
+        }
+        Op::TypeRuntimeArray => format!("[{}]", type_sig(m, id_of(0), depth + 1)),
+        Op::TypeStruct => {
+            let members: Vec<String> = t
+                .operands
+                .iter()
+                .filter_map(|o| match o {
+                    Operand::IdRef(i) => Some(type_sig(m, *i, depth + 1)),
+                    _ => None,
+                })
+                .collect();
+            format!("struct {{{}}}", members.join(", "))
+        }
+        other => format!("{other:?}"),
+    }
+}
+
+/// The interface variables of a module's entry point in one storage class.
+pub fn interface(m: &Module, class: StorageClass) -> Vec<Var> {
+    let names = Names::for_module(m);
+    let mut out = Vec::new();
+    let listed: HashSet<Id> = m
+        .entry_points
+        .iter()
+        .flat_map(|ep| ep.operands.iter().skip(3))
+        .filter_map(|o| match o {
+            Operand::IdRef(i) => Some(*i),
+            _ => None,
+        })
+        .collect();
+    for g in &m.globals {
+        let (Op::Variable, Some(id)) = (g.op, g.result) else {
+            continue;
+        };
+        if g.operands.first() != Some(&Operand::StorageClass(class)) || !listed.contains(&id) {
+            continue;
+        }
+        let pointee =
+            g.ty.and_then(|p| m.global(p))
+                .and_then(|p| match p.operands.get(1) {
+                    Some(Operand::IdRef(t)) => Some(*t),
+                    _ => None,
+                })
+                .unwrap_or(0);
+        let mut location = None;
+        let mut component = 0;
+        let mut builtin = None;
+        let mut interpolation = Vec::new();
+        for d in decorations_of(m, id) {
+            match d {
+                [Operand::Decoration(Decoration::Location), Operand::LiteralBit32(l)] => {
+                    location = Some(*l)
+                }
+                [Operand::Decoration(Decoration::Component), Operand::LiteralBit32(c)] => {
+                    component = *c
+                }
+                [Operand::Decoration(Decoration::BuiltIn), Operand::BuiltIn(b)] => {
+                    builtin = Some(*b)
+                }
+                [Operand::Decoration(
+                    d @ (Decoration::Flat
+                    | Decoration::NoPerspective
+                    | Decoration::Centroid
+                    | Decoration::Sample),
+                )] => interpolation.push(*d),
+                _ => {}
+            }
+        }
+        let slot = match (location, builtin) {
+            (Some(l), _) => Slot::Location(l, component),
+            (None, Some(b)) => Slot::BuiltIn(b),
+            // A block of built-ins (gl_PerVertex) is matched by its members' built-ins; it is
+            // never dead and never constant here.
+            (None, None) => continue,
+        };
+        interpolation.sort_by_key(|d| *d as u32);
+        out.push(Var {
+            id,
+            slot,
+            ty: type_sig(m, pointee, 0),
+            interpolation,
+            name: format!("%{}", names.get(id)),
+        });
+    }
+    out.sort_by_key(|v| v.slot);
+    out
+}
+
+/// The interface check between an earlier and a later stage.
+pub fn check_interface(producer: &Module, consumer: &Module) -> Vec<Diagnostic> {
+    let outs: BTreeMap<Slot, Var> = interface(producer, StorageClass::Output)
+        .into_iter()
+        .map(|v| (v.slot, v))
+        .collect();
+    let mut diags = Vec::new();
+    for input in interface(consumer, StorageClass::Input) {
+        if matches!(input.slot, Slot::BuiltIn(_)) {
+            continue;
+        }
+        let Some(out) = outs.get(&input.slot) else {
+            diags.push(Diagnostic::new(
+                Severity::Warning,
+                format!(
+                    "input {} ({}, {}) is not written by the earlier stage: its value is undefined",
+                    input.name, input.slot, input.ty
+                ),
+            ));
+            continue;
+        };
+        if out.ty != input.ty {
+            let kind = if out.ty.starts_with('[') || input.ty.starts_with('[') {
+                "array size or type"
+            } else {
+                "type"
+            };
+            diags.push(Diagnostic::new(
+                Severity::Error,
+                format!(
+                    "{kind} mismatch at {}: output {} is {} but input {} is {}",
+                    input.slot, out.name, out.ty, input.name, input.ty
+                ),
+            ));
+        } else if out.interpolation != input.interpolation {
+            diags.push(Diagnostic::new(
+                Severity::Error,
+                format!(
+                    "interpolation mismatch at {}: output {} is {:?} but input {} is {:?}",
+                    input.slot, out.name, out.interpolation, input.name, input.interpolation
+                ),
+            ));
+        }
+    }
+    diags
+}
+
+/// Ids of every access chain (transitively) based on `var`, and `var` itself.
+fn pointers_into(m: &Module, var: Id) -> HashSet<Id> {
+    let mut set: HashSet<Id> = [var].into();
+    loop {
+        let before = set.len();
+        for f in &m.functions {
+            for b in &f.blocks {
+                for i in &b.insts {
+                    if matches!(
+                        i.op,
+                        Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject
+                    ) && matches!(i.operands.first(), Some(Operand::IdRef(base)) if set.contains(base))
+                    {
+                        if let Some(r) = i.result {
+                            set.insert(r);
+                        }
+                    }
+                }
+            }
+        }
+        if set.len() == before {
+            return set;
+        }
+    }
+}
+
+/// Removes interface variables: their stores (or loads, which must not exist for outputs),
+/// access chains, entry point listing, decorations, names and the variables.
+fn remove_vars(m: &mut Module, vars: &HashSet<Id>) {
+    let mut ptrs = HashSet::new();
+    for &v in vars {
+        ptrs.extend(pointers_into(m, v));
+    }
+    let is_ptr = |o: Option<&Operand>| matches!(o, Some(Operand::IdRef(p)) if ptrs.contains(p));
+    for f in &mut m.functions {
+        for b in &mut f.blocks {
+            b.insts.retain(|i| {
+                let store = i.op == Op::Store && is_ptr(i.operands.first());
+                let chain = i.result.is_some_and(|r| ptrs.contains(&r));
+                !(store || chain)
+            });
+        }
+    }
+    for ep in &mut m.entry_points {
+        ep.operands
+            .retain(|o| !matches!(o, Operand::IdRef(i) if vars.contains(i)));
+        // Keep the function operand (index 1) even in the unlikely case it was listed.
+    }
+    let targets =
+        |i: &Inst| matches!(i.operands.first(), Some(Operand::IdRef(t)) if vars.contains(t));
+    m.annotations.retain(|a| !targets(a));
+    m.debug
+        .retain(|d| !(matches!(d.op, Op::Name | Op::MemberName) && targets(d)));
+    m.globals
+        .retain(|g| !g.result.is_some_and(|r| vars.contains(&r)));
+    m.reindex();
+}
+
+/// Removes the producer's location outputs the consumer does not read. Returns the names of
+/// what it removed.
+pub fn remove_dead_outputs(producer: &mut Module, consumer: &Module) -> Vec<String> {
+    let read: HashSet<Slot> = interface(consumer, StorageClass::Input)
+        .into_iter()
+        .map(|v| v.slot)
+        .collect();
+    let dead: Vec<Var> = interface(producer, StorageClass::Output)
+        .into_iter()
+        .filter(|v| matches!(v.slot, Slot::Location(..)) && !read.contains(&v.slot))
+        .collect();
+    let ids: HashSet<Id> = dead.iter().map(|v| v.id).collect();
+    if !ids.is_empty() {
+        remove_vars(producer, &ids);
+    }
+    dead.iter()
+        .map(|v| format!("{} ({})", v.name, v.slot))
+        .collect()
+}
+
+/// The constant an output is always written with: every store to it stores the same
+/// constant, directly (no access chain), and one of them is in the entry block of the entry
+/// point, so it happens on every path.
+fn constant_output(m: &Module, var: Id) -> Option<Id> {
+    let entry = m
+        .entry_points
+        .first()
+        .and_then(|ep| match ep.operands.get(1) {
+            Some(Operand::IdRef(f)) => Some(*f),
+            _ => None,
+        })?;
+    let ptrs = pointers_into(m, var);
+    let mut value = None;
+    let mut in_entry_block = false;
+    for f in &m.functions {
+        for (bi, b) in f.blocks.iter().enumerate() {
+            for i in &b.insts {
+                let Some(Operand::IdRef(p)) = i.operands.first() else {
+                    continue;
+                };
+                if !ptrs.contains(p) {
+                    continue;
+                }
+                match i.op {
+                    Op::Store if *p == var => {
+                        let Some(Operand::IdRef(v)) = i.operands.get(1) else {
+                            return None;
+                        };
+                        if value.is_some_and(|x| x != *v) {
+                            return None;
+                        }
+                        value = Some(*v);
+                        in_entry_block |= f.id() == entry && bi == 0;
+                    }
+                    // Stores through access chains, or anything else that writes it.
+                    Op::Store | Op::CopyMemory | Op::CopyMemorySized => return None,
+                    _ => {}
+                }
+            }
+        }
+    }
+    let v = value?;
+    let def = m.global(v)?;
+    (in_entry_block
+        && matches!(
+            def.op,
+            Op::Constant
+                | Op::ConstantComposite
+                | Op::ConstantTrue
+                | Op::ConstantFalse
+                | Op::ConstantNull
+        ))
+    .then_some(v)
+}
+
+/// Rebuilds constant `c` of `from` in `to`, with `to`'s type `ty`: scalars, and composites of
+/// them. `None` when the shapes do not agree.
+fn copy_constant(from: &Module, c: Id, to: &mut Module, ty: Id) -> Option<Id> {
+    let def = from.global(c)?.clone();
+    let ty_inst = to.global(ty)?.clone();
+    match def.op {
+        Op::Constant | Op::ConstantTrue | Op::ConstantFalse | Op::ConstantNull => {
+            if matches!(def.op, Op::ConstantNull)
+                || type_sig(from, def.ty?, 0) == type_sig(to, ty, 0)
+            {
+                to.intern(Inst::new(def.op, Some(ty), None, def.operands.clone()))
+            } else {
+                None
+            }
+        }
+        Op::ConstantComposite => {
+            let elem_ty = match (ty_inst.op, ty_inst.operands.first()) {
+                (Op::TypeVector, Some(Operand::IdRef(e))) => *e,
+                _ => return None,
+            };
+            let mut parts = Vec::new();
+            for o in &def.operands {
+                let Operand::IdRef(part) = o else { return None };
+                parts.push(Operand::IdRef(copy_constant(from, *part, to, elem_ty)?));
+            }
+            to.intern(Inst::new(Op::ConstantComposite, Some(ty), None, parts))
+        }
+        _ => None,
+    }
+}
+
+/// Replaces the consumer's inputs that the producer always writes with one constant by that
+/// constant. Returns what it forwarded.
+pub fn forward_constants(producer: &Module, consumer: &mut Module) -> Vec<String> {
+    let outs: HashMap<Slot, Var> = interface(producer, StorageClass::Output)
+        .into_iter()
+        .map(|v| (v.slot, v))
+        .collect();
+    let mut forwarded = Vec::new();
+    let mut gone = HashSet::new();
+    for input in interface(consumer, StorageClass::Input) {
+        if !matches!(input.slot, Slot::Location(..)) {
+            continue;
+        }
+        let Some(out) = outs.get(&input.slot).filter(|o| o.ty == input.ty) else {
+            continue;
+        };
+        let Some(c) = constant_output(producer, out.id) else {
+            continue;
+        };
+        // Every use of the input in code must be a plain load we can replace.
+        let mut loads = Vec::new();
+        let mut other_use = false;
+        for f in &consumer.functions {
+            for b in &f.blocks {
+                for i in b.insts.iter().chain(std::iter::once(&b.terminator)) {
+                    if !i.id_operands().any(|u| u == input.id) {
+                        continue;
+                    }
+                    match (i.op, i.result, i.ty) {
+                        (Op::Load, Some(r), Some(t))
+                            if i.operands.first() == Some(&Operand::IdRef(input.id)) =>
+                        {
+                            loads.push((r, t))
+                        }
+                        _ => other_use = true,
+                    }
+                }
+            }
+        }
+        if other_use {
+            continue;
+        }
+        let Some(&(_, load_ty)) = loads.first() else {
+            continue;
+        };
+        let Some(value) = copy_constant(producer, c, consumer, load_ty) else {
+            continue;
+        };
+        let replaced: HashMap<Id, Id> = loads.iter().map(|&(r, _)| (r, value)).collect();
+        for f in &mut consumer.functions {
+            for b in &mut f.blocks {
+                b.insts
+                    .retain(|i| !i.result.is_some_and(|r| replaced.contains_key(&r)));
+            }
+        }
+        consumer.remap_ids(|id| replaced.get(&id).copied().unwrap_or(id));
+        gone.insert(input.id);
+        forwarded.push(format!(
+            "{} ({}) = %{} from {}",
+            input.name,
+            input.slot,
+            Names::for_module(producer).get(c),
+            out.name
+        ));
+    }
+    if !gone.is_empty() {
+        remove_vars(consumer, &gone);
+    }
+    forwarded
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn link_order_parses() {
+        assert_eq!("fs-first".parse::<LinkOrder>(), Ok(LinkOrder::FsFirst));
+        assert_eq!("vs-first".parse::<LinkOrder>(), Ok(LinkOrder::VsFirst));
+        assert!("sideways".parse::<LinkOrder>().is_err());
+    }
+}

@@ -1,0 +1,296 @@
+//! Pipeline linking (`run --pipeline VS FS`): interface checks with exact diagnostics, dead
+//! outputs removed with their computation (fs-first), constant outputs forwarded into the next
+//! stage (vs-first); every stage's output validates with spirv-val. The stages are GLSL
+//! compiled with glslangValidator at test time.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn tool(name: &str, package: &str) -> PathBuf {
+    std::env::var_os("PATH")
+        .and_then(|p| std::env::split_paths(&p).map(|d| d.join(name)).find(|p| p.is_file()))
+        .unwrap_or_else(|| {
+            panic!("{name} is not installed; install it with `apt-get install -y {package}` (scripts/test.sh does this)")
+        })
+}
+
+fn scratch() -> PathBuf {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "shaderstep-pipeline-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Compiles GLSL with glslang into `dir/name.spv`.
+fn glslang(dir: &Path, name: &str, source: &str) -> String {
+    let src = dir.join(name);
+    std::fs::write(&src, source).unwrap();
+    let out = dir.join(format!("{name}.spv"));
+    let r = Command::new(tool("glslangValidator", "glslang-tools"))
+        .arg("-V")
+        .arg(&src)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stdout));
+    out.display().to_string()
+}
+
+fn shaderstep(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_shaderstep"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// (stage input, step, pass, instructions, diagnostics) for every step of every stage.
+fn stats(args: &[&str]) -> Vec<(String, String, usize, Vec<String>)> {
+    let mut all = vec!["run", "--pipeline", "--preset", "size", "--stats", "json"];
+    all.extend(args);
+    let r = shaderstep(&all);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    String::from_utf8_lossy(&r.stdout)
+        .lines()
+        .map(|l| {
+            let text = |k: &str| {
+                let key = format!("\"{k}\":\"");
+                let start = l.find(&key).unwrap() + key.len();
+                l[start..].split('"').next().unwrap().to_string()
+            };
+            let key = "\"instructions\":";
+            let start = l.find(key).unwrap() + key.len();
+            let count: usize = l[start..].split(',').next().unwrap().parse().unwrap();
+            let messages = l
+                .split("\"message\":\"")
+                .skip(1)
+                .map(|m| m.split('"').next().unwrap().to_string())
+                .collect();
+            (text("input"), text("pass"), count, messages)
+        })
+        .collect()
+}
+
+const VERT: &str = "#version 450
+layout(location = 0) in vec3 pos;
+layout(location = 1) in vec3 normal;
+layout(location = 0) out vec3 v_normal;
+layout(location = 1) out vec4 v_unused;
+layout(location = 2) out float v_shade;
+void main() {
+    v_normal = normalize(normal);
+    v_unused = vec4(sin(pos) * 3.0 + cos(pos.zxy), 1.0);
+    v_shade = 0.5;
+    gl_Position = vec4(pos, 1.0);
+}
+";
+
+const FRAG: &str = "#version 450
+layout(location = 0) in vec3 v_normal;
+layout(location = 2) in float v_shade;
+layout(location = 0) out vec4 color;
+void main() {
+    color = vec4(v_normal * v_shade, 1.0);
+}
+";
+
+fn count_at(stats: &[(String, String, usize, Vec<String>)], input: &str, pass: &str) -> usize {
+    stats
+        .iter()
+        .filter(|s| s.0 == input && s.1 == pass)
+        .map(|s| s.2)
+        .next_back()
+        .unwrap_or_else(|| panic!("no step {pass} for {input}"))
+}
+
+fn validate_dir(dir: &Path, names: &[&str]) -> Vec<String> {
+    names
+        .iter()
+        .map(|n| {
+            let p = dir.join(n);
+            let r = Command::new(tool("spirv-val", "spirv-tools"))
+                .arg(&p)
+                .output()
+                .unwrap();
+            assert!(
+                r.status.success(),
+                "{}: {}",
+                p.display(),
+                String::from_utf8_lossy(&r.stderr)
+            );
+            let dis = Command::new(tool("spirv-dis", "spirv-tools"))
+                .arg(&p)
+                .output()
+                .unwrap();
+            String::from_utf8_lossy(&dis.stdout).into_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn fs_first_removes_dead_outputs_with_their_computation() {
+    let dir = scratch();
+    let (vs, fs) = (
+        glslang(&dir, "lit.vert", VERT),
+        glslang(&dir, "lit.frag", FRAG),
+    );
+    let s = stats(&[&vs, &fs]);
+    let before = count_at(&s, &vs, "link-interface");
+    let after = count_at(&s, &vs, "lift");
+    assert!(
+        before >= after + 12,
+        "the vertex stage shrinks by the dead output's computation: {before} → {after}"
+    );
+    assert!(s.iter().any(|x| x.0 == vs
+        && x.1 == "link-dead-outputs"
+        && x.3.iter().any(
+            |m| m.contains("removed outputs the next stage does not read: %v_unused (location 1)")
+        )));
+    assert_eq!(
+        count_at(&s, &fs, "link-interface"),
+        count_at(&s, &fs, "link-dead-outputs"),
+        "the fragment stage loses nothing"
+    );
+
+    let out = dir.join("out");
+    let r = shaderstep(&[
+        "run",
+        "--pipeline",
+        &vs,
+        &fs,
+        "--preset",
+        "size",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let texts = validate_dir(&out, &["lit.vert.spv", "lit.frag.spv"]);
+    assert!(
+        !texts[0].contains("Sin") && !texts[0].contains("Cos"),
+        "{}",
+        texts[0]
+    );
+    // Two inputs and two outputs (v_normal, v_shade) keep their locations; v_unused is gone.
+    assert_eq!(texts[0].matches(" Location ").count(), 4, "{}", texts[0]);
+    assert!(
+        texts[0].contains("Location 2"),
+        "v_shade stays: the fragment stage reads it"
+    );
+}
+
+#[test]
+fn vs_first_forwards_constant_outputs_into_the_next_stage() {
+    let dir = scratch();
+    let (vs, fs) = (
+        glslang(&dir, "lit.vert", VERT),
+        glslang(&dir, "lit.frag", FRAG),
+    );
+    let s = stats(&["--link-order", "vs-first", &vs, &fs]);
+    assert!(s.iter().any(|x| x.0 == fs
+        && x.1 == "link-forward-constants"
+        && x.3.iter().any(|m| m.contains(
+            "inputs that are constants: %v_shade (location 2) = %float_0_5 from %v_shade"
+        ))));
+    assert!(count_at(&s, &fs, "link-forward-constants") < count_at(&s, &fs, "link-interface"));
+    let out = dir.join("out");
+    let r = shaderstep(&[
+        "run",
+        "--pipeline",
+        "--link-order",
+        "vs-first",
+        &vs,
+        &fs,
+        "--preset",
+        "size",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let texts = validate_dir(&out, &["lit.vert.spv", "lit.frag.spv"]);
+    assert!(
+        !texts[1].contains("Location 2"),
+        "the input is gone: {}",
+        texts[1]
+    );
+    assert!(texts[1].contains("OpConstant %float 0.5"), "{}", texts[1]);
+    assert_eq!(
+        texts[0].matches(" Location ").count(),
+        5,
+        "vs-first: the vertex stage was compiled first and keeps its three outputs"
+    );
+}
+
+/// Links a vertex and a fragment stage whose interfaces differ; returns stderr.
+fn mismatch(vs_out: &str, fs_in: &str) -> String {
+    let dir = scratch();
+    let vs = glslang(
+        &dir,
+        "m.vert",
+        &format!("#version 450\n{vs_out}\nvoid main() {{ gl_Position = vec4(0.0); }}\n"),
+    );
+    let fs = glslang(
+        &dir,
+        "m.frag",
+        &format!("#version 450\n{fs_in}\nlayout(location = 0) out vec4 color;\nvoid main() {{ color = vec4(1.0); }}\n"),
+    );
+    let r = shaderstep(&[
+        "run",
+        "--pipeline",
+        &vs,
+        &fs,
+        "--emit",
+        "ir",
+        "--preset",
+        "size",
+    ]);
+    String::from_utf8_lossy(&r.stderr).into_owned() + &String::from_utf8_lossy(&r.stdout)
+}
+
+#[test]
+fn every_mismatch_kind_has_its_diagnostic() {
+    let e = mismatch(
+        "layout(location = 0) out vec3 a;",
+        "layout(location = 0) in vec4 b;",
+    );
+    assert!(
+        e.contains("type mismatch at location 0: output %a is f32x3 but input %b is f32x4"),
+        "{e}"
+    );
+    let e = mismatch(
+        "layout(location = 0) out float a[2];",
+        "layout(location = 0) in float b[3];",
+    );
+    assert!(
+        e.contains("array size or type mismatch at location 0: output %a is [f32; 2] but input %b is [f32; 3]"),
+        "{e}"
+    );
+    let e = mismatch(
+        "layout(location = 0) flat out int a;",
+        "layout(location = 0) in flat int b;\nlayout(location = 1) in vec2 c;",
+    );
+    assert!(
+        e.contains("input %c (location 1, f32x2) is not written by the earlier stage"),
+        "{e}"
+    );
+    let e = mismatch(
+        "layout(location = 0) out vec2 a;",
+        "layout(location = 0) noperspective in vec2 b;",
+    );
+    assert!(
+        e.contains(
+            "interpolation mismatch at location 0: output %a is [] but input %b is [NoPerspective]"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn one_stage_is_not_a_pipeline() {
+    let r = shaderstep(&["run", "--pipeline", "tests/shaders/pipeline/lit.vert"]);
+    assert_eq!(r.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("two inputs or more"));
+}
