@@ -178,6 +178,17 @@ pub struct RunArgs {
     #[arg(long, default_value = "fs-first", value_parser = |s: &str| s.parse::<crate::pipeline::link::LinkOrder>())]
     pub link_order: crate::pipeline::link::LinkOrder,
 
+    /// With --pipeline: the (partial) pipeline state the stages are compiled with (TOML:
+    /// vertex bindings and attributes, colour attachments, specialization constants); what it
+    /// gives is compiled in as `state-*` steps.
+    #[arg(long, value_name = "TOML")]
+    pub state: Option<PathBuf>,
+
+    /// With --pipeline: the whole state, known at link time; what it adds to --state is
+    /// generated as glue (`link-vertex-fetch`, `link-color-export`, `link-spec-constants`).
+    #[arg(long, value_name = "TOML")]
+    pub link_state: Option<PathBuf>,
+
     #[command(flatten)]
     pub checks: CheckArgs,
 }

@@ -9,7 +9,7 @@ use crate::ir::spirv::disasm::{disassemble, DisasmOptions};
 use crate::ir::spirv::write::write_bytes;
 use crate::pipeline::input;
 use crate::pipeline::link::LinkInput;
-use crate::pipeline::{Pipeline, Run};
+use crate::pipeline::{Pipeline, Run, StageLink};
 
 /// Exit status: 0 success, 1 bad input or a failed pass. Usage errors (2) are clap's.
 pub fn run(args: &RunArgs) -> i32 {
@@ -74,6 +74,24 @@ pub fn stats_json(input: &Path, run: &Run) -> Vec<String> {
         .collect()
 }
 
+/// The link order and states of `run --pipeline`.
+pub fn stage_link(args: &RunArgs) -> Result<StageLink, String> {
+    use crate::pipeline::link::state::PipelineState;
+    let compiled = args.state.as_deref().map(PipelineState::load).transpose()?;
+    let glue = match args.link_state.as_deref() {
+        None => None,
+        Some(path) => {
+            let whole = PipelineState::load(path)?;
+            Some(compiled.clone().unwrap_or_default().remainder(&whole)?)
+        }
+    };
+    Ok(StageLink {
+        order: args.link_order,
+        compiled,
+        glue,
+    })
+}
+
 fn run_inner(args: &RunArgs) -> Result<(), String> {
     let pipeline = Pipeline::from_flags(args.passes.as_deref(), &args.preset)?
         .with_checks(args.checks.into())
@@ -84,6 +102,11 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
     let several = args.inputs.len() > 1 && !linking;
     if args.pipeline && args.inputs.len() < 2 {
         return Err("--pipeline needs the stages of a pipeline: two inputs or more".into());
+    }
+    if !args.pipeline && (args.state.is_some() || args.link_state.is_some()) {
+        return Err(
+            "--state and --link-state are pipeline states: use them with --pipeline".into(),
+        );
     }
     if args.pipeline && linking {
         return Err("--pipeline links stages; --preset link links modules: choose one".into());
@@ -129,7 +152,7 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
                 Some((loaded.module, loaded.decode_time)),
             ));
         }
-        let stage_runs = pipeline.run_stages(stages, args.link_order);
+        let stage_runs = pipeline.run_stages(stages, &stage_link(args)?);
         runs.extend(args.inputs.iter().cloned().zip(stage_runs));
     } else {
         for path in &args.inputs {

@@ -543,6 +543,31 @@ fn naga_to_spirv(
                 ),
             )
         })?;
+    // naga's SPIR-V writer cannot emit specialization constants: overrides take their
+    // defaults and become plain constants.
+    let (module, info) = if module.overrides.is_empty() {
+        (
+            std::borrow::Cow::Owned(module),
+            std::borrow::Cow::Owned(info),
+        )
+    } else {
+        let (m, i) = naga::back::pipeline_constants::process_overrides(
+            &module,
+            &info,
+            None,
+            &Default::default(),
+        )
+        .map_err(|e| {
+            err(
+                None,
+                format!("{lang}: cannot give overrides their defaults: {e}"),
+            )
+        })?;
+        (
+            std::borrow::Cow::Owned(m.into_owned()),
+            std::borrow::Cow::Owned(i.into_owned()),
+        )
+    };
     // Realistic input: no injected loop bounding, division guards, workgroup zeroing or
     // wgpu coordinate fix-ups; debug names always (naga's default keeps them only in its own
     // debug builds, so release and debug builds of shaderstep would disagree); and line info

@@ -84,6 +84,11 @@ pub const PRESETS: &[Preset] = &[
         ],
     },
     Preset {
+        name: "pipeline",
+        description: "the stages of a graphics pipeline (--pipeline): fold and remove dead code, link, fold again",
+        passes: &["lower", "verify", "fold", "simplify", "dce", "verify", "lift"],
+    },
+    Preset {
         name: "link",
         description: "link several modules: resolve imports against exports, then drop what is no longer used",
         passes: &["lower", "link", "verify", "dce", "verify", "lift"],
