@@ -426,6 +426,10 @@ struct Cleanup {
     pools: Vec<vk::DescriptorPool>,
     command_pools: Vec<vk::CommandPool>,
     fences: Vec<vk::Fence>,
+    images: Vec<vk::Image>,
+    views: Vec<vk::ImageView>,
+    render_passes: Vec<vk::RenderPass>,
+    framebuffers: Vec<vk::Framebuffer>,
 }
 
 impl Cleanup {
@@ -433,6 +437,18 @@ impl Cleanup {
         let _ = d.device_wait_idle();
         for f in self.fences.drain(..) {
             d.destroy_fence(f, None);
+        }
+        for f in self.framebuffers.drain(..) {
+            d.destroy_framebuffer(f, None);
+        }
+        for r in self.render_passes.drain(..) {
+            d.destroy_render_pass(r, None);
+        }
+        for v in self.views.drain(..) {
+            d.destroy_image_view(v, None);
+        }
+        for i in self.images.drain(..) {
+            d.destroy_image(i, None);
         }
         for p in self.command_pools.drain(..) {
             d.destroy_command_pool(p, None);
@@ -458,5 +474,443 @@ impl Cleanup {
         for m in self.memory.drain(..) {
             d.free_memory(m, None);
         }
+    }
+}
+
+/// One draw call of a graphics pipeline into a single colour attachment.
+pub struct Draw<'a> {
+    pub vs: &'a [u32],
+    pub fs: &'a [u32],
+    pub size: (u32, u32),
+    /// Fixed-function vertex buffers: (binding, stride, per instance, bytes).
+    pub vertex_buffers: Vec<(u32, u32, bool, Vec<u8>)>,
+    /// Fixed-function attributes: (location, binding, format, offset).
+    pub attributes: Vec<(u32, u32, vk::Format, u32)>,
+    /// Storage buffers the vertex stage reads: (set, binding, bytes).
+    pub storage: Vec<(u32, u32, Vec<u8>)>,
+    pub color: vk::Format,
+    /// Bytes per texel of `color`, for the read-back.
+    pub texel_bytes: u32,
+    pub vertices: u32,
+    pub instances: u32,
+}
+
+impl Gpu {
+    /// Draws and returns the colour attachment's texels, tightly packed, row by row.
+    pub fn draw(&self, draw: &Draw) -> Result<Vec<u8>, String> {
+        let d = &self.device;
+        let mut cleanup = Cleanup::default();
+        let result = unsafe { self.draw_inner(d, draw, &mut cleanup) };
+        unsafe { cleanup.destroy(d) };
+        result
+    }
+
+    unsafe fn memory(
+        &self,
+        d: &ash::Device,
+        c: &mut Cleanup,
+        req: vk::MemoryRequirements,
+        wanted: vk::MemoryPropertyFlags,
+    ) -> Result<vk::DeviceMemory, String> {
+        let kind = (0..self.memory.memory_type_count)
+            .find(|&i| {
+                req.memory_type_bits & (1 << i) != 0
+                    && self.memory.memory_types[i as usize]
+                        .property_flags
+                        .contains(wanted)
+            })
+            .ok_or("no suitable memory")?;
+        let mem = d
+            .allocate_memory(
+                &vk::MemoryAllocateInfo::default()
+                    .allocation_size(req.size)
+                    .memory_type_index(kind),
+                None,
+            )
+            .map_err(|e| format!("memory: {e}"))?;
+        c.memory.push(mem);
+        Ok(mem)
+    }
+
+    /// A host-visible buffer holding `bytes` (at least `size` bytes long); returns it mapped.
+    unsafe fn host_buffer(
+        &self,
+        d: &ash::Device,
+        c: &mut Cleanup,
+        usage: vk::BufferUsageFlags,
+        bytes: &[u8],
+        size: usize,
+    ) -> Result<(vk::Buffer, *mut u8), String> {
+        let size = size.max(bytes.len()).max(16);
+        let buffer = d
+            .create_buffer(
+                &vk::BufferCreateInfo::default()
+                    .size(size as u64)
+                    .usage(usage),
+                None,
+            )
+            .map_err(|e| format!("buffer: {e}"))?;
+        c.buffers.push(buffer);
+        let req = d.get_buffer_memory_requirements(buffer);
+        let mem = self.memory(
+            d,
+            c,
+            req,
+            vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
+        )?;
+        d.bind_buffer_memory(buffer, mem, 0)
+            .map_err(|e| format!("bind: {e}"))?;
+        let ptr = d
+            .map_memory(mem, 0, size as u64, vk::MemoryMapFlags::empty())
+            .map_err(|e| format!("map: {e}"))? as *mut u8;
+        std::ptr::write_bytes(ptr, 0, size);
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), ptr, bytes.len());
+        Ok((buffer, ptr))
+    }
+
+    unsafe fn draw_inner(
+        &self,
+        d: &ash::Device,
+        draw: &Draw,
+        c: &mut Cleanup,
+    ) -> Result<Vec<u8>, String> {
+        let err = |what: &str, e: vk::Result| format!("{what}: {e}");
+        let (w, h) = draw.size;
+        // The attachment and the buffer it is copied to.
+        let image = d
+            .create_image(
+                &vk::ImageCreateInfo::default()
+                    .image_type(vk::ImageType::TYPE_2D)
+                    .format(draw.color)
+                    .extent(vk::Extent3D {
+                        width: w,
+                        height: h,
+                        depth: 1,
+                    })
+                    .mip_levels(1)
+                    .array_layers(1)
+                    .samples(vk::SampleCountFlags::TYPE_1)
+                    .tiling(vk::ImageTiling::OPTIMAL)
+                    .usage(
+                        vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
+                    ),
+                None,
+            )
+            .map_err(|e| err("image", e))?;
+        c.images.push(image);
+        let req = d.get_image_memory_requirements(image);
+        let mem = self.memory(d, c, req, vk::MemoryPropertyFlags::empty())?;
+        d.bind_image_memory(image, mem, 0)
+            .map_err(|e| err("bind image", e))?;
+        let range = vk::ImageSubresourceRange::default()
+            .aspect_mask(vk::ImageAspectFlags::COLOR)
+            .level_count(1)
+            .layer_count(1);
+        let view = d
+            .create_image_view(
+                &vk::ImageViewCreateInfo::default()
+                    .image(image)
+                    .view_type(vk::ImageViewType::TYPE_2D)
+                    .format(draw.color)
+                    .subresource_range(range),
+                None,
+            )
+            .map_err(|e| err("view", e))?;
+        c.views.push(view);
+        let out_size = (w * h * draw.texel_bytes) as usize;
+        let (readback, readback_ptr) =
+            self.host_buffer(d, c, vk::BufferUsageFlags::TRANSFER_DST, &[], out_size)?;
+        let attachment = [vk::AttachmentDescription::default()
+            .format(draw.color)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .load_op(vk::AttachmentLoadOp::CLEAR)
+            .store_op(vk::AttachmentStoreOp::STORE)
+            .initial_layout(vk::ImageLayout::UNDEFINED)
+            .final_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)];
+        let color_ref = [vk::AttachmentReference::default()
+            .attachment(0)
+            .layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)];
+        let subpass = [vk::SubpassDescription::default()
+            .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
+            .color_attachments(&color_ref)];
+        let dependency = [vk::SubpassDependency::default()
+            .src_subpass(0)
+            .dst_subpass(vk::SUBPASS_EXTERNAL)
+            .src_stage_mask(vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT)
+            .src_access_mask(vk::AccessFlags::COLOR_ATTACHMENT_WRITE)
+            .dst_stage_mask(vk::PipelineStageFlags::TRANSFER)
+            .dst_access_mask(vk::AccessFlags::TRANSFER_READ)];
+        let render_pass = d
+            .create_render_pass(
+                &vk::RenderPassCreateInfo::default()
+                    .attachments(&attachment)
+                    .subpasses(&subpass)
+                    .dependencies(&dependency),
+                None,
+            )
+            .map_err(|e| err("render pass", e))?;
+        c.render_passes.push(render_pass);
+        let views = [view];
+        let framebuffer = d
+            .create_framebuffer(
+                &vk::FramebufferCreateInfo::default()
+                    .render_pass(render_pass)
+                    .attachments(&views)
+                    .width(w)
+                    .height(h)
+                    .layers(1),
+                None,
+            )
+            .map_err(|e| err("framebuffer", e))?;
+        c.framebuffers.push(framebuffer);
+        // Vertex and storage buffers.
+        let mut vertex = Vec::new();
+        for (binding, _, _, bytes) in &draw.vertex_buffers {
+            let (b, _) = self.host_buffer(d, c, vk::BufferUsageFlags::VERTEX_BUFFER, bytes, 0)?;
+            vertex.push((*binding, b));
+        }
+        let mut storage = Vec::new();
+        for (set, binding, bytes) in &draw.storage {
+            let (b, _) = self.host_buffer(d, c, vk::BufferUsageFlags::STORAGE_BUFFER, bytes, 0)?;
+            storage.push((*set, *binding, b));
+        }
+        let max_set = storage.iter().map(|s| s.0 + 1).max().unwrap_or(0);
+        let mut set_layouts = Vec::new();
+        for set in 0..max_set {
+            let bindings: Vec<vk::DescriptorSetLayoutBinding> = storage
+                .iter()
+                .filter(|s| s.0 == set)
+                .map(|s| {
+                    vk::DescriptorSetLayoutBinding::default()
+                        .binding(s.1)
+                        .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                        .descriptor_count(1)
+                        .stage_flags(vk::ShaderStageFlags::VERTEX)
+                })
+                .collect();
+            let l = d
+                .create_descriptor_set_layout(
+                    &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
+                    None,
+                )
+                .map_err(|e| err("set layout", e))?;
+            c.set_layouts.push(l);
+            set_layouts.push(l);
+        }
+        let layout = d
+            .create_pipeline_layout(
+                &vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts),
+                None,
+            )
+            .map_err(|e| err("pipeline layout", e))?;
+        c.pipeline_layouts.push(layout);
+        let mut modules = Vec::new();
+        for code in [draw.vs, draw.fs] {
+            let m = d
+                .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(code), None)
+                .map_err(|e| err("shader module", e))?;
+            c.modules.push(m);
+            modules.push(m);
+        }
+        let main = c"main";
+        let stages = [
+            vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::VERTEX)
+                .module(modules[0])
+                .name(main),
+            vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::FRAGMENT)
+                .module(modules[1])
+                .name(main),
+        ];
+        let bindings: Vec<vk::VertexInputBindingDescription> = draw
+            .vertex_buffers
+            .iter()
+            .map(|(b, stride, instance, _)| {
+                vk::VertexInputBindingDescription::default()
+                    .binding(*b)
+                    .stride(*stride)
+                    .input_rate(if *instance {
+                        vk::VertexInputRate::INSTANCE
+                    } else {
+                        vk::VertexInputRate::VERTEX
+                    })
+            })
+            .collect();
+        let attributes: Vec<vk::VertexInputAttributeDescription> = draw
+            .attributes
+            .iter()
+            .map(|(l, b, f, o)| {
+                vk::VertexInputAttributeDescription::default()
+                    .location(*l)
+                    .binding(*b)
+                    .format(*f)
+                    .offset(*o)
+            })
+            .collect();
+        let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
+            .vertex_binding_descriptions(&bindings)
+            .vertex_attribute_descriptions(&attributes);
+        let assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
+            .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
+        let viewports = [vk::Viewport {
+            x: 0.0,
+            y: 0.0,
+            width: w as f32,
+            height: h as f32,
+            min_depth: 0.0,
+            max_depth: 1.0,
+        }];
+        let scissors = [vk::Rect2D {
+            offset: vk::Offset2D { x: 0, y: 0 },
+            extent: vk::Extent2D {
+                width: w,
+                height: h,
+            },
+        }];
+        let viewport = vk::PipelineViewportStateCreateInfo::default()
+            .viewports(&viewports)
+            .scissors(&scissors);
+        let raster = vk::PipelineRasterizationStateCreateInfo::default()
+            .polygon_mode(vk::PolygonMode::FILL)
+            .cull_mode(vk::CullModeFlags::NONE)
+            .front_face(vk::FrontFace::COUNTER_CLOCKWISE)
+            .line_width(1.0);
+        let multisample = vk::PipelineMultisampleStateCreateInfo::default()
+            .rasterization_samples(vk::SampleCountFlags::TYPE_1);
+        let blend_attachments = [vk::PipelineColorBlendAttachmentState::default()
+            .color_write_mask(vk::ColorComponentFlags::RGBA)];
+        let blend =
+            vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachments);
+        let info = vk::GraphicsPipelineCreateInfo::default()
+            .stages(&stages)
+            .vertex_input_state(&vertex_input)
+            .input_assembly_state(&assembly)
+            .viewport_state(&viewport)
+            .rasterization_state(&raster)
+            .multisample_state(&multisample)
+            .color_blend_state(&blend)
+            .layout(layout)
+            .render_pass(render_pass)
+            .subpass(0);
+        let pipeline = d
+            .create_graphics_pipelines(vk::PipelineCache::null(), &[info], None)
+            .map_err(|(_, e)| err("graphics pipeline", e))?[0];
+        c.pipelines.push(pipeline);
+        let sets = if set_layouts.is_empty() {
+            Vec::new()
+        } else {
+            let sizes = [vk::DescriptorPoolSize::default()
+                .ty(vk::DescriptorType::STORAGE_BUFFER)
+                .descriptor_count(storage.len().max(1) as u32)];
+            let pool = d
+                .create_descriptor_pool(
+                    &vk::DescriptorPoolCreateInfo::default()
+                        .max_sets(max_set)
+                        .pool_sizes(&sizes),
+                    None,
+                )
+                .map_err(|e| err("descriptor pool", e))?;
+            c.pools.push(pool);
+            let sets = d
+                .allocate_descriptor_sets(
+                    &vk::DescriptorSetAllocateInfo::default()
+                        .descriptor_pool(pool)
+                        .set_layouts(&set_layouts),
+                )
+                .map_err(|e| err("descriptor sets", e))?;
+            let infos: Vec<[vk::DescriptorBufferInfo; 1]> = storage
+                .iter()
+                .map(|s| {
+                    [vk::DescriptorBufferInfo::default()
+                        .buffer(s.2)
+                        .range(vk::WHOLE_SIZE)]
+                })
+                .collect();
+            let writes: Vec<vk::WriteDescriptorSet> = storage
+                .iter()
+                .zip(&infos)
+                .map(|(s, info)| {
+                    vk::WriteDescriptorSet::default()
+                        .dst_set(sets[s.0 as usize])
+                        .dst_binding(s.1)
+                        .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                        .buffer_info(info)
+                })
+                .collect();
+            d.update_descriptor_sets(&writes, &[]);
+            sets
+        };
+        let cmd_pool = d
+            .create_command_pool(
+                &vk::CommandPoolCreateInfo::default().queue_family_index(self.family),
+                None,
+            )
+            .map_err(|e| err("command pool", e))?;
+        c.command_pools.push(cmd_pool);
+        let cmd = d
+            .allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default()
+                    .command_pool(cmd_pool)
+                    .level(vk::CommandBufferLevel::PRIMARY)
+                    .command_buffer_count(1),
+            )
+            .map_err(|e| err("command buffer", e))?[0];
+        d.begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default())
+            .map_err(|e| err("begin", e))?;
+        // All-zero bits: the same clear for float and integer attachments.
+        let clear = [vk::ClearValue {
+            color: vk::ClearColorValue { uint32: [0; 4] },
+        }];
+        d.cmd_begin_render_pass(
+            cmd,
+            &vk::RenderPassBeginInfo::default()
+                .render_pass(render_pass)
+                .framebuffer(framebuffer)
+                .render_area(scissors[0])
+                .clear_values(&clear),
+            vk::SubpassContents::INLINE,
+        );
+        d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipeline);
+        for (binding, buffer) in &vertex {
+            d.cmd_bind_vertex_buffers(cmd, *binding, &[*buffer], &[0]);
+        }
+        if !sets.is_empty() {
+            d.cmd_bind_descriptor_sets(cmd, vk::PipelineBindPoint::GRAPHICS, layout, 0, &sets, &[]);
+        }
+        d.cmd_draw(cmd, draw.vertices, draw.instances, 0, 0);
+        d.cmd_end_render_pass(cmd);
+        d.cmd_copy_image_to_buffer(
+            cmd,
+            image,
+            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+            readback,
+            &[vk::BufferImageCopy::default()
+                .image_subresource(
+                    vk::ImageSubresourceLayers::default()
+                        .aspect_mask(vk::ImageAspectFlags::COLOR)
+                        .layer_count(1),
+                )
+                .image_extent(vk::Extent3D {
+                    width: w,
+                    height: h,
+                    depth: 1,
+                })],
+        );
+        d.end_command_buffer(cmd).map_err(|e| err("end", e))?;
+        let fence = d
+            .create_fence(&vk::FenceCreateInfo::default(), None)
+            .map_err(|e| err("fence", e))?;
+        c.fences.push(fence);
+        let cmds = [cmd];
+        d.queue_submit(
+            self.queue,
+            &[vk::SubmitInfo::default().command_buffers(&cmds)],
+            fence,
+        )
+        .map_err(|e| err("submit", e))?;
+        d.wait_for_fences(&[fence], true, 60_000_000_000)
+            .map_err(|e| err("wait", e))?;
+        Ok(std::slice::from_raw_parts(readback_ptr, out_size).to_vec())
     }
 }

@@ -955,16 +955,17 @@ pub fn vertex_fetch(
                             vec![Operand::IdRef(pair), Operand::LiteralBit32(0)],
                         )?
                     }
+                    // A multiply by the reciprocal, as fixed-function fetch does it.
                     Encoding::Unorm | Encoding::Srgb => {
                         let f = e.ids(Op::ConvertUToF, f32_t, &[raw])?;
-                        let d = e.cf(max(bits))?;
-                        e.ids(Op::FDiv, f32_t, &[f, d])?
+                        let r = e.cf(1.0 / max(bits))?;
+                        e.ids(Op::FMul, f32_t, &[f, r])?
                     }
                     Encoding::Snorm => {
                         let s = e.ids(Op::Bitcast, i32_t, &[raw])?;
                         let f = e.ids(Op::ConvertSToF, f32_t, &[s])?;
-                        let d = e.cf(max(bits - 1))?;
-                        let q = e.ids(Op::FDiv, f32_t, &[f, d])?;
+                        let r = e.cf(1.0 / max(bits - 1))?;
+                        let q = e.ids(Op::FMul, f32_t, &[f, r])?;
                         let m1 = e.cf(-1.0)?;
                         e.glsl(f32_t, GLSL_FMAX, &[q, m1])?
                     }
