@@ -294,3 +294,104 @@ fn one_stage_is_not_a_pipeline() {
     assert_eq!(r.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&r.stderr).contains("two inputs or more"));
 }
+
+/// The link view's table: every status the link steps produce, at the steps that produce it.
+#[test]
+fn interface_table_tells_what_linking_did_to_each_slot() {
+    use shaderstep::ir::spirv::read::read_words;
+    use shaderstep::pipeline::link::stages::{interface_table, RowStatus, Slot};
+    use shaderstep::pipeline::link::LinkOrder;
+    use shaderstep::pipeline::{Pipeline, StageLink};
+    use std::sync::Arc;
+
+    let dir = scratch();
+    // Location 3 is read but not written; location 4 disagrees on its type.
+    let vs = glslang(
+        &dir,
+        "t.vert",
+        &VERT
+            .replace(
+                "layout(location = 2) out float v_shade;",
+                "layout(location = 2) out float v_shade;\nlayout(location = 4) out vec2 v_uv;",
+            )
+            .replace("v_shade = 0.5;", "v_shade = 0.5; v_uv = pos.xy;"),
+    );
+    let fs = glslang(
+        &dir,
+        "t.frag",
+        &FRAG
+            .replace(
+                "layout(location = 2) in float v_shade;",
+                "layout(location = 2) in float v_shade;\nlayout(location = 3) in float v_fog;\nlayout(location = 4) in vec3 v_uv;",
+            )
+            .replace("v_shade, 1.0)", "v_shade * v_fog + v_uv.x, 1.0)"),
+    );
+    let load = |p: &str| {
+        let bytes = std::fs::read(p).unwrap();
+        let words: Vec<u32> = bytes
+            .chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let m = read_words(&words).unwrap();
+        (Arc::new(words), Some((m, std::time::Duration::ZERO)))
+    };
+    let status_at = |runs: &[shaderstep::pipeline::Run], pass: &str| {
+        let at = |r: &shaderstep::pipeline::Run, p: &str| {
+            r.steps.iter().position(|s| s.pass == p).unwrap()
+        };
+        let first: Vec<_> = runs.iter().map(|r| &*r.steps[0].module).collect();
+        let now: Vec<_> = runs
+            .iter()
+            .map(|r| &*r.steps[at(r, pass).min(r.steps.len() - 1)].module)
+            .collect();
+        interface_table(&first, &now)
+            .into_iter()
+            .filter(|r| r.edge == "vs → fs")
+            .map(|r| (r.slot, r.status))
+            .collect::<Vec<_>>()
+    };
+    let pipeline = Pipeline::preset("pipeline").unwrap();
+    // The mismatch is an error, so the run stops at link-interface: the table shows it there.
+    let runs = pipeline.run_stages(vec![load(&vs), load(&fs)], &StageLink::default());
+    let rows = status_at(&runs, "link-interface");
+    assert!(
+        rows.contains(&(Slot::Location(0, 0), RowStatus::Matched)),
+        "{rows:?}"
+    );
+    assert!(
+        rows.contains(&(Slot::Location(1, 0), RowStatus::Dead)),
+        "{rows:?}"
+    );
+    assert!(
+        rows.contains(&(Slot::Location(3, 0), RowStatus::Unwritten)),
+        "{rows:?}"
+    );
+    assert!(
+        rows.contains(&(Slot::Location(4, 0), RowStatus::Mismatch)),
+        "{rows:?}"
+    );
+
+    // Without the mismatch: vs-first forwards the constant, fs-first removes the dead output.
+    let fs_ok = glslang(
+        &dir,
+        "ok.frag",
+        &FRAG.replace("v_shade, 1.0)", "v_shade + 0.25, 1.0)"),
+    );
+    let vs_ok = glslang(&dir, "ok.vert", VERT);
+    let vs_first = StageLink {
+        order: LinkOrder::VsFirst,
+        ..StageLink::default()
+    };
+    let runs = pipeline.run_stages(vec![load(&vs_ok), load(&fs_ok)], &vs_first);
+    let rows = status_at(&runs, "link-forward-constants");
+    assert!(
+        rows.contains(&(Slot::Location(2, 0), RowStatus::Constant)),
+        "{rows:?}"
+    );
+    let runs = pipeline.run_stages(vec![load(&vs_ok), load(&fs_ok)], &StageLink::default());
+    let rows = status_at(&runs, "link-dead-outputs");
+    assert!(
+        rows.contains(&(Slot::Location(1, 0), RowStatus::Removed)),
+        "{rows:?}"
+    );
+}

@@ -131,6 +131,11 @@ fn external_compiler() {
 }
 
 #[test]
+fn link_view() {
+    run("link-view");
+}
+
+#[test]
 fn bad_input() {
     run("bad-input");
 }

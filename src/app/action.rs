@@ -106,6 +106,11 @@ pub enum Action {
     Shader(String),
     /// Diff the selected step against the same step of the input's previous run.
     DiffPrev,
+    /// Show or hide the link view (the interface between linked stages).
+    LinkView,
+    /// Jump from the selected link view row to its variable: the writer's (`false`) or the
+    /// reader's (`true`).
+    LinkJump(bool),
     /// Scroll the code pane sideways (long lines).
     ScrollRight,
     ScrollLeft,
@@ -180,6 +185,9 @@ impl fmt::Display for Action {
             Action::PrevInput => write!(f, "prev-input"),
             Action::Shader(n) => write!(f, "shader {n}"),
             Action::DiffPrev => write!(f, "diff-prev"),
+            Action::LinkView => write!(f, "link"),
+            Action::LinkJump(false) => write!(f, "link-jump writer"),
+            Action::LinkJump(true) => write!(f, "link-jump reader"),
             Action::ScrollRight => write!(f, "scroll-right"),
             Action::ScrollLeft => write!(f, "scroll-left"),
             Action::OpInfo => write!(f, "op-info"),
@@ -286,6 +294,12 @@ impl FromStr for Action {
                     .to_string(),
             )),
             "diff-prev" => no_arg(Action::DiffPrev),
+            "link" => no_arg(Action::LinkView),
+            "link-jump" => match arg {
+                Some("writer") | None => Ok(Action::LinkJump(false)),
+                Some("reader") => Ok(Action::LinkJump(true)),
+                Some(other) => Err(format!(":link-jump takes writer or reader, not '{other}'")),
+            },
             "scroll-right" => no_arg(Action::ScrollRight),
             "scroll-left" => no_arg(Action::ScrollLeft),
             "op-info" => no_arg(Action::OpInfo),

@@ -39,6 +39,9 @@ pub struct Cli {
     pub experimental: bool,
 
     #[command(flatten)]
+    pub stages: PipelineArgs,
+
+    #[command(flatten)]
     pub checks: CheckArgs,
 }
 
@@ -167,6 +170,15 @@ pub struct RunArgs {
     #[arg(long)]
     pub keep_exports: bool,
 
+    #[command(flatten)]
+    pub stages: PipelineArgs,
+
+    #[command(flatten)]
+    pub checks: CheckArgs,
+}
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct PipelineArgs {
     /// The inputs are the stages of one graphics pipeline (vertex, fragment, …): each runs
     /// the pipeline's passes, then link steps match, check and optimize their interfaces;
     /// `-o DIR` writes `DIR/<input-stem>.spv` per stage.
@@ -188,9 +200,6 @@ pub struct RunArgs {
     /// generated as glue (`link-vertex-fetch`, `link-color-export`, `link-spec-constants`).
     #[arg(long, value_name = "TOML")]
     pub link_state: Option<PathBuf>,
-
-    #[command(flatten)]
-    pub checks: CheckArgs,
 }
 
 #[derive(clap::Args, Debug, Clone, Copy)]

@@ -18,7 +18,7 @@ use super::watch::{absolute, Watcher};
 use super::worker::{Done, Job, Worker};
 use super::workspace;
 use crate::pipeline::input::FrontEnds;
-use crate::pipeline::Pipeline;
+use crate::pipeline::{Pipeline, StageLink};
 use crate::views;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -41,6 +41,8 @@ pub struct Inputs {
     pub files: Vec<PathBuf>,
     pub roots: Vec<PathBuf>,
     pub front_ends: FrontEnds,
+    /// The files are the stages of one graphics pipeline, linked as this says.
+    pub stages: Option<StageLink>,
 }
 
 impl Inputs {
@@ -51,6 +53,7 @@ impl Inputs {
             files,
             roots,
             front_ends: FrontEnds::default(),
+            stages: None,
         }
     }
 }
@@ -96,8 +99,14 @@ impl App {
             }
         }
         let names = pipeline.names();
-        let state = State::new(docs, roots, names, size, color);
-        let worker = Worker::new(Arc::new(pipeline), Arc::new(inputs.front_ends));
+        let linked = inputs.stages.is_some();
+        let mut state = State::new(docs, roots, names, size, color);
+        state.linked = linked;
+        let worker = Worker::new(
+            Arc::new(pipeline),
+            Arc::new(inputs.front_ends),
+            inputs.stages.map(Arc::new),
+        );
         let mut app = App {
             state,
             keymap,
@@ -110,7 +119,8 @@ impl App {
         if app.state.browser_shown() && app.state.docs.len() > 1 {
             app.state.focus = Focus::Shaders;
         }
-        for i in 0..app.state.docs.len() {
+        let first_runs = if linked { 1 } else { app.state.docs.len() };
+        for i in 0..first_runs.min(app.state.docs.len()) {
             app.request(i);
         }
         app
@@ -161,6 +171,25 @@ impl App {
     }
 
     fn request(&mut self, i: usize) {
+        if self.state.linked {
+            // Stages are linked together: any change runs them all.
+            let jobs = self
+                .state
+                .docs
+                .iter_mut()
+                .enumerate()
+                .map(|(n, doc)| {
+                    doc.requested += 1;
+                    Job {
+                        doc: n,
+                        token: doc.requested,
+                        path: doc.path.clone(),
+                    }
+                })
+                .collect();
+            self.worker.submit_all(jobs);
+            return;
+        }
         let doc = &mut self.state.docs[i];
         doc.requested += 1;
         self.worker.submit(Job {

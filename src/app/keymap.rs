@@ -163,6 +163,8 @@ pub enum Context {
     Diagnostics,
     /// The shader browser has focus.
     Shaders,
+    /// The link view has focus.
+    Link,
 }
 
 pub struct Binding {
@@ -175,7 +177,7 @@ pub struct Binding {
 /// The default key map. Context-specific bindings win over global ones.
 pub fn default_keymap() -> Vec<Binding> {
     use Action as A;
-    use Context::{Code, Diagnostics, Global, Passes, Shaders};
+    use Context::{Code, Diagnostics, Global, Link, Passes, Shaders};
     let b = |context, keys, action, help| Binding {
         context,
         keys,
@@ -297,6 +299,24 @@ pub fn default_keymap() -> Vec<Binding> {
             "the op table's entry for this line's op",
         ),
         b(Shaders, "<Enter>", A::Focus, "show this shader's passes"),
+        b(
+            Global,
+            "L",
+            A::LinkView,
+            "link view: the stage interface table (--pipeline)",
+        ),
+        b(
+            Link,
+            "<Enter>",
+            A::LinkJump(false),
+            "jump to the variable in the earlier stage (writer)",
+        ),
+        b(
+            Link,
+            "o",
+            A::LinkJump(true),
+            "jump to the variable in the later stage (reader)",
+        ),
         b(
             Diagnostics,
             "<Enter>",

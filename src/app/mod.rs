@@ -83,6 +83,26 @@ pub fn main(cli: Cli) -> color_eyre::Result<i32> {
                 }
             }
             let mut inputs = event_loop::Inputs::from_paths(paths);
+            if cli.stages.pipeline {
+                if !inputs.roots.is_empty() || inputs.files.len() < 2 {
+                    eprintln!(
+                        "error: --pipeline needs the stages of a pipeline: two files or more"
+                    );
+                    return Ok(2);
+                }
+                match run::stage_link(&cli.stages) {
+                    Ok(link) => inputs.stages = Some(link),
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return Ok(1);
+                    }
+                }
+            } else if cli.stages.state.is_some() || cli.stages.link_state.is_some() {
+                eprintln!(
+                    "error: --state and --link-state are pipeline states: use them with --pipeline"
+                );
+                return Ok(2);
+            }
             match config::load(&inputs.roots, &inputs.files) {
                 Ok((front, _)) => inputs.front_ends = front,
                 Err(e) => {

@@ -4,6 +4,8 @@
 //!
 //! Script lines (`#` starts a comment; `$TMP` is a scratch directory for this run):
 //!   pipeline [--experimental] PRESET | a,b,c    before `open`
+//!   stages [--link-order O] [--state F] [--link-state F]
+//!                                        before `open`: the inputs are linked stages
 //!   open PATH...                         load inputs (relative to the working directory)
 //!   size 120x40
 //!   key KEY | keys KEYS                  `<C-d>` notation
@@ -193,6 +195,7 @@ struct Runner {
     app: Option<App>,
     terminal: Terminal<TestBackend>,
     pipeline: Option<Pipeline>,
+    stages: Option<crate::pipeline::StageLink>,
     opts: Options,
     watcher: Option<Watcher>,
     tmp: PathBuf,
@@ -246,6 +249,25 @@ impl Runner {
                 };
                 self.pipeline = Some(p.with_experimental(experimental));
             }
+            "stages" => {
+                let mut args = super::cli::PipelineArgs {
+                    pipeline: true,
+                    link_order: Default::default(),
+                    state: None,
+                    link_state: None,
+                };
+                let mut words = rest.split_whitespace();
+                while let Some(w) = words.next() {
+                    let mut value = || words.next().ok_or(format!("{w} needs a value"));
+                    match w {
+                        "--link-order" => args.link_order = value()?.parse()?,
+                        "--state" => args.state = Some(self.expand(value()?)),
+                        "--link-state" => args.link_state = Some(self.expand(value()?)),
+                        other => return Err(format!("stages: unknown flag '{other}'")),
+                    }
+                }
+                self.stages = Some(super::run::stage_link(&args)?);
+            }
             "open" => {
                 let paths: Vec<PathBuf> = rest.split_whitespace().map(|p| self.expand(p)).collect();
                 if paths.is_empty() {
@@ -257,6 +279,7 @@ impl Runner {
                 };
                 let mut inputs = Inputs::from_paths(paths);
                 inputs.front_ends = super::config::load(&inputs.roots, &inputs.files)?.0;
+                inputs.stages = self.stages.take();
                 self.watcher = watch(&inputs.roots, &inputs.files).ok();
                 self.app = Some(App::open(inputs, pipeline, self.opts.size, self.opts.color));
                 self.app()?.settle();
@@ -401,6 +424,7 @@ pub fn run_script(script: &str, opts: Options) -> Result<Vec<Snapshot>, ReplayEr
         app: None,
         terminal,
         pipeline: None,
+        stages: None,
         opts,
         watcher: None,
         tmp: tmp.clone(),

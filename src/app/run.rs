@@ -74,8 +74,8 @@ pub fn stats_json(input: &Path, run: &Run) -> Vec<String> {
         .collect()
 }
 
-/// The link order and states of `run --pipeline`.
-pub fn stage_link(args: &RunArgs) -> Result<StageLink, String> {
+/// The link order and states of `--pipeline`.
+pub fn stage_link(args: &super::cli::PipelineArgs) -> Result<StageLink, String> {
     use crate::pipeline::link::state::PipelineState;
     let compiled = args.state.as_deref().map(PipelineState::load).transpose()?;
     let glue = match args.link_state.as_deref() {
@@ -100,15 +100,15 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
     // Linking makes one module of all the inputs; otherwise each input is run on its own.
     let linking = pipeline.links();
     let several = args.inputs.len() > 1 && !linking;
-    if args.pipeline && args.inputs.len() < 2 {
+    if args.stages.pipeline && args.inputs.len() < 2 {
         return Err("--pipeline needs the stages of a pipeline: two inputs or more".into());
     }
-    if !args.pipeline && (args.state.is_some() || args.link_state.is_some()) {
+    if !args.stages.pipeline && (args.stages.state.is_some() || args.stages.link_state.is_some()) {
         return Err(
             "--state and --link-state are pipeline states: use them with --pipeline".into(),
         );
     }
-    if args.pipeline && linking {
+    if args.stages.pipeline && linking {
         return Err("--pipeline links stages; --preset link links modules: choose one".into());
     }
     let to_stdout = args.output.is_none();
@@ -143,7 +143,7 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
         }
         let first = input::load(&args.inputs[0]).map_err(|e| e.to_string())?;
         runs.push((args.inputs[0].clone(), first.run_linked(&pipeline, others)));
-    } else if args.pipeline {
+    } else if args.stages.pipeline {
         let mut stages = Vec::new();
         for path in &args.inputs {
             let loaded = input::load(path).map_err(|e| e.to_string())?;
@@ -152,7 +152,7 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
                 Some((loaded.module, loaded.decode_time)),
             ));
         }
-        let stage_runs = pipeline.run_stages(stages, &stage_link(args)?);
+        let stage_runs = pipeline.run_stages(stages, &stage_link(&args.stages)?);
         runs.extend(args.inputs.iter().cloned().zip(stage_runs));
     } else {
         for path in &args.inputs {

@@ -204,6 +204,8 @@ pub enum Focus {
     Code,
     /// The diagnostics pane under the code (shown when the step has diagnostics).
     Diagnostics,
+    /// The link view: the stage interface table (`--pipeline`).
+    Link,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -383,6 +385,11 @@ pub struct State {
     /// `file:line  text`: the source line of the instruction under the cursor, from the
     /// module's line info (derived before each draw).
     pub source_line: Option<String>,
+    /// The docs are the stages of one pipeline, run and linked together (`--pipeline`).
+    pub linked: bool,
+    /// The link view (the stage interface table) is shown, and its selected row.
+    pub link_view: bool,
+    pub link_cursor: usize,
 }
 
 impl State {
@@ -429,6 +436,9 @@ impl State {
             styles: HashMap::new(),
             syntaxes: HashMap::new(),
             source_line: None,
+            linked: false,
+            link_view: false,
+            link_cursor: 0,
         }
     }
 
@@ -452,6 +462,42 @@ impl State {
 
     pub fn run(&self) -> Option<&Arc<Run>> {
         self.current().and_then(|d| d.run.as_ref())
+    }
+
+    /// Steps before the first pass of doc `d`'s run (its source step, if it has one).
+    fn step_offset(&self, d: usize) -> usize {
+        self.docs
+            .get(d)
+            .and_then(|doc| doc.run.as_ref())
+            .map_or(0, |r| {
+                usize::from(r.steps.first().is_some_and(|s| s.is_source()))
+            })
+    }
+
+    /// The step of doc `d` that is the selected step of the current doc: linked stages run
+    /// the same steps, but only those compiled from source have a source step in front.
+    pub fn aligned_step(&self, d: usize) -> Option<usize> {
+        let len = self.docs.get(d)?.run.as_ref()?.steps.len();
+        let k = self.step.saturating_sub(self.step_offset(self.doc));
+        Some((k + self.step_offset(d)).min(len.checked_sub(1)?))
+    }
+
+    /// The stage interface at the selected step against the stages' first pass (the link
+    /// view); empty unless the docs are the linked stages of a pipeline.
+    pub fn link_rows(&self) -> Vec<crate::pipeline::link::stages::InterfaceRow> {
+        if !self.linked {
+            return Vec::new();
+        }
+        let mut first = Vec::new();
+        let mut now = Vec::new();
+        for d in 0..self.docs.len() {
+            let (Some(run), Some(step)) = (self.docs[d].run.as_ref(), self.aligned_step(d)) else {
+                return Vec::new();
+            };
+            first.push(&*run.steps[self.step_offset(d).min(step)].module);
+            now.push(&*run.steps[step].module);
+        }
+        crate::pipeline::link::stages::interface_table(&first, &now)
     }
 
     pub fn step_count(&self) -> usize {

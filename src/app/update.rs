@@ -115,6 +115,7 @@ pub fn handle_key(s: &mut State, keymap: &Keymap, key: Key) -> Vec<Effect> {
                 Focus::Passes => Context::Passes,
                 Focus::Code => Context::Code,
                 Focus::Diagnostics => Context::Diagnostics,
+                Focus::Link => Context::Link,
             };
             match keymap.lookup(context, key) {
                 Some(a) => update(s, a.clone()),
@@ -234,7 +235,11 @@ fn select_doc(s: &mut State, i: usize) {
     if s.doc == i {
         return;
     }
+    let aligned = if s.linked { s.aligned_step(i) } else { None };
     s.doc = i;
+    if let Some(step) = aligned {
+        s.step = step;
+    }
     s.diff_prev = false;
     s.func = None;
     s.cursor = 0;
@@ -386,6 +391,57 @@ fn move_diag(s: &mut State, delta: isize) {
 }
 
 /// Shows the instruction (or function) the selected diagnostic is about.
+fn move_link(s: &mut State, delta: isize) {
+    let n = s.link_rows().len();
+    if n == 0 {
+        return;
+    }
+    s.link_cursor = (s.link_cursor as isize + delta).clamp(0, n as isize - 1) as usize;
+}
+
+/// Shows the variable of the selected link view row in its stage: the writer (earlier stage)
+/// or the reader (later stage), at the same step.
+fn link_jump(s: &mut State, reader: bool) {
+    let rows = s.link_rows();
+    let Some(row) = rows.get(s.link_cursor.min(rows.len().saturating_sub(1))) else {
+        s.set_error("the link view has no rows");
+        return;
+    };
+    let side = if reader { &row.reader } else { &row.writer };
+    let other = if reader { &row.writer } else { &row.reader };
+    // A side outside the shaders (vertex buffer, attachment) jumps to the other side.
+    let target = match (side, other) {
+        (Some((stage, name)), _) if *stage != usize::MAX => (*stage, name.clone()),
+        (_, Some((stage, name))) if *stage != usize::MAX => (*stage, name.clone()),
+        _ => {
+            s.set_error("this row has no variable in a stage");
+            return;
+        }
+    };
+    let (stage, name) = target;
+    select_doc(s, stage);
+    if matches!(s.view, ViewMode::Diff | ViewMode::Split) {
+        s.view = if s.text == TextKind::Ir {
+            ViewMode::Ir
+        } else {
+            ViewMode::Spirv
+        };
+    }
+    s.func = None;
+    refresh_panel(s);
+    match (0..s.panel.len()).find(|&r| is_definition_row(s.panel.row_text(r), &name)) {
+        Some(r) => {
+            jump_to(s, r);
+            let file = s.docs[stage].path.display().to_string();
+            s.set_message(format!("{name} in {file} ({})", row.slot));
+        }
+        None => s.set_error(format!(
+            "{name} is not in {} at this step (the link removed it)",
+            s.docs[stage].path.display()
+        )),
+    }
+}
+
 fn goto_diagnostic(s: &mut State) {
     let Some(run) = s.run().cloned() else { return };
     let diags = s.diagnostics_of(s.step);
@@ -441,12 +497,14 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         Action::Focus => {
             let has_diagnostics = !s.diagnostics_of(s.step).is_empty();
             let browser = s.browser_shown();
+            let link = s.link_view && s.linked;
             s.focus = match s.focus {
                 Focus::Shaders => Focus::Passes,
                 Focus::Passes => Focus::Code,
                 Focus::Code if has_diagnostics => Focus::Diagnostics,
-                Focus::Code | Focus::Diagnostics if browser => Focus::Shaders,
-                Focus::Code | Focus::Diagnostics => Focus::Passes,
+                Focus::Code | Focus::Diagnostics if link => Focus::Link,
+                Focus::Code | Focus::Diagnostics | Focus::Link if browser => Focus::Shaders,
+                Focus::Code | Focus::Diagnostics | Focus::Link => Focus::Passes,
             }
         }
         Action::Up(n) | Action::Down(n) => {
@@ -460,6 +518,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
                 Focus::Passes => move_step(s, d),
                 Focus::Code => move_cursor(s, d),
                 Focus::Diagnostics => move_diag(s, d),
+                Focus::Link => move_link(s, d),
             }
         }
         Action::PageUp | Action::PageDown => {
@@ -472,6 +531,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
                 Focus::Shaders => move_doc(s, d.signum() * 10),
                 Focus::Passes => move_step(s, d.signum() * 10),
                 Focus::Diagnostics => move_diag(s, d),
+                Focus::Link => move_link(s, d.signum() * 10),
                 Focus::Code => {
                     move_cursor(s, d);
                     scroll_code(s, d);
@@ -487,6 +547,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
                     move_diag(s, if top { isize::MIN / 2 } else { isize::MAX / 2 })
                 }
                 Focus::Code => move_cursor(s, if top { isize::MIN / 2 } else { isize::MAX / 2 }),
+                Focus::Link => move_link(s, if top { isize::MIN / 2 } else { isize::MAX / 2 }),
             }
         }
         Action::Left => return update(s, Action::PrevToken),
@@ -736,6 +797,21 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         Action::ScrollLeft => s.hscroll = s.hscroll.saturating_sub(8),
         Action::OpInfo => op_info(s),
         Action::GotoDiagnostic => goto_diagnostic(s),
+        Action::LinkView => {
+            if !s.linked {
+                s.set_error("the link view needs linked stages: open them with --pipeline");
+            } else {
+                s.link_view = !s.link_view;
+                s.focus = if s.link_view {
+                    Focus::Link
+                } else if s.focus == Focus::Link {
+                    Focus::Code
+                } else {
+                    s.focus
+                };
+            }
+        }
+        Action::LinkJump(reader) => link_jump(s, reader),
         Action::Bisect => return vec![Effect::Bisect],
         Action::CommandLine => s.mode = Mode::Command(String::new()),
         Action::SearchPrompt => s.mode = Mode::Search(String::new()),

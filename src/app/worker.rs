@@ -9,7 +9,7 @@ use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Condvar, Mutex};
 
 use crate::pipeline::input::{self, FrontEnds, InputError, InputKind};
-use crate::pipeline::{Pipeline, Run};
+use crate::pipeline::{Pipeline, Run, StageLink};
 
 pub struct Job {
     pub doc: usize,
@@ -62,13 +62,22 @@ pub fn load_and_run(
 }
 
 impl Worker {
-    pub fn new(pipeline: Arc<Pipeline>, front: Arc<FrontEnds>) -> Self {
+    /// A worker that runs each input on its own, or, with `stages`, every input together as
+    /// the stages of one graphics pipeline (jobs then come in batches: `submit_all`).
+    pub fn new(
+        pipeline: Arc<Pipeline>,
+        front: Arc<FrontEnds>,
+        stages: Option<Arc<StageLink>>,
+    ) -> Self {
         let queue: Arc<(Mutex<Queue>, Condvar)> = Arc::default();
         let (tx, done) = channel();
         let q = queue.clone();
         let thread = std::thread::Builder::new()
             .name("shaderstep-worker".into())
-            .spawn(move || work(&q, &tx, &pipeline, &front))
+            .spawn(move || match stages {
+                Some(link) => work_stages(&q, &tx, &pipeline, &front, &link),
+                None => work(&q, &tx, &pipeline, &front),
+            })
             .ok();
         Worker {
             queue,
@@ -85,6 +94,124 @@ impl Worker {
         q.jobs.push_back(job);
         cv.notify_one();
     }
+}
+
+impl Worker {
+    /// Queues jobs that must run together (the stages of a pipeline), replacing queued ones.
+    pub fn submit_all(&self, jobs: Vec<Job>) {
+        let (lock, cv) = &*self.queue;
+        let mut q = lock.lock().unwrap_or_else(|e| e.into_inner());
+        q.jobs.clear();
+        q.jobs.extend(jobs);
+        cv.notify_one();
+    }
+}
+
+/// Pipeline mode: takes every queued job at once (one per stage), loads them all, links them
+/// with `Pipeline::run_stages` and answers every job. A stage that does not load fails the
+/// others too: they cannot be linked without it.
+fn work_stages(
+    queue: &(Mutex<Queue>, Condvar),
+    tx: &Sender<Done>,
+    pipeline: &Pipeline,
+    front: &FrontEnds,
+    link: &StageLink,
+) {
+    let (lock, cv) = queue;
+    loop {
+        let jobs: Vec<Job> = {
+            let mut q = lock.lock().unwrap_or_else(|e| e.into_inner());
+            loop {
+                if q.closed {
+                    return;
+                }
+                if !q.jobs.is_empty() {
+                    break q.jobs.drain(..).collect();
+                }
+                q = cv.wait(q).unwrap_or_else(|e| e.into_inner());
+            }
+        };
+        let results = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run_stage_jobs(&jobs, pipeline, front, link)
+        }))
+        .unwrap_or_else(|p| {
+            let what = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            jobs.iter()
+                .map(|j| {
+                    Err(InputError {
+                        path: j.path.clone(),
+                        line: None,
+                        message: format!("internal error while linking (please report): {what}"),
+                    })
+                })
+                .collect()
+        });
+        for (job, result) in jobs.iter().zip(results) {
+            let done = Done {
+                doc: job.doc,
+                token: job.token,
+                result,
+            };
+            if tx.send(done).is_err() {
+                return;
+            }
+        }
+    }
+}
+
+/// Loads every stage and runs them linked; one result per job.
+pub fn run_stage_jobs(
+    jobs: &[Job],
+    pipeline: &Pipeline,
+    front: &FrontEnds,
+    link: &StageLink,
+) -> Vec<Result<Loaded, InputError>> {
+    let loaded: Vec<Result<input::Loaded, InputError>> = jobs
+        .iter()
+        .map(|j| input::load_with(&j.path, front))
+        .collect();
+    if let Some(bad) = loaded.iter().find_map(|l| l.as_ref().err()) {
+        let bad = bad.clone();
+        return loaded
+            .into_iter()
+            .zip(jobs)
+            .map(|(l, j)| match l {
+                Err(e) => Err(e),
+                Ok(_) => Err(InputError {
+                    path: j.path.clone(),
+                    line: None,
+                    message: format!("not linked: {}", bad),
+                }),
+            })
+            .collect();
+    }
+    let loaded: Vec<input::Loaded> = loaded.into_iter().flatten().collect();
+    let stages = loaded
+        .iter()
+        .map(|l| {
+            (
+                Arc::new(l.words.clone()),
+                Some((l.module.clone(), l.decode_time)),
+            )
+        })
+        .collect();
+    let runs = pipeline.run_stages(stages, link);
+    loaded
+        .into_iter()
+        .zip(runs)
+        .map(|(l, run)| {
+            let source = l.source.clone().map(Arc::from);
+            Ok(Loaded {
+                run,
+                kind: l.kind,
+                source,
+            })
+        })
+        .collect()
 }
 
 impl Drop for Worker {

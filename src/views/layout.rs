@@ -12,6 +12,8 @@ pub struct Areas {
     pub code: Rect,
     /// Under the code, when the selected step has diagnostics.
     pub diagnostics: Option<Rect>,
+    /// Under the code, when the link view is shown (`L`, linked stages only).
+    pub link: Option<Rect>,
     pub status: Rect,
 }
 
@@ -38,6 +40,14 @@ pub fn areas(s: &State) -> Areas {
     } else {
         (None, left)
     };
+    let (code, link) = if s.link_view && s.linked && code.height > 12 {
+        let rows = s.link_rows().len() as u16;
+        let h = (rows + 3).min(code.height / 2).max(4);
+        let [c, l] = Layout::vertical([Constraint::Min(6), Constraint::Length(h)]).areas(code);
+        (c, Some(l))
+    } else {
+        (code, None)
+    };
     let n = s.diagnostics_of(s.step).len();
     let (code, diagnostics) = if n > 0 && code.height > 12 {
         let [c, d] =
@@ -52,6 +62,7 @@ pub fn areas(s: &State) -> Areas {
         passes,
         code,
         diagnostics,
+        link,
         status,
     }
 }

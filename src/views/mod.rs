@@ -7,6 +7,7 @@ pub mod diagnostics;
 pub mod help;
 pub mod highlight;
 pub mod layout;
+pub mod link_view;
 pub mod pass_list;
 pub mod status_bar;
 pub mod theme;
@@ -26,6 +27,9 @@ pub fn draw(frame: &mut Frame, s: &State, keymap: &[Binding]) {
     code_view::draw(frame, areas.code, s, &theme);
     if let Some(d) = areas.diagnostics {
         diagnostics::draw(frame, d, s, &theme);
+    }
+    if let Some(l) = areas.link {
+        link_view::draw(frame, l, s, &theme);
     }
     status_bar::draw(frame, areas.status, s, &theme);
     if let Some(p) = &s.popup {

@@ -506,6 +506,216 @@ pub fn forward_constants(producer: &Module, consumer: &mut Module) -> Vec<String
     forwarded
 }
 
+/// What became of an interface slot at a step, against the stages' first step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowStatus {
+    /// Written by the earlier stage and read by the later, with the same type.
+    Matched,
+    /// Both sides are there but disagree (type, array size, interpolation).
+    Mismatch,
+    /// Written, never read.
+    Dead,
+    /// Was dead; the output is gone (`link-dead-outputs`).
+    Removed,
+    /// The later stage's input became a constant (`link-forward-constants`).
+    Constant,
+    /// Read, never written: undefined.
+    Unwritten,
+    /// A vertex input fetched by the fetch glue, or a fragment output converted by the export
+    /// glue: the variable is private now.
+    Glued,
+    /// A variable the glue added to the interface.
+    AddedByGlue,
+    /// A vertex input or fragment output left to fixed-function fetch or export.
+    FixedFunction,
+}
+
+impl RowStatus {
+    pub fn label(self) -> &'static str {
+        match self {
+            RowStatus::Matched => "matched",
+            RowStatus::Mismatch => "mismatch",
+            RowStatus::Dead => "dead",
+            RowStatus::Removed => "removed (dead)",
+            RowStatus::Constant => "constant",
+            RowStatus::Unwritten => "not written",
+            RowStatus::Glued => "glue",
+            RowStatus::AddedByGlue => "added by glue",
+            RowStatus::FixedFunction => "fixed function",
+        }
+    }
+}
+
+/// One row of the stage interface table (the TUI's link view).
+#[derive(Clone, Debug, PartialEq)]
+pub struct InterfaceRow {
+    /// Which boundary: `vertex input`, `vs → fs`, `colour output`.
+    pub edge: String,
+    pub slot: Slot,
+    pub ty: String,
+    pub interpolation: String,
+    /// (stage index, variable name) of the writer and the reader, where there is one.
+    pub writer: Option<(usize, String)>,
+    pub reader: Option<(usize, String)>,
+    pub status: RowStatus,
+}
+
+fn stage_short(m: &Module) -> &'static str {
+    match stage_rank(m).map(|r| r.1) {
+        Some(ExecutionModel::Vertex) => "vs",
+        Some(ExecutionModel::TessellationControl) => "tcs",
+        Some(ExecutionModel::TessellationEvaluation) => "tes",
+        Some(ExecutionModel::Geometry) => "gs",
+        Some(ExecutionModel::Fragment) => "fs",
+        _ => "?",
+    }
+}
+
+fn interp_text(v: &Var) -> String {
+    v.interpolation
+        .iter()
+        .map(|d| format!("{d:?}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The interface of a pipeline's stages at one step (`now`, one module per stage) against
+/// their first step (`first`): the pipeline's vertex inputs, each boundary between
+/// neighbouring stages, and the fragment outputs.
+pub fn interface_table(first: &[&Module], now: &[&Module]) -> Vec<InterfaceRow> {
+    let mut ranked: Vec<usize> = (0..now.len()).collect();
+    ranked.sort_by_key(|&i| stage_rank(now[i]).map_or(u32::MAX, |r| r.0));
+    let by_slot = |m: &Module, class| -> BTreeMap<Slot, Var> {
+        interface(m, class)
+            .into_iter()
+            .map(|v| (v.slot, v))
+            .collect()
+    };
+    let mut rows = Vec::new();
+    // The ends of the pipeline: vertex inputs and fragment outputs.
+    let ends = [
+        (
+            ranked.first().copied(),
+            StorageClass::Input,
+            ExecutionModel::Vertex,
+            "vertex input",
+        ),
+        (
+            ranked.last().copied(),
+            StorageClass::Output,
+            ExecutionModel::Fragment,
+            "colour output",
+        ),
+    ];
+    for (stage, class, model, edge) in ends {
+        let Some(i) = stage else { continue };
+        if stage_rank(now[i]).map(|r| r.1) != Some(model) {
+            continue;
+        }
+        let (before, after) = (interface(first[i], class), interface(now[i], class));
+        let end = match class {
+            StorageClass::Input => "vertex buffer",
+            _ => "attachment",
+        };
+        let kept = |v: &Var, others: &[Var]| others.iter().any(|o| o.id == v.id);
+        let mut vars: Vec<(&Var, RowStatus)> = before
+            .iter()
+            .map(|v| {
+                let status = if kept(v, &after) {
+                    RowStatus::FixedFunction
+                } else {
+                    RowStatus::Glued
+                };
+                (v, status)
+            })
+            .chain(
+                after
+                    .iter()
+                    .filter(|v| !kept(v, &before))
+                    .map(|v| (v, RowStatus::AddedByGlue)),
+            )
+            .collect();
+        vars.sort_by_key(|(v, _)| v.slot);
+        for (var, status) in vars {
+            let here = Some((i, var.name.clone()));
+            let there = Some((usize::MAX, end.to_string()));
+            let (writer, reader) = match class {
+                StorageClass::Input => (there, here),
+                _ => (here, there),
+            };
+            rows.push(InterfaceRow {
+                edge: edge.into(),
+                slot: var.slot,
+                ty: var.ty.clone(),
+                interpolation: interp_text(var),
+                writer,
+                reader,
+                status,
+            });
+        }
+    }
+    // Between stages.
+    for pair in ranked.windows(2) {
+        let (p, c) = (pair[0], pair[1]);
+        let edge = format!("{} → {}", stage_short(now[p]), stage_short(now[c]));
+        let (outs0, ins0) = (
+            by_slot(first[p], StorageClass::Output),
+            by_slot(first[c], StorageClass::Input),
+        );
+        let (outs, ins) = (
+            by_slot(now[p], StorageClass::Output),
+            by_slot(now[c], StorageClass::Input),
+        );
+        let slots: std::collections::BTreeSet<Slot> = outs0
+            .keys()
+            .chain(ins0.keys())
+            .chain(outs.keys())
+            .chain(ins.keys())
+            .copied()
+            .collect();
+        for slot in slots {
+            let (w, r) = (outs.get(&slot), ins.get(&slot));
+            let status = match (w, r) {
+                (Some(w), Some(r)) if w.ty != r.ty || w.interpolation != r.interpolation => {
+                    RowStatus::Mismatch
+                }
+                (Some(_), Some(_)) => RowStatus::Matched,
+                (Some(_), None) if ins0.contains_key(&slot) => RowStatus::Constant,
+                // Position, point size and clip distances feed the rasterizer too.
+                (Some(_), None) if matches!(slot, Slot::BuiltIn(_)) => RowStatus::FixedFunction,
+                (Some(_), None) => RowStatus::Dead,
+                (None, Some(_)) => RowStatus::Unwritten,
+                (None, None) if ins0.contains_key(&slot) => RowStatus::Constant,
+                (None, None) => RowStatus::Removed,
+            };
+            let shown = w
+                .or(r)
+                .or_else(|| outs0.get(&slot))
+                .or_else(|| ins0.get(&slot))
+                .expect("a slot of either side");
+            let name = |v: Option<&Var>, old: Option<&Var>, stage: usize| {
+                v.or(old).map(|v| (stage, v.name.clone()))
+            };
+            rows.push(InterfaceRow {
+                edge: edge.clone(),
+                slot,
+                ty: match (w, r) {
+                    (Some(w), Some(r)) if w.ty != r.ty => format!("{} / {}", w.ty, r.ty),
+                    _ => shown.ty.clone(),
+                },
+                interpolation: interp_text(shown),
+                writer: name(w, outs0.get(&slot), p),
+                reader: match status {
+                    RowStatus::FixedFunction => Some((usize::MAX, "rasterizer".into())),
+                    _ => name(r, ins0.get(&slot), c),
+                },
+                status,
+            });
+        }
+    }
+    rows
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
