@@ -395,3 +395,119 @@ fn interface_table_tells_what_linking_did_to_each_slot() {
         "{rows:?}"
     );
 }
+
+const VS3: &str = "#version 450
+layout(location = 0) in vec3 pos;
+layout(location = 0) out vec3 v_normal;
+layout(location = 1) out vec4 v_unused;
+layout(location = 2) out float v_shade;
+layout(location = 3) out vec4 v_extra;
+void main() {
+    v_normal = normalize(pos);
+    v_unused = vec4(pos, 1.0);
+    v_shade = pos.x * 0.5;
+    v_extra = vec4(sin(pos) * cos(pos.yzx), 1.0);
+    gl_Position = vec4(pos, 1.0);
+}
+";
+
+const GS3: &str = "#version 450
+layout(triangles) in;
+layout(triangle_strip, max_vertices = 3) out;
+layout(location = 0) in vec3 g_normal[];
+layout(location = 2) in float g_shade[];
+layout(location = 3) in vec4 g_extra[];
+layout(location = 0) out vec3 f_normal;
+layout(location = 1) out vec4 f_dead;
+void main() {
+    for (int i = 0; i < 3; i++) {
+        gl_Position = gl_in[i].gl_Position;
+        f_normal = g_normal[i] * g_shade[i];
+        f_dead = g_extra[i] * 2.0;
+        EmitVertex();
+    }
+    EndPrimitive();
+}
+";
+
+const FS3: &str = "#version 450
+layout(location = 0) in vec3 f_normal;
+layout(location = 0) out vec4 color;
+void main() { color = vec4(f_normal, 1.0); }
+";
+
+/// Vertex, geometry and fragment stages: per-vertex geometry inputs match the vertex outputs
+/// element by element, and fs-first removes dead outputs stage by stage, back to front — the
+/// geometry output nobody reads goes, then the geometry input only it read, then the vertex
+/// output that fed that input, with its computation.
+#[test]
+fn vs_gs_fs_remove_dead_outputs_back_to_front() {
+    let dir = scratch();
+    let vs = glslang(&dir, "t.vert", VS3);
+    let gs = glslang(&dir, "t.geom", GS3);
+    let fs = glslang(&dir, "t.frag", FS3);
+    let s = stats(&[&vs, &gs, &fs]);
+    for input in [&vs, &gs, &fs] {
+        let link = s
+            .iter()
+            .find(|x| x.0 == *input && x.1 == "link-interface")
+            .unwrap();
+        assert!(
+            link.3.iter().all(|m| !m.starts_with("error")),
+            "per-vertex inputs match: {:?}",
+            link.3
+        );
+    }
+    let gs_note = s
+        .iter()
+        .find(|x| x.0 == gs && x.1 == "link-dead-outputs")
+        .unwrap();
+    assert!(
+        gs_note.3.iter().any(|m| m.contains("%f_dead (location 1)")),
+        "{:?}",
+        gs_note.3
+    );
+    assert!(
+        gs_note
+            .3
+            .iter()
+            .any(|m| m.contains("inputs no longer read: %g_extra (location 3)")),
+        "{:?}",
+        gs_note.3
+    );
+    let vs_note = s
+        .iter()
+        .find(|x| x.0 == vs && x.1 == "link-dead-outputs")
+        .unwrap();
+    assert!(
+        vs_note
+            .3
+            .iter()
+            .any(|m| m.contains("%v_unused (location 1), %v_extra (location 3)")),
+        "{:?}",
+        vs_note.3
+    );
+    let out = dir.join("out");
+    let r = shaderstep(&[
+        "run",
+        "--pipeline",
+        &vs,
+        &gs,
+        &fs,
+        "--preset",
+        "size",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let texts = validate_dir(&out, &["t.vert.spv", "t.geom.spv", "t.frag.spv"]);
+    assert!(
+        !texts[0].contains("Sin") && !texts[0].contains("Cos"),
+        "{}",
+        texts[0]
+    );
+    // pos in, v_normal and v_shade out.
+    assert_eq!(texts[0].matches(" Location ").count(), 3, "{}", texts[0]);
+    // g_normal and g_shade in, f_normal out.
+    assert_eq!(texts[1].matches(" Location ").count(), 3, "{}", texts[1]);
+}

@@ -353,6 +353,16 @@ impl Pipeline {
                                 dead.join(", ")
                             ),
                         ));
+                        // What only fed them goes too, and with it inputs only it read: the
+                        // stage before this one then sees those outputs as dead.
+                        super::passes::dce::dce(&mut modules[p]);
+                        let unread = st::remove_unread_inputs(&mut modules[p]);
+                        if !unread.is_empty() && p != ranked[0] {
+                            notes[p].push(Diagnostic::new(
+                                Severity::Note,
+                                format!("inputs no longer read: {}", unread.join(", ")),
+                            ));
+                        }
                     }
                 }
                 "link-dead-outputs"

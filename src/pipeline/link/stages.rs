@@ -156,6 +156,14 @@ pub fn type_sig(m: &Module, id: Id, depth: usize) -> String {
 /// The interface variables of a module's entry point in one storage class.
 pub fn interface(m: &Module, class: StorageClass) -> Vec<Var> {
     let names = Names::for_module(m);
+    let model = stage_rank(m).map(|r| r.1);
+    let arrayed = matches!(
+        (model, class),
+        (
+            Some(ExecutionModel::Geometry | ExecutionModel::TessellationEvaluation),
+            StorageClass::Input
+        ) | (Some(ExecutionModel::TessellationControl), _)
+    );
     let mut out = Vec::new();
     let listed: HashSet<Id> = m
         .entry_points
@@ -173,13 +181,27 @@ pub fn interface(m: &Module, class: StorageClass) -> Vec<Var> {
         if g.operands.first() != Some(&Operand::StorageClass(class)) || !listed.contains(&id) {
             continue;
         }
-        let pointee =
+        let mut pointee =
             g.ty.and_then(|p| m.global(p))
                 .and_then(|p| match p.operands.get(1) {
                     Some(Operand::IdRef(t)) => Some(*t),
                     _ => None,
                 })
                 .unwrap_or(0);
+        // Per-vertex interfaces (geometry and tessellation inputs, tessellation control
+        // outputs) are arrays of what the neighbouring stage writes or reads per vertex.
+        let patch = decorations_of(m, id)
+            .iter()
+            .any(|d| d.first() == Some(&Operand::Decoration(Decoration::Patch)));
+        if arrayed && !patch {
+            if let Some(Operand::IdRef(e)) = m
+                .global(pointee)
+                .filter(|t| t.op == Op::TypeArray)
+                .and_then(|t| t.operands.first())
+            {
+                pointee = *e;
+            }
+        }
         let mut location = None;
         let mut component = 0;
         let mut builtin = None;
@@ -327,6 +349,31 @@ fn remove_vars(m: &mut Module, vars: &HashSet<Id>) {
     m.globals
         .retain(|g| !g.result.is_some_and(|r| vars.contains(&r)));
     m.reindex();
+}
+
+/// Removes location inputs no code reads (after the outputs they fed were removed), so the
+/// stage before sees them as dead too. Returns their names.
+pub fn remove_unread_inputs(m: &mut Module) -> Vec<String> {
+    let mut used = HashSet::new();
+    for f in &m.functions {
+        for b in &f.blocks {
+            for i in b.insts.iter().chain(std::iter::once(&b.terminator)) {
+                used.extend(i.id_operands());
+            }
+        }
+    }
+    let unread: Vec<Var> = interface(m, StorageClass::Input)
+        .into_iter()
+        .filter(|v| matches!(v.slot, Slot::Location(..)) && !used.contains(&v.id))
+        .collect();
+    let ids: HashSet<Id> = unread.iter().map(|v| v.id).collect();
+    if !ids.is_empty() {
+        remove_vars(m, &ids);
+    }
+    unread
+        .iter()
+        .map(|v| format!("{} ({})", v.name, v.slot))
+        .collect()
 }
 
 /// Removes the producer's location outputs the consumer does not read. Returns the names of
