@@ -10,5 +10,5 @@ pub mod pass;
 pub mod passes;
 pub mod registry;
 
-pub use manager::{Checks, Pipeline, Run, StageLink, Step};
+pub use manager::{Checks, Pipeline, Run, StageInput, StageLink, Step};
 pub use pass::{Changed, Diagnostic, Pass, PassCx, PassError, Severity};

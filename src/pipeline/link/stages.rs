@@ -396,21 +396,49 @@ pub fn remove_dead_outputs(producer: &mut Module, consumer: &Module) -> Vec<Stri
         .collect()
 }
 
-/// The constant an output is always written with: every store to it stores the same
-/// constant, directly (no access chain), and one of them is in the entry block of the entry
-/// point, so it happens on every path.
-fn constant_output(m: &Module, var: Id) -> Option<Id> {
-    let entry = m
-        .entry_points
+/// Blocks of `f` that run whenever `f` returns: the entry block and those it reaches through
+/// unconditional branches.
+fn always_blocks(f: &crate::ir::Function) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < f.blocks.len() && !out.contains(&at) {
+        out.push(at);
+        let b = &f.blocks[at];
+        match (b.terminator.op, b.terminator.operands.first()) {
+            (Op::Branch, Some(Operand::IdRef(next))) => match f.block_index(*next) {
+                Some(n) => at = n,
+                None => break,
+            },
+            _ => break,
+        }
+    }
+    out
+}
+
+fn entry_function(m: &Module) -> Option<Id> {
+    m.entry_points
         .first()
         .and_then(|ep| match ep.operands.get(1) {
             Some(Operand::IdRef(f)) => Some(*f),
             _ => None,
-        })?;
+        })
+}
+
+/// The constant an output is always written with: every store to it stores the same value,
+/// directly (no access chain), one of them in a block of the entry point that always runs,
+/// and that value is a constant — or a load of a private variable that holds one constant
+/// by then (how naga's wrappers copy outputs).
+fn constant_output(m: &Module, var: Id) -> Option<Id> {
+    let entry = entry_function(m)?;
     let ptrs = pointers_into(m, var);
     let mut value = None;
-    let mut in_entry_block = false;
+    let mut always = false;
     for f in &m.functions {
+        let sure = if f.id() == entry {
+            always_blocks(f)
+        } else {
+            Vec::new()
+        };
         for (bi, b) in f.blocks.iter().enumerate() {
             for i in &b.insts {
                 let Some(Operand::IdRef(p)) = i.operands.first() else {
@@ -428,7 +456,7 @@ fn constant_output(m: &Module, var: Id) -> Option<Id> {
                             return None;
                         }
                         value = Some(*v);
-                        in_entry_block |= f.id() == entry && bi == 0;
+                        always |= sure.contains(&bi);
                     }
                     // Stores through access chains, or anything else that writes it.
                     Op::Store | Op::CopyMemory | Op::CopyMemorySized => return None,
@@ -438,17 +466,92 @@ fn constant_output(m: &Module, var: Id) -> Option<Id> {
         }
     }
     let v = value?;
-    let def = m.global(v)?;
-    (in_entry_block
-        && matches!(
+    if !always {
+        return None;
+    }
+    if is_constant(m, v) {
+        return Some(v);
+    }
+    private_constant(m, entry, v)
+}
+
+fn is_constant(m: &Module, v: Id) -> bool {
+    m.global(v).is_some_and(|def| {
+        matches!(
             def.op,
             Op::Constant
                 | Op::ConstantComposite
                 | Op::ConstantTrue
                 | Op::ConstantFalse
                 | Op::ConstantNull
-        ))
-    .then_some(v)
+        )
+    })
+}
+
+/// For `loaded`, a load in the entry function: the constant it reads when it loads a
+/// `Private` variable that every write sets to one constant `C`, and either its initializer
+/// is `C` or a store of `C` surely runs before the load (earlier in the load's block, or in a
+/// block that always runs of a function called earlier in that block).
+fn private_constant(m: &Module, entry: Id, loaded: Id) -> Option<Id> {
+    let ef = m.function(entry)?;
+    let (load_block, load_at, var) = ef.blocks.iter().enumerate().find_map(|(bi, b)| {
+        b.insts
+            .iter()
+            .enumerate()
+            .find_map(|(k, i)| match (i.op, i.result, i.operands.first()) {
+                (Op::Load, Some(r), Some(Operand::IdRef(p))) if r == loaded => Some((bi, k, *p)),
+                _ => None,
+            })
+    })?;
+    let def = m.global(var)?;
+    if def.op != Op::Variable
+        || def.operands.first() != Some(&Operand::StorageClass(StorageClass::Private))
+    {
+        return None;
+    }
+    let mut value = None;
+    // Functions holding a store of the variable in a block that always runs.
+    let mut stored_surely_in: HashSet<Id> = HashSet::new();
+    for f in &m.functions {
+        let sure = always_blocks(f);
+        for (bi, b) in f.blocks.iter().enumerate() {
+            for i in b.insts.iter().chain(std::iter::once(&b.terminator)) {
+                if !i.id_operands().any(|u| u == var) {
+                    continue;
+                }
+                match (i.op, i.operands.as_slice()) {
+                    (Op::Load, [Operand::IdRef(p), ..]) if *p == var => {}
+                    (Op::Store, [Operand::IdRef(p), Operand::IdRef(x), ..]) if *p == var => {
+                        if value.is_some_and(|c| c != *x) || !is_constant(m, *x) {
+                            return None;
+                        }
+                        value = Some(*x);
+                        if sure.contains(&bi) {
+                            stored_surely_in.insert(f.id());
+                        }
+                    }
+                    // Access chains, copies, calls that take the pointer: writes we cannot see.
+                    _ => return None,
+                }
+            }
+        }
+    }
+    let c = value?;
+    let init = match def.operands.get(1) {
+        Some(Operand::IdRef(init)) => Some(*init),
+        _ => None,
+    };
+    if init.is_none() || init == Some(c) {
+        return Some(c);
+    }
+    // The initializer differs: a store must run before the load.
+    let before = &ef.blocks[load_block].insts[..load_at];
+    let stored_first = before.iter().any(|i| match (i.op, i.operands.as_slice()) {
+        (Op::Store, [Operand::IdRef(p), ..]) => *p == var,
+        (Op::FunctionCall, [Operand::IdRef(callee), ..]) => stored_surely_in.contains(callee),
+        _ => false,
+    });
+    stored_first.then_some(c)
 }
 
 /// Rebuilds constant `c` of `from` in `to`, with `to`'s type `ty`: scalars, and composites of
