@@ -1,7 +1,8 @@
 //! Vertex-fetch and colour-export glue against the fixed-function pipeline, on lavapipe: the
 //! same triangles drawn once with Vulkan's vertex input state and colour attachment format,
 //! and once with the stages shaderstep glued (storage buffers in, a packed `uint` texel out)
-//! must give the same bytes, for every attribute and attachment format pairing below, with the
+//! must give the same bytes, for every attribute and attachment format pairing below (float,
+//! normalized and integer ones), with the
 //! glue generated at link time (`--link-state`) and compiled in (`--state`).
 
 mod common;
@@ -62,6 +63,7 @@ fn vk_format(name: &str) -> vk::Format {
         "a2b10g10r10_unorm_pack32" => vk::Format::A2B10G10R10_UNORM_PACK32,
         "r32_uint" => vk::Format::R32_UINT,
         "r32g32_uint" => vk::Format::R32G32_UINT,
+        "r32g32b32a32_sint" => vk::Format::R32G32B32A32_SINT,
         "r32g32b32a32_uint" => vk::Format::R32G32B32A32_UINT,
         other => panic!("no Vulkan format for {other}"),
     }
@@ -110,6 +112,8 @@ fn encode(format: &Format, values: &[f32], rng: &mut Lcg) -> Vec<u8> {
 }
 
 struct Case {
+    /// Integer attributes and attachment (`VERT_INT`/`FRAG_INT`) rather than float ones.
+    int: bool,
     pos: &'static str,
     color: &'static str,
     tint: &'static str,
@@ -131,6 +135,23 @@ const FRAG: &str = "#version 450
 layout(location = 0) in vec4 v_color;
 layout(location = 0) out vec4 color;
 void main() { color = v_color * 1.25 - vec4(0.1); }
+";
+
+const VERT_INT: &str = "#version 450
+layout(location = 0) in vec2 pos;
+layout(location = 1) in uvec4 color;
+layout(location = 2) in ivec4 tint;
+layout(location = 0) flat out uvec4 v_color;
+void main() {
+    v_color = (color & 0x7fu) + uvec4(abs(tint) & 0x7f);
+    gl_Position = vec4(pos + vec2(float(gl_InstanceIndex) * 0.25, 0.0), 0.0, 1.0);
+}
+";
+
+const FRAG_INT: &str = "#version 450
+layout(location = 0) flat in uvec4 v_color;
+layout(location = 0) out uvec4 color;
+void main() { color = v_color + uvec4(gl_FragCoord.xy, 1, 2) % 8u; }
 ";
 
 const VERTICES: u32 = 12;
@@ -176,8 +197,13 @@ fn draw_case(gpu: &Gpu, dir: &Path, case: &Case, n: usize) {
     );
     let case_dir = dir.join(format!("case{n}"));
     std::fs::create_dir_all(&case_dir).unwrap();
-    let vs = glslang(&case_dir, "p.vert", VERT);
-    let fs = glslang(&case_dir, "p.frag", FRAG);
+    let (vert, frag) = if case.int {
+        (VERT_INT, FRAG_INT)
+    } else {
+        (VERT, FRAG)
+    };
+    let vs = glslang(&case_dir, "p.vert", vert);
+    let fs = glslang(&case_dir, "p.frag", frag);
     let state_path = case_dir.join("state.toml");
     std::fs::write(&state_path, &state).unwrap();
 
@@ -300,46 +326,74 @@ fn glue_draws_the_same_image_as_fixed_function_fetch_and_export() {
     let dir = temp_dir("image");
     let cases = [
         Case {
+            int: false,
             pos: "r32g32_sfloat",
             color: "r8g8b8a8_unorm",
             tint: "r8g8b8a8_unorm",
             target: "r8g8b8a8_unorm",
         },
         Case {
+            int: false,
             pos: "r16g16_snorm",
             color: "a2b10g10r10_unorm_pack32",
             tint: "b8g8r8a8_unorm",
             target: "r8g8b8a8_srgb",
         },
         Case {
+            int: false,
             pos: "r16g16_sfloat",
             color: "r16g16b16a16_unorm",
             tint: "r8g8b8a8_snorm",
             target: "r16g16b16a16_sfloat",
         },
         Case {
+            int: false,
             pos: "r32g32b32_sfloat",
             color: "r8g8_unorm",
             tint: "r16g16b16a16_snorm",
             target: "a2b10g10r10_unorm_pack32",
         },
         Case {
+            int: false,
             pos: "r32g32_sfloat",
             color: "r16g16b16a16_sfloat",
             tint: "r32g32b32a32_sfloat",
             target: "b8g8r8a8_unorm",
         },
         Case {
+            int: false,
             pos: "r32g32_sfloat",
             color: "r8g8b8a8_unorm",
             tint: "r16g16b16a16_unorm",
             target: "r8g8b8a8_snorm",
         },
         Case {
+            int: false,
             pos: "r32g32_sfloat",
             color: "r8g8b8a8_snorm",
             tint: "r8g8b8a8_unorm",
             target: "r32g32b32a32_sfloat",
+        },
+        Case {
+            int: true,
+            pos: "r32g32_sfloat",
+            color: "r8g8b8a8_uint",
+            tint: "r16g16_sint",
+            target: "r8g8b8a8_uint",
+        },
+        Case {
+            int: true,
+            pos: "r32g32_sfloat",
+            color: "r16g16b16a16_uint",
+            tint: "r8g8b8a8_sint",
+            target: "r16g16b16a16_uint",
+        },
+        Case {
+            int: true,
+            pos: "r32g32_sfloat",
+            color: "r32g32_uint",
+            tint: "r32g32b32a32_sint",
+            target: "r32g32b32a32_uint",
         },
     ];
     for (n, case) in cases.iter().enumerate() {
