@@ -2,8 +2,8 @@
 //! same triangles drawn once with Vulkan's vertex input state and colour attachment format,
 //! and once with the stages shaderstep glued (storage buffers in, a packed `uint` texel out)
 //! must give the same bytes, for every attribute and attachment format pairing below (float,
-//! normalized and integer ones), with the
-//! glue generated at link time (`--link-state`) and compiled in (`--state`).
+//! normalized and integer ones), with the glue generated at link time (`--link-state`) and
+//! compiled in (`--state`).
 
 mod common;
 

@@ -131,6 +131,11 @@ fn external_compiler() {
 }
 
 #[test]
+fn link_modules() {
+    run("link-modules");
+}
+
+#[test]
 fn link_view() {
     run("link-view");
 }

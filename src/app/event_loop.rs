@@ -15,7 +15,7 @@ use super::keymap::{default_keymap, Binding, Key, KeyCode, Keymap};
 use super::state::{Doc, Focus, State};
 use super::update::{self, Effect, MouseKind};
 use super::watch::{absolute, Watcher};
-use super::worker::{Done, Job, Worker};
+use super::worker::{Batch, Done, Job, Worker};
 use super::workspace;
 use crate::pipeline::input::FrontEnds;
 use crate::pipeline::{Pipeline, StageLink};
@@ -100,13 +100,18 @@ impl App {
         }
         let names = pipeline.names();
         let linked = inputs.stages.is_some();
+        // `--preset link` with several files: each links with the others.
+        let modules = !linked && pipeline.links() && docs.len() > 1 && roots.is_empty();
+        let batched = linked || modules;
         let mut state = State::new(docs, roots, names, size, color);
         state.linked = linked;
-        let worker = Worker::new(
-            Arc::new(pipeline),
-            Arc::new(inputs.front_ends),
-            inputs.stages.map(Arc::new),
-        );
+        state.batched = batched;
+        let batch = match inputs.stages {
+            Some(link) => Some(Batch::Stages(Arc::new(link))),
+            None if modules => Some(Batch::Modules),
+            None => None,
+        };
+        let worker = Worker::new(Arc::new(pipeline), Arc::new(inputs.front_ends), batch);
         let mut app = App {
             state,
             keymap,
@@ -119,7 +124,7 @@ impl App {
         if app.state.browser_shown() && app.state.docs.len() > 1 {
             app.state.focus = Focus::Shaders;
         }
-        let first_runs = if linked { 1 } else { app.state.docs.len() };
+        let first_runs = if batched { 1 } else { app.state.docs.len() };
         for i in 0..first_runs.min(app.state.docs.len()) {
             app.request(i);
         }
@@ -171,8 +176,8 @@ impl App {
     }
 
     fn request(&mut self, i: usize) {
-        if self.state.linked {
-            // Stages are linked together: any change runs them all.
+        if self.state.batched {
+            // Inputs linked together: any change runs them all.
             let jobs = self
                 .state
                 .docs

@@ -387,6 +387,8 @@ pub struct State {
     pub source_line: Option<String>,
     /// The docs are the stages of one pipeline, run and linked together (`--pipeline`).
     pub linked: bool,
+    /// The docs run together (linked stages, or modules linked with `--preset link`).
+    pub batched: bool,
     /// The link view (the stage interface table) is shown, and its selected row.
     pub link_view: bool,
     pub link_cursor: usize,
@@ -437,6 +439,7 @@ impl State {
             syntaxes: HashMap::new(),
             source_line: None,
             linked: false,
+            batched: false,
             link_view: false,
             link_cursor: 0,
         }

@@ -62,20 +62,16 @@ pub fn load_and_run(
 }
 
 impl Worker {
-    /// A worker that runs each input on its own, or, with `stages`, every input together as
-    /// the stages of one graphics pipeline (jobs then come in batches: `submit_all`).
-    pub fn new(
-        pipeline: Arc<Pipeline>,
-        front: Arc<FrontEnds>,
-        stages: Option<Arc<StageLink>>,
-    ) -> Self {
+    /// A worker that runs each input on its own, or, with `batch`, every input together (jobs
+    /// then come in batches: `submit_all`).
+    pub fn new(pipeline: Arc<Pipeline>, front: Arc<FrontEnds>, batch: Option<Batch>) -> Self {
         let queue: Arc<(Mutex<Queue>, Condvar)> = Arc::default();
         let (tx, done) = channel();
         let q = queue.clone();
         let thread = std::thread::Builder::new()
             .name("shaderstep-worker".into())
-            .spawn(move || match stages {
-                Some(link) => work_stages(&q, &tx, &pipeline, &front, &link),
+            .spawn(move || match batch {
+                Some(batch) => work_batches(&q, &tx, &pipeline, &front, &batch),
                 None => work(&q, &tx, &pipeline, &front),
             })
             .ok();
@@ -107,15 +103,23 @@ impl Worker {
     }
 }
 
-/// Pipeline mode: takes every queued job at once (one per stage), loads them all, links them
-/// with `Pipeline::run_stages` and answers every job. A stage that does not load fails the
-/// others too: they cannot be linked without it.
-fn work_stages(
+/// How inputs that run together are linked.
+pub enum Batch {
+    /// The stages of one graphics pipeline (`--pipeline`).
+    Stages(Arc<StageLink>),
+    /// Modules linked into one (`--preset link`): each input's run links it with the others.
+    Modules,
+}
+
+/// Batch mode: takes every queued job at once (one per input), loads them all, links them and
+/// answers every job. An input that does not load fails the others too: they cannot be
+/// linked without it.
+fn work_batches(
     queue: &(Mutex<Queue>, Condvar),
     tx: &Sender<Done>,
     pipeline: &Pipeline,
     front: &FrontEnds,
-    link: &StageLink,
+    batch: &Batch,
 ) {
     let (lock, cv) = queue;
     loop {
@@ -132,7 +136,7 @@ fn work_stages(
             }
         };
         let results = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            run_stage_jobs(&jobs, pipeline, front, link)
+            run_batch(&jobs, pipeline, front, batch)
         }))
         .unwrap_or_else(|p| {
             let what = p
@@ -163,12 +167,12 @@ fn work_stages(
     }
 }
 
-/// Loads every stage and runs them linked; one result per job.
-pub fn run_stage_jobs(
+/// Loads every input and runs them linked; one result per job.
+pub fn run_batch(
     jobs: &[Job],
     pipeline: &Pipeline,
     front: &FrontEnds,
-    link: &StageLink,
+    batch: &Batch,
 ) -> Vec<Result<Loaded, InputError>> {
     let loaded: Vec<Result<input::Loaded, InputError>> = jobs
         .iter()
@@ -190,16 +194,40 @@ pub fn run_stage_jobs(
             .collect();
     }
     let loaded: Vec<input::Loaded> = loaded.into_iter().flatten().collect();
-    let stages = loaded
-        .iter()
-        .map(|l| {
-            (
-                Arc::new(l.words.clone()),
-                Some((l.module.clone(), l.decode_time)),
-            )
-        })
-        .collect();
-    let runs = pipeline.run_stages(stages, link);
+    let runs = match batch {
+        Batch::Stages(link) => {
+            let stages = loaded
+                .iter()
+                .map(|l| {
+                    (
+                        Arc::new(l.words.clone()),
+                        Some((l.module.clone(), l.decode_time)),
+                    )
+                })
+                .collect();
+            pipeline.run_stages(stages, link)
+        }
+        Batch::Modules => (0..loaded.len())
+            .map(|i| {
+                let others = loaded
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, _)| *k != i)
+                    .map(|(_, l)| crate::pipeline::link::LinkInput {
+                        name: l.path.display().to_string(),
+                        module: l.module.clone(),
+                    })
+                    .collect();
+                let l = &loaded[i];
+                pipeline.run_linked(
+                    Arc::new(l.words.clone()),
+                    Some((l.module.clone(), l.decode_time)),
+                    l.path.display().to_string(),
+                    others,
+                )
+            })
+            .collect(),
+    };
     loaded
         .into_iter()
         .zip(runs)
