@@ -2,40 +2,18 @@
 //! types merged, unused exports dropped, the Linkage capability removed; every output
 //! validates, and `spirv-link` on the same inputs is the reference.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use common::{shaderstep, tool};
 
 const LIB: &str = "tests/shaders/spvasm/link/export_lib.spvasm";
 const MAIN: &str = "tests/shaders/spvasm/link/import_main.spvasm";
 
 fn scratch() -> PathBuf {
-    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "shaderstep-link-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn shaderstep(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_shaderstep"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn tool(name: &str) -> PathBuf {
-    let found = std::env::var_os("PATH").and_then(|p| {
-        std::env::split_paths(&p)
-            .map(|d| d.join(name))
-            .find(|p| p.is_file())
-    });
-    found.unwrap_or_else(|| {
-        panic!("{name} is not installed; install it with `apt-get install -y spirv-tools` (scripts/test.sh does this)")
-    })
+    common::temp_dir("link")
 }
 
 fn validate(path: &Path) {

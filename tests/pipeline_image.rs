@@ -14,32 +14,9 @@ use std::path::Path;
 use std::process::Command;
 
 use ash::vk;
-use common::{temp_dir, tool};
+use common::{glslang, spv_words as words, temp_dir};
 use shaderstep::pipeline::link::state::{Encoding, Format};
 use vulkan::{Draw, Gpu};
-
-fn glslang(dir: &Path, name: &str, source: &str) -> std::path::PathBuf {
-    let src = dir.join(name);
-    std::fs::write(&src, source).unwrap();
-    let out = dir.join(format!("{name}.spv"));
-    let r = Command::new(tool("glslangValidator"))
-        .arg("-V")
-        .arg(&src)
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stdout));
-    out
-}
-
-fn words(path: &Path) -> Vec<u32> {
-    std::fs::read(path)
-        .unwrap()
-        .chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
-}
 
 fn vk_format(name: &str) -> vk::Format {
     match name {

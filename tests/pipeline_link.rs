@@ -3,49 +3,20 @@
 //! stage (vs-first); every stage's output validates with spirv-val. The stages are GLSL
 //! compiled with glslangValidator at test time.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn tool(name: &str, package: &str) -> PathBuf {
-    std::env::var_os("PATH")
-        .and_then(|p| std::env::split_paths(&p).map(|d| d.join(name)).find(|p| p.is_file()))
-        .unwrap_or_else(|| {
-            panic!("{name} is not installed; install it with `apt-get install -y {package}` (scripts/test.sh does this)")
-        })
+use common::{shaderstep, tool};
+
+/// The compiled stage's path, as the command lines here take it.
+fn glslang(dir: &Path, name: &str, source: &str) -> String {
+    common::glslang(dir, name, source).display().to_string()
 }
 
 fn scratch() -> PathBuf {
-    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "shaderstep-pipeline-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Compiles GLSL with glslang into `dir/name.spv`.
-fn glslang(dir: &Path, name: &str, source: &str) -> String {
-    let src = dir.join(name);
-    std::fs::write(&src, source).unwrap();
-    let out = dir.join(format!("{name}.spv"));
-    let r = Command::new(tool("glslangValidator", "glslang-tools"))
-        .arg("-V")
-        .arg(&src)
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stdout));
-    out.display().to_string()
-}
-
-fn shaderstep(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_shaderstep"))
-        .args(args)
-        .output()
-        .unwrap()
+    common::temp_dir("pipeline")
 }
 
 /// (stage input, step, pass, instructions, diagnostics) for every step of every stage.
@@ -112,20 +83,14 @@ fn validate_dir(dir: &Path, names: &[&str]) -> Vec<String> {
         .iter()
         .map(|n| {
             let p = dir.join(n);
-            let r = Command::new(tool("spirv-val", "spirv-tools"))
-                .arg(&p)
-                .output()
-                .unwrap();
+            let r = Command::new(tool("spirv-val")).arg(&p).output().unwrap();
             assert!(
                 r.status.success(),
                 "{}: {}",
                 p.display(),
                 String::from_utf8_lossy(&r.stderr)
             );
-            let dis = Command::new(tool("spirv-dis", "spirv-tools"))
-                .arg(&p)
-                .output()
-                .unwrap();
+            let dis = Command::new(tool("spirv-dis")).arg(&p).output().unwrap();
             String::from_utf8_lossy(&dis.stdout).into_owned()
         })
         .collect()
@@ -327,11 +292,7 @@ fn interface_table_tells_what_linking_did_to_each_slot() {
             .replace("v_shade, 1.0)", "v_shade * v_fog + v_uv.x, 1.0)"),
     );
     let load = |p: &str| {
-        let bytes = std::fs::read(p).unwrap();
-        let words: Vec<u32> = bytes
-            .chunks(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
+        let words = common::spv_words(Path::new(p));
         let m = read_words(&words).unwrap();
         (Arc::new(words), Some((m, std::time::Duration::ZERO)))
     };

@@ -8,40 +8,15 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::{temp_dir, tool, validate};
+use common::{shaderstep, spv_words, temp_dir, tool, validate};
+
+/// The compiled stage's path, as the command lines here take it.
+fn glslang(dir: &Path, name: &str, source: &str) -> String {
+    common::glslang(dir, name, source).display().to_string()
+}
 use shaderstep::ir::spirv::{read::read_words, write::write_words};
 use shaderstep::pipeline::link::glue::{self, Placement};
 use shaderstep::pipeline::link::state::{Encoding, NumericClass, PipelineState, FORMATS};
-
-fn glslang(dir: &Path, name: &str, source: &str) -> String {
-    let src = dir.join(name);
-    std::fs::write(&src, source).unwrap();
-    let out = dir.join(format!("{name}.spv"));
-    let r = Command::new(tool("glslangValidator"))
-        .arg("-V")
-        .arg(&src)
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stdout));
-    out.display().to_string()
-}
-
-fn words(path: &str) -> Vec<u32> {
-    let bytes = std::fs::read(path).unwrap();
-    bytes
-        .chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
-}
-
-fn shaderstep(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_shaderstep"))
-        .args(args)
-        .output()
-        .unwrap()
-}
 
 fn dis(path: &Path) -> String {
     let r = Command::new(tool("spirv-dis")).arg(path).output().unwrap();
@@ -206,7 +181,7 @@ fn vertex_fetch_for_every_attribute_format_validates() {
             "#version 450\nlayout(location = 0) in {ty} a;\nlayout(location = 0) {flat}out {ty} o;\nvoid main() {{ o = a; gl_Position = vec4(0.0); }}\n"
         );
         let path = glslang(&dir, &format!("{ty}.vert"), &src);
-        let module = read_words(&words(&path)).unwrap();
+        let module = read_words(&spv_words(Path::new(&path))).unwrap();
         for f in FORMATS.iter().filter(|f| f.class() == class) {
             if f.name.contains("srgb") {
                 continue;
@@ -266,7 +241,7 @@ fn color_export_for_every_attachment_format_validates() {
             "#version 450\nlayout(location = 1) out {ty} o;\nvoid main() {{ o = {ty}(1); if (gl_FragCoord.x > 4.0) {{ o = {ty}(2); return; }} o = {ty}(3); }}\n"
         );
         let path = glslang(&dir, &format!("{ty}.frag"), &src);
-        let module = read_words(&words(&path)).unwrap();
+        let module = read_words(&spv_words(Path::new(&path))).unwrap();
         for f in FORMATS.iter().filter(|f| f.class() == class) {
             if f.words() == 3 {
                 continue;

@@ -392,6 +392,10 @@ pub struct State {
     /// The link view (the stage interface table) is shown, and its selected row.
     pub link_view: bool,
     pub link_cursor: usize,
+    /// The link view's rows (derived before each draw), and the stage generations and steps
+    /// they were computed for.
+    pub link_table: Vec<crate::pipeline::link::stages::InterfaceRow>,
+    pub link_key: Option<Vec<(u64, Option<usize>)>>,
 }
 
 impl State {
@@ -442,6 +446,8 @@ impl State {
             batched: false,
             link_view: false,
             link_cursor: 0,
+            link_table: Vec::new(),
+            link_key: None,
         }
     }
 
@@ -486,8 +492,9 @@ impl State {
     }
 
     /// The stage interface at the selected step against the stages' first pass (the link
-    /// view); empty unless the docs are the linked stages of a pipeline.
-    pub fn link_rows(&self) -> Vec<crate::pipeline::link::stages::InterfaceRow> {
+    /// view); empty unless the docs are the linked stages of a pipeline. Views read the
+    /// cached `link_table` instead.
+    pub fn compute_link_rows(&self) -> Vec<crate::pipeline::link::stages::InterfaceRow> {
         if !self.linked {
             return Vec::new();
         }

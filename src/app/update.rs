@@ -390,9 +390,26 @@ fn move_diag(s: &mut State, delta: isize) {
     }
 }
 
-/// Shows the instruction (or function) the selected diagnostic is about.
+/// Brings the link view's table up to the selected step; recomputed only when a stage's run
+/// or the step changed.
+fn refresh_link_table(s: &mut State) {
+    if !(s.linked && s.link_view) {
+        s.link_table.clear();
+        s.link_key = None;
+        return;
+    }
+    let key: Vec<(u64, Option<usize>)> = (0..s.docs.len())
+        .map(|d| (s.docs[d].generation, s.aligned_step(d)))
+        .collect();
+    if s.link_key.as_ref() != Some(&key) {
+        s.link_table = s.compute_link_rows();
+        s.link_key = Some(key);
+    }
+}
+
 fn move_link(s: &mut State, delta: isize) {
-    let n = s.link_rows().len();
+    refresh_link_table(s);
+    let n = s.link_table.len();
     if n == 0 {
         return;
     }
@@ -402,8 +419,12 @@ fn move_link(s: &mut State, delta: isize) {
 /// Shows the variable of the selected link view row in its stage: the writer (earlier stage)
 /// or the reader (later stage), at the same step.
 fn link_jump(s: &mut State, reader: bool) {
-    let rows = s.link_rows();
-    let Some(row) = rows.get(s.link_cursor.min(rows.len().saturating_sub(1))) else {
+    refresh_link_table(s);
+    let rows = &s.link_table;
+    let Some(row) = rows
+        .get(s.link_cursor.min(rows.len().saturating_sub(1)))
+        .cloned()
+    else {
         s.set_error("the link view has no rows");
         return;
     };
@@ -420,16 +441,7 @@ fn link_jump(s: &mut State, reader: bool) {
     };
     let (stage, name) = target;
     select_doc(s, stage);
-    if matches!(s.view, ViewMode::Diff | ViewMode::Split) {
-        s.view = if s.text == TextKind::Ir {
-            ViewMode::Ir
-        } else {
-            ViewMode::Spirv
-        };
-    }
-    s.func = None;
-    refresh_panel(s);
-    match (0..s.panel.len()).find(|&r| is_definition_row(s.panel.row_text(r), &name)) {
+    match show_definition(s, &name) {
         Some(r) => {
             jump_to(s, r);
             let file = s.docs[stage].path.display().to_string();
@@ -442,6 +454,22 @@ fn link_jump(s: &mut State, reader: bool) {
     }
 }
 
+/// Shows the whole text of the selected step (not a diff, no function filter) and returns the
+/// row that defines `target` (`%name`), if the step has one.
+fn show_definition(s: &mut State, target: &str) -> Option<usize> {
+    if matches!(s.view, ViewMode::Diff | ViewMode::Split) {
+        s.view = if s.text == TextKind::Ir {
+            ViewMode::Ir
+        } else {
+            ViewMode::Spirv
+        };
+    }
+    s.func = None;
+    refresh_panel(s);
+    (0..s.panel.len()).find(|&r| is_definition_row(s.panel.row_text(r), target))
+}
+
+/// Shows the instruction (or function) the selected diagnostic is about.
 fn goto_diagnostic(s: &mut State) {
     let Some(run) = s.run().cloned() else { return };
     let diags = s.diagnostics_of(s.step);
@@ -461,16 +489,7 @@ fn goto_diagnostic(s: &mut State) {
             return;
         }
     };
-    if matches!(s.view, ViewMode::Diff | ViewMode::Split) {
-        s.view = if s.text == TextKind::Ir {
-            ViewMode::Ir
-        } else {
-            ViewMode::Spirv
-        };
-    }
-    s.func = None;
-    refresh_panel(s);
-    match (0..s.panel.len()).find(|&r| is_definition_row(s.panel.row_text(r), &target)) {
+    match show_definition(s, &target) {
         Some(r) => {
             s.focus = Focus::Code;
             jump_to(s, r);
@@ -1181,6 +1200,7 @@ pub fn refresh_panel(s: &mut State) {
 /// Brings everything derived up to date before a draw: the panel, scroll limits, and the
 /// highlighting of the rows that will be visible.
 pub fn prepare(s: &mut State) {
+    refresh_link_table(s);
     refresh_panel(s);
     let rows = views::layout::code_rows(s);
     let len = s.panel.len();

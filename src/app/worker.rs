@@ -139,11 +139,7 @@ fn work_batches(
             run_batch(&jobs, pipeline, front, batch)
         }))
         .unwrap_or_else(|p| {
-            let what = p
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "unknown panic".into());
+            let what = panic_message(p.as_ref());
             jobs.iter()
                 .map(|j| {
                     Err(InputError {
@@ -291,11 +287,7 @@ fn work(
             load_and_run(&job.path, pipeline, front, &superseded)
         }))
         .unwrap_or_else(|p| {
-            let what = p
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "unknown panic".into());
+            let what = panic_message(p.as_ref());
             Some(Err(InputError {
                 path: job.path.clone(),
                 line: None,
@@ -316,4 +308,12 @@ fn work(
             return;
         }
     }
+}
+
+/// What a caught panic said.
+fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "unknown panic".into())
 }

@@ -672,27 +672,19 @@ fn state_steps(runs: &mut [Run], state: &PipelineState, placement: Placement, pr
             continue;
         }
         let name = step_names[usize::from(prefix != "state")];
-        let mut frozen_anywhere = std::collections::HashSet::new();
+        let mut declared = std::collections::HashSet::new();
         let mut results = Vec::new();
         for run in runs.iter() {
             let start = Instant::now();
             let mut m = (**run.final_module().expect("steps")).clone();
+            declared.extend(glue::spec_ids(&m).into_values());
             let r = apply(&mut m, state, placement);
-            for line in r.iter().flatten() {
-                if let Some(id) = line
-                    .strip_prefix("SpecId ")
-                    .and_then(|l| l.split(' ').next())
-                    .and_then(|n| n.parse::<u32>().ok())
-                {
-                    frozen_anywhere.insert(id);
-                }
-            }
             results.push((m, r, start.elapsed()));
         }
         let unused: Vec<String> = state
             .specialization
             .keys()
-            .filter(|k| !frozen_anywhere.contains(k))
+            .filter(|k| !declared.contains(k))
             .map(|k| k.to_string())
             .collect();
         for (run, (m, r, took)) in runs.iter_mut().zip(results) {

@@ -27,7 +27,7 @@ fn side(s: &State, v: &Option<(usize, String)>) -> String {
 }
 
 pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
-    let rows: Vec<InterfaceRow> = s.link_rows();
+    let rows: &[InterfaceRow] = &s.link_table;
     let focused = s.focus == Focus::Link;
     let step = s
         .run()

@@ -32,6 +32,40 @@ pub fn temp_dir(tag: &str) -> PathBuf {
     dir
 }
 
+/// The `shaderstep` binary run with `args` from the project directory.
+pub fn shaderstep(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_shaderstep"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .output()
+        .expect("run shaderstep")
+}
+
+/// Compiles GLSL with glslangValidator into `dir/NAME.spv`; glslang's messages on failure.
+pub fn glslang(dir: &Path, name: &str, source: &str) -> PathBuf {
+    let src = dir.join(name);
+    std::fs::write(&src, source).unwrap();
+    let out = dir.join(format!("{name}.spv"));
+    let r = Command::new(tool("glslangValidator"))
+        .arg("-V")
+        .arg(&src)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stdout));
+    out
+}
+
+/// The words of a SPIR-V binary file.
+pub fn spv_words(path: &Path) -> Vec<u32> {
+    std::fs::read(path)
+        .unwrap()
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
 pub fn words_to_bytes(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }

@@ -210,44 +210,9 @@ impl Gpu {
             } else {
                 vk::BufferUsageFlags::UNIFORM_BUFFER
             };
-            let buffer = d
-                .create_buffer(
-                    &vk::BufferCreateInfo::default()
-                        .size(BUFFER_SIZE as u64)
-                        .usage(usage),
-                    None,
-                )
-                .map_err(|e| err("buffer", e))?;
-            c.buffers.push(buffer);
-            let req = d.get_buffer_memory_requirements(buffer);
-            let wanted =
-                vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
-            let kind = (0..self.memory.memory_type_count)
-                .find(|&i| {
-                    req.memory_type_bits & (1 << i) != 0
-                        && self.memory.memory_types[i as usize]
-                            .property_flags
-                            .contains(wanted)
-                })
-                .ok_or("no host-visible memory")?;
-            let mem = d
-                .allocate_memory(
-                    &vk::MemoryAllocateInfo::default()
-                        .allocation_size(req.size)
-                        .memory_type_index(kind),
-                    None,
-                )
-                .map_err(|e| err("memory", e))?;
-            c.memory.push(mem);
-            d.bind_buffer_memory(buffer, mem, 0)
-                .map_err(|e| err("bind", e))?;
-            let ptr = d
-                .map_memory(mem, 0, BUFFER_SIZE as u64, vk::MemoryMapFlags::empty())
-                .map_err(|e| err("map", e))? as *mut u8;
-            let bytes = fill(b);
-            let n = bytes.len().min(BUFFER_SIZE);
-            std::ptr::write_bytes(ptr, 0, BUFFER_SIZE);
-            std::ptr::copy_nonoverlapping(bytes.as_ptr(), ptr, n);
+            let mut bytes = fill(b);
+            bytes.truncate(BUFFER_SIZE);
+            let (_, ptr) = self.host_buffer(d, c, usage, &bytes, BUFFER_SIZE)?;
             mapped.push(ptr);
         }
         // One descriptor set layout per set number, empty ones for gaps.
@@ -348,23 +313,7 @@ impl Gpu {
             })
             .collect();
         d.update_descriptor_sets(&writes, &[]);
-        let cmd_pool = d
-            .create_command_pool(
-                &vk::CommandPoolCreateInfo::default().queue_family_index(self.family),
-                None,
-            )
-            .map_err(|e| err("command pool", e))?;
-        c.command_pools.push(cmd_pool);
-        let cmd = d
-            .allocate_command_buffers(
-                &vk::CommandBufferAllocateInfo::default()
-                    .command_pool(cmd_pool)
-                    .level(vk::CommandBufferLevel::PRIMARY)
-                    .command_buffer_count(1),
-            )
-            .map_err(|e| err("command buffer", e))?[0];
-        d.begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default())
-            .map_err(|e| err("begin", e))?;
+        let cmd = self.begin(d, c)?;
         d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline);
         d.cmd_bind_descriptor_sets(
             cmd,
@@ -375,20 +324,7 @@ impl Gpu {
             &[],
         );
         d.cmd_dispatch(cmd, groups[0], groups[1], groups[2]);
-        d.end_command_buffer(cmd).map_err(|e| err("end", e))?;
-        let fence = d
-            .create_fence(&vk::FenceCreateInfo::default(), None)
-            .map_err(|e| err("fence", e))?;
-        c.fences.push(fence);
-        let cmds = [cmd];
-        d.queue_submit(
-            self.queue,
-            &[vk::SubmitInfo::default().command_buffers(&cmds)],
-            fence,
-        )
-        .map_err(|e| err("submit", e))?;
-        d.wait_for_fences(&[fence], true, 60_000_000_000)
-            .map_err(|e| err("wait", e))?;
+        self.submit_and_wait(d, c, cmd)?;
         Ok(mapped
             .iter()
             .map(|&p| std::slice::from_raw_parts(p, BUFFER_SIZE).to_vec())
@@ -503,6 +439,54 @@ impl Gpu {
         let result = unsafe { self.draw_inner(d, draw, &mut cleanup) };
         unsafe { cleanup.destroy(d) };
         result
+    }
+
+    /// A primary command buffer, recording.
+    unsafe fn begin(&self, d: &ash::Device, c: &mut Cleanup) -> Result<vk::CommandBuffer, String> {
+        let err = |what: &str, e: vk::Result| format!("{what}: {e}");
+        let cmd_pool = d
+            .create_command_pool(
+                &vk::CommandPoolCreateInfo::default().queue_family_index(self.family),
+                None,
+            )
+            .map_err(|e| err("command pool", e))?;
+        c.command_pools.push(cmd_pool);
+        let cmd = d
+            .allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default()
+                    .command_pool(cmd_pool)
+                    .level(vk::CommandBufferLevel::PRIMARY)
+                    .command_buffer_count(1),
+            )
+            .map_err(|e| err("command buffer", e))?[0];
+        d.begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default())
+            .map_err(|e| err("begin", e))?;
+        Ok(cmd)
+    }
+
+    /// Ends `cmd`, submits it and waits until it has run.
+    unsafe fn submit_and_wait(
+        &self,
+        d: &ash::Device,
+        c: &mut Cleanup,
+        cmd: vk::CommandBuffer,
+    ) -> Result<(), String> {
+        let err = |what: &str, e: vk::Result| format!("{what}: {e}");
+        d.end_command_buffer(cmd).map_err(|e| err("end", e))?;
+        let fence = d
+            .create_fence(&vk::FenceCreateInfo::default(), None)
+            .map_err(|e| err("fence", e))?;
+        c.fences.push(fence);
+        let cmds = [cmd];
+        d.queue_submit(
+            self.queue,
+            &[vk::SubmitInfo::default().command_buffers(&cmds)],
+            fence,
+        )
+        .map_err(|e| err("submit", e))?;
+        d.wait_for_fences(&[fence], true, 60_000_000_000)
+            .map_err(|e| err("wait", e))?;
+        Ok(())
     }
 
     unsafe fn memory(
@@ -841,23 +825,7 @@ impl Gpu {
             d.update_descriptor_sets(&writes, &[]);
             sets
         };
-        let cmd_pool = d
-            .create_command_pool(
-                &vk::CommandPoolCreateInfo::default().queue_family_index(self.family),
-                None,
-            )
-            .map_err(|e| err("command pool", e))?;
-        c.command_pools.push(cmd_pool);
-        let cmd = d
-            .allocate_command_buffers(
-                &vk::CommandBufferAllocateInfo::default()
-                    .command_pool(cmd_pool)
-                    .level(vk::CommandBufferLevel::PRIMARY)
-                    .command_buffer_count(1),
-            )
-            .map_err(|e| err("command buffer", e))?[0];
-        d.begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default())
-            .map_err(|e| err("begin", e))?;
+        let cmd = self.begin(d, c)?;
         // All-zero bits: the same clear for float and integer attachments.
         let clear = [vk::ClearValue {
             color: vk::ClearColorValue { uint32: [0; 4] },
@@ -897,20 +865,7 @@ impl Gpu {
                     depth: 1,
                 })],
         );
-        d.end_command_buffer(cmd).map_err(|e| err("end", e))?;
-        let fence = d
-            .create_fence(&vk::FenceCreateInfo::default(), None)
-            .map_err(|e| err("fence", e))?;
-        c.fences.push(fence);
-        let cmds = [cmd];
-        d.queue_submit(
-            self.queue,
-            &[vk::SubmitInfo::default().command_buffers(&cmds)],
-            fence,
-        )
-        .map_err(|e| err("submit", e))?;
-        d.wait_for_fences(&[fence], true, 60_000_000_000)
-            .map_err(|e| err("wait", e))?;
+        self.submit_and_wait(d, c, cmd)?;
         Ok(std::slice::from_raw_parts(readback_ptr, out_size).to_vec())
     }
 }

@@ -391,11 +391,9 @@ fn place(
     Ok(())
 }
 
-/// Freezes the specialization constants the state gives a value for and folds what depends on
-/// them. Returns one line per frozen constant.
-pub fn freeze_spec_constants(m: &mut Module, state: &PipelineState) -> Result<Vec<String>, String> {
-    let spec_ids: HashMap<Id, u32> = m
-        .annotations
+/// The `SpecId` of every specialization constant, by constant id.
+pub fn spec_ids(m: &Module) -> HashMap<Id, u32> {
+    m.annotations
         .iter()
         .filter_map(|a| match a.operands.as_slice() {
             [Operand::IdRef(id), Operand::Decoration(Decoration::SpecId), Operand::LiteralBit32(n)] => {
@@ -403,7 +401,13 @@ pub fn freeze_spec_constants(m: &mut Module, state: &PipelineState) -> Result<Ve
             }
             _ => None,
         })
-        .collect();
+        .collect()
+}
+
+/// Freezes the specialization constants the state gives a value for and folds what depends on
+/// them. Returns one line per frozen constant.
+pub fn freeze_spec_constants(m: &mut Module, state: &PipelineState) -> Result<Vec<String>, String> {
+    let spec_ids = spec_ids(m);
     let names = crate::ir::names::Names::for_module(m);
     let mut frozen = Vec::new();
     let mut frozen_ids = HashSet::new();
