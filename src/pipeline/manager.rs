@@ -296,7 +296,7 @@ impl Pipeline {
             return runs;
         }
         if let Some(state) = &link.compiled {
-            state_steps(&mut runs, state, Placement::Inline, "state");
+            state_steps(&mut runs, state, Placement::Inline);
             if stopped(&runs) {
                 return runs;
             }
@@ -386,7 +386,7 @@ impl Pipeline {
         };
         push_link_step(&mut runs, &modules, name, &changed, notes, start.elapsed());
         if let Some(state) = &link.glue {
-            state_steps(&mut runs, state, Placement::Glue, "link");
+            state_steps(&mut runs, state, Placement::Glue);
             if stopped(&runs) {
                 return runs;
             }
@@ -642,9 +642,9 @@ fn push_link_step(
 type ApplyState = fn(&mut Module, &PipelineState, Placement) -> Result<Vec<String>, String>;
 
 /// The steps a pipeline state gives every stage: specialization constants frozen, vertex
-/// fetch and colour export, each a step of its own when the state has that part. `prefix` is
-/// `state` (compiled in) or `link` (glue at link time).
-fn state_steps(runs: &mut [Run], state: &PipelineState, placement: Placement, prefix: &str) {
+/// fetch and colour export, each a step of its own when the state has that part: `state-*`
+/// when compiled in (`Placement::Inline`), `link-*` when glued at link time.
+fn state_steps(runs: &mut [Run], state: &PipelineState, placement: Placement) {
     use super::link::glue;
     let freeze: ApplyState = |m, s, _| glue::freeze_spec_constants(m, s);
     let parts: [(bool, [&'static str; 2], &str, ApplyState); 3] = [
@@ -671,7 +671,7 @@ fn state_steps(runs: &mut [Run], state: &PipelineState, placement: Placement, pr
         if !present || runs.iter().any(|r| r.failed.is_some()) {
             continue;
         }
-        let name = step_names[usize::from(prefix != "state")];
+        let name = step_names[usize::from(placement == Placement::Glue)];
         let mut declared = std::collections::HashSet::new();
         let mut results = Vec::new();
         for run in runs.iter() {
