@@ -42,12 +42,13 @@ impl Pass for CorruptIds {
     }
     fn run(&self, m: &mut Module, _: &mut PassCx) -> Result<Changed, PassError> {
         let bound = m.bound;
-        let store = m.functions[0].blocks[0]
-            .insts
-            .iter_mut()
-            .find(|i| i.op == spirv::Op::Store)
+        let f = m.function_at_mut(0);
+        let store = f.block(0).insts.clone();
+        let store = store
+            .into_iter()
+            .find(|&i| f.inst(i).op == spirv::Op::Store)
             .unwrap();
-        store.operands[1] = Operand::IdRef(bound - 1 + 1000);
+        f.inst_mut(store).args[1] = bound - 1 + 1000;
         m.bound += 1001;
         Ok(Changed::Yes)
     }
@@ -197,12 +198,15 @@ impl Pass for MangleStore {
         "test pass: malformed operands"
     }
     fn run(&self, m: &mut Module, _: &mut PassCx) -> Result<Changed, PassError> {
-        let store = m.functions[0].blocks[0]
-            .insts
-            .iter_mut()
-            .find(|i| i.op == spirv::Op::Store)
+        let f = m.function_at_mut(0);
+        let store = f.block(0).insts.clone();
+        let store = store
+            .into_iter()
+            .find(|&i| f.inst(i).op == spirv::Op::Store)
             .unwrap();
-        (self.1)(&mut store.operands);
+        let mut ops = f.inst(store).to_operands();
+        (self.1)(&mut ops);
+        f.inst_mut(store).set_operands(ops);
         Ok(Changed::Yes)
     }
 }

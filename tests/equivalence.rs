@@ -134,14 +134,19 @@ fn a_wrong_compilation_is_caught() {
         .unwrap();
     let layout = Layout::of(&s.words).unwrap();
     let mut m = shaderstep::ir::spirv::read::read_words(&s.words).unwrap();
-    let add = m
-        .functions
-        .iter_mut()
-        .flat_map(|f| f.blocks.iter_mut())
-        .flat_map(|b| b.insts.iter_mut())
-        .find(|i| i.op == spirv::Op::IAdd)
-        .unwrap();
-    add.op = spirv::Op::ISub;
+    let mut found = false;
+    for f in m.functions_mut() {
+        let add = f
+            .layout()
+            .map(|(_, i)| i)
+            .find(|&i| f.inst(i).op == spirv::Op::IAdd);
+        if let Some(add) = add {
+            f.inst_mut(add).op = spirv::Op::ISub;
+            found = true;
+            break;
+        }
+    }
+    assert!(found);
     let wrong = shaderstep::ir::spirv::write::write_words(&m);
     let before = gpu.run(&s.words, &layout, [2, 1, 1], mixed).unwrap();
     let after = gpu.run(&wrong, &layout, [2, 1, 1], mixed).unwrap();

@@ -62,7 +62,7 @@ impl Lcg {
 }
 
 fn f16_bits(x: f32) -> u16 {
-    shaderstep::ir::spirv::asm::f64_to_f16(f64::from(x))
+    shaderstep::ir::number::f64_to_f16(f64::from(x))
 }
 
 /// Bytes of one attribute in `format`: positions from `values` (float formats and snorm take

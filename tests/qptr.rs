@@ -53,7 +53,7 @@ fn corpus_through_qptr_and_default_validates() {
                 continue;
             }
             for st in &run.steps {
-                let c = st.module.counts();
+                let c = shaderstep::ir::ops::counts(&st.module);
                 let key = format!("{preset:>8} {:<13}", st.pass);
                 let counts = [c.bitcasts, c.pointer_values, c.qptr_ops, c.qptr_fallbacks];
                 match totals.iter_mut().find(|(k, _)| *k == key) {
@@ -68,14 +68,14 @@ fn corpus_through_qptr_and_default_validates() {
             if preset == "qptr" {
                 let after_lower = run.steps.iter().find(|st| st.pass == "qptr-lower").unwrap();
                 let m = &after_lower.module;
-                for f in &m.functions {
+                for f in m.functions() {
                     match m.attributes.get(&f.id()) {
                         Some(Attribute::TypedPointers(why)) => {
                             kept += 1;
                             reasons.push(format!("{}: {why}", s.path.display()));
                         }
                         _ => {
-                            let uses_qptrs = f.blocks.iter().flat_map(|b| &b.insts).any(|i| {
+                            let uses_qptrs = f.insts().any(|i| {
                                 i.ty.and_then(|t| m.global(t))
                                     .is_some_and(|t| t.op == spirv::Op::TypeUntypedPointerKHR)
                             });

@@ -54,7 +54,7 @@ pub fn stats_json(input: &Path, run: &Run) -> Vec<String> {
                 })
                 .collect();
             let preview: Vec<String> = s.preview.iter().map(|n| format!("\"{n}\"")).collect();
-            let c = s.module.counts();
+            let c = crate::ir::ops::counts(&s.module);
             format!(
                 "{{\"input\":\"{}\",\"step\":{i},\"pass\":\"{}\",\"changed\":{},\"instructions\":{},\"microseconds\":{},\"bitcasts\":{},\"pointer_values\":{},\"qptr_ops\":{},\"qptr_fallbacks\":{},\"preview\":{},\"experimental_ops\":[{}],\"diagnostics\":[{}]}}",
                 json_escape(&input.display().to_string()),

@@ -1303,7 +1303,7 @@ fn source_files(module: &crate::ir::Module, own: Option<(&str, &Arc<str>)>) -> S
     let mut files = std::collections::HashMap::new();
     for inst in &module.debug {
         if let (spirv::Op::String, Some(id), Some(Operand::LiteralString(name))) =
-            (inst.op, inst.result, inst.operands.first())
+            (inst.op, inst.result, inst.lits().first())
         {
             let text = own
                 .filter(|(own_name, _)| {
@@ -1315,8 +1315,8 @@ fn source_files(module: &crate::ir::Module, own: Option<(&str, &Arc<str>)>) -> S
         }
     }
     for inst in &module.debug {
-        if let (spirv::Op::Source, [_, _, Operand::IdRef(file), Operand::LiteralString(text)]) =
-            (inst.op, inst.operands.as_slice())
+        if let (spirv::Op::Source, [file], [_, _, Operand::LiteralString(text)]) =
+            (inst.op, inst.args.as_slice(), inst.lits())
         {
             if let Some(entry) = files.get_mut(file) {
                 if entry.1.is_none() {

@@ -92,3 +92,44 @@ impl Module {
         self.vector_of(scalar, count)
     }
 }
+
+impl Module {
+    /// The id of the `GLSL.std.450` import, added (after the other imports) if missing.
+    pub fn glsl_import(&mut self) -> Option<Id> {
+        if let Some(id) = self.preamble.iter().find_map(|i| match i.lits().first() {
+            Some(Operand::LiteralString(s)) if i.op == Op::ExtInstImport && s == ops::GLSL_SET => {
+                i.result
+            }
+            _ => None,
+        }) {
+            return Some(id);
+        }
+        let id = self.fresh_id()?;
+        let at = self
+            .preamble
+            .iter()
+            .position(|i| i.op == Op::MemoryModel)
+            .unwrap_or(self.preamble.len());
+        self.preamble.insert(
+            at,
+            Inst::new(
+                Op::ExtInstImport,
+                None,
+                Some(id),
+                vec![Operand::LiteralString(ops::GLSL_SET.into())],
+            ),
+        );
+        Some(id)
+    }
+
+    /// A module-level `OpUndef` of `ty`, shared by everything that needs one: any undefined
+    /// value will do for a value nobody wrote.
+    pub fn undef(&mut self, ty: Id) -> Option<Id> {
+        self.intern(Inst::with_args(Op::Undef, Some(ty), None, vec![]))
+    }
+
+    /// The `OpConstantNull` of `ty`.
+    pub fn null(&mut self, ty: Id) -> Option<Id> {
+        self.intern(Inst::with_args(Op::ConstantNull, Some(ty), None, vec![]))
+    }
+}

@@ -1,13 +1,16 @@
-//! Instructions: an opcode, an optional result type and result id, and operands.
+//! Instructions: an opcode, an optional result type and result id, and operands — the id
+//! operands (`args`) kept apart from the literal and enumerant operands (`lits`).
 //!
-//! Operands use rspirv's `dr::Operand`, which already knows every SPIR-V operand kind and the
-//! parameters of enumerants; the IR adds structure around instructions, not inside them.
+//! Passes mostly ask about and rewrite ids (uses, replacement, renumbering), which then never
+//! look at a literal; the few that read literals (`OpCompositeExtract` indices, decorations)
+//! find them in a slice of their own. Each literal remembers its position among all operands,
+//! so the original operand order — which SPIR-V binaries and the text forms keep — comes back
+//! exactly. Literals use rspirv's `dr::Operand`, which knows every SPIR-V operand kind and the
+//! parameters of enumerants; an id is never stored there.
 
 use rspirv::dr::Operand;
 use rspirv::grammar::reflect;
 use spirv::Op;
-
-use super::module::Merge;
 
 /// A result id. Types, constants, globals, functions, blocks and values share one id space,
 /// exactly as in SPIR-V, so ids from the input survive the round trip unchanged.
@@ -18,41 +21,178 @@ pub struct Inst {
     pub op: Op,
     pub ty: Option<Id>,
     pub result: Option<Id>,
-    pub operands: Vec<Operand>,
+    /// Id operands in operand order: `IdRef`, `IdScope` and `IdMemorySemantics` alike (the
+    /// grammar tells them apart where it matters, see `spirv::grammar::scope_operands`).
+    pub args: Vec<Id>,
+    /// Literal and enumerant operands in operand order.
+    lits: Vec<Operand>,
+    /// Position of each literal among all operands (ids and literals).
+    lit_at: Vec<u16>,
+}
+
+/// One operand, seen in operand order.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Opd<'a> {
+    Id(Id),
+    Lit(&'a Operand),
+}
+
+impl Opd<'_> {
+    pub fn id(self) -> Option<Id> {
+        match self {
+            Opd::Id(id) => Some(id),
+            Opd::Lit(_) => None,
+        }
+    }
+    pub fn lit(&self) -> Option<&Operand> {
+        match self {
+            Opd::Id(_) => None,
+            Opd::Lit(l) => Some(l),
+        }
+    }
+    /// The operand as rspirv spells it (ids as `IdRef`).
+    pub fn to_operand(self) -> Operand {
+        match self {
+            Opd::Id(id) => Operand::IdRef(id),
+            Opd::Lit(l) => l.clone(),
+        }
+    }
 }
 
 impl Inst {
+    /// An instruction from operands in SPIR-V order; ids go to `args`, the rest to the literals.
     pub fn new(op: Op, ty: Option<Id>, result: Option<Id>, operands: Vec<Operand>) -> Self {
+        let mut inst = Inst::with_args(op, ty, result, Vec::new());
+        inst.set_operands(operands);
+        inst
+    }
+
+    /// An instruction whose operands are all ids.
+    pub fn with_args(op: Op, ty: Option<Id>, result: Option<Id>, args: Vec<Id>) -> Self {
         Inst {
             op,
             ty,
             result,
-            operands,
+            args,
+            lits: Vec::new(),
+            lit_at: Vec::new(),
         }
     }
 
     pub fn label(id: Id) -> Self {
-        Inst::new(Op::Label, None, Some(id), vec![])
+        Inst::with_args(Op::Label, None, Some(id), vec![])
     }
 
-    pub fn from_merge(merge: &Merge) -> Self {
-        match merge {
-            Merge::Selection { merge, control } => Inst::new(
-                Op::SelectionMerge,
-                None,
-                None,
-                vec![Operand::IdRef(*merge), control.clone()],
-            ),
-            Merge::Loop {
-                merge,
-                continue_target,
-                control,
-            } => {
-                let mut ops = vec![Operand::IdRef(*merge), Operand::IdRef(*continue_target)];
-                ops.extend(control.iter().cloned());
-                Inst::new(Op::LoopMerge, None, None, ops)
+    /// The literal and enumerant operands, in order.
+    pub fn lits(&self) -> &[Operand] {
+        &self.lits
+    }
+
+    /// The literals, to change in place (their number and positions stay).
+    pub fn lits_mut(&mut self) -> &mut [Operand] {
+        &mut self.lits
+    }
+
+    pub fn lit(&self, k: usize) -> Option<&Operand> {
+        self.lits.get(k)
+    }
+
+    /// Literal `k` as a 32-bit number (a plain literal, an extended instruction number or the
+    /// opcode of an `OpSpecConstantOp`).
+    pub fn lit_u32(&self, k: usize) -> Option<u32> {
+        match self.lits.get(k)? {
+            Operand::LiteralBit32(v) | Operand::LiteralExtInstInteger(v) => Some(*v),
+            Operand::LiteralSpecConstantOpInteger(op) => Some(*op as u32),
+            _ => None,
+        }
+    }
+
+    /// Id operand `k` (counting ids only).
+    pub fn arg(&self, k: usize) -> Option<Id> {
+        self.args.get(k).copied()
+    }
+
+    pub fn operand_count(&self) -> usize {
+        self.args.len() + self.lits.len()
+    }
+
+    /// Every operand in SPIR-V order.
+    pub fn operands(&self) -> Operands<'_> {
+        Operands {
+            inst: self,
+            pos: 0,
+            arg: 0,
+            lit: 0,
+        }
+    }
+
+    /// Operand `k` counting ids and literals alike, as SPIR-V orders them.
+    pub fn operand(&self, k: usize) -> Option<Opd<'_>> {
+        match self.lit_at.iter().position(|&p| usize::from(p) == k) {
+            Some(l) => Some(Opd::Lit(&self.lits[l])),
+            None => {
+                let before = self.lit_at.iter().filter(|&&p| usize::from(p) < k).count();
+                self.args.get(k - before).map(|&id| Opd::Id(id))
             }
         }
+    }
+
+    /// The id at operand position `k`, if that operand is an id.
+    pub fn id_at(&self, k: usize) -> Option<Id> {
+        self.operand(k).and_then(Opd::id)
+    }
+
+    /// The position among all operands of id operand `n`.
+    pub fn arg_position(&self, n: usize) -> usize {
+        let mut pos = n;
+        for &l in &self.lit_at {
+            if usize::from(l) > pos {
+                break;
+            }
+            pos += 1;
+        }
+        pos
+    }
+
+    /// The operands as rspirv spells them (ids as `IdRef`).
+    pub fn to_operands(&self) -> Vec<Operand> {
+        self.operands().map(Opd::to_operand).collect()
+    }
+
+    /// Replaces every operand.
+    pub fn set_operands(&mut self, operands: Vec<Operand>) {
+        self.args.clear();
+        self.lits.clear();
+        self.lit_at.clear();
+        for o in operands {
+            self.push_operand(o);
+        }
+    }
+
+    /// Appends an operand after the last one.
+    pub fn push_operand(&mut self, o: Operand) {
+        match operand_id(&o) {
+            Some(id) => self.args.push(id),
+            None => {
+                self.lit_at.push(self.operand_count() as u16);
+                self.lits.push(o);
+            }
+        }
+    }
+
+    /// Keeps the first `n` operands.
+    pub fn truncate_operands(&mut self, n: usize) {
+        let mut ops = self.to_operands();
+        ops.truncate(n);
+        self.set_operands(ops);
+    }
+
+    /// For `OpExtInst`: the set's import and the instruction number.
+    pub fn ext_inst(&self) -> Option<(Id, u32)> {
+        if self.op != Op::ExtInst {
+            return None;
+        }
+        Some((self.arg(0)?, self.lit_u32(0)?))
     }
 
     pub fn is_terminator(&self) -> bool {
@@ -60,23 +200,23 @@ impl Inst {
     }
 
     /// Blocks this terminator may transfer control to, in operand order.
-    pub fn branch_targets(&self) -> Vec<Id> {
+    pub fn branch_targets(&self) -> &[Id] {
         match self.op {
-            Op::Branch => self.id_operands().collect(),
-            Op::BranchConditional => self.id_operands().skip(1).take(2).collect(),
-            Op::Switch => self.id_operands().skip(1).collect(),
-            _ => vec![],
+            Op::Branch => &self.args[..self.args.len().min(1)],
+            Op::BranchConditional => self.args.get(1..3).unwrap_or(&[]),
+            Op::Switch => self.args.get(1..).unwrap_or(&[]),
+            _ => &[],
         }
     }
 
     /// Ids referenced by operands (not the result type).
     pub fn id_operands(&self) -> impl Iterator<Item = Id> + '_ {
-        self.operands.iter().filter_map(operand_id)
+        self.args.iter().copied()
     }
 
     /// Every id this instruction refers to, result type included.
     pub fn uses(&self) -> impl Iterator<Item = Id> + '_ {
-        self.ty.into_iter().chain(self.id_operands())
+        self.ty.into_iter().chain(self.args.iter().copied())
     }
 
     /// Applies `f` to every id this instruction refers to (result type included) and its result.
@@ -87,35 +227,74 @@ impl Inst {
         if let Some(r) = self.result.as_mut() {
             *r = f(*r);
         }
-        for op in &mut self.operands {
-            if let Some(id) = operand_id_mut(op) {
-                *id = f(*id);
-            }
+        for a in &mut self.args {
+            *a = f(*a);
         }
     }
 
-    pub(crate) fn intern_key(&self) -> super::module::InternKey {
-        (self.op as u32, self.ty, self.operands.clone())
+    /// The instruction without its result: what makes two types or constants the same.
+    pub(crate) fn intern_key(&self) -> Inst {
+        Inst {
+            result: None,
+            ..self.clone()
+        }
     }
 
     /// Number of words this instruction takes in a binary.
     pub fn word_count(&self) -> usize {
-        let mut words = Vec::new();
-        super::spirv::write::encode_operands(&self.operands, &mut words);
-        1 + usize::from(self.ty.is_some()) + usize::from(self.result.is_some()) + words.len()
+        1 + usize::from(self.ty.is_some())
+            + usize::from(self.result.is_some())
+            + self.args.len()
+            + self.lits.iter().map(lit_words).sum::<usize>()
+    }
+}
+
+/// The operands of an instruction in SPIR-V order.
+pub struct Operands<'a> {
+    inst: &'a Inst,
+    pos: usize,
+    arg: usize,
+    lit: usize,
+}
+
+impl<'a> Iterator for Operands<'a> {
+    type Item = Opd<'a>;
+    fn next(&mut self) -> Option<Opd<'a>> {
+        let inst = self.inst;
+        let out = if inst.lit_at.get(self.lit).map(|&p| usize::from(p)) == Some(self.pos)
+            || self.arg >= inst.args.len()
+        {
+            let l = inst.lits.get(self.lit)?;
+            self.lit += 1;
+            Opd::Lit(l)
+        } else {
+            let id = inst.args[self.arg];
+            self.arg += 1;
+            Opd::Id(id)
+        };
+        self.pos += 1;
+        Some(out)
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.inst.operand_count() - self.arg - self.lit;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Operands<'_> {}
+
+/// Words a literal or enumerant operand takes in a binary.
+pub fn lit_words(o: &Operand) -> usize {
+    match o {
+        Operand::LiteralString(s) => s.len() / 4 + 1,
+        Operand::LiteralBit64(_) => 2,
+        _ => 1,
     }
 }
 
 pub fn operand_id(op: &Operand) -> Option<Id> {
     match op {
         Operand::IdRef(id) | Operand::IdMemorySemantics(id) | Operand::IdScope(id) => Some(*id),
-        _ => None,
-    }
-}
-
-pub fn operand_id_mut(op: &mut Operand) -> Option<&mut Id> {
-    match op {
-        Operand::IdRef(id) | Operand::IdMemorySemantics(id) | Operand::IdScope(id) => Some(id),
         _ => None,
     }
 }
@@ -221,4 +400,50 @@ pub fn is_atomic(op: Op) -> bool {
             | Op::AtomicFMinEXT
             | Op::AtomicFMaxEXT
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operands_come_back_in_order() {
+        let ops = vec![
+            Operand::IdRef(5),
+            Operand::LiteralExtInstInteger(31),
+            Operand::IdRef(7),
+            Operand::IdRef(8),
+        ];
+        let i = Inst::new(Op::ExtInst, Some(1), Some(2), ops.clone());
+        assert_eq!(i.args, vec![5, 7, 8]);
+        assert_eq!(i.to_operands(), ops);
+        assert_eq!(i.id_at(2), Some(7));
+        assert_eq!(
+            i.operand(1),
+            Some(Opd::Lit(&Operand::LiteralExtInstInteger(31)))
+        );
+        assert_eq!(i.arg_position(0), 0);
+        assert_eq!(i.arg_position(1), 2);
+        assert_eq!(i.word_count(), 7);
+    }
+
+    #[test]
+    fn switch_pairs_interleave() {
+        let ops = vec![
+            Operand::IdRef(3),
+            Operand::IdRef(4),
+            Operand::LiteralBit32(1),
+            Operand::IdRef(5),
+            Operand::LiteralBit32(2),
+            Operand::IdRef(6),
+        ];
+        let mut i = Inst::new(Op::Switch, None, None, ops.clone());
+        assert_eq!(i.branch_targets(), &[4, 5, 6]);
+        assert_eq!(i.to_operands(), ops);
+        assert_eq!(i.arg_position(3), 5);
+        i.push_operand(Operand::LiteralBit32(3));
+        i.push_operand(Operand::IdRef(9));
+        assert_eq!(i.operand(6), Some(Opd::Lit(&Operand::LiteralBit32(3))));
+        assert_eq!(i.id_at(7), Some(9));
+    }
 }

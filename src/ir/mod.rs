@@ -1,19 +1,27 @@
 //! The IR: a SPIR-V module split into typed sections, with functions as structured control-flow
-//! graphs. It knows nothing of passes, pipelines or terminals.
+//! graphs whose instructions live in an arena apart from their order. It knows nothing of
+//! passes, pipelines or terminals.
 
+pub mod analysis;
 pub mod build;
-pub mod cfg;
+pub mod func;
+pub mod fxhash;
 pub mod idmap;
 pub mod inst;
 pub mod module;
 pub mod names;
+pub mod number;
 pub mod ops;
 pub mod parse;
 pub mod print;
 pub mod qptr;
+pub mod rewrite;
 pub mod spirv;
+pub mod types;
 pub mod typing;
+pub mod usage;
 pub mod verify;
 
-pub use inst::{Id, Inst};
-pub use module::{Block, Function, Merge, Module};
+pub use func::{Block, Function, InstId, Merge};
+pub use inst::{Id, Inst, Opd};
+pub use module::Module;

@@ -3,15 +3,24 @@
 //! Invariants (checked by `verify`):
 //! - every id is defined once, by exactly one instruction, and is below `bound`;
 //! - types and constants are interned: two non-aggregate type instructions with equal operands
-//!   do not exist, and `intern_type`/`intern_const` return the existing id;
+//!   do not exist, and `intern` returns the existing id;
 //! - a function with a body has blocks; each block ends in exactly one terminator and a header
-//!   block carries its merge annotation in `Block::merge`, never in `insts`;
+//!   block carries its merge annotation in `Block::merge`, never among its instructions;
 //! - instructions the IR does not model are kept as they came, in the section they came in.
+//!
+//! Globals and functions are found by id in O(1): the indexes are built on first use and
+//! dropped by `globals_mut`/`functions_mut`, the only ways to change those lists wholesale.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use rspirv::dr::Operand;
-use std::collections::{BTreeMap, HashMap};
+use spirv::Op;
 
+use super::func::Function;
+use super::fxhash::FxHashMap;
 use super::inst::{Id, Inst};
+use super::usage::Usage;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Header {
@@ -30,95 +39,28 @@ impl Default for Header {
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub enum Merge {
-    Selection {
-        merge: Id,
-        control: Operand,
-    },
-    Loop {
-        merge: Id,
-        continue_target: Id,
-        /// LoopControl mask followed by its parameters.
-        control: Vec<Operand>,
-    },
-}
-
-impl Merge {
-    pub fn merge_block(&self) -> Id {
-        match self {
-            Merge::Selection { merge, .. } | Merge::Loop { merge, .. } => *merge,
-        }
-    }
-    pub fn continue_target(&self) -> Option<Id> {
-        match self {
-            Merge::Loop {
-                continue_target, ..
-            } => Some(*continue_target),
-            _ => None,
-        }
-    }
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct Block {
-    pub label: Id,
-    /// Phis, variables, ordinary and debug-line instructions, in order.
-    pub insts: Vec<Inst>,
-    pub merge: Option<Merge>,
-    pub terminator: Inst,
-}
-
-impl Block {
-    pub fn successors(&self) -> Vec<Id> {
-        self.terminator.branch_targets()
-    }
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct Function {
-    /// The `OpFunction` instruction: result type, result id, control, function type.
-    pub def: Inst,
-    pub params: Vec<Inst>,
-    /// Empty for a declaration (an imported function).
-    pub blocks: Vec<Block>,
-    /// `OpLine`/`OpNoLine` between `OpFunction` and the first label, kept in place.
-    pub prologue_debug: Vec<Inst>,
-    /// `OpLine`/`OpNoLine` between the previous `OpFunctionEnd` and this `OpFunction`.
-    pub leading_debug: Vec<Inst>,
-}
-
-impl Function {
-    pub fn id(&self) -> Id {
-        self.def.result.unwrap_or(0)
-    }
-    pub fn block_index(&self, label: Id) -> Option<usize> {
-        self.blocks.iter().position(|b| b.label == label)
-    }
-    pub fn inst_count(&self) -> usize {
-        // OpFunction + params + per block: label, insts, merge, terminator + OpFunctionEnd.
-        2 + self.params.len()
-            + self.prologue_debug.len()
-            + self.leading_debug.len()
-            + self
-                .blocks
-                .iter()
-                .map(|b| 2 + b.insts.len() + usize::from(b.merge.is_some()))
-                .sum::<usize>()
-    }
-}
-
 /// What an analysis attached to an id: not SPIR-V, but part of the IR and of its text form
 /// (a `; @…` line under the id's definition, read back by the parser).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Attribute {
     /// How a pointer is used (`qptr-analyze`).
-    QptrUsage(super::qptr::Usage),
+    QptrUsage(Usage),
     /// This function keeps typed pointers, for this reason (`qptr-lower`).
     TypedPointers(String),
 }
 
-#[derive(Clone, Debug, PartialEq, Default)]
+/// One value replaced by another everywhere (`rewrite::replace_all_uses`), by a pass: what a
+/// value's history across passes is built from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Replacement {
+    pub old: Id,
+    pub new: Id,
+    /// The function the value was local to (`None`: a global).
+    pub function: Option<Id>,
+    pub pass: &'static str,
+}
+
+#[derive(Clone, Debug, Default)]
 pub struct Module {
     pub header: Header,
     /// `OpCapability`, `OpExtension`, `OpExtInstImport`, `OpMemoryModel` — in order.
@@ -131,65 +73,142 @@ pub struct Module {
     pub annotations: Vec<Inst>,
     /// Types, constants, global variables, undefs, module-level debug instructions: in order,
     /// which is a valid definition order.
-    pub globals: Vec<Inst>,
-    pub functions: Vec<Function>,
+    globals: Vec<Inst>,
+    global_index: OnceLock<FxHashMap<Id, usize>>,
+    functions: Vec<Function>,
+    function_index: OnceLock<FxHashMap<Id, usize>>,
     /// `OpLine`/`OpNoLine` after the last function.
     pub trailing_debug: Vec<Inst>,
     /// One past the largest id in use.
     pub bound: u32,
     /// Analysis results attached to ids.
     pub attributes: BTreeMap<Id, Attribute>,
-    /// Interning table for types and constants: (opcode, result type, operands) → id.
-    pub(crate) interned: HashMap<InternKey, Id>,
+    /// Values replaced by others since the list was last taken (see `Replacement`).
+    pub replacements: Vec<Replacement>,
+    /// Interning table for types and constants: the instruction without its result → id.
+    interned: FxHashMap<Inst, Id>,
 }
 
-pub(crate) type InternKey = (u32, Option<Id>, Vec<Operand>);
-
-/// Counts that say how far a module is from plain typed SPIR-V.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Counts {
-    pub bitcasts: usize,
-    /// Values of pointer type, typed or untyped (variables included).
-    pub pointer_values: usize,
-    /// `qptr.*` instructions.
-    pub qptr_ops: usize,
-    /// Functions `qptr-lower` left with typed pointers.
-    pub qptr_fallbacks: usize,
+impl PartialEq for Module {
+    fn eq(&self, other: &Self) -> bool {
+        self.header == other.header
+            && self.preamble == other.preamble
+            && self.entry_points == other.entry_points
+            && self.execution_modes == other.execution_modes
+            && self.debug == other.debug
+            && self.annotations == other.annotations
+            && self.globals == other.globals
+            && self.functions == other.functions
+            && self.trailing_debug == other.trailing_debug
+            && self.bound == other.bound
+            && self.attributes == other.attributes
+    }
 }
 
 impl Module {
-    pub fn counts(&self) -> Counts {
-        let pointer_types: std::collections::HashSet<Id> = self
-            .globals
-            .iter()
-            .filter(|g| {
-                matches!(
-                    g.op,
-                    spirv::Op::TypePointer | spirv::Op::TypeUntypedPointerKHR
-                )
-            })
-            .filter_map(|g| g.result)
-            .collect();
-        let sets = super::ops::ExtSets::of(self);
-        let mut c = Counts {
-            qptr_fallbacks: self
-                .attributes
-                .values()
-                .filter(|a| matches!(a, Attribute::TypedPointers(_)))
-                .count(),
-            ..Counts::default()
-        };
-        self.for_each_inst(|i| {
-            c.bitcasts += usize::from(i.op == spirv::Op::Bitcast);
-            c.pointer_values += usize::from(i.ty.is_some_and(|t| pointer_types.contains(&t)));
-            if sets.dialect_import().is_some() {
-                c.qptr_ops += usize::from(super::ops::for_inst(i, &sets).is_some_and(|o| {
-                    o.set == super::ops::OpSet::Dialect && o.name.starts_with("qptr.")
-                }));
-            }
-        });
-        c
+    // ---- Globals ----
+
+    pub fn globals(&self) -> &[Inst] {
+        &self.globals
     }
+
+    /// The globals, to change wholesale (the id index is rebuilt on next use; call `reindex`
+    /// when types or constants changed, so interning sees them).
+    pub fn globals_mut(&mut self) -> &mut Vec<Inst> {
+        self.global_index = OnceLock::new();
+        &mut self.globals
+    }
+
+    fn global_index_map(&self) -> &FxHashMap<Id, usize> {
+        self.global_index.get_or_init(|| {
+            self.globals
+                .iter()
+                .enumerate()
+                .filter_map(|(k, g)| g.result.map(|r| (r, k)))
+                .collect()
+        })
+    }
+
+    /// The position of global `id` in `globals`.
+    pub fn global_position(&self, id: Id) -> Option<usize> {
+        self.global_index_map().get(&id).copied()
+    }
+
+    /// The definition of a global (type, constant, variable) by id.
+    pub fn global(&self, id: Id) -> Option<&Inst> {
+        self.global_position(id).map(|k| &self.globals[k])
+    }
+
+    /// Global `id`, to change in place (its result must stay).
+    pub fn global_mut(&mut self, id: Id) -> Option<&mut Inst> {
+        let k = self.global_position(id)?;
+        Some(&mut self.globals[k])
+    }
+
+    /// Appends a global (a type, constant or variable that uses only earlier ids).
+    pub fn push_global(&mut self, inst: Inst) {
+        if let (Some(r), Some(index)) = (inst.result, self.global_index.get_mut()) {
+            index.insert(r, self.globals.len());
+        }
+        self.globals.push(inst);
+    }
+
+    // ---- Functions ----
+
+    pub fn functions(&self) -> &[Function] {
+        &self.functions
+    }
+
+    /// The functions, to add, remove or reorder (the id index is rebuilt on next use).
+    pub fn functions_mut(&mut self) -> &mut Vec<Function> {
+        self.function_index = OnceLock::new();
+        &mut self.functions
+    }
+
+    /// The position of function `id` in `functions`.
+    pub fn function_position(&self, id: Id) -> Option<usize> {
+        self.function_index
+            .get_or_init(|| {
+                self.functions
+                    .iter()
+                    .enumerate()
+                    .map(|(k, f)| (f.id(), k))
+                    .collect()
+            })
+            .get(&id)
+            .copied()
+    }
+
+    pub fn function(&self, id: Id) -> Option<&Function> {
+        self.function_position(id).map(|k| &self.functions[k])
+    }
+
+    /// Function `id`, to change its body (its id must stay).
+    pub fn function_mut(&mut self, id: Id) -> Option<&mut Function> {
+        let k = self.function_position(id)?;
+        Some(&mut self.functions[k])
+    }
+
+    /// The function at position `k`, to change its body (its id must stay).
+    pub fn function_at_mut(&mut self, k: usize) -> &mut Function {
+        &mut self.functions[k]
+    }
+
+    /// Appends a function.
+    pub fn push_function(&mut self, f: Function) {
+        if let Some(index) = self.function_index.get_mut() {
+            index.insert(f.id(), self.functions.len());
+        }
+        self.functions.push(f);
+    }
+
+    /// The globals and the functions apart, to read one while changing the other.
+    pub fn split_mut(&mut self) -> (&mut Vec<Inst>, &mut [Function]) {
+        self.global_index = OnceLock::new();
+        (&mut self.globals, &mut self.functions)
+    }
+
+    // ---- Ids ----
 
     /// A new id; `None` when the id space is exhausted (the bound is already `u32::MAX`).
     pub fn fresh_id(&mut self) -> Option<Id> {
@@ -226,18 +245,15 @@ impl Module {
             + self.trailing_debug.len()
     }
 
-    pub fn function(&self, id: Id) -> Option<&Function> {
-        self.functions.iter().find(|f| f.id() == id)
-    }
+    // ---- Interning ----
 
-    /// Rebuilds the intern table from `globals`; call after editing globals directly.
+    /// Rebuilds the intern table (and the global index) from `globals`; call after editing
+    /// types or constants directly.
     pub fn reindex(&mut self) {
+        self.global_index = OnceLock::new();
         self.interned.clear();
-        let sets = super::ops::ExtSets::of(self);
         for inst in &self.globals {
-            let internable = super::inst::is_internable(inst.op)
-                || super::spirv::disasm::dialect_type_width(inst, &sets).is_some();
-            if let (true, Some(id)) = (internable, inst.result) {
+            if let (true, Some(id)) = (internable(inst), inst.result) {
                 self.interned.entry(inst.intern_key()).or_insert(id);
             }
         }
@@ -246,33 +262,26 @@ impl Module {
     /// Returns the id of the type or constant instruction `inst` (its result is ignored),
     /// adding it to the globals when no equal one exists; `None` when no id is left.
     pub fn intern(&mut self, mut inst: Inst) -> Option<Id> {
-        let key = inst.intern_key();
-        if let Some(&id) = self.interned.get(&key) {
+        inst.result = None;
+        if let Some(&id) = self.interned.get(&inst) {
             return Some(id);
         }
         let id = self.fresh_id()?;
+        self.interned.insert(inst.clone(), id);
         inst.result = Some(id);
-        self.interned.insert(key, id);
-        self.globals.push(inst);
+        self.push_global(inst);
         Some(id)
-    }
-
-    /// The definition of a global (type, constant, variable) by id.
-    pub fn global(&self, id: Id) -> Option<&Inst> {
-        self.globals.iter().find(|i| i.result == Some(id))
     }
 
     /// Debug name (`OpName`) of an id, if any.
     pub fn debug_name(&self, id: Id) -> Option<&str> {
-        self.debug
-            .iter()
-            .find_map(|i| match (i.op, i.operands.as_slice()) {
-                (spirv::Op::Name, [Operand::IdRef(t), Operand::LiteralString(s)]) if *t == id => {
-                    Some(s.as_str())
-                }
-                _ => None,
-            })
+        self.debug.iter().find_map(|i| match (i.op, i.lits()) {
+            (Op::Name, [Operand::LiteralString(s)]) if i.arg(0) == Some(id) => Some(s.as_str()),
+            _ => None,
+        })
     }
+
+    // ---- Every instruction ----
 
     /// Every instruction of the module in SPIR-V binary order.
     pub fn for_each_inst(&self, mut f: impl FnMut(&Inst)) {
@@ -286,52 +295,55 @@ impl Module {
         ] {
             section.iter().for_each(&mut f);
         }
+        let end = Inst::with_args(Op::FunctionEnd, None, None, vec![]);
         for func in &self.functions {
             func.leading_debug.iter().for_each(&mut f);
             f(&func.def);
             func.params.iter().for_each(&mut f);
             func.prologue_debug.iter().for_each(&mut f);
-            for block in &func.blocks {
+            for (b, block) in func.blocks().iter().enumerate() {
                 f(&Inst::label(block.label));
-                block.insts.iter().for_each(&mut f);
+                func.block_insts(b).for_each(&mut f);
                 if let Some(m) = &block.merge {
-                    f(&Inst::from_merge(m));
+                    f(&m.to_inst());
                 }
-                f(&block.terminator);
+                f(func.terminator(b));
             }
-            f(&Inst::new(spirv::Op::FunctionEnd, None, None, vec![]));
+            f(&end);
         }
         self.trailing_debug.iter().for_each(&mut f);
     }
 
     /// Renames every id the module defines or uses (results, operands, block labels, merge
-    /// annotations) through `f`. The bound and indexes are the caller's to update.
+    /// annotations, attributes) through `f`. The bound is the caller's to update.
     pub fn remap_ids(&mut self, f: impl Fn(Id) -> Id) {
-        self.for_each_inst_mut(|i| i.remap_ids(&f));
-        for func in &mut self.functions {
-            for b in &mut func.blocks {
-                b.label = f(b.label);
-                match &mut b.merge {
-                    Some(Merge::Selection { merge, .. }) => *merge = f(*merge),
-                    Some(Merge::Loop {
-                        merge,
-                        continue_target,
-                        ..
-                    }) => {
-                        *merge = f(*merge);
-                        *continue_target = f(*continue_target);
-                    }
-                    None => {}
-                }
+        for section in [
+            &mut self.preamble,
+            &mut self.entry_points,
+            &mut self.execution_modes,
+            &mut self.debug,
+            &mut self.annotations,
+            &mut self.globals,
+            &mut self.trailing_debug,
+        ] {
+            for i in section.iter_mut() {
+                i.remap_ids(&f);
             }
+        }
+        for func in &mut self.functions {
+            func.remap_ids(&f);
         }
         self.attributes = std::mem::take(&mut self.attributes)
             .into_iter()
             .map(|(id, a)| (f(id), a))
             .collect();
+        self.global_index = OnceLock::new();
+        self.function_index = OnceLock::new();
+        self.reindex();
     }
 
-    /// Every instruction, mutably, except synthesized labels/merges/function ends.
+    /// Every instruction outside function bodies, mutably (sections, function definitions,
+    /// parameters and debug lines), then every body instruction.
     pub fn for_each_inst_mut(&mut self, mut f: impl FnMut(&mut Inst)) {
         for section in [
             &mut self.preamble,
@@ -348,11 +360,17 @@ impl Module {
             f(&mut func.def);
             func.params.iter_mut().for_each(&mut f);
             func.prologue_debug.iter_mut().for_each(&mut f);
-            for block in &mut func.blocks {
-                block.insts.iter_mut().for_each(&mut f);
-                f(&mut block.terminator);
-            }
+            func.for_each_inst_mut(&mut f);
         }
         self.trailing_debug.iter_mut().for_each(&mut f);
+        self.global_index = OnceLock::new();
     }
+}
+
+/// Whether a global may stand for every equal one: an internable type or constant, or a
+/// dialect type (an `OpExtInst` naming only its set and number).
+fn internable(inst: &Inst) -> bool {
+    super::inst::is_internable(inst.op)
+        || inst.op == Op::Undef
+        || (inst.op == Op::ExtInst && inst.args.len() == 1 && inst.lits().len() == 1)
 }

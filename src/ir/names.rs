@@ -3,18 +3,18 @@
 //! `%int_1`), and the id number otherwise. Derived names depend on content, not on ids, so they
 //! do not shift when an unrelated instruction is added.
 
-use std::collections::{HashMap, HashSet};
+use super::fxhash::{FxHashMap, FxHashSet};
 
 use rspirv::dr::Operand;
 use spirv::Op;
 
 use super::inst::Id;
 use super::module::Module;
-use super::spirv::disasm::{format_literal_number, ScalarKind};
+use super::number::{format_literal_number, ScalarKind};
 
 #[derive(Default, Clone, Debug)]
 pub struct Names {
-    map: HashMap<Id, String>,
+    map: FxHashMap<Id, String>,
 }
 
 impl Names {
@@ -31,16 +31,16 @@ impl Names {
     }
 
     pub fn for_module(m: &Module) -> Self {
-        let mut debug: HashMap<Id, &str> = HashMap::new();
+        let mut debug: FxHashMap<Id, &str> = FxHashMap::default();
         for inst in &m.debug {
-            if let (Op::Name, [Operand::IdRef(id), Operand::LiteralString(s)]) =
-                (inst.op, inst.operands.as_slice())
+            if let (Op::Name, Some(id), [Operand::LiteralString(s)]) =
+                (inst.op, inst.arg(0), inst.lits())
             {
-                debug.entry(*id).or_insert(s);
+                debug.entry(id).or_insert(s);
             }
         }
         let mut names = Names::default();
-        let mut taken: HashSet<String> = HashSet::new();
+        let mut taken: FxHashSet<String> = FxHashSet::default();
         let mut assign = |names: &mut Names, id: Id, base: String| {
             if base.is_empty() || names.map.contains_key(&id) {
                 return;
@@ -54,7 +54,7 @@ impl Names {
             taken.insert(candidate.clone());
             names.map.insert(id, candidate);
         };
-        let scalars = ScalarKind::table(m);
+        let scalars = super::types::scalar_kinds(m);
         m.for_each_inst(|inst| {
             let Some(id) = inst.result else { return };
             let base = match debug.get(&id) {
@@ -87,53 +87,50 @@ fn sanitize(s: &str) -> String {
 fn derived_name(
     inst: &super::inst::Inst,
     names: &Names,
-    scalars: &HashMap<Id, ScalarKind>,
+    scalars: &FxHashMap<Id, ScalarKind>,
 ) -> String {
-    let n = |op: &Operand| match op {
-        Operand::IdRef(id) => names.get(*id),
-        _ => String::new(),
-    };
-    let ops = &inst.operands;
+    let arg = |k: usize| inst.arg(k).map(|id| names.get(id));
+    let lits = inst.lits();
     match inst.op {
         Op::TypeVoid => "void".into(),
         Op::TypeBool => "bool".into(),
-        Op::TypeInt => match (ops.first(), ops.get(1)) {
-            (Some(Operand::LiteralBit32(32)), Some(Operand::LiteralBit32(s))) => {
+        Op::TypeInt => match lits {
+            [Operand::LiteralBit32(32), Operand::LiteralBit32(s)] => {
                 if *s == 1 { "int" } else { "uint" }.into()
             }
-            (Some(Operand::LiteralBit32(w)), Some(Operand::LiteralBit32(s))) => {
+            [Operand::LiteralBit32(w), Operand::LiteralBit32(s)] => {
                 format!("{}{w}", if *s == 1 { "int" } else { "uint" })
             }
             _ => String::new(),
         },
-        Op::TypeFloat => match ops.first() {
+        Op::TypeFloat => match lits.first() {
             Some(Operand::LiteralBit32(16)) => "half".into(),
             Some(Operand::LiteralBit32(32)) => "float".into(),
             Some(Operand::LiteralBit32(64)) => "double".into(),
             Some(Operand::LiteralBit32(w)) => format!("fp{w}"),
             _ => String::new(),
         },
-        Op::TypeVector => match (ops.first(), ops.get(1)) {
-            (Some(c), Some(Operand::LiteralBit32(k))) => format!("v{k}{}", n(c)),
+        Op::TypeVector => match (arg(0), lits.first()) {
+            (Some(c), Some(Operand::LiteralBit32(k))) => format!("v{k}{c}"),
             _ => String::new(),
         },
-        Op::TypeMatrix => match (ops.first(), ops.get(1)) {
-            (Some(c), Some(Operand::LiteralBit32(k))) => format!("mat{k}{}", n(c)),
+        Op::TypeMatrix => match (arg(0), lits.first()) {
+            (Some(c), Some(Operand::LiteralBit32(k))) => format!("mat{k}{c}"),
             _ => String::new(),
         },
-        Op::TypeArray => match (ops.first(), ops.get(1)) {
-            (Some(e), Some(l)) => format!("_arr_{}_{}", n(e), n(l)),
+        Op::TypeArray => match (arg(0), arg(1)) {
+            (Some(e), Some(l)) => format!("_arr_{e}_{l}"),
             _ => String::new(),
         },
-        Op::TypeRuntimeArray => match ops.first() {
-            Some(e) => format!("_runtimearr_{}", n(e)),
+        Op::TypeRuntimeArray => match arg(0) {
+            Some(e) => format!("_runtimearr_{e}"),
             None => String::new(),
         },
-        Op::TypePointer => match (ops.first(), ops.get(1)) {
-            (Some(Operand::StorageClass(sc)), Some(p)) => format!("_ptr_{sc:?}_{}", n(p)),
+        Op::TypePointer => match (lits.first(), arg(0)) {
+            (Some(Operand::StorageClass(sc)), Some(p)) => format!("_ptr_{sc:?}_{p}"),
             _ => String::new(),
         },
-        Op::TypeUntypedPointerKHR => match ops.first() {
+        Op::TypeUntypedPointerKHR => match lits.first() {
             Some(Operand::StorageClass(sc)) => format!("_qptr_{sc:?}"),
             _ => String::new(),
         },
@@ -152,7 +149,7 @@ fn derived_name(
             let Some(kind) = scalars.get(&ty) else {
                 return String::new();
             };
-            let text = format_literal_number(*kind, ops);
+            let text = format_literal_number(*kind, lits);
             let text: String = text
                 .chars()
                 .map(|c| match c {

@@ -6,9 +6,9 @@ use std::fmt;
 use std::collections::HashMap;
 
 use super::module::{Attribute, Module};
-use super::qptr::Usage;
 use super::spirv::asm::{self, AsmError};
 use super::spirv::read::{self, ReadError};
+use super::usage::Usage;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParseError {

@@ -8,9 +8,9 @@
 
 use std::fmt::Write;
 
-use super::cfg::Cfg;
+use super::func::Function;
 use super::inst::{Id, Inst};
-use super::module::{Attribute, Function, Module};
+use super::module::{Attribute, Module};
 use super::names::Names;
 use super::spirv::disasm::{generator_text, quote, Context};
 
@@ -89,12 +89,12 @@ pub fn print_lines(m: &Module) -> Vec<Line> {
         }
     };
     for (title, section) in [
-        ("", &m.preamble),
+        ("", m.preamble.as_slice()),
         ("", &m.entry_points),
         ("", &m.execution_modes),
         ("debug", &m.debug),
         ("annotations", &m.annotations),
-        ("types, constants, global variables", &m.globals),
+        ("types, constants, global variables", m.globals()),
     ] {
         if section.is_empty() {
             continue;
@@ -110,7 +110,7 @@ pub fn print_lines(m: &Module) -> Vec<Line> {
             global(&mut lines, inst);
         }
     }
-    for f in &m.functions {
+    for f in m.functions() {
         lines.push(Line {
             text: String::new(),
             kind: LineKind::Blank,
@@ -127,7 +127,7 @@ pub fn print_lines(m: &Module) -> Vec<Line> {
 fn attribute_line(m: &Module, cx: &Context, id: Option<Id>, indent: &str) -> Option<String> {
     let a = m.attributes.get(&id?)?;
     Some(match a {
-        Attribute::QptrUsage(u) => format!("{indent}; @usage {}", u.text(&cx.names)),
+        Attribute::QptrUsage(u) => format!("{indent}; @usage {}", u.text(&|id| cx.names.get(id))),
         Attribute::TypedPointers(why) => format!("{indent}; @typed-pointers {}", quote(why)),
     })
 }
@@ -170,9 +170,9 @@ fn print_function(m: &Module, cx: &Context, f: &Function, lines: &mut Vec<Line>)
             kind: LineKind::FunctionHeader { func },
         });
     }
-    let cfg = Cfg::new(f);
+    let cfg = f.cfg();
     let mut open_merges: Vec<Id> = Vec::new();
-    for (bi, b) in f.blocks.iter().enumerate() {
+    for (bi, b) in f.blocks().iter().enumerate() {
         if let Some(pos) = open_merges.iter().position(|m| *m == b.label) {
             open_merges.truncate(pos);
         }
@@ -199,7 +199,7 @@ fn print_function(m: &Module, cx: &Context, f: &Function, lines: &mut Vec<Line>)
             },
         });
         let body_indent = format!("{indent}    ");
-        for inst in &b.insts {
+        for inst in f.block_insts(bi) {
             lines.push(Line {
                 text: format!("{body_indent}{}", inst_text(cx, inst)),
                 kind: LineKind::Inst {
@@ -221,7 +221,7 @@ fn print_function(m: &Module, cx: &Context, f: &Function, lines: &mut Vec<Line>)
         }
         if let Some(merge) = &b.merge {
             lines.push(Line {
-                text: format!("{body_indent}{}", inst_text(cx, &Inst::from_merge(merge))),
+                text: format!("{body_indent}{}", inst_text(cx, &merge.to_inst())),
                 kind: LineKind::Inst {
                     func,
                     block: b.label,
@@ -231,7 +231,7 @@ fn print_function(m: &Module, cx: &Context, f: &Function, lines: &mut Vec<Line>)
             open_merges.push(merge.merge_block());
         }
         lines.push(Line {
-            text: format!("{body_indent}{}", inst_text(cx, &b.terminator)),
+            text: format!("{body_indent}{}", inst_text(cx, f.terminator(bi))),
             kind: LineKind::Inst {
                 func,
                 block: b.label,

@@ -14,15 +14,15 @@
 //! components are `MatrixStride` apart — the layout model says so, and lifting inverts it.
 
 use std::collections::{BTreeMap, HashMap};
-use std::fmt::{self, Write};
 
 use rspirv::dr::Operand;
 use spirv::{Decoration, Op};
 
-use super::inst::{operand_id, Id, Inst};
-use super::module::{Function, Module};
-use super::names::Names;
+use super::func::Function;
+use super::inst::{Id, Inst, Opd};
+use super::module::Module;
 use super::ops::{self, ExtSets, OpSet};
+use super::usage::{Access, Usage};
 
 /// A type as reached by a path: row-major and matrix-stride information comes from the
 /// struct member that holds the matrix, so it travels with the place.
@@ -55,15 +55,13 @@ impl<'m> Layout<'m> {
         let sets = ExtSets::of(m);
         let mut types = HashMap::new();
         let mut constants = HashMap::new();
-        for g in &m.globals {
+        for g in m.globals() {
             let Some(r) = g.result else { continue };
-            if super::inst::is_type(g.op)
-                || super::spirv::disasm::dialect_type_width(g, &sets).is_some()
-            {
+            if super::inst::is_type(g.op) || super::types::dialect_type_width(g, &sets).is_some() {
                 types.insert(r, g);
             }
             if g.op == Op::Constant {
-                match g.operands.first() {
+                match g.lits().first() {
                     Some(Operand::LiteralBit32(v)) => {
                         constants.insert(r, u64::from(*v));
                     }
@@ -78,11 +76,13 @@ impl<'m> Layout<'m> {
         let mut matrix: HashMap<(Id, u32), (u64, bool)> = HashMap::new();
         let mut strides = HashMap::new();
         for a in &m.annotations {
-            match (a.op, a.operands.as_slice()) {
+            let Some(target) = a.arg(0) else { continue };
+            match (a.op, a.lits()) {
                 (
                     Op::MemberDecorate,
-                    [Operand::IdRef(s), Operand::LiteralBit32(k), Operand::Decoration(d), rest @ ..],
+                    [Operand::LiteralBit32(k), Operand::Decoration(d), rest @ ..],
                 ) => {
+                    let s = &target;
                     let value = match rest.first() {
                         Some(Operand::LiteralBit32(v)) => u64::from(*v),
                         _ => 0,
@@ -102,9 +102,9 @@ impl<'m> Layout<'m> {
                 }
                 (
                     Op::Decorate,
-                    [Operand::IdRef(t), Operand::Decoration(Decoration::ArrayStride), Operand::LiteralBit32(v)],
+                    [Operand::Decoration(Decoration::ArrayStride), Operand::LiteralBit32(v)],
                 ) => {
-                    strides.insert(*t, u64::from(*v));
+                    strides.insert(target, u64::from(*v));
                 }
                 _ => {}
             }
@@ -128,12 +128,12 @@ impl<'m> Layout<'m> {
     }
 
     fn id_at(&self, ty: Id, k: usize) -> Option<Id> {
-        self.type_inst(ty)?.operands.get(k).and_then(operand_id)
+        self.type_inst(ty)?.id_at(k)
     }
 
     fn literal_at(&self, ty: Id, k: usize) -> Option<u64> {
-        match self.type_inst(ty)?.operands.get(k)? {
-            Operand::LiteralBit32(v) => Some(u64::from(*v)),
+        match self.type_inst(ty)?.operand(k)? {
+            Opd::Lit(Operand::LiteralBit32(v)) => Some(u64::from(*v)),
             _ => None,
         }
     }
@@ -145,12 +145,8 @@ impl<'m> Layout<'m> {
             Op::TypeInt | Op::TypeFloat => self.literal_at(ty, 0).map(|w| w.div_ceil(8)),
             Op::TypeBool => Some(4),
             Op::ExtInst => {
-                let name = t.operands.get(1).and_then(|o| match o {
-                    Operand::LiteralExtInstInteger(n) => ops::dialect(*n),
-                    _ => None,
-                })?;
-                super::spirv::disasm::ScalarKind::bits_width(&name.name)
-                    .map(|w| u64::from(w).div_ceil(8))
+                let name = t.ext_inst().and_then(|(_, n)| ops::dialect(n))?;
+                super::number::ScalarKind::bits_width(&name.name).map(|w| u64::from(w).div_ceil(8))
             }
             _ => None,
         }
@@ -173,10 +169,9 @@ impl<'m> Layout<'m> {
                 .id_at(ty, 0)
                 .map_or(1, |e| self.align_inner(e, depth + 1)),
             Op::TypeStruct => t
-                .operands
+                .args
                 .iter()
-                .filter_map(operand_id)
-                .map(|m| self.align_inner(m, depth + 1))
+                .map(|&m| self.align_inner(m, depth + 1))
                 .max()
                 .unwrap_or(1),
             _ => self.scalar_size(ty).unwrap_or(4),
@@ -195,7 +190,7 @@ impl<'m> Layout<'m> {
         // Scalar layout: members in order, each aligned.
         let t = self.type_inst(st)?;
         let mut at = 0u64;
-        for (i, m) in t.operands.iter().filter_map(operand_id).enumerate() {
+        for (i, m) in t.args.iter().copied().enumerate() {
             let a = self.align(m);
             at = at.div_ceil(a) * a;
             if i as u32 == k {
@@ -264,7 +259,7 @@ impl<'m> Layout<'m> {
         match t.op {
             Op::TypeStruct => {
                 let mut end = 0;
-                for (k, m) in t.operands.iter().filter_map(operand_id).enumerate() {
+                for (k, m) in t.args.iter().copied().enumerate() {
                     let mp = self.member_place(place.ty, k as u32, m);
                     end = end.max(self.member_offset(place.ty, k as u32)? + self.size(mp)?);
                 }
@@ -310,7 +305,7 @@ impl<'m> Layout<'m> {
     pub fn locate(&self, place: Place, offset: u64) -> Option<(u32, u64, Place)> {
         let t = self.type_inst(place.ty)?;
         if t.op == Op::TypeStruct {
-            let members: Vec<Id> = t.operands.iter().filter_map(operand_id).collect();
+            let members: Vec<Id> = t.args.to_vec();
             // The last member starting at or before the offset that reaches it.
             for k in (0..members.len() as u32).rev() {
                 let start = self.member_offset(place.ty, k)?;
@@ -377,11 +372,9 @@ pub struct Defs<'f> {
 impl<'f> Defs<'f> {
     pub fn new(m: &Module, f: &'f Function) -> Self {
         let mut defs = HashMap::new();
-        for b in &f.blocks {
-            for i in &b.insts {
-                if let Some(r) = i.result {
-                    defs.insert(r, i);
-                }
+        for i in f.body() {
+            if let Some(r) = i.result {
+                defs.insert(r, i);
             }
         }
         Defs {
@@ -515,223 +508,6 @@ pub fn find_path(
     Err("the address is too deep".into())
 }
 
-/// How a pointer is used by one instruction.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Access {
-    Load(Id),
-    Store(Id),
-    Atomic(Id),
-    /// The destination of a copy of this many bytes.
-    CopyDst(u64),
-    /// The source of a copy of this many bytes.
-    CopySrc(u64),
-}
-
-/// The usage tree of a pointer: its own accesses, and the pointers made from it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Usage {
-    pub accesses: Vec<Access>,
-    /// Through `qptr.offset`, by offset.
-    pub offsets: BTreeMap<i64, Usage>,
-    /// Through `qptr.dyn_offset`, by stride.
-    pub dyn_offsets: BTreeMap<u64, Usage>,
-    /// Through `qptr.buffer_data` (for a buffer handle).
-    pub data: Option<Box<Usage>>,
-}
-
-impl Usage {
-    /// Adds what `other` reaches to this tree.
-    pub fn merge(&mut self, other: Usage) {
-        for a in other.accesses {
-            if !self.accesses.contains(&a) {
-                self.accesses.push(a);
-            }
-        }
-        for (k, u) in other.offsets {
-            self.offsets.entry(k).or_default().merge(u);
-        }
-        for (k, u) in other.dyn_offsets {
-            self.dyn_offsets.entry(k).or_default().merge(u);
-        }
-        if let Some(d) = other.data {
-            self.data.get_or_insert_with(Default::default).merge(*d);
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.accesses.is_empty()
-            && self.offsets.is_empty()
-            && self.dyn_offsets.is_empty()
-            && self.data.is_none()
-    }
-
-    /// The text form: `{load %v4float, +16 {store %float}, [*48] {load %uint}, data {…}}`.
-    pub fn text(&self, names: &Names) -> String {
-        let mut out = String::new();
-        self.write(&mut out, names);
-        out
-    }
-
-    fn write(&self, out: &mut String, names: &Names) {
-        out.push('{');
-        let mut first = true;
-        let mut sep = |out: &mut String| {
-            if !first {
-                out.push_str(", ");
-            }
-            first = false;
-        };
-        for a in &self.accesses {
-            sep(out);
-            let _ = match a {
-                Access::Load(t) => write!(out, "load %{}", names.get(*t)),
-                Access::Store(t) => write!(out, "store %{}", names.get(*t)),
-                Access::Atomic(t) => write!(out, "atomic %{}", names.get(*t)),
-                Access::CopyDst(n) => write!(out, "copy-dst {n}"),
-                Access::CopySrc(n) => write!(out, "copy-src {n}"),
-            };
-        }
-        for (k, u) in &self.offsets {
-            sep(out);
-            let _ = write!(out, "{k:+} ");
-            u.write(out, names);
-        }
-        for (s, u) in &self.dyn_offsets {
-            sep(out);
-            let _ = write!(out, "[*{s}] ");
-            u.write(out, names);
-        }
-        if let Some(d) = &self.data {
-            sep(out);
-            out.push_str("data ");
-            d.write(out, names);
-        }
-        out.push('}');
-    }
-
-    /// Reads the text form back; `id` maps a `%name` to its id.
-    pub fn parse(text: &str, id: &dyn Fn(&str) -> Option<Id>) -> Result<Usage, String> {
-        let mut p = UsageParser {
-            s: text.as_bytes(),
-            i: 0,
-            id,
-        };
-        let u = p.usage()?;
-        p.ws();
-        if p.i != p.s.len() {
-            return Err(format!("unexpected text after the usage at {}", p.i));
-        }
-        Ok(u)
-    }
-}
-
-struct UsageParser<'a> {
-    s: &'a [u8],
-    i: usize,
-    id: &'a dyn Fn(&str) -> Option<Id>,
-}
-
-impl UsageParser<'_> {
-    fn ws(&mut self) {
-        while self.i < self.s.len() && self.s[self.i].is_ascii_whitespace() {
-            self.i += 1;
-        }
-    }
-    fn eat(&mut self, c: u8) -> bool {
-        self.ws();
-        if self.s.get(self.i) == Some(&c) {
-            self.i += 1;
-            true
-        } else {
-            false
-        }
-    }
-    fn word(&mut self) -> String {
-        self.ws();
-        let start = self.i;
-        while self.i < self.s.len()
-            && (self.s[self.i].is_ascii_alphanumeric() || b"_-+%*.".contains(&self.s[self.i]))
-        {
-            self.i += 1;
-        }
-        String::from_utf8_lossy(&self.s[start..self.i]).into_owned()
-    }
-    fn number<T: std::str::FromStr>(&mut self, w: &str) -> Result<T, String> {
-        w.parse().map_err(|_| format!("bad number '{w}'"))
-    }
-    fn usage(&mut self) -> Result<Usage, String> {
-        if !self.eat(b'{') {
-            return Err("expected '{'".into());
-        }
-        let mut u = Usage::default();
-        if self.eat(b'}') {
-            return Ok(u);
-        }
-        loop {
-            if self.eat(b'[') {
-                let w = self.word();
-                let stride = self.number(w.trim_start_matches('*'))?;
-                if !self.eat(b']') {
-                    return Err("expected ']'".into());
-                }
-                let child = self.usage()?;
-                u.dyn_offsets.entry(stride).or_default().merge(child);
-            } else {
-                let w = self.word();
-                match w.as_str() {
-                    "load" | "store" | "atomic" => {
-                        let t = self.word();
-                        let ty = (self.id)(t.trim_start_matches('%'))
-                            .ok_or_else(|| format!("unknown type {t}"))?;
-                        u.accesses.push(match w.as_str() {
-                            "load" => Access::Load(ty),
-                            "store" => Access::Store(ty),
-                            _ => Access::Atomic(ty),
-                        });
-                    }
-                    "copy-dst" | "copy-src" => {
-                        let n = self.word();
-                        let n: u64 = self.number(&n)?;
-                        u.accesses.push(if w == "copy-dst" {
-                            Access::CopyDst(n)
-                        } else {
-                            Access::CopySrc(n)
-                        });
-                    }
-                    "data" => {
-                        let child = self.usage()?;
-                        u.data = Some(Box::new(child));
-                    }
-                    w if w.starts_with('+') || w.starts_with('-') => {
-                        let k: i64 = self.number(w)?;
-                        let child = self.usage()?;
-                        u.offsets.entry(k).or_default().merge(child);
-                    }
-                    other => return Err(format!("unexpected '{other}' in a usage")),
-                }
-            }
-            if self.eat(b'}') {
-                return Ok(u);
-            }
-            if !self.eat(b',') {
-                return Err("expected ',' or '}'".into());
-            }
-        }
-    }
-}
-
-impl fmt::Display for Access {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Access::Load(t) => write!(f, "load %{t}"),
-            Access::Store(t) => write!(f, "store %{t}"),
-            Access::Atomic(t) => write!(f, "atomic %{t}"),
-            Access::CopyDst(n) => write!(f, "copy-dst {n}"),
-            Access::CopySrc(n) => write!(f, "copy-src {n}"),
-        }
-    }
-}
-
 /// The usage tree of every pointer of a function that qptrs are made from or accessed through:
 /// roots (variables, handles), `qptr.*` results. Each tree covers what is reached through it.
 pub fn analyze(m: &Module, f: &Function, layout: &Layout) -> BTreeMap<Id, Usage> {
@@ -742,8 +518,8 @@ pub fn analyze(m: &Module, f: &Function, layout: &Layout) -> BTreeMap<Id, Usage>
     let mut own: HashMap<Id, Usage> = HashMap::new();
     let mut children: HashMap<Id, Vec<(Id, Option<Seg>)>> = HashMap::new();
     let mut made: Vec<Id> = Vec::new();
-    for b in &f.blocks {
-        for i in b.insts.iter() {
+    for b in 0..f.blocks().len() {
+        for i in f.block_insts(b) {
             let ids: Vec<Id> = i.id_operands().collect();
             match defs.dialect(i.result.unwrap_or(0)) {
                 Some(("qptr.offset", ops)) => {

@@ -14,10 +14,11 @@ use std::collections::HashMap;
 use rspirv::dr::Operand;
 use spirv::Op;
 
-use super::inst::{operand_id, Id, Inst};
-use super::module::{Function, Module};
+use super::func::Function;
+use super::inst::{Id, Inst, Opd};
+use super::module::Module;
 use super::ops::{self, ExtSets, OpSet, Val};
-use super::spirv::disasm::dialect_type_width;
+use super::types::dialect_type_width;
 
 /// A set of labels: bit 0 float, bit 1 signed integer, bit 2 unsigned integer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -82,8 +83,8 @@ pub enum Made {
     Tied(Id),
 }
 
-/// The typing of one instruction: its result (when numeric) and, by operand index into
-/// `inst.operands`, what its numeric operands need.
+/// The typing of one instruction: its result (when numeric) and, by index into `inst.args`,
+/// what its numeric operands need.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InstTyping {
     pub result: Option<Made>,
@@ -121,7 +122,7 @@ impl<'m> TypeInfo<'m> {
     pub fn new(m: &'m Module) -> Self {
         let sets = ExtSets::of(m);
         let mut types = HashMap::new();
-        for g in &m.globals {
+        for g in m.globals() {
             let is_type = super::inst::is_type(g.op) || dialect_type_width(g, &sets).is_some();
             if let (true, Some(r)) = (is_type, g.result) {
                 types.insert(r, g);
@@ -134,7 +135,7 @@ impl<'m> TypeInfo<'m> {
             }
         });
         let params = m
-            .functions
+            .functions()
             .iter()
             .map(|f| (f.id(), f.params.iter().filter_map(|p| p.result).collect()))
             .collect();
@@ -152,7 +153,7 @@ impl<'m> TypeInfo<'m> {
         let sets = ExtSets::of(m);
         let mut types = HashMap::new();
         let mut value_type = HashMap::new();
-        for g in &m.globals {
+        for g in m.globals() {
             let is_type = super::inst::is_type(g.op) || dialect_type_width(g, &sets).is_some();
             if let (true, Some(r)) = (is_type, g.result) {
                 types.insert(r, g);
@@ -161,22 +162,18 @@ impl<'m> TypeInfo<'m> {
                 value_type.insert(r, t);
             }
         }
-        for i in f
-            .params
-            .iter()
-            .chain(f.blocks.iter().flat_map(|b| &b.insts))
-        {
+        for i in f.params.iter().chain(f.body()) {
             if let (Some(r), Some(t)) = (i.result, i.ty) {
                 value_type.insert(r, t);
             }
         }
-        for g in &m.functions {
+        for g in m.functions() {
             if let (Some(r), Some(t)) = (g.def.result, g.def.ty) {
                 value_type.insert(r, t);
             }
         }
         let params = m
-            .functions
+            .functions()
             .iter()
             .map(|f| (f.id(), f.params.iter().filter_map(|p| p.result).collect()))
             .collect();
@@ -203,7 +200,7 @@ impl<'m> TypeInfo<'m> {
     /// The scalar kind of a type: label (`None` for a bit-vector) and width.
     fn scalar(&self, ty: Id) -> Option<(Option<Labels>, u32)> {
         let t = self.type_inst(ty)?;
-        match (t.op, t.operands.as_slice()) {
+        match (t.op, t.lits()) {
             (Op::TypeFloat, [Operand::LiteralBit32(w), ..]) => Some((Some(Labels::F), *w)),
             (Op::TypeInt, [Operand::LiteralBit32(w), Operand::LiteralBit32(s)]) => {
                 Some((Some(if *s == 1 { Labels::S } else { Labels::U }), *w))
@@ -216,8 +213,8 @@ impl<'m> TypeInfo<'m> {
     /// A numeric scalar or vector type (typed or a bit-vector).
     pub fn numeric(&self, ty: Id) -> Option<Numeric> {
         let t = self.type_inst(ty)?;
-        let (component, count) = match (t.op, t.operands.as_slice()) {
-            (Op::TypeVector, [Operand::IdRef(c), Operand::LiteralBit32(n)]) => (*c, *n),
+        let (component, count) = match (t.op, t.args.as_slice(), t.lits()) {
+            (Op::TypeVector, [c], [Operand::LiteralBit32(n)]) => (*c, *n),
             _ => (ty, 1),
         };
         let (label, width) = self.scalar(component)?;
@@ -241,8 +238,8 @@ impl<'m> TypeInfo<'m> {
     /// The type a pointer value points to (`None` for an untyped pointer or a non-pointer).
     fn pointee(&self, ptr: Id) -> Option<Id> {
         let t = self.type_inst(self.value_type(ptr)?)?;
-        match (t.op, t.operands.get(1)) {
-            (Op::TypePointer, Some(Operand::IdRef(p))) => Some(*p),
+        match (t.op, t.arg(0)) {
+            (Op::TypePointer, Some(p)) => Some(p),
             _ => None,
         }
     }
@@ -266,16 +263,8 @@ impl<'m> TypeInfo<'m> {
     fn member(&self, ty: Id, index: u32) -> Option<Id> {
         let t = self.type_inst(ty)?;
         match t.op {
-            Op::TypeStruct => match t.operands.get(index as usize) {
-                Some(Operand::IdRef(m)) => Some(*m),
-                _ => None,
-            },
-            Op::TypeVector | Op::TypeMatrix | Op::TypeArray | Op::TypeRuntimeArray => {
-                match t.operands.first() {
-                    Some(Operand::IdRef(e)) => Some(*e),
-                    _ => None,
-                }
-            }
+            Op::TypeStruct => t.arg(index as usize),
+            Op::TypeVector | Op::TypeMatrix | Op::TypeArray | Op::TypeRuntimeArray => t.arg(0),
             _ => None,
         }
     }
@@ -288,11 +277,10 @@ impl<'m> TypeInfo<'m> {
     fn sampled_labels(&self, image: Id) -> Option<Labels> {
         let mut ty = self.type_inst(self.value_type(image)?)?;
         for _ in 0..3 {
-            match (ty.op, ty.operands.first(), ty.operands.get(1)) {
-                (Op::TypeSampledImage, Some(Operand::IdRef(i)), _) => ty = self.type_inst(*i)?,
-                (Op::TypePointer, _, Some(Operand::IdRef(p))) => ty = self.type_inst(*p)?,
-                (Op::TypeImage, Some(Operand::IdRef(sampled)), _) => {
-                    return self.scalar(*sampled).and_then(|(l, _)| l);
+            match (ty.op, ty.arg(0)) {
+                (Op::TypeSampledImage | Op::TypePointer, Some(i)) => ty = self.type_inst(i)?,
+                (Op::TypeImage, Some(sampled)) => {
+                    return self.scalar(sampled).and_then(|(l, _)| l);
                 }
                 _ => return None,
             }
@@ -305,12 +293,7 @@ impl<'m> TypeInfo<'m> {
     pub fn typing(&self, f: Option<&Function>, inst: &Inst) -> Option<InstTyping> {
         let info = ops::for_inst(inst, &self.sets)?;
         let typing = info.typing.as_ref()?;
-        let ids: Vec<(usize, Id)> = inst
-            .operands
-            .iter()
-            .enumerate()
-            .filter_map(|(k, o)| operand_id(o).map(|id| (k, id)))
-            .collect();
+        let ids: Vec<(usize, Id)> = inst.args.iter().copied().enumerate().collect();
         // An extended instruction's first id is its set.
         let values = if info.set == OpSet::Core {
             &ids[..]
@@ -325,10 +308,9 @@ impl<'m> TypeInfo<'m> {
         let generic_result = |v: Val| val_labels(v).map(Made::In);
         let result_id = inst.result.unwrap_or(0);
         // Scopes and memory semantics are always 32-bit integers, whatever the op.
-        for (k, o) in inst.operands.iter().enumerate() {
-            if matches!(o, Operand::IdScope(_) | Operand::IdMemorySemantics(_)) {
-                out.operands.push((k, Need::In(Labels::INT)));
-            }
+        let scopes = scope_args(inst);
+        for &k in &scopes {
+            out.operands.push((k, Need::In(Labels::INT)));
         }
         let generic = typing.result != Val::Context && !typing.operands.contains(&Val::Context);
         if generic {
@@ -336,7 +318,7 @@ impl<'m> TypeInfo<'m> {
                 out.result = generic_result(typing.result);
             }
             for (n, &(k, _)) in values.iter().enumerate() {
-                if matches!(inst.operands[k], Operand::IdRef(_)) {
+                if !scopes.contains(&k) {
                     let need = match typing.operand(n) {
                         Val::Same => Some(Need::Same(result_id)),
                         v => val_labels(v).map(Need::In),
@@ -382,10 +364,7 @@ impl<'m> TypeInfo<'m> {
                 let Some(&(k, _)) = values.first() else {
                     return Some(out);
                 };
-                let pointee = match self.type_inst(ty?)?.operands.get(1) {
-                    Some(Operand::IdRef(p)) => *p,
-                    _ => return None,
-                };
+                let pointee = self.type_inst(ty?)?.arg(0)?;
                 out.operands.extend(need_of_type(pointee).map(|n| (k, n)));
             }
             op if super::inst::is_atomic(op) => {
@@ -393,8 +372,9 @@ impl<'m> TypeInfo<'m> {
                 if numeric_result {
                     out.result = Some(Made::In(labels));
                 }
+                let scopes = scope_args(inst);
                 for &(k, _) in &values[1..] {
-                    if matches!(inst.operands[k], Operand::IdRef(_)) {
+                    if !scopes.contains(&k) {
                         out.operands.push((k, Need::In(labels)));
                     }
                 }
@@ -440,7 +420,7 @@ impl<'m> TypeInfo<'m> {
                 } else if numeric_result {
                     // From a typed aggregate: the member's type at the path.
                     let mut t = ct;
-                    for o in &inst.operands[k + 1..] {
+                    for o in inst.lits() {
                         if let Operand::LiteralBit32(i) = o {
                             t = self.member(t, *i)?;
                         }
@@ -459,7 +439,7 @@ impl<'m> TypeInfo<'m> {
                 } else {
                     // Into a typed aggregate or vector: the object has the member's type.
                     let mut t = ct;
-                    for o in &inst.operands[kc + 1..] {
+                    for o in inst.lits() {
                         if let Operand::LiteralBit32(i) = o {
                             t = self.member(t, *i)?;
                         }
@@ -502,7 +482,7 @@ impl<'m> TypeInfo<'m> {
                     match typing.operand(n) {
                         Val::Context => {
                             if self
-                                .value_type(inst.operands[k].id_ref_any()?)
+                                .value_type(inst.args[k])
                                 .is_some_and(|t| self.numeric(t).is_some())
                             {
                                 return None;
@@ -578,22 +558,19 @@ impl<'m> TypeInfo<'m> {
         };
         if let Some(l) = third_fixed {
             if let Some(&(k, _)) = values.get(2) {
-                if matches!(inst.operands[k], Operand::IdRef(_)) {
-                    out.operands.push((k, Need::In(l)));
-                }
+                out.operands.push((k, Need::In(l)));
             }
         }
         // Image operands: a mask, then its parameters in bit order.
-        let Some(mask_at) = inst
-            .operands
-            .iter()
-            .position(|o| matches!(o, Operand::ImageOperands(_)))
+        let Some(mask_at) = (0..inst.operand_count())
+            .find(|&k| matches!(inst.operand(k), Some(Opd::Lit(Operand::ImageOperands(_)))))
         else {
             return Some(out);
         };
-        let Operand::ImageOperands(mask) = inst.operands[mask_at] else {
-            unreachable!()
+        let Some(Opd::Lit(Operand::ImageOperands(mask))) = inst.operand(mask_at) else {
+            return Some(out);
         };
+        let mask = *mask;
         use spirv::ImageOperands as I;
         let lod = if integer_coords {
             Labels::INT
@@ -618,13 +595,28 @@ impl<'m> TypeInfo<'m> {
                 params.extend(kinds);
             }
         }
-        for (n, o) in inst.operands[mask_at + 1..].iter().enumerate() {
-            if let (Operand::IdRef(_), Some(Some(l))) = (o, params.get(n)) {
-                out.operands.push((mask_at + 1 + n, Need::In(*l)));
+        // Every parameter is an id, so the ids after the mask are the parameters in order.
+        let first = (0..inst.args.len()).find(|&n| inst.arg_position(n) > mask_at);
+        if let Some(first) = first {
+            for (n, l) in (first..inst.args.len()).zip(&params) {
+                if let Some(l) = l {
+                    out.operands.push((n, Need::In(*l)));
+                }
             }
         }
         Some(out)
     }
+}
+
+/// The `args` indices of an instruction's scope and memory-semantics operands.
+fn scope_args(inst: &Inst) -> Vec<usize> {
+    let scopes: Vec<usize> = super::spirv::grammar::scope_operands(inst.op).collect();
+    if scopes.is_empty() {
+        return scopes;
+    }
+    (0..inst.args.len())
+        .filter(|&n| scopes.contains(&inst.arg_position(n)))
+        .collect()
 }
 
 fn is_image_op(op: Op) -> bool {

@@ -36,13 +36,15 @@ use rspirv::dr::Operand;
 use rspirv::grammar::{OperandKind, OperandQuantifier};
 use spirv::Op;
 
-use super::cfg::Cfg;
+use super::analysis::Cfg;
+use super::func::{Function, Merge};
 use super::idmap::IdMap;
-use super::inst::{self, Id, Inst};
-use super::module::{Function, Merge, Module};
+use super::inst::{self, Id, Inst, Opd};
+use super::module::Module;
 use super::ops::{self, ExtSets, Kind, OpClass, OpInfo, OpSet, Rule};
-use super::spirv::disasm::{dialect_type_width, enum_text, op_name};
+use super::spirv::disasm::{enum_text, op_name};
 use super::spirv::grammar as spirv_grammar;
+use super::types::dialect_type_width;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct VerifyError {
@@ -117,7 +119,7 @@ pub fn verify_with(m: &Module, options: &Options) -> Vec<VerifyError> {
         types: IdMap::new(m, None),
         defined: IdMap::new(m, false),
         capabilities: capability_closure(m.preamble.iter().filter_map(|i| {
-            match (i.op, i.operands.first()) {
+            match (i.op, i.lits().first()) {
                 (Op::Capability, Some(Operand::Capability(c))) => Some(*c),
                 _ => None,
             }
@@ -125,7 +127,7 @@ pub fn verify_with(m: &Module, options: &Options) -> Vec<VerifyError> {
         extensions: m
             .preamble
             .iter()
-            .filter_map(|i| match (i.op, i.operands.first()) {
+            .filter_map(|i| match (i.op, i.lits().first()) {
                 (Op::Extension, Some(Operand::LiteralString(e))) => Some(e.clone()),
                 _ => None,
             })
@@ -134,7 +136,7 @@ pub fn verify_with(m: &Module, options: &Options) -> Vec<VerifyError> {
     };
     v.ids();
     v.module_level();
-    for f in &m.functions {
+    for f in m.functions() {
         v.function(f);
     }
     if !v.errors.is_empty() {
@@ -177,15 +179,15 @@ fn with_names(message: &str, names: &super::names::Names) -> String {
 }
 
 /// The grammar kind an operand value is, for comparison with what the grammar expects.
-fn operand_fits(kind: OperandKind, op: &Operand) -> bool {
+fn operand_fits(kind: OperandKind, op: Opd) -> bool {
     use OperandKind as K;
+    let op = match (kind, op) {
+        (K::IdRef | K::IdScope | K::IdMemorySemantics, Opd::Id(_)) => return true,
+        (_, Opd::Id(_)) => return false,
+        (_, Opd::Lit(l)) => l,
+    };
     match kind {
-        K::IdRef | K::IdScope | K::IdMemorySemantics => {
-            matches!(
-                op,
-                Operand::IdRef(_) | Operand::IdScope(_) | Operand::IdMemorySemantics(_)
-            )
-        }
+        K::IdRef | K::IdScope | K::IdMemorySemantics => false,
         K::LiteralInteger | K::LiteralContextDependentNumber | K::LiteralFloat => {
             matches!(op, Operand::LiteralBit32(_) | Operand::LiteralBit64(_))
         }
@@ -263,7 +265,7 @@ fn grammar_shape(i: &Inst) -> Option<String> {
         {
             return None;
         }
-        let Some(op) = i.operands.get(k) else {
+        let Some(op) = i.operand(k) else {
             return Some(format!(
                 "{name} is missing operand {} ({:?})",
                 k + 1,
@@ -271,7 +273,10 @@ fn grammar_shape(i: &Inst) -> Option<String> {
             ));
         };
         if !operand_fits(lo.kind, op) {
-            let variant = format!("{op:?}");
+            let variant = match op {
+                Opd::Id(_) => "IdRef".to_string(),
+                Opd::Lit(l) => format!("{l:?}"),
+            };
             return Some(format!(
                 "{name} operand {} should be {:?}, not {}",
                 k + 1,
@@ -283,8 +288,8 @@ fn grammar_shape(i: &Inst) -> Option<String> {
             return None;
         }
     }
-    (i.operands.len() > required.len())
-        .then(|| operand_count_message(&name, required.len(), i.operands.len(), &[]))
+    (i.operand_count() > required.len())
+        .then(|| operand_count_message(&name, required.len(), i.operand_count(), &[]))
 }
 
 fn operand_count_message(name: &str, takes: usize, has: usize, names: &[&str]) -> String {
@@ -302,7 +307,7 @@ fn operand_count_message(name: &str, takes: usize, has: usize, names: &[&str]) -
 /// Checks an extended instruction of a set the table knows: operand count, and for dialect
 /// ops whether the result type is void exactly when the op yields no value.
 fn ext_shape(i: &Inst, info: &OpInfo, void: impl Fn(Id) -> bool) -> Option<String> {
-    let has = i.operands.len().saturating_sub(2);
+    let has = i.operand_count().saturating_sub(2);
     let fixed = info
         .operands
         .iter()
@@ -399,7 +404,7 @@ impl<'m> Verifier<'m> {
                 }
             }
         });
-        for g in &m.globals {
+        for g in m.globals() {
             let dialect_type = g.op == Op::ExtInst
                 && ops::for_inst(g, &self.sets).is_some_and(|o| o.class == OpClass::Type);
             if inst::is_type(g.op) || dialect_type {
@@ -444,13 +449,13 @@ impl<'m> Verifier<'m> {
             &m.execution_modes,
             &m.debug,
             &m.annotations,
-            &m.globals,
+            m.globals(),
             &m.trailing_debug,
         ];
         for i in sections.into_iter().flatten() {
             self.check_inst(None, i, i.result);
         }
-        for f in &m.functions {
+        for f in m.functions() {
             let headers = f
                 .leading_debug
                 .iter()
@@ -533,7 +538,7 @@ impl<'m> Verifier<'m> {
             // A built-in needs its capability only where it is used; a block member such as
             // gl_PerVertex's ClipDistance is declared whether or not the shader writes it.
             let member_builtin = i.op == Op::MemberDecorate;
-            for operand in &i.operands {
+            for operand in i.lits() {
                 if member_builtin && matches!(operand, Operand::BuiltIn(_)) {
                     continue;
                 }
@@ -569,8 +574,8 @@ impl<'m> Verifier<'m> {
 
     fn pointee(&self, value: Id) -> Option<Id> {
         let ty = self.type_inst(self.value_type(value)?)?;
-        match (ty.op, ty.operands.get(1)) {
-            (Op::TypePointer, Some(Operand::IdRef(p))) => Some(*p),
+        match (ty.op, ty.arg(0)) {
+            (Op::TypePointer, Some(p)) => Some(p),
             _ => None,
         }
     }
@@ -583,10 +588,13 @@ impl<'m> Verifier<'m> {
 
     fn function(&mut self, f: &Function) {
         let fid = Some(f.id());
-        if f.blocks.is_empty() {
+        if f.blocks().is_empty() {
             return;
         }
-        let cfg = Cfg::new(f);
+        let cfg = f.cfg();
+        let dom = f.domtree();
+        // SPIR-V exempts unreachable blocks from the dominance rules.
+        let dominates = |a: usize, b: usize| !cfg.reachable(b) || dom.dominates(a, b);
         // Where each local value is defined: (block index, position); params at (usize::MAX, 0).
         let mut def_at: HashMap<Id, (usize, usize)> = HashMap::new();
         for p in &f.params {
@@ -594,8 +602,8 @@ impl<'m> Verifier<'m> {
                 def_at.insert(r, (usize::MAX, 0));
             }
         }
-        for (bi, b) in f.blocks.iter().enumerate() {
-            for (k, i) in b.insts.iter().enumerate() {
+        for bi in 0..f.blocks().len() {
+            for (k, i) in f.block_insts(bi).enumerate() {
                 if let Some(r) = i.result {
                     def_at.insert(r, (bi, k));
                 }
@@ -604,9 +612,9 @@ impl<'m> Verifier<'m> {
         let labels: HashSet<Id> = cfg.labels.iter().copied().collect();
         let mut merge_owner: HashMap<Id, Id> = HashMap::new();
 
-        for (bi, b) in f.blocks.iter().enumerate() {
+        for (bi, b) in f.blocks().iter().enumerate() {
             let at = Some(b.label);
-            for t in b.successors() {
+            for &t in f.successors(bi) {
                 if !labels.contains(&t) {
                     self.error(
                         fid,
@@ -618,11 +626,11 @@ impl<'m> Verifier<'m> {
             if let Some(merge) = &b.merge {
                 let (kind_ok, what) = match merge {
                     Merge::Selection { .. } => (
-                        matches!(b.terminator.op, Op::BranchConditional | Op::Switch),
+                        matches!(f.terminator(bi).op, Op::BranchConditional | Op::Switch),
                         "OpSelectionMerge must be followed by OpBranchConditional or OpSwitch",
                     ),
                     Merge::Loop { .. } => (
-                        matches!(b.terminator.op, Op::Branch | Op::BranchConditional),
+                        matches!(f.terminator(bi).op, Op::Branch | Op::BranchConditional),
                         "OpLoopMerge must be followed by OpBranch or OpBranchConditional",
                     ),
                 };
@@ -644,7 +652,7 @@ impl<'m> Verifier<'m> {
                                 format!("%{mb} is already the merge block of header %{prev}"),
                             );
                         }
-                        if cfg.reachable(bi) && cfg.reachable(mi) && !cfg.dominates(bi, mi) {
+                        if cfg.reachable(bi) && cfg.reachable(mi) && !dominates(bi, mi) {
                             self.error(
                                 fid,
                                 at,
@@ -661,7 +669,7 @@ impl<'m> Verifier<'m> {
                             format!("continue target %{ct} is not a block of this function"),
                         ),
                         Some(&ci) => {
-                            if cfg.reachable(bi) && cfg.reachable(ci) && !cfg.dominates(bi, ci) {
+                            if cfg.reachable(bi) && cfg.reachable(ci) && !dominates(bi, ci) {
                                 self.error(
                                     fid,
                                     at,
@@ -676,14 +684,14 @@ impl<'m> Verifier<'m> {
             }
 
             let mut seen_non_phi = false;
-            let all = b.insts.iter().chain(std::iter::once(&b.terminator));
+            let all = f.block_insts(bi).chain(std::iter::once(f.terminator(bi)));
             for (k, i) in all.enumerate() {
                 let at = i.result.or(Some(b.label));
                 if i.op == Op::Phi {
                     if seen_non_phi {
                         self.error(fid, at, "OpPhi after a non-phi instruction".into());
                     }
-                    self.phi(f, &cfg, &def_at, bi, i);
+                    self.phi(f, &cfg, &dominates, &def_at, bi, i);
                     continue;
                 }
                 if !matches!(i.op, Op::Line | Op::NoLine) {
@@ -694,7 +702,7 @@ impl<'m> Verifier<'m> {
                         if let Some(&(db, dk)) = def_at.get(&u) {
                             let ok = db == usize::MAX
                                 || (db == bi && dk < k)
-                                || (db != bi && cfg.dominates(db, bi));
+                                || (db != bi && dominates(db, bi));
                             if !ok {
                                 self.error(
                                     fid,
@@ -715,6 +723,7 @@ impl<'m> Verifier<'m> {
         &mut self,
         f: &Function,
         cfg: &Cfg,
+        dominates: &dyn Fn(usize, usize) -> bool,
         def_at: &HashMap<Id, (usize, usize)>,
         bi: usize,
         i: &Inst,
@@ -749,7 +758,7 @@ impl<'m> Verifier<'m> {
                 continue;
             }
             if let Some(&(db, _)) = def_at.get(&value) {
-                if db != usize::MAX && cfg.reachable(pi) && !cfg.dominates(db, pi) {
+                if db != usize::MAX && cfg.reachable(pi) && !dominates(db, pi) {
                     self.error(
                         fid,
                         at,
@@ -775,12 +784,14 @@ impl<'m> Verifier<'m> {
         let mut ty = ty;
         for _ in 0..3 {
             let t = self.type_inst(ty)?;
-            match (t.op, t.operands.as_slice()) {
-                (Op::TypeFloat, [Operand::LiteralBit32(w), ..]) => return Some((Kind::Float, *w)),
-                (Op::TypeInt, [Operand::LiteralBit32(w), ..]) => return Some((Kind::Int, *w)),
-                (Op::TypeBool, _) => return Some((Kind::Bool, 1)),
-                (Op::TypeVector | Op::TypeMatrix, [Operand::IdRef(c), ..]) => ty = *c,
-                (Op::ExtInst, _) => {
+            match (t.op, t.lits(), t.arg(0)) {
+                (Op::TypeFloat, [Operand::LiteralBit32(w), ..], _) => {
+                    return Some((Kind::Float, *w))
+                }
+                (Op::TypeInt, [Operand::LiteralBit32(w), ..], _) => return Some((Kind::Int, *w)),
+                (Op::TypeBool, _, _) => return Some((Kind::Bool, 1)),
+                (Op::TypeVector | Op::TypeMatrix, _, Some(c)) => ty = c,
+                (Op::ExtInst, _, _) => {
                     return dialect_type_width(t, &self.sets).map(|w| (Kind::Bits, w))
                 }
                 _ => return None,
@@ -806,8 +817,8 @@ impl<'m> Verifier<'m> {
     /// Element kind, width and component count of a scalar or vector type.
     fn shape(&self, ty: Id) -> Option<(Kind, u32, u32)> {
         let t = self.type_inst(ty)?;
-        let count = match (t.op, t.operands.as_slice()) {
-            (Op::TypeVector, [_, Operand::LiteralBit32(n)]) => *n,
+        let count = match (t.op, t.lits()) {
+            (Op::TypeVector, [Operand::LiteralBit32(n)]) => *n,
             (Op::TypeMatrix | Op::TypeVector, _) => return None,
             _ => 1,
         };

@@ -36,8 +36,8 @@ impl Layout {
         let entry = m
             .entry_points
             .iter()
-            .find_map(|e| match e.operands.as_slice() {
-                [Operand::ExecutionModel(spirv::ExecutionModel::GLCompute), _, Operand::LiteralString(n), ..] => {
+            .find_map(|e| match e.lits() {
+                [Operand::ExecutionModel(spirv::ExecutionModel::GLCompute), Operand::LiteralString(n), ..] => {
                     Some(n.clone())
                 }
                 _ => None,
@@ -46,9 +46,9 @@ impl Layout {
         let decoration = |id: u32, what: Decoration| {
             m.annotations
                 .iter()
-                .find_map(|a| match a.operands.as_slice() {
-                    [Operand::IdRef(t), Operand::Decoration(d), rest @ ..]
-                        if *t == id && *d == what =>
+                .find_map(|a| match (a.arg(0), a.lits()) {
+                    (Some(t), [Operand::Decoration(d), rest @ ..])
+                        if a.op == Op::Decorate && t == id && *d == what =>
                     {
                         Some(match rest.first() {
                             Some(Operand::LiteralBit32(v)) => *v,
@@ -58,10 +58,10 @@ impl Layout {
                     _ => None,
                 })
         };
-        let type_of = |id: u32| m.globals.iter().find(|g| g.result == Some(id));
+        let type_of = |id: u32| m.globals().iter().find(|g| g.result == Some(id));
         let mut bindings = Vec::new();
-        for g in &m.globals {
-            let (Op::Variable, Some(Operand::StorageClass(class))) = (g.op, g.operands.first())
+        for g in m.globals() {
+            let (Op::Variable, Some(Operand::StorageClass(class))) = (g.op, g.lits().first())
             else {
                 continue;
             };
@@ -75,10 +75,7 @@ impl Layout {
             let id = g.result.unwrap_or(0);
             let pointee =
                 g.ty.and_then(type_of)
-                    .and_then(|p| match p.operands.get(1) {
-                        Some(Operand::IdRef(t)) => type_of(*t),
-                        _ => None,
-                    })
+                    .and_then(|p| p.arg(0).and_then(type_of))
                     .ok_or("a buffer of unknown type")?;
             if pointee.op != Op::TypeStruct {
                 return Err("an array of buffers".into());

@@ -672,7 +672,7 @@ impl ExtSets {
             .iter()
             .filter(|i| i.op == Op::ExtInstImport)
             .filter_map(|i| {
-                let name = match i.operands.first() {
+                let name = match i.lits().first() {
                     Some(Operand::LiteralString(s)) => s.as_str(),
                     _ => "",
                 };
@@ -709,12 +709,7 @@ pub fn ext_inst_parts(inst: &Inst) -> Option<(Id, u32)> {
     if inst.op != Op::ExtInst {
         return None;
     }
-    match inst.operands.as_slice() {
-        [Operand::IdRef(set), Operand::LiteralExtInstInteger(n) | Operand::LiteralBit32(n), ..] => {
-            Some((*set, *n))
-        }
-        _ => None,
-    }
+    inst.ext_inst()
 }
 
 /// The entry describing `inst`: its core op, or for an extended instruction of a set the
@@ -984,4 +979,45 @@ mod tests {
         assert!(dialect_by_name("OpFAdd").is_none());
         assert_eq!(glsl(31).unwrap().name, "GLSL.std.450.Sqrt");
     }
+}
+
+/// Counts that say how far a module is from plain typed SPIR-V.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub bitcasts: usize,
+    /// Values of pointer type, typed or untyped (variables included).
+    pub pointer_values: usize,
+    /// `qptr.*` instructions.
+    pub qptr_ops: usize,
+    /// Functions `qptr-lower` left with typed pointers.
+    pub qptr_fallbacks: usize,
+}
+
+pub fn counts(m: &Module) -> Counts {
+    let pointer_types: std::collections::HashSet<Id> = m
+        .globals()
+        .iter()
+        .filter(|g| matches!(g.op, Op::TypePointer | Op::TypeUntypedPointerKHR))
+        .filter_map(|g| g.result)
+        .collect();
+    let sets = ExtSets::of(m);
+    let mut c = Counts {
+        qptr_fallbacks: m
+            .attributes
+            .values()
+            .filter(|a| matches!(a, super::module::Attribute::TypedPointers(_)))
+            .count(),
+        ..Counts::default()
+    };
+    m.for_each_inst(|i| {
+        c.bitcasts += usize::from(i.op == Op::Bitcast);
+        c.pointer_values += usize::from(i.ty.is_some_and(|t| pointer_types.contains(&t)));
+        if sets.dialect_import().is_some() {
+            c.qptr_ops += usize::from(
+                for_inst(i, &sets)
+                    .is_some_and(|o| o.set == OpSet::Dialect && o.name.starts_with("qptr.")),
+            );
+        }
+    });
+    c
 }

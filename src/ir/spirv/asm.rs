@@ -11,8 +11,9 @@ use std::str::FromStr;
 use rspirv::grammar::{LogicalOperand, OperandKind, OperandQuantifier};
 use spirv::Op;
 
-use super::disasm::{ScalarKind, GENERATORS};
+use super::disasm::GENERATORS;
 use super::{grammar, MAGIC};
+use crate::ir::number::{f64_to_f16, ScalarKind};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct AsmError {
@@ -301,40 +302,6 @@ fn parse_hex_float(neg: bool, hex: &str, width: u32) -> Option<u64> {
         32 => u64::from((v as f32).to_bits()),
         _ => v.to_bits(),
     })
-}
-
-/// Rounds to the nearest half-precision value.
-pub fn f64_to_f16(v: f64) -> u16 {
-    let bits = (v as f32).to_bits();
-    let sign = ((bits >> 16) & 0x8000) as u16;
-    let exp = ((bits >> 23) & 0xff) as i32;
-    let mant = bits & 0x7f_ffff;
-    if exp == 0xff {
-        return sign | 0x7c00 | if mant != 0 { 0x200 } else { 0 };
-    }
-    let e = exp - 127 + 15;
-    if e >= 0x1f {
-        return sign | 0x7c00;
-    }
-    if e <= 0 {
-        if e < -10 {
-            return sign;
-        }
-        let m = mant | 0x80_0000;
-        let shift = (14 - e) as u32;
-        let half = 1 << (shift - 1);
-        let mut r = m >> shift;
-        if (m & ((1 << shift) - 1)) > half || ((m & ((1 << shift) - 1)) == half && r & 1 == 1) {
-            r += 1;
-        }
-        return sign | r as u16;
-    }
-    let mut r = ((e as u32) << 10) | (mant >> 13);
-    let rem = mant & 0x1fff;
-    if rem > 0x1000 || (rem == 0x1000 && r & 1 == 1) {
-        r += 1;
-    }
-    sign | r as u16
 }
 
 fn encode_string(s: &str, out: &mut Vec<u32>) {

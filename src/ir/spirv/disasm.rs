@@ -1,154 +1,18 @@
 //! SPIR-V assembly text in the style of `spirv-dis`: friendly `%names`, result ids right-aligned
 //! so every `=` lines up, enum operands by name, literals typed by context.
 
-use std::collections::HashMap;
 use std::fmt::Write;
 
 use rspirv::dr::Operand;
 use spirv::Op;
 
 use super::grammar;
-use crate::ir::inst::{Id, Inst};
+use crate::ir::fxhash::FxHashMap;
+use crate::ir::inst::{Id, Inst, Opd};
 use crate::ir::module::Module;
 use crate::ir::names::Names;
+use crate::ir::number::{format_number, ScalarKind};
 use crate::ir::ops;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ScalarKind {
-    Int {
-        width: u32,
-        signed: bool,
-    },
-    Float {
-        width: u32,
-    },
-    /// A dialect bit-vector (`bits.b32`): neither integer nor float, written in hex.
-    Bits {
-        width: u32,
-    },
-}
-
-impl ScalarKind {
-    /// The width of a dialect bit-vector type op (`bits.b32` → 32).
-    pub fn bits_width(op_name: &str) -> Option<u32> {
-        op_name.strip_prefix("bits.b")?.parse().ok()
-    }
-
-    /// Integer, float and bit-vector scalar types of the module, by id.
-    pub fn table(m: &Module) -> HashMap<Id, ScalarKind> {
-        let mut t = HashMap::new();
-        let sets = ops::ExtSets::of(m);
-        for inst in &m.globals {
-            if let Some(width) = dialect_type_width(inst, &sets) {
-                if let Some(id) = inst.result {
-                    t.insert(id, ScalarKind::Bits { width });
-                }
-                continue;
-            }
-            let (Some(id), ops) = (inst.result, inst.operands.as_slice()) else {
-                continue;
-            };
-            match (inst.op, ops) {
-                (Op::TypeInt, [Operand::LiteralBit32(w), Operand::LiteralBit32(s)]) => {
-                    t.insert(
-                        id,
-                        ScalarKind::Int {
-                            width: *w,
-                            signed: *s == 1,
-                        },
-                    );
-                }
-                (Op::TypeFloat, [Operand::LiteralBit32(w), ..]) => {
-                    t.insert(id, ScalarKind::Float { width: *w });
-                }
-                _ => {}
-            }
-        }
-        t
-    }
-}
-
-/// The width of `inst` if it declares a dialect bit-vector type.
-pub fn dialect_type_width(inst: &Inst, sets: &ops::ExtSets) -> Option<u32> {
-    let info = ops::for_inst(inst, sets).filter(|o| o.set == ops::OpSet::Dialect)?;
-    ScalarKind::bits_width(&info.name)
-}
-
-/// Formats the literal value of `OpConstant`/`OpSpecConstant` (its first operand).
-pub fn format_literal_number(kind: ScalarKind, ops: &[Operand]) -> String {
-    let bits: u64 = match ops.first() {
-        Some(Operand::LiteralBit32(v)) => u64::from(*v),
-        Some(Operand::LiteralBit64(v)) => *v,
-        _ => return String::new(),
-    };
-    format_number(kind, bits)
-}
-
-pub fn format_number(kind: ScalarKind, bits: u64) -> String {
-    match kind {
-        ScalarKind::Int {
-            width,
-            signed: true,
-        } => {
-            let shift = 64 - width.min(64);
-            (((bits << shift) as i64) >> shift).to_string()
-        }
-        ScalarKind::Int { .. } => bits.to_string(),
-        ScalarKind::Float { width: 16 } => format_f64(f16_to_f64(bits as u16), 16, bits),
-        ScalarKind::Float { width: 32 } => {
-            let v = f32::from_bits(bits as u32);
-            if v.is_finite() {
-                format!("{v:?}").trim_end_matches(".0").to_string()
-            } else {
-                hex_float(bits, 23, 8)
-            }
-        }
-        ScalarKind::Float { width: 64 } => format_f64(f64::from_bits(bits), 64, bits),
-        ScalarKind::Float { .. } => format!("0x{bits:x}"),
-        ScalarKind::Bits { width } => format!("0x{:0w$x}", bits, w = (width as usize).div_ceil(4)),
-    }
-}
-
-fn format_f64(v: f64, width: u32, bits: u64) -> String {
-    if v.is_finite() {
-        format!("{v:?}").trim_end_matches(".0").to_string()
-    } else if width == 16 {
-        hex_float(bits, 10, 5)
-    } else {
-        hex_float(bits, 52, 11)
-    }
-}
-
-/// Non-finite floats as spirv-dis prints them: `0x1p+128`, `-0x1.8p+128`.
-fn hex_float(bits: u64, mantissa_bits: u32, exp_bits: u32) -> String {
-    let sign = (bits >> (mantissa_bits + exp_bits)) & 1 == 1;
-    let mantissa = bits & ((1 << mantissa_bits) - 1);
-    let exp = 1i64 << (exp_bits - 1);
-    let digits = mantissa_bits.div_ceil(4);
-    let shifted = mantissa << (digits * 4 - mantissa_bits);
-    let mut frac = format!("{shifted:0width$x}", width = digits as usize);
-    while frac.ends_with('0') {
-        frac.pop();
-    }
-    let sign = if sign { "-" } else { "" };
-    if frac.is_empty() {
-        format!("{sign}0x1p+{exp}")
-    } else {
-        format!("{sign}0x1.{frac}p+{exp}")
-    }
-}
-
-pub fn f16_to_f64(h: u16) -> f64 {
-    let sign = if h >> 15 == 1 { -1.0 } else { 1.0 };
-    let exp = i32::from((h >> 10) & 0x1f);
-    let frac = f64::from(h & 0x3ff);
-    match exp {
-        0 => sign * frac * 2f64.powi(-24),
-        31 if frac == 0.0 => sign * f64::INFINITY,
-        31 => f64::NAN,
-        _ => sign * (1.0 + frac / 1024.0) * 2f64.powi(exp - 15),
-    }
-}
 
 /// Grammar spelling of a bit-mask operand: `None` or `A|B`.
 fn mask_text<'a>(bits: u32, names: impl Iterator<Item = (&'a str, u32)>) -> String {
@@ -248,15 +112,15 @@ pub fn quote(s: &str) -> String {
 /// What instruction formatting needs to know about the module.
 pub struct Context {
     pub names: Names,
-    scalars: HashMap<Id, ScalarKind>,
-    value_types: HashMap<Id, Id>,
-    ext_sets: HashMap<Id, String>,
+    scalars: FxHashMap<Id, ScalarKind>,
+    value_types: FxHashMap<Id, Id>,
+    ext_sets: FxHashMap<Id, String>,
     sets: ops::ExtSets,
 }
 
 impl Context {
     pub fn new(m: &Module, names: Names) -> Self {
-        let mut value_types = HashMap::new();
+        let mut value_types = FxHashMap::default();
         m.for_each_inst(|i| {
             if let (Some(r), Some(t)) = (i.result, i.ty) {
                 value_types.insert(r, t);
@@ -266,14 +130,14 @@ impl Context {
             .preamble
             .iter()
             .filter(|i| i.op == Op::ExtInstImport)
-            .filter_map(|i| match (i.result, i.operands.first()) {
+            .filter_map(|i| match (i.result, i.lits().first()) {
                 (Some(id), Some(Operand::LiteralString(s))) => Some((id, s.clone())),
                 _ => None,
             })
             .collect();
         Context {
             names,
-            scalars: ScalarKind::table(m),
+            scalars: crate::ir::types::scalar_kinds(m),
             value_types,
             ext_sets,
             sets: ops::ExtSets::of(m),
@@ -289,15 +153,15 @@ impl Context {
             s.push(' ');
             s.push_str(&self.id(inst.ty?));
         }
-        for op in inst.operands.iter().skip(2) {
+        for op in inst.operands().skip(2) {
             s.push(' ');
             match op {
-                Operand::IdRef(id) => s.push_str(&self.id(*id)),
+                Opd::Id(id) => s.push_str(&self.id(id)),
                 // rspirv reads extended-instruction operands as ids; anything else is kept raw.
-                Operand::LiteralBit32(v) => {
+                Opd::Lit(Operand::LiteralBit32(v)) => {
                     let _ = write!(s, "!{v}");
                 }
-                other => s.push_str(&enum_text(other).unwrap_or_default()),
+                Opd::Lit(other) => s.push_str(&enum_text(other).unwrap_or_default()),
             }
         }
         Some(s)
@@ -316,26 +180,27 @@ impl Context {
         }
         let literal_kind = match inst.op {
             Op::Constant | Op::SpecConstant => inst.ty.and_then(|t| self.scalars.get(&t)).copied(),
-            Op::Switch => match inst.operands.first() {
-                Some(Operand::IdRef(sel)) => self
-                    .value_types
-                    .get(sel)
-                    .and_then(|t| self.scalars.get(t))
-                    .copied(),
-                _ => None,
-            },
+            Op::Switch => inst
+                .arg(0)
+                .and_then(|sel| self.value_types.get(&sel))
+                .and_then(|t| self.scalars.get(t))
+                .copied(),
             _ => None,
         };
-        let ext_set = match (inst.op, inst.operands.first()) {
-            (Op::ExtInst, Some(Operand::IdRef(set))) => self.ext_sets.get(set).map(String::as_str),
+        let ext_set = match (inst.op, inst.arg(0)) {
+            (Op::ExtInst, Some(set)) => self.ext_sets.get(&set).map(String::as_str),
             _ => None,
         };
-        for op in &inst.operands {
+        for op in inst.operands() {
             s.push(' ');
-            match op {
-                Operand::IdRef(id) | Operand::IdMemorySemantics(id) | Operand::IdScope(id) => {
-                    s.push_str(&self.id(*id))
+            let op = match op {
+                Opd::Id(id) => {
+                    s.push_str(&self.id(id));
+                    continue;
                 }
+                Opd::Lit(l) => l,
+            };
+            match op {
                 Operand::LiteralBit32(v) => match literal_kind {
                     Some(k) => s.push_str(&format_number(k, u64::from(*v))),
                     None => {

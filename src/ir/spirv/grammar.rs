@@ -65,3 +65,17 @@ pub fn ext_inst_number(set: &str, name: &str) -> Option<u32> {
         .find(|i| i.opname == name)
         .map(|i| i.opcode.into())
 }
+
+/// Positions (among the operands after result type and id) of the `IdScope` and
+/// `IdMemorySemantics` operands of a core op: ids that are always 32-bit integer constants,
+/// whatever the op computes on.
+pub fn scope_operands(op: spirv::Op) -> impl Iterator<Item = usize> {
+    use rspirv::grammar::OperandKind as K;
+    core(op as u32)
+        .into_iter()
+        .flat_map(|g| g.operands.iter())
+        .filter(|o| !matches!(o.kind, K::IdResultType | K::IdResult))
+        .enumerate()
+        .filter(|(_, o)| matches!(o.kind, K::IdScope | K::IdMemorySemantics))
+        .map(|(k, _)| k)
+}

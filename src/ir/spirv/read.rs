@@ -16,8 +16,9 @@ use super::grammar;
 use spirv::Op;
 
 use super::MAGIC;
+use crate::ir::func::{Function, Merge};
 use crate::ir::inst::{self, Id, Inst};
-use crate::ir::module::{Block, Function, Header, Merge, Module};
+use crate::ir::module::{Header, Module};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ReadError {
@@ -257,12 +258,12 @@ impl Consumer for Collector {
         ParseAction::Continue
     }
     fn consume_instruction(&mut self, inst: dr::Instruction) -> ParseAction {
-        self.insts.push(Inst {
-            op: inst.class.opcode,
-            ty: inst.result_type,
-            result: inst.result_id,
-            operands: inst.operands,
-        });
+        self.insts.push(Inst::new(
+            inst.class.opcode,
+            inst.result_type,
+            inst.result_id,
+            inst.operands,
+        ));
         ParseAction::Continue
     }
 }
@@ -371,11 +372,9 @@ fn is_annotation(op: Op) -> bool {
 }
 
 fn build_module(header: Header, bound: u32, insts: Vec<Inst>) -> Result<Module, ReadError> {
-    let mut m = Module {
-        header,
-        bound,
-        ..Module::default()
-    };
+    let mut m = Module::default();
+    m.header = header;
+    m.bound = bound;
     let mut func: Option<Function> = None;
     let mut block: Option<(Id, Vec<Inst>, Option<Merge>)> = None;
     // Line info between functions belongs to the function that follows.
@@ -410,10 +409,10 @@ fn build_module(header: Header, bound: u32, insts: Vec<Inst>) -> Result<Module, 
                     if block.is_some() {
                         return Err(layout("the last block has no terminator"));
                     }
-                    m.functions.push(func.take().expect("in a function"));
+                    m.push_function(func.take().expect("in a function"));
                 }
                 Op::FunctionParameter => {
-                    if !f.blocks.is_empty() || block.is_some() {
+                    if !f.blocks().is_empty() || block.is_some() {
                         return Err(layout("parameter after the first block"));
                     }
                     f.params.push(inst);
@@ -430,11 +429,11 @@ fn build_module(header: Header, bound: u32, insts: Vec<Inst>) -> Result<Module, 
                     let Some((_, _, merge)) = block.as_mut() else {
                         return Err(layout("merge instruction outside a block"));
                     };
-                    let ids: Vec<Id> = inst.id_operands().collect();
+                    let ids = &inst.args;
                     *merge = Some(if inst.op == Op::SelectionMerge {
                         Merge::Selection {
                             merge: ids[0],
-                            control: inst.operands.get(1).cloned().unwrap_or(
+                            control: inst.lits().first().cloned().unwrap_or(
                                 Operand::SelectionControl(spirv::SelectionControl::NONE),
                             ),
                         }
@@ -442,7 +441,7 @@ fn build_module(header: Header, bound: u32, insts: Vec<Inst>) -> Result<Module, 
                         Merge::Loop {
                             merge: ids[0],
                             continue_target: ids[1],
-                            control: inst.operands[2..].to_vec(),
+                            control: inst.lits().to_vec(),
                         }
                     });
                 }
@@ -450,12 +449,7 @@ fn build_module(header: Header, bound: u32, insts: Vec<Inst>) -> Result<Module, 
                     let Some((label, insts, merge)) = block.take() else {
                         return Err(layout("terminator outside a block"));
                     };
-                    f.blocks.push(Block {
-                        label,
-                        insts,
-                        merge,
-                        terminator: inst,
-                    });
+                    f.push_block(label, insts, merge, inst);
                 }
                 _ => match block.as_mut() {
                     Some((_, insts, merge)) => {
@@ -466,7 +460,7 @@ fn build_module(header: Header, bound: u32, insts: Vec<Inst>) -> Result<Module, 
                         }
                         insts.push(inst)
                     }
-                    None if matches!(inst.op, Op::Line | Op::NoLine) && f.blocks.is_empty() => {
+                    None if matches!(inst.op, Op::Line | Op::NoLine) && f.blocks().is_empty() => {
                         f.prologue_debug.push(inst)
                     }
                     None => return Err(layout("instruction outside a block")),
@@ -517,15 +511,11 @@ fn build_module(header: Header, bound: u32, insts: Vec<Inst>) -> Result<Module, 
             (3, _) => m.debug.push(inst),
             (4, _) => m.annotations.push(inst),
             (_, Op::Function) => {
-                func = Some(Function {
-                    def: inst,
-                    params: Vec::new(),
-                    blocks: Vec::new(),
-                    prologue_debug: Vec::new(),
-                    leading_debug: std::mem::take(&mut pending_lines),
-                })
+                let mut f = Function::new(inst, Vec::new());
+                f.leading_debug = std::mem::take(&mut pending_lines);
+                func = Some(f);
             }
-            (_, Op::Line | Op::NoLine) if !m.functions.is_empty() => pending_lines.push(inst),
+            (_, Op::Line | Op::NoLine) if !m.functions().is_empty() => pending_lines.push(inst),
             (_, Op::FunctionEnd | Op::FunctionParameter | Op::Label) => {
                 return Err(layout("outside a function"))
             }
@@ -533,7 +523,7 @@ fn build_module(header: Header, bound: u32, insts: Vec<Inst>) -> Result<Module, 
             (_, op) if inst::is_block_level_only(op) => {
                 return Err(layout("only allowed inside a function"))
             }
-            _ => m.globals.push(inst),
+            _ => m.push_global(inst),
         }
     }
     if func.is_some() {

@@ -4,7 +4,7 @@ use rspirv::binary::Assemble;
 use rspirv::dr::Operand;
 
 use super::MAGIC;
-use crate::ir::inst::Inst;
+use crate::ir::inst::{Inst, Opd};
 use crate::ir::module::Module;
 
 pub fn encode_operands(operands: &[Operand], out: &mut Vec<u32>) {
@@ -13,12 +13,22 @@ pub fn encode_operands(operands: &[Operand], out: &mut Vec<u32>) {
     }
 }
 
+/// Encodes the operands of `inst` in SPIR-V order.
+pub fn encode_inst_operands(inst: &Inst, out: &mut Vec<u32>) {
+    for op in inst.operands() {
+        match op {
+            Opd::Id(id) => out.push(id),
+            Opd::Lit(l) => l.assemble_into(out),
+        }
+    }
+}
+
 pub fn encode_inst(inst: &Inst, out: &mut Vec<u32>) {
     let start = out.len();
     out.push(0);
     out.extend(inst.ty);
     out.extend(inst.result);
-    encode_operands(&inst.operands, out);
+    encode_inst_operands(inst, out);
     let count = (out.len() - start) as u32;
     out[start] = (count << 16) | inst.op as u32;
 }

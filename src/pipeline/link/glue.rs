@@ -27,8 +27,9 @@ use spirv::{BuiltIn, Decoration, ExecutionModel, FunctionControl, Op, StorageCla
 
 use super::stages::{interface, Slot};
 use super::state::{Encoding, NumericClass, PipelineState, Rate, SpecValue};
-use crate::ir::module::{Block, Function};
+use crate::ir::func::Function;
 use crate::ir::ops::fold::{rule, Value};
+use crate::ir::rewrite::{out_of_ids, Builder};
 use crate::ir::{Id, Inst, Module};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,130 +45,15 @@ const GLSL_FCLAMP: u32 = 43;
 const GLSL_FMAX: u32 = 40;
 const GLSL_POW: u32 = 26;
 
-fn out_of_ids() -> String {
-    "the module has run out of ids".to_string()
-}
-
 /// The first entry point of `model`: (function id, index in `entry_points`).
 fn entry_of(m: &Module, model: ExecutionModel) -> Option<(Id, usize)> {
-    m.entry_points.iter().enumerate().find_map(|(n, ep)| {
-        match (ep.operands.first(), ep.operands.get(1)) {
-            (Some(Operand::ExecutionModel(em)), Some(Operand::IdRef(f))) if *em == model => {
-                Some((*f, n))
-            }
-            _ => None,
-        }
-    })
-}
-
-/// Emits instructions into `code`, declaring the types and constants it needs in the module.
-struct Emit<'a> {
-    m: &'a mut Module,
-    code: Vec<Inst>,
-}
-
-impl<'a> Emit<'a> {
-    fn new(m: &'a mut Module) -> Self {
-        Emit {
-            m,
-            code: Vec::new(),
-        }
-    }
-    fn intern(&mut self, op: Op, ty: Option<Id>, operands: Vec<Operand>) -> Result<Id, String> {
-        self.m
-            .intern(Inst::new(op, ty, None, operands))
-            .ok_or_else(out_of_ids)
-    }
-    fn u32_t(&mut self) -> Result<Id, String> {
-        self.m
-            .numeric_type(crate::ir::typing::Labels::U, 32, 1)
-            .ok_or_else(out_of_ids)
-    }
-    fn i32_t(&mut self) -> Result<Id, String> {
-        self.m
-            .numeric_type(crate::ir::typing::Labels::S, 32, 1)
-            .ok_or_else(out_of_ids)
-    }
-    fn f32_t(&mut self) -> Result<Id, String> {
-        self.m
-            .numeric_type(crate::ir::typing::Labels::F, 32, 1)
-            .ok_or_else(out_of_ids)
-    }
-    fn vec(&mut self, of: Id, n: u32) -> Result<Id, String> {
-        self.m.vector_of(of, n).ok_or_else(out_of_ids)
-    }
-    fn cu(&mut self, v: u32) -> Result<Id, String> {
-        let t = self.u32_t()?;
-        self.intern(Op::Constant, Some(t), vec![Operand::LiteralBit32(v)])
-    }
-    fn ci(&mut self, v: i32) -> Result<Id, String> {
-        let t = self.i32_t()?;
-        self.intern(Op::Constant, Some(t), vec![Operand::LiteralBit32(v as u32)])
-    }
-    fn cf(&mut self, v: f32) -> Result<Id, String> {
-        let t = self.f32_t()?;
-        self.intern(
-            Op::Constant,
-            Some(t),
-            vec![Operand::LiteralBit32(v.to_bits())],
-        )
-    }
-    fn ptr(&mut self, class: StorageClass, to: Id) -> Result<Id, String> {
-        self.intern(
-            Op::TypePointer,
-            None,
-            vec![Operand::StorageClass(class), Operand::IdRef(to)],
-        )
-    }
-    fn op(&mut self, op: Op, ty: Id, operands: Vec<Operand>) -> Result<Id, String> {
-        let id = self.m.fresh_id().ok_or_else(out_of_ids)?;
-        self.code.push(Inst::new(op, Some(ty), Some(id), operands));
-        Ok(id)
-    }
-    fn ids(&mut self, op: Op, ty: Id, ids: &[Id]) -> Result<Id, String> {
-        self.op(op, ty, ids.iter().map(|i| Operand::IdRef(*i)).collect())
-    }
-    fn glsl(&mut self, ty: Id, number: u32, args: &[Id]) -> Result<Id, String> {
-        let set = glsl_import(self.m)?;
-        let mut ops = vec![Operand::IdRef(set), Operand::LiteralExtInstInteger(number)];
-        ops.extend(args.iter().map(|a| Operand::IdRef(*a)));
-        self.op(Op::ExtInst, ty, ops)
-    }
-    fn store(&mut self, ptr: Id, value: Id) {
-        self.code.push(Inst::new(
-            Op::Store,
-            None,
-            None,
-            vec![Operand::IdRef(ptr), Operand::IdRef(value)],
-        ));
-    }
-}
-
-fn glsl_import(m: &mut Module) -> Result<Id, String> {
-    if let Some(id) = m.preamble.iter().find_map(|i| match i.operands.first() {
-        Some(Operand::LiteralString(s)) if i.op == Op::ExtInstImport && s == "GLSL.std.450" => {
-            i.result
-        }
-        _ => None,
-    }) {
-        return Ok(id);
-    }
-    let id = m.fresh_id().ok_or_else(out_of_ids)?;
-    let at = m
-        .preamble
+    m.entry_points
         .iter()
-        .position(|i| i.op == Op::MemoryModel)
-        .unwrap_or(m.preamble.len());
-    m.preamble.insert(
-        at,
-        Inst::new(
-            Op::ExtInstImport,
-            None,
-            Some(id),
-            vec![Operand::LiteralString("GLSL.std.450".into())],
-        ),
-    );
-    Ok(id)
+        .enumerate()
+        .find_map(|(n, ep)| match (ep.lits().first(), ep.arg(0)) {
+            (Some(Operand::ExecutionModel(em)), Some(f)) if *em == model => Some((f, n)),
+            _ => None,
+        })
 }
 
 fn decorate(m: &mut Module, id: Id, d: Decoration, extra: Vec<Operand>) {
@@ -203,9 +89,9 @@ fn lists_all_globals(m: &Module) -> bool {
 }
 
 fn add_to_interface(m: &mut Module, ep: usize, var: Id) {
-    let ops = &mut m.entry_points[ep].operands;
-    if !ops.contains(&Operand::IdRef(var)) {
-        ops.push(Operand::IdRef(var));
+    let ep = &mut m.entry_points[ep];
+    if !ep.args[1..].contains(&var) {
+        ep.args.push(var);
     }
 }
 
@@ -218,10 +104,7 @@ fn make_private(m: &mut Module, ep: usize, var: Id) -> Result<(), String> {
         .ok_or("interface variable vanished")?;
     let pointee =
         g.ty.and_then(|p| m.global(p))
-            .and_then(|p| match p.operands.get(1) {
-                Some(Operand::IdRef(t)) => Some(*t),
-                _ => None,
-            })
+            .and_then(|p| p.arg(0))
             .ok_or("interface variable without a pointer type")?;
     let ptr = m
         .intern(Inst::new(
@@ -235,16 +118,16 @@ fn make_private(m: &mut Module, ep: usize, var: Id) -> Result<(), String> {
         ))
         .ok_or_else(out_of_ids)?;
     // The pointer type may be new, and so after the variable: move the variable to the end.
-    m.globals.retain(|i| i.result != Some(var));
+    m.globals_mut().retain(|i| i.result != Some(var));
     let mut v = g;
     v.ty = Some(ptr);
-    v.operands[0] = Operand::StorageClass(StorageClass::Private);
-    m.globals.push(v);
+    v.lits_mut()[0] = Operand::StorageClass(StorageClass::Private);
+    m.push_global(v);
     m.annotations.retain(|a| {
         !(a.op == Op::Decorate
-            && a.operands.first() == Some(&Operand::IdRef(var))
+            && a.args.first() == Some(&var)
             && matches!(
-                a.operands.get(1),
+                a.lits().first(),
                 Some(Operand::Decoration(
                     Decoration::Location
                         | Decoration::Component
@@ -257,9 +140,11 @@ fn make_private(m: &mut Module, ep: usize, var: Id) -> Result<(), String> {
             ))
     });
     if !lists_all_globals(m) {
-        m.entry_points[ep]
-            .operands
-            .retain(|o| o != &Operand::IdRef(var));
+        let mut k = 0;
+        m.entry_points[ep].args.retain(|&o| {
+            k += 1;
+            k == 1 || o != var
+        });
     }
     Ok(())
 }
@@ -267,12 +152,12 @@ fn make_private(m: &mut Module, ep: usize, var: Id) -> Result<(), String> {
 /// (component type, count, class) of a scalar or vector of 32-bit numbers.
 fn shape(m: &Module, ty: Id) -> Option<(Id, u32, NumericClass)> {
     let t = m.global(ty)?;
-    let (scalar, n) = match (t.op, t.operands.as_slice()) {
-        (Op::TypeVector, [Operand::IdRef(c), Operand::LiteralBit32(n)]) => (*c, *n),
+    let (scalar, n) = match (t.op, t.args.as_slice(), t.lits()) {
+        (Op::TypeVector, [c], [Operand::LiteralBit32(n)]) => (*c, *n),
         _ => (ty, 1),
     };
     let s = m.global(scalar)?;
-    let class = match (s.op, s.operands.as_slice()) {
+    let class = match (s.op, s.lits()) {
         (Op::TypeFloat, [Operand::LiteralBit32(32), ..]) => NumericClass::Float,
         (Op::TypeInt, [Operand::LiteralBit32(32), Operand::LiteralBit32(0)]) => NumericClass::Uint,
         (Op::TypeInt, [Operand::LiteralBit32(32), Operand::LiteralBit32(1)]) => NumericClass::Sint,
@@ -283,10 +168,7 @@ fn shape(m: &Module, ty: Id) -> Option<(Id, u32, NumericClass)> {
 
 fn pointee(m: &Module, var: Id) -> Option<Id> {
     let p = m.global(var)?.ty?;
-    match m.global(p)?.operands.get(1) {
-        Some(Operand::IdRef(t)) => Some(*t),
-        _ => None,
-    }
+    m.global(p)?.arg(0)
 }
 
 fn class_name(c: NumericClass) -> &'static str {
@@ -310,17 +192,12 @@ fn place(
     mut code_for: impl FnMut(&mut Module) -> Result<Vec<Inst>, String>,
 ) -> Result<(), String> {
     let fi = m
-        .functions
-        .iter()
-        .position(|f| f.id() == entry)
+        .function_position(entry)
         .ok_or("the entry point's function is missing")?;
     let sites: Vec<usize> = if at_returns {
-        m.functions[fi]
-            .blocks
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| b.terminator.op == Op::Return)
-            .map(|(n, _)| n)
+        let f = &m.functions()[fi];
+        (0..f.blocks().len())
+            .filter(|&b| f.terminator(b).op == Op::Return)
             .collect()
     } else {
         vec![0]
@@ -341,8 +218,8 @@ fn place(
             let id = m.fresh_id().ok_or_else(out_of_ids)?;
             let label = m.fresh_id().ok_or_else(out_of_ids)?;
             name(m, id, glue_name);
-            m.functions.push(Function {
-                def: Inst::new(
+            let mut f = Function::new(
+                Inst::new(
                     Op::Function,
                     Some(void),
                     Some(id),
@@ -351,16 +228,15 @@ fn place(
                         Operand::IdRef(fn_ty),
                     ],
                 ),
-                params: vec![],
-                blocks: vec![Block {
-                    label,
-                    insts: code,
-                    merge: None,
-                    terminator: Inst::new(Op::Return, None, None, vec![]),
-                }],
-                prologue_debug: vec![],
-                leading_debug: vec![],
-            });
+                vec![],
+            );
+            f.push_block(
+                label,
+                code,
+                None,
+                Inst::with_args(Op::Return, None, None, vec![]),
+            );
+            m.push_function(f);
             Some((void, id))
         }
     };
@@ -377,16 +253,17 @@ fn place(
                 )]
             }
         };
-        let b = &mut m.functions[fi].blocks[site];
+        let f = m.function_at_mut(fi);
         let at = if at_returns {
-            b.insts.len()
+            f.block(site).insts.len()
         } else {
-            b.insts
-                .iter()
+            f.block_insts(site)
                 .rposition(|i| i.op == Op::Variable)
                 .map_or(0, |p| p + 1)
         };
-        b.insts.splice(at..at, code);
+        for (k, inst) in code.into_iter().enumerate() {
+            f.insert_inst(site, at + k, inst);
+        }
     }
     Ok(())
 }
@@ -395,8 +272,8 @@ fn place(
 pub fn spec_ids(m: &Module) -> HashMap<Id, u32> {
     m.annotations
         .iter()
-        .filter_map(|a| match a.operands.as_slice() {
-            [Operand::IdRef(id), Operand::Decoration(Decoration::SpecId), Operand::LiteralBit32(n)] => {
+        .filter_map(|a| match (a.args.as_slice(), a.lits()) {
+            ([id], [Operand::Decoration(Decoration::SpecId), Operand::LiteralBit32(n)]) => {
                 Some((*id, *n))
             }
             _ => None,
@@ -412,7 +289,7 @@ pub fn freeze_spec_constants(m: &mut Module, state: &PipelineState) -> Result<Ve
     let mut frozen = Vec::new();
     let mut frozen_ids = HashSet::new();
     let mut edits = Vec::new();
-    for (n, g) in m.globals.iter().enumerate() {
+    for (n, g) in m.globals().iter().enumerate() {
         let (Some(id), Some(ty)) = (g.result, g.ty) else {
             continue;
         };
@@ -437,7 +314,7 @@ pub fn freeze_spec_constants(m: &mut Module, state: &PipelineState) -> Result<Ve
                 super::stages::type_sig(m, ty, 0).replace("?", "")
             )
         };
-        let (op, operands) = match (t.op, t.operands.as_slice(), value) {
+        let (op, operands) = match (t.op, t.lits(), value) {
             (Op::TypeBool, _, SpecValue::Bool(b)) => (
                 if *b {
                     Op::ConstantTrue
@@ -480,7 +357,7 @@ pub fn freeze_spec_constants(m: &mut Module, state: &PipelineState) -> Result<Ve
                 let operand = match w {
                     32 => Operand::LiteralBit32((x as f32).to_bits()),
                     64 => Operand::LiteralBit64(x.to_bits()),
-                    16 => Operand::LiteralBit32(u32::from(crate::ir::spirv::asm::f64_to_f16(x))),
+                    16 => Operand::LiteralBit32(u32::from(crate::ir::number::f64_to_f16(x))),
                     _ => return Err(format!("{}: unsupported float width", what())),
                 };
                 (Op::Constant, vec![operand])
@@ -499,17 +376,18 @@ pub fn freeze_spec_constants(m: &mut Module, state: &PipelineState) -> Result<Ve
         edits.push((n, op, operands));
     }
     for (n, op, operands) in edits {
-        m.globals[n].op = op;
-        m.globals[n].operands = operands;
+        let g = &mut m.globals_mut()[n];
+        g.op = op;
+        g.set_operands(operands);
     }
     if frozen.is_empty() {
         return Ok(frozen);
     }
     m.annotations.retain(|a| {
         !(matches!(
-            a.operands.get(1),
+            a.lits().first(),
             Some(Operand::Decoration(Decoration::SpecId))
-        ) && matches!(a.operands.first(), Some(Operand::IdRef(i)) if frozen_ids.contains(i)))
+        ) && matches!(a.args.first(), Some(i) if frozen_ids.contains(i)))
     });
     fold_spec_dependents(m);
     m.reindex();
@@ -521,10 +399,10 @@ fn fold_spec_dependents(m: &mut Module) {
     let mut values: HashMap<Id, Value> = HashMap::new();
     let mut kinds: HashMap<Id, (Op, u32, bool)> = HashMap::new();
     let mut constant: HashSet<Id> = HashSet::new();
-    for n in 0..m.globals.len() {
-        let g = m.globals[n].clone();
+    for n in 0..m.globals().len() {
+        let g = m.globals()[n].clone();
         let Some(id) = g.result else { continue };
-        match (g.op, g.operands.as_slice()) {
+        match (g.op, g.lits()) {
             (Op::TypeInt, [Operand::LiteralBit32(w), Operand::LiteralBit32(s)]) => {
                 kinds.insert(id, (Op::TypeInt, *w, *s == 1));
             }
@@ -544,7 +422,7 @@ fn fold_spec_dependents(m: &mut Module) {
             }
             Op::Constant => {
                 constant.insert(id);
-                let bits = match g.operands.first() {
+                let bits = match g.lits().first() {
                     Some(Operand::LiteralBit32(b)) => u64::from(*b),
                     Some(Operand::LiteralBit64(b)) => *b,
                     _ => continue,
@@ -578,11 +456,11 @@ fn fold_spec_dependents(m: &mut Module) {
                 constant.insert(id);
             }
             Op::SpecConstantComposite if g.id_operands().all(|p| constant.contains(&p)) => {
-                m.globals[n].op = Op::ConstantComposite;
+                m.globals_mut()[n].op = Op::ConstantComposite;
                 constant.insert(id);
             }
             Op::SpecConstantOp => {
-                let Some(Operand::LiteralSpecConstantOpInteger(inner)) = g.operands.first() else {
+                let Some(Operand::LiteralSpecConstantOpInteger(inner)) = g.lits().first() else {
                     continue;
                 };
                 let args: Option<Vec<Value>> =
@@ -616,8 +494,9 @@ fn fold_spec_dependents(m: &mut Module) {
                 };
                 values.insert(id, v);
                 constant.insert(id);
-                m.globals[n].op = op;
-                m.globals[n].operands = operands;
+                let g = &mut m.globals_mut()[n];
+                g.op = op;
+                g.set_operands(operands);
             }
             _ => {}
         }
@@ -629,8 +508,8 @@ fn builtin_input(m: &mut Module, ep: usize, builtin: BuiltIn) -> Result<Id, Stri
     let found = m
         .annotations
         .iter()
-        .find_map(|a| match a.operands.as_slice() {
-            [Operand::IdRef(v), Operand::Decoration(Decoration::BuiltIn), Operand::BuiltIn(b)]
+        .find_map(|a| match (a.args.as_slice(), a.lits()) {
+            ([v], [Operand::Decoration(Decoration::BuiltIn), Operand::BuiltIn(b)])
                 if *b == builtin =>
             {
                 Some(*v)
@@ -640,11 +519,11 @@ fn builtin_input(m: &mut Module, ep: usize, builtin: BuiltIn) -> Result<Id, Stri
     let var = match found {
         Some(v) => v,
         None => {
-            let mut e = Emit::new(m);
+            let mut e = Builder::detached(m);
             let i32_t = e.i32_t()?;
             let ptr = e.ptr(StorageClass::Input, i32_t)?;
             let v = m.fresh_id().ok_or_else(out_of_ids)?;
-            m.globals.push(Inst::new(
+            m.push_global(Inst::new(
                 Op::Variable,
                 Some(ptr),
                 Some(v),
@@ -671,18 +550,15 @@ fn builtin_input(m: &mut Module, ep: usize, builtin: BuiltIn) -> Result<Id, Stri
 fn vertex_buffer(m: &mut Module, ep: usize, set: u32, binding: u32) -> Result<Id, String> {
     let decorated = |m: &Module, v: Id, d: Decoration, n: u32| {
         m.annotations.iter().any(|a| {
-            a.operands.as_slice()
-                == [
-                    Operand::IdRef(v),
-                    Operand::Decoration(d),
-                    Operand::LiteralBit32(n),
-                ]
+            a.op == Op::Decorate
+                && a.args == [v]
+                && a.lits() == [Operand::Decoration(d), Operand::LiteralBit32(n)]
         })
     };
-    let existing = m.globals.iter().find_map(|g| {
+    let existing = m.globals().iter().find_map(|g| {
         let v = g.result?;
         (g.op == Op::Variable
-            && g.operands.first() == Some(&Operand::StorageClass(StorageClass::StorageBuffer))
+            && g.lits().first() == Some(&Operand::StorageClass(StorageClass::StorageBuffer))
             && decorated(m, v, Decoration::DescriptorSet, set)
             && decorated(m, v, Decoration::Binding, binding))
         .then_some(v)
@@ -709,7 +585,7 @@ fn vertex_buffer(m: &mut Module, ep: usize, set: u32, binding: u32) -> Result<Id
             m.preamble.insert(at, ext);
         }
     }
-    let mut e = Emit::new(m);
+    let mut e = Builder::detached(m);
     let u32_t = e.u32_t()?;
     let words = e.intern(Op::TypeRuntimeArray, None, vec![Operand::IdRef(u32_t)])?;
     decorate(
@@ -720,7 +596,7 @@ fn vertex_buffer(m: &mut Module, ep: usize, set: u32, binding: u32) -> Result<Id
     );
     // Structs are nominal: a fresh one, so its decorations are ours alone.
     let block = m.fresh_id().ok_or_else(out_of_ids)?;
-    m.globals.push(Inst::new(
+    m.push_global(Inst::new(
         Op::TypeStruct,
         None,
         Some(block),
@@ -748,9 +624,9 @@ fn vertex_buffer(m: &mut Module, ep: usize, set: u32, binding: u32) -> Result<Id
             Operand::Decoration(Decoration::NonWritable),
         ],
     ));
-    let ptr = Emit::new(m).ptr(StorageClass::StorageBuffer, block)?;
+    let ptr = Builder::detached(m).ptr(StorageClass::StorageBuffer, block)?;
     let v = m.fresh_id().ok_or_else(out_of_ids)?;
-    m.globals.push(Inst::new(
+    m.push_global(Inst::new(
         Op::Variable,
         Some(ptr),
         Some(v),
@@ -785,8 +661,8 @@ fn add_to_interface_if_needed(m: &mut Module, ep: usize, var: Id) {
 fn free_set(m: &Module) -> u32 {
     m.annotations
         .iter()
-        .filter_map(|a| match a.operands.as_slice() {
-            [_, Operand::Decoration(Decoration::DescriptorSet), Operand::LiteralBit32(n)] => {
+        .filter_map(|a| match a.lits() {
+            [Operand::Decoration(Decoration::DescriptorSet), Operand::LiteralBit32(n)] => {
                 Some(n + 1)
             }
             _ => None,
@@ -797,7 +673,7 @@ fn free_set(m: &Module) -> u32 {
 
 /// A 32-bit float constant 1.0 or 0.0, an integer 1 or 0: the value fixed-function fetch gives
 /// a component the format lacks.
-fn default_component(e: &mut Emit, class: NumericClass, channel: u32) -> Result<Id, String> {
+fn default_component(e: &mut Builder, class: NumericClass, channel: u32) -> Result<Id, String> {
     let one = channel == 3;
     match class {
         NumericClass::Float => e.cf(if one { 1.0 } else { 0.0 }),
@@ -894,7 +770,7 @@ pub fn vertex_fetch(
         make_private(m, ep, var)?;
     }
     place(m, entry, placement, "vertex_fetch", false, |m| {
-        let mut e = Emit::new(m);
+        let mut e = Builder::detached(m);
         let u32_t = e.u32_t()?;
         let i32_t = e.i32_t()?;
         let f32_t = e.f32_t()?;
@@ -1063,12 +939,12 @@ pub fn color_export(
     let mut exports = Vec::new();
     for &(var, _, _, _, format, loc) in &jobs {
         make_private(m, ep, var)?;
-        let mut e = Emit::new(m);
+        let mut e = Builder::detached(m);
         let u32_t = e.u32_t()?;
         let ty = e.vec(u32_t, format.words())?;
         let ptr = e.ptr(StorageClass::Output, ty)?;
         let v = m.fresh_id().ok_or_else(out_of_ids)?;
-        m.globals.push(Inst::new(
+        m.push_global(Inst::new(
             Op::Variable,
             Some(ptr),
             Some(v),
@@ -1080,7 +956,7 @@ pub fn color_export(
         exports.push((v, ty));
     }
     place(m, entry, placement, "color_export", true, |m| {
-        let mut e = Emit::new(m);
+        let mut e = Builder::detached(m);
         let u32_t = e.u32_t()?;
         let i32_t = e.i32_t()?;
         let f32_t = e.f32_t()?;
@@ -1111,7 +987,7 @@ pub fn color_export(
                     None => default_component(&mut e, class, channel)?,
                 };
                 let max = ((1u64 << bits.min(63)) - 1) as f32;
-                let unorm = |e: &mut Emit, x: Id, max: f32| -> Result<Id, String> {
+                let unorm = |e: &mut Builder, x: Id, max: f32| -> Result<Id, String> {
                     let (zero, one) = (e.cf(0.0)?, e.cf(1.0)?);
                     let c = e.glsl(f32_t, GLSL_FCLAMP, &[x, zero, one])?;
                     let scale = e.cf(max)?;

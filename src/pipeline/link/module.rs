@@ -41,10 +41,11 @@ fn linkage(inst: &Inst) -> Option<(Id, &str, LinkageType)> {
     if inst.op != Op::Decorate {
         return None;
     }
-    match inst.operands.as_slice() {
-        [Operand::IdRef(target), Operand::Decoration(Decoration::LinkageAttributes), Operand::LiteralString(name), Operand::LinkageType(t)] => {
-            Some((*target, name.as_str(), *t))
-        }
+    match (inst.args.as_slice(), inst.lits()) {
+        (
+            [target],
+            [Operand::Decoration(Decoration::LinkageAttributes), Operand::LiteralString(name), Operand::LinkageType(t)],
+        ) => Some((*target, name.as_str(), *t)),
         _ => None,
     }
 }
@@ -76,10 +77,8 @@ fn mergeable(op: Op) -> bool {
 fn decorated(m: &Module) -> HashSet<Id> {
     m.annotations
         .iter()
-        .filter_map(|a| match a.operands.first() {
-            Some(Operand::IdRef(t)) if matches!(a.op, Op::Decorate | Op::MemberDecorate) => {
-                Some(*t)
-            }
+        .filter_map(|a| match a.args.first() {
+            Some(t) if matches!(a.op, Op::Decorate | Op::MemberDecorate) => Some(*t),
             _ => None,
         })
         .collect()
@@ -96,7 +95,7 @@ fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
         m.preamble
             .iter()
             .find(|i| i.op == Op::MemoryModel)
-            .map(|i| i.operands.clone())
+            .map(|i| i.to_operands())
     };
     if let (Some(a), Some(bm)) = (model(out), model(&b)) {
         if a != bm {
@@ -120,7 +119,7 @@ fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
                 let existing = out
                     .preamble
                     .iter()
-                    .find(|i| i.op == Op::ExtInstImport && i.operands == inst.operands)
+                    .find(|i| i.op == Op::ExtInstImport && i.lits() == inst.lits())
                     .and_then(|i| i.result);
                 match (existing, inst.result) {
                     (Some(e), Some(r)) => {
@@ -135,24 +134,29 @@ fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
     }
     let decorated_b = decorated(&b);
     let decorated_out = decorated(out);
-    let mut known: HashMap<(Op, Option<Id>, Vec<Operand>), Id> = out
-        .globals
+    let key = |g: &Inst| {
+        let mut k = g.clone();
+        k.result = None;
+        k
+    };
+    let mut known: HashMap<Inst, Id> = out
+        .globals()
         .iter()
         .filter(|g| mergeable(g.op))
         .filter_map(|g| {
             let r = g.result?;
-            (!decorated_out.contains(&r)).then(|| ((g.op, g.ty, g.operands.clone()), r))
+            (!decorated_out.contains(&r)).then(|| (key(g), r))
         })
         .collect();
     let mut globals = Vec::new();
     let mut merged = 0;
-    for mut inst in std::mem::take(&mut b.globals) {
+    for mut inst in std::mem::take(b.globals_mut()) {
         rename(&map, &mut inst);
         if let Some(r) = inst
             .result
             .filter(|r| mergeable(inst.op) && !decorated_b.contains(r))
         {
-            let key = (inst.op, inst.ty, inst.operands.clone());
+            let key = key(&inst);
             if let Some(&existing) = known.get(&key) {
                 map.insert(r, existing);
                 merged += 1;
@@ -202,8 +206,8 @@ fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
     debug.sort_by_key(|i| part(i));
     out.debug = debug;
     out.annotations.append(&mut b.annotations);
-    out.globals.extend(globals);
-    out.functions.append(&mut b.functions);
+    out.globals_mut().extend(globals);
+    out.functions_mut().append(b.functions_mut());
     out.trailing_debug.append(&mut b.trailing_debug);
     out.attributes.append(&mut b.attributes);
     out.bound = out.bound.max(bound);
@@ -214,10 +218,7 @@ fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
 /// pointer type.
 fn declared_type(m: &Module, id: Id) -> Option<Id> {
     if let Some(f) = m.function(id) {
-        return f.def.operands.get(1).and_then(|o| match o {
-            Operand::IdRef(t) => Some(*t),
-            _ => None,
-        });
+        return f.def.arg(0);
     }
     m.global(id).and_then(|g| g.ty)
 }
@@ -299,13 +300,11 @@ pub fn link(inputs: Vec<LinkInput>, opts: LinkOptions) -> Result<(Module, LinkRe
     }
 
     // Imports become their exports: declarations, their names and decorations go.
-    out.functions.retain(|f| !resolve.contains_key(&f.id()));
-    out.globals
+    out.functions_mut()
+        .retain(|f| !resolve.contains_key(&f.id()));
+    out.globals_mut()
         .retain(|g| !g.result.is_some_and(|r| resolve.contains_key(&r)));
-    let targets = |i: &Inst| match i.operands.first() {
-        Some(Operand::IdRef(t)) => Some(*t),
-        _ => None,
-    };
+    let targets = |i: &Inst| i.arg(0);
     out.annotations
         .retain(|a| !targets(a).is_some_and(|t| resolve.contains_key(&t)));
     out.debug.retain(|d| {
@@ -330,7 +329,7 @@ pub fn link(inputs: Vec<LinkInput>, opts: LinkOptions) -> Result<(Module, LinkRe
         out.preamble.retain(|i| {
             !(i.op == Op::Capability
                 && matches!(
-                    i.operands.first(),
+                    i.lits().first(),
                     Some(Operand::Capability(spirv::Capability::Linkage))
                 ))
         });

@@ -20,8 +20,10 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use rspirv::dr::Operand;
 use spirv::{BuiltIn, Decoration, ExecutionModel, Op, StorageClass};
 
+use crate::ir::fxhash::FxHashSet;
 use crate::ir::names::Names;
-use crate::ir::{Id, Inst, Module};
+use crate::ir::rewrite::{forget, remove_insts, Replacer};
+use crate::ir::{Id, Inst, Module, Opd};
 use crate::pipeline::pass::{Diagnostic, Severity};
 
 /// Which stage is compiled first, and so which way knowledge flows at link time.
@@ -51,7 +53,7 @@ impl std::str::FromStr for LinkOrder {
 pub fn stage_rank(m: &Module) -> Option<(u32, ExecutionModel)> {
     m.entry_points
         .iter()
-        .find_map(|ep| match ep.operands.first() {
+        .find_map(|ep| match ep.lits().first() {
             Some(Operand::ExecutionModel(model)) => {
                 let rank = match model {
                     ExecutionModel::Vertex => 0,
@@ -99,8 +101,8 @@ pub struct Var {
 fn decorations_of(m: &Module, id: Id) -> Vec<&[Operand]> {
     m.annotations
         .iter()
-        .filter(|a| a.op == Op::Decorate && a.operands.first() == Some(&Operand::IdRef(id)))
-        .map(|a| &a.operands[1..])
+        .filter(|a| a.op == Op::Decorate && a.args.first() == Some(&id))
+        .map(|a| a.lits())
         .collect()
 }
 
@@ -112,12 +114,9 @@ pub fn type_sig(m: &Module, id: Id, depth: usize) -> String {
     if depth > 16 {
         return "…".into();
     }
-    let id_of = |k: usize| match t.operands.get(k) {
-        Some(Operand::IdRef(i)) => *i,
-        _ => 0,
-    };
-    let lit = |k: usize| match t.operands.get(k) {
-        Some(Operand::LiteralBit32(n)) => *n,
+    let id_of = |k: usize| t.id_at(k).unwrap_or(0);
+    let lit = |k: usize| match t.operand(k) {
+        Some(Opd::Lit(Operand::LiteralBit32(n))) => *n,
         _ => 0,
     };
     match t.op {
@@ -130,7 +129,7 @@ pub fn type_sig(m: &Module, id: Id, depth: usize) -> String {
         Op::TypeArray => {
             let len = m
                 .global(id_of(1))
-                .and_then(|c| match c.operands.first() {
+                .and_then(|c| match c.lits().first() {
                     Some(Operand::LiteralBit32(n)) => Some(n.to_string()),
                     _ => None,
                 })
@@ -139,14 +138,7 @@ pub fn type_sig(m: &Module, id: Id, depth: usize) -> String {
         }
         Op::TypeRuntimeArray => format!("[{}]", type_sig(m, id_of(0), depth + 1)),
         Op::TypeStruct => {
-            let members: Vec<String> = t
-                .operands
-                .iter()
-                .filter_map(|o| match o {
-                    Operand::IdRef(i) => Some(type_sig(m, *i, depth + 1)),
-                    _ => None,
-                })
-                .collect();
+            let members: Vec<String> = t.args.iter().map(|&i| type_sig(m, i, depth + 1)).collect();
             format!("struct {{{}}}", members.join(", "))
         }
         other => format!("{other:?}"),
@@ -168,25 +160,18 @@ pub fn interface(m: &Module, class: StorageClass) -> Vec<Var> {
     let listed: HashSet<Id> = m
         .entry_points
         .iter()
-        .flat_map(|ep| ep.operands.iter().skip(3))
-        .filter_map(|o| match o {
-            Operand::IdRef(i) => Some(*i),
-            _ => None,
-        })
+        .flat_map(|ep| ep.args.iter().skip(1).copied())
         .collect();
-    for g in &m.globals {
+    for g in m.globals() {
         let (Op::Variable, Some(id)) = (g.op, g.result) else {
             continue;
         };
-        if g.operands.first() != Some(&Operand::StorageClass(class)) || !listed.contains(&id) {
+        if g.lits().first() != Some(&Operand::StorageClass(class)) || !listed.contains(&id) {
             continue;
         }
         let mut pointee =
             g.ty.and_then(|p| m.global(p))
-                .and_then(|p| match p.operands.get(1) {
-                    Some(Operand::IdRef(t)) => Some(*t),
-                    _ => None,
-                })
+                .and_then(|p| p.arg(0))
                 .unwrap_or(0);
         // Per-vertex interfaces (geometry and tessellation inputs, tessellation control
         // outputs) are arrays of what the neighbouring stage writes or reads per vertex.
@@ -194,12 +179,12 @@ pub fn interface(m: &Module, class: StorageClass) -> Vec<Var> {
             .iter()
             .any(|d| d.first() == Some(&Operand::Decoration(Decoration::Patch)));
         if arrayed && !patch {
-            if let Some(Operand::IdRef(e)) = m
+            if let Some(e) = m
                 .global(pointee)
                 .filter(|t| t.op == Op::TypeArray)
-                .and_then(|t| t.operands.first())
+                .and_then(|t| t.arg(0))
             {
-                pointee = *e;
+                pointee = e;
             }
         }
         let mut location = None;
@@ -298,17 +283,15 @@ fn pointers_into(m: &Module, var: Id) -> HashSet<Id> {
     let mut set: HashSet<Id> = [var].into();
     loop {
         let before = set.len();
-        for f in &m.functions {
-            for b in &f.blocks {
-                for i in &b.insts {
-                    if matches!(
-                        i.op,
-                        Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject
-                    ) && matches!(i.operands.first(), Some(Operand::IdRef(base)) if set.contains(base))
-                    {
-                        if let Some(r) = i.result {
-                            set.insert(r);
-                        }
+        for f in m.functions() {
+            for i in f.insts() {
+                if matches!(
+                    i.op,
+                    Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject
+                ) && matches!(i.args.first(), Some(base) if set.contains(base))
+                {
+                    if let Some(r) = i.result {
+                        set.insert(r);
                     }
                 }
             }
@@ -326,28 +309,25 @@ fn remove_vars(m: &mut Module, vars: &HashSet<Id>) {
     for &v in vars {
         ptrs.extend(pointers_into(m, v));
     }
-    let is_ptr = |o: Option<&Operand>| matches!(o, Some(Operand::IdRef(p)) if ptrs.contains(p));
-    for f in &mut m.functions {
-        for b in &mut f.blocks {
-            b.insts.retain(|i| {
-                let store = i.op == Op::Store && is_ptr(i.operands.first());
-                let chain = i.result.is_some_and(|r| ptrs.contains(&r));
-                !(store || chain)
-            });
-        }
+    let mut gone: FxHashSet<Id> = vars.iter().copied().collect();
+    for f in m.functions_mut() {
+        remove_insts(f, &mut gone, |i| {
+            let store = i.op == Op::Store && i.args.first().is_some_and(|p| ptrs.contains(p));
+            let chain = i.result.is_some_and(|r| ptrs.contains(&r));
+            store || chain
+        });
     }
     for ep in &mut m.entry_points {
-        ep.operands
-            .retain(|o| !matches!(o, Operand::IdRef(i) if vars.contains(i)));
-        // Keep the function operand (index 1) even in the unlikely case it was listed.
+        // Keep the function operand (the first id) even in the unlikely case it was listed.
+        let mut k = 0;
+        ep.args.retain(|i| {
+            k += 1;
+            k == 1 || !vars.contains(i)
+        });
     }
-    let targets =
-        |i: &Inst| matches!(i.operands.first(), Some(Operand::IdRef(t)) if vars.contains(t));
-    m.annotations.retain(|a| !targets(a));
-    m.debug
-        .retain(|d| !(matches!(d.op, Op::Name | Op::MemberName) && targets(d)));
-    m.globals
+    m.globals_mut()
         .retain(|g| !g.result.is_some_and(|r| vars.contains(&r)));
+    forget(m, &gone);
     m.reindex();
 }
 
@@ -355,11 +335,9 @@ fn remove_vars(m: &mut Module, vars: &HashSet<Id>) {
 /// stage before sees them as dead too. Returns their names.
 pub fn remove_unread_inputs(m: &mut Module) -> Vec<String> {
     let mut used = HashSet::new();
-    for f in &m.functions {
-        for b in &f.blocks {
-            for i in b.insts.iter().chain(std::iter::once(&b.terminator)) {
-                used.extend(i.id_operands());
-            }
+    for f in m.functions() {
+        for i in f.body() {
+            used.extend(i.id_operands());
         }
     }
     let unread: Vec<Var> = interface(m, StorageClass::Input)
@@ -401,11 +379,11 @@ pub fn remove_dead_outputs(producer: &mut Module, consumer: &Module) -> Vec<Stri
 fn always_blocks(f: &crate::ir::Function) -> Vec<usize> {
     let mut out = Vec::new();
     let mut at = 0;
-    while at < f.blocks.len() && !out.contains(&at) {
+    while at < f.blocks().len() && !out.contains(&at) {
         out.push(at);
-        let b = &f.blocks[at];
-        match (b.terminator.op, b.terminator.operands.first()) {
-            (Op::Branch, Some(Operand::IdRef(next))) => match f.block_index(*next) {
+        let t = f.terminator(at);
+        match (t.op, t.args.first()) {
+            (Op::Branch, Some(next)) => match f.block_index(*next) {
                 Some(n) => at = n,
                 None => break,
             },
@@ -416,12 +394,7 @@ fn always_blocks(f: &crate::ir::Function) -> Vec<usize> {
 }
 
 fn entry_function(m: &Module) -> Option<Id> {
-    m.entry_points
-        .first()
-        .and_then(|ep| match ep.operands.get(1) {
-            Some(Operand::IdRef(f)) => Some(*f),
-            _ => None,
-        })
+    m.entry_points.first().and_then(|ep| ep.arg(0))
 }
 
 /// The constant an output is always written with: every store to it stores the same value,
@@ -433,15 +406,15 @@ fn constant_output(m: &Module, var: Id) -> Option<Id> {
     let ptrs = pointers_into(m, var);
     let mut value = None;
     let mut always = false;
-    for f in &m.functions {
+    for f in m.functions() {
         let sure = if f.id() == entry {
             always_blocks(f)
         } else {
             Vec::new()
         };
-        for (bi, b) in f.blocks.iter().enumerate() {
-            for i in &b.insts {
-                let Some(Operand::IdRef(p)) = i.operands.first() else {
+        for (bi, b) in f.blocks().iter().enumerate() {
+            for i in b.insts.iter().map(|&i| f.inst(i)) {
+                let Some(p) = i.args.first() else {
                     continue;
                 };
                 if !ptrs.contains(p) {
@@ -449,9 +422,7 @@ fn constant_output(m: &Module, var: Id) -> Option<Id> {
                 }
                 match i.op {
                     Op::Store if *p == var => {
-                        let Some(Operand::IdRef(v)) = i.operands.get(1) else {
-                            return None;
-                        };
+                        let v = i.args.get(1)?;
                         if value.is_some_and(|x| x != *v) {
                             return None;
                         }
@@ -494,34 +465,34 @@ fn is_constant(m: &Module, v: Id) -> bool {
 /// block that always runs of a function called earlier in that block).
 fn private_constant(m: &Module, entry: Id, loaded: Id) -> Option<Id> {
     let ef = m.function(entry)?;
-    let (load_block, load_at, var) = ef.blocks.iter().enumerate().find_map(|(bi, b)| {
-        b.insts
-            .iter()
+    let (load_block, load_at, var) = (0..ef.blocks().len()).find_map(|bi| {
+        ef.block_insts(bi)
             .enumerate()
-            .find_map(|(k, i)| match (i.op, i.result, i.operands.first()) {
-                (Op::Load, Some(r), Some(Operand::IdRef(p))) if r == loaded => Some((bi, k, *p)),
+            .find_map(|(k, i)| match (i.op, i.result, i.args.first()) {
+                (Op::Load, Some(r), Some(p)) if r == loaded => Some((bi, k, *p)),
                 _ => None,
             })
     })?;
     let def = m.global(var)?;
     if def.op != Op::Variable
-        || def.operands.first() != Some(&Operand::StorageClass(StorageClass::Private))
+        || def.lits().first() != Some(&Operand::StorageClass(StorageClass::Private))
     {
         return None;
     }
     let mut value = None;
     // Functions holding a store of the variable in a block that always runs.
     let mut stored_surely_in: HashSet<Id> = HashSet::new();
-    for f in &m.functions {
+    for f in m.functions() {
         let sure = always_blocks(f);
-        for (bi, b) in f.blocks.iter().enumerate() {
-            for i in b.insts.iter().chain(std::iter::once(&b.terminator)) {
+        for (bi, i) in f.layout() {
+            let i = f.inst(i);
+            {
                 if !i.id_operands().any(|u| u == var) {
                     continue;
                 }
-                match (i.op, i.operands.as_slice()) {
-                    (Op::Load, [Operand::IdRef(p), ..]) if *p == var => {}
-                    (Op::Store, [Operand::IdRef(p), Operand::IdRef(x), ..]) if *p == var => {
+                match (i.op, i.args.as_slice()) {
+                    (Op::Load, [p, ..]) if *p == var => {}
+                    (Op::Store, [p, x, ..]) if *p == var => {
                         if value.is_some_and(|c| c != *x) || !is_constant(m, *x) {
                             return None;
                         }
@@ -537,20 +508,19 @@ fn private_constant(m: &Module, entry: Id, loaded: Id) -> Option<Id> {
         }
     }
     let c = value?;
-    let init = match def.operands.get(1) {
-        Some(Operand::IdRef(init)) => Some(*init),
-        _ => None,
-    };
+    let init = def.arg(0);
     if init.is_none() || init == Some(c) {
         return Some(c);
     }
     // The initializer differs: a store must run before the load.
-    let before = &ef.blocks[load_block].insts[..load_at];
-    let stored_first = before.iter().any(|i| match (i.op, i.operands.as_slice()) {
-        (Op::Store, [Operand::IdRef(p), ..]) => *p == var,
-        (Op::FunctionCall, [Operand::IdRef(callee), ..]) => stored_surely_in.contains(callee),
-        _ => false,
-    });
+    let stored_first =
+        ef.block_insts(load_block)
+            .take(load_at)
+            .any(|i| match (i.op, i.args.as_slice()) {
+                (Op::Store, [p, ..]) => *p == var,
+                (Op::FunctionCall, [callee, ..]) => stored_surely_in.contains(callee),
+                _ => false,
+            });
     stored_first.then_some(c)
 }
 
@@ -564,22 +534,29 @@ fn copy_constant(from: &Module, c: Id, to: &mut Module, ty: Id) -> Option<Id> {
             if matches!(def.op, Op::ConstantNull)
                 || type_sig(from, def.ty?, 0) == type_sig(to, ty, 0)
             {
-                to.intern(Inst::new(def.op, Some(ty), None, def.operands.clone()))
+                let mut c = def.clone();
+                c.ty = Some(ty);
+                c.result = None;
+                to.intern(c)
             } else {
                 None
             }
         }
         Op::ConstantComposite => {
-            let elem_ty = match (ty_inst.op, ty_inst.operands.first()) {
-                (Op::TypeVector, Some(Operand::IdRef(e))) => *e,
+            let elem_ty = match (ty_inst.op, ty_inst.args.first()) {
+                (Op::TypeVector, Some(e)) => *e,
                 _ => return None,
             };
             let mut parts = Vec::new();
-            for o in &def.operands {
-                let Operand::IdRef(part) = o else { return None };
-                parts.push(Operand::IdRef(copy_constant(from, *part, to, elem_ty)?));
+            for &part in &def.args {
+                parts.push(copy_constant(from, part, to, elem_ty)?);
             }
-            to.intern(Inst::new(Op::ConstantComposite, Some(ty), None, parts))
+            to.intern(Inst::with_args(
+                Op::ConstantComposite,
+                Some(ty),
+                None,
+                parts,
+            ))
         }
         _ => None,
     }
@@ -607,20 +584,16 @@ pub fn forward_constants(producer: &Module, consumer: &mut Module) -> Vec<String
         // Every use of the input in code must be a plain load we can replace.
         let mut loads = Vec::new();
         let mut other_use = false;
-        for f in &consumer.functions {
-            for b in &f.blocks {
-                for i in b.insts.iter().chain(std::iter::once(&b.terminator)) {
-                    if !i.id_operands().any(|u| u == input.id) {
-                        continue;
+        for f in consumer.functions() {
+            for i in f.body() {
+                if !i.id_operands().any(|u| u == input.id) {
+                    continue;
+                }
+                match (i.op, i.result, i.ty) {
+                    (Op::Load, Some(r), Some(t)) if i.args.first() == Some(&input.id) => {
+                        loads.push((r, t))
                     }
-                    match (i.op, i.result, i.ty) {
-                        (Op::Load, Some(r), Some(t))
-                            if i.operands.first() == Some(&Operand::IdRef(input.id)) =>
-                        {
-                            loads.push((r, t))
-                        }
-                        _ => other_use = true,
-                    }
+                    _ => other_use = true,
                 }
             }
         }
@@ -633,14 +606,14 @@ pub fn forward_constants(producer: &Module, consumer: &mut Module) -> Vec<String
         let Some(value) = copy_constant(producer, c, consumer, load_ty) else {
             continue;
         };
-        let replaced: HashMap<Id, Id> = loads.iter().map(|&(r, _)| (r, value)).collect();
-        for f in &mut consumer.functions {
-            for b in &mut f.blocks {
-                b.insts
-                    .retain(|i| !i.result.is_some_and(|r| replaced.contains_key(&r)));
-            }
+        let mut replace = Replacer::new();
+        for &(r, _) in &loads {
+            replace.replace(r, value);
         }
-        consumer.remap_ids(|id| replaced.get(&id).copied().unwrap_or(id));
+        for f in consumer.functions_mut() {
+            f.retain_all(|i| !i.result.is_some_and(|r| replace.is_replaced(r)));
+        }
+        replace.apply(consumer, "link-forward-constants");
         gone.insert(input.id);
         forwarded.push(format!(
             "{} ({}) = %{} from {}",

@@ -20,26 +20,21 @@ use std::collections::{HashMap, HashSet};
 use rspirv::dr::Operand;
 use spirv::Op;
 
-use crate::ir::inst::operand_id;
+use crate::ir::rewrite::forget;
 use crate::ir::typing::{Labels, Made, Need, Numeric, TypeInfo};
-use crate::ir::{Id, Inst, Module};
+use crate::ir::{Id, Inst, InstId, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
 
 pub struct AssignTypes;
 
-/// Where an operand is: function, block, instruction (`insts.len()` = terminator), operand.
-type Slot = (usize, usize, usize, usize);
+/// Where an operand is: function (its position), instruction, index into its `args`.
+type Slot = (usize, InstId, usize);
 
 /// Where a value is defined, for inserting its bitcasts after it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum DefAt {
-    /// Instruction `index` of a block (a phi: after the block's phis).
-    Inst {
-        f: usize,
-        b: usize,
-        index: usize,
-        phi: bool,
-    },
+    /// An instruction of function `f` (a phi: after its block's phis).
+    Inst { f: usize, inst: InstId, phi: bool },
     /// A parameter of function `f`: at the start of its entry block.
     Param { f: usize },
     /// A module-level value (a spec constant): in each function that needs it.
@@ -126,8 +121,8 @@ fn relabelable_width(info: &TypeInfo, ty: Id) -> Option<u32> {
             return n.label.map(|_| n.width);
         }
         let t = info.type_inst(ty)?;
-        match (t.op, t.operands.first()) {
-            (Op::TypeArray, Some(Operand::IdRef(e))) => ty = *e,
+        match (t.op, t.args.first()) {
+            (Op::TypeArray, Some(e)) => ty = *e,
             _ => return None,
         }
     }
@@ -137,33 +132,24 @@ fn relabelable_width(info: &TypeInfo, ty: Id) -> Option<u32> {
 fn free_locals(m: &Module, info: &TypeInfo) -> Locals {
     let mut root: HashMap<Id, Id> = HashMap::new();
     let mut free: HashMap<Id, (u32, usize)> = HashMap::new();
-    for (fi, f) in m.functions.iter().enumerate() {
+    for (fi, f) in m.functions().iter().enumerate() {
         let mut candidates: HashMap<Id, u32> = HashMap::new();
-        for b in &f.blocks {
-            for i in &b.insts {
-                match (i.op, i.result, i.operands.first()) {
+        for i in f.body() {
+            {
+                match (i.op, i.result, i.lits().first()) {
                     (
                         Op::Variable,
                         Some(r),
                         Some(Operand::StorageClass(spirv::StorageClass::Function)),
                     ) => {
-                        let pointee = i.ty.and_then(|t| info.type_inst(t)).and_then(|t| {
-                            match t.operands.get(1) {
-                                Some(Operand::IdRef(p)) => Some(*p),
-                                _ => None,
-                            }
-                        });
+                        let pointee = i.ty.and_then(|t| info.type_inst(t)).and_then(|t| t.arg(0));
                         if let Some(w) = pointee.and_then(|p| relabelable_width(info, p)) {
                             candidates.insert(r, w);
                             root.insert(r, r);
                         }
                     }
-                    (
-                        Op::AccessChain | Op::InBoundsAccessChain,
-                        Some(r),
-                        Some(Operand::IdRef(base)),
-                    ) => {
-                        if let Some(&v) = root.get(base) {
+                    (Op::AccessChain | Op::InBoundsAccessChain, Some(r), _) => {
+                        if let Some(&v) = i.arg(0).and_then(|base| root.get(&base)) {
                             root.insert(r, v);
                         }
                     }
@@ -173,10 +159,10 @@ fn free_locals(m: &Module, info: &TypeInfo) -> Locals {
         }
         // Any other use of one of these pointers disqualifies its variable.
         let mut bad: HashSet<Id> = HashSet::new();
-        for b in &f.blocks {
-            for i in b.insts.iter().chain(std::iter::once(&b.terminator)) {
-                for (k, o) in i.operands.iter().enumerate() {
-                    let Some(v) = operand_id(o).and_then(|id| root.get(&id)) else {
+        for i in f.body() {
+            {
+                for (k, o) in i.args.iter().enumerate() {
+                    let Some(v) = root.get(o) else {
                         continue;
                     };
                     let allowed = match i.op {
@@ -204,12 +190,12 @@ fn analyse(m: &Module) -> Analysis {
     let info = TypeInfo::new(m);
     let locals = free_locals(m, &info);
     let numeric: HashMap<Id, Numeric> = m
-        .globals
+        .globals()
         .iter()
         .filter_map(|g| Some((g.result?, info.numeric(g.result?)?)))
         .collect();
     let bits_constants: HashMap<Id, (Inst, Numeric)> = m
-        .globals
+        .globals()
         .iter()
         .filter(|g| {
             matches!(
@@ -266,7 +252,7 @@ fn analyse(m: &Module) -> Analysis {
         add(&mut a, var, n, Labels::ALL, DefAt::Variable { f });
     }
     // Definitions: function returns, parameters, instruction results.
-    for (fi, f) in m.functions.iter().enumerate() {
+    for (fi, f) in m.functions().iter().enumerate() {
         if let Some(n) = f.def.ty.and_then(|t| info.numeric(t)) {
             add(&mut a, f.id(), n, Labels::ALL, DefAt::Return);
         }
@@ -275,14 +261,15 @@ fn analyse(m: &Module) -> Analysis {
                 add(&mut a, r, n, Labels::ALL, DefAt::Param { f: fi });
             }
         }
-        for (bi, b) in f.blocks.iter().enumerate() {
-            for (ii, inst) in b.insts.iter().enumerate() {
+        for (_, iid) in f.layout() {
+            let inst = f.inst(iid);
+            {
                 let (Some(r), Some(n)) = (inst.result, inst.ty.and_then(|t| info.numeric(t)))
                 else {
                     continue;
                 };
-                let local = match (inst.op, inst.operands.first()) {
-                    (Op::Load, Some(Operand::IdRef(p))) => locals.root.get(p).copied(),
+                let local = match (inst.op, inst.args.first()) {
+                    (Op::Load, Some(p)) => locals.root.get(p).copied(),
                     _ => None,
                 };
                 let domain = match (local, info.typing(Some(f), inst).and_then(|t| t.result)) {
@@ -295,8 +282,7 @@ fn analyse(m: &Module) -> Analysis {
                 };
                 let def = DefAt::Inst {
                     f: fi,
-                    b: bi,
-                    index: ii,
+                    inst: iid,
                     phi: inst.op == Op::Phi,
                 };
                 add(&mut a, r, n, domain, def);
@@ -304,7 +290,7 @@ fn analyse(m: &Module) -> Analysis {
         }
     }
     // Module-level typed values read by instructions (spec constants and the like).
-    for g in &m.globals {
+    for g in m.globals() {
         if matches!(
             g.op,
             Op::SpecConstant | Op::SpecConstantComposite | Op::SpecConstantOp
@@ -315,13 +301,9 @@ fn analyse(m: &Module) -> Analysis {
         }
     }
     // Uses, ties and constant reads.
-    for (fi, f) in m.functions.iter().enumerate() {
-        for (bi, b) in f.blocks.iter().enumerate() {
-            for (ii, inst) in b
-                .insts
-                .iter()
-                .chain(std::iter::once(&b.terminator))
-                .enumerate()
+    for (fi, f) in m.functions().iter().enumerate() {
+        for (_, iid) in f.layout() {
+            let inst = f.inst(iid);
             {
                 let Some(t) = info.typing(Some(f), inst) else {
                     continue;
@@ -330,20 +312,24 @@ fn analyse(m: &Module) -> Analysis {
                     ties.push((r, callee));
                 }
                 // A value stored into (or initializing) a free local has the local's kind.
-                let local = match (inst.op, inst.operands.first()) {
-                    (Op::Store, Some(Operand::IdRef(p))) => locals.root.get(p).copied(),
-                    (Op::Variable, _) => inst.result.filter(|r| locals.free.contains_key(r)),
+                // (the local, the index of the stored value among the instruction's ids)
+                let local = match (inst.op, inst.args.first()) {
+                    (Op::Store, Some(p)) => locals.root.get(p).map(|&v| (v, 1)),
+                    (Op::Variable, _) => inst
+                        .result
+                        .filter(|r| locals.free.contains_key(r))
+                        .map(|v| (v, 0)),
                     _ => None,
                 };
                 for (k, need) in t.operands {
-                    let Some(v) = inst.operands.get(k).and_then(operand_id) else {
+                    let Some(&v) = inst.args.get(k) else {
                         continue;
                     };
                     let need = match local {
-                        Some(var) if k == 1 => Need::Same(var),
+                        Some((var, value)) if k == value => Need::Same(var),
                         _ => need,
                     };
-                    let slot = (fi, bi, ii, k);
+                    let slot = (fi, iid, k);
                     if let Some(&vi) = a.index.get(&v) {
                         a.values[vi].uses.push((slot, need));
                         if let Some(&ri) = inst.result.and_then(|r| a.index.get(&r)) {
@@ -641,22 +627,15 @@ fn typed_constant_at(
     let ty = m.numeric_type(label, n.width, n.count)?;
     let inst = match def.op {
         Op::ConstantComposite => {
-            let mut parts = Vec::with_capacity(def.operands.len());
-            for o in &def.operands {
-                parts.push(Operand::IdRef(typed_constant_at(
-                    m,
-                    a,
-                    operand_id(o)?,
-                    label,
-                    made,
-                    depth + 1,
-                )?));
+            let mut parts = Vec::with_capacity(def.args.len());
+            for &o in &def.args {
+                parts.push(typed_constant_at(m, a, o, label, made, depth + 1)?);
             }
-            Inst::new(Op::ConstantComposite, Some(ty), None, parts)
+            Inst::with_args(Op::ConstantComposite, Some(ty), None, parts)
         }
         // A narrow signed literal is sign-extended to the word.
         Op::Constant if label == Labels::S && n.width < 32 => {
-            let word = match def.operands.first() {
+            let word = match def.lits().first() {
                 Some(Operand::LiteralBit32(w)) => {
                     let shift = 32 - n.width;
                     (((*w << shift) as i32) >> shift) as u32
@@ -670,26 +649,15 @@ fn typed_constant_at(
                 vec![Operand::LiteralBit32(word)],
             )
         }
-        op => Inst::new(op, Some(ty), None, def.operands.clone()),
-    };
-    let id = if def.op == Op::Undef {
-        // Undefs are not interned: one per type is enough.
-        match m
-            .globals
-            .iter()
-            .find(|g| g.op == Op::Undef && g.ty == Some(ty))
-        {
-            Some(g) => g.result?,
-            None => {
-                let id = m.fresh_id()?;
-                m.globals
-                    .push(Inst::new(Op::Undef, Some(ty), Some(id), vec![]));
-                id
-            }
+        op => {
+            let mut i = def.clone();
+            i.op = op;
+            i.ty = Some(ty);
+            i.result = None;
+            i
         }
-    } else {
-        m.intern(inst)?
     };
+    let id = m.intern(inst)?;
     made.insert((c, label.0), id);
     Some(id)
 }
@@ -703,10 +671,10 @@ pub fn assign_types(m: &mut Module) -> Result<Outcome, String> {
     let out_of_ids = || "the module has run out of ids".to_string();
     if a.values.iter().all(|v| v.typed) && a.const_uses.is_empty() {
         // Nothing to type; bit-vector declarations may still be left over.
-        let before = (m.globals.len(), m.preamble.len());
+        let before = (m.globals().len(), m.preamble.len());
         remove_bits_declarations(m);
         return Ok(Outcome {
-            changed: before != (m.globals.len(), m.preamble.len()),
+            changed: before != (m.globals().len(), m.preamble.len()),
         });
     }
     let labels = solve(&mut a);
@@ -725,7 +693,7 @@ pub fn assign_types(m: &mut Module) -> Result<Outcome, String> {
             new_types.insert(v.id, ty);
         }
     }
-    for f in &mut m.functions {
+    for f in m.functions_mut() {
         if let Some(&t) = new_types.get(&f.id()) {
             f.def.ty = Some(t);
         }
@@ -734,11 +702,10 @@ pub fn assign_types(m: &mut Module) -> Result<Outcome, String> {
                 p.ty = Some(t);
             }
         }
-        for b in &mut f.blocks {
-            for i in &mut b.insts {
-                if let Some(&t) = i.result.and_then(|r| new_types.get(&r)) {
-                    i.ty = Some(t);
-                }
+        let ids: Vec<InstId> = f.layout().map(|(_, i)| i).collect();
+        for i in ids {
+            if let Some(&t) = f.inst(i).result.and_then(|r| new_types.get(&r)) {
+                f.inst_mut(i).ty = Some(t);
             }
         }
     }
@@ -827,75 +794,87 @@ pub fn assign_types(m: &mut Module) -> Result<Outcome, String> {
         }
     }
     let changed = true;
-    for ((fi, bi, ii, k), id) in operand_edits {
-        let b = &mut m.functions[fi].blocks[bi];
-        let inst = if ii == b.insts.len() {
-            &mut b.terminator
-        } else {
-            &mut b.insts[ii]
-        };
-        inst.operands[k] = Operand::IdRef(id);
+    for ((fi, iid, k), id) in operand_edits {
+        m.function_at_mut(fi).inst_mut(iid).args[k] = id;
     }
-    // Insert bitcasts: after their definition, or at the top of the entry block (after its
-    // variables) for parameters and module-level values; later positions first.
-    let mut by_block: HashMap<(usize, usize), Vec<(usize, Inst)>> = HashMap::new();
+    // Insert bitcasts: after their definition (after a phi's block's phis), or at the top of
+    // the entry block (after its variables) for parameters and module-level values.
+    let mut after: HashMap<(usize, InstId), Vec<Inst>> = HashMap::new();
+    let mut at_entry: HashMap<usize, Vec<Inst>> = HashMap::new();
     for (def, _, inst) in inserts {
         match def {
-            DefAt::Inst { f, b, index, phi } => {
-                let block = &m.functions[f].blocks[b];
-                let at = if phi {
-                    block.insts.iter().take_while(|i| i.op == Op::Phi).count()
+            DefAt::Inst { f, inst: i, phi } => {
+                let f_ = &m.functions()[f];
+                let anchor = if phi {
+                    // After the last phi of its block.
+                    let b = f_
+                        .blocks()
+                        .iter()
+                        .position(|b| b.insts.contains(&i))
+                        .unwrap_or(0);
+                    f_.block(b)
+                        .insts
+                        .iter()
+                        .take_while(|&&x| f_.inst(x).op == Op::Phi)
+                        .last()
+                        .copied()
+                        .unwrap_or(i)
                 } else {
-                    index + 1
+                    i
                 };
-                by_block.entry((f, b)).or_default().push((at, inst));
+                after.entry((f, anchor)).or_default().push(inst);
             }
-            DefAt::Param { f } => {
-                let at = entry_insert_point(m, f);
-                by_block.entry((f, 0)).or_default().push((at, inst));
-            }
+            DefAt::Param { f } => at_entry.entry(f).or_default().push(inst),
             DefAt::Global | DefAt::Return | DefAt::Variable { .. } => {}
         }
     }
     for (f, inst) in global_inserts {
-        let at = entry_insert_point(m, f);
-        by_block.entry((f, 0)).or_default().push((at, inst));
+        at_entry.entry(f).or_default().push(inst);
     }
-    let mut keys: Vec<_> = by_block.keys().copied().collect();
-    keys.sort_unstable();
-    for key in keys {
-        let mut list = by_block.remove(&key).unwrap_or_default();
-        // Stable: equal positions keep their order.
-        list.sort_by_key(|(at, _)| std::cmp::Reverse(*at));
-        let block = &mut m.functions[key.0].blocks[key.1];
-        let mut groups: Vec<(usize, Vec<Inst>)> = Vec::new();
-        for (at, inst) in list {
-            match groups.last_mut() {
-                Some((g, v)) if *g == at => v.push(inst),
-                _ => groups.push((at, vec![inst])),
-            }
+    for fi in 0..m.functions().len() {
+        let entry = at_entry.remove(&fi).unwrap_or_default();
+        let any_after = after.keys().any(|(f, _)| *f == fi);
+        if entry.is_empty() && !any_after {
+            continue;
         }
-        for (at, mut insts) in groups {
-            insts.reverse();
-            let at = at.min(block.insts.len());
-            block.insts.splice(at..at, insts);
+        let at = entry_insert_point(m, fi);
+        let f = m.function_at_mut(fi);
+        for (k, inst) in entry.into_iter().enumerate() {
+            f.insert_inst(0, at + k, inst);
+        }
+        if !any_after {
+            continue;
+        }
+        for bi in 0..f.blocks().len() {
+            let ids = f.block(bi).insts.clone();
+            if !ids.iter().any(|i| after.contains_key(&(fi, *i))) {
+                continue;
+            }
+            let mut list = Vec::with_capacity(ids.len() + 4);
+            for i in ids {
+                list.push(i);
+                for inst in after.remove(&(fi, i)).unwrap_or_default() {
+                    list.push(f.add_inst(inst));
+                }
+            }
+            *f.block_insts_mut(bi) = list;
         }
     }
 
     // Function types follow their parameters and results.
-    for fi in 0..m.functions.len() {
-        let f = &m.functions[fi];
-        let mut operands = vec![Operand::IdRef(f.def.ty.unwrap_or(0))];
-        operands.extend(f.params.iter().map(|p| Operand::IdRef(p.ty.unwrap_or(0))));
-        let current = f.def.operands.last().and_then(operand_id);
-        let wanted = Inst::new(Op::TypeFunction, None, None, operands);
+    for fi in 0..m.functions().len() {
+        let f = &m.functions()[fi];
+        let mut operands = vec![f.def.ty.unwrap_or(0)];
+        operands.extend(f.params.iter().map(|p| p.ty.unwrap_or(0)));
+        let current = f.def.args.last().copied();
         let same = current
             .and_then(|c| m.global(c))
-            .is_some_and(|g| g.operands == wanted.operands);
+            .is_some_and(|g| g.args == operands);
         if !same {
+            let wanted = Inst::with_args(Op::TypeFunction, None, None, operands);
             let ty = m.intern(wanted).ok_or_else(out_of_ids)?;
-            if let Some(last) = m.functions[fi].def.operands.last_mut() {
-                *last = Operand::IdRef(ty);
+            if let Some(last) = m.function_at_mut(fi).def.args.last_mut() {
+                *last = ty;
             }
         }
     }
@@ -928,25 +907,25 @@ fn relabel_type_at(
         return None;
     }
     let def = m.global(ty)?.clone();
-    let new = match (def.op, def.operands.as_slice()) {
-        (Op::TypeInt | Op::TypeFloat, [Operand::LiteralBit32(w), ..]) => {
+    let new = match (def.op, def.args.as_slice(), def.lits()) {
+        (Op::TypeInt | Op::TypeFloat, _, [Operand::LiteralBit32(w), ..]) => {
             m.numeric_type(label, *w, 1)?
         }
-        (Op::TypeVector, [Operand::IdRef(c), Operand::LiteralBit32(n)]) => {
+        (Op::TypeVector, [c], [Operand::LiteralBit32(n)]) => {
             let c = relabel_type_at(m, *c, label, made, depth + 1)?;
             m.vector_of(c, *n)?
         }
-        (Op::TypeArray, [Operand::IdRef(old), len]) => {
+        (Op::TypeArray, [old, len], _) => {
             let e = relabel_type_at(m, *old, label, made, depth + 1)?;
             if e == *old {
                 ty
             } else {
                 let id = m.fresh_id()?;
-                m.globals.push(Inst::new(
+                m.push_global(Inst::with_args(
                     Op::TypeArray,
                     None,
                     Some(id),
-                    vec![Operand::IdRef(e), len.clone()],
+                    vec![e, *len],
                 ));
                 id
             }
@@ -967,49 +946,50 @@ fn relabel_local(
     made: &mut HashMap<(Id, u8), Id>,
 ) -> Option<()> {
     let mut pointers: HashSet<Id> = HashSet::from([var]);
-    let mut edits: Vec<(usize, usize, Id)> = Vec::new();
-    for (bi, b) in m.functions[f].blocks.iter().enumerate() {
-        for (ii, i) in b.insts.iter().enumerate() {
-            let base = match (i.op, i.operands.first()) {
+    let mut edits: Vec<(InstId, Id)> = Vec::new();
+    let func = &m.functions()[f];
+    for (_, iid) in func.layout() {
+        let i = func.inst(iid);
+        {
+            let base = match (i.op, i.args.first()) {
                 (Op::Variable, _) => i.result,
-                (Op::AccessChain | Op::InBoundsAccessChain, Some(Operand::IdRef(b))) => Some(*b),
+                (Op::AccessChain | Op::InBoundsAccessChain, Some(b)) => Some(*b),
                 _ => None,
             };
             if let (Some(base), Some(r), Some(ty)) = (base, i.result, i.ty) {
                 if pointers.contains(&base) {
                     pointers.insert(r);
-                    edits.push((bi, ii, ty));
+                    edits.push((iid, ty));
                 }
             }
         }
     }
-    for (bi, ii, ptr_ty) in edits {
+    for (iid, ptr_ty) in edits {
         let def = m.global(ptr_ty)?.clone();
-        let (Some(class), Some(Operand::IdRef(pointee))) =
-            (def.operands.first().cloned(), def.operands.get(1))
-        else {
+        let (Some(class), Some(pointee)) = (def.lits().first().cloned(), def.arg(0)) else {
             return None;
         };
-        let pointee = relabel_type(m, *pointee, label, made)?;
+        let pointee = relabel_type(m, pointee, label, made)?;
         let new_ptr = m.intern(Inst::new(
             Op::TypePointer,
             None,
             None,
             vec![class, Operand::IdRef(pointee)],
         ))?;
-        m.functions[f].blocks[bi].insts[ii].ty = Some(new_ptr);
+        m.function_at_mut(f).inst_mut(iid).ty = Some(new_ptr);
     }
     Some(())
 }
 
 /// The index in the entry block after its leading variables (and debug lines).
 fn entry_insert_point(m: &Module, f: usize) -> usize {
-    m.functions[f].blocks.first().map_or(0, |b| {
-        b.insts
-            .iter()
-            .take_while(|i| matches!(i.op, Op::Variable | Op::Line | Op::NoLine))
-            .count()
-    })
+    let f = &m.functions()[f];
+    if f.is_declaration() {
+        return 0;
+    }
+    f.block_insts(0)
+        .take_while(|i| matches!(i.op, Op::Variable | Op::Line | Op::NoLine))
+        .count()
 }
 
 /// Removes bit-vector types, constants and undefs nothing refers to any more, and the types
@@ -1017,17 +997,13 @@ fn entry_insert_point(m: &Module, f: usize) -> usize {
 fn remove_bits_declarations(m: &mut Module) {
     let info = TypeInfo::new(m);
     let mut bits: HashSet<Id> = HashSet::new();
-    for g in &m.globals {
+    for g in m.globals() {
         let Some(r) = g.result else { continue };
         let own = info.numeric(r).is_some_and(|n| n.label.is_none());
         let typed_by =
             g.ty.and_then(|t| info.numeric(t))
                 .is_some_and(|n| n.label.is_none());
-        let built_from = crate::ir::inst::is_type(g.op)
-            && g.operands
-                .iter()
-                .filter_map(operand_id)
-                .any(|o| bits.contains(&o));
+        let built_from = crate::ir::inst::is_type(g.op) && g.args.iter().any(|o| bits.contains(o));
         if own || typed_by || built_from {
             bits.insert(r);
         }
@@ -1045,12 +1021,9 @@ fn remove_bits_declarations(m: &mut Module) {
             break;
         }
         bits.retain(|b| !dead.contains(b));
-        let about =
-            |i: &Inst| matches!(i.operands.first(), Some(Operand::IdRef(t)) if dead.contains(t));
-        m.globals
+        m.globals_mut()
             .retain(|g| !g.result.is_some_and(|r| dead.contains(&r)));
-        m.debug.retain(|i| !about(i));
-        m.annotations.retain(|i| !about(i));
+        forget(m, &dead.iter().copied().collect());
     }
     m.reindex();
 }

@@ -35,7 +35,9 @@ pub fn compact_ids(m: &mut Module) -> bool {
     }
     m.remap_ids(|id: Id| map.get(&id).copied().unwrap_or(id));
     m.bound = next;
-    m.reindex();
+    for f in m.functions_mut() {
+        f.compact();
+    }
     true
 }
 

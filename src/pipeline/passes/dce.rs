@@ -10,14 +10,14 @@
 //! control flow (unreachable blocks stay), and treats any instruction it does not know as
 //! having side effects.
 
-use std::collections::HashSet;
-
 use rspirv::dr::Operand;
 use spirv::Op;
 
+use crate::ir::fxhash::FxHashSet;
 use crate::ir::idmap::IdMap;
 use crate::ir::inst::{is_constant, is_type};
 use crate::ir::ops::{self, Attrs, ExtSets};
+use crate::ir::rewrite::{forget, is_metadata, remove_insts};
 use crate::ir::{Id, Inst, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
 
@@ -29,7 +29,7 @@ pub struct Dce;
 /// does not describe counts as having effects). A volatile load is kept.
 fn is_pure(inst: &Inst, sets: &ExtSets) -> bool {
     if inst.op == Op::Load
-        && inst.operands.iter().any(
+        && inst.lits().iter().any(
             |o| matches!(o, Operand::MemoryAccess(a) if a.contains(spirv::MemoryAccess::VOLATILE)),
         )
     {
@@ -42,23 +42,6 @@ fn is_pure(inst: &Inst, sets: &ExtSets) -> bool {
         || a.contains(Attrs::BARRIER)
         || a.contains(Attrs::TERMINATOR);
     no_effect && !effect
-}
-
-/// Instructions whose references are bookkeeping about an id, not uses of it.
-fn is_metadata(op: Op) -> bool {
-    matches!(
-        op,
-        Op::Name
-            | Op::MemberName
-            | Op::Decorate
-            | Op::MemberDecorate
-            | Op::DecorateId
-            | Op::DecorateString
-            | Op::MemberDecorateString
-            | Op::GroupDecorate
-            | Op::GroupMemberDecorate
-            | Op::DecorationGroup
-    )
 }
 
 fn count_uses(m: &Module) -> IdMap<u32> {
@@ -77,7 +60,7 @@ fn count_uses(m: &Module) -> IdMap<u32> {
 pub fn dce(m: &mut Module) -> bool {
     let before = m.inst_count();
     let sets = ExtSets::of(m);
-    let mut removed: HashSet<Id> = HashSet::new();
+    let mut removed: FxHashSet<Id> = FxHashSet::default();
 
     // Instructions and write-only locals, to a fixed point.
     loop {
@@ -85,26 +68,22 @@ pub fn dce(m: &mut Module) -> bool {
         let used = |id: Id| *uses.get(id) > 0;
         // Locals whose every use is as the pointer of a store.
         let mut store_uses = IdMap::new(m, 0u32);
-        for f in &m.functions {
-            for b in &f.blocks {
-                for i in &b.insts {
-                    if let (Op::Store, Some(Operand::IdRef(p))) = (i.op, i.operands.first()) {
-                        // A value stored to itself would count twice; that is fine here.
-                        *store_uses.get_mut(*p) += 1;
-                    }
+        for f in m.functions() {
+            for i in f.body() {
+                if let (Op::Store, Some(&p)) = (i.op, i.args.first()) {
+                    // A value stored to itself would count twice; that is fine here.
+                    *store_uses.get_mut(p) += 1;
                 }
             }
         }
         let write_only = |i: &Inst| {
             i.op == Op::Variable && i.result.is_some_and(|r| uses.get(r) == store_uses.get(r))
         };
-        let mut dead_vars: HashSet<Id> = HashSet::new();
-        for f in &m.functions {
-            for b in &f.blocks {
-                for i in &b.insts {
-                    if write_only(i) {
-                        dead_vars.insert(i.result.expect("variable has a result"));
-                    }
+        let mut dead_vars: FxHashSet<Id> = FxHashSet::default();
+        for f in m.functions() {
+            for i in f.body() {
+                if write_only(i) {
+                    dead_vars.insert(i.result.expect("variable has a result"));
                 }
             }
         }
@@ -112,18 +91,16 @@ pub fn dce(m: &mut Module) -> bool {
         // interface may list them (SPIR-V 1.4+); that is not a read.
         let mut listed = IdMap::new(m, 0u32);
         for ep in &m.entry_points {
-            for o in ep.operands.iter().skip(3) {
-                if let Operand::IdRef(v) = o {
-                    *listed.get_mut(*v) += 1;
-                }
+            for &v in ep.args.iter().skip(1) {
+                *listed.get_mut(v) += 1;
             }
         }
-        for g in &m.globals {
+        for g in m.globals() {
             if let (
                 Op::Variable,
                 Some(r),
                 Some(Operand::StorageClass(spirv::StorageClass::Private)),
-            ) = (g.op, g.result, g.operands.first())
+            ) = (g.op, g.result, g.lits().first())
             {
                 if *uses.get(r) == *store_uses.get(r) + *listed.get(r) {
                     dead_vars.insert(r);
@@ -131,35 +108,28 @@ pub fn dce(m: &mut Module) -> bool {
             }
         }
         let mut changed = false;
-        let before_globals = m.globals.len();
-        m.globals
+        let before_globals = m.globals().len();
+        m.globals_mut()
             .retain(|g| !g.result.is_some_and(|r| dead_vars.contains(&r)));
-        if m.globals.len() != before_globals {
+        if m.globals().len() != before_globals {
             changed = true;
             for ep in &mut m.entry_points {
-                ep.operands
-                    .retain(|o| !matches!(o, Operand::IdRef(v) if dead_vars.contains(v)));
+                // The first id is the entry point's function; the interface follows.
+                let mut k = 0;
+                ep.args.retain(|v| {
+                    k += 1;
+                    k == 1 || !dead_vars.contains(v)
+                });
             }
             removed.extend(dead_vars.iter().copied());
         }
-        for f in &mut m.functions {
-            for b in &mut f.blocks {
-                b.insts.retain(|i| {
-                    let dead = match i.result {
-                        Some(r) if dead_vars.contains(&r) => true,
-                        Some(r) => !used(r) && is_pure(i, &sets),
-                        None => {
-                            i.op == Op::Store
-                                && matches!(i.operands.first(), Some(Operand::IdRef(p)) if dead_vars.contains(p))
-                        }
-                    };
-                    if dead {
-                        changed = true;
-                        removed.extend(i.result);
-                    }
-                    !dead
-                });
-            }
+        for f in m.functions_mut() {
+            let n = remove_insts(f, &mut removed, |i| match i.result {
+                Some(r) if dead_vars.contains(&r) => true,
+                Some(r) => !used(r) && is_pure(i, &sets),
+                None => i.op == Op::Store && i.args.first().is_some_and(|p| dead_vars.contains(p)),
+            });
+            changed |= n > 0;
         }
         if !changed {
             break;
@@ -169,22 +139,19 @@ pub fn dce(m: &mut Module) -> bool {
     // Functions nobody calls.
     loop {
         let uses = count_uses(m);
-        let exported: HashSet<Id> = m
+        let exported: FxHashSet<Id> = m
             .annotations
             .iter()
             .filter(|i| {
                 i.op == Op::Decorate
-                    && i.operands.iter().any(|o| {
+                    && i.lits().iter().any(|o| {
                         matches!(o, Operand::Decoration(spirv::Decoration::LinkageAttributes))
                     })
             })
-            .filter_map(|i| match i.operands.first() {
-                Some(Operand::IdRef(id)) => Some(*id),
-                _ => None,
-            })
+            .filter_map(|i| i.arg(0))
             .collect();
-        let n = m.functions.len();
-        m.functions.retain(|f| {
+        let n = m.functions().len();
+        m.functions_mut().retain(|f| {
             let id = f.id();
             let keep = *uses.get(id) > 0 || exported.contains(&id);
             if !keep {
@@ -192,7 +159,7 @@ pub fn dce(m: &mut Module) -> bool {
             }
             keep
         });
-        if m.functions.len() == n {
+        if m.functions().len() == n {
             break;
         }
     }
@@ -200,8 +167,8 @@ pub fn dce(m: &mut Module) -> bool {
     // Globals nothing refers to (types refer to types, so to a fixed point).
     loop {
         let uses = count_uses(m);
-        let n = m.globals.len();
-        m.globals.retain(|g| {
+        let n = m.globals().len();
+        m.globals_mut().retain(|g| {
             let removable = is_type(g.op)
                 || matches!(g.op, Op::Variable | Op::Undef)
                 || (is_constant(g.op)
@@ -219,29 +186,14 @@ pub fn dce(m: &mut Module) -> bool {
             }
             !dead
         });
-        if m.globals.len() == n {
+        if m.globals().len() == n {
             break;
         }
     }
 
     // Names and decorations of what is gone.
+    forget(m, &removed);
     if !removed.is_empty() {
-        let about_removed =
-            |i: &Inst| matches!(i.operands.first(), Some(Operand::IdRef(t)) if removed.contains(t));
-        m.debug
-            .retain(|i| !(matches!(i.op, Op::Name | Op::MemberName) && about_removed(i)));
-        m.annotations
-            .retain(|i| !(is_metadata(i.op) && i.op != Op::DecorationGroup && about_removed(i)));
-        for a in &mut m.annotations {
-            if a.op == Op::GroupDecorate {
-                let group = a.operands.first().cloned();
-                a.operands
-                    .retain(|o| !matches!(o, Operand::IdRef(t) if removed.contains(t)));
-                if a.operands.is_empty() {
-                    a.operands.extend(group);
-                }
-            }
-        }
         m.reindex();
     }
     m.inst_count() != before

@@ -11,15 +11,14 @@
 //! It does not fold vectors, spec constants (their values come later) or anything the rule
 //! leaves undefined (division by zero, oversized shifts).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use rspirv::dr::Operand;
 use spirv::Op;
 
-use crate::ir::idmap::{follow, replace_with};
-use crate::ir::inst::operand_id_mut;
+use crate::ir::number::f64_to_f16;
 use crate::ir::ops::{self, fold::Value, Val};
-use crate::ir::spirv::asm::f64_to_f16;
+use crate::ir::rewrite::Replacer;
 use crate::ir::{Id, Inst, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
 
@@ -43,7 +42,7 @@ enum Scalar {
 
 fn decode_float(bits: u64, width: u32) -> f64 {
     match width {
-        16 => crate::ir::spirv::disasm::f16_to_f64(bits as u16),
+        16 => crate::ir::number::f16_to_f64(bits as u16),
         32 => f64::from(f32::from_bits(bits as u32)),
         _ => f64::from_bits(bits),
     }
@@ -140,9 +139,9 @@ fn constant(ty: Id, scalar: Scalar, v: Value) -> Option<Inst> {
 pub fn fold(m: &mut Module) -> bool {
     let mut scalars: HashMap<Id, Scalar> = HashMap::new();
     let mut values: HashMap<Id, Value> = HashMap::new();
-    for g in &m.globals {
+    for g in m.globals() {
         let Some(id) = g.result else { continue };
-        match (g.op, g.operands.as_slice()) {
+        match (g.op, g.lits()) {
             (Op::TypeInt, [Operand::LiteralBit32(w), Operand::LiteralBit32(s)]) => {
                 scalars.insert(
                     id,
@@ -161,14 +160,14 @@ pub fn fold(m: &mut Module) -> bool {
             _ => {}
         }
     }
-    for (id, kind) in crate::ir::spirv::disasm::ScalarKind::table(m) {
-        if let crate::ir::spirv::disasm::ScalarKind::Bits { width } = kind {
+    for (id, kind) in crate::ir::types::scalar_kinds(m) {
+        if let crate::ir::number::ScalarKind::Bits { width } = kind {
             scalars.insert(id, Scalar::Bits { width });
         }
     }
     // Bit-vector constants: their bits, read by each op as it reads its operands.
     let mut raw: HashMap<Id, (u64, u32)> = HashMap::new();
-    for g in &m.globals {
+    for g in m.globals() {
         let (Some(id), Some(ty)) = (g.result, g.ty) else {
             continue;
         };
@@ -176,7 +175,7 @@ pub fn fold(m: &mut Module) -> bool {
             (Op::ConstantTrue, _) => Value::Bool(true),
             (Op::ConstantFalse, _) => Value::Bool(false),
             (Op::Constant, Some(Scalar::Int { width, .. })) => {
-                match g.operands.first().and_then(literal) {
+                match g.lits().first().and_then(literal) {
                     Some(bits) => Value::Int {
                         bits: bits & mask(*width),
                         width: *width,
@@ -185,7 +184,7 @@ pub fn fold(m: &mut Module) -> bool {
                 }
             }
             (Op::Constant, Some(Scalar::Float { width })) => {
-                let Some(bits) = g.operands.first().and_then(literal) else {
+                let Some(bits) = g.lits().first().and_then(literal) else {
                     continue;
                 };
                 Value::Float {
@@ -194,7 +193,7 @@ pub fn fold(m: &mut Module) -> bool {
                 }
             }
             (Op::Constant, Some(Scalar::Bits { width })) => {
-                if let Some(bits) = g.operands.first().and_then(literal) {
+                if let Some(bits) = g.lits().first().and_then(literal) {
                     raw.insert(id, (bits & mask(*width), *width));
                 }
                 continue;
@@ -206,27 +205,21 @@ pub fn fold(m: &mut Module) -> bool {
 
     let sets = ops::ExtSets::of(m);
     // Functions are taken out so constants can be interned into the module meanwhile.
-    let mut functions = std::mem::take(&mut m.functions);
-    let mut replace: HashMap<Id, Id> = HashMap::new();
+    let mut functions = std::mem::take(m.functions_mut());
+    let mut replace = Replacer::new();
     for f in &mut functions {
-        for b in &mut f.blocks {
-            let mut kept = Vec::with_capacity(b.insts.len());
-            for mut inst in std::mem::take(&mut b.insts) {
-                for op in &mut inst.operands {
-                    if let Some(id) = operand_id_mut(op) {
-                        if let Some(&r) = replace.get(id) {
-                            *id = r;
-                        }
-                    }
-                }
+        let fid = f.id();
+        for b in 0..f.blocks().len() {
+            for iid in f.block(b).insts.clone() {
+                replace.rewrite_inst(f, iid);
+                let inst = f.inst(iid);
                 let (Some(result), Some(ty)) = (inst.result, inst.ty) else {
-                    kept.push(inst);
                     continue;
                 };
-                let info = ops::for_inst(&inst, &sets);
+                let info = ops::for_inst(inst, &sets);
                 // An extended instruction's first id is its set.
                 let skip = usize::from(inst.op == Op::ExtInst);
-                let ids: Vec<Id> = inst.id_operands().skip(skip).collect();
+                let ids = &inst.args[skip.min(inst.args.len())..];
                 if inst.op == Op::Select {
                     if let (Some(Value::Bool(c)), Some(&a), Some(&b2)) = (
                         ids.first().and_then(|c| values.get(c)),
@@ -234,7 +227,7 @@ pub fn fold(m: &mut Module) -> bool {
                         ids.get(2),
                     ) {
                         // A select of itself (only in a broken module) stays.
-                        if replace_with(&mut replace, result, if *c { a } else { b2 }) {
+                        if replace.replace_in(fid, result, if *c { a } else { b2 }) {
                             continue;
                         }
                     }
@@ -257,52 +250,33 @@ pub fn fold(m: &mut Module) -> bool {
                         let v = rule(&args?)?;
                         Some((constant(ty, scalar, v)?, v, scalar))
                     });
-                match folded.and_then(|(c, v, s)| Some((m.intern(c)?, v, s))) {
-                    Some((id, v, scalar)) => {
-                        match (scalar, v) {
-                            (Scalar::Bits { width }, Value::Float { value, .. }) => {
-                                raw.insert(id, (encode_float(value, width).unwrap_or(0), width));
-                            }
-                            (Scalar::Bits { width }, Value::Int { bits, .. }) => {
-                                raw.insert(id, (bits & mask(width), width));
-                            }
-                            _ => {
-                                values.insert(id, v);
-                            }
+                if let Some((id, v, scalar)) =
+                    folded.and_then(|(c, v, s)| Some((m.intern(c)?, v, s)))
+                {
+                    match (scalar, v) {
+                        (Scalar::Bits { width }, Value::Float { value, .. }) => {
+                            raw.insert(id, (encode_float(value, width).unwrap_or(0), width));
                         }
-                        replace_with(&mut replace, result, id);
+                        (Scalar::Bits { width }, Value::Int { bits, .. }) => {
+                            raw.insert(id, (bits & mask(width), width));
+                        }
+                        _ => {
+                            values.insert(id, v);
+                        }
                     }
-                    None => kept.push(inst),
-                }
-            }
-            b.insts = kept;
-        }
-    }
-    // Phis and terminators may use values folded later in the walk (loop back edges).
-    let resolve = |id: Id| follow(&replace, id);
-    for f in &mut functions {
-        for b in &mut f.blocks {
-            for inst in b.insts.iter_mut().chain(std::iter::once(&mut b.terminator)) {
-                for op in &mut inst.operands {
-                    if let Some(id) = operand_id_mut(op) {
-                        *id = resolve(*id);
-                    }
+                    replace.replace_in(fid, result, id);
                 }
             }
         }
+        // Folded instructions leave; phis and terminators may use values folded later in the
+        // walk (loop back edges), which `apply` below rewrites.
+        f.retain_all(|i| !i.result.is_some_and(|r| replace.is_replaced(r)));
     }
-    m.functions = functions;
+    *m.functions_mut() = functions;
     if replace.is_empty() {
         return false;
     }
-    let gone: HashSet<Id> = replace.keys().copied().collect();
-    let about_gone =
-        |i: &Inst| matches!(i.operands.first(), Some(Operand::IdRef(t)) if gone.contains(t));
-    m.debug
-        .retain(|i| !(matches!(i.op, Op::Name | Op::MemberName) && about_gone(i)));
-    m.annotations.retain(|i| {
-        !(matches!(i.op, Op::Decorate | Op::DecorateId | Op::DecorateString) && about_gone(i))
-    });
+    replace.apply(m, "fold");
     true
 }
 

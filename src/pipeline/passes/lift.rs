@@ -31,7 +31,7 @@ impl Pass for Lift {
         let before = module.preamble.len();
         module.preamble.retain(|i| {
             !(i.op == spirv::Op::ExtInstImport
-                && matches!(i.operands.first(), Some(rspirv::dr::Operand::LiteralString(s)) if s == ops::DIALECT_SET))
+                && matches!(i.lits().first(), Some(rspirv::dr::Operand::LiteralString(s)) if s == ops::DIALECT_SET))
         });
         let words = write::write_words(module);
         let back = read::read_words(&words)

@@ -8,7 +8,8 @@
 use std::collections::BTreeMap;
 
 use crate::ir::module::Attribute;
-use crate::ir::qptr::{self, Layout, Usage};
+use crate::ir::qptr::{self, Layout};
+use crate::ir::usage::Usage;
 use crate::ir::{Id, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
 
@@ -18,7 +19,7 @@ pub struct QptrAnalyze;
 pub fn module_usage(m: &Module) -> BTreeMap<Id, Usage> {
     let mut all: BTreeMap<Id, Usage> = BTreeMap::new();
     let layout = Layout::new(m);
-    for f in &m.functions {
+    for f in m.functions() {
         for (p, u) in qptr::analyze(m, f, &layout) {
             all.entry(p).or_default().merge(u);
         }

@@ -13,18 +13,19 @@
 //! fail naming the function and the reason; `qptr-lower` only lowers functions this pass can
 //! lift, so that happens only when a pass between them did something lifting cannot undo.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use rspirv::dr::Operand;
 use spirv::{Op, StorageClass};
 
-use crate::ir::inst::operand_id;
+use crate::ir::fxhash::FxHashSet;
 use crate::ir::module::Attribute;
 use crate::ir::names::Names;
 use crate::ir::ops::{self, ExtSets, OpSet};
 use crate::ir::qptr::{find_path, Defs, Index, Layout, Place};
+use crate::ir::rewrite::forget;
 use crate::ir::typing::TypeInfo;
-use crate::ir::{Id, Inst, Module};
+use crate::ir::{Id, Inst, InstId, Module};
 use crate::pipeline::pass::{Changed, Diagnostic, Pass, PassCx, PassError, Severity};
 
 pub struct QptrLift;
@@ -32,8 +33,8 @@ pub struct QptrLift;
 /// A typed pointer to make: root pointer plus path, placed where the qptr was defined.
 #[derive(Clone, Debug)]
 struct Chain {
-    /// Position of the qptr's definition: (block, index).
-    at: (usize, usize),
+    /// The qptr's definition.
+    at: InstId,
     /// The qptr it replaces (its id is reused by the first chain made for it).
     qptr: Id,
     root: Id,
@@ -46,26 +47,26 @@ struct Chain {
 #[derive(Debug, Default)]
 pub struct Plan {
     chains: Vec<Chain>,
-    /// (block, index, operand) → chain index.
-    operands: Vec<((usize, usize, usize), usize)>,
-    /// Loads whose result must be reinterpreted: (block, index, member type).
-    load_casts: Vec<((usize, usize), Id)>,
-    /// Stores whose value must be reinterpreted: (block, index, member type).
-    store_casts: Vec<((usize, usize), Id)>,
+    /// (instruction, index into its `args`) → chain index.
+    operands: Vec<((InstId, usize), usize)>,
+    /// Loads whose result must be reinterpreted: (load, member type).
+    load_casts: Vec<(InstId, Id)>,
+    /// Stores whose value must be reinterpreted: (store, member type).
+    store_casts: Vec<(InstId, Id)>,
     /// `qptr.copy` → `OpCopyMemory` of (dst chain, src chain).
-    copies: Vec<((usize, usize), usize, usize)>,
-    /// Pointer phis and selects: (block, index, new pointer type's (class, pointee)).
-    phis: Vec<((usize, usize), StorageClass, Id)>,
+    copies: Vec<(InstId, usize, usize)>,
+    /// Pointer phis and selects, with their new pointer type's (class, pointee).
+    phis: Vec<(InstId, StorageClass, Id)>,
     /// `qptr.handle_array_index` → `OpAccessChain`.
-    handles: Vec<(usize, usize)>,
+    handles: Vec<InstId>,
     /// qptr arithmetic, removed at the end.
-    removed: Vec<(usize, usize)>,
+    removed: Vec<InstId>,
 }
 
 fn pointer_type(m: &Module, ty: Id) -> Option<(StorageClass, Id)> {
     let t = m.global(ty)?;
-    match (t.op, t.operands.as_slice()) {
-        (Op::TypePointer, [Operand::StorageClass(c), Operand::IdRef(p)]) => Some((*c, *p)),
+    match (t.op, t.lits(), t.args.as_slice()) {
+        (Op::TypePointer, [Operand::StorageClass(c)], [p]) => Some((*c, *p)),
         _ => None,
     }
 }
@@ -104,21 +105,13 @@ fn fit(info: &TypeInfo, member: Id, access: Id) -> Fit {
 
 /// Plans lifting function `fi`: every access through a qptr must find its typed path.
 pub fn plan_function(m: &Module, fi: usize) -> Result<Plan, String> {
-    let f = &m.functions[fi];
+    let f = &m.functions()[fi];
     let layout = Layout::new(m);
     let info = TypeInfo::scoped(m, f);
     let defs = Defs::new(m, f);
     let sets = ExtSets::of(m);
     let names = || Names::for_module(m);
     let mut plan = Plan::default();
-    let mut positions: HashMap<Id, (usize, usize)> = HashMap::new();
-    for (bi, b) in f.blocks.iter().enumerate() {
-        for (ii, i) in b.insts.iter().enumerate() {
-            if let Some(r) = i.result {
-                positions.insert(r, (bi, ii));
-            }
-        }
-    }
     let type_of = |id: Id| info.value_type(id);
     let is_qptr = |id: Id| type_of(id).is_some_and(|t| is_qptr_type(m, t));
     // Chains already planned, by (qptr, accepted type).
@@ -147,8 +140,8 @@ pub fn plan_function(m: &Module, fi: usize) -> Result<Plan, String> {
         })?;
         let (path, place) = find_path(&layout, Place::of(pointee), &addr.segs, accept)
             .map_err(|e| format!("%{}: {e}", names().get(p)))?;
-        let at = *positions
-            .get(&p)
+        let at = f
+            .value(p)
             .ok_or_else(|| format!("%{} is not defined in the function", names().get(p)))?;
         plan.chains.push(Chain {
             at,
@@ -164,33 +157,30 @@ pub fn plan_function(m: &Module, fi: usize) -> Result<Plan, String> {
 
     // Pointer phis and selects first: they take the type accessed through them.
     let mut phi_types: HashMap<Id, Id> = HashMap::new();
-    for (bi, b) in f.blocks.iter().enumerate() {
-        for (ii, i) in b.insts.iter().enumerate() {
+    for (_, iid) in f.layout() {
+        let i = f.inst(iid);
+        {
             if !(matches!(i.op, Op::Phi | Op::Select) && i.result.is_some_and(is_qptr)) {
                 continue;
             }
             let r = i.result.unwrap_or(0);
             // The type accessed through it.
             let accessed = f
-                .blocks
-                .iter()
-                .flat_map(|b| &b.insts)
-                .find_map(|u| match (u.op, u.operands.first()) {
-                    (Op::Load, Some(Operand::IdRef(p))) if *p == r => u.ty,
-                    (Op::Store, Some(Operand::IdRef(p))) if *p == r => {
-                        u.operands.get(1).and_then(operand_id).and_then(type_of)
-                    }
+                .body()
+                .find_map(|u| match (u.op, u.args.first()) {
+                    (Op::Load, Some(p)) if *p == r => u.ty,
+                    (Op::Store, Some(p)) if *p == r => u.id_at(1).and_then(type_of),
                     _ => None,
                 })
                 .ok_or_else(|| {
                     format!("the variable pointer %{} is never accessed", names().get(r))
                 })?;
             let values: Vec<(usize, Id)> = i
-                .operands
+                .args
                 .iter()
+                .copied()
                 .enumerate()
                 .filter(|(k, _)| if i.op == Op::Phi { k % 2 == 0 } else { *k >= 1 })
-                .filter_map(|(k, o)| operand_id(o).map(|id| (k, id)))
                 .collect();
             let mut target: Option<Id> = None;
             for (k, v) in values {
@@ -210,25 +200,26 @@ pub fn plan_function(m: &Module, fi: usize) -> Result<Plan, String> {
                     Some(t) => chain_for(&mut plan, v, &|p: Place| p.ty == t, t)?,
                 };
                 target.get_or_insert(plan.chains[c].pointee);
-                plan.operands.push(((bi, ii, k), c));
+                plan.operands.push(((iid, k), c));
             }
             let t = target.ok_or("a variable pointer with no incoming value")?;
             let class = plan.chains[plan.operands.last().map_or(0, |o| o.1)].class;
             phi_types.insert(r, t);
-            plan.phis.push(((bi, ii), class, t));
+            plan.phis.push((iid, class, t));
         }
     }
 
-    for (bi, b) in f.blocks.iter().enumerate() {
-        for (ii, i) in b.insts.iter().enumerate() {
+    for (_, iid) in f.layout() {
+        let i = f.inst(iid);
+        {
             let dialect = ops::for_inst(i, &sets).filter(|o| o.set == OpSet::Dialect);
             match dialect.map(|o| o.name.as_str()) {
                 Some("qptr.offset" | "qptr.dyn_offset" | "qptr.buffer_data") => {
-                    plan.removed.push((bi, ii));
+                    plan.removed.push(iid);
                     continue;
                 }
                 Some("qptr.handle_array_index") => {
-                    plan.handles.push((bi, ii));
+                    plan.handles.push(iid);
                     continue;
                 }
                 Some("qptr.copy") => {
@@ -270,7 +261,7 @@ pub fn plan_function(m: &Module, fi: usize) -> Result<Plan, String> {
                     }
                     // Typed ends need no chain: `usize::MAX` marks "keep the operand".
                     plan.copies.push((
-                        (bi, ii),
+                        iid,
                         dst_c.unwrap_or(usize::MAX),
                         src_c.unwrap_or(usize::MAX),
                     ));
@@ -280,28 +271,16 @@ pub fn plan_function(m: &Module, fi: usize) -> Result<Plan, String> {
             }
             // Accesses.
             let (p, access) = match i.op {
-                Op::Load => (i.operands.first().and_then(operand_id), i.ty),
-                Op::Store => (
-                    i.operands.first().and_then(operand_id),
-                    i.operands.get(1).and_then(operand_id).and_then(type_of),
-                ),
-                Op::AtomicStore => (
-                    i.operands.first().and_then(operand_id),
-                    i.operands
-                        .iter()
-                        .rev()
-                        .find_map(operand_id)
-                        .and_then(type_of),
-                ),
-                op if crate::ir::inst::is_atomic(op) => {
-                    (i.operands.first().and_then(operand_id), i.ty)
-                }
+                Op::Load => (i.id_at(0), i.ty),
+                Op::Store => (i.id_at(0), i.id_at(1).and_then(type_of)),
+                Op::AtomicStore => (i.id_at(0), i.args.last().copied().and_then(type_of)),
+                op if crate::ir::inst::is_atomic(op) => (i.id_at(0), i.ty),
                 _ => {
                     // Any other use of a qptr cannot be lifted.
                     if let Some(q) = i
-                        .operands
+                        .args
                         .iter()
-                        .filter_map(operand_id)
+                        .copied()
                         .find(|&o| is_qptr(o) && !matches!(i.op, Op::Phi | Op::Select))
                     {
                         return Err(format!("{:?} uses the qptr %{}", i.op, names().get(q)));
@@ -324,13 +303,13 @@ pub fn plan_function(m: &Module, fi: usize) -> Result<Plan, String> {
                     &|place: Place| fit(&info, place.ty, access) != Fit::No,
                     access,
                 )?;
-                plan.operands.push(((bi, ii, 0), c));
+                plan.operands.push(((iid, 0), c));
                 plan.chains[c].pointee
             };
             if fit(&info, member, access) == Fit::Cast {
                 match i.op {
-                    Op::Load => plan.load_casts.push(((bi, ii), member)),
-                    Op::Store => plan.store_casts.push(((bi, ii), member)),
+                    Op::Load => plan.load_casts.push((iid, member)),
+                    Op::Store => plan.store_casts.push((iid, member)),
                     _ => {
                         return Err(format!(
                             "an atomic through %{} reads another type than the member's",
@@ -365,7 +344,7 @@ fn apply(m: &mut Module, fi: usize, plan: Plan) -> Option<()> {
         t
     };
     // Insertions at positions, and the id each chain gets.
-    let mut inserts: BTreeMap<(usize, usize), Vec<Inst>> = BTreeMap::new();
+    let mut inserts: HashMap<InstId, Vec<Inst>> = HashMap::new();
     let mut chain_ids: Vec<Id> = Vec::with_capacity(plan.chains.len());
     let mut reused: HashSet<Id> = HashSet::new();
     for c in &plan.chains {
@@ -410,13 +389,13 @@ fn apply(m: &mut Module, fi: usize, plan: Plan) -> Option<()> {
         inserts.entry(c.at).or_default().extend(pre);
         chain_ids.push(id);
     }
-    let f = &mut m.functions[fi];
-    for ((bi, ii, k), c) in &plan.operands {
-        f.blocks[*bi].insts[*ii].operands[*k] = Operand::IdRef(chain_ids[*c]);
+    let f = m.function_at_mut(fi);
+    for ((iid, k), c) in &plan.operands {
+        f.inst_mut(*iid).args[*k] = chain_ids[*c];
     }
-    let mut replace: HashMap<(usize, usize), Vec<Inst>> = HashMap::new();
-    for ((bi, ii), d, s) in &plan.copies {
-        let i = &f.blocks[*bi].insts[*ii];
+    let mut replace: HashMap<InstId, Vec<Inst>> = HashMap::new();
+    for (iid, d, s) in &plan.copies {
+        let i = f.inst(*iid);
         let ids: Vec<Id> = i.id_operands().skip(1).collect();
         let dst = if *d == usize::MAX {
             ids[0]
@@ -429,7 +408,7 @@ fn apply(m: &mut Module, fi: usize, plan: Plan) -> Option<()> {
             chain_ids[*s]
         };
         replace.insert(
-            (*bi, *ii),
+            *iid,
             vec![Inst::new(
                 Op::CopyMemory,
                 None,
@@ -438,11 +417,11 @@ fn apply(m: &mut Module, fi: usize, plan: Plan) -> Option<()> {
             )],
         );
     }
-    for &(bi, ii) in &plan.handles {
-        let i = f.blocks[bi].insts[ii].clone();
+    for &iid in &plan.handles {
+        let i = f.inst(iid).clone();
         let ids: Vec<Id> = i.id_operands().skip(1).collect();
         replace.insert(
-            (bi, ii),
+            iid,
             vec![Inst::new(
                 Op::AccessChain,
                 i.ty,
@@ -451,20 +430,18 @@ fn apply(m: &mut Module, fi: usize, plan: Plan) -> Option<()> {
             )],
         );
     }
-    for &(bi, ii) in &plan.removed {
-        replace.insert((bi, ii), Vec::new());
+    for &iid in &plan.removed {
+        replace.insert(iid, Vec::new());
     }
     let mut cast_ids = Vec::new();
-    for ((bi, ii), member) in &plan.load_casts {
-        let i = f.blocks[*bi].insts[*ii].clone();
-        cast_ids.push(((*bi, *ii), *member, i, true));
+    for (iid, member) in &plan.load_casts {
+        cast_ids.push((*iid, *member, f.inst(*iid).clone(), true));
     }
-    for ((bi, ii), member) in &plan.store_casts {
-        let i = f.blocks[*bi].insts[*ii].clone();
-        cast_ids.push(((*bi, *ii), *member, i, false));
+    for (iid, member) in &plan.store_casts {
+        cast_ids.push((*iid, *member, f.inst(*iid).clone(), false));
     }
     let phis: Vec<_> = plan.phis.clone();
-    for ((bi, ii), member, i, is_load) in cast_ids {
+    for (iid, member, i, is_load) in cast_ids {
         let tmp = m.fresh_id()?;
         let insts = if is_load {
             let mut load = i.clone();
@@ -475,9 +452,9 @@ fn apply(m: &mut Module, fi: usize, plan: Plan) -> Option<()> {
                 Inst::new(Op::Bitcast, i.ty, i.result, vec![Operand::IdRef(tmp)]),
             ]
         } else {
-            let v = i.operands.get(1).and_then(operand_id)?;
+            let v = i.id_at(1)?;
             let mut store = i.clone();
-            store.operands[1] = Operand::IdRef(tmp);
+            store.args[1] = tmp;
             vec![
                 Inst::new(
                     Op::Bitcast,
@@ -488,35 +465,56 @@ fn apply(m: &mut Module, fi: usize, plan: Plan) -> Option<()> {
                 store,
             ]
         };
-        replace.insert((bi, ii), insts);
+        replace.insert(iid, insts);
     }
-    for ((bi, ii), class, t) in phis {
+    for (iid, class, t) in phis {
         let ptr = m.intern(Inst::new(
             Op::TypePointer,
             None,
             None,
             vec![Operand::StorageClass(class), Operand::IdRef(t)],
         ))?;
-        m.functions[fi].blocks[bi].insts[ii].ty = Some(ptr);
+        m.function_at_mut(fi).inst_mut(iid).ty = Some(ptr);
     }
-    // Apply replacements and insertions, later positions first. An insertion goes where the
-    // qptr it replaces was defined.
-    let f = &mut m.functions[fi];
-    let mut positions: Vec<(usize, usize)> =
-        replace.keys().chain(inserts.keys()).copied().collect();
-    positions.sort_unstable();
-    positions.dedup();
-    for (bi, ii) in positions.into_iter().rev() {
-        let mut new = inserts.remove(&(bi, ii)).unwrap_or_default();
-        match replace.remove(&(bi, ii)) {
-            Some(r) => {
-                new.extend(r);
-                f.blocks[bi].insts.splice(ii..=ii, new);
+    // Apply replacements and insertions. An insertion goes where the qptr it replaces was
+    // defined: in its place when it goes, after it when it stays (a phi).
+    let f = m.function_at_mut(fi);
+    for bi in 0..f.blocks().len() {
+        let ids = f.block(bi).insts.clone();
+        if !ids
+            .iter()
+            .any(|i| replace.contains_key(i) || inserts.contains_key(i))
+        {
+            continue;
+        }
+        let mut list = Vec::with_capacity(ids.len());
+        for iid in ids {
+            let new = inserts.remove(&iid).unwrap_or_default();
+            match replace.remove(&iid) {
+                Some(r) => {
+                    f.free_inst(iid);
+                    for inst in new.into_iter().chain(r) {
+                        list.push(f.add_inst(inst));
+                    }
+                }
+                None => {
+                    list.push(iid);
+                    for inst in new {
+                        list.push(f.add_inst(inst));
+                    }
+                }
             }
-            None => {
-                // The qptr's definition stays (a phi): insert after it.
-                f.blocks[bi].insts.splice(ii + 1..ii + 1, new);
-            }
+        }
+        *f.block_insts_mut(bi) = list;
+    }
+    // Phis stay first: what was inserted after a pointer phi goes after the last phi.
+    for bi in 0..f.blocks().len() {
+        let ids = f.block(bi).insts.clone();
+        let (phis, rest): (Vec<InstId>, Vec<InstId>) =
+            ids.iter().partition(|&&i| f.inst(i).op == Op::Phi);
+        let sorted: Vec<InstId> = phis.into_iter().chain(rest).collect();
+        if sorted != ids {
+            *f.block_insts_mut(bi) = sorted;
         }
     }
     Some(())
@@ -526,7 +524,7 @@ fn apply(m: &mut Module, fi: usize, plan: Plan) -> Option<()> {
 fn remove_untyped_pointer_capability(m: &mut Module) {
     let mut used = false;
     let qptr_types: HashSet<Id> = m
-        .globals
+        .globals()
         .iter()
         .filter(|g| g.op == Op::TypeUntypedPointerKHR)
         .filter_map(|g| g.result)
@@ -539,10 +537,11 @@ fn remove_untyped_pointer_capability(m: &mut Module) {
     if used {
         return;
     }
-    m.globals.retain(|g| g.op != Op::TypeUntypedPointerKHR);
+    m.globals_mut()
+        .retain(|g| g.op != Op::TypeUntypedPointerKHR);
     m.preamble.retain(|i| {
-        !(matches!(i.operands.first(), Some(Operand::Capability(spirv::Capability::UntypedPointersKHR)))
-            || matches!(i.operands.first(), Some(Operand::LiteralString(s)) if s == "SPV_KHR_untyped_pointers"))
+        !(matches!(i.lits().first(), Some(Operand::Capability(spirv::Capability::UntypedPointersKHR)))
+            || matches!(i.lits().first(), Some(Operand::LiteralString(s)) if s == "SPV_KHR_untyped_pointers"))
     });
     m.reindex();
 }
@@ -562,11 +561,11 @@ pub fn qptr_lift(m: &mut Module) -> Result<(bool, Vec<String>), String> {
             }
         }
     }
-    for fi in 0..m.functions.len() {
+    for fi in 0..m.functions().len() {
         let has_qptrs = {
-            let f = &m.functions[fi];
+            let f = &m.functions()[fi];
             let sets = ExtSets::of(m);
-            f.blocks.iter().flat_map(|b| &b.insts).any(|i| {
+            f.body().any(|i| {
                 ops::for_inst(i, &sets)
                     .is_some_and(|o| o.set == OpSet::Dialect && o.name.starts_with("qptr."))
                     || i.ty.is_some_and(|t| is_qptr_type(m, t))
@@ -578,15 +577,15 @@ pub fn qptr_lift(m: &mut Module) -> Result<(bool, Vec<String>), String> {
         let plan = plan_function(m, fi).map_err(|e| {
             format!(
                 "cannot lift the pointers of %{}: {e}",
-                names.get(m.functions[fi].id())
+                names.get(m.functions()[fi].id())
             )
         })?;
         // qptrs that only served as bases of others vanish: so do their names.
-        let gone: HashSet<Id> = {
-            let f = &m.functions[fi];
+        let gone: FxHashSet<Id> = {
+            let f = &m.functions()[fi];
             plan.removed
                 .iter()
-                .filter_map(|&(bi, ii)| f.blocks[bi].insts[ii].result)
+                .filter_map(|&iid| f.inst(iid).result)
                 .filter(|r| {
                     !plan
                         .chains
@@ -596,10 +595,7 @@ pub fn qptr_lift(m: &mut Module) -> Result<(bool, Vec<String>), String> {
                 .collect()
         };
         apply(m, fi, plan).ok_or("the module has run out of ids")?;
-        let about =
-            |i: &Inst| matches!(i.operands.first(), Some(Operand::IdRef(t)) if gone.contains(t));
-        m.debug.retain(|i| !about(i));
-        m.annotations.retain(|i| !about(i));
+        forget(m, &gone);
         changed = true;
     }
     // Usage attributes describe qptrs that are gone.

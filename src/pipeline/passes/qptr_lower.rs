@@ -24,12 +24,11 @@ use rspirv::dr::Operand;
 use spirv::{Op, StorageClass};
 
 use super::qptr_lift::plan_function;
-use crate::ir::inst::operand_id;
 use crate::ir::module::Attribute;
 use crate::ir::names::Names;
 use crate::ir::ops;
 use crate::ir::qptr::{Layout, Place};
-use crate::ir::{Function, Id, Inst, Module};
+use crate::ir::{Function, Id, Inst, InstId, Module};
 use crate::pipeline::pass::{Changed, Diagnostic, Pass, PassCx, PassError, Severity};
 
 pub struct QptrLower;
@@ -49,8 +48,8 @@ fn is_buffer_class(c: StorageClass) -> bool {
 /// A typed pointer type: (storage class, pointee).
 fn pointer_type(m: &Module, ty: Id) -> Option<(StorageClass, Id)> {
     let t = m.global(ty)?;
-    match (t.op, t.operands.as_slice()) {
-        (Op::TypePointer, [Operand::StorageClass(c), Operand::IdRef(p)]) => Some((*c, *p)),
+    match (t.op, t.lits(), t.args.as_slice()) {
+        (Op::TypePointer, [Operand::StorageClass(c)], [p]) => Some((*c, *p)),
         _ => None,
     }
 }
@@ -61,14 +60,7 @@ fn pointer_of(m: &Module, f: &Function, id: Id) -> Option<(StorageClass, Id)> {
     let ty = m
         .global(id)
         .and_then(|g| g.ty)
-        .or_else(|| f.params.iter().find(|p| p.result == Some(id))?.ty)
-        .or_else(|| {
-            f.blocks
-                .iter()
-                .flat_map(|b| &b.insts)
-                .find(|i| i.result == Some(id))?
-                .ty
-        })?;
+        .or_else(|| f.def_of(id)?.ty)?;
     pointer_type(m, ty)
 }
 
@@ -82,7 +74,7 @@ fn check(m: &Module, f: &Function, names: &Names) -> Result<(), String> {
     let mut pointers: HashSet<Id> = HashSet::new();
     let mut roots: HashSet<Id> = HashSet::new();
     let mut phis: HashSet<Id> = HashSet::new();
-    for g in &m.globals {
+    for g in m.globals() {
         if g.op == Op::Variable {
             pointers.extend(g.result);
             roots.extend(g.result);
@@ -94,27 +86,25 @@ fn check(m: &Module, f: &Function, names: &Names) -> Result<(), String> {
             roots.extend(p.result);
         }
     }
-    for b in &f.blocks {
-        for i in &b.insts {
-            if i.ty.and_then(|t| pointer_type(m, t)).is_some() {
-                pointers.extend(i.result);
-                if matches!(i.op, Op::Phi | Op::Select) {
-                    phis.extend(i.result);
-                }
-                if i.op == Op::Variable {
-                    roots.extend(i.result);
-                }
+    for i in f.body() {
+        if i.ty.and_then(|t| pointer_type(m, t)).is_some() {
+            pointers.extend(i.result);
+            if matches!(i.op, Op::Phi | Op::Select) {
+                phis.extend(i.result);
+            }
+            if i.op == Op::Variable {
+                roots.extend(i.result);
             }
         }
     }
     let class_of = |id: Id| pointer_of(m, f, id).map(|(c, _)| c);
     let sets = ops::ExtSets::of(m);
-    for b in &f.blocks {
-        for i in b.insts.iter().chain(std::iter::once(&b.terminator)) {
-            for (k, o) in i.operands.iter().enumerate() {
-                let Some(p) = operand_id(o).filter(|id| pointers.contains(id)) else {
+    {
+        for i in f.body() {
+            for (k, &p) in i.args.iter().enumerate() {
+                if !pointers.contains(&p) {
                     continue;
-                };
+                }
                 let allowed = match i.op {
                     Op::Load => k == 0,
                     Op::Store => k == 0,
@@ -151,21 +141,20 @@ fn check(m: &Module, f: &Function, names: &Names) -> Result<(), String> {
                     return Err("it uses OpPtrAccessChain (pointer arithmetic)".into())
                 }
                 Op::AccessChain | Op::InBoundsAccessChain => {
-                    let base = i.operands.first().and_then(operand_id).unwrap_or(0);
-                    if class_of(base) == Some(StorageClass::UniformConstant) && i.operands.len() > 2
-                    {
+                    let base = i.id_at(0).unwrap_or(0);
+                    if class_of(base) == Some(StorageClass::UniformConstant) && i.args.len() > 2 {
                         return Err("it indexes a multi-dimensional array of handles".into());
                     }
                 }
                 Op::CopyMemory => {
                     let pointee = |k: usize| {
-                        let id = i.operands.get(k).and_then(operand_id)?;
+                        let id = i.id_at(k)?;
                         pointer_of(m, f, id).map(|(_, p)| p)
                     };
                     if pointee(0) != pointee(1) || pointee(0).is_none() {
                         return Err("it copies memory between different types".into());
                     }
-                    if i.operands
+                    if i.lits()
                         .iter()
                         .filter(|o| matches!(o, Operand::MemoryAccess(_)))
                         .count()
@@ -200,7 +189,7 @@ enum Step {
 }
 
 struct ChainPlan {
-    at: (usize, usize),
+    at: InstId,
     result: Id,
     base: Id,
     class: StorageClass,
@@ -218,29 +207,26 @@ fn lower_function(
     // Plan with the layout (immutable), then rewrite.
     let plans = {
         let layout = Layout::new(m);
-        let f = &m.functions[fi];
+        let f = &m.functions()[fi];
         let types: HashMap<Id, Id> = f
-            .blocks
-            .iter()
-            .flat_map(|b| &b.insts)
-            .chain(m.globals.iter())
+            .body()
+            .chain(m.globals().iter())
             .chain(f.params.iter())
             .filter_map(|i| Some((i.result?, i.ty?)))
             .collect();
         // Where lowered chains leave off: (place, class, typed handle?).
         let mut reached: HashMap<Id, (Place, StorageClass, bool)> = HashMap::new();
         let mut plans = Vec::new();
-        for (bi, b) in f.blocks.iter().enumerate() {
-            for (ii, i) in b.insts.iter().enumerate() {
+        for (_, iid) in f.layout() {
+            let i = f.inst(iid);
+            {
                 if !matches!(i.op, Op::AccessChain | Op::InBoundsAccessChain) {
                     continue;
                 }
-                let (Some(result), Some(base)) =
-                    (i.result, i.operands.first().and_then(operand_id))
-                else {
+                let (Some(result), Some(base)) = (i.result, i.id_at(0)) else {
                     continue;
                 };
-                let indices: Vec<Id> = i.operands[1..].iter().filter_map(operand_id).collect();
+                let indices: Vec<Id> = i.args[1..].to_vec();
                 let (mut place, class, mut handle) = match reached.get(&base) {
                     Some(&r) => r,
                     None => {
@@ -282,7 +268,7 @@ fn lower_function(
                     }
                     reached.insert(result, (place, class, true));
                     plans.push(ChainPlan {
-                        at: (bi, ii),
+                        at: iid,
                         result,
                         base,
                         class,
@@ -294,7 +280,7 @@ fn lower_function(
                     // Only a descriptor was chosen: the result is still a typed handle.
                     reached.insert(result, (place, class, true));
                     plans.push(ChainPlan {
-                        at: (bi, ii),
+                        at: iid,
                         result,
                         base,
                         class,
@@ -340,7 +326,7 @@ fn lower_function(
                 }
                 reached.insert(result, (place, class, handle));
                 plans.push(ChainPlan {
-                    at: (bi, ii),
+                    at: iid,
                     result,
                     base,
                     class,
@@ -379,7 +365,7 @@ fn lower_function(
     let dialect = |name: &str| ops::dialect_by_name(name).map(|o| o.number).unwrap_or(0);
     let mut changed = !plans.is_empty();
     // Replacements, by position: the ops that stand for each chain.
-    let mut replacement: HashMap<(usize, usize), Vec<Inst>> = HashMap::new();
+    let mut replacement: HashMap<InstId, Vec<Inst>> = HashMap::new();
     for plan in plans {
         let mut insts = Vec::new();
         let mut cur = plan.base;
@@ -407,20 +393,16 @@ fn lower_function(
                         *ty
                     } else {
                         // A pointer to the descriptor array's element.
-                        let base_ty = m.functions[fi]
-                            .blocks
-                            .iter()
-                            .flat_map(|b| &b.insts)
-                            .chain(m.globals.iter())
-                            .find(|i| i.result == Some(cur))
+                        let base_ty = m.functions()[fi]
+                            .def_of(cur)
+                            .or_else(|| m.global(cur))
                             .and_then(|i| i.ty)
                             .ok_or("a handle of unknown type")?;
                         let (class, arr) =
                             pointer_type(m, base_ty).ok_or("a handle that is not a pointer")?;
                         let elem = m
                             .global(arr)
-                            .and_then(|a| a.operands.first())
-                            .and_then(operand_id)
+                            .and_then(|a| a.arg(0))
                             .ok_or("a descriptor array without an element type")?;
                         m.intern(Inst::new(
                             Op::TypePointer,
@@ -490,11 +472,10 @@ fn lower_function(
         .collect();
     let mut entry_insts: Vec<Inst> = Vec::new();
     let mut var_qptr: HashMap<Id, Id> = HashMap::new();
-    let blocks = m.functions[fi].blocks.len();
-    for bi in 0..blocks {
-        let n = m.functions[fi].blocks[bi].insts.len();
-        for ii in 0..n {
-            let i = m.functions[fi].blocks[bi].insts[ii].clone();
+    let layout: Vec<InstId> = m.functions()[fi].layout().map(|(_, i)| i).collect();
+    for &iid in &layout {
+        {
+            let i = m.functions()[fi].inst(iid).clone();
             if !matches!(i.op, Op::Phi | Op::Select) {
                 continue;
             }
@@ -505,15 +486,16 @@ fn lower_function(
             let mut new = i.clone();
             new.ty = Some(qptr);
             let skip = usize::from(i.op == Op::Select);
-            for (k, o) in new.operands.iter_mut().enumerate() {
+            for (k, o) in new.args.iter_mut().enumerate() {
                 let is_value = if i.op == Op::Phi {
                     k % 2 == 0
                 } else {
                     k >= skip
                 };
-                let Some(id) = operand_id(o).filter(|_| is_value) else {
+                let id = *o;
+                if !is_value {
                     continue;
-                };
+                }
                 if qptr_results.contains(&id) {
                     continue;
                 }
@@ -538,24 +520,20 @@ fn lower_function(
                         q
                     }
                 };
-                *o = Operand::IdRef(q);
+                *o = q;
             }
-            m.functions[fi].blocks[bi].insts[ii] = new;
+            m.function_at_mut(fi).replace_inst(iid, new);
             changed = true;
         }
     }
     // Copies.
-    for bi in 0..blocks {
-        let n = m.functions[fi].blocks[bi].insts.len();
-        for ii in 0..n {
-            let i = m.functions[fi].blocks[bi].insts[ii].clone();
+    for &iid in &layout {
+        {
+            let i = m.functions()[fi].inst(iid).clone();
             if i.op != Op::CopyMemory {
                 continue;
             }
-            let (Some(dst), Some(src)) = (
-                i.operands.first().and_then(operand_id),
-                i.operands.get(1).and_then(operand_id),
-            ) else {
+            let (Some(dst), Some(src)) = (i.id_at(0), i.id_at(1)) else {
                 continue;
             };
             let pointee = pointee_of(m, fi, src).ok_or("a copy from an unknown pointer")?;
@@ -579,7 +557,7 @@ fn lower_function(
                 )]
             } else {
                 let v = m.fresh_id().ok_or_else(out_of_ids)?;
-                let access: Vec<Operand> = i.operands[2..].to_vec();
+                let access: Vec<Operand> = i.to_operands()[2..].to_vec();
                 let mut load_ops = vec![Operand::IdRef(src)];
                 load_ops.extend(access.iter().cloned());
                 let mut store_ops = vec![Operand::IdRef(dst), Operand::IdRef(v)];
@@ -589,31 +567,44 @@ fn lower_function(
                     Inst::new(Op::Store, None, None, store_ops),
                 ]
             };
-            replacement.insert((bi, ii), insts);
+            replacement.insert(iid, insts);
             changed = true;
         }
     }
-    // Apply the replacements, later positions first.
-    let mut keys: Vec<(usize, usize)> = replacement.keys().copied().collect();
-    keys.sort_unstable_by(|a, b| b.cmp(a));
-    for (bi, ii) in keys {
-        let insts = replacement.remove(&(bi, ii)).unwrap_or_default();
-        m.functions[fi].blocks[bi].insts.splice(ii..=ii, insts);
+    // Apply the replacements: each instruction gives way to the ops that stand for it.
+    let f = m.function_at_mut(fi);
+    for bi in 0..f.blocks().len() {
+        let ids = f.block(bi).insts.clone();
+        if !ids.iter().any(|i| replacement.contains_key(i)) {
+            continue;
+        }
+        let mut list = Vec::with_capacity(ids.len());
+        for iid in ids {
+            match replacement.remove(&iid) {
+                Some(insts) => {
+                    f.free_inst(iid);
+                    list.extend(insts.into_iter().map(|i| f.add_inst(i)));
+                }
+                None => list.push(iid),
+            }
+        }
+        *f.block_insts_mut(bi) = list;
     }
     if !entry_insts.is_empty() {
-        let at = m.functions[fi].blocks[0]
-            .insts
-            .iter()
+        let at = f
+            .block_insts(0)
             .take_while(|i| matches!(i.op, Op::Variable | Op::Line | Op::NoLine))
             .count();
-        m.functions[fi].blocks[0].insts.splice(at..at, entry_insts);
+        for (k, inst) in entry_insts.into_iter().enumerate() {
+            f.insert_inst(0, at + k, inst);
+        }
     }
     Ok(changed)
 }
 
 /// The pointee type of pointer `id` (a variable or a value of function `fi`), as it was typed.
 fn pointee_of(m: &Module, fi: usize, id: Id) -> Option<Id> {
-    pointer_of(m, &m.functions[fi], id).map(|(_, p)| p)
+    pointer_of(m, &m.functions()[fi], id).map(|(_, p)| p)
 }
 
 pub struct Outcome {
@@ -627,28 +618,28 @@ pub fn qptr_lower(m: &mut Module, experimental: bool) -> Result<Outcome, String>
     let mut changed = false;
     let mut fallbacks = Vec::new();
     let mut qptr_types: HashMap<StorageClass, Id> = HashMap::new();
-    for fi in 0..m.functions.len() {
-        if m.functions[fi].blocks.is_empty() {
+    for fi in 0..m.functions().len() {
+        if m.functions()[fi].is_declaration() {
             continue;
         }
-        let fid = m.functions[fi].id();
-        if let Err(why) = check(m, &m.functions[fi], &names) {
+        let fid = m.functions()[fi].id();
+        if let Err(why) = check(m, &m.functions()[fi], &names) {
             fallbacks.push((fid, why));
             continue;
         }
-        let original = m.functions[fi].clone();
+        let original = m.functions()[fi].clone();
         match lower_function(m, fi, experimental, &mut qptr_types) {
             Ok(false) => continue,
             Ok(true) => {}
             Err(why) => {
-                m.functions[fi] = original;
+                *m.function_at_mut(fi) = original;
                 fallbacks.push((fid, why));
                 continue;
             }
         }
         // Only what can be lifted back stays lowered.
         if let Err(why) = plan_function(m, fi) {
-            m.functions[fi] = original;
+            *m.function_at_mut(fi) = original;
             fallbacks.push((fid, format!("its pointers could not be lifted back: {why}")));
             continue;
         }
@@ -672,7 +663,7 @@ fn add_untyped_pointer_capability(m: &mut Module) {
     let has_cap = m.preamble.iter().any(|i| {
         i.op == Op::Capability
             && matches!(
-                i.operands.first(),
+                i.lits().first(),
                 Some(Operand::Capability(spirv::Capability::UntypedPointersKHR))
             )
     });
@@ -695,7 +686,7 @@ fn add_untyped_pointer_capability(m: &mut Module) {
     let ext = "SPV_KHR_untyped_pointers";
     let has_ext = m.preamble.iter().any(|i| {
         i.op == Op::Extension
-            && matches!(i.operands.first(), Some(Operand::LiteralString(s)) if s == ext)
+            && matches!(i.lits().first(), Some(Operand::LiteralString(s)) if s == ext)
     });
     if !has_ext {
         let at = m

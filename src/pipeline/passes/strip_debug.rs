@@ -21,35 +21,32 @@ pub fn strip_debug(m: &mut Module) -> bool {
         .preamble
         .iter()
         .filter(|i| i.op == Op::ExtInstImport)
-        .filter(|i| matches!(i.operands.first(), Some(Operand::LiteralString(s)) if s.starts_with("NonSemantic.")))
+        .filter(|i| matches!(i.lits().first(), Some(Operand::LiteralString(s)) if s.starts_with("NonSemantic.")))
         .filter_map(|i| i.result)
         .collect();
     let is_nonsemantic = |i: &Inst| {
-        i.op == Op::ExtInst
-            && matches!(i.operands.first(), Some(Operand::IdRef(set)) if nonsemantic.contains(set))
+        i.op == Op::ExtInst && matches!(i.args.first(), Some(set) if nonsemantic.contains(set))
     };
     let drop = |i: &Inst| is_debug(i.op) || is_nonsemantic(i);
     m.debug.clear();
     m.trailing_debug.clear();
-    m.globals.retain(|i| !drop(i));
-    for f in &mut m.functions {
+    m.globals_mut().retain(|i| !drop(i));
+    for f in m.functions_mut() {
         f.prologue_debug.clear();
         f.leading_debug.clear();
-        for b in &mut f.blocks {
-            b.insts.retain(|i| !drop(i));
-        }
+        f.retain_all(|i| !drop(i));
     }
     if !nonsemantic.is_empty() {
         m.preamble
             .retain(|i| !i.result.is_some_and(|r| nonsemantic.contains(&r)));
         let any_left = m.preamble.iter().any(|i| {
             i.op == Op::ExtInstImport
-                && matches!(i.operands.first(), Some(Operand::LiteralString(s)) if s.starts_with("NonSemantic."))
+                && matches!(i.lits().first(), Some(Operand::LiteralString(s)) if s.starts_with("NonSemantic."))
         });
         if !any_left {
             m.preamble.retain(|i| {
                 !(i.op == Op::Extension
-                    && matches!(i.operands.first(), Some(Operand::LiteralString(s)) if s == "SPV_KHR_non_semantic_info"))
+                    && matches!(i.lits().first(), Some(Operand::LiteralString(s)) if s == "SPV_KHR_non_semantic_info"))
             });
         }
     }

@@ -15,16 +15,17 @@ use std::collections::{HashMap, HashSet};
 use rspirv::dr::Operand;
 use spirv::Op;
 
-use crate::ir::idmap::{follow, replace_with};
-use crate::ir::inst::{operand_id, operand_id_mut};
+use crate::ir::fxhash::FxHashSet;
+use crate::ir::rewrite::{forget, Replacer};
 use crate::ir::typing::{Made, Numeric, TypeInfo};
+use crate::ir::InstId;
 use crate::ir::{Id, Inst, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
 
 pub struct Untype;
 
-/// Where an instruction is: function, block, index (`insts.len()` for the terminator).
-type At = (usize, usize, usize);
+/// Where an instruction is: function (position in the module) and instruction.
+type At = (usize, InstId);
 
 /// Constants (and global undefs) a bit-vector copy can stand in for.
 fn is_numeric_constant(op: Op) -> bool {
@@ -40,7 +41,7 @@ struct Plan {
     values: HashMap<Id, Id>,
     /// Functions whose return type becomes a bit-vector.
     returns: HashSet<Id>,
-    /// Instructions whose typing is known, with the operand positions that hold numeric values.
+    /// Instructions whose typing is known, with the `args` indices that hold numeric values.
     operands: HashMap<At, Vec<usize>>,
 }
 
@@ -50,11 +51,11 @@ fn linkage_functions(m: &Module) -> HashSet<Id> {
         .filter(|i| {
             i.op == Op::Decorate
                 && matches!(
-                    i.operands.get(1),
+                    i.lits().first(),
                     Some(Operand::Decoration(spirv::Decoration::LinkageAttributes))
                 )
         })
-        .filter_map(|i| i.operands.first().and_then(operand_id))
+        .filter_map(|i| i.id_at(0))
         .collect()
 }
 
@@ -66,7 +67,7 @@ fn plan(m: &Module) -> Plan {
     let mut operands = HashMap::new();
     let mut candidates: Vec<Id> = Vec::new();
     let mut call_results: Vec<(Id, Id)> = Vec::new();
-    for (fi, f) in m.functions.iter().enumerate() {
+    for (fi, f) in m.functions().iter().enumerate() {
         if linked.contains(&f.id()) {
             pinned.extend(f.params.iter().filter_map(|p| p.result));
             pinned.insert(f.id());
@@ -74,17 +75,13 @@ fn plan(m: &Module) -> Plan {
         for p in &f.params {
             candidates.extend(p.result.filter(|r| typed_numeric(*r)));
         }
-        for (bi, b) in f.blocks.iter().enumerate() {
-            for (ii, inst) in b
-                .insts
-                .iter()
-                .chain(std::iter::once(&b.terminator))
-                .enumerate()
+        for (_, iid) in f.layout() {
+            let inst = f.inst(iid);
             {
                 match info.typing(Some(f), inst) {
                     None => {
                         pinned.extend(inst.result);
-                        pinned.extend(inst.operands.iter().filter_map(operand_id));
+                        pinned.extend(inst.args.iter().copied());
                     }
                     Some(t) => {
                         if let Some(r) = inst.result.filter(|r| typed_numeric(*r)) {
@@ -93,7 +90,7 @@ fn plan(m: &Module) -> Plan {
                                 call_results.push((r, callee));
                             }
                         }
-                        operands.insert((fi, bi, ii), t.operands.iter().map(|(k, _)| *k).collect());
+                        operands.insert((fi, iid), t.operands.iter().map(|(k, _)| *k).collect());
                     }
                 }
             }
@@ -101,9 +98,9 @@ fn plan(m: &Module) -> Plan {
     }
     // A call's result and its function's return type go together.
     let mut returns: HashSet<Id> = m
-        .functions
+        .functions()
         .iter()
-        .filter(|f| !pinned.contains(&f.id()) && !f.blocks.is_empty())
+        .filter(|f| !pinned.contains(&f.id()) && !f.is_declaration())
         .filter(|f| {
             f.def
                 .ty
@@ -146,12 +143,12 @@ impl Cx {
     fn new(m: &Module) -> Self {
         let info = TypeInfo::new(m);
         let numeric: HashMap<Id, Numeric> = m
-            .globals
+            .globals()
             .iter()
             .filter_map(|g| Some((g.result?, info.numeric(g.result?)?)))
             .collect();
         let constants = m
-            .globals
+            .globals()
             .iter()
             .filter(|g| is_numeric_constant(g.op))
             .filter(|g| {
@@ -207,19 +204,15 @@ impl Cx {
                 Inst::new(Op::Constant, Some(ty), None, vec![word])
             }
             Op::ConstantComposite => {
-                let mut parts = Vec::with_capacity(def.operands.len());
-                for o in &def.operands {
-                    parts.push(Operand::IdRef(self.bits_constant_at(
-                        m,
-                        operand_id(o)?,
-                        depth + 1,
-                    )?));
+                let mut parts = Vec::with_capacity(def.args.len());
+                for &o in &def.args {
+                    parts.push(self.bits_constant_at(m, o, depth + 1)?);
                 }
-                Inst::new(Op::ConstantComposite, Some(ty), None, parts)
+                Inst::with_args(Op::ConstantComposite, Some(ty), None, parts)
             }
             // Narrow signed literals are sign-extended to the word; as bits they are just bits.
             Op::Constant if n.width < 32 => {
-                let word = match def.operands.first() {
+                let word = match def.lits().first() {
                     Some(Operand::LiteralBit32(w)) => *w & ((1u32 << n.width) - 1),
                     _ => return None,
                 };
@@ -230,7 +223,13 @@ impl Cx {
                     vec![Operand::LiteralBit32(word)],
                 )
             }
-            op => Inst::new(op, Some(ty), None, def.operands.clone()),
+            op => {
+                let mut i = def.clone();
+                i.op = op;
+                i.ty = Some(ty);
+                i.result = None;
+                i
+            }
         };
         let id = m.intern(inst)?;
         self.made.insert(c, id);
@@ -245,10 +244,10 @@ pub fn untype(m: &mut Module) -> Result<bool, String> {
     let mut changed = false;
 
     // Signatures: parameters and return types, then the function type.
-    for fi in 0..m.functions.len() {
-        let fid = m.functions[fi].id();
+    for fi in 0..m.functions().len() {
+        let fid = m.functions()[fi].id();
         let mut sig_changed = false;
-        let ret = m.functions[fi].def.ty;
+        let ret = m.functions()[fi].def.ty;
         let new_ret = match ret {
             Some(t) if plan.returns.contains(&fid) => {
                 sig_changed = true;
@@ -257,8 +256,8 @@ pub fn untype(m: &mut Module) -> Result<bool, String> {
             t => t,
         };
         let mut param_types = Vec::new();
-        for pi in 0..m.functions[fi].params.len() {
-            let p = m.functions[fi].params[pi].clone();
+        for pi in 0..m.functions()[fi].params.len() {
+            let p = m.functions()[fi].params[pi].clone();
             let new = match p.result.and_then(|r| plan.values.get(&r)) {
                 Some(&old) => {
                     sig_changed = true;
@@ -266,7 +265,7 @@ pub fn untype(m: &mut Module) -> Result<bool, String> {
                 }
                 None => p.ty.unwrap_or(0),
             };
-            m.functions[fi].params[pi].ty = Some(new);
+            m.function_at_mut(fi).params[pi].ty = Some(new);
             param_types.push(Operand::IdRef(new));
         }
         if sig_changed {
@@ -275,49 +274,36 @@ pub fn untype(m: &mut Module) -> Result<bool, String> {
             let fn_type = m
                 .intern(Inst::new(Op::TypeFunction, None, None, operands))
                 .ok_or_else(out_of_ids)?;
-            let def = &mut m.functions[fi].def;
+            let def = &mut m.function_at_mut(fi).def;
             def.ty = new_ret;
-            if let Some(last) = def.operands.last_mut() {
-                *last = Operand::IdRef(fn_type);
+            if let Some(last) = def.args.last_mut() {
+                *last = fn_type;
             }
             changed = true;
         }
     }
 
     // Results, and constants where a known instruction reads them as numbers.
-    for fi in 0..m.functions.len() {
-        for bi in 0..m.functions[fi].blocks.len() {
-            let n = m.functions[fi].blocks[bi].insts.len();
-            for ii in 0..=n {
-                let inst = {
-                    let b = &m.functions[fi].blocks[bi];
-                    if ii == n {
-                        b.terminator.clone()
-                    } else {
-                        b.insts[ii].clone()
-                    }
-                };
+    for fi in 0..m.functions().len() {
+        let layout: Vec<InstId> = m.functions()[fi].layout().map(|(_, i)| i).collect();
+        for iid in layout {
+            {
+                let inst = m.functions()[fi].inst(iid).clone();
                 let mut new = inst.clone();
                 if let Some(&old) = inst.result.and_then(|r| plan.values.get(&r)) {
                     new.ty = Some(cx.bits_of(m, old).ok_or_else(out_of_ids)?);
                 }
-                for &k in plan.operands.get(&(fi, bi, ii)).into_iter().flatten() {
-                    let Some(c) = new.operands.get(k).and_then(operand_id) else {
+                for &k in plan.operands.get(&(fi, iid)).into_iter().flatten() {
+                    let Some(&c) = new.args.get(k) else {
                         continue;
                     };
                     if cx.constants.contains_key(&c) {
-                        let b = cx.bits_constant(m, c).ok_or_else(out_of_ids)?;
-                        new.operands[k] = Operand::IdRef(b);
+                        new.args[k] = cx.bits_constant(m, c).ok_or_else(out_of_ids)?;
                     }
                 }
                 if new != inst {
                     changed = true;
-                    let b = &mut m.functions[fi].blocks[bi];
-                    if ii == n {
-                        b.terminator = new;
-                    } else {
-                        b.insts[ii] = new;
-                    }
+                    m.function_at_mut(fi).replace_inst(iid, new);
                 }
             }
         }
@@ -333,46 +319,24 @@ pub fn untype(m: &mut Module) -> Result<bool, String> {
         });
         t
     };
-    let mut replace: HashMap<Id, Id> = HashMap::new();
-    for f in &m.functions {
-        for b in &f.blocks {
-            for i in &b.insts {
-                if i.op != Op::Bitcast {
-                    continue;
-                }
-                if let (Some(r), Some(t), Some(src)) =
-                    (i.result, i.ty, i.operands.first().and_then(operand_id))
-                {
-                    if value_types.get(&src) == Some(&t) {
-                        replace_with(&mut replace, r, src);
-                    }
+    let mut replace = Replacer::new();
+    for f in m.functions() {
+        for i in f.body() {
+            if let (Op::Bitcast, Some(r), Some(t), Some(&src)) =
+                (i.op, i.result, i.ty, i.args.first())
+            {
+                if value_types.get(&src) == Some(&t) {
+                    replace.replace_in(f.id(), r, src);
                 }
             }
         }
     }
     if !replace.is_empty() {
-        for f in &mut m.functions {
-            for b in &mut f.blocks {
-                b.insts
-                    .retain(|i| !i.result.is_some_and(|r| replace.contains_key(&r)));
-            }
+        for f in m.functions_mut() {
+            f.retain_all(|i| !i.result.is_some_and(|r| replace.is_replaced(r)));
         }
         changed = true;
-        let resolve = |id: Id| follow(&replace, id);
-        for f in &mut m.functions {
-            for b in &mut f.blocks {
-                for i in b.insts.iter_mut().chain(std::iter::once(&mut b.terminator)) {
-                    for o in &mut i.operands {
-                        if let Some(id) = operand_id_mut(o) {
-                            *id = resolve(*id);
-                        }
-                    }
-                }
-            }
-        }
-        let gone = |i: &Inst| matches!(i.operands.first(), Some(Operand::IdRef(t)) if replace.contains_key(t));
-        m.debug.retain(|i| !(i.op == Op::Name && gone(i)));
-        m.annotations.retain(|i| !(i.op == Op::Decorate && gone(i)));
+        replace.apply(m, "untype");
     }
 
     // Typed constants nothing uses any more.
@@ -383,18 +347,15 @@ pub fn untype(m: &mut Module) -> Result<bool, String> {
                 used.extend(i.uses());
             }
         });
-        let dead: HashSet<Id> = cx
+        let dead: FxHashSet<Id> = cx
             .made
             .keys()
             .copied()
             .filter(|c| !used.contains(c))
             .collect();
-        let about_dead =
-            |i: &Inst| matches!(i.operands.first(), Some(Operand::IdRef(t)) if dead.contains(t));
-        m.globals
+        m.globals_mut()
             .retain(|g| !g.result.is_some_and(|r| dead.contains(&r)));
-        m.debug.retain(|i| !(i.op == Op::Name && about_dead(i)));
-        m.annotations.retain(|i| !about_dead(i));
+        forget(m, &dead);
         m.reindex();
     }
     Ok(changed)

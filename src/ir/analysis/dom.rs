@@ -1,0 +1,251 @@
+//! Dominator and post-dominator trees with O(1) dominance queries, and dominance frontiers.
+//!
+//! Trees are built by Cooper, Harvey and Kennedy's "A Simple, Fast Dominance Algorithm" on any
+//! graph given as successor and predecessor lists; a DFS over the finished tree numbers every
+//! node on the way in and out, so "a dominates b" is two comparisons.
+//!
+//! The post-dominator tree is the dominator tree of the reversed CFG rooted at a virtual exit
+//! node (index `n`), which every block without successors (return, kill, unreachable) leads to.
+//! Blocks that cannot reach any exit (an infinite loop) are tied to the virtual exit too, from
+//! the first such block in reverse postorder, so every reachable block has a post-dominator.
+
+use super::cfg::{reverse_postorder, Cfg};
+
+#[derive(Debug)]
+pub struct DomTree {
+    /// Immediate dominator per node (`None` for the root and for nodes it does not reach).
+    pub idom: Vec<Option<usize>>,
+    /// Children per node in the tree, in the order the graph reaches them.
+    pub children: Vec<Vec<usize>>,
+    root: usize,
+    /// Entry and exit numbers of a DFS over the tree (`u32::MAX` for unreached nodes).
+    pre: Vec<u32>,
+    post: Vec<u32>,
+}
+
+impl DomTree {
+    /// The tree of `succs`/`preds` from `root`.
+    pub fn build(root: usize, succs: &[Vec<usize>], preds: &[Vec<usize>]) -> Self {
+        let n = succs.len();
+        let rpo = reverse_postorder(n, root, succs);
+        let mut number = vec![usize::MAX; n];
+        for (k, &b) in rpo.iter().enumerate() {
+            number[b] = k;
+        }
+        let mut idom: Vec<Option<usize>> = vec![None; n];
+        if root < n {
+            idom[root] = Some(root);
+        }
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &b in rpo.iter().skip(1) {
+                let mut new_idom: Option<usize> = None;
+                for &p in &preds[b] {
+                    if idom[p].is_none() {
+                        continue;
+                    }
+                    new_idom = Some(match new_idom {
+                        None => p,
+                        Some(cur) => intersect(&idom, &number, p, cur),
+                    });
+                }
+                if new_idom.is_some() && idom[b] != new_idom {
+                    idom[b] = new_idom;
+                    changed = true;
+                }
+            }
+        }
+        if root < n {
+            idom[root] = None;
+        }
+        let mut children = vec![Vec::new(); n];
+        for &b in &rpo {
+            if let Some(d) = idom[b] {
+                children[d].push(b);
+            }
+        }
+        let mut pre = vec![u32::MAX; n];
+        let mut post = vec![u32::MAX; n];
+        if root < n {
+            let mut clock = 0u32;
+            let mut stack = vec![(root, 0usize)];
+            pre[root] = clock;
+            while let Some(&mut (b, ref mut next)) = stack.last_mut() {
+                if let Some(&c) = children[b].get(*next) {
+                    *next += 1;
+                    clock += 1;
+                    pre[c] = clock;
+                    stack.push((c, 0));
+                } else {
+                    clock += 1;
+                    post[b] = clock;
+                    stack.pop();
+                }
+            }
+        }
+        DomTree {
+            idom,
+            children,
+            root,
+            pre,
+            post,
+        }
+    }
+
+    pub fn root(&self) -> usize {
+        self.root
+    }
+
+    /// Whether the tree reaches `b` (for a dominator tree: whether `b` is reachable).
+    pub fn contains(&self, b: usize) -> bool {
+        self.pre.get(b).is_some_and(|&p| p != u32::MAX)
+    }
+
+    /// Whether `a` dominates `b` (every node dominates itself); false when either is not in
+    /// the tree.
+    pub fn dominates(&self, a: usize, b: usize) -> bool {
+        self.contains(a)
+            && self.contains(b)
+            && self.pre[a] <= self.pre[b]
+            && self.post[b] <= self.post[a]
+    }
+
+    pub fn strictly_dominates(&self, a: usize, b: usize) -> bool {
+        a != b && self.dominates(a, b)
+    }
+
+    /// The nodes of the tree in DFS preorder (a dominator before everything it dominates).
+    pub fn preorder(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.pre.len()).filter(|&b| self.contains(b)).collect();
+        order.sort_by_key(|&b| self.pre[b]);
+        order
+    }
+
+    /// The nearest common dominator of `a` and `b`, when both are in the tree.
+    pub fn common_dominator(&self, mut a: usize, b: usize) -> Option<usize> {
+        if !self.contains(a) || !self.contains(b) {
+            return None;
+        }
+        while !self.dominates(a, b) {
+            a = self.idom[a]?;
+        }
+        Some(a)
+    }
+}
+
+fn intersect(idom: &[Option<usize>], number: &[usize], mut a: usize, mut b: usize) -> usize {
+    while a != b {
+        while number[a] > number[b] {
+            a = idom[a].expect("processed");
+        }
+        while number[b] > number[a] {
+            b = idom[b].expect("processed");
+        }
+    }
+    a
+}
+
+/// The dominator tree of a function's CFG, rooted at the entry block.
+pub fn dominators(cfg: &Cfg) -> DomTree {
+    DomTree::build(0, &cfg.succs, &cfg.preds)
+}
+
+/// Dominance frontier of every node of a graph, from its tree and predecessors.
+pub fn frontiers(tree: &DomTree, preds: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    let n = preds.len();
+    let mut df: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (b, bp) in preds.iter().enumerate() {
+        if bp.len() < 2 || !tree.contains(b) {
+            continue;
+        }
+        let Some(idom) = tree.idom[b] else { continue };
+        for &p in bp {
+            let mut runner = p;
+            while tree.contains(runner) && runner != idom {
+                if !df[runner].contains(&b) {
+                    df[runner].push(b);
+                }
+                match tree.idom[runner] {
+                    Some(d) => runner = d,
+                    None => break,
+                }
+            }
+        }
+    }
+    df
+}
+
+/// The post-dominator tree of a function and the reversed graph it was built on (node `n` is
+/// the virtual exit).
+#[derive(Debug)]
+pub struct PostDomTree {
+    pub tree: DomTree,
+    /// Successors in the reversed graph (the CFG's predecessors, and exit → exiting blocks).
+    pub rsuccs: Vec<Vec<usize>>,
+    /// Predecessors in the reversed graph (the CFG's successors, and exiting blocks → exit).
+    pub rpreds: Vec<Vec<usize>>,
+}
+
+impl PostDomTree {
+    pub fn new(cfg: &Cfg) -> Self {
+        let n = cfg.len();
+        let exit = n;
+        let mut rsuccs: Vec<Vec<usize>> = cfg.preds.clone();
+        let mut rpreds: Vec<Vec<usize>> = cfg.succs.clone();
+        rsuccs.push(Vec::new());
+        rpreds.push(Vec::new());
+        for (b, rp) in rpreds.iter_mut().enumerate().take(n) {
+            if cfg.reachable(b) && cfg.succs[b].is_empty() {
+                rsuccs[exit].push(b);
+                rp.push(exit);
+            }
+        }
+        // Tie blocks that never reach an exit to the virtual exit, one infinite region at a
+        // time: the first such block in reverse postorder stands for its region.
+        loop {
+            let reached = reverse_postorder(n + 1, exit, &rsuccs);
+            let mut seen = vec![false; n + 1];
+            for b in reached {
+                seen[b] = true;
+            }
+            let Some(&stuck) = cfg.rpo.iter().rev().find(|&&b| !seen[b]) else {
+                break;
+            };
+            rsuccs[exit].push(stuck);
+            rpreds[stuck].push(exit);
+        }
+        let tree = DomTree::build(exit, &rsuccs, &rpreds);
+        PostDomTree {
+            tree,
+            rsuccs,
+            rpreds,
+        }
+    }
+
+    /// The virtual exit node.
+    pub fn exit(&self) -> usize {
+        self.rsuccs.len() - 1
+    }
+
+    /// Whether `a` post-dominates `b`.
+    pub fn post_dominates(&self, a: usize, b: usize) -> bool {
+        self.tree.dominates(a, b)
+    }
+
+    /// The immediate post-dominator of `b` (`None` when it is the virtual exit or unknown).
+    pub fn ipdom(&self, b: usize) -> Option<usize> {
+        self.tree.idom[b].filter(|&d| d != self.exit())
+    }
+
+    /// Control dependences: for every block, the blocks whose branch decides whether it runs
+    /// (the reverse dominance frontier).
+    pub fn control_dependences(&self) -> Vec<Vec<usize>> {
+        let mut cd = frontiers(&self.tree, &self.rpreds);
+        cd.pop();
+        for deps in &mut cd {
+            deps.retain(|&d| d != self.exit());
+        }
+        cd
+    }
+}

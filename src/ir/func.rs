@@ -1,0 +1,658 @@
+//! Functions: what each instruction is (the arena, Cranelift's `DataFlowGraph`) kept apart from
+//! where it is (the blocks' order of instruction ids, Cranelift's `Layout`).
+//!
+//! An `InstId` names an instruction of one function for as long as it lives: moving it to
+//! another block or inserting others around it does not change it, so analyses (use lists,
+//! placement) and passes can hold on to it. A removed instruction leaves an empty slot in the
+//! arena; its id is not reused.
+//!
+//! Invariants (the verifier checks them):
+//! - every id in a block's `insts` and every terminator names a live instruction of this
+//!   function, and each appears once in the layout;
+//! - `values` maps exactly the result ids of live instructions to them (it is kept up to date
+//!   by every method here that adds, removes or renumbers instructions: change `result` only
+//!   through `set_result`);
+//! - a block's `insts` hold no terminator and no merge instruction (the merge annotation is
+//!   `Block::merge`), and its `terminator` is one.
+//!
+//! Every method that can change the control-flow graph bumps the function's CFG stamp, every
+//! method that can change an instruction bumps its code stamp: analyses cached for a stamp are
+//! recomputed when it moves (see `analysis`).
+
+use std::any::{Any, TypeId};
+use std::fmt;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use rspirv::dr::Operand;
+use spirv::Op;
+
+use super::fxhash::FxHashMap;
+use super::inst::{Id, Inst};
+
+/// An instruction of one function (an index into its arena).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct InstId(pub u32);
+
+impl InstId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Display for InstId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "i{}", self.0)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Merge {
+    Selection {
+        merge: Id,
+        control: Operand,
+    },
+    Loop {
+        merge: Id,
+        continue_target: Id,
+        /// LoopControl mask followed by its parameters.
+        control: Vec<Operand>,
+    },
+}
+
+impl Merge {
+    pub fn merge_block(&self) -> Id {
+        match self {
+            Merge::Selection { merge, .. } | Merge::Loop { merge, .. } => *merge,
+        }
+    }
+    pub fn continue_target(&self) -> Option<Id> {
+        match self {
+            Merge::Loop {
+                continue_target, ..
+            } => Some(*continue_target),
+            _ => None,
+        }
+    }
+    /// Renames the blocks the annotation names.
+    pub fn remap(&mut self, mut f: impl FnMut(Id) -> Id) {
+        match self {
+            Merge::Selection { merge, .. } => *merge = f(*merge),
+            Merge::Loop {
+                merge,
+                continue_target,
+                ..
+            } => {
+                *merge = f(*merge);
+                *continue_target = f(*continue_target);
+            }
+        }
+    }
+    /// The `OpSelectionMerge`/`OpLoopMerge` instruction this annotation stands for.
+    pub fn to_inst(&self) -> Inst {
+        match self {
+            Merge::Selection { merge, control } => Inst::new(
+                Op::SelectionMerge,
+                None,
+                None,
+                vec![Operand::IdRef(*merge), control.clone()],
+            ),
+            Merge::Loop {
+                merge,
+                continue_target,
+                control,
+            } => {
+                let mut ops = vec![Operand::IdRef(*merge), Operand::IdRef(*continue_target)];
+                ops.extend(control.iter().cloned());
+                Inst::new(Op::LoopMerge, None, None, ops)
+            }
+        }
+    }
+}
+
+/// A block in the layout: its label, its instructions in order, its merge annotation and its
+/// terminator (both instructions live in the function's arena).
+#[derive(Clone, Debug)]
+pub struct Block {
+    pub label: Id,
+    /// Phis, variables, ordinary and debug-line instructions, in order.
+    pub insts: Vec<InstId>,
+    pub merge: Option<Merge>,
+    pub terminator: InstId,
+}
+
+/// How far a function has changed since an analysis was computed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stamps {
+    /// Moves when a block, an edge or a merge annotation may have changed.
+    pub cfg: u64,
+    /// Moves when any instruction may have changed (and with every CFG change).
+    pub code: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Function {
+    /// The `OpFunction` instruction: result type, result id, control, function type.
+    pub def: Inst,
+    pub params: Vec<Inst>,
+    /// `OpLine`/`OpNoLine` between `OpFunction` and the first label, kept in place.
+    pub prologue_debug: Vec<Inst>,
+    /// `OpLine`/`OpNoLine` between the previous `OpFunctionEnd` and this `OpFunction`.
+    pub leading_debug: Vec<Inst>,
+    insts: Vec<Inst>,
+    /// Empty for a declaration (an imported function).
+    blocks: Vec<Block>,
+    block_index: OnceLock<FxHashMap<Id, usize>>,
+    values: FxHashMap<Id, InstId>,
+    stamps: Stamps,
+    pub(crate) cache: Cache,
+}
+
+impl PartialEq for Function {
+    /// Equal when they print the same: arenas may differ in removed slots and order.
+    fn eq(&self, other: &Self) -> bool {
+        self.def == other.def
+            && self.params == other.params
+            && self.prologue_debug == other.prologue_debug
+            && self.leading_debug == other.leading_debug
+            && self.blocks.len() == other.blocks.len()
+            && self.blocks.iter().zip(&other.blocks).all(|(a, b)| {
+                a.label == b.label
+                    && a.merge == b.merge
+                    && a.insts.len() == b.insts.len()
+                    && self.inst(a.terminator) == other.inst(b.terminator)
+                    && a.insts
+                        .iter()
+                        .zip(&b.insts)
+                        .all(|(x, y)| self.inst(*x) == other.inst(*y))
+            })
+    }
+}
+
+/// What an emptied arena slot holds: an `OpNop` with a result type, which no real `OpNop` has.
+fn tombstone() -> Inst {
+    Inst::with_args(Op::Nop, Some(u32::MAX), None, Vec::new())
+}
+
+/// An analysis of one function, computed on demand and cached in the function until the
+/// part of it the analysis reads changes (see `Function::analysis`).
+pub trait Analysis: Any + Send + Sync + Sized {
+    /// Whether the analysis reads only the control-flow graph (blocks, edges, merge
+    /// annotations); otherwise it reads instructions too.
+    const CFG_ONLY: bool;
+    fn compute(f: &Function) -> Self;
+}
+
+struct Slot {
+    kind: TypeId,
+    stamp: u64,
+    value: Arc<dyn Any + Send + Sync>,
+}
+
+/// Analyses cached for the stamp they were computed at.
+#[derive(Default)]
+pub(crate) struct Cache {
+    slots: Mutex<Vec<Slot>>,
+}
+
+impl Clone for Cache {
+    fn clone(&self) -> Self {
+        let slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        Cache {
+            slots: Mutex::new(
+                slots
+                    .iter()
+                    .map(|s| Slot {
+                        kind: s.kind,
+                        stamp: s.stamp,
+                        value: s.value.clone(),
+                    })
+                    .collect(),
+            ),
+        }
+    }
+}
+
+impl fmt::Debug for Cache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Cache")
+    }
+}
+
+impl Function {
+    /// A function without a body (a declaration until blocks are pushed).
+    pub fn new(def: Inst, params: Vec<Inst>) -> Self {
+        Function {
+            def,
+            params,
+            prologue_debug: Vec::new(),
+            leading_debug: Vec::new(),
+            insts: Vec::new(),
+            blocks: Vec::new(),
+            block_index: OnceLock::new(),
+            values: FxHashMap::default(),
+            stamps: Stamps::default(),
+            cache: Cache::default(),
+        }
+    }
+
+    pub fn id(&self) -> Id {
+        self.def.result.unwrap_or(0)
+    }
+
+    pub fn is_declaration(&self) -> bool {
+        self.blocks.is_empty()
+    }
+
+    pub fn stamps(&self) -> Stamps {
+        self.stamps
+    }
+
+    /// Analysis `A` of this function: the cached one when nothing it reads has changed since
+    /// it was computed, else computed now and cached.
+    pub fn analysis<A: Analysis>(&self) -> Arc<A> {
+        let stamp = if A::CFG_ONLY {
+            self.stamps.cfg
+        } else {
+            self.stamps.code
+        };
+        let kind = TypeId::of::<A>();
+        {
+            let slots = self.cache.slots.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(s) = slots.iter().find(|s| s.kind == kind && s.stamp == stamp) {
+                if let Ok(a) = s.value.clone().downcast::<A>() {
+                    return a;
+                }
+            }
+        }
+        // Computed without the lock: an analysis may ask for others.
+        let a = Arc::new(A::compute(self));
+        let mut slots = self.cache.slots.lock().unwrap_or_else(|e| e.into_inner());
+        slots.retain(|s| s.kind != kind);
+        slots.push(Slot {
+            kind,
+            stamp,
+            value: a.clone(),
+        });
+        a
+    }
+
+    /// Whether analysis `A` is cached and current.
+    pub fn has_analysis<A: Analysis>(&self) -> bool {
+        let stamp = if A::CFG_ONLY {
+            self.stamps.cfg
+        } else {
+            self.stamps.code
+        };
+        let slots = self.cache.slots.lock().unwrap_or_else(|e| e.into_inner());
+        slots
+            .iter()
+            .any(|s| s.kind == TypeId::of::<A>() && s.stamp == stamp)
+    }
+
+    fn touch_code(&mut self) {
+        self.stamps.code += 1;
+    }
+
+    fn touch_cfg(&mut self) {
+        self.stamps.cfg += 1;
+        self.stamps.code += 1;
+    }
+
+    // ---- Reading ----
+
+    pub fn blocks(&self) -> &[Block] {
+        &self.blocks
+    }
+
+    pub fn block(&self, b: usize) -> &Block {
+        &self.blocks[b]
+    }
+
+    /// The layout position of the block labelled `label`.
+    pub fn block_index(&self, label: Id) -> Option<usize> {
+        self.block_index
+            .get_or_init(|| {
+                self.blocks
+                    .iter()
+                    .enumerate()
+                    .map(|(i, b)| (b.label, i))
+                    .collect()
+            })
+            .get(&label)
+            .copied()
+    }
+
+    pub fn block_by_label(&self, label: Id) -> Option<&Block> {
+        self.block_index(label).map(|b| &self.blocks[b])
+    }
+
+    pub fn inst(&self, i: InstId) -> &Inst {
+        &self.insts[i.index()]
+    }
+
+    /// The terminator of block `b`.
+    pub fn terminator(&self, b: usize) -> &Inst {
+        self.inst(self.blocks[b].terminator)
+    }
+
+    /// The successors of block `b`, as labels.
+    pub fn successors(&self, b: usize) -> &[Id] {
+        self.terminator(b).branch_targets()
+    }
+
+    /// The instructions of block `b` before its terminator.
+    pub fn block_insts(
+        &self,
+        b: usize,
+    ) -> impl DoubleEndedIterator<Item = &Inst> + ExactSizeIterator + '_ {
+        self.blocks[b].insts.iter().map(|&i| &self.insts[i.index()])
+    }
+
+    /// Every instruction of the body in layout order, terminators included, with its block.
+    pub fn layout(&self) -> impl Iterator<Item = (usize, InstId)> + '_ {
+        self.blocks.iter().enumerate().flat_map(|(b, block)| {
+            block
+                .insts
+                .iter()
+                .copied()
+                .chain(std::iter::once(block.terminator))
+                .map(move |i| (b, i))
+        })
+    }
+
+    /// Every instruction of the body in layout order, terminators excepted.
+    pub fn insts(&self) -> impl Iterator<Item = &Inst> + '_ {
+        self.blocks
+            .iter()
+            .flat_map(|b| b.insts.iter().map(|&i| &self.insts[i.index()]))
+    }
+
+    /// Every instruction of the body in layout order, terminators included.
+    pub fn body(&self) -> impl Iterator<Item = &Inst> + '_ {
+        self.layout().map(|(_, i)| &self.insts[i.index()])
+    }
+
+    /// The instruction defining `value` in the body (not a parameter).
+    pub fn value(&self, value: Id) -> Option<InstId> {
+        self.values.get(&value).copied()
+    }
+
+    /// The instruction defining `value`: a body instruction or a parameter.
+    pub fn def_of(&self, value: Id) -> Option<&Inst> {
+        match self.value(value) {
+            Some(i) => Some(self.inst(i)),
+            None => self.params.iter().find(|p| p.result == Some(value)),
+        }
+    }
+
+    /// Size of the arena: every `InstId` of this function is below it.
+    pub fn arena_len(&self) -> usize {
+        self.insts.len()
+    }
+
+    pub fn is_live(&self, i: InstId) -> bool {
+        self.insts
+            .get(i.index())
+            .is_some_and(|inst| inst.op != Op::Nop || inst.ty != Some(u32::MAX))
+    }
+
+    pub fn inst_count(&self) -> usize {
+        // OpFunction + params + per block: label, insts, merge, terminator + OpFunctionEnd.
+        2 + self.params.len()
+            + self.prologue_debug.len()
+            + self.leading_debug.len()
+            + self
+                .blocks
+                .iter()
+                .map(|b| 2 + b.insts.len() + usize::from(b.merge.is_some()))
+                .sum::<usize>()
+    }
+
+    // ---- Changing ----
+
+    /// Adds `inst` to the arena (not yet to a block) and returns its id.
+    pub fn add_inst(&mut self, inst: Inst) -> InstId {
+        let id = InstId(self.insts.len() as u32);
+        if let Some(r) = inst.result {
+            self.values.insert(r, id);
+        }
+        self.insts.push(inst);
+        self.touch_code();
+        id
+    }
+
+    /// The instruction, to change in place. Change its result only through `set_result`.
+    pub fn inst_mut(&mut self, i: InstId) -> &mut Inst {
+        if self.insts[i.index()].is_terminator() {
+            self.touch_cfg();
+        } else {
+            self.touch_code();
+        }
+        &mut self.insts[i.index()]
+    }
+
+    /// Replaces the instruction `i` by `inst` (keeping its place), updating the value index.
+    pub fn replace_inst(&mut self, i: InstId, inst: Inst) -> Inst {
+        if let Some(r) = inst.result {
+            self.values.insert(r, i);
+        }
+        let old = std::mem::replace(self.inst_mut(i), inst);
+        if let Some(r) = old.result {
+            if self.insts[i.index()].result != Some(r) {
+                self.values.remove(&r);
+            }
+        }
+        old
+    }
+
+    pub fn set_result(&mut self, i: InstId, result: Option<Id>) {
+        if let Some(old) = self.insts[i.index()].result {
+            self.values.remove(&old);
+        }
+        if let Some(r) = result {
+            self.values.insert(r, i);
+        }
+        self.inst_mut(i).result = result;
+    }
+
+    /// Empties the arena slot of an instruction that is no longer in the layout.
+    pub fn free_inst(&mut self, i: InstId) -> Inst {
+        let old = std::mem::replace(&mut self.insts[i.index()], tombstone());
+        if let Some(r) = old.result {
+            if self.values.get(&r) == Some(&i) {
+                self.values.remove(&r);
+            }
+        }
+        self.touch_code();
+        old
+    }
+
+    /// Inserts `inst` into block `b` at position `pos` of its instruction list.
+    pub fn insert_inst(&mut self, b: usize, pos: usize, inst: Inst) -> InstId {
+        let id = self.add_inst(inst);
+        self.blocks[b].insts.insert(pos, id);
+        id
+    }
+
+    /// Appends `inst` to block `b`, before its terminator.
+    pub fn append_inst(&mut self, b: usize, inst: Inst) -> InstId {
+        let id = self.add_inst(inst);
+        self.blocks[b].insts.push(id);
+        id
+    }
+
+    /// Removes the instruction at `pos` of block `b` from the layout and the arena.
+    pub fn remove_inst(&mut self, b: usize, pos: usize) -> Inst {
+        let id = self.blocks[b].insts.remove(pos);
+        self.free_inst(id)
+    }
+
+    /// Keeps the instructions of block `b` (terminator excepted) for which `keep` holds; the
+    /// others leave the layout and the arena.
+    pub fn retain_insts(&mut self, b: usize, mut keep: impl FnMut(&Inst) -> bool) -> usize {
+        let ids = std::mem::take(&mut self.blocks[b].insts);
+        let mut kept = Vec::with_capacity(ids.len());
+        let mut removed = 0;
+        for id in ids {
+            if keep(&self.insts[id.index()]) {
+                kept.push(id);
+            } else {
+                self.free_inst(id);
+                removed += 1;
+            }
+        }
+        self.blocks[b].insts = kept;
+        if removed > 0 {
+            self.touch_code();
+        }
+        removed
+    }
+
+    /// `retain_insts` over every block.
+    pub fn retain_all(&mut self, mut keep: impl FnMut(&Inst) -> bool) -> usize {
+        (0..self.blocks.len())
+            .map(|b| self.retain_insts(b, &mut keep))
+            .sum()
+    }
+
+    /// The instruction list of block `b`, to reorder or to take instructions out of (what is
+    /// taken out stays in the arena until `free_inst`).
+    pub fn block_insts_mut(&mut self, b: usize) -> &mut Vec<InstId> {
+        self.touch_code();
+        &mut self.blocks[b].insts
+    }
+
+    /// Replaces the terminator of block `b`.
+    pub fn set_terminator(&mut self, b: usize, inst: Inst) -> Inst {
+        let t = self.blocks[b].terminator;
+        self.touch_cfg();
+        self.replace_inst(t, inst)
+    }
+
+    pub fn set_merge(&mut self, b: usize, merge: Option<Merge>) {
+        self.touch_cfg();
+        self.blocks[b].merge = merge;
+    }
+
+    /// Appends a block: `insts` in order, then `terminator`. Returns its layout position.
+    pub fn push_block(
+        &mut self,
+        label: Id,
+        insts: Vec<Inst>,
+        merge: Option<Merge>,
+        terminator: Inst,
+    ) -> usize {
+        let b = self.blocks.len();
+        let block = self.new_block(label, insts, merge, terminator);
+        self.blocks.push(block);
+        if let Some(index) = self.block_index.get_mut() {
+            index.insert(label, b);
+        }
+        self.touch_cfg();
+        b
+    }
+
+    /// A block whose instructions are in the arena but which is not yet in the layout: put it
+    /// there with `blocks_mut`.
+    pub fn new_block(
+        &mut self,
+        label: Id,
+        insts: Vec<Inst>,
+        merge: Option<Merge>,
+        terminator: Inst,
+    ) -> Block {
+        let insts = insts.into_iter().map(|i| self.add_inst(i)).collect();
+        let terminator = self.add_inst(terminator);
+        Block {
+            label,
+            insts,
+            merge,
+            terminator,
+        }
+    }
+
+    /// One block, to change anything of it (its instructions stay in the arena).
+    pub fn block_mut(&mut self, b: usize) -> &mut Block {
+        self.touch_cfg();
+        self.block_index = OnceLock::new();
+        &mut self.blocks[b]
+    }
+
+    /// The layout, to add, remove or reorder blocks. The instructions of a block taken out
+    /// stay in the arena (unreachable from the layout) until `free_block`.
+    pub fn blocks_mut(&mut self) -> &mut Vec<Block> {
+        self.touch_cfg();
+        self.block_index = OnceLock::new();
+        &mut self.blocks
+    }
+
+    /// Frees the instructions of a block that has left the layout.
+    pub fn free_block(&mut self, block: &Block) {
+        for &i in block.insts.iter().chain(std::iter::once(&block.terminator)) {
+            self.free_inst(i);
+        }
+    }
+
+    /// Applies `f` to every instruction of the body, in layout order.
+    pub fn for_each_inst_mut(&mut self, mut f: impl FnMut(&mut Inst)) {
+        self.touch_cfg();
+        let Function { insts, blocks, .. } = self;
+        for block in blocks.iter() {
+            for &i in block.insts.iter().chain(std::iter::once(&block.terminator)) {
+                f(&mut insts[i.index()]);
+            }
+        }
+    }
+
+    /// Renames every id of the function (definition, parameters, body, labels, merge
+    /// annotations) through `f`.
+    pub fn remap_ids(&mut self, f: &impl Fn(Id) -> Id) {
+        self.def.remap_ids(f);
+        for p in &mut self.params {
+            p.remap_ids(f);
+        }
+        for i in self
+            .prologue_debug
+            .iter_mut()
+            .chain(&mut self.leading_debug)
+        {
+            i.remap_ids(f);
+        }
+        for i in &mut self.insts {
+            i.remap_ids(f);
+        }
+        for b in &mut self.blocks {
+            b.label = f(b.label);
+            if let Some(m) = &mut b.merge {
+                m.remap(f);
+            }
+        }
+        self.reindex();
+    }
+
+    /// Rebuilds the value and block indexes from the arena and layout.
+    pub fn reindex(&mut self) {
+        self.values.clear();
+        for (k, i) in self.insts.iter().enumerate() {
+            if let Some(r) = i.result {
+                self.values.insert(r, InstId(k as u32));
+            }
+        }
+        self.block_index = OnceLock::new();
+        self.touch_cfg();
+    }
+
+    /// Drops the empty slots of the arena, renumbering the instructions in layout order.
+    pub fn compact(&mut self) {
+        let mut insts = Vec::with_capacity(self.insts.len());
+        for b in &mut self.blocks {
+            for i in b.insts.iter_mut().chain(std::iter::once(&mut b.terminator)) {
+                let new = InstId(insts.len() as u32);
+                insts.push(std::mem::replace(&mut self.insts[i.index()], tombstone()));
+                *i = new;
+            }
+        }
+        self.insts = insts;
+        self.reindex();
+    }
+}

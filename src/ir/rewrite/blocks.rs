@@ -1,0 +1,149 @@
+//! Changing blocks while keeping phis and merge annotations right.
+
+use spirv::Op;
+
+use super::super::func::{Function, Merge};
+use super::super::inst::{Id, Inst};
+
+/// In block `b`, phis that name `from` as an incoming block name `to` instead.
+pub fn redirect_phis(f: &mut Function, b: usize, from: Id, to: Id) {
+    let phis: Vec<_> = f.block(b).insts.clone();
+    for i in phis {
+        if f.inst(i).op != Op::Phi {
+            continue;
+        }
+        if f.inst(i).args.iter().skip(1).step_by(2).any(|&l| l == from) {
+            let inst = f.inst_mut(i);
+            for k in (1..inst.args.len()).step_by(2) {
+                if inst.args[k] == from {
+                    inst.args[k] = to;
+                }
+            }
+        }
+    }
+}
+
+/// Splits block `b` before position `pos` of its instruction list: the instructions from
+/// `pos` on, the merge annotation and the terminator move to a new block labelled `label`,
+/// placed right after `b`, which `b` now branches to. Phis of the old successors name the new
+/// block. `pos` must not be inside `b`'s phis.
+///
+/// A loop header keeps its `OpLoopMerge` (back edges go to it); the new block then ends the
+/// header's branch without a merge of its own, which is only structured when that branch is
+/// unconditional or one of its targets is the loop's merge block or continue target — `None`
+/// otherwise, and nothing changes.
+pub fn split_block(f: &mut Function, b: usize, pos: usize, label: Id) -> Option<usize> {
+    let block = f.block(b);
+    let phis = block
+        .insts
+        .iter()
+        .take_while(|&&i| f.inst(i).op == Op::Phi)
+        .count();
+    if pos < phis || pos > block.insts.len() {
+        return None;
+    }
+    let loop_merge = match &block.merge {
+        Some(Merge::Loop {
+            merge,
+            continue_target,
+            ..
+        }) => {
+            let t = f.terminator(b);
+            let ok = t.op == Op::Branch
+                || t.branch_targets()
+                    .iter()
+                    .any(|l| l == merge || l == continue_target);
+            if !ok {
+                return None;
+            }
+            true
+        }
+        _ => false,
+    };
+    let succs: Vec<Id> = f.successors(b).to_vec();
+    let old_label = block.label;
+    let branch = f.add_inst(Inst::with_args(Op::Branch, None, None, vec![label]));
+    let mut blocks = std::mem::take(f.blocks_mut());
+    let old = &mut blocks[b];
+    let moved = old.insts.split_off(pos);
+    let merge = if loop_merge { None } else { old.merge.take() };
+    let terminator = std::mem::replace(&mut old.terminator, branch);
+    blocks.insert(
+        b + 1,
+        super::super::func::Block {
+            label,
+            insts: moved,
+            merge,
+            terminator,
+        },
+    );
+    *f.blocks_mut() = blocks;
+    for s in succs {
+        if let Some(si) = f.block_index(s) {
+            redirect_phis(f, si, old_label, label);
+        }
+    }
+    Some(b + 1)
+}
+
+/// Merges block `b` into its single predecessor, which must end in `OpBranch` to it: `b`'s
+/// instructions follow the predecessor's, whose merge annotation and terminator become
+/// `b`'s. `b`'s phis (one incoming value each) are dropped and returned as (phi, value) for
+/// the caller to replace. Refused (`Err` with the reason, nothing changed) when `b` is the
+/// entry, a merge block or continue target, when its predecessor is a loop header, or when
+/// the edge is not the predecessor's only way out.
+pub fn merge_into_predecessor(f: &mut Function, b: usize) -> Result<Vec<(Id, Id)>, String> {
+    if b == 0 {
+        return Err("the entry block has no predecessor".into());
+    }
+    let label = f.block(b).label;
+    let cfg = f.cfg();
+    let [a] = cfg.preds[b].as_slice() else {
+        return Err("the block has more than one predecessor".into());
+    };
+    let a = *a;
+    if a == b || f.terminator(a).op != Op::Branch {
+        return Err("the predecessor does not branch to it unconditionally".into());
+    }
+    if matches!(f.block(a).merge, Some(Merge::Loop { .. })) {
+        return Err("the predecessor is a loop header".into());
+    }
+    let named = f.blocks().iter().any(|x| {
+        x.merge
+            .as_ref()
+            .is_some_and(|m| m.merge_block() == label || m.continue_target() == Some(label))
+    });
+    if named {
+        return Err("the block is a merge block or continue target".into());
+    }
+    let a_label = f.block(a).label;
+    let mut replaced = Vec::new();
+    let ids = f.block(b).insts.clone();
+    let mut kept = Vec::with_capacity(ids.len());
+    for i in ids {
+        let inst = f.inst(i);
+        if inst.op == Op::Phi {
+            if let (Some(r), Some(&v)) = (inst.result, inst.args.first()) {
+                replaced.push((r, v));
+            }
+            f.free_inst(i);
+        } else {
+            kept.push(i);
+        }
+    }
+    let succs: Vec<Id> = f.successors(b).to_vec();
+    let mut blocks = std::mem::take(f.blocks_mut());
+    let gone = blocks.remove(b);
+    let pred = &mut blocks[if a > b { a - 1 } else { a }];
+    let old_branch = std::mem::replace(&mut pred.terminator, gone.terminator);
+    pred.insts.extend(kept);
+    pred.merge = gone.merge;
+    *f.blocks_mut() = blocks;
+    f.free_inst(old_branch);
+    for s in succs {
+        if let Some(si) = f.block_index(s) {
+            redirect_phis(f, si, label, a_label);
+        }
+    }
+    Ok(replaced)
+}

@@ -1,0 +1,232 @@
+//! The rewrite kit: the ways passes change the IR beyond `Function`'s own methods, written once.
+//!
+//! - `Replacer`: replace all uses of values by others (recorded as `old → new` with the pass in
+//!   `Module::replacements`, which a value's history across passes is built from);
+//! - `forget`: the names and decorations of ids that no longer exist leave with them;
+//! - `remove_insts`: instructions leave a function, their results noted for `forget`;
+//! - `Builder`: emits instructions at a place in a function or into a list, declaring the
+//!   types and constants they need (`cursor.rs`);
+//! - `split_block`, `merge_into_predecessor`: change blocks keeping phis and merge annotations
+//!   right (`blocks.rs`);
+//! - `clone_body`: a copy of a function's body under fresh ids (`clone.rs`).
+
+mod blocks;
+mod clone;
+mod cursor;
+
+pub use blocks::{merge_into_predecessor, redirect_phis, split_block};
+pub use clone::{clone_body, ClonedBlock};
+pub use cursor::{out_of_ids, Builder};
+
+use spirv::Op;
+
+use super::func::{Function, InstId};
+use super::fxhash::{FxHashMap, FxHashSet};
+use super::inst::{Id, Inst};
+use super::module::{Module, Replacement};
+
+/// Instructions whose references are bookkeeping about an id, not uses of it.
+pub fn is_metadata(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Name
+            | Op::MemberName
+            | Op::Decorate
+            | Op::MemberDecorate
+            | Op::DecorateId
+            | Op::DecorateString
+            | Op::MemberDecorateString
+            | Op::GroupDecorate
+            | Op::GroupMemberDecorate
+            | Op::DecorationGroup
+    )
+}
+
+/// Values to replace by others, collected while a pass looks and applied in one sweep.
+#[derive(Default, Debug)]
+pub struct Replacer {
+    map: FxHashMap<Id, Id>,
+    /// The function each replaced value was local to, when known.
+    local_to: FxHashMap<Id, Id>,
+}
+
+impl Replacer {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// Records that `old` is to be replaced by `new` (or by what `new` is already replaced
+    /// by). A replacement that would make a cycle is refused; returns whether it was recorded.
+    pub fn replace(&mut self, old: Id, new: Id) -> bool {
+        let new = self.resolve(new);
+        if new == old {
+            return false;
+        }
+        self.map.insert(old, new);
+        true
+    }
+
+    /// `replace` for a value local to function `f`.
+    pub fn replace_in(&mut self, f: Id, old: Id, new: Id) -> bool {
+        let done = self.replace(old, new);
+        if done {
+            self.local_to.insert(old, f);
+        }
+        done
+    }
+
+    /// What `id` stands for now: the end of its chain of replacements.
+    pub fn resolve(&self, mut id: Id) -> Id {
+        for _ in 0..=self.map.len() {
+            match self.map.get(&id) {
+                Some(&next) if next != id => id = next,
+                _ => break,
+            }
+        }
+        id
+    }
+
+    pub fn is_replaced(&self, id: Id) -> bool {
+        self.map.contains_key(&id)
+    }
+
+    /// The replaced ids.
+    pub fn replaced(&self) -> impl Iterator<Item = Id> + '_ {
+        self.map.keys().copied()
+    }
+
+    /// Rewrites the uses in one instruction; returns whether any changed.
+    pub fn rewrite(&self, inst: &mut Inst) -> bool {
+        let mut changed = false;
+        for a in &mut inst.args {
+            let r = self.resolve(*a);
+            if r != *a {
+                *a = r;
+                changed = true;
+            }
+        }
+        changed
+    }
+
+    /// Rewrites the uses in instruction `i` of `f` (leaving `f` untouched when there are
+    /// none); returns whether any changed.
+    pub fn rewrite_inst(&self, f: &mut Function, i: InstId) -> bool {
+        if f.inst(i).args.iter().any(|a| self.map.contains_key(a)) {
+            self.rewrite(f.inst_mut(i))
+        } else {
+            false
+        }
+    }
+
+    /// Rewrites every use in the body of `f` (for values local to it, this is all of them).
+    pub fn apply_to_function(&self, f: &mut Function) {
+        if self.map.is_empty() {
+            return;
+        }
+        let ids: Vec<_> = f.layout().map(|(_, i)| i).collect();
+        for i in ids {
+            self.rewrite_inst(f, i);
+        }
+    }
+
+    /// Replaces every use in the module — operands of every instruction, except the targets
+    /// of names and decorations, which are about the replaced value and leave with it — and
+    /// records each replacement as made by `pass`.
+    pub fn apply(self, m: &mut Module, pass: &'static str) {
+        if self.map.is_empty() {
+            return;
+        }
+        let gone: FxHashSet<Id> = self.map.keys().copied().collect();
+        forget(m, &gone);
+        for section in [
+            &mut m.preamble,
+            &mut m.entry_points,
+            &mut m.execution_modes,
+            &mut m.debug,
+            &mut m.annotations,
+        ] {
+            for i in section.iter_mut() {
+                self.rewrite(i);
+            }
+        }
+        for g in m.globals_mut() {
+            self.rewrite(g);
+        }
+        for f in m.functions_mut() {
+            for p in f.params.iter_mut() {
+                self.rewrite(p);
+            }
+            self.apply_to_function(f);
+        }
+        let mut records: Vec<Replacement> = self
+            .map
+            .keys()
+            .map(|&old| Replacement {
+                old,
+                new: self.resolve(old),
+                function: self.local_to.get(&old).copied(),
+                pass,
+            })
+            .collect();
+        records.sort_by_key(|r| r.old);
+        m.replacements.extend(records);
+    }
+}
+
+/// Names and decorations of ids that no longer exist leave the module; a decoration group
+/// loses them from its target lists.
+pub fn forget(m: &mut Module, gone: &FxHashSet<Id>) {
+    if gone.is_empty() {
+        return;
+    }
+    let about_gone = |i: &Inst| i.arg(0).is_some_and(|t| gone.contains(&t));
+    m.debug
+        .retain(|i| !(matches!(i.op, Op::Name | Op::MemberName) && about_gone(i)));
+    m.annotations
+        .retain(|i| !(is_metadata(i.op) && i.op != Op::DecorationGroup && about_gone(i)));
+    for a in &mut m.annotations {
+        if matches!(a.op, Op::GroupDecorate | Op::GroupMemberDecorate) {
+            let group = a.arg(0);
+            let mut ops = a.to_operands();
+            let mut k = 1;
+            // GroupDecorate: targets; GroupMemberDecorate: (target, member) pairs.
+            let step = if a.op == Op::GroupDecorate { 1 } else { 2 };
+            while k < ops.len() {
+                let dead = matches!(ops[k], rspirv::dr::Operand::IdRef(t) if gone.contains(&t));
+                if dead {
+                    ops.drain(k..(k + step).min(ops.len()));
+                } else {
+                    k += step;
+                }
+            }
+            if group.is_some() {
+                a.set_operands(ops);
+            }
+        }
+    }
+    m.attributes.retain(|id, _| !gone.contains(id));
+}
+
+/// Removes from `f` every body instruction (terminators excepted) for which `dead` holds,
+/// adding their results to `gone`. Returns how many left.
+pub fn remove_insts(
+    f: &mut Function,
+    gone: &mut FxHashSet<Id>,
+    mut dead: impl FnMut(&Inst) -> bool,
+) -> usize {
+    f.retain_all(|i| {
+        let d = dead(i);
+        if d {
+            gone.extend(i.result);
+        }
+        !d
+    })
+}
