@@ -431,12 +431,56 @@ impl Function {
         &mut self.insts[i.index()]
     }
 
+    /// Renames the id operands of instruction `i` through `rename`; returns whether any
+    /// changed. Only a changed branch target moves the CFG stamp (a branch's condition or a
+    /// returned value is code).
+    pub fn map_args(&mut self, i: InstId, rename: impl Fn(Id) -> Id) -> bool {
+        let inst = &self.insts[i.index()];
+        let new: Vec<Id> = inst.args.iter().map(|&a| rename(a)).collect();
+        if new == inst.args {
+            return false;
+        }
+        let range = inst.target_range();
+        let targets_changed = new.get(range.clone()) != inst.args.get(range);
+        if targets_changed {
+            self.touch_cfg();
+        } else {
+            self.touch_code();
+        }
+        self.insts[i.index()].args = new;
+        true
+    }
+
+    /// Sets id operand `k` of instruction `i` (see `map_args` for what it counts as a change
+    /// of the CFG).
+    pub fn set_arg(&mut self, i: InstId, k: usize, id: Id) {
+        let inst = &self.insts[i.index()];
+        if inst.args.get(k) == Some(&id) {
+            return;
+        }
+        if inst.target_range().contains(&k) {
+            self.touch_cfg();
+        } else {
+            self.touch_code();
+        }
+        self.insts[i.index()].args[k] = id;
+    }
+
     /// Replaces the instruction `i` by `inst` (keeping its place), updating the value index.
+    /// Replacing a terminator by one with the same opcode and targets is a change of code, not
+    /// of the CFG.
     pub fn replace_inst(&mut self, i: InstId, inst: Inst) -> Inst {
         if let Some(r) = inst.result {
             self.values.insert(r, i);
         }
-        let old = std::mem::replace(self.inst_mut(i), inst);
+        let current = &self.insts[i.index()];
+        let same_flow = current.op == inst.op && current.branch_targets() == inst.branch_targets();
+        if (current.is_terminator() || inst.is_terminator()) && !same_flow {
+            self.touch_cfg();
+        } else {
+            self.touch_code();
+        }
+        let old = std::mem::replace(&mut self.insts[i.index()], inst);
         if let Some(r) = old.result {
             if self.insts[i.index()].result != Some(r) {
                 self.values.remove(&r);
@@ -490,11 +534,16 @@ impl Function {
     /// Keeps the instructions of block `b` (terminator excepted) for which `keep` holds; the
     /// others leave the layout and the arena.
     pub fn retain_insts(&mut self, b: usize, mut keep: impl FnMut(&Inst) -> bool) -> usize {
+        self.retain_ids(b, |_, i| keep(i))
+    }
+
+    /// `retain_insts`, with each instruction's id.
+    pub fn retain_ids(&mut self, b: usize, mut keep: impl FnMut(InstId, &Inst) -> bool) -> usize {
         let ids = std::mem::take(&mut self.blocks[b].insts);
         let mut kept = Vec::with_capacity(ids.len());
         let mut removed = 0;
         for id in ids {
-            if keep(&self.insts[id.index()]) {
+            if keep(id, &self.insts[id.index()]) {
                 kept.push(id);
             } else {
                 self.free_inst(id);

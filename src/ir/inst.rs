@@ -201,11 +201,17 @@ impl Inst {
 
     /// Blocks this terminator may transfer control to, in operand order.
     pub fn branch_targets(&self) -> &[Id] {
+        self.args.get(self.target_range()).unwrap_or(&[])
+    }
+
+    /// Where the branch targets are among `args`.
+    pub fn target_range(&self) -> std::ops::Range<usize> {
+        let n = self.args.len();
         match self.op {
-            Op::Branch => &self.args[..self.args.len().min(1)],
-            Op::BranchConditional => self.args.get(1..3).unwrap_or(&[]),
-            Op::Switch => self.args.get(1..).unwrap_or(&[]),
-            _ => &[],
+            Op::Branch => 0..n.min(1),
+            Op::BranchConditional => 1.min(n)..n.min(3),
+            Op::Switch => 1.min(n)..n,
+            _ => 0..0,
         }
     }
 

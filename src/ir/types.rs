@@ -48,3 +48,80 @@ pub fn dialect_type_width(inst: &Inst, sets: &ops::ExtSets) -> Option<u32> {
     let info = ops::for_inst(inst, sets).filter(|o| o.set == ops::OpSet::Dialect)?;
     ScalarKind::bits_width(&info.name)
 }
+
+/// A typed pointer type's storage class and pointee.
+pub fn pointer_type(m: &Module, ty: Id) -> Option<(spirv::StorageClass, Id)> {
+    let t = m.global(ty)?;
+    match (t.op, t.lits(), t.args.as_slice()) {
+        (Op::TypePointer, [Operand::StorageClass(c)], [p]) => Some((*c, *p)),
+        _ => None,
+    }
+}
+
+/// The value of an integer constant (its bits, zero-extended), if `id` is one.
+pub fn const_int(m: &Module, id: Id) -> Option<u64> {
+    let c = m.global(id)?;
+    match (c.op, c.lits()) {
+        (Op::Constant, [Operand::LiteralBit32(v)]) => Some(u64::from(*v)),
+        (Op::Constant, [Operand::LiteralBit64(v)]) => Some(*v),
+        (Op::ConstantNull, _) => Some(0),
+        _ => None,
+    }
+}
+
+/// The members of an aggregate or vector type whose members are known in number.
+pub enum Members<'m> {
+    /// A struct's member types.
+    Listed(&'m [Id]),
+    /// A vector, matrix or array: this many of one type.
+    Repeated(Id, u32),
+}
+
+impl Members<'_> {
+    pub fn count(&self) -> u32 {
+        match self {
+            Members::Listed(l) => l.len() as u32,
+            Members::Repeated(_, n) => *n,
+        }
+    }
+    /// The type of member `k`.
+    pub fn get(&self, k: u32) -> Option<Id> {
+        match self {
+            Members::Listed(l) => l.get(k as usize).copied(),
+            Members::Repeated(e, n) => (k < *n).then_some(*e),
+        }
+    }
+}
+
+/// The members of type `ty`; `None` for scalars and runtime arrays.
+pub fn members(m: &Module, ty: Id) -> Option<Members<'_>> {
+    let t = m.global(ty)?;
+    match (t.op, t.args.as_slice(), t.lits()) {
+        (Op::TypeStruct, members, _) => Some(Members::Listed(members)),
+        (Op::TypeVector | Op::TypeMatrix, [e], [Operand::LiteralBit32(n)]) => {
+            Some(Members::Repeated(*e, *n))
+        }
+        (Op::TypeArray, [e, len], _) => {
+            let n = u32::try_from(const_int(m, *len)?).ok()?;
+            Some(Members::Repeated(*e, n))
+        }
+        _ => None,
+    }
+}
+
+/// The type reached from `ty` by constant member indices (`OpCompositeExtract` literals or the
+/// constant indices of an access chain).
+pub fn member_type(m: &Module, ty: Id, path: &[u32]) -> Option<Id> {
+    let mut t = ty;
+    for &k in path {
+        t = members(m, t)?.get(k)?;
+    }
+    Some(t)
+}
+
+/// Whether a load or store carries the `Volatile` memory access flag.
+pub fn is_volatile(inst: &Inst) -> bool {
+    inst.lits()
+        .iter()
+        .any(|o| matches!(o, Operand::MemoryAccess(a) if a.contains(spirv::MemoryAccess::VOLATILE)))
+}

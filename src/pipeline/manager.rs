@@ -7,8 +7,9 @@ use std::time::{Duration, Instant};
 
 use super::link::glue::Placement;
 use super::link::state::PipelineState;
-use super::pass::{Changed, Diagnostic, Pass, PassCx, Severity};
+use super::pass::{Changed, Diagnostic, Pass, PassCx, Preserves, Severity};
 use super::registry;
+use crate::ir::module::Replacement;
 use crate::ir::spirv::disasm::{disassemble, DisasmOptions};
 use crate::ir::spirv::write;
 use crate::ir::{print, Module};
@@ -31,6 +32,8 @@ pub struct Step {
     pub error: Option<String>,
     /// The module uses experimental ops (a *preview* module): their names.
     pub preview: Vec<&'static str>,
+    /// Values the pass replaced by others (`old → new`), for a value's history.
+    pub replacements: Vec<Replacement>,
     ir_text: OnceLock<Arc<str>>,
     spirv_text: OnceLock<Arc<str>>,
 }
@@ -105,6 +108,7 @@ impl Run {
             diagnostics: Vec::new(),
             error: None,
             preview: first.preview.clone(),
+            replacements: Vec::new(),
             ir_text: OnceLock::from(text.clone()),
             spirv_text: OnceLock::from(text),
         };
@@ -118,11 +122,16 @@ impl Run {
     pub fn push_step(
         &mut self,
         pass: &'static str,
-        module: Arc<Module>,
+        mut module: Arc<Module>,
         changed: bool,
         duration: Duration,
         diagnostics: Vec<Diagnostic>,
     ) {
+        let replacements = if module.replacements.is_empty() {
+            Vec::new()
+        } else {
+            std::mem::take(&mut Arc::make_mut(&mut module).replacements)
+        };
         let error = diagnostics
             .iter()
             .find(|d| d.severity == Severity::Error)
@@ -142,6 +151,7 @@ impl Run {
             duration,
             diagnostics,
             error,
+            replacements,
             ir_text: OnceLock::new(),
             spirv_text: OnceLock::new(),
         });
@@ -486,10 +496,14 @@ impl Pipeline {
             if cancelled() {
                 return None;
             }
+            let stamps_before = self.checks.verify_each.then(|| stamps(&module));
             let start = Instant::now();
             let result = pass.run(&mut module, &mut cx);
             let duration = start.elapsed() + std::mem::take(&mut cx.earlier_time);
             let mut diagnostics = std::mem::take(&mut cx.diagnostics);
+            let replacements = std::mem::take(&mut module.replacements);
+            let broken_promise = stamps_before
+                .and_then(|before| kept_promise(pass.as_ref(), &before, &module, &mut diagnostics));
             let (changed, error) = match result {
                 Ok(c) => (c == Changed::Yes, None),
                 Err(e) => {
@@ -497,7 +511,7 @@ impl Pipeline {
                     (false, Some(e.0))
                 }
             };
-            let error = match error {
+            let error = match error.or(broken_promise) {
                 None => self.check(pass.name(), &module, &mut diagnostics),
                 e => e,
             };
@@ -519,6 +533,7 @@ impl Pipeline {
                 diagnostics,
                 error: error.clone(),
                 preview,
+                replacements,
                 ir_text: OnceLock::new(),
                 spirv_text: OnceLock::new(),
             });
@@ -592,6 +607,56 @@ impl Pipeline {
         }
         None
     }
+}
+
+/// The analysis stamps of every function, by id.
+fn stamps(m: &Module) -> Vec<(crate::ir::Id, crate::ir::func::Stamps)> {
+    m.functions().iter().map(|f| (f.id(), f.stamps())).collect()
+}
+
+/// Under `--verify-each`: an error when a pass changed what it promised to keep
+/// (`Pass::preserves`) — the CFG of a function, or any function body.
+fn kept_promise(
+    pass: &dyn Pass,
+    before: &[(crate::ir::Id, crate::ir::func::Stamps)],
+    after: &Module,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<String> {
+    let promise = pass.preserves();
+    if promise == Preserves::Nothing {
+        return None;
+    }
+    let mut error = None;
+    for (id, old) in before {
+        let Some(f) = after.function(*id) else {
+            continue;
+        };
+        let new = f.stamps();
+        let broken = match promise {
+            Preserves::Cfg => new.cfg != old.cfg,
+            _ => new != *old,
+        };
+        if broken {
+            let what = if promise == Preserves::Cfg {
+                "the control-flow graph"
+            } else {
+                "every function body"
+            };
+            let message = format!(
+                "pass '{}' promises to keep {what} but changed it",
+                pass.name()
+            );
+            diagnostics.push(Diagnostic {
+                severity: Severity::Error,
+                message: message.clone(),
+                function: Some(*id),
+                at: None,
+                place: None,
+            });
+            error.get_or_insert(message);
+        }
+    }
+    error
 }
 
 /// How the stages of a pipeline are linked: the order, the state they are compiled with and

@@ -145,9 +145,27 @@ impl PassCx {
     }
 }
 
+/// What a pass keeps of the analyses cached in the functions it changes (`ir::analysis`):
+/// a pass that only rewrites instructions keeps every CFG analysis (dominators, frontiers,
+/// control dependences, the construct tree). The cache itself follows what the function's
+/// methods changed; this is the pass's promise, which `--verify-each` holds it to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Preserves {
+    /// It may change the control-flow graph.
+    Nothing,
+    /// It changes instructions, never blocks, edges or merge annotations.
+    Cfg,
+    /// It changes no function body.
+    All,
+}
+
 pub trait Pass: Send + Sync {
     fn name(&self) -> &'static str;
     /// One line for `shaderstep passes`.
     fn description(&self) -> &'static str;
     fn run(&self, module: &mut Module, cx: &mut PassCx) -> Result<Changed, PassError>;
+    /// What it keeps of the cached analyses of the functions it changes.
+    fn preserves(&self) -> Preserves {
+        Preserves::Nothing
+    }
 }

@@ -2,10 +2,12 @@
 
 use super::pass::Pass;
 use super::passes::{
-    assign_types::AssignTypes, compact_ids::CompactIds, dce::Dce, fold::Fold, lift::Lift,
-    link::Link, lower::Lower, qptr_analyze::QptrAnalyze, qptr_lift::QptrLift,
-    qptr_lower::QptrLower, simplify::Simplify, strip_debug::StripDebug, untype::Untype,
-    verify::Verify,
+    adce::Adce, assign_types::AssignTypes, compact_ids::CompactIds, copy_prop::CopyProp, dce::Dce,
+    eliminate_dead_functions::EliminateDeadFunctions, fold::Fold, inline::Inline, lift::Lift,
+    link::Link, local_redundant_load::LocalRedundantLoad, lower::Lower, mem2reg::Mem2Reg,
+    merge_return::MergeReturn, private_to_local::PrivateToLocal, qptr_analyze::QptrAnalyze,
+    qptr_lift::QptrLift, qptr_lower::QptrLower, simplify::Simplify, sroa::Sroa,
+    strip_debug::StripDebug, untype::Untype, verify::Verify,
 };
 
 pub fn all_passes() -> Vec<Box<dyn Pass>> {
@@ -15,6 +17,16 @@ pub fn all_passes() -> Vec<Box<dyn Pass>> {
         Box::new(Fold),
         Box::new(Simplify),
         Box::new(Dce),
+        Box::new(MergeReturn),
+        Box::new(Inline { force: false }),
+        Box::new(Inline { force: true }),
+        Box::new(EliminateDeadFunctions),
+        Box::new(PrivateToLocal),
+        Box::new(Sroa),
+        Box::new(Mem2Reg),
+        Box::new(LocalRedundantLoad),
+        Box::new(CopyProp),
+        Box::new(Adce),
         Box::new(StripDebug),
         Box::new(CompactIds),
         Box::new(Untype),
@@ -87,6 +99,23 @@ pub const PRESETS: &[Preset] = &[
         name: "pipeline",
         description: "the stages of a graphics pipeline (--pipeline): fold and remove dead code, link, fold again",
         passes: &["lower", "verify", "fold", "simplify", "dce", "verify", "lift"],
+    },
+    Preset {
+        name: "memory",
+        description: "inline, then promote memory to SSA values: variables split, promoted, dead code removed",
+        passes: &[
+            "lower",
+            "inline",
+            "eliminate-dead-functions",
+            "private-to-local",
+            "sroa",
+            "mem2reg",
+            "local-redundant-load",
+            "copy-prop",
+            "adce",
+            "verify",
+            "lift",
+        ],
     },
     Preset {
         name: "link",

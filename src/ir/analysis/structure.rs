@@ -3,9 +3,11 @@
 //! SPIR-V's structured control flow names its regions by their headers: a selection or loop
 //! construct is the set of blocks its header dominates, less those its merge block dominates;
 //! a loop's continue construct is the part of the loop construct its continue target dominates.
-//! In valid SPIR-V these regions nest, which makes them a tree: every construct has a parent
-//! (the innermost construct containing its header) and every block an innermost construct.
-//! The loop nest is the subtree of loop constructs.
+//! A branch out of a construct to the merge block or continue target of an enclosing one (a
+//! break or continue) leaves it, so those blocks, and what they dominate, are not part of it
+//! either. In valid SPIR-V these regions nest, which makes them a tree: every construct has a
+//! parent (the innermost construct containing its header) and every block an innermost
+//! construct. The loop nest is the subtree of loop constructs.
 
 use super::super::func::{Function, Merge};
 use super::cfg::Cfg;
@@ -90,7 +92,19 @@ impl Structure {
                     ConstructKind::Continue => Some(b),
                     _ => extra,
                 };
-                let blocks = region(dom, b, merge);
+                let parent = innermost[b];
+                // Exits: its own merge, and the merges and continue targets around it.
+                let mut stops: Vec<usize> = merge.into_iter().collect();
+                let mut p = parent;
+                while let Some(k) = p {
+                    let outer: &Construct = &constructs[k];
+                    stops.extend(outer.merge);
+                    if outer.kind == ConstructKind::Loop {
+                        stops.extend(outer.continue_target);
+                    }
+                    p = outer.parent;
+                }
+                let blocks = region(dom, b, &stops);
                 let c = constructs.len();
                 for &x in &blocks {
                     innermost[x] = Some(c);
@@ -103,17 +117,10 @@ impl Structure {
                     header: b,
                     merge,
                     continue_target,
-                    parent: None,
+                    parent,
                     blocks,
                 });
             }
-        }
-        // Parents: the innermost construct that contains the header, other than itself.
-        for c in 0..constructs.len() {
-            let header = constructs[c].header;
-            constructs[c].parent = (0..c)
-                .rev()
-                .find(|&p| constructs[p].blocks.binary_search(&header).is_ok());
         }
         Structure {
             constructs,
@@ -147,12 +154,12 @@ impl Structure {
     }
 }
 
-/// The blocks `header` dominates less those `merge` dominates, sorted.
-fn region(dom: &DomTree, header: usize, merge: Option<usize>) -> Vec<usize> {
+/// The blocks `header` dominates less those the `stops` dominate, sorted.
+fn region(dom: &DomTree, header: usize, stops: &[usize]) -> Vec<usize> {
     let mut out = Vec::new();
     let mut stack = vec![header];
     while let Some(b) = stack.pop() {
-        if Some(b) == merge && b != header {
+        if b != header && stops.contains(&b) {
             continue;
         }
         out.push(b);

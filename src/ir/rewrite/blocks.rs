@@ -147,3 +147,105 @@ pub fn merge_into_predecessor(f: &mut Function, b: usize) -> Result<Vec<(Id, Id)
     }
     Ok(replaced)
 }
+
+/// Removes the blocks no path from the entry reaches. A block a reachable header names as
+/// its merge block or continue target must stay: it is emptied instead, a merge block ending
+/// in `OpUnreachable`, a continue target branching back to its header. Phis lose the incoming
+/// values of edges that are gone, and an undefined value (of `undef(type)`) for a value that
+/// went with a removed block. Returns the labels of the removed blocks and the results of the
+/// instructions that went with them.
+pub fn prune_unreachable(f: &mut Function, undef: &mut dyn FnMut(Id) -> Id) -> Vec<Id> {
+    if f.is_declaration() {
+        return Vec::new();
+    }
+    let cfg = f.cfg();
+    if (0..cfg.len()).all(|b| cfg.reachable(b)) {
+        return Vec::new();
+    }
+    // Blocks named by reachable headers, and the header a continue target returns to.
+    let mut named: crate::ir::fxhash::FxHashMap<Id, Option<Id>> = Default::default();
+    for (b, block) in f.blocks().iter().enumerate() {
+        if !cfg.reachable(b) {
+            continue;
+        }
+        if let Some(m) = &block.merge {
+            named.entry(m.merge_block()).or_insert(None);
+            if let Some(c) = m.continue_target() {
+                named.insert(c, Some(block.label));
+            }
+        }
+    }
+    let mut gone = Vec::new();
+    let mut blocks = std::mem::take(f.blocks_mut());
+    let mut kept = Vec::with_capacity(blocks.len());
+    let mut freed = Vec::new();
+    for (b, block) in blocks.drain(..).enumerate() {
+        if cfg.reachable(b) {
+            kept.push(block);
+            continue;
+        }
+        match named.get(&block.label) {
+            Some(back) => {
+                let term = match back {
+                    Some(h) => Inst::with_args(Op::Branch, None, None, vec![*h]),
+                    None => Inst::with_args(Op::Unreachable, None, None, vec![]),
+                };
+                let stub = super::super::func::Block {
+                    label: block.label,
+                    insts: Vec::new(),
+                    merge: None,
+                    terminator: f.add_inst(term),
+                };
+                freed.push(block);
+                kept.push(stub);
+            }
+            None => {
+                gone.push(block.label);
+                freed.push(block);
+            }
+        }
+    }
+    let mut results = Vec::new();
+    for block in &freed {
+        for &i in block.insts.iter().chain(std::iter::once(&block.terminator)) {
+            results.extend(f.inst(i).result);
+            f.free_inst(i);
+        }
+    }
+    *f.blocks_mut() = kept;
+    // Phis keep only the edges that still exist, and no value that is gone.
+    let removed: crate::ir::fxhash::FxHashSet<Id> = results.iter().copied().collect();
+    let cfg = f.cfg();
+    for b in 0..cfg.len() {
+        let preds: Vec<Id> = cfg.preds[b].iter().map(|&p| cfg.labels[p]).collect();
+        let phis: Vec<_> = f.block(b).insts.clone();
+        for i in phis {
+            if f.inst(i).op != Op::Phi {
+                break;
+            }
+            let phi = f.inst(i);
+            if phi
+                .args
+                .chunks(2)
+                .all(|c| preds.contains(&c[1]) && !removed.contains(&c[0]))
+            {
+                continue;
+            }
+            let ty = phi.ty.unwrap_or(0);
+            let mut args: Vec<Id> = Vec::with_capacity(phi.args.len());
+            for c in phi.args.chunks(2) {
+                if preds.contains(&c[1]) {
+                    let v = if removed.contains(&c[0]) {
+                        undef(ty)
+                    } else {
+                        c[0]
+                    };
+                    args.extend([v, c[1]]);
+                }
+            }
+            f.inst_mut(i).args = args;
+        }
+    }
+    gone.extend(results);
+    gone
+}

@@ -13,10 +13,14 @@
 mod blocks;
 mod clone;
 mod cursor;
+mod edits;
+mod ssa;
 
-pub use blocks::{merge_into_predecessor, redirect_phis, split_block};
+pub use blocks::{merge_into_predecessor, prune_unreachable, redirect_phis, split_block};
 pub use clone::{clone_body, ClonedBlock};
 pub use cursor::{out_of_ids, Builder};
+pub use edits::Edits;
+pub use ssa::repair_ssa;
 
 use spirv::Op;
 
@@ -120,7 +124,7 @@ impl Replacer {
     /// none); returns whether any changed.
     pub fn rewrite_inst(&self, f: &mut Function, i: InstId) -> bool {
         if f.inst(i).args.iter().any(|a| self.map.contains_key(a)) {
-            self.rewrite(f.inst_mut(i))
+            f.map_args(i, |a| self.resolve(a))
         } else {
             false
         }

@@ -23,7 +23,7 @@ use spirv::Op;
 use crate::ir::rewrite::forget;
 use crate::ir::typing::{Labels, Made, Need, Numeric, TypeInfo};
 use crate::ir::{Id, Inst, InstId, Module};
-use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
+use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
 
 pub struct AssignTypes;
 
@@ -795,7 +795,7 @@ pub fn assign_types(m: &mut Module) -> Result<Outcome, String> {
     }
     let changed = true;
     for ((fi, iid, k), id) in operand_edits {
-        m.function_at_mut(fi).inst_mut(iid).args[k] = id;
+        m.function_at_mut(fi).set_arg(iid, k, id);
     }
     // Insert bitcasts: after their definition (after a phi's block's phis), or at the top of
     // the entry block (after its variables) for parameters and module-level values.
@@ -1034,6 +1034,9 @@ impl Pass for AssignTypes {
     }
     fn description(&self) -> &'static str {
         "give bit-vectors int or float types back, with the fewest bitcasts the evidence allows"
+    }
+    fn preserves(&self) -> Preserves {
+        Preserves::Cfg
     }
     fn run(&self, module: &mut Module, _cx: &mut PassCx) -> Result<Changed, PassError> {
         assign_types(module)

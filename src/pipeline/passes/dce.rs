@@ -19,7 +19,7 @@ use crate::ir::inst::{is_constant, is_type};
 use crate::ir::ops::{self, Attrs, ExtSets};
 use crate::ir::rewrite::{forget, is_metadata, remove_insts};
 use crate::ir::{Id, Inst, Module};
-use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
+use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
 
 pub struct Dce;
 
@@ -27,7 +27,7 @@ pub struct Dce;
 /// subgroup ops, but nothing that writes, synchronizes or ends a block — whatever set the op
 /// is from (GLSL.std.450's Modf writes through its pointer; an instruction of a set the table
 /// does not describe counts as having effects). A volatile load is kept.
-fn is_pure(inst: &Inst, sets: &ExtSets) -> bool {
+pub fn is_pure(inst: &Inst, sets: &ExtSets) -> bool {
     if inst.op == Op::Load
         && inst.lits().iter().any(
             |o| matches!(o, Operand::MemoryAccess(a) if a.contains(spirv::MemoryAccess::VOLATILE)),
@@ -164,7 +164,20 @@ pub fn dce(m: &mut Module) -> bool {
         }
     }
 
-    // Globals nothing refers to (types refer to types, so to a fixed point).
+    remove_unused_globals(m, &mut removed);
+
+    // Names and decorations of what is gone.
+    forget(m, &removed);
+    if !removed.is_empty() {
+        m.reindex();
+    }
+    m.inst_count() != before
+}
+
+/// Removes types, constants (not spec constants) and global variables nothing refers to (an
+/// entry point's interface counts as a reference), adding their ids to `removed`; types refer
+/// to types, so to a fixed point.
+pub fn remove_unused_globals(m: &mut Module, removed: &mut FxHashSet<Id>) {
     loop {
         let uses = count_uses(m);
         let n = m.globals().len();
@@ -190,13 +203,6 @@ pub fn dce(m: &mut Module) -> bool {
             break;
         }
     }
-
-    // Names and decorations of what is gone.
-    forget(m, &removed);
-    if !removed.is_empty() {
-        m.reindex();
-    }
-    m.inst_count() != before
 }
 
 impl Pass for Dce {
@@ -205,6 +211,9 @@ impl Pass for Dce {
     }
     fn description(&self) -> &'static str {
         "remove unused pure instructions, write-only locals, uncalled functions and unused globals"
+    }
+    fn preserves(&self) -> Preserves {
+        Preserves::Cfg
     }
     fn run(&self, module: &mut Module, _cx: &mut PassCx) -> Result<Changed, PassError> {
         Ok(dce(module).into())

@@ -20,7 +20,7 @@ use crate::ir::number::f64_to_f16;
 use crate::ir::ops::{self, fold::Value, Val};
 use crate::ir::rewrite::Replacer;
 use crate::ir::{Id, Inst, Module};
-use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
+use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
 
 pub struct Fold;
 
@@ -286,6 +286,9 @@ impl Pass for Fold {
     }
     fn description(&self) -> &'static str {
         "fold operations on scalar constants with the op table's folding rules"
+    }
+    fn preserves(&self) -> Preserves {
+        Preserves::Cfg
     }
     fn run(&self, module: &mut Module, _cx: &mut PassCx) -> Result<Changed, PassError> {
         Ok(fold(module).into())

@@ -11,7 +11,7 @@ use crate::ir::module::Attribute;
 use crate::ir::qptr::{self, Layout};
 use crate::ir::usage::Usage;
 use crate::ir::{Id, Module};
-use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
+use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
 
 pub struct QptrAnalyze;
 
@@ -44,6 +44,9 @@ impl Pass for QptrAnalyze {
     }
     fn description(&self) -> &'static str {
         "attach to every pointer the tree of offsets and types accessed through it"
+    }
+    fn preserves(&self) -> Preserves {
+        Preserves::All
     }
     fn run(&self, module: &mut Module, _cx: &mut PassCx) -> Result<Changed, PassError> {
         Ok(qptr_analyze(module).into())

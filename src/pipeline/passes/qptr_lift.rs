@@ -26,7 +26,7 @@ use crate::ir::qptr::{find_path, Defs, Index, Layout, Place};
 use crate::ir::rewrite::forget;
 use crate::ir::typing::TypeInfo;
 use crate::ir::{Id, Inst, InstId, Module};
-use crate::pipeline::pass::{Changed, Diagnostic, Pass, PassCx, PassError, Severity};
+use crate::pipeline::pass::{Changed, Diagnostic, Pass, PassCx, PassError, Preserves, Severity};
 
 pub struct QptrLift;
 
@@ -391,7 +391,7 @@ fn apply(m: &mut Module, fi: usize, plan: Plan) -> Option<()> {
     }
     let f = m.function_at_mut(fi);
     for ((iid, k), c) in &plan.operands {
-        f.inst_mut(*iid).args[*k] = chain_ids[*c];
+        f.set_arg(*iid, *k, chain_ids[*c]);
     }
     let mut replace: HashMap<InstId, Vec<Inst>> = HashMap::new();
     for (iid, d, s) in &plan.copies {
@@ -613,6 +613,9 @@ impl Pass for QptrLift {
     }
     fn description(&self) -> &'static str {
         "untyped pointers become typed access chains again, through the original types and layouts"
+    }
+    fn preserves(&self) -> Preserves {
+        Preserves::Cfg
     }
     fn run(&self, module: &mut Module, cx: &mut PassCx) -> Result<Changed, PassError> {
         let (changed, warnings) = qptr_lift(module).map_err(PassError)?;

@@ -29,7 +29,7 @@ use crate::ir::names::Names;
 use crate::ir::ops;
 use crate::ir::qptr::{Layout, Place};
 use crate::ir::{Function, Id, Inst, InstId, Module};
-use crate::pipeline::pass::{Changed, Diagnostic, Pass, PassCx, PassError, Severity};
+use crate::pipeline::pass::{Changed, Diagnostic, Pass, PassCx, PassError, Preserves, Severity};
 
 pub struct QptrLower;
 
@@ -712,6 +712,9 @@ impl Pass for QptrLower {
     }
     fn description(&self) -> &'static str {
         "access chains become byte offsets on untyped pointers; handles stay apart from memory"
+    }
+    fn preserves(&self) -> Preserves {
+        Preserves::Cfg
     }
     fn run(&self, module: &mut Module, cx: &mut PassCx) -> Result<Changed, PassError> {
         let out = qptr_lower(module, cx.experimental).map_err(PassError)?;

@@ -10,7 +10,7 @@ use spirv::Op;
 use crate::ir::fxhash::FxHashMap;
 use crate::ir::rewrite::Replacer;
 use crate::ir::{Id, Module};
-use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
+use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
 
 pub struct Simplify;
 
@@ -62,6 +62,9 @@ impl Pass for Simplify {
     }
     fn description(&self) -> &'static str {
         "forward composite parts: an extract of a construct is the part it extracts"
+    }
+    fn preserves(&self) -> Preserves {
+        Preserves::Cfg
     }
     fn run(&self, module: &mut Module, _cx: &mut PassCx) -> Result<Changed, PassError> {
         Ok(simplify(module).into())

@@ -11,7 +11,7 @@ use spirv::Op;
 
 use crate::ir::inst::is_debug;
 use crate::ir::{Id, Inst, Module};
-use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
+use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
 
 pub struct StripDebug;
 
@@ -60,6 +60,9 @@ impl Pass for StripDebug {
     }
     fn description(&self) -> &'static str {
         "remove names, source text, line info and non-semantic debug instructions"
+    }
+    fn preserves(&self) -> Preserves {
+        Preserves::Cfg
     }
     fn run(&self, module: &mut Module, _cx: &mut PassCx) -> Result<Changed, PassError> {
         Ok(strip_debug(module).into())

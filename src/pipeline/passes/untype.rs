@@ -20,7 +20,7 @@ use crate::ir::rewrite::{forget, Replacer};
 use crate::ir::typing::{Made, Numeric, TypeInfo};
 use crate::ir::InstId;
 use crate::ir::{Id, Inst, Module};
-use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
+use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
 
 pub struct Untype;
 
@@ -367,6 +367,9 @@ impl Pass for Untype {
     }
     fn description(&self) -> &'static str {
         "integer and float values become bit-vectors; same-width bitcasts vanish, equal constants merge"
+    }
+    fn preserves(&self) -> Preserves {
+        Preserves::Cfg
     }
     fn run(&self, module: &mut Module, _cx: &mut PassCx) -> Result<Changed, PassError> {
         untype(module).map(Changed::from).map_err(PassError)

@@ -3,7 +3,7 @@
 //! anything, so the pipeline stops at the first broken module.
 
 use crate::ir::{verify, Module};
-use crate::pipeline::pass::{Changed, Diagnostic, Pass, PassCx, PassError};
+use crate::pipeline::pass::{Changed, Diagnostic, Pass, PassCx, PassError, Preserves};
 
 pub struct Verify;
 
@@ -13,6 +13,9 @@ impl Pass for Verify {
     }
     fn description(&self) -> &'static str {
         "check IR invariants: ids, dominance, SSA, structured control flow, operand types"
+    }
+    fn preserves(&self) -> Preserves {
+        Preserves::All
     }
     fn run(&self, module: &mut Module, cx: &mut PassCx) -> Result<Changed, PassError> {
         let errors = verify::verify_with(module, &cx.verify_options());

@@ -1,0 +1,251 @@
+//! `adce`: aggressive dead code elimination on the control-dependence graph. Everything is
+//! dead until shown live, starting from what has an effect:
+//! - instructions with side effects (writes to memory other than the function's own
+//!   variables, barriers, atomics, calls, image writes, volatile loads, anything the op table
+//!   does not describe), returns and other non-branch terminators, debug lines;
+//! - a store to a function variable (or a pointer into one) is live when the variable is:
+//!   when some live instruction reads it;
+//! - a live instruction makes live the definitions of its operands and the branches it is
+//!   control dependent on (the blocks whose choice decides whether it runs — the reverse
+//!   dominance frontier); a live phi makes live the branches that choose its incoming edges;
+//! - loops are kept as they are (a loop may not end; removing it would change that), and so is
+//!   the header of every construct around live code (the structured rules need it).
+//!
+//! Then dead instructions go; a selection header whose branch is dead branches straight to its
+//! merge block, which makes the construct's blocks unreachable, and unreachable blocks go
+//! (merge blocks and continue targets a header names are emptied instead). Finally, types,
+//! constants and global variables nothing uses any more go, with every name and decoration of
+//! what went.
+
+use spirv::{Op, StorageClass};
+
+use super::dce::{is_pure, remove_unused_globals};
+use crate::ir::analysis::ConstructKind;
+use crate::ir::func::Function;
+use crate::ir::fxhash::{FxHashMap, FxHashSet};
+use crate::ir::ops::ExtSets;
+use crate::ir::rewrite::{forget, prune_unreachable};
+use crate::ir::types::pointer_type;
+use crate::ir::{Id, Inst, InstId, Module};
+use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
+
+pub struct Adce;
+
+/// The function variable a pointer is into, if it is into one.
+fn local_root(f: &Function, mut p: Id, locals: &FxHashSet<Id>) -> Option<Id> {
+    for _ in 0..64 {
+        if locals.contains(&p) {
+            return Some(p);
+        }
+        let i = f.def_of(p)?;
+        match i.op {
+            Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject => p = *i.args.first()?,
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// Marks live instructions; returns the live set (by instruction index) and whether each
+/// block's terminator is live.
+fn mark(m: &Module, f: &Function, sets: &ExtSets) -> (Vec<bool>, Vec<bool>) {
+    let cfg = f.cfg();
+    let cd = f.control_deps();
+    let structure = f.structure();
+    let n = cfg.len();
+    let mut live = vec![false; f.arena_len()];
+    let mut block_of: FxHashMap<InstId, usize> = FxHashMap::default();
+    let locals: FxHashSet<Id> = f
+        .block_insts(0)
+        .filter(|i| {
+            i.op == Op::Variable
+                && i.ty
+                    .and_then(|t| pointer_type(m, t))
+                    .is_some_and(|(c, _)| c == StorageClass::Function)
+        })
+        .filter_map(|i| i.result)
+        .collect();
+    // Stores into each function variable, kept until the variable is live.
+    let mut stores_into: FxHashMap<Id, Vec<InstId>> = FxHashMap::default();
+    let mut work: Vec<InstId> = Vec::new();
+    for (b, i) in f.layout() {
+        block_of.insert(i, b);
+        if !cfg.reachable(b) {
+            continue;
+        }
+        let inst = f.inst(i);
+        let root = match inst.op {
+            Op::Store | Op::CopyMemory => {
+                match inst.args.first().and_then(|&p| local_root(f, p, &locals)) {
+                    Some(v) => {
+                        stores_into.entry(v).or_default().push(i);
+                        false
+                    }
+                    None => true,
+                }
+            }
+            Op::Branch | Op::BranchConditional | Op::Switch => false,
+            Op::Phi | Op::Variable | Op::Undef => false,
+            Op::Line | Op::NoLine => true,
+            _ if inst.is_terminator() => true,
+            _ => !is_pure(inst, sets),
+        };
+        if root {
+            live[i.index()] = true;
+            work.push(i);
+        }
+    }
+    // Loops stay: every branch inside a loop construct is live.
+    let mut term_live = vec![false; n];
+    for c in &structure.constructs {
+        if c.kind != ConstructKind::Selection {
+            for &b in &c.blocks {
+                term_live[b] = true;
+            }
+        }
+    }
+    let mut live_block_deps = vec![false; n];
+    for (b, &keep) in term_live.iter().enumerate() {
+        if keep {
+            let t = f.block(b).terminator;
+            if !live[t.index()] {
+                live[t.index()] = true;
+                work.push(t);
+            }
+        }
+    }
+    let push = |i: InstId, live: &mut Vec<bool>, work: &mut Vec<InstId>| {
+        if !live[i.index()] {
+            live[i.index()] = true;
+            work.push(i);
+        }
+    };
+    while let Some(i) = work.pop() {
+        let inst = f.inst(i);
+        let b = block_of[&i];
+        // Operands defined here.
+        for &a in &inst.args {
+            if let Some(d) = f.value(a) {
+                push(d, &mut live, &mut work);
+            }
+        }
+        // A live variable makes its stores live.
+        if inst.op == Op::Variable {
+            if let Some(stores) = inst.result.and_then(|r| stores_into.remove(&r)) {
+                for s in stores {
+                    push(s, &mut live, &mut work);
+                }
+            }
+        }
+        // The branches deciding whether this runs (and, for a phi, which edge it came by).
+        let mut deciding: Vec<usize> = Vec::new();
+        if !live_block_deps[b] {
+            live_block_deps[b] = true;
+            deciding.extend(&cd.0[b]);
+            // The headers of the constructs around live code stay: the branches out of a
+            // construct (breaks to its merge) need it, even where its branch decides nothing
+            // (a switch with one target).
+            let mut c = structure.innermost[b];
+            while let Some(k) = c {
+                let h = structure.constructs[k].header;
+                if h != b {
+                    deciding.push(h);
+                }
+                c = structure.constructs[k].parent;
+            }
+        }
+        if inst.op == Op::Phi {
+            for pair in inst.args.chunks(2) {
+                if let Some(p) = f.block_index(pair[1]) {
+                    deciding.push(p);
+                    if !live_block_deps[p] {
+                        live_block_deps[p] = true;
+                        deciding.extend(&cd.0[p]);
+                    }
+                }
+            }
+        }
+        for d in deciding {
+            push(f.block(d).terminator, &mut live, &mut work);
+            term_live[d] = true;
+        }
+    }
+    let term_live = (0..n)
+        .map(|b| live[f.block(b).terminator.index()])
+        .collect();
+    (live, term_live)
+}
+
+/// Removes what is dead from function `f`; returns the ids that went, or `None` when nothing
+/// did.
+fn sweep(m: &mut Module, f: &mut Function, sets: &ExtSets) -> Option<FxHashSet<Id>> {
+    let (live, term_live) = mark(m, f, sets);
+    let mut gone: FxHashSet<Id> = FxHashSet::default();
+    let mut changed = false;
+    let cfg = f.cfg();
+    for (b, &branch_live) in term_live.iter().enumerate() {
+        if !cfg.reachable(b) {
+            continue;
+        }
+        let removed = f.retain_ids(b, |i, inst| {
+            let keep = live[i.index()];
+            if !keep {
+                gone.extend(inst.result);
+            }
+            keep
+        });
+        changed |= removed > 0;
+        // A dead selection: straight to its merge block.
+        let t = f.terminator(b);
+        if !branch_live && matches!(t.op, Op::BranchConditional | Op::Switch) {
+            if let Some(merge) = f.block(b).merge.as_ref().map(|m| m.merge_block()) {
+                f.set_merge(b, None);
+                f.set_terminator(b, Inst::with_args(Op::Branch, None, None, vec![merge]));
+                changed = true;
+            }
+        }
+    }
+    let mut undef = |ty: Id| m.undef(ty).unwrap_or(0);
+    let pruned = prune_unreachable(f, &mut undef);
+    changed |= !pruned.is_empty();
+    gone.extend(pruned);
+    changed.then_some(gone)
+}
+
+pub fn adce(m: &mut Module) -> bool {
+    let sets = ExtSets::of(m);
+    let mut gone: FxHashSet<Id> = FxHashSet::default();
+    let mut changed = false;
+    for k in 0..m.functions().len() {
+        if m.functions()[k].is_declaration() {
+            continue;
+        }
+        let placeholder = Function::new(m.functions()[k].def.clone(), Vec::new());
+        let mut f = std::mem::replace(m.function_at_mut(k), placeholder);
+        if let Some(g) = sweep(m, &mut f, &sets) {
+            gone.extend(g);
+            changed = true;
+        }
+        *m.function_at_mut(k) = f;
+    }
+    let before = m.globals().len();
+    remove_unused_globals(m, &mut gone);
+    changed |= m.globals().len() != before;
+    forget(m, &gone);
+    if changed {
+        m.reindex();
+    }
+    changed
+}
+
+impl Pass for Adce {
+    fn name(&self) -> &'static str {
+        "adce"
+    }
+    fn description(&self) -> &'static str {
+        "aggressive dead code elimination: only what has an effect, and what it depends on, stays"
+    }
+    fn run(&self, m: &mut Module, _cx: &mut PassCx) -> Result<Changed, PassError> {
+        Ok(adce(m).into())
+    }
+}

@@ -1,0 +1,365 @@
+//! `merge-return`: gives every function one return, at its end — what inlining needs, since
+//! a call's continuation can follow only one place. As spirv-opt's merge-return does:
+//!
+//! - the body goes inside a loop that runs once (a new entry block keeps the variables and
+//!   enters the loop; its merge block is the new single return block);
+//! - a return outside any loop of the function becomes a break out of that loop, its value an
+//!   incoming value of a phi in the return block;
+//! - a return inside a loop stores its value and a "returned" flag in function variables and
+//!   breaks out of its loop; the merge block of every loop a return leaves checks the flag
+//!   first and, when set, breaks out of the next enclosing loop, up to the return block;
+//! - values whose definitions no longer dominate their uses on the new paths go through memory
+//!   (`rewrite::repair_ssa`), which `mem2reg` undoes.
+//!
+//! A function with at most one return, in a block outside every construct, is left as it is.
+//! One that returns from a continue construct, or whose flag check would land in a loop's
+//! continue target, is left as it is with a diagnostic naming it.
+
+use rspirv::dr::Operand;
+use spirv::{Op, StorageClass};
+
+use crate::ir::analysis::ConstructKind;
+use crate::ir::func::{Function, Merge};
+use crate::ir::fxhash::FxHashMap;
+use crate::ir::rewrite::{out_of_ids, repair_ssa, split_block};
+use crate::ir::{Id, Inst, Module};
+use crate::pipeline::pass::{Changed, Diagnostic, Pass, PassCx, PassError, Severity};
+
+pub struct MergeReturn;
+
+fn is_return(op: Op) -> bool {
+    matches!(op, Op::Return | Op::ReturnValue)
+}
+
+/// Whether `f` needs merging: more than one return, or one inside a construct.
+pub fn needs_merge(f: &Function) -> bool {
+    if f.is_declaration() {
+        return false;
+    }
+    let returns: Vec<usize> = (0..f.blocks().len())
+        .filter(|&b| is_return(f.terminator(b).op))
+        .collect();
+    match returns.as_slice() {
+        [] => false,
+        [one] => f
+            .structure()
+            .innermost
+            .get(*one)
+            .copied()
+            .flatten()
+            .is_some(),
+        _ => true,
+    }
+}
+
+/// Merges the returns of `f` (see the module doc). `Ok(false)` when there was nothing to do.
+pub fn merge_returns(m: &mut Module, f: &mut Function) -> Result<bool, String> {
+    if !needs_merge(f) {
+        return Ok(false);
+    }
+    let structure = f.structure();
+    let cfg = f.cfg();
+    let n = f.blocks().len();
+    let labels: Vec<Id> = f.blocks().iter().map(|b| b.label).collect();
+    let ret_ty = f.def.ty.unwrap_or(0);
+    let void = m.global(ret_ty).is_some_and(|t| t.op == Op::TypeVoid);
+
+    // Where each return goes: the merge of its innermost loop, or out (`None`).
+    let mut returns: Vec<(usize, Option<usize>)> = Vec::new();
+    for b in 0..n {
+        if !is_return(f.terminator(b).op) {
+            continue;
+        }
+        let mut c = structure.innermost[b];
+        while let Some(k) = c {
+            if structure.constructs[k].kind == ConstructKind::Continue {
+                return Err("it returns from a loop's continue construct".into());
+            }
+            c = structure.constructs[k].parent;
+        }
+        returns.push((b, structure.loop_of(b)));
+    }
+    let in_loops = returns.iter().any(|(_, l)| l.is_some());
+
+    // Loops left by a return, inner loops first: each merge block checks the flag.
+    let mut left: Vec<usize> = returns.iter().filter_map(|(_, l)| *l).collect();
+    let mut checks: Vec<(usize, Option<usize>)> = Vec::new(); // (merge block, outer loop)
+    let mut k = 0;
+    left.sort_unstable();
+    left.dedup();
+    let mut seen = left.clone();
+    while k < left.len() {
+        let l = left[k];
+        k += 1;
+        let merge = structure.constructs[l]
+            .merge
+            .ok_or("a return leaves a loop whose merge block is missing")?;
+        let is_continue = f
+            .blocks()
+            .iter()
+            .any(|b| b.merge.as_ref().and_then(Merge::continue_target) == Some(labels[merge]));
+        if is_continue {
+            return Err("a loop it returns from merges into a continue target".into());
+        }
+        if matches!(f.block(merge).merge, Some(Merge::Loop { .. })) {
+            return Err("a loop it returns from merges into another loop's header".into());
+        }
+        let outer = structure.loop_of(merge);
+        checks.push((merge, outer));
+        if let Some(o) = outer {
+            if !seen.contains(&o) {
+                seen.push(o);
+                left.push(o);
+            }
+        }
+    }
+    let _ = cfg;
+
+    // Declarations.
+    let fresh = |m: &mut Module| m.fresh_id().ok_or_else(out_of_ids);
+    let (new_entry, header, cont, exit) = (fresh(m)?, fresh(m)?, fresh(m)?, fresh(m)?);
+    let bool_t = m
+        .intern(Inst::with_args(Op::TypeBool, None, None, vec![]))
+        .ok_or_else(out_of_ids)?;
+    let ptr = |m: &mut Module, t: Id| {
+        m.intern(Inst::new(
+            Op::TypePointer,
+            None,
+            None,
+            vec![
+                Operand::StorageClass(StorageClass::Function),
+                Operand::IdRef(t),
+            ],
+        ))
+        .ok_or_else(out_of_ids)
+    };
+    let var = |m: &mut Module, ty: Id, init: Option<Id>| -> Result<(Id, Inst), String> {
+        let id = m.fresh_id().ok_or_else(out_of_ids)?;
+        let mut ops = vec![Operand::StorageClass(StorageClass::Function)];
+        ops.extend(init.map(Operand::IdRef));
+        Ok((id, Inst::new(Op::Variable, Some(ty), Some(id), ops)))
+    };
+    let mut entry_insts: Vec<Inst> = Vec::new();
+    let (flag, retval) = if in_loops {
+        let false_c = m
+            .intern(Inst::with_args(
+                Op::ConstantFalse,
+                Some(bool_t),
+                None,
+                vec![],
+            ))
+            .ok_or_else(out_of_ids)?;
+        let pb = ptr(m, bool_t)?;
+        let (flag, fi) = var(m, pb, Some(false_c))?;
+        entry_insts.push(fi);
+        let retval = if void {
+            None
+        } else {
+            let pr = ptr(m, ret_ty)?;
+            let (rv, ri) = var(m, pr, None)?;
+            entry_insts.push(ri);
+            Some(rv)
+        };
+        (Some(flag), retval)
+    } else {
+        (None, None)
+    };
+    let true_c = if in_loops {
+        Some(
+            m.intern(Inst::with_args(
+                Op::ConstantTrue,
+                Some(bool_t),
+                None,
+                vec![],
+            ))
+            .ok_or_else(out_of_ids)?,
+        )
+    } else {
+        None
+    };
+
+    // Returns become breaks.
+    let mut phi_entries: Vec<Id> = Vec::new();
+    let mut new_preds: FxHashMap<Id, Vec<Id>> = FxHashMap::default();
+    for &(b, lp) in &returns {
+        let t = f.terminator(b).clone();
+        let value = (t.op == Op::ReturnValue).then(|| t.arg(0)).flatten();
+        match (lp, retval) {
+            (None, None) => {
+                if let Some(v) = value {
+                    phi_entries.extend([v, labels[b]]);
+                }
+                f.set_terminator(b, Inst::with_args(Op::Branch, None, None, vec![exit]));
+            }
+            (lp, rv) => {
+                if let (Some(rv), Some(v)) = (rv, value) {
+                    f.append_inst(b, Inst::with_args(Op::Store, None, None, vec![rv, v]));
+                }
+                if let (Some(flag), Some(t)) = (flag, true_c) {
+                    f.append_inst(b, Inst::with_args(Op::Store, None, None, vec![flag, t]));
+                }
+                let target = match lp {
+                    Some(l) => labels[structure.constructs[l].merge.expect("checked")],
+                    None => exit,
+                };
+                f.set_terminator(b, Inst::with_args(Op::Branch, None, None, vec![target]));
+                new_preds.entry(target).or_default().push(labels[b]);
+            }
+        }
+    }
+
+    // Flag checks at the merge blocks of loops a return leaves. Splitting moves blocks, so
+    // they are found by label.
+    for (merge, outer) in checks {
+        let label = labels[merge];
+        let target = match outer {
+            Some(o) => labels[structure.constructs[o].merge.expect("checked")],
+            None => exit,
+        };
+        let b = f.block_index(label).expect("a block");
+        let phis = f.block_insts(b).take_while(|i| i.op == Op::Phi).count();
+        let rest = fresh(m)?;
+        split_block(f, b, phis, rest).ok_or("a loop's merge block is a loop header")?;
+        let loaded = fresh(m)?;
+        f.append_inst(
+            b,
+            Inst::with_args(
+                Op::Load,
+                Some(bool_t),
+                Some(loaded),
+                vec![flag.expect("in loops")],
+            ),
+        );
+        f.set_terminator(
+            b,
+            Inst::with_args(
+                Op::BranchConditional,
+                None,
+                None,
+                vec![loaded, target, rest],
+            ),
+        );
+        new_preds.entry(target).or_default().push(label);
+    }
+    // Blocks that gained a predecessor: their phis take an undefined value from it.
+    for (target, preds) in new_preds {
+        let Some(tb) = f.block_index(target) else {
+            continue;
+        };
+        let phis: Vec<_> = f.block(tb).insts.clone();
+        for i in phis {
+            if f.inst(i).op != Op::Phi {
+                break;
+            }
+            let ty = f.inst(i).ty.unwrap_or(0);
+            let undef = m.undef(ty).ok_or_else(out_of_ids)?;
+            for &p in &preds {
+                let phi = f.inst_mut(i);
+                phi.args.extend([undef, p]);
+            }
+        }
+    }
+
+    // The wrapper: a new entry with the variables, the loop header, its continue target and
+    // the return block.
+    let old_entry = f.block(0).label;
+    let vars: Vec<_> = f
+        .block(0)
+        .insts
+        .iter()
+        .copied()
+        .take_while(|&i| matches!(f.inst(i).op, Op::Variable | Op::Line | Op::NoLine))
+        .collect();
+    let moved: Vec<Inst> = vars.iter().map(|&i| f.inst(i).clone()).collect();
+    f.block_insts_mut(0).drain(..vars.len());
+    for i in vars {
+        f.free_inst(i);
+    }
+    entry_insts.splice(0..0, moved);
+    let mut exit_insts = Vec::new();
+    let exit_term = if void {
+        Inst::with_args(Op::Return, None, None, vec![])
+    } else {
+        let rv = fresh(m)?;
+        match retval {
+            Some(var) => {
+                exit_insts.push(Inst::with_args(Op::Load, Some(ret_ty), Some(rv), vec![var]));
+            }
+            None => {
+                exit_insts.push(Inst::with_args(
+                    Op::Phi,
+                    Some(ret_ty),
+                    Some(rv),
+                    phi_entries,
+                ));
+            }
+        }
+        Inst::with_args(Op::ReturnValue, None, None, vec![rv])
+    };
+    let entry_block = f.new_block(
+        new_entry,
+        entry_insts,
+        None,
+        Inst::with_args(Op::Branch, None, None, vec![header]),
+    );
+    let header_block = f.new_block(
+        header,
+        vec![],
+        Some(Merge::Loop {
+            merge: exit,
+            continue_target: cont,
+            control: vec![Operand::LoopControl(spirv::LoopControl::NONE)],
+        }),
+        Inst::with_args(Op::Branch, None, None, vec![old_entry]),
+    );
+    let cont_block = f.new_block(
+        cont,
+        vec![],
+        None,
+        Inst::with_args(Op::Branch, None, None, vec![header]),
+    );
+    let exit_block = f.new_block(exit, exit_insts, None, exit_term);
+    let blocks = f.blocks_mut();
+    blocks.insert(0, header_block);
+    blocks.insert(0, entry_block);
+    blocks.push(cont_block);
+    blocks.push(exit_block);
+    repair_ssa(m, f)?;
+    Ok(true)
+}
+
+impl Pass for MergeReturn {
+    fn name(&self) -> &'static str {
+        "merge-return"
+    }
+    fn description(&self) -> &'static str {
+        "give every function a single return at its end (returns in loops via a flag)"
+    }
+    fn run(&self, m: &mut Module, cx: &mut PassCx) -> Result<Changed, PassError> {
+        let mut changed = false;
+        let names = crate::ir::names::Names::for_module(m);
+        for k in 0..m.functions().len() {
+            if !needs_merge(&m.functions()[k]) {
+                continue;
+            }
+            let mut f = m.functions()[k].clone();
+            match merge_returns(m, &mut f) {
+                Ok(c) => {
+                    changed |= c;
+                    *m.function_at_mut(k) = f;
+                }
+                Err(why) => {
+                    let id = f.id();
+                    cx.diagnostics.push(Diagnostic {
+                        severity: Severity::Warning,
+                        message: format!("%{} keeps its returns: {why}", names.get(id)),
+                        function: Some(id),
+                        at: None,
+                        place: Some(format!("in %{}", names.get(id))),
+                    });
+                }
+            }
+        }
+        Ok(changed.into())
+    }
+}
