@@ -94,7 +94,10 @@ fn run_case(path: &Path) -> Result<(), String> {
         return Ok(());
     }
     if std::env::var_os("SHADERSTEP_BLESS").is_some() {
-        let blessed = format!("{}{SEPARATOR}\n{got}\n", input.trim_end().to_string() + "\n");
+        let blessed = format!(
+            "{}{SEPARATOR}\n{got}\n",
+            input.trim_end().to_string() + "\n"
+        );
         std::fs::write(path, blessed).map_err(|e| e.to_string())?;
         return Ok(());
     }

@@ -113,6 +113,8 @@ impl Merge {
 /// terminator (both instructions live in the function's arena).
 #[derive(Clone, Debug)]
 pub struct Block {
+    /// `OpLine`/`OpNoLine` between the previous block's terminator and this block's label.
+    pub lines: Vec<Inst>,
     pub label: Id,
     /// Phis, variables, ordinary and debug-line instructions, in order.
     pub insts: Vec<InstId>,
@@ -157,6 +159,7 @@ impl PartialEq for Function {
             && self.blocks.len() == other.blocks.len()
             && self.blocks.iter().zip(&other.blocks).all(|(a, b)| {
                 a.label == b.label
+                    && a.lines == b.lines
                     && a.merge == b.merge
                     && a.insts.len() == b.insts.len()
                     && self.inst(a.terminator) == other.inst(b.terminator)
@@ -385,6 +388,14 @@ impl Function {
         }
     }
 
+    /// Every id the function defines: itself, its parameters, its blocks and its values.
+    pub fn defined_ids(&self) -> impl Iterator<Item = Id> + '_ {
+        std::iter::once(self.id())
+            .chain(self.params.iter().filter_map(|p| p.result))
+            .chain(self.blocks.iter().map(|b| b.label))
+            .chain(self.body().filter_map(|i| i.result))
+    }
+
     /// Size of the arena: every `InstId` of this function is below it.
     pub fn arena_len(&self) -> usize {
         self.insts.len()
@@ -404,7 +415,7 @@ impl Function {
             + self
                 .blocks
                 .iter()
-                .map(|b| 2 + b.insts.len() + usize::from(b.merge.is_some()))
+                .map(|b| 2 + b.lines.len() + b.insts.len() + usize::from(b.merge.is_some()))
                 .sum::<usize>()
     }
 
@@ -613,6 +624,7 @@ impl Function {
         let insts = insts.into_iter().map(|i| self.add_inst(i)).collect();
         let terminator = self.add_inst(terminator);
         Block {
+            lines: Vec::new(),
             label,
             insts,
             merge,
@@ -639,6 +651,16 @@ impl Function {
     pub fn free_block(&mut self, block: &Block) {
         for &i in block.insts.iter().chain(std::iter::once(&block.terminator)) {
             self.free_inst(i);
+        }
+    }
+
+    /// Drops the line info between blocks (a change of debug info, not of the CFG).
+    pub fn clear_block_lines(&mut self) {
+        if self.blocks.iter().any(|b| !b.lines.is_empty()) {
+            self.touch_code();
+            for b in &mut self.blocks {
+                b.lines.clear();
+            }
         }
     }
 
@@ -672,6 +694,9 @@ impl Function {
         }
         for b in &mut self.blocks {
             b.label = f(b.label);
+            for l in &mut b.lines {
+                l.remap_ids(f);
+            }
             if let Some(m) = &mut b.merge {
                 m.remap(f);
             }

@@ -305,18 +305,22 @@ pub fn operand_id(op: &Operand) -> Option<Id> {
     }
 }
 
-/// Type declarations.
+/// Type declarations: every op the grammar names `OpType…` (vendor types included, such as
+/// `OpTypeCooperativeMatrixNV`).
 pub fn is_type(op: Op) -> bool {
-    op as u32 >= Op::TypeVoid as u32 && op as u32 <= Op::TypeForwardPointer as u32
-        || matches!(
-            op,
-            Op::TypePipeStorage
-                | Op::TypeNamedBarrier
-                | Op::TypeAccelerationStructureKHR
-                | Op::TypeRayQueryKHR
-                | Op::TypeCooperativeMatrixKHR
-                | Op::TypeUntypedPointerKHR
-        )
+    static TYPES: std::sync::OnceLock<Vec<bool>> = std::sync::OnceLock::new();
+    let types = TYPES.get_or_init(|| {
+        let table = &rspirv::grammar::INSTRUCTION_TABLE;
+        let max = table.iter().map(|g| g.opcode as usize).max().unwrap_or(0);
+        let mut t = vec![false; max + 1];
+        for g in table.iter() {
+            if g.opname.starts_with("Type") {
+                t[g.opcode as usize] = true;
+            }
+        }
+        t
+    });
+    types.get(op as usize).copied().unwrap_or(false)
 }
 
 /// Constant declarations (spec constants included).

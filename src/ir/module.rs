@@ -77,7 +77,7 @@ pub struct Module {
     global_index: OnceLock<FxHashMap<Id, usize>>,
     functions: Vec<Function>,
     function_index: OnceLock<FxHashMap<Id, usize>>,
-    /// `OpLine`/`OpNoLine` after the last function.
+    /// `OpLine`/`OpNoLine` and non-semantic instructions after the last function.
     pub trailing_debug: Vec<Inst>,
     /// One past the largest id in use.
     pub bound: u32,
@@ -302,6 +302,7 @@ impl Module {
             func.params.iter().for_each(&mut f);
             func.prologue_debug.iter().for_each(&mut f);
             for (b, block) in func.blocks().iter().enumerate() {
+                block.lines.iter().for_each(&mut f);
                 f(&Inst::label(block.label));
                 func.block_insts(b).for_each(&mut f);
                 if let Some(m) = &block.merge {
@@ -357,6 +358,9 @@ impl Module {
         }
         for func in &mut self.functions {
             func.leading_debug.iter_mut().for_each(&mut f);
+            for b in func.blocks_mut() {
+                b.lines.iter_mut().for_each(&mut f);
+            }
             f(&mut func.def);
             func.params.iter_mut().for_each(&mut f);
             func.prologue_debug.iter_mut().for_each(&mut f);

@@ -46,8 +46,18 @@ use super::spirv::disasm::{enum_text, op_name};
 use super::spirv::grammar as spirv_grammar;
 use super::types::dialect_type_width;
 
+/// How bad a finding is: an error breaks an invariant the IR and its passes rely on; a
+/// warning is a rule of SPIR-V's the verifier checks by its own reading (types, capabilities,
+/// versions), where `spirv-val`, the reference, may accept what it rejects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    Error,
+    Warning,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct VerifyError {
+    pub level: Level,
     /// Function the error is in, if any.
     pub function: Option<Id>,
     /// Result id of the offending instruction, or the block label.
@@ -359,6 +369,17 @@ fn capability_list(caps: &[spirv::Capability]) -> String {
 impl<'m> Verifier<'m> {
     fn error(&mut self, function: Option<Id>, at: Option<Id>, message: String) {
         self.errors.push(VerifyError {
+            level: Level::Error,
+            function,
+            at,
+            message,
+            place: None,
+        });
+    }
+
+    fn warn(&mut self, function: Option<Id>, at: Option<Id>, message: String) {
+        self.errors.push(VerifyError {
+            level: Level::Warning,
             function,
             at,
             message,
@@ -383,6 +404,7 @@ impl<'m> Verifier<'m> {
             let Some(id) = i.result else { return };
             if id >= bound {
                 errors.push(VerifyError {
+                    level: Level::Error,
                     function: None,
                     at: Some(id),
                     message: format!("%{id} is not below the bound {bound}"),
@@ -392,6 +414,7 @@ impl<'m> Verifier<'m> {
             let d = defined.get_mut(id);
             if *d {
                 errors.push(VerifyError {
+                    level: Level::Error,
                     function: None,
                     at: Some(id),
                     message: format!("%{id} is defined more than once"),
@@ -419,6 +442,7 @@ impl<'m> Verifier<'m> {
                 let is_type = k == 0 && i.ty.is_some();
                 if !*defined.get(id) {
                     errors.push(VerifyError {
+                        level: Level::Error,
                         function: None,
                         at: i.result,
                         message: format!("Op{} uses %{id}, which is never defined", op_name(i.op)),
@@ -426,6 +450,7 @@ impl<'m> Verifier<'m> {
                     });
                 } else if is_type && types.get(id).is_none() {
                     errors.push(VerifyError {
+                        level: Level::Error,
                         function: None,
                         at: i.result,
                         message: format!(
@@ -506,7 +531,7 @@ impl<'m> Verifier<'m> {
                 } else {
                     format!(" (or the extension {})", info.extensions.join(" or "))
                 };
-                self.error(
+                self.warn(
                     func,
                     at,
                     format!(
@@ -524,7 +549,7 @@ impl<'m> Verifier<'m> {
                 .iter()
                 .any(|c| self.capabilities.contains(c))
         {
-            self.error(
+            self.warn(
                 func,
                 at,
                 format!(
@@ -544,7 +569,7 @@ impl<'m> Verifier<'m> {
                 }
                 let needs = operand.required_capabilities();
                 if !needs.is_empty() && !needs.iter().any(|c| self.capabilities.contains(c)) {
-                    self.error(
+                    self.warn(
                         func,
                         at,
                         format!(
@@ -855,7 +880,7 @@ impl<'m> Verifier<'m> {
             .collect();
         if matching.is_empty() {
             let valid: Vec<String> = info.overloads.iter().map(ToString::to_string).collect();
-            self.error(
+            self.warn(
                 Some(f.id()),
                 at,
                 format!(
@@ -875,7 +900,7 @@ impl<'m> Verifier<'m> {
         };
         if let Some(cap) = ops::width_capability(read_as, width) {
             if !self.capabilities.contains(&cap) {
-                self.error(
+                self.warn(
                     Some(f.id()),
                     at,
                     format!(
@@ -922,11 +947,15 @@ impl<'m> Verifier<'m> {
             Rule::SameType => {
                 for (v, vt) in typed {
                     if !self.compatible(vt, t) {
-                        self.error(
-                            fid,
-                            at,
-                            format!("{} operand %{v} has type %{vt}, the result %{t}", info.name),
-                        );
+                        // spirv-val lets signedness differ for some ops (GLSL.std.450's SAbs
+                        // on unsigned values); kind, width and count must agree.
+                        let message =
+                            format!("{} operand %{v} has type %{vt}, the result %{t}", info.name);
+                        if self.shape(vt).is_some() && self.shape(vt) == self.shape(t) {
+                            self.warn(fid, at, message);
+                        } else {
+                            self.error(fid, at, message);
+                        }
                     }
                 }
             }

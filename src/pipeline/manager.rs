@@ -560,7 +560,8 @@ impl Pipeline {
             let options = crate::ir::verify::Options {
                 experimental: self.experimental,
             };
-            let errors = crate::ir::verify::verify_with(module, &options);
+            let mut errors = crate::ir::verify::verify_with(module, &options);
+            errors.retain(|e| e.level == crate::ir::verify::Level::Error);
             if !errors.is_empty() {
                 let n = errors.len();
                 diagnostics.extend(errors.into_iter().map(Diagnostic::from));

@@ -48,7 +48,10 @@ impl Diagnostic {
 impl From<crate::ir::verify::VerifyError> for Diagnostic {
     fn from(e: crate::ir::verify::VerifyError) -> Self {
         Diagnostic {
-            severity: Severity::Error,
+            severity: match e.level {
+                crate::ir::verify::Level::Error => Severity::Error,
+                crate::ir::verify::Level::Warning => Severity::Warning,
+            },
             message: e.message,
             function: e.function,
             at: e.at,

@@ -28,7 +28,6 @@ mod families;
 pub mod fold;
 mod glsl;
 
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::OnceLock;
 
@@ -40,6 +39,7 @@ pub use dialect::{DialectOp, Slot, SET_NAME as DIALECT_SET};
 pub use docs::{to_json, to_markdown};
 pub use families::FAMILIES;
 
+use super::fxhash::FxHashMap;
 use super::inst::{Id, Inst};
 use super::module::Module;
 
@@ -374,28 +374,18 @@ impl OpInfo {
     }
 }
 
+/// The whole table, for what lists or names every op (documentation, the parser's names).
 struct Table {
-    ops: Vec<OpInfo>,
-    by_opcode: HashMap<u32, usize>,
-    by_name: HashMap<String, usize>,
-    /// Core ops indexed by SPIR-V opcode.
-    core: Vec<Option<usize>>,
-    /// Retired dialect ops: (opcode, name).
-    reserved: Vec<(u32, &'static str)>,
+    ops: Vec<&'static OpInfo>,
+    by_name: FxHashMap<String, &'static OpInfo>,
 }
 
-fn family_index(families: &'static [Family]) -> HashMap<&'static str, &'static Family> {
-    let mut of = HashMap::new();
-    for f in families {
-        for op in f.ops {
-            of.insert(*op, f);
-        }
-    }
-    of
-}
-
-fn spirv_grammar_by_name(name: &str) -> Option<&'static grammar::Instruction<'static>> {
+fn grammar_by_name(name: &str) -> Option<&'static grammar::Instruction<'static>> {
     grammar::INSTRUCTION_TABLE.iter().find(|g| g.opname == name)
+}
+
+fn family_of(families: &'static [Family], name: &str) -> Option<&'static Family> {
+    families.iter().find(|f| f.ops.contains(&name))
 }
 
 /// The typing of an op: its own entry in `overrides`, else its family's.
@@ -412,124 +402,117 @@ fn typing_of(
     Typing::parse(text).map(|t| t.unwrap_or_else(|e| panic!("op table: {name}: {e}")))
 }
 
-fn core_ops(ops: &mut Vec<OpInfo>) {
-    let family_of = family_index(FAMILIES);
-    let version_of: HashMap<&str, (u8, u8)> = families::VERSIONED
-        .iter()
-        .flat_map(|(v, names)| names.iter().map(move |n| (*n, *v)))
-        .collect();
+/// The entry of core opcode `opcode`, from the grammar and the families. Built on first use:
+/// a module uses a few dozen of the ops, and building all of them took most of a short run.
+fn core_entry(opcode: u32) -> Option<OpInfo> {
+    let g = grammar::INSTRUCTION_TABLE.lookup_opcode(opcode)?;
+    let family = family_of(FAMILIES, g.opname);
+    let (class, attrs, overloads, rule, doc) = match family {
+        Some(f) => (f.class, f.attrs, f.overloads, f.rule, f.doc.to_string()),
+        None if g.opname.starts_with("Type") => (
+            OpClass::Type,
+            Attrs::PURE,
+            &[][..],
+            Rule::None,
+            "Declares a type.".to_string(),
+        ),
+        None => (
+            OpClass::Other,
+            Attrs::NONE,
+            &[][..],
+            Rule::None,
+            "No shaderstep semantics: treated as having side effects.".to_string(),
+        ),
+    };
+    let attrs = if families::COMMUTATIVE.contains(&g.opname) {
+        attrs.union(Attrs::COMMUTATIVE)
+    } else {
+        attrs
+    };
     // Aliases share an opcode: the first spelling is the canonical one, but an alias may be
     // the one that lists the extension (OpDemoteToHelperInvocationEXT).
-    let mut extensions: HashMap<u32, Vec<&'static str>> = HashMap::new();
-    for g in grammar::INSTRUCTION_TABLE.iter() {
-        let list = extensions.entry(g.opcode as u32).or_default();
-        for e in g.extensions {
-            if !list.contains(e) {
-                list.push(e);
-            }
+    let mut extensions: Vec<&'static str> = Vec::new();
+    let aliases: Vec<&grammar::Instruction> = grammar::INSTRUCTION_TABLE
+        .iter()
+        .filter(|a| a.opcode as u32 == opcode)
+        .collect();
+    let early = families::EARLY_EXTENSIONS
+        .iter()
+        .filter(|(name, _)| aliases.iter().any(|a| a.opname == *name))
+        .flat_map(|(_, exts)| exts.iter().copied());
+    for e in aliases
+        .iter()
+        .flat_map(|a| a.extensions.iter().copied())
+        .chain(early)
+    {
+        if !extensions.contains(&e) {
+            extensions.push(e);
         }
     }
-    for (name, exts) in families::EARLY_EXTENSIONS {
-        if let Some(g) = spirv_grammar_by_name(name) {
-            let list = extensions.entry(g.opcode as u32).or_default();
-            for e in *exts {
-                if !list.contains(e) {
-                    list.push(e);
-                }
-            }
-        }
-    }
-    let mut seen = std::collections::HashSet::new();
-    for g in grammar::INSTRUCTION_TABLE.iter() {
-        let opcode = g.opcode as u32;
-        if !seen.insert(opcode) {
-            continue;
-        }
-        let family = family_of.get(g.opname).copied();
-        let (class, attrs, overloads, rule, doc) = match family {
-            Some(f) => (f.class, f.attrs, f.overloads, f.rule, f.doc.to_string()),
-            None if g.opname.starts_with("Type") => (
-                OpClass::Type,
-                Attrs::PURE,
-                &[][..],
-                Rule::None,
-                "Declares a type.".to_string(),
-            ),
-            None => (
-                OpClass::Other,
-                Attrs::NONE,
-                &[][..],
-                Rule::None,
-                "No shaderstep semantics: treated as having side effects.".to_string(),
-            ),
-        };
-        let attrs = if families::COMMUTATIVE.contains(&g.opname) {
-            attrs.union(Attrs::COMMUTATIVE)
-        } else {
-            attrs
-        };
-        ops.push(OpInfo {
-            name: format!("Op{}", g.opname),
-            opcode: (u32::from(STABLE) << 16) | opcode,
-            set: OpSet::Core,
-            number: opcode,
-            class,
-            attrs,
-            overloads,
-            rule,
-            family: family.map(|f| f.name),
-            doc,
-            operands: g.operands.iter().map(|o| (o.kind, o.quantifier)).collect(),
-            operand_names: &[],
-            typed: g
-                .operands
-                .iter()
-                .any(|o| o.kind == OperandKind::IdResultType),
-            capabilities: g.capabilities.to_vec(),
-            min_version: version_of.get(g.opname).copied(),
-            extensions: extensions.remove(&opcode).unwrap_or_default(),
-            fold: fold::rule(g.opcode),
-            typing: typing_of(g.opname, family, families::TYPINGS),
-        });
-    }
+    Some(OpInfo {
+        name: format!("Op{}", g.opname),
+        opcode: (u32::from(STABLE) << 16) | opcode,
+        set: OpSet::Core,
+        number: opcode,
+        class,
+        attrs,
+        overloads,
+        rule,
+        family: family.map(|f| f.name),
+        doc,
+        operands: g.operands.iter().map(|o| (o.kind, o.quantifier)).collect(),
+        operand_names: &[],
+        typed: g
+            .operands
+            .iter()
+            .any(|o| o.kind == OperandKind::IdResultType),
+        capabilities: g.capabilities.to_vec(),
+        min_version: families::VERSIONED
+            .iter()
+            .find(|(_, names)| names.contains(&g.opname))
+            .map(|(v, _)| *v),
+        extensions,
+        fold: fold::rule(g.opcode),
+        typing: typing_of(g.opname, family, families::TYPINGS),
+    })
 }
 
-fn glsl_ops(ops: &mut Vec<OpInfo>) {
-    let family_of = family_index(glsl::FAMILIES);
-    for g in grammar::GLSL_STD_450_INSTRUCTION_TABLE.iter() {
-        let number: u32 = g.opcode.into();
-        let family = family_of.get(g.opname).copied();
-        let (class, attrs, overloads, rule, doc) = match family {
-            Some(f) => (f.class, f.attrs, f.overloads, f.rule, f.doc.to_string()),
-            None => (
-                OpClass::Other,
-                Attrs::NONE,
-                &[][..],
-                Rule::None,
-                "No shaderstep semantics: treated as having side effects.".to_string(),
-            ),
-        };
-        ops.push(OpInfo {
-            name: format!("{GLSL_SET}.{}", g.opname),
-            opcode: (u32::from(GLSL_FEATURE) << 16) | number,
-            set: OpSet::Glsl,
-            number,
-            class,
-            attrs,
-            overloads,
-            rule,
-            family: family.map(|f| f.name),
-            doc,
-            operands: g.operands.iter().map(|o| (o.kind, o.quantifier)).collect(),
-            operand_names: &[],
-            typed: true,
-            capabilities: g.capabilities.to_vec(),
-            min_version: None,
-            extensions: Vec::new(),
-            fold: fold::glsl_rule(number),
-            typing: typing_of(g.opname, family, glsl::TYPINGS),
-        });
-    }
+/// The entry of GLSL.std.450 instruction `number`.
+fn glsl_entry(number: u32) -> Option<OpInfo> {
+    let g = grammar::GLSL_STD_450_INSTRUCTION_TABLE
+        .iter()
+        .find(|g| u32::from(g.opcode) == number)?;
+    let family = family_of(glsl::FAMILIES, g.opname);
+    let (class, attrs, overloads, rule, doc) = match family {
+        Some(f) => (f.class, f.attrs, f.overloads, f.rule, f.doc.to_string()),
+        None => (
+            OpClass::Other,
+            Attrs::NONE,
+            &[][..],
+            Rule::None,
+            "No shaderstep semantics: treated as having side effects.".to_string(),
+        ),
+    };
+    Some(OpInfo {
+        name: format!("{GLSL_SET}.{}", g.opname),
+        opcode: (u32::from(GLSL_FEATURE) << 16) | number,
+        set: OpSet::Glsl,
+        number,
+        class,
+        attrs,
+        overloads,
+        rule,
+        family: family.map(|f| f.name),
+        doc,
+        operands: g.operands.iter().map(|o| (o.kind, o.quantifier)).collect(),
+        operand_names: &[],
+        typed: true,
+        capabilities: g.capabilities.to_vec(),
+        min_version: None,
+        extensions: Vec::new(),
+        fold: fold::glsl_rule(number),
+        typing: typing_of(g.opname, family, glsl::TYPINGS),
+    })
 }
 
 fn build_dialect(ops: &mut Vec<OpInfo>, reserved: &mut Vec<(u32, &'static str)>) {
@@ -571,88 +554,121 @@ fn build_dialect(ops: &mut Vec<OpInfo>, reserved: &mut Vec<(u32, &'static str)>)
     }
 }
 
-fn table() -> &'static Table {
-    static T: OnceLock<Table> = OnceLock::new();
-    T.get_or_init(|| {
-        let mut ops = Vec::new();
-        let mut reserved = Vec::new();
-        core_ops(&mut ops);
-        glsl_ops(&mut ops);
-        build_dialect(&mut ops, &mut reserved);
-        ops.sort_by_key(|o| o.opcode);
-        let by_opcode = ops.iter().enumerate().map(|(i, o)| (o.opcode, i)).collect();
-        let by_name = ops
+type Slots = Vec<OnceLock<Option<Box<OpInfo>>>>;
+
+/// Entries built on first use, by core opcode and by GLSL.std.450 number; the dialect's few
+/// ops, built at once.
+struct Lazy {
+    core: Slots,
+    glsl: Slots,
+    dialect: Vec<OpInfo>,
+    reserved: Vec<(u32, &'static str)>,
+}
+
+fn lazy() -> &'static Lazy {
+    static L: OnceLock<Lazy> = OnceLock::new();
+    L.get_or_init(|| {
+        let slots = |n: usize| (0..n).map(|_| OnceLock::new()).collect::<Slots>();
+        let max_core = grammar::INSTRUCTION_TABLE
             .iter()
-            .enumerate()
-            .map(|(i, o)| (o.name.clone(), i))
-            .collect();
-        let max_core = ops
-            .iter()
-            .filter(|o| o.set == OpSet::Core)
-            .map(|o| o.number as usize)
+            .map(|g| g.opcode as usize)
             .max()
             .unwrap_or(0);
-        let mut core = vec![None; max_core + 1];
-        for (i, o) in ops.iter().enumerate() {
-            if o.set == OpSet::Core {
-                core[o.number as usize] = Some(i);
-            }
-        }
-        Table {
-            ops,
-            by_opcode,
-            by_name,
-            core,
+        let max_glsl = grammar::GLSL_STD_450_INSTRUCTION_TABLE
+            .iter()
+            .map(|g| u32::from(g.opcode) as usize)
+            .max()
+            .unwrap_or(0);
+        let mut dialect = Vec::new();
+        let mut reserved = Vec::new();
+        build_dialect(&mut dialect, &mut reserved);
+        Lazy {
+            core: slots(max_core + 1),
+            glsl: slots(max_glsl + 1),
+            dialect,
             reserved,
         }
     })
 }
 
+fn slot(
+    slots: &'static Slots,
+    k: u32,
+    build: fn(u32) -> Option<OpInfo>,
+) -> Option<&'static OpInfo> {
+    slots
+        .get(k as usize)?
+        .get_or_init(|| build(k).map(Box::new))
+        .as_deref()
+}
+
+fn table() -> &'static Table {
+    static T: OnceLock<Table> = OnceLock::new();
+    T.get_or_init(|| {
+        let l = lazy();
+        let mut ops: Vec<&'static OpInfo> = Vec::new();
+        for k in 0..l.core.len() as u32 {
+            ops.extend(slot(&l.core, k, core_entry));
+        }
+        for k in 0..l.glsl.len() as u32 {
+            ops.extend(slot(&l.glsl, k, glsl_entry));
+        }
+        ops.extend(l.dialect.iter());
+        ops.sort_by_key(|o| o.opcode);
+        let by_name = ops.iter().map(|o| (o.name.clone(), *o)).collect();
+        Table { ops, by_name }
+    })
+}
+
 /// Every op, ordered by opcode.
-pub fn all() -> &'static [OpInfo] {
+pub fn all() -> &'static [&'static OpInfo] {
     &table().ops
 }
 
 /// Retired dialect ops: their opcodes stay taken.
 pub fn reserved() -> &'static [(u32, &'static str)] {
-    &table().reserved
+    &lazy().reserved
 }
 
 /// The entry of a SPIR-V core op.
 pub fn info(op: Op) -> Option<&'static OpInfo> {
-    let t = table();
-    t.core
-        .get(op as usize)
-        .copied()
-        .flatten()
-        .map(|i| &t.ops[i])
+    slot(&lazy().core, op as u32, core_entry)
 }
 
 /// The entry of an op by its 32-bit opcode.
 pub fn by_opcode(opcode: u32) -> Option<&'static OpInfo> {
-    let t = table();
-    t.by_opcode.get(&opcode).map(|&i| &t.ops[i])
+    let (feature, number) = ((opcode >> 16) as u16, opcode & 0xffff);
+    match feature {
+        STABLE => slot(&lazy().core, number, core_entry),
+        GLSL_FEATURE => slot(&lazy().glsl, number, glsl_entry),
+        _ => lazy().dialect.iter().find(|o| o.opcode == opcode),
+    }
 }
 
 /// The entry of a GLSL.std.450 instruction by its number in the set.
 pub fn glsl(number: u32) -> Option<&'static OpInfo> {
-    by_opcode((u32::from(GLSL_FEATURE) << 16) | (number & 0xffff)).filter(|_| number <= 0xffff)
+    slot(&lazy().glsl, number, glsl_entry)
 }
 
 /// The entry of a dialect op by the number a module encodes (its full opcode).
 pub fn dialect(number: u32) -> Option<&'static OpInfo> {
-    by_opcode(number).filter(|o| o.set == OpSet::Dialect)
+    lazy().dialect.iter().find(|o| o.opcode == number)
 }
 
 /// The entry of an op by its text-form name: `OpFAdd`, `GLSL.std.450.Sqrt`, `qptr.offset`.
 pub fn by_name(name: &str) -> Option<&'static OpInfo> {
-    let t = table();
-    t.by_name.get(name).map(|&i| &t.ops[i])
+    if let Some(d) = lazy().dialect.iter().find(|o| o.name == name) {
+        return Some(d);
+    }
+    if let Some(core) = name.strip_prefix("Op") {
+        return grammar_by_name(core).and_then(|g| info(g.opcode));
+    }
+    table().by_name.get(name).copied()
 }
 
 /// The entry of a dialect op by name (`qptr.offset`).
 pub fn dialect_by_name(name: &str) -> Option<&'static OpInfo> {
-    by_name(name).filter(|o| o.set == OpSet::Dialect)
+    lazy().dialect.iter().find(|o| o.name == name)
 }
 
 pub fn attrs(op: Op) -> Attrs {
@@ -821,7 +837,7 @@ mod tests {
 
     #[test]
     fn partitions_are_contiguous_and_only_dialect_ops_are_experimental() {
-        let mut numbers: HashMap<u16, Vec<u32>> = HashMap::new();
+        let mut numbers: std::collections::HashMap<u16, Vec<u32>> = Default::default();
         for o in all() {
             numbers
                 .entry(o.feature_id())

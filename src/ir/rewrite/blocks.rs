@@ -71,6 +71,7 @@ pub fn split_block(f: &mut Function, b: usize, pos: usize, label: Id) -> Option<
     blocks.insert(
         b + 1,
         super::super::func::Block {
+            lines: Vec::new(),
             label,
             insts: moved,
             merge,
@@ -191,6 +192,7 @@ pub fn prune_unreachable(f: &mut Function, undef: &mut dyn FnMut(Id) -> Id) -> V
                     None => Inst::with_args(Op::Unreachable, None, None, vec![]),
                 };
                 let stub = super::super::func::Block {
+                    lines: Vec::new(),
                     label: block.label,
                     insts: Vec::new(),
                     merge: None,

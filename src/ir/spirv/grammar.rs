@@ -1,13 +1,13 @@
 //! Fast lookups into rspirv's grammar tables (which are linear lists).
 
-use std::collections::HashMap;
+use crate::ir::fxhash::FxHashMap;
 use std::sync::OnceLock;
 
 use rspirv::grammar::{self, ExtInstOp, Instruction, InstructionTable, INSTRUCTION_TABLE};
 
 struct Tables {
     by_opcode: Vec<Option<&'static Instruction<'static>>>,
-    by_name: HashMap<&'static str, &'static Instruction<'static>>,
+    by_name: FxHashMap<&'static str, &'static Instruction<'static>>,
 }
 
 fn tables() -> &'static Tables {
@@ -19,7 +19,7 @@ fn tables() -> &'static Tables {
             .max()
             .unwrap_or(0);
         let mut by_opcode = vec![None; max + 1];
-        let mut by_name = HashMap::new();
+        let mut by_name = FxHashMap::default();
         for inst in INSTRUCTION_TABLE.iter() {
             let slot = &mut by_opcode[inst.opcode as usize];
             // Aliases share an opcode; the first entry is the canonical spelling.

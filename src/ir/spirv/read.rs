@@ -240,7 +240,56 @@ pub fn read_words(words: &[u32]) -> Result<Module, ReadError> {
         insts = out;
     }
 
+    literal_ext_operands(&mut insts);
     build_module(header, bound, insts)
+}
+
+/// rspirv reads every operand of an extended instruction as an id. Sets whose grammar says
+/// otherwise (the literal lines, columns and flags of `DebugInfo` and `OpenCL.DebugInfo.100`)
+/// get their literals back, so they are not taken for ids.
+fn literal_ext_operands(insts: &mut [Inst]) {
+    use rspirv::grammar::OperandKind as K;
+    let sets: Vec<(
+        Id,
+        &'static rspirv::grammar::InstructionTable<rspirv::grammar::ExtInstOp>,
+    )> = insts
+        .iter()
+        .filter(|i| i.op == Op::ExtInstImport)
+        .filter_map(|i| match i.lits().first() {
+            Some(Operand::LiteralString(name)) if !name.starts_with("NonSemantic.") => {
+                Some((i.result?, grammar::ext_set(name)?))
+            }
+            _ => None,
+        })
+        .collect();
+    if sets.is_empty() {
+        return;
+    }
+    for inst in insts.iter_mut().filter(|i| i.op == Op::ExtInst) {
+        let Some((set, number)) = inst.ext_inst() else {
+            continue;
+        };
+        let Some(table) = sets.iter().find(|(s, _)| *s == set).map(|(_, t)| t) else {
+            continue;
+        };
+        let Some(g) = table.lookup_opcode(number) else {
+            continue;
+        };
+        let kinds: Vec<K> = g.operands.iter().map(|o| o.kind).collect();
+        if kinds.iter().all(|k| matches!(k, K::IdRef)) {
+            continue;
+        }
+        let mut ops = inst.to_operands();
+        for (k, o) in ops.iter_mut().skip(2).enumerate() {
+            let kind = kinds.get(k).or(kinds.last()).copied();
+            if let (Some(kind), Operand::IdRef(v)) = (kind, &*o) {
+                if !matches!(kind, K::IdRef | K::IdScope | K::IdMemorySemantics) {
+                    *o = Operand::LiteralBit32(*v);
+                }
+            }
+        }
+        inst.set_operands(ops);
+    }
 }
 
 struct Collector {
@@ -377,9 +426,12 @@ fn build_module(header: Header, bound: u32, insts: Vec<Inst>) -> Result<Module, 
     m.bound = bound;
     let mut func: Option<Function> = None;
     let mut block: Option<(Id, Vec<Inst>, Option<Merge>)> = None;
+    // Line info between a terminator and the next label.
+    let mut block_lines: Vec<Inst> = Vec::new();
     // Line info between functions belongs to the function that follows.
     let mut section = 0;
     let mut pending_lines: Vec<Inst> = Vec::new();
+    let mut pending_block_lines: Vec<Inst> = Vec::new();
 
     for (i, inst) in insts.into_iter().enumerate() {
         let index = i + 1;
@@ -409,6 +461,9 @@ fn build_module(header: Header, bound: u32, insts: Vec<Inst>) -> Result<Module, 
                     if block.is_some() {
                         return Err(layout("the last block has no terminator"));
                     }
+                    // Line info after the last terminator has no block to go with: it is
+                    // kept, in front of what follows.
+                    pending_lines.append(&mut block_lines);
                     m.push_function(func.take().expect("in a function"));
                 }
                 Op::FunctionParameter => {
@@ -424,6 +479,9 @@ fn build_module(header: Header, bound: u32, insts: Vec<Inst>) -> Result<Module, 
                         ));
                     }
                     block = Some((inst.result.expect("label has a result"), Vec::new(), None));
+                    if !block_lines.is_empty() {
+                        pending_block_lines = std::mem::take(&mut block_lines);
+                    }
                 }
                 Op::SelectionMerge | Op::LoopMerge => {
                     let Some((_, _, merge)) = block.as_mut() else {
@@ -449,7 +507,8 @@ fn build_module(header: Header, bound: u32, insts: Vec<Inst>) -> Result<Module, 
                     let Some((label, insts, merge)) = block.take() else {
                         return Err(layout("terminator outside a block"));
                     };
-                    f.push_block(label, insts, merge, inst);
+                    let b = f.push_block(label, insts, merge, inst);
+                    f.block_mut(b).lines = std::mem::take(&mut pending_block_lines);
                 }
                 _ => match block.as_mut() {
                     Some((_, insts, merge)) => {
@@ -463,6 +522,7 @@ fn build_module(header: Header, bound: u32, insts: Vec<Inst>) -> Result<Module, 
                     None if matches!(inst.op, Op::Line | Op::NoLine) && f.blocks().is_empty() => {
                         f.prologue_debug.push(inst)
                     }
+                    None if matches!(inst.op, Op::Line | Op::NoLine) => block_lines.push(inst),
                     None => return Err(layout("instruction outside a block")),
                 },
             }
@@ -515,7 +575,11 @@ fn build_module(header: Header, bound: u32, insts: Vec<Inst>) -> Result<Module, 
                 f.leading_debug = std::mem::take(&mut pending_lines);
                 func = Some(f);
             }
-            (_, Op::Line | Op::NoLine) if !m.functions().is_empty() => pending_lines.push(inst),
+            // Between and after functions: line info and non-semantic instructions stay where
+            // they are (a non-semantic instruction may name a function defined before it).
+            (_, Op::Line | Op::NoLine | Op::ExtInst) if !m.functions().is_empty() => {
+                pending_lines.push(inst)
+            }
             (_, Op::FunctionEnd | Op::FunctionParameter | Op::Label) => {
                 return Err(layout("outside a function"))
             }

@@ -155,7 +155,7 @@ pub fn dce(m: &mut Module) -> bool {
             let id = f.id();
             let keep = *uses.get(id) > 0 || exported.contains(&id);
             if !keep {
-                removed.insert(id);
+                removed.extend(f.defined_ids());
             }
             keep
         });

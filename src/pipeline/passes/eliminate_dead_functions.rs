@@ -72,12 +72,7 @@ pub fn eliminate_dead_functions(m: &mut Module) -> bool {
         let keep = live[k];
         k += 1;
         if !keep {
-            gone.insert(f.id());
-            gone.extend(f.params.iter().filter_map(|p| p.result));
-            for b in f.blocks() {
-                gone.insert(b.label);
-            }
-            gone.extend(f.body().filter_map(|i| i.result));
+            gone.extend(f.defined_ids());
         }
         keep
     });

@@ -153,7 +153,12 @@ fn round(
         };
         // Every chain must pick an existing member by a constant.
         let count = members(m, pointee).map_or(0, |ms| ms.count());
-        if splittable && uses.chains.iter().all(|c| c.1.first().is_some_and(|&k| k < count)) {
+        if splittable
+            && uses
+                .chains
+                .iter()
+                .all(|c| c.1.first().is_some_and(|&k| k < count))
+        {
             if !uses.chains.is_empty() || !uses.loads.is_empty() || !uses.stores.is_empty() {
                 split(m, f, &mut edits, var_inst, v, pointee, init, &uses, replace)?;
                 gone.insert(v);

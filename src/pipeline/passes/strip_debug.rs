@@ -1,6 +1,7 @@
 //! `strip-debug`: removes debug information — `OpName`, `OpMemberName`, `OpString`,
 //! `OpSource*`, `OpModuleProcessed`, `OpLine`/`OpNoLine`, and non-semantic extended
-//! instructions (`NonSemantic.*` sets, e.g. shader debug info) with their imports and, when no
+//! instructions (`NonSemantic.*` sets, e.g. shader debug info) and those of the older `DebugInfo`
+//! and `OpenCL.DebugInfo.100` sets, with their imports and, when no
 //! such set is left, the `SPV_KHR_non_semantic_info` extension. Decorations are kept: they are
 //! semantics, not debug info.
 
@@ -15,13 +16,18 @@ use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
 
 pub struct StripDebug;
 
+/// Extended instruction sets that only carry debug information.
+fn is_debug_set(name: &str) -> bool {
+    name.starts_with("NonSemantic.") || matches!(name, "DebugInfo" | "OpenCL.DebugInfo.100")
+}
+
 pub fn strip_debug(m: &mut Module) -> bool {
     let before = m.inst_count();
     let nonsemantic: HashSet<Id> = m
         .preamble
         .iter()
         .filter(|i| i.op == Op::ExtInstImport)
-        .filter(|i| matches!(i.lits().first(), Some(Operand::LiteralString(s)) if s.starts_with("NonSemantic.")))
+        .filter(|i| matches!(i.lits().first(), Some(Operand::LiteralString(s)) if is_debug_set(s)))
         .filter_map(|i| i.result)
         .collect();
     let is_nonsemantic = |i: &Inst| {
@@ -34,6 +40,7 @@ pub fn strip_debug(m: &mut Module) -> bool {
     for f in m.functions_mut() {
         f.prologue_debug.clear();
         f.leading_debug.clear();
+        f.clear_block_lines();
         f.retain_all(|i| !drop(i));
     }
     if !nonsemantic.is_empty() {
@@ -41,7 +48,7 @@ pub fn strip_debug(m: &mut Module) -> bool {
             .retain(|i| !i.result.is_some_and(|r| nonsemantic.contains(&r)));
         let any_left = m.preamble.iter().any(|i| {
             i.op == Op::ExtInstImport
-                && matches!(i.lits().first(), Some(Operand::LiteralString(s)) if s.starts_with("NonSemantic."))
+                && matches!(i.lits().first(), Some(Operand::LiteralString(s)) if is_debug_set(s))
         });
         if !any_left {
             m.preamble.retain(|i| {
