@@ -48,6 +48,33 @@ impl Edits {
         self.replace.insert(at, Some(inst));
     }
 
+    /// Replaces `at` by a sequence of instructions (none: removes it).
+    pub fn replace_with(&mut self, at: InstId, mut insts: Vec<Inst>) {
+        match insts.pop() {
+            None => self.remove(at),
+            Some(last) => {
+                for i in insts {
+                    self.insert_before(at, i);
+                }
+                self.replace(at, last);
+            }
+        }
+    }
+
+    /// Inserts `inst` at the top of `f`'s entry block, after its variables (and debug lines).
+    pub fn after_variables(&mut self, f: &Function, inst: Inst) {
+        let first = f.block(0).insts.iter().copied().find(|&i| {
+            !matches!(
+                f.inst(i).op,
+                spirv::Op::Variable | spirv::Op::Line | spirv::Op::NoLine
+            )
+        });
+        match first {
+            Some(i) => self.insert_before(i, inst),
+            None => self.append(0, inst),
+        }
+    }
+
     pub fn remove(&mut self, at: InstId) {
         self.replace.insert(at, None);
     }

@@ -20,7 +20,7 @@ use std::collections::{HashMap, HashSet};
 use rspirv::dr::Operand;
 use spirv::Op;
 
-use crate::ir::rewrite::forget;
+use crate::ir::rewrite::{forget, Edits};
 use crate::ir::typing::{Labels, Made, Need, Numeric, TypeInfo};
 use crate::ir::{Id, Inst, InstId, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
@@ -799,66 +799,44 @@ pub fn assign_types(m: &mut Module) -> Result<Outcome, String> {
     }
     // Insert bitcasts: after their definition (after a phi's block's phis), or at the top of
     // the entry block (after its variables) for parameters and module-level values.
-    let mut after: HashMap<(usize, InstId), Vec<Inst>> = HashMap::new();
-    let mut at_entry: HashMap<usize, Vec<Inst>> = HashMap::new();
+    let mut edits: HashMap<usize, Edits> = HashMap::new();
     for (def, _, inst) in inserts {
         match def {
             DefAt::Inst { f, inst: i, phi } => {
-                let f_ = &m.functions()[f];
+                let func = &m.functions()[f];
                 let anchor = if phi {
                     // After the last phi of its block.
-                    let b = f_
-                        .blocks()
-                        .iter()
-                        .position(|b| b.insts.contains(&i))
-                        .unwrap_or(0);
-                    f_.block(b)
-                        .insts
-                        .iter()
-                        .take_while(|&&x| f_.inst(x).op == Op::Phi)
-                        .last()
-                        .copied()
+                    func.def_use()
+                        .block_of(i)
+                        .and_then(|b| {
+                            func.block(b)
+                                .insts
+                                .iter()
+                                .copied()
+                                .take_while(|&x| func.inst(x).op == Op::Phi)
+                                .last()
+                        })
                         .unwrap_or(i)
                 } else {
                     i
                 };
-                after.entry((f, anchor)).or_default().push(inst);
+                edits.entry(f).or_default().insert_after(anchor, inst);
             }
-            DefAt::Param { f } => at_entry.entry(f).or_default().push(inst),
+            DefAt::Param { f } => edits
+                .entry(f)
+                .or_default()
+                .after_variables(&m.functions()[f], inst),
             DefAt::Global | DefAt::Return | DefAt::Variable { .. } => {}
         }
     }
     for (f, inst) in global_inserts {
-        at_entry.entry(f).or_default().push(inst);
+        edits
+            .entry(f)
+            .or_default()
+            .after_variables(&m.functions()[f], inst);
     }
-    for fi in 0..m.functions().len() {
-        let entry = at_entry.remove(&fi).unwrap_or_default();
-        let any_after = after.keys().any(|(f, _)| *f == fi);
-        if entry.is_empty() && !any_after {
-            continue;
-        }
-        let at = entry_insert_point(m, fi);
-        let f = m.function_at_mut(fi);
-        for (k, inst) in entry.into_iter().enumerate() {
-            f.insert_inst(0, at + k, inst);
-        }
-        if !any_after {
-            continue;
-        }
-        for bi in 0..f.blocks().len() {
-            let ids = f.block(bi).insts.clone();
-            if !ids.iter().any(|i| after.contains_key(&(fi, *i))) {
-                continue;
-            }
-            let mut list = Vec::with_capacity(ids.len() + 4);
-            for i in ids {
-                list.push(i);
-                for inst in after.remove(&(fi, i)).unwrap_or_default() {
-                    list.push(f.add_inst(inst));
-                }
-            }
-            *f.block_insts_mut(bi) = list;
-        }
+    for (fi, e) in edits {
+        e.apply(m.function_at_mut(fi));
     }
 
     // Function types follow their parameters and results.
@@ -979,17 +957,6 @@ fn relabel_local(
         m.function_at_mut(f).inst_mut(iid).ty = Some(new_ptr);
     }
     Some(())
-}
-
-/// The index in the entry block after its leading variables (and debug lines).
-fn entry_insert_point(m: &Module, f: usize) -> usize {
-    let f = &m.functions()[f];
-    if f.is_declaration() {
-        return 0;
-    }
-    f.block_insts(0)
-        .take_while(|i| matches!(i.op, Op::Variable | Op::Line | Op::NoLine))
-        .count()
 }
 
 /// Removes bit-vector types, constants and undefs nothing refers to any more, and the types

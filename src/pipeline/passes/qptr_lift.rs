@@ -23,7 +23,7 @@ use crate::ir::module::Attribute;
 use crate::ir::names::Names;
 use crate::ir::ops::{self, ExtSets, OpSet};
 use crate::ir::qptr::{find_path, Defs, Index, Layout, Place};
-use crate::ir::rewrite::forget;
+use crate::ir::rewrite::{forget, Edits};
 use crate::ir::typing::TypeInfo;
 use crate::ir::{Id, Inst, InstId, Module};
 use crate::pipeline::pass::{Changed, Diagnostic, Pass, PassCx, PassError, Preserves, Severity};
@@ -477,46 +477,35 @@ fn apply(m: &mut Module, fi: usize, plan: Plan) -> Option<()> {
         m.function_at_mut(fi).inst_mut(iid).ty = Some(ptr);
     }
     // Apply replacements and insertions. An insertion goes where the qptr it replaces was
-    // defined: in its place when it goes, after it when it stays (a phi).
+    // defined: in its place when it goes, after its block's phis when it stays (a phi).
     let f = m.function_at_mut(fi);
-    for bi in 0..f.blocks().len() {
-        let ids = f.block(bi).insts.clone();
-        if !ids
-            .iter()
-            .any(|i| replace.contains_key(i) || inserts.contains_key(i))
-        {
-            continue;
-        }
-        let mut list = Vec::with_capacity(ids.len());
-        for iid in ids {
-            let new = inserts.remove(&iid).unwrap_or_default();
-            match replace.remove(&iid) {
-                Some(r) => {
-                    f.free_inst(iid);
-                    for inst in new.into_iter().chain(r) {
-                        list.push(f.add_inst(inst));
-                    }
-                }
-                None => {
-                    list.push(iid);
-                    for inst in new {
-                        list.push(f.add_inst(inst));
-                    }
+    let du = f.def_use();
+    let mut edits = Edits::new();
+    let mut inserts: Vec<(InstId, Vec<Inst>)> = inserts.into_iter().collect();
+    inserts.sort_by_key(|(i, _)| *i);
+    for (iid, new) in inserts {
+        match replace.remove(&iid) {
+            Some(r) => edits.replace_with(iid, new.into_iter().chain(r).collect()),
+            None => {
+                let b = du.block_of(iid)?;
+                let anchor = f
+                    .block(b)
+                    .insts
+                    .iter()
+                    .copied()
+                    .take_while(|&i| f.inst(i).op == Op::Phi)
+                    .last()
+                    .unwrap_or(iid);
+                for inst in new {
+                    edits.insert_after(anchor, inst);
                 }
             }
         }
-        *f.block_insts_mut(bi) = list;
     }
-    // Phis stay first: what was inserted after a pointer phi goes after the last phi.
-    for bi in 0..f.blocks().len() {
-        let ids = f.block(bi).insts.clone();
-        let (phis, rest): (Vec<InstId>, Vec<InstId>) =
-            ids.iter().partition(|&&i| f.inst(i).op == Op::Phi);
-        let sorted: Vec<InstId> = phis.into_iter().chain(rest).collect();
-        if sorted != ids {
-            *f.block_insts_mut(bi) = sorted;
-        }
+    for (iid, r) in replace {
+        edits.replace_with(iid, r);
     }
+    edits.apply(f);
     Some(())
 }
 

@@ -28,6 +28,7 @@ use crate::ir::module::Attribute;
 use crate::ir::names::Names;
 use crate::ir::ops;
 use crate::ir::qptr::{Layout, Place};
+use crate::ir::rewrite::Edits;
 use crate::ir::{Function, Id, Inst, InstId, Module};
 use crate::pipeline::pass::{Changed, Diagnostic, Pass, PassCx, PassError, Preserves, Severity};
 
@@ -571,34 +572,16 @@ fn lower_function(
             changed = true;
         }
     }
-    // Apply the replacements: each instruction gives way to the ops that stand for it.
+    // Each instruction gives way to the ops that stand for it.
+    let mut edits = Edits::new();
+    for (iid, insts) in replacement {
+        edits.replace_with(iid, insts);
+    }
     let f = m.function_at_mut(fi);
-    for bi in 0..f.blocks().len() {
-        let ids = f.block(bi).insts.clone();
-        if !ids.iter().any(|i| replacement.contains_key(i)) {
-            continue;
-        }
-        let mut list = Vec::with_capacity(ids.len());
-        for iid in ids {
-            match replacement.remove(&iid) {
-                Some(insts) => {
-                    f.free_inst(iid);
-                    list.extend(insts.into_iter().map(|i| f.add_inst(i)));
-                }
-                None => list.push(iid),
-            }
-        }
-        *f.block_insts_mut(bi) = list;
+    for inst in entry_insts {
+        edits.after_variables(f, inst);
     }
-    if !entry_insts.is_empty() {
-        let at = f
-            .block_insts(0)
-            .take_while(|i| matches!(i.op, Op::Variable | Op::Line | Op::NoLine))
-            .count();
-        for (k, inst) in entry_insts.into_iter().enumerate() {
-            f.insert_inst(0, at + k, inst);
-        }
-    }
+    edits.apply(f);
     Ok(changed)
 }
 
