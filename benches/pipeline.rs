@@ -1,7 +1,7 @@
 //! Benchmark (not a test): the compiler core's presets on a large generated module and on the
-//! bundled example — time per pass, in process — and `shaderstep run --preset default` against
-//! `spirv-opt -O` on the same files as whole processes, with the size of what each writes.
-//! Prints figures; never fails for speed.
+//! bundled example — time per pass, in process — and `shaderstep run` with the `default` and
+//! `memory` presets against `spirv-opt -O` on the same files as whole processes, with the size
+//! of what each writes. Prints figures; never fails for speed.
 //!
 //! cargo bench --bench pipeline [-- FUNCTIONS]
 
@@ -43,7 +43,7 @@ fn bench(name: &str, words: &[u32], runs: usize) {
         words.len() as f64 * 4.0 / 1e6
     );
     let input = Arc::new(words.to_vec());
-    for preset in ["roundtrip", "types", "qptr", "default"] {
+    for preset in ["roundtrip", "types", "qptr", "default", "memory"] {
         let pipeline = Pipeline::preset(preset).unwrap();
         let mut totals = Vec::new();
         let mut per_pass: Vec<Vec<Duration>> = Vec::new();
@@ -94,8 +94,13 @@ fn main() {
     let dir = std::env::temp_dir().join(format!("shaderstep-pipeline-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let exe = env!("CARGO_BIN_EXE_shaderstep");
-    println!("\n== whole processes, median of 7: shaderstep run --preset default vs spirv-opt -O");
-    for (name, words) in [("generated", &large), ("lighting.frag", &example)] {
+    println!("\n== whole processes, median of 7: shaderstep run --preset P vs spirv-opt -O");
+    for (name, words, preset) in [
+        ("generated", &large, "default"),
+        ("generated", &large, "memory"),
+        ("lighting.frag", &example, "default"),
+        ("lighting.frag", &example, "memory"),
+    ] {
         let path = dir.join(format!("{name}.spv"));
         std::fs::write(
             &path,
@@ -119,7 +124,7 @@ fn main() {
         };
         let t_ours = time(&mut || {
             Command::new(exe)
-                .args(["run", "--preset", "default"])
+                .args(["run", "--preset", preset])
                 .arg(&path)
                 .arg("-o")
                 .arg(&ours)
@@ -128,7 +133,7 @@ fn main() {
                 .success()
         });
         print!(
-            "{name:<14} input {} inst | ours {:>8.2} ms, {} inst",
+            "{name:<14} {preset:<8} input {} inst | ours {:>8.2} ms, {} inst",
             instructions(&path),
             ms(t_ours),
             instructions(&ours)

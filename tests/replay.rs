@@ -72,6 +72,11 @@ fn basic() {
 }
 
 #[test]
+fn memory() {
+    run("memory");
+}
+
+#[test]
 fn diff() {
     run("diff");
 }

@@ -20,40 +20,54 @@ pub const DEFAULT_PRESET: &str = "size";
 
 use crate::pipeline::registry;
 
+/// Writes to standard output; a reader that went away (`shaderstep ops | head`) ends the
+/// output quietly instead of panicking.
+fn print_quietly(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
+
 /// Runs the parsed command line; returns the process exit status.
 pub fn main(cli: Cli) -> color_eyre::Result<i32> {
     match cli.command {
         Some(Command::Run(args)) => Ok(run::run(&args)),
         Some(Command::Passes) => {
-            println!("Passes:");
-            for p in registry::all_passes() {
-                println!("  {:<14} {}", p.name(), p.description());
+            let passes = registry::all_passes();
+            let w = passes.iter().map(|p| p.name().len()).max().unwrap_or(0);
+            let mut text = String::from("Passes:\n");
+            for p in &passes {
+                text += &format!("  {:<w$} {}\n", p.name(), p.description());
             }
-            println!("\nPresets:");
+            text += "\nPresets:\n";
             for p in registry::PRESETS {
-                println!("  {:<14} {}", p.name, p.description);
-                println!("  {:<14} = {}", "", p.passes.join(","));
+                text += &format!("  {:<w$} {}\n", p.name, p.description);
+                text += &format!("  {:<w$} = {}\n", "", p.passes.join(","));
             }
+            print_quietly(&text);
             Ok(0)
         }
         Some(Command::Replay(args)) => replay_command(&args),
         Some(Command::Ops(args)) => {
             use crate::ir::ops;
-            if args.json {
-                print!("{}", ops::to_json());
+            let text = if args.json {
+                ops::to_json()
             } else if args.markdown {
-                print!("{}", ops::to_markdown());
+                ops::to_markdown()
             } else {
-                for o in ops::all() {
-                    println!(
-                        "0x{:08x}  {:<40} {:<12} {}",
-                        o.opcode,
-                        o.name,
-                        o.class.name(),
-                        o.attrs.names().join(" ")
-                    );
-                }
-            }
+                ops::all()
+                    .iter()
+                    .map(|o| {
+                        format!(
+                            "0x{:08x}  {:<40} {:<12} {}\n",
+                            o.opcode,
+                            o.name,
+                            o.class.name(),
+                            o.attrs.names().join(" ")
+                        )
+                    })
+                    .collect()
+            };
+            print_quietly(&text);
             Ok(0)
         }
         None => {

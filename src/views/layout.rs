@@ -21,12 +21,15 @@ pub fn areas(s: &State) -> Areas {
     let area = Rect::new(0, 0, s.size.0, s.size.1);
     let [main, status] = Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(area);
     let browser = s.browser_shown();
+    // Wide enough for the longest pass name (`eliminate-dead-functions`) with its delta and
+    // time, as long as the code keeps most of the screen.
+    let longest = s
+        .run()
+        .and_then(|r| r.steps.iter().map(|st| st.pass.len()).max())
+        .unwrap_or(0) as u16;
     let pass_width = if area.width >= 100 {
-        if browser {
-            40
-        } else {
-            36
-        }
+        let base = if browser { 40 } else { 36 };
+        base.max(longest + 24).min(area.width / 2)
     } else {
         (area.width / 3).max(20).min(area.width)
     };
