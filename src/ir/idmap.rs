@@ -51,26 +51,3 @@ impl<T: Clone> IdMap<T> {
         }
     }
 }
-
-/// Follows a chain of replacements (`a → b → c`) to its end. A chain that comes back on itself
-/// (only a broken module can make one) stops where it would repeat.
-pub fn follow(replace: &HashMap<Id, Id>, mut id: Id) -> Id {
-    for _ in 0..=replace.len() {
-        match replace.get(&id) {
-            Some(&next) if next != id => id = next,
-            _ => break,
-        }
-    }
-    id
-}
-
-/// Records that `from` is to be replaced by `to`, unless `to` already resolves to `from` (which
-/// would make a cycle). Returns whether it was recorded.
-pub fn replace_with(replace: &mut HashMap<Id, Id>, from: Id, to: Id) -> bool {
-    let to = follow(replace, to);
-    if to == from {
-        return false;
-    }
-    replace.insert(from, to);
-    true
-}

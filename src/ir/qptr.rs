@@ -13,12 +13,14 @@
 //! row-major matrix a column is not contiguous: column `j` starts `j` scalars in and its
 //! components are `MatrixStride` apart — the layout model says so, and lifting inverts it.
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 
 use rspirv::dr::Operand;
 use spirv::{Decoration, Op};
 
 use super::func::Function;
+use super::fxhash::FxHashMap;
 use super::inst::{Id, Inst, Opd};
 use super::module::Module;
 use super::ops::{self, ExtSets, OpSet};
@@ -26,7 +28,7 @@ use super::usage::{Access, Usage};
 
 /// A type as reached by a path: row-major and matrix-stride information comes from the
 /// struct member that holds the matrix, so it travels with the place.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Place {
     pub ty: Id,
     /// For a matrix or one of its columns: (MatrixStride, RowMajor).
@@ -41,11 +43,15 @@ impl Place {
 
 /// Byte layout of the module's types.
 pub struct Layout<'m> {
-    types: HashMap<Id, &'m Inst>,
-    offsets: HashMap<(Id, u32), u64>,
-    matrix: HashMap<(Id, u32), (u64, bool)>,
-    strides: HashMap<Id, u64>,
-    constants: HashMap<Id, u64>,
+    types: FxHashMap<Id, &'m Inst>,
+    offsets: FxHashMap<(Id, u32), u64>,
+    matrix: FxHashMap<(Id, u32), (u64, bool)>,
+    strides: FxHashMap<Id, u64>,
+    constants: FxHashMap<Id, u64>,
+    /// Sizes already computed: a struct's size needs every member's offset, and under the
+    /// scalar layout each offset needs the sizes before it, so without this nested structs
+    /// cost a power of their depth.
+    sizes: RefCell<FxHashMap<Place, Option<u64>>>,
     /// How deep `size` is: a broken module may nest a type in itself.
     depth: std::cell::Cell<u32>,
 }
@@ -53,8 +59,8 @@ pub struct Layout<'m> {
 impl<'m> Layout<'m> {
     pub fn new(m: &'m Module) -> Self {
         let sets = ExtSets::of(m);
-        let mut types = HashMap::new();
-        let mut constants = HashMap::new();
+        let mut types = FxHashMap::default();
+        let mut constants = FxHashMap::default();
         for g in m.globals() {
             let Some(r) = g.result else { continue };
             if super::inst::is_type(g.op) || super::types::dialect_type_width(g, &sets).is_some() {
@@ -72,9 +78,9 @@ impl<'m> Layout<'m> {
                 }
             }
         }
-        let mut offsets = HashMap::new();
-        let mut matrix: HashMap<(Id, u32), (u64, bool)> = HashMap::new();
-        let mut strides = HashMap::new();
+        let mut offsets = FxHashMap::default();
+        let mut matrix: FxHashMap<(Id, u32), (u64, bool)> = FxHashMap::default();
+        let mut strides = FxHashMap::default();
         for a in &m.annotations {
             let Some(target) = a.arg(0) else { continue };
             match (a.op, a.lits()) {
@@ -115,6 +121,7 @@ impl<'m> Layout<'m> {
             matrix,
             strides,
             constants,
+            sizes: RefCell::default(),
             depth: std::cell::Cell::new(0),
         }
     }
@@ -245,12 +252,16 @@ impl<'m> Layout<'m> {
 
     /// Size in bytes (`None` for runtime arrays and types without a size).
     pub fn size(&self, place: Place) -> Option<u64> {
+        if let Some(&known) = self.sizes.borrow().get(&place) {
+            return known;
+        }
         if self.depth.get() > 64 {
             return None;
         }
         self.depth.set(self.depth.get() + 1);
         let size = self.size_inner(place);
         self.depth.set(self.depth.get() - 1);
+        self.sizes.borrow_mut().insert(place, size);
         size
     }
 

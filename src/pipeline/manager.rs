@@ -517,10 +517,15 @@ impl Pipeline {
             };
             let preview = if changed || steps.is_empty() {
                 snapshot = Arc::new(module.clone());
-                crate::ir::ops::experimental_ops(&snapshot)
-                    .iter()
-                    .map(|o| o.name.as_str())
-                    .collect()
+                // Only the input, or a pass allowed to emit them, can bring experimental ops.
+                if self.experimental || steps.is_empty() {
+                    crate::ir::ops::experimental_ops(&snapshot)
+                        .iter()
+                        .map(|o| o.name.as_str())
+                        .collect()
+                } else {
+                    Vec::new()
+                }
             } else {
                 steps.last().map(|s| s.preview.clone()).unwrap_or_default()
             };

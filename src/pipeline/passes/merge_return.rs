@@ -337,7 +337,7 @@ impl Pass for MergeReturn {
     }
     fn run(&self, m: &mut Module, cx: &mut PassCx) -> Result<Changed, PassError> {
         let mut changed = false;
-        let names = crate::ir::names::Names::for_module(m);
+        let mut failed = Vec::new();
         for k in 0..m.functions().len() {
             if !needs_merge(&m.functions()[k]) {
                 continue;
@@ -348,16 +348,19 @@ impl Pass for MergeReturn {
                     changed |= c;
                     *m.function_at_mut(k) = f;
                 }
-                Err(why) => {
-                    let id = f.id();
-                    cx.diagnostics.push(Diagnostic {
-                        severity: Severity::Warning,
-                        message: format!("%{} keeps its returns: {why}", names.get(id)),
-                        function: Some(id),
-                        at: None,
-                        place: Some(format!("in %{}", names.get(id))),
-                    });
-                }
+                Err(why) => failed.push((f.id(), why)),
+            }
+        }
+        if !failed.is_empty() {
+            let names = crate::ir::names::Names::for_module(m);
+            for (id, why) in failed {
+                cx.diagnostics.push(Diagnostic {
+                    severity: Severity::Warning,
+                    message: format!("%{} keeps its returns: {why}", names.get(id)),
+                    function: Some(id),
+                    at: None,
+                    place: Some(format!("in %{}", names.get(id))),
+                });
             }
         }
         Ok(changed.into())

@@ -539,16 +539,22 @@ pub fn qptr_lift(m: &mut Module) -> Result<(bool, Vec<String>), String> {
     let mut changed = false;
     let mut warnings = Vec::new();
     // The attached usage must still describe the module.
-    let names = Names::for_module(m);
+    let mut changed_usage = Vec::new();
     for (p, u) in &super::qptr_analyze::module_usage(m) {
         if let Some(Attribute::QptrUsage(attached)) = m.attributes.get(p) {
             if attached != u {
-                warnings.push(format!(
-                    "the usage of %{} changed since qptr-analyze: lifting from the current one",
-                    names.get(*p)
-                ));
+                changed_usage.push(*p);
             }
         }
+    }
+    // Names only for messages.
+    let names = std::cell::OnceCell::new();
+    let name_of = |m: &Module, id: Id| names.get_or_init(|| Names::for_module(m)).get(id);
+    for p in changed_usage {
+        warnings.push(format!(
+            "the usage of %{} changed since qptr-analyze: lifting from the current one",
+            name_of(m, p)
+        ));
     }
     for fi in 0..m.functions().len() {
         let has_qptrs = {
@@ -566,7 +572,7 @@ pub fn qptr_lift(m: &mut Module) -> Result<(bool, Vec<String>), String> {
         let plan = plan_function(m, fi).map_err(|e| {
             format!(
                 "cannot lift the pointers of %{}: {e}",
-                names.get(m.functions()[fi].id())
+                name_of(m, m.functions()[fi].id())
             )
         })?;
         // qptrs that only served as bases of others vanish: so do their names.

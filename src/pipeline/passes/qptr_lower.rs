@@ -67,8 +67,9 @@ fn pointer_of(m: &Module, f: &Function, id: Id) -> Option<(StorageClass, Id)> {
 
 /// What a function's pointers are, before any change: the reason it cannot be lowered, or
 /// which values are pointers lowering will touch.
-fn check(m: &Module, f: &Function, names: &Names) -> Result<(), String> {
-    let name = |id: Id| format!("%{}", names.get(id));
+fn check(m: &Module, f: &Function, names: &std::cell::OnceCell<Names>) -> Result<(), String> {
+    // Names are made only for a message.
+    let name = |id: Id| format!("%{}", names.get_or_init(|| Names::for_module(m)).get(id));
     // Values of pointer type defined here, parameters and global variables. Variables and
     // parameters are roots: they stay typed, so they may be passed to calls; a pointer into
     // an aggregate may not, as it becomes a qptr.
@@ -597,7 +598,7 @@ pub struct Outcome {
 }
 
 pub fn qptr_lower(m: &mut Module, experimental: bool) -> Result<Outcome, String> {
-    let names = Names::for_module(m);
+    let names = std::cell::OnceCell::new();
     let mut changed = false;
     let mut fallbacks = Vec::new();
     let mut qptr_types: HashMap<StorageClass, Id> = HashMap::new();
@@ -701,6 +702,9 @@ impl Pass for QptrLower {
     }
     fn run(&self, module: &mut Module, cx: &mut PassCx) -> Result<Changed, PassError> {
         let out = qptr_lower(module, cx.experimental).map_err(PassError)?;
+        if out.fallbacks.is_empty() {
+            return Ok(out.changed.into());
+        }
         let names = Names::for_module(module);
         for (f, why) in &out.fallbacks {
             cx.diagnostics.push(Diagnostic {
