@@ -83,6 +83,7 @@ fn pipeline(middle: Box<dyn Pass>, checks: Checks) -> Pipeline {
         checks,
         experimental: false,
         keep_exports: false,
+        snapshots: true,
     }
 }
 

@@ -492,3 +492,33 @@ fn stats_json_counts_bitcasts_pointers_and_qptr_ops() {
         assert_eq!(field(line, "bitcasts"), 0, "{line}");
     }
 }
+
+/// Without `--stats` or `--print-after-all` a run keeps no module per step; what it writes must
+/// not depend on that, for every output kind and a preset that changes the module many times.
+#[test]
+fn output_is_the_same_with_and_without_step_snapshots() {
+    let dir = temp_dir("snapshots");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/examples/lighting.frag");
+    for emit in ["spv", "spvasm", "ir"] {
+        let mut written = Vec::new();
+        for (k, extra) in [&[][..], &["--stats", "json"][..]].iter().enumerate() {
+            let out_path = dir.join(format!("out{k}.{emit}"));
+            let mut args = vec![
+                "run",
+                example.to_str().unwrap(),
+                "--preset",
+                "memory",
+                "--emit",
+                emit,
+                "-o",
+                out_path.to_str().unwrap(),
+            ];
+            args.extend_from_slice(extra);
+            let out = shaderstep(&args);
+            assert!(out.status.success(), "{}", stderr(&out));
+            written.push(std::fs::read(&out_path).unwrap());
+        }
+        assert!(!written[0].is_empty(), "{emit}: nothing written");
+        assert_eq!(written[0], written[1], "{emit}: outputs differ");
+    }
+}

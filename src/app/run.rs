@@ -96,7 +96,8 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
     let pipeline = Pipeline::from_flags(args.passes.as_deref(), &args.preset)?
         .with_checks(args.checks.into())
         .with_experimental(args.experimental)
-        .with_keep_exports(args.keep_exports);
+        .with_keep_exports(args.keep_exports)
+        .with_snapshots(args.print_after_all || args.stats.is_some());
     // Linking makes one module of all the inputs; otherwise each input is run on its own.
     let linking = pipeline.links();
     let several = args.inputs.len() > 1 && !linking;

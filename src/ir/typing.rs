@@ -330,6 +330,22 @@ impl<'m> TypeInfo<'m> {
                 // (value, block) pairs: only the values.
                 out.operands.retain(|(k, _)| k % 2 == 0);
             }
+            if inst.op == Op::Bitcast {
+                // A pointer converts only to and from integers.
+                let is_pointer = |t: Option<Id>| {
+                    t.and_then(|t| self.type_inst(t)).is_some_and(|t| {
+                        matches!(t.op, Op::TypePointer | Op::TypeUntypedPointerKHR)
+                    })
+                };
+                if numeric_result && is_pointer(values.first().and_then(|v| self.value_type(v.1))) {
+                    out.result = Some(Made::In(Labels::INT));
+                }
+                if is_pointer(inst.ty) {
+                    for (_, need) in &mut out.operands {
+                        *need = Need::In(Labels::INT);
+                    }
+                }
+            }
             return Some(out);
         }
         self.context_typing(f, inst, values, numeric_result, out)

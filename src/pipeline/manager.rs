@@ -189,6 +189,10 @@ pub struct Pipeline {
     pub experimental: bool,
     /// `link` keeps `Export` linkage on exports nobody imported (`--keep-exports`).
     pub keep_exports: bool,
+    /// Keep the module after every step (the app, `--print-after-all`, `--stats`). Without it,
+    /// a step holds only its figures and the last one the final module: a build that wants
+    /// only the output does not copy the module after every pass.
+    pub snapshots: bool,
 }
 
 impl Pipeline {
@@ -209,6 +213,7 @@ impl Pipeline {
             checks: Checks::default(),
             experimental: false,
             keep_exports: false,
+            snapshots: true,
         })
     }
 
@@ -253,6 +258,11 @@ impl Pipeline {
 
     pub fn with_keep_exports(mut self, keep: bool) -> Self {
         self.keep_exports = keep;
+        self
+    }
+
+    pub fn with_snapshots(mut self, snapshots: bool) -> Self {
+        self.snapshots = snapshots;
         self
     }
 
@@ -516,10 +526,12 @@ impl Pipeline {
                 e => e,
             };
             let preview = if changed || steps.is_empty() {
-                snapshot = Arc::new(module.clone());
+                if self.snapshots {
+                    snapshot = Arc::new(module.clone());
+                }
                 // Only the input, or a pass allowed to emit them, can bring experimental ops.
                 if self.experimental || steps.is_empty() {
-                    crate::ir::ops::experimental_ops(&snapshot)
+                    crate::ir::ops::experimental_ops(&module)
                         .iter()
                         .map(|o| o.name.as_str())
                         .collect()
@@ -533,7 +545,7 @@ impl Pipeline {
                 pass: pass.name(),
                 module: snapshot.clone(),
                 changed,
-                inst_count: snapshot.inst_count(),
+                inst_count: module.inst_count(),
                 duration,
                 diagnostics,
                 error: error.clone(),
@@ -545,6 +557,11 @@ impl Pipeline {
             if error.is_some() {
                 failed = Some(i);
                 break;
+            }
+        }
+        if !self.snapshots {
+            if let Some(last) = steps.last_mut() {
+                last.module = Arc::new(module);
             }
         }
         Some(Run {

@@ -554,7 +554,23 @@ fn build_dialect(ops: &mut Vec<OpInfo>, reserved: &mut Vec<(u32, &'static str)>)
     }
 }
 
-type Slots = Vec<OnceLock<Option<Box<OpInfo>>>>;
+/// Entries by number, for the numbers the grammar has (sorted): opcodes reach the thousands
+/// but only some hundreds exist, and a slot per possible number was a tenth of the page
+/// faults of a short run.
+struct Slots {
+    numbers: Vec<u32>,
+    entries: Vec<OnceLock<Option<Box<OpInfo>>>>,
+}
+
+impl Slots {
+    fn new(numbers: impl Iterator<Item = u32>) -> Slots {
+        let mut numbers: Vec<u32> = numbers.collect();
+        numbers.sort_unstable();
+        numbers.dedup();
+        let entries = numbers.iter().map(|_| OnceLock::new()).collect();
+        Slots { numbers, entries }
+    }
+}
 
 /// Entries built on first use, by core opcode and by GLSL.std.450 number; the dialect's few
 /// ops, built at once.
@@ -568,23 +584,16 @@ struct Lazy {
 fn lazy() -> &'static Lazy {
     static L: OnceLock<Lazy> = OnceLock::new();
     L.get_or_init(|| {
-        let slots = |n: usize| (0..n).map(|_| OnceLock::new()).collect::<Slots>();
-        let max_core = grammar::INSTRUCTION_TABLE
-            .iter()
-            .map(|g| g.opcode as usize)
-            .max()
-            .unwrap_or(0);
-        let max_glsl = grammar::GLSL_STD_450_INSTRUCTION_TABLE
-            .iter()
-            .map(|g| u32::from(g.opcode) as usize)
-            .max()
-            .unwrap_or(0);
         let mut dialect = Vec::new();
         let mut reserved = Vec::new();
         build_dialect(&mut dialect, &mut reserved);
         Lazy {
-            core: slots(max_core + 1),
-            glsl: slots(max_glsl + 1),
+            core: Slots::new(grammar::INSTRUCTION_TABLE.iter().map(|g| g.opcode as u32)),
+            glsl: Slots::new(
+                grammar::GLSL_STD_450_INSTRUCTION_TABLE
+                    .iter()
+                    .map(|g| u32::from(g.opcode)),
+            ),
             dialect,
             reserved,
         }
@@ -596,8 +605,8 @@ fn slot(
     k: u32,
     build: fn(u32) -> Option<OpInfo>,
 ) -> Option<&'static OpInfo> {
-    slots
-        .get(k as usize)?
+    let at = slots.numbers.binary_search(&k).ok()?;
+    slots.entries[at]
         .get_or_init(|| build(k).map(Box::new))
         .as_deref()
 }
@@ -607,10 +616,10 @@ fn table() -> &'static Table {
     T.get_or_init(|| {
         let l = lazy();
         let mut ops: Vec<&'static OpInfo> = Vec::new();
-        for k in 0..l.core.len() as u32 {
+        for &k in &l.core.numbers {
             ops.extend(slot(&l.core, k, core_entry));
         }
-        for k in 0..l.glsl.len() as u32 {
+        for &k in &l.glsl.numbers {
             ops.extend(slot(&l.glsl, k, glsl_entry));
         }
         ops.extend(l.dialect.iter());

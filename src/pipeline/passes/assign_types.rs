@@ -74,6 +74,33 @@ struct Analysis {
     const_uses: Vec<ConstUse>,
     /// Bit-vector constants and global undefs by id, and their numeric type.
     bits_constants: HashMap<Id, (Inst, Numeric)>,
+    /// Capabilities the module declares: a label is open to a bit-vector only where its type
+    /// needs no capability the module lacks (a 64-bit value untyped from `ulong` must not come
+    /// back as a `double` without `Float64`).
+    capabilities: HashSet<spirv::Capability>,
+}
+
+/// The labels a bit-vector of `width` may take in a module with these capabilities.
+fn allowed_labels(capabilities: &HashSet<spirv::Capability>, width: u32) -> Labels {
+    use crate::ir::ops::{width_capability, Kind};
+    let open = |kind| width_capability(kind, width).is_none_or(|c| capabilities.contains(&c));
+    let mut l = Labels::NONE;
+    if open(Kind::Float) {
+        l = l.or(Labels::F);
+    }
+    if open(Kind::Int) {
+        l = l.or(Labels::INT);
+    }
+    l
+}
+
+/// `labels` narrowed to what `width` allows, unless that leaves none (a module whose own
+/// types lack their capability: it keeps what it had).
+fn within(capabilities: &HashSet<spirv::Capability>, width: u32, labels: Labels) -> Labels {
+    match labels.and(allowed_labels(capabilities, width)) {
+        Labels::NONE => labels,
+        l => l,
+    }
 }
 
 fn single_label(n: &Numeric) -> Option<Labels> {
@@ -143,7 +170,15 @@ fn free_locals(m: &Module, info: &TypeInfo) -> Locals {
                         Some(Operand::StorageClass(spirv::StorageClass::Function)),
                     ) => {
                         let pointee = i.ty.and_then(|t| info.type_inst(t)).and_then(|t| t.arg(0));
-                        if let Some(w) = pointee.and_then(|p| relabelable_width(info, p)) {
+                        // An initializer of a whole array keeps its kind, as a stored one does.
+                        let init_numeric = i.arg(0).is_none_or(|c| {
+                            info.value_type(c)
+                                .is_some_and(|t| info.numeric(t).is_some())
+                        });
+                        if let (Some(w), true) = (
+                            pointee.and_then(|p| relabelable_width(info, p)),
+                            init_numeric,
+                        ) {
                             candidates.insert(r, w);
                             root.insert(r, r);
                         }
@@ -157,7 +192,18 @@ fn free_locals(m: &Module, info: &TypeInfo) -> Locals {
                 }
             }
         }
-        // Any other use of one of these pointers disqualifies its variable.
+        // Any other use of one of these pointers disqualifies its variable, and so does a load
+        // or store of a whole array: its value is not a number this pass relabels, so it
+        // would keep its kind while the variable took another.
+        let value_types: HashMap<Id, Id> = f
+            .body()
+            .chain(f.params.iter())
+            .filter_map(|i| Some((i.result?, i.ty?)))
+            .collect();
+        let numeric = |v: Option<Id>| {
+            v.and_then(|v| value_types.get(&v).copied().or_else(|| info.value_type(v)))
+                .is_some_and(|t| info.numeric(t).is_some())
+        };
         let mut bad: HashSet<Id> = HashSet::new();
         for i in f.body() {
             {
@@ -166,8 +212,9 @@ fn free_locals(m: &Module, info: &TypeInfo) -> Locals {
                         continue;
                     };
                     let allowed = match i.op {
-                        Op::Load | Op::AccessChain | Op::InBoundsAccessChain => k == 0,
-                        Op::Store => k == 0,
+                        Op::AccessChain | Op::InBoundsAccessChain => k == 0,
+                        Op::Load => k == 0 && numeric(i.result),
+                        Op::Store => k == 0 && numeric(i.arg(1)),
                         _ => false,
                     };
                     if !allowed {
@@ -210,12 +257,27 @@ fn analyse(m: &Module) -> Analysis {
                 .then(|| (g.result.unwrap_or(0), (g.clone(), n)))
         })
         .collect();
+    let capabilities = m
+        .preamble
+        .iter()
+        .filter(|i| i.op == Op::Capability)
+        .filter_map(|i| match i.lits().first() {
+            Some(Operand::Capability(c)) => Some(*c),
+            _ => None,
+        })
+        // The one implicit declaration among the width capabilities.
+        .flat_map(|c| match c {
+            spirv::Capability::Int64Atomics => vec![c, spirv::Capability::Int64],
+            _ => vec![c],
+        })
+        .collect();
     let mut a = Analysis {
         values: Vec::new(),
         index: HashMap::new(),
         parent: Vec::new(),
         const_uses: Vec::new(),
         bits_constants,
+        capabilities,
     };
     let add = |a: &mut Analysis, id: Id, numeric: Numeric, domain: Labels, def: DefAt| {
         if a.index.contains_key(&id) {
@@ -225,7 +287,7 @@ fn analyse(m: &Module) -> Analysis {
         let domain = match single_label(&numeric) {
             Some(l) => l,
             None if typed => return,
-            None => domain,
+            None => within(&a.capabilities, numeric.width, domain),
         };
         a.index.insert(id, a.values.len());
         a.parent.push(a.values.len());
@@ -719,6 +781,10 @@ pub fn assign_types(m: &mut Module) -> Result<Outcome, String> {
             Need::Same(x) => label_of_id(&a, x).unwrap_or(Labels::ALL),
         };
         let reader = cu.reader.and_then(|r| label_of_id(&a, r));
+        let need = match a.bits_constants.get(&cu.constant) {
+            Some((_, n)) => within(&a.capabilities, n.width, need),
+            None => need,
+        };
         let l = constant_label(need, reader);
         let typed = typed_constant(m, &a, cu.constant, l, &mut made).ok_or_else(out_of_ids)?;
         operand_edits.push((cu.slot, typed));
