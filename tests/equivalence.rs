@@ -120,7 +120,7 @@ fn check(presets: &[&str]) -> Vec<String> {
 
 #[test]
 fn compute_shaders_compute_the_same_after_every_preset() {
-    let failures = check(&["roundtrip", "types", "qptr", "default", "memory"]);
+    let failures = check(&["roundtrip", "types", "qptr", "default", "memory", "O"]);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

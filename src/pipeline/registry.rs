@@ -2,12 +2,12 @@
 
 use super::pass::Pass;
 use super::passes::{
-    adce::Adce, assign_types::AssignTypes, compact_ids::CompactIds, copy_prop::CopyProp, dce::Dce,
-    eliminate_dead_functions::EliminateDeadFunctions, fold::Fold, inline::Inline, lift::Lift,
-    link::Link, local_redundant_load::LocalRedundantLoad, lower::Lower, mem2reg::Mem2Reg,
-    merge_return::MergeReturn, private_to_local::PrivateToLocal, qptr_analyze::QptrAnalyze,
-    qptr_lift::QptrLift, qptr_lower::QptrLower, simplify::Simplify, sroa::Sroa,
-    strip_debug::StripDebug, untype::Untype, verify::Verify,
+    adce::Adce, assign_types::AssignTypes, block_merge::BlockMerge, compact_ids::CompactIds,
+    copy_prop::CopyProp, dce::Dce, eliminate_dead_functions::EliminateDeadFunctions, fold::Fold,
+    inline::Inline, lift::Lift, link::Link, local_redundant_load::LocalRedundantLoad, lower::Lower,
+    mem2reg::Mem2Reg, merge_return::MergeReturn, private_to_local::PrivateToLocal,
+    qptr_analyze::QptrAnalyze, qptr_lift::QptrLift, qptr_lower::QptrLower, simplify::Simplify,
+    sroa::Sroa, strip_debug::StripDebug, untype::Untype, verify::Verify,
 };
 
 pub fn all_passes() -> Vec<Box<dyn Pass>> {
@@ -27,6 +27,7 @@ pub fn all_passes() -> Vec<Box<dyn Pass>> {
         Box::new(LocalRedundantLoad),
         Box::new(CopyProp),
         Box::new(Adce),
+        Box::new(BlockMerge),
         Box::new(StripDebug),
         Box::new(CompactIds),
         Box::new(Untype),
@@ -113,6 +114,26 @@ pub const PRESETS: &[Preset] = &[
             "local-redundant-load",
             "copy-prop",
             "adce",
+            "verify",
+            "lift",
+        ],
+    },
+    Preset {
+        name: "O",
+        description: "optimize for speed and size, as spirv-opt -O: memory to SSA, constants folded, dead code and blocks removed; keeps names",
+        passes: &[
+            "lower",
+            "inline",
+            "eliminate-dead-functions",
+            "private-to-local",
+            "sroa",
+            "mem2reg",
+            "local-redundant-load",
+            "copy-prop",
+            "fold",
+            "simplify",
+            "adce",
+            "block-merge",
             "verify",
             "lift",
         ],

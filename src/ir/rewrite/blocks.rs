@@ -87,36 +87,77 @@ pub fn split_block(f: &mut Function, b: usize, pos: usize, label: Id) -> Option<
     Some(b + 1)
 }
 
-/// Merges block `b` into its single predecessor, which must end in `OpBranch` to it: `b`'s
-/// instructions follow the predecessor's, whose merge annotation and terminator become
-/// `b`'s. `b`'s phis (one incoming value each) are dropped and returned as (phi, value) for
-/// the caller to replace. Refused (`Err` with the reason, nothing changed) when `b` is the
-/// entry, a merge block or continue target, when its predecessor is a loop header, or when
-/// the edge is not the predecessor's only way out.
-pub fn merge_into_predecessor(f: &mut Function, b: usize) -> Result<Vec<(Id, Id)>, String> {
+/// Whether block `b` can be merged into its predecessor (see `merge_into_predecessor`):
+/// `Ok(predecessor)` or the reason it cannot.
+pub fn mergeable_into_predecessor(f: &Function, b: usize) -> Result<usize, &'static str> {
     if b == 0 {
-        return Err("the entry block has no predecessor".into());
+        return Err("the entry block has no predecessor");
     }
     let label = f.block(b).label;
     let cfg = f.cfg();
     let [a] = cfg.preds[b].as_slice() else {
-        return Err("the block has more than one predecessor".into());
+        return Err("the block has more than one predecessor");
     };
     let a = *a;
     if a == b || f.terminator(a).op != Op::Branch {
-        return Err("the predecessor does not branch to it unconditionally".into());
+        return Err("the predecessor does not branch to it unconditionally");
     }
-    if matches!(f.block(a).merge, Some(Merge::Loop { .. })) {
-        return Err("the predecessor is a loop header".into());
+    let a_label = f.block(a).label;
+    let (mut a_merge, mut a_continue, mut b_merge, mut b_continue) = (false, false, false, false);
+    for x in f.blocks() {
+        if let Some(m) = &x.merge {
+            a_merge |= m.merge_block() == a_label;
+            a_continue |= m.continue_target() == Some(a_label);
+            b_merge |= m.merge_block() == label;
+            b_continue |= m.continue_target() == Some(label);
+        }
     }
-    let named = f.blocks().iter().any(|x| {
-        x.merge
-            .as_ref()
-            .is_some_and(|m| m.merge_block() == label || m.continue_target() == Some(label))
-    });
-    if named {
-        return Err("the block is a merge block or continue target".into());
+    // One block cannot be the merge block of two constructs, nor a merge block and a
+    // continue target at once.
+    if (a_merge || a_continue) && (b_merge || b_continue) {
+        return Err("both blocks are merge blocks or continue targets");
     }
+    match &f.block(a).merge {
+        // The header and its own merge block: the construct has no other block left.
+        Some(m) if m.merge_block() == label => {}
+        Some(Merge::Selection { .. }) => {
+            return Err("a selection header must end in a conditional branch or switch")
+        }
+        Some(Merge::Loop { .. }) => {
+            if f.block(b).merge.is_some() {
+                return Err("both blocks are headers");
+            }
+            // OpLoopMerge must be followed by a branch.
+            if !matches!(f.terminator(b).op, Op::Branch | Op::BranchConditional) {
+                return Err("a loop header must end in a branch");
+            }
+        }
+        None => {}
+    }
+    // A case target stays where the switch's case construct begins: merging a merge block
+    // or continue target into it would take that block out of the construct.
+    if b_merge || b_continue {
+        let case_target = f.blocks().iter().any(|x| {
+            let t = f.inst(x.terminator);
+            t.op == Op::Switch && t.args.iter().skip(1).any(|&l| l == a_label)
+        });
+        if case_target {
+            return Err("the predecessor is the target of a switch case");
+        }
+    }
+    Ok(a)
+}
+
+/// Merges block `b` into its single predecessor `a`, which must end in `OpBranch` to it:
+/// `b`'s instructions follow `a`'s and `b`'s terminator ends the block. `b`'s phis (one
+/// incoming value each) are dropped and returned as (phi, value) for the caller to replace.
+/// Where `b` was a merge block or continue target, `a` becomes it; a header merged with its
+/// own merge block loses its merge annotation (the construct has no other block left).
+/// Refused (`Err` with the reason, nothing changed) where the structured rules forbid it: see
+/// `mergeable_into_predecessor`.
+pub fn merge_into_predecessor(f: &mut Function, b: usize) -> Result<Vec<(Id, Id)>, String> {
+    let label = f.block(b).label;
+    let a = mergeable_into_predecessor(f, b)?;
     let a_label = f.block(a).label;
     let mut replaced = Vec::new();
     let ids = f.block(b).insts.clone();
@@ -138,7 +179,16 @@ pub fn merge_into_predecessor(f: &mut Function, b: usize) -> Result<Vec<(Id, Id)
     let pred = &mut blocks[if a > b { a - 1 } else { a }];
     let old_branch = std::mem::replace(&mut pred.terminator, gone.terminator);
     pred.insts.extend(kept);
-    pred.merge = gone.merge;
+    pred.merge = match pred.merge.take() {
+        Some(m) if m.merge_block() != label => Some(m),
+        _ => gone.merge,
+    };
+    // Headers that named `b` name `a` now.
+    for x in &mut blocks {
+        if let Some(m) = &mut x.merge {
+            m.remap(|l| if l == label { a_label } else { l });
+        }
+    }
     *f.blocks_mut() = blocks;
     f.free_inst(old_branch);
     for s in succs {

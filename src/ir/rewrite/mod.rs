@@ -16,7 +16,10 @@ mod cursor;
 mod edits;
 mod ssa;
 
-pub use blocks::{merge_into_predecessor, prune_unreachable, redirect_phis, split_block};
+pub use blocks::{
+    merge_into_predecessor, mergeable_into_predecessor, prune_unreachable, redirect_phis,
+    split_block,
+};
 pub use clone::{clone_body, ClonedBlock};
 pub use cursor::{out_of_ids, Builder};
 pub use edits::Edits;

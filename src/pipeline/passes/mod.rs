@@ -2,6 +2,7 @@
 
 pub mod adce;
 pub mod assign_types;
+pub mod block_merge;
 pub mod compact_ids;
 pub mod copy_prop;
 pub mod dce;
