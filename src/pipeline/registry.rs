@@ -4,8 +4,8 @@ use super::pass::Pass;
 use super::passes::{
     adce::Adce, assign_types::AssignTypes, block_merge::BlockMerge, compact_ids::CompactIds,
     copy_prop::CopyProp, dce::Dce, eliminate_dead_functions::EliminateDeadFunctions, fold::Fold,
-    inline::Inline, lift::Lift, link::Link, local_redundant_load::LocalRedundantLoad, lower::Lower,
-    mem2reg::Mem2Reg, merge_return::MergeReturn, private_to_local::PrivateToLocal,
+    gvn::Gvn, inline::Inline, lift::Lift, link::Link, local_redundant_load::LocalRedundantLoad,
+    lower::Lower, mem2reg::Mem2Reg, merge_return::MergeReturn, private_to_local::PrivateToLocal,
     qptr_analyze::QptrAnalyze, qptr_lift::QptrLift, qptr_lower::QptrLower, simplify::Simplify,
     sroa::Sroa, strip_debug::StripDebug, untype::Untype, verify::Verify,
 };
@@ -28,6 +28,7 @@ pub fn all_passes() -> Vec<Box<dyn Pass>> {
         Box::new(CopyProp),
         Box::new(Adce),
         Box::new(BlockMerge),
+        Box::new(Gvn),
         Box::new(StripDebug),
         Box::new(CompactIds),
         Box::new(Untype),
@@ -132,6 +133,7 @@ pub const PRESETS: &[Preset] = &[
             "copy-prop",
             "fold",
             "simplify",
+            "gvn",
             "adce",
             "block-merge",
             "verify",

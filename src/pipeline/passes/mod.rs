@@ -8,6 +8,7 @@ pub mod copy_prop;
 pub mod dce;
 pub mod eliminate_dead_functions;
 pub mod fold;
+pub mod gvn;
 pub mod inline;
 pub mod lift;
 pub mod link;
