@@ -4,6 +4,7 @@
 
 pub mod analysis;
 pub mod build;
+pub mod consts;
 pub mod func;
 pub mod fxhash;
 pub mod idmap;

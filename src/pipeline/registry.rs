@@ -2,10 +2,11 @@
 
 use super::pass::Pass;
 use super::passes::{
-    adce::Adce, assign_types::AssignTypes, block_merge::BlockMerge, compact_ids::CompactIds,
-    copy_prop::CopyProp, dce::Dce, eliminate_dead_functions::EliminateDeadFunctions, fold::Fold,
-    gvn::Gvn, inline::Inline, lift::Lift, link::Link, local_redundant_load::LocalRedundantLoad,
-    lower::Lower, mem2reg::Mem2Reg, merge_return::MergeReturn, private_to_local::PrivateToLocal,
+    adce::Adce, assign_types::AssignTypes, block_merge::BlockMerge, ccp::Ccp,
+    compact_ids::CompactIds, copy_prop::CopyProp, dce::Dce, dead_branch::DeadBranch,
+    eliminate_dead_functions::EliminateDeadFunctions, fold::Fold, gvn::Gvn, inline::Inline,
+    lift::Lift, link::Link, local_redundant_load::LocalRedundantLoad, lower::Lower,
+    mem2reg::Mem2Reg, merge_return::MergeReturn, private_to_local::PrivateToLocal,
     qptr_analyze::QptrAnalyze, qptr_lift::QptrLift, qptr_lower::QptrLower, simplify::Simplify,
     sroa::Sroa, strip_debug::StripDebug, untype::Untype, verify::Verify,
 };
@@ -29,6 +30,8 @@ pub fn all_passes() -> Vec<Box<dyn Pass>> {
         Box::new(Adce),
         Box::new(BlockMerge),
         Box::new(Gvn),
+        Box::new(Ccp),
+        Box::new(DeadBranch),
         Box::new(StripDebug),
         Box::new(CompactIds),
         Box::new(Untype),
@@ -131,7 +134,8 @@ pub const PRESETS: &[Preset] = &[
             "mem2reg",
             "local-redundant-load",
             "copy-prop",
-            "fold",
+            "ccp",
+            "dead-branch",
             "simplify",
             "gvn",
             "adce",

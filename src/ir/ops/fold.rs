@@ -243,12 +243,108 @@ fn floats(a: &[Value]) -> Option<(Vec<f64>, u32)> {
     Some((vals, w))
 }
 
-/// The folding rule of a GLSL.std.450 instruction, if it has one. Only instructions whose
-/// result is exactly defined fold: rounding, absolute value, sign, min/max/clamp on numbers,
-/// square root (correctly rounded from f64 for 16- and 32-bit floats); never the
-/// transcendental functions, whose precision is the implementation's.
+/// `2^e` when it is a normal number of `width` (exactly representable, so every
+/// implementation's result), `None` otherwise.
+fn exact_power_of_two(e: f64, width: u32) -> Option<Value> {
+    let (min, max) = match width {
+        16 => (-14.0, 15.0),
+        32 => (-126.0, 127.0),
+        64 => (-1022.0, 1023.0),
+        _ => return None,
+    };
+    (e.fract() == 0.0 && (min..=max).contains(&e)).then(|| Value::Float {
+        value: e.exp2(),
+        width,
+    })
+}
+
+/// `k` when `x` is exactly `2^k` (a positive normal power of two).
+fn log2_exact(x: f64) -> Option<f64> {
+    (x > 0.0 && x.is_normal() && x.to_bits() & ((1u64 << 52) - 1) == 0).then(|| x.log2())
+}
+
+/// A function of floats on its domain, rounded to the operands' width; `None` outside the
+/// domain (GLSL.std.450 leaves the result undefined there) or for a result that is not finite.
+fn approx(
+    a: &[Value],
+    domain: impl Fn(&[f64]) -> bool,
+    f: impl Fn(&[f64]) -> f64,
+) -> Option<Value> {
+    let (v, w) = floats(a)?;
+    if !domain(&v) {
+        return None;
+    }
+    let value = round(f(&v), w);
+    value
+        .is_finite()
+        .then_some(Value::Float { value, width: w })
+}
+
+/// The folding rule of a GLSL.std.450 instruction, if it has one: rounding, absolute value,
+/// sign, step, min/max/clamp on numbers, square root (correctly rounded from f64 for 16- and
+/// 32-bit floats), and the transcendental functions — exactly where the result is an exact
+/// power of two (`exp2` of an integer, `log2` of a power of two, `pow` of a power of two to an
+/// integer), elsewhere as the correctly rounded value. That is within the precision every
+/// implementation must meet but not always the value it computes (as with spirv-opt's folding
+/// of the same functions); outside their domains (log of a negative number, asin of 2, …)
+/// they do not fold.
 pub fn glsl_rule(number: u32) -> Option<FoldFn> {
     Some(match number {
+        // Radians, Degrees
+        11 => |a| approx(a, |_| true, |v| v[0].to_radians()),
+        12 => |a| approx(a, |_| true, |v| v[0].to_degrees()),
+        13 => |a| approx(a, |_| true, |v| v[0].sin()),
+        14 => |a| approx(a, |_| true, |v| v[0].cos()),
+        15 => |a| approx(a, |_| true, |v| v[0].tan()),
+        16 => |a| approx(a, |v| v[0].abs() <= 1.0, |v| v[0].asin()),
+        17 => |a| approx(a, |v| v[0].abs() <= 1.0, |v| v[0].acos()),
+        18 => |a| approx(a, |_| true, |v| v[0].atan()),
+        19 => |a| approx(a, |_| true, |v| v[0].sinh()),
+        20 => |a| approx(a, |_| true, |v| v[0].cosh()),
+        21 => |a| approx(a, |_| true, |v| v[0].tanh()),
+        22 => |a| approx(a, |_| true, |v| v[0].asinh()),
+        23 => |a| approx(a, |v| v[0] >= 1.0, |v| v[0].acosh()),
+        24 => |a| approx(a, |v| v[0].abs() < 1.0, |v| v[0].atanh()),
+        // Atan2(y, x): undefined for x = y = 0.
+        25 => |a| approx(a, |v| v[0] != 0.0 || v[1] != 0.0, |v| v[0].atan2(v[1])),
+        // Pow: (2^k)^n = 2^(k*n) exactly; undefined for x < 0, and for x = 0 with y <= 0.
+        26 => |a| {
+            let (v, w) = floats(a)?;
+            if let (Some(k), true) = (log2_exact(v[0]), v[1].fract() == 0.0) {
+                if let Some(exact) = exact_power_of_two(k * v[1], w) {
+                    return Some(exact);
+                }
+            }
+            approx(
+                a,
+                |v| v[0] > 0.0 || (v[0] == 0.0 && v[1] > 0.0),
+                |v| v[0].powf(v[1]),
+            )
+        },
+        27 => |a| approx(a, |_| true, |v| v[0].exp()),
+        28 => |a| approx(a, |v| v[0] > 0.0, |v| v[0].ln()),
+        // Exp2: exact for integers.
+        29 => |a| {
+            let (v, w) = floats(a)?;
+            exact_power_of_two(v[0], w).or_else(|| approx(a, |_| true, |v| v[0].exp2()))
+        },
+        30 => |a| {
+            approx(
+                a,
+                |v| v[0] > 0.0,
+                |v| log2_exact(v[0]).unwrap_or(v[0].log2()),
+            )
+        },
+        // InverseSqrt: undefined for x <= 0.
+        32 => |a| approx(a, |v| v[0] > 0.0, |v| 1.0 / v[0].sqrt()),
+        // Step(edge, x): 0 when x < edge, else 1.
+        48 => |a| {
+            let (v, w) = floats(a)?;
+            Some(Value::Float {
+                value: if v[1] < v[0] { 0.0 } else { 1.0 },
+                width: w,
+            })
+        },
         // RoundEven
         2 => |a| float1(a, f64::round_ties_even),
         3 => |a| float1(a, f64::trunc),
@@ -396,6 +492,27 @@ mod tests {
         assert_eq!(g(31)(&[f(2.0)]), Some(f(f64::from(2.0f32.sqrt()))), "Sqrt");
         assert_eq!(g(37)(&[f(f64::NAN), f(1.0)]), None, "FMin of NaN");
         assert_eq!(
+            g(26)(&[f(2.0), f(-12.0)]),
+            Some(f(1.0 / 4096.0)),
+            "Pow 2^-12"
+        );
+        assert_eq!(g(26)(&[f(8.0), f(2.0)]), Some(f(64.0)), "Pow 8^2");
+        assert_eq!(g(26)(&[f(3.0), f(2.0)]), Some(f(9.0)), "Pow 3^2");
+        assert_eq!(
+            g(26)(&[f(2.0), f(0.5)]),
+            Some(f(f64::from(2.0f32.sqrt()))),
+            "Pow 2^0.5, rounded to f32"
+        );
+        assert_eq!(g(26)(&[f(2.0), f(200.0)]), None, "Pow 2^200 overflows f32");
+        assert_eq!(g(26)(&[f(-2.0), f(2.0)]), None, "Pow of a negative base");
+        assert_eq!(g(26)(&[f(0.0), f(0.0)]), None, "Pow 0^0");
+        assert_eq!(g(29)(&[f(-3.0)]), Some(f(0.125)), "Exp2");
+        assert_eq!(g(30)(&[f(0.25)]), Some(f(-2.0)), "Log2");
+        assert_eq!(g(28)(&[f(-1.0)]), None, "Log of a negative number");
+        assert_eq!(g(16)(&[f(2.0)]), None, "Asin of 2");
+        assert_eq!(g(28)(&[f(1.0)]), Some(f(0.0)), "Log 1");
+        assert_eq!(g(48)(&[f(1.0), f(0.5)]), Some(f(0.0)), "Step");
+        assert_eq!(
             g(43)(&[f(0.5), f(1.0), f(0.0)]),
             None,
             "FClamp with min > max"
@@ -412,6 +529,6 @@ mod tests {
             Some(i(0x8000_0000)),
             "SAbs(INT_MIN)"
         );
-        assert!(glsl_rule(13).is_none(), "Sin is not folded");
+        assert!(glsl_rule(33).is_none(), "Determinant is not folded");
     }
 }

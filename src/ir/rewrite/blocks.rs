@@ -87,6 +87,46 @@ pub fn split_block(f: &mut Function, b: usize, pos: usize, label: Id) -> Option<
     Some(b + 1)
 }
 
+/// Makes block `b` branch unconditionally to `live`, one of its current targets: the phis of
+/// the targets it no longer branches to forget it as a predecessor. Its merge annotation is
+/// the caller's to fix (an `OpSelectionMerge` must not stay before an `OpBranch`).
+pub fn fold_branch(f: &mut Function, b: usize, live: Id) {
+    let from = f.block(b).label;
+    let dead: Vec<Id> = f
+        .successors(b)
+        .iter()
+        .copied()
+        .filter(|&t| t != live)
+        .collect();
+    f.set_terminator(b, Inst::with_args(Op::Branch, None, None, vec![live]));
+    for t in dead {
+        let Some(tb) = f.block_index(t) else { continue };
+        remove_phi_incoming(f, tb, from);
+    }
+}
+
+/// In block `b`, phis drop their incoming value from block `from`.
+pub fn remove_phi_incoming(f: &mut Function, b: usize, from: Id) {
+    let phis: Vec<_> = f.block(b).insts.clone();
+    for i in phis {
+        if f.inst(i).op != Op::Phi {
+            break;
+        }
+        if !f.inst(i).args.chunks(2).any(|p| p.get(1) == Some(&from)) {
+            continue;
+        }
+        let inst = f.inst_mut(i);
+        let kept: Vec<Id> = inst
+            .args
+            .chunks(2)
+            .filter(|p| p.get(1) != Some(&from))
+            .flatten()
+            .copied()
+            .collect();
+        inst.args = kept;
+    }
+}
+
 /// Whether block `b` can be merged into its predecessor (see `merge_into_predecessor`):
 /// `Ok(predecessor)` or the reason it cannot.
 pub fn mergeable_into_predecessor(f: &Function, b: usize) -> Result<usize, &'static str> {

@@ -17,8 +17,8 @@ mod edits;
 mod ssa;
 
 pub use blocks::{
-    merge_into_predecessor, mergeable_into_predecessor, prune_unreachable, redirect_phis,
-    split_block,
+    fold_branch, merge_into_predecessor, mergeable_into_predecessor, prune_unreachable,
+    redirect_phis, remove_phi_incoming, split_block,
 };
 pub use clone::{clone_body, ClonedBlock};
 pub use cursor::{out_of_ids, Builder};

@@ -3,9 +3,11 @@
 pub mod adce;
 pub mod assign_types;
 pub mod block_merge;
+pub mod ccp;
 pub mod compact_ids;
 pub mod copy_prop;
 pub mod dce;
+pub mod dead_branch;
 pub mod eliminate_dead_functions;
 pub mod fold;
 pub mod gvn;

@@ -1,0 +1,727 @@
+//! Constant values of any shape — scalars, vectors, matrices, arrays, structs — read from a
+//! module's constants, computed from instructions with constant operands, and written back as
+//! interned constants. The folding passes (`ccp`, and through it the constant parts of
+//! `dead-branch`) evaluate with this; scalar rules come from the op table (`ops::fold`) and
+//! apply component-wise to vectors.
+//!
+//! Bit-vector scalars (`untype`) are kept as their bits; an op reads them as its typing says
+//! (`OpFAdd` as floats, `OpIAdd` as integers).
+
+use rspirv::dr::Operand;
+use spirv::Op;
+
+use super::fxhash::FxHashMap;
+use super::inst::{Id, Inst};
+use super::module::Module;
+use super::number::{f16_to_f64, f64_to_f16, ScalarKind};
+use super::ops::{self, fold::Value, ExtSets, Val};
+
+/// A constant.
+#[derive(Clone, Debug)]
+pub enum Const {
+    /// A typed scalar (integers as bits, floats in their width's precision).
+    Scalar(Value),
+    /// A bit-vector scalar: its bits.
+    Bits { bits: u64, width: u32 },
+    /// The members, components, columns or elements, in order.
+    Composite(Vec<Const>),
+}
+
+impl PartialEq for Const {
+    /// Equal when they are the same bits (so a NaN equals itself and 0.0 is not -0.0).
+    fn eq(&self, other: &Const) -> bool {
+        match (self, other) {
+            (
+                Const::Scalar(Value::Float { value: a, width: w }),
+                Const::Scalar(Value::Float { value: b, width: v }),
+            ) => w == v && a.to_bits() == b.to_bits(),
+            (Const::Scalar(a), Const::Scalar(b)) => a == b,
+            (Const::Bits { bits: a, width: w }, Const::Bits { bits: b, width: v }) => {
+                a == b && w == v
+            }
+            (Const::Composite(a), Const::Composite(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Const {
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Const::Scalar(Value::Bool(b)) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// The bits of an integer scalar (typed or bit-vector).
+    pub fn as_int_bits(&self) -> Option<(u64, u32)> {
+        match self {
+            Const::Scalar(Value::Int { bits, width }) | Const::Bits { bits, width } => {
+                Some((*bits, *width))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// What a type is made of.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shape {
+    Scalar(Scalar),
+    Vector { elem: Id, n: u32 },
+    Matrix { column: Id, n: u32 },
+    Array { elem: Id, n: u32 },
+    Struct(Vec<Id>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scalar {
+    Int { width: u32, signed: bool },
+    Float { width: u32 },
+    Bool,
+    Bits { width: u32 },
+}
+
+/// The largest constant (in scalars) a zero is spelled out for.
+const MAX_SCALARS: u64 = 4096;
+
+/// The outcome of evaluating an instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Eval {
+    /// Its value is this constant.
+    Const(Const),
+    /// Its value is its `k`-th id operand's (a select on a constant condition, a copy).
+    Operand(usize),
+    /// Not a constant (or not one this module computes).
+    Unknown,
+}
+
+pub fn mask(width: u32) -> u64 {
+    if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    }
+}
+
+fn signed(bits: u64, width: u32) -> i64 {
+    let shift = 64 - width.min(64);
+    ((bits << shift) as i64) >> shift
+}
+
+pub fn decode_float(bits: u64, width: u32) -> f64 {
+    match width {
+        16 => f16_to_f64(bits as u16),
+        32 => f64::from(f32::from_bits(bits as u32)),
+        _ => f64::from_bits(bits),
+    }
+}
+
+pub fn encode_float(value: f64, width: u32) -> Option<u64> {
+    Some(match width {
+        16 => u64::from(f64_to_f16(value)),
+        32 => u64::from((value as f32).to_bits()),
+        64 => value.to_bits(),
+        _ => return None,
+    })
+}
+
+fn round_float(value: f64, width: u32) -> Option<f64> {
+    encode_float(value, width).map(|b| decode_float(b, width))
+}
+
+fn literal(op: &Operand) -> Option<u64> {
+    match op {
+        Operand::LiteralBit32(v) => Some(u64::from(*v)),
+        Operand::LiteralBit64(v) => Some(*v),
+        _ => None,
+    }
+}
+
+/// The module's types and constants, for evaluation.
+pub struct Consts {
+    shapes: FxHashMap<Id, Shape>,
+    values: FxHashMap<Id, Const>,
+    sets: ExtSets,
+}
+
+impl Consts {
+    pub fn new(m: &Module) -> Self {
+        let mut c = Consts {
+            shapes: FxHashMap::default(),
+            values: FxHashMap::default(),
+            sets: ExtSets::of(m),
+        };
+        for (id, kind) in super::types::scalar_kinds(m) {
+            let s = match kind {
+                ScalarKind::Int { width, signed } => Scalar::Int { width, signed },
+                ScalarKind::Float { width } => Scalar::Float { width },
+                ScalarKind::Bits { width } => Scalar::Bits { width },
+            };
+            c.shapes.insert(id, Shape::Scalar(s));
+        }
+        // In module order: an array's length is a constant declared before it.
+        for g in m.globals() {
+            let Some(id) = g.result else { continue };
+            let shape = match (g.op, g.lits(), g.args.as_slice()) {
+                (Op::TypeBool, _, _) => Some(Shape::Scalar(Scalar::Bool)),
+                // (Counts beyond what SPIR-V allows are a broken module's: no shape.)
+                (Op::TypeVector, [Operand::LiteralBit32(n)], [e]) if (2..=16).contains(n) => {
+                    Some(Shape::Vector { elem: *e, n: *n })
+                }
+                (Op::TypeMatrix, [Operand::LiteralBit32(n)], [c]) if (2..=16).contains(n) => {
+                    Some(Shape::Matrix { column: *c, n: *n })
+                }
+                (Op::TypeArray, _, [e, len]) => {
+                    match c.values.get(len).and_then(Const::as_int_bits) {
+                        Some((n, _)) if n <= 4096 => Some(Shape::Array {
+                            elem: *e,
+                            n: n as u32,
+                        }),
+                        _ => None,
+                    }
+                }
+                (Op::TypeStruct, _, members) => Some(Shape::Struct(members.to_vec())),
+                _ => None,
+            };
+            if let Some(s) = shape {
+                c.shapes.insert(id, s);
+                continue;
+            }
+            if let Some(v) = c.read_global(g) {
+                c.values.insert(id, v);
+            }
+        }
+        c
+    }
+
+    fn read_global(&self, g: &Inst) -> Option<Const> {
+        let values = &self.values;
+        let ty = g.ty?;
+        match g.op {
+            Op::ConstantTrue => Some(Const::Scalar(Value::Bool(true))),
+            Op::ConstantFalse => Some(Const::Scalar(Value::Bool(false))),
+            Op::Constant => {
+                let bits = g.lits().first().and_then(literal)?;
+                Some(match self.shapes.get(&ty)? {
+                    Shape::Scalar(Scalar::Int { width, .. }) => Const::Scalar(Value::Int {
+                        bits: bits & mask(*width),
+                        width: *width,
+                    }),
+                    Shape::Scalar(Scalar::Float { width }) => Const::Scalar(Value::Float {
+                        value: decode_float(bits, *width),
+                        width: *width,
+                    }),
+                    Shape::Scalar(Scalar::Bits { width }) => Const::Bits {
+                        bits: bits & mask(*width),
+                        width: *width,
+                    },
+                    _ => return None,
+                })
+            }
+            Op::ConstantComposite => Some(Const::Composite(
+                g.args
+                    .iter()
+                    .map(|a| values.get(a).cloned())
+                    .collect::<Option<Vec<_>>>()?,
+            )),
+            Op::ConstantNull => self.null(ty),
+            _ => None,
+        }
+    }
+
+    pub fn shape(&self, ty: Id) -> Option<&Shape> {
+        self.shapes.get(&ty)
+    }
+
+    /// The value of a module constant.
+    pub fn of(&self, id: Id) -> Option<&Const> {
+        self.values.get(&id)
+    }
+
+    /// The zero of a type (what `OpConstantNull` of it is); `None` for a type of more than
+    /// `MAX_SCALARS` scalars, whose constant no pass should spell out.
+    pub fn null(&self, ty: Id) -> Option<Const> {
+        (self.scalar_count(ty, 0)? <= MAX_SCALARS).then_some(())?;
+        self.null_at(ty, 0)
+    }
+
+    /// How many scalars a value of type `ty` holds.
+    fn scalar_count(&self, ty: Id, depth: u32) -> Option<u64> {
+        if depth > 32 {
+            return None;
+        }
+        Some(match self.shapes.get(&ty)? {
+            Shape::Scalar(_) => 1,
+            Shape::Vector { elem, n } | Shape::Array { elem, n } => {
+                u64::from(*n).saturating_mul(self.scalar_count(*elem, depth + 1)?)
+            }
+            Shape::Matrix { column, n } => {
+                u64::from(*n).saturating_mul(self.scalar_count(*column, depth + 1)?)
+            }
+            Shape::Struct(members) => members.iter().try_fold(0u64, |acc, &t| {
+                Some(acc.saturating_add(self.scalar_count(t, depth + 1)?))
+            })?,
+        })
+    }
+
+    fn null_at(&self, ty: Id, depth: u32) -> Option<Const> {
+        if depth > 32 {
+            return None;
+        }
+        Some(match self.shapes.get(&ty)? {
+            Shape::Scalar(Scalar::Int { width, .. }) => Const::Scalar(Value::Int {
+                bits: 0,
+                width: *width,
+            }),
+            Shape::Scalar(Scalar::Float { width }) => Const::Scalar(Value::Float {
+                value: 0.0,
+                width: *width,
+            }),
+            Shape::Scalar(Scalar::Bool) => Const::Scalar(Value::Bool(false)),
+            Shape::Scalar(Scalar::Bits { width }) => Const::Bits {
+                bits: 0,
+                width: *width,
+            },
+            Shape::Vector { elem, n } | Shape::Array { elem, n } => {
+                let e = self.null_at(*elem, depth + 1)?;
+                Const::Composite(vec![e; *n as usize])
+            }
+            Shape::Matrix { column, n } => {
+                let c = self.null_at(*column, depth + 1)?;
+                Const::Composite(vec![c; *n as usize])
+            }
+            Shape::Struct(members) => Const::Composite(
+                members
+                    .iter()
+                    .map(|&t| self.null_at(t, depth + 1))
+                    .collect::<Option<Vec<_>>>()?,
+            ),
+        })
+    }
+
+    /// The type of part `k` of a composite of type `ty`.
+    fn part_type(&self, ty: Id, k: usize) -> Option<Id> {
+        match self.shapes.get(&ty)? {
+            Shape::Vector { elem, .. } | Shape::Array { elem, .. } => Some(*elem),
+            Shape::Matrix { column, .. } => Some(*column),
+            Shape::Struct(m) => m.get(k).copied(),
+            Shape::Scalar(_) => None,
+        }
+    }
+
+    /// Writes `c` (of type `ty`) into the module as interned constants; its id.
+    pub fn materialize(&mut self, m: &mut Module, ty: Id, c: &Const) -> Option<Id> {
+        let inst = match (self.shapes.get(&ty)?.clone(), c) {
+            (Shape::Scalar(s), Const::Scalar(v)) => scalar_inst(ty, s, *v)?,
+            (Shape::Scalar(Scalar::Bits { width }), Const::Bits { bits, .. }) => {
+                Inst::new(Op::Constant, Some(ty), None, vec![word(*bits, width)])
+            }
+            (_, Const::Composite(parts)) => {
+                let mut ids = Vec::with_capacity(parts.len());
+                for (k, p) in parts.iter().enumerate() {
+                    let t = self.part_type(ty, k)?;
+                    ids.push(Operand::IdRef(self.materialize(m, t, p)?));
+                }
+                Inst::new(Op::ConstantComposite, Some(ty), None, ids)
+            }
+            _ => return None,
+        };
+        let id = m.intern(inst)?;
+        self.values.entry(id).or_insert_with(|| c.clone());
+        Some(id)
+    }
+
+    /// Evaluates `inst`, whose id operands have the constant values `args` gives (`None`: not
+    /// a constant).
+    pub fn eval(&self, inst: &Inst, args: &[Option<&Const>]) -> Eval {
+        self.eval_inner(inst, args).unwrap_or(Eval::Unknown)
+    }
+
+    fn eval_inner(&self, inst: &Inst, args: &[Option<&Const>]) -> Option<Eval> {
+        let ty = inst.ty?;
+        let arg = |k: usize| args.get(k).copied().flatten();
+        let lits_u32 = || -> Vec<u32> {
+            inst.lits()
+                .iter()
+                .filter_map(|o| match o {
+                    Operand::LiteralBit32(v) => Some(*v),
+                    _ => None,
+                })
+                .collect()
+        };
+        let c = match inst.op {
+            Op::CopyObject => return Some(Eval::Operand(0)),
+            Op::Select => {
+                let cond = arg(0)?;
+                if let Some(b) = cond.as_bool() {
+                    return Some(Eval::Operand(if b { 1 } else { 2 }));
+                }
+                // A vector condition picks per component.
+                let (Const::Composite(cs), Const::Composite(a), Const::Composite(b)) =
+                    (cond, arg(1)?, arg(2)?)
+                else {
+                    return None;
+                };
+                Const::Composite(
+                    cs.iter()
+                        .zip(a.iter().zip(b))
+                        .map(|(c, (x, y))| Some(if c.as_bool()? { x.clone() } else { y.clone() }))
+                        .collect::<Option<Vec<_>>>()?,
+                )
+            }
+            Op::CompositeConstruct => {
+                let parts: Vec<&Const> = (0..inst.args.len()).map(arg).collect::<Option<_>>()?;
+                match self.shapes.get(&ty)? {
+                    // A vector may be built from smaller vectors: their components in order.
+                    Shape::Vector { n, .. } => {
+                        let mut comps = Vec::with_capacity(*n as usize);
+                        for p in parts {
+                            match p {
+                                Const::Composite(c) => comps.extend(c.iter().cloned()),
+                                s => comps.push(s.clone()),
+                            }
+                        }
+                        (comps.len() == *n as usize).then_some(())?;
+                        Const::Composite(comps)
+                    }
+                    _ => Const::Composite(parts.into_iter().cloned().collect()),
+                }
+            }
+            Op::CompositeExtract => {
+                let mut c = arg(0)?;
+                for k in lits_u32() {
+                    match c {
+                        Const::Composite(parts) => c = parts.get(k as usize)?,
+                        _ => return None,
+                    }
+                }
+                c.clone()
+            }
+            Op::CompositeInsert => {
+                let mut whole = arg(1)?.clone();
+                let part = arg(0)?;
+                let mut at = &mut whole;
+                for k in lits_u32() {
+                    match at {
+                        Const::Composite(parts) => at = parts.get_mut(k as usize)?,
+                        _ => return None,
+                    }
+                }
+                *at = part.clone();
+                whole
+            }
+            Op::VectorShuffle => {
+                let (Const::Composite(a), Const::Composite(b)) = (arg(0)?, arg(1)?) else {
+                    return None;
+                };
+                let mut out = Vec::new();
+                for k in lits_u32() {
+                    let k = k as usize;
+                    // 0xFFFFFFFF: an undefined component, which no constant stands for.
+                    out.push(if k < a.len() {
+                        a[k].clone()
+                    } else {
+                        b.get(k - a.len())?.clone()
+                    });
+                }
+                Const::Composite(out)
+            }
+            Op::VectorTimesScalar => {
+                let (Const::Composite(v), s) = (arg(0)?, arg(1)?) else {
+                    return None;
+                };
+                let rule = ops::fold::rule(Op::FMul)?;
+                let elem = self.elem_scalar(ty)?;
+                Const::Composite(
+                    v.iter()
+                        .map(|x| self.apply(rule, &[x, s], elem, &[Val::Float, Val::Float]))
+                        .collect::<Option<Vec<_>>>()?,
+                )
+            }
+            Op::IsNan | Op::IsInf => {
+                let is_nan = inst.op == Op::IsNan;
+                self.map_components(arg(0)?, &|x| match x {
+                    Const::Scalar(Value::Float { value, .. }) => {
+                        Some(Const::Scalar(Value::Bool(if is_nan {
+                            value.is_nan()
+                        } else {
+                            value.is_infinite()
+                        })))
+                    }
+                    _ => None,
+                })?
+            }
+            Op::Any | Op::All => {
+                let Const::Composite(v) = arg(0)? else {
+                    return None;
+                };
+                let bools = v.iter().map(Const::as_bool).collect::<Option<Vec<_>>>()?;
+                Const::Scalar(Value::Bool(if inst.op == Op::Any {
+                    bools.iter().any(|&b| b)
+                } else {
+                    bools.iter().all(|&b| b)
+                }))
+            }
+            Op::ConvertFToS
+            | Op::ConvertFToU
+            | Op::ConvertSToF
+            | Op::ConvertUToF
+            | Op::UConvert
+            | Op::SConvert
+            | Op::FConvert
+            | Op::Bitcast => {
+                let to = self.elem_scalar(ty)?;
+                let op = inst.op;
+                self.map_components(arg(0)?, &|x| convert(op, x, to))?
+            }
+            _ => {
+                let info = ops::for_inst(inst, &self.sets)?;
+                let rule = info.fold?;
+                // An extended instruction's first id is its set.
+                let skip = usize::from(inst.op == Op::ExtInst);
+                let values: Vec<&Const> =
+                    (skip..inst.args.len()).map(arg).collect::<Option<_>>()?;
+                let how: Vec<Val> = (0..values.len())
+                    .map(|n| info.typing.as_ref().map_or(Val::Any, |t| t.operand(n)))
+                    .collect();
+                let elem = self.elem_scalar(ty)?;
+                match values.first()? {
+                    Const::Composite(first) => {
+                        let n = first.len();
+                        let mut out = Vec::with_capacity(n);
+                        for k in 0..n {
+                            let comps: Vec<&Const> = values
+                                .iter()
+                                .map(|v| match v {
+                                    Const::Composite(c) if c.len() == n => c.get(k),
+                                    _ => None,
+                                })
+                                .collect::<Option<_>>()?;
+                            out.push(self.apply(rule, &comps, elem, &how)?);
+                        }
+                        Const::Composite(out)
+                    }
+                    _ => self.apply(rule, &values, elem, &how)?,
+                }
+            }
+        };
+        Some(Eval::Const(c))
+    }
+
+    /// The scalar type of a scalar or vector type.
+    fn elem_scalar(&self, ty: Id) -> Option<Scalar> {
+        match self.shapes.get(&ty)? {
+            Shape::Scalar(s) => Some(*s),
+            Shape::Vector { elem, .. } => match self.shapes.get(elem)? {
+                Shape::Scalar(s) => Some(*s),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    fn map_components(&self, c: &Const, f: &dyn Fn(&Const) -> Option<Const>) -> Option<Const> {
+        match c {
+            Const::Composite(parts) => Some(Const::Composite(
+                parts.iter().map(f).collect::<Option<Vec<_>>>()?,
+            )),
+            s => f(s),
+        }
+    }
+
+    /// A scalar rule on scalar operands, with a result of scalar type `to`.
+    fn apply(
+        &self,
+        rule: ops::fold::FoldFn,
+        args: &[&Const],
+        to: Scalar,
+        how: &[Val],
+    ) -> Option<Const> {
+        let values: Vec<Value> = args
+            .iter()
+            .enumerate()
+            .map(|(n, a)| match a {
+                Const::Scalar(v) => Some(*v),
+                Const::Bits { bits, width } => read_bits(*bits, *width, how.get(n).copied()?),
+                Const::Composite(_) => None,
+            })
+            .collect::<Option<_>>()?;
+        let v = rule(&values)?;
+        Some(match (to, v) {
+            (Scalar::Bits { width }, Value::Float { value, .. }) => Const::Bits {
+                bits: encode_float(value, width)?,
+                width,
+            },
+            (Scalar::Bits { width }, Value::Int { bits, .. }) => Const::Bits {
+                bits: bits & mask(width),
+                width,
+            },
+            (Scalar::Float { width }, Value::Float { value, .. }) => Const::Scalar(Value::Float {
+                value: round_float(value, width)?,
+                width,
+            }),
+            (Scalar::Int { width, .. }, Value::Int { bits, .. }) => Const::Scalar(Value::Int {
+                bits: bits & mask(width),
+                width,
+            }),
+            (Scalar::Bool, Value::Bool(b)) => Const::Scalar(Value::Bool(b)),
+            _ => return None,
+        })
+    }
+}
+
+/// The label a switch on constant `c` goes to.
+pub fn switch_target(inst: &Inst, c: &Const) -> Option<Id> {
+    let (bits, width) = c.as_int_bits()?;
+    let ops = inst.to_operands();
+    let default = inst.args.get(1).copied()?;
+    let mut k = 2;
+    while k + 1 < ops.len() {
+        let lit = match &ops[k] {
+            Operand::LiteralBit32(v) => u64::from(*v),
+            Operand::LiteralBit64(v) => *v,
+            _ => return None,
+        };
+        let Operand::IdRef(target) = ops[k + 1] else {
+            return None;
+        };
+        if lit & mask(width) == bits {
+            return Some(target);
+        }
+        k += 2;
+    }
+    Some(default)
+}
+
+/// A bit-vector read as `how` says.
+fn read_bits(bits: u64, width: u32, how: Val) -> Option<Value> {
+    match how {
+        Val::Float => Some(Value::Float {
+            value: decode_float(bits, width),
+            width,
+        }),
+        Val::Int | Val::Uint => Some(Value::Int {
+            bits: bits & mask(width),
+            width,
+        }),
+        _ => None,
+    }
+}
+
+/// A conversion of one scalar; `None` where SPIR-V leaves it undefined (a float out of the
+/// integer's range, NaN to an integer) or where it would round twice.
+fn convert(op: Op, x: &Const, to: Scalar) -> Option<Const> {
+    let int = |bits: u64, width: u32| {
+        Const::Scalar(Value::Int {
+            bits: bits & mask(width),
+            width,
+        })
+    };
+    let float = |value: f64, width: u32| -> Option<Const> {
+        Some(Const::Scalar(Value::Float {
+            value: round_float(value, width)?,
+            width,
+        }))
+    };
+    match (op, x, to) {
+        (Op::ConvertFToS, Const::Scalar(Value::Float { value, .. }), Scalar::Int { width, .. }) => {
+            let t = value.trunc();
+            let (lo, hi) = (-(2f64.powi(width as i32 - 1)), 2f64.powi(width as i32 - 1));
+            (t >= lo && t < hi).then(|| int(t as i64 as u64, width))
+        }
+        (Op::ConvertFToU, Const::Scalar(Value::Float { value, .. }), Scalar::Int { width, .. }) => {
+            let t = value.trunc();
+            (t >= 0.0 && t < 2f64.powi(width as i32)).then(|| int(t as u64, width))
+        }
+        (
+            Op::ConvertSToF,
+            Const::Scalar(Value::Int { bits, width: w }),
+            Scalar::Float { width },
+        ) => {
+            let v = signed(*bits, *w);
+            (v.unsigned_abs() <= 1 << 53).then_some(())?;
+            float(v as f64, width)
+        }
+        (Op::ConvertUToF, Const::Scalar(Value::Int { bits, .. }), Scalar::Float { width }) => {
+            (*bits <= 1 << 53).then_some(())?;
+            float(*bits as f64, width)
+        }
+        (Op::UConvert, Const::Scalar(Value::Int { bits, .. }), Scalar::Int { width, .. }) => {
+            Some(int(*bits, width))
+        }
+        (Op::SConvert, Const::Scalar(Value::Int { bits, width: w }), Scalar::Int { width, .. }) => {
+            Some(int(signed(*bits, *w) as u64, width))
+        }
+        (Op::FConvert, Const::Scalar(Value::Float { value, .. }), Scalar::Float { width }) => {
+            float(*value, width)
+        }
+        // Same-width reinterpretation of a scalar.
+        (Op::Bitcast, _, _) => {
+            let (bits, w) = match x {
+                Const::Scalar(Value::Int { bits, width }) | Const::Bits { bits, width } => {
+                    (*bits, *width)
+                }
+                Const::Scalar(Value::Float { value, width }) => {
+                    (encode_float(*value, *width)?, *width)
+                }
+                _ => return None,
+            };
+            match to {
+                Scalar::Int { width, .. } if width == w => Some(int(bits, width)),
+                Scalar::Float { width } if width == w => Some(Const::Scalar(Value::Float {
+                    value: decode_float(bits, width),
+                    width,
+                })),
+                Scalar::Bits { width } if width == w => Some(Const::Bits { bits, width }),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+fn word(bits: u64, width: u32) -> Operand {
+    if width > 32 {
+        Operand::LiteralBit64(bits)
+    } else {
+        Operand::LiteralBit32(bits as u32)
+    }
+}
+
+/// The constant instruction for scalar `v` of type `ty`.
+fn scalar_inst(ty: Id, scalar: Scalar, v: Value) -> Option<Inst> {
+    Some(match (scalar, v) {
+        (Scalar::Int { width, signed }, Value::Int { bits, .. }) => {
+            // Narrow signed literals are sign-extended to the word.
+            let bits = if signed && width < 32 {
+                let shift = 64 - width;
+                ((((bits << shift) as i64) >> shift) as u64) & 0xffff_ffff
+            } else {
+                bits & mask(width)
+            };
+            Inst::new(Op::Constant, Some(ty), None, vec![word(bits, width)])
+        }
+        (Scalar::Float { width } | Scalar::Bits { width }, Value::Float { value, .. }) => {
+            let bits = encode_float(value, width)?;
+            Inst::new(Op::Constant, Some(ty), None, vec![word(bits, width)])
+        }
+        (Scalar::Bits { width }, Value::Int { bits, .. }) => Inst::new(
+            Op::Constant,
+            Some(ty),
+            None,
+            vec![word(bits & mask(width), width)],
+        ),
+        (Scalar::Bool, Value::Bool(b)) => Inst::new(
+            if b {
+                Op::ConstantTrue
+            } else {
+                Op::ConstantFalse
+            },
+            Some(ty),
+            None,
+            vec![],
+        ),
+        _ => return None,
+    })
+}
