@@ -440,3 +440,38 @@ OpFunctionEnd
     assert!(body.contains("Modf"), "dce removed Modf:\n{body}");
     assert!(!body.contains("Fract"), "dce kept an unused Fract:\n{body}");
 }
+
+/// A constant decorated `BuiltIn WorkgroupSize` sets the workgroup size although no
+/// instruction uses it: removing it as dead would make `LocalSize 1 1 1` the size.
+#[test]
+fn workgroup_size_builtin_constant_is_kept() {
+    let input = r#"
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+OpDecorate %wgs BuiltIn WorkgroupSize
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%v3uint = OpTypeVector %uint 3
+%uint_1 = OpConstant %uint 1
+%uint_64 = OpConstant %uint 64
+%wgs = OpConstantComposite %v3uint %uint_64 %uint_1 %uint_1
+%main = OpFunction %void None %fn
+%entry = OpLabel
+OpReturn
+OpFunctionEnd
+"#;
+    for passes in [
+        &["dce"][..],
+        &["adce"],
+        &["ccp", "gvn", "adce", "block-merge"],
+    ] {
+        let out = body(&run(passes, input));
+        assert!(
+            out.contains("BuiltIn WorkgroupSize") && out.contains("%uint_64 %uint_1 %uint_1"),
+            "{passes:?} removed the workgroup size:\n{out}"
+        );
+    }
+}

@@ -178,6 +178,20 @@ pub fn dce(m: &mut Module) -> bool {
 /// entry point's interface counts as a reference), adding their ids to `removed`; types refer
 /// to types, so to a fixed point.
 pub fn remove_unused_globals(m: &mut Module, removed: &mut FxHashSet<Id>) {
+    // A built-in is used by being there: a constant decorated `BuiltIn WorkgroupSize` sets
+    // the workgroup size, whatever `LocalSize` says.
+    let builtins: FxHashSet<Id> = m
+        .annotations
+        .iter()
+        .filter(|a| {
+            a.op == Op::Decorate
+                && matches!(
+                    a.lits().first(),
+                    Some(Operand::Decoration(spirv::Decoration::BuiltIn))
+                )
+        })
+        .filter_map(|a| a.arg(0))
+        .collect();
     loop {
         let uses = count_uses(m);
         let n = m.globals().len();
@@ -193,7 +207,9 @@ pub fn remove_unused_globals(m: &mut Module, removed: &mut FxHashSet<Id>) {
                             | Op::SpecConstantComposite
                             | Op::SpecConstantOp
                     ));
-            let dead = removable && g.result.is_some_and(|r| *uses.get(r) == 0);
+            let dead = removable
+                && g.result
+                    .is_some_and(|r| *uses.get(r) == 0 && !builtins.contains(&r));
             if dead {
                 removed.extend(g.result);
             }
