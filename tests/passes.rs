@@ -475,3 +475,87 @@ OpFunctionEnd
         );
     }
 }
+
+/// `NonUniform` says a descriptor index may differ between invocations; dropping it makes the
+/// access undefined. Inlining copies it onto the copies of the callee's values, and a copy
+/// that is propagated away hands it to the value that replaces it.
+#[test]
+fn non_uniform_survives_inlining_and_copy_propagation() {
+    let input = r#"
+OpCapability Shader
+OpCapability ShaderNonUniform
+OpCapability SampledImageArrayNonUniformIndexing
+OpCapability RuntimeDescriptorArray
+OpExtension "SPV_EXT_descriptor_indexing"
+OpMemoryModel Logical GLSL450
+OpEntryPoint Fragment %main "main" %idx %out
+OpExecutionMode %main OriginUpperLeft
+OpDecorate %idx Location 0
+OpDecorate %idx Flat
+OpDecorate %out Location 0
+OpDecorate %tex DescriptorSet 0
+OpDecorate %tex Binding 0
+OpDecorate %copy NonUniform
+OpDecorate %elem NonUniform
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%uint = OpTypeInt 32 0
+%v2float = OpTypeVector %float 2
+%v4float = OpTypeVector %float 4
+%img = OpTypeImage %float 2D 0 0 0 1 Unknown
+%simg = OpTypeSampledImage %img
+%arr = OpTypeRuntimeArray %simg
+%ptr_arr = OpTypePointer UniformConstant %arr
+%ptr_simg = OpTypePointer UniformConstant %simg
+%ptr_in = OpTypePointer Input %uint
+%ptr_out = OpTypePointer Output %v4float
+%getfn = OpTypeFunction %v4float %uint
+%tex = OpVariable %ptr_arr UniformConstant
+%idx = OpVariable %ptr_in Input
+%out = OpVariable %ptr_out Output
+%f0 = OpConstant %float 0
+%uv = OpConstantComposite %v2float %f0 %f0
+%get = OpFunction %v4float None %getfn
+%i = OpFunctionParameter %uint
+%gentry = OpLabel
+%copy = OpCopyObject %uint %i
+%elem = OpAccessChain %ptr_simg %tex %copy
+%s = OpLoad %simg %elem
+%r = OpImageSampleExplicitLod %v4float %s %uv Lod %f0
+OpReturnValue %r
+OpFunctionEnd
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%k = OpLoad %uint %idx
+%c = OpFunctionCall %v4float %get %k
+OpStore %out %c
+OpReturn
+OpFunctionEnd
+"#;
+    let out = body(&run(
+        &["inline", "eliminate-dead-functions", "copy-prop", "verify"],
+        input,
+    ));
+    // The copy of %i is gone: the load it copied (%k) takes its NonUniform, and the access
+    // chain's copy keeps its own.
+    let non_uniform: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("OpDecorate") && l.ends_with("NonUniform"))
+        .collect();
+    assert_eq!(non_uniform.len(), 2, "{out}");
+    let chain = out
+        .lines()
+        .find(|l| l.contains("OpAccessChain"))
+        .expect("the access chain");
+    let chain_id = chain.split_whitespace().next().unwrap();
+    let index = chain.split_whitespace().last().unwrap();
+    for id in [chain_id, index] {
+        assert!(
+            non_uniform
+                .iter()
+                .any(|l| l.split_whitespace().nth(1) == Some(id)),
+            "{id} is not NonUniform:\n{out}"
+        );
+    }
+}

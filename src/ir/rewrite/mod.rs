@@ -152,6 +152,7 @@ impl Replacer {
             return;
         }
         let gone: FxHashSet<Id> = self.map.keys().copied().collect();
+        self.carry_decorations(m);
         forget(m, &gone);
         for section in [
             &mut m.preamble,
@@ -185,6 +186,52 @@ impl Replacer {
             .collect();
         records.sort_by_key(|r| r.old);
         m.replacements.extend(records);
+    }
+}
+
+impl Replacer {
+    /// Decorations that make a value's uses stricter move to its replacement: `NonUniform`
+    /// (a descriptor index or sampled image that may differ between invocations; losing it
+    /// would make the access undefined) and `NoContraction` (the value must not be fused into
+    /// a multiply-add). Both only restrict what the replacement's other uses may do, so adding
+    /// them is always safe. `RelaxedPrecision` does not move (it would relax the
+    /// replacement's other uses) and goes with the replaced value, which only asks for full
+    /// precision. Constants take none: they are uniform, and computed by no instruction.
+    fn carry_decorations(&self, m: &mut Module) {
+        use rspirv::dr::Operand;
+        use spirv::Decoration;
+        let mut carried: Vec<(Id, Decoration)> = Vec::new();
+        for a in &m.annotations {
+            let (Op::Decorate, Some(old), [Operand::Decoration(d)]) = (a.op, a.arg(0), a.lits())
+            else {
+                continue;
+            };
+            if !matches!(d, Decoration::NonUniform | Decoration::NoContraction) {
+                continue;
+            }
+            if !self.map.contains_key(&old) {
+                continue;
+            }
+            let new = self.resolve(old);
+            if m.global(new).is_none() {
+                carried.push((new, *d));
+            }
+        }
+        for (new, d) in carried {
+            let present = m.annotations.iter().any(|a| {
+                a.op == Op::Decorate
+                    && a.arg(0) == Some(new)
+                    && matches!(a.lits(), [Operand::Decoration(x)] if *x == d)
+            });
+            if !present {
+                m.annotations.push(Inst::new(
+                    Op::Decorate,
+                    None,
+                    None,
+                    vec![Operand::IdRef(new), Operand::Decoration(d)],
+                ));
+            }
+        }
     }
 }
 

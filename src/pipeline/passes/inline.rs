@@ -52,6 +52,15 @@ pub fn inline(m: &mut Module, force: bool) -> Result<(bool, Vec<Skipped>), Strin
     let mut skipped = Vec::new();
     let mut replace = Replacer::new();
     let mut changed = false;
+    // Decorations of values, by value: copies of a callee's values take them along.
+    let mut decorations: FxHashMap<Id, Vec<Inst>> = FxHashMap::default();
+    for a in &m.annotations {
+        if matches!(a.op, Op::Decorate | Op::DecorateId | Op::DecorateString) {
+            if let Some(t) = a.arg(0) {
+                decorations.entry(t).or_default().push(a.clone());
+            }
+        }
+    }
     for &fi in &cg.bottom_up {
         if cg.callees[fi].is_empty() || m.functions()[fi].is_declaration() {
             continue;
@@ -88,7 +97,16 @@ pub fn inline(m: &mut Module, force: bool) -> Result<(bool, Vec<Skipped>), Strin
                     continue;
                 }
             };
-            match inline_call(m, &mut f, b, pos, &call, &template, &mut replace)? {
+            match inline_call(
+                m,
+                &mut f,
+                b,
+                pos,
+                &call,
+                &template,
+                &mut replace,
+                &mut decorations,
+            )? {
                 Some(next) => {
                     changed = true;
                     b = next;
@@ -147,6 +165,7 @@ fn template_for(
 
 /// Inlines the call at `pos` of block `b`. Returns the block to go on scanning from (the
 /// continuation), or `None` when the block cannot be split there.
+#[allow(clippy::too_many_arguments)]
 fn inline_call(
     m: &mut Module,
     f: &mut Function,
@@ -155,6 +174,7 @@ fn inline_call(
     call: &Inst,
     g: &Function,
     replace: &mut Replacer,
+    decorations: &mut FxHashMap<Id, Vec<Inst>>,
 ) -> Result<Option<usize>, String> {
     let after = m.fresh_id().ok_or_else(out_of_ids)?;
     let Some(a) = split_block(f, b, pos + 1, after) else {
@@ -169,6 +189,25 @@ fn inline_call(
         .collect();
     let mut fresh = || m.fresh_id();
     let mut blocks = clone_body(g, &mut map, &mut fresh).ok_or_else(out_of_ids)?;
+    // The copies are decorated as the callee's values are (`NonUniform`, `RelaxedPrecision`,
+    // `NoContraction`, …); a parameter's decorations stay with it, not with the argument.
+    let params: FxHashSet<Id> = g.params.iter().filter_map(|p| p.result).collect();
+    let mut copied = Vec::new();
+    for (&old, &new) in &map {
+        if params.contains(&old) {
+            continue;
+        }
+        for d in decorations.get(&old).into_iter().flatten() {
+            let mut c = d.clone();
+            c.args[0] = new;
+            copied.push((new, c));
+        }
+    }
+    copied.sort_by_key(|(new, _)| *new);
+    for (new, c) in copied {
+        decorations.entry(new).or_default().push(c.clone());
+        m.annotations.push(c);
+    }
     // The call leaves; its result is the returned value.
     let call_id = f.block(b).insts[pos];
     f.block_insts_mut(b).remove(pos);

@@ -283,7 +283,24 @@ fn promote(m: &mut Module, f: &mut Function, replace: &mut Replacer) -> Result<b
         }
     }
 
-    // Phis, with an undefined value from predecessors the walk did not reach.
+    // Phis, with an undefined value from predecessors the walk did not reach. A phi stands for
+    // its variable: it is `RelaxedPrecision` where the variable was.
+    let relaxed: FxHashSet<Id> = m
+        .annotations
+        .iter()
+        .filter(|a| {
+            a.op == Op::Decorate
+                && matches!(
+                    a.lits(),
+                    [rspirv::dr::Operand::Decoration(
+                        spirv::Decoration::RelaxedPrecision
+                    )]
+                )
+        })
+        .filter_map(|a| a.arg(0))
+        .filter(|t| vars.iter().any(|v| v.id == *t))
+        .collect();
+    let mut relaxed_phis: Vec<Id> = Vec::new();
     let mut names: Vec<(Id, String)> = Vec::new();
     for (b, list) in phis_at.iter().enumerate() {
         for (slot, &(k, r)) in list.iter().enumerate() {
@@ -303,6 +320,9 @@ fn promote(m: &mut Module, f: &mut Function, replace: &mut Replacer) -> Result<b
             if let Some(name) = &vars[k].name {
                 names.push((r, name.clone()));
             }
+            if relaxed.contains(&vars[k].id) {
+                relaxed_phis.push(r);
+            }
         }
     }
     // The loads, stores and variables go.
@@ -313,6 +333,17 @@ fn promote(m: &mut Module, f: &mut Function, replace: &mut Replacer) -> Result<b
         });
     }
     forget(m, &var_ids);
+    for r in relaxed_phis {
+        m.annotations.push(Inst::new(
+            Op::Decorate,
+            None,
+            None,
+            vec![
+                rspirv::dr::Operand::IdRef(r),
+                rspirv::dr::Operand::Decoration(spirv::Decoration::RelaxedPrecision),
+            ],
+        ));
+    }
     for (r, name) in names {
         m.debug.push(Inst::new(
             Op::Name,
