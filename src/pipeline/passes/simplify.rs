@@ -1,59 +1,716 @@
-//! `simplify`: forwards the pieces of composites — `OpCompositeExtract` of an
-//! `OpCompositeConstruct` with one part per member (a struct, or a vector built from
-//! scalars) is the part itself, so the extract's uses take the part and `dce` can remove both.
-//! It looks only through constructs in the same function and single-index extracts; it does
-//! not touch anything else.
+//! `simplify`: algebraic simplification. The rules are data (`RULES`, NIR's `nir_opt_algebraic`
+//! is the model): a pattern over instructions and constants, and what it becomes — one of the
+//! pattern's values, a constant, or one new instruction over them (the matched instruction is
+//! rewritten in place, keeping its result). The table is parsed and checked against the op
+//! table when it is first used: every op exists, has that many operands, and every constant
+//! is of the kind the op reads at that place (no `0.0` where `OpIAdd` reads an integer).
+//!
+//! Pattern syntax: `(Op p…)` matches an instruction of the function (either operand order for
+//! an op the table marks commutative); a lowercase name binds any value (the same name twice
+//! must be the same value); `0`, `1`, `-1` (all ones), `0.0`, `1.0`, `-0.0`, `-1.0`, `true`,
+//! `false` match a scalar constant of that value or a vector of it in every component, and in
+//! a result stand for that constant of the result's type. Float rules are only those IEEE 754
+//! makes exact for every input: `x * 1.0` is `x`, but `x + 0.0` is not (`-0.0 + 0.0` is
+//! `+0.0`) and `x * 0.0` is not (NaN, infinities, signed zeros).
+//!
+//! Besides the table, rules on composites (they need the literal indices): an extract of a
+//! construct, of an insert or of a shuffle is the part it reads; a construct of every component
+//! of one vector, in order, is that vector; a shuffle that reorders nothing is its operand; a
+//! shuffle of a shuffle reads the vectors underneath directly; a chain of inserts that writes
+//! every component of a vector is a construct of them.
+
+use std::sync::OnceLock;
 
 use rspirv::dr::Operand;
 use spirv::Op;
 
-use crate::ir::fxhash::FxHashMap;
+use crate::ir::consts::{mask, Const, Consts};
+use crate::ir::func::Function;
+use crate::ir::ops::{self, fold::Value, Attrs, Val};
 use crate::ir::rewrite::Replacer;
-use crate::ir::{Id, Module};
+use crate::ir::{Id, Inst, InstId, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
 
 pub struct Simplify;
 
-pub fn simplify(m: &mut Module) -> bool {
-    let mut replace = Replacer::new();
-    for f in m.functions() {
-        let mut constructs: FxHashMap<Id, (Id, &[Id])> = FxHashMap::default();
-        for i in f.body() {
-            if let (Op::CompositeConstruct, Some(r), Some(ty)) = (i.op, i.result, i.ty) {
-                constructs.insert(r, (ty, &i.args));
+/// The algebraic rules, one per line: `pattern -> result`. `#` starts a comment.
+pub const RULES: &str = r"
+# Integers (two's complement: exact for every input)
+(IAdd a 0) -> a
+(ISub a 0) -> a
+(ISub a a) -> 0
+(ISub 0 a) -> (SNegate a)
+(IMul a 1) -> a
+(IMul a 0) -> 0
+(IMul a -1) -> (SNegate a)
+(UDiv a 1) -> a
+(SDiv a 1) -> a
+(BitwiseAnd a 0) -> 0
+(BitwiseAnd a -1) -> a
+(BitwiseAnd a a) -> a
+(BitwiseOr a 0) -> a
+(BitwiseOr a -1) -> -1
+(BitwiseOr a a) -> a
+(BitwiseXor a 0) -> a
+(BitwiseXor a a) -> 0
+(BitwiseXor a -1) -> (Not a)
+(ShiftLeftLogical a 0) -> a
+(ShiftRightLogical a 0) -> a
+(ShiftRightArithmetic a 0) -> a
+(Not (Not a)) -> a
+(SNegate (SNegate a)) -> a
+(IEqual a a) -> true
+(INotEqual a a) -> false
+(ULessThan a a) -> false
+(SLessThan a a) -> false
+(UGreaterThan a a) -> false
+(SGreaterThan a a) -> false
+(ULessThanEqual a a) -> true
+(SLessThanEqual a a) -> true
+(UGreaterThanEqual a a) -> true
+(SGreaterThanEqual a a) -> true
+# Booleans
+(LogicalAnd a true) -> a
+(LogicalAnd a false) -> false
+(LogicalAnd a a) -> a
+(LogicalOr a false) -> a
+(LogicalOr a true) -> true
+(LogicalOr a a) -> a
+(LogicalNot (LogicalNot a)) -> a
+(LogicalEqual a a) -> true
+(LogicalNotEqual a a) -> false
+(LogicalEqual a true) -> a
+(LogicalNotEqual a false) -> a
+(LogicalNot (IEqual a b)) -> (INotEqual a b)
+(LogicalNot (INotEqual a b)) -> (IEqual a b)
+(LogicalNot (ULessThan a b)) -> (UGreaterThanEqual a b)
+(LogicalNot (SLessThan a b)) -> (SGreaterThanEqual a b)
+(LogicalNot (UGreaterThan a b)) -> (ULessThanEqual a b)
+(LogicalNot (SGreaterThan a b)) -> (SLessThanEqual a b)
+(Select c a a) -> a
+(Select c true false) -> c
+(Select c false true) -> (LogicalNot c)
+# Floats: exact for every input, NaN, infinities and signed zeros included
+(FMul a 1.0) -> a
+(FDiv a 1.0) -> a
+(FAdd a -0.0) -> a
+(FSub a 0.0) -> a
+(FMul a -1.0) -> (FNegate a)
+(FSub -0.0 a) -> (FNegate a)
+(FNegate (FNegate a)) -> a
+";
+
+#[derive(Clone, Debug, PartialEq)]
+enum Lit {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+}
+
+#[derive(Clone, Debug)]
+enum Pat {
+    Var(String),
+    Lit(Lit),
+    Op(Op, Vec<Pat>),
+}
+
+#[derive(Debug)]
+pub struct Rule {
+    pattern: Pat,
+    result: Pat,
+    pub text: String,
+}
+
+fn tokens(text: &str) -> Vec<String> {
+    text.replace('(', " ( ")
+        .replace(')', " ) ")
+        .split_whitespace()
+        .map(str::to_string)
+        .collect()
+}
+
+fn parse_pat(toks: &[String], at: &mut usize) -> Result<Pat, String> {
+    let t = toks.get(*at).ok_or("unexpected end")?.clone();
+    *at += 1;
+    if t == "(" {
+        let name = toks.get(*at).ok_or("missing op name")?.clone();
+        *at += 1;
+        let op = ops::by_name(&format!("Op{name}"))
+            .filter(|i| i.set == ops::OpSet::Core)
+            .and_then(|i| Op::from_u32(i.number))
+            .ok_or_else(|| format!("unknown op {name}"))?;
+        let mut args = Vec::new();
+        while toks.get(*at).map(String::as_str) != Some(")") {
+            args.push(parse_pat(toks, at)?);
+        }
+        *at += 1;
+        return Ok(Pat::Op(op, args));
+    }
+    Ok(match t.as_str() {
+        "true" => Pat::Lit(Lit::Bool(true)),
+        "false" => Pat::Lit(Lit::Bool(false)),
+        s if s.contains('.') => {
+            Pat::Lit(Lit::Float(s.parse().map_err(|_| format!("bad float {s}"))?))
+        }
+        s if s.starts_with(|c: char| c == '-' || c.is_ascii_digit()) => {
+            Pat::Lit(Lit::Int(s.parse().map_err(|_| format!("bad integer {s}"))?))
+        }
+        s if s.chars().all(|c| c.is_ascii_lowercase()) => Pat::Var(s.to_string()),
+        s => return Err(format!("bad token {s}")),
+    })
+}
+
+/// The kind of value an op reads at operand `n` (or makes, for `None`).
+fn kind_at(op: Op, n: Option<usize>) -> Result<Val, String> {
+    let info = ops::info(op).ok_or_else(|| format!("{op:?} is not in the op table"))?;
+    let typing = info
+        .typing
+        .as_ref()
+        .ok_or_else(|| format!("{} has no typing", info.name))?;
+    let v = match n {
+        Some(n) => {
+            let v = typing.operand(n);
+            if v == Val::Same {
+                typing.result
+            } else {
+                v
             }
         }
-        for i in f.body() {
-            let (Op::CompositeExtract, Some(r), [c], [Operand::LiteralBit32(k)]) =
-                (i.op, i.result, i.args.as_slice(), i.lits())
-            else {
-                continue;
-            };
-            let Some((ty, parts)) = constructs.get(c) else {
-                continue;
-            };
-            // One part per member: a struct always, a vector when the parts are scalars
-            // (as many as its components).
-            let members = m.global(*ty).map_or(0, |t| match (t.op, t.lits()) {
-                (Op::TypeStruct, _) => t.args.len(),
-                (Op::TypeVector, [Operand::LiteralBit32(n)]) => *n as usize,
-                _ => 0,
-            });
-            if members == parts.len() {
-                if let Some(&part) = parts.get(*k as usize) {
-                    replace.replace_in(f.id(), r, part);
+        None => typing.result,
+    };
+    // A polymorphic op's "the result's type" is any type here.
+    Ok(if v == Val::Same { Val::Any } else { v })
+}
+
+fn lit_fits(l: &Lit, v: Val) -> bool {
+    matches!(
+        (l, v),
+        (Lit::Int(_), Val::Int | Val::Uint | Val::Any)
+            | (Lit::Float(_), Val::Float | Val::Any)
+            | (Lit::Bool(_), Val::Bool | Val::Any)
+    )
+}
+
+/// Checks a pattern's ops and constants against the op table; collects its variables.
+fn check(p: &Pat, want: Val, vars: &mut Vec<String>) -> Result<(), String> {
+    match p {
+        Pat::Var(v) => {
+            vars.push(v.clone());
+            Ok(())
+        }
+        Pat::Lit(l) => lit_fits(l, want)
+            .then_some(())
+            .ok_or_else(|| format!("constant {l:?} where the op reads {want:?}")),
+        Pat::Op(op, args) => {
+            let info = ops::info(*op).ok_or_else(|| format!("{op:?} is not in the op table"))?;
+            let arity = info.operands.len().saturating_sub(2);
+            if arity != args.len() {
+                return Err(format!(
+                    "{} takes {arity} operands, not {}",
+                    info.name,
+                    args.len()
+                ));
+            }
+            for (n, a) in args.iter().enumerate() {
+                check(a, kind_at(*op, Some(n))?, vars)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+fn parse_rules(text: &str) -> Result<Vec<Rule>, String> {
+    let mut rules = Vec::new();
+    for line in text.lines() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let (lhs, rhs) = line
+            .split_once("->")
+            .ok_or_else(|| format!("`{line}`: no `->`"))?;
+        let err = |e: String| format!("`{line}`: {e}");
+        let (lt, rt) = (tokens(lhs), tokens(rhs));
+        let mut at = 0;
+        let pattern = parse_pat(&lt, &mut at).map_err(err)?;
+        let mut at2 = 0;
+        let result = parse_pat(&rt, &mut at2).map_err(err)?;
+        let Pat::Op(op, _) = &pattern else {
+            return Err(err("a pattern must be an op".into()));
+        };
+        let mut bound = Vec::new();
+        check(&pattern, Val::Any, &mut bound).map_err(err)?;
+        let mut used = Vec::new();
+        check(&result, kind_at(*op, None).map_err(err)?, &mut used).map_err(err)?;
+        if let Some(v) = used.iter().find(|v| !bound.contains(v)) {
+            return Err(err(format!("`{v}` is not bound by the pattern")));
+        }
+        if matches!(&result, Pat::Op(_, args) if args.iter().any(|a| matches!(a, Pat::Op(..)))) {
+            return Err(err("a result makes at most one instruction".into()));
+        }
+        rules.push(Rule {
+            pattern,
+            result,
+            text: line.to_string(),
+        });
+    }
+    Ok(rules)
+}
+
+/// The checked rule table (a malformed rule is a bug of this file: it panics, and the unit
+/// test below builds the table).
+pub fn rules() -> &'static [Rule] {
+    static R: OnceLock<Vec<Rule>> = OnceLock::new();
+    R.get_or_init(|| parse_rules(RULES).unwrap_or_else(|e| panic!("simplify rule {e}")))
+}
+
+struct Matcher<'a> {
+    f: &'a Function,
+    consts: &'a Consts,
+    replace: &'a Replacer,
+}
+
+impl Matcher<'_> {
+    fn is_lit(&self, id: Id, l: &Lit) -> bool {
+        let Some(c) = self.consts.of(id) else {
+            return false;
+        };
+        let scalar = |c: &Const| match (c, l) {
+            (Const::Scalar(Value::Int { bits, width }), Lit::Int(v)) => {
+                *bits == (*v as u64) & mask(*width)
+            }
+            (Const::Scalar(Value::Float { value, .. }), Lit::Float(v)) => {
+                value.to_bits() == v.to_bits()
+            }
+            (Const::Scalar(Value::Bool(b)), Lit::Bool(v)) => b == v,
+            _ => false,
+        };
+        match c {
+            Const::Composite(parts) => !parts.is_empty() && parts.iter().all(scalar),
+            s => scalar(s),
+        }
+    }
+
+    fn matches(&self, p: &Pat, id: Id, env: &mut Vec<(String, Id)>) -> bool {
+        let id = self.replace.resolve(id);
+        match p {
+            Pat::Var(v) => match env.iter().find(|(n, _)| n == v) {
+                Some(&(_, bound)) => bound == id,
+                None => {
+                    env.push((v.clone(), id));
+                    true
+                }
+            },
+            Pat::Lit(l) => self.is_lit(id, l),
+            Pat::Op(op, args) => {
+                let Some(inst) = self.f.def_of(id) else {
+                    return false;
+                };
+                if inst.op != *op || inst.args.len() != args.len() {
+                    return false;
+                }
+                let saved = env.len();
+                if args
+                    .iter()
+                    .zip(&inst.args)
+                    .all(|(p, &a)| self.matches(p, a, env))
+                {
+                    return true;
+                }
+                env.truncate(saved);
+                let commutative =
+                    ops::info(*op).is_some_and(|i| i.attrs.contains(Attrs::COMMUTATIVE));
+                if commutative && args.len() == 2 {
+                    if self.matches(&args[0], inst.args[1], env)
+                        && self.matches(&args[1], inst.args[0], env)
+                    {
+                        return true;
+                    }
+                    env.truncate(saved);
+                }
+                false
+            }
+        }
+    }
+}
+
+/// What a matched instruction becomes.
+enum Outcome {
+    /// Its uses take this value.
+    Value(Id),
+    /// It is rewritten in place.
+    Rewrite(Inst),
+}
+
+fn lit_constant(m: &mut Module, consts: &mut Consts, ty: Id, l: &Lit) -> Option<Id> {
+    let scalar_ty = match m.global(ty)?.op {
+        Op::TypeVector => m.global(ty)?.arg(0)?,
+        _ => ty,
+    };
+    let t = m.global(scalar_ty)?;
+    let value = match (t.op, l) {
+        (Op::TypeInt, Lit::Int(v)) => {
+            let width = t.lit_u32(0)?;
+            Value::Int {
+                bits: (*v as u64) & mask(width),
+                width,
+            }
+        }
+        (Op::TypeFloat, Lit::Float(v)) => Value::Float {
+            value: *v,
+            width: t.lit_u32(0)?,
+        },
+        (Op::TypeBool, Lit::Bool(b)) => Value::Bool(*b),
+        _ => return None,
+    };
+    let c = match vector_len(m, ty) {
+        Some(n) => Const::Composite(vec![Const::Scalar(value); n as usize]),
+        None => Const::Scalar(value),
+    };
+    consts.materialize(m, ty, &c)
+}
+
+/// The first table rule that applies to `inst`.
+fn apply_rules(
+    m: &mut Module,
+    consts: &mut Consts,
+    f: &Function,
+    replace: &Replacer,
+    inst: &Inst,
+) -> Option<Outcome> {
+    let r = inst.result?;
+    let ty = inst.ty?;
+    for rule in rules() {
+        let Pat::Op(op, _) = &rule.pattern else {
+            continue;
+        };
+        if *op != inst.op {
+            continue;
+        }
+        let mut env = Vec::new();
+        let matched = Matcher { f, consts, replace }.matches(&rule.pattern, r, &mut env);
+        if !matched {
+            continue;
+        }
+        let lookup = |v: &str| env.iter().find(|(n, _)| n == v).map(|&(_, id)| id);
+        match &rule.result {
+            Pat::Var(v) => return lookup(v).map(Outcome::Value),
+            Pat::Lit(l) => return lit_constant(m, consts, ty, l).map(Outcome::Value),
+            Pat::Op(op, args) => {
+                let mut ids = Vec::new();
+                for a in args {
+                    ids.push(match a {
+                        Pat::Var(v) => lookup(v)?,
+                        Pat::Lit(l) => lit_constant(m, consts, ty, l)?,
+                        Pat::Op(..) => return None,
+                    });
+                }
+                return Some(Outcome::Rewrite(Inst::with_args(
+                    *op,
+                    Some(ty),
+                    Some(r),
+                    ids,
+                )));
+            }
+        }
+    }
+    None
+}
+
+/// How many components a vector type has (`None` for other types, and for counts no valid
+/// module has).
+fn vector_len(m: &Module, ty: Id) -> Option<u32> {
+    let t = m.global(ty)?;
+    (t.op == Op::TypeVector)
+        .then(|| t.lit_u32(0))
+        .flatten()
+        .filter(|n| (2..=16).contains(n))
+}
+
+fn literal_indices(inst: &Inst) -> Vec<u32> {
+    inst.lits()
+        .iter()
+        .filter_map(|o| match o {
+            Operand::LiteralBit32(v) => Some(*v),
+            _ => None,
+        })
+        .collect()
+}
+
+fn extract(ty: Id, r: Id, from: Id, path: &[u32]) -> Inst {
+    let mut ops = vec![Operand::IdRef(from)];
+    ops.extend(path.iter().map(|&k| Operand::LiteralBit32(k)));
+    Inst::new(Op::CompositeExtract, Some(ty), Some(r), ops)
+}
+
+/// Where component `k` of a vector value comes from, looking through shuffles: (vector, index).
+fn vector_source(m: &Module, f: &Function, replace: &Replacer, v: Id, k: u32) -> (Id, u32) {
+    let v = replace.resolve(v);
+    if let Some(s) = f.def_of(v).filter(|s| s.op == Op::VectorShuffle) {
+        let sel = literal_indices(s);
+        if let (Some(&a), Some(&b), Some(&idx)) =
+            (s.args.first(), s.args.get(1), sel.get(k as usize))
+        {
+            let a = replace.resolve(a);
+            let b = replace.resolve(b);
+            let na = f
+                .def_of(a)
+                .and_then(|d| d.ty)
+                .or_else(|| m.global(a).and_then(|g| g.ty));
+            if let Some(n) = na.and_then(|t| vector_len(m, t)) {
+                if idx != u32::MAX {
+                    return if idx < n { (a, idx) } else { (b, idx - n) };
                 }
             }
         }
     }
-    if replace.is_empty() {
-        return false;
+    (v, k)
+}
+
+fn type_of(m: &Module, f: &Function, v: Id) -> Option<Id> {
+    f.def_of(v)
+        .and_then(|d| d.ty)
+        .or_else(|| m.global(v).and_then(|g| g.ty))
+        .or_else(|| {
+            f.params
+                .iter()
+                .find(|p| p.result == Some(v))
+                .and_then(|p| p.ty)
+        })
+}
+
+/// The composite rules.
+fn composite(m: &Module, f: &Function, replace: &Replacer, inst: &Inst) -> Option<Outcome> {
+    let r = inst.result?;
+    let ty = inst.ty?;
+    let arg = |k: usize| inst.args.get(k).map(|&a| replace.resolve(a));
+    match inst.op {
+        Op::CompositeExtract => {
+            let path = literal_indices(inst);
+            let c = arg(0)?;
+            let def = f.def_of(c)?;
+            match def.op {
+                Op::CompositeInsert => {
+                    let ipath = literal_indices(def);
+                    let (part, whole) =
+                        (replace.resolve(def.args[0]), replace.resolve(def.args[1]));
+                    let common = path.iter().zip(&ipath).take_while(|(a, b)| a == b).count();
+                    if common == ipath.len() {
+                        // The insert wrote what is read, or a composite containing it.
+                        return Some(if path.len() == ipath.len() {
+                            Outcome::Value(part)
+                        } else {
+                            Outcome::Rewrite(extract(ty, r, part, &path[common..]))
+                        });
+                    }
+                    if common < path.len() {
+                        // Disjoint: the read is of what the insert left alone.
+                        return Some(Outcome::Rewrite(extract(ty, r, whole, &path)));
+                    }
+                    None
+                }
+                Op::CompositeConstruct => {
+                    let k = *path.first()? as usize;
+                    let cty = def.ty?;
+                    let parts: Vec<Id> = def.args.iter().map(|&a| replace.resolve(a)).collect();
+                    let part = match vector_len(m, cty) {
+                        // A vector built from pieces: find the piece holding component k.
+                        Some(_) => {
+                            let mut at = 0usize;
+                            let mut found = None;
+                            for &p in &parts {
+                                let width =
+                                    type_of(m, f, p).and_then(|t| vector_len(m, t)).unwrap_or(1)
+                                        as usize;
+                                if k < at + width {
+                                    found = Some((p, k - at, width));
+                                    break;
+                                }
+                                at += width;
+                            }
+                            let (p, within, width) = found?;
+                            if width == 1 {
+                                (p, None)
+                            } else {
+                                (p, Some(within as u32))
+                            }
+                        }
+                        None => (*parts.get(k)?, None),
+                    };
+                    let mut rest: Vec<u32> = part.1.into_iter().collect();
+                    rest.extend_from_slice(&path[1..]);
+                    Some(if rest.is_empty() {
+                        Outcome::Value(part.0)
+                    } else {
+                        Outcome::Rewrite(extract(ty, r, part.0, &rest))
+                    })
+                }
+                Op::VectorShuffle => {
+                    let [k] = path.as_slice() else { return None };
+                    let (src, idx) = vector_source(m, f, replace, c, *k);
+                    (src != c).then(|| Outcome::Rewrite(extract(ty, r, src, &[idx])))
+                }
+                _ => None,
+            }
+        }
+        Op::CompositeConstruct => {
+            // Every component of one vector, in order: that vector.
+            let n = vector_len(m, ty)?;
+            if inst.args.len() != n as usize {
+                return None;
+            }
+            let mut source = None;
+            for (k, &a) in inst.args.iter().enumerate() {
+                let e = f.def_of(replace.resolve(a))?;
+                if e.op != Op::CompositeExtract || literal_indices(e) != [k as u32] {
+                    return None;
+                }
+                let v = replace.resolve(e.args[0]);
+                match source {
+                    None => source = Some(v),
+                    Some(s) if s == v => {}
+                    Some(_) => return None,
+                }
+            }
+            let v = source?;
+            (type_of(m, f, v) == Some(ty)).then_some(Outcome::Value(v))
+        }
+        Op::VectorShuffle => {
+            let sel = literal_indices(inst);
+            let (a, b) = (arg(0)?, arg(1)?);
+            let na = vector_len(m, type_of(m, f, a)?)?;
+            if sel.contains(&u32::MAX) {
+                return None;
+            }
+            // Where every component comes from, through shuffles beneath.
+            let sources: Vec<(Id, u32)> = sel
+                .iter()
+                .map(|&k| {
+                    if k < na {
+                        vector_source(m, f, replace, a, k)
+                    } else {
+                        vector_source(m, f, replace, b, k - na)
+                    }
+                })
+                .collect();
+            let mut vectors: Vec<Id> = Vec::new();
+            for (v, _) in &sources {
+                if !vectors.contains(v) {
+                    vectors.push(*v);
+                }
+            }
+            // Identity: every component of one vector of the result's type, in order.
+            if let [v] = vectors.as_slice() {
+                let identity = sources.iter().enumerate().all(|(k, &(_, i))| i == k as u32);
+                if identity && type_of(m, f, *v) == Some(ty) {
+                    return Some(Outcome::Value(*v));
+                }
+            }
+            // Nothing read through a shuffle beneath: as it is.
+            if vectors.len() > 2 || vectors.iter().all(|&v| v == a || v == b) {
+                return None;
+            }
+            let x = vectors[0];
+            let y = *vectors.get(1).unwrap_or(&x);
+            let nx = vector_len(m, type_of(m, f, x)?)?;
+            let mut ops = vec![Operand::IdRef(x), Operand::IdRef(y)];
+            for (v, i) in &sources {
+                ops.push(Operand::LiteralBit32(if *v == x { *i } else { nx + i }));
+            }
+            let new = Inst::new(Op::VectorShuffle, Some(ty), Some(r), ops);
+            (new.args != inst.args || new.lits() != inst.lits()).then_some(Outcome::Rewrite(new))
+        }
+        Op::CompositeInsert => {
+            // A chain of single-index inserts that writes every component of a vector.
+            let n = vector_len(m, ty)? as usize;
+            let mut parts: Vec<Option<Id>> = vec![None; n];
+            let mut cur = inst.clone();
+            loop {
+                let path = literal_indices(&cur);
+                let [k] = path.as_slice() else { return None };
+                let slot = parts.get_mut(*k as usize)?;
+                if slot.is_none() {
+                    *slot = Some(replace.resolve(cur.args[0]));
+                }
+                if parts.iter().all(Option::is_some) {
+                    break;
+                }
+                match f.def_of(replace.resolve(cur.args[1])) {
+                    Some(d) if d.op == Op::CompositeInsert && d.ty == Some(ty) => cur = d.clone(),
+                    _ => return None,
+                }
+            }
+            let ids: Vec<Id> = parts.into_iter().map(|p| p.unwrap_or(0)).collect();
+            Some(Outcome::Rewrite(Inst::with_args(
+                Op::CompositeConstruct,
+                Some(ty),
+                Some(r),
+                ids,
+            )))
+        }
+        _ => None,
     }
-    for f in m.functions_mut() {
+}
+
+fn simplify_function(
+    m: &mut Module,
+    consts: &mut Consts,
+    f: &mut Function,
+    replace: &mut Replacer,
+) -> bool {
+    let fid = f.id();
+    let mut changed = false;
+    // Until nothing applies: a rewrite may let another rule match (bounded, in case two rules
+    // undo each other).
+    for _round in 0..8 {
+        let mut any = false;
+        let ids: Vec<InstId> = f.layout().map(|(_, i)| i).collect();
+        for i in ids {
+            let inst = f.inst(i).clone();
+            let Some(r) = inst.result else { continue };
+            if replace.is_replaced(r) {
+                continue;
+            }
+            let outcome = composite(m, f, replace, &inst)
+                .or_else(|| apply_rules(m, consts, f, replace, &inst));
+            match outcome {
+                Some(Outcome::Value(v)) if v != r => {
+                    any |= replace.replace_in(fid, r, v);
+                }
+                Some(Outcome::Rewrite(new)) => {
+                    f.replace_inst(i, new);
+                    any = true;
+                }
+                _ => {}
+            }
+        }
+        if !any {
+            break;
+        }
+        changed = true;
+    }
+    if changed {
         f.retain_all(|i| !i.result.is_some_and(|r| replace.is_replaced(r)));
+        replace.apply_to_function(f);
+    }
+    changed
+}
+
+pub fn simplify(m: &mut Module) -> bool {
+    let mut consts = Consts::new(m);
+    let mut replace = Replacer::new();
+    let mut changed = false;
+    for k in 0..m.functions().len() {
+        if m.functions()[k].is_declaration() {
+            continue;
+        }
+        let placeholder = Function::new(m.functions()[k].def.clone(), Vec::new());
+        let mut f = std::mem::replace(m.function_at_mut(k), placeholder);
+        changed |= simplify_function(m, &mut consts, &mut f, &mut replace);
+        *m.function_at_mut(k) = f;
     }
     replace.apply(m, "simplify");
-    true
+    changed
 }
 
 impl Pass for Simplify {
@@ -61,12 +718,36 @@ impl Pass for Simplify {
         "simplify"
     }
     fn description(&self) -> &'static str {
-        "forward composite parts: an extract of a construct is the part it extracts"
+        "algebraic simplification by rules kept as data, and composites read through"
     }
     fn preserves(&self) -> Preserves {
         Preserves::Cfg
     }
     fn run(&self, module: &mut Module, _cx: &mut PassCx) -> Result<Changed, PassError> {
         Ok(simplify(module).into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rule_table_checks_against_the_op_table() {
+        assert!(rules().len() > 40);
+    }
+
+    #[test]
+    fn malformed_rules_are_refused_with_the_reason() {
+        for (rule, why) in [
+            ("(IAdd a 0.0) -> a", "constant"),
+            ("(FAdd a b c) -> a", "takes 2 operands"),
+            ("(Frobnicate a) -> a", "unknown op"),
+            ("(IAdd a 0) -> b", "not bound"),
+            ("(LogicalAnd a 1) -> a", "constant"),
+        ] {
+            let e = parse_rules(rule).expect_err(rule);
+            assert!(e.contains(why), "{rule}: {e}");
+        }
     }
 }
