@@ -492,3 +492,56 @@ OpFunctionEnd
     *m.function_at_mut(0) = f;
     assert_valid(&m);
 }
+
+/// A function that ends in an infinite loop: what runs before it keeps its ordinary
+/// post-dominators (the loop, not the entry, stands for the exit it never reaches), so a
+/// loop before it is not control dependent on anything it does not decide.
+#[test]
+fn post_dominators_before_an_infinite_loop_are_ordinary() {
+    let text = r#"
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+OpName %entry "entry"
+OpName %h "h"
+OpName %m "m"
+OpName %forever "forever"
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%bool = OpTypeBool
+%true = OpConstantTrue %bool
+%main = OpFunction %void None %fn
+%entry = OpLabel
+OpBranch %h
+%h = OpLabel
+OpLoopMerge %m %c None
+OpBranchConditional %true %c %m
+%c = OpLabel
+OpBranch %h
+%m = OpLabel
+OpBranch %forever
+%forever = OpLabel
+OpLoopMerge %never %forever None
+OpBranch %forever
+%never = OpLabel
+OpUnreachable
+OpFunctionEnd
+"#;
+    let m = shaderstep::ir::parse::parse(text).unwrap();
+    let f = &m.functions()[0];
+    let pd = f.postdom();
+    let at = |name: &str| block(&m, f, name);
+    // The loop's merge post-dominates its header, and the infinite loop everything.
+    assert!(pd.post_dominates(at("m"), at("h")));
+    assert!(pd.post_dominates(at("forever"), at("entry")));
+    let cd = f.control_deps();
+    // (The infinite loop depends only on itself: its tie to the exit is a branch it never
+    // takes.)
+    assert!(
+        cd.0[at("forever")].iter().all(|&b| b == at("forever")),
+        "{:?}",
+        cd.0[at("forever")]
+    );
+    assert!(cd.0[at("m")].is_empty());
+}

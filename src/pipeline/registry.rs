@@ -124,12 +124,24 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "O",
-        description: "optimize for speed and size, as spirv-opt -O: memory to SSA, constants folded, dead code and blocks removed; keeps names",
+        description: "optimize for speed and size, as spirv-opt -O: memory to SSA, constants propagated, values numbered, dead code, branches and blocks removed, twice; keeps names",
         passes: &[
             "lower",
             "inline",
             "eliminate-dead-functions",
             "private-to-local",
+            "sroa",
+            "mem2reg",
+            "local-redundant-load",
+            "copy-prop",
+            "ccp",
+            "dead-branch",
+            "simplify",
+            "gvn",
+            "adce",
+            "block-merge",
+            // Again: constants found above make more accesses constant, more variables
+            // splittable and promotable, more branches dead (as spirv-opt -O repeats them).
             "sroa",
             "mem2reg",
             "local-redundant-load",

@@ -187,6 +187,78 @@ pub struct PostDomTree {
     pub rpreds: Vec<Vec<usize>>,
 }
 
+/// The strongly connected components of the subgraph on `nodes` that no edge leaves for
+/// another component of it (Tarjan's algorithm, iterative).
+fn sink_components(nodes: &[usize], succs: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    let n = succs.len();
+    let mut inside = vec![false; n];
+    for &b in nodes {
+        inside[b] = true;
+    }
+    let mut index = vec![usize::MAX; n];
+    let mut low = vec![0usize; n];
+    let mut on_stack = vec![false; n];
+    let mut stack: Vec<usize> = Vec::new();
+    let mut comp_of = vec![usize::MAX; n];
+    let mut comps: Vec<Vec<usize>> = Vec::new();
+    let mut next = 0usize;
+    for &root in nodes {
+        if index[root] != usize::MAX {
+            continue;
+        }
+        let mut call: Vec<(usize, usize)> = vec![(root, 0)];
+        index[root] = next;
+        low[root] = next;
+        next += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (v, ref mut k)) = call.last_mut() {
+            if let Some(&w) = succs[v].get(*k) {
+                *k += 1;
+                if !inside[w] {
+                    continue;
+                }
+                if index[w] == usize::MAX {
+                    index[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    call.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            call.pop();
+            if let Some(&(parent, _)) = call.last() {
+                low[parent] = low[parent].min(low[v]);
+            }
+            if low[v] == index[v] {
+                let mut comp = Vec::new();
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    comp_of[w] = comps.len();
+                    comp.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                comps.push(comp);
+            }
+        }
+    }
+    comps
+        .iter()
+        .enumerate()
+        .filter(|(c, comp)| {
+            comp.iter()
+                .all(|&b| succs[b].iter().all(|&w| !inside[w] || comp_of[w] == *c))
+        })
+        .map(|(_, comp)| comp.clone())
+        .collect()
+}
+
 impl PostDomTree {
     pub fn new(cfg: &Cfg) -> Self {
         let n = cfg.len();
@@ -201,19 +273,28 @@ impl PostDomTree {
                 rp.push(exit);
             }
         }
-        // Tie blocks that never reach an exit to the virtual exit, one infinite region at a
-        // time: the first such block in reverse postorder stands for its region.
-        loop {
-            let reached = reverse_postorder(n + 1, exit, &rsuccs);
-            let mut seen = vec![false; n + 1];
-            for b in reached {
-                seen[b] = true;
+        // Tie the blocks that never reach an exit to the virtual exit through the infinite
+        // loops they end in: each region the CFG cannot leave (a sink among the strongly
+        // connected components of those blocks) is tied by its first block in reverse
+        // postorder, its loop header. Every other stuck block reaches one of them, so what
+        // runs before an infinite loop keeps its ordinary post-dominators.
+        let reached = reverse_postorder(n + 1, exit, &rsuccs);
+        let mut seen = vec![false; n + 1];
+        for b in reached {
+            seen[b] = true;
+        }
+        let stuck: Vec<usize> = cfg.rpo.iter().copied().filter(|&b| !seen[b]).collect();
+        if !stuck.is_empty() {
+            let mut order = vec![usize::MAX; n];
+            for (k, &b) in cfg.rpo.iter().enumerate() {
+                order[b] = k;
             }
-            let Some(&stuck) = cfg.rpo.iter().rev().find(|&&b| !seen[b]) else {
-                break;
-            };
-            rsuccs[exit].push(stuck);
-            rpreds[stuck].push(exit);
+            for sink in sink_components(&stuck, &cfg.succs) {
+                if let Some(&first) = sink.iter().min_by_key(|&&b| order[b]) {
+                    rsuccs[exit].push(first);
+                    rpreds[first].push(exit);
+                }
+            }
         }
         let tree = DomTree::build(exit, &rsuccs, &rpreds);
         PostDomTree {

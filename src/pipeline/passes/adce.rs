@@ -8,11 +8,15 @@
 //! - a live instruction makes live the definitions of its operands and the branches it is
 //!   control dependent on (the blocks whose choice decides whether it runs — the reverse
 //!   dominance frontier); a live phi makes live the branches that choose its incoming edges;
-//! - loops are kept as they are (a loop may not end; removing it would change that), and so is
-//!   the header of every construct around live code (the structured rules need it).
+//! - the header of every construct around live code stays (the structured rules need it),
+//!   and a loop with live code anywhere in it, its header included, keeps its header's branch,
+//!   so it runs as often as before;
+//! - a loop that never ends (no path reaches its merge block) stays whole.
 //!
-//! Then dead instructions go; a selection header whose branch is dead branches straight to its
-//! merge block, which makes the construct's blocks unreachable, and unreachable blocks go
+//! A loop with no live code goes (as spirv-opt's ADCE removes it): like every optimizer of
+//! shaders, this assumes a loop without effects ends. Then dead instructions go; a selection
+//! or loop header whose branch is dead branches straight to its merge block, which makes the
+//! construct's blocks unreachable, and unreachable blocks go
 //! (merge blocks and continue targets a header names are emptied instead). Finally, types,
 //! constants and global variables nothing uses any more go, with every name and decoration of
 //! what went.
@@ -95,85 +99,126 @@ fn mark(m: &Module, f: &Function, sets: &ExtSets) -> (Vec<bool>, Vec<bool>) {
             work.push(i);
         }
     }
-    // Loops stay: every branch inside a loop construct is live.
+    // A loop that never ends (its merge block unreachable) stays: removing it would let the
+    // code after it run.
     let mut term_live = vec![false; n];
     for c in &structure.constructs {
-        if c.kind != ConstructKind::Selection {
-            for &b in &c.blocks {
-                term_live[b] = true;
-            }
-        }
-    }
-    let mut live_block_deps = vec![false; n];
-    for (b, &keep) in term_live.iter().enumerate() {
-        if keep {
-            let t = f.block(b).terminator;
+        if c.kind == ConstructKind::Loop && c.merge.is_none_or(|mb| !cfg.reachable(mb)) {
+            let t = f.block(c.header).terminator;
+            term_live[c.header] = true;
             if !live[t.index()] {
                 live[t.index()] = true;
                 work.push(t);
             }
         }
     }
+    let mut live_block_deps = vec![false; n];
     let push = |i: InstId, live: &mut Vec<bool>, work: &mut Vec<InstId>| {
         if !live[i.index()] {
             live[i.index()] = true;
             work.push(i);
         }
     };
-    while let Some(i) = work.pop() {
-        let inst = f.inst(i);
-        let b = block_of[&i];
-        // Operands defined here.
-        for &a in &inst.args {
-            if let Some(d) = f.value(a) {
-                push(d, &mut live, &mut work);
-            }
-        }
-        // A live variable makes its stores live.
-        if inst.op == Op::Variable {
-            if let Some(stores) = inst.result.and_then(|r| stores_into.remove(&r)) {
-                for s in stores {
-                    push(s, &mut live, &mut work);
+    loop {
+        while let Some(i) = work.pop() {
+            let inst = f.inst(i);
+            let b = block_of[&i];
+            // Operands defined here.
+            for &a in &inst.args {
+                if let Some(d) = f.value(a) {
+                    push(d, &mut live, &mut work);
                 }
             }
-        }
-        // The branches deciding whether this runs (and, for a phi, which edge it came by).
-        let mut deciding: Vec<usize> = Vec::new();
-        if !live_block_deps[b] {
-            live_block_deps[b] = true;
-            deciding.extend(&cd.0[b]);
-            // The headers of the constructs around live code stay: the branches out of a
-            // construct (breaks to its merge) need it, even where its branch decides nothing
-            // (a switch with one target).
-            let mut c = structure.innermost[b];
-            while let Some(k) = c {
-                let h = structure.constructs[k].header;
-                if h != b {
-                    deciding.push(h);
-                }
-                c = structure.constructs[k].parent;
-            }
-        }
-        if inst.op == Op::Phi {
-            for pair in inst.args.chunks(2) {
-                if let Some(p) = f.block_index(pair[1]) {
-                    deciding.push(p);
-                    if !live_block_deps[p] {
-                        live_block_deps[p] = true;
-                        deciding.extend(&cd.0[p]);
+            // A live variable makes its stores live.
+            if inst.op == Op::Variable {
+                if let Some(stores) = inst.result.and_then(|r| stores_into.remove(&r)) {
+                    for s in stores {
+                        push(s, &mut live, &mut work);
                     }
                 }
             }
+            // The branches deciding whether this runs (and, for a phi, which edge it came by).
+            let mut deciding: Vec<usize> = Vec::new();
+            // What decides whether block `x` runs: the branches it is control dependent on,
+            // and the headers of the constructs around it (the branches out of a construct,
+            // breaks to its merge, need it even where its branch decides nothing; a loop with
+            // live code in it, its header's included, runs as often as it did).
+            let mut depend_on = |x: usize, deciding: &mut Vec<usize>| {
+                if live_block_deps[x] {
+                    return;
+                }
+                live_block_deps[x] = true;
+                deciding.extend(&cd.0[x]);
+                let mut c = structure.innermost[x];
+                while let Some(k) = c {
+                    let h = structure.constructs[k].header;
+                    if h != x || structure.constructs[k].kind != ConstructKind::Selection {
+                        deciding.push(h);
+                    }
+                    c = structure.constructs[k].parent;
+                }
+            };
+            depend_on(b, &mut deciding);
+            // A live phi needs the edges it chooses between: their blocks run.
+            if inst.op == Op::Phi {
+                for pair in inst.args.chunks(2) {
+                    if let Some(p) = f.block_index(pair[1]) {
+                        deciding.push(p);
+                        depend_on(p, &mut deciding);
+                    }
+                }
+            }
+            for d in deciding {
+                push(f.block(d).terminator, &mut live, &mut work);
+                term_live[d] = true;
+            }
         }
-        for d in deciding {
-            push(f.block(d).terminator, &mut live, &mut work);
-            term_live[d] = true;
+        // Blocks that stay reachable once dead headers branch to their merge blocks: a
+        // conditional branch there that heads no construct stays, so its operands must.
+        let reach = reachable_after_collapse(f, &cfg, &live);
+        let mut more = false;
+        for (b, &reached) in reach.iter().enumerate() {
+            let t = f.block(b).terminator;
+            if reached
+                && f.block(b).merge.is_none()
+                && matches!(f.inst(t).op, Op::BranchConditional | Op::Switch)
+                && !live[t.index()]
+            {
+                push(t, &mut live, &mut work);
+                more = true;
+            }
+        }
+        if !more {
+            break;
         }
     }
     let term_live = (0..n)
         .map(|b| live[f.block(b).terminator.index()])
         .collect();
     (live, term_live)
+}
+
+/// The blocks reachable when every header whose branch is dead branches to its merge block.
+fn reachable_after_collapse(
+    f: &Function,
+    cfg: &crate::ir::analysis::Cfg,
+    live: &[bool],
+) -> Vec<bool> {
+    let n = cfg.len();
+    let mut seen = vec![false; n];
+    let mut stack = vec![0usize];
+    while let Some(b) = stack.pop() {
+        if b >= n || seen[b] {
+            continue;
+        }
+        seen[b] = true;
+        let dead_header = f.block(b).merge.is_some() && !live[f.block(b).terminator.index()];
+        match (dead_header, f.block(b).merge.as_ref()) {
+            (true, Some(m)) => stack.extend(cfg.block(m.merge_block())),
+            _ => stack.extend(cfg.succs[b].iter().copied()),
+        }
+    }
+    seen
 }
 
 /// Removes what is dead from function `f`; returns the ids that went, or `None` when nothing
@@ -195,9 +240,10 @@ fn sweep(m: &mut Module, f: &mut Function, sets: &ExtSets) -> Option<FxHashSet<I
             keep
         });
         changed |= removed > 0;
-        // A dead selection: straight to its merge block.
+        // A dead selection or loop: straight to its merge block.
         let t = f.terminator(b);
-        if !branch_live && matches!(t.op, Op::BranchConditional | Op::Switch) {
+        let dead_loop = matches!(f.block(b).merge, Some(crate::ir::Merge::Loop { .. }));
+        if !branch_live && (dead_loop || matches!(t.op, Op::BranchConditional | Op::Switch)) {
             if let Some(merge) = f.block(b).merge.as_ref().map(|m| m.merge_block()) {
                 f.set_merge(b, None);
                 f.set_terminator(b, Inst::with_args(Op::Branch, None, None, vec![merge]));
