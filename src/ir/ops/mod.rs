@@ -380,12 +380,81 @@ struct Table {
     by_name: FxHashMap<String, &'static OpInfo>,
 }
 
+/// Indexes over the grammar and the family tables, built once: looking an op up by scanning
+/// them was most of the cost of building an op's entry.
+struct Index {
+    core_by_name: FxHashMap<&'static str, &'static grammar::Instruction<'static>>,
+    /// The grammar's instructions by opcode (aliases, which share one, in grammar order).
+    core_by_opcode: Vec<&'static grammar::Instruction<'static>>,
+    core_families: FxHashMap<&'static str, &'static Family>,
+    glsl_families: FxHashMap<&'static str, &'static Family>,
+    typings: FxHashMap<&'static str, &'static str>,
+}
+
+fn index() -> &'static Index {
+    static I: OnceLock<Index> = OnceLock::new();
+    I.get_or_init(|| {
+        let mut core_by_name = FxHashMap::default();
+        core_by_name.reserve(1024);
+        let mut core_by_opcode: Vec<&grammar::Instruction> = Vec::with_capacity(1024);
+        for g in grammar::INSTRUCTION_TABLE.iter() {
+            core_by_name.entry(g.opname).or_insert(g);
+            core_by_opcode.push(g);
+        }
+        core_by_opcode.sort_by_key(|g| g.opcode as u32);
+        let families = |table: &'static [Family]| {
+            let mut map = FxHashMap::default();
+            for f in table {
+                for &op in f.ops {
+                    map.entry(op).or_insert(f);
+                }
+            }
+            map
+        };
+        let mut typings = FxHashMap::default();
+        for &(name, text) in families::TYPINGS {
+            typings.entry(name).or_insert(text);
+        }
+        Index {
+            core_by_name,
+            core_by_opcode,
+            core_families: families(FAMILIES),
+            glsl_families: families(glsl::FAMILIES),
+            typings,
+        }
+    })
+}
+
+/// Every spelling of a core opcode, the canonical one first.
+fn core_spellings(opcode: u32) -> &'static [&'static grammar::Instruction<'static>] {
+    let all = &index().core_by_opcode;
+    let start = all.partition_point(|a| (a.opcode as u32) < opcode);
+    let len = all[start..]
+        .iter()
+        .take_while(|a| a.opcode as u32 == opcode)
+        .count();
+    &all[start..start + len]
+}
+
+/// The core op spelled `name` without its `Op` prefix (`IAdd`).
+pub fn core_op_by_name(name: &str) -> Option<Op> {
+    grammar_by_name(name).map(|g| g.opcode)
+}
+
 fn grammar_by_name(name: &str) -> Option<&'static grammar::Instruction<'static>> {
-    grammar::INSTRUCTION_TABLE.iter().find(|g| g.opname == name)
+    index().core_by_name.get(name).copied()
 }
 
 fn family_of(families: &'static [Family], name: &str) -> Option<&'static Family> {
-    families.iter().find(|f| f.ops.contains(&name))
+    let i = index();
+    let map = if std::ptr::eq(families, FAMILIES) {
+        &i.core_families
+    } else if std::ptr::eq(families, glsl::FAMILIES) {
+        &i.glsl_families
+    } else {
+        return families.iter().find(|f| f.ops.contains(&name));
+    };
+    map.get(name).copied()
 }
 
 /// The typing of an op: its own entry in `overrides`, else its family's.
@@ -394,18 +463,19 @@ fn typing_of(
     family: Option<&Family>,
     overrides: &[(&str, &'static str)],
 ) -> Option<Typing> {
-    let text = overrides
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, t)| *t)
-        .or(family.map(|f| f.typing))?;
+    let own = if std::ptr::eq(overrides, families::TYPINGS) {
+        index().typings.get(name).copied()
+    } else {
+        overrides.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+    };
+    let text = own.or(family.map(|f| f.typing))?;
     Typing::parse(text).map(|t| t.unwrap_or_else(|e| panic!("op table: {name}: {e}")))
 }
 
 /// The entry of core opcode `opcode`, from the grammar and the families. Built on first use:
 /// a module uses a few dozen of the ops, and building all of them took most of a short run.
 fn core_entry(opcode: u32) -> Option<OpInfo> {
-    let g = grammar::INSTRUCTION_TABLE.lookup_opcode(opcode)?;
+    let g = *core_spellings(opcode).first()?;
     let family = family_of(FAMILIES, g.opname);
     let (class, attrs, overloads, rule, doc) = match family {
         Some(f) => (f.class, f.attrs, f.overloads, f.rule, f.doc.to_string()),
@@ -432,10 +502,7 @@ fn core_entry(opcode: u32) -> Option<OpInfo> {
     // Aliases share an opcode: the first spelling is the canonical one, but an alias may be
     // the one that lists the extension (OpDemoteToHelperInvocationEXT).
     let mut extensions: Vec<&'static str> = Vec::new();
-    let aliases: Vec<&grammar::Instruction> = grammar::INSTRUCTION_TABLE
-        .iter()
-        .filter(|a| a.opcode as u32 == opcode)
-        .collect();
+    let aliases = core_spellings(opcode);
     let early = families::EARLY_EXTENSIONS
         .iter()
         .filter(|(name, _)| aliases.iter().any(|a| a.opname == *name))

@@ -122,11 +122,24 @@ pub struct Rule {
 }
 
 fn tokens(text: &str) -> Vec<String> {
-    text.replace('(', " ( ")
-        .replace(')', " ) ")
-        .split_whitespace()
-        .map(str::to_string)
-        .collect()
+    let mut out = Vec::new();
+    let mut word = String::new();
+    for c in text.chars() {
+        if c == '(' || c == ')' || c.is_whitespace() {
+            if !word.is_empty() {
+                out.push(std::mem::take(&mut word));
+            }
+            if !c.is_whitespace() {
+                out.push(c.to_string());
+            }
+        } else {
+            word.push(c);
+        }
+    }
+    if !word.is_empty() {
+        out.push(word);
+    }
+    out
 }
 
 fn parse_pat(toks: &[String], at: &mut usize) -> Result<Pat, String> {
@@ -135,10 +148,7 @@ fn parse_pat(toks: &[String], at: &mut usize) -> Result<Pat, String> {
     if t == "(" {
         let name = toks.get(*at).ok_or("missing op name")?.clone();
         *at += 1;
-        let op = ops::by_name(&format!("Op{name}"))
-            .filter(|i| i.set == ops::OpSet::Core)
-            .and_then(|i| Op::from_u32(i.number))
-            .ok_or_else(|| format!("unknown op {name}"))?;
+        let op = ops::core_op_by_name(&name).ok_or_else(|| format!("unknown op {name}"))?;
         let mut args = Vec::new();
         while toks.get(*at).map(String::as_str) != Some(")") {
             args.push(parse_pat(toks, at)?);
@@ -264,6 +274,21 @@ pub fn rules() -> &'static [Rule] {
     R.get_or_init(|| parse_rules(RULES).unwrap_or_else(|e| panic!("simplify rule {e}")))
 }
 
+/// The rules whose pattern is an instruction of `op`, in table order.
+fn rules_for(op: Op) -> &'static [&'static Rule] {
+    static BY_OP: OnceLock<crate::ir::fxhash::FxHashMap<Op, Vec<&'static Rule>>> = OnceLock::new();
+    let by_op = BY_OP.get_or_init(|| {
+        let mut map: crate::ir::fxhash::FxHashMap<Op, Vec<&'static Rule>> = Default::default();
+        for r in rules() {
+            if let Pat::Op(op, _) = &r.pattern {
+                map.entry(*op).or_default().push(r);
+            }
+        }
+        map
+    });
+    by_op.get(&op).map(Vec::as_slice).unwrap_or(&[])
+}
+
 struct Matcher<'a> {
     f: &'a Function,
     consts: &'a Consts,
@@ -380,13 +405,7 @@ fn apply_rules(
 ) -> Option<Outcome> {
     let r = inst.result?;
     let ty = inst.ty?;
-    for rule in rules() {
-        let Pat::Op(op, _) = &rule.pattern else {
-            continue;
-        };
-        if *op != inst.op {
-            continue;
-        }
+    for rule in rules_for(inst.op) {
         let mut env = Vec::new();
         let matched = Matcher { f, consts, replace }.matches(&rule.pattern, r, &mut env);
         if !matched {
@@ -666,6 +685,17 @@ fn simplify_function(
         let mut any = false;
         let ids: Vec<InstId> = f.layout().map(|(_, i)| i).collect();
         for i in ids {
+            let op = f.inst(i).op;
+            let composite_op = matches!(
+                op,
+                Op::CompositeExtract
+                    | Op::CompositeConstruct
+                    | Op::CompositeInsert
+                    | Op::VectorShuffle
+            );
+            if !composite_op && rules_for(op).is_empty() {
+                continue;
+            }
             let inst = f.inst(i).clone();
             let Some(r) = inst.result else { continue };
             if replace.is_replaced(r) {
