@@ -11,6 +11,7 @@ pub mod dead_branch;
 pub mod eliminate_dead_functions;
 pub mod fold;
 pub mod gvn;
+pub mod if_convert;
 pub mod inline;
 pub mod lift;
 pub mod link;

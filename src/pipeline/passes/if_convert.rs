@@ -1,0 +1,215 @@
+//! `if-convert`: a small selection whose arms only compute values becomes straight-line code
+//! with `OpSelect`. The selection must be a diamond or a triangle: the header ends in
+//! `OpBranchConditional %c %t %f` with `OpSelectionMerge %m`, and each arm is either `%m`
+//! itself or one block that branches to `%m` and holds at most `MAX_ARM` instructions, all
+//! pure and safe to run when the arm would not have (no memory access, no derivatives or
+//! subgroup operations, nothing the op table does not know). The arms' instructions move into
+//! the header, every phi of `%m` becomes `OpSelect %c %from_t %from_f`, and the header
+//! branches to `%m`. Phis of types `OpSelect` cannot take (pointers; composites before SPIR-V
+//! 1.4) leave the selection alone. `block-merge` then joins the header and the merge block.
+
+use spirv::Op;
+
+use crate::ir::func::Function;
+use crate::ir::fxhash::FxHashSet;
+use crate::ir::ops::{self, Attrs, ExtSets};
+use crate::ir::rewrite::{forget, prune_unreachable};
+use crate::ir::{Id, Inst, InstId, Merge, Module};
+use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
+
+pub struct IfConvert;
+
+/// Most instructions one arm may hold (more would make the shader compute both arms for
+/// little gain).
+const MAX_ARM: usize = 4;
+
+/// Whether `inst` may run where it did not before: pure, no derivative or subgroup
+/// dependence, and not an `OpSampledImage` (which must stay in its user's block).
+fn speculatable(inst: &Inst, sets: &ExtSets) -> bool {
+    let a = ops::attrs_of(inst, sets);
+    a.contains(Attrs::PURE)
+        && !a.contains(Attrs::DERIVATIVE)
+        && !a.contains(Attrs::WAVE)
+        && !matches!(
+            inst.op,
+            Op::Phi | Op::SampledImage | Op::Variable | Op::Line | Op::NoLine
+        )
+        && inst.result.is_some()
+}
+
+/// Whether `OpSelect` can choose between values of type `ty`.
+fn selectable(m: &Module, ty: Id) -> bool {
+    let Some(t) = m.global(ty) else { return false };
+    match t.op {
+        Op::TypeBool | Op::TypeInt | Op::TypeFloat | Op::TypeVector => true,
+        Op::TypeStruct | Op::TypeArray | Op::TypeMatrix => m.header.version >= (1, 4),
+        _ => crate::ir::types::dialect_type_width(t, &ExtSets::of(m)).is_some(),
+    }
+}
+
+/// The arm that starts at `label` (the merge block itself: an empty arm), if it is one.
+fn arm(f: &Function, label: Id, merge: Id, sets: &ExtSets) -> Option<Option<usize>> {
+    if label == merge {
+        return Some(None);
+    }
+    let b = f.block_index(label)?;
+    let cfg = f.cfg();
+    let block = f.block(b);
+    let ok = cfg.preds[b].len() == 1
+        && block.merge.is_none()
+        && f.successors(b) == [merge]
+        && f.terminator(b).op == Op::Branch
+        && block.insts.len() <= MAX_ARM
+        && f.block_insts(b).all(|i| speculatable(i, sets));
+    ok.then_some(Some(b))
+}
+
+fn convert_function(m: &mut Module, f: &mut Function, sets: &ExtSets) -> bool {
+    let mut changed = false;
+    let mut h = 0;
+    while h < f.blocks().len() {
+        let found = (|| {
+            let Some(Merge::Selection { merge, .. }) = f.block(h).merge.clone() else {
+                return None;
+            };
+            let t = f.terminator(h);
+            if t.op != Op::BranchConditional {
+                return None;
+            }
+            let (cond, tl, fl) = (t.args[0], t.args[1], t.args[2]);
+            if tl == fl {
+                return None;
+            }
+            let ta = arm(f, tl, merge, sets)?;
+            let fa = arm(f, fl, merge, sets)?;
+            let mb = f.block_index(merge)?;
+            let cfg = f.cfg();
+            // The merge block is reached from the two arms (or the header) only.
+            if cfg.preds[mb].len() != 2 {
+                return None;
+            }
+            let from_t = ta.map_or(f.block(h).label, |b| f.block(b).label);
+            let from_f = fa.map_or(f.block(h).label, |b| f.block(b).label);
+            let phis: Vec<InstId> = f
+                .block(mb)
+                .insts
+                .iter()
+                .copied()
+                .take_while(|&i| f.inst(i).op == Op::Phi)
+                .collect();
+            for &p in &phis {
+                if !f.inst(p).ty.is_some_and(|ty| selectable(m, ty)) {
+                    return None;
+                }
+            }
+            Some((cond, merge, mb, ta, fa, from_t, from_f, phis))
+        })();
+        let Some((cond, merge, mb, ta, fa, from_t, from_f, phis)) = found else {
+            h += 1;
+            continue;
+        };
+        // The arms' instructions move into the header, before its branch.
+        for a in [ta, fa].into_iter().flatten() {
+            let moved: Vec<InstId> = std::mem::take(f.block_insts_mut(a));
+            f.block_insts_mut(h).extend(moved);
+        }
+        // Phis become selects. Before SPIR-V 1.4 a vector select needs a condition of as many
+        // components: the condition, splatted once per width in the header.
+        let mut splats: Vec<(u32, Id)> = Vec::new();
+        for p in phis {
+            let width = (m.header.version < (1, 4))
+                .then(|| f.inst(p).ty.and_then(|t| m.global(t)))
+                .flatten()
+                .filter(|t| t.op == Op::TypeVector)
+                .and_then(|t| t.lit_u32(0));
+            let cond = match width {
+                None => cond,
+                Some(n) => match splats.iter().find(|(w, _)| *w == n) {
+                    Some(&(_, id)) => id,
+                    None => {
+                        let (Some(bool_ty), Some(id)) = (
+                            m.intern(Inst::with_args(Op::TypeBool, None, None, vec![]))
+                                .and_then(|b| {
+                                    m.intern(Inst::new(
+                                        Op::TypeVector,
+                                        None,
+                                        None,
+                                        vec![
+                                            rspirv::dr::Operand::IdRef(b),
+                                            rspirv::dr::Operand::LiteralBit32(n),
+                                        ],
+                                    ))
+                                }),
+                            m.fresh_id(),
+                        ) else {
+                            continue;
+                        };
+                        let splat = Inst::with_args(
+                            Op::CompositeConstruct,
+                            Some(bool_ty),
+                            Some(id),
+                            vec![cond; n as usize],
+                        );
+                        let at = f.block(h).insts.len();
+                        f.insert_inst(h, at, splat);
+                        splats.push((n, id));
+                        id
+                    }
+                },
+            };
+            let phi = f.inst(p).clone();
+            let value_from = |label: Id| {
+                phi.args
+                    .chunks(2)
+                    .find(|c| c.get(1) == Some(&label))
+                    .map(|c| c[0])
+            };
+            let (Some(vt), Some(vf)) = (value_from(from_t), value_from(from_f)) else {
+                continue;
+            };
+            f.replace_inst(
+                p,
+                Inst::with_args(Op::Select, phi.ty, phi.result, vec![cond, vt, vf]),
+            );
+        }
+        // Straight to the merge block; the arms are left with nothing that leads to them.
+        f.set_merge(h, None);
+        f.set_terminator(h, Inst::with_args(Op::Branch, None, None, vec![merge]));
+        let _ = mb;
+        changed = true;
+    }
+    changed
+}
+
+pub fn if_convert(m: &mut Module) -> bool {
+    let sets = ExtSets::of(m);
+    let mut gone: FxHashSet<Id> = FxHashSet::default();
+    let mut changed = false;
+    for k in 0..m.functions().len() {
+        if m.functions()[k].is_declaration() {
+            continue;
+        }
+        let placeholder = Function::new(m.functions()[k].def.clone(), Vec::new());
+        let mut f = std::mem::replace(m.function_at_mut(k), placeholder);
+        if convert_function(m, &mut f, &sets) {
+            changed = true;
+            let mut undef = |ty: Id| m.undef(ty).unwrap_or(0);
+            gone.extend(prune_unreachable(&mut f, &mut undef));
+        }
+        *m.function_at_mut(k) = f;
+    }
+    forget(m, &gone);
+    changed
+}
+
+impl Pass for IfConvert {
+    fn name(&self) -> &'static str {
+        "if-convert"
+    }
+    fn description(&self) -> &'static str {
+        "small selections whose arms only compute values become OpSelect"
+    }
+    fn run(&self, m: &mut Module, _cx: &mut PassCx) -> Result<Changed, PassError> {
+        Ok(if_convert(m).into())
+    }
+}
