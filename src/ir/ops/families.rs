@@ -349,7 +349,12 @@ pub const FAMILIES: &[Family] = &[
         overloads: &[],
         rule: Rule::None,
         doc: "Image sampling with an implicit level of detail, taken from derivatives.",
-        ops: &["ImageSampleImplicitLod", "ImageSampleDrefImplicitLod", "ImageSampleProjImplicitLod", "ImageSampleProjDrefImplicitLod", "ImageQueryLod"],
+        ops: &[
+            "ImageSampleImplicitLod", "ImageSampleDrefImplicitLod", "ImageSampleProjImplicitLod",
+            "ImageSampleProjDrefImplicitLod", "ImageQueryLod", "ImageSparseSampleImplicitLod",
+            "ImageSparseSampleDrefImplicitLod", "ImageSparseSampleProjImplicitLod",
+            "ImageSparseSampleProjDrefImplicitLod",
+        ],
     },
     Family {
         name: "image-read",
@@ -362,7 +367,20 @@ pub const FAMILIES: &[Family] = &[
         ops: &[
             "ImageSampleExplicitLod", "ImageSampleDrefExplicitLod", "ImageSampleProjExplicitLod",
             "ImageSampleProjDrefExplicitLod", "ImageFetch", "ImageGather", "ImageDrefGather", "ImageRead",
+            "ImageSparseSampleExplicitLod", "ImageSparseSampleDrefExplicitLod",
+            "ImageSparseSampleProjExplicitLod", "ImageSparseSampleProjDrefExplicitLod",
+            "ImageSparseFetch", "ImageSparseGather", "ImageSparseDrefGather", "ImageSparseRead",
         ],
+    },
+    Family {
+        name: "image-residency",
+        typing: "b: i",
+        class: OpClass::Image,
+        attrs: PURE,
+        overloads: &[],
+        rule: Rule::None,
+        doc: "Whether the texels a sparse image access read were all resident (from its residency code).",
+        ops: &["ImageSparseTexelsResident"],
     },
     Family {
         name: "image-write",

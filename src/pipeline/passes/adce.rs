@@ -4,7 +4,8 @@
 //!   variables, barriers, atomics, calls, image writes, volatile loads, anything the op table
 //!   does not describe), returns and other non-branch terminators, debug lines;
 //! - a store to a function variable (or a pointer into one) is live when the variable is:
-//!   when some live instruction reads it;
+//!   when some live instruction reads it; a store to a `Private` or `Workgroup` variable
+//!   nothing in the module reads is dead;
 //! - a live instruction makes live the definitions of its operands and the branches it is
 //!   control dependent on (the blocks whose choice decides whether it runs — the reverse
 //!   dominance frontier); a live phi makes live the branches that choose its incoming edges;
@@ -50,9 +51,87 @@ fn local_root(f: &Function, mut p: Id, locals: &FxHashSet<Id>) -> Option<Id> {
     None
 }
 
+/// The `Private` and `Workgroup` variables nothing in the module reads: every use, through
+/// access chains, is the target of a store. Stores to them are dead.
+fn write_only_globals(m: &Module) -> FxHashSet<Id> {
+    let volatile: FxHashSet<Id> = m
+        .annotations
+        .iter()
+        .filter(|a| {
+            a.op == Op::Decorate
+                && matches!(
+                    a.lits().first(),
+                    Some(rspirv::dr::Operand::Decoration(
+                        spirv::Decoration::Volatile | spirv::Decoration::Coherent
+                    ))
+                )
+        })
+        .filter_map(|a| a.arg(0))
+        .collect();
+    let mut candidates: FxHashSet<Id> = m
+        .globals()
+        .iter()
+        .filter(|g| {
+            g.op == Op::Variable
+                && g.args.is_empty()
+                && g.ty.and_then(|t| pointer_type(m, t)).is_some_and(|(c, _)| {
+                    matches!(c, StorageClass::Private | StorageClass::Workgroup)
+                })
+        })
+        .filter_map(|g| g.result)
+        .filter(|r| !volatile.contains(r))
+        .collect();
+    for f in m.functions() {
+        // Pointers into a candidate: the chains based on it.
+        let mut root: FxHashMap<Id, Id> = FxHashMap::default();
+        for inst in f.body() {
+            for (k, a) in inst.args.iter().enumerate() {
+                let Some(v) = root
+                    .get(a)
+                    .copied()
+                    .or_else(|| candidates.contains(a).then_some(*a))
+                else {
+                    continue;
+                };
+                match (inst.op, k) {
+                    (Op::Store | Op::CopyMemory, 0) => {}
+                    (Op::AccessChain | Op::InBoundsAccessChain, 0) => {
+                        if let Some(r) = inst.result {
+                            root.insert(r, v);
+                        }
+                    }
+                    _ => {
+                        candidates.remove(&v);
+                    }
+                }
+            }
+        }
+    }
+    candidates
+}
+
+/// The module-level variable a pointer is into, through access chains.
+fn global_root(f: &Function, mut p: Id) -> Option<Id> {
+    for _ in 0..64 {
+        match f.def_of(p) {
+            None => return Some(p),
+            Some(i) if matches!(i.op, Op::AccessChain | Op::InBoundsAccessChain) => {
+                p = *i.args.first()?
+            }
+            Some(_) => return None,
+        }
+    }
+    None
+}
+
 /// Marks live instructions; returns the live set (by instruction index) and whether each
 /// block's terminator is live.
-fn mark(m: &Module, f: &Function, sets: &ExtSets) -> (Vec<bool>, Vec<bool>) {
+fn mark(
+    m: &Module,
+    f: &Function,
+    sets: &ExtSets,
+    write_only: &FxHashSet<Id>,
+) -> (Vec<bool>, Vec<bool>) {
     let cfg = f.cfg();
     let cd = f.control_deps();
     let structure = f.structure();
@@ -85,7 +164,12 @@ fn mark(m: &Module, f: &Function, sets: &ExtSets) -> (Vec<bool>, Vec<bool>) {
                         stores_into.entry(v).or_default().push(i);
                         false
                     }
-                    None => true,
+                    // Nothing ever reads what it writes.
+                    None => !inst
+                        .args
+                        .first()
+                        .and_then(|&p| global_root(f, p))
+                        .is_some_and(|g| write_only.contains(&g)),
                 }
             }
             Op::Branch | Op::BranchConditional | Op::Switch => false,
@@ -223,8 +307,13 @@ fn reachable_after_collapse(
 
 /// Removes what is dead from function `f`; returns the ids that went, or `None` when nothing
 /// did.
-fn sweep(m: &mut Module, f: &mut Function, sets: &ExtSets) -> Option<FxHashSet<Id>> {
-    let (live, term_live) = mark(m, f, sets);
+fn sweep(
+    m: &mut Module,
+    f: &mut Function,
+    sets: &ExtSets,
+    write_only: &FxHashSet<Id>,
+) -> Option<FxHashSet<Id>> {
+    let (live, term_live) = mark(m, f, sets, write_only);
     let mut gone: FxHashSet<Id> = FxHashSet::default();
     let mut changed = false;
     let cfg = f.cfg();
@@ -260,6 +349,7 @@ fn sweep(m: &mut Module, f: &mut Function, sets: &ExtSets) -> Option<FxHashSet<I
 
 pub fn adce(m: &mut Module) -> bool {
     let sets = ExtSets::of(m);
+    let write_only = write_only_globals(m);
     let mut gone: FxHashSet<Id> = FxHashSet::default();
     let mut changed = false;
     for k in 0..m.functions().len() {
@@ -268,7 +358,7 @@ pub fn adce(m: &mut Module) -> bool {
         }
         let placeholder = Function::new(m.functions()[k].def.clone(), Vec::new());
         let mut f = std::mem::replace(m.function_at_mut(k), placeholder);
-        if let Some(g) = sweep(m, &mut f, &sets) {
+        if let Some(g) = sweep(m, &mut f, &sets, &write_only) {
             gone.extend(g);
             changed = true;
         }
