@@ -282,6 +282,64 @@ OpFunctionEnd
 }
 
 #[test]
+fn adce_removes_unused_spec_constants_but_not_built_ins() {
+    // As spirv-opt -O: Vulkan ignores specialization entries for ids a shader does not have.
+    let input = r#"
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpName %main "main"
+OpName %unused "unused"
+OpDecorate %buf Block
+OpMemberDecorate %buf 0 Offset 0
+OpDecorate %data DescriptorSet 0
+OpDecorate %data Binding 0
+OpDecorate %used SpecId 1
+OpDecorate %unused SpecId 2
+OpDecorate %flag SpecId 3
+OpDecorate %wg BuiltIn WorkgroupSize
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%bool = OpTypeBool
+%uint = OpTypeInt 32 0
+%v3uint = OpTypeVector %uint 3
+%uint_0 = OpConstant %uint 0
+%uint_1 = OpConstant %uint 1
+%used = OpSpecConstant %uint 7
+%unused = OpSpecConstant %uint 9
+%flag = OpSpecConstantTrue %bool
+%wg = OpSpecConstantComposite %v3uint %uint_1 %uint_1 %uint_1
+%buf = OpTypeStruct %uint
+%ptr_buf = OpTypePointer StorageBuffer %buf
+%ptr_sb = OpTypePointer StorageBuffer %uint
+%data = OpVariable %ptr_buf StorageBuffer
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%p = OpAccessChain %ptr_sb %data %uint_0
+OpStore %p %used
+OpReturn
+OpFunctionEnd
+"#;
+    let out = run(&["lower", "adce", "verify"], input);
+    for kept in [
+        "OpSpecConstant %uint 7",
+        "SpecId 1",
+        "BuiltIn WorkgroupSize",
+    ] {
+        assert!(out.contains(kept), "adce removed `{kept}`:\n{out}");
+    }
+    for gone in [
+        "OpSpecConstant %uint 9",
+        "OpSpecConstantTrue",
+        "SpecId 2",
+        "SpecId 3",
+        "\"unused\"",
+    ] {
+        assert!(!out.contains(gone), "adce kept `{gone}`:\n{out}");
+    }
+}
+
+#[test]
 fn fold_computes_constants_with_the_op_table_rules() {
     let input = r#"
 OpCapability Shader

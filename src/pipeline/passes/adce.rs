@@ -19,12 +19,13 @@
 //! or loop header whose branch is dead branches straight to its merge block, which makes the
 //! construct's blocks unreachable, and unreachable blocks go
 //! (merge blocks and continue targets a header names are emptied instead). Finally, types,
-//! constants and global variables nothing uses any more go, with every name and decoration of
-//! what went.
+//! constants (spec constants too, as spirv-opt -O: Vulkan ignores specialization entries for
+//! ids a shader does not have) and global variables nothing uses any more go, with every name
+//! and decoration of what went.
 
 use spirv::{Op, StorageClass};
 
-use super::dce::{is_pure, remove_unused_globals};
+use super::dce::{is_pure, remove_unused_globals, SpecConstants};
 use crate::ir::analysis::ConstructKind;
 use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
@@ -365,7 +366,7 @@ pub fn adce(m: &mut Module) -> bool {
         *m.function_at_mut(k) = f;
     }
     let before = m.globals().len();
-    remove_unused_globals(m, &mut gone);
+    remove_unused_globals(m, &mut gone, SpecConstants::Remove);
     changed |= m.globals().len() != before;
     forget(m, &gone);
     if changed {

@@ -164,7 +164,7 @@ pub fn dce(m: &mut Module) -> bool {
         }
     }
 
-    remove_unused_globals(m, &mut removed);
+    remove_unused_globals(m, &mut removed, SpecConstants::Keep);
 
     // Names and decorations of what is gone.
     forget(m, &removed);
@@ -174,10 +174,20 @@ pub fn dce(m: &mut Module) -> bool {
     m.inst_count() != before
 }
 
-/// Removes types, constants (not spec constants) and global variables nothing refers to (an
-/// entry point's interface counts as a reference), adding their ids to `removed`; types refer
-/// to types, so to a fixed point.
-pub fn remove_unused_globals(m: &mut Module, removed: &mut FxHashSet<Id>) {
+/// Whether unused spec constants go with the other unused globals.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum SpecConstants {
+    /// Kept: they are the pipeline's interface, and `dce` shows what a shader computes.
+    Keep,
+    /// Removed: Vulkan ignores specialization entries for ids a shader does not have, and
+    /// `spirv-opt -O` removes them too.
+    Remove,
+}
+
+/// Removes types, constants and global variables nothing refers to (an entry point's
+/// interface counts as a reference), adding their ids to `removed`; types refer to types, so
+/// to a fixed point.
+pub fn remove_unused_globals(m: &mut Module, removed: &mut FxHashSet<Id>, spec: SpecConstants) {
     // A built-in is used by being there: a constant decorated `BuiltIn WorkgroupSize` sets
     // the workgroup size, whatever `LocalSize` says.
     let builtins: FxHashSet<Id> = m
@@ -199,14 +209,15 @@ pub fn remove_unused_globals(m: &mut Module, removed: &mut FxHashSet<Id>) {
             let removable = is_type(g.op)
                 || matches!(g.op, Op::Variable | Op::Undef)
                 || (is_constant(g.op)
-                    && !matches!(
-                        g.op,
-                        Op::SpecConstant
-                            | Op::SpecConstantTrue
-                            | Op::SpecConstantFalse
-                            | Op::SpecConstantComposite
-                            | Op::SpecConstantOp
-                    ));
+                    && (spec == SpecConstants::Remove
+                        || !matches!(
+                            g.op,
+                            Op::SpecConstant
+                                | Op::SpecConstantTrue
+                                | Op::SpecConstantFalse
+                                | Op::SpecConstantComposite
+                                | Op::SpecConstantOp
+                        )));
             let dead = removable
                 && g.result
                     .is_some_and(|r| *uses.get(r) == 0 && !builtins.contains(&r));
