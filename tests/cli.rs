@@ -522,3 +522,62 @@ fn output_is_the_same_with_and_without_step_snapshots() {
         assert_eq!(written[0], written[1], "{emit}: outputs differ");
     }
 }
+
+/// `run --preset O` stands in for `spirv-opt -O` in a build: `IN -o OUT` or `-` for standard
+/// input, exit 0 with a valid module, exit 1 with the file named on stderr and no output
+/// written when the input is bad.
+#[test]
+fn run_preset_o_is_a_drop_in_for_spirv_opt() {
+    let dir = temp_dir("drop-in");
+    let source = dir.join("s.comp");
+    std::fs::write(&source, include_str!("shaders/glslang/opt_scalar.comp")).unwrap();
+    let out_path = dir.join("out.spv");
+    let out = shaderstep(&[
+        "run",
+        "--preset",
+        "O",
+        source.to_str().unwrap(),
+        "-o",
+        out_path.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(out.stdout.is_empty() && out.stderr.is_empty());
+    let words = common::spv_words(&out_path);
+    validate(&words, false).unwrap();
+
+    // The same module through standard input gives the same bytes.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shaderstep"))
+        .args(["run", "--preset", "O", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(
+        &mut child.stdin.take().unwrap(),
+        &std::fs::read(&out_path).unwrap(),
+    )
+    .unwrap();
+    let piped = child.wait_with_output().unwrap();
+    assert!(piped.status.success());
+    let again = common::words_to_bytes(&common::spv_words(&out_path));
+    assert_eq!(piped.stdout, again, "O of O's output through stdin differs");
+
+    let bad = dir.join("bad.spv");
+    std::fs::write(&bad, &again[..again.len() / 2]).unwrap();
+    let bad_out = dir.join("bad-out.spv");
+    let out = shaderstep(&[
+        "run",
+        "--preset",
+        "O",
+        bad.to_str().unwrap(),
+        "-o",
+        bad_out.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(bad.to_str().unwrap()),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!bad_out.exists(), "a failed run wrote its output");
+}

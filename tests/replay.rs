@@ -77,6 +77,11 @@ fn memory() {
 }
 
 #[test]
+fn optimize() {
+    run("optimize");
+}
+
+#[test]
 fn diff() {
     run("diff");
 }

@@ -128,7 +128,7 @@ pub enum StatsFormat {
 pub struct RunArgs {
     /// Shaders to compile: .spv (binary), .spvasm (assembly), .wgsl, or GLSL (.vert, .frag,
     /// .comp, or .glsl with a `#pragma shader_stage(...)` line). The kind is taken from the
-    /// content where the extension is wrong.
+    /// content where the extension is wrong. `-` reads standard input.
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
 

@@ -16,7 +16,7 @@ pub mod workspace;
 use cli::{Cli, Command};
 
 /// The pipeline the TUI and replay run when none is named.
-pub const DEFAULT_PRESET: &str = "size";
+pub const DEFAULT_PRESET: &str = "O";
 
 use crate::pipeline::registry;
 

@@ -268,8 +268,17 @@ fn compile_external(path: &Path, command: &str) -> Result<Loaded, InputError> {
     })
 }
 
+/// Reads and decodes `path`; `-` is standard input (as spirv-opt reads it).
 pub fn load(path: &Path) -> Result<Loaded, InputError> {
-    let bytes = std::fs::read(path).map_err(|e| InputError {
+    let read = |path: &Path| {
+        if path == Path::new("-") {
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).map(|_| bytes)
+        } else {
+            std::fs::read(path)
+        }
+    };
+    let bytes = read(path).map_err(|e| InputError {
         path: path.to_path_buf(),
         line: None,
         message: format!("cannot read: {e}"),
@@ -354,6 +363,11 @@ pub fn detect(path: &Path, bytes: &[u8]) -> Result<InputKind, InputError> {
             "bad magic number 0x{:08x}: not a SPIR-V binary (expected 0x{MAGIC:08x}), and the text is not SPIR-V assembly",
             first_word(bytes)
         )));
+    }
+    if ext.is_empty() {
+        return Err(err(
+            "cannot tell what kind of shader this is from its content (no extension to go by; GLSL needs a `#pragma shader_stage(...)` line)".into(),
+        ));
     }
     Err(err(format!(
         "cannot tell what kind of shader this is from its extension '.{ext}' or its content"

@@ -55,6 +55,42 @@ pub struct Preset {
     pub passes: &'static [&'static str],
 }
 
+/// The passes of `O`, then `$tail`: `O` and `O-size` differ only in what follows.
+macro_rules! o_passes {
+    ($($tail:literal),*) => {
+        &[
+            "lower",
+            "inline",
+            "eliminate-dead-functions",
+            "private-to-local",
+            "sroa",
+            "mem2reg",
+            "local-redundant-load",
+            "copy-prop",
+            "ccp",
+            "dead-branch",
+            "simplify",
+            "gvn",
+            "adce",
+            "block-merge",
+            // Again: constants found above make more accesses constant, more variables
+            // splittable and promotable, more branches dead (as spirv-opt -O repeats them).
+            "sroa",
+            "mem2reg",
+            "local-redundant-load",
+            "copy-prop",
+            "ccp",
+            "dead-branch",
+            "simplify",
+            "gvn",
+            "if-convert",
+            "adce",
+            "block-merge",
+            $($tail),*
+        ]
+    };
+}
+
 pub const PRESETS: &[Preset] = &[
     Preset {
         name: "roundtrip",
@@ -126,37 +162,12 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         name: "O",
         description: "optimize for speed and size, as spirv-opt -O: memory to SSA, constants propagated, values numbered, dead code, branches and blocks removed, twice; keeps names",
-        passes: &[
-            "lower",
-            "inline",
-            "eliminate-dead-functions",
-            "private-to-local",
-            "sroa",
-            "mem2reg",
-            "local-redundant-load",
-            "copy-prop",
-            "ccp",
-            "dead-branch",
-            "simplify",
-            "gvn",
-            "adce",
-            "block-merge",
-            // Again: constants found above make more accesses constant, more variables
-            // splittable and promotable, more branches dead (as spirv-opt -O repeats them).
-            "sroa",
-            "mem2reg",
-            "local-redundant-load",
-            "copy-prop",
-            "ccp",
-            "dead-branch",
-            "simplify",
-            "gvn",
-            "if-convert",
-            "adce",
-            "block-merge",
-            "verify",
-            "lift",
-        ],
+        passes: o_passes!("verify", "lift"),
+    },
+    Preset {
+        name: "O-size",
+        description: "O, then debug info stripped and ids renumbered densely: the smallest module",
+        passes: o_passes!("strip-debug", "compact-ids", "verify", "lift"),
     },
     Preset {
         name: "link",

@@ -284,3 +284,29 @@ pub fn remove_insts(
         !d
     })
 }
+
+/// Removes every `OpLine`/`OpNoLine` in `f` that the next instruction of its block overrides
+/// (another `OpLine`/`OpNoLine`): it describes no instruction. Inlining and dead code leave
+/// such runs behind. Returns how many went.
+pub fn drop_superseded_lines(f: &mut Function) -> usize {
+    let is_line = |op: Op| matches!(op, Op::Line | Op::NoLine);
+    let mut removed = 0;
+    for b in 0..f.blocks().len() {
+        let insts = &f.block(b).insts;
+        let superseded: Vec<bool> = insts
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| {
+                is_line(f.inst(i).op) && insts.get(k + 1).is_some_and(|&n| is_line(f.inst(n).op))
+            })
+            .collect();
+        if superseded.contains(&true) {
+            let mut k = 0;
+            removed += f.retain_ids(b, |_, _| {
+                k += 1;
+                !superseded[k - 1]
+            });
+        }
+    }
+    removed
+}

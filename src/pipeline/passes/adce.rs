@@ -2,7 +2,8 @@
 //! dead until shown live, starting from what has an effect:
 //! - instructions with side effects (writes to memory other than the function's own
 //!   variables, barriers, atomics, calls, image writes, volatile loads, anything the op table
-//!   does not describe), returns and other non-branch terminators, debug lines;
+//!   does not describe), returns and other non-branch terminators, debug lines (except a
+//!   line the next line overrides);
 //! - a store to a function variable (or a pointer into one) is live when the variable is:
 //!   when some live instruction reads it; a store to a `Private` or `Workgroup` variable
 //!   nothing in the module reads is dead;
@@ -30,7 +31,7 @@ use crate::ir::analysis::ConstructKind;
 use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::ops::ExtSets;
-use crate::ir::rewrite::{forget, prune_unreachable};
+use crate::ir::rewrite::{drop_superseded_lines, forget, prune_unreachable};
 use crate::ir::types::pointer_type;
 use crate::ir::{Id, Inst, InstId, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
@@ -344,6 +345,9 @@ fn sweep(
     let mut undef = |ty: Id| m.undef(ty).unwrap_or(0);
     let pruned = prune_unreachable(f, &mut undef);
     changed |= !pruned.is_empty();
+    // Debug lines stay, except those the next line overrides: with the code between them
+    // gone they describe nothing.
+    changed |= drop_superseded_lines(f) > 0;
     gone.extend(pruned);
     changed.then_some(gone)
 }

@@ -12,7 +12,8 @@
 //! where invocations reconverge). Unreachable blocks are removed first, as they would only
 //! block merges.
 //!
-//! Phis of a joined block have one incoming value and are replaced by it.
+//! Phis of a joined block have one incoming value and are replaced by it; a debug line
+//! that the joined block's first line overrides goes.
 
 use rspirv::dr::Operand;
 use spirv::Op;
@@ -20,7 +21,8 @@ use spirv::Op;
 use crate::ir::func::Function;
 use crate::ir::fxhash::FxHashSet;
 use crate::ir::rewrite::{
-    forget, merge_into_predecessor, mergeable_into_predecessor, prune_unreachable, Replacer,
+    drop_superseded_lines, forget, merge_into_predecessor, mergeable_into_predecessor,
+    prune_unreachable, Replacer,
 };
 use crate::ir::{Id, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
@@ -73,6 +75,8 @@ fn merge_function(
     }
     if changed {
         replace.apply_to_function(f);
+        // A joined block's first line overrides the last line of the block it joined.
+        drop_superseded_lines(f);
     }
     changed
 }
