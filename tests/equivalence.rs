@@ -120,7 +120,15 @@ fn check(presets: &[&str]) -> Vec<String> {
 
 #[test]
 fn compute_shaders_compute_the_same_after_every_preset() {
-    let failures = check(&["roundtrip", "types", "qptr", "default", "memory", "O"]);
+    let failures = check(&[
+        "roundtrip",
+        "types",
+        "qptr",
+        "default",
+        "memory",
+        "O",
+        "O-size",
+    ]);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

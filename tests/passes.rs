@@ -617,3 +617,25 @@ OpFunctionEnd
         );
     }
 }
+
+#[test]
+fn loop_unroll_says_why_a_marked_loop_stays() {
+    let input =
+        std::fs::read_to_string("tests/filetests/loop_unroll/constant_trip_count.ir").unwrap();
+    let input = input.split("; ---- output ----").next().unwrap();
+    let m = parse::parse(input).unwrap();
+    let run = Pipeline::from_names(&["lower", "loop-unroll", "verify", "lift"])
+        .unwrap()
+        .run(Arc::new(write::write_words(&m)));
+    assert!(run.ok());
+    let step = run.steps.iter().find(|s| s.pass == "loop-unroll").unwrap();
+    let notes: Vec<String> = step.diagnostics.iter().map(|d| d.to_string()).collect();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].contains("main: the loop at %38 is marked Unroll but stays")
+            && notes[0].contains("exit condition"),
+        "{notes:?}"
+    );
+    let out = print::print(run.final_module().unwrap());
+    assert_eq!(out.matches("OpLoopMerge").count(), 1, "{out}");
+}

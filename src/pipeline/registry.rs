@@ -4,11 +4,12 @@ use super::pass::Pass;
 use super::passes::{
     adce::Adce, assign_types::AssignTypes, block_merge::BlockMerge, ccp::Ccp,
     compact_ids::CompactIds, copy_prop::CopyProp, dce::Dce, dead_branch::DeadBranch,
-    eliminate_dead_functions::EliminateDeadFunctions, fold::Fold, gvn::Gvn, if_convert::IfConvert,
-    inline::Inline, lift::Lift, link::Link, local_redundant_load::LocalRedundantLoad, lower::Lower,
+    dead_insert::DeadInsert, eliminate_dead_functions::EliminateDeadFunctions, fold::Fold,
+    gvn::Gvn, if_convert::IfConvert, inline::Inline, lift::Lift, link::Link,
+    local_redundant_load::LocalRedundantLoad, loop_unroll::LoopUnroll, lower::Lower,
     mem2reg::Mem2Reg, merge_return::MergeReturn, private_to_local::PrivateToLocal,
     qptr_analyze::QptrAnalyze, qptr_lift::QptrLift, qptr_lower::QptrLower, simplify::Simplify,
-    sroa::Sroa, strip_debug::StripDebug, untype::Untype, verify::Verify,
+    sroa::Sroa, strip_debug::StripDebug, untype::Untype, vector_dce::VectorDce, verify::Verify,
 };
 
 pub fn all_passes() -> Vec<Box<dyn Pass>> {
@@ -33,6 +34,9 @@ pub fn all_passes() -> Vec<Box<dyn Pass>> {
         Box::new(Ccp),
         Box::new(DeadBranch),
         Box::new(IfConvert),
+        Box::new(VectorDce),
+        Box::new(LoopUnroll),
+        Box::new(DeadInsert),
         Box::new(StripDebug),
         Box::new(CompactIds),
         Box::new(Untype),
@@ -73,8 +77,10 @@ macro_rules! o_passes {
             "gvn",
             "adce",
             "block-merge",
-            // Again: constants found above make more accesses constant, more variables
-            // splittable and promotable, more branches dead (as spirv-opt -O repeats them).
+            "loop-unroll",
+            // Again: constants found above (and the unrolled loops' inductions) make more
+            // accesses constant, more variables splittable and promotable, more branches dead
+            // (as spirv-opt -O repeats them).
             "sroa",
             "mem2reg",
             "local-redundant-load",
@@ -82,6 +88,8 @@ macro_rules! o_passes {
             "ccp",
             "dead-branch",
             "simplify",
+            "vector-dce",
+            "dead-insert",
             "gvn",
             "if-convert",
             "adce",

@@ -11,6 +11,7 @@ pub mod callgraph;
 pub mod cfg;
 pub mod defuse;
 pub mod dom;
+pub mod live_parts;
 pub mod structure;
 
 use std::sync::Arc;

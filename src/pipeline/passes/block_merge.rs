@@ -9,8 +9,9 @@
 //! branch; a header joined with its own merge block drops its merge annotation. Two merge
 //! blocks, two headers, or a merge block and a continue target never join, and with
 //! `SPV_KHR_maximal_reconvergence` a merge block keeps its own block (merging would change
-//! where invocations reconverge). Unreachable blocks are removed first, as they would only
-//! block merges.
+//! where invocations reconverge). A loop's continue block stays apart from a one-block body
+//! that the header branches to (see `makes_body_the_continue_target`: a driver runs that form
+//! wrongly). Unreachable blocks are removed first, as they would only block merges.
 //!
 //! Phis of a joined block have one incoming value and are replaced by it; a debug line
 //! that the joined block's first line overrides goes.
@@ -24,7 +25,7 @@ use crate::ir::rewrite::{
     drop_superseded_lines, forget, merge_into_predecessor, mergeable_into_predecessor,
     prune_unreachable, Replacer,
 };
-use crate::ir::{Id, Module};
+use crate::ir::{Id, Inst, Merge, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
 
 pub struct BlockMerge;
@@ -35,6 +36,35 @@ fn is_merge_block(f: &Function, b: usize) -> bool {
     f.blocks()
         .iter()
         .any(|x| x.merge.as_ref().is_some_and(|m| m.merge_block() == label))
+}
+
+/// Whether joining `b` to its predecessor `a` would leave a loop header branching
+/// conditionally straight to its continue target, the continue target then holding the whole
+/// loop body. That is valid SPIR-V (spirv-opt -O makes it), but Mesa 22.3's lavapipe runs such
+/// loops wrongly when invocations leave them at different iterations (one iteration too
+/// many), and a separate continue block costs two instructions.
+fn makes_body_the_continue_target(f: &Function, a: usize, b: usize) -> bool {
+    let label = f.block(b).label;
+    let cfg = f.cfg();
+    f.blocks().iter().enumerate().any(|(h, x)| {
+        let Some(Merge::Loop {
+            continue_target, ..
+        }) = &x.merge
+        else {
+            return false;
+        };
+        let conditional = |t: &Inst| matches!(t.op, Op::BranchConditional | Op::Switch);
+        // `b` is the continue target and `a`, which becomes it, a conditional target of the
+        // header; or `a` is the header and `b` branches conditionally to the continue target.
+        (*continue_target == label
+            && h != a
+            && conditional(f.terminator(h))
+            && cfg.succs[h].contains(&a))
+            || (h == a
+                && *continue_target != x.label
+                && conditional(f.terminator(b))
+                && f.terminator(b).args.contains(continue_target))
+    })
 }
 
 fn merge_function(
@@ -51,8 +81,12 @@ fn merge_function(
     let fid = f.id();
     let mut b = 1;
     while b < f.blocks().len() {
-        let joinable =
-            mergeable_into_predecessor(f, b).is_ok() && !(keep_merges && is_merge_block(f, b));
+        let joinable = match mergeable_into_predecessor(f, b) {
+            Ok(a) => {
+                !(makes_body_the_continue_target(f, a, b) || keep_merges && is_merge_block(f, b))
+            }
+            Err(_) => false,
+        };
         if !joinable {
             b += 1;
             continue;
