@@ -639,3 +639,56 @@ fn loop_unroll_says_why_a_marked_loop_stays() {
     let out = print::print(run.final_module().unwrap());
     assert_eq!(out.matches("OpLoopMerge").count(), 1, "{out}");
 }
+
+#[test]
+fn adce_drops_interface_variables_nothing_uses() {
+    let input = r#"
+OpCapability Shader
+OpCapability SampleRateShading
+OpMemoryModel Logical GLSL450
+OpEntryPoint Fragment %main "main" %used %unused %coord %sample %out %unwritten
+OpExecutionMode %main OriginUpperLeft
+OpName %main "main"
+OpName %used "used"
+OpName %sample "sample"
+OpName %out "out"
+OpName %unused "unused"
+OpName %unwritten "unwritten"
+OpDecorate %used Location 0
+OpDecorate %unused Location 1
+OpDecorate %coord BuiltIn FragCoord
+OpDecorate %sample BuiltIn SampleId
+OpDecorate %sample Flat
+OpDecorate %out Location 0
+OpDecorate %unwritten Location 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%int = OpTypeInt 32 1
+%float = OpTypeFloat 32
+%v4float = OpTypeVector %float 4
+%ptr_in = OpTypePointer Input %v4float
+%ptr_in_int = OpTypePointer Input %int
+%ptr_out = OpTypePointer Output %v4float
+%used = OpVariable %ptr_in Input
+%unused = OpVariable %ptr_in Input
+%coord = OpVariable %ptr_in Input
+%sample = OpVariable %ptr_in_int Input
+%out = OpVariable %ptr_out Output
+%unwritten = OpVariable %ptr_out Output
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%v = OpLoad %v4float %used
+OpStore %out %v
+OpReturn
+OpFunctionEnd
+"#;
+    let out = run(&["lower", "adce", "verify"], input);
+    assert!(
+        out.contains(r#"OpEntryPoint Fragment %main "main" %used %sample %out"#),
+        "{out}"
+    );
+    for gone in ["\"unused\"", "\"unwritten\"", "FragCoord"] {
+        assert!(!out.contains(gone), "adce kept `{gone}`:\n{out}");
+    }
+    assert!(out.contains("BuiltIn SampleId"), "{out}");
+}

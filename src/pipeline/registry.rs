@@ -3,13 +3,14 @@
 use super::pass::Pass;
 use super::passes::{
     adce::Adce, assign_types::AssignTypes, block_merge::BlockMerge, ccp::Ccp,
-    compact_ids::CompactIds, copy_prop::CopyProp, dce::Dce, dead_branch::DeadBranch,
-    dead_insert::DeadInsert, eliminate_dead_functions::EliminateDeadFunctions, fold::Fold,
-    gvn::Gvn, if_convert::IfConvert, inline::Inline, lift::Lift, link::Link,
-    local_redundant_load::LocalRedundantLoad, loop_unroll::LoopUnroll, lower::Lower,
-    mem2reg::Mem2Reg, merge_return::MergeReturn, private_to_local::PrivateToLocal,
-    qptr_analyze::QptrAnalyze, qptr_lift::QptrLift, qptr_lower::QptrLower, simplify::Simplify,
-    sroa::Sroa, strip_debug::StripDebug, untype::Untype, vector_dce::VectorDce, verify::Verify,
+    compact_ids::CompactIds, copy_prop::CopyProp, copy_prop_arrays::CopyPropArrays, dce::Dce,
+    dead_branch::DeadBranch, dead_insert::DeadInsert,
+    eliminate_dead_functions::EliminateDeadFunctions, fold::Fold, gvn::Gvn, if_convert::IfConvert,
+    inline::Inline, lift::Lift, link::Link, local_redundant_load::LocalRedundantLoad,
+    loop_unroll::LoopUnroll, lower::Lower, mem2reg::Mem2Reg, merge_return::MergeReturn,
+    private_to_local::PrivateToLocal, qptr_analyze::QptrAnalyze, qptr_lift::QptrLift,
+    qptr_lower::QptrLower, simplify::Simplify, sroa::Sroa, strip_debug::StripDebug, untype::Untype,
+    vector_dce::VectorDce, verify::Verify,
 };
 
 pub fn all_passes() -> Vec<Box<dyn Pass>> {
@@ -28,6 +29,7 @@ pub fn all_passes() -> Vec<Box<dyn Pass>> {
         Box::new(Mem2Reg),
         Box::new(LocalRedundantLoad),
         Box::new(CopyProp),
+        Box::new(CopyPropArrays),
         Box::new(Adce),
         Box::new(BlockMerge),
         Box::new(Gvn),
@@ -92,6 +94,7 @@ macro_rules! o_passes {
             "dead-insert",
             "gvn",
             "if-convert",
+            "copy-prop-arrays",
             "adce",
             "block-merge",
             $($tail),*

@@ -15,6 +15,9 @@
 //!   so it runs as often as before;
 //! - a loop that never ends (no path reaches its merge block) stays whole.
 //!
+//! An entry point's interface loses the variables no function it calls uses (not
+//! `SampleId`/`SamplePosition`, which turn on sample shading by being there).
+//!
 //! A loop with no live code goes (as spirv-opt's ADCE removes it): like every optimizer of
 //! shaders, this assumes a loop without effects ends. Then dead instructions go; a selection
 //! or loop header whose branch is dead branches straight to its merge block, which makes the
@@ -27,7 +30,7 @@
 use spirv::{Op, StorageClass};
 
 use super::dce::{is_pure, remove_unused_globals, SpecConstants};
-use crate::ir::analysis::ConstructKind;
+use crate::ir::analysis::{CallGraph, ConstructKind};
 use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::ops::ExtSets;
@@ -352,6 +355,57 @@ fn sweep(
     changed.then_some(gone)
 }
 
+/// Takes out of each entry point's interface the variables that no function it calls uses (as
+/// spirv-opt -O does): an input nobody reads, an output nobody writes (its value was
+/// undefined), a built-in declared and never touched — but not `SampleId` or
+/// `SamplePosition`, whose presence turns on sample shading. The variables then go with the
+/// other unused globals. Returns whether an interface changed.
+fn drop_unused_interface(m: &mut Module) -> bool {
+    let cg = CallGraph::new(m);
+    let sample_rate: FxHashSet<Id> = m
+        .annotations
+        .iter()
+        .filter(|a| {
+            a.op == Op::Decorate
+                && matches!(
+                    a.lits(),
+                    [
+                        rspirv::dr::Operand::Decoration(spirv::Decoration::BuiltIn),
+                        rspirv::dr::Operand::BuiltIn(
+                            spirv::BuiltIn::SampleId | spirv::BuiltIn::SamplePosition
+                        )
+                    ]
+                )
+        })
+        .filter_map(|a| a.arg(0))
+        .collect();
+    let mut changed = false;
+    for e in 0..m.entry_points.len() {
+        let Some(root) = m.entry_points[e].arg(0).and_then(|f| cg.index(f)) else {
+            continue;
+        };
+        let reached = cg.reachable_from([root]);
+        let mut used: FxHashSet<Id> = FxHashSet::default();
+        for (k, f) in m.functions().iter().enumerate() {
+            if reached[k] {
+                for inst in f.body() {
+                    used.extend(inst.args.iter().copied());
+                }
+            }
+        }
+        let ep = &mut m.entry_points[e];
+        let before = ep.args.len();
+        let mut k = 0;
+        // The first id is the entry point's function; the interface follows.
+        ep.args.retain(|v| {
+            k += 1;
+            k == 1 || used.contains(v) || sample_rate.contains(v)
+        });
+        changed |= ep.args.len() != before;
+    }
+    changed
+}
+
 pub fn adce(m: &mut Module) -> bool {
     let sets = ExtSets::of(m);
     let write_only = write_only_globals(m);
@@ -369,6 +423,7 @@ pub fn adce(m: &mut Module) -> bool {
         }
         *m.function_at_mut(k) = f;
     }
+    changed |= drop_unused_interface(m);
     let before = m.globals().len();
     remove_unused_globals(m, &mut gone, SpecConstants::Remove);
     changed |= m.globals().len() != before;

@@ -219,8 +219,9 @@ pub fn remove_unused_globals(m: &mut Module, removed: &mut FxHashSet<Id>, spec: 
                                 | Op::SpecConstantOp
                         )));
             let dead = removable
-                && g.result
-                    .is_some_and(|r| *uses.get(r) == 0 && !builtins.contains(&r));
+                && g.result.is_some_and(|r| {
+                    *uses.get(r) == 0 && !(is_constant(g.op) && builtins.contains(&r))
+                });
             if dead {
                 removed.extend(g.result);
             }

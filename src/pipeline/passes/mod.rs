@@ -6,6 +6,7 @@ pub mod block_merge;
 pub mod ccp;
 pub mod compact_ids;
 pub mod copy_prop;
+pub mod copy_prop_arrays;
 pub mod dce;
 pub mod dead_branch;
 pub mod dead_insert;
