@@ -1,7 +1,7 @@
 //! Benchmark (not a test): the compiler core's presets on a large generated module and on the
-//! bundled example — time per pass, in process — and `shaderstep run` with the `default` and
-//! `memory` presets against `spirv-opt -O` on the same files as whole processes, with the size
-//! of what each writes. Prints figures; never fails for speed.
+//! bundled example — time per pass, in process — and `shaderstep run` with the `default`,
+//! `memory` and `O` presets against `spirv-opt -O` on the same files as whole processes, with
+//! the size of what each writes. Prints figures; never fails for speed.
 //!
 //! cargo bench --bench pipeline [-- FUNCTIONS]
 
@@ -43,7 +43,7 @@ fn bench(name: &str, words: &[u32], runs: usize) {
         words.len() as f64 * 4.0 / 1e6
     );
     let input = Arc::new(words.to_vec());
-    for preset in ["roundtrip", "types", "qptr", "default", "memory"] {
+    for preset in ["roundtrip", "types", "qptr", "default", "memory", "O"] {
         let pipeline = Pipeline::preset(preset).unwrap();
         let mut totals = Vec::new();
         let mut per_pass: Vec<Vec<Duration>> = Vec::new();
@@ -98,8 +98,10 @@ fn main() {
     for (name, words, preset) in [
         ("generated", &large, "default"),
         ("generated", &large, "memory"),
+        ("generated", &large, "O"),
         ("lighting.frag", &example, "default"),
         ("lighting.frag", &example, "memory"),
+        ("lighting.frag", &example, "O"),
     ] {
         let path = dir.join(format!("{name}.spv"));
         std::fs::write(

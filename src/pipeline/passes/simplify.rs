@@ -17,7 +17,8 @@
 //! construct, of an insert or of a shuffle is the part it reads; a construct of every component
 //! of one vector, in order, is that vector; a shuffle that reorders nothing is its operand; a
 //! shuffle of a shuffle reads the vectors underneath directly; a chain of inserts that writes
-//! every component of a vector is a construct of them.
+//! every component of a vector is a construct of them; an access chain into an access chain
+//! is one chain (unless the inner one is decorated), and a chain without indices its base.
 
 use std::sync::OnceLock;
 
@@ -26,6 +27,7 @@ use spirv::Op;
 
 use crate::ir::consts::{mask, Const, Consts};
 use crate::ir::func::Function;
+use crate::ir::fxhash::FxHashSet;
 use crate::ir::ops::{self, fold::Value, Attrs, Val};
 use crate::ir::rewrite::Replacer;
 use crate::ir::{Id, Inst, InstId, Module};
@@ -499,11 +501,49 @@ fn type_of(m: &Module, f: &Function, v: Id) -> Option<Id> {
 }
 
 /// The composite rules.
-fn composite(m: &Module, f: &Function, replace: &Replacer, inst: &Inst) -> Option<Outcome> {
+fn composite(
+    m: &Module,
+    f: &Function,
+    replace: &Replacer,
+    decorated: &FxHashSet<Id>,
+    inst: &Inst,
+) -> Option<Outcome> {
     let r = inst.result?;
     let ty = inst.ty?;
     let arg = |k: usize| inst.args.get(k).map(|&a| replace.resolve(a));
     match inst.op {
+        Op::AccessChain | Op::InBoundsAccessChain => {
+            let base = arg(0)?;
+            if inst.args.len() == 1 {
+                // No index: the base itself.
+                return Some(Outcome::Value(base));
+            }
+            // A chain into a chain is one chain, unless the inner one is decorated
+            // (`NonUniform` belongs to the pointer it marks).
+            let def = f.def_of(base)?;
+            if !matches!(def.op, Op::AccessChain | Op::InBoundsAccessChain)
+                || decorated.contains(&base)
+            {
+                return None;
+            }
+            let op = if inst.op == Op::InBoundsAccessChain && def.op == Op::InBoundsAccessChain {
+                Op::InBoundsAccessChain
+            } else {
+                Op::AccessChain
+            };
+            let args: Vec<Id> = def
+                .args
+                .iter()
+                .chain(&inst.args[1..])
+                .map(|&a| replace.resolve(a))
+                .collect();
+            Some(Outcome::Rewrite(Inst::with_args(
+                op,
+                Some(ty),
+                Some(r),
+                args,
+            )))
+        }
         Op::CompositeExtract => {
             let path = literal_indices(inst);
             let c = arg(0)?;
@@ -674,6 +714,7 @@ fn composite(m: &Module, f: &Function, replace: &Replacer, inst: &Inst) -> Optio
 fn simplify_function(
     m: &mut Module,
     consts: &mut Consts,
+    decorated: &FxHashSet<Id>,
     f: &mut Function,
     replace: &mut Replacer,
 ) -> bool {
@@ -692,6 +733,8 @@ fn simplify_function(
                     | Op::CompositeConstruct
                     | Op::CompositeInsert
                     | Op::VectorShuffle
+                    | Op::AccessChain
+                    | Op::InBoundsAccessChain
             );
             if !composite_op && rules_for(op).is_empty() {
                 continue;
@@ -701,7 +744,7 @@ fn simplify_function(
             if replace.is_replaced(r) {
                 continue;
             }
-            let outcome = composite(m, f, replace, &inst)
+            let outcome = composite(m, f, replace, decorated, &inst)
                 .or_else(|| apply_rules(m, consts, f, replace, &inst));
             match outcome {
                 Some(Outcome::Value(v)) if v != r => {
@@ -730,13 +773,14 @@ pub fn simplify(m: &mut Module) -> bool {
     let mut consts = Consts::new(m);
     let mut replace = Replacer::new();
     let mut changed = false;
+    let decorated: FxHashSet<Id> = m.annotations.iter().filter_map(|a| a.arg(0)).collect();
     for k in 0..m.functions().len() {
         if m.functions()[k].is_declaration() {
             continue;
         }
         let placeholder = Function::new(m.functions()[k].def.clone(), Vec::new());
         let mut f = std::mem::replace(m.function_at_mut(k), placeholder);
-        changed |= simplify_function(m, &mut consts, &mut f, &mut replace);
+        changed |= simplify_function(m, &mut consts, &decorated, &mut f, &mut replace);
         *m.function_at_mut(k) = f;
     }
     replace.apply(m, "simplify");
