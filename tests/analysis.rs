@@ -5,12 +5,14 @@
 use shaderstep::ir::analysis::{CallGraph, ConstructKind, DomTree, PostDomTree, Structure};
 use shaderstep::ir::fxhash::{FxHashMap, FxHashSet};
 use shaderstep::ir::rewrite::{
-    clone_body, forget, merge_into_predecessor, prune_unreachable, repair_ssa, split_block, Edits,
-    Replacer,
+    clone_body, forget, join_blocks, merge_into_predecessor, prune_unreachable, repair_ssa,
+    split_block, Edits, Replacer,
 };
 use shaderstep::ir::verify::{verify, Level};
 use shaderstep::ir::{parse, Function, Id, Inst, Module};
 use spirv::Op;
+
+mod common;
 
 const HEAD: &str = r#"; Version: 1.3
 OpCapability Shader
@@ -544,4 +546,56 @@ OpFunctionEnd
         cd.0[at("forever")]
     );
     assert!(cd.0[at("m")].is_empty());
+}
+
+/// `join_blocks` (one sweep) joins exactly what `merge_into_predecessor`, block after block,
+/// joins: on every test shader after inlining and promotion (many blocks in chains), the two
+/// give the same function.
+#[test]
+fn joining_all_blocks_at_once_is_joining_them_one_by_one() {
+    use shaderstep::ir::print::print;
+    use shaderstep::pipeline::Pipeline;
+    let pipeline = Pipeline::from_names(&[
+        "lower",
+        "inline",
+        "eliminate-dead-functions",
+        "sroa",
+        "mem2reg",
+        "ccp",
+        "dead-branch",
+    ])
+    .unwrap();
+    let mut compared = 0;
+    for s in common::corpus() {
+        let run = pipeline.run(std::sync::Arc::new(s.words.clone()));
+        let Some(m) = run.final_module() else {
+            continue;
+        };
+        let (mut one_by_one, mut at_once) = (Module::clone(m), Module::clone(m));
+        for k in 0..m.functions().len() {
+            if m.functions()[k].is_declaration() {
+                continue;
+            }
+            let f = one_by_one.function_at_mut(k);
+            let mut undef = |_| 0;
+            prune_unreachable(f, &mut undef);
+            let mut b = 1;
+            while b < f.blocks().len() {
+                if merge_into_predecessor(f, b).is_err() {
+                    b += 1;
+                }
+            }
+            let g = at_once.function_at_mut(k);
+            prune_unreachable(g, &mut undef);
+            join_blocks(g, &mut |_, _, _, _| false);
+            compared += 1;
+        }
+        assert_eq!(
+            print(&one_by_one),
+            print(&at_once),
+            "{}: join_blocks differs",
+            s.path.display()
+        );
+    }
+    assert!(compared >= 40, "only {compared} functions compared");
 }

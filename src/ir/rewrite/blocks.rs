@@ -4,6 +4,7 @@ use spirv::Op;
 
 use super::super::func::{Function, Merge};
 use super::super::inst::{Id, Inst};
+use super::join::{structured_rules, Sides};
 
 /// In block `b`, phis that name `from` as an incoming block name `to` instead.
 pub fn redirect_phis(f: &mut Function, b: usize, from: Id, to: Id) {
@@ -152,39 +153,19 @@ pub fn mergeable_into_predecessor(f: &Function, b: usize) -> Result<usize, &'sta
             b_continue |= m.continue_target() == Some(label);
         }
     }
-    // One block cannot be the merge block of two constructs, nor a merge block and a
-    // continue target at once.
-    if (a_merge || a_continue) && (b_merge || b_continue) {
-        return Err("both blocks are merge blocks or continue targets");
-    }
-    match &f.block(a).merge {
-        // The header and its own merge block: the construct has no other block left.
-        Some(m) if m.merge_block() == label => {}
-        Some(Merge::Selection { .. }) => {
-            return Err("a selection header must end in a conditional branch or switch")
-        }
-        Some(Merge::Loop { .. }) => {
-            if f.block(b).merge.is_some() {
-                return Err("both blocks are headers");
-            }
-            // OpLoopMerge must be followed by a branch.
-            if !matches!(f.terminator(b).op, Op::Branch | Op::BranchConditional) {
-                return Err("a loop header must end in a branch");
-            }
-        }
-        None => {}
-    }
-    // A case target stays where the switch's case construct begins: merging a merge block
-    // or continue target into it would take that block out of the construct.
-    if b_merge || b_continue {
-        let case_target = f.blocks().iter().any(|x| {
-            let t = f.inst(x.terminator);
-            t.op == Op::Switch && t.args.iter().skip(1).any(|&l| l == a_label)
-        });
-        if case_target {
-            return Err("the predecessor is the target of a switch case");
-        }
-    }
+    let a_is_case_target = f.blocks().iter().any(|x| {
+        let t = f.inst(x.terminator);
+        t.op == Op::Switch && t.args.iter().skip(1).any(|&l| l == a_label)
+    });
+    structured_rules(&Sides {
+        a_merge: f.block(a).merge.as_ref(),
+        a_is_merge_or_continue: a_merge || a_continue,
+        a_is_case_target,
+        b_label: label,
+        b_is_merge_or_continue: b_merge || b_continue,
+        b_is_header: f.block(b).merge.is_some(),
+        b_terminator: f.terminator(b).op,
+    })?;
     Ok(a)
 }
 

@@ -6,7 +6,8 @@
 //! - `remove_insts`: instructions leave a function, their results noted for `forget`;
 //! - `Builder`: emits instructions at a place in a function or into a list, declaring the
 //!   types and constants they need (`cursor.rs`);
-//! - `split_block`, `merge_into_predecessor`: change blocks keeping phis and merge annotations
+//! - `split_block`, `merge_into_predecessor`, `join_blocks` (all at once, in linear time):
+//!   change blocks keeping phis and merge annotations
 //!   right (`blocks.rs`);
 //! - `clone_body`: a copy of a function's body under fresh ids (`clone.rs`).
 
@@ -14,6 +15,7 @@ mod blocks;
 mod clone;
 mod cursor;
 mod edits;
+mod join;
 mod ssa;
 
 pub use blocks::{
@@ -23,6 +25,7 @@ pub use blocks::{
 pub use clone::{clone_body, ClonedBlock};
 pub use cursor::{out_of_ids, Builder};
 pub use edits::Edits;
+pub use join::{join_blocks, JoinState};
 pub use ssa::repair_ssa;
 
 use spirv::Op;

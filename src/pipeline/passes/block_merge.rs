@@ -3,7 +3,8 @@
 //! callee's entry, its return block, the block after the call), and `dead-branch` leaves
 //! them where a branch lost an arm.
 //!
-//! The structured rules decide what may join (see `ir::rewrite::mergeable_into_predecessor`):
+//! All joins happen in one sweep (`ir::rewrite::join_blocks`, linear in the function). The
+//! structured rules decide what may join (see `ir::rewrite::mergeable_into_predecessor`):
 //! a merge block or continue target may join its predecessor, which then takes that role; a
 //! loop header may take in the block after it when that block is no header and ends in a
 //! branch; a header joined with its own merge block drops its merge annotation. Two merge
@@ -22,49 +23,41 @@ use spirv::Op;
 use crate::ir::func::Function;
 use crate::ir::fxhash::FxHashSet;
 use crate::ir::rewrite::{
-    drop_superseded_lines, forget, merge_into_predecessor, mergeable_into_predecessor,
-    prune_unreachable, Replacer,
+    drop_superseded_lines, forget, join_blocks, prune_unreachable, JoinState, Replacer,
 };
 use crate::ir::{Id, Inst, Merge, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
 
 pub struct BlockMerge;
 
-/// Whether `b` is named as a merge block by some header of `f`.
-fn is_merge_block(f: &Function, b: usize) -> bool {
-    let label = f.block(b).label;
-    f.blocks()
-        .iter()
-        .any(|x| x.merge.as_ref().is_some_and(|m| m.merge_block() == label))
-}
-
-/// Whether joining `b` to its predecessor `a` would leave a loop header branching
-/// conditionally straight to its continue target, the continue target then holding the whole
-/// loop body. That is valid SPIR-V (spirv-opt -O makes it), but Mesa 22.3's lavapipe runs such
-/// loops wrongly when invocations leave them at different iterations (one iteration too
-/// many), and a separate continue block costs two instructions.
-fn makes_body_the_continue_target(f: &Function, a: usize, b: usize) -> bool {
-    let label = f.block(b).label;
-    let cfg = f.cfg();
-    f.blocks().iter().enumerate().any(|(h, x)| {
-        let Some(Merge::Loop {
+/// Whether joining `b` to `a` would leave a loop header branching conditionally straight to
+/// its continue target, the continue target then holding the whole loop body. That is valid
+/// SPIR-V (spirv-opt -O makes it), but Mesa 22.3's lavapipe runs such loops wrongly when
+/// invocations leave them at different iterations (one iteration too many), and a separate
+/// continue block costs two instructions.
+fn makes_body_the_continue_target(f: &Function, s: &JoinState, a: usize, b: usize) -> bool {
+    let conditional = |t: &Inst| matches!(t.op, Op::BranchConditional | Op::Switch);
+    let (a_label, b_label) = (s.label(a), s.label(b));
+    // `b` is the continue target and `a`, which becomes it, a conditional target of the header.
+    let b_continues = s.is_continue_target(b_label)
+        && s.headers_naming(b_label).any(|h| {
+            h != a
+                && s.merge(h).and_then(|m| m.continue_target()) == Some(b_label)
+                && conditional(s.terminator(f, h))
+                && s.terminator(f, h).args.contains(&a_label)
+        });
+    // `a` is a loop header and `b` branches conditionally to its continue target.
+    let header_takes_branch = match s.merge(a) {
+        Some(Merge::Loop {
             continue_target, ..
-        }) = &x.merge
-        else {
-            return false;
-        };
-        let conditional = |t: &Inst| matches!(t.op, Op::BranchConditional | Op::Switch);
-        // `b` is the continue target and `a`, which becomes it, a conditional target of the
-        // header; or `a` is the header and `b` branches conditionally to the continue target.
-        (*continue_target == label
-            && h != a
-            && conditional(f.terminator(h))
-            && cfg.succs[h].contains(&a))
-            || (h == a
-                && *continue_target != x.label
-                && conditional(f.terminator(b))
-                && f.terminator(b).args.contains(continue_target))
-    })
+        }) => {
+            *continue_target != a_label
+                && conditional(s.terminator(f, b))
+                && s.terminator(f, b).args.contains(continue_target)
+        }
+        _ => false,
+    };
+    b_continues || header_takes_branch
 }
 
 fn merge_function(
@@ -79,35 +72,16 @@ fn merge_function(
     let mut changed = !pruned.is_empty();
     gone.extend(pruned);
     let fid = f.id();
-    let mut b = 1;
-    while b < f.blocks().len() {
-        let joinable = match mergeable_into_predecessor(f, b) {
-            Ok(a) => {
-                !(makes_body_the_continue_target(f, a, b) || keep_merges && is_merge_block(f, b))
-            }
-            Err(_) => false,
-        };
-        if !joinable {
-            b += 1;
-            continue;
+    let (joined, phis) = join_blocks(f, &mut |f, s, a, b| {
+        makes_body_the_continue_target(f, s, a, b) || keep_merges && s.is_merge_block(s.label(b))
+    });
+    if !joined.is_empty() {
+        for (phi, value) in phis {
+            replace.replace_in(fid, phi, value);
+            gone.insert(phi);
         }
-        let label = f.block(b).label;
-        match merge_into_predecessor(f, b) {
-            Ok(phis) => {
-                for (phi, value) in phis {
-                    replace.replace_in(fid, phi, value);
-                    gone.insert(phi);
-                }
-                gone.insert(label);
-                changed = true;
-                // The block that took `b` in may take its new successor too: blocks are in
-                // dominance order, so that successor comes after it, and `b` now names the
-                // block that followed the removed one.
-            }
-            Err(_) => b += 1,
-        }
-    }
-    if changed {
+        gone.extend(joined);
+        changed = true;
         replace.apply_to_function(f);
         // A joined block's first line overrides the last line of the block it joined.
         drop_superseded_lines(f);

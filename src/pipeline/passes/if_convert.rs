@@ -11,7 +11,7 @@
 use spirv::Op;
 
 use crate::ir::func::Function;
-use crate::ir::fxhash::FxHashSet;
+use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::ops::{self, Attrs, ExtSets};
 use crate::ir::rewrite::{forget, prune_unreachable};
 use crate::ir::{Id, Inst, InstId, Merge, Module};
@@ -48,14 +48,19 @@ fn selectable(m: &Module, ty: Id) -> bool {
 }
 
 /// The arm that starts at `label` (the merge block itself: an empty arm), if it is one.
-fn arm(f: &Function, label: Id, merge: Id, sets: &ExtSets) -> Option<Option<usize>> {
+fn arm(
+    f: &Function,
+    preds: &FxHashMap<Id, usize>,
+    label: Id,
+    merge: Id,
+    sets: &ExtSets,
+) -> Option<Option<usize>> {
     if label == merge {
         return Some(None);
     }
     let b = f.block_index(label)?;
-    let cfg = f.cfg();
     let block = f.block(b);
-    let ok = cfg.preds[b].len() == 1
+    let ok = preds.get(&label) == Some(&1)
         && block.merge.is_none()
         && f.successors(b) == [merge]
         && f.terminator(b).op == Op::Branch
@@ -66,6 +71,14 @@ fn arm(f: &Function, label: Id, merge: Id, sets: &ExtSets) -> Option<Option<usiz
 
 fn convert_function(m: &mut Module, f: &mut Function, sets: &ExtSets) -> bool {
     let mut changed = false;
+    // Predecessor counts, once: a conversion changes only those of its own merge block, which
+    // no other selection has as its merge block.
+    let preds: FxHashMap<Id, usize> = {
+        let cfg = f.cfg();
+        (0..cfg.len())
+            .map(|b| (f.block(b).label, cfg.preds[b].len()))
+            .collect()
+    };
     let mut h = 0;
     while h < f.blocks().len() {
         let found = (|| {
@@ -80,12 +93,11 @@ fn convert_function(m: &mut Module, f: &mut Function, sets: &ExtSets) -> bool {
             if tl == fl {
                 return None;
             }
-            let ta = arm(f, tl, merge, sets)?;
-            let fa = arm(f, fl, merge, sets)?;
+            let ta = arm(f, &preds, tl, merge, sets)?;
+            let fa = arm(f, &preds, fl, merge, sets)?;
             let mb = f.block_index(merge)?;
-            let cfg = f.cfg();
             // The merge block is reached from the two arms (or the header) only.
-            if cfg.preds[mb].len() != 2 {
+            if preds.get(&merge) != Some(&2) {
                 return None;
             }
             let from_t = ta.map_or(f.block(h).label, |b| f.block(b).label);
