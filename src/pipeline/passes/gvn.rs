@@ -11,6 +11,10 @@
 //!   undecorated one). `OpSampledImage` is left alone (its result must be used in its own
 //!   block), and so is every value of a sampled-image type;
 //! - a phi: same block and incoming pairs;
+//! - an `OpImageTexelPointer`, and a sample, fetch, gather or query of an image nothing writes
+//!   while the shader runs (a sampled image): like a pure instruction — an implicit level of
+//!   detail reads derivatives, but the sample an equal one dominates reads the same
+//!   coordinates in the same invocations;
 //! - a load from memory no invocation writes while the shader runs (`UniformConstant`,
 //!   `PushConstant`, `Input`, `Uniform` blocks that are not `BufferBlock`s), unless volatile
 //!   or `HelperInvocation`: like a pure instruction;
@@ -67,6 +71,9 @@ struct ModuleFacts {
     /// Module-level variables: their memory kind.
     global_memory: FxHashMap<Id, Memory>,
     sampled_image_types: FxHashSet<Id>,
+    /// Image types of sampled images (`Sampled` 1: read-only while the shader runs) and
+    /// sampled-image types.
+    read_only_images: FxHashSet<Id>,
 }
 
 fn facts(m: &Module) -> ModuleFacts {
@@ -101,10 +108,16 @@ fn facts(m: &Module) -> ModuleFacts {
     };
     let mut global_memory = FxHashMap::default();
     let mut sampled_image_types = FxHashSet::default();
+    let mut read_only_images = FxHashSet::default();
     for g in m.globals() {
         let Some(r) = g.result else { continue };
         if g.op == Op::TypeSampledImage {
             sampled_image_types.insert(r);
+            read_only_images.insert(r);
+        }
+        // OpTypeImage: sampled type, Dim, Depth, Arrayed, MS, Sampled, Format.
+        if g.op == Op::TypeImage && matches!(g.lits().get(4), Some(Operand::LiteralBit32(1))) {
+            read_only_images.insert(r);
         }
         if g.op != Op::Variable {
             continue;
@@ -133,6 +146,7 @@ fn facts(m: &Module) -> ModuleFacts {
         decoration_of,
         global_memory,
         sampled_image_types,
+        read_only_images,
     }
 }
 
@@ -281,9 +295,11 @@ fn key_of(
     state: &State,
 ) -> Option<Key> {
     let r = inst.result?;
-    if inst
-        .ty
-        .is_some_and(|t| facts.sampled_image_types.contains(&t))
+    // A sampled image made in a block is used there; a loaded one may be shared.
+    if inst.op != Op::Load
+        && inst
+            .ty
+            .is_some_and(|t| facts.sampled_image_types.contains(&t))
     {
         return None;
     }
@@ -291,6 +307,34 @@ fn key_of(
     let mut block = None;
     match inst.op {
         Op::SampledImage | Op::Variable | Op::Undef | Op::FunctionCall => return None,
+        // An address, computed from its operands.
+        Op::ImageTexelPointer => {}
+        // Reads of images nothing writes while the shader runs: the same texels for the same
+        // operands. An implicit level of detail reads derivatives, but a sample that an equal
+        // one dominates reads the same coordinates in the same invocations, and where it is
+        // in control flow that is not uniform its derivatives were undefined anyway.
+        Op::ImageSampleImplicitLod
+        | Op::ImageSampleExplicitLod
+        | Op::ImageSampleDrefImplicitLod
+        | Op::ImageSampleDrefExplicitLod
+        | Op::ImageSampleProjImplicitLod
+        | Op::ImageSampleProjExplicitLod
+        | Op::ImageSampleProjDrefImplicitLod
+        | Op::ImageSampleProjDrefExplicitLod
+        | Op::ImageFetch
+        | Op::ImageGather
+        | Op::ImageDrefGather
+        | Op::ImageQuerySizeLod
+        | Op::ImageQuerySize
+        | Op::ImageQueryLod
+        | Op::ImageQueryLevels
+        | Op::ImageQuerySamples => {
+            let image = replace.resolve(*inst.args.first()?);
+            let ty = f.def_of(image).and_then(|d| d.ty)?;
+            if !facts.read_only_images.contains(&ty) {
+                return None;
+            }
+        }
         Op::Phi => block = Some(b),
         Op::Load => {
             if is_volatile(inst) {

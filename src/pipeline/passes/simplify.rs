@@ -18,7 +18,8 @@
 //! of one vector, in order, is that vector; a shuffle that reorders nothing is its operand; a
 //! shuffle of a shuffle reads the vectors underneath directly; a chain of inserts that writes
 //! every component of a vector is a construct of them; an access chain into an access chain
-//! is one chain (unless the inner one is decorated), and a chain without indices its base.
+//! is one chain (unless the inner one is decorated), and a chain without indices its base; a
+//! select on a vector of constants, some true and some false, is a shuffle of its operands.
 
 use std::sync::OnceLock;
 
@@ -90,6 +91,8 @@ pub const RULES: &str = r"
 (LogicalNot (UGreaterThan a b)) -> (ULessThanEqual a b)
 (LogicalNot (SGreaterThan a b)) -> (SLessThanEqual a b)
 (Select c a a) -> a
+(Select true a b) -> a
+(Select false a b) -> b
 (Select c true false) -> c
 (Select c false true) -> (LogicalNot c)
 # Floats: exact for every input, NaN, infinities and signed zeros included
@@ -512,6 +515,39 @@ fn composite(
     let ty = inst.ty?;
     let arg = |k: usize| inst.args.get(k).map(|&a| replace.resolve(a));
     match inst.op {
+        Op::Select => {
+            // A vector condition of constants, some true, some false: a shuffle of the two.
+            let n = vector_len(m, ty)?;
+            let cond = m.global(arg(0)?)?;
+            if cond.op != Op::ConstantComposite || cond.args.len() != n as usize {
+                return None;
+            }
+            let picks: Vec<bool> = cond
+                .args
+                .iter()
+                .map(|&c| match m.global(c).map(|g| g.op) {
+                    Some(Op::ConstantTrue) => Some(true),
+                    Some(Op::ConstantFalse) => Some(false),
+                    _ => None,
+                })
+                .collect::<Option<_>>()?;
+            if picks.iter().all(|&p| p) || picks.iter().all(|&p| !p) {
+                return None; // the table's rules take these
+            }
+            let operands: Vec<Operand> =
+                [Operand::IdRef(arg(1)?), Operand::IdRef(arg(2)?)]
+                    .into_iter()
+                    .chain(picks.iter().enumerate().map(|(k, &p)| {
+                        Operand::LiteralBit32(if p { k as u32 } else { n + k as u32 })
+                    }))
+                    .collect();
+            Some(Outcome::Rewrite(Inst::new(
+                Op::VectorShuffle,
+                Some(ty),
+                Some(r),
+                operands,
+            )))
+        }
         Op::AccessChain | Op::InBoundsAccessChain => {
             let base = arg(0)?;
             if inst.args.len() == 1 {
@@ -735,6 +771,7 @@ fn simplify_function(
                     | Op::VectorShuffle
                     | Op::AccessChain
                     | Op::InBoundsAccessChain
+                    | Op::Select
             );
             if !composite_op && rules_for(op).is_empty() {
                 continue;
