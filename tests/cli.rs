@@ -581,3 +581,32 @@ fn run_preset_o_is_a_drop_in_for_spirv_opt() {
     );
     assert!(!bad_out.exists(), "a failed run wrote its output");
 }
+
+/// `--validate-each` over a preset that goes through the dialect: the dialect steps are
+/// validated as copies lifted back to SPIR-V (a note says so), and the run succeeds.
+#[test]
+fn validate_each_lifts_dialect_steps_before_spirv_val() {
+    let dir = temp_dir("validate-dialect");
+    let source = dir.join("s.comp");
+    std::fs::write(&source, include_str!("shaders/glslang/opt_scalar.comp")).unwrap();
+    let out = shaderstep(&[
+        "run",
+        "--preset",
+        "default",
+        "--validate-each",
+        "--stats",
+        "json",
+        source.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let stats = String::from_utf8_lossy(&out.stdout);
+    let untype = stats
+        .lines()
+        .find(|l| l.contains("\"pass\":\"untype\""))
+        .expect("an untype step");
+    assert!(
+        untype.contains("validated a copy lifted by qptr-analyze, qptr-lift, assign-types"),
+        "{untype}"
+    );
+    assert!(!stats.contains("shaderstep.dialect'"), "{stats}");
+}

@@ -335,34 +335,38 @@ impl App {
     }
     /// Validates each step's output with spirv-val, in order, and selects the first that fails:
     /// what bisecting would find, without assuming a later pass cannot repair the module.
+    /// Steps in the dialect are validated as a lifted copy, or skipped, saying so.
     fn bisect(&mut self) {
-        use crate::pipeline::external::{spirv_val, target_env, Validation};
+        use crate::pipeline::validate::{check_step, StepCheck};
         use crate::pipeline::{Diagnostic, Severity};
         let s = &mut self.state;
         let Some(run) = s.run().cloned() else { return };
         let generation = s.current().map_or(0, |d| d.generation);
         // The source step's module is the input, which `lower` shows too.
+        let mut skipped = 0;
         for (i, step) in run
             .steps
             .iter()
             .enumerate()
             .filter(|(_, st)| !st.is_source())
         {
-            let env = target_env(&step.module);
-            let words = crate::ir::spirv::write::write_words(&step.module);
-            match spirv_val(&words, &env) {
-                Ok(Validation::Valid) => {}
-                Ok(Validation::Invalid(messages)) => {
+            match check_step(&step.module) {
+                Ok(StepCheck::Valid { .. }) => {}
+                Ok(StepCheck::Skipped(_)) => skipped += 1,
+                Ok(StepCheck::Invalid {
+                    messages, lifted, ..
+                }) => {
                     let first = messages.first().map_or(String::new(), |m| m.text.clone());
-                    let diags = messages
+                    let diags = lifted
+                        .map(|l| Diagnostic::new(Severity::Note, l))
                         .into_iter()
-                        .map(|m| Diagnostic {
+                        .chain(messages.into_iter().map(|m| Diagnostic {
                             severity: Severity::Error,
                             message: format!("spirv-val: {}", m.text),
                             function: None,
                             at: m.id,
                             place: None,
-                        })
+                        }))
                         .collect();
                     s.found.insert((s.doc, generation, i), diags);
                     s.step = i;
@@ -377,7 +381,14 @@ impl App {
             }
         }
         let passes = run.steps.iter().filter(|st| !st.is_source()).count();
-        s.set_message(format!("all {passes} steps validate"));
+        s.set_message(if skipped == 0 {
+            format!("all {passes} steps validate")
+        } else {
+            format!(
+                "{} steps validate; {skipped} in the shaderstep dialect could not be lifted to SPIR-V and were skipped",
+                passes - skipped
+            )
+        });
     }
 
     /// Applies a finished run of input `i`. A broken input keeps the last good run; a result

@@ -596,23 +596,22 @@ impl Pipeline {
             }
         }
         if self.checks.validate_each {
-            let dialect = crate::ir::ops::dialect_ops(module);
-            if !dialect.is_empty() {
-                let names: Vec<&str> = dialect.iter().map(|o| o.name.as_str()).collect();
-                diagnostics.push(Diagnostic::new(
-                    Severity::Note,
-                    format!(
-                        "not validated with spirv-val: the module is in the shaderstep dialect ({})",
-                        names.join(", ")
-                    ),
-                ));
-                return None;
-            }
-            let words = write::write_words(module);
-            let env = super::external::target_env(module);
-            let msg = match super::external::spirv_val(&words, &env) {
-                Ok(super::external::Validation::Valid) => return None,
-                Ok(super::external::Validation::Invalid(messages)) => {
+            use super::validate::{check_step, StepCheck};
+            let msg = match check_step(module) {
+                Ok(StepCheck::Valid { lifted }) => {
+                    diagnostics.extend(lifted.map(|l| Diagnostic::new(Severity::Note, l)));
+                    return None;
+                }
+                Ok(StepCheck::Skipped(why)) => {
+                    diagnostics.push(Diagnostic::new(Severity::Note, why));
+                    return None;
+                }
+                Ok(StepCheck::Invalid {
+                    env,
+                    messages,
+                    lifted,
+                }) => {
+                    diagnostics.extend(lifted.map(|l| Diagnostic::new(Severity::Note, l)));
                     let first = messages.first().map_or(String::new(), |m| m.text.clone());
                     diagnostics.extend(messages.into_iter().map(|m| Diagnostic {
                         severity: Severity::Error,

@@ -9,6 +9,7 @@ pub mod manager;
 pub mod pass;
 pub mod passes;
 pub mod registry;
+pub mod validate;
 
 pub use manager::{Checks, Pipeline, Run, StageInput, StageLink, Step};
 pub use pass::{Changed, Diagnostic, Pass, PassCx, PassError, Severity};

@@ -1,0 +1,107 @@
+//! One step's module through `spirv-val`, for `--validate-each` and `:bisect`. A step in the
+//! shaderstep dialect (bit-vector values, untyped pointers) is not SPIR-V: a copy of it is
+//! lifted first — `qptr-analyze`, `qptr-lift` and `assign-types`, the passes that leave the
+//! dialect, then `lift` — and that copy is validated. A step whose copy still uses the dialect is skipped,
+//! saying so; it is never reported as invalid for being in the dialect.
+
+use std::sync::Arc;
+
+use super::external::{spirv_val, target_env, ValMessage, Validation};
+use super::pass::PassCx;
+use super::registry;
+use crate::ir::ops;
+use crate::ir::spirv::write;
+use crate::ir::Module;
+
+/// The passes that take a module out of the dialect, in order.
+const OUT_OF_DIALECT: [&str; 3] = ["qptr-analyze", "qptr-lift", "assign-types"];
+
+pub enum StepCheck {
+    Valid {
+        /// How the step was made SPIR-V first, when it had to be.
+        lifted: Option<String>,
+    },
+    Invalid {
+        env: String,
+        messages: Vec<ValMessage>,
+        lifted: Option<String>,
+    },
+    /// In the dialect, and lifting a copy left dialect ops (named).
+    Skipped(String),
+}
+
+/// A copy of `module` out of the dialect, or the dialect ops it still uses.
+fn lifted_copy(module: &Module) -> Result<Module, String> {
+    let mut copy = module.clone();
+    let mut cx = PassCx::new(Arc::new(Vec::new()));
+    for name in OUT_OF_DIALECT {
+        let pass = registry::pass(name).expect("the dialect's passes are registered");
+        pass.run(&mut copy, &mut cx)
+            .map_err(|e| format!("{name} failed on a copy: {}", e.0))?;
+    }
+    let left = ops::dialect_ops(&copy);
+    if !left.is_empty() {
+        let names: Vec<&str> = left.iter().map(|o| o.name.as_str()).collect();
+        return Err(format!(
+            "a copy lifted by {} still uses {}",
+            OUT_OF_DIALECT.join(", "),
+            names.join(", ")
+        ));
+    }
+    // `lift` drops the dialect's import, which nothing uses any more.
+    let lift = registry::pass("lift").expect("lift is registered");
+    lift.run(&mut copy, &mut cx)
+        .map_err(|e| format!("lift failed on a copy: {}", e.0))?;
+    Ok(copy)
+}
+
+/// Validates `module` with `spirv-val` (its target environment from `target_env`); `Err` when
+/// spirv-val cannot run.
+pub fn check_step(module: &Module) -> Result<StepCheck, String> {
+    let dialect = ops::dialect_ops(module);
+    let dialect_import = module.preamble.iter().any(|i| {
+        i.op == spirv::Op::ExtInstImport
+            && matches!(i.lits().first(), Some(rspirv::dr::Operand::LiteralString(s)) if s == ops::DIALECT_SET)
+    });
+    let (lifted, words, env) = if dialect.is_empty() && !dialect_import {
+        (None, write::write_words(module), target_env(module))
+    } else if dialect.is_empty() {
+        // Out of the dialect but for its import, which `lift` drops: validate what it writes.
+        let mut copy = module.clone();
+        let lift = registry::pass("lift").expect("lift is registered");
+        if let Err(e) = lift.run(&mut copy, &mut PassCx::new(Arc::new(Vec::new()))) {
+            return Ok(StepCheck::Skipped(format!(
+                "not validated: lift failed on a copy: {}",
+                e.0
+            )));
+        }
+        (None, write::write_words(&copy), target_env(&copy))
+    } else {
+        let names: Vec<&str> = dialect.iter().map(|o| o.name.as_str()).collect();
+        match lifted_copy(module) {
+            Ok(copy) => (
+                Some(format!(
+                    "in the shaderstep dialect ({}): validated a copy lifted by {}",
+                    names.join(", "),
+                    OUT_OF_DIALECT.join(", ")
+                )),
+                write::write_words(&copy),
+                target_env(&copy),
+            ),
+            Err(why) => {
+                return Ok(StepCheck::Skipped(format!(
+                    "not validated: the module is in the shaderstep dialect ({}) and {why}",
+                    names.join(", ")
+                )))
+            }
+        }
+    };
+    Ok(match spirv_val(&words, &env)? {
+        Validation::Valid => StepCheck::Valid { lifted },
+        Validation::Invalid(messages) => StepCheck::Invalid {
+            env,
+            messages,
+            lifted,
+        },
+    })
+}
