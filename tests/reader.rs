@@ -254,3 +254,43 @@ fn sections_out_of_order_are_rejected() {
         "{e}"
     );
 }
+
+/// Older spellings of renamed ops, as spirv-dis prints them, assemble to the same words as
+/// spirv-as makes of them.
+#[test]
+fn alias_op_names_assemble_like_spirv_as() {
+    let text = r#"
+               OpCapability Shader
+               OpCapability GroupNonUniformPartitionedNV
+               OpCapability DemoteToHelperInvocation
+               OpExtension "SPV_NV_shader_subgroup_partitioned"
+               OpExtension "SPV_EXT_demote_to_helper_invocation"
+               OpExtension "SPV_GOOGLE_hlsl_functionality1"
+               OpExtension "SPV_GOOGLE_decorate_string"
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint Fragment %main "main" %in
+               OpExecutionMode %main OriginUpperLeft
+               OpDecorateStringGOOGLE %in UserSemantic "TEXCOORD"
+               OpDecorate %in Location 0
+               OpDecorate %in Flat
+       %void = OpTypeVoid
+          %3 = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+     %v4uint = OpTypeVector %uint 4
+     %ptr_in = OpTypePointer Input %uint
+         %in = OpVariable %ptr_in Input
+       %main = OpFunction %void None %3
+          %5 = OpLabel
+          %v = OpLoad %uint %in
+          %p = OpGroupNonUniformPartitionNV %v4uint %v
+               OpDemoteToHelperInvocationEXT
+               OpReturn
+               OpFunctionEnd
+"#;
+    let ours = asm::assemble(text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        normalized_dis(&ours),
+        normalized_dis(&spirv_as(text, "vulkan1.1"))
+    );
+    round_trips(&ours);
+}

@@ -10,6 +10,27 @@ struct Tables {
     by_name: FxHashMap<&'static str, &'static Instruction<'static>>,
 }
 
+/// Older spellings of renamed ops (the SPIR-V grammar's `aliases`), which rspirv's table does
+/// not list but `spirv-dis` and other tools still print: assembled as the op they name.
+const ALIASES: &[(&str, &str)] = &[
+    ("DecorateStringGOOGLE", "DecorateString"),
+    ("MemberDecorateStringGOOGLE", "MemberDecorateString"),
+    ("ReportIntersectionNV", "ReportIntersectionKHR"),
+    (
+        "TypeAccelerationStructureNV",
+        "TypeAccelerationStructureKHR",
+    ),
+    ("GroupNonUniformPartitionNV", "GroupNonUniformPartitionEXT"),
+    ("DemoteToHelperInvocationEXT", "DemoteToHelperInvocation"),
+    ("SDotKHR", "SDot"),
+    ("UDotKHR", "UDot"),
+    ("SUDotKHR", "SUDot"),
+    ("SDotAccSatKHR", "SDotAccSat"),
+    ("UDotAccSatKHR", "UDotAccSat"),
+    ("SUDotAccSatKHR", "SUDotAccSat"),
+    ("FunctionPointerINTEL", "ConstantFunctionPointerINTEL"),
+];
+
 fn tables() -> &'static Tables {
     static T: OnceLock<Tables> = OnceLock::new();
     T.get_or_init(|| {
@@ -27,6 +48,11 @@ fn tables() -> &'static Tables {
                 *slot = Some(inst);
             }
             by_name.insert(inst.opname, inst);
+        }
+        for &(alias, canonical) in ALIASES {
+            if let Some(&inst) = by_name.get(canonical) {
+                by_name.entry(alias).or_insert(inst);
+            }
         }
         Tables { by_opcode, by_name }
     })
