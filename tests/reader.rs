@@ -236,6 +236,22 @@ fn assembler_errors_have_positions() {
         ("%1 = OpCapability Shader\n", 1, "has no result"),
         ("OpTypeVoid\n", 1, "needs a result id"),
         ("junk\n", 1, "expected an instruction"),
+        // One sign only: Rust's number parsers would take a second one.
+        (
+            "OpCapability Shader\n%f = OpTypeFloat 32\n%c = OpConstant %f --1.5\n",
+            3,
+            "'--1.5' is not a 32-bit float",
+        ),
+        (
+            "OpCapability Shader\n%i = OpTypeInt 32 1\n%c = OpConstant %i -+5\n",
+            3,
+            "'-+5' is not an integer",
+        ),
+        (
+            "OpCapability Shader\n%g = OpDecorationGroup\nOpGroupMemberDecorate %g %s -1\n",
+            3,
+            "'-1' is not a 32-bit unsigned integer",
+        ),
     ];
     for (text, line, needle) in cases {
         let e = asm::assemble(text).expect_err(text);

@@ -146,3 +146,47 @@ fn reader_never_panics_on_mutated_binaries() {
         }
     }
 }
+
+/// Arrays too large for any layout: qptr's sizes do not overflow (a debug build panics on
+/// overflow), the passes leave what they cannot size as it was.
+#[test]
+fn huge_arrays_do_not_overflow_layout_sizes() {
+    let text = r#"
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+OpDecorate %arr ArrayStride 4294967295
+OpDecorate %outer ArrayStride 16
+OpMemberDecorate %buf 0 Offset 0
+OpDecorate %buf Block
+OpDecorate %data DescriptorSet 0
+OpDecorate %data Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%uint_0 = OpConstant %uint 0
+%big = OpConstant %uint 4294967295
+%arr = OpTypeArray %uint %big
+%outer = OpTypeArray %arr %big
+%buf = OpTypeStruct %outer
+%ptr_buf = OpTypePointer StorageBuffer %buf
+%ptr_u = OpTypePointer StorageBuffer %uint
+%data = OpVariable %ptr_buf StorageBuffer
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%p = OpAccessChain %ptr_u %data %uint_0 %uint_0 %uint_0
+OpStore %p %uint_0
+OpReturn
+OpFunctionEnd
+"#;
+    let words = asm::assemble(text).unwrap();
+    for preset in ["qptr", "default"] {
+        let r = catch_unwind(|| {
+            shaderstep::pipeline::Pipeline::preset(preset)
+                .unwrap()
+                .run(std::sync::Arc::new(words.clone()))
+        });
+        assert!(r.is_ok(), "{preset} panicked on huge arrays");
+    }
+}

@@ -272,7 +272,10 @@ impl<'m> Layout<'m> {
                 let mut end = 0;
                 for (k, m) in t.args.iter().copied().enumerate() {
                     let mp = self.member_place(place.ty, k as u32, m);
-                    end = end.max(self.member_offset(place.ty, k as u32)? + self.size(mp)?);
+                    end = end.max(
+                        self.member_offset(place.ty, k as u32)?
+                            .checked_add(self.size(mp)?)?,
+                    );
                 }
                 Some(end)
             }
@@ -280,7 +283,10 @@ impl<'m> Layout<'m> {
                 let n = self.element_count(place.ty)?;
                 let stride = self.element_stride(place)?;
                 let (_, elem) = self.element(place)?;
-                Some(stride * n.saturating_sub(1) + self.size(elem)?)
+                // Sizes past the integer's range are not sizes any layout has.
+                stride
+                    .checked_mul(n.saturating_sub(1))?
+                    .checked_add(self.size(elem)?)
             }
             _ => self.scalar_size(place.ty),
         }

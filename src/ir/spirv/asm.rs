@@ -222,6 +222,10 @@ fn parse_int(s: &str) -> Option<i128> {
         Some(b) => (true, b),
         None => (false, s.strip_prefix('+').unwrap_or(s)),
     };
+    // One sign: Rust's parsers would take a second one (`--5` is not 5).
+    if body.starts_with(['+', '-']) {
+        return None;
+    }
     let v = if let Some(hex) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
         i128::from_str_radix(hex, 16).ok()?
     } else {
@@ -236,6 +240,9 @@ fn parse_float_bits(s: &str, width: u32) -> Option<u64> {
         Some(b) => (true, b),
         None => (false, s.strip_prefix('+').unwrap_or(s)),
     };
+    if body.starts_with(['+', '-']) {
+        return None;
+    }
     let lower = body.to_ascii_lowercase();
     if let Some(hex) = lower.strip_prefix("0x") {
         if hex.contains('p') || hex.contains('.') {
@@ -1058,8 +1065,20 @@ impl AsmCx<'_> {
                 out.push(self.ids.get(name));
                 match cur.next() {
                     Some(Token {
-                        tok: Tok::Num(n), ..
-                    }) => out.push(parse_int(n).unwrap_or(0) as u32),
+                        tok: Tok::Num(n),
+                        line,
+                        col,
+                        ..
+                    }) => match parse_int(n).and_then(|v| u32::try_from(v).ok()) {
+                        Some(v) => out.push(v),
+                        None => {
+                            return Err(err(
+                                *line,
+                                *col,
+                                format!("'{n}' is not a 32-bit unsigned integer"),
+                            ))
+                        }
+                    },
                     _ => return Err(err(t.line, t.col, "expected an id followed by an integer")),
                 }
             }

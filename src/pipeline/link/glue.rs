@@ -331,8 +331,14 @@ pub fn freeze_spec_constants(m: &mut Module, state: &PipelineState) -> Result<Ve
                 let (lo, hi) = match (*w, *s) {
                     (64, 1) => (i64::MIN, i64::MAX),
                     (64, _) => (0, i64::MAX),
-                    (w, 1) => (-(1i64 << (w - 1)), (1i64 << (w - 1)) - 1),
-                    (w, _) => (0, (1i64 << w) - 1),
+                    (w @ 1..=63, 1) => (-(1i64 << (w - 1)), (1i64 << (w - 1)) - 1),
+                    (w @ 1..=63, _) => (0, (1i64 << w) - 1),
+                    (w, _) => {
+                        return Err(format!(
+                            "{} is a {w}-bit integer, which is not supported",
+                            what()
+                        ))
+                    }
                 };
                 if *i < lo || *i > hi {
                     return Err(format!("{} is given {i}, which it cannot hold", what()));
