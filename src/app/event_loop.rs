@@ -14,7 +14,7 @@ use super::action::Action;
 use super::keymap::{default_keymap, Binding, Key, KeyCode, Keymap};
 use super::state::{Doc, Focus, State};
 use super::update::{self, Effect, MouseKind};
-use super::watch::{absolute, Watcher};
+use super::watch::absolute;
 use super::worker::{Batch, Done, Job, Worker};
 use super::workspace;
 use crate::pipeline::input::FrontEnds;
@@ -112,6 +112,11 @@ impl App {
             None => None,
         };
         let worker = Worker::new(Arc::new(pipeline), Arc::new(inputs.front_ends), batch);
+        if let Some(e) = &worker.spawn_error {
+            state.set_error(format!(
+                "cannot start the worker thread, nothing will run: {e}"
+            ));
+        }
         let mut app = App {
             state,
             keymap,
@@ -536,7 +541,10 @@ fn event_from_crossterm(ev: crossterm::event::Event) -> Option<AppEvent> {
 /// Runs the TUI in the real terminal until the user quits.
 pub fn run_terminal(inputs: Inputs, pipeline: Pipeline) -> color_eyre::Result<()> {
     use crossterm::event;
-    let watcher: Option<Watcher> = super::watch::watch(&inputs.roots, &inputs.files).ok();
+    let (watcher, watch_error) = match super::watch::watch(&inputs.roots, &inputs.files) {
+        Ok(w) => (Some(w), None),
+        Err(e) => (None, Some(format!("file watching is off: {e}"))),
+    };
     let mut terminal = ratatui::init();
     let _ = crossterm::execute!(io::stdout(), event::EnableMouseCapture);
     let result = (|| -> color_eyre::Result<()> {
@@ -547,6 +555,9 @@ pub fn run_terminal(inputs: Inputs, pipeline: Pipeline) -> color_eyre::Result<()
             (size.width, size.height),
             views::theme::color_enabled(),
         );
+        if let Some(e) = watch_error {
+            app.state.set_error(e);
+        }
         let mut dirty = true;
         while !app.state.quit {
             if dirty {
@@ -570,6 +581,10 @@ pub fn run_terminal(inputs: Inputs, pipeline: Pipeline) -> color_eyre::Result<()
             if let Some(w) = &watcher {
                 while let Ok(paths) = w.changes.try_recv() {
                     app.handle(AppEvent::FilesChanged(paths));
+                    dirty = true;
+                }
+                while let Ok(e) = w.errors.try_recv() {
+                    app.state.set_error(e);
                     dirty = true;
                 }
             }

@@ -280,8 +280,17 @@ impl Runner {
                 let mut inputs = Inputs::from_paths(paths);
                 inputs.front_ends = super::config::load(&inputs.roots, &inputs.files)?.0;
                 inputs.stages = self.stages.take();
-                self.watcher = watch(&inputs.roots, &inputs.files).ok();
+                let watched = watch(&inputs.roots, &inputs.files);
                 self.app = Some(App::open(inputs, pipeline, self.opts.size, self.opts.color));
+                self.watcher = match watched {
+                    Ok(w) => Some(w),
+                    Err(e) => {
+                        self.app()?
+                            .state
+                            .set_error(format!("file watching is off: {e}"));
+                        None
+                    }
+                };
                 self.app()?.settle();
             }
             "size" => {

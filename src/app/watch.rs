@@ -19,6 +19,8 @@ pub struct Watcher {
     _debouncer: Debouncer<notify::RecommendedWatcher, RecommendedCache>,
     /// Batches of absolute paths that changed, one batch per debounced burst.
     pub changes: Receiver<Vec<PathBuf>>,
+    /// What went wrong while watching (a directory removed, the watch limit reached).
+    pub errors: Receiver<String>,
 }
 
 pub fn absolute(p: &Path) -> PathBuf {
@@ -32,8 +34,16 @@ pub const DEBOUNCE: Duration = Duration::from_millis(60);
 /// Watches `roots` recursively and the directories of `files`.
 pub fn watch(roots: &[PathBuf], files: &[PathBuf]) -> notify::Result<Watcher> {
     let (tx, rx) = channel();
+    let (err_tx, err_rx) = channel();
     let mut debouncer = new_debouncer(DEBOUNCE, None, move |res: DebounceEventResult| {
-        let Ok(events) = res else { return };
+        let events = match res {
+            Ok(events) => events,
+            Err(errors) => {
+                let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
+                let _ = err_tx.send(format!("file watching: {}", text.join("; ")));
+                return;
+            }
+        };
         let mut changed = BTreeSet::new();
         for ev in events {
             // Reads and metadata changes are noise; a close after writing is a save.
@@ -70,5 +80,6 @@ pub fn watch(roots: &[PathBuf], files: &[PathBuf]) -> notify::Result<Watcher> {
     Ok(Watcher {
         _debouncer: debouncer,
         changes: rx,
+        errors: err_rx,
     })
 }

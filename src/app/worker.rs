@@ -41,6 +41,8 @@ pub struct Worker {
     queue: Arc<(Mutex<Queue>, Condvar)>,
     pub done: Receiver<Done>,
     thread: Option<std::thread::JoinHandle<()>>,
+    /// Why the worker thread did not start (jobs then never run).
+    pub spawn_error: Option<String>,
 }
 
 /// Loads and runs one input: what the worker does for a job. `None` when `cancelled` said
@@ -73,12 +75,16 @@ impl Worker {
             .spawn(move || match batch {
                 Some(batch) => work_batches(&q, &tx, &pipeline, &front, &batch),
                 None => work(&q, &tx, &pipeline, &front),
-            })
-            .ok();
+            });
+        let (thread, spawn_error) = match thread {
+            Ok(t) => (Some(t), None),
+            Err(e) => (None, Some(e.to_string())),
+        };
         Worker {
             queue,
             done,
             thread,
+            spawn_error,
         }
     }
 
