@@ -140,6 +140,15 @@ fn ir_text_round_trips() {
                         s.path.display()
                     ));
                 }
+                // Checked against the module, not only against itself: what the text reads
+                // back as writes the same SPIR-V (ids normalised).
+                let words = shaderstep::ir::spirv::write::write_words(&back);
+                if normalized_dis(&words) != normalized_dis(&s.words) {
+                    failures.push(format!(
+                        "{}: parse(print(m)) writes other SPIR-V than m",
+                        s.path.display()
+                    ));
+                }
             }
         }
     }
@@ -193,5 +202,38 @@ fn default_preset_validates_with_verify_each() {
             }
         }
     }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Every step of `default` (through the dialect) and of `O` prints as IR text that parses back
+/// to the same text: what the TUI shows of a step can be pasted back in.
+#[test]
+fn every_step_round_trips_through_ir_text() {
+    let mut failures = Vec::new();
+    let mut steps = 0;
+    for preset in ["default", "O"] {
+        let pipeline = shaderstep::pipeline::Pipeline::preset(preset).unwrap();
+        for s in corpus() {
+            let run = pipeline.run(std::sync::Arc::new(s.words.clone()));
+            for step in &run.steps {
+                steps += 1;
+                let text = print::print(&step.module);
+                match parse::parse(&text) {
+                    Err(e) => failures.push(format!(
+                        "{} after {} ({preset}): does not parse: {e}",
+                        s.path.display(),
+                        step.pass
+                    )),
+                    Ok(back) if print::print(&back) != text => failures.push(format!(
+                        "{} after {} ({preset}): prints differently once parsed",
+                        s.path.display(),
+                        step.pass
+                    )),
+                    Ok(_) => {}
+                }
+            }
+        }
+    }
+    assert!(steps > 500, "only {steps} steps");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

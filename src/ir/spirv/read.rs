@@ -166,9 +166,13 @@ pub fn read_words(words: &[u32]) -> Result<Module, ReadError> {
     };
     let bound = words[3];
 
-    // Split and check the stream; hide OpSpecConstantOp from rspirv (see module doc).
+    // Split and check the stream; hide OpSpecConstantOp from rspirv (see module doc), and the
+    // constants of the dialect's bit-vector types wider than 32 bits (rspirv sizes a literal by
+    // its type, and knows no dialect type).
     let mut patched: Option<Vec<u32>> = None;
     let mut spec_ops: Vec<(usize, usize)> = Vec::new(); // (inst index, word offset)
+    let mut dialect_set: Option<u32> = None;
+    let mut wide_bits: Vec<u32> = Vec::new();
     let mut offset = 5;
     let mut index = 0;
     while offset < words.len() {
@@ -192,7 +196,27 @@ pub fn read_words(words: &[u32]) -> Result<Module, ReadError> {
                 have: words.len() - offset,
             });
         }
-        if grammar.opcode == Op::SpecConstantOp {
+        let inst = &words[offset..offset + count];
+        match grammar.opcode {
+            Op::ExtInstImport if count > 2 => {
+                let name = dr_string(&inst[2..]);
+                if name == crate::ir::ops::DIALECT_SET {
+                    dialect_set = Some(inst[1]);
+                }
+            }
+            Op::ExtInst if count >= 5 && Some(inst[3]) == dialect_set => {
+                let width = crate::ir::ops::dialect(inst[4])
+                    .and_then(|o| crate::ir::number::ScalarKind::bits_width(&o.name));
+                if width.is_some_and(|w| w > 32) {
+                    wide_bits.push(inst[2]);
+                }
+            }
+            _ => {}
+        }
+        let wide_constant = matches!(grammar.opcode, Op::Constant | Op::SpecConstant)
+            && count == 5
+            && wide_bits.contains(&inst[1]);
+        if grammar.opcode == Op::SpecConstantOp || wide_constant {
             let p = patched.get_or_insert_with(|| words.to_vec());
             // OpNop followed by OpNops keeps every other instruction at its offset.
             for w in &mut p[offset..offset + count] {
@@ -227,11 +251,25 @@ pub fn read_words(words: &[u32]) -> Result<Module, ReadError> {
                 for _ in 0..count {
                     it.next();
                 }
-                out.push(decode_spec_constant_op(
-                    &words[offset..offset + count],
-                    inst_index,
-                    offset,
-                )?);
+                let w = &words[offset..offset + count];
+                out.push(if (w[0] & 0xffff) as u16 == Op::SpecConstantOp as u16 {
+                    decode_spec_constant_op(w, inst_index, offset)?
+                } else {
+                    // A 64-bit constant of a dialect bit-vector type.
+                    let op = if (w[0] & 0xffff) as u16 == Op::Constant as u16 {
+                        Op::Constant
+                    } else {
+                        Op::SpecConstant
+                    };
+                    Inst::new(
+                        op,
+                        Some(w[1]),
+                        Some(w[2]),
+                        vec![Operand::LiteralBit64(
+                            u64::from(w[3]) | (u64::from(w[4]) << 32),
+                        )],
+                    )
+                });
             } else {
                 out.push(it.next().expect("one parsed instruction per original"));
             }
@@ -600,4 +638,14 @@ fn build_module(header: Header, bound: u32, insts: Vec<Inst>) -> Result<Module, 
     m.trailing_debug = pending_lines;
     m.reindex();
     Ok(m)
+}
+
+/// A literal string operand (nul-terminated, little-endian words).
+fn dr_string(words: &[u32]) -> String {
+    let bytes: Vec<u8> = words
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .take_while(|&b| b != 0)
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
 }
