@@ -66,6 +66,8 @@ macro_rules! o_passes {
     ($($tail:literal),*) => {
         &[
             "lower",
+            // As spirv-opt validates its input first: the passes assume a valid module.
+            "verify",
             "inline",
             "eliminate-dead-functions",
             "private-to-local",
@@ -158,6 +160,7 @@ pub const PRESETS: &[Preset] = &[
         description: "inline, then promote memory to SSA values: variables split, promoted, dead code removed",
         passes: &[
             "lower",
+            "verify",
             "inline",
             "eliminate-dead-functions",
             "private-to-local",
