@@ -224,6 +224,15 @@ impl LiveParts {
         }
         while let Some(id) = work.pop() {
             let Some(inst) = f.def_of(id) else { continue };
+            // Too few operands for its op: not a module the verifier accepts; read nothing.
+            let need = match inst.op {
+                Op::CompositeExtract | Op::CopyObject => 1,
+                Op::CompositeInsert | Op::VectorShuffle => 2,
+                _ => 0,
+            };
+            if inst.args.len() < need {
+                continue;
+            }
             let live = parts.get(&id).cloned().unwrap_or(Parts::NONE);
             let path = || -> Vec<u32> {
                 inst.lits()

@@ -181,7 +181,9 @@ fn find_copies(
         {
             continue;
         }
-        let source = load.args[0];
+        let Some(&source) = load.args.first() else {
+            continue;
+        };
         let Some((class, src_pointee)) = f
             .def_of(source)
             .or_else(|| m.global(source))
@@ -294,7 +296,7 @@ pub fn copy_prop_arrays(m: &mut Module) -> bool {
             }
             for &l in &c.loads {
                 let inst = f.inst_mut(l);
-                if inst.args[0] == c.var {
+                if inst.args.first() == Some(&c.var) {
                     inst.args[0] = c.source;
                 }
             }

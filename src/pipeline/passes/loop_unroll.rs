@@ -169,7 +169,9 @@ fn plan(f: &Function, consts: &Consts, c: &crate::ir::analysis::Construct) -> Re
     if t.op != Op::BranchConditional {
         return Err("its header does not end in a conditional branch".into());
     }
-    let (cond, on_true, on_false) = (t.args[0], t.args[1], t.args[2]);
+    let [cond, on_true, on_false] = t.args[..] else {
+        return Err("its header's branch lacks operands".into());
+    };
     let (body, exit_when) = match (on_true == merge_label, on_false == merge_label) {
         (false, true) => (on_true, false),
         (true, false) => (on_false, true),
