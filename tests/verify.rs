@@ -420,3 +420,15 @@ OpFunctionEnd
     let m = parse::parse(&with_cap).unwrap();
     assert_eq!(verify::verify(&m), vec![]);
 }
+
+#[test]
+fn vectors_have_2_3_4_8_or_16_components() {
+    // The fuzzer's find: a vector of 4294967294 floats sent vector-dce through every component.
+    for n in [1u32, 5, 4_294_967_294] {
+        expect_error(
+            &format!("%v = OpTypeVector %float {n}\n{GOOD}"),
+            &format!("a vector has 2, 3, 4, 8 or 16 components, not {n}"),
+        );
+    }
+    assert!(errors(&format!("%v = OpTypeVector %float 3\n{GOOD}")).is_empty());
+}

@@ -510,6 +510,19 @@ impl<'m> Verifier<'m> {
             self.error(func, at, e);
             return;
         }
+        if i.op == Op::TypeVector {
+            let n = i.lit_u32(0).unwrap_or(0);
+            let any = self
+                .capabilities
+                .contains(&spirv::Capability::VectorAnyINTEL);
+            if !matches!(n, 2 | 3 | 4 | 8 | 16) && !(any && n >= 2) {
+                self.error(
+                    func,
+                    at,
+                    format!("a vector has 2, 3, 4, 8 or 16 components, not {n}"),
+                );
+            }
+        }
         let Some(info) = info else { return };
         if info.experimental() && !self.options.experimental {
             self.error(

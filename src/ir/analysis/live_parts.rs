@@ -153,10 +153,16 @@ fn component_wise(m: &Module, f: &Function, inst: &Inst, sets: &ExtSets) -> bool
     }
 }
 
+/// Vectors of more components than any valid module has are not looked into.
 fn vector_len(m: &Module, ty: Id) -> Option<u32> {
     let t = m.global(ty)?;
-    (t.op == Op::TypeVector).then(|| t.lit_u32(0)).flatten()
+    (t.op == Op::TypeVector)
+        .then(|| t.lit_u32(0))
+        .flatten()
+        .filter(|&n| n <= MAX_COMPONENTS)
 }
+
+const MAX_COMPONENTS: u32 = 64;
 
 /// The type of a value of `f` or of a global one (a constant, an undef).
 fn type_of(m: &Module, f: &Function, id: Id) -> Option<Id> {

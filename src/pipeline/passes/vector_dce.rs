@@ -23,9 +23,13 @@ use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
 
 pub struct VectorDce;
 
+/// Vectors of more components than any valid module has are left alone.
 fn vector_len(m: &Module, ty: Id) -> Option<u32> {
     let t = m.global(ty)?;
-    (t.op == Op::TypeVector).then(|| t.lit_u32(0)).flatten()
+    (t.op == Op::TypeVector)
+        .then(|| t.lit_u32(0))
+        .flatten()
+        .filter(|&n| n <= 64)
 }
 
 /// The operand rewrites for constructs and shuffles: (instruction, operand index, its type).
