@@ -515,7 +515,7 @@ impl<'m> Verifier<'m> {
             let any = self
                 .capabilities
                 .contains(&spirv::Capability::VectorAnyINTEL);
-            if !matches!(n, 2 | 3 | 4 | 8 | 16) && !(any && n >= 2) {
+            if !(matches!(n, 2 | 3 | 4 | 8 | 16) || any && n >= 2) {
                 self.error(
                     func,
                     at,
