@@ -119,6 +119,41 @@ pub fn member_type(m: &Module, ty: Id, path: &[u32]) -> Option<Id> {
     Some(t)
 }
 
+/// The component count of a vector type (2 to 16, the sizes SPIR-V has); `None` for other
+/// types, and for a vector of a size no valid module has.
+pub fn vector_len(m: &Module, ty: Id) -> Option<u32> {
+    let t = m.global(ty)?;
+    (t.op == Op::TypeVector)
+        .then(|| t.lit_u32(0))
+        .flatten()
+        .filter(|n| (2..=16).contains(n))
+}
+
+/// The literal indices of an `OpCompositeExtract` or `OpCompositeInsert`.
+pub fn literal_path(inst: &Inst) -> Vec<u32> {
+    inst.lits()
+        .iter()
+        .filter_map(|o| match o {
+            Operand::LiteralBit32(k) => Some(*k),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The ids decorated `BuiltIn`, with the built-in each is.
+pub fn builtins(m: &Module) -> FxHashMap<Id, spirv::BuiltIn> {
+    m.annotations
+        .iter()
+        .filter(|a| a.op == Op::Decorate)
+        .filter_map(|a| match (a.arg(0), a.lits()) {
+            (Some(t), [Operand::Decoration(spirv::Decoration::BuiltIn), Operand::BuiltIn(b)]) => {
+                Some((t, *b))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// Whether a load or store carries the `Volatile` memory access flag.
 pub fn is_volatile(inst: &Inst) -> bool {
     inst.lits()

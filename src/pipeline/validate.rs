@@ -30,11 +30,12 @@ pub enum StepCheck {
     Skipped(String),
 }
 
-/// A copy of `module` out of the dialect, or the dialect ops it still uses.
-fn lifted_copy(module: &Module) -> Result<Module, String> {
+/// A copy of `module` run through `passes`, then `lift` (which drops the dialect's import,
+/// unused by then); or why it is not SPIR-V.
+fn lifted_copy(module: &Module, passes: &[&str]) -> Result<Module, String> {
     let mut copy = module.clone();
     let mut cx = PassCx::new(Arc::new(Vec::new()));
-    for name in OUT_OF_DIALECT {
+    for name in passes {
         let pass = registry::pass(name).expect("the dialect's passes are registered");
         pass.run(&mut copy, &mut cx)
             .map_err(|e| format!("{name} failed on a copy: {}", e.0))?;
@@ -44,11 +45,10 @@ fn lifted_copy(module: &Module) -> Result<Module, String> {
         let names: Vec<&str> = left.iter().map(|o| o.name.as_str()).collect();
         return Err(format!(
             "a copy lifted by {} still uses {}",
-            OUT_OF_DIALECT.join(", "),
+            passes.join(", "),
             names.join(", ")
         ));
     }
-    // `lift` drops the dialect's import, which nothing uses any more.
     let lift = registry::pass("lift").expect("lift is registered");
     lift.run(&mut copy, &mut cx)
         .map_err(|e| format!("lift failed on a copy: {}", e.0))?;
@@ -59,32 +59,25 @@ fn lifted_copy(module: &Module) -> Result<Module, String> {
 /// spirv-val cannot run.
 pub fn check_step(module: &Module) -> Result<StepCheck, String> {
     let dialect = ops::dialect_ops(module);
-    let dialect_import = module.preamble.iter().any(|i| {
-        i.op == spirv::Op::ExtInstImport
-            && matches!(i.lits().first(), Some(rspirv::dr::Operand::LiteralString(s)) if s == ops::DIALECT_SET)
-    });
-    let (lifted, words, env) = if dialect.is_empty() && !dialect_import {
+    let names: Vec<&str> = dialect.iter().map(|o| o.name.as_str()).collect();
+    let (lifted, words, env) = if !module.preamble.iter().any(ops::is_dialect_import) {
         (None, write::write_words(module), target_env(module))
-    } else if dialect.is_empty() {
-        // Out of the dialect but for its import, which `lift` drops: validate what it writes.
-        let mut copy = module.clone();
-        let lift = registry::pass("lift").expect("lift is registered");
-        if let Err(e) = lift.run(&mut copy, &mut PassCx::new(Arc::new(Vec::new()))) {
-            return Ok(StepCheck::Skipped(format!(
-                "not validated: lift failed on a copy: {}",
-                e.0
-            )));
-        }
-        (None, write::write_words(&copy), target_env(&copy))
     } else {
-        let names: Vec<&str> = dialect.iter().map(|o| o.name.as_str()).collect();
-        match lifted_copy(module) {
+        // Out of the dialect but for its import, only `lift` is needed.
+        let passes: &[&str] = if dialect.is_empty() {
+            &[]
+        } else {
+            &OUT_OF_DIALECT
+        };
+        match lifted_copy(module, passes) {
             Ok(copy) => (
-                Some(format!(
-                    "in the shaderstep dialect ({}): validated a copy lifted by {}",
-                    names.join(", "),
-                    OUT_OF_DIALECT.join(", ")
-                )),
+                (!dialect.is_empty()).then(|| {
+                    format!(
+                        "in the shaderstep dialect ({}): validated a copy lifted by {}",
+                        names.join(", "),
+                        OUT_OF_DIALECT.join(", ")
+                    )
+                }),
                 write::write_words(&copy),
                 target_env(&copy),
             ),

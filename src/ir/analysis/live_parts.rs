@@ -20,7 +20,7 @@ use super::super::fxhash::FxHashMap;
 use super::super::inst::{Id, Inst};
 use super::super::module::Module;
 use super::super::ops::{self, ExtSets};
-use super::super::types::{member_type, members};
+use super::super::types::{literal_path, member_type, members, vector_len};
 
 /// Beyond this many live paths a value counts as wholly read (keeps the analysis linear).
 const MAX_PATHS: usize = 32;
@@ -153,17 +153,6 @@ fn component_wise(m: &Module, f: &Function, inst: &Inst, sets: &ExtSets) -> bool
     }
 }
 
-/// Vectors of more components than any valid module has are not looked into.
-fn vector_len(m: &Module, ty: Id) -> Option<u32> {
-    let t = m.global(ty)?;
-    (t.op == Op::TypeVector)
-        .then(|| t.lit_u32(0))
-        .flatten()
-        .filter(|&n| n <= MAX_COMPONENTS)
-}
-
-const MAX_COMPONENTS: u32 = 64;
-
 /// The type of a value of `f` or of a global one (a constant, an undef).
 fn type_of(m: &Module, f: &Function, id: Id) -> Option<Id> {
     f.def_of(id).or_else(|| m.global(id)).and_then(|i| i.ty)
@@ -240,15 +229,7 @@ impl LiveParts {
                 continue;
             }
             let live = parts.get(&id).cloned().unwrap_or(Parts::NONE);
-            let path = || -> Vec<u32> {
-                inst.lits()
-                    .iter()
-                    .filter_map(|o| match o {
-                        Operand::LiteralBit32(k) => Some(*k),
-                        _ => None,
-                    })
-                    .collect()
-            };
+            let path = || literal_path(inst);
             match inst.op {
                 Op::CompositeExtract => {
                     let at = path();

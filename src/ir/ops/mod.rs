@@ -817,6 +817,12 @@ pub fn for_inst(inst: &Inst, sets: &ExtSets) -> Option<&'static OpInfo> {
     }
 }
 
+/// Whether `inst` imports the dialect's instruction set (which `lift` drops once unused).
+pub fn is_dialect_import(inst: &crate::ir::Inst) -> bool {
+    inst.op == spirv::Op::ExtInstImport
+        && matches!(inst.lits().first(), Some(rspirv::dr::Operand::LiteralString(s)) if s == DIALECT_SET)
+}
+
 /// The dialect ops a module uses, each once, by name.
 pub fn dialect_ops(m: &Module) -> Vec<&'static OpInfo> {
     let sets = ExtSets::of(m);

@@ -313,3 +313,39 @@ pub fn drop_superseded_lines(f: &mut Function) -> usize {
     }
     removed
 }
+
+/// The decorations of values, by value: copies of values (inlined, unrolled) take them along.
+pub struct Decorations(FxHashMap<Id, Vec<Inst>>);
+
+impl Decorations {
+    pub fn of(m: &Module) -> Self {
+        let mut by_target: FxHashMap<Id, Vec<Inst>> = FxHashMap::default();
+        for a in &m.annotations {
+            if matches!(a.op, Op::Decorate | Op::DecorateId | Op::DecorateString) {
+                if let Some(t) = a.arg(0) {
+                    by_target.entry(t).or_default().push(a.clone());
+                }
+            }
+        }
+        Decorations(by_target)
+    }
+
+    /// Decorates each `new` as its `old` is (`NonUniform`, `RelaxedPrecision`,
+    /// `NoContraction`, …), in `new` order so output does not depend on hash order; the copies
+    /// are remembered, so a copy of a copy is decorated too.
+    pub fn copy(&mut self, m: &mut Module, pairs: impl IntoIterator<Item = (Id, Id)>) {
+        let mut copied: Vec<(Id, Inst)> = Vec::new();
+        for (old, new) in pairs {
+            for d in self.0.get(&old).into_iter().flatten() {
+                let mut c = d.clone();
+                c.args[0] = new;
+                copied.push((new, c));
+            }
+        }
+        copied.sort_by_key(|(new, _)| *new);
+        for (new, c) in copied {
+            self.0.entry(new).or_default().push(c.clone());
+            m.annotations.push(c);
+        }
+    }
+}

@@ -362,22 +362,10 @@ fn sweep(
 /// other unused globals. Returns whether an interface changed.
 fn drop_unused_interface(m: &mut Module) -> bool {
     let cg = CallGraph::new(m);
-    let sample_rate: FxHashSet<Id> = m
-        .annotations
-        .iter()
-        .filter(|a| {
-            a.op == Op::Decorate
-                && matches!(
-                    a.lits(),
-                    [
-                        rspirv::dr::Operand::Decoration(spirv::Decoration::BuiltIn),
-                        rspirv::dr::Operand::BuiltIn(
-                            spirv::BuiltIn::SampleId | spirv::BuiltIn::SamplePosition
-                        )
-                    ]
-                )
-        })
-        .filter_map(|a| a.arg(0))
+    let sample_rate: FxHashSet<Id> = crate::ir::types::builtins(m)
+        .into_iter()
+        .filter(|(_, b)| matches!(b, spirv::BuiltIn::SampleId | spirv::BuiltIn::SamplePosition))
+        .map(|(t, _)| t)
         .collect();
     let mut changed = false;
     for e in 0..m.entry_points.len() {

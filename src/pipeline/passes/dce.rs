@@ -190,18 +190,7 @@ pub enum SpecConstants {
 pub fn remove_unused_globals(m: &mut Module, removed: &mut FxHashSet<Id>, spec: SpecConstants) {
     // A built-in is used by being there: a constant decorated `BuiltIn WorkgroupSize` sets
     // the workgroup size, whatever `LocalSize` says.
-    let builtins: FxHashSet<Id> = m
-        .annotations
-        .iter()
-        .filter(|a| {
-            a.op == Op::Decorate
-                && matches!(
-                    a.lits().first(),
-                    Some(Operand::Decoration(spirv::Decoration::BuiltIn))
-                )
-        })
-        .filter_map(|a| a.arg(0))
-        .collect();
+    let builtins = crate::ir::types::builtins(m);
     loop {
         let uses = count_uses(m);
         let n = m.globals().len();
@@ -220,7 +209,7 @@ pub fn remove_unused_globals(m: &mut Module, removed: &mut FxHashSet<Id>, spec: 
                         )));
             let dead = removable
                 && g.result.is_some_and(|r| {
-                    *uses.get(r) == 0 && !(is_constant(g.op) && builtins.contains(&r))
+                    *uses.get(r) == 0 && !(is_constant(g.op) && builtins.contains_key(&r))
                 });
             if dead {
                 removed.extend(g.result);

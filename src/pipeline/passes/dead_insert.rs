@@ -10,21 +10,11 @@ use crate::ir::analysis::live_parts::LiveParts;
 use crate::ir::fxhash::FxHashSet;
 use crate::ir::ops::ExtSets;
 use crate::ir::rewrite::Replacer;
+use crate::ir::types::literal_path;
 use crate::ir::{Id, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
 
 pub struct DeadInsert;
-
-/// The literal path of an extract or insert.
-pub fn path_of(inst: &crate::ir::Inst) -> Vec<u32> {
-    inst.lits()
-        .iter()
-        .filter_map(|o| match o {
-            rspirv::dr::Operand::LiteralBit32(k) => Some(*k),
-            _ => None,
-        })
-        .collect()
-}
 
 /// Records, for every insert of `f` whose inserted part `live` says nobody reads, that it is
 /// its composite; `only` filters the inserts by result type. Returns the replaced inserts.
@@ -42,7 +32,7 @@ pub fn dead_inserts(
         let (Some(r), Some(&composite)) = (inst.result, inst.args.get(1)) else {
             continue;
         };
-        if !live.of(r).reads(&path_of(inst)) && replace.replace_in(f.id(), r, composite) {
+        if !live.of(r).reads(&literal_path(inst)) && replace.replace_in(f.id(), r, composite) {
             dead.insert(r);
         }
     }

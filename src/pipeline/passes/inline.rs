@@ -23,7 +23,7 @@ use crate::ir::analysis::CallGraph;
 use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::names::Names;
-use crate::ir::rewrite::{clone_body, out_of_ids, split_block, Replacer};
+use crate::ir::rewrite::{clone_body, out_of_ids, split_block, Decorations, Replacer};
 use crate::ir::{Id, Inst, InstId, Module};
 use crate::pipeline::pass::{Changed, Diagnostic, Pass, PassCx, PassError, Severity};
 
@@ -52,15 +52,7 @@ pub fn inline(m: &mut Module, force: bool) -> Result<(bool, Vec<Skipped>), Strin
     let mut skipped = Vec::new();
     let mut replace = Replacer::new();
     let mut changed = false;
-    // Decorations of values, by value: copies of a callee's values take them along.
-    let mut decorations: FxHashMap<Id, Vec<Inst>> = FxHashMap::default();
-    for a in &m.annotations {
-        if matches!(a.op, Op::Decorate | Op::DecorateId | Op::DecorateString) {
-            if let Some(t) = a.arg(0) {
-                decorations.entry(t).or_default().push(a.clone());
-            }
-        }
-    }
+    let mut decorations = Decorations::of(m);
     for &fi in &cg.bottom_up {
         if cg.callees[fi].is_empty() || m.functions()[fi].is_declaration() {
             continue;
@@ -174,7 +166,7 @@ fn inline_call(
     call: &Inst,
     g: &Function,
     replace: &mut Replacer,
-    decorations: &mut FxHashMap<Id, Vec<Inst>>,
+    decorations: &mut Decorations,
 ) -> Result<Option<usize>, String> {
     let after = m.fresh_id().ok_or_else(out_of_ids)?;
     let Some(a) = split_block(f, b, pos + 1, after) else {
@@ -192,22 +184,12 @@ fn inline_call(
     // The copies are decorated as the callee's values are (`NonUniform`, `RelaxedPrecision`,
     // `NoContraction`, …); a parameter's decorations stay with it, not with the argument.
     let params: FxHashSet<Id> = g.params.iter().filter_map(|p| p.result).collect();
-    let mut copied = Vec::new();
-    for (&old, &new) in &map {
-        if params.contains(&old) {
-            continue;
-        }
-        for d in decorations.get(&old).into_iter().flatten() {
-            let mut c = d.clone();
-            c.args[0] = new;
-            copied.push((new, c));
-        }
-    }
-    copied.sort_by_key(|(new, _)| *new);
-    for (new, c) in copied {
-        decorations.entry(new).or_default().push(c.clone());
-        m.annotations.push(c);
-    }
+    decorations.copy(
+        m,
+        map.iter()
+            .filter(|(old, _)| !params.contains(old))
+            .map(|(&old, &new)| (old, new)),
+    );
     // The call leaves; its result is the returned value.
     let call_id = f.block(b).insts[pos];
     f.block_insts_mut(b).remove(pos);

@@ -29,10 +29,7 @@ impl Pass for Lift {
         }
         // An import of the dialect nothing uses any more.
         let before = module.preamble.len();
-        module.preamble.retain(|i| {
-            !(i.op == spirv::Op::ExtInstImport
-                && matches!(i.lits().first(), Some(rspirv::dr::Operand::LiteralString(s)) if s == ops::DIALECT_SET))
-        });
+        module.preamble.retain(|i| !ops::is_dialect_import(i));
         let words = write::write_words(module);
         let back = read::read_words(&words)
             .map_err(|e| PassError(format!("lifted SPIR-V does not read back: {e}")))?;

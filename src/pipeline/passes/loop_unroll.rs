@@ -25,7 +25,7 @@ use crate::ir::analysis::ConstructKind;
 use crate::ir::consts::{Const, Consts, Eval};
 use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
-use crate::ir::rewrite::forget;
+use crate::ir::rewrite::{forget, Decorations};
 use crate::ir::{Id, Inst, Merge, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Severity};
 
@@ -257,7 +257,7 @@ fn unroll(
     consts: &mut Consts,
     f: &mut Function,
     plan: &Plan,
-    decorations: &FxHashMap<Id, Vec<Inst>>,
+    decorations: &mut Decorations,
     gone: &mut FxHashSet<Id>,
 ) -> Option<()> {
     let header_label = f.block(plan.header).label;
@@ -343,21 +343,14 @@ fn unroll(
             new_blocks.push((rename(block.label), insts, merge, terminator));
         }
     }
-    // Decorations of the copies.
+    // Decorations of the copies (a phi's entry maps it to the value it stands for).
     for map in &maps {
-        let mut copied: Vec<(Id, Inst)> = Vec::new();
-        for (&old, &new) in map {
-            if phi_results.contains(&old) {
-                continue;
-            }
-            for d in decorations.get(&old).into_iter().flatten() {
-                let mut c = d.clone();
-                c.args[0] = new;
-                copied.push((new, c));
-            }
-        }
-        copied.sort_by_key(|(new, _)| *new);
-        m.annotations.extend(copied.into_iter().map(|(_, c)| c));
+        decorations.copy(
+            m,
+            map.iter()
+                .filter(|(old, _)| !phi_results.contains(old))
+                .map(|(&old, &new)| (old, new)),
+        );
     }
     // What follows the loop reads the last copy's header values; the merge block's phis see
     // the last copy as their predecessor.
@@ -439,14 +432,7 @@ fn unroll(
 }
 
 pub fn loop_unroll(m: &mut Module, notes: &mut Vec<String>) -> bool {
-    let mut decorations: FxHashMap<Id, Vec<Inst>> = FxHashMap::default();
-    for a in &m.annotations {
-        if matches!(a.op, Op::Decorate | Op::DecorateId | Op::DecorateString) {
-            if let Some(t) = a.arg(0) {
-                decorations.entry(t).or_default().push(a.clone());
-            }
-        }
-    }
+    let mut decorations = Decorations::of(m);
     let mut gone: FxHashSet<Id> = FxHashSet::default();
     let mut changed = false;
     for k in 0..m.functions().len() {
@@ -490,7 +476,7 @@ pub fn loop_unroll(m: &mut Module, notes: &mut Vec<String>) -> bool {
                 }
             }
             let Some(p) = next else { break };
-            if unroll(m, &mut consts, &mut f, &p, &decorations, &mut gone).is_none() {
+            if unroll(m, &mut consts, &mut f, &p, &mut decorations, &mut gone).is_none() {
                 break;
             }
             changed = true;

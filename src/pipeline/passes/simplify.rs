@@ -31,6 +31,7 @@ use crate::ir::func::Function;
 use crate::ir::fxhash::FxHashSet;
 use crate::ir::ops::{self, fold::Value, Attrs, Val};
 use crate::ir::rewrite::Replacer;
+use crate::ir::types::{literal_path, vector_len};
 use crate::ir::{Id, Inst, InstId, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
 
@@ -443,24 +444,6 @@ fn apply_rules(
 
 /// How many components a vector type has (`None` for other types, and for counts no valid
 /// module has).
-fn vector_len(m: &Module, ty: Id) -> Option<u32> {
-    let t = m.global(ty)?;
-    (t.op == Op::TypeVector)
-        .then(|| t.lit_u32(0))
-        .flatten()
-        .filter(|n| (2..=16).contains(n))
-}
-
-fn literal_indices(inst: &Inst) -> Vec<u32> {
-    inst.lits()
-        .iter()
-        .filter_map(|o| match o {
-            Operand::LiteralBit32(v) => Some(*v),
-            _ => None,
-        })
-        .collect()
-}
-
 fn extract(ty: Id, r: Id, from: Id, path: &[u32]) -> Inst {
     let mut ops = vec![Operand::IdRef(from)];
     ops.extend(path.iter().map(|&k| Operand::LiteralBit32(k)));
@@ -471,7 +454,7 @@ fn extract(ty: Id, r: Id, from: Id, path: &[u32]) -> Inst {
 fn vector_source(m: &Module, f: &Function, replace: &Replacer, v: Id, k: u32) -> (Id, u32) {
     let v = replace.resolve(v);
     if let Some(s) = f.def_of(v).filter(|s| s.op == Op::VectorShuffle) {
-        let sel = literal_indices(s);
+        let sel = literal_path(s);
         if let (Some(&a), Some(&b), Some(&idx)) =
             (s.args.first(), s.args.get(1), sel.get(k as usize))
         {
@@ -581,12 +564,12 @@ fn composite(
             )))
         }
         Op::CompositeExtract => {
-            let path = literal_indices(inst);
+            let path = literal_path(inst);
             let c = arg(0)?;
             let def = f.def_of(c)?;
             match def.op {
                 Op::CompositeInsert => {
-                    let ipath = literal_indices(def);
+                    let ipath = literal_path(def);
                     let (part, whole) =
                         (replace.resolve(def.args[0]), replace.resolve(def.args[1]));
                     let common = path.iter().zip(&ipath).take_while(|(a, b)| a == b).count();
@@ -657,7 +640,7 @@ fn composite(
             let mut source = None;
             for (k, &a) in inst.args.iter().enumerate() {
                 let e = f.def_of(replace.resolve(a))?;
-                if e.op != Op::CompositeExtract || literal_indices(e) != [k as u32] {
+                if e.op != Op::CompositeExtract || literal_path(e) != [k as u32] {
                     return None;
                 }
                 let v = replace.resolve(e.args[0]);
@@ -671,7 +654,7 @@ fn composite(
             (type_of(m, f, v) == Some(ty)).then_some(Outcome::Value(v))
         }
         Op::VectorShuffle => {
-            let sel = literal_indices(inst);
+            let sel = literal_path(inst);
             let (a, b) = (arg(0)?, arg(1)?);
             let na = vector_len(m, type_of(m, f, a)?)?;
             if sel.contains(&u32::MAX) {
@@ -721,7 +704,7 @@ fn composite(
             let mut parts: Vec<Option<Id>> = vec![None; n];
             let mut cur = inst.clone();
             loop {
-                let path = literal_indices(&cur);
+                let path = literal_path(&cur);
                 let [k] = path.as_slice() else { return None };
                 let slot = parts.get_mut(*k as usize)?;
                 if slot.is_none() {

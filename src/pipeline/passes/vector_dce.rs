@@ -18,19 +18,11 @@ use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::ops::ExtSets;
 use crate::ir::rewrite::{forget, Replacer};
+use crate::ir::types::vector_len;
 use crate::ir::{Id, InstId, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
 
 pub struct VectorDce;
-
-/// Vectors of more components than any valid module has are left alone.
-fn vector_len(m: &Module, ty: Id) -> Option<u32> {
-    let t = m.global(ty)?;
-    (t.op == Op::TypeVector)
-        .then(|| t.lit_u32(0))
-        .flatten()
-        .filter(|&n| n <= 64)
-}
 
 /// The operand rewrites for constructs and shuffles: (instruction, operand index, its type).
 fn unread_operands(m: &Module, f: &Function, live: &LiveParts) -> Vec<(InstId, usize, Id)> {
