@@ -16,7 +16,7 @@ use std::process::Command;
 use ash::vk;
 use common::{glslang, spv_words as words, temp_dir};
 use shaderstep::pipeline::link::state::{Encoding, Format};
-use vulkan::{Draw, Gpu};
+use vulkan::{Attachment, Descriptor, Draw, Gpu, Resource};
 
 fn vk_format(name: &str) -> vk::Format {
     match name {
@@ -199,13 +199,18 @@ fn draw_case(gpu: &Gpu, dir: &Path, case: &Case, n: usize) {
                 (1, 0, vk_format(case.color), pos_bytes),
                 (2, 1, vk_format(case.tint), 0),
             ],
-            storage: vec![],
-            color: vk_format(case.target),
-            texel_bytes: target.size_bits() / 8,
+            colors: vec![Some(Attachment {
+                format: vk_format(case.target),
+                texel_bytes: target.size_bits() / 8,
+                mask: vk::ColorComponentFlags::RGBA,
+            })],
             vertices: VERTICES,
             instances: INSTANCES,
+            ..Default::default()
         })
-        .unwrap_or_else(|e| panic!("fixed-function draw of {}: {e}", case.target));
+        .unwrap_or_else(|e| panic!("fixed-function draw of {}: {e}", case.target))
+        .colors
+        .remove(0);
     assert!(
         fixed.iter().any(|b| *b != 0),
         "the triangles cover something"
@@ -236,13 +241,31 @@ fn draw_case(gpu: &Gpu, dir: &Path, case: &Case, n: usize) {
                 size,
                 vertex_buffers: vec![],
                 attributes: vec![],
-                storage: vec![(0, 0, vb0.clone()), (0, 1, vb1.clone())],
-                color: vk_format(export),
-                texel_bytes: target.words() * 4,
+                descriptors: [vb0.clone(), vb1.clone()]
+                    .into_iter()
+                    .enumerate()
+                    .map(|(binding, bytes)| Descriptor {
+                        set: 0,
+                        binding: binding as u32,
+                        count: 1,
+                        resource: Resource::Buffer {
+                            storage: true,
+                            bytes,
+                        },
+                    })
+                    .collect(),
+                colors: vec![Some(Attachment {
+                    format: vk_format(export),
+                    texel_bytes: target.words() * 4,
+                    mask: vk::ColorComponentFlags::RGBA,
+                })],
                 vertices: VERTICES,
                 instances: INSTANCES,
+                ..Default::default()
             })
-            .unwrap_or_else(|e| panic!("glued draw: {e}"));
+            .unwrap_or_else(|e| panic!("glued draw: {e}"))
+            .colors
+            .remove(0);
         // Vulkan lets an implementation pick either neighbour when it converts a float to a
         // normalized value or a half float, and approximate sRGB encoding. lavapipe rounds
         // 8-bit unorm/snorm to nearest as the glue does, so those must match exactly; for its

@@ -1,8 +1,11 @@
-//! A compute-shader runner on lavapipe (Mesa's CPU Vulkan driver), so tests can check that a
-//! shader and its compiled form compute the same thing: same buffers in, same buffers out.
+//! Compute and graphics runners on lavapipe (Mesa's CPU Vulkan driver), so tests can check that
+//! a shader and its compiled form compute the same thing: same buffers in, same buffers (and
+//! images) out.
 //!
-//! It takes shaders whose resources are plain storage and uniform buffers (one descriptor per
-//! binding); `Layout::of` says which a module has, or why it cannot run it.
+//! `Gpu::run` takes compute shaders whose resources are plain storage and uniform buffers (one
+//! descriptor per binding); `Layout::of` says which a module has, or why it cannot run it.
+//! `Gpu::draw` draws with a vertex and a fragment shader into colour attachments, with buffers,
+//! sampled images, samplers and push constants.
 #![allow(dead_code)]
 
 use std::ffi::CString;
@@ -11,6 +14,21 @@ use ash::vk;
 use rspirv::dr::Operand;
 use shaderstep::ir::spirv::read;
 use spirv::{Decoration, Op, StorageClass};
+
+const COLOR_RANGE: vk::ImageSubresourceRange = vk::ImageSubresourceRange {
+    aspect_mask: vk::ImageAspectFlags::COLOR,
+    base_mip_level: 0,
+    level_count: 1,
+    base_array_layer: 0,
+    layer_count: 1,
+};
+
+const COLOR_LAYERS: vk::ImageSubresourceLayers = vk::ImageSubresourceLayers {
+    aspect_mask: vk::ImageAspectFlags::COLOR,
+    mip_level: 0,
+    base_array_layer: 0,
+    layer_count: 1,
+};
 
 /// Bytes given to every buffer binding.
 pub const BUFFER_SIZE: usize = 16 * 1024;
@@ -363,6 +381,7 @@ struct Cleanup {
     views: Vec<vk::ImageView>,
     render_passes: Vec<vk::RenderPass>,
     framebuffers: Vec<vk::Framebuffer>,
+    samplers: Vec<vk::Sampler>,
 }
 
 impl Cleanup {
@@ -370,6 +389,9 @@ impl Cleanup {
         let _ = d.device_wait_idle();
         for f in self.fences.drain(..) {
             d.destroy_fence(f, None);
+        }
+        for s in self.samplers.drain(..) {
+            d.destroy_sampler(s, None);
         }
         for f in self.framebuffers.drain(..) {
             d.destroy_framebuffer(f, None);
@@ -410,27 +432,79 @@ impl Cleanup {
     }
 }
 
-/// One draw call of a graphics pipeline into a single colour attachment.
+/// What a descriptor binding of a draw holds.
+#[derive(Clone, Debug)]
+pub enum Resource {
+    Buffer {
+        storage: bool,
+        bytes: Vec<u8>,
+    },
+    /// A `TEXTURE_SIZE`² image of `format` holding `texels`, viewed as a 2D image (or a 2D
+    /// array of one layer); with a sampler when `combined`.
+    Image {
+        format: vk::Format,
+        texels: Vec<u8>,
+        arrayed: bool,
+        combined: bool,
+    },
+    Sampler,
+}
+
+/// Texels per side of the images `Resource::Image` makes.
+pub const TEXTURE_SIZE: u32 = 8;
+
+/// One descriptor binding; arrays of `count` get copies of `resource`, buffers and images
+/// rotated by 16 bytes per element so that elements differ.
+#[derive(Clone, Debug)]
+pub struct Descriptor {
+    pub set: u32,
+    pub binding: u32,
+    pub count: u32,
+    pub resource: Resource,
+}
+
+/// A colour attachment: its format, bytes per texel and the components the pipeline writes.
+#[derive(Clone, Copy, Debug)]
+pub struct Attachment {
+    pub format: vk::Format,
+    pub texel_bytes: u32,
+    pub mask: vk::ColorComponentFlags,
+}
+
+/// One draw call of a graphics pipeline.
+#[derive(Default)]
 pub struct Draw<'a> {
     pub vs: &'a [u32],
     pub fs: &'a [u32],
+    /// Entry point names; empty means `main`.
+    pub vs_entry: &'a str,
+    pub fs_entry: &'a str,
     pub size: (u32, u32),
     /// Fixed-function vertex buffers: (binding, stride, per instance, bytes).
     pub vertex_buffers: Vec<(u32, u32, bool, Vec<u8>)>,
     /// Fixed-function attributes: (location, binding, format, offset).
     pub attributes: Vec<(u32, u32, vk::Format, u32)>,
-    /// Storage buffers the vertex stage reads: (set, binding, bytes).
-    pub storage: Vec<(u32, u32, Vec<u8>)>,
-    pub color: vk::Format,
-    /// Bytes per texel of `color`, for the read-back.
-    pub texel_bytes: u32,
+    /// Descriptor bindings both stages see.
+    pub descriptors: Vec<Descriptor>,
+    /// Push constant bytes both stages see (none when empty).
+    pub push: Vec<u8>,
+    /// Colour attachments by location (`None`: no attachment there).
+    pub colors: Vec<Option<Attachment>>,
     pub vertices: u32,
     pub instances: u32,
 }
 
+/// What a draw left: each colour attachment's texels (row by row, in location order, `None`
+/// locations left out) and each storage buffer's bytes (in descriptor order).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rendered {
+    pub colors: Vec<Vec<u8>>,
+    pub buffers: Vec<Vec<u8>>,
+}
+
 impl Gpu {
-    /// Draws and returns the colour attachment's texels, tightly packed, row by row.
-    pub fn draw(&self, draw: &Draw) -> Result<Vec<u8>, String> {
+    /// Draws and returns what the attachments and storage buffers hold afterwards.
+    pub fn draw(&self, draw: &Draw) -> Result<Rendered, String> {
         let d = &self.device;
         let mut cleanup = Cleanup::default();
         let result = unsafe { self.draw_inner(d, draw, &mut cleanup) };
@@ -549,20 +623,20 @@ impl Gpu {
         Ok((buffer, ptr))
     }
 
-    unsafe fn draw_inner(
+    /// A device-local 2D image of `format`, `w`×`h`, bound to memory.
+    unsafe fn image(
         &self,
         d: &ash::Device,
-        draw: &Draw,
         c: &mut Cleanup,
-    ) -> Result<Vec<u8>, String> {
-        let err = |what: &str, e: vk::Result| format!("{what}: {e}");
-        let (w, h) = draw.size;
-        // The attachment and the buffer it is copied to.
+        format: vk::Format,
+        (w, h): (u32, u32),
+        usage: vk::ImageUsageFlags,
+    ) -> Result<vk::Image, String> {
         let image = d
             .create_image(
                 &vk::ImageCreateInfo::default()
                     .image_type(vk::ImageType::TYPE_2D)
-                    .format(draw.color)
+                    .format(format)
                     .extent(vk::Extent3D {
                         width: w,
                         height: h,
@@ -572,48 +646,88 @@ impl Gpu {
                     .array_layers(1)
                     .samples(vk::SampleCountFlags::TYPE_1)
                     .tiling(vk::ImageTiling::OPTIMAL)
-                    .usage(
-                        vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
-                    ),
+                    .usage(usage),
                 None,
             )
-            .map_err(|e| err("image", e))?;
+            .map_err(|e| format!("image {format:?}: {e}"))?;
         c.images.push(image);
         let req = d.get_image_memory_requirements(image);
         let mem = self.memory(d, c, req, vk::MemoryPropertyFlags::empty())?;
         d.bind_image_memory(image, mem, 0)
-            .map_err(|e| err("bind image", e))?;
-        let range = vk::ImageSubresourceRange::default()
-            .aspect_mask(vk::ImageAspectFlags::COLOR)
-            .level_count(1)
-            .layer_count(1);
+            .map_err(|e| format!("bind image: {e}"))?;
+        Ok(image)
+    }
+
+    unsafe fn view(
+        &self,
+        d: &ash::Device,
+        c: &mut Cleanup,
+        image: vk::Image,
+        format: vk::Format,
+        view_type: vk::ImageViewType,
+    ) -> Result<vk::ImageView, String> {
         let view = d
             .create_image_view(
                 &vk::ImageViewCreateInfo::default()
                     .image(image)
-                    .view_type(vk::ImageViewType::TYPE_2D)
-                    .format(draw.color)
-                    .subresource_range(range),
+                    .view_type(view_type)
+                    .format(format)
+                    .subresource_range(COLOR_RANGE),
                 None,
             )
-            .map_err(|e| err("view", e))?;
+            .map_err(|e| format!("view: {e}"))?;
         c.views.push(view);
-        let out_size = (w * h * draw.texel_bytes) as usize;
-        let (readback, readback_ptr) =
-            self.host_buffer(d, c, vk::BufferUsageFlags::TRANSFER_DST, &[], out_size)?;
-        let attachment = [vk::AttachmentDescription::default()
-            .format(draw.color)
-            .samples(vk::SampleCountFlags::TYPE_1)
-            .load_op(vk::AttachmentLoadOp::CLEAR)
-            .store_op(vk::AttachmentStoreOp::STORE)
-            .initial_layout(vk::ImageLayout::UNDEFINED)
-            .final_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)];
-        let color_ref = [vk::AttachmentReference::default()
-            .attachment(0)
-            .layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)];
+        Ok(view)
+    }
+
+    unsafe fn draw_inner(
+        &self,
+        d: &ash::Device,
+        draw: &Draw,
+        c: &mut Cleanup,
+    ) -> Result<Rendered, String> {
+        let err = |what: &str, e: vk::Result| format!("{what}: {e}");
+        let (w, h) = draw.size;
+        // The attachments, each with a buffer it is copied to.
+        let mut targets = Vec::new();
+        let mut attachments = Vec::new();
+        let mut color_refs = Vec::new();
+        let mut views = Vec::new();
+        let mut blend_attachments = Vec::new();
+        for a in &draw.colors {
+            let Some(a) = a else {
+                color_refs
+                    .push(vk::AttachmentReference::default().attachment(vk::ATTACHMENT_UNUSED));
+                blend_attachments.push(vk::PipelineColorBlendAttachmentState::default());
+                continue;
+            };
+            let usage = vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC;
+            let image = self.image(d, c, a.format, draw.size, usage)?;
+            views.push(self.view(d, c, image, a.format, vk::ImageViewType::TYPE_2D)?);
+            let size = (w * h * a.texel_bytes) as usize;
+            let (buffer, ptr) =
+                self.host_buffer(d, c, vk::BufferUsageFlags::TRANSFER_DST, &[], size)?;
+            targets.push((image, buffer, ptr, size));
+            color_refs.push(
+                vk::AttachmentReference::default()
+                    .attachment(attachments.len() as u32)
+                    .layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL),
+            );
+            attachments.push(
+                vk::AttachmentDescription::default()
+                    .format(a.format)
+                    .samples(vk::SampleCountFlags::TYPE_1)
+                    .load_op(vk::AttachmentLoadOp::CLEAR)
+                    .store_op(vk::AttachmentStoreOp::STORE)
+                    .initial_layout(vk::ImageLayout::UNDEFINED)
+                    .final_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL),
+            );
+            blend_attachments
+                .push(vk::PipelineColorBlendAttachmentState::default().color_write_mask(a.mask));
+        }
         let subpass = [vk::SubpassDescription::default()
             .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
-            .color_attachments(&color_ref)];
+            .color_attachments(&color_refs)];
         let dependency = [vk::SubpassDependency::default()
             .src_subpass(0)
             .dst_subpass(vk::SUBPASS_EXTERNAL)
@@ -624,14 +738,13 @@ impl Gpu {
         let render_pass = d
             .create_render_pass(
                 &vk::RenderPassCreateInfo::default()
-                    .attachments(&attachment)
+                    .attachments(&attachments)
                     .subpasses(&subpass)
                     .dependencies(&dependency),
                 None,
             )
             .map_err(|e| err("render pass", e))?;
         c.render_passes.push(render_pass);
-        let views = [view];
         let framebuffer = d
             .create_framebuffer(
                 &vk::FramebufferCreateInfo::default()
@@ -644,29 +757,125 @@ impl Gpu {
             )
             .map_err(|e| err("framebuffer", e))?;
         c.framebuffers.push(framebuffer);
-        // Vertex and storage buffers.
         let mut vertex = Vec::new();
         for (binding, _, _, bytes) in &draw.vertex_buffers {
             let (b, _) = self.host_buffer(d, c, vk::BufferUsageFlags::VERTEX_BUFFER, bytes, 0)?;
             vertex.push((*binding, b));
         }
-        let mut storage = Vec::new();
-        for (set, binding, bytes) in &draw.storage {
-            let (b, _) = self.host_buffer(d, c, vk::BufferUsageFlags::STORAGE_BUFFER, bytes, 0)?;
-            storage.push((*set, *binding, b));
+        // Descriptors: buffers filled in place, images through a staging buffer copied before
+        // the render pass, one nearest-neighbour sampler for all (no filtering to differ on).
+        let sampler = d
+            .create_sampler(
+                &vk::SamplerCreateInfo::default()
+                    .mag_filter(vk::Filter::NEAREST)
+                    .min_filter(vk::Filter::NEAREST)
+                    .mipmap_mode(vk::SamplerMipmapMode::NEAREST)
+                    .address_mode_u(vk::SamplerAddressMode::REPEAT)
+                    .address_mode_v(vk::SamplerAddressMode::REPEAT)
+                    .address_mode_w(vk::SamplerAddressMode::REPEAT),
+                None,
+            )
+            .map_err(|e| err("sampler", e))?;
+        c.samplers.push(sampler);
+        let mut uploads = Vec::new();
+        let mut storage_out = Vec::new();
+        let mut buffer_infos: Vec<Vec<vk::DescriptorBufferInfo>> = Vec::new();
+        let mut image_infos: Vec<Vec<vk::DescriptorImageInfo>> = Vec::new();
+        let rotated = |bytes: &[u8], k: u32| {
+            let mut b = bytes.to_vec();
+            if !b.is_empty() {
+                let by = (k as usize * 16) % b.len();
+                b.rotate_left(by);
+            }
+            b
+        };
+        for desc in &draw.descriptors {
+            let (mut buffers, mut images) = (Vec::new(), Vec::new());
+            for k in 0..desc.count {
+                match &desc.resource {
+                    Resource::Buffer { storage, bytes } => {
+                        let usage = if *storage {
+                            vk::BufferUsageFlags::STORAGE_BUFFER
+                        } else {
+                            vk::BufferUsageFlags::UNIFORM_BUFFER
+                        };
+                        let bytes = rotated(bytes, k);
+                        let (b, ptr) = self.host_buffer(d, c, usage, &bytes, 0)?;
+                        if *storage {
+                            storage_out.push((ptr, bytes.len()));
+                        }
+                        buffers.push(
+                            vk::DescriptorBufferInfo::default()
+                                .buffer(b)
+                                .range(vk::WHOLE_SIZE),
+                        );
+                    }
+                    Resource::Image {
+                        format,
+                        texels,
+                        arrayed,
+                        combined,
+                    } => {
+                        let usage =
+                            vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST;
+                        let side = (TEXTURE_SIZE, TEXTURE_SIZE);
+                        let image = self.image(d, c, *format, side, usage)?;
+                        let (staging, _) = self.host_buffer(
+                            d,
+                            c,
+                            vk::BufferUsageFlags::TRANSFER_SRC,
+                            &rotated(texels, k),
+                            0,
+                        )?;
+                        uploads.push((image, staging));
+                        let view_type = if *arrayed {
+                            vk::ImageViewType::TYPE_2D_ARRAY
+                        } else {
+                            vk::ImageViewType::TYPE_2D
+                        };
+                        let view = self.view(d, c, image, *format, view_type)?;
+                        let mut info = vk::DescriptorImageInfo::default()
+                            .image_view(view)
+                            .image_layout(vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL);
+                        if *combined {
+                            info = info.sampler(sampler);
+                        }
+                        images.push(info);
+                    }
+                    Resource::Sampler => {
+                        images.push(vk::DescriptorImageInfo::default().sampler(sampler))
+                    }
+                }
+            }
+            buffer_infos.push(buffers);
+            image_infos.push(images);
         }
-        let max_set = storage.iter().map(|s| s.0 + 1).max().unwrap_or(0);
+        let kind = |r: &Resource| match r {
+            Resource::Buffer { storage: true, .. } => vk::DescriptorType::STORAGE_BUFFER,
+            Resource::Buffer { .. } => vk::DescriptorType::UNIFORM_BUFFER,
+            Resource::Image { combined: true, .. } => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+            Resource::Image { .. } => vk::DescriptorType::SAMPLED_IMAGE,
+            Resource::Sampler => vk::DescriptorType::SAMPLER,
+        };
+        // One set layout per set number, empty ones for gaps.
+        let set_count = draw
+            .descriptors
+            .iter()
+            .map(|s| s.set + 1)
+            .max()
+            .unwrap_or(0);
         let mut set_layouts = Vec::new();
-        for set in 0..max_set {
-            let bindings: Vec<vk::DescriptorSetLayoutBinding> = storage
+        for set in 0..set_count {
+            let bindings: Vec<vk::DescriptorSetLayoutBinding> = draw
+                .descriptors
                 .iter()
-                .filter(|s| s.0 == set)
+                .filter(|s| s.set == set)
                 .map(|s| {
                     vk::DescriptorSetLayoutBinding::default()
-                        .binding(s.1)
-                        .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                        .descriptor_count(1)
-                        .stage_flags(vk::ShaderStageFlags::VERTEX)
+                        .binding(s.binding)
+                        .descriptor_type(kind(&s.resource))
+                        .descriptor_count(s.count)
+                        .stage_flags(vk::ShaderStageFlags::ALL_GRAPHICS)
                 })
                 .collect();
             let l = d
@@ -678,9 +887,18 @@ impl Gpu {
             c.set_layouts.push(l);
             set_layouts.push(l);
         }
+        let push_ranges = [vk::PushConstantRange::default()
+            .stage_flags(vk::ShaderStageFlags::ALL_GRAPHICS)
+            .size(draw.push.len() as u32)];
         let layout = d
             .create_pipeline_layout(
-                &vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts),
+                &vk::PipelineLayoutCreateInfo::default()
+                    .set_layouts(&set_layouts)
+                    .push_constant_ranges(if draw.push.is_empty() {
+                        &[]
+                    } else {
+                        &push_ranges
+                    }),
                 None,
             )
             .map_err(|e| err("pipeline layout", e))?;
@@ -693,16 +911,19 @@ impl Gpu {
             c.modules.push(m);
             modules.push(m);
         }
-        let main = c"main";
+        let entry = |name: &str| {
+            CString::new(if name.is_empty() { "main" } else { name }).map_err(|e| e.to_string())
+        };
+        let (vs_name, fs_name) = (entry(draw.vs_entry)?, entry(draw.fs_entry)?);
         let stages = [
             vk::PipelineShaderStageCreateInfo::default()
                 .stage(vk::ShaderStageFlags::VERTEX)
                 .module(modules[0])
-                .name(main),
+                .name(&vs_name),
             vk::PipelineShaderStageCreateInfo::default()
                 .stage(vk::ShaderStageFlags::FRAGMENT)
                 .module(modules[1])
-                .name(main),
+                .name(&fs_name),
         ];
         let bindings: Vec<vk::VertexInputBindingDescription> = draw
             .vertex_buffers
@@ -759,8 +980,6 @@ impl Gpu {
             .line_width(1.0);
         let multisample = vk::PipelineMultisampleStateCreateInfo::default()
             .rasterization_samples(vk::SampleCountFlags::TYPE_1);
-        let blend_attachments = [vk::PipelineColorBlendAttachmentState::default()
-            .color_write_mask(vk::ColorComponentFlags::RGBA)];
         let blend =
             vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachments);
         let info = vk::GraphicsPipelineCreateInfo::default()
@@ -781,13 +1000,31 @@ impl Gpu {
         let sets = if set_layouts.is_empty() {
             Vec::new()
         } else {
-            let sizes = [vk::DescriptorPoolSize::default()
-                .ty(vk::DescriptorType::STORAGE_BUFFER)
-                .descriptor_count(storage.len().max(1) as u32)];
+            let types = [
+                vk::DescriptorType::STORAGE_BUFFER,
+                vk::DescriptorType::UNIFORM_BUFFER,
+                vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+                vk::DescriptorType::SAMPLED_IMAGE,
+                vk::DescriptorType::SAMPLER,
+            ];
+            let sizes: Vec<vk::DescriptorPoolSize> = types
+                .iter()
+                .map(|&t| {
+                    let n: u32 = draw
+                        .descriptors
+                        .iter()
+                        .filter(|s| kind(&s.resource) == t)
+                        .map(|s| s.count)
+                        .sum();
+                    vk::DescriptorPoolSize::default()
+                        .ty(t)
+                        .descriptor_count(n.max(1))
+                })
+                .collect();
             let pool = d
                 .create_descriptor_pool(
                     &vk::DescriptorPoolCreateInfo::default()
-                        .max_sets(max_set)
+                        .max_sets(set_count)
                         .pool_sizes(&sizes),
                     None,
                 )
@@ -800,33 +1037,79 @@ impl Gpu {
                         .set_layouts(&set_layouts),
                 )
                 .map_err(|e| err("descriptor sets", e))?;
-            let infos: Vec<[vk::DescriptorBufferInfo; 1]> = storage
+            let writes: Vec<vk::WriteDescriptorSet> = draw
+                .descriptors
                 .iter()
-                .map(|s| {
-                    [vk::DescriptorBufferInfo::default()
-                        .buffer(s.2)
-                        .range(vk::WHOLE_SIZE)]
-                })
-                .collect();
-            let writes: Vec<vk::WriteDescriptorSet> = storage
-                .iter()
-                .zip(&infos)
-                .map(|(s, info)| {
-                    vk::WriteDescriptorSet::default()
-                        .dst_set(sets[s.0 as usize])
-                        .dst_binding(s.1)
-                        .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                        .buffer_info(info)
+                .enumerate()
+                .map(|(i, s)| {
+                    let write = vk::WriteDescriptorSet::default()
+                        .dst_set(sets[s.set as usize])
+                        .dst_binding(s.binding)
+                        .descriptor_type(kind(&s.resource));
+                    if matches!(s.resource, Resource::Buffer { .. }) {
+                        write.buffer_info(&buffer_infos[i])
+                    } else {
+                        write.image_info(&image_infos[i])
+                    }
                 })
                 .collect();
             d.update_descriptor_sets(&writes, &[]);
             sets
         };
         let cmd = self.begin(d, c)?;
+        for &(image, staging) in &uploads {
+            let to_transfer = vk::ImageMemoryBarrier::default()
+                .image(image)
+                .subresource_range(COLOR_RANGE)
+                .old_layout(vk::ImageLayout::UNDEFINED)
+                .new_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
+                .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE);
+            d.cmd_pipeline_barrier(
+                cmd,
+                vk::PipelineStageFlags::TOP_OF_PIPE,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[],
+                &[to_transfer],
+            );
+            d.cmd_copy_buffer_to_image(
+                cmd,
+                staging,
+                image,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                &[vk::BufferImageCopy::default()
+                    .image_subresource(COLOR_LAYERS)
+                    .image_extent(vk::Extent3D {
+                        width: TEXTURE_SIZE,
+                        height: TEXTURE_SIZE,
+                        depth: 1,
+                    })],
+            );
+            let to_read = vk::ImageMemoryBarrier::default()
+                .image(image)
+                .subresource_range(COLOR_RANGE)
+                .old_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
+                .new_layout(vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL)
+                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                .dst_access_mask(vk::AccessFlags::SHADER_READ);
+            d.cmd_pipeline_barrier(
+                cmd,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::PipelineStageFlags::VERTEX_SHADER | vk::PipelineStageFlags::FRAGMENT_SHADER,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[],
+                &[to_read],
+            );
+        }
         // All-zero bits: the same clear for float and integer attachments.
-        let clear = [vk::ClearValue {
-            color: vk::ClearColorValue { uint32: [0; 4] },
-        }];
+        let clear = vec![
+            vk::ClearValue {
+                color: vk::ClearColorValue { uint32: [0; 4] },
+            };
+            attachments.len()
+        ];
         d.cmd_begin_render_pass(
             cmd,
             &vk::RenderPassBeginInfo::default()
@@ -843,26 +1126,54 @@ impl Gpu {
         if !sets.is_empty() {
             d.cmd_bind_descriptor_sets(cmd, vk::PipelineBindPoint::GRAPHICS, layout, 0, &sets, &[]);
         }
+        if !draw.push.is_empty() {
+            d.cmd_push_constants(
+                cmd,
+                layout,
+                vk::ShaderStageFlags::ALL_GRAPHICS,
+                0,
+                &draw.push,
+            );
+        }
         d.cmd_draw(cmd, draw.vertices, draw.instances, 0, 0);
         d.cmd_end_render_pass(cmd);
-        d.cmd_copy_image_to_buffer(
+        for &(image, buffer, _, _) in &targets {
+            d.cmd_copy_image_to_buffer(
+                cmd,
+                image,
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                buffer,
+                &[vk::BufferImageCopy::default()
+                    .image_subresource(COLOR_LAYERS)
+                    .image_extent(vk::Extent3D {
+                        width: w,
+                        height: h,
+                        depth: 1,
+                    })],
+            );
+        }
+        let to_host = vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE)
+            .dst_access_mask(vk::AccessFlags::HOST_READ);
+        d.cmd_pipeline_barrier(
             cmd,
-            image,
-            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-            readback,
-            &[vk::BufferImageCopy::default()
-                .image_subresource(
-                    vk::ImageSubresourceLayers::default()
-                        .aspect_mask(vk::ImageAspectFlags::COLOR)
-                        .layer_count(1),
-                )
-                .image_extent(vk::Extent3D {
-                    width: w,
-                    height: h,
-                    depth: 1,
-                })],
+            vk::PipelineStageFlags::ALL_COMMANDS,
+            vk::PipelineStageFlags::HOST,
+            vk::DependencyFlags::empty(),
+            &[to_host],
+            &[],
+            &[],
         );
         self.submit_and_wait(d, c, cmd)?;
-        Ok(std::slice::from_raw_parts(readback_ptr, out_size).to_vec())
+        Ok(Rendered {
+            colors: targets
+                .iter()
+                .map(|&(_, _, ptr, size)| std::slice::from_raw_parts(ptr, size).to_vec())
+                .collect(),
+            buffers: storage_out
+                .iter()
+                .map(|&(ptr, size)| std::slice::from_raw_parts(ptr, size).to_vec())
+                .collect(),
+        })
     }
 }

@@ -7,8 +7,9 @@
 //! pruned to the blocks where the variable is live on entry (a load there can see a value from
 //! a predecessor), then filled in by one walk of the dominator tree with a stack of current
 //! values per variable. A load no store reaches reads the variable's initializer, or an
-//! `OpUndef`. Two fast paths skip the phi machinery: a variable used in one block only, and a
-//! variable stored once where that store dominates every load.
+//! `OpUndef`. Two fast paths skip the phi machinery: a variable used in one block only, where
+//! no load comes before a store (in a loop that load would read the last iteration's store),
+//! and a variable stored once where that store dominates every load.
 //!
 //! It does not promote through access chains (`sroa` splits aggregates into variables this
 //! pass can take), nor variables passed to calls or copied with `OpCopyMemory`. A phi gets the
@@ -118,8 +119,19 @@ fn promote(m: &mut Module, f: &mut Function, replace: &mut Replacer) -> Result<b
         let mut blocks: Vec<usize> = stores[k].iter().chain(&loads[k]).copied().collect();
         blocks.sort_unstable();
         blocks.dedup();
-        if blocks.len() <= 1 {
-            // One block: walk it in order.
+        // One block: walk it in order, unless a load comes before a store there: in a loop
+        // that load reads the previous iteration's store (the general case places the phi).
+        let load_first = blocks.len() == 1 && !stores[k].is_empty() && {
+            let insts = &f.block(blocks[0]).insts;
+            let first = |op: Op| {
+                insts.iter().position(|&i| {
+                    let inst = f.inst(i);
+                    inst.op == op && inst.args.first() == Some(&vars[k].id)
+                })
+            };
+            matches!((first(Op::Load), first(Op::Store)), (Some(l), Some(s)) if l < s)
+        };
+        if blocks.len() <= 1 && !load_first {
             let mut current = None;
             for &b in &blocks {
                 for &i in &f.block(b).insts {
