@@ -247,8 +247,32 @@ fn every_mismatch_kind_has_its_diagnostic() {
     );
     assert!(
         e.contains(
-            "interpolation mismatch at location 0: output %a is [] but input %b is [NoPerspective]"
+            "interpolation differs at location 0: output %a is smooth but input %b is NoPerspective; the later stage's applies"
         ),
+        "{e}"
+    );
+    let e = mismatch(
+        "layout(location = 0) out vec4 a;",
+        "layout(location = 0) in float b;",
+    );
+    assert!(
+        !e.contains("mismatch") && !e.contains("not written"),
+        "an output may have more components than the input reads: {e}"
+    );
+    let e = mismatch(
+        "layout(location = 0) out vec2 a;\nlayout(location = 0, component = 2) out vec2 a2;",
+        "layout(location = 0) in vec4 b;",
+    );
+    assert!(
+        !e.contains("mismatch") && !e.contains("not written"),
+        "two outputs may write the components of one input: {e}"
+    );
+    let e = mismatch(
+        "layout(location = 0) out vec2 a;\nlayout(location = 0, component = 2) out ivec2 a2;",
+        "layout(location = 0) in vec4 b;",
+    );
+    assert!(
+        e.contains("type mismatch at location 0: output %a2 is i32x2 but input %b is f32x4 (location 0 component 2: i32 against f32)"),
         "{e}"
     );
 }
@@ -471,4 +495,53 @@ fn vs_gs_fs_remove_dead_outputs_back_to_front() {
     assert_eq!(texts[0].matches(" Location ").count(), 3, "{}", texts[0]);
     // g_normal and g_shade in, f_normal out.
     assert_eq!(texts[1].matches(" Location ").count(), 3, "{}", texts[1]);
+}
+
+/// An input read whole from two outputs that split its components: neither output is dead.
+#[test]
+fn fs_first_keeps_outputs_that_write_part_of_an_input() {
+    let dir = scratch();
+    let vs = glslang(
+        &dir,
+        "split.vert",
+        "#version 450
+layout(location = 0) out vec2 a;
+layout(location = 0, component = 2) out vec2 b;
+layout(location = 1) out float unread;
+void main() { a = vec2(1.0, 2.0); b = vec2(3.0, 4.0); unread = 5.0; gl_Position = vec4(0.0); }
+",
+    );
+    let fs = glslang(
+        &dir,
+        "split.frag",
+        "#version 450
+layout(location = 0) in vec4 whole;
+layout(location = 0) out vec4 color;
+void main() { color = whole; }
+",
+    );
+    let s = stats(&["--link-order", "fs-first", &vs, &fs]);
+    let removed: Vec<&String> = s
+        .iter()
+        .filter(|x| x.0 == vs && x.1 == "link-dead-outputs")
+        .flat_map(|x| &x.3)
+        .collect();
+    assert!(removed.iter().any(|m| m.contains("%unread")), "{removed:?}");
+    assert!(
+        !removed
+            .iter()
+            .any(|m| m.contains("%a ") || m.contains("%b ")),
+        "{removed:?}"
+    );
+}
+
+/// A fragment input decorated PerVertexKHR is an array of what the vertex stage writes per
+/// vertex: it matches a plain output.
+#[test]
+fn per_vertex_fragment_inputs_match_plain_outputs() {
+    let e = mismatch(
+        "layout(location = 0) out vec3 a;",
+        "#extension GL_EXT_fragment_shader_barycentric : require\nlayout(location = 0) pervertexEXT in vec3 b[];",
+    );
+    assert!(!e.contains("mismatch") && !e.contains("not written"), "{e}");
 }

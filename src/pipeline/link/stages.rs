@@ -96,6 +96,80 @@ pub struct Var {
     /// Interpolation decorations (`Flat`, `NoPerspective`, `Centroid`, `Sample`).
     pub interpolation: Vec<Decoration>,
     pub name: String,
+    /// The 32-bit words it occupies: (location, component, scalar type), what the Vulkan
+    /// interface rules match (each word of an input must be written with the same type).
+    pub words: Vec<(u32, u32, String)>,
+}
+
+/// The (location, component, scalar type) words a value of type `ty` occupies from
+/// `(location, component)`, and the locations it takes: vectors fill the components of a
+/// location (64-bit scalars two each, spilling into the next location), matrix columns, array
+/// elements and struct members take consecutive locations.
+fn footprint(
+    m: &Module,
+    ty: Id,
+    (location, component): (u32, u32),
+    out: &mut Vec<(u32, u32, String)>,
+    depth: usize,
+) -> u32 {
+    let Some(t) = m.global(ty) else { return 1 };
+    if depth > 8 || out.len() > 4096 {
+        return 1;
+    }
+    let lit = |k: usize| match t.operand(k) {
+        Some(Opd::Lit(Operand::LiteralBit32(n))) => *n,
+        _ => 0,
+    };
+    match t.op {
+        Op::TypeFloat | Op::TypeInt | Op::TypeBool | Op::TypeVector => {
+            let (scalar, n) = match t.op {
+                Op::TypeVector => (t.arg(0).unwrap_or(0), lit(1)),
+                _ => (ty, 1),
+            };
+            let name = type_sig(m, scalar, 0);
+            let wide = m
+                .global(scalar)
+                .and_then(|s| s.lits().first().cloned())
+                .is_some_and(|w| w == Operand::LiteralBit32(64));
+            let words = n * if wide { 2 } else { 1 };
+            for k in 0..words.min(64) {
+                let at = component + k;
+                out.push((location + at / 4, at % 4, name.clone()));
+            }
+            (component + words).div_ceil(4).max(1)
+        }
+        Op::TypeMatrix => {
+            let col = t.arg(0).unwrap_or(0);
+            let mut taken = 0;
+            for _ in 0..lit(1).min(64) {
+                taken += footprint(m, col, (location + taken, 0), out, depth + 1);
+            }
+            taken
+        }
+        Op::TypeArray => {
+            let len = m
+                .global(t.arg(1).unwrap_or(0))
+                .and_then(|c| match c.lits().first() {
+                    Some(Operand::LiteralBit32(n)) => Some(*n),
+                    _ => None,
+                })
+                .unwrap_or(1);
+            let elem = t.arg(0).unwrap_or(0);
+            let mut taken = 0;
+            for _ in 0..len.min(256) {
+                taken += footprint(m, elem, (location + taken, component), out, depth + 1);
+            }
+            taken
+        }
+        Op::TypeStruct => {
+            let mut taken = 0;
+            for &member in &t.args {
+                taken += footprint(m, member, (location + taken, 0), out, depth + 1);
+            }
+            taken
+        }
+        _ => 1,
+    }
 }
 
 fn decorations_of(m: &Module, id: Id) -> Vec<&[Operand]> {
@@ -174,11 +248,14 @@ pub fn interface(m: &Module, class: StorageClass) -> Vec<Var> {
                 .and_then(|p| p.arg(0))
                 .unwrap_or(0);
         // Per-vertex interfaces (geometry and tessellation inputs, tessellation control
-        // outputs) are arrays of what the neighbouring stage writes or reads per vertex.
-        let patch = decorations_of(m, id)
-            .iter()
-            .any(|d| d.first() == Some(&Operand::Decoration(Decoration::Patch)));
-        if arrayed && !patch {
+        // outputs, fragment inputs decorated PerVertexKHR) are arrays of what the neighbouring
+        // stage writes or reads per vertex.
+        let has = |what: Decoration| {
+            decorations_of(m, id)
+                .iter()
+                .any(|d| d.first() == Some(&Operand::Decoration(what)))
+        };
+        if (arrayed && !has(Decoration::Patch)) || has(Decoration::PerVertexKHR) {
             if let Some(e) = m
                 .global(pointee)
                 .filter(|t| t.op == Op::TypeArray)
@@ -219,60 +296,122 @@ pub fn interface(m: &Module, class: StorageClass) -> Vec<Var> {
             (None, None) => continue,
         };
         interpolation.sort_by_key(|d| *d as u32);
+        let mut words = Vec::new();
+        if let Slot::Location(l, c) = slot {
+            footprint(m, pointee, (l, c), &mut words, 0);
+        }
         out.push(Var {
             id,
             slot,
             ty: type_sig(m, pointee, 0),
             interpolation,
             name: format!("%{}", names.get(id)),
+            words,
         });
     }
     out.sort_by_key(|v| v.slot);
     out
 }
 
-/// The interface check between an earlier and a later stage.
+/// The interface check between an earlier and a later stage, by the Vulkan interface
+/// matching rules: every word of an input must be written by the earlier stage with the same
+/// scalar type (an error naming both variables when the types differ; a warning when it is
+/// not written, for its value is undefined); an output may have more components than the
+/// input reads; interpolation decorations need not match (the later stage's apply), which is
+/// a warning when they differ.
 pub fn check_interface(producer: &Module, consumer: &Module) -> Vec<Diagnostic> {
-    let outs: BTreeMap<Slot, Var> = interface(producer, StorageClass::Output)
-        .into_iter()
-        .map(|v| (v.slot, v))
+    let outs = interface(producer, StorageClass::Output);
+    let written: HashMap<(u32, u32), (&str, &Var)> = outs
+        .iter()
+        .flat_map(|v| {
+            v.words
+                .iter()
+                .map(move |(l, c, t)| ((*l, *c), (t.as_str(), v)))
+        })
         .collect();
+    let by_slot: BTreeMap<Slot, &Var> = outs.iter().map(|v| (v.slot, v)).collect();
     let mut diags = Vec::new();
     for input in interface(consumer, StorageClass::Input) {
         if matches!(input.slot, Slot::BuiltIn(_)) {
             continue;
         }
-        let Some(out) = outs.get(&input.slot) else {
-            diags.push(Diagnostic::new(
-                Severity::Warning,
-                format!(
-                    "input {} ({}, {}) is not written by the earlier stage: its value is undefined",
-                    input.name, input.slot, input.ty
-                ),
-            ));
-            continue;
-        };
-        if out.ty != input.ty {
-            let kind = if out.ty.starts_with('[') || input.ty.starts_with('[') {
+        let mut unwritten = Vec::new();
+        let mut mismatch = None;
+        for (l, c, t) in &input.words {
+            match written.get(&(*l, *c)) {
+                None => unwritten.push((*l, *c)),
+                Some((wt, out)) if *wt != t && mismatch.is_none() => {
+                    mismatch = Some((*l, *c, *wt, t.clone(), *out))
+                }
+                Some(_) => {}
+            }
+        }
+        let kind = |out: &Var| {
+            if out.ty.starts_with('[') || input.ty.starts_with('[') {
                 "array size or type"
             } else {
                 "type"
-            };
+            }
+        };
+        if let Some((l, c, wt, t, out)) = mismatch {
             diags.push(Diagnostic::new(
                 Severity::Error,
                 format!(
-                    "{kind} mismatch at {}: output {} is {} but input {} is {}",
-                    input.slot, out.name, out.ty, input.name, input.ty
+                    "{} mismatch at {}: output {} is {} but input {} is {} (location {l} component {c}: {wt} against {t})",
+                    kind(out), input.slot, out.name, out.ty, input.name, input.ty
                 ),
             ));
-        } else if out.interpolation != input.interpolation {
-            diags.push(Diagnostic::new(
-                Severity::Error,
-                format!(
-                    "interpolation mismatch at {}: output {} is {:?} but input {} is {:?}",
-                    input.slot, out.name, out.interpolation, input.name, input.interpolation
-                ),
-            ));
+            continue;
+        }
+        // Partly written: the spec requires every word of an input to be written. Wholly
+        // unwritten: its value is undefined, which is legal.
+        let partly = unwritten.len() < input.words.len();
+        match (unwritten.first(), by_slot.get(&input.slot)) {
+            (None, _) => {}
+            (Some((l, c)), Some(out)) if partly => {
+                diags.push(Diagnostic::new(
+                    Severity::Error,
+                    format!(
+                        "{} mismatch at {}: output {} is {} but input {} is {} (location {l} component {c} is not written)",
+                        kind(out), input.slot, out.name, out.ty, input.name, input.ty
+                    ),
+                ));
+                continue;
+            }
+            (Some(_), _) => {
+                let at = if partly {
+                    let parts: Vec<String> = unwritten
+                        .iter()
+                        .map(|(l, c)| format!("location {l} component {c}"))
+                        .collect();
+                    format!(" at {}", parts.join(", "))
+                } else {
+                    String::new()
+                };
+                diags.push(Diagnostic::new(
+                    if partly { Severity::Error } else { Severity::Warning },
+                    format!(
+                        "input {} ({}, {}) is not written by the earlier stage{at}: its value is undefined",
+                        input.name, input.slot, input.ty
+                    ),
+                ));
+                continue;
+            }
+        }
+        if let Some(out) = by_slot.get(&input.slot) {
+            if out.interpolation != input.interpolation {
+                diags.push(Diagnostic::new(
+                    Severity::Warning,
+                    format!(
+                        "interpolation differs at {}: output {} is {} but input {} is {}; the later stage's applies",
+                        input.slot,
+                        out.name,
+                        interp_or_smooth(out),
+                        input.name,
+                        interp_or_smooth(&input)
+                    ),
+                ));
+            }
         }
     }
     diags
@@ -357,13 +496,17 @@ pub fn remove_unread_inputs(m: &mut Module) -> Vec<String> {
 /// Removes the producer's location outputs the consumer does not read. Returns the names of
 /// what it removed.
 pub fn remove_dead_outputs(producer: &mut Module, consumer: &Module) -> Vec<String> {
-    let read: HashSet<Slot> = interface(consumer, StorageClass::Input)
+    // Read word by word: an input may read part of an output, or parts of several.
+    let read: HashSet<(u32, u32)> = interface(consumer, StorageClass::Input)
         .into_iter()
-        .map(|v| v.slot)
+        .flat_map(|v| v.words.into_iter().map(|(l, c, _)| (l, c)))
         .collect();
     let dead: Vec<Var> = interface(producer, StorageClass::Output)
         .into_iter()
-        .filter(|v| matches!(v.slot, Slot::Location(..)) && !read.contains(&v.slot))
+        .filter(|v| {
+            matches!(v.slot, Slot::Location(..))
+                && !v.words.iter().any(|(l, c, _)| read.contains(&(*l, *c)))
+        })
         .collect();
     let ids: HashSet<Id> = dead.iter().map(|v| v.id).collect();
     if !ids.is_empty() {
@@ -578,6 +721,13 @@ pub fn forward_constants(producer: &Module, consumer: &mut Module) -> Vec<String
         let Some(out) = outs.get(&input.slot).filter(|o| o.ty == input.ty) else {
             continue;
         };
+        // A per-vertex input holds three of the output's values: not the output's constant.
+        let per_vertex = decorations_of(consumer, input.id)
+            .iter()
+            .any(|d| d.first() == Some(&Operand::Decoration(Decoration::PerVertexKHR)));
+        if per_vertex {
+            continue;
+        }
         let Some(c) = constant_output(producer, out.id) else {
             continue;
         };
@@ -694,6 +844,13 @@ fn stage_short(m: &Module) -> &'static str {
     }
 }
 
+fn interp_or_smooth(v: &Var) -> String {
+    match interp_text(v) {
+        t if t.is_empty() => "smooth".into(),
+        t => t,
+    }
+}
+
 fn interp_text(v: &Var) -> String {
     v.interpolation
         .iter()
@@ -799,9 +956,7 @@ pub fn interface_table(first: &[&Module], now: &[&Module]) -> Vec<InterfaceRow> 
         for slot in slots {
             let (w, r) = (outs.get(&slot), ins.get(&slot));
             let status = match (w, r) {
-                (Some(w), Some(r)) if w.ty != r.ty || w.interpolation != r.interpolation => {
-                    RowStatus::Mismatch
-                }
+                (Some(w), Some(r)) if w.ty != r.ty => RowStatus::Mismatch,
                 (Some(_), Some(_)) => RowStatus::Matched,
                 (Some(_), None) if ins0.contains_key(&slot) => RowStatus::Constant,
                 // Position, point size and clip distances feed the rasterizer too.
@@ -826,7 +981,12 @@ pub fn interface_table(first: &[&Module], now: &[&Module]) -> Vec<InterfaceRow> 
                     (Some(w), Some(r)) if w.ty != r.ty => format!("{} / {}", w.ty, r.ty),
                     _ => shown.ty.clone(),
                 },
-                interpolation: interp_text(shown),
+                interpolation: match (w, r) {
+                    (Some(w), Some(r)) if w.interpolation != r.interpolation => {
+                        format!("{} / {}", interp_or_smooth(w), interp_or_smooth(r))
+                    }
+                    _ => interp_text(shown),
+                },
                 writer: name(w, outs0.get(&slot), p),
                 reader: match status {
                     RowStatus::FixedFunction => Some((usize::MAX, "rasterizer".into())),
