@@ -506,3 +506,104 @@ fn copy_memory_is_qptr_copy_only_with_experimental_ops() {
     assert!(lowered.contains("OpLoad %Particle %first"), "{lowered}");
     validated(&without);
 }
+
+/// A row-major matrix's column reached by a constant index and then one of its elements (two
+/// chains), in a block whose member offsets do not increase with the members; and an element
+/// of an array of sampled images (descriptors have no size, so no stride).
+const SPLIT_CHAIN_AND_DESCRIPTOR_ARRAY: &str = r#"; Version: 1.3
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %gid
+OpExecutionMode %main LocalSize 1 1 1
+OpName %main "main"
+OpName %col "col"
+OpName %elt "elt"
+OpName %tex "tex"
+OpName %buf "buf"
+OpDecorate %gid BuiltIn GlobalInvocationId
+OpMemberDecorate %Buf 0 Offset 80
+OpMemberDecorate %Buf 1 Offset 16
+OpMemberDecorate %Buf 1 RowMajor
+OpMemberDecorate %Buf 1 MatrixStride 16
+OpMemberDecorate %Buf 2 Offset 0
+OpDecorate %Buf Block
+OpDecorate %buf DescriptorSet 0
+OpDecorate %buf Binding 0
+OpDecorate %tex DescriptorSet 0
+OpDecorate %tex Binding 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%int = OpTypeInt 32 1
+%float = OpTypeFloat 32
+%v2float = OpTypeVector %float 2
+%v3uint = OpTypeVector %uint 3
+%v4float = OpTypeVector %float 4
+%mat4 = OpTypeMatrix %v4float 4
+%Buf = OpTypeStruct %float %mat4 %float
+%ptr_buf = OpTypePointer StorageBuffer %Buf
+%ptr_v4 = OpTypePointer StorageBuffer %v4float
+%ptr_float = OpTypePointer StorageBuffer %float
+%image = OpTypeImage %float 2D 0 0 0 1 Unknown
+%simage = OpTypeSampledImage %image
+%uint_4 = OpConstant %uint 4
+%images = OpTypeArray %simage %uint_4
+%ptr_images = OpTypePointer UniformConstant %images
+%ptr_simage = OpTypePointer UniformConstant %simage
+%ptr_in = OpTypePointer Input %v3uint
+%buf = OpVariable %ptr_buf StorageBuffer
+%tex = OpVariable %ptr_images UniformConstant
+%gid = OpVariable %ptr_in Input
+%int_0 = OpConstant %int 0
+%int_1 = OpConstant %int 1
+%int_2 = OpConstant %int 2
+%uint_3 = OpConstant %uint 3
+%float_0 = OpConstant %float 0
+%uv = OpConstantComposite %v2float %float_0 %float_0
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%id = OpLoad %v3uint %gid
+%i = OpCompositeExtract %uint %id 0
+%which = OpBitwiseAnd %uint %i %uint_3
+%col = OpAccessChain %ptr_v4 %buf %int_1 %int_1
+%elt = OpAccessChain %ptr_float %col %int_2
+%v = OpLoad %float %elt
+%one = OpAccessChain %ptr_simage %tex %which
+%s = OpLoad %simage %one
+%texel = OpImageSampleExplicitLod %v4float %s %uv Lod %float_0
+%x = OpCompositeExtract %float %texel 0
+%sum = OpFAdd %float %v %x
+%dst = OpAccessChain %ptr_float %buf %int_0
+OpStore %dst %sum
+OpReturn
+OpFunctionEnd
+"#;
+
+#[test]
+fn split_row_major_chains_reordered_members_and_descriptor_arrays_are_lifted() {
+    let run = run_text(
+        &["lower", "qptr-lower", "qptr-analyze", "qptr-lift", "lift"],
+        false,
+        SPLIT_CHAIN_AND_DESCRIPTOR_ARRAY,
+    );
+    let lowered = run.steps.iter().find(|s| s.pass == "qptr-lower").unwrap();
+    let kept: Vec<&String> = lowered
+        .diagnostics
+        .iter()
+        .map(|d| &d.message)
+        .filter(|m| m.contains("keeps typed pointers"))
+        .collect();
+    assert!(kept.is_empty(), "{kept:?}");
+    assert!(step_text(&run, "qptr-lower").contains("qptr."));
+    let out = validated(&run);
+    // Column 1, element 2 of the row-major matrix at 16: byte 16 + 2 × 16 + 1 × 4 = 52.
+    assert!(
+        out.contains("%elt = OpAccessChain %_ptr_StorageBuffer_float %buf %int_1 %int_1 %int_2"),
+        "{out}"
+    );
+    // Member 0 sits last (byte 80): found by its offset, not by its position.
+    assert!(
+        out.contains("OpAccessChain %_ptr_StorageBuffer_float %buf %int_0\n"),
+        "{out}"
+    );
+}

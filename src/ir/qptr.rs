@@ -134,7 +134,7 @@ impl<'m> Layout<'m> {
         self.constants.get(&id).copied()
     }
 
-    fn id_at(&self, ty: Id, k: usize) -> Option<Id> {
+    pub fn id_at(&self, ty: Id, k: usize) -> Option<Id> {
         self.type_inst(ty)?.id_at(k)
     }
 
@@ -323,13 +323,15 @@ impl<'m> Layout<'m> {
         let t = self.type_inst(place.ty)?;
         if t.op == Op::TypeStruct {
             let members: Vec<Id> = t.args.to_vec();
-            // The last member starting at or before the offset that reaches it.
+            // The last member (in declaration order: offsets need not increase with it) that
+            // starts at or before the offset and reaches it.
             for k in (0..members.len() as u32).rev() {
                 let start = self.member_offset(place.ty, k)?;
                 if start <= offset {
                     let mp = self.member_place(place.ty, k, members[k as usize]);
-                    let fits = self.size(mp).is_none_or(|s| offset - start < s.max(1));
-                    return fits.then_some((k, offset - start, mp));
+                    if self.size(mp).is_none_or(|s| offset - start < s.max(1)) {
+                        return Some((k, offset - start, mp));
+                    }
                 }
             }
             return None;
@@ -337,6 +339,18 @@ impl<'m> Layout<'m> {
         let (stride, elem) = self.element(place)?;
         if stride == 0 {
             return None;
+        }
+        // A row-major matrix interleaves its columns: column k's rows are MatrixStride apart
+        // from byte k × scalar size, so the column is found within the row.
+        if let (Op::TypeMatrix, Some((ms, true))) = (t.op, place.matrix) {
+            if ms == 0 {
+                return None;
+            }
+            let index = (offset % ms) / stride;
+            if self.element_count(place.ty).is_some_and(|n| index >= n) {
+                return None;
+            }
+            return Some((u32::try_from(index).ok()?, offset - index * stride, elem));
         }
         let index = offset / stride;
         if self.element_count(place.ty).is_some_and(|n| index >= n) {

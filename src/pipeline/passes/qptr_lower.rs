@@ -251,10 +251,11 @@ fn lower_function(
                 {
                     // The first index picks a descriptor.
                     let (&index, tail) = rest.split_first().ok_or("an empty access chain")?;
+                    // Descriptors have no size, so no stride: only the element type counts.
                     let elem = layout
-                        .element(place)
-                        .ok_or("a descriptor array without elements")?
-                        .1;
+                        .id_at(place.ty, 0)
+                        .map(Place::of)
+                        .ok_or("a descriptor array without an element type")?;
                     let ty = if tail.is_empty() {
                         i.ty.ok_or("an access chain without a type")?
                     } else {
