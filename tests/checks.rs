@@ -84,6 +84,7 @@ fn pipeline(middle: Box<dyn Pass>, checks: Checks) -> Pipeline {
         experimental: false,
         keep_exports: false,
         snapshots: true,
+        external: None,
     }
 }
 

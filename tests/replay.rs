@@ -140,6 +140,16 @@ fn external_compiler() {
     run("external-compiler");
 }
 
+/// The external optimizer in the script is spirv-opt.
+#[test]
+fn external() {
+    let found = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).any(|d| d.join("spirv-opt").is_file()))
+        .unwrap_or(false);
+    assert!(found, "spirv-opt is not installed; install it with `apt-get install -y spirv-tools` (scripts/test.sh does this)");
+    run("external");
+}
+
 #[test]
 fn link_modules() {
     run("link-modules");

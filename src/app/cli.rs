@@ -33,6 +33,12 @@ pub struct Cli {
     #[arg(long, value_delimiter = ',')]
     pub passes: Option<Vec<String>>,
 
+    /// Step through an external optimizer instead of our passes: `--external 'spirv-opt -O'`
+    /// (any spirv-opt flags; a bare `--external` takes `[external] flags` from shaderstep.toml,
+    /// or -O). Its `--print-all` output becomes one step per pass, named `spirv-opt:PASS`.
+    #[arg(long, value_name = "COMMAND", num_args = 0..=1, default_missing_value = "", conflicts_with_all = ["preset", "passes"])]
+    pub external: Option<String>,
+
     /// Accept experimental ops (FeatureID 0x8000) and let passes emit them; modules that use
     /// them are marked PREVIEW.
     #[arg(long)]
@@ -140,6 +146,12 @@ pub struct RunArgs {
     /// `lower` is added in front when missing.
     #[arg(long, value_delimiter = ',')]
     pub passes: Option<Vec<String>>,
+
+    /// Run an external optimizer instead of our passes, one step per pass it runs:
+    /// `--external 'spirv-opt -O'` (any spirv-opt flags; bare: `[external] flags` from
+    /// shaderstep.toml, or -O). `-o` writes what it wrote.
+    #[arg(long, value_name = "COMMAND", num_args = 0..=1, default_missing_value = "", conflicts_with_all = ["preset", "passes"])]
+    pub external: Option<String>,
 
     /// What to write: the SPIR-V binary, its disassembly, or the IR text.
     #[arg(long, value_enum, default_value = "spv")]

@@ -1,9 +1,14 @@
-//! `shaderstep.toml`: external compilers for the languages naga does not take, by extension.
+//! `shaderstep.toml`: external compilers for the languages naga does not take, by extension,
+//! and the external optimizer `--external` steps through.
 //!
 //! ```toml
 //! [compilers]
 //! hlsl = "dxc -spirv -T ps_6_0 -E main {input} -Fo {output}"
 //! frag = "glslangValidator -V {input} -o {output}"
+//!
+//! [external]
+//! path = "/opt/vulkan-sdk/bin/spirv-opt"   # which spirv-opt to run
+//! flags = "-O --target-env=vulkan1.2"      # what a bare `--external` runs it with
 //! ```
 //!
 //! The file is looked for in the watched directories, then beside the first file opened, then
@@ -37,8 +42,37 @@ pub fn candidates(roots: &[PathBuf], files: &[PathBuf]) -> Vec<PathBuf> {
     out
 }
 
-/// The external compilers of the first config file found; none when there is no file.
-pub fn load(roots: &[PathBuf], files: &[PathBuf]) -> Result<(FrontEnds, Option<PathBuf>), String> {
+/// What `shaderstep.toml` says.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Config {
+    pub front_ends: FrontEnds,
+    /// `[external] path`: the spirv-opt binary to run.
+    pub external_path: Option<String>,
+    /// `[external] flags`: the flags of a bare `--external` (default `-O`).
+    pub external_flags: Option<String>,
+}
+
+impl Config {
+    /// The external tool for `--external COMMAND` (an empty command: spirv-opt with the
+    /// configured flags, or `-O`).
+    pub fn external_tool(
+        &self,
+        command: &str,
+    ) -> Result<crate::pipeline::external::ExternalTool, String> {
+        let command = if command.trim().is_empty() {
+            format!(
+                "spirv-opt {}",
+                self.external_flags.as_deref().unwrap_or("-O")
+            )
+        } else {
+            command.to_string()
+        };
+        crate::pipeline::external::ExternalTool::parse(&command, self.external_path.as_deref())
+    }
+}
+
+/// The config of the first config file found; the default when there is no file.
+pub fn load(roots: &[PathBuf], files: &[PathBuf]) -> Result<(Config, Option<PathBuf>), String> {
     for path in candidates(roots, files) {
         if path.is_file() {
             let text = std::fs::read_to_string(&path)
@@ -47,10 +81,10 @@ pub fn load(roots: &[PathBuf], files: &[PathBuf]) -> Result<(FrontEnds, Option<P
             return Ok((front, Some(path)));
         }
     }
-    Ok((FrontEnds::default(), None))
+    Ok((Config::default(), None))
 }
 
-pub fn parse(text: &str) -> Result<FrontEnds, String> {
+pub fn parse(text: &str) -> Result<Config, String> {
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
         e.to_string()
             .lines()
@@ -59,6 +93,7 @@ pub fn parse(text: &str) -> Result<FrontEnds, String> {
             .to_string()
     })?;
     let mut front = FrontEnds::default();
+    let mut config = Config::default();
     for (key, value) in &table {
         match key.as_str() {
             "compilers" => {
@@ -77,14 +112,34 @@ pub fn parse(text: &str) -> Result<FrontEnds, String> {
                     front.commands.push((ext.clone(), cmd.to_string()));
                 }
             }
+            "external" => {
+                let t = value
+                    .as_table()
+                    .ok_or("[external] must be a table with path and flags")?;
+                for (k, v) in t {
+                    let v = v
+                        .as_str()
+                        .ok_or_else(|| format!("external.{k}: expected a string in quotes"))?;
+                    match k.as_str() {
+                        "path" => config.external_path = Some(v.to_string()),
+                        "flags" => config.external_flags = Some(v.to_string()),
+                        other => {
+                            return Err(format!(
+                                "external.{other}: unknown key (known: path, flags)"
+                            ))
+                        }
+                    }
+                }
+            }
             other => {
                 return Err(format!(
-                    "unknown section or key '{other}' (known: compilers)"
+                    "unknown section or key '{other}' (known: compilers, external)"
                 ))
             }
         }
     }
-    Ok(front)
+    config.front_ends = front;
+    Ok(config)
 }
 
 #[cfg(test)]
@@ -93,7 +148,9 @@ mod tests {
 
     #[test]
     fn reads_compilers_and_rejects_mistakes() {
-        let f = parse("[compilers]\nhlsl = \"dxc -spirv {input} -Fo {output}\"\n").unwrap();
+        let f = parse("[compilers]\nhlsl = \"dxc -spirv {input} -Fo {output}\"\n")
+            .unwrap()
+            .front_ends;
         assert_eq!(
             f.command_for(Path::new("a/b.HLSL")),
             Some("dxc -spirv {input} -Fo {output}")
@@ -107,5 +164,20 @@ mod tests {
         assert!(parse("[compilers]\nhlsl = 3\n")
             .unwrap_err()
             .contains("compilers.hlsl"));
+    }
+
+    #[test]
+    fn reads_the_external_optimizer() {
+        let c = parse("[external]\npath = \"/opt/bin/spirv-opt\"\nflags = \"-Os\"\n").unwrap();
+        let t = c.external_tool("").unwrap();
+        assert_eq!(t.program, "/opt/bin/spirv-opt");
+        assert_eq!(t.args, ["-Os"]);
+        let t = c.external_tool("spirv-opt --legalize-hlsl").unwrap();
+        assert_eq!(t.program, "/opt/bin/spirv-opt");
+        assert_eq!(t.args, ["--legalize-hlsl"]);
+        assert_eq!(Config::default().external_tool("").unwrap().args, ["-O"]);
+        assert!(parse("[external]\nflag = \"-O\"\n")
+            .unwrap_err()
+            .contains("external.flag"));
     }
 }

@@ -71,20 +71,6 @@ pub fn main(cli: Cli) -> color_eyre::Result<i32> {
             Ok(0)
         }
         None => {
-            let pipeline =
-                crate::pipeline::Pipeline::from_flags(cli.passes.as_deref(), &cli.preset).map(
-                    |p| {
-                        p.with_checks(cli.checks.into())
-                            .with_experimental(cli.experimental)
-                    },
-                );
-            let pipeline = match pipeline {
-                Ok(p) => p,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return Ok(2);
-                }
-            };
             let mut paths = cli.inputs;
             paths.extend(cli.watch);
             if paths.is_empty() {
@@ -117,13 +103,29 @@ pub fn main(cli: Cli) -> color_eyre::Result<i32> {
                 );
                 return Ok(2);
             }
-            match config::load(&inputs.roots, &inputs.files) {
-                Ok((front, _)) => inputs.front_ends = front,
+            let config = match config::load(&inputs.roots, &inputs.files) {
+                Ok((config, _)) => config,
                 Err(e) => {
                     eprintln!("error: {e}");
                     return Ok(1);
                 }
-            }
+            };
+            let pipeline = match &cli.external {
+                Some(command) => config
+                    .external_tool(command)
+                    .map(crate::pipeline::Pipeline::external),
+                None => crate::pipeline::Pipeline::from_flags(cli.passes.as_deref(), &cli.preset),
+            };
+            let pipeline = match pipeline {
+                Ok(p) => p
+                    .with_checks(cli.checks.into())
+                    .with_experimental(cli.experimental),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return Ok(2);
+                }
+            };
+            inputs.front_ends = config.front_ends;
             event_loop::run_terminal(inputs, pipeline)?;
             Ok(0)
         }

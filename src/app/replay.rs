@@ -195,6 +195,8 @@ struct Runner {
     app: Option<App>,
     terminal: Terminal<TestBackend>,
     pipeline: Option<Pipeline>,
+    /// `pipeline external COMMAND`: the tool is made at `open`, with the config found there.
+    external: Option<String>,
     stages: Option<crate::pipeline::StageLink>,
     opts: Options,
     watcher: Option<Watcher>,
@@ -233,6 +235,11 @@ impl Runner {
 
     fn step(&mut self, cmd: &str, rest: &str, heredoc: Option<String>) -> Result<(), String> {
         match cmd {
+            "pipeline" if rest.trim_start().starts_with("external") => {
+                // `pipeline external [COMMAND]`: spirv-opt's passes as steps.
+                self.external = Some(rest.trim_start()["external".len()..].trim().to_string());
+                self.pipeline = None;
+            }
             "pipeline" => {
                 // `pipeline [--experimental] PRESET|a,b,c`
                 let experimental = rest.split_whitespace().any(|w| w == "--experimental");
@@ -273,12 +280,14 @@ impl Runner {
                 if paths.is_empty() {
                     return Err("open needs a path".into());
                 }
-                let pipeline = match self.pipeline.take() {
-                    Some(p) => p,
-                    None => Pipeline::preset(super::DEFAULT_PRESET)?,
-                };
                 let mut inputs = Inputs::from_paths(paths);
-                inputs.front_ends = super::config::load(&inputs.roots, &inputs.files)?.0;
+                let config = super::config::load(&inputs.roots, &inputs.files)?.0;
+                let pipeline = match (self.pipeline.take(), self.external.take()) {
+                    (_, Some(command)) => Pipeline::external(config.external_tool(&command)?),
+                    (Some(p), None) => p,
+                    (None, None) => Pipeline::preset(super::DEFAULT_PRESET)?,
+                };
+                inputs.front_ends = config.front_ends;
                 inputs.stages = self.stages.take();
                 let watched = watch(&inputs.roots, &inputs.files);
                 self.app = Some(App::open(inputs, pipeline, self.opts.size, self.opts.color));
@@ -433,6 +442,7 @@ pub fn run_script(script: &str, opts: Options) -> Result<Vec<Snapshot>, ReplayEr
         app: None,
         terminal,
         pipeline: None,
+        external: None,
         stages: None,
         opts,
         watcher: None,

@@ -93,7 +93,20 @@ pub fn stage_link(args: &super::cli::PipelineArgs) -> Result<StageLink, String> 
 }
 
 fn run_inner(args: &RunArgs) -> Result<(), String> {
-    let pipeline = Pipeline::from_flags(args.passes.as_deref(), &args.preset)?
+    let pipeline = match &args.external {
+        Some(command) => {
+            if args.stages.pipeline {
+                return Err(
+                    "--external runs spirv-opt on each input; it does not link --pipeline stages"
+                        .into(),
+                );
+            }
+            let config = super::config::load(&[], &args.inputs)?.0;
+            Pipeline::external(config.external_tool(command)?)
+        }
+        None => Pipeline::from_flags(args.passes.as_deref(), &args.preset)?,
+    };
+    let pipeline = pipeline
         .with_checks(args.checks.into())
         .with_experimental(args.experimental)
         .with_keep_exports(args.keep_exports)

@@ -193,6 +193,8 @@ pub struct Pipeline {
     /// a step holds only its figures and the last one the final module: a build that wants
     /// only the output does not copy the module after every pass.
     pub snapshots: bool,
+    /// Run this tool instead of the passes; its passes become the steps (`--external`).
+    pub external: Option<super::external::ExternalTool>,
 }
 
 impl Pipeline {
@@ -214,7 +216,21 @@ impl Pipeline {
             experimental: false,
             keep_exports: false,
             snapshots: true,
+            external: None,
         })
+    }
+
+    /// A pipeline that runs `tool` (spirv-opt with its flags): a step for the input as read,
+    /// then one per pass the tool ran, named `spirv-opt:PASS`.
+    pub fn external(tool: super::external::ExternalTool) -> Self {
+        Pipeline {
+            passes: Vec::new(),
+            checks: Checks::default(),
+            experimental: false,
+            keep_exports: false,
+            snapshots: true,
+            external: Some(tool),
+        }
     }
 
     pub fn preset(name: &str) -> Result<Self, String> {
@@ -493,6 +509,9 @@ impl Pipeline {
         link_inputs: Vec<super::link::LinkInput>,
         cancelled: &dyn Fn() -> bool,
     ) -> Option<Run> {
+        if let Some(tool) = &self.external {
+            return Some(self.run_external(tool, input, decoded));
+        }
         let mut cx = PassCx::new(input);
         cx.decoded = decoded;
         cx.experimental = self.experimental;
@@ -571,6 +590,107 @@ impl Pipeline {
         })
     }
 
+    /// The steps of an external tool's run: the input as read (`input`), then one step per
+    /// pass of the tool with the module its `--print-all` printed after it (assembled by our
+    /// assembler), changed when it differs from the one before with ids renumbered, timed by
+    /// the tool's `--time-report`. The run's output is the binary the tool wrote.
+    fn run_external(
+        &self,
+        tool: &super::external::ExternalTool,
+        input: Arc<Vec<u32>>,
+        decoded: Option<(Module, Duration)>,
+    ) -> Run {
+        let mut run = Run {
+            steps: Vec::new(),
+            failed: None,
+            output: None,
+        };
+        let start = Instant::now();
+        let module = match decoded {
+            Some((m, _)) => m,
+            None => match crate::ir::spirv::read::read_words(&input) {
+                Ok(m) => m,
+                Err(e) => {
+                    let error = Diagnostic::new(Severity::Error, e.to_string());
+                    run.push_step("input", Arc::default(), false, start.elapsed(), vec![error]);
+                    return run;
+                }
+            },
+        };
+        let label = tool.label();
+        run.push_step("input", Arc::new(module), true, start.elapsed(), Vec::new());
+        let start = Instant::now();
+        let out = match super::external::run_external(tool, &input) {
+            Ok(out) => out,
+            Err(e) => {
+                let before = run.steps[0].module.clone();
+                let error = Diagnostic::new(Severity::Error, e);
+                run.push_step(intern(&label), before, false, start.elapsed(), vec![error]);
+                return run;
+            }
+        };
+        let total = start.elapsed();
+        let reported: Duration = out.passes.iter().filter_map(|p| p.wall).sum();
+        let assemble = |text: &str| {
+            crate::ir::spirv::asm::assemble(text)
+                .map_err(|e| format!("line {}: {}", e.line, e.message))
+                .and_then(|w| crate::ir::spirv::read::read_words(&w).map_err(|e| e.to_string()))
+        };
+        // The input step shows the module as the tool read it (its print folds repeated
+        // OpLines, for one), so that the first pass's change is its own.
+        let mut previous = assemble(&out.input_text).ok().map(Arc::new);
+        if let Some(m) = &previous {
+            run.steps[0].inst_count = m.inst_count();
+            run.steps[0].module = m.clone();
+        }
+        for pass in out.passes {
+            let name = intern(&format!("{label}:{}", pass.name));
+            let before = run.steps.last().expect("the input step").module.clone();
+            let module = match assemble(&pass.text) {
+                Ok(m) => m,
+                Err(e) => {
+                    let error = Diagnostic::new(
+                        Severity::Error,
+                        format!(
+                            "what {label} printed after {} does not assemble: {e}",
+                            pass.name
+                        ),
+                    );
+                    run.push_step(name, before, false, Duration::ZERO, vec![error]);
+                    return run;
+                }
+            };
+            let changed = !same_module(previous.as_deref().unwrap_or(&before), &module);
+            let mut diagnostics = Vec::new();
+            if let Some(e) = self.check(name, &module, &mut diagnostics) {
+                if !diagnostics.iter().any(|d| d.message == e) {
+                    diagnostics.push(Diagnostic::new(Severity::Error, e));
+                }
+            }
+            let duration = pass.wall.unwrap_or_default();
+            let module = Arc::new(module);
+            previous = Some(module.clone());
+            run.push_step(name, module, changed, duration, diagnostics);
+            if run.failed.is_some() {
+                return run;
+            }
+        }
+        // The tool reports pass times to 10 ms: say what the whole run took, where it went.
+        if let Some(first) = run.steps.get_mut(1) {
+            first.diagnostics.push(Diagnostic::new(
+                Severity::Note,
+                format!(
+                    "{} took {:.1} ms in all, printing every step; its passes report {:.0} ms (--time-report, to 10 ms)",
+                    tool.describe(),
+                    total.as_secs_f64() * 1e3,
+                    reported.as_secs_f64() * 1e3
+                ),
+            ));
+        }
+        run.output = Some(out.output);
+        run
+    }
+
     /// The `--verify-each` / `--validate-each` checks after `pass`; the error names the pass.
     fn check(
         &self,
@@ -629,6 +749,34 @@ impl Pipeline {
         }
         None
     }
+}
+
+/// Whether two modules are the same but for how their ids are numbered.
+fn same_module(a: &Module, b: &Module) -> bool {
+    if a.inst_count() != b.inst_count() {
+        return false;
+    }
+    let (mut a, mut b) = (a.clone(), b.clone());
+    super::passes::compact_ids::compact_ids(&mut a);
+    super::passes::compact_ids::compact_ids(&mut b);
+    write::write_words(&a) == write::write_words(&b)
+}
+
+/// A step name made at run time (an external tool's pass), kept for the program's life: the
+/// names come from the tool's fixed set of passes, so the set stays small.
+fn intern(name: &str) -> &'static str {
+    static NAMES: OnceLock<std::sync::Mutex<std::collections::HashSet<&'static str>>> =
+        OnceLock::new();
+    let mut names = NAMES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(n) = names.get(name) {
+        return n;
+    }
+    let n: &'static str = Box::leak(name.to_string().into_boxed_str());
+    names.insert(n);
+    n
 }
 
 /// The analysis stamps of every function, by id.

@@ -1,0 +1,172 @@
+//! `--external 'spirv-opt …'`: spirv-opt's own passes as steps. For the test shaders, the steps
+//! are the passes spirv-opt runs (count and names from its own `--print-all`), the last step's
+//! module is spirv-opt's output with ids renumbered, and the run's output is its output byte
+//! for byte; `--validate-each` holds on every step; a missing binary says how to install it.
+
+mod common;
+
+use std::process::Command;
+use std::sync::Arc;
+
+use common::{corpus, normalized_dis, temp_dir, tool, words_to_bytes};
+use shaderstep::ir::spirv::write::write_words;
+use shaderstep::pipeline::external::ExternalTool;
+use shaderstep::pipeline::{Checks, Pipeline};
+
+/// The passes spirv-opt runs with `flags` on `words` (its `--print-all` headers) and its output.
+fn reference(words: &[u32], flags: &[&str]) -> (Vec<String>, Vec<u32>) {
+    let dir = temp_dir("external");
+    let input = dir.join("in.spv");
+    let output = dir.join("out.spv");
+    std::fs::write(&input, words_to_bytes(words)).unwrap();
+    let r = Command::new(tool("spirv-opt"))
+        .args(flags)
+        .arg("--print-all")
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let passes = String::from_utf8_lossy(&r.stderr)
+        .lines()
+        .filter_map(|l| l.strip_prefix("; IR before pass "))
+        .map(|p| p.trim().to_string())
+        .collect();
+    let bytes = std::fs::read(&output).unwrap();
+    let out = shaderstep::ir::spirv::read::words_from_bytes(&bytes).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    (passes, out)
+}
+
+#[test]
+fn spirv_opt_passes_become_steps_with_its_output_at_the_end() {
+    tool("spirv-opt");
+    let shaders: Vec<_> = corpus()
+        .into_iter()
+        .filter(|s| !s.universal)
+        .filter(|s| {
+            let p = s.path.to_string_lossy();
+            p.contains("/glslang/") || p.contains("/wgsl/")
+        })
+        .collect();
+    assert!(shaders.len() >= 20, "only {} shaders", shaders.len());
+    let mut checked = 0;
+    for flags in [&["-O"][..], &["-Os"], &["--eliminate-dead-code-aggressive"]] {
+        let command = format!("spirv-opt {}", flags.join(" "));
+        let pipeline = Pipeline::external(ExternalTool::parse(&command, None).unwrap());
+        for s in &shaders {
+            let name = s.path.display();
+            let (passes, expected) = reference(&s.words, flags);
+            let run = pipeline.run(Arc::new(s.words.clone()));
+            assert!(
+                run.ok(),
+                "{name}: {:?}",
+                run.steps.last().unwrap().diagnostics
+            );
+            let names: Vec<&str> = run.steps.iter().map(|st| st.pass).collect();
+            let wanted: Vec<String> = std::iter::once("input".to_string())
+                .chain(passes.iter().map(|p| format!("spirv-opt:{p}")))
+                .collect();
+            assert_eq!(names, wanted, "{name} with {command}");
+            assert_eq!(run.output_words().unwrap(), expected, "{name}: the output");
+            let last = write_words(run.final_module().unwrap());
+            assert_eq!(
+                normalized_dis(&last),
+                normalized_dis(&expected),
+                "{name} with {command}: the last step is not spirv-opt's output"
+            );
+            // A step that changed nothing has the module of the step before it.
+            for pair in run.steps.windows(2) {
+                if !pair[1].changed {
+                    assert_eq!(
+                        pair[0].inst_count, pair[1].inst_count,
+                        "{name}: {} said unchanged",
+                        pair[1].pass
+                    );
+                }
+            }
+            checked += 1;
+        }
+    }
+    eprintln!("{checked} external runs checked");
+}
+
+#[test]
+fn validate_each_checks_every_external_step() {
+    let s = corpus()
+        .into_iter()
+        .find(|s| s.path.to_string_lossy().contains("opt_early_return"))
+        .unwrap();
+    let pipeline = Pipeline::external(ExternalTool::parse("spirv-opt -O", None).unwrap())
+        .with_checks(Checks {
+            verify_each: true,
+            validate_each: true,
+        });
+    let run = pipeline.run(Arc::new(s.words.clone()));
+    assert!(run.ok(), "{:?}", run.steps.last().unwrap().diagnostics);
+    assert!(run.steps.len() > 20);
+    assert!(run.steps.iter().any(|st| st.changed && st.pass != "input"));
+}
+
+#[test]
+fn a_missing_or_failing_spirv_opt_is_a_failed_step_that_says_why() {
+    let s = &corpus()[0];
+    let missing = ExternalTool::parse("spirv-opt -O", Some("/nonexistent/bin/spirv-opt")).unwrap();
+    let run = Pipeline::external(missing).run(Arc::new(s.words.clone()));
+    assert_eq!(run.failed, Some(1));
+    let e = run.steps[1].error.clone().unwrap();
+    assert!(e.contains("apt-get install -y spirv-tools"), "{e}");
+    assert!(e.contains("/nonexistent/bin/spirv-opt"), "{e}");
+
+    let bad = ExternalTool::parse("spirv-opt --no-such-flag", None).unwrap();
+    let run = Pipeline::external(bad).run(Arc::new(s.words.clone()));
+    let e = run.steps.last().unwrap().error.clone().unwrap();
+    assert!(e.contains("--no-such-flag"), "{e}");
+}
+
+#[test]
+fn run_external_writes_spirv_opt_output() {
+    let dir = temp_dir("external-cli");
+    let input = dir.join("in.spv");
+    let s = corpus()
+        .into_iter()
+        .find(|s| s.path.to_string_lossy().contains("opt_scalar"))
+        .unwrap();
+    std::fs::write(&input, words_to_bytes(&s.words)).unwrap();
+    let out = dir.join("out.spv");
+    let r = common::shaderstep(&[
+        "run",
+        input.to_str().unwrap(),
+        "--external",
+        "spirv-opt -O",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let (_, expected) = reference(&s.words, &["-O"]);
+    assert_eq!(std::fs::read(&out).unwrap(), words_to_bytes(&expected));
+    // --print-after-all names the tool in every header.
+    let r = common::shaderstep(&[
+        "run",
+        input.to_str().unwrap(),
+        "--external",
+        "spirv-opt -O",
+        "--print-after-all",
+    ]);
+    let text = String::from_utf8_lossy(&r.stdout);
+    assert!(
+        text.contains("; *** IR after pass 1: spirv-opt:wrap-opkill"),
+        "{}",
+        &text[..text.len().min(400)]
+    );
+    let r = common::shaderstep(&[
+        "run",
+        input.to_str().unwrap(),
+        "--external",
+        "spirv-opt -O",
+        "--preset",
+        "O",
+    ]);
+    assert_eq!(r.status.code(), Some(2), "--external and --preset conflict");
+}
