@@ -643,9 +643,23 @@ impl Pipeline {
             run.steps[0].inst_count = m.inst_count();
             run.steps[0].module = m.clone();
         }
+        let mut previous_text = out.input_text;
         for pass in out.passes {
             let name = intern(&format!("{label}:{}", pass.name));
             let before = run.steps.last().expect("the input step").module.clone();
+            // The same print as before: the same module, nothing to assemble (half of -O's
+            // passes change nothing on a typical shader).
+            if pass.text == previous_text {
+                if let Some(module) = previous.clone() {
+                    let diagnostics = self.checked(name, &module);
+                    let duration = pass.wall.unwrap_or_default();
+                    run.push_step(name, module, false, duration, diagnostics);
+                    if run.failed.is_some() {
+                        return run;
+                    }
+                    continue;
+                }
+            }
             let module = match assemble(&pass.text) {
                 Ok(m) => m,
                 Err(e) => {
@@ -661,15 +675,11 @@ impl Pipeline {
                 }
             };
             let changed = !same_module(previous.as_deref().unwrap_or(&before), &module);
-            let mut diagnostics = Vec::new();
-            if let Some(e) = self.check(name, &module, &mut diagnostics) {
-                if !diagnostics.iter().any(|d| d.message == e) {
-                    diagnostics.push(Diagnostic::new(Severity::Error, e));
-                }
-            }
+            let diagnostics = self.checked(name, &module);
             let duration = pass.wall.unwrap_or_default();
             let module = Arc::new(module);
             previous = Some(module.clone());
+            previous_text = pass.text;
             run.push_step(name, module, changed, duration, diagnostics);
             if run.failed.is_some() {
                 return run;
@@ -689,6 +699,17 @@ impl Pipeline {
         }
         run.output = Some(out.output);
         run
+    }
+
+    /// The checks' findings on a step made outside our passes, the error among them.
+    fn checked(&self, pass: &str, module: &Module) -> Vec<Diagnostic> {
+        let mut diagnostics = Vec::new();
+        if let Some(e) = self.check(pass, module, &mut diagnostics) {
+            if !diagnostics.iter().any(|d| d.message == e) {
+                diagnostics.push(Diagnostic::new(Severity::Error, e));
+            }
+        }
+        diagnostics
     }
 
     /// The `--verify-each` / `--validate-each` checks after `pass`; the error names the pass.
