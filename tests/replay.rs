@@ -150,6 +150,16 @@ fn external() {
     run("external");
 }
 
+/// `:compare spirv-opt -O` needs spirv-opt.
+#[test]
+fn compare() {
+    let found = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).any(|d| d.join("spirv-opt").is_file()))
+        .unwrap_or(false);
+    assert!(found, "spirv-opt is not installed; install it with `apt-get install -y spirv-tools` (scripts/test.sh does this)");
+    run("compare");
+}
+
 #[test]
 fn link_modules() {
     run("link-modules");

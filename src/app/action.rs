@@ -33,6 +33,8 @@ impl ViewMode {
 pub enum StepRef {
     Index(usize),
     Name(String),
+    /// `bN`: step N of the compared pipeline (`:compare`).
+    Compared(usize),
 }
 
 impl fmt::Display for StepRef {
@@ -40,6 +42,7 @@ impl fmt::Display for StepRef {
         match self {
             StepRef::Index(i) => write!(f, "{i}"),
             StepRef::Name(n) => f.write_str(n),
+            StepRef::Compared(i) => write!(f, "b{i}"),
         }
     }
 }
@@ -49,6 +52,9 @@ impl FromStr for StepRef {
     fn from_str(s: &str) -> Result<Self, String> {
         if s.is_empty() {
             return Err("expected a step number or pass name".into());
+        }
+        if let Some(n) = s.strip_prefix('b').and_then(|r| r.parse().ok()) {
+            return Ok(StepRef::Compared(n));
         }
         Ok(match s.parse() {
             Ok(i) => StepRef::Index(i),
@@ -106,6 +112,11 @@ pub enum Action {
     Shader(String),
     /// Diff the selected step against the same step of the input's previous run.
     DiffPrev,
+    /// Run a second pipeline on the same inputs (a preset, a pass list, or `spirv-opt FLAGS`)
+    /// and diff against its steps; `None` stops comparing.
+    Compare(Option<String>),
+    /// Move the compared step that diffs are against, by this many steps.
+    CompareStep(isize),
     /// Show or hide the link view (the interface between linked stages).
     LinkView,
     /// Jump from the selected link view row to its variable: the writer's (`false`) or the
@@ -193,6 +204,9 @@ impl fmt::Display for Action {
             Action::OpInfo => write!(f, "op-info"),
             Action::GotoDiagnostic => write!(f, "goto-diagnostic"),
             Action::Bisect => write!(f, "bisect"),
+            Action::Compare(Some(spec)) => write!(f, "compare {spec}"),
+            Action::Compare(None) => write!(f, "compare off"),
+            Action::CompareStep(n) => write!(f, "compare-step {n}"),
             Action::CommandLine => write!(f, "command-line"),
             Action::SearchPrompt => write!(f, "search-prompt"),
         }
@@ -305,6 +319,18 @@ impl FromStr for Action {
             "op-info" => no_arg(Action::OpInfo),
             "goto-diagnostic" => no_arg(Action::GotoDiagnostic),
             "bisect" => no_arg(Action::Bisect),
+            "compare" => match arg.map(str::trim) {
+                Some("off") => Ok(Action::Compare(None)),
+                Some(spec) if !spec.is_empty() => Ok(Action::Compare(Some(spec.to_string()))),
+                _ => {
+                    Err(":compare needs a preset, a pass list or 'spirv-opt FLAGS' (or off)".into())
+                }
+            },
+            "compare-step" => {
+                let a = arg.ok_or(":compare-step needs a count (1, -1)")?;
+                let n: isize = a.parse().map_err(|_| format!("'{a}' is not a count"))?;
+                Ok(Action::CompareStep(n))
+            }
             "command-line" => no_arg(Action::CommandLine),
             "search-prompt" => no_arg(Action::SearchPrompt),
             "" => Err("empty command".into()),
@@ -371,7 +397,14 @@ mod tests {
 /// The `:` commands, for the help overlay (each usage must parse; a test checks).
 pub const COMMANDS: &[(&str, &str)] = &[
     ("step N|PASS", "select a step by number or pass name"),
-    ("diff A B", "compare step A with step B"),
+    (
+        "diff A B",
+        "compare step A with step B (bN: step N of the compared pipeline)",
+    ),
+    (
+        "compare O|a,b,c|spirv-opt -O",
+        "run a second pipeline beside this one; diff the outputs (:compare off)",
+    ),
     (
         "view ir|spirv|diff|split",
         "IR text, disassembly, unified or side-by-side diff",

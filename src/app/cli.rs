@@ -39,6 +39,12 @@ pub struct Cli {
     #[arg(long, value_name = "COMMAND", num_args = 0..=1, default_missing_value = "", conflicts_with_all = ["preset", "passes"])]
     pub external: Option<String>,
 
+    /// Run a second pipeline beside the first on the same inputs and diff against its steps
+    /// (`:compare`): a preset, a comma-separated pass list, or 'spirv-opt FLAGS'. The outputs
+    /// are diffed first; `:diff bN M` diffs its step N against our step M.
+    #[arg(long, value_name = "PIPELINE")]
+    pub compare: Option<String>,
+
     /// Accept experimental ops (FeatureID 0x8000) and let passes emit them; modules that use
     /// them are marked PREVIEW.
     #[arg(long)]

@@ -11,6 +11,7 @@ use ratatui::backend::Backend;
 use ratatui::Terminal;
 
 use super::action::Action;
+use super::action::ViewMode;
 use super::keymap::{default_keymap, Binding, Key, KeyCode, Keymap};
 use super::state::{Doc, Focus, State};
 use super::update::{self, Effect, MouseKind};
@@ -43,6 +44,8 @@ pub struct Inputs {
     pub front_ends: FrontEnds,
     /// The files are the stages of one graphics pipeline, linked as this says.
     pub stages: Option<StageLink>,
+    /// `[external] path` of shaderstep.toml: the spirv-opt `:compare spirv-opt …` runs.
+    pub external_path: Option<String>,
 }
 
 impl Inputs {
@@ -54,6 +57,7 @@ impl Inputs {
             roots,
             front_ends: FrontEnds::default(),
             stages: None,
+            external_path: None,
         }
     }
 }
@@ -63,6 +67,10 @@ pub struct App {
     pub keymap: Keymap,
     pub bindings: Vec<Binding>,
     worker: Worker,
+    /// Runs the compared pipeline (`:compare`) on the same inputs.
+    compare: Option<Worker>,
+    front_ends: Arc<FrontEnds>,
+    external_path: Option<String>,
 }
 
 impl App {
@@ -111,7 +119,8 @@ impl App {
             None if modules => Some(Batch::Modules),
             None => None,
         };
-        let worker = Worker::new(Arc::new(pipeline), Arc::new(inputs.front_ends), batch);
+        let front_ends = Arc::new(inputs.front_ends);
+        let worker = Worker::new(Arc::new(pipeline), front_ends.clone(), batch);
         if let Some(e) = &worker.spawn_error {
             state.set_error(format!(
                 "cannot start the worker thread, nothing will run: {e}"
@@ -122,6 +131,9 @@ impl App {
             keymap,
             bindings,
             worker,
+            compare: None,
+            front_ends,
+            external_path: inputs.external_path,
         };
         if let Some(&first) = app.state.listed_docs().first() {
             app.state.doc = first;
@@ -159,6 +171,10 @@ impl App {
             self.finish(done);
             any = true;
         }
+        while let Some(done) = self.compare.as_ref().and_then(|w| w.done.try_recv().ok()) {
+            self.finish_compare(done);
+            any = true;
+        }
         any
     }
 
@@ -168,8 +184,16 @@ impl App {
         let deadline = std::time::Instant::now() + Duration::from_secs(60);
         while self.state.docs.iter().any(Doc::running) {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
-            match self.worker.done.recv_timeout(left) {
-                Ok(done) => self.finish(done),
+            if self.state.docs.iter().any(|d| d.requested > d.answered) {
+                match self.worker.done.recv_timeout(left) {
+                    Ok(done) => self.finish(done),
+                    Err(_) => break,
+                }
+                continue;
+            }
+            let Some(compare) = &self.compare else { break };
+            match compare.done.recv_timeout(left) {
+                Ok(done) => self.finish_compare(done),
                 Err(_) => break,
             }
         }
@@ -207,6 +231,102 @@ impl App {
             token: doc.requested,
             path: doc.path.clone(),
         });
+        self.request_compare(i);
+    }
+
+    /// Runs the compared pipeline on input `i`, when one is compared.
+    fn request_compare(&mut self, i: usize) {
+        let Some(compare) = &self.compare else {
+            return;
+        };
+        let doc = &mut self.state.docs[i];
+        doc.compare_requested += 1;
+        compare.submit(Job {
+            doc: i,
+            token: doc.compare_requested,
+            path: doc.path.clone(),
+        });
+    }
+
+    /// Starts (or stops, with `None`) running a second pipeline beside this one: a preset, a
+    /// comma-separated pass list, or `spirv-opt FLAGS`.
+    fn start_compare(&mut self, spec: Option<String>) {
+        let s = &mut self.state;
+        for d in &mut s.docs {
+            d.compare_run = None;
+            d.compare_answered = d.compare_requested;
+        }
+        self.compare = None;
+        let Some(spec) = spec else { return };
+        if s.batched {
+            s.set_error(":compare compares single shaders, not linked stages or modules");
+            return;
+        }
+        let spec = spec.trim().to_string();
+        let pipeline = if spec.starts_with("spirv-opt") || spec.contains('/') {
+            crate::pipeline::external::ExternalTool::parse(&spec, self.external_path.as_deref())
+                .map(Pipeline::external)
+        } else if spec.contains(',') {
+            let names: Vec<&str> = spec.split(',').map(str::trim).collect();
+            Pipeline::from_names(&names)
+        } else {
+            Pipeline::preset(&spec)
+        };
+        let pipeline = match pipeline {
+            Ok(p) => p,
+            Err(e) => {
+                s.set_error(e);
+                return;
+            }
+        };
+        let worker = Worker::new(Arc::new(pipeline), self.front_ends.clone(), None);
+        if let Some(e) = &worker.spawn_error {
+            s.set_error(format!("cannot run the compared pipeline: {e}"));
+            return;
+        }
+        s.compare = Some(spec.clone());
+        // The outputs against each other first, once the compared run is there.
+        s.compare_base = Some(usize::MAX);
+        s.set_message(format!("comparing with {spec}…"));
+        self.compare = Some(worker);
+        for i in 0..self.state.docs.len() {
+            self.request_compare(i);
+        }
+    }
+
+    /// Applies a finished run of the compared pipeline.
+    fn finish_compare(&mut self, done: Done) {
+        let s = &mut self.state;
+        let Some(doc) = s.docs.get_mut(done.doc) else {
+            return;
+        };
+        if done.token < doc.compare_requested {
+            return;
+        }
+        doc.compare_answered = done.token;
+        match done.result {
+            Ok(loaded) => {
+                let n = loaded.run.steps.len();
+                doc.compare_run = Some(Arc::new(loaded.run));
+                doc.compare_generation += 1;
+                if done.doc == s.doc && s.compare_base == Some(usize::MAX) {
+                    // First the final outputs: ours against theirs.
+                    s.compare_base = Some(n.saturating_sub(1));
+                    s.step = s.step_count().saturating_sub(1);
+                    s.diff_prev = false;
+                    if !matches!(s.view, ViewMode::Diff | ViewMode::Split) {
+                        s.view = ViewMode::Diff;
+                    }
+                    let label = s.compare.clone().unwrap_or_default();
+                    s.set_message(format!(
+                        "output of {label} (b{}) → ours",
+                        n.saturating_sub(1)
+                    ));
+                }
+            }
+            Err(e) if done.doc == s.doc => s.set_error(format!("compared pipeline: {e}")),
+            Err(_) => {}
+        }
     }
 
     /// Reacts to paths that changed on disk: reloads shaders that were written, lists new ones
@@ -325,6 +445,7 @@ impl App {
             match e {
                 Effect::Load(i) => self.request(i),
                 Effect::Bisect => self.bisect(),
+                Effect::Compare(spec) => self.start_compare(spec),
                 Effect::Write { path, bytes } => match std::fs::write(&path, &bytes) {
                     Ok(()) => self.state.set_message(format!(
                         "wrote {} bytes of SPIR-V to {}",
@@ -539,7 +660,11 @@ fn event_from_crossterm(ev: crossterm::event::Event) -> Option<AppEvent> {
 }
 
 /// Runs the TUI in the real terminal until the user quits.
-pub fn run_terminal(inputs: Inputs, pipeline: Pipeline) -> color_eyre::Result<()> {
+pub fn run_terminal(
+    inputs: Inputs,
+    pipeline: Pipeline,
+    compare: Option<String>,
+) -> color_eyre::Result<()> {
     use crossterm::event;
     let (watcher, watch_error) = match super::watch::watch(&inputs.roots, &inputs.files) {
         Ok(w) => (Some(w), None),
@@ -555,6 +680,9 @@ pub fn run_terminal(inputs: Inputs, pipeline: Pipeline) -> color_eyre::Result<()
             (size.width, size.height),
             views::theme::color_enabled(),
         );
+        if compare.is_some() {
+            app.handle(AppEvent::Action(Action::Compare(compare)));
+        }
         if let Some(e) = watch_error {
             app.state.set_error(e);
         }

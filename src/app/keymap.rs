@@ -255,6 +255,18 @@ pub fn default_keymap() -> Vec<Binding> {
             A::DiffPrev,
             "diff against this step of the previous run (after a reload)",
         ),
+        b(
+            Global,
+            "(",
+            A::CompareStep(-1),
+            "compared pipeline: diff against its step before",
+        ),
+        b(
+            Global,
+            ")",
+            A::CompareStep(1),
+            "compared pipeline: diff against its next step",
+        ),
         b(Global, ">", A::ScrollRight, "scroll the code right"),
         b(Global, "<lt>", A::ScrollLeft, "scroll the code left"),
         b(Global, "R", A::Reload, "reload inputs from disk"),

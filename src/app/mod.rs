@@ -125,8 +125,9 @@ pub fn main(cli: Cli) -> color_eyre::Result<i32> {
                     return Ok(2);
                 }
             };
+            inputs.external_path = config.external_path.clone();
             inputs.front_ends = config.front_ends;
-            event_loop::run_terminal(inputs, pipeline)?;
+            event_loop::run_terminal(inputs, pipeline, cli.compare.clone())?;
             Ok(0)
         }
     }

@@ -40,6 +40,11 @@ pub struct Doc {
     pub kind: Option<InputKind>,
     /// The source text of inputs compiled from source.
     pub source: Option<Arc<str>>,
+    /// The compared pipeline's run on this input (`:compare`), and its requests.
+    pub compare_run: Option<Arc<Run>>,
+    pub compare_generation: u64,
+    pub compare_requested: u64,
+    pub compare_answered: u64,
 }
 
 /// What the shader browser says about a shader.
@@ -80,11 +85,15 @@ impl Doc {
             present: true,
             kind: None,
             source: None,
+            compare_run: None,
+            compare_generation: 0,
+            compare_requested: 0,
+            compare_answered: 0,
         }
     }
 
     pub fn running(&self) -> bool {
-        self.requested > self.answered
+        self.requested > self.answered || self.compare_requested > self.compare_answered
     }
 
     pub fn status(&self) -> DocStatus {
@@ -249,6 +258,8 @@ pub struct PanelKey {
     pub ignore_renumbering: bool,
     /// The old side is the same step of the previous run.
     pub prev: bool,
+    /// The old side is this step of the compared run.
+    pub compared: Option<(u64, usize)>,
 }
 
 pub enum Rows {
@@ -345,6 +356,10 @@ pub struct State {
     pub step: usize,
     /// The step diffs compare against; `None` means the step before the selected one.
     pub base: Option<usize>,
+    /// The second pipeline run beside this one (`:compare`): how it is called.
+    pub compare: Option<String>,
+    /// Diffs compare against this step of the compared pipeline's run.
+    pub compare_base: Option<usize>,
     pub view: ViewMode,
     pub text: TextKind,
     pub hide_unchanged: bool,
@@ -414,6 +429,8 @@ impl State {
             pipeline,
             step: 0,
             base: None,
+            compare: None,
+            compare_base: None,
             view: ViewMode::Ir,
             text: TextKind::Ir,
             hide_unchanged: false,
@@ -515,6 +532,18 @@ impl State {
     }
 
     /// The base step for diffs of the selected step.
+    /// The compared pipeline's run on the current input.
+    pub fn compare_run(&self) -> Option<&Arc<Run>> {
+        self.compare.as_ref()?;
+        self.current()?.compare_run.as_ref()
+    }
+
+    /// The compared step diffs are against, when there is a compared run.
+    pub fn compared_base(&self) -> Option<usize> {
+        let n = self.compare_run()?.steps.len();
+        self.compare_base.filter(|&b| b < n)
+    }
+
     pub fn base_step(&self) -> usize {
         self.base.unwrap_or(self.step.saturating_sub(1))
     }

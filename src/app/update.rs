@@ -24,6 +24,9 @@ pub enum Effect {
     },
     /// Validate every step of the current input with spirv-val.
     Bisect,
+    /// Start running a second pipeline beside this one (a preset, a pass list or
+    /// `spirv-opt FLAGS`), or stop (`None`).
+    Compare(Option<String>),
 }
 
 pub fn handle_key(s: &mut State, keymap: &Keymap, key: Key) -> Vec<Effect> {
@@ -194,6 +197,9 @@ fn scroll_code(s: &mut State, delta: isize) {
 
 fn step_index(run: &Run, r: &StepRef) -> Result<usize, String> {
     match r {
+        StepRef::Compared(i) => Err(format!(
+            "b{i} is a step of the compared pipeline: diff against it with :diff b{i} STEP"
+        )),
         StepRef::Index(i) if *i < run.steps.len() => Ok(*i),
         StepRef::Index(i) => Err(format!(
             "no step {i}: steps are 0–{}",
@@ -584,6 +590,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         }
         Action::Mark => {
             s.diff_prev = false;
+            s.compare_base = None;
             if s.base == Some(s.step) {
                 s.base = None;
                 s.set_message("diff base cleared: diffs compare with the previous step");
@@ -600,6 +607,34 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
                 ViewMode::Diff
             }
         }
+        Action::Diff(Some((StepRef::Compared(a), b))) => {
+            let Some(run) = s.run().cloned() else {
+                return Vec::new();
+            };
+            let Some(n) = s.compare_run().map(|r| r.steps.len()) else {
+                s.set_error("b-steps are the compared pipeline's: :compare PIPELINE first");
+                return Vec::new();
+            };
+            if a >= n {
+                s.set_error(format!(
+                    "no step b{a}: the compared steps are b0–b{}",
+                    n - 1
+                ));
+                return Vec::new();
+            }
+            match step_index(&run, &b) {
+                Ok(b) => {
+                    s.diff_prev = false;
+                    s.compare_base = Some(a);
+                    select_step(s, b);
+                    if !matches!(s.view, ViewMode::Diff | ViewMode::Split) {
+                        s.view = ViewMode::Diff;
+                    }
+                    first_hunk(s);
+                }
+                Err(e) => s.set_error(e),
+            }
+        }
         Action::Diff(Some((a, b))) => {
             let Some(run) = s.run().cloned() else {
                 return Vec::new();
@@ -607,6 +642,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
             match (step_index(&run, &a), step_index(&run, &b)) {
                 (Ok(a), Ok(b)) => {
                     s.diff_prev = false;
+                    s.compare_base = None;
                     s.base = Some(a);
                     select_step(s, b);
                     if !matches!(s.view, ViewMode::Diff | ViewMode::Split) {
@@ -832,6 +868,26 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         }
         Action::LinkJump(reader) => link_jump(s, reader),
         Action::Bisect => return vec![Effect::Bisect],
+        Action::Compare(spec) => {
+            if spec.is_none() {
+                s.compare = None;
+                s.compare_base = None;
+                s.set_message("comparing no more");
+            }
+            return vec![Effect::Compare(spec)];
+        }
+        Action::CompareStep(by) => {
+            let Some(n) = s.compare_run().map(|r| r.steps.len()) else {
+                s.set_error("nothing is compared: :compare PIPELINE first");
+                return Vec::new();
+            };
+            let from = s.compare_base.unwrap_or(n - 1) as isize;
+            s.compare_base = Some((from + by).clamp(0, n as isize - 1) as usize);
+            s.diff_prev = false;
+            if !matches!(s.view, ViewMode::Diff | ViewMode::Split) {
+                s.view = ViewMode::Diff;
+            }
+        }
         Action::CommandLine => s.mode = Mode::Command(String::new()),
         Action::SearchPrompt => s.mode = Mode::Search(String::new()),
     }
@@ -996,21 +1052,32 @@ fn first_change(s: &mut State) {
 
 /// The lines of a step's text, split once and cached.
 pub fn step_lines(s: &mut State, step: usize, kind: TextKind) -> Arc<Vec<String>> {
-    step_text(s, false, step, kind).1
+    step_text(s, Side::Current, step, kind).1
 }
 
 /// A step's text of the current run, or of the previous run (`prev`), split into lines and
 /// cached with an id; the id's syntax is recorded for highlighting.
-fn step_text(s: &mut State, prev: bool, step: usize, kind: TextKind) -> (u64, Arc<Vec<String>>) {
+/// Which run a step's text comes from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Current,
+    /// The input's previous run (`:diff-prev`).
+    Previous,
+    /// The compared pipeline's run (`:compare`).
+    Compared,
+}
+
+fn step_text(s: &mut State, side: Side, step: usize, kind: TextKind) -> (u64, Arc<Vec<String>>) {
     let empty = || (0, Arc::new(Vec::new()));
     let Some(doc) = s.current() else {
         return empty();
     };
-    // The previous good run is the generation before the current one.
-    let (run, generation) = if prev {
-        (doc.prev_run.as_ref(), doc.generation.saturating_sub(1))
-    } else {
-        (doc.run.as_ref(), doc.generation)
+    // The previous good run is the generation before the current one; compared runs count
+    // their generations down from the top, apart from the input's own.
+    let (run, generation) = match side {
+        Side::Current => (doc.run.as_ref(), doc.generation),
+        Side::Previous => (doc.prev_run.as_ref(), doc.generation.saturating_sub(1)),
+        Side::Compared => (doc.compare_run.as_ref(), u64::MAX - doc.compare_generation),
     };
     let key = (s.doc, generation, step, kind);
     if let Some(t) = s.texts.get(&key) {
@@ -1123,6 +1190,10 @@ pub fn refresh_panel(s: &mut State) {
         func: s.func.clone(),
         ignore_renumbering: s.ignore_renumbering,
         prev: s.diff_prev && is_diff,
+        compared: s
+            .compared_base()
+            .filter(|_| is_diff && !s.diff_prev)
+            .map(|b| (s.current().map_or(0, |d| d.compare_generation), b)),
     };
     if s.panel.key.as_ref() == Some(&key) {
         return;
@@ -1135,7 +1206,7 @@ pub fn refresh_panel(s: &mut State) {
             s.cursor.saturating_sub(s.scroll),
         )
     });
-    let (id, lines) = step_text(s, false, s.step, s.text);
+    let (id, lines) = step_text(s, Side::Current, s.step, s.text);
     let range_of = |lines: &[String], func: &Option<String>| match func {
         Some(f) => function_range(lines, f).unwrap_or(0..0),
         None => 0..lines.len(),
@@ -1147,10 +1218,10 @@ pub fn refresh_panel(s: &mut State) {
             lines,
         },
         ViewMode::Diff | ViewMode::Split => {
-            let (old_id, old) = if key.prev {
-                step_text(s, true, s.step, s.text)
-            } else {
-                step_text(s, false, s.base_step(), s.text)
+            let (old_id, old) = match key.compared {
+                _ if key.prev => step_text(s, Side::Previous, s.step, s.text),
+                Some((_, b)) => step_text(s, Side::Compared, b, s.text),
+                None => step_text(s, Side::Current, s.base_step(), s.text),
             };
             let ro = range_of(&old, &s.func);
             let rn = range_of(&lines, &s.func);

@@ -117,13 +117,23 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                 step_name(s.step)
             )
         }
-        Rows::Diff { added, removed, .. } => format!(
-            " {kind} diff {} {} → {} {}  +{added} −{removed} ",
-            s.base_step(),
-            step_name(s.base_step()),
-            s.step,
-            step_name(s.step)
-        ),
+        Rows::Diff { added, removed, .. } => match s.panel.key.as_ref().and_then(|k| k.compared) {
+            Some((_, b)) => format!(
+                " {kind} diff b{b} {} → {} {}  +{added} −{removed} ",
+                s.compare_run()
+                    .and_then(|r| r.steps.get(b))
+                    .map_or("", |st| st.pass),
+                s.step,
+                step_name(s.step)
+            ),
+            None => format!(
+                " {kind} diff {} {} → {} {}  +{added} −{removed} ",
+                s.base_step(),
+                step_name(s.base_step()),
+                s.step,
+                step_name(s.step)
+            ),
+        },
     };
     let title = if s.hscroll > 0 {
         format!("{title}› col {} ", s.hscroll + 1)

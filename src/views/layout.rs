@@ -9,6 +9,8 @@ pub struct Areas {
     /// The shader browser, above the pass list (for directories and several inputs).
     pub shaders: Option<Rect>,
     pub passes: Rect,
+    /// Under the pass list, when a second pipeline is compared (`:compare`).
+    pub compare: Option<Rect>,
     pub code: Rect,
     /// Under the code, when the selected step has diagnostics.
     pub diagnostics: Option<Rect>,
@@ -43,6 +45,13 @@ pub fn areas(s: &State) -> Areas {
     } else {
         (None, left)
     };
+    let (passes, compare) = if s.compare.is_some() && passes.height > 14 {
+        let [p, c] =
+            Layout::vertical([Constraint::Min(6), Constraint::Percentage(50)]).areas(passes);
+        (p, Some(c))
+    } else {
+        (passes, None)
+    };
     let (code, link) = if s.link_view && s.linked && code.height > 12 {
         let rows = s.link_table.len() as u16;
         let h = (rows + 3).min(code.height / 2).max(4);
@@ -63,6 +72,7 @@ pub fn areas(s: &State) -> Areas {
     Areas {
         shaders,
         passes,
+        compare,
         code,
         diagnostics,
         link,

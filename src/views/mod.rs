@@ -24,6 +24,9 @@ pub fn draw(frame: &mut Frame, s: &State, keymap: &[Binding]) {
         browser::draw(frame, b, s, &theme);
     }
     pass_list::draw(frame, areas.passes, s, &theme);
+    if let Some(c) = areas.compare {
+        pass_list::draw_compare(frame, c, s, &theme);
+    }
     code_view::draw(frame, areas.code, s, &theme);
     if let Some(d) = areas.diagnostics {
         diagnostics::draw(frame, d, s, &theme);

@@ -76,7 +76,8 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         } else {
             format_time(st.duration.as_micros())
         };
-        let base = if in_diff && !s.diff_prev && i == s.base_step() && i != s.step {
+        let compared = s.compared_base().is_some();
+        let base = if in_diff && !s.diff_prev && !compared && i == s.base_step() && i != s.step {
             "◆"
         } else {
             " "
@@ -108,6 +109,130 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                     },
                 ),
                 Span::styled(format!("{time:>8}"), t.unchanged),
+            ])
+            .style(row_style),
+        );
+    }
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// Instructions per function of a module, by name, in module order.
+fn function_counts(m: &crate::ir::Module) -> Vec<(String, usize)> {
+    let names = crate::ir::names::Names::for_module(m);
+    m.functions()
+        .iter()
+        .map(|f| (names.get(f.id()), f.insts().count()))
+        .collect()
+}
+
+/// The compare pane (`:compare`): instructions per function of our selected step and of the
+/// compared step diffs are against, then the compared pipeline's steps (`bN`), the one diffs
+/// are against marked.
+pub fn draw_compare(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
+    let label = s.compare.as_deref().unwrap_or("");
+    let Some(run) = s.compare_run() else {
+        let block = Block::bordered()
+            .border_style(t.border)
+            .title(Span::styled(format!(" compare: {label} "), t.title));
+        frame.render_widget(
+            Paragraph::new(vec![Line::styled("running…", t.unchanged)]).block(block),
+            area,
+        );
+        return;
+    };
+    let block = Block::bordered().border_style(t.border).title(Span::styled(
+        format!(" compare: {label} ({} steps) ", run.steps.len()),
+        t.title,
+    ));
+    let inner_w = area.width.saturating_sub(2) as usize;
+    let rows = area.height.saturating_sub(2) as usize;
+    let base = s.compared_base();
+    let mut lines = Vec::with_capacity(rows);
+    // Functions: ours at the selected step against theirs at the compared step.
+    let theirs_step = base.unwrap_or(run.steps.len().saturating_sub(1));
+    if let (Some(ours), Some(theirs)) = (
+        s.run().and_then(|r| r.steps.get(s.step)),
+        run.steps.get(theirs_step),
+    ) {
+        let (a, b) = (
+            function_counts(&ours.module),
+            function_counts(&theirs.module),
+        );
+        let mut names: Vec<&str> = a.iter().map(|(n, _)| n.as_str()).collect();
+        for (n, _) in &b {
+            if !names.contains(&n.as_str()) {
+                names.push(n);
+            }
+        }
+        let name_w = inner_w.saturating_sub(14).max(4);
+        let ours_h = format!("{}", s.step);
+        let theirs_h = format!("b{theirs_step}");
+        lines.push(Line::styled(
+            format!("{:<name_w$}{ours_h:>7}{theirs_h:>7}", "function"),
+            t.gutter,
+        ));
+        let count = |list: &[(String, usize)], n: &str| {
+            list.iter()
+                .find(|(m, _)| m == n)
+                .map_or("-".to_string(), |(_, c)| c.to_string())
+        };
+        // Room for the steps below: at most half the rows go to functions.
+        let room = (rows / 2).saturating_sub(2).max(1);
+        for n in names.iter().take(room) {
+            let (x, y) = (count(&a, n), count(&b, n));
+            let style = if x == y { t.unchanged } else { t.text };
+            let shown: String = format!("%{n}").chars().take(name_w).collect();
+            lines.push(Line::styled(format!("{shown:<name_w$}{x:>7}{y:>7}"), style));
+        }
+        if names.len() > room {
+            lines.push(Line::styled(
+                format!("… {} more functions", names.len() - room),
+                t.unchanged,
+            ));
+        }
+        lines.push(Line::styled(
+            format!(
+                "{:<name_w$}{:>7}{:>7}",
+                "module", ours.inst_count, theirs.inst_count
+            ),
+            t.text,
+        ));
+    }
+    // Steps, around the one diffs are against.
+    let left = rows.saturating_sub(lines.len());
+    let start = theirs_step
+        .saturating_sub(left / 2)
+        .min(run.steps.len().saturating_sub(left));
+    for (i, st) in run.steps.iter().enumerate().skip(start).take(left) {
+        let marker = if st.has_errors() {
+            ("!", t.error)
+        } else if st.changed {
+            ("*", t.changed)
+        } else {
+            ("·", t.unchanged)
+        };
+        let delta = match i
+            .checked_sub(1)
+            .map(|p| st.inst_count as i64 - run.steps[p].inst_count as i64)
+        {
+            None | Some(0) => String::new(),
+            Some(d) if d > 0 => format!("+{d}"),
+            Some(d) => d.to_string(),
+        };
+        let name_w = inner_w.saturating_sub(5 + 2 + 7);
+        let name: String = st.pass.chars().take(name_w).collect();
+        let row_style = if Some(i) == base {
+            t.selected
+        } else {
+            Style::new()
+        };
+        lines.push(
+            Line::from(vec![
+                Span::styled(format!("{:>4}", format!("b{i}")), t.gutter),
+                Span::styled(if Some(i) == base { "◆" } else { " " }, t.base),
+                Span::styled(format!("{} ", marker.0), marker.1),
+                Span::styled(format!("{name:<name_w$}"), t.text),
+                Span::styled(format!("{delta:>7}"), t.unchanged),
             ])
             .style(row_style),
         );

@@ -67,8 +67,17 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let view = match s.view {
         ViewMode::Ir | ViewMode::Spirv => text.to_string(),
         ViewMode::Diff | ViewMode::Split if s.diff_prev => format!("diff-prev {} {text}", s.step),
-        ViewMode::Diff => format!("diff {}→{} {text}", s.base_step(), s.step),
-        ViewMode::Split => format!("split {}→{} {text}", s.base_step(), s.step),
+        ViewMode::Diff | ViewMode::Split => {
+            let how = if s.view == ViewMode::Diff {
+                "diff"
+            } else {
+                "split"
+            };
+            match s.compared_base() {
+                Some(b) => format!("{how} b{b}→{} {text}", s.step),
+                None => format!("{how} {}→{} {text}", s.base_step(), s.step),
+            }
+        }
     };
     parts.push(Span::styled(format!("│ {view} "), t.status));
     if let Some(f) = &s.func {
