@@ -4,14 +4,11 @@
 
 mod common;
 
-#[path = "common/vulkan.rs"]
-mod vulkan;
-
 use std::sync::Arc;
 
 use common::corpus;
+use shaderstep::pipeline::gpu::{Binding, Gpu, Layout, BUFFER_SIZE};
 use shaderstep::pipeline::Pipeline;
-use vulkan::{Binding, Gpu, Layout, BUFFER_SIZE};
 
 /// Data buffers start with: small integers, so loop bounds and indices read from buffers stay
 /// small, differing by word and binding.

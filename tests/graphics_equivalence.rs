@@ -13,19 +13,18 @@
 
 mod common;
 
-#[path = "common/vulkan.rs"]
-mod vulkan;
-
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use ash::vk;
 use common::{corpus, glslang, spv_words, temp_dir};
 use rspirv::dr::{self, Operand};
+use shaderstep::pipeline::gpu::{
+    Attachment, Descriptor, Draw, Gpu, Resource, BUFFER_SIZE, TEXTURE_SIZE,
+};
 use shaderstep::pipeline::link::LinkOrder;
 use shaderstep::pipeline::{Pipeline, StageLink};
 use spirv::{Decoration, ExecutionModel, Op, StorageClass};
-use vulkan::{Attachment, Descriptor, Draw, Gpu, Resource, BUFFER_SIZE, TEXTURE_SIZE};
 
 /// The presets each pair goes through on its own (stage by stage).
 const PRESETS: [&str; 9] = [
@@ -831,7 +830,12 @@ struct Pair {
     link: bool,
 }
 
-fn draw(gpu: &Gpu, p: &Pair, vs: &[u32], fs: &[u32]) -> Result<vulkan::Rendered, String> {
+fn draw(
+    gpu: &Gpu,
+    p: &Pair,
+    vs: &[u32],
+    fs: &[u32],
+) -> Result<shaderstep::pipeline::gpu::Rendered, String> {
     let s = &p.setup;
     gpu.draw(&Draw {
         vs,
@@ -989,7 +993,12 @@ fn pairs() -> (Vec<Pair>, Vec<String>) {
 
 /// For a preset after which a pair draws differently: the first of its passes after which it
 /// does (each prefix of the preset lifted to SPIR-V and drawn), for the failure message.
-fn first_pass(gpu: &Gpu, p: &Pair, before: &vulkan::Rendered, preset: &str) -> String {
+fn first_pass(
+    gpu: &Gpu,
+    p: &Pair,
+    before: &shaderstep::pipeline::gpu::Rendered,
+    preset: &str,
+) -> String {
     let Ok(pipeline) = Pipeline::preset(preset) else {
         return String::new();
     };
@@ -1016,7 +1025,10 @@ fn first_pass(gpu: &Gpu, p: &Pair, before: &vulkan::Rendered, preset: &str) -> S
 }
 
 /// Where two draws differ, for the failure message.
-fn difference(before: &vulkan::Rendered, after: &vulkan::Rendered) -> String {
+fn difference(
+    before: &shaderstep::pipeline::gpu::Rendered,
+    after: &shaderstep::pipeline::gpu::Rendered,
+) -> String {
     let mut out = Vec::new();
     for (i, (a, b)) in before.colors.iter().zip(&after.colors).enumerate() {
         let texels = a

@@ -7,16 +7,13 @@
 
 mod common;
 
-#[path = "common/vulkan.rs"]
-mod vulkan;
-
 use std::path::Path;
 use std::process::Command;
 
 use ash::vk;
 use common::{glslang, spv_words as words, temp_dir};
+use shaderstep::pipeline::gpu::{Attachment, Descriptor, Draw, Gpu, Resource};
 use shaderstep::pipeline::link::state::{Encoding, Format};
-use vulkan::{Attachment, Descriptor, Draw, Gpu, Resource};
 
 fn vk_format(name: &str) -> vk::Format {
     match name {

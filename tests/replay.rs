@@ -160,6 +160,12 @@ fn compare() {
     run("compare");
 }
 
+/// `:bisect run` runs the shader on lavapipe.
+#[test]
+fn bisect_run() {
+    run("bisect-run");
+}
+
 #[test]
 fn link_modules() {
     run("link-modules");

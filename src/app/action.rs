@@ -117,6 +117,9 @@ pub enum Action {
     Compare(Option<String>),
     /// Move the compared step that diffs are against, by this many steps.
     CompareStep(isize),
+    /// Run the shader after every step on a Vulkan driver; select the first step whose
+    /// results differ from the input's.
+    BisectRun,
     /// Show or hide the link view (the interface between linked stages).
     LinkView,
     /// Jump from the selected link view row to its variable: the writer's (`false`) or the
@@ -207,6 +210,7 @@ impl fmt::Display for Action {
             Action::Compare(Some(spec)) => write!(f, "compare {spec}"),
             Action::Compare(None) => write!(f, "compare off"),
             Action::CompareStep(n) => write!(f, "compare-step {n}"),
+            Action::BisectRun => write!(f, "bisect run"),
             Action::CommandLine => write!(f, "command-line"),
             Action::SearchPrompt => write!(f, "search-prompt"),
         }
@@ -318,7 +322,11 @@ impl FromStr for Action {
             "scroll-left" => no_arg(Action::ScrollLeft),
             "op-info" => no_arg(Action::OpInfo),
             "goto-diagnostic" => no_arg(Action::GotoDiagnostic),
-            "bisect" => no_arg(Action::Bisect),
+            "bisect" => match arg.map(str::trim) {
+                None | Some("") => Ok(Action::Bisect),
+                Some("run") => Ok(Action::BisectRun),
+                Some(other) => Err(format!(":bisect takes nothing or run, not '{other}'")),
+            },
             "compare" => match arg.map(str::trim) {
                 Some("off") => Ok(Action::Compare(None)),
                 Some(spec) if !spec.is_empty() => Ok(Action::Compare(Some(spec.to_string()))),
@@ -428,6 +436,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (
         "bisect",
         "spirv-val every step; select the first invalid one",
+    ),
+    (
+        "bisect run",
+        "run the shader after every step (Vulkan); select the first that computes otherwise",
     ),
     ("reload", "read the inputs again"),
     ("quit", "leave"),

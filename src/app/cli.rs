@@ -183,6 +183,17 @@ pub struct RunArgs {
     #[arg(long)]
     pub experimental: bool,
 
+    /// Run the shader on a Vulkan driver (lavapipe) after every step, on the same data, and
+    /// print the first step whose results differ from the input's (exit status 1 then).
+    /// Compute shaders with storage and uniform buffers.
+    #[arg(long)]
+    pub bisect_run: bool,
+
+    /// With --bisect-run: the bytes every buffer starts with (repeated to fill it), instead of
+    /// the fixed pattern.
+    #[arg(long, value_name = "FILE", requires = "bisect_run")]
+    pub bisect_data: Option<PathBuf>,
+
     /// With `--preset link` (or a `link` pass): keep `Export` linkage on exports no input
     /// imports, making a library rather than a shader.
     #[arg(long)]

@@ -62,6 +62,13 @@ impl Inputs {
     }
 }
 
+/// A semantic bisect running in the background.
+struct BisectJob {
+    doc: usize,
+    generation: u64,
+    done: std::sync::mpsc::Receiver<Result<crate::pipeline::semantic::BisectRun, String>>,
+}
+
 pub struct App {
     pub state: State,
     pub keymap: Keymap,
@@ -69,6 +76,8 @@ pub struct App {
     worker: Worker,
     /// Runs the compared pipeline (`:compare`) on the same inputs.
     compare: Option<Worker>,
+    /// A semantic bisect under way (`:bisect run`): its input, generation, and answer.
+    bisect_run: Option<BisectJob>,
     front_ends: Arc<FrontEnds>,
     external_path: Option<String>,
 }
@@ -132,6 +141,7 @@ impl App {
             bindings,
             worker,
             compare: None,
+            bisect_run: None,
             front_ends,
             external_path: inputs.external_path,
         };
@@ -175,6 +185,14 @@ impl App {
             self.finish_compare(done);
             any = true;
         }
+        if let Some(result) = self
+            .bisect_run
+            .as_ref()
+            .and_then(|j| j.done.try_recv().ok())
+        {
+            self.finish_bisect_run(result);
+            any = true;
+        }
         any
     }
 
@@ -197,11 +215,17 @@ impl App {
                 Err(_) => break,
             }
         }
+        if let Some(job) = &self.bisect_run {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if let Ok(result) = job.done.recv_timeout(left) {
+                self.finish_bisect_run(result);
+            }
+        }
     }
 
     /// Whether a background run is under way.
     pub fn busy(&self) -> bool {
-        self.state.docs.iter().any(Doc::running)
+        self.state.docs.iter().any(Doc::running) || self.bisect_run.is_some()
     }
 
     fn request(&mut self, i: usize) {
@@ -291,6 +315,77 @@ impl App {
         self.compare = Some(worker);
         for i in 0..self.state.docs.len() {
             self.request_compare(i);
+        }
+    }
+
+    /// Starts a semantic bisect of the current input's run on a thread of its own (it runs the
+    /// shader once per step on a Vulkan driver; a shader that hangs is given up after the
+    /// device's timeout).
+    fn start_bisect_run(&mut self) {
+        let s = &mut self.state;
+        let Some(run) = s.run().cloned() else { return };
+        if self.bisect_run.is_some() {
+            s.set_error("a bisect run is under way already");
+            return;
+        }
+        let doc = s.doc;
+        let generation = s.current().map_or(0, |d| d.generation);
+        let (tx, done) = std::sync::mpsc::channel();
+        let spawned = std::thread::Builder::new()
+            .name("shaderstep-bisect-run".into())
+            .spawn(move || {
+                let result = crate::pipeline::gpu::Gpu::open(false).and_then(|gpu| {
+                    crate::pipeline::semantic::bisect_run(&gpu, &run, None, &|| false)
+                });
+                let _ = tx.send(result);
+            });
+        match spawned {
+            Ok(_) => {
+                self.bisect_run = Some(BisectJob {
+                    doc,
+                    generation,
+                    done,
+                })
+            }
+            Err(e) => s.set_error(format!("cannot start the bisect run: {e}")),
+        }
+    }
+
+    /// Shows what a semantic bisect found: the first step whose results differ is selected,
+    /// marked in the pass list, and diffed against the step before it.
+    fn finish_bisect_run(&mut self, result: Result<crate::pipeline::semantic::BisectRun, String>) {
+        let Some(job) = self.bisect_run.take() else {
+            return;
+        };
+        let s = &mut self.state;
+        let current = s.doc == job.doc && s.current().map_or(0, |d| d.generation) == job.generation;
+        match result {
+            Ok(b) => {
+                let summary = b.summary();
+                if let Some(d) = &b.first {
+                    use crate::pipeline::{Diagnostic, Severity};
+                    let diag = Diagnostic::new(
+                        Severity::Error,
+                        format!("computes otherwise than the input: {}", d.what),
+                    );
+                    s.found
+                        .insert((job.doc, job.generation, d.step), vec![diag]);
+                    if current {
+                        s.step = d.step;
+                        s.base = None;
+                        s.compare_base = None;
+                        s.diff_prev = false;
+                        s.diag_cursor = 0;
+                        if !matches!(s.view, ViewMode::Diff | ViewMode::Split) {
+                            s.view = ViewMode::Diff;
+                        }
+                    }
+                    s.set_error(summary);
+                } else {
+                    s.set_message(summary);
+                }
+            }
+            Err(e) => s.set_error(format!("bisect run: {e}")),
         }
     }
 
@@ -446,6 +541,7 @@ impl App {
                 Effect::Load(i) => self.request(i),
                 Effect::Bisect => self.bisect(),
                 Effect::Compare(spec) => self.start_compare(spec),
+                Effect::BisectRun => self.start_bisect_run(),
                 Effect::Write { path, bytes } => match std::fs::write(&path, &bytes) {
                     Ok(()) => self.state.set_message(format!(
                         "wrote {} bytes of SPIR-V to {}",

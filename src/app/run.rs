@@ -110,7 +110,7 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
         .with_checks(args.checks.into())
         .with_experimental(args.experimental)
         .with_keep_exports(args.keep_exports)
-        .with_snapshots(args.print_after_all || args.stats.is_some());
+        .with_snapshots(args.print_after_all || args.stats.is_some() || args.bisect_run);
     // Linking makes one module of all the inputs; otherwise each input is run on its own.
     let linking = pipeline.links();
     let several = args.inputs.len() > 1 && !linking;
@@ -126,7 +126,15 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
         return Err("--pipeline links stages; --preset link links modules: choose one".into());
     }
     let to_stdout = args.output.is_none();
-    let quiet_result = args.print_after_all || args.stats.is_some();
+    let quiet_result = args.print_after_all || args.stats.is_some() || args.bisect_run;
+    let bisect_data = match &args.bisect_data {
+        Some(p) => {
+            Some(std::fs::read(p).map_err(|e| format!("{}: cannot read: {e}", p.display()))?)
+        }
+        None => None,
+    };
+    // Opened once, for every input: creating a device costs more than a run.
+    let mut gpu: Option<Result<crate::pipeline::gpu::Gpu, String>> = None;
     if to_stdout && !quiet_result && args.emit == Emit::Spv && std::io::stdout().is_terminal() {
         return Err(
             "refusing to write a SPIR-V binary to a terminal: use -o FILE, or --emit spvasm|ir"
@@ -210,6 +218,30 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
                 if d.severity == crate::pipeline::Severity::Warning {
                     eprintln!("{}: {}: {d}", path.display(), step.pass);
                 }
+            }
+        }
+        if args.bisect_run {
+            let gpu = gpu.get_or_insert_with(|| crate::pipeline::gpu::Gpu::open(false));
+            let result = gpu.as_ref().map_err(Clone::clone).and_then(|g| {
+                crate::pipeline::semantic::bisect_run(g, run, bisect_data.as_deref(), &|| false)
+            });
+            match result {
+                Ok(b) => {
+                    let _ = writeln!(stdout, "{}: {}", path.display(), b.summary());
+                    for (i, why) in &b.skipped {
+                        let _ =
+                            writeln!(stdout, "  step {i} {} skipped: {why}", run.steps[*i].pass);
+                    }
+                    if let Some(d) = &b.first {
+                        failures.push(format!(
+                            "{}: the results differ from step {} {} on",
+                            path.display(),
+                            d.step,
+                            d.pass
+                        ));
+                    }
+                }
+                Err(e) => failures.push(format!("{}: --bisect-run: {e}", path.display())),
             }
         }
         if let Some(i) = run.failed {

@@ -24,6 +24,8 @@ pub enum Effect {
     },
     /// Validate every step of the current input with spirv-val.
     Bisect,
+    /// Run the current input after every step on a Vulkan driver (in the background).
+    BisectRun,
     /// Start running a second pipeline beside this one (a preset, a pass list or
     /// `spirv-opt FLAGS`), or stop (`None`).
     Compare(Option<String>),
@@ -868,6 +870,14 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         }
         Action::LinkJump(reader) => link_jump(s, reader),
         Action::Bisect => return vec![Effect::Bisect],
+        Action::BisectRun => {
+            if s.run().is_none() {
+                s.set_error("nothing to run: the input has not loaded");
+                return Vec::new();
+            }
+            s.set_message("running the shader after every step…");
+            return vec![Effect::BisectRun];
+        }
         Action::Compare(spec) => {
             if spec.is_none() {
                 s.compare = None;

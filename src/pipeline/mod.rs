@@ -3,12 +3,14 @@
 
 pub mod diff;
 pub mod external;
+pub mod gpu;
 pub mod input;
 pub mod link;
 pub mod manager;
 pub mod pass;
 pub mod passes;
 pub mod registry;
+pub mod semantic;
 pub mod validate;
 
 pub use manager::{Checks, Pipeline, Run, StageInput, StageLink, Step};

@@ -55,40 +55,69 @@ fn lifted_copy(module: &Module, passes: &[&str]) -> Result<Module, String> {
     Ok(copy)
 }
 
+/// A step's module as SPIR-V.
+pub struct AsSpirv {
+    pub words: Vec<u32>,
+    /// How it was lifted out of the dialect, when it had to be.
+    pub lifted: Option<String>,
+    /// The lifted copy, when there is one.
+    pub copy: Option<Module>,
+}
+
+/// A step's module as SPIR-V: written as it is, or, in the dialect, a copy lifted out of it
+/// first. Err: why it is not SPIR-V (a copy lifted still uses the dialect).
+pub fn spirv_of(module: &Module) -> Result<AsSpirv, String> {
+    if !module.preamble.iter().any(ops::is_dialect_import) {
+        return Ok(AsSpirv {
+            words: write::write_words(module),
+            lifted: None,
+            copy: None,
+        });
+    }
+    let dialect = ops::dialect_ops(module);
+    let names: Vec<&str> = dialect.iter().map(|o| o.name.as_str()).collect();
+    // Out of the dialect but for its import, only `lift` is needed.
+    let passes: &[&str] = if dialect.is_empty() {
+        &[]
+    } else {
+        &OUT_OF_DIALECT
+    };
+    match lifted_copy(module, passes) {
+        Ok(copy) => {
+            let how = (!dialect.is_empty()).then(|| {
+                format!(
+                    "in the shaderstep dialect ({}): a copy lifted by {}",
+                    names.join(", "),
+                    OUT_OF_DIALECT.join(", ")
+                )
+            });
+            Ok(AsSpirv {
+                words: write::write_words(&copy),
+                lifted: how,
+                copy: Some(copy),
+            })
+        }
+        Err(why) => Err(format!(
+            "the module is in the shaderstep dialect ({}) and {why}",
+            names.join(", ")
+        )),
+    }
+}
+
 /// Validates `module` with `spirv-val` (its target environment from `target_env`); `Err` when
 /// spirv-val cannot run.
 pub fn check_step(module: &Module) -> Result<StepCheck, String> {
-    let dialect = ops::dialect_ops(module);
-    let names: Vec<&str> = dialect.iter().map(|o| o.name.as_str()).collect();
-    let (lifted, words, env) = if !module.preamble.iter().any(ops::is_dialect_import) {
-        (None, write::write_words(module), target_env(module))
-    } else {
-        // Out of the dialect but for its import, only `lift` is needed.
-        let passes: &[&str] = if dialect.is_empty() {
-            &[]
-        } else {
-            &OUT_OF_DIALECT
-        };
-        match lifted_copy(module, passes) {
-            Ok(copy) => (
-                (!dialect.is_empty()).then(|| {
-                    format!(
-                        "in the shaderstep dialect ({}): validated a copy lifted by {}",
-                        names.join(", "),
-                        OUT_OF_DIALECT.join(", ")
-                    )
-                }),
-                write::write_words(&copy),
-                target_env(&copy),
-            ),
-            Err(why) => {
-                return Ok(StepCheck::Skipped(format!(
-                    "not validated: the module is in the shaderstep dialect ({}) and {why}",
-                    names.join(", ")
-                )))
-            }
-        }
+    let AsSpirv {
+        words,
+        lifted,
+        copy,
+    } = match spirv_of(module) {
+        Ok(x) => x,
+        Err(why) => return Ok(StepCheck::Skipped(format!("not validated: {why}"))),
     };
+    let env = target_env(copy.as_ref().unwrap_or(module));
+    // Said as before: what was validated.
+    let lifted = lifted.map(|how| how.replace(": a copy lifted", ": validated a copy lifted"));
     Ok(match spirv_val(&words, &env)? {
         Validation::Valid => StepCheck::Valid { lifted },
         Validation::Invalid(messages) => StepCheck::Invalid {

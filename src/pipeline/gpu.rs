@@ -1,18 +1,21 @@
-//! Compute and graphics runners on lavapipe (Mesa's CPU Vulkan driver), so tests can check that
-//! a shader and its compiled form compute the same thing: same buffers in, same buffers (and
-//! images) out.
+//! Runs shaders on a Vulkan driver (lavapipe, Mesa's CPU driver, when there is one), so that a
+//! shader and its compiled form can be checked to compute the same thing: same buffers in, same
+//! buffers (and images) out. `:bisect run` and the meaning tests use it. The driver is loaded
+//! at run time (`ash`, nothing linked at build time); a machine without one gets an error that
+//! says how to install lavapipe.
 //!
 //! `Gpu::run` takes compute shaders whose resources are plain storage and uniform buffers (one
 //! descriptor per binding); `Layout::of` says which a module has, or why it cannot run it.
 //! `Gpu::draw` draws with a vertex and a fragment shader into colour attachments, with buffers,
-//! sampled images, samplers and push constants.
-#![allow(dead_code)]
+//! sampled images, samplers and push constants. A submission that does not finish within the
+//! timeout is given up: the device is then left alone (a shader still running on it cannot be
+//! stopped) and refuses further work.
 
 use std::ffi::CString;
 
+use crate::ir::spirv::read;
 use ash::vk;
 use rspirv::dr::Operand;
-use shaderstep::ir::spirv::read;
 use spirv::{Decoration, Op, StorageClass};
 
 const COLOR_RANGE: vk::ImageSubresourceRange = vk::ImageSubresourceRange {
@@ -121,13 +124,24 @@ pub struct Gpu {
     family: u32,
     memory: vk::PhysicalDeviceMemoryProperties,
     pub name: String,
+    /// How long a submission may run before it is given up.
+    pub timeout: std::time::Duration,
+    /// A submission did not finish: the device is left alone from then on.
+    hung: std::cell::Cell<bool>,
 }
 
-const INSTALL: &str = "install lavapipe and the Vulkan loader: `apt-get install -y mesa-vulkan-drivers libvulkan1` (scripts/test.sh does this)";
+pub const INSTALL: &str =
+    "install lavapipe and the Vulkan loader: `apt-get install -y mesa-vulkan-drivers libvulkan1`";
 
 impl Gpu {
     /// lavapipe, with every feature it has enabled. The error says how to install it.
     pub fn lavapipe() -> Result<Gpu, String> {
+        Self::open(true)
+    }
+
+    /// A device with every feature it has enabled: lavapipe (a CPU device, whose results do not
+    /// depend on the machine's GPU) when there is one, else, unless `cpu_only`, the first one.
+    pub fn open(cpu_only: bool) -> Result<Gpu, String> {
         unsafe {
             let entry =
                 ash::Entry::load().map_err(|e| format!("no Vulkan loader ({e}): {INSTALL}"))?;
@@ -138,14 +152,17 @@ impl Gpu {
                     None,
                 )
                 .map_err(|e| format!("cannot create a Vulkan instance ({e}): {INSTALL}"))?;
-            let physical = instance
+            let devices = instance
                 .enumerate_physical_devices()
-                .map_err(|e| e.to_string())?
-                .into_iter()
+                .map_err(|e| e.to_string())?;
+            let physical = devices
+                .iter()
+                .copied()
                 .find(|&pd| {
                     let props = instance.get_physical_device_properties(pd);
                     props.device_type == vk::PhysicalDeviceType::CPU
-                });
+                })
+                .or_else(|| devices.first().copied().filter(|_| !cpu_only));
             let Some(physical) = physical else {
                 instance.destroy_instance(None);
                 return Err(format!("no CPU Vulkan device (lavapipe): {INSTALL}"));
@@ -186,7 +203,26 @@ impl Gpu {
                 family,
                 memory,
                 name,
+                timeout: std::time::Duration::from_secs(10),
+                hung: std::cell::Cell::new(false),
             })
+        }
+    }
+
+    fn usable(&self) -> Result<(), String> {
+        if self.hung.get() {
+            return Err(format!(
+                "{} is still busy with a shader that did not finish",
+                self.name
+            ));
+        }
+        Ok(())
+    }
+
+    /// Destroys what a run made, unless the device hung (then it is left as it is).
+    unsafe fn clean(&self, c: &mut Cleanup) {
+        if !self.hung.get() {
+            c.destroy(&self.device);
         }
     }
 
@@ -199,10 +235,11 @@ impl Gpu {
         groups: [u32; 3],
         fill: impl Fn(&Binding) -> Vec<u8>,
     ) -> Result<Vec<Vec<u8>>, String> {
+        self.usable()?;
         let d = &self.device;
         let mut cleanup = Cleanup::default();
         let result = unsafe { self.run_inner(d, words, layout, groups, &fill, &mut cleanup) };
-        unsafe { cleanup.destroy(d) };
+        unsafe { self.clean(&mut cleanup) };
         result
     }
 
@@ -357,6 +394,10 @@ fn descriptor_type(b: &Binding) -> vk::DescriptorType {
 
 impl Drop for Gpu {
     fn drop(&mut self) {
+        // A device still running a shader cannot be destroyed: it is left to the process's end.
+        if self.hung.get() {
+            return;
+        }
         unsafe {
             let _ = self.device.device_wait_idle();
             self.device.destroy_device(None);
@@ -505,10 +546,11 @@ pub struct Rendered {
 impl Gpu {
     /// Draws and returns what the attachments and storage buffers hold afterwards.
     pub fn draw(&self, draw: &Draw) -> Result<Rendered, String> {
+        self.usable()?;
         let d = &self.device;
         let mut cleanup = Cleanup::default();
         let result = unsafe { self.draw_inner(d, draw, &mut cleanup) };
-        unsafe { cleanup.destroy(d) };
+        unsafe { self.clean(&mut cleanup) };
         result
     }
 
@@ -555,9 +597,19 @@ impl Gpu {
             fence,
         )
         .map_err(|e| err("submit", e))?;
-        d.wait_for_fences(&[fence], true, 60_000_000_000)
-            .map_err(|e| err("wait", e))?;
-        Ok(())
+        let nanos = u64::try_from(self.timeout.as_nanos()).unwrap_or(u64::MAX);
+        match d.wait_for_fences(&[fence], true, nanos) {
+            Ok(()) => Ok(()),
+            Err(vk::Result::TIMEOUT) => {
+                self.hung.set(true);
+                Err(format!(
+                    "the shader did not finish within {} s on {}",
+                    self.timeout.as_secs(),
+                    self.name
+                ))
+            }
+            Err(e) => Err(err("wait", e)),
+        }
     }
 
     unsafe fn memory(

@@ -1,0 +1,172 @@
+//! Semantic bisect (`:bisect run`, `run --bisect-run`): a test-only pass that turns an integer
+//! add into a subtract is found by its name, through the library, the TUI and the command
+//! line; a pipeline that keeps the meaning reports every step the same.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::{corpus, shaderstep, temp_dir, words_to_bytes};
+use shaderstep::app::action::Action;
+use shaderstep::app::event_loop::{App, AppEvent};
+use shaderstep::ir::Module;
+use shaderstep::pipeline::gpu::Gpu;
+use shaderstep::pipeline::pass::{Changed, Pass, PassCx, PassError};
+use shaderstep::pipeline::registry;
+use shaderstep::pipeline::semantic::bisect_run;
+use shaderstep::pipeline::Pipeline;
+
+/// Turns the first integer add of every function into a subtract: still valid, computes
+/// something else.
+struct SwapAddSub;
+impl Pass for SwapAddSub {
+    fn name(&self) -> &'static str {
+        "swap-add-sub"
+    }
+    fn description(&self) -> &'static str {
+        "test pass: changes what the shader computes"
+    }
+    fn run(&self, m: &mut Module, _: &mut PassCx) -> Result<Changed, PassError> {
+        let mut changed = Changed::No;
+        for f in m.functions_mut() {
+            let add = f
+                .layout()
+                .map(|(_, i)| i)
+                .find(|&i| f.inst(i).op == spirv::Op::IAdd);
+            if let Some(add) = add {
+                f.inst_mut(add).op = spirv::Op::ISub;
+                changed = Changed::Yes;
+            }
+        }
+        Ok(changed)
+    }
+}
+
+/// `lower, verify, dce, swap-add-sub, verify, lift`.
+fn wrong_pipeline() -> Pipeline {
+    let mut p = Pipeline::from_names(&["lower", "verify", "dce", "verify", "lift"]).unwrap();
+    p.passes.insert(3, Box::new(SwapAddSub));
+    p
+}
+
+fn shader(name: &str) -> Vec<u32> {
+    corpus()
+        .into_iter()
+        .find(|s| s.path.to_string_lossy().contains(name))
+        .unwrap_or_else(|| panic!("no test shader {name}"))
+        .words
+}
+
+#[test]
+fn the_pass_that_changes_meaning_is_found_by_name() {
+    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
+    let run = wrong_pipeline().run(Arc::new(shader("dxbc_loop")));
+    assert!(run.ok());
+    let b = bisect_run(&gpu, &run, None, &|| false).unwrap();
+    let first = b.first.clone().expect("a difference");
+    assert_eq!(first.pass, "swap-add-sub");
+    assert_eq!(first.step, 3);
+    assert!(first.what.contains("set 0 binding"), "{}", first.what);
+    assert!(b.summary().contains("3 swap-add-sub"), "{}", b.summary());
+
+    // The same shader through O: nothing differs.
+    let run = Pipeline::preset("O")
+        .unwrap()
+        .run(Arc::new(shader("dxbc_loop")));
+    let b = bisect_run(&gpu, &run, None, &|| false).unwrap();
+    assert_eq!(b.first, None, "{}", b.summary());
+    assert!(b.compared >= 30, "{}", b.summary());
+    // Steps in the dialect are lifted first: qptr's steps run too.
+    let run = Pipeline::preset("qptr")
+        .unwrap()
+        .run(Arc::new(shader("dxbc_loop")));
+    let b = bisect_run(&gpu, &run, None, &|| false).unwrap();
+    assert_eq!(b.first, None, "{}", b.summary());
+    assert!(b.skipped.is_empty(), "{:?}", b.skipped);
+}
+
+#[test]
+fn bisect_run_in_the_tui_selects_and_marks_the_step() {
+    let dir = temp_dir("semantic");
+    let path = dir.join("loop.spv");
+    std::fs::write(&path, words_to_bytes(&shader("dxbc_loop"))).unwrap();
+    let mut app = App::new(vec![path], wrong_pipeline(), (120, 30), false);
+    app.handle(AppEvent::Action(Action::BisectRun));
+    app.settle();
+    let s = &app.state;
+    assert_eq!(s.step, 3, "the first differing step is selected");
+    assert!(s.step_has_errors(3), "and marked in the pass list");
+    let msg = s
+        .message
+        .as_ref()
+        .map(|m| m.text.clone())
+        .unwrap_or_default();
+    assert!(
+        msg.contains("first step whose results differ: 3 swap-add-sub"),
+        "{msg}"
+    );
+    assert!(
+        matches!(
+            s.view,
+            shaderstep::app::action::ViewMode::Diff | shaderstep::app::action::ViewMode::Split
+        ),
+        "shown as a diff against the step before"
+    );
+    // The registry has no such pass: it is test-only.
+    assert!(registry::pass("swap-add-sub").is_none());
+}
+
+#[test]
+fn run_bisect_run_on_the_command_line() {
+    let r = shaderstep(&[
+        "run",
+        "assets/examples/cull.comp",
+        "--preset",
+        "O",
+        "--bisect-run",
+    ]);
+    let out = String::from_utf8_lossy(&r.stdout);
+    assert!(
+        r.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    assert!(
+        out.contains("every step computes what the input does"),
+        "{out}"
+    );
+    // Data from a file.
+    let dir = temp_dir("semantic-cli");
+    let data = dir.join("data.bin");
+    std::fs::write(
+        &data,
+        (0u32..64)
+            .flat_map(|i| i.to_le_bytes())
+            .collect::<Vec<u8>>(),
+    )
+    .unwrap();
+    let r = shaderstep(&[
+        "run",
+        "assets/examples/cull.comp",
+        "--preset",
+        "O",
+        "--bisect-run",
+        "--bisect-data",
+        data.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    // A fragment shader cannot run alone: said, not hidden.
+    let r = shaderstep(&[
+        "run",
+        "assets/examples/lighting.frag",
+        "--preset",
+        "O",
+        "--bisect-run",
+    ]);
+    assert_eq!(r.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&r.stderr).contains("not a compute shader"),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+}
