@@ -165,8 +165,115 @@ fn run_bisect_run_on_the_command_line() {
     ]);
     assert_eq!(r.status.code(), Some(1));
     assert!(
-        String::from_utf8_lossy(&r.stderr).contains("not a compute shader"),
+        String::from_utf8_lossy(&r.stderr).contains("alone cannot be drawn"),
         "{}",
         String::from_utf8_lossy(&r.stderr)
     );
+    // With its vertex stage, as a pipeline, it is drawn after every step.
+    let r = shaderstep(&[
+        "run",
+        "--pipeline",
+        "assets/pipeline/lit.vert",
+        "assets/pipeline/lit.frag",
+        "--preset",
+        "O",
+        "--link-order",
+        "vs-first",
+        "--bisect-run",
+    ]);
+    let out = String::from_utf8_lossy(&r.stdout);
+    assert!(
+        r.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    assert!(
+        out.contains("every step computes what the input does") && out.contains("attachments"),
+        "{out}"
+    );
+}
+
+/// Moves the fragment stage's colour output from location 0 to location 1: still valid, but
+/// the attachment at location 0 is no longer written.
+struct MoveColorOutput;
+impl Pass for MoveColorOutput {
+    fn name(&self) -> &'static str {
+        "move-color-output"
+    }
+    fn description(&self) -> &'static str {
+        "test pass: the fragment stage writes another location"
+    }
+    fn run(&self, m: &mut Module, _: &mut PassCx) -> Result<Changed, PassError> {
+        use rspirv::dr::Operand;
+        let fragment = m.entry_points.iter().any(|e| {
+            e.lits().first() == Some(&Operand::ExecutionModel(spirv::ExecutionModel::Fragment))
+        });
+        if !fragment {
+            return Ok(Changed::No);
+        }
+        let outputs: Vec<u32> = m
+            .globals()
+            .iter()
+            .filter(|g| {
+                g.op == spirv::Op::Variable
+                    && g.lits().first() == Some(&Operand::StorageClass(spirv::StorageClass::Output))
+            })
+            .filter_map(|g| g.result)
+            .collect();
+        let mut changed = Changed::No;
+        for a in &mut m.annotations {
+            let target = a.arg(0).unwrap_or(0);
+            if a.op == spirv::Op::Decorate
+                && outputs.contains(&target)
+                && a.lits()
+                    == [
+                        Operand::Decoration(spirv::Decoration::Location),
+                        Operand::LiteralBit32(0),
+                    ]
+            {
+                a.lits_mut()[1] = Operand::LiteralBit32(1);
+                changed = Changed::Yes;
+            }
+        }
+        Ok(changed)
+    }
+}
+
+#[test]
+fn a_graphics_pipeline_is_drawn_after_every_step() {
+    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
+    let load = |name: &str| {
+        shaderstep::pipeline::input::load(std::path::Path::new(&format!(
+            "{}/tests/shaders/pipeline/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        )))
+        .unwrap()
+        .words
+    };
+    let (vs, fs) = (Arc::new(load("lit.vert")), Arc::new(load("lit.frag")));
+    // O keeps what the pair draws.
+    let o = Pipeline::preset("O").unwrap();
+    let (vr, fr) = (o.run(vs.clone()), o.run(fs.clone()));
+    let b = shaderstep::pipeline::semantic::bisect(&gpu, &[&vr, &fr], None, &|| false).unwrap();
+    assert_eq!(b.first, None, "{}", b.summary());
+    assert!(
+        b.setup.contains("1 attachments") && !b.setup.contains("nothing"),
+        "{}",
+        b.setup
+    );
+    // A pass that moves the colour output is found, on the fragment stage.
+    let mut p = Pipeline::from_names(&["lower", "verify", "dce", "verify", "lift"]).unwrap();
+    p.passes.insert(3, Box::new(MoveColorOutput));
+    let (vr, fr) = (p.run(vs), p.run(fs));
+    let b = shaderstep::pipeline::semantic::bisect(&gpu, &[&vr, &fr], None, &|| false).unwrap();
+    let first = b.first.clone().expect("a difference");
+    assert_eq!(first.pass, "move-color-output", "{}", b.summary());
+    assert!(
+        first.what.contains("attachment 0") && first.what.contains("(fragment stage)"),
+        "{}",
+        first.what
+    );
+    // One stage alone cannot be drawn: said.
+    let e = shaderstep::pipeline::semantic::bisect(&gpu, &[&fr], None, &|| false).unwrap_err();
+    assert!(e.contains("--pipeline"), "{e}");
 }

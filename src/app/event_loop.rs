@@ -324,6 +324,12 @@ impl App {
     fn start_bisect_run(&mut self) {
         let s = &mut self.state;
         let Some(run) = s.run().cloned() else { return };
+        // Linked stages are drawn together.
+        let runs: Vec<Arc<crate::pipeline::Run>> = if s.linked {
+            s.docs.iter().filter_map(|d| d.run.clone()).collect()
+        } else {
+            vec![run]
+        };
         if self.bisect_run.is_some() {
             s.set_error("a bisect run is under way already");
             return;
@@ -334,8 +340,9 @@ impl App {
         let spawned = std::thread::Builder::new()
             .name("shaderstep-bisect-run".into())
             .spawn(move || {
+                let runs: Vec<&crate::pipeline::Run> = runs.iter().map(|r| &**r).collect();
                 let result = crate::pipeline::gpu::Gpu::open(false).and_then(|gpu| {
-                    crate::pipeline::semantic::bisect_run(&gpu, &run, None, &|| false)
+                    crate::pipeline::semantic::bisect(&gpu, &runs, None, &|| false)
                 });
                 let _ = tx.send(result);
             });

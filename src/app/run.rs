@@ -220,10 +220,18 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
                 }
             }
         }
-        if args.bisect_run {
+        // With --pipeline the stages are drawn together, once (at the first stage).
+        let bisect_here =
+            args.bisect_run && (!args.stages.pipeline || std::ptr::eq(path, &runs[0].0));
+        if bisect_here {
             let gpu = gpu.get_or_insert_with(|| crate::pipeline::gpu::Gpu::open(false));
+            let together: Vec<&crate::pipeline::Run> = if args.stages.pipeline {
+                runs.iter().map(|(_, r)| r).collect()
+            } else {
+                vec![run]
+            };
             let result = gpu.as_ref().map_err(Clone::clone).and_then(|g| {
-                crate::pipeline::semantic::bisect_run(g, run, bisect_data.as_deref(), &|| false)
+                crate::pipeline::semantic::bisect(g, &together, bisect_data.as_deref(), &|| false)
             });
             match result {
                 Ok(b) => {

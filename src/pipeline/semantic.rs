@@ -6,8 +6,14 @@
 //!
 //! Compute shaders whose resources are storage and uniform buffers run (`gpu::Layout`): every
 //! binding starts with the same bytes, from a file or a fixed pattern, and every binding's bytes
-//! after the dispatch are compared.
+//! after the dispatch are compared. A vertex and a fragment stage (linked stages, or one module
+//! with both entry points) are drawn (`gpu::reflect`): vertex attributes, buffers, textures and
+//! push constants from fixed patterns (the first of them with which the input draws
+//! something), every fragment output into a 32-bit attachment, compared texel by texel.
 
+use spirv::ExecutionModel;
+
+use super::gpu::reflect::{covers, difference, reflect, setup, FILLS};
 use super::gpu::{Binding, Gpu, Layout, BUFFER_SIZE};
 use super::validate::spirv_of;
 use super::Run;
@@ -177,6 +183,152 @@ pub fn bisect_run(
                 what,
             });
             return Ok(out);
+        }
+    }
+    Ok(out)
+}
+
+/// The steps of a run that are passes (not the source text).
+fn pass_steps(run: &Run) -> Vec<usize> {
+    (0..run.steps.len())
+        .filter(|&i| !run.steps[i].is_source())
+        .collect()
+}
+
+/// The execution models of a run's input.
+fn models(run: &Run) -> Vec<ExecutionModel> {
+    let Some(&first) = pass_steps(run).first() else {
+        return Vec::new();
+    };
+    run.steps[first]
+        .module
+        .entry_points
+        .iter()
+        .filter_map(|e| match e.lits().first() {
+            Some(rspirv::dr::Operand::ExecutionModel(m)) => Some(*m),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A semantic bisect of whatever `runs` are: one compute shader, one module with a vertex and
+/// a fragment entry point, or the linked stages of a graphics pipeline (a vertex and a fragment
+/// stage among them, their steps side by side).
+pub fn bisect(
+    gpu: &Gpu,
+    runs: &[&Run],
+    data: Option<&[u8]>,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<BisectRun, String> {
+    let with = |m: ExecutionModel| runs.iter().copied().find(|r| models(r).contains(&m));
+    match (runs, with(ExecutionModel::Vertex), with(ExecutionModel::Fragment)) {
+        ([one], _, _) if models(one).contains(&ExecutionModel::GLCompute) => {
+            bisect_run(gpu, one, data, cancelled)
+        }
+        (_, Some(vs), Some(fs)) => bisect_draw(gpu, vs, fs, cancelled),
+        ([_], Some(_), None) | ([_], None, Some(_)) => Err(
+            "a vertex or fragment shader alone cannot be drawn: open the pipeline's stages together (--pipeline VS FS)".into(),
+        ),
+        ([one], _, _) => bisect_run(gpu, one, data, cancelled),
+        _ => Err("the stages have no vertex and fragment stage to draw".into()),
+    }
+}
+
+/// Draws a vertex and a fragment stage after every step (their runs' steps side by side: a
+/// step whose stages both changed nothing is not drawn again) and finds the first step whose
+/// image differs from the input's.
+pub fn bisect_draw(
+    gpu: &Gpu,
+    vs: &Run,
+    fs: &Run,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<BisectRun, String> {
+    let (vsteps, fsteps) = (pass_steps(vs), pass_steps(fs));
+    if vsteps.len() != fsteps.len() || vsteps.is_empty() {
+        return Err("the stages' runs do not have the same steps".into());
+    }
+    let words = |run: &Run, i: usize| spirv_of(&run.steps[i].module).map(|s| s.words);
+    let v0 = words(vs, vsteps[0]).map_err(|e| format!("the vertex stage cannot be run: {e}"))?;
+    let f0 = words(fs, fsteps[0]).map_err(|e| format!("the fragment stage cannot be run: {e}"))?;
+    let vstage = reflect(&v0, ExecutionModel::Vertex)
+        .map_err(|e| format!("cannot draw the vertex stage: {e}"))?;
+    let fstage = reflect(&f0, ExecutionModel::Fragment)
+        .map_err(|e| format!("cannot draw the fragment stage: {e}"))?;
+    // The first fill with which the input draws something (or the last one).
+    let mut chosen = None;
+    for (name, data) in FILLS {
+        let set = setup(&vstage, &fstage, 12, 2, data)?;
+        let before = set
+            .draw(gpu, (&v0, &vstage.entry), (&f0, &fstage.entry))
+            .map_err(|e| format!("the input does not draw: {e}"))?;
+        let drew = covers(&before);
+        chosen = Some((set, before, name));
+        if drew {
+            break;
+        }
+    }
+    let (set, before, fill) = chosen.expect("there are fills");
+    let device = gpu.name.split(" (").next().unwrap_or(&gpu.name);
+    let mut out = BisectRun {
+        first: None,
+        compared: 1,
+        skipped: Vec::new(),
+        setup: format!(
+            "{device}: {} attachments of {}×{}, {fill} data{}",
+            before.colors.len(),
+            super::gpu::reflect::SIZE.0,
+            super::gpu::reflect::SIZE.1,
+            if covers(&before) {
+                ""
+            } else {
+                ", which draws nothing"
+            }
+        ),
+    };
+    for k in 1..vsteps.len() {
+        if cancelled() {
+            return Err("cancelled".into());
+        }
+        let (vi, fi) = (vsteps[k], fsteps[k]);
+        if !vs.steps[vi].changed && !fs.steps[fi].changed {
+            out.compared += 1;
+            continue;
+        }
+        let (v, f) = match (words(vs, vi), words(fs, fi)) {
+            (Ok(v), Ok(f)) => (v, f),
+            (Err(why), _) | (_, Err(why)) => {
+                out.skipped.push((fi, why));
+                continue;
+            }
+        };
+        let which = if vs.steps[vi].changed && fs.steps[fi].changed {
+            ""
+        } else if vs.steps[vi].changed {
+            " (vertex stage)"
+        } else {
+            " (fragment stage)"
+        };
+        let pass = fs.steps[fi].pass;
+        match set.draw(gpu, (&v, &vstage.entry), (&f, &fstage.entry)) {
+            Ok(after) => {
+                out.compared += 1;
+                if let Some(what) = difference(&before, &after) {
+                    out.first = Some(Difference {
+                        step: fi,
+                        pass,
+                        what: format!("{what}{which}"),
+                    });
+                    return Ok(out);
+                }
+            }
+            Err(e) => {
+                out.first = Some(Difference {
+                    step: fi,
+                    pass,
+                    what: format!("it does not draw{which}: {e}"),
+                });
+                return Ok(out);
+            }
         }
     }
     Ok(out)

@@ -11,6 +11,8 @@
 //! timeout is given up: the device is then left alone (a shader still running on it cannot be
 //! stopped) and refuses further work.
 
+pub mod reflect;
+
 use std::ffi::CString;
 
 use crate::ir::spirv::read;

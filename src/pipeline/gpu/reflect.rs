@@ -1,0 +1,691 @@
+//! What a pair of shaders needs to be drawn: the interface of an entry point (user-defined
+//! inputs and outputs with their locations and types; buffers, images and samplers by set and
+//! binding; push constants), read from its SPIR-V, and a `Setup` that feeds it — vertex
+//! attributes, descriptors and push constants filled from fixed patterns, and a 32-bit colour
+//! attachment per fragment output location, so that nothing is rounded away.
+//!
+//! Used by `:bisect run` on graphics pipelines and by the graphics meaning tests.
+
+use std::collections::HashMap;
+
+use ash::vk;
+use rspirv::dr::{self, Operand};
+use spirv::{Decoration, ExecutionModel, Op, StorageClass};
+
+use super::{Attachment, Descriptor, Draw, Gpu, Rendered, Resource, BUFFER_SIZE, TEXTURE_SIZE};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scalar {
+    F32,
+    I32,
+    U32,
+}
+
+/// A type of the shader interface: scalar, vector, matrix (`cols` > 1), or an array of those.
+#[derive(Clone, Debug)]
+pub struct Ty {
+    pub scalar: Scalar,
+    pub comps: u32,
+    pub cols: u32,
+    pub len: Option<u32>,
+}
+
+impl Ty {
+    /// Locations it takes (32-bit types only: one per column and element).
+    pub fn slots(&self) -> u32 {
+        self.len.unwrap_or(1) * self.cols
+    }
+
+    /// The GLSL name of the type without the array.
+    pub fn glsl(&self) -> String {
+        let prefix = match self.scalar {
+            Scalar::F32 => "",
+            Scalar::I32 => "i",
+            Scalar::U32 => "u",
+        };
+        if self.cols > 1 {
+            if self.cols == self.comps {
+                format!("mat{}", self.cols)
+            } else {
+                format!("mat{}x{}", self.cols, self.comps)
+            }
+        } else if self.comps == 1 {
+            match self.scalar {
+                Scalar::F32 => "float",
+                Scalar::I32 => "int",
+                Scalar::U32 => "uint",
+            }
+            .into()
+        } else {
+            format!("{prefix}vec{}", self.comps)
+        }
+    }
+}
+
+/// A user-defined input or output.
+#[derive(Clone, Debug)]
+pub struct Var {
+    pub location: u32,
+    /// The variable's type (a block's first member for a block).
+    pub ty: Ty,
+    /// The members of an interface block.
+    pub members: Option<Vec<Ty>>,
+    pub flat: bool,
+    pub noperspective: bool,
+}
+
+impl Var {
+    pub fn qualifiers(&self) -> &'static str {
+        let int = self.members.is_none() && self.ty.scalar != Scalar::F32;
+        match (self.flat || int, self.noperspective) {
+            (true, _) => "flat ",
+            (false, true) => "noperspective ",
+            _ => "",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Buffer {
+        storage: bool,
+    },
+    Image {
+        scalar: Scalar,
+        arrayed: bool,
+        combined: bool,
+    },
+    Sampler,
+}
+
+/// What one entry point of a module reads and writes.
+#[derive(Clone, Debug)]
+pub struct Stage {
+    pub entry: String,
+    pub inputs: Vec<Var>,
+    pub outputs: Vec<Var>,
+    /// (set, binding, count, kind).
+    pub resources: Vec<(u32, u32, u32, Kind)>,
+    pub push: bool,
+}
+
+pub struct Reflect<'a> {
+    pub defs: HashMap<u32, &'a dr::Instruction>,
+    pub decorations: Vec<(u32, Decoration, Option<u32>)>,
+    pub builtin_structs: Vec<u32>,
+}
+
+pub fn lit(o: Option<&Operand>) -> Option<u32> {
+    match o {
+        Some(Operand::LiteralBit32(v)) => Some(*v),
+        _ => None,
+    }
+}
+
+pub fn id(o: Option<&Operand>) -> Option<u32> {
+    match o {
+        Some(Operand::IdRef(v)) => Some(*v),
+        _ => None,
+    }
+}
+
+impl<'a> Reflect<'a> {
+    pub fn new(m: &'a dr::Module) -> Self {
+        let defs = m
+            .types_global_values
+            .iter()
+            .filter_map(|i| i.result_id.map(|r| (r, i)))
+            .collect();
+        let mut decorations = Vec::new();
+        let mut builtin_structs = Vec::new();
+        for a in &m.annotations {
+            match (a.class.opcode, a.operands.as_slice()) {
+                (Op::Decorate, [Operand::IdRef(t), Operand::Decoration(d), rest @ ..]) => {
+                    decorations.push((*t, *d, lit(rest.first())))
+                }
+                (
+                    Op::MemberDecorate,
+                    [Operand::IdRef(t), _, Operand::Decoration(Decoration::BuiltIn), ..],
+                ) => builtin_structs.push(*t),
+                _ => {}
+            }
+        }
+        Reflect {
+            defs,
+            decorations,
+            builtin_structs,
+        }
+    }
+
+    pub fn decoration(&self, target: u32, d: Decoration) -> Option<Option<u32>> {
+        self.decorations
+            .iter()
+            .find(|(t, x, _)| *t == target && *x == d)
+            .map(|(_, _, v)| *v)
+    }
+
+    pub fn def(&self, id: u32) -> Result<&'a dr::Instruction, String> {
+        self.defs
+            .get(&id)
+            .copied()
+            .ok_or_else(|| format!("%{id} is not a global"))
+    }
+
+    pub fn constant(&self, id: u32) -> Result<u32, String> {
+        let c = self.def(id)?;
+        match (c.class.opcode, lit(c.operands.first())) {
+            (Op::Constant, Some(v)) => Ok(v),
+            _ => Err("an array with a specialized length".into()),
+        }
+    }
+
+    pub fn ty(&self, ty: u32) -> Result<Ty, String> {
+        let t = self.def(ty)?;
+        let o = &t.operands;
+        let scalar = |scalar| Ty {
+            scalar,
+            comps: 1,
+            cols: 1,
+            len: None,
+        };
+        match t.class.opcode {
+            Op::TypeFloat if lit(o.first()) == Some(32) => Ok(scalar(Scalar::F32)),
+            Op::TypeInt if lit(o.first()) == Some(32) => Ok(scalar(if lit(o.get(1)) == Some(1) {
+                Scalar::I32
+            } else {
+                Scalar::U32
+            })),
+            Op::TypeVector => {
+                let c = self.ty(id(o.first()).unwrap_or(0))?;
+                Ok(Ty {
+                    comps: lit(o.get(1)).unwrap_or(0),
+                    ..c
+                })
+            }
+            Op::TypeMatrix => {
+                let c = self.ty(id(o.first()).unwrap_or(0))?;
+                Ok(Ty {
+                    cols: lit(o.get(1)).unwrap_or(0),
+                    ..c
+                })
+            }
+            Op::TypeArray => {
+                let e = self.ty(id(o.first()).unwrap_or(0))?;
+                if e.len.is_some() {
+                    return Err("an array of arrays in the interface".into());
+                }
+                Ok(Ty {
+                    len: Some(self.constant(id(o.get(1)).unwrap_or(0))?),
+                    ..e
+                })
+            }
+            Op::TypeStruct => Err("a struct in an interface block".into()),
+            other => Err(format!("{other:?} (not 32-bit) in the interface")),
+        }
+    }
+
+    /// The pointee of a pointer type, with the storage class.
+    pub fn pointee(&self, ptr: u32) -> Result<(StorageClass, u32), String> {
+        match self.def(ptr)?.operands.as_slice() {
+            [Operand::StorageClass(c), Operand::IdRef(p)] => Ok((*c, *p)),
+            _ => Err(format!("%{ptr} is not a pointer type")),
+        }
+    }
+
+    pub fn is_builtin(&self, var: u32, pointee: u32) -> bool {
+        if self.decoration(var, Decoration::BuiltIn).is_some() {
+            return true;
+        }
+        // A builtin block, or an array of them (gl_in).
+        let mut t = pointee;
+        loop {
+            if self.builtin_structs.contains(&t) {
+                return true;
+            }
+            match self.defs.get(&t) {
+                Some(i) if i.class.opcode == Op::TypeArray => {
+                    t = id(i.operands.first()).unwrap_or(0)
+                }
+                _ => return false,
+            }
+        }
+    }
+
+    pub fn var(&self, var: u32, pointee: u32) -> Result<Var, String> {
+        if self.decoration(var, Decoration::Component).is_some() {
+            return Err("a Component decoration".into());
+        }
+        let location = self
+            .decoration(var, Decoration::Location)
+            .flatten()
+            .ok_or("an input or output without a Location (or with member locations)")?;
+        let t = self.def(pointee)?;
+        let members = if t.class.opcode == Op::TypeStruct {
+            let tys: Result<Vec<Ty>, String> = t
+                .operands
+                .iter()
+                .map(|o| self.ty(id(Some(o)).unwrap_or(0)))
+                .collect();
+            Some(tys?)
+        } else {
+            None
+        };
+        Ok(Var {
+            location,
+            ty: match &members {
+                Some(m) => m.first().cloned().ok_or("an empty block")?,
+                None => self.ty(pointee)?,
+            },
+            members,
+            flat: self.decoration(var, Decoration::Flat).is_some(),
+            noperspective: self.decoration(var, Decoration::NoPerspective).is_some(),
+        })
+    }
+
+    pub fn resource(&self, class: StorageClass, pointee: u32) -> Result<(u32, Kind), String> {
+        let mut t = self.def(pointee)?;
+        let mut count = 1;
+        if t.class.opcode == Op::TypeArray {
+            count = self.constant(id(t.operands.get(1)).unwrap_or(0))?;
+            t = self.def(id(t.operands.first()).unwrap_or(0))?;
+        }
+        if t.class.opcode == Op::TypeRuntimeArray {
+            return Err("a runtime array of descriptors".into());
+        }
+        let kind = match (class, t.class.opcode) {
+            (StorageClass::UniformConstant, Op::TypeSampler) => Kind::Sampler,
+            (StorageClass::UniformConstant, Op::TypeSampledImage | Op::TypeImage) => {
+                let combined = t.class.opcode == Op::TypeSampledImage;
+                let image = if combined {
+                    self.def(id(t.operands.first()).unwrap_or(0))?
+                } else {
+                    t
+                };
+                let o = &image.operands;
+                if !matches!(o.get(1), Some(Operand::Dim(spirv::Dim::Dim2D))) {
+                    return Err("an image that is not 2D".into());
+                }
+                if lit(o.get(2)) == Some(1) {
+                    return Err("a depth image".into());
+                }
+                if lit(o.get(4)) == Some(1) {
+                    return Err("a multisampled image".into());
+                }
+                if lit(o.get(5)) == Some(2) {
+                    return Err("a storage image".into());
+                }
+                let scalar = self.ty(id(o.first()).unwrap_or(0))?.scalar;
+                Kind::Image {
+                    scalar,
+                    arrayed: lit(o.get(3)) == Some(1),
+                    combined,
+                }
+            }
+            (StorageClass::UniformConstant, other) => {
+                return Err(format!("a {other:?} descriptor"));
+            }
+            (_, Op::TypeStruct) => Kind::Buffer {
+                storage: class == StorageClass::StorageBuffer
+                    || self
+                        .decoration(t.result_id.unwrap_or(0), Decoration::BufferBlock)
+                        .is_some(),
+            },
+            (_, other) => return Err(format!("a buffer of {other:?}")),
+        };
+        Ok((count, kind))
+    }
+}
+
+/// Reads the interface of the `model` entry point of `words`; `Err` says why it cannot be drawn
+/// (starting with "no " when there is no such entry point).
+pub fn reflect(words: &[u32], model: ExecutionModel) -> Result<Stage, String> {
+    // The execution models first, from the words: rspirv's loader refuses a few valid modules
+    // (`OpExecutionModeId`), which need not be read when they are not of this stage.
+    let mut at = 5;
+    let mut found = false;
+    while at < words.len() {
+        let (count, op) = ((words[at] >> 16) as usize, words[at] & 0xffff);
+        if op == Op::EntryPoint as u32 && words.get(at + 1) == Some(&(model as u32)) {
+            found = true;
+        }
+        at += count.max(1);
+    }
+    if !found {
+        return Err(format!("no {model:?} entry point"));
+    }
+    let m = dr::load_words(words).map_err(|e| e.to_string())?;
+    let r = Reflect::new(&m);
+    let entry = m
+        .entry_points
+        .iter()
+        .find(|e| matches!(e.operands.first(), Some(Operand::ExecutionModel(x)) if *x == model))
+        .ok_or_else(|| format!("no {model:?} entry point"))?;
+    let name = match entry.operands.get(2) {
+        Some(Operand::LiteralString(s)) => s.clone(),
+        _ => return Err("an entry point without a name".into()),
+    };
+    let mut stage = Stage {
+        entry: name,
+        inputs: Vec::new(),
+        outputs: Vec::new(),
+        resources: Vec::new(),
+        push: false,
+    };
+    let interface: Vec<u32> = entry.operands[3..]
+        .iter()
+        .filter_map(|o| id(Some(o)))
+        .collect();
+    for g in &m.types_global_values {
+        if g.class.opcode != Op::Variable {
+            continue;
+        }
+        let var = g.result_id.unwrap_or(0);
+        let (class, pointee) = r.pointee(g.result_type.unwrap_or(0))?;
+        match class {
+            StorageClass::Input | StorageClass::Output => {
+                if !interface.contains(&var) || r.is_builtin(var, pointee) {
+                    continue;
+                }
+                let v = r.var(var, pointee)?;
+                if class == StorageClass::Input {
+                    stage.inputs.push(v);
+                } else {
+                    stage.outputs.push(v);
+                }
+            }
+            StorageClass::Uniform | StorageClass::StorageBuffer | StorageClass::UniformConstant => {
+                let (count, kind) = r.resource(class, pointee)?;
+                let set = r.decoration(var, Decoration::DescriptorSet).flatten();
+                let binding = r.decoration(var, Decoration::Binding).flatten();
+                let (Some(set), Some(binding)) = (set, binding) else {
+                    return Err("a resource without a set or binding".into());
+                };
+                stage.resources.push((set, binding, count, kind));
+            }
+            StorageClass::PushConstant => stage.push = true,
+            StorageClass::PhysicalStorageBuffer => return Err("buffer addresses".into()),
+            _ => {}
+        }
+    }
+    Ok(stage)
+}
+
+/// Makes `words` words of buffer data from a seed.
+pub type Fill = fn(u32, usize) -> Vec<u8>;
+
+/// Small integers every fourth word (counts and indices), floats in [-1.5, 1.5] elsewhere.
+pub fn mixed(seed: u32, words: usize) -> Vec<u8> {
+    fill(seed, words, |small| 0.25 * small as f32 - 1.5)
+}
+
+/// As `mixed` with floats in [0.25, 1]: matrices made of these keep more vertices in view.
+pub fn gentle(seed: u32, words: usize) -> Vec<u8> {
+    fill(seed, words, |small| 0.25 + small as f32 / 16.0)
+}
+
+pub fn fill(seed: u32, words: usize, float: fn(u32) -> f32) -> Vec<u8> {
+    (0..words as u32)
+        .flat_map(|i| {
+            let small = i.wrapping_mul(2654435761).wrapping_add(seed * 7) % 13;
+            let word = if i % 4 == 0 {
+                small
+            } else {
+                float(small).to_bits()
+            };
+            word.to_le_bytes()
+        })
+        .collect()
+}
+
+/// Identity matrices wherever a 4×4 float matrix starts on a 64-byte boundary, small
+/// integers (near-zero floats) elsewhere: transforms that keep vertices where they are.
+pub fn identity(seed: u32, words: usize) -> Vec<u8> {
+    (0..words as u32)
+        .flat_map(|i| {
+            let word = if matches!(i % 16, 0 | 5 | 10 | 15) {
+                1.0f32.to_bits()
+            } else {
+                i.wrapping_mul(2654435761).wrapping_add(seed * 7) % 4
+            };
+            word.to_le_bytes()
+        })
+        .collect()
+}
+
+/// The fills a pair is tried with, until one draws something.
+pub const FILLS: [(&str, Fill); 3] = [("mixed", mixed), ("gentle", gentle), ("identity", identity)];
+
+pub fn format_of(scalar: Scalar) -> vk::Format {
+    match scalar {
+        Scalar::F32 => vk::Format::R32G32B32A32_SFLOAT,
+        Scalar::I32 => vk::Format::R32G32B32A32_SINT,
+        Scalar::U32 => vk::Format::R32G32B32A32_UINT,
+    }
+}
+
+pub fn mask(comps: u32) -> vk::ColorComponentFlags {
+    [
+        vk::ColorComponentFlags::R,
+        vk::ColorComponentFlags::G,
+        vk::ColorComponentFlags::B,
+        vk::ColorComponentFlags::A,
+    ]
+    .into_iter()
+    .take(comps as usize)
+    .fold(vk::ColorComponentFlags::empty(), |a, b| a | b)
+}
+
+/// The resources, vertex input and attachments of a draw; the shaders are set per draw.
+#[derive(Clone)]
+pub struct Setup {
+    pub vertex_buffers: Vec<(u32, u32, bool, Vec<u8>)>,
+    pub attributes: Vec<(u32, u32, vk::Format, u32)>,
+    pub descriptors: Vec<Descriptor>,
+    pub push: Vec<u8>,
+    pub colors: Vec<Option<Attachment>>,
+    pub vertices: u32,
+    pub instances: u32,
+}
+
+pub const SIZE: (u32, u32) = (24, 24);
+
+pub fn setup(
+    vs: &Stage,
+    fs: &Stage,
+    vertices: u32,
+    instances: u32,
+    data: Fill,
+) -> Result<Setup, String> {
+    let mut resources: Vec<(u32, u32, u32, Kind)> = Vec::new();
+    for r in vs.resources.iter().chain(&fs.resources) {
+        match resources.iter().find(|x| (x.0, x.1) == (r.0, r.1)) {
+            Some(x) if x != r => {
+                return Err(format!(
+                    "set {} binding {} holds a {:?} and a {:?} (Vulkan binds one kind there)",
+                    r.0, r.1, x.3, r.3
+                ))
+            }
+            Some(_) => {}
+            None => resources.push(r.clone()),
+        }
+    }
+    let descriptors = resources
+        .into_iter()
+        .map(|(set, binding, count, kind)| {
+            let seed = set * 16 + binding;
+            let resource = match kind {
+                Kind::Buffer { storage } => Resource::Buffer {
+                    storage,
+                    bytes: data(seed, BUFFER_SIZE / 4),
+                },
+                Kind::Image {
+                    scalar,
+                    arrayed,
+                    combined,
+                } => {
+                    let texels = (TEXTURE_SIZE * TEXTURE_SIZE) as usize;
+                    let (format, texels) = match scalar {
+                        Scalar::F32 => (
+                            vk::Format::R8G8B8A8_UNORM,
+                            (0..texels * 4)
+                                .map(|i| ((i * 37 + seed as usize * 11) % 251) as u8)
+                                .collect(),
+                        ),
+                        _ => (
+                            format_of(scalar),
+                            (0..texels * 4)
+                                .flat_map(|i| ((i as u32 * 7 + seed) % 9).to_le_bytes())
+                                .collect(),
+                        ),
+                    };
+                    Resource::Image {
+                        format,
+                        texels,
+                        arrayed,
+                        combined,
+                    }
+                }
+                Kind::Sampler => Resource::Sampler,
+            };
+            Descriptor {
+                set,
+                binding,
+                count,
+                resource,
+            }
+        })
+        .collect();
+    // One binding per attribute location, 16 bytes per vertex.
+    let mut vertex_buffers = Vec::new();
+    let mut attributes = Vec::new();
+    if vs
+        .inputs
+        .iter()
+        .chain(&fs.outputs)
+        .any(|v| v.members.is_some())
+    {
+        return Err("a block of vertex inputs or fragment outputs".into());
+    }
+    for v in &vs.inputs {
+        for k in 0..v.ty.slots() {
+            let location = v.location + k;
+            let binding = vertex_buffers.len() as u32;
+            let bytes = (0..vertices)
+                .flat_map(|i| {
+                    (0..4u32).flat_map(move |c| {
+                        let word = match v.ty.scalar {
+                            Scalar::F32 if c == 3 => 1.0f32.to_bits(),
+                            Scalar::F32 => {
+                                (((i * 7 + location * 3 + c * 5) % 17) as f32 / 8.0 - 1.0).to_bits()
+                            }
+                            Scalar::I32 => ((i + location + c) % 5) as i32 as u32 - 1,
+                            Scalar::U32 => (i + location + c) % 5,
+                        };
+                        word.to_le_bytes()
+                    })
+                })
+                .collect();
+            vertex_buffers.push((binding, 16, false, bytes));
+            attributes.push((location, binding, format_of(v.ty.scalar), 0));
+        }
+    }
+    let mut colors = Vec::new();
+    for v in &fs.outputs {
+        if v.ty.cols > 1 {
+            return Err("a matrix fragment output".into());
+        }
+        for k in 0..v.ty.slots() {
+            let at = (v.location + k) as usize;
+            if colors.len() <= at {
+                colors.resize(at + 1, None);
+            }
+            colors[at] = Some(Attachment {
+                format: format_of(v.ty.scalar),
+                texel_bytes: 16,
+                mask: mask(v.ty.comps),
+            });
+        }
+    }
+    if colors.len() > 8 {
+        return Err("more than 8 colour attachments".into());
+    }
+    Ok(Setup {
+        vertex_buffers,
+        attributes,
+        descriptors,
+        push: if vs.push || fs.push {
+            data(99, 32)
+        } else {
+            Vec::new()
+        },
+        colors,
+        vertices,
+        instances,
+    })
+}
+
+impl Setup {
+    /// Draws `vs` and `fs` (entry points `vs_entry`, `fs_entry`) with this setup.
+    pub fn draw(
+        &self,
+        gpu: &Gpu,
+        (vs, vs_entry): (&[u32], &str),
+        (fs, fs_entry): (&[u32], &str),
+    ) -> Result<Rendered, String> {
+        gpu.draw(&Draw {
+            vs,
+            fs,
+            vs_entry,
+            fs_entry,
+            size: SIZE,
+            vertex_buffers: self.vertex_buffers.clone(),
+            attributes: self.attributes.clone(),
+            descriptors: self.descriptors.clone(),
+            push: self.push.clone(),
+            colors: self.colors.clone(),
+            vertices: self.vertices,
+            instances: self.instances,
+        })
+    }
+}
+
+/// Whether a draw wrote anything into its attachments (all-zero bits is the clear value).
+pub fn covers(r: &Rendered) -> bool {
+    r.colors.iter().any(|c| c.iter().any(|&x| x != 0))
+}
+
+/// Where two draws differ: the first attachment, texel and components that do.
+pub fn difference(before: &Rendered, after: &Rendered) -> Option<String> {
+    if before.colors.len() != after.colors.len() {
+        return Some("a different number of attachments".into());
+    }
+    for (i, (a, b)) in before.colors.iter().zip(&after.colors).enumerate() {
+        let Some(t) = a.chunks(16).zip(b.chunks(16)).position(|(x, y)| x != y) else {
+            continue;
+        };
+        let texels = a
+            .chunks(16)
+            .zip(b.chunks(16))
+            .filter(|(x, y)| x != y)
+            .count();
+        let words = |c: &[u8]| -> Vec<String> {
+            c[t * 16..t * 16 + 16]
+                .chunks(4)
+                .map(|w| format!("{:#x}", u32::from_le_bytes([w[0], w[1], w[2], w[3]])))
+                .collect()
+        };
+        return Some(format!(
+            "attachment {i}, texel ({}, {}): [{}] → [{}] ({texels} texels differ)",
+            t as u32 % SIZE.0,
+            t as u32 / SIZE.0,
+            words(a).join(", "),
+            words(b).join(", ")
+        ));
+    }
+    for (i, (a, b)) in before.buffers.iter().zip(&after.buffers).enumerate() {
+        if let Some(at) = a.iter().zip(b).position(|(x, y)| x != y) {
+            return Some(format!("storage buffer {i} from byte {at}"));
+        }
+    }
+    None
+}
