@@ -91,7 +91,7 @@ fn bisect_run_in_the_tui_selects_and_marks_the_step() {
     let path = dir.join("loop.spv");
     std::fs::write(&path, words_to_bytes(&shader("dxbc_loop"))).unwrap();
     let mut app = App::new(vec![path], wrong_pipeline(), (120, 30), false);
-    app.handle(AppEvent::Action(Action::BisectRun));
+    app.handle(AppEvent::Action(Action::BisectRun(None)));
     app.settle();
     let s = &app.state;
     assert_eq!(s.step, 3, "the first differing step is selected");

@@ -118,8 +118,8 @@ pub enum Action {
     /// Move the compared step that diffs are against, by this many steps.
     CompareStep(isize),
     /// Run the shader after every step on a Vulkan driver; select the first step whose
-    /// results differ from the input's.
-    BisectRun,
+    /// results differ from the input's. With a file: the bytes buffers start with.
+    BisectRun(Option<PathBuf>),
     /// Show or hide the link view (the interface between linked stages).
     LinkView,
     /// Jump from the selected link view row to its variable: the writer's (`false`) or the
@@ -210,7 +210,8 @@ impl fmt::Display for Action {
             Action::Compare(Some(spec)) => write!(f, "compare {spec}"),
             Action::Compare(None) => write!(f, "compare off"),
             Action::CompareStep(n) => write!(f, "compare-step {n}"),
-            Action::BisectRun => write!(f, "bisect run"),
+            Action::BisectRun(None) => write!(f, "bisect run"),
+            Action::BisectRun(Some(p)) => write!(f, "bisect run {}", p.display()),
             Action::CommandLine => write!(f, "command-line"),
             Action::SearchPrompt => write!(f, "search-prompt"),
         }
@@ -324,7 +325,10 @@ impl FromStr for Action {
             "goto-diagnostic" => no_arg(Action::GotoDiagnostic),
             "bisect" => match arg.map(str::trim) {
                 None | Some("") => Ok(Action::Bisect),
-                Some("run") => Ok(Action::BisectRun),
+                Some("run") => Ok(Action::BisectRun(None)),
+                Some(a) if a.starts_with("run ") => Ok(Action::BisectRun(Some(PathBuf::from(
+                    a["run ".len()..].trim(),
+                )))),
                 Some(other) => Err(format!(":bisect takes nothing or run, not '{other}'")),
             },
             "compare" => match arg.map(str::trim) {
@@ -438,8 +442,8 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "spirv-val every step; select the first invalid one",
     ),
     (
-        "bisect run",
-        "run the shader after every step (Vulkan); select the first that computes otherwise",
+        "bisect run [FILE]",
+        "run the shader after every step (Vulkan; buffers from FILE); select the first that computes otherwise",
     ),
     ("reload", "read the inputs again"),
     ("quit", "leave"),

@@ -321,8 +321,18 @@ impl App {
     /// Starts a semantic bisect of the current input's run on a thread of its own (it runs the
     /// shader once per step on a Vulkan driver; a shader that hangs is given up after the
     /// device's timeout).
-    fn start_bisect_run(&mut self) {
+    fn start_bisect_run(&mut self, data: Option<PathBuf>) {
         let s = &mut self.state;
+        let data = match data
+            .map(|p| std::fs::read(&p).map_err(|e| (p, e)))
+            .transpose()
+        {
+            Ok(d) => d,
+            Err((p, e)) => {
+                s.set_error(format!("{}: cannot read: {e}", p.display()));
+                return;
+            }
+        };
         let Some(run) = s.run().cloned() else { return };
         // Linked stages are drawn together.
         let runs: Vec<Arc<crate::pipeline::Run>> = if s.linked {
@@ -342,7 +352,7 @@ impl App {
             .spawn(move || {
                 let runs: Vec<&crate::pipeline::Run> = runs.iter().map(|r| &**r).collect();
                 let result = crate::pipeline::gpu::Gpu::open(false).and_then(|gpu| {
-                    crate::pipeline::semantic::bisect(&gpu, &runs, None, &|| false)
+                    crate::pipeline::semantic::bisect(&gpu, &runs, data.as_deref(), &|| false)
                 });
                 let _ = tx.send(result);
             });
@@ -548,7 +558,7 @@ impl App {
                 Effect::Load(i) => self.request(i),
                 Effect::Bisect => self.bisect(),
                 Effect::Compare(spec) => self.start_compare(spec),
-                Effect::BisectRun => self.start_bisect_run(),
+                Effect::BisectRun(data) => self.start_bisect_run(data),
                 Effect::Write { path, bytes } => match std::fs::write(&path, &bytes) {
                     Ok(()) => self.state.set_message(format!(
                         "wrote {} bytes of SPIR-V to {}",

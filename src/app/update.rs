@@ -24,8 +24,9 @@ pub enum Effect {
     },
     /// Validate every step of the current input with spirv-val.
     Bisect,
-    /// Run the current input after every step on a Vulkan driver (in the background).
-    BisectRun,
+    /// Run the current input after every step on a Vulkan driver (in the background), buffers
+    /// starting with the bytes of a file when one is given.
+    BisectRun(Option<PathBuf>),
     /// Start running a second pipeline beside this one (a preset, a pass list or
     /// `spirv-opt FLAGS`), or stop (`None`).
     Compare(Option<String>),
@@ -870,13 +871,13 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         }
         Action::LinkJump(reader) => link_jump(s, reader),
         Action::Bisect => return vec![Effect::Bisect],
-        Action::BisectRun => {
+        Action::BisectRun(data) => {
             if s.run().is_none() {
                 s.set_error("nothing to run: the input has not loaded");
                 return Vec::new();
             }
             s.set_message("running the shader after every step…");
-            return vec![Effect::BisectRun];
+            return vec![Effect::BisectRun(data)];
         }
         Action::Compare(spec) => {
             if spec.is_none() {
