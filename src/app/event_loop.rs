@@ -64,8 +64,8 @@ impl Inputs {
 
 /// A semantic bisect running in the background.
 struct BisectJob {
-    doc: usize,
-    generation: u64,
+    /// The docs run (one, or the linked stages) with the generation each had.
+    docs: Vec<(usize, u64)>,
     done: std::sync::mpsc::Receiver<Result<crate::pipeline::semantic::BisectRun, String>>,
 }
 
@@ -185,13 +185,17 @@ impl App {
             self.finish_compare(done);
             any = true;
         }
-        if let Some(result) = self
-            .bisect_run
-            .as_ref()
-            .and_then(|j| j.done.try_recv().ok())
-        {
-            self.finish_bisect_run(result);
-            any = true;
+        let answer = self.bisect_run.as_ref().map(|j| j.done.try_recv());
+        match answer {
+            Some(Ok(result)) => {
+                self.finish_bisect_run(result);
+                any = true;
+            }
+            Some(Err(std::sync::mpsc::TryRecvError::Disconnected)) => {
+                self.finish_bisect_run(Err("the bisect run stopped without an answer".into()));
+                any = true;
+            }
+            _ => {}
         }
         any
     }
@@ -217,8 +221,12 @@ impl App {
         }
         if let Some(job) = &self.bisect_run {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
-            if let Ok(result) = job.done.recv_timeout(left) {
-                self.finish_bisect_run(result);
+            match job.done.recv_timeout(left) {
+                Ok(result) => self.finish_bisect_run(result),
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    self.finish_bisect_run(Err("the bisect run stopped without an answer".into()))
+                }
+                Err(_) => {}
             }
         }
     }
@@ -280,7 +288,14 @@ impl App {
             d.compare_run = None;
             d.compare_answered = d.compare_requested;
         }
-        self.compare = None;
+        s.compare = None;
+        s.compare_base = None;
+        // Dropping a worker waits for the run it is in: let a thread of its own wait.
+        if let Some(old) = self.compare.take() {
+            let _ = std::thread::Builder::new()
+                .name("shaderstep-compare-drop".into())
+                .spawn(move || drop(old));
+        }
         let Some(spec) = spec else { return };
         if s.batched {
             s.set_error(":compare compares single shaders, not linked stages or modules");
@@ -335,74 +350,99 @@ impl App {
         };
         let Some(run) = s.run().cloned() else { return };
         // Linked stages are drawn together.
-        let runs: Vec<Arc<crate::pipeline::Run>> = if s.linked {
-            s.docs.iter().filter_map(|d| d.run.clone()).collect()
+        let (runs, docs): (Vec<Arc<crate::pipeline::Run>>, Vec<(usize, u64)>) = if s.linked {
+            s.docs
+                .iter()
+                .enumerate()
+                .filter_map(|(i, d)| Some((d.run.clone()?, (i, d.generation))))
+                .unzip()
         } else {
-            vec![run]
+            let generation = s.current().map_or(0, |d| d.generation);
+            (vec![run], vec![(s.doc, generation)])
         };
         if self.bisect_run.is_some() {
             s.set_error("a bisect run is under way already");
             return;
         }
-        let doc = s.doc;
-        let generation = s.current().map_or(0, |d| d.generation);
         let (tx, done) = std::sync::mpsc::channel();
         let spawned = std::thread::Builder::new()
             .name("shaderstep-bisect-run".into())
             .spawn(move || {
                 let runs: Vec<&crate::pipeline::Run> = runs.iter().map(|r| &**r).collect();
-                let result = crate::pipeline::gpu::Gpu::open(false).and_then(|gpu| {
-                    crate::pipeline::semantic::bisect(&gpu, &runs, data.as_deref(), &|| false)
-                });
+                // A panic is a bug, but it must not leave the app waiting for an answer.
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    crate::pipeline::gpu::Gpu::open(false).and_then(|gpu| {
+                        crate::pipeline::semantic::bisect(&gpu, &runs, data.as_deref(), &|| false)
+                    })
+                }))
+                .unwrap_or_else(|_| Err("internal error in the bisect run (please report)".into()));
                 let _ = tx.send(result);
             });
         match spawned {
-            Ok(_) => {
-                self.bisect_run = Some(BisectJob {
-                    doc,
-                    generation,
-                    done,
-                })
-            }
+            Ok(_) => self.bisect_run = Some(BisectJob { docs, done }),
             Err(e) => s.set_error(format!("cannot start the bisect run: {e}")),
         }
     }
 
     /// Shows what a semantic bisect found: the first step whose results differ is selected,
-    /// marked in the pass list, and diffed against the step before it.
+    /// marked in the pass list of every stage run, and diffed against the step before it.
     fn finish_bisect_run(&mut self, result: Result<crate::pipeline::semantic::BisectRun, String>) {
         let Some(job) = self.bisect_run.take() else {
             return;
         };
         let s = &mut self.state;
-        let current = s.doc == job.doc && s.current().map_or(0, |d| d.generation) == job.generation;
+        // Still the runs it was about (no reload since)?
+        let fresh = job
+            .docs
+            .iter()
+            .all(|&(d, g)| s.docs.get(d).is_some_and(|doc| doc.generation == g));
+        let about = match job.docs.as_slice() {
+            [(d, _)] if *d != s.doc => s
+                .docs
+                .get(*d)
+                .map(|doc| format!("{}: ", doc.display_name(&s.roots)))
+                .unwrap_or_default(),
+            _ => String::new(),
+        };
+        let stale = if fresh { "" } else { " (reloaded since)" };
         match result {
             Ok(b) => {
-                let summary = b.summary();
-                if let Some(d) = &b.first {
-                    use crate::pipeline::{Diagnostic, Severity};
-                    let diag = Diagnostic::new(
-                        Severity::Error,
-                        format!("computes otherwise than the input: {}", d.what),
-                    );
-                    s.found
-                        .insert((job.doc, job.generation, d.step), vec![diag]);
-                    if current {
-                        s.step = d.step;
-                        s.base = None;
-                        s.compare_base = None;
-                        s.diff_prev = false;
-                        s.diag_cursor = 0;
-                        if !matches!(s.view, ViewMode::Diff | ViewMode::Split) {
-                            s.view = ViewMode::Diff;
+                let summary = format!("{about}{}{stale}", b.summary());
+                let Some(d) = &b.first else {
+                    s.set_message(summary);
+                    return;
+                };
+                use crate::pipeline::{Diagnostic, Severity};
+                if fresh {
+                    // The same pass in every stage's run (their source steps may differ).
+                    for &(doc, generation) in &job.docs {
+                        let Some(run) = s.docs[doc].run.clone() else {
+                            continue;
+                        };
+                        let steps = crate::pipeline::semantic::pass_steps(&run);
+                        let Some(&step) = steps.get(d.pass_index) else {
+                            continue;
+                        };
+                        let diag = Diagnostic::new(
+                            Severity::Error,
+                            format!("computes otherwise than the input: {}", d.what),
+                        );
+                        s.found.insert((doc, generation, step), vec![diag]);
+                        if doc == s.doc {
+                            s.step = step;
+                            s.base = None;
+                            s.compare_base = None;
+                            s.diff_prev = false;
+                            s.diag_cursor = 0;
+                            if !matches!(s.view, ViewMode::Diff | ViewMode::Split) {
+                                s.view = ViewMode::Diff;
+                            }
                         }
                     }
-                    s.set_error(summary);
-                } else {
-                    s.set_message(summary);
                 }
+                s.set_error(summary);
             }
-            Err(e) => s.set_error(format!("bisect run: {e}")),
+            Err(e) => s.set_error(format!("{about}bisect run: {e}")),
         }
     }
 
@@ -436,8 +476,14 @@ impl App {
                     ));
                 }
             }
-            Err(e) if done.doc == s.doc => s.set_error(format!("compared pipeline: {e}")),
-            Err(_) => {}
+            Err(e) => {
+                // No result is better than one of an earlier version of the input.
+                doc.compare_run = None;
+                doc.compare_generation += 1;
+                if done.doc == s.doc {
+                    s.set_error(format!("compared pipeline: {e}"));
+                }
+            }
         }
     }
 

@@ -110,6 +110,10 @@ pub fn main(cli: Cli) -> color_eyre::Result<i32> {
                     return Ok(1);
                 }
             };
+            if cli.external.is_some() && cli.stages.pipeline {
+                eprintln!("error: --external runs spirv-opt on each input; it does not link --pipeline stages");
+                return Ok(2);
+            }
             let pipeline = match &cli.external {
                 Some(command) => config
                     .external_tool(command)

@@ -237,8 +237,8 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
                 Ok(b) => {
                     let _ = writeln!(stdout, "{}: {}", path.display(), b.summary());
                     for (i, why) in &b.skipped {
-                        let _ =
-                            writeln!(stdout, "  step {i} {} skipped: {why}", run.steps[*i].pass);
+                        let pass = run.steps.get(*i).map_or("", |st| st.pass);
+                        let _ = writeln!(stdout, "  step {i} {pass} skipped: {why}");
                     }
                     if let Some(d) = &b.first {
                         failures.push(format!(

@@ -411,6 +411,11 @@ pub struct State {
     /// they were computed for.
     pub link_table: Vec<crate::pipeline::link::stages::InterfaceRow>,
     pub link_key: Option<Vec<(u64, Option<usize>)>>,
+    /// The compare pane's table (derived before each draw): instructions per function of our
+    /// selected step and of the compared step, by name (`None`: no such function there), for
+    /// (doc, generation, step, compared generation, compared step).
+    pub compare_functions: Vec<(String, Option<usize>, Option<usize>)>,
+    pub compare_functions_key: Option<(usize, u64, usize, u64, usize)>,
 }
 
 impl State {
@@ -465,6 +470,8 @@ impl State {
             link_cursor: 0,
             link_table: Vec::new(),
             link_key: None,
+            compare_functions: Vec::new(),
+            compare_functions_key: None,
         }
     }
 

@@ -416,6 +416,56 @@ fn refresh_link_table(s: &mut State) {
     }
 }
 
+/// Instructions per function of a module, by name, in module order.
+fn function_counts(m: &crate::ir::Module) -> Vec<(String, usize)> {
+    let names = crate::ir::names::Names::for_module(m);
+    m.functions()
+        .iter()
+        .map(|f| (names.get(f.id()), f.insts().count()))
+        .collect()
+}
+
+/// Brings the compare pane's function table up to the selected step and compared step;
+/// recomputed only when one of them (or a run) changed.
+fn refresh_compare_functions(s: &mut State) {
+    let (Some(doc), Some(theirs)) = (s.current(), s.compare_run()) else {
+        s.compare_functions.clear();
+        s.compare_functions_key = None;
+        return;
+    };
+    let b = s
+        .compared_base()
+        .unwrap_or(theirs.steps.len().saturating_sub(1));
+    let key = (s.doc, doc.generation, s.step, doc.compare_generation, b);
+    if s.compare_functions_key == Some(key) {
+        return;
+    }
+    let (Some(ours), Some(them)) = (
+        s.run().and_then(|r| r.steps.get(s.step)),
+        theirs.steps.get(b),
+    ) else {
+        return;
+    };
+    let (a, c) = (function_counts(&ours.module), function_counts(&them.module));
+    let mut rows: Vec<(String, Option<usize>, Option<usize>)> = a
+        .iter()
+        .map(|(n, x)| {
+            (
+                n.clone(),
+                Some(*x),
+                c.iter().find(|(m, _)| m == n).map(|t| t.1),
+            )
+        })
+        .collect();
+    for (n, y) in &c {
+        if !a.iter().any(|(m, _)| m == n) {
+            rows.push((n.clone(), None, Some(*y)));
+        }
+    }
+    s.compare_functions = rows;
+    s.compare_functions_key = Some(key);
+}
+
 fn move_link(s: &mut State, delta: isize) {
     refresh_link_table(s);
     let n = s.link_table.len();
@@ -1303,6 +1353,7 @@ pub fn prepare(s: &mut State) {
         }
     }
     s.source_line = source_line_at_cursor(s);
+    refresh_compare_functions(s);
     if !s.color {
         return;
     }

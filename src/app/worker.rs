@@ -281,12 +281,10 @@ fn work(
         };
         // A newer request for the same input, queued meanwhile, makes this run worthless: it
         // stops at the next pass and the newer one answers instead.
+        // A worker being dropped gives up too.
         let superseded = || {
-            lock.lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .jobs
-                .iter()
-                .any(|j| j.doc == job.doc)
+            let q = lock.lock().unwrap_or_else(|e| e.into_inner());
+            q.closed || q.jobs.iter().any(|j| j.doc == job.doc)
         };
         // A pass that panics is a bug, but it must not take the UI down with it.
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

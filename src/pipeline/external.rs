@@ -174,8 +174,9 @@ impl ExternalTool {
                 "--external '{command}': only spirv-opt can be stepped through (its --print-all output becomes the steps)"
             ));
         }
+        // The configured binary stands for the bare name, not for a path the user typed.
         let program = match path {
-            Some(p) if tool_name(p) == label || program == label => p.to_string(),
+            Some(p) if program == label => p.to_string(),
             _ => program,
         };
         Ok(ExternalTool {
@@ -356,6 +357,9 @@ mod tests {
         let t = ExternalTool::parse("spirv-opt -Os", Some("/opt/vk/bin/spirv-opt")).unwrap();
         assert_eq!(t.program, "/opt/vk/bin/spirv-opt");
         assert_eq!(t.label(), "spirv-opt");
+        let t =
+            ExternalTool::parse("/usr/bin/spirv-opt -O", Some("/opt/vk/bin/spirv-opt")).unwrap();
+        assert_eq!(t.program, "/usr/bin/spirv-opt");
         assert!(ExternalTool::parse("glslc -O", None).is_err());
         assert!(ExternalTool::parse("spirv-opt '-O", None).is_err());
         assert!(ExternalTool::parse("  ", None).is_err());

@@ -24,7 +24,12 @@ const GROUPS: [u32; 3] = [2, 1, 1];
 /// The first step whose results differ from the input's.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Difference {
+    /// The step, in the run of the stage it is reported on (the fragment stage's for a
+    /// pipeline).
     pub step: usize,
+    /// Its number among the passes (the steps that are not the source text): the same in
+    /// every linked stage's run, whatever the steps in front.
+    pub pass_index: usize,
     pub pass: &'static str,
     /// Which buffer and word, and how: `set 0 binding 1, word 4: 0x3f800000 (1) → …`.
     pub what: String,
@@ -148,7 +153,7 @@ pub fn bisect_run(
         skipped: Vec::new(),
         setup,
     };
-    for &i in &steps[1..] {
+    for (k, &i) in steps.iter().enumerate().skip(1) {
         if cancelled() {
             return Err("cancelled".into());
         }
@@ -169,6 +174,7 @@ pub fn bisect_run(
             Err(e) => {
                 out.first = Some(Difference {
                     step: i,
+                    pass_index: k,
                     pass: step.pass,
                     what: format!("it does not run: {e}"),
                 });
@@ -179,6 +185,7 @@ pub fn bisect_run(
         if let Some(what) = first_difference(&layout, &before, &after) {
             out.first = Some(Difference {
                 step: i,
+                pass_index: k,
                 pass: step.pass,
                 what,
             });
@@ -189,7 +196,7 @@ pub fn bisect_run(
 }
 
 /// The steps of a run that are passes (not the source text).
-fn pass_steps(run: &Run) -> Vec<usize> {
+pub fn pass_steps(run: &Run) -> Vec<usize> {
     (0..run.steps.len())
         .filter(|&i| !run.steps[i].is_source())
         .collect()
@@ -315,6 +322,7 @@ pub fn bisect_draw(
                 if let Some(what) = difference(&before, &after) {
                     out.first = Some(Difference {
                         step: fi,
+                        pass_index: k,
                         pass,
                         what: format!("{what}{which}"),
                     });
@@ -324,6 +332,7 @@ pub fn bisect_draw(
             Err(e) => {
                 out.first = Some(Difference {
                     step: fi,
+                    pass_index: k,
                     pass,
                     what: format!("it does not draw{which}: {e}"),
                 });

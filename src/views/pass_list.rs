@@ -116,15 +116,6 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
-/// Instructions per function of a module, by name, in module order.
-fn function_counts(m: &crate::ir::Module) -> Vec<(String, usize)> {
-    let names = crate::ir::names::Names::for_module(m);
-    m.functions()
-        .iter()
-        .map(|f| (names.get(f.id()), f.insts().count()))
-        .collect()
-}
-
 /// The compare pane (`:compare`): instructions per function of our selected step and of the
 /// compared step diffs are against, then the compared pipeline's steps (`bN`), the one diffs
 /// are against marked.
@@ -148,22 +139,13 @@ pub fn draw_compare(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let rows = area.height.saturating_sub(2) as usize;
     let base = s.compared_base();
     let mut lines = Vec::with_capacity(rows);
-    // Functions: ours at the selected step against theirs at the compared step.
+    // Functions: ours at the selected step against theirs at the compared step (the table is
+    // derived before the draw).
     let theirs_step = base.unwrap_or(run.steps.len().saturating_sub(1));
     if let (Some(ours), Some(theirs)) = (
         s.run().and_then(|r| r.steps.get(s.step)),
         run.steps.get(theirs_step),
     ) {
-        let (a, b) = (
-            function_counts(&ours.module),
-            function_counts(&theirs.module),
-        );
-        let mut names: Vec<&str> = a.iter().map(|(n, _)| n.as_str()).collect();
-        for (n, _) in &b {
-            if !names.contains(&n.as_str()) {
-                names.push(n);
-            }
-        }
         let name_w = inner_w.saturating_sub(14).max(4);
         let ours_h = format!("{}", s.step);
         let theirs_h = format!("b{theirs_step}");
@@ -171,22 +153,20 @@ pub fn draw_compare(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
             format!("{:<name_w$}{ours_h:>7}{theirs_h:>7}", "function"),
             t.gutter,
         ));
-        let count = |list: &[(String, usize)], n: &str| {
-            list.iter()
-                .find(|(m, _)| m == n)
-                .map_or("-".to_string(), |(_, c)| c.to_string())
-        };
+        let shown = |c: Option<usize>| c.map_or("-".to_string(), |c| c.to_string());
         // Room for the steps below: at most half the rows go to functions.
         let room = (rows / 2).saturating_sub(2).max(1);
-        for n in names.iter().take(room) {
-            let (x, y) = (count(&a, n), count(&b, n));
+        for (n, x, y) in s.compare_functions.iter().take(room) {
             let style = if x == y { t.unchanged } else { t.text };
-            let shown: String = format!("%{n}").chars().take(name_w).collect();
-            lines.push(Line::styled(format!("{shown:<name_w$}{x:>7}{y:>7}"), style));
-        }
-        if names.len() > room {
+            let name: String = format!("%{n}").chars().take(name_w).collect();
             lines.push(Line::styled(
-                format!("… {} more functions", names.len() - room),
+                format!("{name:<name_w$}{:>7}{:>7}", shown(*x), shown(*y)),
+                style,
+            ));
+        }
+        if s.compare_functions.len() > room {
+            lines.push(Line::styled(
+                format!("… {} more functions", s.compare_functions.len() - room),
                 t.unchanged,
             ));
         }

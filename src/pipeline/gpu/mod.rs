@@ -154,49 +154,59 @@ impl Gpu {
                     None,
                 )
                 .map_err(|e| format!("cannot create a Vulkan instance ({e}): {INSTALL}"))?;
-            let devices = instance
-                .enumerate_physical_devices()
-                .map_err(|e| e.to_string())?;
-            let physical = devices
-                .iter()
-                .copied()
-                .find(|&pd| {
-                    let props = instance.get_physical_device_properties(pd);
-                    props.device_type == vk::PhysicalDeviceType::CPU
-                })
-                .or_else(|| devices.first().copied().filter(|_| !cpu_only));
-            let Some(physical) = physical else {
-                instance.destroy_instance(None);
-                return Err(format!("no CPU Vulkan device (lavapipe): {INSTALL}"));
+            // Everything made from the instance, or the instance destroyed with the error.
+            let made = (|| -> Result<_, String> {
+                let devices = instance
+                    .enumerate_physical_devices()
+                    .map_err(|e| e.to_string())?;
+                let physical = devices
+                    .iter()
+                    .copied()
+                    .find(|&pd| {
+                        let props = instance.get_physical_device_properties(pd);
+                        props.device_type == vk::PhysicalDeviceType::CPU
+                    })
+                    .or_else(|| devices.first().copied().filter(|_| !cpu_only));
+                let Some(physical) = physical else {
+                    return Err(format!("no CPU Vulkan device (lavapipe): {INSTALL}"));
+                };
+                let props = instance.get_physical_device_properties(physical);
+                let name = props
+                    .device_name_as_c_str()
+                    .map(|c| c.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let family = instance
+                    .get_physical_device_queue_family_properties(physical)
+                    .iter()
+                    .position(|q| q.queue_flags.contains(vk::QueueFlags::COMPUTE))
+                    .ok_or("no compute queue")? as u32;
+                let mut v11 = vk::PhysicalDeviceVulkan11Features::default();
+                let mut v12 = vk::PhysicalDeviceVulkan12Features::default();
+                let mut features = vk::PhysicalDeviceFeatures2::default()
+                    .push_next(&mut v11)
+                    .push_next(&mut v12);
+                instance.get_physical_device_features2(physical, &mut features);
+                let priorities = [1.0f32];
+                let queues = [vk::DeviceQueueCreateInfo::default()
+                    .queue_family_index(family)
+                    .queue_priorities(&priorities)];
+                let info = vk::DeviceCreateInfo::default()
+                    .queue_create_infos(&queues)
+                    .push_next(&mut features);
+                let device = instance
+                    .create_device(physical, &info, None)
+                    .map_err(|e| format!("cannot create a device on {name}: {e}"))?;
+                let queue = device.get_device_queue(family, 0);
+                let memory = instance.get_physical_device_memory_properties(physical);
+                Ok((device, queue, family, memory, name))
+            })();
+            let (device, queue, family, memory, name) = match made {
+                Ok(m) => m,
+                Err(e) => {
+                    instance.destroy_instance(None);
+                    return Err(e);
+                }
             };
-            let props = instance.get_physical_device_properties(physical);
-            let name = props
-                .device_name_as_c_str()
-                .map(|c| c.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let family = instance
-                .get_physical_device_queue_family_properties(physical)
-                .iter()
-                .position(|q| q.queue_flags.contains(vk::QueueFlags::COMPUTE))
-                .ok_or("no compute queue")? as u32;
-            let mut v11 = vk::PhysicalDeviceVulkan11Features::default();
-            let mut v12 = vk::PhysicalDeviceVulkan12Features::default();
-            let mut features = vk::PhysicalDeviceFeatures2::default()
-                .push_next(&mut v11)
-                .push_next(&mut v12);
-            instance.get_physical_device_features2(physical, &mut features);
-            let priorities = [1.0f32];
-            let queues = [vk::DeviceQueueCreateInfo::default()
-                .queue_family_index(family)
-                .queue_priorities(&priorities)];
-            let info = vk::DeviceCreateInfo::default()
-                .queue_create_infos(&queues)
-                .push_next(&mut features);
-            let device = instance
-                .create_device(physical, &info, None)
-                .map_err(|e| format!("cannot create a device on {name}: {e}"))?;
-            let queue = device.get_device_queue(family, 0);
-            let memory = instance.get_physical_device_memory_properties(physical);
             Ok(Gpu {
                 _entry: entry,
                 instance,

@@ -578,7 +578,7 @@ pub fn setup(
                             Scalar::F32 => {
                                 (((i * 7 + location * 3 + c * 5) % 17) as f32 / 8.0 - 1.0).to_bits()
                             }
-                            Scalar::I32 => ((i + location + c) % 5) as i32 as u32 - 1,
+                            Scalar::I32 => (((i + location + c) % 5) as i32 - 1) as u32,
                             Scalar::U32 => (i + location + c) % 5,
                         };
                         word.to_le_bytes()

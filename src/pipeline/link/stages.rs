@@ -504,7 +504,9 @@ pub fn remove_dead_outputs(producer: &mut Module, consumer: &Module) -> Vec<Stri
     let dead: Vec<Var> = interface(producer, StorageClass::Output)
         .into_iter()
         .filter(|v| {
+            // An output whose words are unknown (a type the footprint does not take) stays.
             matches!(v.slot, Slot::Location(..))
+                && !v.words.is_empty()
                 && !v.words.iter().any(|(l, c, _)| read.contains(&(*l, *c)))
         })
         .collect();
