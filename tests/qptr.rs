@@ -607,3 +607,30 @@ fn split_row_major_chains_reordered_members_and_descriptor_arrays_are_lifted() {
         "{out}"
     );
 }
+
+/// Structs of structs that share their member types: alignment and size are computed once per
+/// type, not once per path to it (the fuzzer found a module that took hours).
+#[test]
+fn deeply_shared_struct_types_are_laid_out_quickly() {
+    let depth = 40;
+    let mut text = String::from(
+        "; Version: 1.3\nOpCapability Shader\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 1 1 1\n",
+    );
+    text += "%void = OpTypeVoid\n%fn = OpTypeFunction %void\n%float = OpTypeFloat 32\n%s0 = OpTypeStruct %float %float\n";
+    for k in 1..=depth {
+        text += &format!("%s{k} = OpTypeStruct %s{} %s{}\n", k - 1, k - 1);
+    }
+    text += &format!(
+        "%ptr = OpTypePointer Function %s{depth}\n%main = OpFunction %void None %fn\n%entry = OpLabel\n%v = OpVariable %ptr Function\nOpReturn\nOpFunctionEnd\n"
+    );
+    let m = parse::parse(&text).unwrap();
+    let layout = shaderstep::ir::qptr::Layout::new(&m);
+    let top = m
+        .globals()
+        .iter()
+        .filter(|g| g.op == spirv::Op::TypeStruct)
+        .last()
+        .and_then(|g| g.result)
+        .unwrap();
+    assert_eq!(layout.align(top), 4);
+}

@@ -52,6 +52,9 @@ pub struct Layout<'m> {
     /// scalar layout each offset needs the sizes before it, so without this nested structs
     /// cost a power of their depth.
     sizes: RefCell<FxHashMap<Place, Option<u64>>>,
+    /// Alignments already computed, for the same reason: a struct of structs that share their
+    /// member types costs a power of its depth without it (found by the fuzzer).
+    aligns: RefCell<FxHashMap<Id, u64>>,
     /// How deep `size` is: a broken module may nest a type in itself.
     depth: std::cell::Cell<u32>,
 }
@@ -122,6 +125,7 @@ impl<'m> Layout<'m> {
             strides,
             constants,
             sizes: RefCell::default(),
+            aligns: RefCell::default(),
             depth: std::cell::Cell::new(0),
         }
     }
@@ -168,10 +172,13 @@ impl<'m> Layout<'m> {
         if depth > 64 {
             return 1;
         }
+        if let Some(&known) = self.aligns.borrow().get(&ty) {
+            return known;
+        }
         let Some(t) = self.type_inst(ty) else {
             return 1;
         };
-        match t.op {
+        let align = match t.op {
             Op::TypeVector | Op::TypeMatrix | Op::TypeArray | Op::TypeRuntimeArray => self
                 .id_at(ty, 0)
                 .map_or(1, |e| self.align_inner(e, depth + 1)),
@@ -182,7 +189,9 @@ impl<'m> Layout<'m> {
                 .max()
                 .unwrap_or(1),
             _ => self.scalar_size(ty).unwrap_or(4),
-        }
+        };
+        self.aligns.borrow_mut().insert(ty, align);
+        align
     }
 
     fn is_struct(&self, ty: Id) -> bool {
