@@ -628,8 +628,8 @@ fn deeply_shared_struct_types_are_laid_out_quickly() {
     let top = m
         .globals()
         .iter()
-        .filter(|g| g.op == spirv::Op::TypeStruct)
-        .last()
+        .rev()
+        .find(|g| g.op == spirv::Op::TypeStruct)
         .and_then(|g| g.result)
         .unwrap();
     assert_eq!(layout.align(top), 4);
