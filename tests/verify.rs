@@ -432,3 +432,19 @@ fn vectors_have_2_3_4_8_or_16_components() {
     }
     assert!(errors(&format!("%v = OpTypeVector %float 3\n{GOOD}")).is_empty());
 }
+
+#[test]
+fn integers_and_floats_have_a_width() {
+    // The fuzzer's find: `OpTypeInt 0 1` sent ccp's constant folding shifting by 64.
+    for (ty, w) in [
+        ("OpTypeInt", "0 1"),
+        ("OpTypeInt", "65 0"),
+        ("OpTypeFloat", "0"),
+    ] {
+        let width = w.split(' ').next().unwrap();
+        expect_error(
+            &format!("%t = {ty} {w}\n{GOOD}"),
+            &format!("{ty} of width {width}: widths are 1 to 64 bits"),
+        );
+    }
+}

@@ -691,6 +691,13 @@ fn word(bits: u64, width: u32) -> Operand {
 
 /// The constant instruction for scalar `v` of type `ty`.
 fn scalar_inst(ty: Id, scalar: Scalar, v: Value) -> Option<Inst> {
+    let width = match scalar {
+        Scalar::Int { width, .. } | Scalar::Float { width } | Scalar::Bits { width } => width,
+        Scalar::Bool => 1,
+    };
+    if width == 0 || width > 64 {
+        return None;
+    }
     Some(match (scalar, v) {
         (Scalar::Int { width, signed }, Value::Int { bits, .. }) => {
             // Narrow signed literals are sign-extended to the word.

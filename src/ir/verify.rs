@@ -523,6 +523,17 @@ impl<'m> Verifier<'m> {
                 );
             }
         }
+        // Widths no SPIR-V type has (the passes compute with them: a width of 0 shifts by 64).
+        if matches!(i.op, Op::TypeInt | Op::TypeFloat) {
+            let w = i.lit_u32(0).unwrap_or(0);
+            if w == 0 || w > 64 {
+                self.error(
+                    func,
+                    at,
+                    format!("Op{} of width {w}: widths are 1 to 64 bits", op_name(i.op)),
+                );
+            }
+        }
         let Some(info) = info else { return };
         if info.experimental() && !self.options.experimental {
             self.error(
