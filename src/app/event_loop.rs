@@ -62,6 +62,12 @@ impl Inputs {
     }
 }
 
+/// A validation bisect running in the background: (doc, generation) and its answer.
+type ValidationJob = (
+    (usize, u64),
+    std::sync::mpsc::Receiver<Result<crate::pipeline::validate::FirstInvalid, String>>,
+);
+
 /// A semantic bisect running in the background.
 struct BisectJob {
     /// The docs run (one, or the linked stages) with the generation each had.
@@ -78,6 +84,8 @@ pub struct App {
     compare: Option<Worker>,
     /// A semantic bisect under way (`:bisect run`): its input, generation, and answer.
     bisect_run: Option<BisectJob>,
+    /// A validation bisect under way (`:bisect`): its (doc, generation) and answer.
+    validation: Option<ValidationJob>,
     front_ends: Arc<FrontEnds>,
     external_path: Option<String>,
 }
@@ -142,6 +150,7 @@ impl App {
             worker,
             compare: None,
             bisect_run: None,
+            validation: None,
             front_ends,
             external_path: inputs.external_path,
         };
@@ -185,6 +194,22 @@ impl App {
             self.finish_compare(done);
             any = true;
         }
+        if let Some((key, done)) = &self.validation {
+            let key = *key;
+            match done.try_recv() {
+                Ok(result) => {
+                    self.validation = None;
+                    self.finish_bisect(key, result);
+                    any = true;
+                }
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                    self.validation = None;
+                    self.finish_bisect(key, Err("the bisect stopped without an answer".into()));
+                    any = true;
+                }
+                Err(_) => {}
+            }
+        }
         let answer = self.bisect_run.as_ref().map(|j| j.done.try_recv());
         match answer {
             Some(Ok(result)) => {
@@ -219,6 +244,13 @@ impl App {
                 Err(_) => break,
             }
         }
+        if let Some((key, done)) = self.validation.take() {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match done.recv_timeout(left) {
+                Ok(result) => self.finish_bisect(key, result),
+                Err(_) => self.finish_bisect(key, Err("the bisect did not answer in time".into())),
+            }
+        }
         if let Some(job) = &self.bisect_run {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             match job.done.recv_timeout(left) {
@@ -233,7 +265,9 @@ impl App {
 
     /// Whether a background run is under way.
     pub fn busy(&self) -> bool {
-        self.state.docs.iter().any(Doc::running) || self.bisect_run.is_some()
+        self.state.docs.iter().any(Doc::running)
+            || self.bisect_run.is_some()
+            || self.validation.is_some()
     }
 
     fn request(&mut self, i: usize) {
@@ -618,62 +652,78 @@ impl App {
             }
         }
     }
-    /// Validates each step's output with spirv-val, in order, and selects the first that fails:
-    /// what bisecting would find, without assuming a later pass cannot repair the module.
-    /// Steps in the dialect are validated as a lifted copy, or skipped, saying so.
+    /// Validates each step's output with spirv-val, in order, on a thread of its own, and
+    /// selects the first that fails: what bisecting would find, without assuming a later pass
+    /// cannot repair the module. Steps in the dialect are validated as a lifted copy, or
+    /// skipped, saying so.
     fn bisect(&mut self) {
-        use crate::pipeline::validate::{check_step, StepCheck};
-        use crate::pipeline::{Diagnostic, Severity};
         let s = &mut self.state;
         let Some(run) = s.run().cloned() else { return };
-        let generation = s.current().map_or(0, |d| d.generation);
-        // The source step's module is the input, which `lower` shows too.
-        let mut skipped = 0;
-        for (i, step) in run
-            .steps
-            .iter()
-            .enumerate()
-            .filter(|(_, st)| !st.is_source())
-        {
-            match check_step(&step.module) {
-                Ok(StepCheck::Valid { .. }) => {}
-                Ok(StepCheck::Skipped(_)) => skipped += 1,
-                Ok(StepCheck::Invalid {
-                    messages, lifted, ..
-                }) => {
-                    let first = messages.first().map_or(String::new(), |m| m.text.clone());
-                    let diags = lifted
-                        .map(|l| Diagnostic::new(Severity::Note, l))
-                        .into_iter()
-                        .chain(messages.into_iter().map(|m| Diagnostic {
-                            severity: Severity::Error,
-                            message: format!("spirv-val: {}", m.text),
-                            function: None,
-                            at: m.id,
-                            place: None,
-                        }))
-                        .collect();
-                    s.found.insert((s.doc, generation, i), diags);
-                    s.step = i;
-                    s.diag_cursor = 0;
-                    s.set_error(format!("first invalid step: {i} {} — {first}", step.pass));
-                    return;
-                }
-                Err(e) => {
-                    s.set_error(e);
-                    return;
-                }
-            }
+        if self.validation.is_some() {
+            s.set_error("a bisect is under way already");
+            return;
         }
-        let passes = run.steps.iter().filter(|st| !st.is_source()).count();
-        s.set_message(if skipped == 0 {
-            format!("all {passes} steps validate")
-        } else {
-            format!(
-                "{} steps validate; {skipped} in the shaderstep dialect could not be lifted to SPIR-V and were skipped",
-                passes - skipped
-            )
-        });
+        let doc = (s.doc, s.current().map_or(0, |d| d.generation));
+        let (tx, done) = std::sync::mpsc::channel();
+        let spawned = std::thread::Builder::new()
+            .name("shaderstep-bisect".into())
+            .spawn(move || {
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    crate::pipeline::validate::first_invalid(&run)
+                }))
+                .unwrap_or_else(|_| Err("internal error in the bisect (please report)".into()));
+                let _ = tx.send(result);
+            });
+        match spawned {
+            Ok(_) => {
+                s.set_message("validating every step…");
+                self.validation = Some((doc, done));
+            }
+            Err(e) => s.set_error(format!("cannot start the bisect: {e}")),
+        }
+    }
+
+    /// Shows what `:bisect` found: the first invalid step selected, with spirv-val's messages.
+    fn finish_bisect(
+        &mut self,
+        (doc, generation): (usize, u64),
+        result: Result<crate::pipeline::validate::FirstInvalid, String>,
+    ) {
+        let s = &mut self.state;
+        let fresh = s.docs.get(doc).is_some_and(|d| d.generation == generation);
+        let found = match result {
+            Ok(f) => f,
+            Err(e) => {
+                s.set_error(e);
+                return;
+            }
+        };
+        match found.first {
+            Some((i, diags, first)) => {
+                let pass = s.docs[doc]
+                    .run
+                    .as_ref()
+                    .and_then(|r| r.steps.get(i))
+                    .map_or("", |st| st.pass);
+                let msg = format!("first invalid step: {i} {pass} — {first}");
+                if fresh {
+                    s.found.insert((doc, generation, i), diags);
+                    if doc == s.doc {
+                        s.step = i;
+                        s.diag_cursor = 0;
+                    }
+                }
+                s.set_error(msg);
+            }
+            None if found.skipped == 0 => {
+                s.set_message(format!("all {} steps validate", found.passes))
+            }
+            None => s.set_message(format!(
+                "{} steps validate; {} in the shaderstep dialect could not be lifted to SPIR-V and were skipped",
+                found.passes - found.skipped,
+                found.skipped
+            )),
+        }
     }
 
     /// Applies a finished run of input `i`. A broken input keeps the last good run; a result

@@ -127,3 +127,56 @@ pub fn check_step(module: &Module) -> Result<StepCheck, String> {
         },
     })
 }
+
+/// What `:bisect` found: the first step spirv-val rejects, if one is.
+pub struct FirstInvalid {
+    /// (step, its diagnostics: how it was lifted and spirv-val's messages, the first message).
+    pub first: Option<(usize, Vec<super::Diagnostic>, String)>,
+    /// Steps validated, and those in the dialect that could not be lifted (skipped).
+    pub passes: usize,
+    pub skipped: usize,
+}
+
+/// Validates each step of `run` with spirv-val, in order, and stops at the first that fails:
+/// what bisecting would find, without assuming a later pass cannot repair the module. `Err`
+/// when spirv-val cannot run.
+pub fn first_invalid(run: &super::Run) -> Result<FirstInvalid, String> {
+    use super::{Diagnostic, Severity};
+    let mut out = FirstInvalid {
+        first: None,
+        passes: 0,
+        skipped: 0,
+    };
+    // The source step's module is the input, which the first pass shows too.
+    for (i, step) in run
+        .steps
+        .iter()
+        .enumerate()
+        .filter(|(_, st)| !st.is_source())
+    {
+        out.passes += 1;
+        match check_step(&step.module)? {
+            StepCheck::Valid { .. } => {}
+            StepCheck::Skipped(_) => out.skipped += 1,
+            StepCheck::Invalid {
+                messages, lifted, ..
+            } => {
+                let first = messages.first().map_or(String::new(), |m| m.text.clone());
+                let diags = lifted
+                    .map(|l| Diagnostic::new(Severity::Note, l))
+                    .into_iter()
+                    .chain(messages.into_iter().map(|m| Diagnostic {
+                        severity: Severity::Error,
+                        message: format!("spirv-val: {}", m.text),
+                        function: None,
+                        at: m.id,
+                        place: None,
+                    }))
+                    .collect();
+                out.first = Some((i, diags, first));
+                return Ok(out);
+            }
+        }
+    }
+    Ok(out)
+}
