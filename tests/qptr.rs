@@ -634,3 +634,31 @@ fn deeply_shared_struct_types_are_laid_out_quickly() {
         .unwrap();
     assert_eq!(layout.align(top), 4);
 }
+
+/// Modf and Frexp write through a pointer: they are lowered as a struct result and a store, so
+/// their functions keep no typed pointers, and the output validates.
+#[test]
+fn modf_and_frexp_out_parameters_are_lowered() {
+    let s = corpus()
+        .into_iter()
+        .find(|s| s.path.to_string_lossy().contains("modf_frexp"))
+        .unwrap();
+    let run = Pipeline::preset("qptr")
+        .unwrap()
+        .run(Arc::new(s.words.clone()));
+    let lowered = run.steps.iter().find(|st| st.pass == "qptr-lower").unwrap();
+    let kept: Vec<&String> = lowered
+        .diagnostics
+        .iter()
+        .map(|d| &d.message)
+        .filter(|m| m.contains("keeps typed pointers"))
+        .collect();
+    assert!(kept.is_empty(), "{kept:?}");
+    let out = run.output_words().unwrap();
+    validate(&out, false).unwrap();
+    let text = shaderstep::ir::print::print(run.final_module().unwrap());
+    assert!(
+        text.contains("ModfStruct") && text.contains("FrexpStruct"),
+        "{text}"
+    );
+}

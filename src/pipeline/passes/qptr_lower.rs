@@ -598,6 +598,91 @@ pub struct Outcome {
     pub fallbacks: Vec<(Id, String)>,
 }
 
+/// GLSL.std.450 `Modf` and `Frexp` write one of their results through a pointer, which
+/// qptr-lift cannot give a type back to. In function `fi` they become `ModfStruct` /
+/// `FrexpStruct`, an extract stored through the pointer and an extract that keeps the result
+/// id: the same values, and the pointer's only use a store. Returns whether it rewrote any;
+/// `None` when the module ran out of ids.
+fn struct_out_params(m: &mut Module, fi: usize) -> Option<bool> {
+    const MODF: u32 = 35;
+    const FREXP: u32 = 51;
+    let sets = ops::ExtSets::of(m);
+    let f = &m.functions()[fi];
+    // (block, position, instruction number, operand, pointer, result, result type)
+    let mut sites = Vec::new();
+    for (b, block) in f.blocks().iter().enumerate() {
+        for (pos, &iid) in block.insts.iter().enumerate() {
+            let i = f.inst(iid);
+            let Some((set, n)) = i.ext_inst() else {
+                continue;
+            };
+            if sets.set(set) == Some(ops::OpSet::Glsl) && matches!(n, MODF | FREXP) {
+                if let ([_, x, p], Some(r), Some(t)) = (i.args.as_slice(), i.result, i.ty) {
+                    let (_, written) = pointer_of(m, f, *p)?;
+                    // Typed values only: a struct of the dialect's bit-vectors (after
+                    // `untype`) is not one `assign-types` gives types back to.
+                    let scalar = |ty: Id| {
+                        m.global(ty)
+                            .is_some_and(|g| matches!(g.op, Op::TypeFloat | Op::TypeInt))
+                    };
+                    let typed = |ty: Id| {
+                        scalar(ty)
+                            || m.global(ty).is_some_and(|g| {
+                                g.op == Op::TypeVector && g.arg(0).is_some_and(scalar)
+                            })
+                    };
+                    if typed(t) && typed(written) {
+                        sites.push((b, pos, set, n, *x, *p, r, t, written));
+                    }
+                }
+            }
+        }
+    }
+    // From the last, so that insertions leave the positions before them as they were.
+    for &(b, pos, set, n, x, p, r, t, written) in sites.iter().rev() {
+        let pair = m.intern(Inst::new(
+            Op::TypeStruct,
+            None,
+            None,
+            vec![Operand::IdRef(t), Operand::IdRef(written)],
+        ))?;
+        let (both, second) = (m.fresh_id()?, m.fresh_id()?);
+        let f = m.function_at_mut(fi);
+        let at = f.blocks()[b].insts[pos];
+        *f.inst_mut(at) = Inst::new(
+            Op::ExtInst,
+            Some(pair),
+            Some(both),
+            vec![
+                Operand::IdRef(set),
+                Operand::LiteralExtInstInteger(n + 1),
+                Operand::IdRef(x),
+            ],
+        );
+        let extract = |ty, id, k| {
+            Inst::new(
+                Op::CompositeExtract,
+                Some(ty),
+                Some(id),
+                vec![Operand::IdRef(both), Operand::LiteralBit32(k)],
+            )
+        };
+        f.insert_inst(b, pos + 1, extract(written, second, 1));
+        f.insert_inst(
+            b,
+            pos + 2,
+            Inst::new(
+                Op::Store,
+                None,
+                None,
+                vec![Operand::IdRef(p), Operand::IdRef(second)],
+            ),
+        );
+        f.insert_inst(b, pos + 3, extract(t, r, 0));
+    }
+    Some(!sites.is_empty())
+}
+
 pub fn qptr_lower(m: &mut Module, experimental: bool) -> Result<Outcome, String> {
     let names = std::cell::OnceCell::new();
     let mut changed = false;
@@ -608,13 +693,22 @@ pub fn qptr_lower(m: &mut Module, experimental: bool) -> Result<Outcome, String>
             continue;
         }
         let fid = m.functions()[fi].id();
+        // Out-parameters of Modf and Frexp as a struct and a store; undone when the function
+        // is kept typed anyway.
+        let before_rewrite = m.functions()[fi].clone();
+        let rewrote = struct_out_params(m, fi) == Some(true);
         if let Err(why) = check(m, &m.functions()[fi], &names) {
+            if rewrote {
+                *m.function_at_mut(fi) = before_rewrite;
+            }
             fallbacks.push((fid, why));
             continue;
         }
-        let original = m.functions()[fi].clone();
+        // What is restored when the function cannot be lowered after all: as it came.
+        let original = before_rewrite;
         match lower_function(m, fi, experimental, &mut qptr_types) {
-            Ok(false) => continue,
+            Ok(false) if !rewrote => continue,
+            Ok(false) => {}
             Ok(true) => {}
             Err(why) => {
                 *m.function_at_mut(fi) = original;
