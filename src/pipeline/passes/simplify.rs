@@ -19,7 +19,8 @@
 //! shuffle of a shuffle reads the vectors underneath directly; a chain of inserts that writes
 //! every component of a vector is a construct of them; an access chain into an access chain
 //! is one chain (unless the inner one is decorated), and a chain without indices its base; a
-//! select on a vector of constants, some true and some false, is a shuffle of its operands.
+//! select on a vector of constants, some true and some false, is a shuffle of its operands; a
+//! bitcast back to the type a bitcast came from is the value it came from.
 
 use std::sync::OnceLock;
 
@@ -498,6 +499,15 @@ fn composite(
     let ty = inst.ty?;
     let arg = |k: usize| inst.args.get(k).map(|&a| replace.resolve(a));
     match inst.op {
+        Op::Bitcast => {
+            // A bitcast back to the type a bitcast came from: the value it came from.
+            let inner = f.def_of(arg(0)?)?;
+            if inner.op != Op::Bitcast {
+                return None;
+            }
+            let from = replace.resolve(*inner.args.first()?);
+            (type_of(m, f, from)? == ty).then_some(Outcome::Value(from))
+        }
         Op::Select => {
             // A vector condition of constants, some true, some false: a shuffle of the two.
             let n = vector_len(m, ty)?;
@@ -748,7 +758,8 @@ fn simplify_function(
             let op = f.inst(i).op;
             let composite_op = matches!(
                 op,
-                Op::CompositeExtract
+                Op::Bitcast
+                    | Op::CompositeExtract
                     | Op::CompositeConstruct
                     | Op::CompositeInsert
                     | Op::VectorShuffle
