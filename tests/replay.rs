@@ -166,6 +166,12 @@ fn bisect_run() {
     run("bisect-run");
 }
 
+/// Key overrides from shaderstep.toml.
+#[test]
+fn keys() {
+    run("keys");
+}
+
 #[test]
 fn link_modules() {
     run("link-modules");

@@ -9,6 +9,10 @@
 //! [external]
 //! path = "/opt/vulkan-sdk/bin/spirv-opt"   # which spirv-opt to run
 //! flags = "-O --target-env=vulkan1.2"      # what a bare `--external` runs it with
+//!
+//! [keys]                                   # key (`<C-d>` notation) = command, or "none"
+//! "<C-f>" = "page-down"
+//! "w" = "step lift"
 //! ```
 //!
 //! The file is looked for in the watched directories, then beside the first file opened, then
@@ -50,6 +54,8 @@ pub struct Config {
     pub external_path: Option<String>,
     /// `[external] flags`: the flags of a bare `--external` (default `-O`).
     pub external_flags: Option<String>,
+    /// `[keys]`: (key, command) overrides of the key map, in file order.
+    pub keys: Vec<(String, String)>,
 }
 
 impl Config {
@@ -131,9 +137,20 @@ pub fn parse(text: &str) -> Result<Config, String> {
                     }
                 }
             }
+            "keys" => {
+                let t = value
+                    .as_table()
+                    .ok_or("[keys] must be a table of \"key\" = \"command\"")?;
+                for (k, v) in t {
+                    let v = v
+                        .as_str()
+                        .ok_or_else(|| format!("keys.\"{k}\": expected a command in quotes"))?;
+                    config.keys.push((k.clone(), v.to_string()));
+                }
+            }
             other => {
                 return Err(format!(
-                    "unknown section or key '{other}' (known: compilers, external)"
+                    "unknown section or key '{other}' (known: compilers, external, keys)"
                 ))
             }
         }
@@ -176,6 +193,15 @@ mod tests {
         assert_eq!(t.program, "/opt/bin/spirv-opt");
         assert_eq!(t.args, ["--legalize-hlsl"]);
         assert_eq!(Config::default().external_tool("").unwrap().args, ["-O"]);
+        let c = parse("[keys]\n\"<C-f>\" = \"page-down\"\nw = \"none\"\n").unwrap();
+        assert_eq!(
+            c.keys,
+            [
+                ("<C-f>".to_string(), "page-down".to_string()),
+                ("w".to_string(), "none".to_string())
+            ]
+        );
+        assert!(parse("[keys]\nw = 3\n").unwrap_err().contains("keys.\"w\""));
         assert!(parse("[external]\nflag = \"-O\"\n")
             .unwrap_err()
             .contains("external.flag"));

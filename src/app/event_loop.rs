@@ -46,6 +46,8 @@ pub struct Inputs {
     pub stages: Option<StageLink>,
     /// `[external] path` of shaderstep.toml: the spirv-opt `:compare spirv-opt …` runs.
     pub external_path: Option<String>,
+    /// `[keys]` of shaderstep.toml: (key, command) overrides of the key map.
+    pub keys: Vec<(String, String)>,
 }
 
 impl Inputs {
@@ -58,6 +60,7 @@ impl Inputs {
             front_ends: FrontEnds::default(),
             stages: None,
             external_path: None,
+            keys: Vec::new(),
         }
     }
 }
@@ -108,7 +111,8 @@ impl App {
 
     /// Opens the inputs and starts their first runs in the background.
     pub fn open(inputs: Inputs, pipeline: Pipeline, size: (u16, u16), color: bool) -> Self {
-        let bindings = default_keymap();
+        let mut bindings = default_keymap();
+        let key_errors = super::keymap::apply_overrides(&mut bindings, &inputs.keys);
         let keymap = Keymap::new(&bindings);
         let roots: Vec<PathBuf> = inputs.roots.iter().map(|r| absolute(r)).collect();
         let mut docs: Vec<Doc> = inputs
@@ -154,6 +158,10 @@ impl App {
             front_ends,
             external_path: inputs.external_path,
         };
+        if !key_errors.is_empty() {
+            app.state
+                .set_error(format!("shaderstep.toml: {}", key_errors.join("; ")));
+        }
         if let Some(&first) = app.state.listed_docs().first() {
             app.state.doc = first;
         }

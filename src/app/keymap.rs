@@ -169,20 +169,76 @@ pub enum Context {
 
 pub struct Binding {
     pub context: Context,
-    pub keys: &'static str,
+    pub keys: std::borrow::Cow<'static, str>,
     pub action: Action,
-    pub help: &'static str,
+    pub help: std::borrow::Cow<'static, str>,
+}
+
+/// Applies `[keys]` of shaderstep.toml: each (key, command) binds the key, everywhere, to the
+/// command (what `:` takes, e.g. `page-down`, `step lift`), or unbinds it for `none`; the key's
+/// other bindings go. Returns what could not be applied, each naming the key.
+pub fn apply_overrides(bindings: &mut Vec<Binding>, overrides: &[(String, String)]) -> Vec<String> {
+    let mut errors = Vec::new();
+    // Where the next override goes: the user's keys first, in file order.
+    let mut at = 0;
+    for (keys, command) in overrides {
+        let key = match parse_keys(keys) {
+            Ok(k) if k.len() == 1 => k[0],
+            Ok(_) => {
+                errors.push(format!("keys.\"{keys}\": one key per binding"));
+                continue;
+            }
+            Err(e) => {
+                errors.push(format!("keys.\"{keys}\": {e}"));
+                continue;
+            }
+        };
+        let action = if command.trim() == "none" {
+            None
+        } else {
+            match command.parse::<Action>() {
+                Ok(a) => Some(a),
+                Err(e) => {
+                    errors.push(format!("keys.\"{keys}\": {e}"));
+                    continue;
+                }
+            }
+        };
+        let mut k = 0;
+        bindings.retain(|b| {
+            k += 1;
+            let other = parse_keys(&b.keys).map_or(true, |ks| ks.first() != Some(&key));
+            if !other && k <= at {
+                // An earlier override of the same key goes too.
+                at -= 1;
+            }
+            other
+        });
+        if let Some(action) = action {
+            bindings.insert(
+                at,
+                Binding {
+                    context: Context::Global,
+                    keys: keys.clone().into(),
+                    action,
+                    help: format!(":{} (shaderstep.toml)", command.trim()).into(),
+                },
+            );
+            at += 1;
+        }
+    }
+    errors
 }
 
 /// The default key map. Context-specific bindings win over global ones.
 pub fn default_keymap() -> Vec<Binding> {
     use Action as A;
     use Context::{Code, Diagnostics, Global, Link, Passes, Shaders};
-    let b = |context, keys, action, help| Binding {
+    let b = |context, keys: &'static str, action, help: &'static str| Binding {
         context,
-        keys,
+        keys: keys.into(),
         action,
-        help,
+        help: help.into(),
     };
     vec![
         b(Global, "q", A::Quit, "quit"),
@@ -346,8 +402,12 @@ impl Keymap {
     pub fn new(bindings: &[Binding]) -> Self {
         let mut out = Vec::new();
         for b in bindings {
-            let keys = parse_keys(b.keys).expect("default key map is well-formed");
-            out.push((b.context, keys[0], b.action.clone()));
+            // Defaults are checked by a test; an override was parsed when it was applied.
+            let Ok(keys) = parse_keys(&b.keys) else {
+                continue;
+            };
+            let Some(&first) = keys.first() else { continue };
+            out.push((b.context, first, b.action.clone()));
         }
         Keymap { bindings: out }
     }
@@ -370,6 +430,34 @@ mod tests {
     use super::*;
 
     #[test]
+    fn overrides_replace_bind_and_unbind() {
+        let mut b = default_keymap();
+        let errors = apply_overrides(
+            &mut b,
+            &[
+                ("w".into(), "step lift".into()),
+                ("J".into(), "none".into()),
+                ("w".into(), "bottom".into()),
+                ("jj".into(), "top".into()),
+                ("x".into(), "frobnicate".into()),
+            ],
+        );
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(errors[0].contains("one key") && errors[1].contains("keys.\"x\""));
+        let map = Keymap::new(&b);
+        assert_eq!(
+            map.lookup(Context::Code, Key::plain(KeyCode::Char('w'))),
+            Some(&Action::Bottom),
+            "the last override of a key wins"
+        );
+        assert_eq!(
+            map.lookup(Context::Global, Key::plain(KeyCode::Char('J'))),
+            None
+        );
+        assert_eq!(b[0].keys, "w", "overrides come first");
+    }
+
+    #[test]
     fn key_notation_round_trips() {
         let keys = parse_keys("jj<C-d><Enter><lt><Space>:").unwrap();
         assert_eq!(keys.len(), 7);
@@ -384,7 +472,7 @@ mod tests {
         let map = default_keymap();
         let mut seen = std::collections::HashSet::new();
         for b in &map {
-            let keys = parse_keys(b.keys).unwrap();
+            let keys = parse_keys(&b.keys).unwrap();
             assert_eq!(keys.len(), 1, "{}", b.keys);
             assert!(seen.insert((b.context, keys[0])), "{} bound twice", b.keys);
         }

@@ -288,6 +288,7 @@ impl Runner {
                     (None, None) => Pipeline::preset(super::DEFAULT_PRESET)?,
                 };
                 inputs.external_path = config.external_path.clone();
+                inputs.keys = config.keys.clone();
                 inputs.front_ends = config.front_ends;
                 inputs.stages = self.stages.take();
                 let watched = watch(&inputs.roots, &inputs.files);

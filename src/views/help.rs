@@ -57,13 +57,13 @@ pub fn lines(keymap: &[Binding], t: &Theme) -> Vec<Line<'static>> {
         let key = b.keys.replace("<lt>", "<");
         match rows
             .iter_mut()
-            .find(|(_, h, c)| *h == b.help && *c == b.context)
+            .find(|(_, h, c)| *h == b.help.as_ref() && *c == b.context)
         {
             Some(row) => {
                 row.0.push(' ');
                 row.0.push_str(&key);
             }
-            None => rows.push((key, b.help, b.context)),
+            None => rows.push((key, b.help.as_ref(), b.context)),
         }
     }
     let mut lines = vec![Line::styled("Keys", t.title)];
