@@ -12,7 +12,9 @@
 //! and a variable stored once where that store dominates every load.
 //!
 //! It does not promote through access chains (`sroa` splits aggregates into variables this
-//! pass can take), nor variables passed to calls or copied with `OpCopyMemory`. A phi gets the
+//! pass can take), nor variables passed to calls or copied with `OpCopyMemory`. GLSL.std.450
+//! `Modf`/`Frexp` writing a local through their pointer operand become `ModfStruct`/
+//! `FrexpStruct` and a store first, so that the local is promoted. A phi gets the
 //! variable's debug name, so the promoted value keeps its name in the IR text.
 
 use spirv::Op;
@@ -419,6 +421,9 @@ pub fn mem2reg(m: &mut Module) -> Result<bool, String> {
         if m.functions()[k].is_declaration() {
             continue;
         }
+        // Modf/Frexp writing a local through a pointer: a struct result and a store instead,
+        // so that the local can be promoted.
+        changed |= super::qptr_lower::struct_out_params(m, k, true) == Some(true);
         let placeholder = Function::new(m.functions()[k].def.clone(), Vec::new());
         let mut f = std::mem::replace(m.function_at_mut(k), placeholder);
         let mut replace = Replacer::new();

@@ -601,9 +601,10 @@ pub struct Outcome {
 /// GLSL.std.450 `Modf` and `Frexp` write one of their results through a pointer, which
 /// qptr-lift cannot give a type back to. In function `fi` they become `ModfStruct` /
 /// `FrexpStruct`, an extract stored through the pointer and an extract that keeps the result
-/// id: the same values, and the pointer's only use a store. Returns whether it rewrote any;
-/// `None` when the module ran out of ids.
-fn struct_out_params(m: &mut Module, fi: usize) -> Option<bool> {
+/// id: the same values, and the pointer's only use a store. With `locals_only`, only where
+/// the pointer is into a `Function` variable (what `mem2reg` can then promote). Returns whether
+/// it rewrote any; `None` when the module ran out of ids.
+pub(crate) fn struct_out_params(m: &mut Module, fi: usize, locals_only: bool) -> Option<bool> {
     const MODF: u32 = 35;
     const FREXP: u32 = 51;
     let sets = ops::ExtSets::of(m);
@@ -618,7 +619,10 @@ fn struct_out_params(m: &mut Module, fi: usize) -> Option<bool> {
             };
             if sets.set(set) == Some(ops::OpSet::Glsl) && matches!(n, MODF | FREXP) {
                 if let ([_, x, p], Some(r), Some(t)) = (i.args.as_slice(), i.result, i.ty) {
-                    let (_, written) = pointer_of(m, f, *p)?;
+                    let (class, written) = pointer_of(m, f, *p)?;
+                    if locals_only && class != StorageClass::Function {
+                        continue;
+                    }
                     // Typed values only: a struct of the dialect's bit-vectors (after
                     // `untype`) is not one `assign-types` gives types back to.
                     let scalar = |ty: Id| {
@@ -649,15 +653,19 @@ fn struct_out_params(m: &mut Module, fi: usize) -> Option<bool> {
         let (both, second) = (m.fresh_id()?, m.fresh_id()?);
         let f = m.function_at_mut(fi);
         let at = f.blocks()[b].insts[pos];
-        *f.inst_mut(at) = Inst::new(
-            Op::ExtInst,
-            Some(pair),
-            Some(both),
-            vec![
-                Operand::IdRef(set),
-                Operand::LiteralExtInstInteger(n + 1),
-                Operand::IdRef(x),
-            ],
+        // Replaced, not edited in place: the function's map of values to instructions follows.
+        f.replace_inst(
+            at,
+            Inst::new(
+                Op::ExtInst,
+                Some(pair),
+                Some(both),
+                vec![
+                    Operand::IdRef(set),
+                    Operand::LiteralExtInstInteger(n + 1),
+                    Operand::IdRef(x),
+                ],
+            ),
         );
         let extract = |ty, id, k| {
             Inst::new(
@@ -696,7 +704,7 @@ pub fn qptr_lower(m: &mut Module, experimental: bool) -> Result<Outcome, String>
         // Out-parameters of Modf and Frexp as a struct and a store; undone when the function
         // is kept typed anyway.
         let before_rewrite = m.functions()[fi].clone();
-        let rewrote = struct_out_params(m, fi) == Some(true);
+        let rewrote = struct_out_params(m, fi, false) == Some(true);
         if let Err(why) = check(m, &m.functions()[fi], &names) {
             if rewrote {
                 *m.function_at_mut(fi) = before_rewrite;
