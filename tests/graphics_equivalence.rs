@@ -41,6 +41,41 @@ const PRESETS: [&str; 9] = [
 /// The presets the pairs are linked under, in both orders.
 const LINK_PRESETS: [&str; 2] = ["pipeline", "O"];
 
+/// The GLSL name of a type without the array.
+fn glsl(ty: &Ty) -> String {
+    let prefix = match ty.scalar {
+        Scalar::F32 => "",
+        Scalar::I32 => "i",
+        Scalar::U32 => "u",
+    };
+    if ty.cols > 1 {
+        if ty.cols == ty.comps {
+            format!("mat{}", ty.cols)
+        } else {
+            format!("mat{}x{}", ty.cols, ty.comps)
+        }
+    } else if ty.comps == 1 {
+        match ty.scalar {
+            Scalar::F32 => "float",
+            Scalar::I32 => "int",
+            Scalar::U32 => "uint",
+        }
+        .into()
+    } else {
+        format!("{prefix}vec{}", ty.comps)
+    }
+}
+
+/// The interpolation qualifiers a generated declaration of `v` needs (integers are flat).
+fn qualifiers(v: &Var) -> &'static str {
+    let int = v.members.is_none() && v.ty.scalar != Scalar::F32;
+    match (v.flat || int, v.noperspective) {
+        (true, _) => "flat ",
+        (false, true) => "noperspective ",
+        _ => "",
+    }
+}
+
 /// GLSL for the value of location `slot` written by the generated vertex shader: varying
 /// with the vertex unless `constant`.
 fn slot_value(ty: &Ty, slot: u32, constant: bool) -> String {
@@ -64,7 +99,7 @@ fn slot_value(ty: &Ty, slot: u32, constant: bool) -> String {
         len: None,
         ..ty.clone()
     };
-    format!("{}(({base}).{swizzle})", column.glsl())
+    format!("{}(({base}).{swizzle})", glsl(&column))
 }
 
 /// The value the generated vertex shader writes to a variable (or block member) of `ty` at
@@ -75,7 +110,7 @@ fn value_of(ty: &Ty, first: u32, constant: bool) -> String {
             let cols: Vec<String> = (0..ty.cols)
                 .map(|c| slot_value(ty, first + c, constant))
                 .collect();
-            format!("{}({})", ty.glsl(), cols.join(", "))
+            format!("{}({})", glsl(ty), cols.join(", "))
         } else {
             slot_value(ty, first, constant)
         }
@@ -83,7 +118,7 @@ fn value_of(ty: &Ty, first: u32, constant: bool) -> String {
     match ty.len {
         Some(l) => {
             let items: Vec<String> = (0..l).map(|i| element(first + i * ty.cols)).collect();
-            format!("{}[{l}]({})", ty.glsl(), items.join(", "))
+            format!("{}[{l}]({})", glsl(ty), items.join(", "))
         }
         None => element(first),
     }
@@ -116,8 +151,8 @@ fn declare(n: usize, v: &Var, inout: &str, decls: &mut String) -> Vec<(String, T
             *decls += &format!(
                 "layout(location = {}) {}{inout} {} v{n}{};\n",
                 v.location,
-                v.qualifiers(),
-                v.ty.glsl(),
+                qualifiers(v),
+                glsl(&v.ty),
                 array(&v.ty)
             );
             vec![(format!("v{n}"), v.ty.clone())]
@@ -128,13 +163,13 @@ fn declare(n: usize, v: &Var, inout: &str, decls: &mut String) -> Vec<(String, T
                 .enumerate()
                 .map(|(j, t)| {
                     let flat = if t.scalar == Scalar::F32 { "" } else { "flat " };
-                    format!("{flat}{} m{j}{};", t.glsl(), array(t))
+                    format!("{flat}{} m{j}{};", glsl(t), array(t))
                 })
                 .collect();
             *decls += &format!(
                 "layout(location = {}) {}{inout} Block{n} {{ {} }} b{n};\n",
                 v.location,
-                v.qualifiers(),
+                qualifiers(v),
                 fields.join(" ")
             );
             members
@@ -194,7 +229,7 @@ fn fragment_for(vs: &Stage, drop_last: bool) -> String {
                 }
                 decls += &format!(
                     "layout(location = {attachment}) out {} o{attachment};\n",
-                    column.glsl()
+                    glsl(&column)
                 );
                 body += &format!("    o{attachment} = {x};\n");
                 attachment += 1;

@@ -12,7 +12,7 @@ use std::process::Command;
 
 use ash::vk;
 use common::{glslang, spv_words as words, temp_dir};
-use shaderstep::pipeline::gpu::{Attachment, Descriptor, Draw, Gpu, Resource};
+use shaderstep::pipeline::gpu::{Attachment, Descriptor, Draw, Gpu, Resource, Setup};
 use shaderstep::pipeline::link::state::{Encoding, Format};
 
 fn vk_format(name: &str) -> vk::Format {
@@ -186,24 +186,28 @@ fn draw_case(gpu: &Gpu, dir: &Path, case: &Case, n: usize) {
         .draw(&Draw {
             vs: &words(&vs),
             fs: &words(&fs),
+            vs_entry: "",
+            fs_entry: "",
             size,
-            vertex_buffers: vec![
-                (0, stride0, false, vb0.clone()),
-                (1, stride1, true, vb1.clone()),
-            ],
-            attributes: vec![
-                (0, 0, vk_format(case.pos), 0),
-                (1, 0, vk_format(case.color), pos_bytes),
-                (2, 1, vk_format(case.tint), 0),
-            ],
-            colors: vec![Some(Attachment {
-                format: vk_format(case.target),
-                texel_bytes: target.size_bits() / 8,
-                mask: vk::ColorComponentFlags::RGBA,
-            })],
-            vertices: VERTICES,
-            instances: INSTANCES,
-            ..Default::default()
+            setup: &Setup {
+                vertex_buffers: vec![
+                    (0, stride0, false, vb0.clone()),
+                    (1, stride1, true, vb1.clone()),
+                ],
+                attributes: vec![
+                    (0, 0, vk_format(case.pos), 0),
+                    (1, 0, vk_format(case.color), pos_bytes),
+                    (2, 1, vk_format(case.tint), 0),
+                ],
+                colors: vec![Some(Attachment {
+                    format: vk_format(case.target),
+                    texel_bytes: target.size_bits() / 8,
+                    mask: vk::ColorComponentFlags::RGBA,
+                })],
+                vertices: VERTICES,
+                instances: INSTANCES,
+                ..Default::default()
+            },
         })
         .unwrap_or_else(|e| panic!("fixed-function draw of {}: {e}", case.target))
         .colors
@@ -235,30 +239,32 @@ fn draw_case(gpu: &Gpu, dir: &Path, case: &Case, n: usize) {
             .draw(&Draw {
                 vs: &words(&out.join("p.vert.spv")),
                 fs: &words(&out.join("p.frag.spv")),
+                vs_entry: "",
+                fs_entry: "",
                 size,
-                vertex_buffers: vec![],
-                attributes: vec![],
-                descriptors: [vb0.clone(), vb1.clone()]
-                    .into_iter()
-                    .enumerate()
-                    .map(|(binding, bytes)| Descriptor {
-                        set: 0,
-                        binding: binding as u32,
-                        count: 1,
-                        resource: Resource::Buffer {
-                            storage: true,
-                            bytes,
-                        },
-                    })
-                    .collect(),
-                colors: vec![Some(Attachment {
-                    format: vk_format(export),
-                    texel_bytes: target.words() * 4,
-                    mask: vk::ColorComponentFlags::RGBA,
-                })],
-                vertices: VERTICES,
-                instances: INSTANCES,
-                ..Default::default()
+                setup: &Setup {
+                    descriptors: [vb0.clone(), vb1.clone()]
+                        .into_iter()
+                        .enumerate()
+                        .map(|(binding, bytes)| Descriptor {
+                            set: 0,
+                            binding: binding as u32,
+                            count: 1,
+                            resource: Resource::Buffer {
+                                storage: true,
+                                bytes,
+                            },
+                        })
+                        .collect(),
+                    colors: vec![Some(Attachment {
+                        format: vk_format(export),
+                        texel_bytes: target.words() * 4,
+                        mask: vk::ColorComponentFlags::RGBA,
+                    })],
+                    vertices: VERTICES,
+                    instances: INSTANCES,
+                    ..Default::default()
+                },
             })
             .unwrap_or_else(|e| panic!("glued draw: {e}"))
             .colors

@@ -13,7 +13,7 @@
 
 use spirv::ExecutionModel;
 
-use super::gpu::reflect::{covers, difference, reflect, setup, FILLS};
+use super::gpu::reflect::{covers, difference, mixed, reflect, setup, FILLS};
 use super::gpu::{Binding, Gpu, Layout, BUFFER_SIZE};
 use super::validate::spirv_of;
 use super::Run;
@@ -68,25 +68,13 @@ impl BisectRun {
     }
 }
 
-/// The bytes a binding starts with: `data` repeated to fill it, or the fixed pattern (small
-/// integers every fourth word, where counts and indices usually live; floats elsewhere).
+/// The bytes a binding starts with: `data` repeated to fill it, or the fixed pattern the
+/// graphics draws use too (`reflect::mixed`: small integers every fourth word, where counts and
+/// indices usually live; floats elsewhere), different per binding.
 pub fn initial_bytes(b: &Binding, data: Option<&[u8]>) -> Vec<u8> {
     match data {
         Some(d) if !d.is_empty() => d.iter().copied().cycle().take(BUFFER_SIZE).collect(),
-        _ => (0..BUFFER_SIZE as u32 / 4)
-            .flat_map(|i| {
-                let small = i
-                    .wrapping_mul(2654435761)
-                    .wrapping_add(b.binding * 7 + b.set)
-                    % 13;
-                let word = if i % 4 == 0 {
-                    small
-                } else {
-                    (0.25 * small as f32 - 1.5).to_bits()
-                };
-                word.to_le_bytes()
-            })
-            .collect(),
+        _ => mixed(b.set * 16 + b.binding, BUFFER_SIZE / 4),
     }
 }
 

@@ -338,22 +338,7 @@ impl Gpu {
                 .ty(vk::DescriptorType::UNIFORM_BUFFER)
                 .descriptor_count(64),
         ];
-        let pool = d
-            .create_descriptor_pool(
-                &vk::DescriptorPoolCreateInfo::default()
-                    .max_sets(max_set + 1)
-                    .pool_sizes(&sizes),
-                None,
-            )
-            .map_err(|e| err("descriptor pool", e))?;
-        c.pools.push(pool);
-        let sets = d
-            .allocate_descriptor_sets(
-                &vk::DescriptorSetAllocateInfo::default()
-                    .descriptor_pool(pool)
-                    .set_layouts(&set_layouts),
-            )
-            .map_err(|e| err("descriptor sets", e))?;
+        let sets = self.descriptor_sets(d, c, &sizes, &set_layouts)?;
         let infos: Vec<[vk::DescriptorBufferInfo; 1]> = c
             .buffers
             .iter()
@@ -524,15 +509,10 @@ pub struct Attachment {
     pub mask: vk::ColorComponentFlags,
 }
 
-/// One draw call of a graphics pipeline.
-#[derive(Default)]
-pub struct Draw<'a> {
-    pub vs: &'a [u32],
-    pub fs: &'a [u32],
-    /// Entry point names; empty means `main`.
-    pub vs_entry: &'a str,
-    pub fs_entry: &'a str,
-    pub size: (u32, u32),
+/// What a draw feeds its shaders and where it draws: vertex input, descriptors, push
+/// constants and colour attachments; the same for a shader pair before and after its passes.
+#[derive(Clone, Default)]
+pub struct Setup {
     /// Fixed-function vertex buffers: (binding, stride, per instance, bytes).
     pub vertex_buffers: Vec<(u32, u32, bool, Vec<u8>)>,
     /// Fixed-function attributes: (location, binding, format, offset).
@@ -545,6 +525,17 @@ pub struct Draw<'a> {
     pub colors: Vec<Option<Attachment>>,
     pub vertices: u32,
     pub instances: u32,
+}
+
+/// One draw call of a graphics pipeline.
+pub struct Draw<'a> {
+    pub vs: &'a [u32],
+    pub fs: &'a [u32],
+    /// Entry point names; empty means `main`.
+    pub vs_entry: &'a str,
+    pub fs_entry: &'a str,
+    pub size: (u32, u32),
+    pub setup: &'a Setup,
 }
 
 /// What a draw left: each colour attachment's texels (row by row, in location order, `None`
@@ -564,6 +555,31 @@ impl Gpu {
         let result = unsafe { self.draw_inner(d, draw, &mut cleanup) };
         unsafe { self.clean(&mut cleanup) };
         result
+    }
+
+    /// One descriptor set per layout, from a pool of `sizes`.
+    unsafe fn descriptor_sets(
+        &self,
+        d: &ash::Device,
+        c: &mut Cleanup,
+        sizes: &[vk::DescriptorPoolSize],
+        set_layouts: &[vk::DescriptorSetLayout],
+    ) -> Result<Vec<vk::DescriptorSet>, String> {
+        let pool = d
+            .create_descriptor_pool(
+                &vk::DescriptorPoolCreateInfo::default()
+                    .max_sets(set_layouts.len() as u32)
+                    .pool_sizes(sizes),
+                None,
+            )
+            .map_err(|e| format!("descriptor pool: {e}"))?;
+        c.pools.push(pool);
+        d.allocate_descriptor_sets(
+            &vk::DescriptorSetAllocateInfo::default()
+                .descriptor_pool(pool)
+                .set_layouts(set_layouts),
+        )
+        .map_err(|e| format!("descriptor sets: {e}"))
     }
 
     /// A primary command buffer, recording.
@@ -758,7 +774,7 @@ impl Gpu {
         let mut color_refs = Vec::new();
         let mut views = Vec::new();
         let mut blend_attachments = Vec::new();
-        for a in &draw.colors {
+        for a in &draw.setup.colors {
             let Some(a) = a else {
                 color_refs
                     .push(vk::AttachmentReference::default().attachment(vk::ATTACHMENT_UNUSED));
@@ -822,7 +838,7 @@ impl Gpu {
             .map_err(|e| err("framebuffer", e))?;
         c.framebuffers.push(framebuffer);
         let mut vertex = Vec::new();
-        for (binding, _, _, bytes) in &draw.vertex_buffers {
+        for (binding, _, _, bytes) in &draw.setup.vertex_buffers {
             let (b, _) = self.host_buffer(d, c, vk::BufferUsageFlags::VERTEX_BUFFER, bytes, 0)?;
             vertex.push((*binding, b));
         }
@@ -853,7 +869,7 @@ impl Gpu {
             }
             b
         };
-        for desc in &draw.descriptors {
+        for desc in &draw.setup.descriptors {
             let (mut buffers, mut images) = (Vec::new(), Vec::new());
             for k in 0..desc.count {
                 match &desc.resource {
@@ -923,6 +939,7 @@ impl Gpu {
         };
         // One set layout per set number, empty ones for gaps.
         let set_count = draw
+            .setup
             .descriptors
             .iter()
             .map(|s| s.set + 1)
@@ -931,6 +948,7 @@ impl Gpu {
         let mut set_layouts = Vec::new();
         for set in 0..set_count {
             let bindings: Vec<vk::DescriptorSetLayoutBinding> = draw
+                .setup
                 .descriptors
                 .iter()
                 .filter(|s| s.set == set)
@@ -953,12 +971,12 @@ impl Gpu {
         }
         let push_ranges = [vk::PushConstantRange::default()
             .stage_flags(vk::ShaderStageFlags::ALL_GRAPHICS)
-            .size(draw.push.len() as u32)];
+            .size(draw.setup.push.len() as u32)];
         let layout = d
             .create_pipeline_layout(
                 &vk::PipelineLayoutCreateInfo::default()
                     .set_layouts(&set_layouts)
-                    .push_constant_ranges(if draw.push.is_empty() {
+                    .push_constant_ranges(if draw.setup.push.is_empty() {
                         &[]
                     } else {
                         &push_ranges
@@ -990,6 +1008,7 @@ impl Gpu {
                 .name(&fs_name),
         ];
         let bindings: Vec<vk::VertexInputBindingDescription> = draw
+            .setup
             .vertex_buffers
             .iter()
             .map(|(b, stride, instance, _)| {
@@ -1004,6 +1023,7 @@ impl Gpu {
             })
             .collect();
         let attributes: Vec<vk::VertexInputAttributeDescription> = draw
+            .setup
             .attributes
             .iter()
             .map(|(l, b, f, o)| {
@@ -1075,6 +1095,7 @@ impl Gpu {
                 .iter()
                 .map(|&t| {
                     let n: u32 = draw
+                        .setup
                         .descriptors
                         .iter()
                         .filter(|s| kind(&s.resource) == t)
@@ -1085,23 +1106,9 @@ impl Gpu {
                         .descriptor_count(n.max(1))
                 })
                 .collect();
-            let pool = d
-                .create_descriptor_pool(
-                    &vk::DescriptorPoolCreateInfo::default()
-                        .max_sets(set_count)
-                        .pool_sizes(&sizes),
-                    None,
-                )
-                .map_err(|e| err("descriptor pool", e))?;
-            c.pools.push(pool);
-            let sets = d
-                .allocate_descriptor_sets(
-                    &vk::DescriptorSetAllocateInfo::default()
-                        .descriptor_pool(pool)
-                        .set_layouts(&set_layouts),
-                )
-                .map_err(|e| err("descriptor sets", e))?;
+            let sets = self.descriptor_sets(d, c, &sizes, &set_layouts)?;
             let writes: Vec<vk::WriteDescriptorSet> = draw
+                .setup
                 .descriptors
                 .iter()
                 .enumerate()
@@ -1190,16 +1197,16 @@ impl Gpu {
         if !sets.is_empty() {
             d.cmd_bind_descriptor_sets(cmd, vk::PipelineBindPoint::GRAPHICS, layout, 0, &sets, &[]);
         }
-        if !draw.push.is_empty() {
+        if !draw.setup.push.is_empty() {
             d.cmd_push_constants(
                 cmd,
                 layout,
                 vk::ShaderStageFlags::ALL_GRAPHICS,
                 0,
-                &draw.push,
+                &draw.setup.push,
             );
         }
-        d.cmd_draw(cmd, draw.vertices, draw.instances, 0, 0);
+        d.cmd_draw(cmd, draw.setup.vertices, draw.setup.instances, 0, 0);
         d.cmd_end_render_pass(cmd);
         for &(image, buffer, _, _) in &targets {
             d.cmd_copy_image_to_buffer(

@@ -12,6 +12,7 @@ use ash::vk;
 use rspirv::dr::{self, Operand};
 use spirv::{Decoration, ExecutionModel, Op, StorageClass};
 
+pub use super::Setup;
 use super::{Attachment, Descriptor, Draw, Gpu, Rendered, Resource, BUFFER_SIZE, TEXTURE_SIZE};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,31 +36,6 @@ impl Ty {
     pub fn slots(&self) -> u32 {
         self.len.unwrap_or(1) * self.cols
     }
-
-    /// The GLSL name of the type without the array.
-    pub fn glsl(&self) -> String {
-        let prefix = match self.scalar {
-            Scalar::F32 => "",
-            Scalar::I32 => "i",
-            Scalar::U32 => "u",
-        };
-        if self.cols > 1 {
-            if self.cols == self.comps {
-                format!("mat{}", self.cols)
-            } else {
-                format!("mat{}x{}", self.cols, self.comps)
-            }
-        } else if self.comps == 1 {
-            match self.scalar {
-                Scalar::F32 => "float",
-                Scalar::I32 => "int",
-                Scalar::U32 => "uint",
-            }
-            .into()
-        } else {
-            format!("{prefix}vec{}", self.comps)
-        }
-    }
 }
 
 /// A user-defined input or output.
@@ -72,17 +48,6 @@ pub struct Var {
     pub members: Option<Vec<Ty>>,
     pub flat: bool,
     pub noperspective: bool,
-}
-
-impl Var {
-    pub fn qualifiers(&self) -> &'static str {
-        let int = self.members.is_none() && self.ty.scalar != Scalar::F32;
-        match (self.flat || int, self.noperspective) {
-            (true, _) => "flat ",
-            (false, true) => "noperspective ",
-            _ => "",
-        }
-    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -475,18 +440,6 @@ pub fn mask(comps: u32) -> vk::ColorComponentFlags {
     .fold(vk::ColorComponentFlags::empty(), |a, b| a | b)
 }
 
-/// The resources, vertex input and attachments of a draw; the shaders are set per draw.
-#[derive(Clone)]
-pub struct Setup {
-    pub vertex_buffers: Vec<(u32, u32, bool, Vec<u8>)>,
-    pub attributes: Vec<(u32, u32, vk::Format, u32)>,
-    pub descriptors: Vec<Descriptor>,
-    pub push: Vec<u8>,
-    pub colors: Vec<Option<Attachment>>,
-    pub vertices: u32,
-    pub instances: u32,
-}
-
 pub const SIZE: (u32, u32) = (24, 24);
 
 pub fn setup(
@@ -638,13 +591,7 @@ impl Setup {
             vs_entry,
             fs_entry,
             size: SIZE,
-            vertex_buffers: self.vertex_buffers.clone(),
-            attributes: self.attributes.clone(),
-            descriptors: self.descriptors.clone(),
-            push: self.push.clone(),
-            colors: self.colors.clone(),
-            vertices: self.vertices,
-            instances: self.instances,
+            setup: self,
         })
     }
 }

@@ -346,57 +346,57 @@ pub fn check_interface(producer: &Module, consumer: &Module) -> Vec<Diagnostic> 
                 Some(_) => {}
             }
         }
-        let kind = |out: &Var| {
-            if out.ty.starts_with('[') || input.ty.starts_with('[') {
+        // A type that differs, or an input written in part beside an output at its own slot:
+        // an error naming both variables. The spec requires every word of an input written.
+        let partly = unwritten.len() < input.words.len();
+        let conflict = match mismatch {
+            Some((l, c, wt, t, out)) => {
+                Some((out, format!("location {l} component {c}: {wt} against {t}")))
+            }
+            None if partly => by_slot
+                .get(&input.slot)
+                .zip(unwritten.first())
+                .map(|(out, (l, c))| (*out, format!("location {l} component {c} is not written"))),
+            None => None,
+        };
+        if let Some((out, detail)) = conflict {
+            let kind = if out.ty.starts_with('[') || input.ty.starts_with('[') {
                 "array size or type"
             } else {
                 "type"
-            }
-        };
-        if let Some((l, c, wt, t, out)) = mismatch {
+            };
             diags.push(Diagnostic::new(
                 Severity::Error,
                 format!(
-                    "{} mismatch at {}: output {} is {} but input {} is {} (location {l} component {c}: {wt} against {t})",
-                    kind(out), input.slot, out.name, out.ty, input.name, input.ty
+                    "{kind} mismatch at {}: output {} is {} but input {} is {} ({detail})",
+                    input.slot, out.name, out.ty, input.name, input.ty
                 ),
             ));
             continue;
         }
-        // Partly written: the spec requires every word of an input to be written. Wholly
-        // unwritten: its value is undefined, which is legal.
-        let partly = unwritten.len() < input.words.len();
-        match (unwritten.first(), by_slot.get(&input.slot)) {
-            (None, _) => {}
-            (Some((l, c)), Some(out)) if partly => {
-                diags.push(Diagnostic::new(
-                    Severity::Error,
-                    format!(
-                        "{} mismatch at {}: output {} is {} but input {} is {} (location {l} component {c} is not written)",
-                        kind(out), input.slot, out.name, out.ty, input.name, input.ty
-                    ),
-                ));
-                continue;
-            }
-            (Some(_), _) => {
-                let at = if partly {
-                    let parts: Vec<String> = unwritten
-                        .iter()
-                        .map(|(l, c)| format!("location {l} component {c}"))
-                        .collect();
-                    format!(" at {}", parts.join(", "))
+        // Not written at all: its value is undefined, which is legal; in part: an error.
+        if !unwritten.is_empty() {
+            let at = if partly {
+                let parts: Vec<String> = unwritten
+                    .iter()
+                    .map(|(l, c)| format!("location {l} component {c}"))
+                    .collect();
+                format!(" at {}", parts.join(", "))
+            } else {
+                String::new()
+            };
+            diags.push(Diagnostic::new(
+                if partly {
+                    Severity::Error
                 } else {
-                    String::new()
-                };
-                diags.push(Diagnostic::new(
-                    if partly { Severity::Error } else { Severity::Warning },
-                    format!(
-                        "input {} ({}, {}) is not written by the earlier stage{at}: its value is undefined",
-                        input.name, input.slot, input.ty
-                    ),
-                ));
-                continue;
-            }
+                    Severity::Warning
+                },
+                format!(
+                    "input {} ({}, {}) is not written by the earlier stage{at}: its value is undefined",
+                    input.name, input.slot, input.ty
+                ),
+            ));
+            continue;
         }
         if let Some(out) = by_slot.get(&input.slot) {
             if out.interpolation != input.interpolation {
