@@ -9,6 +9,7 @@ pub mod func;
 pub mod fxhash;
 pub mod idmap;
 pub mod inst;
+pub mod listing;
 pub mod module;
 pub mod names;
 pub mod number;

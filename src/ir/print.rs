@@ -10,84 +10,29 @@ use std::fmt::Write;
 
 use super::func::Function;
 use super::inst::{Id, Inst};
+use super::listing::{Listing, ListingBuilder};
 use super::module::{Attribute, Module};
 use super::names::Names;
 use super::spirv::disasm::{generator_text, quote, Context};
 
-/// What a printed line shows, so views can map lines back to the IR.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum LineKind {
-    Comment,
-    Blank,
-    /// A module-level instruction.
-    Global {
-        result: Option<Id>,
-    },
-    /// `OpFunction` … `OpFunctionEnd`.
-    FunctionHeader {
-        func: Id,
-    },
-    Label {
-        func: Id,
-        block: Id,
-    },
-    Inst {
-        func: Id,
-        block: Id,
-        result: Option<Id>,
-    },
-    FunctionEnd {
-        func: Id,
-    },
-}
-
-#[derive(Clone, Debug)]
-pub struct Line {
-    pub text: String,
-    pub kind: LineKind,
-}
-
 pub fn print(m: &Module) -> String {
-    let mut out = String::new();
-    for line in print_lines(m) {
-        out.push_str(&line.text);
-        out.push('\n');
-    }
-    out
+    listing(m).text()
 }
 
-pub fn print_lines(m: &Module) -> Vec<Line> {
+/// The IR text form, with what each line holds.
+pub fn listing(m: &Module) -> Listing {
     let cx = Context::new(m, Names::for_module(m));
-    let mut lines = Vec::with_capacity(m.inst_count() + 32);
-    let comment = |lines: &mut Vec<Line>, text: String| {
-        lines.push(Line {
-            text,
-            kind: LineKind::Comment,
-        })
-    };
-    comment(&mut lines, "; shaderstep IR".into());
-    comment(
-        &mut lines,
-        format!("; Version: {}.{}", m.header.version.0, m.header.version.1),
-    );
-    comment(
-        &mut lines,
-        format!("; Generator: {}", generator_text(m.header.generator)),
-    );
-    let global = |lines: &mut Vec<Line>, inst: &Inst| {
-        lines.push(Line {
-            text: inst_text(&cx, inst),
-            kind: LineKind::Global {
-                result: inst.result,
-            },
-        });
-        if let Some(text) = attribute_line(m, &cx, inst.result, "") {
-            lines.push(Line {
-                text,
-                kind: LineKind::Comment,
-            });
-        }
-    };
+    let mut out = ListingBuilder::with_capacity(m.inst_count() + 32);
+    out.note("; shaderstep IR".into());
+    out.note(format!(
+        "; Version: {}.{}",
+        m.header.version.0, m.header.version.1
+    ));
+    out.note(format!(
+        "; Generator: {}",
+        generator_text(m.header.generator)
+    ));
+    let mut ids = Vec::new();
     for (title, section) in [
         ("", m.preamble.as_slice()),
         ("", &m.entry_points),
@@ -100,27 +45,44 @@ pub fn print_lines(m: &Module) -> Vec<Line> {
             continue;
         }
         if !title.is_empty() {
-            lines.push(Line {
-                text: String::new(),
-                kind: LineKind::Blank,
-            });
-            comment(&mut lines, format!("; {title}"));
+            out.note(String::new());
+            out.note(format!("; {title}"));
         }
         for inst in section {
-            global(&mut lines, inst);
+            inst_line(&mut out, m, &cx, inst, "", &mut ids);
         }
     }
     for f in m.functions() {
-        lines.push(Line {
-            text: String::new(),
-            kind: LineKind::Blank,
-        });
-        print_function(m, &cx, f, &mut lines);
+        out.note(String::new());
+        print_function(m, &cx, f, &mut out, &mut ids);
     }
     for inst in &m.trailing_debug {
-        global(&mut lines, inst);
+        inst_line(&mut out, m, &cx, inst, "", &mut ids);
     }
-    lines
+    out.finish()
+}
+
+/// The line of one instruction, and the `; @…` line of its attribute if it has one.
+fn inst_line(
+    out: &mut ListingBuilder,
+    m: &Module,
+    cx: &Context,
+    inst: &Inst,
+    indent: &str,
+    ids: &mut Vec<Id>,
+) {
+    out.line_info(inst);
+    ids.clear();
+    cx.body_ids(inst, ids);
+    out.push(
+        format!("{indent}{}", inst_text(cx, inst)),
+        inst.result,
+        ids,
+        &[],
+    );
+    if let Some(text) = attribute_line(m, cx, inst.result, indent) {
+        out.push(text, None, &[], &[]);
+    }
 }
 
 /// The `; @…` line of an id's attribute, if it has one.
@@ -142,33 +104,26 @@ fn inst_text(cx: &Context, inst: &Inst) -> String {
     }
 }
 
-fn print_function(m: &Module, cx: &Context, f: &Function, lines: &mut Vec<Line>) {
+fn print_function(
+    m: &Module,
+    cx: &Context,
+    f: &Function,
+    out: &mut ListingBuilder,
+    ids: &mut Vec<Id>,
+) {
     let func = f.id();
-    lines.push(Line {
-        text: format!("; function {}", cx.id(func)),
-        kind: LineKind::Comment,
-    });
+    out.enter_function(func);
+    out.note(format!("; function {}", cx.id(func)));
     for l in &f.leading_debug {
-        lines.push(Line {
-            text: inst_text(cx, l),
-            kind: LineKind::FunctionHeader { func },
-        });
+        inst_line(out, m, cx, l, "", ids);
     }
-    lines.push(Line {
-        text: inst_text(cx, &f.def),
-        kind: LineKind::FunctionHeader { func },
-    });
-    if let Some(text) = attribute_line(m, cx, f.def.result, "") {
-        lines.push(Line {
-            text,
-            kind: LineKind::FunctionHeader { func },
-        });
-    }
+    inst_line(out, m, cx, &f.def, "", ids);
+    // Parameters carry no attribute lines (`parse` would not read them back there).
     for p in f.params.iter().chain(&f.prologue_debug) {
-        lines.push(Line {
-            text: format!("    {}", inst_text(cx, p)),
-            kind: LineKind::FunctionHeader { func },
-        });
+        out.line_info(p);
+        ids.clear();
+        cx.body_ids(p, ids);
+        out.push(format!("    {}", inst_text(cx, p)), p.result, ids, &[]);
     }
     let cfg = f.cfg();
     let mut open_merges: Vec<Id> = Vec::new();
@@ -176,71 +131,36 @@ fn print_function(m: &Module, cx: &Context, f: &Function, lines: &mut Vec<Line>)
         if let Some(pos) = open_merges.iter().position(|m| *m == b.label) {
             open_merges.truncate(pos);
         }
+        out.enter_block(b.label);
         let indent = "  ".repeat(open_merges.len());
         let mut label = format!("{indent}{} = OpLabel", cx.id(b.label));
-        let preds: Vec<String> = cfg.preds[bi]
-            .iter()
-            .map(|p| cx.id(cfg.labels[*p]))
-            .collect();
+        let preds: Vec<Id> = cfg.preds[bi].iter().map(|p| cfg.labels[*p]).collect();
         let note = if bi == 0 {
             "entry".to_string()
         } else if !cfg.reachable(bi) {
             "unreachable".to_string()
         } else {
-            format!("preds {}", preds.join(" "))
+            let names: Vec<String> = preds.iter().map(|p| cx.id(*p)).collect();
+            format!("preds {}", names.join(" "))
         };
         let pad = 40usize.saturating_sub(label.chars().count()).max(1);
         let _ = write!(label, "{}; {note}", " ".repeat(pad));
-        lines.push(Line {
-            text: label,
-            kind: LineKind::Label {
-                func,
-                block: b.label,
-            },
-        });
+        let mentioned = if bi == 0 || !cfg.reachable(bi) {
+            &[][..]
+        } else {
+            &preds[..]
+        };
+        out.push(label, Some(b.label), &[], mentioned);
         let body_indent = format!("{indent}    ");
         for inst in f.block_insts(bi) {
-            lines.push(Line {
-                text: format!("{body_indent}{}", inst_text(cx, inst)),
-                kind: LineKind::Inst {
-                    func,
-                    block: b.label,
-                    result: inst.result,
-                },
-            });
-            if let Some(text) = attribute_line(m, cx, inst.result, &body_indent) {
-                lines.push(Line {
-                    text,
-                    kind: LineKind::Inst {
-                        func,
-                        block: b.label,
-                        result: inst.result,
-                    },
-                });
-            }
+            inst_line(out, m, cx, inst, &body_indent, ids);
         }
         if let Some(merge) = &b.merge {
-            lines.push(Line {
-                text: format!("{body_indent}{}", inst_text(cx, &merge.to_inst())),
-                kind: LineKind::Inst {
-                    func,
-                    block: b.label,
-                    result: None,
-                },
-            });
+            inst_line(out, m, cx, &merge.to_inst(), &body_indent, ids);
             open_merges.push(merge.merge_block());
         }
-        lines.push(Line {
-            text: format!("{body_indent}{}", inst_text(cx, f.terminator(bi))),
-            kind: LineKind::Inst {
-                func,
-                block: b.label,
-                result: None,
-            },
-        });
+        inst_line(out, m, cx, f.terminator(bi), &body_indent, ids);
     }
-    lines.push(Line {
-        text: "OpFunctionEnd".into(),
-        kind: LineKind::FunctionEnd { func },
-    });
+    out.note("OpFunctionEnd".into());
+    out.leave_function(cx.names.get(func));
 }

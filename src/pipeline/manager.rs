@@ -9,8 +9,9 @@ use super::link::glue::Placement;
 use super::link::state::PipelineState;
 use super::pass::{Changed, Diagnostic, Pass, PassCx, Preserves, Severity};
 use super::registry;
+use crate::ir::listing::Listing;
 use crate::ir::module::Replacement;
-use crate::ir::spirv::disasm::{disassemble, DisasmOptions};
+use crate::ir::spirv::disasm::{listing, DisasmOptions};
 use crate::ir::spirv::write;
 use crate::ir::{print, Module};
 
@@ -34,6 +35,8 @@ pub struct Step {
     pub preview: Vec<&'static str>,
     /// Values the pass replaced by others (`old → new`), for a value's history.
     pub replacements: Vec<Replacement>,
+    ir_listing: OnceLock<Arc<Listing>>,
+    spirv_listing: OnceLock<Arc<Listing>>,
     ir_text: OnceLock<Arc<str>>,
     spirv_text: OnceLock<Arc<str>>,
 }
@@ -42,14 +45,28 @@ impl Step {
     /// The IR text form of this step's module.
     pub fn ir_text(&self) -> Arc<str> {
         self.ir_text
-            .get_or_init(|| print::print(&self.module).into())
+            .get_or_init(|| self.ir_listing().text().into())
             .clone()
     }
 
     /// The `spirv-dis` style disassembly of this step's module.
     pub fn spirv_text(&self) -> Arc<str> {
         self.spirv_text
-            .get_or_init(|| disassemble(&self.module, &DisasmOptions::default()).into())
+            .get_or_init(|| self.spirv_listing().text().into())
+            .clone()
+    }
+
+    /// The IR text form, with what each line holds.
+    pub fn ir_listing(&self) -> Arc<Listing> {
+        self.ir_listing
+            .get_or_init(|| Arc::new(print::listing(&self.module)))
+            .clone()
+    }
+
+    /// The disassembly, with what each line holds.
+    pub fn spirv_listing(&self) -> Arc<Listing> {
+        self.spirv_listing
+            .get_or_init(|| Arc::new(listing(&self.module, &DisasmOptions::default())))
             .clone()
     }
 
@@ -99,6 +116,7 @@ impl Run {
         let Some(first) = self.steps.first() else {
             return;
         };
+        let plain = Arc::new(Listing::plain(&text));
         let step = Step {
             pass: SOURCE_STEP,
             module: first.module.clone(),
@@ -109,6 +127,8 @@ impl Run {
             error: None,
             preview: first.preview.clone(),
             replacements: Vec::new(),
+            ir_listing: OnceLock::from(plain.clone()),
+            spirv_listing: OnceLock::from(plain),
             ir_text: OnceLock::from(text.clone()),
             spirv_text: OnceLock::from(text),
         };
@@ -152,6 +172,8 @@ impl Run {
             diagnostics,
             error,
             replacements,
+            ir_listing: OnceLock::new(),
+            spirv_listing: OnceLock::new(),
             ir_text: OnceLock::new(),
             spirv_text: OnceLock::new(),
         });
@@ -570,6 +592,8 @@ impl Pipeline {
                 error: error.clone(),
                 preview,
                 replacements,
+                ir_listing: OnceLock::new(),
+                spirv_listing: OnceLock::new(),
                 ir_text: OnceLock::new(),
                 spirv_text: OnceLock::new(),
             });

@@ -9,6 +9,7 @@ use spirv::Op;
 use super::grammar;
 use crate::ir::fxhash::FxHashMap;
 use crate::ir::inst::{Id, Inst, Opd};
+use crate::ir::listing::{Listing, ListingBuilder};
 use crate::ir::module::Module;
 use crate::ir::names::Names;
 use crate::ir::number::{format_number, ScalarKind};
@@ -167,6 +168,25 @@ impl Context {
         Some(s)
     }
 
+    /// The ids the body of `inst` prints (`dialect_body` where it has one, else
+    /// `format_body`), in the order they appear.
+    pub fn body_ids(&self, inst: &Inst, out: &mut Vec<Id>) {
+        let dialect = ops::for_inst(inst, &self.sets).filter(|o| o.set == ops::OpSet::Dialect);
+        let skip = match dialect {
+            Some(info) => {
+                if info.typed {
+                    out.extend(inst.ty);
+                }
+                2
+            }
+            None => {
+                out.extend(inst.ty);
+                0
+            }
+        };
+        out.extend(inst.operands().skip(skip).filter_map(Opd::id));
+    }
+
     pub fn id(&self, id: Id) -> String {
         format!("%{}", self.names.get(id))
     }
@@ -310,29 +330,88 @@ impl Default for DisasmOptions {
 }
 
 pub fn disassemble(m: &Module, opts: &DisasmOptions) -> String {
+    listing(m, opts).text()
+}
+
+/// The disassembly, with what each line holds.
+pub fn listing(m: &Module, opts: &DisasmOptions) -> Listing {
     let names = if opts.raw_ids {
         Names::raw()
     } else {
         Names::for_module(m)
     };
     let cx = Context::new(m, names);
-    let mut out = String::new();
+    let mut out = ListingBuilder::with_capacity(m.inst_count() + 8);
     if opts.header {
-        let _ = writeln!(out, "; SPIR-V");
-        let _ = writeln!(
-            out,
+        out.note("; SPIR-V".into());
+        out.note(format!(
             "; Version: {}.{}",
             m.header.version.0, m.header.version.1
-        );
-        let _ = writeln!(out, "; Generator: {}", generator_text(m.header.generator));
-        let _ = writeln!(out, "; Bound: {}", m.bound);
-        let _ = writeln!(out, "; Schema: 0");
+        ));
+        out.note(format!(
+            "; Generator: {}",
+            generator_text(m.header.generator)
+        ));
+        out.note(format!("; Bound: {}", m.bound));
+        out.note("; Schema: 0".into());
     }
-    m.for_each_inst(|inst| {
-        format_line(&cx, inst, &mut out);
-        out.push('\n');
-    });
-    out
+    let mut ids = Vec::new();
+    let mut line = |out: &mut ListingBuilder, inst: &Inst| {
+        out.line_info(inst);
+        ids.clear();
+        cx.body_ids(inst, &mut ids);
+        let mut text = String::new();
+        format_line(&cx, inst, &mut text);
+        out.push(text, inst.result, &ids, &[]);
+    };
+    for section in [
+        &m.preamble,
+        &m.entry_points,
+        &m.execution_modes,
+        &m.debug,
+        &m.annotations,
+        m.globals(),
+    ] {
+        for inst in section {
+            line(&mut out, inst);
+        }
+    }
+    let end = Inst::with_args(Op::FunctionEnd, None, None, vec![]);
+    for func in m.functions() {
+        out.enter_function(func.id());
+        for inst in func
+            .leading_debug
+            .iter()
+            .chain([&func.def])
+            .chain(&func.params)
+            .chain(&func.prologue_debug)
+        {
+            line(&mut out, inst);
+        }
+        for (b, block) in func.blocks().iter().enumerate() {
+            // Lines before a label belong to the block it leads into; their line info ends
+            // at the label, as every block's does.
+            out.enter_block(block.label);
+            for inst in &block.lines {
+                line(&mut out, inst);
+            }
+            out.enter_block(block.label);
+            line(&mut out, &Inst::label(block.label));
+            for inst in func.block_insts(b) {
+                line(&mut out, inst);
+            }
+            if let Some(merge) = &block.merge {
+                line(&mut out, &merge.to_inst());
+            }
+            line(&mut out, func.terminator(b));
+        }
+        line(&mut out, &end);
+        out.leave_function(cx.names.get(func.id()));
+    }
+    for inst in &m.trailing_debug {
+        line(&mut out, inst);
+    }
+    out.finish()
 }
 
 /// One instruction, with the result right-aligned so that `=` sits in column 13.
