@@ -692,3 +692,99 @@ OpFunctionEnd
     }
     assert!(out.contains("BuiltIn SampleId"), "{out}");
 }
+
+#[test]
+fn dce_removes_forward_pointers_with_their_unused_pointer_types() {
+    let input = r#"; A forward pointer declaration does not keep its pointer type alive: nothing uses the
+; pointer type or the struct it points to, so the declaration, the types and their
+; decorations go.
+; Version: 1.5
+OpCapability Shader
+OpCapability PhysicalStorageBufferAddresses
+OpExtension "SPV_EXT_physical_storage_buffer"
+OpMemoryModel PhysicalStorageBuffer64 GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+OpName %main "main"
+OpName %IntBuf "IntBuf"
+OpMemberName %IntBuf 0 "v"
+OpMemberDecorate %IntBuf 0 Offset 0
+OpDecorate %IntBuf Block
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+OpTypeForwardPointer %ptr_IntBuf PhysicalStorageBuffer
+%int = OpTypeInt 32 1
+%IntBuf = OpTypeStruct %int
+%ptr_IntBuf = OpTypePointer PhysicalStorageBuffer %IntBuf
+%main = OpFunction %void None %fn
+%entry = OpLabel
+OpReturn
+OpFunctionEnd"#;
+    for pass in ["dce", "adce"] {
+        let out = body(&run(&["lower", pass, "lift"], input));
+        for gone in [
+            "OpTypeForwardPointer",
+            "OpTypePointer",
+            "OpTypeStruct",
+            "IntBuf",
+        ] {
+            assert!(!out.contains(gone), "{pass} left {gone}:\n{out}");
+        }
+    }
+}
+
+#[test]
+fn dce_removes_decoration_groups_applied_to_nothing() {
+    let input = r#"; Decoration groups: once the variable a group was applied to is gone, the group, its
+; decorations and the emptied OpGroupDecorate go too; a group still applied stays.
+; Version: 1.3
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+OpName %main "main"
+OpDecorate %g_dead Restrict
+OpDecorate %g_live NonWritable
+%g_dead = OpDecorationGroup
+%g_live = OpDecorationGroup
+OpGroupDecorate %g_dead %unused
+OpGroupDecorate %g_live %data
+OpDecorate %buf Block
+OpMemberDecorate %buf 0 Offset 0
+OpDecorate %data DescriptorSet 0
+OpDecorate %data Binding 0
+OpDecorate %unused DescriptorSet 0
+OpDecorate %unused Binding 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%uint_0 = OpConstant %uint 0
+%buf = OpTypeStruct %uint
+%ptr_buf = OpTypePointer StorageBuffer %buf
+%ptr_sb_uint = OpTypePointer StorageBuffer %uint
+%data = OpVariable %ptr_buf StorageBuffer
+%unused = OpVariable %ptr_buf StorageBuffer
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%p = OpAccessChain %ptr_sb_uint %data %uint_0
+%x = OpLoad %uint %p
+%y = OpIAdd %uint %x %x
+OpStore %p %y
+OpReturn
+OpFunctionEnd"#;
+    for pass in ["dce", "adce"] {
+        let out = body(&run(&["lower", pass, "lift"], input));
+        // The group of the removed variable goes with its decoration and its OpGroupDecorate.
+        assert_eq!(out.matches("OpVariable").count(), 1, "{pass}:\n{out}");
+        for gone in ["Restrict", "Binding 1"] {
+            assert!(!out.contains(gone), "{pass} left {gone}:\n{out}");
+        }
+        assert_eq!(
+            out.matches("OpDecorationGroup").count(),
+            1,
+            "{pass}:\n{out}"
+        );
+        assert_eq!(out.matches("OpGroupDecorate").count(), 1, "{pass}:\n{out}");
+        assert!(out.contains("NonWritable"), "{pass}:\n{out}");
+    }
+}

@@ -269,7 +269,44 @@ pub fn forget(m: &mut Module, gone: &FxHashSet<Id>) {
             }
         }
     }
+    drop_unapplied_groups(m);
     m.attributes.retain(|id, _| !gone.contains(id));
+}
+
+/// Decoration groups applied to nothing leave the module with their decorations, and so do
+/// `OpGroupDecorate`s left without targets.
+fn drop_unapplied_groups(m: &mut Module) {
+    if !m.annotations.iter().any(|a| a.op == Op::DecorationGroup) {
+        return;
+    }
+    let applies = |a: &Inst| matches!(a.op, Op::GroupDecorate | Op::GroupMemberDecorate);
+    m.annotations
+        .retain(|a| !applies(a) || a.operands().nth(1).is_some());
+    let applied: FxHashSet<Id> = m
+        .annotations
+        .iter()
+        .filter(|a| applies(a))
+        .filter_map(|a| a.arg(0))
+        .collect();
+    let unapplied: FxHashSet<Id> = m
+        .annotations
+        .iter()
+        .filter(|a| a.op == Op::DecorationGroup)
+        .filter_map(|a| a.result)
+        .filter(|g| !applied.contains(g))
+        .collect();
+    if unapplied.is_empty() {
+        return;
+    }
+    m.annotations.retain(|a| {
+        let group = match a.op {
+            Op::DecorationGroup => a.result,
+            _ => a.arg(0),
+        };
+        !group.is_some_and(|g| unapplied.contains(&g))
+    });
+    m.debug
+        .retain(|i| !(i.op == Op::Name && i.arg(0).is_some_and(|t| unapplied.contains(&t))));
 }
 
 /// Removes from `f` every body instruction (terminators excepted) for which `dead` holds,

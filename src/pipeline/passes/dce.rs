@@ -47,7 +47,8 @@ pub fn is_pure(inst: &Inst, sets: &ExtSets) -> bool {
 fn count_uses(m: &Module) -> IdMap<u32> {
     let mut uses = IdMap::new(m, 0u32);
     m.for_each_inst(|i| {
-        if is_metadata(i.op) {
+        // A forward declaration is no use: it goes with the pointer type it declares.
+        if is_metadata(i.op) || i.op == Op::TypeForwardPointer {
             return;
         }
         for u in i.uses() {
@@ -195,6 +196,9 @@ pub fn remove_unused_globals(m: &mut Module, removed: &mut FxHashSet<Id>, spec: 
         let uses = count_uses(m);
         let n = m.globals().len();
         m.globals_mut().retain(|g| {
+            if g.op == Op::TypeForwardPointer {
+                return g.arg(0).is_some_and(|p| *uses.get(p) != 0);
+            }
             let removable = is_type(g.op)
                 || matches!(g.op, Op::Variable | Op::Undef)
                 || (is_constant(g.op)

@@ -372,6 +372,62 @@ fn promote(m: &mut Module, f: &mut Function, replace: &mut Replacer) -> Result<b
     Ok(true)
 }
 
+/// Loads of variables nothing writes: a `Function` variable without initializer whose every
+/// use is a load, directly or through access chains, reads as undefined. Variables of arrays
+/// sized by spec constants, which `sroa` cannot split, are the usual case. The loads go; the
+/// chains and the variable are left to `dce`.
+fn read_unwritten(
+    m: &mut Module,
+    f: &mut Function,
+    replace: &mut Replacer,
+) -> Result<bool, String> {
+    let fid = f.id();
+    let du = f.def_use();
+    let mut loads: Vec<InstId> = Vec::new();
+    for v in f.block_insts(0) {
+        if v.op != Op::Variable || !v.args.is_empty() {
+            continue;
+        }
+        let Some(id) = v.result else { continue };
+        let mut found = Vec::new();
+        let mut pointers = vec![id];
+        let mut seen: FxHashSet<Id> = FxHashSet::default();
+        let mut only_read = true;
+        while let Some(p) = pointers.pop() {
+            for u in du.uses(p) {
+                let i = f.inst(u.inst);
+                match (i.op, u.arg) {
+                    (Op::Load, 0) => found.push(u.inst),
+                    (Op::AccessChain | Op::InBoundsAccessChain, 0) => {
+                        // (Chains in a cycle make no valid module, but must not loop here.)
+                        pointers.extend(i.result.filter(|&r| seen.insert(r)));
+                    }
+                    _ => only_read = false,
+                }
+            }
+        }
+        if only_read {
+            loads.extend(found);
+        }
+    }
+    if loads.is_empty() {
+        return Ok(false);
+    }
+    let dead: FxHashSet<InstId> = loads.iter().copied().collect();
+    for l in loads {
+        let inst = f.inst(l);
+        let (Some(ty), Some(r)) = (inst.ty, inst.result) else {
+            continue;
+        };
+        let u = m.undef(ty).ok_or_else(out_of_ids)?;
+        replace.replace_in(fid, r, u);
+    }
+    for b in 0..f.blocks().len() {
+        f.retain_ids(b, |i, _| !dead.contains(&i));
+    }
+    Ok(true)
+}
+
 /// Blocks where variable `var` is live on entry: a load in them sees a value from before the
 /// block, or they lead to one without a store in between.
 fn live_in_blocks(
@@ -427,7 +483,8 @@ pub fn mem2reg(m: &mut Module) -> Result<bool, String> {
         let placeholder = Function::new(m.functions()[k].def.clone(), Vec::new());
         let mut f = std::mem::replace(m.function_at_mut(k), placeholder);
         let mut replace = Replacer::new();
-        let result = promote(m, &mut f, &mut replace);
+        let result = read_unwritten(m, &mut f, &mut replace)
+            .and_then(|read| Ok(promote(m, &mut f, &mut replace)? | read));
         replace.apply_to_function(&mut f);
         *m.function_at_mut(k) = f;
         changed |= result?;

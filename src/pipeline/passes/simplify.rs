@@ -14,8 +14,8 @@
 //! `+0.0`) and `x * 0.0` is not (NaN, infinities, signed zeros).
 //!
 //! Besides the table, rules on composites (they need the literal indices): an extract of a
-//! construct, of an insert or of a shuffle is the part it reads; a construct of every component
-//! of one vector, in order, is that vector; a shuffle that reorders nothing is its operand; a
+//! construct, of an insert or of a shuffle is the part it reads; a construct of every part
+//! of one composite (vector, matrix, array, struct), in order, is that composite; a shuffle that reorders nothing is its operand; a
 //! shuffle of a shuffle reads the vectors underneath directly; a chain of inserts that writes
 //! every component of a vector is a construct of them; an access chain into an access chain
 //! is one chain (unless the inner one is decorated), and a chain without indices its base; a
@@ -642,8 +642,9 @@ fn composite(
             }
         }
         Op::CompositeConstruct => {
-            // Every component of one vector, in order: that vector.
-            let n = vector_len(m, ty)?;
+            // Every part of one composite, in order: that composite (a vector may also be
+            // built from smaller vectors, which this does not see through).
+            let n = crate::ir::types::members(m, ty)?.count();
             if inst.args.len() != n as usize {
                 return None;
             }

@@ -13,7 +13,8 @@
 //! store — so `mem2reg` can take it too (spirv-opt's local access chain conversion).
 //!
 //! Not touched: variables indexed dynamically (they stay memory), passed to calls, used by
-//! pointer phis or selects, volatile accesses, decorated variables (other than names).
+//! pointer phis or selects, volatile accesses, decorated variables (other than names and
+//! `RelaxedPrecision`).
 
 use rspirv::dr::Operand;
 use spirv::{Op, StorageClass};
@@ -87,8 +88,21 @@ fn uses_of(m: &Module, f: &Function, v: Id) -> Option<Uses> {
     Some(out)
 }
 
+/// Ids with decorations that splitting or converting could lose. `RelaxedPrecision` is not
+/// one of them: without it a value is only computed more precisely (and `mem2reg` gives it
+/// to the phis of the variables it promotes).
 fn decorated(m: &Module) -> FxHashSet<Id> {
-    m.annotations.iter().filter_map(|a| a.arg(0)).collect()
+    m.annotations
+        .iter()
+        .filter(|a| {
+            !(a.op == Op::Decorate
+                && matches!(
+                    a.lits(),
+                    [Operand::Decoration(spirv::Decoration::RelaxedPrecision)]
+                ))
+        })
+        .filter_map(|a| a.arg(0))
+        .collect()
 }
 
 /// One round over function `f`: splits what can be split and converts constant chains.
@@ -164,7 +178,14 @@ fn round(
                 gone.insert(v);
                 changed = true;
             }
-        } else if !uses.chains.is_empty() && uses.chains.iter().all(|c| c.2) {
+        } else if !uses.chains.is_empty()
+            && uses
+                .chains
+                .iter()
+                .all(|c| c.2 && member_type(m, pointee, &c.1).is_some())
+        {
+            // Every path stays inside the type (an array sized by a spec constant has no
+            // known members, and an index past the end is no member).
             convert_chains(m, f, &mut edits, v, pointee, &uses)?;
             changed = true;
         }
