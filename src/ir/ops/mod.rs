@@ -380,12 +380,9 @@ struct Table {
     by_name: FxHashMap<String, &'static OpInfo>,
 }
 
-/// Indexes over the grammar and the family tables, built once: looking an op up by scanning
-/// them was most of the cost of building an op's entry.
+/// Indexes over the family tables, built once: looking an op up by scanning them was most of
+/// the cost of building an op's entry.
 struct Index {
-    core_by_name: FxHashMap<&'static str, &'static grammar::Instruction<'static>>,
-    /// The grammar's instructions by opcode (aliases, which share one, in grammar order).
-    core_by_opcode: Vec<&'static grammar::Instruction<'static>>,
     core_families: FxHashMap<&'static str, &'static Family>,
     glsl_families: FxHashMap<&'static str, &'static Family>,
     typings: FxHashMap<&'static str, &'static str>,
@@ -394,14 +391,6 @@ struct Index {
 fn index() -> &'static Index {
     static I: OnceLock<Index> = OnceLock::new();
     I.get_or_init(|| {
-        let mut core_by_name = FxHashMap::default();
-        core_by_name.reserve(1024);
-        let mut core_by_opcode: Vec<&grammar::Instruction> = Vec::with_capacity(1024);
-        for g in grammar::INSTRUCTION_TABLE.iter() {
-            core_by_name.entry(g.opname).or_insert(g);
-            core_by_opcode.push(g);
-        }
-        core_by_opcode.sort_by_key(|g| g.opcode as u32);
         let families = |table: &'static [Family]| {
             let mut map = FxHashMap::default();
             for f in table {
@@ -416,8 +405,6 @@ fn index() -> &'static Index {
             typings.entry(name).or_insert(text);
         }
         Index {
-            core_by_name,
-            core_by_opcode,
             core_families: families(FAMILIES),
             glsl_families: families(glsl::FAMILIES),
             typings,
@@ -425,9 +412,22 @@ fn index() -> &'static Index {
     })
 }
 
+/// The grammar's instructions by opcode (aliases, which share one, in grammar order). Apart
+/// from the index by name, which only what reads op names (the parsers) needs.
+fn core_by_opcode() -> &'static [&'static grammar::Instruction<'static>] {
+    static I: OnceLock<Vec<&'static grammar::Instruction<'static>>> = OnceLock::new();
+    I.get_or_init(|| {
+        let mut all: Vec<&grammar::Instruction> = grammar::INSTRUCTION_TABLE.iter().collect();
+        // The grammar lists instructions nearly in opcode order: a stable sort of sorted runs
+        // is linear, and keeps aliases in grammar order.
+        all.sort_by_key(|g| g.opcode as u32);
+        all
+    })
+}
+
 /// Every spelling of a core opcode, the canonical one first.
 fn core_spellings(opcode: u32) -> &'static [&'static grammar::Instruction<'static>] {
-    let all = &index().core_by_opcode;
+    let all = core_by_opcode();
     let start = all.partition_point(|a| (a.opcode as u32) < opcode);
     let len = all[start..]
         .iter()
@@ -442,7 +442,17 @@ pub fn core_op_by_name(name: &str) -> Option<Op> {
 }
 
 fn grammar_by_name(name: &str) -> Option<&'static grammar::Instruction<'static>> {
-    index().core_by_name.get(name).copied()
+    static BY_NAME: OnceLock<FxHashMap<&'static str, &'static grammar::Instruction<'static>>> =
+        OnceLock::new();
+    let map = BY_NAME.get_or_init(|| {
+        let mut map = FxHashMap::default();
+        map.reserve(1024);
+        for g in grammar::INSTRUCTION_TABLE.iter() {
+            map.entry(g.opname).or_insert(g);
+        }
+        map
+    });
+    map.get(name).copied()
 }
 
 fn family_of(families: &'static [Family], name: &str) -> Option<&'static Family> {

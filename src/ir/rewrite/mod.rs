@@ -238,6 +238,25 @@ impl Replacer {
     }
 }
 
+/// Ids with decorations a pass that moves or splits them could lose, for passes that leave
+/// those alone. `RelaxedPrecision` is not one of them: without it a value is only computed
+/// more precisely (and `mem2reg` gives it to the phis of the variables it promotes).
+pub fn decorated_ids(m: &Module) -> FxHashSet<Id> {
+    m.annotations
+        .iter()
+        .filter(|a| {
+            !(a.op == Op::Decorate
+                && matches!(
+                    a.lits(),
+                    [rspirv::dr::Operand::Decoration(
+                        spirv::Decoration::RelaxedPrecision
+                    )]
+                ))
+        })
+        .filter_map(|a| a.arg(0))
+        .collect()
+}
+
 /// Names and decorations of ids that no longer exist leave the module; a decoration group
 /// loses them from its target lists.
 pub fn forget(m: &mut Module, gone: &FxHashSet<Id>) {

@@ -7,14 +7,14 @@
 //! 1.4 lists every global).
 //!
 //! Not moved: variables used by several functions, passed to calls, or used by pointer phis
-//! and selects, and decorated ones (other than names).
+//! and selects, and decorated ones (other than names and `RelaxedPrecision`).
 
 use rspirv::dr::Operand;
 use spirv::{Op, StorageClass};
 
 use crate::ir::analysis::CallGraph;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
-use crate::ir::rewrite::out_of_ids;
+use crate::ir::rewrite::{decorated_ids, out_of_ids};
 use crate::ir::types::pointer_type;
 use crate::ir::{Id, Inst, InstId, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
@@ -37,7 +37,7 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
     if privates.is_empty() {
         return Ok(false);
     }
-    let decorated: FxHashSet<Id> = m.annotations.iter().filter_map(|a| a.arg(0)).collect();
+    let decorated = decorated_ids(m);
     // Where each private variable is used: the one function, or none.
     let mut home: FxHashMap<Id, Option<usize>> = FxHashMap::default();
     let mut note = |v: Id, f: Option<usize>| {

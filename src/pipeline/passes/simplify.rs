@@ -1,9 +1,10 @@
 //! `simplify`: algebraic simplification. The rules are data (`RULES`, NIR's `nir_opt_algebraic`
 //! is the model): a pattern over instructions and constants, and what it becomes — one of the
 //! pattern's values, a constant, or one new instruction over them (the matched instruction is
-//! rewritten in place, keeping its result). The table is parsed and checked against the op
-//! table when it is first used: every op exists, has that many operands, and every constant
-//! is of the kind the op reads at that place (no `0.0` where `OpIAdd` reads an integer).
+//! rewritten in place, keeping its result). The table is parsed when it is first used and
+//! checked against the op table (by the unit test, and on first use in debug builds): every
+//! op exists, has that many operands, and every constant is of the kind the op reads at that
+//! place (no `0.0` where `OpIAdd` reads an integer).
 //!
 //! Pattern syntax: `(Op p…)` matches an instruction of the function (either operand order for
 //! an op the table marks commutative); a lowercase name binds any value (the same name twice
@@ -128,42 +129,44 @@ pub struct Rule {
     pub text: String,
 }
 
-fn tokens(text: &str) -> Vec<String> {
+/// The tokens of a rule's side: parentheses and the words between them.
+fn tokens(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
-    let mut word = String::new();
-    for c in text.chars() {
-        if c == '(' || c == ')' || c.is_whitespace() {
-            if !word.is_empty() {
-                out.push(std::mem::take(&mut word));
+    let mut start = None;
+    for (i, c) in text.char_indices() {
+        let delimiter = c == '(' || c == ')' || c.is_whitespace();
+        if delimiter {
+            if let Some(s) = start.take() {
+                out.push(&text[s..i]);
             }
             if !c.is_whitespace() {
-                out.push(c.to_string());
+                out.push(&text[i..i + 1]);
             }
-        } else {
-            word.push(c);
+        } else if start.is_none() {
+            start = Some(i);
         }
     }
-    if !word.is_empty() {
-        out.push(word);
+    if let Some(s) = start {
+        out.push(&text[s..]);
     }
     out
 }
 
-fn parse_pat(toks: &[String], at: &mut usize) -> Result<Pat, String> {
-    let t = toks.get(*at).ok_or("unexpected end")?.clone();
+fn parse_pat(toks: &[&str], at: &mut usize) -> Result<Pat, String> {
+    let t = *toks.get(*at).ok_or("unexpected end")?;
     *at += 1;
     if t == "(" {
-        let name = toks.get(*at).ok_or("missing op name")?.clone();
+        let name = *toks.get(*at).ok_or("missing op name")?;
         *at += 1;
-        let op = ops::core_op_by_name(&name).ok_or_else(|| format!("unknown op {name}"))?;
+        let op = ops::core_op_by_name(name).ok_or_else(|| format!("unknown op {name}"))?;
         let mut args = Vec::new();
-        while toks.get(*at).map(String::as_str) != Some(")") {
+        while toks.get(*at) != Some(&")") {
             args.push(parse_pat(toks, at)?);
         }
         *at += 1;
         return Ok(Pat::Op(op, args));
     }
-    Ok(match t.as_str() {
+    Ok(match t {
         "true" => Pat::Lit(Lit::Bool(true)),
         "false" => Pat::Lit(Lit::Bool(false)),
         s if s.contains('.') => {
@@ -236,7 +239,8 @@ fn check(p: &Pat, want: Val, vars: &mut Vec<String>) -> Result<(), String> {
     }
 }
 
-fn parse_rules(text: &str) -> Result<Vec<Rule>, String> {
+/// Parses the rules; `checked`: checks them against the op table too.
+fn parse_rules(text: &str, checked: bool) -> Result<Vec<Rule>, String> {
     let mut rules = Vec::new();
     for line in text.lines() {
         let line = line.split('#').next().unwrap_or("").trim();
@@ -255,15 +259,18 @@ fn parse_rules(text: &str) -> Result<Vec<Rule>, String> {
         let Pat::Op(op, _) = &pattern else {
             return Err(err("a pattern must be an op".into()));
         };
-        let mut bound = Vec::new();
-        check(&pattern, Val::Any, &mut bound).map_err(err)?;
-        let mut used = Vec::new();
-        check(&result, kind_at(*op, None).map_err(err)?, &mut used).map_err(err)?;
-        if let Some(v) = used.iter().find(|v| !bound.contains(v)) {
-            return Err(err(format!("`{v}` is not bound by the pattern")));
-        }
-        if matches!(&result, Pat::Op(_, args) if args.iter().any(|a| matches!(a, Pat::Op(..)))) {
-            return Err(err("a result makes at most one instruction".into()));
+        if checked {
+            let mut bound = Vec::new();
+            check(&pattern, Val::Any, &mut bound).map_err(err)?;
+            let mut used = Vec::new();
+            check(&result, kind_at(*op, None).map_err(err)?, &mut used).map_err(err)?;
+            if let Some(v) = used.iter().find(|v| !bound.contains(v)) {
+                return Err(err(format!("`{v}` is not bound by the pattern")));
+            }
+            if matches!(&result, Pat::Op(_, args) if args.iter().any(|a| matches!(a, Pat::Op(..))))
+            {
+                return Err(err("a result makes at most one instruction".into()));
+            }
         }
         rules.push(Rule {
             pattern,
@@ -274,11 +281,15 @@ fn parse_rules(text: &str) -> Result<Vec<Rule>, String> {
     Ok(rules)
 }
 
-/// The checked rule table (a malformed rule is a bug of this file: it panics, and the unit
-/// test below builds the table).
+/// The rule table (a malformed rule is a bug of this file: it panics, and the unit test
+/// below builds and checks the table). Debug builds check it against the op table every time;
+/// release builds trust the table the tests checked, because the check looks up ops a small
+/// shader never uses, and start-up is most of a small shader's time.
 pub fn rules() -> &'static [Rule] {
     static R: OnceLock<Vec<Rule>> = OnceLock::new();
-    R.get_or_init(|| parse_rules(RULES).unwrap_or_else(|e| panic!("simplify rule {e}")))
+    R.get_or_init(|| {
+        parse_rules(RULES, cfg!(debug_assertions)).unwrap_or_else(|e| panic!("simplify rule {e}"))
+    })
 }
 
 /// The rules whose pattern is an instruction of `op`, in table order.
@@ -840,7 +851,9 @@ mod tests {
 
     #[test]
     fn the_rule_table_checks_against_the_op_table() {
-        assert!(rules().len() > 40);
+        let checked = parse_rules(RULES, true).unwrap_or_else(|e| panic!("simplify rule {e}"));
+        assert!(checked.len() > 40);
+        assert_eq!(checked.len(), rules().len());
     }
 
     #[test]
@@ -852,7 +865,7 @@ mod tests {
             ("(IAdd a 0) -> b", "not bound"),
             ("(LogicalAnd a 1) -> a", "constant"),
         ] {
-            let e = parse_rules(rule).expect_err(rule);
+            let e = parse_rules(rule, true).expect_err(rule);
             assert!(e.contains(why), "{rule}: {e}");
         }
     }

@@ -21,7 +21,7 @@ use spirv::{Op, StorageClass};
 
 use crate::ir::func::Function;
 use crate::ir::fxhash::FxHashSet;
-use crate::ir::rewrite::{forget, out_of_ids, Edits, Replacer};
+use crate::ir::rewrite::{decorated_ids, forget, out_of_ids, Edits, Replacer};
 use crate::ir::types::{const_int, is_volatile, member_type, members, pointer_type};
 use crate::ir::{Id, Inst, InstId, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
@@ -88,23 +88,6 @@ fn uses_of(m: &Module, f: &Function, v: Id) -> Option<Uses> {
     Some(out)
 }
 
-/// Ids with decorations that splitting or converting could lose. `RelaxedPrecision` is not
-/// one of them: without it a value is only computed more precisely (and `mem2reg` gives it
-/// to the phis of the variables it promotes).
-fn decorated(m: &Module) -> FxHashSet<Id> {
-    m.annotations
-        .iter()
-        .filter(|a| {
-            !(a.op == Op::Decorate
-                && matches!(
-                    a.lits(),
-                    [Operand::Decoration(spirv::Decoration::RelaxedPrecision)]
-                ))
-        })
-        .filter_map(|a| a.arg(0))
-        .collect()
-}
-
 /// One round over function `f`: splits what can be split and converts constant chains.
 /// Returns whether anything changed.
 fn round(
@@ -113,7 +96,7 @@ fn round(
     replace: &mut Replacer,
     gone: &mut FxHashSet<Id>,
 ) -> Result<bool, String> {
-    let decorated = decorated(m);
+    let decorated = decorated_ids(m);
     let mut candidates = Vec::new();
     for &i in &f.block(0).insts {
         let v = f.inst(i);
