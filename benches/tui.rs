@@ -124,7 +124,7 @@ fn main() {
         let new = step_lines(&mut app.state, step(b), TextKind::Ir);
         for ignore in [false, true] {
             let t = Instant::now();
-            let d = diff_lines(&old, &new, ignore);
+            let d = diff_lines(&old.lines, &new.lines, ignore);
             println!(
                 "diff {a} → {b} ({} vs {} lines{}): {:.1} ms, +{} −{}",
                 old.len(),

@@ -128,4 +128,5 @@ fn a_plain_listing_knows_nothing() {
     assert_eq!(l.info(1).def, None);
     assert_eq!(l.info(1).func, None);
     assert!(l.functions.is_empty());
+    assert!(!l.is_recorded());
 }

@@ -9,6 +9,8 @@ use std::sync::Arc;
 use ratatui::style::Style;
 
 use super::action::ViewMode;
+use crate::ir::listing::Listing;
+use crate::ir::Id;
 use crate::pipeline::diff::DiffLine;
 use crate::pipeline::input::InputKind;
 use crate::pipeline::{Diagnostic, Run, Severity};
@@ -243,6 +245,9 @@ pub struct Search {
     pub text: String,
     /// Match only whole ids (`%x` but not `%x_1`), as "uses" does.
     pub whole_word: bool,
+    /// The value whose uses this walks ("uses"): a row matches when its instruction uses the
+    /// value, as the printer recorded, whatever the text says.
+    pub uses_of: Option<Id>,
 }
 
 /// What identifies the content of the code pane; a change means it must be rebuilt.
@@ -266,15 +271,15 @@ pub enum Rows {
     /// Lines of one step's text; `range` is the part shown (a function filter narrows it).
     Text {
         id: u64,
-        lines: Arc<Vec<String>>,
+        lines: Arc<Listing>,
         range: Range<usize>,
     },
     /// A diff between two step texts.
     Diff {
         old_id: u64,
-        old: Arc<Vec<String>>,
+        old: Arc<Listing>,
         new_id: u64,
-        new: Arc<Vec<String>>,
+        new: Arc<Listing>,
         rows: Vec<DiffLine>,
         hunks: Vec<usize>,
         added: usize,
@@ -294,7 +299,7 @@ impl Default for Panel {
             key: None,
             rows: Rows::Text {
                 id: 0,
-                lines: Arc::new(Vec::new()),
+                lines: Arc::new(Listing::default()),
                 range: 0..0,
             },
         }
@@ -315,16 +320,32 @@ impl Panel {
 
     /// The text of row `i` (for a diff: the new side, or the old side of a removed line).
     pub fn row_text(&self, i: usize) -> &str {
+        self.row_line(i)
+            .and_then(|(l, k)| l.lines.get(k))
+            .map_or("", String::as_str)
+    }
+
+    /// The listing and line that row `i` shows: the new side of a diff row where it has one.
+    pub fn row_line(&self, i: usize) -> Option<(&Listing, usize)> {
         match &self.rows {
             Rows::Text { lines, range, .. } => {
-                lines.get(range.start + i).map_or("", String::as_str)
+                let k = range.start + i;
+                (k < range.end).then_some((&**lines, k))
             }
-            Rows::Diff { old, new, rows, .. } => match rows.get(i) {
-                Some(DiffLine { new: Some(n), .. }) => &new[*n],
-                Some(DiffLine { old: Some(o), .. }) => &old[*o],
-                _ => "",
+            Rows::Diff { old, new, rows, .. } => match rows.get(i)? {
+                DiffLine { new: Some(n), .. } => Some((&**new, *n)),
+                DiffLine { old: Some(o), .. } => Some((&**old, *o)),
+                _ => None,
             },
         }
+    }
+
+    /// The first row whose line defines `id`.
+    pub fn row_defining(&self, id: Id) -> Option<usize> {
+        (0..self.len()).find(|&r| {
+            self.row_line(r)
+                .is_some_and(|(l, k)| l.info(k).def == Some(id))
+        })
     }
 
     /// 1-based line number in the step text that row `i` shows.
@@ -390,8 +411,8 @@ pub struct State {
     pub quit: bool,
     pub color: bool,
     pub panel: Panel,
-    /// Step texts split into lines, by (doc, generation, step, kind), each with a unique id.
-    pub texts: HashMap<TextKey, (u64, Arc<Vec<String>>)>,
+    /// Step texts as listings, by (doc, generation, step, kind), each with a unique id.
+    pub texts: HashMap<TextKey, (u64, Arc<Listing>)>,
     pub next_text_id: u64,
     /// Highlighting of lines, by (text id, line index). Filled for visible rows only.
     pub styles: HashMap<(u64, usize), LineStyles>,

@@ -10,6 +10,7 @@ use super::keymap::{Context, Key, KeyCode, Keymap};
 use super::state::{
     id_tokens, search_matches, Focus, Mode, PanelKey, Rows, Search, State, Syntax, TextKind,
 };
+use crate::ir::listing::Listing;
 use crate::pipeline::diff::{diff_lines, DiffLine};
 use crate::pipeline::Run;
 use crate::views;
@@ -516,6 +517,12 @@ fn link_jump(s: &mut State, reader: bool) {
 /// Shows the whole text of the selected step (not a diff, no function filter) and returns the
 /// row that defines `target` (`%name`), if the step has one.
 fn show_definition(s: &mut State, target: &str) -> Option<usize> {
+    show_whole_step(s);
+    (0..s.panel.len()).find(|&r| is_definition_row(s.panel.row_text(r), target))
+}
+
+/// Shows the whole text of the selected step: not a diff, no function filter.
+fn show_whole_step(s: &mut State) {
     if matches!(s.view, ViewMode::Diff | ViewMode::Split) {
         s.view = if s.text == TextKind::Ir {
             ViewMode::Ir
@@ -525,7 +532,6 @@ fn show_definition(s: &mut State, target: &str) -> Option<usize> {
     }
     s.func = None;
     refresh_panel(s);
-    (0..s.panel.len()).find(|&r| is_definition_row(s.panel.row_text(r), target))
 }
 
 /// Shows the instruction (or function) the selected diagnostic is about.
@@ -540,15 +546,13 @@ fn goto_diagnostic(s: &mut State) {
         return;
     };
     let names = crate::ir::names::Names::for_module(&run.steps[s.step].module);
-    let target = match (d.at, d.function) {
-        (Some(at), _) => format!("%{}", names.get(at)),
-        (None, Some(f)) => format!("%{}", names.get(f)),
-        (None, None) => {
-            s.set_error("this diagnostic is about the whole module");
-            return;
-        }
+    let Some(id) = d.at.or(d.function) else {
+        s.set_error("this diagnostic is about the whole module");
+        return;
     };
-    match show_definition(s, &target) {
+    let target = format!("%{}", names.get(id));
+    show_whole_step(s);
+    match s.panel.row_defining(id) {
         Some(r) => {
             s.focus = Focus::Code;
             jump_to(s, r);
@@ -775,6 +779,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
             s.search = Some(Search {
                 text,
                 whole_word: false,
+                uses_of: None,
             });
             s.focus = Focus::Code;
             find(s, true, true);
@@ -834,23 +839,32 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         }
         Action::Definition => definition(s),
         Action::Uses => {
-            let Some(tok) = selected_token(s) else {
+            let Some((tok, id)) = selected_value(s) else {
                 s.set_error("no id on this line");
                 return Vec::new();
             };
             let search = Search {
                 text: tok.clone(),
                 whole_word: true,
+                uses_of: id,
             };
-            let uses = (0..s.panel.len())
-                .filter(|&r| !is_definition_row(s.panel.row_text(r), &tok))
-                .map(|r| search_matches(s.panel.row_text(r), &search).len())
-                .sum::<usize>();
+            // The rows whose instruction uses the value, as the printer recorded; text
+            // without that record (a shader's source) counts the token's other mentions.
+            let uses = match id {
+                Some(_) => (0..s.panel.len())
+                    .filter(|&r| row_matches(s, r, &search))
+                    .count(),
+                None => (0..s.panel.len())
+                    .filter(|&r| !is_definition_row(s.panel.row_text(r), &tok))
+                    .map(|r| search_matches(s.panel.row_text(r), &search).len())
+                    .sum::<usize>(),
+            };
             s.search = Some(search);
-            s.set_message(format!(
-                "{uses} use{} of {tok} (n/N to walk them)",
-                if uses == 1 { "" } else { "s" }
-            ));
+            s.set_message(match uses {
+                0 => format!("no uses of {tok}"),
+                1 => format!("1 use of {tok} (n/N to walk them)"),
+                n => format!("{n} uses of {tok} (n/N to walk them)"),
+            });
         }
         Action::FirstChange => first_change(s),
         Action::Write(path) => {
@@ -993,7 +1007,7 @@ fn find(s: &mut State, forward: bool, include_current: bool) {
         } else {
             (start + n * 2 - off) % n
         };
-        if !search_matches(s.panel.row_text(r), &search).is_empty() {
+        if row_matches(s, r, &search) {
             let wrapped = if forward {
                 r < start || (r == start && !include_current)
             } else {
@@ -1015,11 +1029,27 @@ fn find(s: &mut State, forward: bool, include_current: bool) {
     s.set_error(format!("not found: {}", search.text));
 }
 
-fn selected_token(s: &State) -> Option<String> {
+/// Whether row `r` is one the search stops at: one whose instruction uses the value it walks
+/// the uses of, else one whose text matches.
+fn row_matches(s: &State, r: usize, search: &Search) -> bool {
+    match (search.uses_of, s.panel.row_line(r)) {
+        (Some(id), Some((l, k))) if l.is_recorded() => l.info(k).uses.contains(&id),
+        _ => !search_matches(s.panel.row_text(r), search).is_empty(),
+    }
+}
+
+/// The selected `%id` token of the cursor row, and the value it names where the printer
+/// recorded what the row holds.
+fn selected_value(s: &State) -> Option<(String, Option<crate::ir::Id>)> {
     let text = s.panel.row_text(s.cursor);
     let toks = id_tokens(text);
-    toks.get(s.token.min(toks.len().saturating_sub(1)))
-        .map(|r| text[r.clone()].to_string())
+    let k = s.token.min(toks.len().saturating_sub(1));
+    let tok = text[toks.get(k)?.clone()].to_string();
+    let id = s
+        .panel
+        .row_line(s.cursor)
+        .and_then(|(l, line)| l.id_of_token(line, &tok, k, toks.len()));
+    Some((tok, id))
 }
 
 fn is_definition_row(text: &str, tok: &str) -> bool {
@@ -1029,12 +1059,14 @@ fn is_definition_row(text: &str, tok: &str) -> bool {
 }
 
 fn definition(s: &mut State) {
-    let Some(tok) = selected_token(s) else {
+    let Some((tok, id)) = selected_value(s) else {
         s.set_error("no id on this line");
         return;
     };
-    let find_row =
-        |s: &State| (0..s.panel.len()).find(|&r| is_definition_row(s.panel.row_text(r), &tok));
+    let find_row = |s: &State| match id {
+        Some(id) => s.panel.row_defining(id),
+        None => (0..s.panel.len()).find(|&r| is_definition_row(s.panel.row_text(r), &tok)),
+    };
     let row = match find_row(s) {
         Some(r) => Some(r),
         None if s.func.is_some() => {
@@ -1054,20 +1086,11 @@ fn definition(s: &mut State) {
     }
 }
 
-/// The function whose body contains the cursor, by its printed name.
+/// The function whose lines contain the cursor, by its printed name.
 fn function_at(s: &State) -> Option<String> {
-    for r in (0..=s.cursor.min(s.panel.len().saturating_sub(1))).rev() {
-        let t = s.panel.row_text(r).trim();
-        if t == "OpFunctionEnd" && r != s.cursor {
-            return None;
-        }
-        if let Some((name, rest)) = t.split_once(" = ") {
-            if rest.starts_with("OpFunction ") {
-                return Some(name.trim_start_matches('%').to_string());
-            }
-        }
-    }
-    None
+    let (l, k) = s.panel.row_line(s.cursor)?;
+    let id = l.info(k).func?;
+    l.function(id).map(|f| f.name.clone())
 }
 
 fn first_change(s: &mut State) {
@@ -1079,7 +1102,7 @@ fn first_change(s: &mut State) {
     let (base, step, kind) = (s.step - 1, s.step, s.text);
     let old = step_lines(s, base, kind);
     let new = step_lines(s, step, kind);
-    let d = diff_lines(&old, &new, s.ignore_renumbering);
+    let d = diff_lines(&old.lines, &new.lines, s.ignore_renumbering);
     s.focus = Focus::Code;
     if !run.steps[step].changed || d.is_empty() {
         s.set_message(format!("{} changed nothing", run.steps[step].pass));
@@ -1112,7 +1135,7 @@ fn first_change(s: &mut State) {
 }
 
 /// The lines of a step's text, split once and cached.
-pub fn step_lines(s: &mut State, step: usize, kind: TextKind) -> Arc<Vec<String>> {
+pub fn step_lines(s: &mut State, step: usize, kind: TextKind) -> Arc<Listing> {
     step_text(s, Side::Current, step, kind).1
 }
 
@@ -1128,8 +1151,8 @@ enum Side {
     Compared,
 }
 
-fn step_text(s: &mut State, side: Side, step: usize, kind: TextKind) -> (u64, Arc<Vec<String>>) {
-    let empty = || (0, Arc::new(Vec::new()));
+fn step_text(s: &mut State, side: Side, step: usize, kind: TextKind) -> (u64, Arc<Listing>) {
+    let empty = || (0, Arc::new(Listing::default()));
     let Some(doc) = s.current() else {
         return empty();
     };
@@ -1152,11 +1175,10 @@ fn step_text(s: &mut State, side: Side, step: usize, kind: TextKind) -> (u64, Ar
     } else {
         Syntax::of(kind)
     };
-    let text = match kind {
-        TextKind::Ir => st.ir_text(),
-        TextKind::Spirv => st.spirv_text(),
+    let lines = match kind {
+        TextKind::Ir => st.ir_listing(),
+        TextKind::Spirv => st.spirv_listing(),
     };
-    let lines: Arc<Vec<String>> = Arc::new(text.lines().map(str::to_string).collect());
     let id = s.next_text_id;
     s.next_text_id += 1;
     // Bound the cache: texts of other documents and old generations go first.
@@ -1168,27 +1190,6 @@ fn step_text(s: &mut State, side: Side, step: usize, kind: TextKind) -> (u64, Ar
     s.texts.insert(key, (id, lines.clone()));
     s.syntaxes.insert(id, syntax);
     (id, lines)
-}
-
-/// Lines of the function `name` (from its `OpFunction` through `OpFunctionEnd`).
-pub fn function_range(lines: &[String], name: &str) -> Option<std::ops::Range<usize>> {
-    let header = format!("%{name} = OpFunction ");
-    let start = lines
-        .iter()
-        .position(|l| l.trim_start().starts_with(&header))?;
-    let end = lines[start..]
-        .iter()
-        .position(|l| l.trim() == "OpFunctionEnd")
-        .map_or(lines.len(), |e| start + e + 1);
-    // Include the `; function` comment and leading debug lines just above the header.
-    let mut s = start;
-    while s > 0 && {
-        let prev = lines[s - 1].trim_start();
-        prev.starts_with("; function") || prev.starts_with("OpLine") || prev.starts_with("OpNoLine")
-    } {
-        s -= 1;
-    }
-    Some(s..end)
 }
 
 /// Pairs the removed and added lines of each hunk into rows of a side-by-side diff: a row
@@ -1268,8 +1269,10 @@ pub fn refresh_panel(s: &mut State) {
         )
     });
     let (id, lines) = step_text(s, Side::Current, s.step, s.text);
-    let range_of = |lines: &[String], func: &Option<String>| match func {
-        Some(f) => function_range(lines, f).unwrap_or(0..0),
+    // A function's lines: its `; function` comment and leading debug lines through
+    // `OpFunctionEnd`, as the printer recorded them.
+    let range_of = |lines: &Listing, func: &Option<String>| match func {
+        Some(f) => lines.function_named(f).map_or(0..0, |f| f.rows.clone()),
         None => 0..lines.len(),
     };
     let rows = match s.view {
@@ -1286,7 +1289,11 @@ pub fn refresh_panel(s: &mut State) {
             };
             let ro = range_of(&old, &s.func);
             let rn = range_of(&lines, &s.func);
-            let d = diff_lines(&old[ro.clone()], &lines[rn.clone()], s.ignore_renumbering);
+            let d = diff_lines(
+                &old.lines[ro.clone()],
+                &lines.lines[rn.clone()],
+                s.ignore_renumbering,
+            );
             let shift = |l: DiffLine| DiffLine {
                 change: l.change,
                 old: l.old.map(|o| o + ro.start),
@@ -1365,7 +1372,7 @@ pub fn prepare(s: &mut State) {
             Rows::Text { id, range, lines } => {
                 let i = range.start + r;
                 if !s.styles.contains_key(&(*id, i)) {
-                    wanted.push((*id, i, lines[i].clone()));
+                    wanted.push((*id, i, lines.lines[i].clone()));
                 }
             }
             Rows::Diff {
@@ -1379,12 +1386,12 @@ pub fn prepare(s: &mut State) {
                 let l = rows[r];
                 if let Some(o) = l.old {
                     if !s.styles.contains_key(&(*old_id, o)) {
-                        wanted.push((*old_id, o, old[o].clone()));
+                        wanted.push((*old_id, o, old.lines[o].clone()));
                     }
                 }
                 if let Some(n) = l.new {
                     if !s.styles.contains_key(&(*new_id, n)) {
-                        wanted.push((*new_id, n, new[n].clone()));
+                        wanted.push((*new_id, n, new.lines[n].clone()));
                     }
                 }
             }
@@ -1400,31 +1407,6 @@ pub fn prepare(s: &mut State) {
             Arc::new(views::highlight::highlight(&text, syntax)),
         );
     }
-}
-
-/// The `OpLine` in effect at line `idx` of a step's text: the file's id and the line. Line
-/// info ends at `OpNoLine` and at block and function boundaries.
-pub fn line_info_at(lines: &[String], idx: usize) -> Option<(crate::ir::Id, usize)> {
-    for k in (idx.saturating_sub(4000)..=idx.min(lines.len().saturating_sub(1))).rev() {
-        let l = lines[k].trim_start();
-        if let Some(rest) = l.strip_prefix("OpLine ") {
-            let mut words = rest.split_whitespace();
-            let file = words.next()?.strip_prefix('%')?.parse().ok()?;
-            let line = words.next()?.parse().ok()?;
-            return Some((file, line));
-        }
-        let boundary = l.starts_with("OpNoLine")
-            || l.starts_with("OpFunctionEnd")
-            || l.contains("= OpLabel")
-            || l.contains("= OpFunction ");
-        if boundary && k != idx {
-            return None;
-        }
-        if l.starts_with("OpNoLine") {
-            return None;
-        }
-    }
-    None
 }
 
 type SourceFiles = std::collections::HashMap<crate::ir::Id, (String, Option<Arc<Vec<String>>>)>;
@@ -1493,15 +1475,9 @@ fn source_line_at_cursor(s: &State) -> Option<String> {
     if step.is_source() || s.panel.is_empty() {
         return None;
     }
-    let (lines, idx) = match &s.panel.rows {
-        Rows::Text { lines, range, .. } => (lines, range.start + s.cursor),
-        Rows::Diff { new, rows, old, .. } => match rows.get(s.cursor)? {
-            DiffLine { new: Some(n), .. } => (new, *n),
-            DiffLine { old: Some(o), .. } => (old, *o),
-            _ => return None,
-        },
-    };
-    let (file, line) = line_info_at(lines, idx)?;
+    let (listing, k) = s.panel.row_line(s.cursor)?;
+    let (file, line) = listing.info(k).source?;
+    let line = line as usize;
     let own_name = doc.path.display().to_string();
     let files = source_files(
         &step.module,

@@ -61,6 +61,8 @@ pub struct Listing {
     rows: Vec<Row>,
     ids: Vec<Id>,
     pub functions: Vec<FunctionLines>,
+    /// Whether a printer recorded what the lines hold (not so for a shader's source).
+    recorded: bool,
 }
 
 fn opt(id: Id) -> Option<Id> {
@@ -76,11 +78,17 @@ impl Listing {
             lines,
             ids: Vec::new(),
             functions: Vec::new(),
+            recorded: false,
         }
     }
 
     pub fn len(&self) -> usize {
         self.lines.len()
+    }
+
+    /// Whether a printer recorded what each line holds; a plain text knows nothing.
+    pub fn is_recorded(&self) -> bool {
+        self.recorded
     }
 
     pub fn is_empty(&self) -> bool {
@@ -239,7 +247,8 @@ impl ListingBuilder {
         }
     }
 
-    pub fn finish(self) -> Listing {
+    pub fn finish(mut self) -> Listing {
+        self.listing.recorded = true;
         self.listing
     }
 }

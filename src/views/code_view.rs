@@ -173,6 +173,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let rows = inner.height as usize;
     match &s.panel.rows {
         Rows::Text { id, lines, range } => {
+            let lines = &lines.lines;
             let digits = range.end.max(1).to_string().len().max(3);
             let text_w = (inner.width as usize).saturating_sub(digits + 1);
             let mut out = Vec::with_capacity(rows);
@@ -205,6 +206,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
             rows: diff_rows,
             ..
         } => {
+            let (old, new) = (&old.lines, &new.lines);
             let split = s.view == ViewMode::Split;
             let digits = old.len().max(new.len()).max(1).to_string().len().max(3);
             let visible = s.scroll..(s.scroll + rows).min(diff_rows.len());
