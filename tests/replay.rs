@@ -87,6 +87,11 @@ fn diff() {
 }
 
 #[test]
+fn history() {
+    run("history");
+}
+
+#[test]
 fn navigation() {
     run("navigation");
 }

@@ -101,7 +101,14 @@ pub enum Action {
     NextToken,
     PrevToken,
     Definition,
+    /// The uses of the selected value: listed under the code, walked with n/N.
     Uses,
+    /// The history of the selected value across the steps (`:history`).
+    History,
+    /// Go to the selected entry of the value list (a use, or the step of a history event).
+    ValueGoto,
+    /// Close the value list.
+    ValueClose,
     /// Jump from the pass list to the first line the selected pass changed.
     FirstChange,
     Write(PathBuf),
@@ -192,6 +199,9 @@ impl fmt::Display for Action {
             Action::PrevToken => write!(f, "prev-token"),
             Action::Definition => write!(f, "definition"),
             Action::Uses => write!(f, "uses"),
+            Action::History => write!(f, "history"),
+            Action::ValueGoto => write!(f, "value-goto"),
+            Action::ValueClose => write!(f, "value-close"),
             Action::FirstChange => write!(f, "first-change"),
             Action::Write(p) => write!(f, "write {}", p.display()),
             Action::Reload => write!(f, "reload"),
@@ -301,6 +311,9 @@ impl FromStr for Action {
             "prev-token" => no_arg(Action::PrevToken),
             "definition" => no_arg(Action::Definition),
             "uses" => no_arg(Action::Uses),
+            "history" => no_arg(Action::History),
+            "value-goto" => no_arg(Action::ValueGoto),
+            "value-close" => no_arg(Action::ValueClose),
             "first-change" => no_arg(Action::FirstChange),
             "w" | "write" => Ok(Action::Write(PathBuf::from(
                 arg.ok_or(":write needs a file path")?,

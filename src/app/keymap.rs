@@ -165,6 +165,8 @@ pub enum Context {
     Shaders,
     /// The link view has focus.
     Link,
+    /// The value list (uses, history) has focus.
+    Values,
 }
 
 pub struct Binding {
@@ -233,7 +235,7 @@ pub fn apply_overrides(bindings: &mut Vec<Binding>, overrides: &[(String, String
 /// The default key map. Context-specific bindings win over global ones.
 pub fn default_keymap() -> Vec<Binding> {
     use Action as A;
-    use Context::{Code, Diagnostics, Global, Link, Passes, Shaders};
+    use Context::{Code, Diagnostics, Global, Link, Passes, Shaders, Values};
     let b = |context, keys: &'static str, action, help: &'static str| Binding {
         context,
         keys: keys.into(),
@@ -359,7 +361,18 @@ pub fn default_keymap() -> Vec<Binding> {
             A::Definition,
             "go to the definition of the selected id",
         ),
-        b(Code, "u", A::Uses, "uses of the selected id (n/N walk)"),
+        b(
+            Code,
+            "u",
+            A::Uses,
+            "uses of the selected id: listed below, n/N walk them",
+        ),
+        b(
+            Code,
+            "y",
+            A::History,
+            "history of the selected id across the passes",
+        ),
         b(
             Code,
             "K",
@@ -391,6 +404,13 @@ pub fn default_keymap() -> Vec<Binding> {
             A::GotoDiagnostic,
             "go to the instruction it is about",
         ),
+        b(
+            Values,
+            "<Enter>",
+            A::ValueGoto,
+            "go to the use, or to the step with the value selected",
+        ),
+        b(Values, "x", A::ValueClose, "close the list"),
     ]
 }
 

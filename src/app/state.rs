@@ -217,6 +217,8 @@ pub enum Focus {
     Diagnostics,
     /// The link view: the stage interface table (`--pipeline`).
     Link,
+    /// The value list under the code: a value's uses (`u`) or its history (`y`).
+    Values,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -238,6 +240,46 @@ pub struct Popup {
 pub struct Message {
     pub text: String,
     pub error: bool,
+}
+
+/// What the value list shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueListKind {
+    /// Every line of the selected step whose instruction uses the value.
+    Uses,
+    /// The steps that created, changed, moved, replaced or deleted the value.
+    History,
+}
+
+/// One entry of the value list: where `Enter` goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ValueEntry {
+    pub step: usize,
+    /// The line of the step's text (a use), or `None`: the line defining `value`.
+    pub line: Option<usize>,
+    pub value: Option<Id>,
+    pub text: String,
+}
+
+/// The value list pane (`u`, `y`): a value's uses in the selected step, or its history
+/// across the steps of the run, derived once when asked for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ValueList {
+    pub kind: ValueListKind,
+    /// The value as the user picked it (`%name`).
+    pub name: String,
+    pub entries: Vec<ValueEntry>,
+    pub cursor: usize,
+    /// The document and run generation it was made from: a reload makes it stale.
+    pub doc: usize,
+    pub generation: u64,
+}
+
+impl ValueList {
+    /// Whether the history touches step `step` (the pass list marks those steps).
+    pub fn touches(&self, step: usize) -> bool {
+        self.kind == ValueListKind::History && self.entries.iter().any(|e| e.step == step)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -394,6 +436,8 @@ pub struct State {
     pub help_scroll: usize,
     /// An information box over the screen (the op table entry shown by `K`).
     pub popup: Option<Popup>,
+    /// The value list under the code (`u`: uses, `y`: history), while it is open.
+    pub values: Option<ValueList>,
     pub message: Option<Message>,
     /// Row of the cursor in the code pane, and the first row shown.
     pub cursor: usize,
@@ -468,6 +512,7 @@ impl State {
             help: false,
             help_scroll: 0,
             popup: None,
+            values: None,
             message: None,
             cursor: 0,
             scroll: 0,

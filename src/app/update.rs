@@ -9,6 +9,7 @@ use super::action::{Action, StepRef, ViewMode};
 use super::keymap::{Context, Key, KeyCode, Keymap};
 use super::state::{
     id_tokens, search_matches, Focus, Mode, PanelKey, Rows, Search, State, Syntax, TextKind,
+    ValueEntry, ValueList, ValueListKind,
 };
 use crate::ir::listing::Listing;
 use crate::pipeline::diff::{diff_lines, DiffLine};
@@ -123,6 +124,7 @@ pub fn handle_key(s: &mut State, keymap: &Keymap, key: Key) -> Vec<Effect> {
                 Focus::Code => Context::Code,
                 Focus::Diagnostics => Context::Diagnostics,
                 Focus::Link => Context::Link,
+                Focus::Values => Context::Values,
             };
             match keymap.lookup(context, key) {
                 Some(a) => update(s, a.clone()),
@@ -178,6 +180,23 @@ pub fn handle_mouse(s: &mut State, col: u16, row: u16, kind: MouseKind) -> Vec<E
             }
             MouseKind::WheelDown => scroll_code(s, 3),
             MouseKind::WheelUp => scroll_code(s, -3),
+        }
+    } else if let Some(v) = areas.values.filter(|&v| inside(v)) {
+        match kind {
+            MouseKind::Click => {
+                let rows = v.height.saturating_sub(2) as usize;
+                if let Some(list) = &mut s.values {
+                    // The first entry shown, as the view places them.
+                    let first = list.cursor.saturating_sub(rows.saturating_sub(1));
+                    let idx = (row.saturating_sub(v.y + 1)) as usize + first;
+                    if row > v.y && idx < list.entries.len() {
+                        list.cursor = idx;
+                        s.focus = Focus::Values;
+                    }
+                }
+            }
+            MouseKind::WheelDown => move_values(s, 1),
+            MouseKind::WheelUp => move_values(s, -1),
         }
     }
     Vec::new()
@@ -393,6 +412,140 @@ fn op_info(s: &mut State) {
     });
 }
 
+fn move_values(s: &mut State, delta: isize) {
+    if let Some(v) = &mut s.values {
+        let n = v.entries.len();
+        if n > 0 {
+            v.cursor = (v.cursor as isize + delta).clamp(0, n as isize - 1) as usize;
+        }
+    }
+}
+
+/// The list of the lines of the selected step whose instruction uses value `id`.
+fn uses_list(s: &mut State, tok: &str, id: crate::ir::Id) -> ValueList {
+    let (_, listing) = step_text(s, Side::Current, s.step, s.text);
+    let entries = (0..listing.len())
+        .filter(|&k| listing.info(k).uses.contains(&id))
+        .map(|k| ValueEntry {
+            step: s.step,
+            line: Some(k),
+            value: Some(id),
+            text: format!("{:>6}  {}", k + 1, listing.lines[k].trim()),
+        })
+        .collect();
+    ValueList {
+        kind: ValueListKind::Uses,
+        name: tok.to_string(),
+        entries,
+        cursor: 0,
+        doc: s.doc,
+        generation: s.current().map_or(0, |d| d.generation),
+    }
+}
+
+/// The history of value `id` across the steps of the run, one entry per event.
+fn history_list(s: &State, tok: &str, id: crate::ir::Id) -> ValueList {
+    use crate::pipeline::history::{history, EventKind};
+    let mut entries = Vec::new();
+    if let Some(run) = s.run() {
+        for e in history(run, id) {
+            let step = &run.steps[e.step];
+            // Ids as the step before printed them (what went) and as this step prints them.
+            let before =
+                crate::ir::names::Names::for_module(&run.steps[e.step.saturating_sub(1)].module);
+            let after = crate::ir::names::Names::for_module(&step.module);
+            let old = |id: crate::ir::Id| format!("%{}", before.get(id));
+            let new = |id: crate::ir::Id| format!("%{}", after.get(id));
+            let what = match &e.kind {
+                EventKind::Created => format!("{} created", new(e.value)),
+                EventKind::Changed => format!("{} changed", new(e.value)),
+                EventKind::Moved { from, to } => {
+                    format!("{} moved from {} to {}", new(e.value), old(*from), new(*to))
+                }
+                EventKind::Replaced { by } => format!("replaced by {}", new(*by)),
+                EventKind::Replaces { old: o } => {
+                    format!("{} took the place of {}", new(e.value), old(*o))
+                }
+                EventKind::Renamed { by } => format!("followed by its name: {}", new(*by)),
+                EventKind::Deleted => format!("{} deleted", old(e.value)),
+                EventKind::Lost => {
+                    "gone: the external step records no replacements, and no value has its name"
+                        .to_string()
+                }
+            };
+            entries.push(ValueEntry {
+                step: e.step,
+                line: None,
+                value: Some(e.value),
+                text: format!("{:>3} {:<24} {what}", e.step, step.pass),
+            });
+        }
+    }
+    ValueList {
+        kind: ValueListKind::History,
+        name: tok.to_string(),
+        entries,
+        cursor: 0,
+        doc: s.doc,
+        generation: s.current().map_or(0, |d| d.generation),
+    }
+}
+
+/// Goes to the selected entry of the value list: the use's line, or the step of the history
+/// event with the value's definition selected (a deleted value: the diff that removed it).
+fn value_goto(s: &mut State) {
+    let Some(list) = s.values.clone() else {
+        return;
+    };
+    let Some(entry) = list.entries.get(list.cursor).cloned() else {
+        s.set_error("the list is empty");
+        return;
+    };
+    if list.doc != s.doc || list.generation != s.current().map_or(0, |d| d.generation) {
+        s.set_error("the list is of an earlier run: ask for it again");
+        return;
+    }
+    if s.step != entry.step {
+        select_step(s, entry.step);
+    }
+    let row = match (entry.line, entry.value) {
+        (Some(line), _) => {
+            show_whole_step(s);
+            let row = match &s.panel.rows {
+                Rows::Text { range, .. } => line.checked_sub(range.start),
+                Rows::Diff { .. } => None,
+            };
+            row.filter(|&r| r < s.panel.len())
+        }
+        (None, Some(id)) => {
+            refresh_panel(s);
+            let mut row = s.panel.row_defining(id);
+            if row.is_none() && s.func.is_some() {
+                s.func = None;
+                refresh_panel(s);
+                row = s.panel.row_defining(id);
+            }
+            if row.is_none() && entry.step > 0 {
+                // Gone at this step: the diff shows the line that went.
+                s.view = ViewMode::Diff;
+                s.base = None;
+                refresh_panel(s);
+                row = s.panel.row_defining(id);
+            }
+            row
+        }
+        (None, None) => None,
+    };
+    match row {
+        Some(r) => {
+            jump_to(s, r);
+            s.focus = Focus::Code;
+            s.set_message(entry.text.trim().to_string());
+        }
+        None => s.set_error(format!("{} is not shown at step {}", list.name, entry.step)),
+    }
+}
+
 fn move_diag(s: &mut State, delta: isize) {
     let n = s.diagnostics_of(s.step).len();
     if n > 0 {
@@ -577,17 +730,25 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         Action::Quit => s.quit = true,
         Action::Help => s.help = !s.help,
         Action::Focus => {
-            let has_diagnostics = !s.diagnostics_of(s.step).is_empty();
-            let browser = s.browser_shown();
-            let link = s.link_view && s.linked;
-            s.focus = match s.focus {
-                Focus::Shaders => Focus::Passes,
-                Focus::Passes => Focus::Code,
-                Focus::Code if has_diagnostics => Focus::Diagnostics,
-                Focus::Code | Focus::Diagnostics if link => Focus::Link,
-                Focus::Code | Focus::Diagnostics | Focus::Link if browser => Focus::Shaders,
-                Focus::Code | Focus::Diagnostics | Focus::Link => Focus::Passes,
+            // The panes shown, in the order Tab visits them.
+            let mut order = Vec::with_capacity(6);
+            if s.browser_shown() {
+                order.push(Focus::Shaders);
             }
+            order.extend([Focus::Passes, Focus::Code]);
+            if s.values.is_some() {
+                order.push(Focus::Values);
+            }
+            if !s.diagnostics_of(s.step).is_empty() {
+                order.push(Focus::Diagnostics);
+            }
+            if s.link_view && s.linked {
+                order.push(Focus::Link);
+            }
+            s.focus = match order.iter().position(|f| *f == s.focus) {
+                Some(i) => order[(i + 1) % order.len()],
+                None => Focus::Passes,
+            };
         }
         Action::Up(n) | Action::Down(n) => {
             let d = if matches!(action, Action::Up(_)) {
@@ -601,6 +762,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
                 Focus::Code => move_cursor(s, d),
                 Focus::Diagnostics => move_diag(s, d),
                 Focus::Link => move_link(s, d),
+                Focus::Values => move_values(s, d),
             }
         }
         Action::PageUp | Action::PageDown => {
@@ -613,6 +775,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
                 Focus::Shaders => move_doc(s, d.signum() * 10),
                 Focus::Passes => move_step(s, d.signum() * 10),
                 Focus::Diagnostics => move_diag(s, d),
+                Focus::Values => move_values(s, d),
                 Focus::Link => move_link(s, d.signum() * 10),
                 Focus::Code => {
                     move_cursor(s, d);
@@ -628,6 +791,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
                 Focus::Diagnostics => {
                     move_diag(s, if top { isize::MIN / 2 } else { isize::MAX / 2 })
                 }
+                Focus::Values => move_values(s, if top { isize::MIN / 2 } else { isize::MAX / 2 }),
                 Focus::Code => move_cursor(s, if top { isize::MIN / 2 } else { isize::MAX / 2 }),
                 Focus::Link => move_link(s, if top { isize::MIN / 2 } else { isize::MAX / 2 }),
             }
@@ -859,12 +1023,42 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
                     .map(|r| search_matches(s.panel.row_text(r), &search).len())
                     .sum::<usize>(),
             };
+            if let Some(id) = id {
+                s.values = Some(uses_list(s, &tok, id));
+            }
             s.search = Some(search);
             s.set_message(match uses {
                 0 => format!("no uses of {tok}"),
                 1 => format!("1 use of {tok} (n/N to walk them)"),
                 n => format!("{n} uses of {tok} (n/N to walk them)"),
             });
+        }
+        Action::History => {
+            let Some((tok, id)) = selected_value(s) else {
+                s.set_error("no id on this line");
+                return Vec::new();
+            };
+            let Some(id) = id else {
+                s.set_error(format!(
+                    "{tok}: this text records no values (a shader's source)"
+                ));
+                return Vec::new();
+            };
+            let list = history_list(s, &tok, id);
+            let n = list.entries.len();
+            s.values = Some(list);
+            s.focus = Focus::Values;
+            s.set_message(format!(
+                "history of {tok}: {n} event{} (Enter goes to one, x closes)",
+                if n == 1 { "" } else { "s" }
+            ));
+        }
+        Action::ValueGoto => value_goto(s),
+        Action::ValueClose => {
+            s.values = None;
+            if s.focus == Focus::Values {
+                s.focus = Focus::Code;
+            }
         }
         Action::FirstChange => first_change(s),
         Action::Write(path) => {

@@ -4,6 +4,7 @@
 pub mod diff;
 pub mod external;
 pub mod gpu;
+pub mod history;
 pub mod input;
 pub mod link;
 pub mod manager;

@@ -72,6 +72,7 @@ pub fn lines(keymap: &[Binding], t: &Theme) -> Vec<Line<'static>> {
         (Context::Passes, "in the pass list"),
         (Context::Code, "in the code pane"),
         (Context::Diagnostics, "in the diagnostics pane"),
+        (Context::Values, "in the list of a value's uses or history"),
         (Context::Shaders, "in the shader browser"),
     ] {
         if !title.is_empty() {

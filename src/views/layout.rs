@@ -12,6 +12,8 @@ pub struct Areas {
     /// Under the pass list, when a second pipeline is compared (`:compare`).
     pub compare: Option<Rect>,
     pub code: Rect,
+    /// Under the code, when a value's uses or history are listed (`u`, `y`).
+    pub values: Option<Rect>,
     /// Under the code, when the selected step has diagnostics.
     pub diagnostics: Option<Rect>,
     /// Under the code, when the link view is shown (`L`, linked stages only).
@@ -60,6 +62,16 @@ pub fn areas(s: &State) -> Areas {
     } else {
         (code, None)
     };
+    let (code, values) = match &s.values {
+        Some(list) if code.height > 14 => {
+            let h = (list.entries.len().max(1) as u16 + 2)
+                .min(code.height / 3)
+                .max(3);
+            let [c, v] = Layout::vertical([Constraint::Min(6), Constraint::Length(h)]).areas(code);
+            (c, Some(v))
+        }
+        _ => (code, None),
+    };
     let n = s.diagnostics_of(s.step).len();
     let (code, diagnostics) = if n > 0 && code.height > 12 {
         let [c, d] =
@@ -74,6 +86,7 @@ pub fn areas(s: &State) -> Areas {
         passes,
         compare,
         code,
+        values,
         diagnostics,
         link,
         status,

@@ -11,6 +11,7 @@ pub mod link_view;
 pub mod pass_list;
 pub mod status_bar;
 pub mod theme;
+pub mod values;
 
 use ratatui::Frame;
 
@@ -28,6 +29,9 @@ pub fn draw(frame: &mut Frame, s: &State, keymap: &[Binding]) {
         pass_list::draw_compare(frame, c, s, &theme);
     }
     code_view::draw(frame, areas.code, s, &theme);
+    if let Some(v) = areas.values {
+        values::draw(frame, v, s, &theme);
+    }
     if let Some(d) = areas.diagnostics {
         diagnostics::draw(frame, d, s, &theme);
     }

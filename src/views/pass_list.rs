@@ -79,6 +79,13 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         let compared = s.compared_base().is_some();
         let base = if in_diff && !s.diff_prev && !compared && i == s.base_step() && i != s.step {
             "◆"
+        } else if s
+            .values
+            .as_ref()
+            .is_some_and(|v| v.doc == s.doc && v.touches(i))
+        {
+            // A step the listed value's history has an event at.
+            "•"
         } else {
             " "
         };

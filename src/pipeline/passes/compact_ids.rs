@@ -1,8 +1,10 @@
 //! `compact-ids`: renumbers ids densely, 1…N, in order of definition in the binary, and lowers
-//! the bound to N+1. It changes no instruction other than the ids it names.
+//! the bound to N+1. It changes no instruction other than the ids it names, and records each
+//! renumbering as a replacement (`old → new`), so a value's history follows it.
 
 use std::collections::HashMap;
 
+use crate::ir::module::Replacement;
 use crate::ir::{Id, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
 
@@ -35,6 +37,15 @@ pub fn compact_ids(m: &mut Module) -> bool {
     }
     m.remap_ids(|id: Id| map.get(&id).copied().unwrap_or(id));
     m.bound = next;
+    let mut renamed: Vec<(Id, Id)> = map.into_iter().filter(|(a, b)| a != b).collect();
+    renamed.sort_unstable();
+    m.replacements
+        .extend(renamed.into_iter().map(|(old, new)| Replacement {
+            old,
+            new,
+            function: None,
+            pass: "compact-ids",
+        }));
     for f in m.functions_mut() {
         f.compact();
     }

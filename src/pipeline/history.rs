@@ -1,0 +1,184 @@
+//! A value's history across the steps of a run: where it was created, where a pass rewrote
+//! its instruction or moved it to another block, where a pass replaced it by another value
+//! (the rewrite kit's `old → new` records, which `compact-ids` also keeps for the ids it
+//! renumbers), and where it went. The value followed is the one the user picked; past a
+//! replacement the history follows the value that took its place. Steps of an external tool
+//! (`spirv-opt:PASS`) keep no records: there a value that is gone is followed by its debug
+//! name where another value has it, and the history says when it cannot follow.
+
+use super::manager::Run;
+use crate::ir::{Id, Inst, Module};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    /// First defined at this step.
+    Created,
+    /// Its instruction changed (operands, opcode or type).
+    Changed,
+    /// Its instruction moved to another block (from, to: labels).
+    Moved { from: Id, to: Id },
+    /// Replaced everywhere by `by`, which the history follows from here on.
+    Replaced { by: Id },
+    /// Took the place of `old`, which this step replaced by the value.
+    Replaces { old: Id },
+    /// Followed by its debug name across an external step (`by`: the value with that name).
+    Renamed { by: Id },
+    /// No longer defined, and nothing replaced it.
+    Deleted,
+    /// Gone at an external step, which records no replacements, and no value has its name.
+    Lost,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Event {
+    pub step: usize,
+    /// The value the event is about, as it is called after the step.
+    pub value: Id,
+    pub kind: EventKind,
+}
+
+/// Where a value is defined in a module: the function and block (`None` for globals) and
+/// its instruction.
+fn definition(m: &Module, id: Id) -> Option<(Option<Id>, &Inst)> {
+    if let Some(g) = m.global(id) {
+        return Some((None, g));
+    }
+    for f in m.functions() {
+        if f.def.result == Some(id) {
+            return Some((None, &f.def));
+        }
+        if let Some(p) = f.params.iter().find(|p| p.result == Some(id)) {
+            return Some((None, p));
+        }
+        if let Some(i) = f.value(id) {
+            let block = f
+                .layout()
+                .find(|&(_, at)| at == i)
+                .map(|(b, _)| f.block(b).label);
+            return Some((block, f.inst(i)));
+        }
+    }
+    None
+}
+
+/// The value named `name` in module `m`, if exactly one has that debug name.
+fn named(m: &Module, name: &str) -> Option<Id> {
+    let mut found = m
+        .debug
+        .iter()
+        .filter(|i| i.op == spirv::Op::Name)
+        .filter(|i| matches!(i.lits().first(), Some(rspirv::dr::Operand::LiteralString(n)) if n == name))
+        .filter_map(|i| i.arg(0));
+    let first = found.next()?;
+    found.next().is_none().then_some(first)
+}
+
+/// The history of `value` over every step of `run`, in step order.
+pub fn history(run: &Run, value: Id) -> Vec<Event> {
+    let mut events = Vec::new();
+    let mut current = value;
+    // The definition at the step before: block and instruction.
+    let mut before: Option<(Option<Id>, Inst)> = None;
+    for (k, step) in run.steps.iter().enumerate() {
+        let m = &step.module;
+        let came_from = current;
+        // Replaced (or renumbered): one record per value and step, its end already resolved.
+        let replaced = before
+            .as_ref()
+            .and_then(|_| step.replacements.iter().find(|r| r.old == current))
+            .map(|r| r.new);
+        if let Some(by) = replaced {
+            events.push(Event {
+                step: k,
+                value: by,
+                kind: EventKind::Replaced { by },
+            });
+            current = by;
+        }
+        // Others this step replaced by the value (not when the value is itself the one
+        // that took ours: those are about other values).
+        for r in step.replacements.iter().filter(|_| replaced.is_none()) {
+            if r.new == current && r.old != came_from {
+                events.push(Event {
+                    step: k,
+                    value: current,
+                    kind: EventKind::Replaces { old: r.old },
+                });
+            }
+        }
+        let mut now = definition(m, current);
+        if now.is_none() && before.is_some() {
+            // Gone without a record: followed by name across an external step, or deleted.
+            if step.pass.starts_with("spirv-opt:") {
+                let prev = &run.steps[k - 1].module;
+                match prev.debug_name(current).and_then(|n| named(m, n)) {
+                    Some(other) => {
+                        events.push(Event {
+                            step: k,
+                            value: other,
+                            kind: EventKind::Renamed { by: other },
+                        });
+                        current = other;
+                        now = definition(m, current);
+                    }
+                    None => {
+                        events.push(Event {
+                            step: k,
+                            value: current,
+                            kind: EventKind::Lost,
+                        });
+                        break;
+                    }
+                }
+            } else {
+                events.push(Event {
+                    step: k,
+                    value: current,
+                    kind: EventKind::Deleted,
+                });
+                before = None;
+                continue;
+            }
+        }
+        match (&before, &now) {
+            (None, Some(_)) => events.push(Event {
+                step: k,
+                value: current,
+                kind: EventKind::Created,
+            }),
+            (Some((b0, i0)), Some((b1, i1))) => {
+                // After a replacement (or a rename) the definitions compared are of two
+                // values: neither a move nor a change.
+                let replaced_here = current != came_from;
+                if b0 != b1 && !replaced_here {
+                    if let (Some(from), Some(to)) = (b0, b1) {
+                        events.push(Event {
+                            step: k,
+                            value: current,
+                            kind: EventKind::Moved {
+                                from: *from,
+                                to: *to,
+                            },
+                        });
+                    }
+                }
+                if !replaced_here && !same_inst(i0, i1) {
+                    events.push(Event {
+                        step: k,
+                        value: current,
+                        kind: EventKind::Changed,
+                    });
+                }
+            }
+            _ => {}
+        }
+        before = now.map(|(b, i)| (b, i.clone()));
+    }
+    events
+}
+
+/// Whether two definitions of one value are the same instruction (ids compared as they are:
+/// a renumbering shows as a replacement, not a change).
+fn same_inst(a: &Inst, b: &Inst) -> bool {
+    a.op == b.op && a.ty == b.ty && a.operands().eq(b.operands())
+}

@@ -1,0 +1,53 @@
+//! The value list under the code: the uses of a value in the selected step (`u`), or its
+//! history across the steps (`y`), as `update` derived it.
+
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph};
+use ratatui::Frame;
+
+use super::theme::Theme;
+use crate::app::state::{Focus, State, ValueListKind};
+
+pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
+    let Some(list) = &s.values else { return };
+    let focused = s.focus == Focus::Values;
+    let n = list.entries.len();
+    let title = match list.kind {
+        ValueListKind::Uses => format!(
+            " {n} use{} of {} (Enter goes to one, x closes) ",
+            if n == 1 { "" } else { "s" },
+            list.name
+        ),
+        ValueListKind::History => format!(
+            " history of {}: {n} event{} (Enter goes to the step, x closes) ",
+            list.name,
+            if n == 1 { "" } else { "s" }
+        ),
+    };
+    let block = Block::bordered()
+        .border_style(if focused { t.border_focus } else { t.border })
+        .title(Span::styled(title, t.title));
+    let rows = area.height.saturating_sub(2) as usize;
+    let cursor = list.cursor.min(n.saturating_sub(1));
+    let first = cursor.saturating_sub(rows.saturating_sub(1));
+    let lines: Vec<Line> = if list.entries.is_empty() {
+        vec![Line::styled("none", t.unchanged)]
+    } else {
+        list.entries
+            .iter()
+            .enumerate()
+            .skip(first)
+            .take(rows)
+            .map(|(i, e)| {
+                let line = Line::from(Span::styled(e.text.clone(), t.text));
+                if i == cursor && (focused || e.step == s.step) {
+                    line.style(t.selected)
+                } else {
+                    line
+                }
+            })
+            .collect()
+    };
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}

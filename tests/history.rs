@@ -1,0 +1,171 @@
+//! A value's history across the steps of `O`: a load promoted by mem2reg, a value replaced by
+//! gvn, a value deleted by adce, ids renumbered by compact-ids.
+
+use std::sync::Arc;
+
+use shaderstep::ir::spirv::write;
+use shaderstep::ir::{parse, Id, Module};
+use shaderstep::pipeline::history::{history, Event, EventKind};
+use shaderstep::pipeline::{Pipeline, Run};
+
+const SHADER: &str = r#"; Version: 1.3
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+OpName %main "main"
+OpName %x "x"
+OpName %l "l"
+OpName %a "a"
+OpName %b "b"
+OpName %dead "dead"
+OpDecorate %buf Block
+OpMemberDecorate %buf 0 Offset 0
+OpMemberDecorate %buf 1 Offset 4
+OpDecorate %data DescriptorSet 0
+OpDecorate %data Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%float = OpTypeFloat 32
+%uint_0 = OpConstant %uint 0
+%uint_1 = OpConstant %uint 1
+%buf = OpTypeStruct %float %float
+%ptr_buf = OpTypePointer StorageBuffer %buf
+%ptr_sb_float = OpTypePointer StorageBuffer %float
+%ptr_fn_float = OpTypePointer Function %float
+%data = OpVariable %ptr_buf StorageBuffer
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%v = OpVariable %ptr_fn_float Function
+%p0 = OpAccessChain %ptr_sb_float %data %uint_0
+%x = OpLoad %float %p0
+OpStore %v %x
+%l = OpLoad %float %v
+%a = OpFAdd %float %l %l
+%b = OpFAdd %float %l %l
+%dead = OpFMul %float %a %a
+%s = OpFAdd %float %a %b
+%p1 = OpAccessChain %ptr_sb_float %data %uint_1
+OpStore %p1 %s
+OpReturn
+OpFunctionEnd
+"#;
+
+fn module() -> Module {
+    parse::parse(SHADER).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn id(m: &Module, name: &str) -> Id {
+    (1..m.bound)
+        .find(|&i| m.debug_name(i) == Some(name))
+        .unwrap_or_else(|| panic!("no value named {name}"))
+}
+
+fn run(preset: &str) -> Run {
+    let m = module();
+    let run = Pipeline::from_flags(None, preset)
+        .unwrap()
+        .with_snapshots(true)
+        .run(Arc::new(write::write_words(&m)));
+    assert!(run.ok(), "{preset} failed");
+    run
+}
+
+/// The events of `events`, as (pass, kind), for messages.
+fn show(run: &Run, events: &[Event]) -> String {
+    events
+        .iter()
+        .map(|e| format!("{} {}: {:?}", e.step, run.steps[e.step].pass, e.kind))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn at<'a>(run: &Run, events: &'a [Event], pass: &str) -> Vec<&'a EventKind> {
+    events
+        .iter()
+        .filter(|e| run.steps[e.step].pass == pass)
+        .map(|e| &e.kind)
+        .collect()
+}
+
+#[test]
+fn a_load_promoted_by_mem2reg_is_replaced_by_the_stored_value() {
+    let m = module();
+    let run = run("O");
+    let events = history(&run, id(&m, "l"));
+    let x = id(&m, "x");
+    assert_eq!(
+        events.first().map(|e| &e.kind),
+        Some(&EventKind::Created),
+        "{}",
+        show(&run, &events)
+    );
+    assert!(
+        at(&run, &events, "mem2reg").contains(&&EventKind::Replaced { by: x }),
+        "{}",
+        show(&run, &events)
+    );
+}
+
+#[test]
+fn a_value_gvn_finds_again_is_replaced_by_the_first() {
+    let m = module();
+    let run = run("O");
+    let (a, b) = (id(&m, "a"), id(&m, "b"));
+    let of_b = history(&run, b);
+    assert!(
+        at(&run, &of_b, "gvn").contains(&&EventKind::Replaced { by: a }),
+        "{}",
+        show(&run, &of_b)
+    );
+    // And the value that stays says what it took the place of.
+    let of_a = history(&run, a);
+    assert!(
+        at(&run, &of_a, "gvn").contains(&&EventKind::Replaces { old: b }),
+        "{}",
+        show(&run, &of_a)
+    );
+}
+
+#[test]
+fn an_unused_value_is_deleted_by_adce() {
+    let m = module();
+    let run = run("O");
+    let events = history(&run, id(&m, "dead"));
+    assert_eq!(
+        events.last().map(|e| (run.steps[e.step].pass, &e.kind)),
+        Some(("adce", &EventKind::Deleted)),
+        "{}",
+        show(&run, &events)
+    );
+}
+
+#[test]
+fn compact_ids_renumbering_is_followed() {
+    let m = module();
+    let run = run("O-size");
+    let a = id(&m, "a");
+    let events = history(&run, a);
+    let renumbered: Vec<&Event> = events
+        .iter()
+        .filter(|e| run.steps[e.step].pass == "compact-ids")
+        .collect();
+    let [e] = renumbered.as_slice() else {
+        panic!("one renumbering expected:\n{}", show(&run, &events));
+    };
+    let EventKind::Replaced { by } = e.kind else {
+        panic!("{}", show(&run, &events));
+    };
+    // The value it follows is the sum's operand in the final module.
+    let last = run.final_module().unwrap();
+    let f = &last.functions()[0];
+    assert!(f.def_of(by).is_some(), "%{by} is not defined at the end");
+    assert!(
+        !events
+            .iter()
+            .any(|e| e.step > renumbered[0].step && e.kind == EventKind::Deleted),
+        "{}",
+        show(&run, &events)
+    );
+}
