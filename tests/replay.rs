@@ -243,3 +243,50 @@ fn no_color_means_no_colours() {
         }
     }
 }
+
+#[test]
+fn the_selected_value_is_marked_wherever_it_stands() {
+    use ratatui::backend::TestBackend;
+    use ratatui::style::Modifier;
+    use ratatui::Terminal;
+    use shaderstep::app::event_loop::{App, AppEvent};
+    use shaderstep::pipeline::Pipeline;
+
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/examples/lighting.frag");
+    // Without colours the marks are underlines, which the cells keep.
+    let mut app = App::new(
+        vec![example],
+        Pipeline::preset("size").unwrap(),
+        (110, 40),
+        false,
+    );
+    for action in ["step 1", "find %float = OpTypeFloat"] {
+        app.handle(AppEvent::Action(action.parse().unwrap()));
+    }
+    let mut terminal = Terminal::new(TestBackend::new(110, 40)).unwrap();
+    app.draw(&mut terminal).unwrap();
+    let buf = terminal.backend().buffer();
+    // Every `%float` on screen is underlined: the definition and the lines using it.
+    let (w, h) = (buf.area.width as usize, buf.area.height as usize);
+    let cells = buf.content();
+    let mut found = 0;
+    for y in 0..h {
+        let row: String = (0..w).map(|x| cells[y * w + x].symbol()).collect();
+        for (at, _) in row.match_indices("%float") {
+            let after = row[at + 6..].chars().next();
+            if after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+                continue;
+            }
+            let x = row[..at].chars().count();
+            assert!(
+                cells[y * w + x].modifier.contains(Modifier::UNDERLINED),
+                "%float at row {y} is not marked: {row}"
+            );
+            found += 1;
+        }
+    }
+    assert!(
+        found >= 3,
+        "expected %float on several lines, found {found}"
+    );
+}

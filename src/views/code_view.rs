@@ -11,7 +11,7 @@ use ratatui::Frame;
 
 use super::theme::Theme;
 use crate::app::action::ViewMode;
-use crate::app::state::{id_tokens, search_matches, Focus, Rows, State, TextKind};
+use crate::app::state::{id_tokens, search_matches, Focus, Rows, Search, State, TextKind};
 use crate::pipeline::diff::{word_changes, DiffLine, LineChange};
 
 /// Splits `text` into spans where any style changes: base highlighting, then overlays on top.
@@ -72,8 +72,34 @@ fn line_styles(s: &State, id: u64, line: usize) -> Vec<(Style, Range<usize>)> {
         .unwrap_or_default()
 }
 
-fn overlays(s: &State, t: &Theme, text: &str, is_cursor: bool) -> Vec<(Style, Range<usize>)> {
+/// The `%id` selected on the cursor row, while the code pane has focus: every line that
+/// defines, uses or mentions it shows it marked.
+fn selected_token(s: &State) -> Option<Search> {
+    if s.focus != Focus::Code {
+        return None;
+    }
+    let text = s.panel.row_text(s.cursor);
+    let toks = id_tokens(text);
+    let tok = toks.get(s.token.min(toks.len().saturating_sub(1)))?;
+    Some(Search {
+        text: text[tok.clone()].to_string(),
+        whole_word: true,
+        uses_of: None,
+    })
+}
+
+fn overlays(
+    s: &State,
+    t: &Theme,
+    text: &str,
+    is_cursor: bool,
+    selected: Option<&Search>,
+) -> Vec<(Style, Range<usize>)> {
     let mut out = Vec::new();
+    if let Some(sel) = selected {
+        // Names are unique in a module, so the token's text is the value wherever it stands.
+        out.extend(search_matches(text, sel).into_iter().map(|r| (t.value, r)));
+    }
     if let Some(search) = &s.search {
         out.extend(
             search_matches(text, search)
@@ -92,6 +118,7 @@ fn overlays(s: &State, t: &Theme, text: &str, is_cursor: bool) -> Vec<(Style, Ra
 
 pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let focused = s.focus == Focus::Code;
+    let selected = selected_token(s);
     let kind = if s.text == TextKind::Ir {
         "IR"
     } else {
@@ -185,7 +212,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                 spans.extend(styled(
                     text,
                     &line_styles(s, *id, i),
-                    &overlays(s, t, text, is_cursor),
+                    &overlays(s, t, text, is_cursor, selected.as_ref()),
                     t.text,
                     s.hscroll,
                     text_w,
@@ -238,7 +265,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                                 let changed = d.change != LineChange::Same;
                                 let mut ov: Vec<(Style, Range<usize>)> =
                                     words.into_iter().map(|r| (word_style, r)).collect();
-                                ov.extend(overlays(s, t, text, is_cursor));
+                                ov.extend(overlays(s, t, text, is_cursor, selected.as_ref()));
                                 let mut spans = vec![Span::styled(
                                     format!(
                                         "{:>digits$}{}",
@@ -324,7 +351,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                     };
                     let mut ov: Vec<(Style, Range<usize>)> =
                         words.into_iter().map(|r| (word_style, r)).collect();
-                    ov.extend(overlays(s, t, text, is_cursor));
+                    ov.extend(overlays(s, t, text, is_cursor, selected.as_ref()));
                     let num = |n: Option<usize>| {
                         n.map_or(" ".repeat(digits), |n| format!("{:>digits$}", n + 1))
                     };
