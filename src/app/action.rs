@@ -143,6 +143,19 @@ pub enum Action {
     Bisect,
     CommandLine,
     SearchPrompt,
+    /// Clear the search and the message (`Esc`).
+    Cancel,
+    /// Close the information box (the op table entry).
+    ClosePopup,
+    /// In the `:` or `/` prompt: add a character, delete the last, run it, leave it.
+    PromptInsert(char),
+    PromptBackspace,
+    PromptSubmit,
+    PromptCancel,
+    /// A mouse click or wheel turn at a terminal cell (column, row).
+    Click(u16, u16),
+    WheelUp(u16, u16),
+    WheelDown(u16, u16),
 }
 
 fn on_off(arg: Option<&str>) -> Result<Option<bool>, String> {
@@ -202,6 +215,16 @@ impl fmt::Display for Action {
             Action::History => write!(f, "history"),
             Action::ValueGoto => write!(f, "value-goto"),
             Action::ValueClose => write!(f, "value-close"),
+            Action::Cancel => write!(f, "cancel"),
+            Action::ClosePopup => write!(f, "close-popup"),
+            // By code point: a space would not survive the command's trimming.
+            Action::PromptInsert(c) => write!(f, "prompt-insert {}", *c as u32),
+            Action::PromptBackspace => write!(f, "prompt-backspace"),
+            Action::PromptSubmit => write!(f, "prompt-submit"),
+            Action::PromptCancel => write!(f, "prompt-cancel"),
+            Action::Click(c, r) => write!(f, "click {c} {r}"),
+            Action::WheelUp(c, r) => write!(f, "wheel-up {c} {r}"),
+            Action::WheelDown(c, r) => write!(f, "wheel-down {c} {r}"),
             Action::FirstChange => write!(f, "first-change"),
             Action::Write(p) => write!(f, "write {}", p.display()),
             Action::Reload => write!(f, "reload"),
@@ -314,6 +337,32 @@ impl FromStr for Action {
             "history" => no_arg(Action::History),
             "value-goto" => no_arg(Action::ValueGoto),
             "value-close" => no_arg(Action::ValueClose),
+            "cancel" => no_arg(Action::Cancel),
+            "close-popup" => no_arg(Action::ClosePopup),
+            "prompt-insert" => arg
+                .and_then(|a| a.parse::<u32>().ok())
+                .and_then(char::from_u32)
+                .map(Action::PromptInsert)
+                .ok_or_else(|| ":prompt-insert takes a character's code point".to_string()),
+            "prompt-backspace" => no_arg(Action::PromptBackspace),
+            "prompt-submit" => no_arg(Action::PromptSubmit),
+            "prompt-cancel" => no_arg(Action::PromptCancel),
+            "click" | "wheel-up" | "wheel-down" => {
+                let cell: Vec<u16> = arg
+                    .unwrap_or("")
+                    .split_whitespace()
+                    .map(str::parse)
+                    .collect::<Result<_, _>>()
+                    .map_err(|_| format!(":{cmd} takes a column and a row"))?;
+                let [c, r] = cell[..] else {
+                    return Err(format!(":{cmd} takes a column and a row"));
+                };
+                Ok(match cmd {
+                    "click" => Action::Click(c, r),
+                    "wheel-up" => Action::WheelUp(c, r),
+                    _ => Action::WheelDown(c, r),
+                })
+            }
             "first-change" => no_arg(Action::FirstChange),
             "w" | "write" => Ok(Action::Write(PathBuf::from(
                 arg.ok_or(":write needs a file path")?,
@@ -390,6 +439,12 @@ mod tests {
             Action::Func(None),
             Action::Goto(120),
             Action::Write(PathBuf::from("out.spv")),
+            Action::PromptInsert(' '),
+            Action::PromptInsert('%'),
+            Action::Click(3, 14),
+            Action::WheelDown(80, 2),
+            Action::History,
+            Action::ValueClose,
         ];
         for a in actions {
             let text = a.to_string();
@@ -458,6 +513,11 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "bisect run [FILE]",
         "run the shader after every step (Vulkan; buffers from FILE); select the first that computes otherwise",
     ),
+    (
+        "history",
+        "the selected value's history across the steps, listed under the code",
+    ),
+    ("uses", "the selected value's uses, listed under the code"),
     ("reload", "read the inputs again"),
     ("quit", "leave"),
 ];

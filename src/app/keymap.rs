@@ -167,6 +167,19 @@ pub enum Context {
     Link,
     /// The value list (uses, history) has focus.
     Values,
+    /// The help is shown over everything: its keys only.
+    Help,
+    /// An information box is shown: its keys only.
+    Popup,
+    /// The `:` or `/` prompt: its keys, and characters typed are inserted.
+    Prompt,
+}
+
+impl Context {
+    /// A context that takes every key itself: no global binding applies in it.
+    pub fn is_modal(self) -> bool {
+        matches!(self, Context::Help | Context::Popup | Context::Prompt)
+    }
 }
 
 pub struct Binding {
@@ -235,7 +248,7 @@ pub fn apply_overrides(bindings: &mut Vec<Binding>, overrides: &[(String, String
 /// The default key map. Context-specific bindings win over global ones.
 pub fn default_keymap() -> Vec<Binding> {
     use Action as A;
-    use Context::{Code, Diagnostics, Global, Link, Passes, Shaders, Values};
+    use Context::{Code, Diagnostics, Global, Help, Link, Passes, Popup, Prompt, Shaders, Values};
     let b = |context, keys: &'static str, action, help: &'static str| Binding {
         context,
         keys: keys.into(),
@@ -411,6 +424,44 @@ pub fn default_keymap() -> Vec<Binding> {
             "go to the use, or to the step with the value selected",
         ),
         b(Values, "x", A::ValueClose, "close the list"),
+        b(
+            Global,
+            "<Esc>",
+            A::Cancel,
+            "clear the search and the message",
+        ),
+        b(Help, "<Esc>", A::Help, "close the help"),
+        b(Help, "q", A::Help, "close the help"),
+        b(Help, "?", A::Help, "close the help"),
+        b(Help, "j", A::Down(1), "scroll down"),
+        b(Help, "<Down>", A::Down(1), "scroll down"),
+        b(Help, "k", A::Up(1), "scroll up"),
+        b(Help, "<Up>", A::Up(1), "scroll up"),
+        b(Help, "<C-d>", A::PageDown, "page down"),
+        b(Help, "<PageDown>", A::PageDown, "page down"),
+        b(Help, "<C-u>", A::PageUp, "page up"),
+        b(Help, "<PageUp>", A::PageUp, "page up"),
+        b(Help, "g", A::Top, "to the top"),
+        b(Help, "<Home>", A::Top, "to the top"),
+        b(Help, "G", A::Bottom, "to the end"),
+        b(Help, "<End>", A::Bottom, "to the end"),
+        b(Popup, "<Esc>", A::ClosePopup, "close the box"),
+        b(Popup, "q", A::ClosePopup, "close the box"),
+        b(Popup, "K", A::ClosePopup, "close the box"),
+        b(Popup, "<Enter>", A::ClosePopup, "close the box"),
+        b(
+            Prompt,
+            "<Enter>",
+            A::PromptSubmit,
+            "run the command or search",
+        ),
+        b(Prompt, "<Esc>", A::PromptCancel, "leave the prompt"),
+        b(
+            Prompt,
+            "<BS>",
+            A::PromptBackspace,
+            "delete the last character (leaves when empty)",
+        ),
     ]
 }
 
@@ -437,6 +488,9 @@ impl Keymap {
             .iter()
             .find(|(c, k, _)| *c == context && *k == key)
             .or_else(|| {
+                if context.is_modal() {
+                    return None;
+                }
                 self.bindings
                     .iter()
                     .find(|(c, k, _)| *c == Context::Global && *k == key)

@@ -34,108 +34,76 @@ pub enum Effect {
     Compare(Option<String>),
 }
 
+/// A key: the action the key map binds it to in the context of what has the keys (the help,
+/// an information box, the prompt, or the focused pane). At the prompt, a character nothing
+/// binds is typed.
 pub fn handle_key(s: &mut State, keymap: &Keymap, key: Key) -> Vec<Effect> {
-    match s.mode.clone() {
-        Mode::Command(mut buf) | Mode::Search(mut buf) => {
-            let is_command = matches!(s.mode, Mode::Command(_));
-            match key.code {
-                KeyCode::Esc => s.mode = Mode::Normal,
-                KeyCode::Enter => {
-                    s.mode = Mode::Normal;
-                    if is_command {
-                        return match buf.parse::<Action>() {
-                            Ok(a) => update(s, a),
-                            Err(e) => {
-                                s.set_error(e);
-                                Vec::new()
-                            }
-                        };
-                    } else if !buf.is_empty() {
-                        return update(s, Action::Find(buf));
-                    }
-                }
-                KeyCode::Backspace => {
-                    if buf.pop().is_none() {
-                        s.mode = Mode::Normal;
-                    } else {
-                        s.mode = if is_command {
-                            Mode::Command(buf)
-                        } else {
-                            Mode::Search(buf)
-                        };
-                    }
-                }
-                KeyCode::Char(c) if !key.ctrl => {
-                    buf.push(c);
-                    s.mode = if is_command {
-                        Mode::Command(buf)
-                    } else {
-                        Mode::Search(buf)
-                    };
-                }
-                _ => {}
+    let context = key_context(s);
+    match keymap.lookup(context, key) {
+        Some(a) => update(s, a.clone()),
+        None => match key.code {
+            KeyCode::Char(c) if context == Context::Prompt && !key.ctrl => {
+                update(s, Action::PromptInsert(c))
             }
-            Vec::new()
-        }
-        Mode::Normal => {
-            if s.help {
-                let total = views::help::lines(
-                    &crate::app::keymap::default_keymap(),
-                    &views::theme::Theme::new(false),
-                )
-                .len();
-                let max = total.saturating_sub(views::help::visible_rows(s.size.1));
-                let page = views::help::visible_rows(s.size.1);
-                s.help_scroll = match (key.code, key.ctrl) {
-                    (KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('?'), _) => {
-                        s.help = false;
-                        0
-                    }
-                    (KeyCode::Char('j') | KeyCode::Down, _) => s.help_scroll + 1,
-                    (KeyCode::Char('k') | KeyCode::Up, _) => s.help_scroll.saturating_sub(1),
-                    (KeyCode::PageDown, _) | (KeyCode::Char('d'), true) => s.help_scroll + page,
-                    (KeyCode::PageUp, _) | (KeyCode::Char('u'), true) => {
-                        s.help_scroll.saturating_sub(page)
-                    }
-                    (KeyCode::Char('g') | KeyCode::Home, _) => 0,
-                    (KeyCode::Char('G') | KeyCode::End, _) => max,
-                    _ => s.help_scroll,
-                }
-                .min(max);
-                return Vec::new();
-            }
-            if s.popup.is_some() {
-                if matches!(
-                    key.code,
-                    KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('K') | KeyCode::Enter
-                ) {
-                    s.popup = None;
-                }
-                return Vec::new();
-            }
-            if key.code == KeyCode::Esc {
-                s.search = None;
-                s.message = None;
-                return Vec::new();
-            }
-            let context = match s.focus {
-                Focus::Shaders => Context::Shaders,
-                Focus::Passes => Context::Passes,
-                Focus::Code => Context::Code,
-                Focus::Diagnostics => Context::Diagnostics,
-                Focus::Link => Context::Link,
-                Focus::Values => Context::Values,
-            };
-            match keymap.lookup(context, key) {
-                Some(a) => update(s, a.clone()),
-                None => Vec::new(),
-            }
-        }
+            _ => Vec::new(),
+        },
     }
 }
 
-/// A mouse event at a terminal cell.
+/// The context whose bindings a key is looked up in.
+pub fn key_context(s: &State) -> Context {
+    if matches!(s.mode, Mode::Command(_) | Mode::Search(_)) {
+        return Context::Prompt;
+    }
+    if s.help {
+        return Context::Help;
+    }
+    if s.popup.is_some() {
+        return Context::Popup;
+    }
+    match s.focus {
+        Focus::Shaders => Context::Shaders,
+        Focus::Passes => Context::Passes,
+        Focus::Code => Context::Code,
+        Focus::Diagnostics => Context::Diagnostics,
+        Focus::Link => Context::Link,
+        Focus::Values => Context::Values,
+    }
+}
+
+/// The prompt's text, for an edit: `None` outside the prompt.
+fn prompt_text(s: &mut State) -> Option<&mut String> {
+    match &mut s.mode {
+        Mode::Command(buf) | Mode::Search(buf) => Some(buf),
+        Mode::Normal => None,
+    }
+}
+
+/// Scrolls the help by `delta` lines (clamped to its length).
+fn scroll_help(s: &mut State, delta: isize) {
+    let total = views::help::lines(
+        &crate::app::keymap::default_keymap(),
+        &views::theme::Theme::new(false),
+    )
+    .len();
+    let max = total.saturating_sub(views::help::visible_rows(s.size.1));
+    s.help_scroll = (s.help_scroll as isize + delta).clamp(0, max as isize) as usize;
+}
+
+/// A mouse event at a terminal cell: the action it is.
 pub fn handle_mouse(s: &mut State, col: u16, row: u16, kind: MouseKind) -> Vec<Effect> {
+    update(
+        s,
+        match kind {
+            MouseKind::Click => Action::Click(col, row),
+            MouseKind::WheelUp => Action::WheelUp(col, row),
+            MouseKind::WheelDown => Action::WheelDown(col, row),
+        },
+    )
+}
+
+/// A click or wheel turn at a terminal cell, on the pane under it.
+fn mouse(s: &mut State, col: u16, row: u16, kind: MouseKind) -> Vec<Effect> {
     let areas = views::layout::areas(s);
     let inside = |r: ratatui::layout::Rect| {
         col >= r.x && col < r.x + r.width && row >= r.y && row < r.y + r.height
@@ -728,7 +696,45 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
     let page = views::layout::code_rows(s).max(2) as isize - 1;
     match action {
         Action::Quit => s.quit = true,
-        Action::Help => s.help = !s.help,
+        Action::Help => {
+            s.help = !s.help;
+            s.help_scroll = 0;
+        }
+        Action::Cancel => {
+            s.search = None;
+            s.message = None;
+        }
+        Action::ClosePopup => s.popup = None,
+        Action::PromptInsert(c) => {
+            if let Some(buf) = prompt_text(s) {
+                buf.push(c);
+            }
+        }
+        Action::PromptBackspace => {
+            if prompt_text(s).is_some_and(|buf| buf.pop().is_none()) {
+                s.mode = Mode::Normal;
+            }
+        }
+        Action::PromptCancel => s.mode = Mode::Normal,
+        Action::PromptSubmit => {
+            let mode = std::mem::replace(&mut s.mode, Mode::Normal);
+            match mode {
+                Mode::Command(buf) => {
+                    return match buf.parse::<Action>() {
+                        Ok(a) => update(s, a),
+                        Err(e) => {
+                            s.set_error(e);
+                            Vec::new()
+                        }
+                    }
+                }
+                Mode::Search(buf) if !buf.is_empty() => return update(s, Action::Find(buf)),
+                _ => {}
+            }
+        }
+        Action::Click(col, row) => return mouse(s, col, row, MouseKind::Click),
+        Action::WheelUp(col, row) => return mouse(s, col, row, MouseKind::WheelUp),
+        Action::WheelDown(col, row) => return mouse(s, col, row, MouseKind::WheelDown),
         Action::Focus => {
             // The panes shown, in the order Tab visits them.
             let mut order = Vec::with_capacity(6);
@@ -756,6 +762,10 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
             } else {
                 n as isize
             };
+            if s.help {
+                scroll_help(s, d);
+                return Vec::new();
+            }
             match s.focus {
                 Focus::Shaders => move_doc(s, d),
                 Focus::Passes => move_step(s, d),
@@ -766,6 +776,18 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
             }
         }
         Action::PageUp | Action::PageDown => {
+            if s.help {
+                let page = views::help::visible_rows(s.size.1) as isize;
+                scroll_help(
+                    s,
+                    if action == Action::PageUp {
+                        -page
+                    } else {
+                        page
+                    },
+                );
+                return Vec::new();
+            }
             let d = if action == Action::PageUp {
                 -page
             } else {
@@ -785,6 +807,10 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         }
         Action::Top | Action::Bottom => {
             let top = action == Action::Top;
+            if s.help {
+                scroll_help(s, if top { isize::MIN / 2 } else { isize::MAX / 2 });
+                return Vec::new();
+            }
             match s.focus {
                 Focus::Shaders => move_doc(s, if top { isize::MIN / 2 } else { isize::MAX / 2 }),
                 Focus::Passes => move_step(s, if top { isize::MIN / 2 } else { isize::MAX / 2 }),

@@ -74,6 +74,10 @@ pub fn lines(keymap: &[Binding], t: &Theme) -> Vec<Line<'static>> {
         (Context::Diagnostics, "in the diagnostics pane"),
         (Context::Values, "in the list of a value's uses or history"),
         (Context::Shaders, "in the shader browser"),
+        (Context::Link, "in the link view"),
+        (Context::Help, "in this help"),
+        (Context::Popup, "in an information box"),
+        (Context::Prompt, "at the : or / prompt (other keys type)"),
     ] {
         if !title.is_empty() {
             lines.push(Line::styled(format!("  {title}"), t.title));
