@@ -82,6 +82,8 @@ pub struct App {
     pub state: State,
     pub keymap: Keymap,
     pub bindings: Vec<Binding>,
+    /// Lines of the help text for these bindings (the help scrolls within them).
+    help_lines: usize,
     worker: Worker,
     /// Runs the compared pipeline (`:compare`) on the same inputs.
     compare: Option<Worker>,
@@ -147,10 +149,12 @@ impl App {
                 "cannot start the worker thread, nothing will run: {e}"
             ));
         }
+        let help_lines = views::help::lines(&bindings, &views::theme::Theme::new(false)).len();
         let mut app = App {
             state,
             keymap,
             bindings,
+            help_lines,
             worker,
             compare: None,
             bisect_run: None,
@@ -172,7 +176,14 @@ impl App {
         for i in 0..first_runs.min(app.state.docs.len()) {
             app.request(i);
         }
+        app.plan_layout();
         app
+    }
+
+    /// Places the panes for the state as it is now: `update` reads the layout (page sizes,
+    /// the pane under the mouse), and only the event loop asks the views for it.
+    fn plan_layout(&mut self) {
+        self.state.layout = views::layout::plan(&self.state, self.help_lines);
     }
 
     pub fn handle(&mut self, ev: AppEvent) {
@@ -189,6 +200,7 @@ impl App {
             AppEvent::Action(a) => update::update(&mut self.state, a),
         };
         self.apply(effects);
+        self.plan_layout();
     }
 
     /// Applies the results of finished background runs; returns whether there were any.
@@ -817,6 +829,10 @@ impl App {
     }
 
     pub fn draw<B: Backend>(&mut self, terminal: &mut Terminal<B>) -> Result<(), B::Error> {
+        // What the layout depends on first (the link table's rows), then the layout, then
+        // what depends on it (scrolling, the highlighting of the rows on screen).
+        update::refresh(&mut self.state);
+        self.plan_layout();
         update::prepare(&mut self.state);
         let state = &self.state;
         let bindings = &self.bindings;
@@ -895,7 +911,7 @@ pub fn run_terminal(
             inputs,
             pipeline,
             (size.width, size.height),
-            views::theme::color_enabled(),
+            super::color_enabled(),
         );
         if compare.is_some() {
             app.handle(AppEvent::Action(Action::Compare(compare)));

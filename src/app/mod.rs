@@ -4,6 +4,7 @@ pub mod action;
 pub mod cli;
 pub mod config;
 pub mod event_loop;
+pub mod highlight;
 pub mod keymap;
 pub mod replay;
 pub mod run;
@@ -148,7 +149,7 @@ fn replay_command(args: &cli::ReplayArgs) -> color_eyre::Result<i32> {
     };
     let opts = replay::Options {
         size: args.size,
-        color: crate::views::theme::color_enabled(),
+        color: color_enabled(),
     };
     match replay::run_script(&script, opts) {
         Ok(snapshots) => {
@@ -172,4 +173,9 @@ fn replay_command(args: &cli::ReplayArgs) -> color_eyre::Result<i32> {
             Ok(1)
         }
     }
+}
+
+/// Whether colour output is wanted (the `NO_COLOR` convention).
+pub fn color_enabled() -> bool {
+    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }

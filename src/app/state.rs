@@ -6,8 +6,6 @@ use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use ratatui::style::Style;
-
 use super::action::ViewMode;
 use crate::ir::listing::Listing;
 use crate::ir::Id;
@@ -242,6 +240,56 @@ pub struct Message {
     pub error: bool,
 }
 
+/// A pane's place on the screen, in terminal cells.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Area {
+    pub x: u16,
+    pub y: u16,
+    pub width: u16,
+    pub height: u16,
+}
+
+impl Area {
+    pub fn contains(&self, col: u16, row: u16) -> bool {
+        col >= self.x && col < self.x + self.width && row >= self.y && row < self.y + self.height
+    }
+
+    /// Rows of text inside its border.
+    pub fn inner_rows(&self) -> usize {
+        self.height.saturating_sub(2) as usize
+    }
+}
+
+/// Where the panes are on the screen, as `views::layout` planned them for the state as it
+/// is (the event loop plans it after every event and before every draw), so that `update`
+/// pages by the rows the user sees and finds the pane under the mouse without calling views.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Layout {
+    pub shaders: Option<Area>,
+    pub passes: Area,
+    pub compare: Option<Area>,
+    pub code: Area,
+    pub values: Option<Area>,
+    pub diagnostics: Option<Area>,
+    pub link: Option<Area>,
+    pub status: Area,
+    /// Rows of help text the help overlay shows, and the help's length in lines.
+    pub help_rows: usize,
+    pub help_lines: usize,
+}
+
+impl Layout {
+    /// Rows of text the code pane shows.
+    pub fn code_rows(&self) -> usize {
+        self.code.inner_rows()
+    }
+
+    /// Rows the pass list shows.
+    pub fn pass_rows(&self) -> usize {
+        self.passes.inner_rows()
+    }
+}
+
 /// What the value list shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ValueListKind {
@@ -405,8 +453,17 @@ impl Panel {
 /// A step's text: (doc, generation, step, kind).
 pub type TextKey = (usize, u64, usize, TextKind);
 
+/// How a highlighted piece of text looks: the grammar theme's colour and font style (the
+/// views make a terminal style of it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TextStyle {
+    pub fg: Option<(u8, u8, u8)>,
+    pub bold: bool,
+    pub italic: bool,
+}
+
 /// Syntax colouring of one line: style per byte range.
-pub type LineStyles = Arc<Vec<(Style, Range<usize>)>>;
+pub type LineStyles = Arc<Vec<(TextStyle, Range<usize>)>>;
 
 pub struct State {
     pub docs: Vec<Doc>,
@@ -438,6 +495,8 @@ pub struct State {
     pub popup: Option<Popup>,
     /// The value list under the code (`u`: uses, `y`: history), while it is open.
     pub values: Option<ValueList>,
+    /// Where the panes are (see `Layout`).
+    pub layout: Layout,
     pub message: Option<Message>,
     /// Row of the cursor in the code pane, and the first row shown.
     pub cursor: usize,
@@ -513,6 +572,7 @@ impl State {
             help_scroll: 0,
             popup: None,
             values: None,
+            layout: Layout::default(),
             message: None,
             cursor: 0,
             scroll: 0,
@@ -539,6 +599,14 @@ impl State {
             compare_functions: Vec::new(),
             compare_functions_key: None,
         }
+    }
+
+    /// The first shader row the browser shows when it has `rows` rows: the selected one
+    /// stays in view.
+    pub fn browser_first_row(&self, rows: usize) -> usize {
+        let listed = self.listed_docs();
+        let pos = listed.iter().position(|&d| d == self.doc).unwrap_or(0);
+        (pos + 1).saturating_sub(rows)
     }
 
     /// The shaders the browser lists (present ones), in display order.

@@ -14,7 +14,6 @@ use super::state::{
 use crate::ir::listing::Listing;
 use crate::pipeline::diff::{diff_lines, DiffLine};
 use crate::pipeline::Run;
-use crate::views;
 
 #[derive(Debug, PartialEq)]
 pub enum Effect {
@@ -81,12 +80,7 @@ fn prompt_text(s: &mut State) -> Option<&mut String> {
 
 /// Scrolls the help by `delta` lines (clamped to its length).
 fn scroll_help(s: &mut State, delta: isize) {
-    let total = views::help::lines(
-        &crate::app::keymap::default_keymap(),
-        &views::theme::Theme::new(false),
-    )
-    .len();
-    let max = total.saturating_sub(views::help::visible_rows(s.size.1));
+    let max = s.layout.help_lines.saturating_sub(s.layout.help_rows);
     s.help_scroll = (s.help_scroll as isize + delta).clamp(0, max as isize) as usize;
 }
 
@@ -104,17 +98,14 @@ pub fn handle_mouse(s: &mut State, col: u16, row: u16, kind: MouseKind) -> Vec<E
 
 /// A click or wheel turn at a terminal cell, on the pane under it.
 fn mouse(s: &mut State, col: u16, row: u16, kind: MouseKind) -> Vec<Effect> {
-    let areas = views::layout::areas(s);
-    let inside = |r: ratatui::layout::Rect| {
-        col >= r.x && col < r.x + r.width && row >= r.y && row < r.y + r.height
-    };
+    let areas = s.layout.clone();
+    let inside = |r: super::state::Area| r.contains(col, row);
     if let Some(b) = areas.shaders.filter(|&b| inside(b)) {
         match kind {
             MouseKind::Click => {
                 let listed = s.listed_docs();
                 let rows = b.height.saturating_sub(2) as usize;
-                let idx =
-                    (row.saturating_sub(b.y + 1)) as usize + views::browser::first_row(s, rows);
+                let idx = (row.saturating_sub(b.y + 1)) as usize + s.browser_first_row(rows);
                 if row > b.y && idx < listed.len() {
                     s.focus = Focus::Shaders;
                     select_doc(s, listed[idx]);
@@ -178,7 +169,7 @@ pub enum MouseKind {
 }
 
 fn scroll_code(s: &mut State, delta: isize) {
-    let rows = views::layout::code_rows(s);
+    let rows = s.layout.code_rows();
     let max = s.panel.len().saturating_sub(rows);
     s.scroll = (s.scroll as isize + delta).clamp(0, max as isize) as usize;
     s.cursor = s
@@ -208,7 +199,7 @@ fn select_step(s: &mut State, step: usize) {
     s.step = step;
     let visible = s.visible_steps();
     if let Some(pos) = visible.iter().position(|&v| v == step) {
-        let rows = views::layout::pass_rows(s);
+        let rows = s.layout.pass_rows();
         if pos < s.pass_scroll {
             s.pass_scroll = pos;
         } else if rows > 0 && pos >= s.pass_scroll + rows {
@@ -693,7 +684,7 @@ fn move_cursor(s: &mut State, delta: isize) {
 }
 
 pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
-    let page = views::layout::code_rows(s).max(2) as isize - 1;
+    let page = s.layout.code_rows().max(2) as isize - 1;
     match action {
         Action::Quit => s.quit = true,
         Action::Help => {
@@ -777,7 +768,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         }
         Action::PageUp | Action::PageDown => {
             if s.help {
-                let page = views::help::visible_rows(s.size.1) as isize;
+                let page = s.layout.help_rows as isize;
                 scroll_help(
                     s,
                     if action == Action::PageUp {
@@ -1203,7 +1194,7 @@ fn first_hunk(s: &mut State) {
 fn jump_to(s: &mut State, row: usize) {
     s.cursor = row;
     s.token = 0;
-    let rows = views::layout::code_rows(s);
+    let rows = s.layout.code_rows();
     // Put the target a few lines below the top, as editors do.
     if row < s.scroll || row >= s.scroll + rows {
         s.scroll = row.saturating_sub(rows / 4);
@@ -1556,12 +1547,17 @@ pub fn refresh_panel(s: &mut State) {
     }
 }
 
-/// Brings everything derived up to date before a draw: the panel, scroll limits, and the
-/// highlighting of the rows that will be visible.
-pub fn prepare(s: &mut State) {
+/// Brings the derived data the layout depends on up to date: the link table, the panel.
+pub fn refresh(s: &mut State) {
     refresh_link_table(s);
     refresh_panel(s);
-    let rows = views::layout::code_rows(s);
+}
+
+/// Brings everything derived up to date before a draw, by the layout planned for it: the
+/// panel, scroll limits, and the highlighting of the rows that will be visible.
+pub fn prepare(s: &mut State) {
+    refresh(s);
+    let rows = s.layout.code_rows();
     let len = s.panel.len();
     s.cursor = s.cursor.min(len.saturating_sub(1));
     if s.cursor < s.scroll {
@@ -1571,7 +1567,7 @@ pub fn prepare(s: &mut State) {
     }
     s.scroll = s.scroll.min(len.saturating_sub(rows.min(len)));
     let visible = s.visible_steps();
-    let prow = views::layout::pass_rows(s);
+    let prow = s.layout.pass_rows();
     if let Some(pos) = visible.iter().position(|&v| v == s.step) {
         if pos < s.pass_scroll {
             s.pass_scroll = pos;
@@ -1624,7 +1620,7 @@ pub fn prepare(s: &mut State) {
         let syntax = s.syntaxes.get(&id).copied().unwrap_or(kind);
         s.styles.insert(
             (id, i),
-            Arc::new(views::highlight::highlight(&text, syntax)),
+            Arc::new(super::highlight::highlight(&text, syntax)),
         );
     }
 }

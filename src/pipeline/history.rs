@@ -96,16 +96,17 @@ pub fn history(run: &Run, value: Id) -> Vec<Event> {
             current = by;
         }
         // Others this step replaced by the value (not when the value is itself the one
-        // that took ours: those are about other values).
-        for r in step.replacements.iter().filter(|_| replaced.is_none()) {
-            if r.new == current && r.old != came_from {
-                events.push(Event {
-                    step: k,
-                    value: current,
-                    kind: EventKind::Replaces { old: r.old },
-                });
-            }
-        }
+        // that took ours: those are about other values), listed after its own events.
+        let took_places: Vec<Event> = step
+            .replacements
+            .iter()
+            .filter(|r| replaced.is_none() && r.new == current && r.old != came_from)
+            .map(|r| Event {
+                step: k,
+                value: current,
+                kind: EventKind::Replaces { old: r.old },
+            })
+            .collect();
         let mut now = definition(m, current);
         if now.is_none() && before.is_some() {
             // Gone without a record: followed by name across an external step, or deleted.
@@ -172,6 +173,7 @@ pub fn history(run: &Run, value: Id) -> Vec<Event> {
             }
             _ => {}
         }
+        events.extend(took_places);
         before = now.map(|(b, i)| (b, i.clone()));
     }
     events

@@ -11,12 +11,6 @@ use super::theme::Theme;
 use crate::app::state::{DocStatus, Focus, State};
 
 /// The first listed row shown, so that the selected shader is visible.
-pub fn first_row(s: &State, rows: usize) -> usize {
-    let listed = s.listed_docs();
-    let pos = listed.iter().position(|&d| d == s.doc).unwrap_or(0);
-    (pos + 1).saturating_sub(rows)
-}
-
 pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let focused = s.focus == Focus::Shaders;
     let listed = s.listed_docs();
@@ -36,7 +30,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         frame.render_widget(Paragraph::new(msg).block(block), area);
         return;
     }
-    let first = first_row(s, rows);
+    let first = s.browser_first_row(rows);
     let mut lines = Vec::with_capacity(rows);
     for &i in listed.iter().skip(first).take(rows) {
         let d = &s.docs[i];

@@ -4,14 +4,16 @@
 use std::ops::Range;
 
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::Style;
+use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 use ratatui::Frame;
 
 use super::theme::Theme;
 use crate::app::action::ViewMode;
-use crate::app::state::{id_tokens, search_matches, Focus, Rows, Search, State, TextKind};
+use crate::app::state::{
+    id_tokens, search_matches, Focus, Rows, Search, State, TextKind, TextStyle,
+};
 use crate::pipeline::diff::{word_changes, DiffLine, LineChange};
 
 /// Splits `text` into spans where any style changes: base highlighting, then overlays on top.
@@ -68,8 +70,27 @@ fn styled(
 fn line_styles(s: &State, id: u64, line: usize) -> Vec<(Style, Range<usize>)> {
     s.styles
         .get(&(id, line))
-        .map(|v| v.as_ref().clone())
+        .map(|v| {
+            v.iter()
+                .map(|(look, r)| (terminal_style(*look), r.clone()))
+                .collect()
+        })
         .unwrap_or_default()
+}
+
+/// The terminal style of a highlighted piece of text.
+fn terminal_style(look: TextStyle) -> Style {
+    let mut s = Style::new();
+    if let Some((r, g, b)) = look.fg {
+        s = s.fg(Color::Rgb(r, g, b));
+    }
+    if look.bold {
+        s = s.add_modifier(Modifier::BOLD);
+    }
+    if look.italic {
+        s = s.add_modifier(Modifier::ITALIC);
+    }
+    s
 }
 
 /// The `%id` selected on the cursor row, while the code pane has focus: every line that

@@ -3,7 +3,7 @@
 
 use ratatui::layout::{Constraint, Layout, Rect};
 
-use crate::app::state::State;
+use crate::app::state::{Area, Layout as Panes, State};
 
 pub struct Areas {
     /// The shader browser, above the pass list (for directories and several inputs).
@@ -93,12 +93,26 @@ pub fn areas(s: &State) -> Areas {
     }
 }
 
-/// Rows of text the code pane shows (inside its border).
-pub fn code_rows(s: &State) -> usize {
-    areas(s).code.height.saturating_sub(2) as usize
-}
-
-/// Rows the pass list shows (inside its border).
-pub fn pass_rows(s: &State) -> usize {
-    areas(s).passes.height.saturating_sub(2) as usize
+/// The layout `update` reads: the panes' places, and the help overlay's rows and length
+/// (`help_lines`: the help text's lines for the key map in use).
+pub fn plan(s: &State, help_lines: usize) -> Panes {
+    let a = areas(s);
+    let area = |r: Rect| Area {
+        x: r.x,
+        y: r.y,
+        width: r.width,
+        height: r.height,
+    };
+    Panes {
+        shaders: a.shaders.map(area),
+        passes: area(a.passes),
+        compare: a.compare.map(area),
+        code: area(a.code),
+        values: a.values.map(area),
+        diagnostics: a.diagnostics.map(area),
+        link: a.link.map(area),
+        status: area(a.status),
+        help_rows: super::help::visible_rows(s.size.1),
+        help_lines,
+    }
 }

@@ -5,7 +5,6 @@ pub mod browser;
 pub mod code_view;
 pub mod diagnostics;
 pub mod help;
-pub mod highlight;
 pub mod layout;
 pub mod link_view;
 pub mod pass_list;

@@ -109,8 +109,3 @@ impl Theme {
         }
     }
 }
-
-/// Whether colour output is wanted (the `NO_COLOR` convention).
-pub fn color_enabled() -> bool {
-    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-}

@@ -1,16 +1,16 @@
 //! Syntax highlighting with syntect, using our own grammars and theme from `assets/`. The
 //! grammars are line-oriented, so any line is highlighted from a fresh state: callers
-//! highlight only the rows on screen and cache the result.
+//! highlight only the rows on screen and cache the result. It makes data (`TextStyle` per
+//! byte range), which the views turn into terminal styles.
 
 use std::ops::Range;
 use std::sync::OnceLock;
 
-use ratatui::style::{Color, Modifier, Style};
 use syntect::easy::HighlightLines;
 use syntect::highlighting::{FontStyle, Theme, ThemeSet};
 use syntect::parsing::{SyntaxDefinition, SyntaxSet, SyntaxSetBuilder};
 
-use crate::app::state::Syntax;
+use crate::app::state::{Syntax, TextStyle};
 
 struct Assets {
     syntaxes: SyntaxSet,
@@ -46,9 +46,9 @@ fn assets() -> &'static Assets {
 /// Lines longer than this are shown plain: highlighting them would cost more than it helps.
 const MAX_LINE: usize = 2000;
 
-pub fn highlight(line: &str, syntax: Syntax) -> Vec<(Style, Range<usize>)> {
+pub fn highlight(line: &str, syntax: Syntax) -> Vec<(TextStyle, Range<usize>)> {
     if line.len() > MAX_LINE {
-        return vec![(Style::new(), 0..line.len())];
+        return vec![(TextStyle::default(), 0..line.len())];
     }
     let a = assets();
     let scope = match syntax {
@@ -64,22 +64,16 @@ pub fn highlight(line: &str, syntax: Syntax) -> Vec<(Style, Range<usize>)> {
         .expect("bundled syntax");
     let mut h = HighlightLines::new(syntax, &a.theme);
     let Ok(parts) = h.highlight_line(line, &a.syntaxes) else {
-        return vec![(Style::new(), 0..line.len())];
+        return vec![(TextStyle::default(), 0..line.len())];
     };
     let mut out = Vec::with_capacity(parts.len());
     let mut pos = 0;
     for (style, text) in parts {
-        let mut s = Style::new().fg(Color::Rgb(
-            style.foreground.r,
-            style.foreground.g,
-            style.foreground.b,
-        ));
-        if style.font_style.contains(FontStyle::BOLD) {
-            s = s.add_modifier(Modifier::BOLD);
-        }
-        if style.font_style.contains(FontStyle::ITALIC) {
-            s = s.add_modifier(Modifier::ITALIC);
-        }
+        let s = TextStyle {
+            fg: Some((style.foreground.r, style.foreground.g, style.foreground.b)),
+            bold: style.font_style.contains(FontStyle::BOLD),
+            italic: style.font_style.contains(FontStyle::ITALIC),
+        };
         out.push((s, pos..pos + text.len()));
         pos += text.len();
     }
@@ -90,7 +84,7 @@ pub fn highlight(line: &str, syntax: Syntax) -> Vec<(Style, Range<usize>)> {
 mod tests {
     use super::*;
 
-    fn color_of(line: &str, word: &str, kind: Syntax) -> Option<Color> {
+    fn color_of(line: &str, word: &str, kind: Syntax) -> Option<(u8, u8, u8)> {
         let start = line.find(word).unwrap();
         highlight(line, kind)
             .into_iter()

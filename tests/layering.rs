@@ -1,0 +1,75 @@
+//! The layering DESIGN.md asks for, checked on the sources: `ir` knows nothing of `pipeline`,
+//! `app` or `views`; `pipeline` nothing of `app`, `views` or ratatui; and in `app` only the
+//! event loop calls the views (state, update and the rest are plain data and logic).
+
+use std::path::{Path, PathBuf};
+
+fn sources(dir: &str) -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    if root.is_file() {
+        return vec![root];
+    }
+    let mut out = Vec::new();
+    walk(&root, &mut out);
+    out.sort();
+    out
+}
+
+/// Lines of `path` that are code (not comments) and name `what`.
+fn code_naming(path: &Path, what: &[&str]) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.starts_with("//"))
+        .filter(|l| what.iter().any(|w| l.contains(w)))
+        .map(str::to_string)
+        .collect()
+}
+
+fn assert_none(dir: &str, what: &[&str], except: &[&str]) {
+    let mut bad = Vec::new();
+    for path in sources(dir) {
+        if except.iter().any(|e| path.ends_with(e)) {
+            continue;
+        }
+        for line in code_naming(&path, what) {
+            bad.push(format!("{}: {line}", path.display()));
+        }
+    }
+    assert!(bad.is_empty(), "{dir} names {what:?}:\n{}", bad.join("\n"));
+}
+
+#[test]
+fn only_the_event_loop_calls_the_views() {
+    assert_none("src/app", &["crate::views", "views::"], &["event_loop.rs"]);
+}
+
+#[test]
+fn app_state_holds_no_terminal_types() {
+    assert_none("src/app/state.rs", &["ratatui"], &[]);
+}
+
+#[test]
+fn the_core_knows_nothing_of_the_ui() {
+    assert_none(
+        "src/ir",
+        &["crate::pipeline", "crate::app", "crate::views", "ratatui"],
+        &[],
+    );
+    assert_none(
+        "src/pipeline",
+        &["crate::app", "crate::views", "ratatui"],
+        &[],
+    );
+}
