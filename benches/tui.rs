@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 use shaderstep::app::action::{Action, StepRef, ViewMode};
+use shaderstep::app::derive::step_lines;
 use shaderstep::app::event_loop::{App, AppEvent};
 use shaderstep::app::state::{Focus, TextKind};
-use shaderstep::app::update::step_lines;
 use shaderstep::pipeline::diff::diff_lines;
 use shaderstep::pipeline::Pipeline;
 

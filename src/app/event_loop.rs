@@ -12,9 +12,11 @@ use ratatui::Terminal;
 
 use super::action::Action;
 use super::action::ViewMode;
+use super::derive;
+use super::input::{self, MouseKind};
 use super::keymap::{default_keymap, Binding, Key, KeyCode, Keymap};
 use super::state::{Doc, Focus, State};
-use super::update::{self, Effect, MouseKind};
+use super::update::{self, Effect};
 use super::watch::absolute;
 use super::worker::{Batch, Done, Job, Worker};
 use super::workspace;
@@ -188,9 +190,9 @@ impl App {
 
     pub fn handle(&mut self, ev: AppEvent) {
         let effects = match ev {
-            AppEvent::Key(k) => update::handle_key(&mut self.state, &self.keymap, k),
+            AppEvent::Key(k) => input::handle_key(&mut self.state, &self.keymap, k),
             AppEvent::Mouse { col, row, kind } => {
-                update::handle_mouse(&mut self.state, col, row, kind)
+                input::handle_mouse(&mut self.state, col, row, kind)
             }
             AppEvent::Resize(w, h) => {
                 self.state.size = (w, h);
@@ -831,9 +833,9 @@ impl App {
     pub fn draw<B: Backend>(&mut self, terminal: &mut Terminal<B>) -> Result<(), B::Error> {
         // What the layout depends on first (the link table's rows), then the layout, then
         // what depends on it (scrolling, the highlighting of the rows on screen).
-        update::refresh(&mut self.state);
+        derive::refresh(&mut self.state);
         self.plan_layout();
-        update::prepare(&mut self.state);
+        derive::prepare(&mut self.state);
         let state = &self.state;
         let bindings = &self.bindings;
         terminal.draw(|f| views::draw(f, state, bindings))?;

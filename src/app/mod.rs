@@ -3,8 +3,10 @@
 pub mod action;
 pub mod cli;
 pub mod config;
+pub mod derive;
 pub mod event_loop;
 pub mod highlight;
+pub mod input;
 pub mod keymap;
 pub mod replay;
 pub mod run;

@@ -26,8 +26,8 @@ use ratatui::style::{Color, Modifier};
 use ratatui::Terminal;
 
 use super::event_loop::{App, AppEvent, Inputs};
+use super::input::MouseKind;
 use super::keymap::parse_keys;
-use super::update::MouseKind;
 use super::watch::{watch, Watcher};
 use crate::pipeline::Pipeline;
 

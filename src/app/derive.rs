@@ -1,0 +1,448 @@
+//! Derived data: what the state shows, kept fresh from the run before each draw — step texts
+//! as listings, the code pane's rows (text or diff, a function filter applied), the link and
+//! compare tables, the highlighting of the rows on screen, the source line under the cursor.
+//! Each is rebuilt only when what it comes from changed.
+
+use std::sync::Arc;
+
+use super::action::ViewMode;
+use super::state::{PanelKey, Rows, State, Syntax, TextKind};
+use crate::ir::listing::Listing;
+use crate::pipeline::diff::{diff_lines, DiffLine};
+
+/// Brings the link view's table up to the selected step; recomputed only when a stage's run
+/// or the step changed.
+pub(super) fn refresh_link_table(s: &mut State) {
+    if !(s.linked && s.link_view) {
+        s.link_table.clear();
+        s.link_key = None;
+        return;
+    }
+    let key: Vec<(u64, Option<usize>)> = (0..s.docs.len())
+        .map(|d| (s.docs[d].generation, s.aligned_step(d)))
+        .collect();
+    if s.link_key.as_ref() != Some(&key) {
+        s.link_table = s.compute_link_rows();
+        s.link_key = Some(key);
+    }
+}
+
+/// Instructions per function of a module, by name, in module order.
+fn function_counts(m: &crate::ir::Module) -> Vec<(String, usize)> {
+    let names = crate::ir::names::Names::for_module(m);
+    m.functions()
+        .iter()
+        .map(|f| (names.get(f.id()), f.insts().count()))
+        .collect()
+}
+
+/// Brings the compare pane's function table up to the selected step and compared step;
+/// recomputed only when one of them (or a run) changed.
+fn refresh_compare_functions(s: &mut State) {
+    let (Some(doc), Some(theirs)) = (s.current(), s.compare_run()) else {
+        s.compare_functions.clear();
+        s.compare_functions_key = None;
+        return;
+    };
+    let b = s
+        .compared_base()
+        .unwrap_or(theirs.steps.len().saturating_sub(1));
+    let key = (s.doc, doc.generation, s.step, doc.compare_generation, b);
+    if s.compare_functions_key == Some(key) {
+        return;
+    }
+    let (Some(ours), Some(them)) = (
+        s.run().and_then(|r| r.steps.get(s.step)),
+        theirs.steps.get(b),
+    ) else {
+        return;
+    };
+    let (a, c) = (function_counts(&ours.module), function_counts(&them.module));
+    let mut rows: Vec<(String, Option<usize>, Option<usize>)> = a
+        .iter()
+        .map(|(n, x)| {
+            (
+                n.clone(),
+                Some(*x),
+                c.iter().find(|(m, _)| m == n).map(|t| t.1),
+            )
+        })
+        .collect();
+    for (n, y) in &c {
+        if !a.iter().any(|(m, _)| m == n) {
+            rows.push((n.clone(), None, Some(*y)));
+        }
+    }
+    s.compare_functions = rows;
+    s.compare_functions_key = Some(key);
+}
+
+/// The lines of a step's text, split once and cached.
+pub fn step_lines(s: &mut State, step: usize, kind: TextKind) -> Arc<Listing> {
+    step_text(s, Side::Current, step, kind).1
+}
+
+/// A step's text of the current run, or of the previous run (`prev`), split into lines and
+/// cached with an id; the id's syntax is recorded for highlighting.
+/// Which run a step's text comes from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Side {
+    Current,
+    /// The input's previous run (`:diff-prev`).
+    Previous,
+    /// The compared pipeline's run (`:compare`).
+    Compared,
+}
+
+pub(super) fn step_text(
+    s: &mut State,
+    side: Side,
+    step: usize,
+    kind: TextKind,
+) -> (u64, Arc<Listing>) {
+    let empty = || (0, Arc::new(Listing::default()));
+    let Some(doc) = s.current() else {
+        return empty();
+    };
+    // The previous good run is the generation before the current one; compared runs count
+    // their generations down from the top, apart from the input's own.
+    let (run, generation) = match side {
+        Side::Current => (doc.run.as_ref(), doc.generation),
+        Side::Previous => (doc.prev_run.as_ref(), doc.generation.saturating_sub(1)),
+        Side::Compared => (doc.compare_run.as_ref(), u64::MAX - doc.compare_generation),
+    };
+    let key = (s.doc, generation, step, kind);
+    if let Some(t) = s.texts.get(&key) {
+        return t.clone();
+    }
+    let Some(st) = run.and_then(|r| r.steps.get(step)) else {
+        return empty();
+    };
+    let syntax = if st.is_source() {
+        Syntax::of_source(&doc.path)
+    } else {
+        Syntax::of(kind)
+    };
+    let lines = match kind {
+        TextKind::Ir => st.ir_listing(),
+        TextKind::Spirv => st.spirv_listing(),
+    };
+    let id = s.next_text_id;
+    s.next_text_id += 1;
+    // Bound the cache: texts of other documents and old generations go first.
+    if s.texts.len() > 64 {
+        s.texts.clear();
+        s.styles.clear();
+        s.syntaxes.clear();
+    }
+    s.texts.insert(key, (id, lines.clone()));
+    s.syntaxes.insert(id, syntax);
+    (id, lines)
+}
+
+/// Pairs the removed and added lines of each hunk into rows of a side-by-side diff: a row
+/// with both sides is a changed line (marked `Removed` with both indices).
+fn side_by_side(rows: &[DiffLine]) -> (Vec<DiffLine>, Vec<usize>) {
+    use crate::pipeline::diff::LineChange;
+    let mut out = Vec::with_capacity(rows.len());
+    let mut hunks = Vec::new();
+    let mut i = 0;
+    while i < rows.len() {
+        if rows[i].change == LineChange::Same {
+            out.push(rows[i]);
+            i += 1;
+            continue;
+        }
+        let mut removed = Vec::new();
+        let mut added = Vec::new();
+        while i < rows.len() && rows[i].change != LineChange::Same {
+            match rows[i].change {
+                LineChange::Removed => removed.push(rows[i].old),
+                _ => added.push(rows[i].new),
+            }
+            i += 1;
+        }
+        hunks.push(out.len());
+        for k in 0..removed.len().max(added.len()) {
+            let old = removed.get(k).copied().flatten();
+            let new = added.get(k).copied().flatten();
+            let change = if old.is_some() {
+                LineChange::Removed
+            } else {
+                LineChange::Added
+            };
+            out.push(DiffLine { change, old, new });
+        }
+    }
+    (out, hunks)
+}
+
+/// Rebuilds the code pane's rows when what they show has changed, keeping the cursor on the
+/// same line of text where that line still exists.
+pub fn refresh_panel(s: &mut State) {
+    let steps = s.step_count();
+    if steps == 0 {
+        s.panel = Default::default();
+        return;
+    }
+    s.step = s.step.min(steps - 1);
+    if s.base.is_some_and(|b| b >= steps) {
+        s.base = None;
+    }
+    let is_diff = matches!(s.view, ViewMode::Diff | ViewMode::Split);
+    let key = PanelKey {
+        doc: s.doc,
+        generation: s.current().map_or(0, |d| d.generation),
+        view: s.view,
+        text: s.text,
+        step: s.step,
+        base: s.base_step(),
+        func: s.func.clone(),
+        ignore_renumbering: s.ignore_renumbering,
+        prev: s.diff_prev && is_diff,
+        compared: s
+            .compared_base()
+            .filter(|_| is_diff && !s.diff_prev)
+            .map(|b| (s.current().map_or(0, |d| d.compare_generation), b)),
+    };
+    if s.panel.key.as_ref() == Some(&key) {
+        return;
+    }
+    // Anchor: the text under the cursor and where it sat on screen.
+    let anchor = (!s.panel.is_empty()).then(|| {
+        (
+            s.panel.row_text(s.cursor).to_string(),
+            s.cursor,
+            s.cursor.saturating_sub(s.scroll),
+        )
+    });
+    let (id, lines) = step_text(s, Side::Current, s.step, s.text);
+    // A function's lines: its `; function` comment and leading debug lines through
+    // `OpFunctionEnd`, as the printer recorded them.
+    let range_of = |lines: &Listing, func: &Option<String>| match func {
+        Some(f) => lines.function_named(f).map_or(0..0, |f| f.rows.clone()),
+        None => 0..lines.len(),
+    };
+    let rows = match s.view {
+        ViewMode::Ir | ViewMode::Spirv => Rows::Text {
+            id,
+            range: range_of(&lines, &s.func),
+            lines,
+        },
+        ViewMode::Diff | ViewMode::Split => {
+            let (old_id, old) = match key.compared {
+                _ if key.prev => step_text(s, Side::Previous, s.step, s.text),
+                Some((_, b)) => step_text(s, Side::Compared, b, s.text),
+                None => step_text(s, Side::Current, s.base_step(), s.text),
+            };
+            let ro = range_of(&old, &s.func);
+            let rn = range_of(&lines, &s.func);
+            let d = diff_lines(
+                &old.lines[ro.clone()],
+                &lines.lines[rn.clone()],
+                s.ignore_renumbering,
+            );
+            let shift = |l: DiffLine| DiffLine {
+                change: l.change,
+                old: l.old.map(|o| o + ro.start),
+                new: l.new.map(|n| n + rn.start),
+            };
+            let mut rows: Vec<DiffLine> = d.lines.into_iter().map(shift).collect();
+            let mut hunks = d.hunks;
+            if s.view == ViewMode::Split {
+                (rows, hunks) = side_by_side(&rows);
+            }
+            Rows::Diff {
+                old_id,
+                old,
+                new_id: id,
+                new: lines,
+                rows,
+                hunks,
+                added: d.added,
+                removed: d.removed,
+            }
+        }
+    };
+    s.panel.key = Some(key);
+    s.panel.rows = rows;
+    let len = s.panel.len();
+    match anchor {
+        Some((text, old_row, screen_off)) if len > 0 => {
+            // The nearest row with the same text, else the same row number.
+            let best = (0..len)
+                .filter(|&r| s.panel.row_text(r) == text)
+                .min_by_key(|&r| r.abs_diff(old_row))
+                .unwrap_or(old_row.min(len - 1));
+            s.cursor = best;
+            s.scroll = best.saturating_sub(screen_off);
+        }
+        _ => {
+            s.cursor = s.cursor.min(len.saturating_sub(1));
+            s.scroll = s.scroll.min(s.cursor);
+        }
+    }
+}
+
+/// Brings the derived data the layout depends on up to date: the link table, the panel.
+pub fn refresh(s: &mut State) {
+    refresh_link_table(s);
+    refresh_panel(s);
+}
+
+/// Brings everything derived up to date before a draw, by the layout planned for it: the
+/// panel, scroll limits, and the highlighting of the rows that will be visible.
+pub fn prepare(s: &mut State) {
+    refresh(s);
+    let rows = s.layout.code_rows();
+    let len = s.panel.len();
+    s.cursor = s.cursor.min(len.saturating_sub(1));
+    if s.cursor < s.scroll {
+        s.scroll = s.cursor;
+    } else if rows > 0 && s.cursor >= s.scroll + rows {
+        s.scroll = s.cursor + 1 - rows;
+    }
+    s.scroll = s.scroll.min(len.saturating_sub(rows.min(len)));
+    let visible = s.visible_steps();
+    let prow = s.layout.pass_rows();
+    if let Some(pos) = visible.iter().position(|&v| v == s.step) {
+        if pos < s.pass_scroll {
+            s.pass_scroll = pos;
+        } else if prow > 0 && pos >= s.pass_scroll + prow {
+            s.pass_scroll = pos + 1 - prow;
+        }
+    }
+    s.source_line = source_line_at_cursor(s);
+    refresh_compare_functions(s);
+    if !s.color {
+        return;
+    }
+    let kind = Syntax::of(s.text);
+    let end = (s.scroll + rows).min(len);
+    let mut wanted: Vec<(u64, usize, String)> = Vec::new();
+    for r in s.scroll..end {
+        match &s.panel.rows {
+            Rows::Text { id, range, lines } => {
+                let i = range.start + r;
+                if !s.styles.contains_key(&(*id, i)) {
+                    wanted.push((*id, i, lines.lines[i].clone()));
+                }
+            }
+            Rows::Diff {
+                old_id,
+                old,
+                new_id,
+                new,
+                rows,
+                ..
+            } => {
+                let l = rows[r];
+                if let Some(o) = l.old {
+                    if !s.styles.contains_key(&(*old_id, o)) {
+                        wanted.push((*old_id, o, old.lines[o].clone()));
+                    }
+                }
+                if let Some(n) = l.new {
+                    if !s.styles.contains_key(&(*new_id, n)) {
+                        wanted.push((*new_id, n, new.lines[n].clone()));
+                    }
+                }
+            }
+        }
+    }
+    if s.styles.len() + wanted.len() > 50_000 {
+        s.styles.clear();
+    }
+    for (id, i, text) in wanted {
+        let syntax = s.syntaxes.get(&id).copied().unwrap_or(kind);
+        s.styles.insert(
+            (id, i),
+            Arc::new(super::highlight::highlight(&text, syntax)),
+        );
+    }
+}
+
+type SourceFiles = std::collections::HashMap<crate::ir::Id, (String, Option<Arc<Vec<String>>>)>;
+
+/// The source files a module's line info refers to: `OpString` id → (name, text). The text is
+/// the one `OpSource` embeds, or the input's own source when the names match.
+fn source_files(module: &crate::ir::Module, own: Option<(&str, &Arc<str>)>) -> SourceFiles {
+    use rspirv::dr::Operand;
+    let mut files = std::collections::HashMap::new();
+    for inst in &module.debug {
+        if let (spirv::Op::String, Some(id), Some(Operand::LiteralString(name))) =
+            (inst.op, inst.result, inst.lits().first())
+        {
+            let text = own
+                .filter(|(own_name, _)| {
+                    std::path::Path::new(name).file_name()
+                        == std::path::Path::new(own_name).file_name()
+                })
+                .map(|(_, t)| Arc::new(t.lines().map(str::to_string).collect::<Vec<_>>()));
+            files.insert(id, (name.clone(), text));
+        }
+    }
+    for inst in &module.debug {
+        if let (spirv::Op::Source, [file], [_, _, Operand::LiteralString(text)]) =
+            (inst.op, inst.args.as_slice(), inst.lits())
+        {
+            if let Some(entry) = files.get_mut(file) {
+                if entry.1.is_none() {
+                    entry.1 = Some(Arc::new(numbered_source(text)));
+                }
+            }
+        }
+    }
+    files
+}
+
+/// Source lines as line info numbers them: glslang puts `// OpModuleProcessed` comments and a
+/// `#line 1` in front of the text it embeds.
+fn numbered_source(text: &str) -> Vec<String> {
+    let lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let directive = lines.iter().take(20).position(|l| l.starts_with("#line "));
+    match directive.and_then(|d| {
+        let n: usize = lines[d]["#line ".len()..]
+            .trim()
+            .split(' ')
+            .next()?
+            .parse()
+            .ok()?;
+        Some((d, n))
+    }) {
+        // Line `n` is the one after the directive.
+        Some((d, n)) => {
+            let mut out = vec![String::new(); n.saturating_sub(1)];
+            out.extend(lines[d + 1..].iter().cloned());
+            out
+        }
+        None => lines,
+    }
+}
+
+/// `file:line  text` of the source line the instruction under the cursor came from.
+fn source_line_at_cursor(s: &State) -> Option<String> {
+    let doc = s.current()?;
+    let run = doc.run.as_ref()?;
+    let step = run.steps.get(s.step)?;
+    if step.is_source() || s.panel.is_empty() {
+        return None;
+    }
+    let (listing, k) = s.panel.row_line(s.cursor)?;
+    let (file, line) = listing.info(k).source?;
+    let line = line as usize;
+    let own_name = doc.path.display().to_string();
+    let files = source_files(
+        &step.module,
+        doc.source.as_ref().map(|t| (own_name.as_str(), t)),
+    );
+    let (name, text) = files.get(&file)?;
+    let short = std::path::Path::new(name)
+        .file_name()
+        .map_or_else(|| name.clone(), |n| n.to_string_lossy().into_owned());
+    let code = text
+        .as_ref()
+        .and_then(|t| t.get(line.checked_sub(1)?))
+        .map_or(String::new(), |l| l.trim().to_string());
+    Some(format!("{short}:{line}  {code}"))
+}
