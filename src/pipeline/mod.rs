@@ -14,5 +14,6 @@ pub mod registry;
 pub mod semantic;
 pub mod validate;
 
-pub use manager::{Checks, Pipeline, Run, StageInput, StageLink, Step};
+pub use link::run::{StageInput, StageLink};
+pub use manager::{Checks, Pipeline, Run, Step};
 pub use pass::{Changed, Diagnostic, Pass, PassCx, PassError, Severity};

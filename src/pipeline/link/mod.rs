@@ -3,6 +3,7 @@
 
 pub mod glue;
 pub mod module;
+pub mod run;
 pub mod stages;
 pub mod state;
 
