@@ -18,8 +18,9 @@ use super::keymap::{default_keymap, Binding, Key, KeyCode, Keymap};
 use super::state::{Doc, Focus, State};
 use super::update::{self, Effect};
 use super::watch::absolute;
-use super::worker::{Batch, Done, Job, Worker};
+use super::worker::{Done, Job, Worker};
 use super::workspace;
+use crate::pipeline::compile::Together;
 use crate::pipeline::input::FrontEnds;
 use crate::pipeline::{Pipeline, StageLink};
 use crate::views;
@@ -140,8 +141,8 @@ impl App {
         state.linked = linked;
         state.batched = batched;
         let batch = match inputs.stages {
-            Some(link) => Some(Batch::Stages(Arc::new(link))),
-            None if modules => Some(Batch::Modules),
+            Some(link) => Some(Together::Stages(Box::new(link))),
+            None if modules => Some(Together::Linked { first_only: false }),
             None => None,
         };
         let front_ends = Arc::new(inputs.front_ends);

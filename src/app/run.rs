@@ -7,8 +7,8 @@ use super::cli::{Emit, RunArgs, StatsFormat};
 use crate::ir::print;
 use crate::ir::spirv::disasm::{disassemble, DisasmOptions};
 use crate::ir::spirv::write::write_bytes;
-use crate::pipeline::input;
-use crate::pipeline::link::LinkInput;
+use crate::pipeline::compile::{compile, Together};
+use crate::pipeline::input::FrontEnds;
 use crate::pipeline::{Pipeline, Run, StageLink};
 
 /// Exit status: 0 success, 1 bad input or a failed pass. Usage errors (2) are clap's.
@@ -150,39 +150,42 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
     let mut stdout = std::io::stdout().lock();
     let mut failures = Vec::new();
     // Every input's run, computed first: linking and pipeline stages need them all at once.
-    let mut runs: Vec<(PathBuf, Run)> = Vec::new();
-    if linking {
+    let together = if linking {
         if args.inputs.len() < 2 {
             return Err("linking needs at least two inputs".into());
         }
-        let mut others = Vec::new();
-        for path in &args.inputs[1..] {
-            let loaded = input::load(path).map_err(|e| e.to_string())?;
-            others.push(LinkInput {
-                name: path.display().to_string(),
-                module: loaded.module,
-            });
-        }
-        let first = input::load(&args.inputs[0]).map_err(|e| e.to_string())?;
-        runs.push((args.inputs[0].clone(), first.run_linked(&pipeline, others)));
+        Together::Linked { first_only: true }
     } else if args.stages.pipeline {
-        let mut stages = Vec::new();
-        for path in &args.inputs {
-            let loaded = input::load(path).map_err(|e| e.to_string())?;
-            stages.push((
-                std::sync::Arc::new(loaded.words),
-                Some((loaded.module, loaded.decode_time)),
-            ));
-        }
-        let stage_runs = pipeline.run_stages(stages, &stage_link(&args.stages)?);
-        runs.extend(args.inputs.iter().cloned().zip(stage_runs));
+        Together::Stages(Box::new(stage_link(&args.stages)?))
     } else {
-        for path in &args.inputs {
-            match input::load(path) {
-                Ok(l) => runs.push((path.clone(), l.run(&pipeline))),
-                Err(e) => failures.push(e.to_string()),
+        Together::Apart
+    };
+    let results = compile(
+        &args.inputs,
+        &pipeline,
+        &FrontEnds::default(),
+        &together,
+        &|| false,
+    )
+    .expect("a compile nothing cancels finishes");
+    let mut runs: Vec<(PathBuf, Run)> = Vec::new();
+    let mut not_linked = None;
+    for result in results {
+        match result {
+            Ok(c) => runs.push((c.path, c.run)),
+            // Inputs run together stop at the first that does not load (the others only
+            // say they were not linked).
+            Err(e) if !matches!(together, Together::Apart) => {
+                if !e.message.starts_with("not linked:") {
+                    return Err(e.to_string());
+                }
+                not_linked.get_or_insert(e.to_string());
             }
+            Err(e) => failures.push(e.to_string()),
         }
+    }
+    if let Some(e) = not_linked {
+        return Err(e);
     }
     for (path, run) in &runs {
         if args.print_after_all {

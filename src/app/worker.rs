@@ -8,8 +8,9 @@ use std::path::PathBuf;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Condvar, Mutex};
 
-use crate::pipeline::input::{self, FrontEnds, InputError, InputKind};
-use crate::pipeline::{Pipeline, Run, StageLink};
+use crate::pipeline::compile::{compile, Compiled, Together};
+use crate::pipeline::input::{FrontEnds, InputError};
+use crate::pipeline::Pipeline;
 
 pub struct Job {
     pub doc: usize,
@@ -21,14 +22,7 @@ pub struct Job {
 pub struct Done {
     pub doc: usize,
     pub token: u64,
-    pub result: Result<Loaded, InputError>,
-}
-
-pub struct Loaded {
-    pub run: Run,
-    pub kind: InputKind,
-    /// The source text, for inputs compiled from source.
-    pub source: Option<Arc<str>>,
+    pub result: Result<Compiled, InputError>,
 }
 
 #[derive(Default)]
@@ -45,28 +39,10 @@ pub struct Worker {
     pub spawn_error: Option<String>,
 }
 
-/// Loads and runs one input: what the worker does for a job. `None` when `cancelled` said
-/// to give up.
-pub fn load_and_run(
-    path: &std::path::Path,
-    pipeline: &Pipeline,
-    front: &FrontEnds,
-    cancelled: &dyn Fn() -> bool,
-) -> Option<Result<Loaded, InputError>> {
-    let loaded = match input::load_with(path, front) {
-        Ok(l) => l,
-        Err(e) => return Some(Err(e)),
-    };
-    let kind = loaded.kind;
-    let source = loaded.source.clone().map(Arc::from);
-    let run = loaded.run_cancellable(pipeline, cancelled)?;
-    Some(Ok(Loaded { run, kind, source }))
-}
-
 impl Worker {
     /// A worker that runs each input on its own, or, with `batch`, every input together (jobs
     /// then come in batches: `submit_all`).
-    pub fn new(pipeline: Arc<Pipeline>, front: Arc<FrontEnds>, batch: Option<Batch>) -> Self {
+    pub fn new(pipeline: Arc<Pipeline>, front: Arc<FrontEnds>, batch: Option<Together>) -> Self {
         let queue: Arc<(Mutex<Queue>, Condvar)> = Arc::default();
         let (tx, done) = channel();
         let q = queue.clone();
@@ -109,14 +85,6 @@ impl Worker {
     }
 }
 
-/// How inputs that run together are linked.
-pub enum Batch {
-    /// The stages of one graphics pipeline (`--pipeline`).
-    Stages(Arc<StageLink>),
-    /// Modules linked into one (`--preset link`): each input's run links it with the others.
-    Modules,
-}
-
 /// Batch mode: takes every queued job at once (one per input), loads them all, links them and
 /// answers every job. An input that does not load fails the others too: they cannot be
 /// linked without it.
@@ -125,7 +93,7 @@ fn work_batches(
     tx: &Sender<Done>,
     pipeline: &Pipeline,
     front: &FrontEnds,
-    batch: &Batch,
+    together: &Together,
 ) {
     let (lock, cv) = queue;
     loop {
@@ -142,7 +110,8 @@ fn work_batches(
             }
         };
         let results = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            run_batch(&jobs, pipeline, front, batch)
+            let paths: Vec<PathBuf> = jobs.iter().map(|j| j.path.clone()).collect();
+            compile(&paths, pipeline, front, together, &|| false).unwrap_or_default()
         }))
         .unwrap_or_else(|p| {
             let what = panic_message(p.as_ref());
@@ -167,81 +136,6 @@ fn work_batches(
             }
         }
     }
-}
-
-/// Loads every input and runs them linked; one result per job.
-pub fn run_batch(
-    jobs: &[Job],
-    pipeline: &Pipeline,
-    front: &FrontEnds,
-    batch: &Batch,
-) -> Vec<Result<Loaded, InputError>> {
-    let loaded: Vec<Result<input::Loaded, InputError>> = jobs
-        .iter()
-        .map(|j| input::load_with(&j.path, front))
-        .collect();
-    if let Some(bad) = loaded.iter().find_map(|l| l.as_ref().err()) {
-        let bad = bad.clone();
-        return loaded
-            .into_iter()
-            .zip(jobs)
-            .map(|(l, j)| match l {
-                Err(e) => Err(e),
-                Ok(_) => Err(InputError {
-                    path: j.path.clone(),
-                    line: None,
-                    message: format!("not linked: {}", bad),
-                }),
-            })
-            .collect();
-    }
-    let loaded: Vec<input::Loaded> = loaded.into_iter().flatten().collect();
-    let runs = match batch {
-        Batch::Stages(link) => {
-            let stages = loaded
-                .iter()
-                .map(|l| {
-                    (
-                        Arc::new(l.words.clone()),
-                        Some((l.module.clone(), l.decode_time)),
-                    )
-                })
-                .collect();
-            pipeline.run_stages(stages, link)
-        }
-        Batch::Modules => (0..loaded.len())
-            .map(|i| {
-                let others = loaded
-                    .iter()
-                    .enumerate()
-                    .filter(|(k, _)| *k != i)
-                    .map(|(_, l)| crate::pipeline::link::LinkInput {
-                        name: l.path.display().to_string(),
-                        module: l.module.clone(),
-                    })
-                    .collect();
-                let l = &loaded[i];
-                pipeline.run_linked(
-                    Arc::new(l.words.clone()),
-                    Some((l.module.clone(), l.decode_time)),
-                    l.path.display().to_string(),
-                    others,
-                )
-            })
-            .collect(),
-    };
-    loaded
-        .into_iter()
-        .zip(runs)
-        .map(|(l, run)| {
-            let source = l.source.clone().map(Arc::from);
-            Ok(Loaded {
-                run,
-                kind: l.kind,
-                source,
-            })
-        })
-        .collect()
 }
 
 impl Drop for Worker {
@@ -288,7 +182,14 @@ fn work(
         };
         // A pass that panics is a bug, but it must not take the UI down with it.
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            load_and_run(&job.path, pipeline, front, &superseded)
+            compile(
+                std::slice::from_ref(&job.path),
+                pipeline,
+                front,
+                &Together::Apart,
+                &superseded,
+            )
+            .and_then(|mut results| results.pop())
         }))
         .unwrap_or_else(|p| {
             let what = panic_message(p.as_ref());

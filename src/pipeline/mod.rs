@@ -1,6 +1,7 @@
 //! The compiler core's driver: inputs, passes, pipelines and the steps they record. It knows
 //! the IR and nothing of terminals.
 
+pub mod compile;
 pub mod diff;
 pub mod external;
 pub mod gpu;
