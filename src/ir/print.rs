@@ -13,7 +13,7 @@ use super::inst::{Id, Inst};
 use super::listing::{Listing, ListingBuilder};
 use super::module::{Attribute, Module};
 use super::names::Names;
-use super::spirv::disasm::{generator_text, quote, Context};
+use super::spirv::disasm::{quote, version_and_generator, Context};
 
 pub fn print(m: &Module) -> String {
     listing(m).text()
@@ -24,14 +24,7 @@ pub fn listing(m: &Module) -> Listing {
     let cx = Context::new(m, Names::for_module(m));
     let mut out = ListingBuilder::with_capacity(m.inst_count() + 32);
     out.note("; shaderstep IR".into());
-    out.note(format!(
-        "; Version: {}.{}",
-        m.header.version.0, m.header.version.1
-    ));
-    out.note(format!(
-        "; Generator: {}",
-        generator_text(m.header.generator)
-    ));
+    version_and_generator(&mut out, m);
     let mut ids = Vec::new();
     for (title, section) in [
         ("", m.preamble.as_slice()),

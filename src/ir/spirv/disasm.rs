@@ -333,6 +333,19 @@ pub fn disassemble(m: &Module, opts: &DisasmOptions) -> String {
     listing(m, opts).text()
 }
 
+/// The `; Version:` and `; Generator:` comments both text forms start with (the assembler
+/// and the parser take the version back from them).
+pub(crate) fn version_and_generator(out: &mut ListingBuilder, m: &Module) {
+    out.note(format!(
+        "; Version: {}.{}",
+        m.header.version.0, m.header.version.1
+    ));
+    out.note(format!(
+        "; Generator: {}",
+        generator_text(m.header.generator)
+    ));
+}
+
 /// The disassembly, with what each line holds.
 pub fn listing(m: &Module, opts: &DisasmOptions) -> Listing {
     let names = if opts.raw_ids {
@@ -344,14 +357,7 @@ pub fn listing(m: &Module, opts: &DisasmOptions) -> Listing {
     let mut out = ListingBuilder::with_capacity(m.inst_count() + 8);
     if opts.header {
         out.note("; SPIR-V".into());
-        out.note(format!(
-            "; Version: {}.{}",
-            m.header.version.0, m.header.version.1
-        ));
-        out.note(format!(
-            "; Generator: {}",
-            generator_text(m.header.generator)
-        ));
+        version_and_generator(&mut out, m);
         out.note(format!("; Bound: {}", m.bound));
         out.note("; Schema: 0".into());
     }
