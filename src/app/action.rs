@@ -156,6 +156,53 @@ pub enum Action {
     Click(u16, u16),
     WheelUp(u16, u16),
     WheelDown(u16, u16),
+    /// What a background job answered (see `Answer`).
+    Answer(Answer),
+}
+
+/// What a background job answered, for `update` to apply like any other action: an input's
+/// run, the compared pipeline's run, a validation bisect, a semantic bisect. It comes from the
+/// worker threads through the event loop; it cannot be typed or bound to a key. The answer is
+/// taken once (a run moves into the state), so clones share it.
+#[derive(Clone)]
+pub struct Answer(std::sync::Arc<std::sync::Mutex<Option<Answered>>>);
+
+pub enum Answered {
+    Run(super::worker::Done),
+    Compared(super::worker::Done),
+    /// `:bisect` of the run of (doc, generation).
+    Bisect {
+        key: (usize, u64),
+        result: Result<crate::pipeline::validate::FirstInvalid, String>,
+    },
+    /// `:bisect run` of these (doc, generation) runs (one, or the linked stages).
+    BisectRun {
+        docs: Vec<(usize, u64)>,
+        result: Result<crate::pipeline::semantic::BisectRun, String>,
+    },
+}
+
+impl Answer {
+    pub fn new(answered: Answered) -> Self {
+        Answer(std::sync::Arc::new(std::sync::Mutex::new(Some(answered))))
+    }
+
+    /// The answer, the first time it is asked for.
+    pub fn take(&self) -> Option<Answered> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+}
+
+impl PartialEq for Answer {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl fmt::Debug for Answer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Answer")
+    }
 }
 
 fn on_off(arg: Option<&str>) -> Result<Option<bool>, String> {
@@ -225,6 +272,8 @@ impl fmt::Display for Action {
             Action::Click(c, r) => write!(f, "click {c} {r}"),
             Action::WheelUp(c, r) => write!(f, "wheel-up {c} {r}"),
             Action::WheelDown(c, r) => write!(f, "wheel-down {c} {r}"),
+            // Not a command: shown as what it is, for logs.
+            Action::Answer(_) => write!(f, "answer"),
             Action::FirstChange => write!(f, "first-change"),
             Action::Write(p) => write!(f, "write {}", p.display()),
             Action::Reload => write!(f, "reload"),

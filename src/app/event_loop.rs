@@ -10,8 +10,7 @@ use std::time::Duration;
 use ratatui::backend::Backend;
 use ratatui::Terminal;
 
-use super::action::Action;
-use super::action::ViewMode;
+use super::action::{Action, Answer, Answered};
 use super::derive;
 use super::input::{self, MouseKind};
 use super::keymap::{default_keymap, Binding, Key, KeyCode, Keymap};
@@ -441,109 +440,6 @@ impl App {
         }
     }
 
-    /// Shows what a semantic bisect found: the first step whose results differ is selected,
-    /// marked in the pass list of every stage run, and diffed against the step before it.
-    fn finish_bisect_run(&mut self, result: Result<crate::pipeline::semantic::BisectRun, String>) {
-        let Some(job) = self.bisect_run.take() else {
-            return;
-        };
-        let s = &mut self.state;
-        // Still the runs it was about (no reload since)?
-        let fresh = job
-            .docs
-            .iter()
-            .all(|&(d, g)| s.docs.get(d).is_some_and(|doc| doc.generation == g));
-        let about = match job.docs.as_slice() {
-            [(d, _)] if *d != s.doc => s
-                .docs
-                .get(*d)
-                .map(|doc| format!("{}: ", doc.display_name(&s.roots)))
-                .unwrap_or_default(),
-            _ => String::new(),
-        };
-        let stale = if fresh { "" } else { " (reloaded since)" };
-        match result {
-            Ok(b) => {
-                let summary = format!("{about}{}{stale}", b.summary());
-                let Some(d) = &b.first else {
-                    s.set_message(summary);
-                    return;
-                };
-                use crate::pipeline::{Diagnostic, Severity};
-                if fresh {
-                    // The same pass in every stage's run (their source steps may differ).
-                    for &(doc, generation) in &job.docs {
-                        let Some(run) = s.docs[doc].run.clone() else {
-                            continue;
-                        };
-                        let steps = crate::pipeline::semantic::pass_steps(&run);
-                        let Some(&step) = steps.get(d.pass_index) else {
-                            continue;
-                        };
-                        let diag = Diagnostic::new(
-                            Severity::Error,
-                            format!("computes otherwise than the input: {}", d.what),
-                        );
-                        s.found.insert((doc, generation, step), vec![diag]);
-                        if doc == s.doc {
-                            s.step = step;
-                            s.base = None;
-                            s.compare_base = None;
-                            s.diff_prev = false;
-                            s.diag_cursor = 0;
-                            if !matches!(s.view, ViewMode::Diff | ViewMode::Split) {
-                                s.view = ViewMode::Diff;
-                            }
-                        }
-                    }
-                }
-                s.set_error(summary);
-            }
-            Err(e) => s.set_error(format!("{about}bisect run: {e}")),
-        }
-    }
-
-    /// Applies a finished run of the compared pipeline.
-    fn finish_compare(&mut self, done: Done) {
-        let s = &mut self.state;
-        let Some(doc) = s.docs.get_mut(done.doc) else {
-            return;
-        };
-        if done.token < doc.compare_requested {
-            return;
-        }
-        doc.compare_answered = done.token;
-        match done.result {
-            Ok(loaded) => {
-                let n = loaded.run.steps.len();
-                doc.compare_run = Some(Arc::new(loaded.run));
-                doc.compare_generation += 1;
-                if done.doc == s.doc && s.compare_base == Some(usize::MAX) {
-                    // First the final outputs: ours against theirs.
-                    s.compare_base = Some(n.saturating_sub(1));
-                    s.step = s.step_count().saturating_sub(1);
-                    s.diff_prev = false;
-                    if !matches!(s.view, ViewMode::Diff | ViewMode::Split) {
-                        s.view = ViewMode::Diff;
-                    }
-                    let label = s.compare.clone().unwrap_or_default();
-                    s.set_message(format!(
-                        "output of {label} (b{}) → ours",
-                        n.saturating_sub(1)
-                    ));
-                }
-            }
-            Err(e) => {
-                // No result is better than one of an earlier version of the input.
-                doc.compare_run = None;
-                doc.compare_generation += 1;
-                if done.doc == s.doc {
-                    s.set_error(format!("compared pipeline: {e}"));
-                }
-            }
-        }
-    }
-
     /// Reacts to paths that changed on disk: reloads shaders that were written, lists new ones
     /// under watched directories, and unlists those that vanished.
     fn files_changed(&mut self, paths: &[PathBuf]) -> Vec<Effect> {
@@ -706,128 +602,33 @@ impl App {
         }
     }
 
-    /// Shows what `:bisect` found: the first invalid step selected, with spirv-val's messages.
-    fn finish_bisect(
-        &mut self,
-        (doc, generation): (usize, u64),
-        result: Result<crate::pipeline::validate::FirstInvalid, String>,
-    ) {
-        let s = &mut self.state;
-        let fresh = s.docs.get(doc).is_some_and(|d| d.generation == generation);
-        let found = match result {
-            Ok(f) => f,
-            Err(e) => {
-                s.set_error(e);
-                return;
-            }
-        };
-        match found.first {
-            Some((i, diags, first)) => {
-                let pass = s.docs[doc]
-                    .run
-                    .as_ref()
-                    .and_then(|r| r.steps.get(i))
-                    .map_or("", |st| st.pass);
-                let msg = format!("first invalid step: {i} {pass} — {first}");
-                if fresh {
-                    s.found.insert((doc, generation, i), diags);
-                    if doc == s.doc {
-                        s.step = i;
-                        s.diag_cursor = 0;
-                    }
-                }
-                s.set_error(msg);
-            }
-            None if found.skipped == 0 => {
-                s.set_message(format!("all {} steps validate", found.passes))
-            }
-            None => s.set_message(format!(
-                "{} steps validate; {} in the shaderstep dialect could not be lifted to SPIR-V and were skipped",
-                found.passes - found.skipped,
-                found.skipped
-            )),
-        }
+    /// Hands what a background job answered to `update` (see `answer`).
+    fn answer(&mut self, answered: Answered) {
+        self.handle(AppEvent::Action(Action::Answer(Answer::new(answered))));
     }
 
-    /// Applies a finished run of input `i`. A broken input keeps the last good run; a result
-    /// older than the newest request is dropped (a newer save supersedes it).
     fn finish(&mut self, done: Done) {
-        let s = &mut self.state;
-        let Some(doc) = s.docs.get_mut(done.doc) else {
-            return;
-        };
-        if done.token < doc.requested {
-            return;
-        }
-        doc.answered = done.token;
-        let i = done.doc;
-        let name = doc.display_name(&s.roots);
-        let first = doc.run.is_none() && doc.generation == 0;
-        match done.result {
-            Ok(loaded) => {
-                // A pass that fails is shown, not hidden: its step is selected and its
-                // diagnostics listed. (STALE is only for inputs that no longer load.)
-                doc.error = None;
-                let mut run = loaded.run;
-                if let Some(src) = &loaded.source {
-                    run.prepend_source(src.clone());
-                }
-                let failure = run.failed.map(|f| {
-                    let st = &run.steps[f];
-                    (
-                        f,
-                        format!(
-                            "pass {} failed: {}",
-                            st.pass,
-                            st.error.clone().unwrap_or_default()
-                        ),
-                    )
-                });
-                doc.prev_run = doc.run.take();
-                doc.run = Some(Arc::new(run));
-                doc.kind = Some(loaded.kind);
-                doc.source = loaded.source;
-                doc.generation += 1;
-                if !first {
-                    doc.reloads += 1;
-                }
-                match failure {
-                    Some((f, msg)) if i == s.doc => {
-                        s.step = f;
-                        s.diag_cursor = 0;
-                        s.set_error(msg);
-                    }
-                    Some(_) => {}
-                    None if !first && i == s.doc => s.set_message(format!("reloaded {name}")),
-                    None if !first => s.set_message(format!("reloaded {name} (not shown)")),
-                    None => {}
-                }
-            }
-            Err(e) => {
-                let had_run = doc.run.is_some();
-                let file = doc.path.file_name().map_or_else(
-                    || doc.path.display().to_string(),
-                    |n| n.to_string_lossy().into_owned(),
-                );
-                doc.error = Some(match e.line {
-                    Some(l) => format!("{file}:{l}: {}", e.message),
-                    None => format!("{file}: {}", e.message),
-                });
-                // The status bar names the file already; the message leads with the cause.
-                let short = match e.line {
-                    Some(l) => format!("line {l}: {}", e.message.lines().next().unwrap_or("")),
-                    None => e.message.lines().next().unwrap_or("").to_string(),
-                };
-                if i != s.doc {
-                    if !first {
-                        s.set_error(format!("{name}: {short}"));
-                    }
-                } else if had_run {
-                    s.set_error(format!("{short} — showing the last good run"));
-                } else {
-                    s.set_error(short);
-                }
-            }
+        self.answer(Answered::Run(done));
+    }
+
+    fn finish_compare(&mut self, done: Done) {
+        self.answer(Answered::Compared(done));
+    }
+
+    fn finish_bisect(
+        &mut self,
+        key: (usize, u64),
+        result: Result<crate::pipeline::validate::FirstInvalid, String>,
+    ) {
+        self.answer(Answered::Bisect { key, result });
+    }
+
+    fn finish_bisect_run(&mut self, result: Result<crate::pipeline::semantic::BisectRun, String>) {
+        if let Some(job) = self.bisect_run.take() {
+            self.answer(Answered::BisectRun {
+                docs: job.docs,
+                result,
+            });
         }
     }
 

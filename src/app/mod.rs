@@ -1,6 +1,7 @@
 //! The application: command line, and (with the TUI) state, actions and the event loop.
 
 pub mod action;
+pub mod answer;
 pub mod cli;
 pub mod config;
 pub mod derive;

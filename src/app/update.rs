@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use super::action::{Action, StepRef, ViewMode};
+use super::action::{Action, Answered, StepRef, ViewMode};
 use super::derive::{refresh_link_table, refresh_panel, step_lines, step_text, Side};
 use super::input::MouseKind;
 use super::state::{
@@ -599,6 +599,15 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
                 _ => {}
             }
         }
+        Action::Answer(answer) => match answer.take() {
+            Some(Answered::Run(done)) => super::answer::run(s, done),
+            Some(Answered::Compared(done)) => super::answer::compared_run(s, done),
+            Some(Answered::Bisect { key, result }) => super::answer::bisect(s, key, result),
+            Some(Answered::BisectRun { docs, result }) => {
+                super::answer::bisect_run(s, &docs, result)
+            }
+            None => {}
+        },
         Action::Click(col, row) => return mouse(s, col, row, MouseKind::Click),
         Action::WheelUp(col, row) => return mouse(s, col, row, MouseKind::WheelUp),
         Action::WheelDown(col, row) => return mouse(s, col, row, MouseKind::WheelDown),
