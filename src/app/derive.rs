@@ -15,15 +15,15 @@ use crate::pipeline::diff::{diff_lines, DiffLine};
 pub(super) fn refresh_link_table(s: &mut State) {
     if !(s.linked && s.link_view) {
         s.link_table.clear();
-        s.link_key = None;
+        s.cache.link_key = None;
         return;
     }
     let key: Vec<(u64, Option<usize>)> = (0..s.docs.len())
         .map(|d| (s.docs[d].generation, s.aligned_step(d)))
         .collect();
-    if s.link_key.as_ref() != Some(&key) {
+    if s.cache.link_key.as_ref() != Some(&key) {
         s.link_table = s.compute_link_rows();
-        s.link_key = Some(key);
+        s.cache.link_key = Some(key);
     }
 }
 
@@ -41,14 +41,14 @@ fn function_counts(m: &crate::ir::Module) -> Vec<(String, usize)> {
 fn refresh_compare_functions(s: &mut State) {
     let (Some(doc), Some(theirs)) = (s.current(), s.compare_run()) else {
         s.compare_functions.clear();
-        s.compare_functions_key = None;
+        s.cache.compare_functions_key = None;
         return;
     };
     let b = s
         .compared_base()
         .unwrap_or(theirs.steps.len().saturating_sub(1));
     let key = (s.doc, doc.generation, s.step, doc.compare_generation, b);
-    if s.compare_functions_key == Some(key) {
+    if s.cache.compare_functions_key == Some(key) {
         return;
     }
     let (Some(ours), Some(them)) = (
@@ -74,7 +74,7 @@ fn refresh_compare_functions(s: &mut State) {
         }
     }
     s.compare_functions = rows;
-    s.compare_functions_key = Some(key);
+    s.cache.compare_functions_key = Some(key);
 }
 
 /// The lines of a step's text, split once and cached.
@@ -112,7 +112,7 @@ pub(super) fn step_text(
         Side::Compared => (doc.compare_run.as_ref(), u64::MAX - doc.compare_generation),
     };
     let key = (s.doc, generation, step, kind);
-    if let Some(t) = s.texts.get(&key) {
+    if let Some(t) = s.cache.texts.get(&key) {
         return t.clone();
     }
     let Some(st) = run.and_then(|r| r.steps.get(step)) else {
@@ -127,16 +127,16 @@ pub(super) fn step_text(
         TextKind::Ir => st.ir_listing(),
         TextKind::Spirv => st.spirv_listing(),
     };
-    let id = s.next_text_id;
-    s.next_text_id += 1;
+    let id = s.cache.next_text_id;
+    s.cache.next_text_id += 1;
     // Bound the cache: texts of other documents and old generations go first.
-    if s.texts.len() > 64 {
-        s.texts.clear();
-        s.styles.clear();
-        s.syntaxes.clear();
+    if s.cache.texts.len() > 64 {
+        s.cache.texts.clear();
+        s.cache.styles.clear();
+        s.cache.syntaxes.clear();
     }
-    s.texts.insert(key, (id, lines.clone()));
-    s.syntaxes.insert(id, syntax);
+    s.cache.texts.insert(key, (id, lines.clone()));
+    s.cache.syntaxes.insert(id, syntax);
     (id, lines)
 }
 
@@ -324,7 +324,7 @@ pub fn prepare(s: &mut State) {
         match &s.panel.rows {
             Rows::Text { id, range, lines } => {
                 let i = range.start + r;
-                if !s.styles.contains_key(&(*id, i)) {
+                if !s.cache.styles.contains_key(&(*id, i)) {
                     wanted.push((*id, i, lines.lines[i].clone()));
                 }
             }
@@ -338,24 +338,24 @@ pub fn prepare(s: &mut State) {
             } => {
                 let l = rows[r];
                 if let Some(o) = l.old {
-                    if !s.styles.contains_key(&(*old_id, o)) {
+                    if !s.cache.styles.contains_key(&(*old_id, o)) {
                         wanted.push((*old_id, o, old.lines[o].clone()));
                     }
                 }
                 if let Some(n) = l.new {
-                    if !s.styles.contains_key(&(*new_id, n)) {
+                    if !s.cache.styles.contains_key(&(*new_id, n)) {
                         wanted.push((*new_id, n, new.lines[n].clone()));
                     }
                 }
             }
         }
     }
-    if s.styles.len() + wanted.len() > 50_000 {
-        s.styles.clear();
+    if s.cache.styles.len() + wanted.len() > 50_000 {
+        s.cache.styles.clear();
     }
     for (id, i, text) in wanted {
-        let syntax = s.syntaxes.get(&id).copied().unwrap_or(kind);
-        s.styles.insert(
+        let syntax = s.cache.syntaxes.get(&id).copied().unwrap_or(kind);
+        s.cache.styles.insert(
             (id, i),
             Arc::new(super::highlight::highlight(&text, syntax)),
         );

@@ -514,13 +514,8 @@ pub struct State {
     pub quit: bool,
     pub color: bool,
     pub panel: Panel,
-    /// Step texts as listings, by (doc, generation, step, kind), each with a unique id.
-    pub texts: HashMap<TextKey, (u64, Arc<Listing>)>,
-    pub next_text_id: u64,
-    /// Highlighting of lines, by (text id, line index). Filled for visible rows only.
-    pub styles: HashMap<(u64, usize), LineStyles>,
-    /// The grammar of each text id.
-    pub syntaxes: HashMap<u64, Syntax>,
+    /// What `derive` keeps to avoid doing work twice (see `Cache`).
+    pub cache: Cache,
     /// `file:line  text`: the source line of the instruction under the cursor, from the
     /// module's line info (derived before each draw).
     pub source_line: Option<String>,
@@ -534,11 +529,27 @@ pub struct State {
     /// The link view's rows (derived before each draw), and the stage generations and steps
     /// they were computed for.
     pub link_table: Vec<crate::pipeline::link::stages::InterfaceRow>,
-    pub link_key: Option<Vec<(u64, Option<usize>)>>,
     /// The compare pane's table (derived before each draw): instructions per function of our
     /// selected step and of the compared step, by name (`None`: no such function there), for
     /// (doc, generation, step, compared generation, compared step).
     pub compare_functions: Vec<(String, Option<usize>, Option<usize>)>,
+}
+
+/// Work `derive` keeps so it is not done twice: step texts as listings, highlighted lines, and
+/// what the derived tables were last computed for. Nothing here is shown as it is.
+#[derive(Default)]
+pub struct Cache {
+    /// Step texts as listings, by (doc, generation, step, kind), each with a unique id.
+    pub texts: HashMap<TextKey, (u64, Arc<Listing>)>,
+    pub next_text_id: u64,
+    /// Highlighting of lines, by (text id, line index). Filled for visible rows only.
+    pub styles: HashMap<(u64, usize), LineStyles>,
+    /// The grammar of each text id.
+    pub syntaxes: HashMap<u64, Syntax>,
+    /// The stage generations and steps the link table was computed for.
+    pub link_key: Option<Vec<(u64, Option<usize>)>>,
+    /// The (doc, generation, step, compared generation, compared step) the compare table was
+    /// computed for.
     pub compare_functions_key: Option<(usize, u64, usize, u64, usize)>,
 }
 
@@ -585,19 +596,18 @@ impl State {
             quit: false,
             color,
             panel: Panel::default(),
-            texts: HashMap::new(),
-            next_text_id: 1,
-            styles: HashMap::new(),
-            syntaxes: HashMap::new(),
+            // Text id 0 stands for "no text".
+            cache: Cache {
+                next_text_id: 1,
+                ..Cache::default()
+            },
             source_line: None,
             linked: false,
             batched: false,
             link_view: false,
             link_cursor: 0,
             link_table: Vec::new(),
-            link_key: None,
             compare_functions: Vec::new(),
-            compare_functions_key: None,
         }
     }
 

@@ -68,7 +68,8 @@ fn styled(
 }
 
 fn line_styles(s: &State, id: u64, line: usize) -> Vec<(Style, Range<usize>)> {
-    s.styles
+    s.cache
+        .styles
         .get(&(id, line))
         .map(|v| {
             v.iter()
