@@ -211,9 +211,9 @@ pub fn refresh_panel(s: &mut State) {
     // Anchor: the text under the cursor and where it sat on screen.
     let anchor = (!s.panel.is_empty()).then(|| {
         (
-            s.panel.row_text(s.cursor).to_string(),
-            s.cursor,
-            s.cursor.saturating_sub(s.scroll),
+            s.panel.row_text(s.code.cursor).to_string(),
+            s.code.cursor,
+            s.code.cursor.saturating_sub(s.code.scroll),
         )
     });
     let (id, lines) = step_text(s, Side::Current, s.step, s.text);
@@ -274,12 +274,12 @@ pub fn refresh_panel(s: &mut State) {
                 .filter(|&r| s.panel.row_text(r) == text)
                 .min_by_key(|&r| r.abs_diff(old_row))
                 .unwrap_or(old_row.min(len - 1));
-            s.cursor = best;
-            s.scroll = best.saturating_sub(screen_off);
+            s.code.cursor = best;
+            s.code.scroll = best.saturating_sub(screen_off);
         }
         _ => {
-            s.cursor = s.cursor.min(len.saturating_sub(1));
-            s.scroll = s.scroll.min(s.cursor);
+            s.code.cursor = s.code.cursor.min(len.saturating_sub(1));
+            s.code.scroll = s.code.scroll.min(s.code.cursor);
         }
     }
 }
@@ -296,13 +296,13 @@ pub fn prepare(s: &mut State) {
     refresh(s);
     let rows = s.layout.code_rows();
     let len = s.panel.len();
-    s.cursor = s.cursor.min(len.saturating_sub(1));
-    if s.cursor < s.scroll {
-        s.scroll = s.cursor;
-    } else if rows > 0 && s.cursor >= s.scroll + rows {
-        s.scroll = s.cursor + 1 - rows;
+    s.code.cursor = s.code.cursor.min(len.saturating_sub(1));
+    if s.code.cursor < s.code.scroll {
+        s.code.scroll = s.code.cursor;
+    } else if rows > 0 && s.code.cursor >= s.code.scroll + rows {
+        s.code.scroll = s.code.cursor + 1 - rows;
     }
-    s.scroll = s.scroll.min(len.saturating_sub(rows.min(len)));
+    s.code.scroll = s.code.scroll.min(len.saturating_sub(rows.min(len)));
     let visible = s.visible_steps();
     let prow = s.layout.pass_rows();
     if let Some(pos) = visible.iter().position(|&v| v == s.step) {
@@ -318,9 +318,9 @@ pub fn prepare(s: &mut State) {
         return;
     }
     let kind = Syntax::of(s.text);
-    let end = (s.scroll + rows).min(len);
+    let end = (s.code.scroll + rows).min(len);
     let mut wanted: Vec<(u64, usize, String)> = Vec::new();
-    for r in s.scroll..end {
+    for r in s.code.scroll..end {
         match &s.panel.rows {
             Rows::Text { id, range, lines } => {
                 let i = range.start + r;
@@ -428,7 +428,7 @@ fn source_line_at_cursor(s: &State) -> Option<String> {
     if step.is_source() || s.panel.is_empty() {
         return None;
     }
-    let (listing, k) = s.panel.row_line(s.cursor)?;
+    let (listing, k) = s.panel.row_line(s.code.cursor)?;
     let (file, line) = listing.info(k).source?;
     let line = line as usize;
     let own_name = doc.path.display().to_string();

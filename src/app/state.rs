@@ -498,13 +498,9 @@ pub struct State {
     /// Where the panes are (see `Layout`).
     pub layout: Layout,
     pub message: Option<Message>,
-    /// Row of the cursor in the code pane, and the first row shown.
-    pub cursor: usize,
-    pub scroll: usize,
-    /// Index of the selected `%id` on the cursor row.
-    pub token: usize,
-    /// Columns of text scrolled off to the left in the code pane.
-    pub hscroll: usize,
+    /// Where the code pane is: its cursor, scroll and selected id.
+    pub code: CodePane,
+    /// The first step the pass list shows.
     pub pass_scroll: usize,
     /// Selected row of the diagnostics pane.
     pub diag_cursor: usize,
@@ -533,6 +529,18 @@ pub struct State {
     /// selected step and of the compared step, by name (`None`: no such function there), for
     /// (doc, generation, step, compared generation, compared step).
     pub compare_functions: Vec<(String, Option<usize>, Option<usize>)>,
+}
+
+/// Where the code pane is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CodePane {
+    /// Row of the cursor, and the first row shown.
+    pub cursor: usize,
+    pub scroll: usize,
+    /// Index of the selected `%id` on the cursor row.
+    pub token: usize,
+    /// Columns of text scrolled off to the left.
+    pub hscroll: usize,
 }
 
 /// Work `derive` keeps so it is not done twice: step texts as listings, highlighted lines, and
@@ -585,10 +593,7 @@ impl State {
             values: None,
             layout: Layout::default(),
             message: None,
-            cursor: 0,
-            scroll: 0,
-            token: 0,
-            hscroll: 0,
+            code: CodePane::default(),
             pass_scroll: 0,
             diag_cursor: 0,
             found: HashMap::new(),

@@ -80,11 +80,11 @@ fn mouse(s: &mut State, col: u16, row: u16, kind: MouseKind) -> Vec<Effect> {
     } else if inside(areas.code) {
         match kind {
             MouseKind::Click => {
-                let r = (row.saturating_sub(areas.code.y + 1)) as usize + s.scroll;
+                let r = (row.saturating_sub(areas.code.y + 1)) as usize + s.code.scroll;
                 if row > areas.code.y && r < s.panel.len() {
                     s.focus = Focus::Code;
-                    s.cursor = r;
-                    s.token = 0;
+                    s.code.cursor = r;
+                    s.code.token = 0;
                 }
             }
             MouseKind::WheelDown => scroll_code(s, 3),
@@ -114,10 +114,11 @@ fn mouse(s: &mut State, col: u16, row: u16, kind: MouseKind) -> Vec<Effect> {
 fn scroll_code(s: &mut State, delta: isize) {
     let rows = s.layout.code_rows();
     let max = s.panel.len().saturating_sub(rows);
-    s.scroll = (s.scroll as isize + delta).clamp(0, max as isize) as usize;
-    s.cursor = s
-        .cursor
-        .clamp(s.scroll, (s.scroll + rows).saturating_sub(1).max(s.scroll));
+    s.code.scroll = (s.code.scroll as isize + delta).clamp(0, max as isize) as usize;
+    s.code.cursor = s.code.cursor.clamp(
+        s.code.scroll,
+        (s.code.scroll + rows).saturating_sub(1).max(s.code.scroll),
+    );
 }
 
 fn step_index(run: &Run, r: &StepRef) -> Result<usize, String> {
@@ -173,9 +174,9 @@ fn select_doc(s: &mut State, i: usize) {
     }
     s.diff_prev = false;
     s.func = None;
-    s.cursor = 0;
-    s.scroll = 0;
-    s.hscroll = 0;
+    s.code.cursor = 0;
+    s.code.scroll = 0;
+    s.code.hscroll = 0;
     s.diag_cursor = 0;
     let steps = s.step_count();
     s.step = s.step.min(steps.saturating_sub(1));
@@ -221,7 +222,7 @@ pub fn op_on_line(text: &str) -> Option<&'static crate::ir::ops::OpInfo> {
 
 /// Opens the op table's entry for the first op on the cursor line.
 fn op_info(s: &mut State) {
-    let text = s.panel.row_text(s.cursor).to_string();
+    let text = s.panel.row_text(s.code.cursor).to_string();
     let Some(info) = op_on_line(&text) else {
         s.set_error("no opcode on this line");
         return;
@@ -555,8 +556,8 @@ fn move_cursor(s: &mut State, delta: isize) {
     if len == 0 {
         return;
     }
-    s.cursor = (s.cursor as isize + delta).clamp(0, len as isize - 1) as usize;
-    s.token = 0;
+    s.code.cursor = (s.code.cursor as isize + delta).clamp(0, len as isize - 1) as usize;
+    s.code.token = 0;
 }
 
 pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
@@ -822,9 +823,9 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
             let target = match &s.panel.rows {
                 Rows::Diff { hunks, .. } => {
                     if next {
-                        hunks.iter().copied().find(|&h| h > s.cursor)
+                        hunks.iter().copied().find(|&h| h > s.code.cursor)
                     } else {
-                        hunks.iter().rev().copied().find(|&h| h < s.cursor)
+                        hunks.iter().rev().copied().find(|&h| h < s.code.cursor)
                     }
                 }
                 Rows::Text { .. } => {
@@ -869,8 +870,8 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
                     s.set_message(format!("function %{f} only — :func shows all"));
                 }
             }
-            s.cursor = 0;
-            s.scroll = 0;
+            s.code.cursor = 0;
+            s.code.scroll = 0;
         }
         Action::FuncAtCursor => {
             if s.func.is_some() {
@@ -894,12 +895,12 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
             }
         }
         Action::NextToken | Action::PrevToken => {
-            let n = id_tokens(s.panel.row_text(s.cursor)).len();
+            let n = id_tokens(s.panel.row_text(s.code.cursor)).len();
             if n > 0 {
-                s.token = if action == Action::NextToken {
-                    (s.token + 1) % n
+                s.code.token = if action == Action::NextToken {
+                    (s.code.token + 1) % n
                 } else {
-                    (s.token + n - 1) % n
+                    (s.code.token + n - 1) % n
                 };
             }
         }
@@ -1011,8 +1012,8 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
                 );
             }
         }
-        Action::ScrollRight => s.hscroll += 8,
-        Action::ScrollLeft => s.hscroll = s.hscroll.saturating_sub(8),
+        Action::ScrollRight => s.code.hscroll += 8,
+        Action::ScrollLeft => s.code.hscroll = s.code.hscroll.saturating_sub(8),
         Action::OpInfo => op_info(s),
         Action::GotoDiagnostic => goto_diagnostic(s),
         Action::LinkView => {
@@ -1077,12 +1078,12 @@ fn first_hunk(s: &mut State) {
 }
 
 fn jump_to(s: &mut State, row: usize) {
-    s.cursor = row;
-    s.token = 0;
+    s.code.cursor = row;
+    s.code.token = 0;
     let rows = s.layout.code_rows();
     // Put the target a few lines below the top, as editors do.
-    if row < s.scroll || row >= s.scroll + rows {
-        s.scroll = row.saturating_sub(rows / 4);
+    if row < s.code.scroll || row >= s.code.scroll + rows {
+        s.code.scroll = row.saturating_sub(rows / 4);
     }
 }
 
@@ -1095,7 +1096,7 @@ fn find(s: &mut State, forward: bool, include_current: bool) {
     if n == 0 {
         return;
     }
-    let start = s.cursor;
+    let start = s.code.cursor;
     for k in 0..n {
         let off = if include_current { k } else { k + 1 };
         let r = if forward {
@@ -1137,13 +1138,13 @@ fn row_matches(s: &State, r: usize, search: &Search) -> bool {
 /// The selected `%id` token of the cursor row, and the value it names where the printer
 /// recorded what the row holds.
 fn selected_value(s: &State) -> Option<(String, Option<crate::ir::Id>)> {
-    let text = s.panel.row_text(s.cursor);
+    let text = s.panel.row_text(s.code.cursor);
     let toks = id_tokens(text);
-    let k = s.token.min(toks.len().saturating_sub(1));
+    let k = s.code.token.min(toks.len().saturating_sub(1));
     let tok = text[toks.get(k)?.clone()].to_string();
     let id = s
         .panel
-        .row_line(s.cursor)
+        .row_line(s.code.cursor)
         .and_then(|(l, line)| l.id_of_token(line, &tok, k, toks.len()));
     Some((tok, id))
 }
@@ -1184,7 +1185,7 @@ fn definition(s: &mut State) {
 
 /// The function whose lines contain the cursor, by its printed name.
 fn function_at(s: &State) -> Option<String> {
-    let (l, k) = s.panel.row_line(s.cursor)?;
+    let (l, k) = s.panel.row_line(s.code.cursor)?;
     let id = l.info(k).func?;
     l.function(id).map(|f| f.name.clone())
 }

@@ -100,9 +100,9 @@ fn selected_token(s: &State) -> Option<Search> {
     if s.focus != Focus::Code {
         return None;
     }
-    let text = s.panel.row_text(s.cursor);
+    let text = s.panel.row_text(s.code.cursor);
     let toks = id_tokens(text);
-    let tok = toks.get(s.token.min(toks.len().saturating_sub(1)))?;
+    let tok = toks.get(s.code.token.min(toks.len().saturating_sub(1)))?;
     Some(Search {
         text: text[tok.clone()].to_string(),
         whole_word: true,
@@ -131,7 +131,7 @@ fn overlays(
     }
     if is_cursor && s.focus == Focus::Code {
         let toks = id_tokens(text);
-        if let Some(r) = toks.get(s.token.min(toks.len().saturating_sub(1))) {
+        if let Some(r) = toks.get(s.code.token.min(toks.len().saturating_sub(1))) {
             out.push((t.token, r.clone()));
         }
     }
@@ -184,8 +184,8 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
             ),
         },
     };
-    let title = if s.hscroll > 0 {
-        format!("{title}› col {} ", s.hscroll + 1)
+    let title = if s.code.hscroll > 0 {
+        format!("{title}› col {} ", s.code.hscroll + 1)
     } else {
         title
     };
@@ -226,17 +226,17 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
             let digits = range.end.max(1).to_string().len().max(3);
             let text_w = (inner.width as usize).saturating_sub(digits + 1);
             let mut out = Vec::with_capacity(rows);
-            for r in s.scroll..(s.scroll + rows).min(range.len()) {
+            for r in s.code.scroll..(s.code.scroll + rows).min(range.len()) {
                 let i = range.start + r;
                 let text = &lines[i];
-                let is_cursor = r == s.cursor;
+                let is_cursor = r == s.code.cursor;
                 let mut spans = vec![Span::styled(format!("{:>digits$} ", i + 1), t.gutter)];
                 spans.extend(styled(
                     text,
                     &line_styles(s, *id, i),
                     &overlays(s, t, text, is_cursor, selected.as_ref()),
                     t.text,
-                    s.hscroll,
+                    s.code.hscroll,
                     text_w,
                 ));
                 let mut line = Line::from(spans);
@@ -258,7 +258,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
             let (old, new) = (&old.lines, &new.lines);
             let split = s.view == ViewMode::Split;
             let digits = old.len().max(new.len()).max(1).to_string().len().max(3);
-            let visible = s.scroll..(s.scroll + rows).min(diff_rows.len());
+            let visible = s.code.scroll..(s.code.scroll + rows).min(diff_rows.len());
             if split {
                 let [left, right] =
                     Layout::horizontal([Constraint::Fill(1), Constraint::Fill(1)]).areas(inner);
@@ -267,7 +267,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                 let mut ro = Vec::new();
                 for r in visible {
                     let d = diff_rows[r];
-                    let is_cursor = r == s.cursor;
+                    let is_cursor = r == s.code.cursor;
                     let (wo, wn) = match (d.old, d.new) {
                         (Some(o), Some(n)) if d.change != LineChange::Same => {
                             word_changes(&old[o], &new[n])
@@ -301,7 +301,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                                     &line_styles(s, id, i),
                                     &ov,
                                     t.text,
-                                    s.hscroll,
+                                    s.code.hscroll,
                                     w,
                                 ));
                                 let mut line = Line::from(spans);
@@ -334,7 +334,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                 let mut out = Vec::new();
                 for r in visible {
                     let d = diff_rows[r];
-                    let is_cursor = r == s.cursor;
+                    let is_cursor = r == s.code.cursor;
                     let partner = pair_of(diff_rows, r);
                     let (text, id, idx, mark, style, word_style) = match d.change {
                         LineChange::Same => (
@@ -386,7 +386,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                         &line_styles(s, id, idx),
                         &ov,
                         t.text,
-                        s.hscroll,
+                        s.code.hscroll,
                         w,
                     ));
                     let mut line = Line::from(spans).style(style);
