@@ -158,6 +158,25 @@ pub enum Action {
     WheelDown(u16, u16),
     /// What a background job answered (see `Answer`).
     Answer(Answer),
+    /// What the event loop found on disk after a watch event (see `DiskFact`).
+    Disk(Vec<DiskFact>),
+}
+
+/// A path that changed on disk, as the event loop found it (it does the file system reads;
+/// `update` decides what to reload, list or unlist). Not a command: it cannot be typed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DiskFact {
+    /// A file, and the watched directory that lists it (by index), if one does.
+    File {
+        path: PathBuf,
+        listed_under: Option<usize>,
+    },
+    /// A directory that appeared, with the shaders under it and the directory listing each.
+    Dir { files: Vec<(PathBuf, usize)> },
+    /// A file or directory that is no longer there.
+    Gone(PathBuf),
+    /// A watched directory scanned again (its `.gitignore` changed): every shader it lists.
+    Rescanned { root: usize, files: Vec<PathBuf> },
 }
 
 /// What a background job answered, for `update` to apply like any other action: an input's
@@ -274,6 +293,7 @@ impl fmt::Display for Action {
             Action::WheelDown(c, r) => write!(f, "wheel-down {c} {r}"),
             // Not a command: shown as what it is, for logs.
             Action::Answer(_) => write!(f, "answer"),
+            Action::Disk(facts) => write!(f, "disk ({} paths)", facts.len()),
             Action::FirstChange => write!(f, "first-change"),
             Action::Write(p) => write!(f, "write {}", p.display()),
             Action::Reload => write!(f, "reload"),

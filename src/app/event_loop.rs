@@ -10,7 +10,7 @@ use std::time::Duration;
 use ratatui::backend::Backend;
 use ratatui::Terminal;
 
-use super::action::{Action, Answer, Answered};
+use super::action::{Action, Answer, Answered, DiskFact};
 use super::derive;
 use super::input::{self, MouseKind};
 use super::keymap::{default_keymap, Binding, Key, KeyCode, Keymap};
@@ -440,115 +440,51 @@ impl App {
         }
     }
 
-    /// Reacts to paths that changed on disk: reloads shaders that were written, lists new ones
-    /// under watched directories, and unlists those that vanished.
+    /// Looks at paths that changed on disk and says what it found, for `update` to apply
+    /// (reload, list, unlist): which are files now and the watched directory that lists them,
+    /// which directories and their shaders, which are gone, and the directories whose
+    /// `.gitignore` changed, scanned again.
     fn files_changed(&mut self, paths: &[PathBuf]) -> Vec<Effect> {
-        let mut effects = Vec::new();
-        let mut rescan = Vec::new();
+        let roots = &self.state.roots;
+        let root_of = |p: &Path| roots.iter().position(|r| p.starts_with(r));
+        let mut found = Vec::new();
+        let mut rescanned: Vec<usize> = Vec::new();
         for p in paths {
             if p.file_name().is_some_and(|n| n == ".gitignore") {
-                if let Some(r) = self.state.roots.iter().position(|r| p.starts_with(r)) {
-                    rescan.push(r);
+                if let Some(r) = root_of(p) {
+                    if !rescanned.contains(&r) {
+                        rescanned.push(r);
+                    }
                 }
                 continue;
             }
-            let exists = p.is_file();
-            if let Some(i) = self.state.docs.iter().position(|d| d.abs == *p) {
-                let doc = &mut self.state.docs[i];
-                match (doc.root, exists) {
-                    // A file opened by name that vanishes keeps its last run, marked stale,
-                    // with the reason (the load fails).
-                    (None, _) | (Some(_), true) => {
-                        doc.present = true;
-                        effects.push(Effect::Load(i));
-                    }
-                    (Some(_), false) => self.unlist(i),
-                }
-                continue;
-            }
-            if p.is_dir() {
-                if let Some(r) = self.state.roots.iter().position(|r| p.starts_with(r)) {
-                    for f in workspace::scan(p) {
-                        if workspace::is_listed(&self.state.roots[r], &f) {
-                            effects.extend(self.list(f, r));
-                        }
-                    }
-                }
-            } else if exists {
-                let root = self
-                    .state
-                    .roots
-                    .iter()
-                    .position(|r| workspace::is_listed(r, p));
-                if let Some(r) = root {
-                    effects.extend(self.list(p.clone(), r));
-                }
+            if p.is_file() {
+                let listed_under = roots.iter().position(|r| workspace::is_listed(r, p));
+                found.push(DiskFact::File {
+                    path: p.clone(),
+                    listed_under,
+                });
+            } else if p.is_dir() {
+                let files = match root_of(p) {
+                    Some(r) => workspace::scan(p)
+                        .into_iter()
+                        .filter(|f| workspace::is_listed(&roots[r], f))
+                        .map(|f| (f, r))
+                        .collect(),
+                    None => Vec::new(),
+                };
+                found.push(DiskFact::Dir { files });
             } else {
-                // A directory that went away takes its shaders with it.
-                let gone: Vec<usize> = (0..self.state.docs.len())
-                    .filter(|&i| {
-                        let d = &self.state.docs[i];
-                        d.present && d.root.is_some() && d.abs.starts_with(p)
-                    })
-                    .collect();
-                for i in gone {
-                    self.unlist(i);
-                }
+                found.push(DiskFact::Gone(p.clone()));
             }
         }
-        for r in rescan {
-            let root = self.state.roots[r].clone();
-            let now = workspace::scan(&root);
-            for i in 0..self.state.docs.len() {
-                let d = &self.state.docs[i];
-                if d.root == Some(r) && d.present && !now.contains(&d.abs) {
-                    self.unlist(i);
-                }
-            }
-            for f in now {
-                effects.extend(self.list(f, r));
-            }
+        for r in rescanned {
+            found.push(DiskFact::Rescanned {
+                root: r,
+                files: workspace::scan(&roots[r]),
+            });
         }
-        effects
-    }
-
-    /// Lists a shader found under root `r` (again, if it had vanished); returns its load.
-    fn list(&mut self, abs: PathBuf, r: usize) -> Option<Effect> {
-        let s = &mut self.state;
-        match s.docs.iter().position(|d| d.abs == abs) {
-            Some(i) if s.docs[i].present => None,
-            Some(i) => {
-                s.docs[i].present = true;
-                s.set_message(format!("{} is back", s.docs[i].display_name(&s.roots)));
-                Some(Effect::Load(i))
-            }
-            None => {
-                s.docs.push(Doc::new(abs, Some(r)));
-                let i = s.docs.len() - 1;
-                s.set_message(format!("new shader: {}", s.docs[i].display_name(&s.roots)));
-                if s.docs.len() == 1 {
-                    s.doc = 0;
-                }
-                Some(Effect::Load(i))
-            }
-        }
-    }
-
-    /// Takes a vanished shader off the list, keeping its runs in case it comes back. If it was
-    /// selected, the next listed shader is.
-    fn unlist(&mut self, i: usize) {
-        let s = &mut self.state;
-        let before = s.listed_docs();
-        s.docs[i].present = false;
-        let name = s.docs[i].display_name(&s.roots);
-        if s.doc == i {
-            let pos = before.iter().position(|&d| d == i).unwrap_or(0);
-            let after = s.listed_docs();
-            if let Some(&next) = after.get(pos.min(after.len().saturating_sub(1))) {
-                s.doc = next;
-            }
-        }
-        s.set_message(format!("{name} was removed"));
+        update::update(&mut self.state, Action::Disk(found))
     }
 
     fn apply(&mut self, effects: Vec<Effect>) {

@@ -5,6 +5,7 @@ pub mod answer;
 pub mod cli;
 pub mod config;
 pub mod derive;
+pub mod disk;
 pub mod event_loop;
 pub mod highlight;
 pub mod input;

@@ -609,6 +609,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
             }
             None => {}
         },
+        Action::Disk(facts) => return super::disk::apply(s, facts),
         Action::Click(col, row) => return mouse(s, col, row, MouseKind::Click),
         Action::WheelUp(col, row) => return mouse(s, col, row, MouseKind::WheelUp),
         Action::WheelDown(col, row) => return mouse(s, col, row, MouseKind::WheelDown),
