@@ -13,8 +13,8 @@ use crate::pipeline::diff::{diff_lines, DiffLine};
 /// Brings the link view's table up to the selected step; recomputed only when a stage's run
 /// or the step changed.
 pub(super) fn refresh_link_table(s: &mut State) {
-    if !(s.linked && s.link_view) {
-        s.link_table.clear();
+    if !(s.linked && s.link.shown) {
+        s.link.table.clear();
         s.cache.link_key = None;
         return;
     }
@@ -22,7 +22,7 @@ pub(super) fn refresh_link_table(s: &mut State) {
         .map(|d| (s.docs[d].generation, s.aligned_step(d)))
         .collect();
     if s.cache.link_key.as_ref() != Some(&key) {
-        s.link_table = s.compute_link_rows();
+        s.link.table = s.compute_link_rows();
         s.cache.link_key = Some(key);
     }
 }

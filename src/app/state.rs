@@ -519,16 +519,22 @@ pub struct State {
     pub linked: bool,
     /// The docs run together (linked stages, or modules linked with `--preset link`).
     pub batched: bool,
-    /// The link view (the stage interface table) is shown, and its selected row.
-    pub link_view: bool,
-    pub link_cursor: usize,
-    /// The link view's rows (derived before each draw), and the stage generations and steps
-    /// they were computed for.
-    pub link_table: Vec<crate::pipeline::link::stages::InterfaceRow>,
+    /// The link view: the stage interface table (`L`, linked stages only).
+    pub link: LinkPane,
     /// The compare pane's table (derived before each draw): instructions per function of our
     /// selected step and of the compared step, by name (`None`: no such function there), for
     /// (doc, generation, step, compared generation, compared step).
     pub compare_functions: Vec<(String, Option<usize>, Option<usize>)>,
+}
+
+/// The link view.
+#[derive(Clone, Debug, Default)]
+pub struct LinkPane {
+    /// Shown, and its selected row.
+    pub shown: bool,
+    pub cursor: usize,
+    /// Its rows (derived before each draw).
+    pub table: Vec<crate::pipeline::link::stages::InterfaceRow>,
 }
 
 /// Where the code pane is.
@@ -609,9 +615,7 @@ impl State {
             source_line: None,
             linked: false,
             batched: false,
-            link_view: false,
-            link_cursor: 0,
-            link_table: Vec::new(),
+            link: LinkPane::default(),
             compare_functions: Vec::new(),
         }
     }
@@ -666,7 +670,7 @@ impl State {
 
     /// The stage interface at the selected step against the stages' first pass (the link
     /// view); empty unless the docs are the linked stages of a pipeline. Views read the
-    /// cached `link_table` instead.
+    /// cached table (`link.table`) instead.
     pub fn compute_link_rows(&self) -> Vec<crate::pipeline::link::stages::InterfaceRow> {
         if !self.linked {
             return Vec::new();

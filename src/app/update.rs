@@ -458,20 +458,20 @@ fn move_diag(s: &mut State, delta: isize) {
 
 fn move_link(s: &mut State, delta: isize) {
     refresh_link_table(s);
-    let n = s.link_table.len();
+    let n = s.link.table.len();
     if n == 0 {
         return;
     }
-    s.link_cursor = (s.link_cursor as isize + delta).clamp(0, n as isize - 1) as usize;
+    s.link.cursor = (s.link.cursor as isize + delta).clamp(0, n as isize - 1) as usize;
 }
 
 /// Shows the variable of the selected link view row in its stage: the writer (earlier stage)
 /// or the reader (later stage), at the same step.
 fn link_jump(s: &mut State, reader: bool) {
     refresh_link_table(s);
-    let rows = &s.link_table;
+    let rows = &s.link.table;
     let Some(row) = rows
-        .get(s.link_cursor.min(rows.len().saturating_sub(1)))
+        .get(s.link.cursor.min(rows.len().saturating_sub(1)))
         .cloned()
     else {
         s.set_error("the link view has no rows");
@@ -626,7 +626,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
             if !s.diagnostics_of(s.step).is_empty() {
                 order.push(Focus::Diagnostics);
             }
-            if s.link_view && s.linked {
+            if s.link.shown && s.linked {
                 order.push(Focus::Link);
             }
             s.focus = match order.iter().position(|f| *f == s.focus) {
@@ -1021,8 +1021,8 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
             if !s.linked {
                 s.set_error("the link view needs linked stages: open them with --pipeline");
             } else {
-                s.link_view = !s.link_view;
-                s.focus = if s.link_view {
+                s.link.shown = !s.link.shown;
+                s.focus = if s.link.shown {
                     Focus::Link
                 } else if s.focus == Focus::Link {
                     Focus::Code

@@ -54,8 +54,8 @@ pub fn areas(s: &State) -> Areas {
     } else {
         (passes, None)
     };
-    let (code, link) = if s.link_view && s.linked && code.height > 12 {
-        let rows = s.link_table.len() as u16;
+    let (code, link) = if s.link.shown && s.linked && code.height > 12 {
+        let rows = s.link.table.len() as u16;
         let h = (rows + 3).min(code.height / 2).max(4);
         let [c, l] = Layout::vertical([Constraint::Min(6), Constraint::Length(h)]).areas(code);
         (c, Some(l))

@@ -27,7 +27,7 @@ fn side(s: &State, v: &Option<(usize, String)>) -> String {
 }
 
 pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
-    let rows: &[InterfaceRow] = &s.link_table;
+    let rows: &[InterfaceRow] = &s.link.table;
     let focused = s.focus == Focus::Link;
     let step = s
         .run()
@@ -42,7 +42,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         .border_style(if focused { t.border_focus } else { t.border })
         .title(Span::styled(title, t.title));
     let visible = area.height.saturating_sub(3) as usize;
-    let cursor = s.link_cursor.min(rows.len().saturating_sub(1));
+    let cursor = s.link.cursor.min(rows.len().saturating_sub(1));
     let first = cursor.saturating_sub(visible.saturating_sub(1));
     let body: Vec<Row> = rows
         .iter()
