@@ -7,6 +7,23 @@ use std::collections::HashMap;
 use super::inst::Id;
 use super::module::Module;
 
+/// How far a module's ids reach, against its size: what decides a table's representation.
+#[derive(Clone, Copy, Debug)]
+pub struct IdSpan {
+    /// One past the largest id defined or used.
+    pub limit: usize,
+    pub insts: usize,
+}
+
+impl IdSpan {
+    pub fn of(m: &Module) -> Self {
+        IdSpan {
+            limit: m.id_limit(),
+            insts: m.inst_count(),
+        }
+    }
+}
+
 pub struct IdMap<T: Clone> {
     dense: Vec<T>,
     sparse: HashMap<Id, T>,
@@ -16,8 +33,14 @@ pub struct IdMap<T: Clone> {
 
 impl<T: Clone> IdMap<T> {
     pub fn new(m: &Module, default: T) -> Self {
-        let limit = m.id_limit();
-        let is_dense = limit <= 8 * m.inst_count() + 4096;
+        Self::sized(IdSpan::of(m), default)
+    }
+
+    /// A table for a module whose ids span `span` (several tables of one module measure it
+    /// once: it reads every instruction).
+    pub fn sized(span: IdSpan, default: T) -> Self {
+        let IdSpan { limit, insts } = span;
+        let is_dense = limit <= 8 * insts + 4096;
         IdMap {
             dense: if is_dense {
                 vec![default.clone(); limit]

@@ -38,7 +38,7 @@ use spirv::Op;
 
 use super::analysis::Cfg;
 use super::func::{Function, Merge};
-use super::idmap::IdMap;
+use super::idmap::{IdMap, IdSpan};
 use super::inst::{self, Id, Inst, Opd};
 use super::module::Module;
 use super::ops::{self, ExtSets, Kind, OpClass, OpInfo, OpSet, Rule};
@@ -121,13 +121,14 @@ pub fn verify(m: &Module) -> Vec<VerifyError> {
 }
 
 pub fn verify_with(m: &Module, options: &Options) -> Vec<VerifyError> {
+    let span = IdSpan::of(m);
     let mut v = Verifier {
         m,
         options: *options,
         errors: Vec::new(),
-        value_type: IdMap::new(m, 0),
-        types: IdMap::new(m, None),
-        defined: IdMap::new(m, false),
+        value_type: IdMap::sized(span, 0),
+        types: IdMap::sized(span, None),
+        defined: IdMap::sized(span, false),
         capabilities: capability_closure(m.preamble.iter().filter_map(|i| {
             match (i.op, i.lits().first()) {
                 (Op::Capability, Some(Operand::Capability(c))) => Some(*c),
