@@ -321,6 +321,8 @@ pub struct ValueList {
     /// The document and run generation it was made from: a reload makes it stale.
     pub doc: usize,
     pub generation: u64,
+    /// The text its lines are of (uses are lines of the IR text or of the disassembly).
+    pub text: TextKind,
 }
 
 impl ValueList {

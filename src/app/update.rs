@@ -343,6 +343,7 @@ fn uses_list(s: &mut State, tok: &str, id: crate::ir::Id) -> ValueList {
         cursor: 0,
         doc: s.doc,
         generation: s.current().map_or(0, |d| d.generation),
+        text: s.text,
     }
 }
 
@@ -391,6 +392,7 @@ fn history_list(s: &State, tok: &str, id: crate::ir::Id) -> ValueList {
         cursor: 0,
         doc: s.doc,
         generation: s.current().map_or(0, |d| d.generation),
+        text: s.text,
     }
 }
 
@@ -413,6 +415,8 @@ fn value_goto(s: &mut State) {
     }
     let row = match (entry.line, entry.value) {
         (Some(line), _) => {
+            // The line is of the text the list was made from.
+            s.text = list.text;
             show_whole_step(s);
             let row = match &s.panel.rows {
                 Rows::Text { range, .. } => line.checked_sub(range.start),
