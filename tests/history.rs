@@ -169,3 +169,18 @@ fn compact_ids_renumbering_is_followed() {
         show(&run, &events)
     );
 }
+
+#[test]
+fn a_deleted_value_stays_deleted_when_its_id_is_reused() {
+    // O-size renumbers every id at the end: the deleted value's id then names another value,
+    // which is not the deleted one coming back.
+    let m = module();
+    let run = run("O-size");
+    let events = history(&run, id(&m, "dead"));
+    assert_eq!(
+        events.last().map(|e| (run.steps[e.step].pass, &e.kind)),
+        Some(("adce", &EventKind::Deleted)),
+        "{}",
+        show(&run, &events)
+    );
+}

@@ -132,13 +132,14 @@ pub fn history(run: &Run, value: Id) -> Vec<Event> {
                     }
                 }
             } else {
+                // The end: a later step that defines the id again (compact-ids renumbers
+                // everything) defines another value.
                 events.push(Event {
                     step: k,
                     value: current,
                     kind: EventKind::Deleted,
                 });
-                before = None;
-                continue;
+                break;
             }
         }
         match (&before, &now) {
