@@ -326,6 +326,19 @@ pub struct ValueList {
 }
 
 impl ValueList {
+    /// A list of `kind` about the value `name`, of the selected document's current run and text.
+    pub fn new(s: &State, kind: ValueListKind, name: &str, entries: Vec<ValueEntry>) -> Self {
+        ValueList {
+            kind,
+            name: name.to_string(),
+            entries,
+            cursor: 0,
+            doc: s.doc,
+            generation: s.current().map_or(0, |d| d.generation),
+            text: s.text,
+        }
+    }
+
     /// Whether the history touches step `step` (the pass list marks those steps).
     pub fn touches(&self, step: usize) -> bool {
         self.kind == ValueListKind::History && self.entries.iter().any(|e| e.step == step)

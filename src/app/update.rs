@@ -336,28 +336,27 @@ fn uses_list(s: &mut State, tok: &str, id: crate::ir::Id) -> ValueList {
             text: format!("{:>6}  {}", k + 1, listing.lines[k].trim()),
         })
         .collect();
-    ValueList {
-        kind: ValueListKind::Uses,
-        name: tok.to_string(),
-        entries,
-        cursor: 0,
-        doc: s.doc,
-        generation: s.current().map_or(0, |d| d.generation),
-        text: s.text,
-    }
+    ValueList::new(s, ValueListKind::Uses, tok, entries)
 }
 
 /// The history of value `id` across the steps of the run, one entry per event.
 fn history_list(s: &State, tok: &str, id: crate::ir::Id) -> ValueList {
+    use crate::ir::names::Names;
     use crate::pipeline::history::{history, EventKind};
     let mut entries = Vec::new();
     if let Some(run) = s.run() {
+        // Each step's printed names, made once (several events may fall on one step).
+        let mut names: std::collections::HashMap<usize, Names> = Default::default();
         for e in history(run, id) {
             let step = &run.steps[e.step];
             // Ids as the step before printed them (what went) and as this step prints them.
-            let before =
-                crate::ir::names::Names::for_module(&run.steps[e.step.saturating_sub(1)].module);
-            let after = crate::ir::names::Names::for_module(&step.module);
+            let earlier = e.step.saturating_sub(1);
+            for k in [earlier, e.step] {
+                names
+                    .entry(k)
+                    .or_insert_with(|| Names::for_module(&run.steps[k].module));
+            }
+            let (before, after) = (&names[&earlier], &names[&e.step]);
             let old = |id: crate::ir::Id| format!("%{}", before.get(id));
             let new = |id: crate::ir::Id| format!("%{}", after.get(id));
             let what = match &e.kind {
@@ -385,15 +384,7 @@ fn history_list(s: &State, tok: &str, id: crate::ir::Id) -> ValueList {
             });
         }
     }
-    ValueList {
-        kind: ValueListKind::History,
-        name: tok.to_string(),
-        entries,
-        cursor: 0,
-        doc: s.doc,
-        generation: s.current().map_or(0, |d| d.generation),
-        text: s.text,
-    }
+    ValueList::new(s, ValueListKind::History, tok, entries)
 }
 
 /// Goes to the selected entry of the value list: the use's line, or the step of the history
