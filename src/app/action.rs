@@ -187,6 +187,8 @@ pub enum DiskFact {
 pub struct Answer(std::sync::Arc<std::sync::Mutex<Option<Answered>>>);
 
 pub enum Answered {
+    /// A step of a run under way, before the run is done.
+    Step(super::worker::StepDone),
     Run(super::worker::Done),
     Compared(super::worker::Done),
     /// `:bisect` of the run of (doc, generation).

@@ -7,7 +7,38 @@ use std::sync::Arc;
 
 use super::action::ViewMode;
 use super::state::State;
-use super::worker::Done;
+use super::worker::{Done, StepDone};
+use crate::pipeline::Run;
+
+/// Shows a step of a run under way, when the input has no run to show yet: what a large
+/// module's first run shows while its later passes are still running. A reload keeps the
+/// last run on screen until the new one is done, so the step a user looks at stays put.
+pub(super) fn step(s: &mut State, st: StepDone) {
+    let Some(doc) = s.docs.get_mut(st.doc) else {
+        return;
+    };
+    if st.token < doc.requested || st.token <= doc.answered {
+        return;
+    }
+    match (doc.streaming, doc.run.as_mut()) {
+        (Some(token), Some(run)) if token == st.token => {
+            Arc::make_mut(run).steps.push(st.step);
+            return;
+        }
+        // A complete run is shown.
+        (None, Some(_)) => return,
+        // Nothing, or the first steps of an older request that will not finish.
+        _ => {}
+    }
+    let mut run = Run::default();
+    run.steps.push(st.step);
+    if let Some(src) = st.source {
+        run.prepend_source(src);
+    }
+    doc.run = Some(Arc::new(run));
+    doc.generation += 1;
+    doc.streaming = Some(st.token);
+}
 
 /// Applies a finished run of input `i`. A broken input keeps the last good run; a result
 /// older than the newest request is dropped (a newer save supersedes it).
@@ -21,7 +52,15 @@ pub(super) fn run(s: &mut State, done: Done) {
     doc.answered = done.token;
     let i = done.doc;
     let name = doc.display_name(&s.roots);
-    let first = doc.run.is_none() && doc.generation == 0;
+    // The steps shown while this run streamed are its own; those of an older request, or of
+    // a run that failed, go. Runs stream only when no complete run came before.
+    let streaming = doc.streaming.take();
+    let streamed = streaming == Some(done.token) && done.result.is_ok();
+    if streaming.is_some() && !streamed {
+        doc.run = None;
+        doc.generation += 1;
+    }
+    let first = streaming.is_some() || (doc.run.is_none() && doc.generation == 0);
     match done.result {
         Ok(loaded) => {
             // A pass that fails is shown, not hidden: its step is selected and its
@@ -42,11 +81,20 @@ pub(super) fn run(s: &mut State, done: Done) {
                     ),
                 )
             });
-            doc.prev_run = doc.run.take();
+            if streamed {
+                // The same steps as those shown, now complete: they keep their generation, and
+                // what was printed of them already.
+                if let Some(shown) = &doc.run {
+                    run.adopt_texts(shown);
+                }
+            } else {
+                doc.prev_run = doc.run.take();
+                doc.prev_generation = doc.generation;
+                doc.generation += 1;
+            }
             doc.run = Some(Arc::new(run));
             doc.kind = Some(loaded.kind);
             doc.source = loaded.source;
-            doc.generation += 1;
             if !first {
                 doc.reloads += 1;
             }

@@ -104,11 +104,11 @@ pub(super) fn step_text(
     let Some(doc) = s.current() else {
         return empty();
     };
-    // The previous good run is the generation before the current one; compared runs count
-    // their generations down from the top, apart from the input's own.
+    // The previous good run keeps the generation it had; compared runs count their
+    // generations down from the top, apart from the input's own.
     let (run, generation) = match side {
         Side::Current => (doc.run.as_ref(), doc.generation),
-        Side::Previous => (doc.prev_run.as_ref(), doc.generation.saturating_sub(1)),
+        Side::Previous => (doc.prev_run.as_ref(), doc.prev_generation),
         Side::Compared => (doc.compare_run.as_ref(), u64::MAX - doc.compare_generation),
     };
     let key = (s.doc, generation, step, kind);

@@ -17,7 +17,7 @@ use super::keymap::{default_keymap, Binding, Key, KeyCode, Keymap};
 use super::state::{Doc, Focus, State};
 use super::update::{self, Effect};
 use super::watch::absolute;
-use super::worker::{Done, Job, Worker};
+use super::worker::{Done, Job, Report, Worker};
 use super::workspace;
 use crate::pipeline::compile::Together;
 use crate::pipeline::input::FrontEnds;
@@ -145,7 +145,8 @@ impl App {
             None => None,
         };
         let front_ends = Arc::new(inputs.front_ends);
-        let worker = Worker::new(Arc::new(pipeline), front_ends.clone(), batch);
+        // Inputs run apart show their first steps while the rest of the run goes on.
+        let worker = Worker::new(Arc::new(pipeline), front_ends.clone(), batch, true);
         if let Some(e) = &worker.spawn_error {
             state.set_error(format!(
                 "cannot start the worker thread, nothing will run: {e}"
@@ -208,12 +209,14 @@ impl App {
     /// Applies the results of finished background runs; returns whether there were any.
     pub fn poll_jobs(&mut self) -> bool {
         let mut any = false;
-        while let Ok(done) = self.worker.done.try_recv() {
-            self.finish(done);
+        while let Ok(report) = self.worker.done.try_recv() {
+            self.report(report);
             any = true;
         }
-        while let Some(done) = self.compare.as_ref().and_then(|w| w.done.try_recv().ok()) {
-            self.finish_compare(done);
+        while let Some(report) = self.compare.as_ref().and_then(|w| w.done.try_recv().ok()) {
+            if let Report::Done(done) = report {
+                self.finish_compare(done);
+            }
             any = true;
         }
         if let Some((key, done)) = &self.validation {
@@ -255,14 +258,15 @@ impl App {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             if self.state.docs.iter().any(|d| d.requested > d.answered) {
                 match self.worker.done.recv_timeout(left) {
-                    Ok(done) => self.finish(done),
+                    Ok(report) => self.report(report),
                     Err(_) => break,
                 }
                 continue;
             }
             let Some(compare) = &self.compare else { break };
             match compare.done.recv_timeout(left) {
-                Ok(done) => self.finish_compare(done),
+                Ok(Report::Done(done)) => self.finish_compare(done),
+                Ok(Report::Step(_)) => {}
                 Err(_) => break,
             }
         }
@@ -374,7 +378,7 @@ impl App {
                 return;
             }
         };
-        let worker = Worker::new(Arc::new(pipeline), self.front_ends.clone(), None);
+        let worker = Worker::new(Arc::new(pipeline), self.front_ends.clone(), None, false);
         if let Some(e) = &worker.spawn_error {
             s.set_error(format!("cannot run the compared pipeline: {e}"));
             return;
@@ -543,8 +547,11 @@ impl App {
         self.handle(AppEvent::Action(Action::Answer(Answer::new(answered))));
     }
 
-    fn finish(&mut self, done: Done) {
-        self.answer(Answered::Run(done));
+    fn report(&mut self, report: Report) {
+        match report {
+            Report::Step(step) => self.answer(Answered::Step(step)),
+            Report::Done(done) => self.answer(Answered::Run(done)),
+        }
     }
 
     fn finish_compare(&mut self, done: Done) {

@@ -166,6 +166,7 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
         &FrontEnds::default(),
         &together,
         &|| false,
+        &mut |_| {},
     )
     .expect("a compile nothing cancels finishes");
     let mut runs: Vec<(PathBuf, Run)> = Vec::new();

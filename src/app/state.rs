@@ -23,10 +23,16 @@ pub struct Doc {
     pub abs: PathBuf,
     /// Index of the watched directory it was found under.
     pub root: Option<usize>,
-    /// The last run that succeeded; kept on screen when a reload fails.
+    /// The last run that succeeded; kept on screen when a reload fails. While `streaming`,
+    /// the steps of the run under way, as they arrive.
     pub run: Option<Arc<Run>>,
     /// The good run before `run`: what `:diff-prev` compares with.
     pub prev_run: Option<Arc<Run>>,
+    /// The generation `prev_run` had when it was `run`.
+    pub prev_generation: u64,
+    /// `run` holds the first steps of the run this request (token) is under way for: an input
+    /// with no complete run yet shows its steps as they arrive.
+    pub streaming: Option<u64>,
     /// Why the last load or run failed, if it did.
     pub error: Option<String>,
     /// Bumped on every successful reload; part of every cache key.
@@ -77,6 +83,8 @@ impl Doc {
             root,
             run: None,
             prev_run: None,
+            prev_generation: 0,
+            streaming: None,
             error: None,
             generation: 0,
             reloads: 0,
@@ -659,6 +667,11 @@ impl State {
 
     pub fn current(&self) -> Option<&Doc> {
         self.docs.get(self.doc)
+    }
+
+    /// Whether the selected input shows the first steps of a run still under way.
+    pub fn run_under_way(&self) -> bool {
+        self.current().is_some_and(|d| d.streaming.is_some())
     }
 
     pub fn run(&self) -> Option<&Arc<Run>> {

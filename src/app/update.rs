@@ -596,6 +596,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
             }
         }
         Action::Answer(answer) => match answer.take() {
+            Some(Answered::Step(step)) => super::answer::step(s, step),
             Some(Answered::Run(done)) => super::answer::run(s, done),
             Some(Answered::Compared(done)) => super::answer::compared_run(s, done),
             Some(Answered::Bisect { key, result }) => super::answer::bisect(s, key, result),
@@ -947,8 +948,13 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
             let n = list.entries.len();
             s.values = Some(list);
             s.focus = Focus::Values;
+            let under_way = if s.run_under_way() {
+                "; the run is still under way: its later steps are not in it"
+            } else {
+                ""
+            };
             s.set_message(format!(
-                "history of {tok}: {n} event{} (Enter goes to one, x closes)",
+                "history of {tok}: {n} event{} (Enter goes to one, x closes){under_way}",
                 if n == 1 { "" } else { "s" }
             ));
         }
@@ -1027,6 +1033,9 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
             }
         }
         Action::LinkJump(reader) => link_jump(s, reader),
+        Action::Bisect | Action::BisectRun(_) if s.run_under_way() => {
+            s.set_error("the run is still under way: bisect it once it is done");
+        }
         Action::Bisect => return vec![Effect::Bisect],
         Action::BisectRun(data) => {
             if s.run().is_none() {

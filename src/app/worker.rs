@@ -1,16 +1,17 @@
 //! Loads inputs and runs their pipelines off the UI thread, so a slow compile never freezes
 //! the screen. Requests carry a token that grows with every request for the same input; a
 //! request replaces one still queued for that input, and the app drops any result older than
-//! the newest it asked for, so a newer save always supersedes an older run.
+//! the newest it asked for, so a newer save always supersedes an older run. A worker that
+//! streams reports each step of a run as soon as its pass is done, before the whole run.
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Condvar, Mutex};
 
-use crate::pipeline::compile::{compile, Compiled, Together};
+use crate::pipeline::compile::{compile, Compiled, Progress, Together};
 use crate::pipeline::input::{FrontEnds, InputError};
-use crate::pipeline::Pipeline;
+use crate::pipeline::{Pipeline, Step};
 
 pub struct Job {
     pub doc: usize,
@@ -25,6 +26,21 @@ pub struct Done {
     pub result: Result<Compiled, InputError>,
 }
 
+/// A step of the run a job asked for, sent before the job is done.
+pub struct StepDone {
+    pub doc: usize,
+    pub token: u64,
+    pub step: Step,
+    /// The input's source text, with the run's first step (for inputs compiled from source).
+    pub source: Option<Arc<str>>,
+}
+
+/// What the worker sends back: steps of a run under way (a streaming worker), then the job done.
+pub enum Report {
+    Step(StepDone),
+    Done(Done),
+}
+
 #[derive(Default)]
 struct Queue {
     jobs: VecDeque<Job>,
@@ -33,7 +49,7 @@ struct Queue {
 
 pub struct Worker {
     queue: Arc<(Mutex<Queue>, Condvar)>,
-    pub done: Receiver<Done>,
+    pub done: Receiver<Report>,
     thread: Option<std::thread::JoinHandle<()>>,
     /// Why the worker thread did not start (jobs then never run).
     pub spawn_error: Option<String>,
@@ -41,8 +57,14 @@ pub struct Worker {
 
 impl Worker {
     /// A worker that runs each input on its own, or, with `batch`, every input together (jobs
-    /// then come in batches: `submit_all`).
-    pub fn new(pipeline: Arc<Pipeline>, front: Arc<FrontEnds>, batch: Option<Together>) -> Self {
+    /// then come in batches: `submit_all`). A worker that streams (inputs on their own only)
+    /// reports every step as it is made.
+    pub fn new(
+        pipeline: Arc<Pipeline>,
+        front: Arc<FrontEnds>,
+        batch: Option<Together>,
+        stream: bool,
+    ) -> Self {
         let queue: Arc<(Mutex<Queue>, Condvar)> = Arc::default();
         let (tx, done) = channel();
         let q = queue.clone();
@@ -50,7 +72,7 @@ impl Worker {
             .name("shaderstep-worker".into())
             .spawn(move || match batch {
                 Some(batch) => work_batches(&q, &tx, &pipeline, &front, &batch),
-                None => work(&q, &tx, &pipeline, &front),
+                None => work(&q, &tx, &pipeline, &front, stream),
             });
         let (thread, spawn_error) = match thread {
             Ok(t) => (Some(t), None),
@@ -90,7 +112,7 @@ impl Worker {
 /// linked without it.
 fn work_batches(
     queue: &(Mutex<Queue>, Condvar),
-    tx: &Sender<Done>,
+    tx: &Sender<Report>,
     pipeline: &Pipeline,
     front: &FrontEnds,
     together: &Together,
@@ -111,7 +133,7 @@ fn work_batches(
         };
         let results = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let paths: Vec<PathBuf> = jobs.iter().map(|j| j.path.clone()).collect();
-            compile(&paths, pipeline, front, together, &|| false).unwrap_or_default()
+            compile(&paths, pipeline, front, together, &|| false, &mut |_| {}).unwrap_or_default()
         }))
         .unwrap_or_else(|p| {
             let what = panic_message(p.as_ref());
@@ -131,7 +153,7 @@ fn work_batches(
                 token: job.token,
                 result,
             };
-            if tx.send(done).is_err() {
+            if tx.send(Report::Done(done)).is_err() {
                 return;
             }
         }
@@ -155,9 +177,10 @@ impl Drop for Worker {
 
 fn work(
     queue: &(Mutex<Queue>, Condvar),
-    tx: &Sender<Done>,
+    tx: &Sender<Report>,
     pipeline: &Pipeline,
     front: &FrontEnds,
+    stream: bool,
 ) {
     let (lock, cv) = queue;
     loop {
@@ -180,6 +203,21 @@ fn work(
             let q = lock.lock().unwrap_or_else(|e| e.into_inner());
             q.closed || q.jobs.iter().any(|j| j.doc == job.doc)
         };
+        // The source text goes with the first step only.
+        let mut source_sent = false;
+        let mut report = |p: Progress| {
+            if !stream {
+                return;
+            }
+            let source = (!source_sent).then(|| p.source.map(Arc::from)).flatten();
+            source_sent = true;
+            let _ = tx.send(Report::Step(StepDone {
+                doc: job.doc,
+                token: job.token,
+                step: p.step.clone(),
+                source,
+            }));
+        };
         // A pass that panics is a bug, but it must not take the UI down with it.
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             compile(
@@ -188,6 +226,7 @@ fn work(
                 front,
                 &Together::Apart,
                 &superseded,
+                &mut report,
             )
             .and_then(|mut results| results.pop())
         }))
@@ -203,11 +242,11 @@ fn work(
             continue;
         };
         if tx
-            .send(Done {
+            .send(Report::Done(Done {
                 doc: job.doc,
                 token: job.token,
                 result,
-            })
+            }))
             .is_err()
         {
             return;

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::input::{self, FrontEnds, InputError, InputKind};
 use super::link::LinkInput;
-use super::{Pipeline, Run, StageLink};
+use super::{Pipeline, Run, StageLink, Step};
 
 /// How the inputs of a compile go through the pipeline.
 #[derive(Clone, Debug)]
@@ -31,16 +31,28 @@ pub struct Compiled {
     pub source: Option<Arc<str>>,
 }
 
+/// A step of an input's run, reported as soon as its pass is done (for inputs run apart), so
+/// that the app shows the first steps of a long run while the others are computed.
+pub struct Progress<'a> {
+    /// Which of the paths the step is of.
+    pub input: usize,
+    /// The input's source text, for inputs compiled from source.
+    pub source: Option<&'a str>,
+    pub step: &'a Step,
+}
+
 /// Loads `paths` and runs `pipeline` on them as `together` says: one result per input (per the
 /// first only, linked with `first_only`). Inputs that go together fail together: one that does
 /// not load leaves the others unlinked, each saying why. `None` when `cancelled` said to give
-/// up (checked between passes of inputs run apart).
+/// up (checked between passes of inputs run apart). Inputs run apart report each step to
+/// `on_step` as it is made.
 pub fn compile(
     paths: &[PathBuf],
     pipeline: &Pipeline,
     front: &FrontEnds,
     together: &Together,
     cancelled: &dyn Fn() -> bool,
+    on_step: &mut dyn FnMut(Progress),
 ) -> Option<Vec<Result<Compiled, InputError>>> {
     let loaded: Vec<Result<input::Loaded, InputError>> =
         paths.iter().map(|p| input::load_with(p, front)).collect();
@@ -52,7 +64,7 @@ pub fn compile(
     };
     if let Together::Apart = together {
         let mut out = Vec::with_capacity(loaded.len());
-        for l in loaded {
+        for (n, l) in loaded.into_iter().enumerate() {
             out.push(match l {
                 Ok(input::Loaded {
                     path,
@@ -63,7 +75,18 @@ pub fn compile(
                     source,
                 }) => {
                     let decoded = Some((module, decode_time));
-                    let run = pipeline.run_cancellable(Arc::new(words), decoded, cancelled)?;
+                    let run = pipeline.run_observed(
+                        Arc::new(words),
+                        decoded,
+                        cancelled,
+                        &mut |step| {
+                            on_step(Progress {
+                                input: n,
+                                source: source.as_deref(),
+                                step,
+                            })
+                        },
+                    )?;
                     Ok(Compiled {
                         path,
                         run,

@@ -13,9 +13,18 @@ use crate::ir::spirv::disasm::{listing, DisasmOptions};
 use crate::ir::spirv::write;
 use crate::ir::{print, Module};
 
+/// Fills `mine` with `theirs` when only `theirs` holds a value.
+fn adopt<T: Clone>(mine: &OnceLock<T>, theirs: &OnceLock<T>) {
+    if let Some(v) = theirs.get() {
+        let _ = mine.set(v.clone());
+    }
+}
+
 /// The name of the step that shows the source text (see `Run::prepend_source`).
 pub const SOURCE_STEP: &str = "source";
 
+/// Cloning a step shares its module and whatever text of it was printed already.
+#[derive(Clone)]
 pub struct Step {
     pub pass: &'static str,
     pub module: Arc<Module>,
@@ -77,6 +86,7 @@ impl Step {
     }
 }
 
+#[derive(Clone, Default)]
 pub struct Run {
     pub steps: Vec<Step>,
     /// Index of the step that failed, if one did; no steps follow it.
@@ -129,6 +139,21 @@ impl Run {
         self.steps.insert(0, step);
         if let Some(f) = &mut self.failed {
             *f += 1;
+        }
+    }
+
+    /// Takes the texts already printed for `earlier`'s steps where this run has the same step
+    /// (same pass, same module): what a viewer printed while the run was streaming is not
+    /// printed again when the whole run arrives.
+    pub fn adopt_texts(&mut self, earlier: &Run) {
+        for (mine, theirs) in self.steps.iter_mut().zip(&earlier.steps) {
+            if mine.pass != theirs.pass || !Arc::ptr_eq(&mine.module, &theirs.module) {
+                continue;
+            }
+            adopt(&mine.ir_listing, &theirs.ir_listing);
+            adopt(&mine.spirv_listing, &theirs.spirv_listing);
+            adopt(&mine.ir_text, &theirs.ir_text);
+            adopt(&mine.spirv_text, &theirs.spirv_text);
         }
     }
 
@@ -325,7 +350,19 @@ impl Pipeline {
         decoded: Option<(Module, Duration)>,
         cancelled: &dyn Fn() -> bool,
     ) -> Option<Run> {
-        self.run_with(input, decoded, Vec::new(), cancelled)
+        self.run_with(input, decoded, Vec::new(), cancelled, &mut |_| {})
+    }
+
+    /// Like `run_cancellable`, and hands each step to `on_step` as soon as its pass is done,
+    /// so that a viewer can show the first steps of a long run.
+    pub fn run_observed(
+        &self,
+        input: Arc<Vec<u32>>,
+        decoded: Option<(Module, Duration)>,
+        cancelled: &dyn Fn() -> bool,
+        on_step: &mut dyn FnMut(&Step),
+    ) -> Option<Run> {
+        self.run_with(input, decoded, Vec::new(), cancelled, on_step)
     }
 
     /// Runs on `input` (called `name` in messages) with the modules a `link` pass merges
@@ -346,7 +383,7 @@ impl Pipeline {
                 module: Module::default(),
             },
         );
-        self.run_with(input, decoded, link_inputs, &|| false)
+        self.run_with(input, decoded, link_inputs, &|| false, &mut |_| {})
             .expect("a run that is never cancelled finishes")
     }
 
@@ -356,6 +393,7 @@ impl Pipeline {
         decoded: Option<(Module, Duration)>,
         link_inputs: Vec<super::link::LinkInput>,
         cancelled: &dyn Fn() -> bool,
+        on_step: &mut dyn FnMut(&Step),
     ) -> Option<Run> {
         if let Some(tool) = &self.external {
             return Some(self.run_external(tool, input, decoded));
@@ -423,6 +461,7 @@ impl Pipeline {
                 ir_text: OnceLock::new(),
                 spirv_text: OnceLock::new(),
             });
+            on_step(steps.last().expect("the step just pushed"));
             if error.is_some() {
                 failed = Some(i);
                 break;

@@ -25,6 +25,14 @@ pub fn format_time(us: u128) -> String {
 pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let focused = s.focus == Focus::Passes;
     let title = match s.run() {
+        Some(r) if s.run_under_way() => format!(
+            " passes {}/{}, running ",
+            r.steps.len(),
+            r.steps.len()
+                + s.pipeline
+                    .len()
+                    .saturating_sub(r.steps.iter().filter(|st| !st.is_source()).count())
+        ),
         Some(r) => format!(" passes {}/{} ", s.visible_steps().len(), r.steps.len()),
         None => " passes ".to_string(),
     };
@@ -119,6 +127,21 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
             ])
             .style(row_style),
         );
+    }
+    // A run under way: the passes still to come, the first of them running.
+    if s.run_under_way() {
+        let done = run.steps.iter().filter(|st| !st.is_source()).count();
+        let shown = visible.len().saturating_sub(s.pass_scroll);
+        let room = rows.saturating_sub(shown.min(rows));
+        let name_w = inner_w.saturating_sub(6 + 9);
+        for (k, pass) in s.pipeline.iter().skip(done).take(room).enumerate() {
+            let name: String = pass.chars().take(name_w).collect();
+            let what = if k == 0 { "running…" } else { "" };
+            lines.push(Line::styled(
+                format!("{:>3}   {name:<name_w$}{what:>9}", run.steps.len() + k),
+                t.unchanged,
+            ));
+        }
     }
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
