@@ -1,10 +1,15 @@
 //! A value's history across the steps of `O`: a load promoted by mem2reg, a value replaced by
-//! gvn, a value deleted by adce, ids renumbered by compact-ids.
+//! gvn, a value deleted by adce, ids renumbered by compact-ids; and across spirv-opt's own
+//! steps, which record nothing: a value keeps its id, and one that is gone is followed by its
+//! place or said to be lost.
+
+mod common;
 
 use std::sync::Arc;
 
 use shaderstep::ir::spirv::write;
 use shaderstep::ir::{parse, Id, Module};
+use shaderstep::pipeline::external::ExternalTool;
 use shaderstep::pipeline::history::{history, Event, EventKind};
 use shaderstep::pipeline::{Pipeline, Run};
 
@@ -169,6 +174,119 @@ fn compact_ids_renumbering_is_followed() {
         !events
             .iter()
             .any(|e| e.step > renumbered[0].step && e.kind == EventKind::Deleted),
+        "{}",
+        show(&run, &events)
+    );
+}
+
+/// `spirv-opt -O`'s own passes as steps, on the shader above.
+fn external_run() -> Run {
+    common::tool("spirv-opt");
+    let tool = ExternalTool::parse("spirv-opt -O", None).unwrap();
+    let run = Pipeline::external(tool).run(Arc::new(write::write_words(&module())));
+    assert!(run.ok(), "spirv-opt -O failed");
+    assert!(run.steps.len() > 5, "spirv-opt -O runs many passes");
+    run
+}
+
+#[test]
+fn a_value_keeps_its_id_across_an_external_tool_s_steps() {
+    // spirv-opt prints names (%a), which the run numbers the same at every step: numbering
+    // them in order of appearance would give %a another id once %l's name is gone.
+    let run = external_run();
+    for k in 1..run.steps.len() {
+        let (before, after) = (&run.steps[k - 1].module, &run.steps[k].module);
+        for i in 1..before.bound.min(after.bound) {
+            if let (Some(a), Some(b)) = (before.debug_name(i), after.debug_name(i)) {
+                assert_eq!(a, b, "%{i} at step {k} ({})", run.steps[k].pass);
+            }
+        }
+    }
+    // So the history of %a follows %a: it changes (its operand %l becomes %x) but is never
+    // lost, and it is %a at every step.
+    let a = id(&run.steps[0].module, "a");
+    let events = history(&run, a);
+    assert!(
+        events
+            .iter()
+            .all(|e| !matches!(e.kind, EventKind::Lost | EventKind::Deleted)),
+        "{}",
+        show(&run, &events)
+    );
+    assert!(
+        events.iter().any(|e| e.kind == EventKind::Changed),
+        "{}",
+        show(&run, &events)
+    );
+    for e in &events {
+        assert_eq!(
+            run.steps[e.step].module.debug_name(e.value),
+            Some("a"),
+            "{}",
+            show(&run, &events)
+        );
+    }
+}
+
+/// A run of two steps: `before`, then `after` as an external tool's pass printed it.
+fn external_steps(before: &str, after: &str) -> Run {
+    let module = |text: &str| {
+        let words = shaderstep::ir::spirv::asm::assemble(text).unwrap_or_else(|e| panic!("{e:?}"));
+        Arc::new(shaderstep::ir::spirv::read::read_words(&words).unwrap())
+    };
+    let mut run = Run::default();
+    run.push_step(
+        "input",
+        module(before),
+        true,
+        Default::default(),
+        Vec::new(),
+    );
+    run.push_step(
+        "spirv-opt:fold",
+        module(after),
+        true,
+        Default::default(),
+        Vec::new(),
+    );
+    run
+}
+
+#[test]
+fn a_value_gone_at_an_external_step_is_followed_by_its_place_or_lost() {
+    let before = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %1 \"main\"
+OpExecutionMode %1 LocalSize 1 1 1
+%2 = OpTypeVoid
+%3 = OpTypeFunction %2
+%4 = OpTypeInt 32 0
+%5 = OpConstant %4 1
+%1 = OpFunction %2 None %3
+%6 = OpLabel
+%7 = OpIAdd %4 %5 %5
+%8 = OpIMul %4 %7 %5
+%9 = OpIMul %4 %8 %8
+OpReturn
+OpFunctionEnd
+";
+    // The tool rewrote the second multiplication as a new value where it stood.
+    let rewritten = before.replace("%9 = OpIMul %4 %8 %8", "%10 = OpIMul %4 %8 %5");
+    let run = external_steps(before, &rewritten);
+    let events = history(&run, 9);
+    assert_eq!(
+        events.last().map(|e| &e.kind),
+        Some(&EventKind::Placed { by: 10 }),
+        "{}",
+        show(&run, &events)
+    );
+    // Where nothing new stands, it is lost (and a value that was there already is not it).
+    let gone = before.replace("%9 = OpIMul %4 %8 %8\n", "");
+    let run = external_steps(before, &gone);
+    let events = history(&run, 9);
+    assert_eq!(
+        events.last().map(|e| &e.kind),
+        Some(&EventKind::Lost),
         "{}",
         show(&run, &events)
     );

@@ -370,9 +370,12 @@ fn history_list(s: &State, tok: &str, id: crate::ir::Id) -> ValueList {
                     format!("{} took the place of {}", new(e.value), old(*o))
                 }
                 EventKind::Renamed { by } => format!("followed by its name: {}", new(*by)),
+                EventKind::Placed { by } => {
+                    format!("followed by its place: {} stands where it stood", new(*by))
+                }
                 EventKind::Deleted => format!("{} deleted", old(e.value)),
                 EventKind::Lost => {
-                    "gone: the external step records no replacements, and no value has its name"
+                    "gone: the external step records no replacements, and no value has its name or place"
                         .to_string()
                 }
             };

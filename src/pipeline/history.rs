@@ -3,8 +3,11 @@
 //! (the rewrite kit's `old → new` records, which `compact-ids` also keeps for the ids it
 //! renumbers), and where it went. The value followed is the one the user picked; past a
 //! replacement the history follows the value that took its place. Steps of an external tool
-//! (`spirv-opt:PASS`) keep no records: there a value that is gone is followed by its debug
-//! name where another value has it, and the history says when it cannot follow.
+//! (`spirv-opt:PASS`) keep no records, but a value keeps its id across them (the tool keeps
+//! its ids, and the run gives a printed name the same id at every step). There a value that
+//! is gone is followed by its debug name where another value has it, else by its place (a new
+//! value of the same opcode and type where it stood in its block), and the history says when
+//! it cannot follow.
 
 use super::manager::Run;
 use crate::ir::{Id, Inst, Module};
@@ -23,9 +26,13 @@ pub enum EventKind {
     Replaces { old: Id },
     /// Followed by its debug name across an external step (`by`: the value with that name).
     Renamed { by: Id },
+    /// Followed by its place across an external step: `by` is a new value with the same
+    /// opcode and type where it stood (the same rank among those of its block).
+    Placed { by: Id },
     /// No longer defined, and nothing replaced it.
     Deleted,
-    /// Gone at an external step, which records no replacements, and no value has its name.
+    /// Gone at an external step, which records no replacements, and no value has its name
+    /// or its place.
     Lost,
 }
 
@@ -73,6 +80,37 @@ fn named(m: &Module, name: &str) -> Option<Id> {
     found.next().is_none().then_some(first)
 }
 
+/// Where a value defined in a block stands: its function, its block's label, its opcode and
+/// type, and how many instructions of that opcode and type come before it in the block.
+fn place(m: &Module, id: Id) -> Option<(Id, Id, spirv::Op, Option<Id>, usize)> {
+    let f = m.functions().iter().find(|f| f.value(id).is_some())?;
+    let at = f.value(id)?;
+    let inst = f.inst(at);
+    let block = f.blocks().iter().find(|b| b.insts.contains(&at))?;
+    let rank = block
+        .insts
+        .iter()
+        .take_while(|&&i| i != at)
+        .filter(|&&i| f.inst(i).op == inst.op && f.inst(i).ty == inst.ty)
+        .count();
+    Some((f.id(), block.label, inst.op, inst.ty, rank))
+}
+
+/// The new value of `m` that stands where `id` stood in `prev` (see `place`).
+fn at_place(prev: &Module, m: &Module, id: Id) -> Option<Id> {
+    let (func, label, op, ty, rank) = place(prev, id)?;
+    let f = m.functions().iter().find(|f| f.id() == func)?;
+    let block = f.blocks().iter().find(|b| b.label == label)?;
+    let new = block
+        .insts
+        .iter()
+        .map(|&i| f.inst(i))
+        .filter(|i| i.op == op && i.ty == ty)
+        .nth(rank)?
+        .result?;
+    definition(prev, new).is_none().then_some(new)
+}
+
 /// The history of `value` over every step of `run`, in step order.
 pub fn history(run: &Run, value: Id) -> Vec<Event> {
     let mut events = Vec::new();
@@ -112,12 +150,19 @@ pub fn history(run: &Run, value: Id) -> Vec<Event> {
             // Gone without a record: followed by name across an external step, or deleted.
             if step.pass.starts_with("spirv-opt:") {
                 let prev = &run.steps[k - 1].module;
-                match prev.debug_name(current).and_then(|n| named(m, n)) {
-                    Some(other) => {
+                let followed = prev
+                    .debug_name(current)
+                    .and_then(|n| named(m, n))
+                    .map(|by| (by, EventKind::Renamed { by }))
+                    .or_else(|| {
+                        at_place(prev, m, current).map(|by| (by, EventKind::Placed { by }))
+                    });
+                match followed {
+                    Some((other, kind)) => {
                         events.push(Event {
                             step: k,
                             value: other,
-                            kind: EventKind::Renamed { by: other },
+                            kind,
                         });
                         current = other;
                         now = definition(m, current);

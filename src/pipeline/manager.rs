@@ -9,6 +9,7 @@ use super::pass::{Changed, Diagnostic, Pass, PassCx, Preserves, Severity};
 use super::registry;
 use crate::ir::listing::Listing;
 use crate::ir::module::Replacement;
+use crate::ir::spirv::asm::{assemble_sharing, SharedNames};
 use crate::ir::spirv::disasm::{listing, DisasmOptions};
 use crate::ir::spirv::write;
 use crate::ir::{print, Module};
@@ -520,10 +521,18 @@ impl Pipeline {
         };
         let total = start.elapsed();
         let reported: Duration = out.passes.iter().filter_map(|p| p.wall).sum();
-        let assemble = |text: &str| {
-            crate::ir::spirv::asm::assemble(text)
+        // A name is the same id at every step, so that a value keeps its id across the
+        // tool's passes (the tool's own numeric ids are kept as they are).
+        let mut names = SharedNames::above_ids_of(
+            std::iter::once(out.input_text.as_str())
+                .chain(out.passes.iter().map(|p| p.text.as_str())),
+        );
+        let mut assemble = |text: &str| {
+            assemble_sharing(text, &mut names)
                 .map_err(|e| format!("line {}: {}", e.line, e.message))
-                .and_then(|w| crate::ir::spirv::read::read_words(&w).map_err(|e| e.to_string()))
+                .and_then(|a| {
+                    crate::ir::spirv::read::read_words(&a.words).map_err(|e| e.to_string())
+                })
         };
         // The input step shows the module as the tool read it (its print folds repeated
         // OpLines, for one), so that the first pass's change is its own.

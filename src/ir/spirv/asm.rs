@@ -483,6 +483,54 @@ pub fn assemble(text: &str) -> Result<Vec<u32>, AsmError> {
 }
 
 pub fn assemble_with_lines(text: &str) -> Result<Assembled, AsmError> {
+    assemble_named(text, None)
+}
+
+/// Ids for names, shared by the texts of one run: a name gets the same id in each text. The
+/// steps of an external tool print one module's values under the same names, so that the
+/// value is the same id at every step (numbering names in order of appearance in each text
+/// alone would give a name another id as soon as an earlier name is gone).
+#[derive(Clone, Debug, Default)]
+pub struct SharedNames {
+    ids: HashMap<String, u32>,
+    next: u32,
+}
+
+impl SharedNames {
+    /// Names for `texts`, numbered above every numeric id any of them uses.
+    pub fn above_ids_of<'t>(texts: impl IntoIterator<Item = &'t str>) -> Self {
+        let mut max = 0u32;
+        for text in texts {
+            // Every `%` and digits: a numeric id, or a string or comment that looks like one,
+            // which only numbers the names higher.
+            let bytes = text.as_bytes();
+            let mut i = 0;
+            while let Some(at) = bytes[i..].iter().position(|&b| b == b'%') {
+                let start = i + at + 1;
+                let end = start
+                    + bytes[start..]
+                        .iter()
+                        .take_while(|b| b.is_ascii_digit())
+                        .count();
+                if let Ok(v) = text[start..end].parse::<u32>() {
+                    max = max.max(v);
+                }
+                i = end;
+            }
+        }
+        SharedNames {
+            ids: HashMap::new(),
+            next: max.saturating_add(1),
+        }
+    }
+}
+
+/// Assembles `text`, its named ids numbered as `names` has them (new names get new ids there).
+pub fn assemble_sharing(text: &str, names: &mut SharedNames) -> Result<Assembled, AsmError> {
+    assemble_named(text, Some(names))
+}
+
+fn assemble_named(text: &str, shared: Option<&mut SharedNames>) -> Result<Assembled, AsmError> {
     let (tokens, header) = tokenize(text)?;
 
     // Numeric ids keep their number; names get fresh ids above the largest number.
@@ -523,7 +571,19 @@ pub fn assemble_with_lines(text: &str) -> Result<Assembled, AsmError> {
         map: HashMap::new(),
         next: max_numeric + 1,
         names: HashMap::new(),
+        first_named: max_numeric + 1,
     };
+    if let Some(shared) = &shared {
+        if shared.next <= max_numeric {
+            return Err(err(
+                1,
+                1,
+                format!("id %{max_numeric} is above the ids the shared names start at"),
+            ));
+        }
+        ids.map.clone_from(&shared.ids);
+        ids.next = shared.next;
+    }
 
     // Split into statements.
     let mut stmts: Vec<Statement> = Vec::new();
@@ -598,6 +658,13 @@ pub fn assemble_with_lines(text: &str) -> Result<Assembled, AsmError> {
     words[1] = (u32::from(major) << 16) | (u32::from(minor) << 8);
     words[2] = header.generator.unwrap_or(0);
     words[3] = ids.next.max(header.bound.unwrap_or(0));
+    if let Some(shared) = shared {
+        shared.next = ids.next;
+        shared.ids = std::mem::take(&mut ids.map)
+            .into_iter()
+            .filter(|(name, _)| !name.bytes().all(|b| b.is_ascii_digit()))
+            .collect();
+    }
     let id_names = ids.names;
     Ok(Assembled {
         words,
@@ -627,11 +694,17 @@ struct Ids {
     map: HashMap<String, u32>,
     next: u32,
     names: HashMap<u32, String>,
+    /// Ids from here up are names' ids.
+    first_named: u32,
 }
 
 impl Ids {
     fn get(&mut self, name: &str) -> u32 {
         if let Some(&id) = self.map.get(name) {
+            // A name another text of a run numbered.
+            if id >= self.first_named && !self.names.contains_key(&id) {
+                self.names.insert(id, name.to_string());
+            }
             return id;
         }
         let id = if name.bytes().all(|b| b.is_ascii_digit()) {
