@@ -177,6 +177,8 @@ pub enum DiskFact {
     Gone(PathBuf),
     /// A watched directory scanned again (its `.gitignore` changed): every shader it lists.
     Rescanned { root: usize, files: Vec<PathBuf> },
+    /// The file watcher failed, or could not start: why.
+    WatchError(String),
 }
 
 /// What a background job answered, for `update` to apply like any other action: an input's

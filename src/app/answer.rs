@@ -101,7 +101,7 @@ pub(super) fn run(s: &mut State, done: Done) {
             match failure {
                 Some((f, msg)) if i == s.doc => {
                     s.step = f;
-                    s.diag_cursor = 0;
+                    s.diags.cursor = 0;
                     s.set_error(msg);
                 }
                 Some(_) => {}
@@ -152,15 +152,15 @@ pub(super) fn compared_run(s: &mut State, done: Done) {
             let n = loaded.run.steps.len();
             doc.compare_run = Some(Arc::new(loaded.run));
             doc.compare_generation += 1;
-            if done.doc == s.doc && s.compare_base == Some(usize::MAX) {
+            if done.doc == s.doc && s.compare.base == Some(usize::MAX) {
                 // First the final outputs: ours against theirs.
-                s.compare_base = Some(n.saturating_sub(1));
+                s.compare.base = Some(n.saturating_sub(1));
                 s.step = s.step_count().saturating_sub(1);
                 s.diff_prev = false;
                 if !matches!(s.view, ViewMode::Diff | ViewMode::Split) {
                     s.view = ViewMode::Diff;
                 }
-                let label = s.compare.clone().unwrap_or_default();
+                let label = s.compare.spec.clone().unwrap_or_default();
                 s.set_message(format!(
                     "output of {label} (b{}) → ours",
                     n.saturating_sub(1)
@@ -204,7 +204,7 @@ pub(super) fn bisect(
                 s.found.insert((doc, generation, i), diags);
                 if doc == s.doc {
                     s.step = i;
-                    s.diag_cursor = 0;
+                    s.diags.cursor = 0;
                 }
             }
             s.set_error(msg);
@@ -266,9 +266,9 @@ pub(super) fn bisect_run(
                     if doc == s.doc {
                         s.step = step;
                         s.base = None;
-                        s.compare_base = None;
+                        s.compare.base = None;
                         s.diff_prev = false;
-                        s.diag_cursor = 0;
+                        s.diags.cursor = 0;
                         if !matches!(s.view, ViewMode::Diff | ViewMode::Split) {
                             s.view = ViewMode::Diff;
                         }

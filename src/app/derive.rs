@@ -40,7 +40,7 @@ fn function_counts(m: &crate::ir::Module) -> Vec<(String, usize)> {
 /// recomputed only when one of them (or a run) changed.
 fn refresh_compare_functions(s: &mut State) {
     let (Some(doc), Some(theirs)) = (s.current(), s.compare_run()) else {
-        s.compare_functions.clear();
+        s.compare.functions.clear();
         s.cache.compare_functions_key = None;
         return;
     };
@@ -73,7 +73,7 @@ fn refresh_compare_functions(s: &mut State) {
             rows.push((n.clone(), None, Some(*y)));
         }
     }
-    s.compare_functions = rows;
+    s.compare.functions = rows;
     s.cache.compare_functions_key = Some(key);
 }
 
@@ -306,10 +306,10 @@ pub fn prepare(s: &mut State) {
     let visible = s.visible_steps();
     let prow = s.layout.pass_rows();
     if let Some(pos) = visible.iter().position(|&v| v == s.step) {
-        if pos < s.pass_scroll {
-            s.pass_scroll = pos;
-        } else if prow > 0 && pos >= s.pass_scroll + prow {
-            s.pass_scroll = pos + 1 - prow;
+        if pos < s.passes.scroll {
+            s.passes.scroll = pos;
+        } else if prow > 0 && pos >= s.passes.scroll + prow {
+            s.passes.scroll = pos + 1 - prow;
         }
     }
     s.source_line = source_line_at_cursor(s);

@@ -13,6 +13,7 @@ pub(super) fn apply(s: &mut State, facts: Vec<DiskFact>) -> Vec<Effect> {
     let mut effects = Vec::new();
     for fact in facts {
         match fact {
+            DiskFact::WatchError(e) => s.set_error(e),
             DiskFact::File { path, listed_under } => {
                 if let Some(i) = s.docs.iter().position(|d| d.abs == path) {
                     s.docs[i].present = true;

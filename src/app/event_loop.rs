@@ -348,8 +348,8 @@ impl App {
             d.compare_run = None;
             d.compare_answered = d.compare_requested;
         }
-        s.compare = None;
-        s.compare_base = None;
+        s.compare.spec = None;
+        s.compare.base = None;
         // Dropping a worker waits for the run it is in: let a thread of its own wait.
         if let Some(old) = self.compare.take() {
             let _ = std::thread::Builder::new()
@@ -383,9 +383,9 @@ impl App {
             s.set_error(format!("cannot run the compared pipeline: {e}"));
             return;
         }
-        s.compare = Some(spec.clone());
+        s.compare.spec = Some(spec.clone());
         // The outputs against each other first, once the compared run is there.
-        s.compare_base = Some(usize::MAX);
+        s.compare.base = Some(usize::MAX);
         s.set_message(format!("comparing with {spec}…"));
         self.compare = Some(worker);
         for i in 0..self.state.docs.len() {
@@ -664,7 +664,9 @@ pub fn run_terminal(
             app.handle(AppEvent::Action(Action::Compare(compare)));
         }
         if let Some(e) = watch_error {
-            app.state.set_error(e);
+            app.handle(AppEvent::Action(Action::Disk(vec![DiskFact::WatchError(
+                e,
+            )])));
         }
         let mut dirty = true;
         while !app.state.quit {
@@ -692,7 +694,9 @@ pub fn run_terminal(
                     dirty = true;
                 }
                 while let Ok(e) = w.errors.try_recv() {
-                    app.state.set_error(e);
+                    app.handle(AppEvent::Action(Action::Disk(vec![DiskFact::WatchError(
+                        e,
+                    )])));
                     dirty = true;
                 }
             }

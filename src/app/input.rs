@@ -28,7 +28,7 @@ pub fn key_context(s: &State) -> Context {
     if matches!(s.mode, Mode::Command(_) | Mode::Search(_)) {
         return Context::Prompt;
     }
-    if s.help {
+    if s.help.shown {
         return Context::Help;
     }
     if s.popup.is_some() {

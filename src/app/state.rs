@@ -499,21 +499,16 @@ pub struct State {
     pub step: usize,
     /// The step diffs compare against; `None` means the step before the selected one.
     pub base: Option<usize>,
-    /// The second pipeline run beside this one (`:compare`): how it is called.
-    pub compare: Option<String>,
-    /// Diffs compare against this step of the compared pipeline's run.
-    pub compare_base: Option<usize>,
+    /// The second pipeline run beside this one (`:compare`) and its pane.
+    pub compare: ComparePane,
     pub view: ViewMode,
     pub text: TextKind,
-    pub hide_unchanged: bool,
     pub ignore_renumbering: bool,
     pub func: Option<String>,
     pub search: Option<Search>,
     pub focus: Focus,
     pub mode: Mode,
-    pub help: bool,
-    /// First line of the help text shown.
-    pub help_scroll: usize,
+    pub help: HelpPane,
     /// An information box over the screen (the op table entry shown by `K`).
     pub popup: Option<Popup>,
     /// The value list under the code (`u`: uses, `y`: history), while it is open.
@@ -523,10 +518,8 @@ pub struct State {
     pub message: Option<Message>,
     /// Where the code pane is: its cursor, scroll and selected id.
     pub code: CodePane,
-    /// The first step the pass list shows.
-    pub pass_scroll: usize,
-    /// Selected row of the diagnostics pane.
-    pub diag_cursor: usize,
+    pub passes: PassPane,
+    pub diags: DiagPane,
     /// Diagnostics found after the run (`:bisect`), by (doc, generation, step).
     pub found: HashMap<(usize, u64, usize), Vec<Diagnostic>>,
     pub size: (u16, u16),
@@ -544,10 +537,43 @@ pub struct State {
     pub batched: bool,
     /// The link view: the stage interface table (`L`, linked stages only).
     pub link: LinkPane,
-    /// The compare pane's table (derived before each draw): instructions per function of our
-    /// selected step and of the compared step, by name (`None`: no such function there), for
-    /// (doc, generation, step, compared generation, compared step).
-    pub compare_functions: Vec<(String, Option<usize>, Option<usize>)>,
+}
+
+/// The pass list: which steps it lists, and from where.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PassPane {
+    /// Steps that changed nothing are not listed.
+    pub hide_unchanged: bool,
+    /// The first step listed.
+    pub scroll: usize,
+}
+
+/// The help screen.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HelpPane {
+    pub shown: bool,
+    /// First line of the help text shown.
+    pub scroll: usize,
+}
+
+/// The diagnostics pane.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DiagPane {
+    /// The selected row.
+    pub cursor: usize,
+}
+
+/// The compared pipeline (`:compare`) and its pane.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ComparePane {
+    /// How the compared pipeline is called, while one is.
+    pub spec: Option<String>,
+    /// Diffs compare against this step of the compared pipeline's run (`usize::MAX` until its
+    /// first run arrives: its output then).
+    pub base: Option<usize>,
+    /// Instructions per function of our selected step and of the compared step, by name
+    /// (`None`: no such function there), derived before each draw.
+    pub functions: Vec<(String, Option<usize>, Option<usize>)>,
 }
 
 /// The link view.
@@ -606,25 +632,22 @@ impl State {
             pipeline,
             step: 0,
             base: None,
-            compare: None,
-            compare_base: None,
+            compare: ComparePane::default(),
             view: ViewMode::Ir,
             text: TextKind::Ir,
-            hide_unchanged: false,
             ignore_renumbering: false,
             func: None,
             search: None,
             focus: Focus::Passes,
             mode: Mode::Normal,
-            help: false,
-            help_scroll: 0,
+            help: HelpPane::default(),
             popup: None,
             values: None,
             layout: Layout::default(),
             message: None,
             code: CodePane::default(),
-            pass_scroll: 0,
-            diag_cursor: 0,
+            passes: PassPane::default(),
+            diags: DiagPane::default(),
             found: HashMap::new(),
             size,
             quit: false,
@@ -639,7 +662,6 @@ impl State {
             linked: false,
             batched: false,
             link: LinkPane::default(),
-            compare_functions: Vec::new(),
         }
     }
 
@@ -722,14 +744,14 @@ impl State {
     /// The base step for diffs of the selected step.
     /// The compared pipeline's run on the current input.
     pub fn compare_run(&self) -> Option<&Arc<Run>> {
-        self.compare.as_ref()?;
+        self.compare.spec.as_ref()?;
         self.current()?.compare_run.as_ref()
     }
 
     /// The compared step diffs are against, when there is a compared run.
     pub fn compared_base(&self) -> Option<usize> {
         let n = self.compare_run()?.steps.len();
-        self.compare_base.filter(|&b| b < n)
+        self.compare.base.filter(|&b| b < n)
     }
 
     pub fn base_step(&self) -> usize {
@@ -743,7 +765,7 @@ impl State {
         };
         (0..run.steps.len())
             .filter(|&i| {
-                !self.hide_unchanged
+                !self.passes.hide_unchanged
                     || run.steps[i].changed
                     || run.steps[i].is_source()
                     || run.steps[i].has_errors()

@@ -43,7 +43,7 @@ fn prompt_text(s: &mut State) -> Option<&mut String> {
 /// Scrolls the help by `delta` lines (clamped to its length).
 fn scroll_help(s: &mut State, delta: isize) {
     let max = s.layout.help_lines.saturating_sub(s.layout.help_rows);
-    s.help_scroll = (s.help_scroll as isize + delta).clamp(0, max as isize) as usize;
+    s.help.scroll = (s.help.scroll as isize + delta).clamp(0, max as isize) as usize;
 }
 
 /// A click or wheel turn at a terminal cell, on the pane under it.
@@ -68,7 +68,7 @@ fn mouse(s: &mut State, col: u16, row: u16, kind: MouseKind) -> Vec<Effect> {
         match kind {
             MouseKind::Click => {
                 let visible = s.visible_steps();
-                let idx = (row.saturating_sub(areas.passes.y + 1)) as usize + s.pass_scroll;
+                let idx = (row.saturating_sub(areas.passes.y + 1)) as usize + s.passes.scroll;
                 if row > areas.passes.y && idx < visible.len() {
                     s.focus = Focus::Passes;
                     return update(s, Action::Step(StepRef::Index(visible[idx])));
@@ -144,10 +144,10 @@ fn select_step(s: &mut State, step: usize) {
     let visible = s.visible_steps();
     if let Some(pos) = visible.iter().position(|&v| v == step) {
         let rows = s.layout.pass_rows();
-        if pos < s.pass_scroll {
-            s.pass_scroll = pos;
-        } else if rows > 0 && pos >= s.pass_scroll + rows {
-            s.pass_scroll = pos + 1 - rows;
+        if pos < s.passes.scroll {
+            s.passes.scroll = pos;
+        } else if rows > 0 && pos >= s.passes.scroll + rows {
+            s.passes.scroll = pos + 1 - rows;
         }
     }
 }
@@ -177,7 +177,7 @@ fn select_doc(s: &mut State, i: usize) {
     s.code.cursor = 0;
     s.code.scroll = 0;
     s.code.hscroll = 0;
-    s.diag_cursor = 0;
+    s.diags.cursor = 0;
     let steps = s.step_count();
     s.step = s.step.min(steps.saturating_sub(1));
 }
@@ -450,7 +450,7 @@ fn value_goto(s: &mut State) {
 fn move_diag(s: &mut State, delta: isize) {
     let n = s.diagnostics_of(s.step).len();
     if n > 0 {
-        s.diag_cursor = (s.diag_cursor as isize + delta).clamp(0, n as isize - 1) as usize;
+        s.diags.cursor = (s.diags.cursor as isize + delta).clamp(0, n as isize - 1) as usize;
     }
 }
 
@@ -526,7 +526,7 @@ fn goto_diagnostic(s: &mut State) {
     let Some(run) = s.run().cloned() else { return };
     let diags = s.diagnostics_of(s.step);
     let Some(d) = diags
-        .get(s.diag_cursor.min(diags.len().saturating_sub(1)))
+        .get(s.diags.cursor.min(diags.len().saturating_sub(1)))
         .map(|d| (*d).clone())
     else {
         s.set_error("no diagnostic selected");
@@ -563,8 +563,8 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
     match action {
         Action::Quit => s.quit = true,
         Action::Help => {
-            s.help = !s.help;
-            s.help_scroll = 0;
+            s.help.shown = !s.help.shown;
+            s.help.scroll = 0;
         }
         Action::Cancel => {
             s.search = None;
@@ -639,7 +639,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
             } else {
                 n as isize
             };
-            if s.help {
+            if s.help.shown {
                 scroll_help(s, d);
                 return Vec::new();
             }
@@ -653,7 +653,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
             }
         }
         Action::PageUp | Action::PageDown => {
-            if s.help {
+            if s.help.shown {
                 let page = s.layout.help_rows as isize;
                 scroll_help(
                     s,
@@ -684,7 +684,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         }
         Action::Top | Action::Bottom => {
             let top = action == Action::Top;
-            if s.help {
+            if s.help.shown {
                 scroll_help(s, if top { isize::MIN / 2 } else { isize::MAX / 2 });
                 return Vec::new();
             }
@@ -714,7 +714,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         }
         Action::Mark => {
             s.diff_prev = false;
-            s.compare_base = None;
+            s.compare.base = None;
             if s.base == Some(s.step) {
                 s.base = None;
                 s.set_message("diff base cleared: diffs compare with the previous step");
@@ -749,7 +749,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
             match step_index(&run, &b) {
                 Ok(b) => {
                     s.diff_prev = false;
-                    s.compare_base = Some(a);
+                    s.compare.base = Some(a);
                     select_step(s, b);
                     if !matches!(s.view, ViewMode::Diff | ViewMode::Split) {
                         s.view = ViewMode::Diff;
@@ -766,7 +766,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
             match (step_index(&run, &a), step_index(&run, &b)) {
                 (Ok(a), Ok(b)) => {
                     s.diff_prev = false;
-                    s.compare_base = None;
+                    s.compare.base = None;
                     s.base = Some(a);
                     select_step(s, b);
                     if !matches!(s.view, ViewMode::Diff | ViewMode::Split) {
@@ -804,8 +804,8 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
             }
         }
         Action::HideUnchanged(v) => {
-            s.hide_unchanged = v.unwrap_or(!s.hide_unchanged);
-            s.pass_scroll = 0;
+            s.passes.hide_unchanged = v.unwrap_or(!s.passes.hide_unchanged);
+            s.passes.scroll = 0;
             let step = s.step;
             select_step(s, step);
         }
@@ -1050,8 +1050,8 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         }
         Action::Compare(spec) => {
             if spec.is_none() {
-                s.compare = None;
-                s.compare_base = None;
+                s.compare.spec = None;
+                s.compare.base = None;
                 s.set_message("comparing no more");
             }
             return vec![Effect::Compare(spec)];
@@ -1061,8 +1061,8 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
                 s.set_error("nothing is compared: :compare PIPELINE first");
                 return Vec::new();
             };
-            let from = s.compare_base.unwrap_or(n - 1) as isize;
-            s.compare_base = Some((from + by).clamp(0, n as isize - 1) as usize);
+            let from = s.compare.base.unwrap_or(n - 1) as isize;
+            s.compare.base = Some((from + by).clamp(0, n as isize - 1) as usize);
             s.diff_prev = false;
             if !matches!(s.view, ViewMode::Diff | ViewMode::Split) {
                 s.view = ViewMode::Diff;

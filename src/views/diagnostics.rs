@@ -25,7 +25,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         .border_style(if focused { t.border_focus } else { t.border })
         .title(Span::styled(title, t.title));
     let rows = area.height.saturating_sub(2) as usize;
-    let cursor = s.diag_cursor.min(diags.len().saturating_sub(1));
+    let cursor = s.diags.cursor.min(diags.len().saturating_sub(1));
     let first = cursor.saturating_sub(rows.saturating_sub(1));
     let lines: Vec<Line> = diags
         .iter()

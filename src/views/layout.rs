@@ -47,7 +47,7 @@ pub fn areas(s: &State) -> Areas {
     } else {
         (None, left)
     };
-    let (passes, compare) = if s.compare.is_some() && passes.height > 14 {
+    let (passes, compare) = if s.compare.spec.is_some() && passes.height > 14 {
         let [p, c] =
             Layout::vertical([Constraint::Min(6), Constraint::Percentage(50)]).areas(passes);
         (p, Some(c))

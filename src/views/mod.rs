@@ -41,7 +41,7 @@ pub fn draw(frame: &mut Frame, s: &State, keymap: &[Binding]) {
     if let Some(p) = &s.popup {
         help::popup(frame, frame.area(), &p.title, &p.lines, &theme);
     }
-    if s.help {
-        help::draw(frame, frame.area(), keymap, s.help_scroll, &theme);
+    if s.help.shown {
+        help::draw(frame, frame.area(), keymap, s.help.scroll, &theme);
     }
 }

@@ -58,7 +58,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let visible = s.visible_steps();
     let in_diff = matches!(s.view, ViewMode::Diff | ViewMode::Split);
     let mut lines = Vec::with_capacity(rows);
-    for &i in visible.iter().skip(s.pass_scroll).take(rows) {
+    for &i in visible.iter().skip(s.passes.scroll).take(rows) {
         let st = &run.steps[i];
         let (marker, mstyle) = if st.is_source() {
             ("≡", t.unchanged)
@@ -131,7 +131,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     // A run under way: the passes still to come, the first of them running.
     if s.run_under_way() {
         let done = run.steps.iter().filter(|st| !st.is_source()).count();
-        let shown = visible.len().saturating_sub(s.pass_scroll);
+        let shown = visible.len().saturating_sub(s.passes.scroll);
         let room = rows.saturating_sub(shown.min(rows));
         let name_w = inner_w.saturating_sub(6 + 9);
         for (k, pass) in s.pipeline.iter().skip(done).take(room).enumerate() {
@@ -150,7 +150,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
 /// compared step diffs are against, then the compared pipeline's steps (`bN`), the one diffs
 /// are against marked.
 pub fn draw_compare(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
-    let label = s.compare.as_deref().unwrap_or("");
+    let label = s.compare.spec.as_deref().unwrap_or("");
     let Some(run) = s.compare_run() else {
         let block = Block::bordered()
             .border_style(t.border)
@@ -186,7 +186,7 @@ pub fn draw_compare(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         let shown = |c: Option<usize>| c.map_or("-".to_string(), |c| c.to_string());
         // Room for the steps below: at most half the rows go to functions.
         let room = (rows / 2).saturating_sub(2).max(1);
-        for (n, x, y) in s.compare_functions.iter().take(room) {
+        for (n, x, y) in s.compare.functions.iter().take(room) {
             let style = if x == y { t.unchanged } else { t.text };
             let name: String = format!("%{n}").chars().take(name_w).collect();
             lines.push(Line::styled(
@@ -194,9 +194,9 @@ pub fn draw_compare(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                 style,
             ));
         }
-        if s.compare_functions.len() > room {
+        if s.compare.functions.len() > room {
             lines.push(Line::styled(
-                format!("… {} more functions", s.compare_functions.len() - room),
+                format!("… {} more functions", s.compare.functions.len() - room),
                 t.unchanged,
             ));
         }

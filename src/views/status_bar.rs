@@ -83,7 +83,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     if let Some(f) = &s.func {
         parts.push(Span::styled(format!("│ func %{f} "), t.status));
     }
-    if s.hide_unchanged {
+    if s.passes.hide_unchanged {
         parts.push(Span::styled("│ changed only ", t.status));
     }
     if s.ignore_renumbering && matches!(s.view, ViewMode::Diff | ViewMode::Split) {
