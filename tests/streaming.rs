@@ -163,6 +163,11 @@ fn the_first_steps_show_while_the_run_goes_on() {
         screen_then.contains("running…") && screen_then.contains(steps[1].pass),
         "the pass list shows the pass running and those to come:\n{screen_then}"
     );
+    // Steps are counted as the whole run will have them.
+    assert!(
+        screen_then.contains(&format!("step 0/{} ", steps.len())),
+        "{screen_then}"
+    );
     assert!(
         screen_then.contains("OpCapability Shader"),
         "the first step's IR is shown:\n{screen_then}"

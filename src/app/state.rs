@@ -696,6 +696,15 @@ impl State {
         self.current().is_some_and(|d| d.streaming.is_some())
     }
 
+    /// The passes still to come of the selected input's run under way (none when it is done).
+    pub fn pending_passes(&self) -> &[&'static str] {
+        let Some(run) = self.run().filter(|_| self.run_under_way()) else {
+            return &[];
+        };
+        let done = run.steps.iter().filter(|st| !st.is_source()).count();
+        self.pipeline.get(done..).unwrap_or(&[])
+    }
+
     pub fn run(&self) -> Option<&Arc<Run>> {
         self.current().and_then(|d| d.run.as_ref())
     }

@@ -27,13 +27,18 @@ pub fn areas(s: &State) -> Areas {
     let browser = s.browser_shown();
     // Wide enough for the longest pass name (`eliminate-dead-functions`) with its delta and
     // time, as long as the code keeps most of the screen.
+    // (A run under way counts the passes still to come: the pane keeps its width.)
     let longest = s
         .run()
-        .and_then(|r| r.steps.iter().map(|st| st.pass.len()).max())
+        .into_iter()
+        .flat_map(|r| r.steps.iter().map(|st| st.pass))
+        .chain(s.pending_passes().iter().copied())
+        .map(str::len)
+        .max()
         .unwrap_or(0) as u16;
     let pass_width = if area.width >= 100 {
         let base = if browser { 40 } else { 36 };
-        base.max(longest + 24).min(area.width / 2)
+        base.max(longest + 25).min(area.width / 2)
     } else {
         (area.width / 3).max(20).min(area.width)
     };

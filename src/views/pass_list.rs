@@ -28,10 +28,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         Some(r) if s.run_under_way() => format!(
             " passes {}/{}, running ",
             r.steps.len(),
-            r.steps.len()
-                + s.pipeline
-                    .len()
-                    .saturating_sub(r.steps.iter().filter(|st| !st.is_source()).count())
+            r.steps.len() + s.pending_passes().len()
         ),
         Some(r) => format!(" passes {}/{} ", s.visible_steps().len(), r.steps.len()),
         None => " passes ".to_string(),
@@ -97,7 +94,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         } else {
             " "
         };
-        let name_w = inner_w.saturating_sub(4 + 2 + 1 + 7 + 8);
+        let name_w = inner_w.saturating_sub(4 + 2 + 1 + 1 + 7 + 8);
         let name: String = st.pass.chars().take(name_w).collect();
         let row_style = if i == s.step {
             t.selected
@@ -116,7 +113,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                 Span::styled(format!("{marker} "), mstyle),
                 Span::styled(format!("{name:<name_w$}"), name_style),
                 Span::styled(
-                    format!("{delta:>7}"),
+                    format!(" {delta:>7}"),
                     if delta.starts_with('-') {
                         t.changed
                     } else {
@@ -129,19 +126,16 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         );
     }
     // A run under way: the passes still to come, the first of them running.
-    if s.run_under_way() {
-        let done = run.steps.iter().filter(|st| !st.is_source()).count();
-        let shown = visible.len().saturating_sub(s.passes.scroll);
-        let room = rows.saturating_sub(shown.min(rows));
-        let name_w = inner_w.saturating_sub(6 + 9);
-        for (k, pass) in s.pipeline.iter().skip(done).take(room).enumerate() {
-            let name: String = pass.chars().take(name_w).collect();
-            let what = if k == 0 { "running…" } else { "" };
-            lines.push(Line::styled(
-                format!("{:>3}   {name:<name_w$}{what:>9}", run.steps.len() + k),
-                t.unchanged,
-            ));
-        }
+    let shown = visible.len().saturating_sub(s.passes.scroll);
+    let room = rows.saturating_sub(shown.min(rows));
+    let name_w = inner_w.saturating_sub(6 + 9);
+    for (k, pass) in s.pending_passes().iter().take(room).enumerate() {
+        let name: String = pass.chars().take(name_w).collect();
+        let what = if k == 0 { "running…" } else { "" };
+        lines.push(Line::styled(
+            format!("{:>3}   {name:<name_w$}{what:>9}", run.steps.len() + k),
+            t.unchanged,
+        ));
     }
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }

@@ -45,7 +45,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                 format!(
                     " step {}/{} {} ",
                     s.step,
-                    run.steps.len().saturating_sub(1),
+                    (run.steps.len() + s.pending_passes().len()).saturating_sub(1),
                     st.pass
                 ),
                 t.status,
