@@ -1,6 +1,7 @@
 //! The layering DESIGN.md asks for, checked on the sources: `ir` knows nothing of `pipeline`,
 //! `app` or `views`; `pipeline` nothing of `app`, `views` or ratatui; and in `app` only the
-//! event loop calls the views (state, update and the rest are plain data and logic).
+//! event loop calls the views (state, update and the rest are plain data and logic), and the
+//! event loop changes the state only through `update`.
 
 use std::path::{Path, PathBuf};
 
@@ -71,5 +72,39 @@ fn the_core_knows_nothing_of_the_ui() {
         "src/pipeline",
         &["crate::app", "crate::views", "ratatui"],
         &[],
+    );
+}
+
+#[test]
+fn the_event_loop_changes_state_only_through_update() {
+    // It may set up the state it opens with (`App::open`); after that, what it learns (keys,
+    // files, answers, what an effect gave) goes to `update` as an action.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/app/event_loop.rs");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let after_open = text
+        .split("pub fn open(")
+        .nth(1)
+        .and_then(|rest| rest.split_once("\n    }\n"))
+        .map(|(_, rest)| rest)
+        .expect("App::open in the event loop");
+    let bad: Vec<&str> = after_open
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.starts_with("//"))
+        .filter(|l| {
+            let assigns = l
+                .split_once(" = ")
+                .is_some_and(|(lhs, _)| lhs.contains("state.") && !lhs.contains("state.layout"));
+            l.contains(".set_error(")
+                || l.contains(".set_message(")
+                || assigns
+                || l.contains("&mut self.state.")
+                || l.contains("&mut app.state.")
+        })
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "the event loop sets state itself:\n{}",
+        bad.join("\n")
     );
 }

@@ -1,6 +1,7 @@
 //! A run's steps arrive before the run is done: the worker reports each step as its pass
 //! finishes, and an input with nothing to show yet shows them as they come (a large module's
-//! first frame does not wait for its last pass). A reload keeps the complete run on screen.
+//! first frame does not wait for its last pass). A reload keeps the complete run on screen;
+//! a run that will not come (a compared pipeline that cannot run) is not waited for.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -281,4 +282,26 @@ fn a_reload_keeps_the_complete_run_until_the_new_one_is_done() {
     );
     assert_eq!(app.state.docs[0].reloads, 1);
     assert!(app.state.docs[0].prev_run.is_some());
+}
+
+#[test]
+fn a_compared_pipeline_that_cannot_run_leaves_no_run_awaited() {
+    let mut app = app();
+    app.handle(AppEvent::Action(Action::Compare(Some(
+        "no-such-preset".into(),
+    ))));
+    let doc = &app.state.docs[0];
+    assert_eq!(doc.compare_answered, doc.compare_requested);
+    assert!(app.state.compare.spec.is_none());
+    let said = app.state.message.as_ref().map(|m| m.text.clone());
+    assert!(
+        said.as_deref()
+            .is_some_and(|m| m.contains("unknown preset 'no-such-preset'")),
+        "{said:?}"
+    );
+    // A compared pipeline that runs asks for a run of every input.
+    app.handle(AppEvent::Action(Action::Compare(Some("default".into()))));
+    assert_eq!(app.state.compare.spec.as_deref(), Some("default"));
+    let doc = &app.state.docs[0];
+    assert_eq!(doc.compare_requested, doc.compare_answered + 1);
 }

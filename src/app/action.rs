@@ -160,6 +160,8 @@ pub enum Action {
     Answer(Answer),
     /// What the event loop found on disk after a watch event (see `DiskFact`).
     Disk(Vec<DiskFact>),
+    /// The terminal is this size now (columns, rows).
+    Resize(u16, u16),
 }
 
 /// A path that changed on disk, as the event loop found it (it does the file system reads;
@@ -188,7 +190,22 @@ pub enum DiskFact {
 #[derive(Clone)]
 pub struct Answer(std::sync::Arc<std::sync::Mutex<Option<Answered>>>);
 
+/// What carrying out an effect gave, for the state to say or keep.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// It could not be done: why.
+    Failed(String),
+    /// It was done (or started): what to tell the user.
+    Done(String),
+    /// The compared pipeline (`:compare SPEC`) runs: its runs will follow.
+    Comparing(String),
+    /// The compared pipeline cannot run: why (no runs will follow).
+    CompareFailed(String),
+}
+
 pub enum Answered {
+    /// What an effect gave (see `Outcome`).
+    Outcome(Outcome),
     /// A step of a run under way, before the run is done.
     Step(super::worker::StepDone),
     Run(super::worker::Done),
@@ -298,6 +315,7 @@ impl fmt::Display for Action {
             // Not a command: shown as what it is, for logs.
             Action::Answer(_) => write!(f, "answer"),
             Action::Disk(facts) => write!(f, "disk ({} paths)", facts.len()),
+            Action::Resize(w, h) => write!(f, "resize {w}x{h}"),
             Action::FirstChange => write!(f, "first-change"),
             Action::Write(p) => write!(f, "write {}", p.display()),
             Action::Reload => write!(f, "reload"),

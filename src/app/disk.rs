@@ -17,7 +17,7 @@ pub(super) fn apply(s: &mut State, facts: Vec<DiskFact>) -> Vec<Effect> {
             DiskFact::File { path, listed_under } => {
                 if let Some(i) = s.docs.iter().position(|d| d.abs == path) {
                     s.docs[i].present = true;
-                    effects.push(Effect::Load(i));
+                    effects.push(super::update::load(s, i));
                 } else if let Some(r) = listed_under {
                     effects.extend(list(s, path, r));
                 }
@@ -30,7 +30,7 @@ pub(super) fn apply(s: &mut State, facts: Vec<DiskFact>) -> Vec<Effect> {
             DiskFact::Gone(path) => match s.docs.iter().position(|d| d.abs == path) {
                 // A file opened by name that vanishes keeps its last run, marked stale, with
                 // the reason (the load fails).
-                Some(i) if s.docs[i].root.is_none() => effects.push(Effect::Load(i)),
+                Some(i) if s.docs[i].root.is_none() => effects.push(super::update::load(s, i)),
                 Some(i) => unlist(s, i),
                 None => {
                     // A directory that went away takes its shaders with it.
@@ -68,7 +68,7 @@ fn list(s: &mut State, abs: PathBuf, r: usize) -> Option<Effect> {
         Some(i) => {
             s.docs[i].present = true;
             s.set_message(format!("{} is back", s.docs[i].display_name(&s.roots)));
-            Some(Effect::Load(i))
+            Some(super::update::load(s, i))
         }
         None => {
             s.docs.push(Doc::new(abs, Some(r)));
@@ -77,7 +77,7 @@ fn list(s: &mut State, abs: PathBuf, r: usize) -> Option<Effect> {
             if s.docs.len() == 1 {
                 s.doc = 0;
             }
-            Some(Effect::Load(i))
+            Some(super::update::load(s, i))
         }
     }
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 use ratatui::backend::Backend;
 use ratatui::Terminal;
 
-use super::action::{Action, Answer, Answered, DiskFact};
+use super::action::{Action, Answer, Answered, DiskFact, Outcome};
 use super::derive;
 use super::input::{self, MouseKind};
 use super::keymap::{default_keymap, Binding, Key, KeyCode, Keymap};
@@ -177,7 +177,8 @@ impl App {
         }
         let first_runs = if batched { 1 } else { app.state.docs.len() };
         for i in 0..first_runs.min(app.state.docs.len()) {
-            app.request(i);
+            let load = update::load(&mut app.state, i);
+            app.apply(vec![load]);
         }
         app.plan_layout();
         app
@@ -195,10 +196,7 @@ impl App {
             AppEvent::Mouse { col, row, kind } => {
                 input::handle_mouse(&mut self.state, col, row, kind)
             }
-            AppEvent::Resize(w, h) => {
-                self.state.size = (w, h);
-                Vec::new()
-            }
+            AppEvent::Resize(w, h) => update::update(&mut self.state, Action::Resize(w, h)),
             AppEvent::FilesChanged(paths) => self.files_changed(&paths),
             AppEvent::Action(a) => update::update(&mut self.state, a),
         };
@@ -296,72 +294,31 @@ impl App {
             || self.validation.is_some()
     }
 
-    fn request(&mut self, i: usize) {
+    /// Hands jobs to the worker: all together when the inputs run together (a batch replaces
+    /// a queued one), else each on its own (replacing one queued for the same input).
+    fn submit(&mut self, jobs: Vec<Job>, compared: Option<Job>) {
         if self.state.batched {
-            // Inputs linked together: any change runs them all.
-            let jobs = self
-                .state
-                .docs
-                .iter_mut()
-                .enumerate()
-                .map(|(n, doc)| {
-                    doc.requested += 1;
-                    Job {
-                        doc: n,
-                        token: doc.requested,
-                        path: doc.path.clone(),
-                    }
-                })
-                .collect();
             self.worker.submit_all(jobs);
-            return;
+        } else {
+            for job in jobs {
+                self.worker.submit(job);
+            }
         }
-        let doc = &mut self.state.docs[i];
-        doc.requested += 1;
-        self.worker.submit(Job {
-            doc: i,
-            token: doc.requested,
-            path: doc.path.clone(),
-        });
-        self.request_compare(i);
-    }
-
-    /// Runs the compared pipeline on input `i`, when one is compared.
-    fn request_compare(&mut self, i: usize) {
-        let Some(compare) = &self.compare else {
-            return;
-        };
-        let doc = &mut self.state.docs[i];
-        doc.compare_requested += 1;
-        compare.submit(Job {
-            doc: i,
-            token: doc.compare_requested,
-            path: doc.path.clone(),
-        });
+        if let (Some(job), Some(compare)) = (compared, &self.compare) {
+            compare.submit(job);
+        }
     }
 
     /// Starts (or stops, with `None`) running a second pipeline beside this one: a preset, a
     /// comma-separated pass list, or `spirv-opt FLAGS`.
-    fn start_compare(&mut self, spec: Option<String>) {
-        let s = &mut self.state;
-        for d in &mut s.docs {
-            d.compare_run = None;
-            d.compare_answered = d.compare_requested;
-        }
-        s.compare.spec = None;
-        s.compare.base = None;
+    fn start_compare(&mut self, spec: Option<String>, jobs: Vec<Job>) -> Option<Outcome> {
         // Dropping a worker waits for the run it is in: let a thread of its own wait.
         if let Some(old) = self.compare.take() {
             let _ = std::thread::Builder::new()
                 .name("shaderstep-compare-drop".into())
                 .spawn(move || drop(old));
         }
-        let Some(spec) = spec else { return };
-        if s.batched {
-            s.set_error(":compare compares single shaders, not linked stages or modules");
-            return;
-        }
-        let spec = spec.trim().to_string();
+        let spec = spec?.trim().to_string();
         let pipeline = if spec.starts_with("spirv-opt") || spec.contains('/') {
             crate::pipeline::external::ExternalTool::parse(&spec, self.external_path.as_deref())
                 .map(Pipeline::external)
@@ -373,42 +330,39 @@ impl App {
         };
         let pipeline = match pipeline {
             Ok(p) => p,
-            Err(e) => {
-                s.set_error(e);
-                return;
-            }
+            Err(e) => return Some(Outcome::CompareFailed(e)),
         };
         let worker = Worker::new(Arc::new(pipeline), self.front_ends.clone(), None, false);
         if let Some(e) = &worker.spawn_error {
-            s.set_error(format!("cannot run the compared pipeline: {e}"));
-            return;
+            return Some(Outcome::CompareFailed(format!(
+                "cannot run the compared pipeline: {e}"
+            )));
         }
-        s.compare.spec = Some(spec.clone());
-        // The outputs against each other first, once the compared run is there.
-        s.compare.base = Some(usize::MAX);
-        s.set_message(format!("comparing with {spec}…"));
+        for job in jobs {
+            worker.submit(job);
+        }
         self.compare = Some(worker);
-        for i in 0..self.state.docs.len() {
-            self.request_compare(i);
-        }
+        Some(Outcome::Comparing(spec))
     }
 
     /// Starts a semantic bisect of the current input's run on a thread of its own (it runs the
     /// shader once per step on a Vulkan driver; a shader that hangs is given up after the
     /// device's timeout).
-    fn start_bisect_run(&mut self, data: Option<PathBuf>) {
-        let s = &mut self.state;
+    fn start_bisect_run(&mut self, data: Option<PathBuf>) -> Option<Outcome> {
+        let s = &self.state;
         let data = match data
             .map(|p| std::fs::read(&p).map_err(|e| (p, e)))
             .transpose()
         {
             Ok(d) => d,
             Err((p, e)) => {
-                s.set_error(format!("{}: cannot read: {e}", p.display()));
-                return;
+                return Some(Outcome::Failed(format!(
+                    "{}: cannot read: {e}",
+                    p.display()
+                )));
             }
         };
-        let Some(run) = s.run().cloned() else { return };
+        let run = s.run().cloned()?;
         // Linked stages are drawn together.
         let (runs, docs): (Vec<Arc<crate::pipeline::Run>>, Vec<(usize, u64)>) = if s.linked {
             s.docs
@@ -421,8 +375,7 @@ impl App {
             (vec![run], vec![(s.doc, generation)])
         };
         if self.bisect_run.is_some() {
-            s.set_error("a bisect run is under way already");
-            return;
+            return Some(Outcome::Failed("a bisect run is under way already".into()));
         }
         let (tx, done) = std::sync::mpsc::channel();
         let spawned = std::thread::Builder::new()
@@ -439,8 +392,11 @@ impl App {
                 let _ = tx.send(result);
             });
         match spawned {
-            Ok(_) => self.bisect_run = Some(BisectJob { docs, done }),
-            Err(e) => s.set_error(format!("cannot start the bisect run: {e}")),
+            Ok(_) => {
+                self.bisect_run = Some(BisectJob { docs, done });
+                None
+            }
+            Err(e) => Some(Outcome::Failed(format!("cannot start the bisect run: {e}"))),
         }
     }
 
@@ -491,36 +447,41 @@ impl App {
         update::update(&mut self.state, Action::Disk(found))
     }
 
+    /// Carries out effects; what each gave goes back to `update` as an answer.
     fn apply(&mut self, effects: Vec<Effect>) {
         for e in effects {
-            match e {
-                Effect::Load(i) => self.request(i),
+            let outcome = match e {
+                Effect::Load { jobs, compared } => {
+                    self.submit(jobs, compared);
+                    None
+                }
                 Effect::Bisect => self.bisect(),
-                Effect::Compare(spec) => self.start_compare(spec),
+                Effect::Compare { spec, jobs } => self.start_compare(spec, jobs),
                 Effect::BisectRun(data) => self.start_bisect_run(data),
-                Effect::Write { path, bytes } => match std::fs::write(&path, &bytes) {
-                    Ok(()) => self.state.set_message(format!(
+                Effect::Write { path, bytes } => Some(match std::fs::write(&path, &bytes) {
+                    Ok(()) => Outcome::Done(format!(
                         "wrote {} bytes of SPIR-V to {}",
                         bytes.len(),
                         path.display()
                     )),
-                    Err(e) => self
-                        .state
-                        .set_error(format!("cannot write {}: {e}", path.display())),
-                },
+                    Err(e) => Outcome::Failed(format!("cannot write {}: {e}", path.display())),
+                }),
+            };
+            if let Some(o) = outcome {
+                self.answer(Answered::Outcome(o));
             }
         }
     }
+
     /// Validates each step's output with spirv-val, in order, on a thread of its own, and
     /// selects the first that fails: what bisecting would find, without assuming a later pass
     /// cannot repair the module. Steps in the dialect are validated as a lifted copy, or
     /// skipped, saying so.
-    fn bisect(&mut self) {
-        let s = &mut self.state;
-        let Some(run) = s.run().cloned() else { return };
+    fn bisect(&mut self) -> Option<Outcome> {
+        let s = &self.state;
+        let run = s.run().cloned()?;
         if self.validation.is_some() {
-            s.set_error("a bisect is under way already");
-            return;
+            return Some(Outcome::Failed("a bisect is under way already".into()));
         }
         let doc = (s.doc, s.current().map_or(0, |d| d.generation));
         let (tx, done) = std::sync::mpsc::channel();
@@ -533,13 +494,13 @@ impl App {
                 .unwrap_or_else(|_| Err("internal error in the bisect (please report)".into()));
                 let _ = tx.send(result);
             });
-        match spawned {
+        Some(match spawned {
             Ok(_) => {
-                s.set_message("validating every step…");
                 self.validation = Some((doc, done));
+                Outcome::Done("validating every step…".into())
             }
-            Err(e) => s.set_error(format!("cannot start the bisect: {e}")),
-        }
+            Err(e) => Outcome::Failed(format!("cannot start the bisect: {e}")),
+        })
     }
 
     /// Hands what a background job answered to `update` (see `answer`).

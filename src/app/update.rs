@@ -11,13 +11,19 @@ use super::state::{
     id_tokens, search_matches, Focus, Mode, Rows, Search, State, TextKind, ValueEntry, ValueList,
     ValueListKind,
 };
+use super::worker::Job;
 use crate::pipeline::diff::diff_lines;
 use crate::pipeline::Run;
 
 #[derive(Debug, PartialEq)]
 pub enum Effect {
-    /// Read input `doc` from disk and run the pipeline on it.
-    Load(usize),
+    /// Read inputs from disk and run the pipeline on them (together, when the inputs run
+    /// together), and the compared pipeline on one, when one is compared. Each job carries the
+    /// token its answer must bring back (see `load`).
+    Load {
+        jobs: Vec<Job>,
+        compared: Option<Job>,
+    },
     Write {
         path: PathBuf,
         bytes: Vec<u8>,
@@ -28,8 +34,46 @@ pub enum Effect {
     /// starting with the bytes of a file when one is given.
     BisectRun(Option<PathBuf>),
     /// Start running a second pipeline beside this one (a preset, a pass list or
-    /// `spirv-opt FLAGS`), or stop (`None`).
-    Compare(Option<String>),
+    /// `spirv-opt FLAGS`) on every input (`jobs`), or stop (`None`).
+    Compare {
+        spec: Option<String>,
+        jobs: Vec<Job>,
+    },
+}
+
+/// Asks for input `i` to run again (every input, when they run together), and the compared
+/// pipeline with it: each request's token grows, and only the answer to the newest counts.
+pub(super) fn load(s: &mut State, i: usize) -> Effect {
+    let docs: Vec<usize> = if s.batched {
+        (0..s.docs.len()).collect()
+    } else {
+        vec![i]
+    };
+    let jobs = docs
+        .into_iter()
+        .map(|n| {
+            let doc = &mut s.docs[n];
+            doc.requested += 1;
+            Job {
+                doc: n,
+                token: doc.requested,
+                path: doc.path.clone(),
+            }
+        })
+        .collect();
+    let compared = (!s.batched && s.compare.spec.is_some()).then(|| compare_job(s, i));
+    Effect::Load { jobs, compared }
+}
+
+/// A request of the compared pipeline's run on input `i`.
+fn compare_job(s: &mut State, i: usize) -> Job {
+    let doc = &mut s.docs[i];
+    doc.compare_requested += 1;
+    Job {
+        doc: i,
+        token: doc.compare_requested,
+        path: doc.path.clone(),
+    }
 }
 
 /// The prompt's text, for an edit: `None` outside the prompt.
@@ -339,6 +383,28 @@ fn uses_list(s: &mut State, tok: &str, id: crate::ir::Id) -> ValueList {
     ValueList::new(s, ValueListKind::Uses, tok, entries)
 }
 
+/// Applies what carrying out an effect gave.
+fn outcome(s: &mut State, o: super::action::Outcome) {
+    use super::action::Outcome;
+    match o {
+        Outcome::Failed(e) => s.set_error(e),
+        Outcome::Done(m) => s.set_message(m),
+        Outcome::CompareFailed(e) => {
+            // Its runs will not come.
+            for d in &mut s.docs {
+                d.compare_answered = d.compare_requested;
+            }
+            s.set_error(e);
+        }
+        Outcome::Comparing(spec) => {
+            // The outputs against each other first, once the compared run is there.
+            s.compare.base = Some(usize::MAX);
+            s.set_message(format!("comparing with {spec}…"));
+            s.compare.spec = Some(spec);
+        }
+    }
+}
+
 /// The history of value `id` across the steps of the run, one entry per event.
 fn history_list(s: &State, tok: &str, id: crate::ir::Id) -> ValueList {
     use crate::ir::names::Names;
@@ -599,6 +665,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
             }
         }
         Action::Answer(answer) => match answer.take() {
+            Some(Answered::Outcome(o)) => outcome(s, o),
             Some(Answered::Step(step)) => super::answer::step(s, step),
             Some(Answered::Run(done)) => super::answer::run(s, done),
             Some(Answered::Compared(done)) => super::answer::compared_run(s, done),
@@ -609,6 +676,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
             None => {}
         },
         Action::Disk(facts) => return super::disk::apply(s, facts),
+        Action::Resize(w, h) => s.size = (w, h),
         Action::Click(col, row) => return mouse(s, col, row, MouseKind::Click),
         Action::WheelUp(col, row) => return mouse(s, col, row, MouseKind::WheelUp),
         Action::WheelDown(col, row) => return mouse(s, col, row, MouseKind::WheelDown),
@@ -978,7 +1046,8 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
             let bytes = crate::ir::spirv::write::write_bytes(module);
             return vec![Effect::Write { path, bytes }];
         }
-        Action::Reload => return (0..s.docs.len()).map(Effect::Load).collect(),
+        Action::Reload if s.batched => return vec![load(s, 0)],
+        Action::Reload => return (0..s.docs.len()).map(|i| load(s, i)).collect(),
         Action::NextInput => move_doc(s, 1),
         Action::PrevInput => move_doc(s, -1),
         Action::Shader(name) => {
@@ -1049,12 +1118,29 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
             return vec![Effect::BisectRun(data)];
         }
         Action::Compare(spec) => {
-            if spec.is_none() {
-                s.compare.spec = None;
-                s.compare.base = None;
-                s.set_message("comparing no more");
+            // Whatever was compared goes; a new comparison starts from nothing.
+            for d in &mut s.docs {
+                d.compare_run = None;
+                d.compare_answered = d.compare_requested;
             }
-            return vec![Effect::Compare(spec)];
+            s.compare.spec = None;
+            s.compare.base = None;
+            let spec = match spec {
+                None => {
+                    s.set_message("comparing no more");
+                    None
+                }
+                Some(_) if s.batched => {
+                    s.set_error(":compare compares single shaders, not linked stages or modules");
+                    None
+                }
+                some => some,
+            };
+            let jobs = match spec {
+                Some(_) => (0..s.docs.len()).map(|i| compare_job(s, i)).collect(),
+                None => Vec::new(),
+            };
+            return vec![Effect::Compare { spec, jobs }];
         }
         Action::CompareStep(by) => {
             let Some(n) = s.compare_run().map(|r| r.steps.len()) else {

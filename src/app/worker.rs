@@ -13,6 +13,7 @@ use crate::pipeline::compile::{compile, Compiled, Progress, Together};
 use crate::pipeline::input::{FrontEnds, InputError};
 use crate::pipeline::{Pipeline, Step};
 
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Job {
     pub doc: usize,
     pub token: u64,
