@@ -98,6 +98,15 @@ fn a_streaming_worker_sends_each_step_before_the_run() {
     );
 }
 
+/// The answer to request `token`: its whole run, or why the input did not load.
+fn done(token: u64, result: Result<Compiled, InputError>) -> Answered {
+    Answered::Run(Done {
+        doc: 0,
+        token,
+        result,
+    })
+}
+
 fn answer(app: &mut App, answered: Answered) {
     app.handle(AppEvent::Action(Action::Answer(Answer::new(answered))));
 }
@@ -191,14 +200,7 @@ fn the_first_steps_show_while_the_run_goes_on() {
     );
 
     let n = compiled.run.steps.len() + 1;
-    answer(
-        &mut app,
-        Answered::Run(Done {
-            doc: 0,
-            token: 1,
-            result: Ok(compiled),
-        }),
-    );
+    answer(&mut app, done(1, Ok(compiled)));
     let doc = &app.state.docs[0];
     assert!(!app.state.run_under_way());
     assert_eq!(doc.run.as_ref().unwrap().steps.len(), n);
@@ -236,15 +238,14 @@ fn a_newer_request_replaces_steps_that_will_not_finish() {
     // Request 2 fails to load after all: nothing complete was ever shown.
     answer(
         &mut app,
-        Answered::Run(Done {
-            doc: 0,
-            token: 2,
-            result: Err(InputError {
+        done(
+            2,
+            Err(InputError {
                 path: shader(),
                 line: Some(3),
                 message: "unknown opcode 'OpFrobnicate'".into(),
             }),
-        }),
+        ),
     );
     assert!(app.state.run().is_none(), "no half run is left on screen");
     assert!(!app.state.run_under_way());
@@ -256,14 +257,7 @@ fn a_reload_keeps_the_complete_run_until_the_new_one_is_done() {
     let (steps, compiled) = streamed_compile();
     let (_, again) = streamed_compile();
     let mut app = app();
-    answer(
-        &mut app,
-        Answered::Run(Done {
-            doc: 0,
-            token: 1,
-            result: Ok(compiled),
-        }),
-    );
+    answer(&mut app, done(1, Ok(compiled)));
     let n = app.state.run().unwrap().steps.len();
     app.state.step = n - 1;
     app.state.docs[0].requested = 2;
@@ -272,14 +266,7 @@ fn a_reload_keeps_the_complete_run_until_the_new_one_is_done() {
     assert!(!app.state.run_under_way());
     screen(&mut app);
     assert_eq!(app.state.step, n - 1, "the step looked at stays selected");
-    answer(
-        &mut app,
-        Answered::Run(Done {
-            doc: 0,
-            token: 2,
-            result: Ok(again),
-        }),
-    );
+    answer(&mut app, done(2, Ok(again)));
     assert_eq!(app.state.docs[0].reloads, 1);
     assert!(app.state.docs[0].prev_run.is_some());
 }

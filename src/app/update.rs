@@ -53,12 +53,7 @@ pub(super) fn load(s: &mut State, i: usize) -> Effect {
         .into_iter()
         .map(|n| {
             let doc = &mut s.docs[n];
-            doc.requested += 1;
-            Job {
-                doc: n,
-                token: doc.requested,
-                path: doc.path.clone(),
-            }
+            job(n, &mut doc.requested, &doc.path)
         })
         .collect();
     let compared = (!s.batched && s.compare.spec.is_some()).then(|| compare_job(s, i));
@@ -68,11 +63,16 @@ pub(super) fn load(s: &mut State, i: usize) -> Effect {
 /// A request of the compared pipeline's run on input `i`.
 fn compare_job(s: &mut State, i: usize) -> Job {
     let doc = &mut s.docs[i];
-    doc.compare_requested += 1;
+    job(i, &mut doc.compare_requested, &doc.path)
+}
+
+/// A request for input `i` at `path`, with the next token of those counted in `requested`.
+fn job(i: usize, requested: &mut u64, path: &std::path::Path) -> Job {
+    *requested += 1;
     Job {
         doc: i,
-        token: doc.compare_requested,
-        path: doc.path.clone(),
+        token: *requested,
+        path: path.to_path_buf(),
     }
 }
 
