@@ -291,3 +291,40 @@ OpFunctionEnd
         show(&run, &events)
     );
 }
+
+#[test]
+fn a_value_of_a_function_an_external_step_deleted_is_deleted() {
+    let with_helper = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %1 \"main\"
+OpExecutionMode %1 LocalSize 1 1 1
+%2 = OpTypeVoid
+%3 = OpTypeFunction %2
+%4 = OpTypeInt 32 0
+%5 = OpConstant %4 1
+%1 = OpFunction %2 None %3
+%6 = OpLabel
+OpReturn
+OpFunctionEnd
+%20 = OpFunction %2 None %3
+%21 = OpLabel
+%22 = OpIAdd %4 %5 %5
+OpReturn
+OpFunctionEnd
+";
+    let without = with_helper
+        .split("%20 = OpFunction")
+        .next()
+        .unwrap()
+        .to_string();
+    let run = external_steps(with_helper, &without);
+    for value in [22, 20] {
+        let events = history(&run, value);
+        assert_eq!(
+            events.last().map(|e| (e.step, &e.kind)),
+            Some((1, &EventKind::Deleted)),
+            "%{value}: {}",
+            show(&run, &events)
+        );
+    }
+}

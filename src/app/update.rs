@@ -440,10 +440,7 @@ fn history_list(s: &State, tok: &str, id: crate::ir::Id) -> ValueList {
                     format!("followed by its place: {} stands where it stood", new(*by))
                 }
                 EventKind::Deleted => format!("{} deleted", old(e.value)),
-                EventKind::Lost => {
-                    "gone: the external step records no replacements, and no value has its name or place"
-                        .to_string()
-                }
+                EventKind::Lost => "lost: no record, name or place to follow it by".to_string(),
             };
             entries.push(ValueEntry {
                 step: e.step,

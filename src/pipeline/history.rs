@@ -32,7 +32,7 @@ pub enum EventKind {
     /// No longer defined, and nothing replaced it.
     Deleted,
     /// Gone at an external step, which records no replacements, and no value has its name
-    /// or its place.
+    /// or its place (a value whose function the step deleted is `Deleted`).
     Lost,
 }
 
@@ -94,6 +94,17 @@ fn place(m: &Module, id: Id) -> Option<(Id, Id, spirv::Op, Option<Id>, usize)> {
         .filter(|&&i| f.inst(i).op == inst.op && f.inst(i).ty == inst.ty)
         .count();
     Some((f.id(), block.label, inst.op, inst.ty, rank))
+}
+
+/// The function that defines `id` (its result, a parameter or a value in its body), or that
+/// `id` is.
+fn function_of(m: &Module, id: Id) -> Option<Id> {
+    m.functions()
+        .iter()
+        .find(|f| {
+            f.id() == id || f.params.iter().any(|p| p.result == Some(id)) || f.value(id).is_some()
+        })
+        .map(|f| f.id())
 }
 
 /// The new value of `m` that stands where `id` stood in `prev` (see `place`).
@@ -168,10 +179,18 @@ pub fn history(run: &Run, value: Id) -> Vec<Event> {
                         now = definition(m, current);
                     }
                     None => {
+                        // A value of a function the step deleted went with it.
+                        let kind = if function_of(prev, current)
+                            .is_some_and(|f| !m.functions().iter().any(|g| g.id() == f))
+                        {
+                            EventKind::Deleted
+                        } else {
+                            EventKind::Lost
+                        };
                         events.push(Event {
                             step: k,
                             value: current,
-                            kind: EventKind::Lost,
+                            kind,
                         });
                         break;
                     }
