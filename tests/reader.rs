@@ -310,3 +310,50 @@ fn alias_op_names_assemble_like_spirv_as() {
     );
     round_trips(&ours);
 }
+
+#[test]
+fn texts_that_share_names_give_a_name_the_same_id() {
+    use asm::{assemble_sharing, SharedNames};
+    let first = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpName %l \"l\"
+OpName %a \"a\"
+%uint = OpTypeInt 32 0
+%l = OpConstant %uint 1
+%a = OpConstant %uint 2
+%7 = OpConstant %uint 3
+";
+    // The next print: %l is gone, a numeric id is new.
+    let second = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpName %a \"a\"
+%uint = OpTypeInt 32 0
+%a = OpConstant %uint 2
+%7 = OpConstant %uint 3
+%9 = OpConstant %uint 4
+";
+    let mut names = SharedNames::above_ids_of([first, second]);
+    let one = assemble_sharing(first, &mut names).unwrap();
+    let two = assemble_sharing(second, &mut names).unwrap();
+    let id_of = |a: &asm::Assembled, name: &str| {
+        a.id_names
+            .iter()
+            .find(|(_, n)| n.as_str() == name)
+            .map(|(&id, _)| id)
+            .unwrap_or_else(|| panic!("no %{name}"))
+    };
+    assert_eq!(id_of(&one, "a"), id_of(&two, "a"));
+    assert_eq!(id_of(&one, "uint"), id_of(&two, "uint"));
+    assert!(
+        id_of(&one, "l") > 9,
+        "names are numbered above every numeric id of the texts"
+    );
+    for a in [&one, &two] {
+        let m = read::read_words(&a.words).unwrap();
+        assert!(m.global(7).is_some(), "numeric ids keep their number");
+    }
+    // A string that looks like a huge id leaves no room for names: an error, not a panic.
+    let huge = "OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpName %x \"%4294967294\"\n%uint = OpTypeInt 32 0\n%x = OpConstant %uint 1\n";
+    let mut names = SharedNames::above_ids_of([huge]);
+    assert!(assemble_sharing(huge, &mut names).is_err());
+}

@@ -557,12 +557,17 @@ fn assemble_named(text: &str, shared: Option<&mut SharedNames>) -> Result<Assemb
             _ => None,
         })
         .collect();
-    if u64::from(max_numeric) + named.len() as u64 >= u64::from(u32::MAX) {
+    // Shared names start where the texts of the run leave room.
+    let first_free = shared
+        .as_ref()
+        .map_or(max_numeric, |n| n.next.saturating_sub(1));
+    if u64::from(first_free.max(max_numeric)) + named.len() as u64 >= u64::from(u32::MAX) {
         return Err(err(
             1,
             1,
             format!(
-                "ids up to %{max_numeric} and {} names leave no room for the id bound",
+                "ids up to %{} and {} names leave no room for the id bound",
+                first_free.max(max_numeric),
                 named.len()
             ),
         ));
