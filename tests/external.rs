@@ -7,6 +7,7 @@ mod common;
 
 use std::process::Command;
 use std::sync::Arc;
+use std::time::Duration;
 
 use common::{corpus, normalized_dis, temp_dir, tool, words_to_bytes};
 use shaderstep::ir::spirv::write::write_words;
@@ -76,6 +77,11 @@ fn spirv_opt_passes_become_steps_with_its_output_at_the_end() {
                 normalized_dis(&expected),
                 "{name} with {command}: the last step is not spirv-opt's output"
             );
+            // Pass times are spirv-opt's, to its 10 ms; the input step's is ours.
+            assert_eq!(run.steps[0].resolution, None);
+            assert!(run.steps[1..]
+                .iter()
+                .all(|st| st.resolution == Some(Duration::from_millis(10))));
             // A step that changed nothing has the module of the step before it.
             for pair in run.steps.windows(2) {
                 if !pair[1].changed {

@@ -56,12 +56,14 @@ pub fn stats_json(input: &Path, run: &Run) -> Vec<String> {
             let preview: Vec<String> = s.preview.iter().map(|n| format!("\"{n}\"")).collect();
             let c = crate::ir::ops::counts(&s.module);
             format!(
-                "{{\"input\":\"{}\",\"step\":{i},\"pass\":\"{}\",\"changed\":{},\"instructions\":{},\"microseconds\":{},\"bitcasts\":{},\"pointer_values\":{},\"qptr_ops\":{},\"qptr_fallbacks\":{},\"preview\":{},\"experimental_ops\":[{}],\"diagnostics\":[{}]}}",
+                "{{\"input\":\"{}\",\"step\":{i},\"pass\":\"{}\",\"changed\":{},\"instructions\":{},\"microseconds\":{},\"resolution_microseconds\":{},\"bitcasts\":{},\"pointer_values\":{},\"qptr_ops\":{},\"qptr_fallbacks\":{},\"preview\":{},\"experimental_ops\":[{}],\"diagnostics\":[{}]}}",
                 json_escape(&input.display().to_string()),
                 s.pass,
                 s.changed,
                 s.inst_count,
                 s.duration.as_micros(),
+                s.resolution
+                    .map_or("null".to_string(), |r| r.as_micros().to_string()),
                 c.bitcasts,
                 c.pointer_values,
                 c.qptr_ops,

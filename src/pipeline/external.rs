@@ -225,6 +225,9 @@ pub struct ExternalOutput {
     pub output: Vec<u32>,
 }
 
+/// How finely `--time-report` gives a pass's time (it prints seconds to two decimals).
+pub const TIME_REPORT_RESOLUTION: std::time::Duration = std::time::Duration::from_millis(10);
+
 /// Runs `tool` on `input` with `--print-all --time-report`, the module through stdin and
 /// stdout. `Err` says why it did not run (not installed, or the tool's own error).
 pub fn run_external(tool: &ExternalTool, input: &[u32]) -> Result<ExternalOutput, String> {

@@ -32,6 +32,8 @@ pub struct Step {
     pub changed: bool,
     pub inst_count: usize,
     pub duration: Duration,
+    /// `duration` is what a tool reported, to this resolution (`None`: measured here).
+    pub resolution: Option<Duration>,
     pub diagnostics: Vec<Diagnostic>,
     /// The pass failed with this error; the module is the one it was given.
     pub error: Option<String>,
@@ -128,6 +130,7 @@ impl Run {
             changed: false,
             inst_count: first.inst_count,
             duration: Duration::ZERO,
+            resolution: None,
             diagnostics: Vec::new(),
             error: None,
             preview: first.preview.clone(),
@@ -155,6 +158,14 @@ impl Run {
             adopt(&mine.spirv_listing, &theirs.spirv_listing);
             adopt(&mine.ir_text, &theirs.ir_text);
             adopt(&mine.spirv_text, &theirs.spirv_text);
+        }
+    }
+
+    /// The last step's time is what spirv-opt's `--time-report` said (`reported`), to its
+    /// resolution.
+    fn reported_time(&mut self, reported: bool) {
+        if let Some(last) = self.steps.last_mut() {
+            last.resolution = reported.then_some(super::external::TIME_REPORT_RESOLUTION);
         }
     }
 
@@ -189,6 +200,7 @@ impl Run {
             module,
             changed,
             duration,
+            resolution: None,
             diagnostics,
             error,
             replacements,
@@ -453,6 +465,7 @@ impl Pipeline {
                 changed,
                 inst_count: module.inst_count(),
                 duration,
+                resolution: None,
                 diagnostics,
                 error: error.clone(),
                 preview,
@@ -552,6 +565,7 @@ impl Pipeline {
                     let diagnostics = self.checked(name, &module);
                     let duration = pass.wall.unwrap_or_default();
                     run.push_step(name, module, false, duration, diagnostics);
+                    run.reported_time(pass.wall.is_some());
                     if run.failed.is_some() {
                         return run;
                     }
@@ -579,6 +593,7 @@ impl Pipeline {
             previous = Some(module.clone());
             previous_text = pass.text;
             run.push_step(name, module, changed, duration, diagnostics);
+            run.reported_time(pass.wall.is_some());
             if run.failed.is_some() {
                 return run;
             }

@@ -22,6 +22,14 @@ pub fn format_time(us: u128) -> String {
     }
 }
 
+/// A step's time: below a reported time's resolution, only that it was below.
+fn step_time(st: &crate::pipeline::Step) -> String {
+    match st.resolution {
+        Some(r) if st.duration < r => format!("<{}", format_time(r.as_micros())),
+        _ => format_time(st.duration.as_micros()),
+    }
+}
+
 pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let focused = s.focus == Focus::Passes;
     let title = match s.run() {
@@ -79,7 +87,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         let time = if st.is_source() {
             String::new()
         } else {
-            format_time(st.duration.as_micros())
+            step_time(st)
         };
         let compared = s.compared_base().is_some();
         let base = if in_diff && !s.diff_prev && !compared && i == s.base_step() && i != s.step {
