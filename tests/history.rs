@@ -252,9 +252,9 @@ fn external_steps(before: &str, after: &str) -> Run {
     run
 }
 
-#[test]
-fn a_value_gone_at_an_external_step_is_followed_by_its_place_or_lost() {
-    let before = "OpCapability Shader
+/// A compute shader's header and the start of its `main` (%1, its entry block %6): uint %4,
+/// the constant 1 as %5.
+const MAIN: &str = "OpCapability Shader
 OpMemoryModel Logical GLSL450
 OpEntryPoint GLCompute %1 \"main\"
 OpExecutionMode %1 LocalSize 1 1 1
@@ -264,12 +264,14 @@ OpExecutionMode %1 LocalSize 1 1 1
 %5 = OpConstant %4 1
 %1 = OpFunction %2 None %3
 %6 = OpLabel
-%7 = OpIAdd %4 %5 %5
-%8 = OpIMul %4 %7 %5
-%9 = OpIMul %4 %8 %8
-OpReturn
-OpFunctionEnd
 ";
+
+#[test]
+fn a_value_gone_at_an_external_step_is_followed_by_its_place_or_lost() {
+    let before = format!(
+        "{MAIN}%7 = OpIAdd %4 %5 %5\n%8 = OpIMul %4 %7 %5\n%9 = OpIMul %4 %8 %8\nOpReturn\nOpFunctionEnd\n"
+    );
+    let before = before.as_str();
     // The tool rewrote the second multiplication as a new value where it stood.
     let rewritten = before.replace("%9 = OpIMul %4 %8 %8", "%10 = OpIMul %4 %8 %5");
     let run = external_steps(before, &rewritten);
@@ -294,24 +296,10 @@ OpFunctionEnd
 
 #[test]
 fn a_value_of_a_function_an_external_step_deleted_is_deleted() {
-    let with_helper = "OpCapability Shader
-OpMemoryModel Logical GLSL450
-OpEntryPoint GLCompute %1 \"main\"
-OpExecutionMode %1 LocalSize 1 1 1
-%2 = OpTypeVoid
-%3 = OpTypeFunction %2
-%4 = OpTypeInt 32 0
-%5 = OpConstant %4 1
-%1 = OpFunction %2 None %3
-%6 = OpLabel
-OpReturn
-OpFunctionEnd
-%20 = OpFunction %2 None %3
-%21 = OpLabel
-%22 = OpIAdd %4 %5 %5
-OpReturn
-OpFunctionEnd
-";
+    let with_helper = format!(
+        "{MAIN}OpReturn\nOpFunctionEnd\n%20 = OpFunction %2 None %3\n%21 = OpLabel\n%22 = OpIAdd %4 %5 %5\nOpReturn\nOpFunctionEnd\n"
+    );
+    let with_helper = with_helper.as_str();
     let without = with_helper
         .split("%20 = OpFunction")
         .next()
