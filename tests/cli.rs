@@ -610,3 +610,39 @@ fn validate_each_lifts_dialect_steps_before_spirv_val() {
     );
     assert!(!stats.contains("shaderstep.dialect'"), "{stats}");
 }
+
+#[test]
+fn run_compiles_with_the_compilers_of_shaderstep_toml() {
+    // A combined image sampler: naga's GLSL front end rejects it; the configured glslang takes
+    // it, in `run` as in the TUI.
+    common::tool("glslangValidator");
+    let dir = temp_dir("run-config");
+    std::fs::write(
+        dir.join("shaderstep.toml"),
+        "[compilers]\nfrag = \"glslangValidator -V {input} -o {output}\"\n",
+    )
+    .unwrap();
+    let shader = dir.join("textured.frag");
+    std::fs::write(
+        &shader,
+        "#version 450
+layout(set = 0, binding = 0) uniform sampler2D albedo;
+layout(location = 0) in vec2 uv;
+layout(location = 0) out vec4 color;
+void main() { color = texture(albedo, uv) * 0.5; }
+",
+    )
+    .unwrap();
+    let out_path = dir.join("textured.spv");
+    let out = shaderstep(&[
+        "run",
+        shader.to_str().unwrap(),
+        "--preset",
+        "O",
+        "-o",
+        out_path.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let words = common::spv_words(&out_path);
+    validate(&words, false).unwrap_or_else(|e| panic!("{e}"));
+}

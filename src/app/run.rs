@@ -8,7 +8,6 @@ use crate::ir::print;
 use crate::ir::spirv::disasm::{disassemble, DisasmOptions};
 use crate::ir::spirv::write::write_bytes;
 use crate::pipeline::compile::{compile, Together};
-use crate::pipeline::input::FrontEnds;
 use crate::pipeline::{Pipeline, Run, StageLink};
 
 /// Exit status: 0 success, 1 bad input or a failed pass. Usage errors (2) are clap's.
@@ -95,6 +94,8 @@ pub fn stage_link(args: &super::cli::PipelineArgs) -> Result<StageLink, String> 
 }
 
 fn run_inner(args: &RunArgs) -> Result<(), String> {
+    // shaderstep.toml as the TUI finds it: its compilers load the inputs here too.
+    let config = super::config::load(&[], &args.inputs)?.0;
     let pipeline = match &args.external {
         Some(command) => {
             if args.stages.pipeline {
@@ -103,7 +104,6 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
                         .into(),
                 );
             }
-            let config = super::config::load(&[], &args.inputs)?.0;
             Pipeline::external(config.external_tool(command)?)
         }
         None => Pipeline::from_flags(args.passes.as_deref(), &args.preset)?,
@@ -165,7 +165,7 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
     let results = compile(
         &args.inputs,
         &pipeline,
-        &FrontEnds::default(),
+        &config.front_ends,
         &together,
         &|| false,
         &mut |_| {},
