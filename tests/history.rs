@@ -316,3 +316,35 @@ fn a_value_of_a_function_an_external_step_deleted_is_deleted() {
         );
     }
 }
+
+#[test]
+fn a_value_gone_at_an_external_step_is_followed_by_what_its_users_use_instead() {
+    let before = format!(
+        "{MAIN}%7 = OpIAdd %4 %5 %5\n%8 = OpIMul %4 %7 %5\n%9 = OpIMul %4 %7 %8\nOpReturn\nOpFunctionEnd\n"
+    );
+    // The tool folded %7 away: both its users use the constant where they used it.
+    let folded = before
+        .replace("%7 = OpIAdd %4 %5 %5\n", "")
+        .replace("%8 = OpIMul %4 %7 %5", "%8 = OpIMul %4 %5 %5")
+        .replace("%9 = OpIMul %4 %7 %8", "%9 = OpIMul %4 %5 %8");
+    let run = external_steps(&before, &folded);
+    let events = history(&run, 7);
+    assert_eq!(
+        events.last().map(|e| &e.kind),
+        Some(&EventKind::Inferred { by: 5 }),
+        "{}",
+        show(&run, &events)
+    );
+    // Users that disagree, or whose other operands moved, are no evidence.
+    let disagree = folded.replace("%9 = OpIMul %4 %5 %8", "%9 = OpIMul %4 %8 %8");
+    let run = external_steps(&before, &disagree);
+    let events = history(&run, 7);
+    assert!(
+        !matches!(
+            events.last().map(|e| &e.kind),
+            Some(EventKind::Inferred { .. })
+        ),
+        "{}",
+        show(&run, &events)
+    );
+}

@@ -436,6 +436,9 @@ fn history_list(s: &State, tok: &str, id: crate::ir::Id) -> ValueList {
                     format!("{} took the place of {}", new(e.value), old(*o))
                 }
                 EventKind::Renamed { by } => format!("followed by its name: {}", new(*by)),
+                EventKind::Inferred { by } => {
+                    format!("replaced by {} (its users use it now)", new(*by))
+                }
                 EventKind::Placed { by } => {
                     format!("followed by its place: {} stands where it stood", new(*by))
                 }

@@ -5,9 +5,9 @@
 //! replacement the history follows the value that took its place. Steps of an external tool
 //! (`spirv-opt:PASS`) keep no records, but a value keeps its id across them (the tool keeps
 //! its ids, and the run gives a printed name the same id at every step). There a value that
-//! is gone is followed by its debug name where another value has it, else by its place (a new
-//! value of the same opcode and type where it stood in its block), and the history says when
-//! it cannot follow.
+//! is gone is followed by its debug name where another value has it, else by what its users
+//! use in its place, else by its place (a new value of the same opcode and type where it stood
+//! in its block), and the history says when it cannot follow.
 
 use super::manager::Run;
 use crate::ir::{Id, Inst, Module};
@@ -26,6 +26,9 @@ pub enum EventKind {
     Replaces { old: Id },
     /// Followed by its debug name across an external step (`by`: the value with that name).
     Renamed { by: Id },
+    /// Replaced by `by` at an external step, as its users show: each that is still there uses
+    /// `by` where it used the value.
+    Inferred { by: Id },
     /// Followed by its place across an external step: `by` is a new value with the same
     /// opcode and type where it stood (the same rank among those of its block).
     Placed { by: Id },
@@ -107,6 +110,42 @@ fn function_of(m: &Module, id: Id) -> Option<Id> {
         .map(|f| f.id())
 }
 
+/// The value that took the place of `id` (gone in `m`) in its users: each instruction of
+/// `prev` that used it and is still in `m` (its result, opcode and id operand count) uses one
+/// same value there, its other operands unchanged or gone too (an operand order that changed
+/// is no evidence), and that value has its type. Users without a result (stores, branches)
+/// are not matched.
+fn replaced_in_uses(prev: &Module, m: &Module, id: Id) -> Option<Id> {
+    let mut by = None;
+    for f in prev.functions() {
+        let Some(g) = m.functions().iter().find(|g| g.id() == f.id()) else {
+            continue;
+        };
+        for user in f.body().filter(|u| u.id_operands().any(|a| a == id)) {
+            let Some(now) = user.result.and_then(|r| g.def_of(r)) else {
+                continue;
+            };
+            if now.op != user.op || now.id_operands().count() != user.id_operands().count() {
+                continue;
+            }
+            for (was, is) in user.id_operands().zip(now.id_operands()) {
+                if was == id {
+                    match by {
+                        None => by = Some(is),
+                        Some(b) if b != is => return None,
+                        Some(_) => {}
+                    }
+                } else if was != is && definition(m, was).is_some() {
+                    return None;
+                }
+            }
+        }
+    }
+    // The value that took its place has its type.
+    let ty = |m: &Module, v: Id| definition(m, v).map(|(_, i)| i.ty);
+    by.filter(|&b| b != id && ty(m, b).is_some_and(|t| Some(t) == ty(prev, id)))
+}
+
 /// The new value of `m` that stands where `id` stood in `prev` (see `place`).
 fn at_place(prev: &Module, m: &Module, id: Id) -> Option<Id> {
     let (func, label, op, ty, rank) = place(prev, id)?;
@@ -165,6 +204,10 @@ pub fn history(run: &Run, value: Id) -> Vec<Event> {
                     .debug_name(current)
                     .and_then(|n| named(m, n))
                     .map(|by| (by, EventKind::Renamed { by }))
+                    .or_else(|| {
+                        replaced_in_uses(prev, m, current)
+                            .map(|by| (by, EventKind::Inferred { by }))
+                    })
                     .or_else(|| {
                         at_place(prev, m, current).map(|by| (by, EventKind::Placed { by }))
                     });
