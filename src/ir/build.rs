@@ -128,6 +128,22 @@ impl Module {
         self.intern(Inst::with_args(Op::Undef, Some(ty), None, vec![]))
     }
 
+    /// The 32-bit unsigned `OpConstant` `value` (debug records' numbers and indexes).
+    pub fn u32_constant(&mut self, value: u32) -> Option<Id> {
+        let uint = self.intern(Inst::new(
+            Op::TypeInt,
+            None,
+            None,
+            vec![Operand::LiteralBit32(32), Operand::LiteralBit32(0)],
+        ))?;
+        self.intern(Inst::new(
+            Op::Constant,
+            Some(uint),
+            None,
+            vec![Operand::LiteralBit32(value)],
+        ))
+    }
+
     /// The `OpConstantNull` of `ty`.
     pub fn null(&mut self, ty: Id) -> Option<Id> {
         self.intern(Inst::with_args(Op::ConstantNull, Some(ty), None, vec![]))

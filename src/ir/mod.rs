@@ -5,6 +5,7 @@
 pub mod analysis;
 pub mod build;
 pub mod consts;
+pub mod debug;
 pub mod func;
 pub mod fxhash;
 pub mod idmap;

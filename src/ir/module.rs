@@ -281,6 +281,26 @@ impl Module {
         })
     }
 
+    /// Names `id` (`OpName`). The name goes after the other names and before
+    /// `OpModuleProcessed`: the debug section's three parts (strings and sources, names,
+    /// processes) must stay in that order.
+    pub fn set_name(&mut self, id: Id, name: String) {
+        let at = self
+            .debug
+            .iter()
+            .position(|d| d.op == Op::ModuleProcessed)
+            .unwrap_or(self.debug.len());
+        self.debug.insert(
+            at,
+            Inst::new(
+                Op::Name,
+                None,
+                None,
+                vec![Operand::IdRef(id), Operand::LiteralString(name)],
+            ),
+        );
+    }
+
     // ---- Every instruction ----
 
     /// Every instruction of the module in SPIR-V binary order.

@@ -9,11 +9,14 @@
 //! - `split_block`, `merge_into_predecessor`, `join_blocks` (all at once, in linear time):
 //!   change blocks keeping phis and merge annotations
 //!   right (`blocks.rs`);
-//! - `clone_body`: a copy of a function's body under fresh ids (`clone.rs`).
+//! - `clone_body`: a copy of a function's body under fresh ids (`clone.rs`);
+//! - `drop_superseded_lines`, `drop_debug_uses_of`: debug info that describes nothing any
+//!   more goes (`debug.rs`).
 
 mod blocks;
 mod clone;
 mod cursor;
+mod debug;
 mod edits;
 mod join;
 mod ssa;
@@ -24,6 +27,10 @@ pub use blocks::{
 };
 pub use clone::{clone_body, ClonedBlock};
 pub use cursor::{out_of_ids, Builder};
+pub use debug::{
+    drop_debug_uses_in_module, drop_debug_uses_of, drop_superseded_lines, marker, settle_declares,
+    undefine_debug_uses, Marker,
+};
 pub use edits::Edits;
 pub use join::{join_blocks, JoinState};
 pub use ssa::repair_ssa;
@@ -258,7 +265,9 @@ pub fn decorated_ids(m: &Module) -> FxHashSet<Id> {
 }
 
 /// Names and decorations of ids that no longer exist leave the module; a decoration group
-/// loses them from its target lists.
+/// loses them from its target lists; the `DebugDeclare`s and `DebugValue`s describing them go
+/// from the module's functions (a function taken out of the module is the caller's to clean,
+/// with `drop_debug_uses_of`).
 pub fn forget(m: &mut Module, gone: &FxHashSet<Id>) {
     if gone.is_empty() {
         return;
@@ -290,6 +299,7 @@ pub fn forget(m: &mut Module, gone: &FxHashSet<Id>) {
     }
     drop_unapplied_groups(m);
     m.attributes.retain(|id, _| !gone.contains(id));
+    drop_debug_uses_in_module(m, gone);
 }
 
 /// Decoration groups applied to nothing leave the module with their decorations, and so do
@@ -342,32 +352,6 @@ pub fn remove_insts(
         }
         !d
     })
-}
-
-/// Removes every `OpLine`/`OpNoLine` in `f` that the next instruction of its block overrides
-/// (another `OpLine`/`OpNoLine`): it describes no instruction. Inlining and dead code leave
-/// such runs behind. Returns how many went.
-pub fn drop_superseded_lines(f: &mut Function) -> usize {
-    let is_line = |op: Op| matches!(op, Op::Line | Op::NoLine);
-    let mut removed = 0;
-    for b in 0..f.blocks().len() {
-        let insts = &f.block(b).insts;
-        let superseded: Vec<bool> = insts
-            .iter()
-            .enumerate()
-            .map(|(k, &i)| {
-                is_line(f.inst(i).op) && insts.get(k + 1).is_some_and(|&n| is_line(f.inst(n).op))
-            })
-            .collect();
-        if superseded.contains(&true) {
-            let mut k = 0;
-            removed += f.retain_ids(b, |_, _| {
-                k += 1;
-                !superseded[k - 1]
-            });
-        }
-    }
-    removed
 }
 
 /// The decorations of values, by value: copies of values (inlined, unrolled) take them along.

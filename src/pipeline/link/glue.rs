@@ -66,20 +66,7 @@ fn decorate(m: &mut Module, id: Id, d: Decoration, extra: Vec<Operand>) {
 }
 
 fn name(m: &mut Module, id: Id, text: &str) {
-    let at = m
-        .debug
-        .iter()
-        .rposition(|d| matches!(d.op, Op::Name | Op::MemberName))
-        .map_or(m.debug.len(), |p| p + 1);
-    m.debug.insert(
-        at,
-        Inst::new(
-            Op::Name,
-            None,
-            None,
-            vec![Operand::IdRef(id), Operand::LiteralString(text.into())],
-        ),
-    );
+    m.set_name(id, text.into());
 }
 
 /// Whether SPIR-V lists every global the entry point uses in its interface (1.4 on), rather

@@ -2,8 +2,7 @@
 //! dead until shown live, starting from what has an effect:
 //! - instructions with side effects (writes to memory other than the function's own
 //!   variables, barriers, atomics, calls, image writes, volatile loads, anything the op table
-//!   does not describe), returns and other non-branch terminators, debug lines (except a
-//!   line the next line overrides);
+//!   does not describe), returns and other non-branch terminators;
 //! - a store to a function variable (or a pointer into one) is live when the variable is:
 //!   when some live instruction reads it; a store to a `Private` or `Workgroup` variable
 //!   nothing in the module reads is dead;
@@ -14,6 +13,10 @@
 //!   and a loop with live code anywhere in it, its header included, keeps its header's branch,
 //!   so it runs as often as before;
 //! - a loop that never ends (no path reaches its merge block) stays whole.
+//!
+//! Debug info makes nothing live: source-location markers (`OpLine`, `DebugLine`,
+//! `DebugScope`…) stay in the blocks that stay, except those that then describe nothing, and a
+//! `DebugDeclare` or `DebugValue` stays while what it describes does.
 //!
 //! An entry point's interface loses the variables no function it calls uses (not
 //! `SampleId`/`SamplePosition`, which turn on sample shading by being there).
@@ -31,10 +34,13 @@ use spirv::{Op, StorageClass};
 
 use super::dce::{is_pure, remove_unused_globals, SpecConstants};
 use crate::ir::analysis::{CallGraph, ConstructKind};
+use crate::ir::debug::{self, DebugSets};
 use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::ops::ExtSets;
-use crate::ir::rewrite::{drop_superseded_lines, forget, prune_unreachable};
+use crate::ir::rewrite::{
+    drop_superseded_lines, forget, marker, prune_unreachable, undefine_debug_uses,
+};
 use crate::ir::types::pointer_type;
 use crate::ir::{Id, Inst, InstId, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
@@ -86,10 +92,11 @@ fn write_only_globals(m: &Module) -> FxHashSet<Id> {
         .filter_map(|g| g.result)
         .filter(|r| !volatile.contains(r))
         .collect();
+    let dsets = DebugSets::of(m);
     for f in m.functions() {
         // Pointers into a candidate: the chains based on it.
         let mut root: FxHashMap<Id, Id> = FxHashMap::default();
-        for inst in f.body() {
+        for inst in f.body().filter(|i| !dsets.is_debug_use(i)) {
             for (k, a) in inst.args.iter().enumerate() {
                 let Some(v) = root
                     .get(a)
@@ -135,6 +142,7 @@ fn mark(
     m: &Module,
     f: &Function,
     sets: &ExtSets,
+    dsets: &DebugSets,
     write_only: &FxHashSet<Id>,
 ) -> (Vec<bool>, Vec<bool>) {
     let cfg = f.cfg();
@@ -179,7 +187,7 @@ fn mark(
             }
             Op::Branch | Op::BranchConditional | Op::Switch => false,
             Op::Phi | Op::Variable | Op::Undef => false,
-            Op::Line | Op::NoLine => true,
+            _ if is_debug_record(inst, dsets) => false,
             _ if inst.is_terminator() => true,
             _ => !is_pure(inst, sets),
         };
@@ -310,17 +318,44 @@ fn reachable_after_collapse(
     seen
 }
 
+/// Debug info that is kept without making anything live: location markers, a function's
+/// definition record, declares and values.
+fn is_debug_record(inst: &Inst, dsets: &DebugSets) -> bool {
+    marker(inst, dsets).is_some()
+        || dsets.is_debug_use(inst)
+        || dsets.is(inst, debug::FUNCTION_DEFINITION)
+}
+
 /// Removes what is dead from function `f`; returns the ids that went, or `None` when nothing
 /// did.
 fn sweep(
     m: &mut Module,
     f: &mut Function,
     sets: &ExtSets,
+    dsets: &DebugSets,
     write_only: &FxHashSet<Id>,
 ) -> Option<FxHashSet<Id>> {
-    let (live, term_live) = mark(m, f, sets, write_only);
+    let (mut live, term_live) = mark(m, f, sets, dsets, write_only);
+    // Debug records stay where code stays; a declare or value of what goes says it is
+    // undefined from there on.
+    let mut undefined: FxHashMap<Id, Id> = FxHashMap::default();
+    for (_, i) in f.layout() {
+        let inst = f.inst(i);
+        if live[i.index()] || !is_debug_record(inst, dsets) {
+            continue;
+        }
+        live[i.index()] = true;
+        let described = inst
+            .arg(debug::ARG_DESCRIBED)
+            .filter(|_| dsets.is_debug_use(inst));
+        if let Some((d, v)) = described.and_then(|d| Some((d, f.value(d)?))) {
+            if !live[v.index()] {
+                undefined.extend(f.inst(v).ty.map(|t| (d, t)));
+            }
+        }
+    }
+    let mut changed = undefine_debug_uses(m, f, dsets, &undefined).unwrap_or(false);
     let mut gone: FxHashSet<Id> = FxHashSet::default();
-    let mut changed = false;
     let cfg = f.cfg();
     for (b, &branch_live) in term_live.iter().enumerate() {
         if !cfg.reachable(b) {
@@ -350,7 +385,7 @@ fn sweep(
     changed |= !pruned.is_empty();
     // Debug lines stay, except those the next line overrides: with the code between them
     // gone they describe nothing.
-    changed |= drop_superseded_lines(f) > 0;
+    changed |= drop_superseded_lines(f, dsets) > 0;
     gone.extend(pruned);
     changed.then_some(gone)
 }
@@ -396,6 +431,7 @@ fn drop_unused_interface(m: &mut Module) -> bool {
 
 pub fn adce(m: &mut Module) -> bool {
     let sets = ExtSets::of(m);
+    let dsets = DebugSets::of(m);
     let write_only = write_only_globals(m);
     let mut gone: FxHashSet<Id> = FxHashSet::default();
     let mut changed = false;
@@ -405,7 +441,7 @@ pub fn adce(m: &mut Module) -> bool {
         }
         let placeholder = Function::new(m.functions()[k].def.clone(), Vec::new());
         let mut f = std::mem::replace(m.function_at_mut(k), placeholder);
-        if let Some(g) = sweep(m, &mut f, &sets, &write_only) {
+        if let Some(g) = sweep(m, &mut f, &sets, &dsets, &write_only) {
             gone.extend(g);
             changed = true;
         }

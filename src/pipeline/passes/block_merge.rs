@@ -84,7 +84,7 @@ fn merge_function(
         changed = true;
         replace.apply_to_function(f);
         // A joined block's first line overrides the last line of the block it joined.
-        drop_superseded_lines(f);
+        drop_superseded_lines(f, &crate::ir::debug::DebugSets::of(m));
     }
     changed
 }

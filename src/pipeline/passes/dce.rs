@@ -6,6 +6,9 @@
 //! - types, constants and global variables nothing refers to (an entry point's interface
 //!   counts as a reference), with the names and decorations of everything removed.
 //!
+//! `DebugDeclare`s and `DebugValue`s use nothing: what only they refer to goes, and they say
+//! from then on that its value is undefined (optimized out).
+//!
 //! It does not remove spec constants (they are the pipeline's interface), does not touch
 //! control flow (unreachable blocks stay), and treats any instruction it does not know as
 //! having side effects.
@@ -13,11 +16,13 @@
 use rspirv::dr::Operand;
 use spirv::Op;
 
-use crate::ir::fxhash::FxHashSet;
+use crate::ir::debug::{self, DebugSets};
+use crate::ir::func::Function;
+use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::idmap::IdMap;
 use crate::ir::inst::{is_constant, is_type};
 use crate::ir::ops::{self, Attrs, ExtSets};
-use crate::ir::rewrite::{forget, is_metadata, remove_insts};
+use crate::ir::rewrite::{forget, is_metadata, remove_insts, undefine_debug_uses};
 use crate::ir::{Id, Inst, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
 
@@ -46,13 +51,27 @@ pub fn is_pure(inst: &Inst, sets: &ExtSets) -> bool {
 
 fn count_uses(m: &Module) -> IdMap<u32> {
     let mut uses = IdMap::new(m, 0u32);
+    let dsets = DebugSets::of(m);
     m.for_each_inst(|i| {
-        // A forward declaration is no use: it goes with the pointer type it declares.
-        if is_metadata(i.op) || i.op == Op::TypeForwardPointer {
+        // A forward declaration is no use: it goes with the pointer type it declares. Debug
+        // info naming its own function is none either: it goes with it.
+        if is_metadata(i.op)
+            || i.op == Op::TypeForwardPointer
+            || dsets.is(i, debug::FUNCTION_DEFINITION)
+        {
             return;
         }
+        // A declare or value uses what it describes only when that is a global (a constant,
+        // which cannot be undefined in its place): a local value goes, and it says so.
+        let described = dsets
+            .is_debug_use(i)
+            .then(|| i.arg(debug::ARG_DESCRIBED))
+            .flatten()
+            .filter(|&d| m.global(d).is_none());
         for u in i.uses() {
-            *uses.get_mut(u) += 1;
+            if Some(u) != described {
+                *uses.get_mut(u) += 1;
+            }
         }
     });
     uses
@@ -61,6 +80,7 @@ fn count_uses(m: &Module) -> IdMap<u32> {
 pub fn dce(m: &mut Module) -> bool {
     let before = m.inst_count();
     let sets = ExtSets::of(m);
+    let dsets = DebugSets::of(m);
     let mut removed: FxHashSet<Id> = FxHashSet::default();
 
     // Instructions and write-only locals, to a fixed point.
@@ -124,13 +144,34 @@ pub fn dce(m: &mut Module) -> bool {
             }
             removed.extend(dead_vars.iter().copied());
         }
+        let mut undefined: Vec<FxHashMap<Id, Id>> = Vec::new();
         for f in m.functions_mut() {
-            let n = remove_insts(f, &mut removed, |i| match i.result {
-                Some(r) if dead_vars.contains(&r) => true,
-                Some(r) => !used(r) && is_pure(i, &sets),
-                None => i.op == Op::Store && i.args.first().is_some_and(|p| dead_vars.contains(p)),
+            let mut typed = FxHashMap::default();
+            let n = remove_insts(f, &mut removed, |i| {
+                let dead = match i.result {
+                    Some(r) if dead_vars.contains(&r) => true,
+                    Some(r) => !used(r) && is_pure(i, &sets),
+                    None => {
+                        i.op == Op::Store && i.args.first().is_some_and(|p| dead_vars.contains(p))
+                    }
+                };
+                if dead && !dsets.is_empty() {
+                    typed.extend(i.result.zip(i.ty));
+                }
+                dead
             });
+            undefined.push(typed);
             changed |= n > 0;
+        }
+        // What debug info said of the values that went: undefined from there on.
+        for (k, typed) in undefined.iter().enumerate() {
+            if typed.is_empty() {
+                continue;
+            }
+            let placeholder = Function::new(m.functions()[k].def.clone(), Vec::new());
+            let mut f = std::mem::replace(m.function_at_mut(k), placeholder);
+            undefine_debug_uses(m, &mut f, &dsets, typed);
+            *m.function_at_mut(k) = f;
         }
         if !changed {
             break;

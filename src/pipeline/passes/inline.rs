@@ -20,10 +20,13 @@ use spirv::{FunctionControl, Op};
 
 use super::merge_return::merge_returns;
 use crate::ir::analysis::CallGraph;
+use crate::ir::debug::DebugSets;
 use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::names::Names;
-use crate::ir::rewrite::{clone_body, out_of_ids, split_block, Decorations, Replacer};
+use crate::ir::rewrite::{
+    clone_body, out_of_ids, settle_declares, split_block, Decorations, Replacer,
+};
 use crate::ir::{Id, Inst, InstId, Module};
 use crate::pipeline::pass::{Changed, Diagnostic, Pass, PassCx, PassError, Severity};
 
@@ -114,6 +117,8 @@ pub fn inline(m: &mut Module, force: bool) -> Result<(bool, Vec<Skipped>), Strin
             }
         }
         replace.apply_to_function(&mut f);
+        // A callee's parameter declared as a variable is now the caller's argument.
+        settle_declares(m, &mut f, &DebugSets::of(m)).ok_or_else(out_of_ids)?;
         *m.function_at_mut(fi) = f;
         // Later callers inline this function as it is now.
         templates.remove(&caller);
@@ -181,6 +186,14 @@ fn inline_call(
         .collect();
     let mut fresh = || m.fresh_id();
     let mut blocks = clone_body(g, &mut map, &mut fresh).ok_or_else(out_of_ids)?;
+    // The callee's `DebugFunctionDefinition` says where its own body is: not this copy.
+    let dsets = DebugSets::of(m);
+    if !dsets.is_empty() {
+        for cb in &mut blocks {
+            cb.insts
+                .retain(|i| !dsets.is(i, crate::ir::debug::FUNCTION_DEFINITION));
+        }
+    }
     // The copies are decorated as the callee's values are (`NonUniform`, `RelaxedPrecision`,
     // `NoContraction`, …); a parameter's decorations stay with it, not with the argument.
     let params: FxHashSet<Id> = g.params.iter().filter_map(|p| p.result).collect();

@@ -19,6 +19,7 @@
 
 use spirv::Op;
 
+use crate::ir::debug::{self, DebugSets};
 use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::rewrite::{forget, out_of_ids, Replacer};
@@ -31,6 +32,8 @@ pub struct Mem2Reg;
 /// A variable to promote.
 struct Var {
     id: Id,
+    /// Its `DebugDeclare`s: each becomes a `DebugValue` wherever the variable gets a value.
+    declares: Vec<InstId>,
     /// The pointee type: what loads make and stores take.
     ty: Id,
     /// The initializer, if any.
@@ -39,7 +42,7 @@ struct Var {
 }
 
 /// The variables of `f` whose every use is a plain load of it or store to it.
-fn promotable(m: &Module, f: &Function) -> Vec<Var> {
+fn promotable(m: &Module, f: &Function, dsets: &DebugSets) -> Vec<Var> {
     if f.is_declaration() {
         return Vec::new();
     }
@@ -53,17 +56,23 @@ fn promotable(m: &Module, f: &Function) -> Vec<Var> {
         let Some((_, ty)) = v.ty.and_then(|t| crate::ir::types::pointer_type(m, t)) else {
             continue;
         };
+        let mut declares = Vec::new();
         let ok = du.uses(id).iter().all(|u| {
             let i = f.inst(u.inst);
             match (i.op, u.arg) {
                 (Op::Load, 0) => !is_volatile(i),
                 (Op::Store, 0) => !is_volatile(i) && i.args.get(1) != Some(&id),
+                (Op::ExtInst, a) if dsets.is(i, debug::DECLARE) => {
+                    declares.push(u.inst);
+                    a as usize == debug::ARG_DESCRIBED
+                }
                 _ => false,
             }
         });
         if ok {
             out.push(Var {
                 id,
+                declares,
                 ty,
                 init: v.args.first().copied(),
                 name: m.debug_name(id).map(str::to_string),
@@ -75,7 +84,8 @@ fn promotable(m: &Module, f: &Function) -> Vec<Var> {
 
 /// Promotes the variables of function `f`. Returns the replacements of loads by values.
 fn promote(m: &mut Module, f: &mut Function, replace: &mut Replacer) -> Result<bool, String> {
-    let vars = promotable(m, f);
+    let dsets = DebugSets::of(m);
+    let vars = promotable(m, f, &dsets);
     if vars.is_empty() {
         return Ok(false);
     }
@@ -85,12 +95,18 @@ fn promote(m: &mut Module, f: &mut Function, replace: &mut Replacer) -> Result<b
     let dom = f.domtree();
     let du = f.def_use();
     let n = cfg.len();
+    // The loads and stores of a variable (its declares describe it, they do not use it).
+    let accesses = |v: Id| {
+        du.uses(v)
+            .iter()
+            .filter(|u| !dsets.is_debug_use(f.inst(u.inst)))
+    };
 
     // Per variable: blocks that store, blocks that load, whether everything is in one block.
     let mut stores: Vec<Vec<usize>> = vec![Vec::new(); vars.len()];
     let mut loads: Vec<Vec<usize>> = vec![Vec::new(); vars.len()];
     for (k, v) in vars.iter().enumerate() {
-        for u in du.uses(v.id) {
+        for u in accesses(v.id) {
             let b = du.block_of(u.inst).expect("in the layout");
             let list = if f.inst(u.inst).op == Op::Store {
                 &mut stores[k]
@@ -157,15 +173,13 @@ fn promote(m: &mut Module, f: &mut Function, replace: &mut Replacer) -> Result<b
             }
             continue;
         }
-        let single_store = du
-            .uses(vars[k].id)
-            .iter()
+        let single_store = accesses(vars[k].id)
             .filter(|u| f.inst(u.inst).op == Op::Store)
             .map(|u| u.inst)
             .collect::<Vec<_>>();
         if let [s] = single_store.as_slice() {
             let (sb, sp) = du.place(*s).expect("in the layout");
-            let dominated = du.uses(vars[k].id).iter().all(|u| {
+            let dominated = accesses(vars[k].id).all(|u| {
                 if u.inst == *s {
                     return true;
                 }
@@ -174,7 +188,7 @@ fn promote(m: &mut Module, f: &mut Function, replace: &mut Replacer) -> Result<b
             });
             if dominated {
                 let value = f.inst(*s).args[1];
-                for u in du.uses(vars[k].id) {
+                for u in accesses(vars[k].id) {
                     if u.inst != *s {
                         replace.replace_in(fid, f.inst(u.inst).result.unwrap_or(0), value);
                     }
@@ -339,6 +353,7 @@ fn promote(m: &mut Module, f: &mut Function, replace: &mut Replacer) -> Result<b
             }
         }
     }
+    describe_values(m, f, &vars, &mut dead, &phis_at, &initial)?;
     // The loads, stores and variables go.
     let var_ids: FxHashSet<Id> = vars.iter().map(|v| v.id).collect();
     for b in 0..n {
@@ -359,17 +374,83 @@ fn promote(m: &mut Module, f: &mut Function, replace: &mut Replacer) -> Result<b
         ));
     }
     for (r, name) in names {
-        m.debug.push(Inst::new(
-            Op::Name,
-            None,
-            None,
-            vec![
-                rspirv::dr::Operand::IdRef(r),
-                rspirv::dr::Operand::LiteralString(name),
-            ],
-        ));
+        m.set_name(r, name);
     }
     Ok(true)
+}
+
+/// Where a promoted variable described by `DebugDeclare` gets a value, a `DebugValue` says
+/// so, as spirv-opt's ssa-rewrite does: a store becomes one in its place (and leaves `dead`),
+/// a phi standing for the variable is followed by one, and the declare itself says the
+/// initial value (or goes, when stores describe the variable).
+fn describe_values(
+    m: &mut Module,
+    f: &mut Function,
+    vars: &[Var],
+    dead: &mut FxHashSet<InstId>,
+    phis_at: &[Vec<(usize, Id)>],
+    initial: &[Option<Id>],
+) -> Result<(), String> {
+    if vars.iter().all(|v| v.declares.is_empty()) {
+        return Ok(());
+    }
+    let index: FxHashMap<Id, usize> = vars.iter().enumerate().map(|(k, v)| (v.id, k)).collect();
+    let mut stored = vec![false; vars.len()];
+    for b in 0..f.blocks().len() {
+        for p in 0..f.block(b).insts.len() {
+            let i = f.block(b).insts[p];
+            let inst = f.inst(i);
+            if inst.op != Op::Store || !dead.contains(&i) {
+                continue;
+            }
+            let (Some(k), Some(&value)) = (
+                inst.args.first().and_then(|v| index.get(v)).copied(),
+                inst.args.get(1),
+            ) else {
+                continue;
+            };
+            let Some(&declare) = vars[k].declares.first() else {
+                continue;
+            };
+            let id = m.fresh_id().ok_or_else(out_of_ids)?;
+            let described = debug::value_from_declare(f.inst(declare), value, id);
+            f.replace_inst(i, described);
+            dead.remove(&i);
+            stored[k] = true;
+        }
+    }
+    for (b, list) in phis_at.iter().enumerate() {
+        let after_phis = f
+            .block(b)
+            .insts
+            .iter()
+            .take_while(|&&i| f.inst(i).op == Op::Phi)
+            .count();
+        for (slot, &(k, r)) in list.iter().enumerate() {
+            let Some(&declare) = vars[k].declares.first() else {
+                continue;
+            };
+            let id = m.fresh_id().ok_or_else(out_of_ids)?;
+            let described = debug::value_from_declare(f.inst(declare), r, id);
+            f.insert_inst(b, after_phis + slot, described);
+        }
+    }
+    for (k, v) in vars.iter().enumerate() {
+        for (n, &declare) in v.declares.iter().enumerate() {
+            let initial_value = match initial[k] {
+                Some(init) if n == 0 => init,
+                None if n == 0 && !stored[k] => m.undef(v.ty).ok_or_else(out_of_ids)?,
+                _ => {
+                    dead.insert(declare);
+                    continue;
+                }
+            };
+            let id = f.inst(declare).result.unwrap_or(0);
+            let described = debug::value_from_declare(f.inst(declare), initial_value, id);
+            f.replace_inst(declare, described);
+        }
+    }
+    Ok(())
 }
 
 /// Loads of variables nothing writes: a `Function` variable without initializer whose every
@@ -381,6 +462,7 @@ fn read_unwritten(
     f: &mut Function,
     replace: &mut Replacer,
 ) -> Result<bool, String> {
+    let dsets = DebugSets::of(m);
     let fid = f.id();
     let du = f.def_use();
     let mut loads: Vec<InstId> = Vec::new();
@@ -402,6 +484,7 @@ fn read_unwritten(
                         // (Chains in a cycle make no valid module, but must not loop here.)
                         pointers.extend(i.result.filter(|&r| seen.insert(r)));
                     }
+                    _ if dsets.is_debug_use(i) => {}
                     _ => only_read = false,
                 }
             }

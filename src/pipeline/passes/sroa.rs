@@ -19,6 +19,7 @@
 use rspirv::dr::Operand;
 use spirv::{Op, StorageClass};
 
+use crate::ir::debug::{self, DebugSets};
 use crate::ir::func::Function;
 use crate::ir::fxhash::FxHashSet;
 use crate::ir::rewrite::{decorated_ids, forget, out_of_ids, Edits, Replacer};
@@ -40,15 +41,23 @@ struct Uses {
     loads: Vec<InstId>,
     stores: Vec<InstId>,
     copies: Vec<InstId>,
+    /// `DebugDeclare`s of it: each part is declared as its index of the variable.
+    declares: Vec<InstId>,
 }
 
 /// The uses of variable `v`, or `None` when one of them is not a plain access.
 fn uses_of(m: &Module, f: &Function, v: Id) -> Option<Uses> {
     let du = f.def_use();
+    let dsets = DebugSets::of(m);
     let mut out = Uses::default();
     for u in du.uses(v) {
         let i = f.inst(u.inst);
         match (i.op, u.arg) {
+            (Op::ExtInst, a)
+                if a as usize == debug::ARG_DESCRIBED && dsets.is(i, debug::DECLARE) =>
+            {
+                out.declares.push(u.inst)
+            }
             (Op::Load, 0) if !is_volatile(i) => out.loads.push(u.inst),
             (Op::Store, 0) if !is_volatile(i) && i.args.get(1) != Some(&v) => {
                 out.stores.push(u.inst)
@@ -231,15 +240,7 @@ fn split(
         ops.extend(part_init.map(Operand::IdRef));
         edits.insert_before(var_inst, Inst::new(Op::Variable, Some(ptr), Some(id), ops));
         if let Some(n) = &name {
-            m.debug.push(Inst::new(
-                Op::Name,
-                None,
-                None,
-                vec![
-                    Operand::IdRef(id),
-                    Operand::LiteralString(format!("{n}.{k}")),
-                ],
-            ));
+            m.set_name(id, format!("{n}.{k}"));
         }
         parts[k] = Some(id);
     }
@@ -294,6 +295,20 @@ fn split(
             );
         }
         edits.remove(s);
+    }
+    // Declares: one per part, its index added to the declare's.
+    for &d in &uses.declares {
+        for (k, p) in parts.iter().enumerate() {
+            let Some(p) = *p else { continue };
+            let mut part_declare = f.inst(d).clone();
+            part_declare.args[debug::ARG_DESCRIBED] = p;
+            part_declare
+                .args
+                .push(m.u32_constant(k as u32).ok_or_else(out_of_ids)?);
+            part_declare.result = Some(m.fresh_id().ok_or_else(out_of_ids)?);
+            edits.insert_before(d, part_declare);
+        }
+        edits.remove(d);
     }
     edits.remove(var_inst);
     Ok(())

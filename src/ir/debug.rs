@@ -1,0 +1,158 @@
+//! Debug info of the `NonSemantic.Shader.DebugInfo.100` and `OpenCL.DebugInfo.100` sets: which
+//! `OpExtInst`s are debug records, and which of them only describe a value.
+//!
+//! `DebugDeclare` and `DebugValue` name a variable or a value without using it: they never keep
+//! a value alive nor stop a pass from promoting, splitting or deleting it. Passes ask
+//! [`DebugSets::is_debug_use`] to skip them, and the rewrite kit fixes them up afterwards
+//! (`rewrite::debug`): what they describe may be gone.
+
+use rspirv::dr::Operand;
+use spirv::Op;
+
+use super::inst::{Id, Inst};
+use super::module::Module;
+
+pub const SHADER_SET: &str = "NonSemantic.Shader.DebugInfo.100";
+pub const OPENCL_SET: &str = "OpenCL.DebugInfo.100";
+
+/// Instruction numbers; both sets share them where both have the instruction.
+pub const INFO_NONE: u32 = 0;
+pub const FUNCTION: u32 = 20;
+pub const SCOPE: u32 = 23;
+pub const NO_SCOPE: u32 = 24;
+pub const INLINED_AT: u32 = 25;
+pub const LOCAL_VARIABLE: u32 = 26;
+pub const DECLARE: u32 = 28;
+pub const VALUE: u32 = 29;
+pub const EXPRESSION: u32 = 31;
+/// `NonSemantic.Shader.DebugInfo.100` only.
+pub const FUNCTION_DEFINITION: u32 = 101;
+pub const LINE: u32 = 103;
+pub const NO_LINE: u32 = 104;
+
+/// Which of the two sets an import is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flavor {
+    Shader,
+    OpenCl,
+}
+
+/// The debug-info sets a module imports, by the id of their import.
+#[derive(Clone, Debug, Default)]
+pub struct DebugSets {
+    sets: Vec<(Id, Flavor)>,
+}
+
+impl DebugSets {
+    pub fn of(m: &Module) -> Self {
+        let sets = m
+            .preamble
+            .iter()
+            .filter(|i| i.op == Op::ExtInstImport)
+            .filter_map(|i| {
+                let flavor = match i.lits().first() {
+                    Some(Operand::LiteralString(s)) if s == SHADER_SET => Flavor::Shader,
+                    Some(Operand::LiteralString(s)) if s == OPENCL_SET => Flavor::OpenCl,
+                    _ => return None,
+                };
+                Some((i.result?, flavor))
+            })
+            .collect();
+        DebugSets { sets }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.sets.is_empty()
+    }
+
+    /// The set and instruction number of a debug record.
+    pub fn op(&self, inst: &Inst) -> Option<(Flavor, u32)> {
+        let (set, n) = inst.ext_inst()?;
+        self.sets
+            .iter()
+            .find(|(id, _)| *id == set)
+            .map(|&(_, flavor)| (flavor, n))
+    }
+
+    /// Whether `inst` is debug record `n` of either set.
+    pub fn is(&self, inst: &Inst, n: u32) -> bool {
+        self.op(inst).is_some_and(|(_, k)| k == n)
+    }
+
+    /// `DebugDeclare` or `DebugValue`: describes a variable or value without using it.
+    pub fn is_debug_use(&self, inst: &Inst) -> bool {
+        self.op(inst)
+            .is_some_and(|(_, n)| n == DECLARE || n == VALUE)
+    }
+
+    /// The id of the first import, to make new records with.
+    pub fn import(&self) -> Option<(Id, Flavor)> {
+        self.sets.first().copied()
+    }
+}
+
+/// `DebugDeclare`'s and `DebugValue`'s operands among `args` (the set's import is `args[0]`).
+pub const ARG_VARIABLE: usize = 1;
+/// The variable (`DebugDeclare`) or the value (`DebugValue`) described.
+pub const ARG_DESCRIBED: usize = 2;
+pub const ARG_EXPRESSION: usize = 3;
+
+/// The `DebugValue` saying that the variable `declare` (a `DebugDeclare`) describes now holds
+/// `value`: same variable, expression and indexes, result `id`.
+pub fn value_from_declare(declare: &Inst, value: Id, id: Id) -> Inst {
+    let mut v = declare.clone();
+    if let Some(n) = v.lits_mut().first_mut() {
+        *n = Operand::LiteralExtInstInteger(VALUE);
+    }
+    if let Some(d) = v.args.get_mut(ARG_DESCRIBED) {
+        *d = value;
+    }
+    v.result = Some(id);
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rspirv::grammar::{
+        NONSEMANTIC_SHADER_DEBUGINFO_100_INSTRUCTION_TABLE as SHADER,
+        OPENCL_DEBUGINFO_100_INSTRUCTION_TABLE as OPENCL,
+    };
+
+    #[test]
+    fn numbers_are_the_grammars() {
+        let name = |n: u32| {
+            SHADER
+                .iter()
+                .find(|i| spirv::Word::from(i.opcode) == n)
+                .map(|i| i.opname)
+        };
+        for (n, expect) in [
+            (INFO_NONE, "DebugInfoNone"),
+            (FUNCTION, "DebugFunction"),
+            (SCOPE, "DebugScope"),
+            (NO_SCOPE, "DebugNoScope"),
+            (INLINED_AT, "DebugInlinedAt"),
+            (LOCAL_VARIABLE, "DebugLocalVariable"),
+            (DECLARE, "DebugDeclare"),
+            (VALUE, "DebugValue"),
+            (EXPRESSION, "DebugExpression"),
+            (FUNCTION_DEFINITION, "DebugFunctionDefinition"),
+            (LINE, "DebugLine"),
+            (NO_LINE, "DebugNoLine"),
+        ] {
+            assert_eq!(
+                name(n),
+                Some(expect),
+                "NonSemantic.Shader.DebugInfo.100 #{n}"
+            );
+            if n < FUNCTION_DEFINITION {
+                let cl = OPENCL
+                    .iter()
+                    .find(|i| spirv::Word::from(i.opcode) == n)
+                    .map(|i| i.opname);
+                assert_eq!(cl, Some(expect), "OpenCL.DebugInfo.100 #{n}");
+            }
+        }
+    }
+}
