@@ -357,3 +357,94 @@ OpName %a \"a\"
     let mut names = SharedNames::above_ids_of([huge]);
     assert!(assemble_sharing(huge, &mut names).is_err());
 }
+
+/// A fragment shader whose comments are Latin-1: `glslangValidator -g` embeds them in
+/// `OpSource` byte for byte.
+const LATIN1_FRAG: &[u8] = b"#version 450
+// caf\xe9 cr\xe8me br\xfbl\xe9e: Latin-1, not UTF-8
+layout(location = 0) out vec4 color;
+void main() {
+    color = vec4(1.0); // \xa9 2024
+}
+";
+
+#[test]
+fn strings_that_are_not_utf8_load_and_write_back_byte_for_byte() {
+    use shaderstep::ir::{print, spirv::disasm};
+    let words = common::glslang_words("latin1.frag", LATIN1_FRAG, &["-g"]);
+    validate(&words, false).expect("spirv-val accepts strings that are not UTF-8");
+    let m = read::read_words(&words).unwrap_or_else(|e| panic!("does not read: {e}"));
+    assert_eq!(write::write_words(&m), words, "write(read(x)) != x");
+    assert_eq!(
+        read::read_bytes(&write::write_bytes(&m))
+            .unwrap()
+            .inst_count(),
+        m.inst_count()
+    );
+    // People see U+FFFD where the bytes are not UTF-8, never the escapes.
+    let dis = disasm::disassemble(&m, &Default::default());
+    let ir = print::print(&m);
+    for (what, text) in [("disassembly", &dis), ("IR text", &ir)] {
+        // glslang 11 writes a lead byte's "continuation" bytes as 0xff: what is shown is
+        // what the module holds.
+        assert!(
+            text.contains("caf\u{fffd}") && text.contains("Latin-1, not UTF-8"),
+            "{what}:\n{text}"
+        );
+        assert!(
+            !text
+                .chars()
+                .any(|c| u32::from(c) >= shaderstep::ir::strings::ESCAPE),
+            "{what} shows an escape"
+        );
+    }
+    // What our disassembler prints assembles and reads (U+FFFD is not the original bytes).
+    let again = asm::assemble(&dis).unwrap_or_else(|e| panic!("{e}"));
+    read::read_words(&again).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// Bytes that are not UTF-8 in a string rspirv decodes where the reader does not look first
+/// (a decoration's parameter), in a name, and a string that holds the escapes' own code points.
+#[test]
+fn every_string_operand_keeps_its_bytes() {
+    let text = r#"
+               OpCapability Shader
+               OpExtension "SPV_GOOGLE_hlsl_functionality1"
+               OpExtension "SPV_GOOGLE_decorate_string"
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint Fragment %main "main" %in
+               OpExecutionMode %main OriginUpperLeft
+               OpName %in "in~~"
+               OpName %main "main\u{10FF41}\u{10FFFF}"
+               OpDecorateString %in UserSemantic "TEX~COORD~"
+               OpDecorate %in Location 0
+               OpDecorate %in Flat
+       %void = OpTypeVoid
+          %3 = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+     %ptr_in = OpTypePointer Input %uint
+         %in = OpVariable %ptr_in Input
+       %main = OpFunction %void None %3
+          %5 = OpLabel
+               OpReturn
+               OpFunctionEnd
+"#
+    .replace("\\u{10FF41}", "\u{10FF41}")
+    .replace("\\u{10FFFF}", "\u{10FFFF}");
+    let mut words = asm::assemble(&text).unwrap_or_else(|e| panic!("{e}"));
+    // `~` becomes a byte that is not UTF-8 on its own.
+    for w in &mut words[5..] {
+        let mut b = w.to_le_bytes();
+        for x in &mut b {
+            if *x == b'~' {
+                *x = 0xe9;
+            }
+        }
+        *w = u32::from_le_bytes(b);
+    }
+    let m = read::read_words(&words).unwrap_or_else(|e| panic!("does not read: {e}"));
+    assert_eq!(write::write_words(&m), words, "write(read(x)) != x");
+    let dis = shaderstep::ir::spirv::disasm::disassemble(&m, &Default::default());
+    assert!(dis.contains("\"TEX\u{fffd}COORD\u{fffd}\""), "{dis}");
+    assert!(dis.contains("\"main\u{10FF41}\u{10FFFF}\""), "{dis}");
+}

@@ -379,7 +379,7 @@ fn source_files(module: &crate::ir::Module, own: Option<(&str, &Arc<str>)>) -> S
                         == std::path::Path::new(own_name).file_name()
                 })
                 .map(|(_, t)| Arc::new(t.lines().map(str::to_string).collect::<Vec<_>>()));
-            files.insert(id, (name.clone(), text));
+            files.insert(id, (crate::ir::strings::display(name).into_owned(), text));
         }
     }
     for inst in &module.debug {
@@ -388,7 +388,10 @@ fn source_files(module: &crate::ir::Module, own: Option<(&str, &Arc<str>)>) -> S
         {
             if let Some(entry) = files.get_mut(file) {
                 if entry.1.is_none() {
-                    entry.1 = Some(Arc::new(numbered_source(text)));
+                    // Bytes that are not UTF-8 (a Latin-1 comment) show as U+FFFD.
+                    entry.1 = Some(Arc::new(numbered_source(&crate::ir::strings::display(
+                        text,
+                    ))));
                 }
             }
         }
