@@ -412,6 +412,9 @@ pub fn listing(m: &Module, opts: &DisasmOptions) -> Listing {
             }
             line(&mut out, func.terminator(b));
         }
+        for inst in &func.epilogue_debug {
+            line(&mut out, inst);
+        }
         line(&mut out, &end);
         out.leave_function(cx.names.get(func.id()));
     }

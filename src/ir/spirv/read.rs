@@ -596,6 +596,61 @@ fn is_annotation(op: Op) -> bool {
     )
 }
 
+/// Debug instructions that may stand outside a block: `OpLine`/`OpNoLine`, and the
+/// non-semantic `OpExtInst`s `spirv-opt --print-all` prints between functions, between a
+/// terminator and the next label, and between `OpFunction` and the first label (those of a
+/// `NonSemantic.*` set, and `DebugScope`/`DebugNoScope` of `OpenCL.DebugInfo.100`). They are
+/// kept where they are, as line info is.
+struct FloatingDebug {
+    /// Imports of `NonSemantic.*` sets.
+    non_semantic: Vec<Id>,
+    /// Imports of `OpenCL.DebugInfo.100`, and its `DebugScope` and `DebugNoScope` numbers.
+    opencl_debug: Vec<Id>,
+    opencl_scopes: [Option<u32>; 2],
+}
+
+impl FloatingDebug {
+    fn of(insts: &[Inst]) -> Self {
+        let mut non_semantic = Vec::new();
+        let mut opencl_debug = Vec::new();
+        for i in insts.iter().filter(|i| i.op == Op::ExtInstImport) {
+            match (i.result, i.lits().first()) {
+                (Some(id), Some(Operand::LiteralString(name)))
+                    if name.starts_with("NonSemantic.") =>
+                {
+                    non_semantic.push(id)
+                }
+                (Some(id), Some(Operand::LiteralString(name))) if name == OPENCL_DEBUG => {
+                    opencl_debug.push(id)
+                }
+                _ => {}
+            }
+        }
+        FloatingDebug {
+            non_semantic,
+            opencl_debug,
+            opencl_scopes: ["DebugScope", "DebugNoScope"]
+                .map(|name| grammar::ext_inst_number(OPENCL_DEBUG, name)),
+        }
+    }
+
+    fn holds(&self, inst: &Inst) -> bool {
+        match inst.op {
+            Op::Line | Op::NoLine => true,
+            Op::ExtInst => match inst.ext_inst() {
+                Some((set, _)) if self.non_semantic.contains(&set) => true,
+                Some((set, number)) => {
+                    self.opencl_debug.contains(&set) && self.opencl_scopes.contains(&Some(number))
+                }
+                None => false,
+            },
+            _ => false,
+        }
+    }
+}
+
+const OPENCL_DEBUG: &str = "OpenCL.DebugInfo.100";
+
 fn build_module(
     header: Header,
     bound: u32,
@@ -614,6 +669,7 @@ fn build_module(
     let mut section = 0;
     let mut pending_lines: Vec<Inst> = Vec::new();
     let mut pending_block_lines: Vec<Inst> = Vec::new();
+    let floating_debug = FloatingDebug::of(&insts);
 
     for (i, inst) in insts.into_iter().enumerate() {
         let index = i + 1;
@@ -646,10 +702,10 @@ fn build_module(
                     if block.is_some() {
                         return Err(layout("the last block has no terminator"));
                     }
-                    // Line info after the last terminator has no block to go with: it is
-                    // kept, in front of what follows.
-                    pending_lines.append(&mut block_lines);
-                    m.push_function(func.take().expect("in a function"));
+                    // Debug instructions after the last terminator stay there.
+                    let mut f = func.take().expect("in a function");
+                    f.epilogue_debug = std::mem::take(&mut block_lines);
+                    m.push_function(f);
                 }
                 Op::FunctionParameter => {
                     if !f.blocks().is_empty() || block.is_some() {
@@ -704,10 +760,10 @@ fn build_module(
                         }
                         insts.push(inst)
                     }
-                    None if matches!(inst.op, Op::Line | Op::NoLine) && f.blocks().is_empty() => {
+                    None if floating_debug.holds(&inst) && f.blocks().is_empty() => {
                         f.prologue_debug.push(inst)
                     }
-                    None if matches!(inst.op, Op::Line | Op::NoLine) => block_lines.push(inst),
+                    None if floating_debug.holds(&inst) => block_lines.push(inst),
                     None => return Err(layout("instruction outside a block")),
                 },
             }
