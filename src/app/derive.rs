@@ -449,3 +449,27 @@ fn source_line_at_cursor(s: &State) -> Option<String> {
         .map_or(String::new(), |l| l.trim().to_string());
     Some(format!("{short}:{line}  {code}"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The source view shows bytes of `OpSource` that are not UTF-8 as U+FFFD.
+    #[test]
+    fn source_text_that_is_not_utf8_shows_replacement_characters() {
+        let text = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+%f = OpString \"caf~.frag\"
+OpSource GLSL 450 %f \"// caf~\nvoid main() {}\n\"
+";
+        let mut words = crate::ir::spirv::asm::assemble(text).unwrap();
+        for w in &mut words[5..] {
+            *w = u32::from_le_bytes(w.to_le_bytes().map(|b| if b == b'~' { 0xe9 } else { b }));
+        }
+        let m = crate::ir::spirv::read::read_words(&words).unwrap();
+        let files = source_files(&m, None);
+        let (name, lines) = files.values().next().unwrap();
+        assert_eq!(name, "caf\u{fffd}.frag");
+        assert_eq!(lines.as_deref().unwrap()[0], "// caf\u{fffd}");
+    }
+}
