@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use common::{corpus, normalized_dis, temp_dir, tool, words_to_bytes};
 use shaderstep::ir::spirv::write::write_words;
-use shaderstep::pipeline::external::ExternalTool;
+use shaderstep::ir::spirv::{asm, read};
+use shaderstep::pipeline::external::{parse_print_all, ExternalTool};
 use shaderstep::pipeline::{Checks, Pipeline};
 
 /// The passes spirv-opt runs with `flags` on `words` (its `--print-all` headers) and its output.
@@ -175,4 +176,95 @@ fn run_external_writes_spirv_opt_output() {
         "O",
     ]);
     assert_eq!(r.status.code(), Some(2), "--external and --preset conflict");
+}
+
+/// Two functions and a loop, for a debug build with `-gVS` (NonSemantic.Shader.DebugInfo.100).
+const DEBUG_FRAG: &str = "#version 450
+layout(location = 0) in vec2 uv;
+layout(location = 0) out vec4 color;
+float shade(float x, int n) {
+    float acc = 0.0;
+    for (int i = 0; i < n; i++) {
+        acc += x * float(i);
+    }
+    return acc;
+}
+void main() {
+    color = vec4(shade(uv.x, 4), uv.y, 0.0, 1.0);
+}
+";
+
+/// spirv-opt prints DebugScope, DebugLine and their kin between functions, between a
+/// terminator and the next label, and between OpFunction and the first label: every module it
+/// prints assembles with our assembler and reads, with those instructions kept in place.
+#[test]
+fn spirv_opt_prints_of_a_debug_build_assemble_and_read() {
+    let words = common::glslang_words("debug.frag", DEBUG_FRAG.as_bytes(), &["-gVS"]);
+    let m = read::read_words(&words).unwrap_or_else(|e| panic!("the -gVS build: {e}"));
+    assert_eq!(
+        write_words(&m),
+        words,
+        "write(read(x)) != x for the -gVS build"
+    );
+
+    let dir = temp_dir("external-gvs");
+    let input = dir.join("in.spv");
+    let output = dir.join("out.spv");
+    std::fs::write(&input, words_to_bytes(&words)).unwrap();
+    let r = Command::new(tool("spirv-opt"))
+        .args(["-O", "--print-all"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let (input_text, passes) = parse_print_all(&String::from_utf8_lossy(&r.stderr));
+    assert!(passes.len() > 10, "{} passes", passes.len());
+    let texts: Vec<(&str, &str)> = std::iter::once(("input", input_text.as_str()))
+        .chain(passes.iter().map(|p| (p.name.as_str(), p.text.as_str())))
+        .collect();
+    let mut names = asm::SharedNames::above_ids_of(texts.iter().map(|t| t.1));
+    let mut floating = 0;
+    for (pass, text) in &texts {
+        let a = asm::assemble_sharing(text, &mut names).unwrap_or_else(|e| {
+            panic!("what spirv-opt printed after {pass} does not assemble: {e}")
+        });
+        let m = read::read_words(&a.words)
+            .unwrap_or_else(|e| panic!("what spirv-opt printed after {pass} does not read: {e}"));
+        // Written back, the instructions are where the print has them.
+        assert_eq!(
+            write_words(&m),
+            a.words,
+            "after {pass}: write(read(x)) != x"
+        );
+        // Non-semantic instructions outside blocks: what this test is about.
+        floating += m
+            .functions()
+            .iter()
+            .flat_map(|f| {
+                f.prologue_debug
+                    .iter()
+                    .chain(&f.leading_debug)
+                    .chain(&f.epilogue_debug)
+                    .chain(f.blocks().iter().flat_map(|b| &b.lines))
+            })
+            .chain(&m.trailing_debug)
+            .filter(|i| i.op == spirv::Op::ExtInst)
+            .count();
+    }
+    assert!(
+        floating > 0,
+        "no debug instruction outside a block: the test tests nothing"
+    );
+    let out = read::words_from_bytes(&std::fs::read(&output).unwrap()).unwrap();
+    let m = read::read_words(&out).unwrap_or_else(|e| panic!("spirv-opt's output: {e}"));
+    assert_eq!(write_words(&m), out);
+    let _ = std::fs::remove_dir_all(&dir);
+
+    // And the external pipeline steps through all of it.
+    let pipeline = Pipeline::external(ExternalTool::parse("spirv-opt -O", None).unwrap());
+    let run = pipeline.run(Arc::new(words));
+    assert!(run.ok(), "{:?}", run.steps.last().unwrap().diagnostics);
+    assert_eq!(run.steps.len(), passes.len() + 1);
 }

@@ -357,3 +357,194 @@ OpName %a \"a\"
     let mut names = SharedNames::above_ids_of([huge]);
     assert!(assemble_sharing(huge, &mut names).is_err());
 }
+
+/// A fragment shader whose comments are Latin-1: `glslangValidator -g` embeds them in
+/// `OpSource` byte for byte.
+const LATIN1_FRAG: &[u8] = b"#version 450
+// caf\xe9 cr\xe8me br\xfbl\xe9e: Latin-1, not UTF-8
+layout(location = 0) out vec4 color;
+void main() {
+    color = vec4(1.0); // \xa9 2024
+}
+";
+
+#[test]
+fn strings_that_are_not_utf8_load_and_write_back_byte_for_byte() {
+    use shaderstep::ir::{print, spirv::disasm};
+    let words = common::glslang_words("latin1.frag", LATIN1_FRAG, &["-g"]);
+    validate(&words, false).expect("spirv-val accepts strings that are not UTF-8");
+    let m = read::read_words(&words).unwrap_or_else(|e| panic!("does not read: {e}"));
+    assert_eq!(write::write_words(&m), words, "write(read(x)) != x");
+    assert_eq!(
+        read::read_bytes(&write::write_bytes(&m))
+            .unwrap()
+            .inst_count(),
+        m.inst_count()
+    );
+    // People see U+FFFD where the bytes are not UTF-8, never the escapes.
+    let dis = disasm::disassemble(&m, &Default::default());
+    let ir = print::print(&m);
+    for (what, text) in [("disassembly", &dis), ("IR text", &ir)] {
+        // glslang 11 writes a lead byte's "continuation" bytes as 0xff: what is shown is
+        // what the module holds.
+        assert!(
+            text.contains("caf\u{fffd}") && text.contains("Latin-1, not UTF-8"),
+            "{what}:\n{text}"
+        );
+        assert!(
+            !text
+                .chars()
+                .any(|c| u32::from(c) >= shaderstep::ir::strings::ESCAPE),
+            "{what} shows an escape"
+        );
+    }
+    // What our disassembler prints assembles and reads (U+FFFD is not the original bytes).
+    let again = asm::assemble(&dis).unwrap_or_else(|e| panic!("{e}"));
+    read::read_words(&again).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// Bytes that are not UTF-8 in a string rspirv decodes where the reader does not look first
+/// (a decoration's parameter), in a name, and a string that holds the escapes' own code points.
+#[test]
+fn every_string_operand_keeps_its_bytes() {
+    let text = r#"
+               OpCapability Shader
+               OpExtension "SPV_GOOGLE_hlsl_functionality1"
+               OpExtension "SPV_GOOGLE_decorate_string"
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint Fragment %main "main" %in
+               OpExecutionMode %main OriginUpperLeft
+               OpName %in "in~~"
+               OpName %main "main\u{10FF41}\u{10FFFF}"
+               OpDecorateString %in UserSemantic "TEX~COORD~"
+               OpDecorate %in Location 0
+               OpDecorate %in Flat
+       %void = OpTypeVoid
+          %3 = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+     %ptr_in = OpTypePointer Input %uint
+         %in = OpVariable %ptr_in Input
+       %main = OpFunction %void None %3
+          %5 = OpLabel
+               OpReturn
+               OpFunctionEnd
+"#
+    .replace("\\u{10FF41}", "\u{10FF41}")
+    .replace("\\u{10FFFF}", "\u{10FFFF}");
+    let mut words = asm::assemble(&text).unwrap_or_else(|e| panic!("{e}"));
+    // `~` becomes a byte that is not UTF-8 on its own.
+    for w in &mut words[5..] {
+        let mut b = w.to_le_bytes();
+        for x in &mut b {
+            if *x == b'~' {
+                *x = 0xe9;
+            }
+        }
+        *w = u32::from_le_bytes(b);
+    }
+    let m = read::read_words(&words).unwrap_or_else(|e| panic!("does not read: {e}"));
+    assert_eq!(write::write_words(&m), words, "write(read(x)) != x");
+    let dis = shaderstep::ir::spirv::disasm::disassemble(&m, &Default::default());
+    assert!(dis.contains("\"TEX\u{fffd}COORD\u{fffd}\""), "{dis}");
+    assert!(dis.contains("\"main\u{10FF41}\u{10FFFF}\""), "{dis}");
+}
+
+/// Word offsets of the instructions of a binary, in order.
+fn inst_offsets(words: &[u32]) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut at = 5;
+    while at < words.len() {
+        out.push(at);
+        at += (words[at] >> 16) as usize;
+    }
+    out
+}
+
+/// An operand rspirv cannot decode is reported at its instruction: index, word offset and
+/// opcode, also after `OpSpecConstantOp`s the reader hides from rspirv as runs of `OpNop`s.
+#[test]
+fn operand_errors_name_their_instruction_and_word() {
+    let text = r#"
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main"
+               OpExecutionMode %main LocalSize 1 1 1
+               OpName %main "main"
+               OpDecorate %a SpecId 0
+       %void = OpTypeVoid
+          %3 = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+     %v2uint = OpTypeVector %uint 2
+          %a = OpSpecConstant %uint 4
+         %ab = OpSpecConstantComposite %v2uint %a %a
+         %ba = OpSpecConstantOp %v2uint VectorShuffle %ab %ab 1 0
+          %y = OpSpecConstantOp %uint CompositeExtract %ba 0
+        %ptr = OpTypePointer Function %uint
+       %main = OpFunction %void None %3
+          %5 = OpLabel
+          %v = OpVariable %ptr Function
+               OpStore %v %y None
+               OpReturn
+               OpFunctionEnd
+"#;
+    let words = asm::assemble(text).unwrap_or_else(|e| panic!("{e}"));
+    read::read_words(&words).unwrap_or_else(|e| panic!("{e}"));
+    let offsets = inst_offsets(&words);
+    let nth = |op: &str| {
+        let g = shaderstep::ir::spirv::grammar::core_by_name(op).unwrap();
+        1 + offsets
+            .iter()
+            .position(|&o| words[o] & 0xffff == g.opcode as u32)
+            .unwrap()
+    };
+    let expect = |w: &[u32], index: usize, op: &str, detail: &str| {
+        let e = read::read_words(w).expect_err("corrupt");
+        assert_eq!(e.index(), Some(index), "{e}");
+        let at = format!(
+            "instruction #{index} (Op{op}) at word {}",
+            offsets[index - 1]
+        );
+        let msg = e.to_string();
+        assert!(
+            msg.contains(&at) && msg.contains(detail),
+            "{msg}\nwanted: {at}"
+        );
+    };
+
+    // A string with no nul in its word count (OpName %main "main": the nul word is "main").
+    let n = nth("Name");
+    let mut w = words.clone();
+    w[offsets[n - 1] + 2] = u32::from_le_bytes(*b"abcd");
+    w[offsets[n - 1] + 3] = u32::from_le_bytes(*b"efgh");
+    expect(&w, n, "Name", "reached word limit");
+
+    // An enumerant that does not exist: OpMemoryModel Logical 999.
+    let n = nth("MemoryModel");
+    let mut w = words.clone();
+    w[offsets[n - 1] + 2] = 999;
+    expect(
+        &w,
+        n,
+        "MemoryModel",
+        &format!(
+            "unknown value 999 for operand kind MemoryModel at word {}",
+            offsets[n - 1] + 2
+        ),
+    );
+
+    // A memory-access mask with bits no flag has, after the hidden OpSpecConstantOps.
+    let n = nth("Store");
+    let mut w = words.clone();
+    w[offsets[n - 1] + 3] = 0x4000_0000;
+    expect(&w, n, "Store", "MemoryAccess");
+
+    // An id out of bound and a layout error say where they are too.
+    let n = nth("Store");
+    let mut w = words.clone();
+    w[offsets[n - 1] + 1] = 0x00ff_ffff;
+    expect(&w, n, "Store", "invalid id %16777215");
+    let n = nth("Function");
+    let mut w = words.clone();
+    w.insert(offsets[n - 1], (1 << 16) | spirv::Op::Return as u32);
+    expect(&w, n, "Return", "only allowed inside a function");
+}

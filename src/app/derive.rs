@@ -379,7 +379,7 @@ fn source_files(module: &crate::ir::Module, own: Option<(&str, &Arc<str>)>) -> S
                         == std::path::Path::new(own_name).file_name()
                 })
                 .map(|(_, t)| Arc::new(t.lines().map(str::to_string).collect::<Vec<_>>()));
-            files.insert(id, (name.clone(), text));
+            files.insert(id, (crate::ir::strings::display(name).into_owned(), text));
         }
     }
     for inst in &module.debug {
@@ -388,7 +388,10 @@ fn source_files(module: &crate::ir::Module, own: Option<(&str, &Arc<str>)>) -> S
         {
             if let Some(entry) = files.get_mut(file) {
                 if entry.1.is_none() {
-                    entry.1 = Some(Arc::new(numbered_source(text)));
+                    // Bytes that are not UTF-8 (a Latin-1 comment) show as U+FFFD.
+                    entry.1 = Some(Arc::new(numbered_source(&crate::ir::strings::display(
+                        text,
+                    ))));
                 }
             }
         }
@@ -445,4 +448,28 @@ fn source_line_at_cursor(s: &State) -> Option<String> {
         .and_then(|t| t.get(line.checked_sub(1)?))
         .map_or(String::new(), |l| l.trim().to_string());
     Some(format!("{short}:{line}  {code}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The source view shows bytes of `OpSource` that are not UTF-8 as U+FFFD.
+    #[test]
+    fn source_text_that_is_not_utf8_shows_replacement_characters() {
+        let text = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+%f = OpString \"caf~.frag\"
+OpSource GLSL 450 %f \"// caf~\nvoid main() {}\n\"
+";
+        let mut words = crate::ir::spirv::asm::assemble(text).unwrap();
+        for w in &mut words[5..] {
+            *w = u32::from_le_bytes(w.to_le_bytes().map(|b| if b == b'~' { 0xe9 } else { b }));
+        }
+        let m = crate::ir::spirv::read::read_words(&words).unwrap();
+        let files = source_files(&m, None);
+        let (name, lines) = files.values().next().unwrap();
+        assert_eq!(name, "caf\u{fffd}.frag");
+        assert_eq!(lines.as_deref().unwrap()[0], "// caf\u{fffd}");
+    }
 }

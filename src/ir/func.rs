@@ -136,10 +136,14 @@ pub struct Function {
     /// The `OpFunction` instruction: result type, result id, control, function type.
     pub def: Inst,
     pub params: Vec<Inst>,
-    /// `OpLine`/`OpNoLine` between `OpFunction` and the first label, kept in place.
+    /// `OpLine`/`OpNoLine` (and non-semantic debug instructions such as `DebugScope`) between
+    /// `OpFunction` and the first label, kept in place.
     pub prologue_debug: Vec<Inst>,
-    /// `OpLine`/`OpNoLine` between the previous `OpFunctionEnd` and this `OpFunction`.
+    /// The same between the previous `OpFunctionEnd` and this `OpFunction`.
     pub leading_debug: Vec<Inst>,
+    /// The same between the last block's terminator and `OpFunctionEnd` (spirv-opt puts a
+    /// `DebugNoScope` there).
+    pub epilogue_debug: Vec<Inst>,
     insts: Vec<Inst>,
     /// Empty for a declaration (an imported function).
     blocks: Vec<Block>,
@@ -156,6 +160,7 @@ impl PartialEq for Function {
             && self.params == other.params
             && self.prologue_debug == other.prologue_debug
             && self.leading_debug == other.leading_debug
+            && self.epilogue_debug == other.epilogue_debug
             && self.blocks.len() == other.blocks.len()
             && self.blocks.iter().zip(&other.blocks).all(|(a, b)| {
                 a.label == b.label
@@ -229,6 +234,7 @@ impl Function {
             params,
             prologue_debug: Vec::new(),
             leading_debug: Vec::new(),
+            epilogue_debug: Vec::new(),
             insts: Vec::new(),
             blocks: Vec::new(),
             block_index: OnceLock::new(),
@@ -412,6 +418,7 @@ impl Function {
         2 + self.params.len()
             + self.prologue_debug.len()
             + self.leading_debug.len()
+            + self.epilogue_debug.len()
             + self
                 .blocks
                 .iter()
@@ -686,6 +693,7 @@ impl Function {
             .prologue_debug
             .iter_mut()
             .chain(&mut self.leading_debug)
+            .chain(&mut self.epilogue_debug)
         {
             i.remap_ids(f);
         }

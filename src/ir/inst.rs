@@ -292,7 +292,7 @@ impl ExactSizeIterator for Operands<'_> {}
 /// Words a literal or enumerant operand takes in a binary.
 pub fn lit_words(o: &Operand) -> usize {
     match o {
-        Operand::LiteralString(s) => s.len() / 4 + 1,
+        Operand::LiteralString(s) => super::strings::word_count(s),
         Operand::LiteralBit64(_) => 2,
         _ => 1,
     }

@@ -20,6 +20,7 @@ pub mod print;
 pub mod qptr;
 pub mod rewrite;
 pub mod spirv;
+pub mod strings;
 pub mod types;
 pub mod typing;
 pub mod usage;

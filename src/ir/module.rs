@@ -330,6 +330,7 @@ impl Module {
                 }
                 f(func.terminator(b));
             }
+            func.epilogue_debug.iter().for_each(&mut f);
             f(&end);
         }
         self.trailing_debug.iter().for_each(&mut f);
@@ -384,6 +385,7 @@ impl Module {
             f(&mut func.def);
             func.params.iter_mut().for_each(&mut f);
             func.prologue_debug.iter_mut().for_each(&mut f);
+            func.epilogue_debug.iter_mut().for_each(&mut f);
             func.for_each_inst_mut(&mut f);
         }
         self.trailing_debug.iter_mut().for_each(&mut f);

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use super::module::{Attribute, Module};
 use super::spirv::asm::{self, AsmError};
-use super::spirv::read::{self, ReadError};
+use super::spirv::read;
 use super::usage::Usage;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -47,20 +47,10 @@ impl From<AsmError> for ParseError {
 pub fn parse(text: &str) -> Result<Module, ParseError> {
     let a = asm::assemble_with_lines(text)?;
     let mut m = read::read_words(&a.words).map_err(|e| {
-        let index = match &e {
-            ReadError::Truncated { index, .. }
-            | ReadError::ZeroWordCount { index, .. }
-            | ReadError::UnknownOpcode { index, .. }
-            | ReadError::Operands { index, .. }
-            | ReadError::IdOutOfBound { index, .. }
-            | ReadError::Layout { index, .. } => *index,
-            _ => 0,
-        };
-        let line = if index > 0 {
-            a.lines.get(index - 1).copied().unwrap_or(0)
-        } else {
-            0
-        };
+        let line = e
+            .index()
+            .and_then(|index| a.lines.get(index - 1).copied())
+            .unwrap_or(0);
         ParseError {
             line,
             col: 1,

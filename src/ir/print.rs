@@ -154,6 +154,9 @@ fn print_function(
         }
         inst_line(out, m, cx, f.terminator(bi), &body_indent, ids);
     }
+    for l in &f.epilogue_debug {
+        inst_line(out, m, cx, l, "", ids);
+    }
     out.note("OpFunctionEnd".into());
     out.leave_function(cx.names.get(func));
 }

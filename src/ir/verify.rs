@@ -487,7 +487,8 @@ impl<'m> Verifier<'m> {
                 .iter()
                 .chain(std::iter::once(&f.def))
                 .chain(&f.params)
-                .chain(&f.prologue_debug);
+                .chain(&f.prologue_debug)
+                .chain(&f.epilogue_debug);
             for i in headers {
                 self.check_inst(Some(f), i, i.result);
             }

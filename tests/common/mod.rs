@@ -57,6 +57,28 @@ pub fn glslang(dir: &Path, name: &str, source: &str) -> PathBuf {
     out
 }
 
+/// Compiles GLSL source bytes (which need not be UTF-8) with `glslangValidator -V` and `flags`
+/// (`-g`, `-gVS`) into words; glslang's messages on failure.
+pub fn glslang_words(name: &str, source: &[u8], flags: &[&str]) -> Vec<u32> {
+    let dir = temp_dir("glslang-words");
+    let src = dir.join(name);
+    std::fs::write(&src, source).unwrap();
+    let out = dir.join(format!("{name}.spv"));
+    let r = Command::new(tool("glslangValidator"))
+        .arg("-V")
+        .args(flags)
+        .arg(&src)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stdout));
+    let words =
+        shaderstep::ir::spirv::read::words_from_bytes(&std::fs::read(&out).unwrap()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    words
+}
+
 /// The words of a SPIR-V binary file.
 pub fn spv_words(path: &Path) -> Vec<u32> {
     std::fs::read(path)

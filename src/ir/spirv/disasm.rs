@@ -14,6 +14,7 @@ use crate::ir::module::Module;
 use crate::ir::names::Names;
 use crate::ir::number::{format_number, ScalarKind};
 use crate::ir::ops;
+use crate::ir::strings;
 
 /// Grammar spelling of a bit-mask operand: `None` or `A|B`.
 fn mask_text<'a>(bits: u32, names: impl Iterator<Item = (&'a str, u32)>) -> String {
@@ -233,7 +234,7 @@ impl Context {
                         let _ = write!(s, "{v}");
                     }
                 },
-                Operand::LiteralString(v) => s.push_str(&quote(v)),
+                Operand::LiteralString(v) => s.push_str(&quote(&strings::display(v))),
                 Operand::LiteralExtInstInteger(n) => {
                     match ext_set.and_then(|set| grammar::ext_inst_name(set, *n)) {
                         Some(name) => s.push_str(name),
@@ -410,6 +411,9 @@ pub fn listing(m: &Module, opts: &DisasmOptions) -> Listing {
                 line(&mut out, &merge.to_inst());
             }
             line(&mut out, func.terminator(b));
+        }
+        for inst in &func.epilogue_debug {
+            line(&mut out, inst);
         }
         line(&mut out, &end);
         out.leave_function(cx.names.get(func.id()));

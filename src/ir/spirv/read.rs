@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use rspirv::binary::{Consumer, ParseAction, ParseState};
+use rspirv::binary::{Consumer, DecodeError, ParseAction, ParseState};
 use rspirv::dr::{self, Operand};
 use rspirv::grammar::OperandKind;
 
@@ -19,6 +19,7 @@ use super::MAGIC;
 use crate::ir::func::{Function, Merge};
 use crate::ir::inst::{self, Id, Inst};
 use crate::ir::module::{Header, Module};
+use crate::ir::strings;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ReadError {
@@ -45,6 +46,7 @@ pub enum ReadError {
     ZeroWordCount {
         index: usize,
         offset: usize,
+        op: String,
     },
     UnknownOpcode {
         index: usize,
@@ -61,10 +63,14 @@ pub enum ReadError {
         id: Id,
         bound: u32,
         index: usize,
+        offset: usize,
         op: String,
     },
+    /// The instructions are not where SPIR-V's logical layout puts them. `index` 0 is the end
+    /// of the module (then `offset` is its length in words).
     Layout {
         index: usize,
+        offset: usize,
         op: String,
         detail: String,
     },
@@ -93,9 +99,9 @@ impl fmt::Display for ReadError {
                 f,
                 "truncated binary: instruction #{index} ({op}) at word {offset} needs {need} words but only {have} remain"
             ),
-            ReadError::ZeroWordCount { index, offset } => write!(
+            ReadError::ZeroWordCount { index, offset, op } => write!(
                 f,
-                "corrupt binary: instruction #{index} at word {offset} has a word count of 0"
+                "corrupt binary: instruction #{index} ({op}) at word {offset} has a word count of 0"
             ),
             ReadError::UnknownOpcode { index, offset, opcode } => write!(
                 f,
@@ -105,18 +111,37 @@ impl fmt::Display for ReadError {
                 f,
                 "bad operands in instruction #{index} ({op}) at word {offset}: {detail}"
             ),
-            ReadError::IdOutOfBound { id, bound, index, op } => write!(
+            ReadError::IdOutOfBound { id, bound, index, offset, op } => write!(
                 f,
-                "invalid id %{id} in instruction #{index} ({op}): the module's id bound is {bound}"
+                "invalid id %{id} in instruction #{index} ({op}) at word {offset}: the module's id bound is {bound}"
             ),
-            ReadError::Layout { index, op, detail } => {
-                write!(f, "bad module layout at instruction #{index} ({op}): {detail}")
+            ReadError::Layout { index: 0, op, detail, .. } => {
+                write!(f, "bad module layout at the {op}: {detail}")
             }
+            ReadError::Layout { index, offset, op, detail } => write!(
+                f,
+                "bad module layout at instruction #{index} ({op}) at word {offset}: {detail}"
+            ),
         }
     }
 }
 
 impl std::error::Error for ReadError {}
+
+impl ReadError {
+    /// The 1-based index of the instruction the error is about, if it is about one.
+    pub fn index(&self) -> Option<usize> {
+        match self {
+            ReadError::Truncated { index, .. }
+            | ReadError::ZeroWordCount { index, .. }
+            | ReadError::UnknownOpcode { index, .. }
+            | ReadError::Operands { index, .. }
+            | ReadError::IdOutOfBound { index, .. }
+            | ReadError::Layout { index, .. } => Some(*index).filter(|&i| i > 0),
+            _ => None,
+        }
+    }
+}
 
 /// Converts bytes to words, accepting either byte order (detected from the magic number).
 pub fn words_from_bytes(bytes: &[u8]) -> Result<Vec<u32>, ReadError> {
@@ -141,6 +166,13 @@ pub fn read_bytes(bytes: &[u8]) -> Result<Module, ReadError> {
 
 fn op_name(op: Op) -> String {
     format!("Op{op:?}")
+}
+
+/// `OpName` of an opcode number, or `opcode N` for one the grammar does not know.
+fn opcode_name(opcode: u32) -> String {
+    grammar::core(opcode)
+        .map(|g| format!("Op{}", g.opname))
+        .unwrap_or_else(|| format!("opcode {opcode}"))
 }
 
 pub fn read_words(words: &[u32]) -> Result<Module, ReadError> {
@@ -169,10 +201,17 @@ pub fn read_words(words: &[u32]) -> Result<Module, ReadError> {
     // Split and check the stream; hide OpSpecConstantOp from rspirv (see module doc), and the
     // constants of the dialect's bit-vector types wider than 32 bits (rspirv sizes a literal by
     // its type, and knows no dialect type).
+    // Strings that are not UTF-8 are hidden from rspirv too (see `ir::strings`): their bytes
+    // above 0x7f become `?` in what it parses, and are read here from the original words.
     let mut patched: Option<Vec<u32>> = None;
     let mut spec_ops: Vec<(usize, usize)> = Vec::new(); // (inst index, word offset)
+    let mut bad_strings: Vec<usize> = Vec::new(); // inst indices
     let mut dialect_set: Option<u32> = None;
     let mut wide_bits: Vec<u32> = Vec::new();
+    // Per instruction: its word offset, and how many instructions rspirv has parsed once it is
+    // done (a hidden instruction is `count` OpNops to it).
+    let mut offsets: Vec<usize> = Vec::new();
+    let mut parsed_through: Vec<usize> = Vec::new();
     let mut offset = 5;
     let mut index = 0;
     while offset < words.len() {
@@ -180,7 +219,11 @@ pub fn read_words(words: &[u32]) -> Result<Module, ReadError> {
         let count = (words[offset] >> 16) as usize;
         let opcode = (words[offset] & 0xffff) as u16;
         if count == 0 {
-            return Err(ReadError::ZeroWordCount { index, offset });
+            return Err(ReadError::ZeroWordCount {
+                index,
+                offset,
+                op: opcode_name(u32::from(opcode)),
+            });
         }
         let grammar = grammar::core(opcode as u32).ok_or(ReadError::UnknownOpcode {
             index,
@@ -216,7 +259,8 @@ pub fn read_words(words: &[u32]) -> Result<Module, ReadError> {
         let wide_constant = matches!(grammar.opcode, Op::Constant | Op::SpecConstant)
             && count == 5
             && wide_bits.contains(&inst[1]);
-        if grammar.opcode == Op::SpecConstantOp || wide_constant {
+        let hidden = grammar.opcode == Op::SpecConstantOp || wide_constant;
+        if hidden {
             let p = patched.get_or_insert_with(|| words.to_vec());
             // OpNop followed by OpNops keeps every other instruction at its offset.
             for w in &mut p[offset..offset + count] {
@@ -224,18 +268,42 @@ pub fn read_words(words: &[u32]) -> Result<Module, ReadError> {
             }
             spec_ops.push((index, offset));
         }
+        if let Some(at) = string_operand_at(grammar.opcode).filter(|&at| at < count) {
+            if !string_is_utf8(&inst[at..]) {
+                let p = patched.get_or_insert_with(|| words.to_vec());
+                hide_string(&mut p[offset + at..offset + count]);
+                bad_strings.push(index);
+            }
+        }
+        offsets.push(offset);
+        parsed_through.push(parsed_through.last().unwrap_or(&0) + if hidden { count } else { 1 });
         offset += count;
     }
 
-    let mut collector = Collector {
-        insts: Vec::with_capacity(index),
+    let mut stream = patched.map_or(std::borrow::Cow::Borrowed(words), std::borrow::Cow::Owned);
+    let mut insts = loop {
+        let mut collector = Collector {
+            insts: Vec::with_capacity(index),
+        };
+        let Err(state) = rspirv::binary::parse_words(&stream, &mut collector) else {
+            break collector.insts;
+        };
+        // rspirv stopped in the instruction after the last one it gave us.
+        let failed = parsed_through.partition_point(|&n| n <= collector.insts.len());
+        let index = (failed + 1).min(offsets.len()).max(1);
+        let at = offsets.get(index - 1).copied().unwrap_or(5);
+        // A string that is not UTF-8 where `string_operand_at` does not look (a decoration's
+        // parameter): hide it and parse again.
+        if let ParseState::OperandError(DecodeError::DecodeStringFailed(byte, _)) = &state {
+            let end = at + (words[at] >> 16) as usize;
+            let start = byte / 4;
+            if (at..end).contains(&start) && hide_string(&mut stream.to_mut()[start..end]) {
+                bad_strings.push(index);
+                continue;
+            }
+        }
+        return Err(parse_state_error(state, index, at, words));
     };
-    let stream = patched.as_deref().unwrap_or(words);
-    let res = rspirv::binary::parse_words(stream, &mut collector);
-    if let Err(state) = res {
-        return Err(parse_state_error(state, words));
-    }
-    let mut insts = collector.insts;
     // Re-expand: each hidden instruction became `count` OpNops; replace the run with the real one.
     if !spec_ops.is_empty() {
         let mut out = Vec::with_capacity(insts.len());
@@ -278,8 +346,75 @@ pub fn read_words(words: &[u32]) -> Result<Module, ReadError> {
         insts = out;
     }
 
+    for &index in &bad_strings {
+        let at = offsets[index - 1];
+        let end = at + (words[at] >> 16) as usize;
+        restore_strings(&mut insts[index - 1], &words[at..end]);
+    }
+
     literal_ext_operands(&mut insts);
-    build_module(header, bound, insts)
+    build_module(header, bound, insts, &offsets, words.len())
+}
+
+/// Where an op's string operand starts, for the ops whose string comes after operands of one
+/// word each.
+fn string_operand_at(op: Op) -> Option<usize> {
+    Some(match op {
+        Op::SourceContinued | Op::SourceExtension | Op::Extension | Op::ModuleProcessed => 1,
+        Op::String | Op::Name | Op::ExtInstImport => 2,
+        Op::MemberName | Op::EntryPoint => 3,
+        Op::Source => 4,
+        _ => return None,
+    })
+}
+
+/// The bytes of the nul-terminated string at the start of `words`.
+fn string_bytes(words: &[u32]) -> impl Iterator<Item = u8> + '_ {
+    words
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .take_while(|&b| b != 0)
+}
+
+fn string_is_utf8(words: &[u32]) -> bool {
+    let bytes: Vec<u8> = string_bytes(words).collect();
+    std::str::from_utf8(&bytes).is_ok()
+}
+
+/// Makes the string at the start of `words` ASCII, keeping its length: every byte above 0x7f
+/// becomes `?`. Whether anything changed.
+fn hide_string(words: &mut [u32]) -> bool {
+    let mut changed = false;
+    for w in words {
+        let mut bytes = w.to_le_bytes();
+        for b in &mut bytes {
+            if *b > 0x7f {
+                *b = b'?';
+                changed = true;
+            }
+        }
+        *w = u32::from_le_bytes(bytes);
+        if bytes.contains(&0) {
+            break;
+        }
+    }
+    changed
+}
+
+/// Puts back the strings `hide_string` hid, from the instruction's original words.
+fn restore_strings(inst: &mut Inst, words: &[u32]) {
+    let mut at = 1 + usize::from(inst.ty.is_some()) + usize::from(inst.result.is_some());
+    let mut ops = inst.to_operands();
+    for o in &mut ops {
+        // The hidden string has the length of the original: it spans the same words.
+        let n = inst::lit_words(o);
+        if let Operand::LiteralString(s) = o {
+            let bytes: Vec<u8> = string_bytes(words.get(at..).unwrap_or(&[])).collect();
+            *s = strings::from_bytes(&bytes);
+        }
+        at += n;
+    }
+    inst.set_operands(ops);
 }
 
 /// rspirv reads every operand of an extended instruction as an id. Sets whose grammar says
@@ -344,7 +479,15 @@ impl Consumer for Collector {
     fn consume_header(&mut self, _: dr::ModuleHeader) -> ParseAction {
         ParseAction::Continue
     }
-    fn consume_instruction(&mut self, inst: dr::Instruction) -> ParseAction {
+    fn consume_instruction(&mut self, mut inst: dr::Instruction) -> ParseAction {
+        for o in &mut inst.operands {
+            if let Operand::LiteralString(s) = o {
+                // Code points our escapes use are escaped themselves (see `ir::strings`).
+                if strings::has_escapes(s) {
+                    *s = strings::escape_utf8(std::mem::take(s));
+                }
+            }
+        }
         self.insts.push(Inst::new(
             inst.class.opcode,
             inst.result_type,
@@ -355,56 +498,51 @@ impl Consumer for Collector {
     }
 }
 
-/// Maps rspirv's parser state (byte offsets) to our errors (word offsets, op names).
-fn parse_state_error(state: ParseState, words: &[u32]) -> ReadError {
-    let op_at = |byte: usize| -> String {
-        // rspirv reports the offset of the failing operand; find the instruction containing it.
-        let target = byte / 4;
-        let mut offset = 5;
-        let mut last = String::from("?");
-        while offset < words.len() && offset <= target {
-            let opcode = words[offset] & 0xffff;
-            last = grammar::core(opcode)
-                .map(|g| format!("Op{}", g.opname))
-                .unwrap_or_else(|| format!("opcode {opcode}"));
-            offset += ((words[offset] >> 16) as usize).max(1);
-        }
-        last
+/// Maps rspirv's parser state to our errors. rspirv counts instructions and bytes in the
+/// stream it was given (where hidden instructions are runs of OpNops): the error is placed
+/// at instruction `index` (1-based, ours) at word `offset` instead.
+fn parse_state_error(state: ParseState, index: usize, offset: usize, words: &[u32]) -> ReadError {
+    let op = words
+        .get(offset)
+        .map_or_else(|| "?".into(), |w| opcode_name(w & 0xffff));
+    let operands = |detail: String| ReadError::Operands {
+        index,
+        offset,
+        op: op.clone(),
+        detail,
     };
     match state {
-        ParseState::OperandExpected(byte, index) => ReadError::Operands {
+        ParseState::OperandExpected(..) => {
+            operands("expected more operands than the word count allows".into())
+        }
+        ParseState::OperandExceeded(..) => operands("more words than its operands take".into()),
+        ParseState::TypeUnsupported(..) => {
+            operands("literal of a type that is not a declared integer or float type".into())
+        }
+        ParseState::OpcodeUnknown(_, _, opcode) => ReadError::UnknownOpcode {
             index,
-            offset: byte / 4,
-            op: op_at(byte),
-            detail: "expected more operands than the word count allows".into(),
-        },
-        ParseState::OperandExceeded(byte, index) => ReadError::Operands {
-            index,
-            offset: byte / 4,
-            op: op_at(byte),
-            detail: "more words than its operands take".into(),
-        },
-        ParseState::TypeUnsupported(byte, index) => ReadError::Operands {
-            index,
-            offset: byte / 4,
-            op: op_at(byte),
-            detail: "literal of a type that is not a declared integer or float type".into(),
-        },
-        ParseState::OpcodeUnknown(byte, index, opcode) => ReadError::UnknownOpcode {
-            index,
-            offset: byte / 4,
+            offset,
             opcode,
         },
-        ParseState::WordCountZero(byte, index) => ReadError::ZeroWordCount {
+        ParseState::WordCountZero(..) => ReadError::ZeroWordCount {
             index,
-            offset: byte / 4,
+            offset,
+            op: op.clone(),
         },
-        other => ReadError::Operands {
-            index: 0,
-            offset: 0,
-            op: "?".into(),
-            detail: other.to_string(),
-        },
+        ParseState::OperandError(e) => operands(byte_to_word_index(&e.to_string())),
+        other => operands(byte_to_word_index(&other.to_string())),
+    }
+}
+
+/// rspirv's messages say `at index N` for byte N of the stream: say which word that is.
+fn byte_to_word_index(message: &str) -> String {
+    let Some((before, after)) = message.split_once("at index ") else {
+        return message.to_string();
+    };
+    let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+    match after[..digits].parse::<usize>() {
+        Ok(byte) => format!("{before}at word {}{}", byte / 4, &after[digits..]),
+        Err(_) => message.to_string(),
     }
 }
 
@@ -458,7 +596,68 @@ fn is_annotation(op: Op) -> bool {
     )
 }
 
-fn build_module(header: Header, bound: u32, insts: Vec<Inst>) -> Result<Module, ReadError> {
+/// Debug instructions that may stand outside a block: `OpLine`/`OpNoLine`, and the
+/// non-semantic `OpExtInst`s `spirv-opt --print-all` prints between functions, between a
+/// terminator and the next label, and between `OpFunction` and the first label (those of a
+/// `NonSemantic.*` set, and `DebugScope`/`DebugNoScope` of `OpenCL.DebugInfo.100`). They are
+/// kept where they are, as line info is.
+struct FloatingDebug {
+    /// Imports of `NonSemantic.*` sets.
+    non_semantic: Vec<Id>,
+    /// Imports of `OpenCL.DebugInfo.100`, and its `DebugScope` and `DebugNoScope` numbers.
+    opencl_debug: Vec<Id>,
+    opencl_scopes: [Option<u32>; 2],
+}
+
+impl FloatingDebug {
+    fn of(insts: &[Inst]) -> Self {
+        let mut non_semantic = Vec::new();
+        let mut opencl_debug = Vec::new();
+        for i in insts.iter().filter(|i| i.op == Op::ExtInstImport) {
+            match (i.result, i.lits().first()) {
+                (Some(id), Some(Operand::LiteralString(name)))
+                    if name.starts_with("NonSemantic.") =>
+                {
+                    non_semantic.push(id)
+                }
+                (Some(id), Some(Operand::LiteralString(name))) if name == OPENCL_DEBUG => {
+                    opencl_debug.push(id)
+                }
+                _ => {}
+            }
+        }
+        FloatingDebug {
+            non_semantic,
+            opencl_debug,
+            opencl_scopes: ["DebugScope", "DebugNoScope"]
+                .map(|name| grammar::ext_inst_number(OPENCL_DEBUG, name)),
+        }
+    }
+
+    fn holds(&self, inst: &Inst) -> bool {
+        match inst.op {
+            Op::Line | Op::NoLine => true,
+            Op::ExtInst => match inst.ext_inst() {
+                Some((set, _)) if self.non_semantic.contains(&set) => true,
+                Some((set, number)) => {
+                    self.opencl_debug.contains(&set) && self.opencl_scopes.contains(&Some(number))
+                }
+                None => false,
+            },
+            _ => false,
+        }
+    }
+}
+
+const OPENCL_DEBUG: &str = "OpenCL.DebugInfo.100";
+
+fn build_module(
+    header: Header,
+    bound: u32,
+    insts: Vec<Inst>,
+    offsets: &[usize],
+    end: usize,
+) -> Result<Module, ReadError> {
     let mut m = Module::default();
     m.header = header;
     m.bound = bound;
@@ -470,11 +669,14 @@ fn build_module(header: Header, bound: u32, insts: Vec<Inst>) -> Result<Module, 
     let mut section = 0;
     let mut pending_lines: Vec<Inst> = Vec::new();
     let mut pending_block_lines: Vec<Inst> = Vec::new();
+    let floating_debug = FloatingDebug::of(&insts);
 
     for (i, inst) in insts.into_iter().enumerate() {
         let index = i + 1;
+        let offset = offsets[i];
         let layout = |detail: &str| ReadError::Layout {
             index,
+            offset,
             op: op_name(inst.op),
             detail: detail.into(),
         };
@@ -484,6 +686,7 @@ fn build_module(header: Header, bound: u32, insts: Vec<Inst>) -> Result<Module, 
                     id,
                     bound,
                     index,
+                    offset,
                     op: op_name(inst.op),
                 });
             }
@@ -499,10 +702,10 @@ fn build_module(header: Header, bound: u32, insts: Vec<Inst>) -> Result<Module, 
                     if block.is_some() {
                         return Err(layout("the last block has no terminator"));
                     }
-                    // Line info after the last terminator has no block to go with: it is
-                    // kept, in front of what follows.
-                    pending_lines.append(&mut block_lines);
-                    m.push_function(func.take().expect("in a function"));
+                    // Debug instructions after the last terminator stay there.
+                    let mut f = func.take().expect("in a function");
+                    f.epilogue_debug = std::mem::take(&mut block_lines);
+                    m.push_function(f);
                 }
                 Op::FunctionParameter => {
                     if !f.blocks().is_empty() || block.is_some() {
@@ -557,10 +760,10 @@ fn build_module(header: Header, bound: u32, insts: Vec<Inst>) -> Result<Module, 
                         }
                         insts.push(inst)
                     }
-                    None if matches!(inst.op, Op::Line | Op::NoLine) && f.blocks().is_empty() => {
+                    None if floating_debug.holds(&inst) && f.blocks().is_empty() => {
                         f.prologue_debug.push(inst)
                     }
-                    None if matches!(inst.op, Op::Line | Op::NoLine) => block_lines.push(inst),
+                    None if floating_debug.holds(&inst) => block_lines.push(inst),
                     None => return Err(layout("instruction outside a block")),
                 },
             }
@@ -631,7 +834,8 @@ fn build_module(header: Header, bound: u32, insts: Vec<Inst>) -> Result<Module, 
     if func.is_some() {
         return Err(ReadError::Layout {
             index: 0,
-            op: "end of module".into(),
+            offset: end,
+            op: "end of the module".into(),
             detail: "truncated module: the last function has no OpFunctionEnd".into(),
         });
     }

@@ -6,10 +6,20 @@ use rspirv::dr::Operand;
 use super::MAGIC;
 use crate::ir::inst::{Inst, Opd};
 use crate::ir::module::Module;
+use crate::ir::strings;
+
+/// Encodes one literal or enumerant operand. Strings are written as the bytes they were read
+/// from (see `ir::strings`), which rspirv's encoder, taking them for UTF-8, would not do.
+pub fn encode_literal(op: &Operand, out: &mut Vec<u32>) {
+    match op {
+        Operand::LiteralString(s) => strings::encode_words(s, out),
+        other => other.assemble_into(out),
+    }
+}
 
 pub fn encode_operands(operands: &[Operand], out: &mut Vec<u32>) {
     for op in operands {
-        op.assemble_into(out);
+        encode_literal(op, out);
     }
 }
 
@@ -18,7 +28,7 @@ pub fn encode_inst_operands(inst: &Inst, out: &mut Vec<u32>) {
     for op in inst.operands() {
         match op {
             Opd::Id(id) => out.push(id),
-            Opd::Lit(l) => l.assemble_into(out),
+            Opd::Lit(l) => encode_literal(l, out),
         }
     }
 }

@@ -40,6 +40,7 @@ pub fn strip_debug(m: &mut Module) -> bool {
     for f in m.functions_mut() {
         f.prologue_debug.clear();
         f.leading_debug.clear();
+        f.epilogue_debug.clear();
         f.clear_block_lines();
         f.retain_all(|i| !drop(i));
     }
