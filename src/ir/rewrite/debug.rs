@@ -205,3 +205,190 @@ pub fn settle_declares(m: &mut Module, f: &mut Function, sets: &DebugSets) -> Op
     }
     Some(changed)
 }
+
+/// The markers in force before position `pos` of block `b`, by family (`Marker as usize`):
+/// the last `OpLine`, `DebugLine` and `DebugScope` (a `No…` marker ends its family's; each
+/// block starts with none).
+pub fn in_force(f: &Function, b: usize, pos: usize, sets: &DebugSets) -> [Option<Inst>; 3] {
+    let mut found: [Option<Inst>; 3] = [None, None, None];
+    for &i in f.block(b).insts.iter().take(pos) {
+        let inst = f.inst(i);
+        let Some(kind) = marker(inst, sets) else {
+            continue;
+        };
+        let ends = inst.op == Op::NoLine
+            || sets.is(inst, debug::NO_LINE)
+            || sets.is(inst, debug::NO_SCOPE);
+        found[kind as usize] = (!ends).then(|| inst.clone());
+    }
+    found
+}
+
+/// Where inlined code came from: the call's scope and line, made into `DebugInlinedAt`
+/// records that the inlined copy's scopes point to.
+pub struct InlineSite {
+    /// The record for the call itself.
+    at: Id,
+    /// Records of the callee's own inlined code, re-made to end at `at`.
+    rebased: crate::ir::fxhash::FxHashMap<Id, Id>,
+}
+
+impl InlineSite {
+    /// The site of a call whose scope and line in force are `scope` and `line`; `None` when
+    /// there is none to say (no `DebugScope`/`DebugLine` of `NonSemantic.Shader.DebugInfo.100`,
+    /// whose `DebugInlinedAt` takes a line id) or no id is left.
+    pub fn new(m: &mut Module, sets: &DebugSets, scope: &Inst, line: &Inst) -> Option<Self> {
+        let shader = |i: &Inst| sets.op(i).is_some_and(|(f, _)| f == debug::Flavor::Shader);
+        if !(shader(scope)
+            && shader(line)
+            && sets.is(scope, debug::SCOPE)
+            && sets.is(line, debug::LINE))
+        {
+            return None;
+        }
+        let (&set, &lexical) = (scope.args.first()?, scope.args.get(1)?);
+        let &line_start = line.args.get(2)?;
+        let mut args = vec![set, line_start, lexical];
+        args.extend(scope.args.get(2));
+        let at = inlined_at(m, scope.ty, args)?;
+        Some(InlineSite {
+            at,
+            rebased: Default::default(),
+        })
+    }
+
+    /// The inlined-at record for a scope of the inlined copy that was inlined at `old` in the
+    /// callee (`None`: the callee's own code): the chain of `old` ending at this call.
+    fn chain(&mut self, m: &mut Module, sets: &DebugSets, old: Option<Id>) -> Option<Id> {
+        let Some(old) = old else {
+            return Some(self.at);
+        };
+        if let Some(&r) = self.rebased.get(&old) {
+            return Some(r);
+        }
+        let record = m
+            .global(old)
+            .filter(|g| sets.is(g, debug::INLINED_AT))?
+            .clone();
+        let parent = self.chain(m, sets, record.args.get(3).copied())?;
+        let mut args = record.args[..3.min(record.args.len())].to_vec();
+        args.push(parent);
+        let r = inlined_at(m, record.ty, args)?;
+        self.rebased.insert(old, r);
+        Some(r)
+    }
+
+    /// Gives every `DebugScope` of `insts` (an inlined copy) this call as where it was
+    /// inlined. Returns `None` when no id is left.
+    pub fn rebase(&mut self, m: &mut Module, sets: &DebugSets, insts: &mut [Inst]) -> Option<()> {
+        for i in insts.iter_mut().filter(|i| sets.is(i, debug::SCOPE)) {
+            let at = self.chain(m, sets, i.args.get(2).copied())?;
+            i.args.truncate(2);
+            i.args.push(at);
+        }
+        Some(())
+    }
+}
+
+/// A new `DebugInlinedAt` global with `args` (the set's import first).
+fn inlined_at(m: &mut Module, ty: Option<Id>, args: Vec<Id>) -> Option<Id> {
+    let id = m.fresh_id()?;
+    let mut record = Inst::with_args(Op::ExtInst, ty, Some(id), args[..1].to_vec());
+    record.push_operand(rspirv::dr::Operand::LiteralExtInstInteger(
+        debug::INLINED_AT,
+    ));
+    for &a in &args[1..] {
+        record.push_operand(rspirv::dr::Operand::IdRef(a));
+    }
+    m.push_global(record);
+    Some(id)
+}
+
+/// The local variables a function's `DebugDeclare`s and `DebugValue`s describe, each with one
+/// of its records and the type of its value: taken before a pass removes blocks, so that a
+/// variable whose every record went with them is still described after (its value optimized
+/// out), as it was before.
+pub struct Described(Vec<(Id, Inst, Id)>);
+
+impl Described {
+    pub fn of(m: &Module, f: &Function, sets: &DebugSets) -> Self {
+        let mut seen = FxHashSet::default();
+        let mut out = Vec::new();
+        if sets.is_empty() {
+            return Described(out);
+        }
+        for inst in f.body().filter(|i| sets.is_debug_use(i)) {
+            let (Some(var), Some(d)) = (
+                inst.arg(debug::ARG_VARIABLE),
+                inst.arg(debug::ARG_DESCRIBED),
+            ) else {
+                continue;
+            };
+            if seen.contains(&var) {
+                continue;
+            }
+            let ty = f
+                .def_of(d)
+                .or_else(|| f.params.iter().find(|p| p.result == Some(d)))
+                .or_else(|| m.global(d))
+                .and_then(|i| i.ty);
+            let ty = if sets.is(inst, debug::DECLARE) {
+                ty.and_then(|t| crate::ir::types::pointer_type(m, t))
+                    .map(|(_, p)| p)
+            } else {
+                ty
+            };
+            if let Some(ty) = ty {
+                seen.insert(var);
+                out.push((var, inst.clone(), ty));
+            }
+        }
+        Described(out)
+    }
+
+    /// Says again, at the start of `f`, that each variable no longer described has an
+    /// undefined value. Returns whether anything was added (`None`: no id left).
+    pub fn restore(self, m: &mut Module, f: &mut Function, sets: &DebugSets) -> Option<bool> {
+        if self.0.is_empty() || f.is_declaration() {
+            return Some(false);
+        }
+        let still: FxHashSet<Id> = f
+            .body()
+            .filter(|i| sets.is_debug_use(i))
+            .filter_map(|i| i.arg(debug::ARG_VARIABLE))
+            .collect();
+        // After the entry block's variables and the records that open the function's scope.
+        let at = f
+            .block_insts(0)
+            .take_while(|i| {
+                i.op == Op::Variable
+                    || marker(i, sets).is_some()
+                    || sets.is(i, debug::FUNCTION_DEFINITION)
+            })
+            .count();
+        let mut added = 0;
+        for (var, record, ty) in self.0 {
+            if still.contains(&var) {
+                continue;
+            }
+            let undef = m.undef(ty)?;
+            let id = m.fresh_id()?;
+            f.insert_inst(0, at + added, debug::value_from_declare(&record, undef, id));
+            added += 1;
+        }
+        Some(added > 0)
+    }
+}
+
+/// `prune_unreachable` for a function taken out of `m`, keeping every local variable that was
+/// described still described (see `Described`). Returns the ids that went.
+pub fn prune_unreachable_in(m: &mut Module, f: &mut Function) -> Vec<Id> {
+    let sets = DebugSets::of(m);
+    let described = Described::of(m, f, &sets);
+    let mut undef = |ty: Id| m.undef(ty).unwrap_or(0);
+    let pruned = super::prune_unreachable(f, &mut undef);
+    if !pruned.is_empty() {
+        described.restore(m, f, &sets);
+    }
+    pruned
+}

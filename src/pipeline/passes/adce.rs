@@ -39,7 +39,7 @@ use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::ops::ExtSets;
 use crate::ir::rewrite::{
-    drop_superseded_lines, forget, marker, prune_unreachable, undefine_debug_uses,
+    drop_superseded_lines, forget, marker, prune_unreachable_in, undefine_debug_uses,
 };
 use crate::ir::types::pointer_type;
 use crate::ir::{Id, Inst, InstId, Module};
@@ -380,8 +380,7 @@ fn sweep(
             }
         }
     }
-    let mut undef = |ty: Id| m.undef(ty).unwrap_or(0);
-    let pruned = prune_unreachable(f, &mut undef);
+    let pruned = prune_unreachable_in(m, f);
     changed |= !pruned.is_empty();
     // Debug lines stay, except those the next line overrides: with the code between them
     // gone they describe nothing.

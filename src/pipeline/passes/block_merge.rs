@@ -23,7 +23,7 @@ use spirv::Op;
 use crate::ir::func::Function;
 use crate::ir::fxhash::FxHashSet;
 use crate::ir::rewrite::{
-    drop_superseded_lines, forget, join_blocks, prune_unreachable, JoinState, Replacer,
+    drop_superseded_lines, forget, join_blocks, prune_unreachable_in, JoinState, Replacer,
 };
 use crate::ir::{Id, Inst, Merge, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
@@ -67,8 +67,7 @@ fn merge_function(
     replace: &mut Replacer,
     gone: &mut FxHashSet<Id>,
 ) -> bool {
-    let mut undef = |ty: Id| m.undef(ty).unwrap_or(0);
-    let pruned = prune_unreachable(f, &mut undef);
+    let pruned = prune_unreachable_in(m, f);
     let mut changed = !pruned.is_empty();
     gone.extend(pruned);
     let fid = f.id();

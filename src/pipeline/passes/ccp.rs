@@ -22,7 +22,7 @@ use crate::ir::analysis::{Cfg, DefUse};
 use crate::ir::consts::{switch_target, Const, Consts, Eval};
 use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
-use crate::ir::rewrite::{fold_branch, forget, prune_unreachable, Replacer};
+use crate::ir::rewrite::{fold_branch, forget, prune_unreachable_in, Replacer};
 use crate::ir::{Id, InstId, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
 
@@ -309,8 +309,7 @@ pub fn ccp(m: &mut Module) -> bool {
                 folded_branch = true;
             }
         }
-        let mut undef = |ty: Id| m.undef(ty).unwrap_or(0);
-        let pruned = prune_unreachable(&mut f, &mut undef);
+        let pruned = prune_unreachable_in(m, &mut f);
         changed |= !folded.is_empty() || folded_branch || !pruned.is_empty();
         gone.extend(pruned);
         *m.function_at_mut(k) = f;

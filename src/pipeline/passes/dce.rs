@@ -233,6 +233,7 @@ pub fn remove_unused_globals(m: &mut Module, removed: &mut FxHashSet<Id>, spec: 
     // A built-in is used by being there: a constant decorated `BuiltIn WorkgroupSize` sets
     // the workgroup size, whatever `LocalSize` says.
     let builtins = crate::ir::types::builtins(m);
+    let dsets = DebugSets::of(m);
     loop {
         let uses = count_uses(m);
         let n = m.globals().len();
@@ -242,6 +243,8 @@ pub fn remove_unused_globals(m: &mut Module, removed: &mut FxHashSet<Id>, spec: 
             }
             let removable = is_type(g.op)
                 || matches!(g.op, Op::Variable | Op::Undef)
+                // A local variable no declare or value describes any more describes nothing.
+                || (spec == SpecConstants::Remove && dsets.is(g, debug::LOCAL_VARIABLE))
                 || (is_constant(g.op)
                     && (spec == SpecConstants::Remove
                         || !matches!(

@@ -24,7 +24,7 @@ use crate::ir::analysis::ConstructKind;
 use crate::ir::consts::{switch_target, Consts};
 use crate::ir::func::Function;
 use crate::ir::fxhash::FxHashSet;
-use crate::ir::rewrite::{fold_branch, forget, prune_unreachable};
+use crate::ir::rewrite::{fold_branch, forget, prune_unreachable_in};
 use crate::ir::{Id, Inst, Merge, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
 
@@ -143,8 +143,7 @@ pub fn dead_branch(m: &mut Module) -> bool {
         let mut f = std::mem::replace(m.function_at_mut(k), placeholder);
         if simplify_function(&mut f, &consts) {
             changed = true;
-            let mut undef = |ty: Id| m.undef(ty).unwrap_or(0);
-            gone.extend(prune_unreachable(&mut f, &mut undef));
+            gone.extend(prune_unreachable_in(m, &mut f));
         }
         *m.function_at_mut(k) = f;
     }

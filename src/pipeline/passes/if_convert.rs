@@ -13,7 +13,7 @@ use spirv::Op;
 use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::ops::{self, Attrs, ExtSets};
-use crate::ir::rewrite::{forget, prune_unreachable};
+use crate::ir::rewrite::{forget, prune_unreachable_in};
 use crate::ir::{Id, Inst, InstId, Merge, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
 
@@ -205,8 +205,7 @@ pub fn if_convert(m: &mut Module) -> bool {
         let mut f = std::mem::replace(m.function_at_mut(k), placeholder);
         if convert_function(m, &mut f, &sets) {
             changed = true;
-            let mut undef = |ty: Id| m.undef(ty).unwrap_or(0);
-            gone.extend(prune_unreachable(&mut f, &mut undef));
+            gone.extend(prune_unreachable_in(m, &mut f));
         }
         *m.function_at_mut(k) = f;
     }

@@ -25,7 +25,8 @@ use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::names::Names;
 use crate::ir::rewrite::{
-    clone_body, out_of_ids, settle_declares, split_block, Decorations, Replacer,
+    clone_body, in_force, out_of_ids, settle_declares, split_block, Decorations, InlineSite,
+    Replacer,
 };
 use crate::ir::{Id, Inst, InstId, Module};
 use crate::pipeline::pass::{Changed, Diagnostic, Pass, PassCx, PassError, Severity};
@@ -173,6 +174,8 @@ fn inline_call(
     replace: &mut Replacer,
     decorations: &mut Decorations,
 ) -> Result<Option<usize>, String> {
+    let dsets = DebugSets::of(m);
+    let [op_line, line, scope] = in_force(f, b, pos, &dsets);
     let after = m.fresh_id().ok_or_else(out_of_ids)?;
     let Some(a) = split_block(f, b, pos + 1, after) else {
         return Ok(None);
@@ -186,13 +189,29 @@ fn inline_call(
         .collect();
     let mut fresh = || m.fresh_id();
     let mut blocks = clone_body(g, &mut map, &mut fresh).ok_or_else(out_of_ids)?;
-    // The callee's `DebugFunctionDefinition` says where its own body is: not this copy.
-    let dsets = DebugSets::of(m);
+    // The callee's `DebugFunctionDefinition` says where its own body is: not this copy. The
+    // copy's scopes say where it was inlined, and the code after the call is the caller's
+    // again (a scope and a line end with their block).
     if !dsets.is_empty() {
+        let mut site = match (&scope, &line) {
+            (Some(s), Some(l)) => InlineSite::new(m, &dsets, s, l),
+            _ => None,
+        };
         for cb in &mut blocks {
             cb.insts
                 .retain(|i| !dsets.is(i, crate::ir::debug::FUNCTION_DEFINITION));
+            if let Some(site) = &mut site {
+                site.rebase(m, &dsets, &mut cb.insts)
+                    .ok_or_else(out_of_ids)?;
+            }
         }
+    }
+    for marker in [op_line, line, scope].into_iter().flatten() {
+        let mut again = marker;
+        if again.result.is_some() {
+            again.result = Some(m.fresh_id().ok_or_else(out_of_ids)?);
+        }
+        f.insert_inst(a, 0, again);
     }
     // The copies are decorated as the callee's values are (`NonUniform`, `RelaxedPrecision`,
     // `NoContraction`, …); a parameter's decorations stay with it, not with the argument.
