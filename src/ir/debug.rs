@@ -17,6 +17,7 @@ pub const OPENCL_SET: &str = "OpenCL.DebugInfo.100";
 
 /// Instruction numbers; both sets share them where both have the instruction.
 pub const INFO_NONE: u32 = 0;
+pub const GLOBAL_VARIABLE: u32 = 18;
 pub const FUNCTION: u32 = 20;
 pub const SCOPE: u32 = 23;
 pub const NO_SCOPE: u32 = 24;
@@ -91,6 +92,24 @@ impl DebugSets {
     }
 }
 
+/// `DebugGlobalVariable`'s variable among `args` (`NonSemantic.Shader.DebugInfo.100`, whose
+/// numbers are ids too; in `OpenCL.DebugInfo.100` line and column are literals).
+pub fn global_variable_arg(flavor: Flavor) -> usize {
+    match flavor {
+        Flavor::Shader => 8,
+        Flavor::OpenCl => 6,
+    }
+}
+
+/// The variable a `DebugGlobalVariable` describes: no use of it, so it goes when nothing else
+/// uses it (and the record then names `DebugInfoNone`).
+pub fn described_global(sets: &DebugSets, inst: &Inst) -> Option<Id> {
+    match sets.op(inst)? {
+        (flavor, GLOBAL_VARIABLE) => inst.arg(global_variable_arg(flavor)),
+        _ => None,
+    }
+}
+
 /// `DebugDeclare`'s and `DebugValue`'s operands among `args` (the set's import is `args[0]`).
 pub const ARG_VARIABLE: usize = 1;
 /// The variable (`DebugDeclare`) or the value (`DebugValue`) described.
@@ -129,6 +148,7 @@ mod tests {
         };
         for (n, expect) in [
             (INFO_NONE, "DebugInfoNone"),
+            (GLOBAL_VARIABLE, "DebugGlobalVariable"),
             (FUNCTION, "DebugFunction"),
             (SCOPE, "DebugScope"),
             (NO_SCOPE, "DebugNoScope"),

@@ -392,3 +392,49 @@ pub fn prune_unreachable_in(m: &mut Module, f: &mut Function) -> Vec<Id> {
     }
     pruned
 }
+
+/// Module-level debug records that name a global variable or a function of `gone` (deleted,
+/// or no longer global) name `DebugInfoNone` instead: `DebugGlobalVariable`'s variable,
+/// `OpenCL.DebugInfo.100` `DebugFunction`'s function. (`NonSemantic.Shader.DebugInfo.100`
+/// names a function only in its `DebugFunctionDefinition`, which goes with the body.)
+pub fn unname_in_records(m: &mut Module, gone: &FxHashSet<Id>) {
+    let sets = DebugSets::of(m);
+    if sets.is_empty() || gone.is_empty() {
+        return;
+    }
+    let names_gone = |g: &Inst| {
+        (sets.is(g, debug::GLOBAL_VARIABLE) || sets.is(g, debug::FUNCTION))
+            && g.args.iter().skip(1).any(|a| gone.contains(a))
+    };
+    let Some(first) = m.globals().iter().position(names_gone) else {
+        return;
+    };
+    let none = match m.globals().iter().position(|g| sets.is(g, debug::INFO_NONE)) {
+        // Defined before its first user.
+        Some(p) => {
+            if p > first {
+                let record = m.globals_mut().remove(p);
+                m.globals_mut().insert(first, record);
+            }
+            m.globals()[first.min(p)].result
+        }
+        None => {
+            let Some(id) = m.fresh_id() else { return };
+            let record = &m.globals()[first];
+            let mut none = Inst::with_args(Op::ExtInst, record.ty, Some(id), vec![record.args[0]]);
+            none.push_operand(rspirv::dr::Operand::LiteralExtInstInteger(debug::INFO_NONE));
+            m.globals_mut().insert(first, none);
+            Some(id)
+        }
+    };
+    let Some(none) = none else { return };
+    for g in m.globals_mut() {
+        if sets.is(g, debug::GLOBAL_VARIABLE) || sets.is(g, debug::FUNCTION) {
+            for a in g.args.iter_mut().skip(1) {
+                if gone.contains(a) {
+                    *a = none;
+                }
+            }
+        }
+    }
+}

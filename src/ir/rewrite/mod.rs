@@ -29,7 +29,8 @@ pub use clone::{clone_body, ClonedBlock};
 pub use cursor::{out_of_ids, Builder};
 pub use debug::{
     drop_debug_uses_in_module, drop_debug_uses_of, drop_superseded_lines, in_force, marker,
-    prune_unreachable_in, settle_declares, undefine_debug_uses, Described, InlineSite, Marker,
+    prune_unreachable_in, settle_declares, undefine_debug_uses, unname_in_records, Described,
+    InlineSite, Marker,
 };
 pub use edits::Edits;
 pub use join::{join_blocks, JoinState};
@@ -300,6 +301,7 @@ pub fn forget(m: &mut Module, gone: &FxHashSet<Id>) {
     drop_unapplied_groups(m);
     m.attributes.retain(|id, _| !gone.contains(id));
     drop_debug_uses_in_module(m, gone);
+    unname_in_records(m, gone);
 }
 
 /// Decoration groups applied to nothing leave the module with their decorations, and so do

@@ -62,12 +62,14 @@ fn count_uses(m: &Module) -> IdMap<u32> {
             return;
         }
         // A declare or value uses what it describes only when that is a global (a constant,
-        // which cannot be undefined in its place): a local value goes, and it says so.
+        // which cannot be undefined in its place): a local value goes, and it says so. A
+        // global variable's record does not use it either: it names DebugInfoNone once it goes.
         let described = dsets
             .is_debug_use(i)
             .then(|| i.arg(debug::ARG_DESCRIBED))
             .flatten()
-            .filter(|&d| m.global(d).is_none());
+            .filter(|&d| m.global(d).is_none())
+            .or_else(|| debug::described_global(&dsets, i));
         for u in i.uses() {
             if Some(u) != described {
                 *uses.get_mut(u) += 1;

@@ -12,7 +12,7 @@ use crate::ir::analysis::CallGraph;
 use crate::ir::debug::{self, DebugSets};
 use crate::ir::fxhash::FxHashSet;
 use crate::ir::rewrite::{forget, is_metadata};
-use crate::ir::{Id, Inst, Module};
+use crate::ir::{Id, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
 
 pub struct EliminateDeadFunctions;
@@ -84,41 +84,7 @@ pub fn eliminate_dead_functions(m: &mut Module) -> bool {
         keep
     });
     forget(m, &gone);
-    unname_functions(m, &gone);
     true
-}
-
-/// `OpenCL.DebugInfo.100`'s `DebugFunction` names its function: once that is gone, it names
-/// `DebugInfoNone` instead (a `NonSemantic.Shader.DebugInfo.100` function's only record of
-/// its body, `DebugFunctionDefinition`, went with the body).
-fn unname_functions(m: &mut Module, gone: &FxHashSet<Id>) {
-    let dsets = DebugSets::of(m);
-    let Some(first) = m.globals().iter().position(|g| {
-        dsets.is(g, debug::FUNCTION) && g.args.iter().skip(1).any(|a| gone.contains(a))
-    }) else {
-        return;
-    };
-    let none = match m.globals().iter().find(|g| dsets.is(g, debug::INFO_NONE)) {
-        Some(g) => g.result,
-        None => {
-            let Some(id) = m.fresh_id() else { return };
-            let record = &m.globals()[first];
-            let mut none = Inst::with_args(Op::ExtInst, record.ty, Some(id), vec![record.args[0]]);
-            none.push_operand(Operand::LiteralExtInstInteger(debug::INFO_NONE));
-            m.globals_mut().insert(first, none);
-            Some(id)
-        }
-    };
-    let Some(none) = none else { return };
-    for g in m.globals_mut() {
-        if dsets.is(g, debug::FUNCTION) {
-            for a in g.args.iter_mut().skip(1) {
-                if gone.contains(a) {
-                    *a = none;
-                }
-            }
-        }
-    }
 }
 
 impl Pass for EliminateDeadFunctions {

@@ -13,8 +13,9 @@ use rspirv::dr::Operand;
 use spirv::{Op, StorageClass};
 
 use crate::ir::analysis::CallGraph;
+use crate::ir::debug::{self, DebugSets};
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
-use crate::ir::rewrite::{decorated_ids, out_of_ids};
+use crate::ir::rewrite::{decorated_ids, out_of_ids, unname_in_records};
 use crate::ir::types::pointer_type;
 use crate::ir::{Id, Inst, InstId, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
@@ -49,8 +50,12 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
             })
             .or_insert(f);
     };
+    let dsets = DebugSets::of(m);
     for g in m.globals() {
-        for a in &g.args {
+        // A debug record of the variable does not keep it global: it names DebugInfoNone
+        // once the variable is a function's.
+        let described = debug::described_global(&dsets, g);
+        for a in g.args.iter().filter(|&&a| Some(a) != described) {
             if privates.contains(a) {
                 note(*a, None);
             }
@@ -107,6 +112,7 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
         return Ok(false);
     }
     let moved_ids: FxHashSet<Id> = moved.iter().map(|(v, _)| *v).collect();
+    unname_in_records(m, &moved_ids);
     // The variables leave the globals and the interfaces…
     let mut defs: FxHashMap<Id, Inst> = FxHashMap::default();
     m.globals_mut().retain(|g| match g.result {
