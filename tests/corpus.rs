@@ -6,7 +6,7 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{corpus, normalized_dis, spirv_dis, validate};
+use common::{corpus, debug_builds, normalized_dis, spirv_dis, validate};
 use shaderstep::ir::spirv::{asm, read};
 use shaderstep::ir::{parse, print};
 use shaderstep::pipeline::Pipeline;
@@ -235,5 +235,48 @@ fn every_step_round_trips_through_ir_text() {
         }
     }
     assert!(steps > 500, "only {steps} steps");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The debug builds of the GLSL shaders (`-g`: `OpLine`; `-gVS`: `DebugLine`, `DebugScope`,
+/// `DebugDeclare`…) validate after every preset, as the plain builds do; the equivalence
+/// harnesses run what they can of them on lavapipe.
+#[test]
+fn debug_builds_validate_after_every_preset() {
+    let presets: Vec<&str> = shaderstep::pipeline::registry::PRESETS
+        .iter()
+        .map(|p| p.name)
+        .filter(|&p| p != "link")
+        .collect();
+    assert!(presets.len() >= 9, "{presets:?}");
+    let (builds, _) = debug_builds();
+    let mut failures = Vec::new();
+    for s in &builds {
+        if let Err(e) = validate(&s.words, s.universal) {
+            failures.push(format!("{}: input does not validate: {e}", s.name()));
+            continue;
+        }
+        for preset in &presets {
+            let run = Pipeline::preset(preset)
+                .unwrap()
+                .run(Arc::new(s.words.clone()));
+            match run.output_words() {
+                None => failures.push(format!("{}: {preset} failed", s.name())),
+                Some(out) => {
+                    if let Err(e) = validate(&out, s.universal) {
+                        failures.push(format!(
+                            "{}: output of {preset} does not validate: {e}",
+                            s.name()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{} debug builds validated after {} presets",
+        builds.len(),
+        presets.len()
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

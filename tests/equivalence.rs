@@ -1,12 +1,13 @@
 //! Input and output compute the same thing: every compute shader of the corpus whose resources
 //! are plain buffers runs on lavapipe before and after each pipeline, on the same data, and
-//! every buffer must come out with the same bytes.
+//! every buffer must come out with the same bytes. The GLSL shaders run in their debug builds
+//! too (`-g` and `-gVS`), which must compute what the plain build does.
 
 mod common;
 
 use std::sync::Arc;
 
-use common::corpus;
+use common::{corpus, debug_builds};
 use shaderstep::pipeline::gpu::{Binding, Gpu, Layout, BUFFER_SIZE};
 use shaderstep::pipeline::Pipeline;
 
@@ -49,16 +50,23 @@ const FILLS: [(&str, Fill); 2] = [("ints", ints), ("mixed", mixed)];
 fn check(presets: &[&str]) -> Vec<String> {
     let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
     let mut failures = Vec::new();
-    let (mut ran, mut wrote) = (0, 0);
-    for s in corpus() {
-        let Ok(layout) = Layout::of(&s.words) else {
-            continue;
+    let (mut ran, mut wrote, mut debug, mut gvs) = (0, 0, 0, 0);
+    let (builds, notes) = debug_builds();
+    for s in corpus().into_iter().chain(builds) {
+        let layout = match Layout::of(&s.words) {
+            Ok(layout) => layout,
+            // A debug build the runner cannot run is said, not passed over.
+            Err(e) if !s.build.is_empty() && e != "not a compute shader" => {
+                eprintln!("skipped: {}: {e}", s.name());
+                continue;
+            }
+            Err(_) => continue,
         };
         for (fill_name, fill) in FILLS {
             let before = match gpu.run(&s.words, &layout, [2, 1, 1], fill) {
                 Ok(b) => b,
                 Err(e) => {
-                    failures.push(format!("{}: input does not run: {e}", s.path.display()));
+                    failures.push(format!("{}: input does not run: {e}", s.name()));
                     continue;
                 }
             };
@@ -72,7 +80,7 @@ fn check(presets: &[&str]) -> Vec<String> {
                     .unwrap()
                     .run(Arc::new(s.words.clone()));
                 let Some(out) = run.output_words() else {
-                    failures.push(format!("{}: {preset} failed", s.path.display()));
+                    failures.push(format!("{}: {preset} failed", s.name()));
                     continue;
                 };
                 match gpu.run(&out, &layout, [2, 1, 1], fill) {
@@ -90,22 +98,29 @@ fn check(presets: &[&str]) -> Vec<String> {
                             .collect();
                         failures.push(format!(
                             "{}: after {preset} ({fill_name} data) the buffers differ: {}",
-                            s.path.display(),
+                            s.name(),
                             which.join(", ")
                         ));
                     }
                     Err(e) => failures.push(format!(
                         "{}: output of {preset} does not run: {e}",
-                        s.path.display()
+                        s.name()
                     )),
                 }
             }
         }
         ran += 1;
+        debug += usize::from(!s.build.is_empty());
+        gvs += usize::from(s.build == "-gVS");
     }
     eprintln!(
-        "{ran} compute shaders compared on {} ({wrote} write their buffers)",
-        gpu.name
+        "{ran} compute shaders compared on {} ({wrote} write their buffers; {debug} of them debug builds, {gvs} with -gVS; {} builds glslang refused)",
+        gpu.name,
+        notes.len()
+    );
+    assert!(
+        debug >= 20 && gvs >= 10,
+        "only {debug} debug builds could run ({gvs} -gVS)"
     );
     assert!(ran >= 8, "only {ran} compute shaders could run");
     assert!(

@@ -16,7 +16,7 @@ mod common;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use common::{corpus, glslang, spv_words, temp_dir};
+use common::{corpus, debug_builds, glslang, spv_words, temp_dir};
 use shaderstep::pipeline::gpu::reflect::{
     covers, difference, mixed, reflect, setup, Scalar, Setup, Stage, Ty, Var, FILLS,
 };
@@ -258,28 +258,28 @@ fn draw(gpu: &Gpu, p: &Pair, vs: &[u32], fs: &[u32]) -> Result<Rendered, String>
     p.setup.draw(gpu, (vs, &p.vs_entry), (fs, &p.fs_entry))
 }
 
-/// Every pair the harness can draw, and the shaders it cannot with why.
-fn pairs() -> (Vec<Pair>, Vec<String>) {
+/// Every pair the harness can draw, and the shaders it cannot with why; with `debug`, the
+/// GLSL shaders' debug builds too.
+fn pairs(debug: bool) -> (Vec<Pair>, Vec<String>) {
     let dir = temp_dir("graphics");
     let mut pairs = Vec::new();
-    let mut skipped = Vec::new();
+    let (builds, mut skipped) = if debug {
+        debug_builds()
+    } else {
+        Default::default()
+    };
     // Linkage modules (imports left to resolve) are not shaders a driver can run.
+    // The GLSL shaders' debug builds (`-g`, `-gVS`) are drawn too, named with the flag.
     let mut shaders: Vec<(String, Vec<u32>)> = corpus()
         .into_iter()
+        .chain(builds)
         .filter(|s| !s.universal)
         .map(|s| {
             let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/shaders/");
-            (
-                s.path
-                    .display()
-                    .to_string()
-                    .trim_start_matches(root)
-                    .to_string(),
-                s.words,
-            )
+            (s.name().trim_start_matches(root).to_string(), s.words)
         })
         .collect();
-    // Variants of one source (with and without -g) keep apart by number.
+    // Variants of one source and build keep apart by number.
     let mut seen: HashMap<String, usize> = HashMap::new();
     for (name, _) in shaders.iter_mut() {
         let n = seen.entry(name.clone()).or_default();
@@ -427,10 +427,10 @@ fn first_pass(gpu: &Gpu, p: &Pair, before: &Rendered, preset: &str) -> String {
 #[test]
 fn vertex_and_fragment_shaders_draw_the_same_after_every_preset_and_link() {
     let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
-    let (mut pairs, mut skipped) = pairs();
+    let (mut pairs, mut skipped) = pairs(true);
     let mut failures = Vec::new();
     let (mut drawn, mut covered, mut preset_checks, mut link_checks) = (0, 0, 0, 0);
-    let mut links_changed = 0;
+    let (mut links_changed, mut debug_drawn, mut gvs_drawn) = (0, 0, 0);
     let mut uncovered = Vec::new();
     for p in &mut pairs {
         // The first fill with which the input draws something (or the last).
@@ -457,6 +457,9 @@ fn vertex_and_fragment_shaders_draw_the_same_after_every_preset_and_link() {
         };
         let p = &*p;
         drawn += 1;
+        // Debug builds are named with their flag (`glslang/pbr.g.frag -gVS (…)`).
+        debug_drawn += usize::from(p.name.contains(" -g"));
+        gvs_drawn += usize::from(p.name.contains(" -gVS"));
         if covers {
             covered += 1;
             if fill_name != FILLS[0].0 {
@@ -514,9 +517,29 @@ fn vertex_and_fragment_shaders_draw_the_same_after_every_preset_and_link() {
                 }) {
                     links_changed += 1;
                 }
+                // Where linking fails, the step that failed and why.
+                let why: Vec<String> = runs
+                    .iter()
+                    .flat_map(|r| &r.steps)
+                    .filter_map(|s| {
+                        let said: Vec<&str> =
+                            s.diagnostics.iter().map(|d| d.message.as_str()).collect();
+                        Some(format!(
+                            "{}: {}: {}",
+                            s.pass,
+                            s.error.as_ref()?,
+                            said.join(", ")
+                        ))
+                    })
+                    .collect();
                 let mut outputs = runs.iter().map(|r| r.output_words());
+                let why = if why.is_empty() {
+                    String::new()
+                } else {
+                    format!(" [{}]", why.join("; "))
+                };
                 compare(
-                    format!("linking ({preset}, {order:?})"),
+                    format!("linking ({preset}, {order:?}){why}"),
                     outputs.next().flatten(),
                     outputs.next().flatten(),
                 );
@@ -525,7 +548,7 @@ fn vertex_and_fragment_shaders_draw_the_same_after_every_preset_and_link() {
         }
     }
     eprintln!(
-        "{drawn} vertex+fragment pairs drawn on {} ({covered} cover pixels): {preset_checks} preset runs, {link_checks} links compared ({links_changed} changed a stage)",
+        "{drawn} vertex+fragment pairs drawn on {} ({covered} cover pixels; {debug_drawn} with a debug build, {gvs_drawn} -gVS): {preset_checks} preset runs, {link_checks} links compared ({links_changed} changed a stage)",
         gpu.name
     );
     for s in &skipped {
@@ -536,6 +559,10 @@ fn vertex_and_fragment_shaders_draw_the_same_after_every_preset_and_link() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(drawn >= 30, "only {drawn} pairs could be drawn");
+    assert!(
+        debug_drawn >= 20 && gvs_drawn >= 10,
+        "only {debug_drawn} pairs with a debug build could be drawn ({gvs_drawn} -gVS)"
+    );
     assert!(
         covered * 10 >= drawn * 9,
         "only {covered} of {drawn} pairs draw anything"
@@ -552,7 +579,7 @@ fn a_wrong_fragment_shader_is_caught() {
     // The oracle must be able to fail: swap two components of the colour a real pair's fragment
     // half builds.
     let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
-    let (pairs, _) = pairs();
+    let (pairs, _) = pairs(false);
     let p = pairs
         .iter()
         .find(|p| p.name.starts_with("pipeline/lit"))

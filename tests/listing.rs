@@ -130,3 +130,75 @@ fn a_plain_listing_knows_nothing() {
     assert!(l.functions.is_empty());
     assert!(!l.is_recorded());
 }
+
+/// A `-gVS` build says its lines with `DebugLine` (operands: the `DebugSource`, whose file is
+/// an `OpString`, and constants): the line is in effect until `DebugNoLine`, the next
+/// `DebugLine` or the end of the block, in both printers.
+const DEBUG_LINES: &str = r#"; Version: 1.3
+OpCapability Shader
+OpExtension "SPV_KHR_non_semantic_info"
+%dbg = OpExtInstImport "NonSemantic.Shader.DebugInfo.100"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+%file = OpString "b.comp"
+%text = OpString "void main() {}"
+OpName %main "main"
+OpName %a "a"
+OpName %b "b"
+OpName %c "c"
+OpName %d "d"
+%void = OpTypeVoid
+%uint = OpTypeInt 32 0
+%fn = OpTypeFunction %void
+%uint_0 = OpConstant %uint 0
+%uint_2 = OpConstant %uint 2
+%uint_12 = OpConstant %uint 12
+%uint_13 = OpConstant %uint 13
+%src = OpExtInst %void %dbg DebugSource %file %text
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%l1 = OpExtInst %void %dbg DebugLine %src %uint_12 %uint_12 %uint_0 %uint_0
+%a = OpIAdd %uint %uint_2 %uint_2
+%l2 = OpExtInst %void %dbg DebugLine %src %uint_13 %uint_13 %uint_0 %uint_0
+%b = OpIMul %uint %a %a
+%l3 = OpExtInst %void %dbg DebugNoLine
+%c = OpISub %uint %b %a
+%l4 = OpExtInst %void %dbg DebugLine %src %uint_12 %uint_12 %uint_0 %uint_0
+OpBranch %next
+%next = OpLabel
+%d = OpIAdd %uint %c %c
+OpReturn
+OpFunctionEnd
+"#;
+
+fn check_debug_lines(m: &Module, l: &Listing) {
+    let file = m
+        .debug
+        .iter()
+        .find(|i| i.op == spirv::Op::String)
+        .and_then(|i| i.result)
+        .unwrap();
+    let source = |name: &str| l.info(l.def_row(id_named(m, name)).unwrap()).source;
+    assert_eq!(source("a"), Some((file, 12)));
+    assert_eq!(source("b"), Some((file, 13)));
+    assert_eq!(source("c"), None, "DebugNoLine ends the line");
+    assert_eq!(source("d"), None, "a block's end ends the line");
+    let branch = l.lines.iter().position(|t| t.contains("OpBranch")).unwrap();
+    assert_eq!(l.info(branch).source, Some((file, 12)));
+}
+
+#[test]
+fn both_listings_follow_debug_line() {
+    let m = parse::parse(DEBUG_LINES).unwrap_or_else(|e| panic!("{e}"));
+    check_debug_lines(&m, &print::listing(&m));
+    check_debug_lines(&m, &disasm::listing(&m, &DisasmOptions::default()));
+}
+
+#[test]
+fn debug_source_embeds_the_text() {
+    let m = parse::parse(DEBUG_LINES).unwrap_or_else(|e| panic!("{e}"));
+    let texts = shaderstep::ir::debug::source_texts(&m);
+    assert_eq!(texts.len(), 1);
+    assert_eq!(texts[0].1, "void main() {}");
+}

@@ -81,6 +81,13 @@ fn optimize() {
     run("optimize");
 }
 
+/// The debug build of the bundled example (`assets/examples/lighting.gVS.frag.spv`): the source
+/// line under the cursor comes from `DebugLine`.
+#[test]
+fn debug_lines() {
+    run("debug-lines");
+}
+
 #[test]
 fn diff() {
     run("diff");

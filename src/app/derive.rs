@@ -365,7 +365,7 @@ pub fn prepare(s: &mut State) {
 type SourceFiles = std::collections::HashMap<crate::ir::Id, (String, Option<Arc<Vec<String>>>)>;
 
 /// The source files a module's line info refers to: `OpString` id → (name, text). The text is
-/// the one `OpSource` embeds, or the input's own source when the names match.
+/// the one `OpSource` or `DebugSource` embeds, or the input's own source when the names match.
 fn source_files(module: &crate::ir::Module, own: Option<(&str, &Arc<str>)>) -> SourceFiles {
     use rspirv::dr::Operand;
     let mut files = std::collections::HashMap::new();
@@ -393,6 +393,16 @@ fn source_files(module: &crate::ir::Module, own: Option<(&str, &Arc<str>)>) -> S
                         text,
                     ))));
                 }
+            }
+        }
+    }
+    // A `-gVS` build embeds its text in `DebugSource` instead.
+    for (file, text) in crate::ir::debug::source_texts(module) {
+        if let Some(entry) = files.get_mut(&file) {
+            if entry.1.is_none() {
+                entry.1 = Some(Arc::new(numbered_source(&crate::ir::strings::display(
+                    &text,
+                ))));
             }
         }
     }

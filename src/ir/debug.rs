@@ -26,8 +26,10 @@ pub const LOCAL_VARIABLE: u32 = 26;
 pub const DECLARE: u32 = 28;
 pub const VALUE: u32 = 29;
 pub const EXPRESSION: u32 = 31;
+pub const SOURCE: u32 = 35;
 /// `NonSemantic.Shader.DebugInfo.100` only.
 pub const FUNCTION_DEFINITION: u32 = 101;
+pub const SOURCE_CONTINUED: u32 = 102;
 pub const LINE: u32 = 103;
 pub const NO_LINE: u32 = 104;
 
@@ -110,6 +112,62 @@ pub fn described_global(sets: &DebugSets, inst: &Inst) -> Option<Id> {
     }
 }
 
+/// The source line a `DebugLine` (`NonSemantic.Shader.DebugInfo.100`) sets: the `OpString` id of
+/// its `DebugSource`'s file and its first line. `None` for any other instruction, and for a
+/// `DebugLine` whose operands are not a `DebugSource` and a 32-bit integer constant.
+pub fn debug_line(m: &Module, sets: &DebugSets, inst: &Inst) -> Option<(Id, u32)> {
+    if sets.op(inst)? != (Flavor::Shader, LINE) {
+        return None;
+    }
+    let source = m.global(inst.arg(1)?)?;
+    if !sets.is(source, SOURCE) {
+        return None;
+    }
+    let file = source.arg(1)?;
+    let line = m.global(inst.arg(2)?)?;
+    if line.op != Op::Constant {
+        return None;
+    }
+    Some((file, line.lit_u32(0)?))
+}
+
+/// The source texts `DebugSource` records embed (`NonSemantic.Shader.DebugInfo.100`): the
+/// `OpString` id of the file and the text, with its `DebugSourceContinued` parts appended.
+pub fn source_texts(m: &Module) -> Vec<(Id, String)> {
+    let sets = DebugSets::of(m);
+    if sets.is_empty() {
+        return Vec::new();
+    }
+    let string = |id: Option<Id>| match m.debug.iter().find(|i| i.result == id && id.is_some()) {
+        Some(i) if i.op == Op::String => match i.lits().first() {
+            Some(Operand::LiteralString(s)) => Some(s.clone()),
+            _ => None,
+        },
+        _ => None,
+    };
+    let mut out: Vec<(Id, String)> = Vec::new();
+    // A continuation belongs to the `DebugSource` just before it.
+    let mut last: Option<usize> = None;
+    for inst in m.globals() {
+        match sets.op(inst) {
+            Some((Flavor::Shader, SOURCE)) => {
+                last = None;
+                if let (Some(file), Some(text)) = (inst.arg(1), string(inst.arg(2))) {
+                    out.push((file, text));
+                    last = Some(out.len() - 1);
+                }
+            }
+            Some((Flavor::Shader, SOURCE_CONTINUED)) => {
+                if let (Some(k), Some(text)) = (last, string(inst.arg(1))) {
+                    out[k].1.push_str(&text);
+                }
+            }
+            _ => last = None,
+        }
+    }
+    out
+}
+
 /// `DebugDeclare`'s and `DebugValue`'s operands among `args` (the set's import is `args[0]`).
 pub const ARG_VARIABLE: usize = 1;
 /// The variable (`DebugDeclare`) or the value (`DebugValue`) described.
@@ -157,6 +215,8 @@ mod tests {
             (DECLARE, "DebugDeclare"),
             (VALUE, "DebugValue"),
             (EXPRESSION, "DebugExpression"),
+            (SOURCE, "DebugSource"),
+            (SOURCE_CONTINUED, "DebugSourceContinued"),
             (FUNCTION_DEFINITION, "DebugFunctionDefinition"),
             (LINE, "DebugLine"),
             (NO_LINE, "DebugNoLine"),

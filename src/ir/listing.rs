@@ -5,7 +5,9 @@
 
 use std::ops::Range;
 
+use super::debug::{self, DebugSets, Flavor};
 use super::inst::Id;
+use super::module::Module;
 
 /// What one line holds. Ids are 0 where absent (SPIR-V ids start at 1), to keep rows small.
 #[derive(Clone, Copy, Debug, Default)]
@@ -18,7 +20,7 @@ struct Row {
     start: u32,
     uses: u16,
     mentions: u16,
-    /// The `OpLine` in effect: file (`OpString` id) and line.
+    /// The `OpLine` or `DebugLine` in effect: file (`OpString` id) and line.
     file: Id,
     line: u32,
 }
@@ -34,7 +36,8 @@ pub struct RowInfo<'a> {
     pub uses: &'a [Id],
     /// `uses` and then the ids only a comment on the line mentions.
     pub mentions: &'a [Id],
-    /// The source line the instruction came from (`OpLine`): file id and line.
+    /// The source line the instruction came from (`OpLine`, or `DebugLine` of
+    /// `NonSemantic.Shader.DebugInfo.100`): the file's `OpString` id and the line.
     pub source: Option<(Id, u32)>,
 }
 
@@ -171,11 +174,17 @@ pub(crate) struct ListingBuilder {
     block: Id,
     source: (Id, u32),
     function_start: usize,
+    /// The module's debug-info imports, which say which `OpExtInst`s are `DebugLine`s.
+    debug: DebugSets,
 }
 
 impl ListingBuilder {
-    pub fn with_capacity(n: usize) -> Self {
-        let mut b = ListingBuilder::default();
+    /// A builder for a listing of `m`, of about `n` lines.
+    pub fn for_module(m: &Module, n: usize) -> Self {
+        let mut b = ListingBuilder {
+            debug: DebugSets::of(m),
+            ..ListingBuilder::default()
+        };
         b.listing.lines.reserve(n);
         b.listing.rows.reserve(n);
         b.listing.ids.reserve(n * 3);
@@ -236,13 +245,27 @@ impl ListingBuilder {
         self.source = (0, 0);
     }
 
-    /// Follows line info: an `OpLine` sets the source line of what follows, `OpNoLine` ends it.
-    pub fn line_info(&mut self, inst: &super::Inst) {
+    /// Follows line info: an `OpLine` or a `DebugLine` (of `m`) sets the source line of what
+    /// follows, `OpNoLine` or `DebugNoLine` ends it, as does the end of the block.
+    pub fn line_info(&mut self, m: &Module, inst: &super::Inst) {
         match inst.op {
             spirv::Op::Line => {
                 self.source = (inst.arg(0).unwrap_or(0), inst.lit_u32(0).unwrap_or(0));
             }
             spirv::Op::NoLine => self.source = (0, 0),
+            spirv::Op::ExtInst if !self.debug.is_empty() => {
+                match self.debug.op(inst) {
+                    Some((Flavor::Shader, debug::LINE)) => {
+                        // A line whose operands say nothing readable says no line, as does
+                        // line 0 (glslang's at the head of a function).
+                        self.source = debug::debug_line(m, &self.debug, inst)
+                            .filter(|&(_, line)| line != 0)
+                            .unwrap_or((0, 0));
+                    }
+                    Some((Flavor::Shader, debug::NO_LINE)) => self.source = (0, 0),
+                    _ => {}
+                }
+            }
             _ => {}
         }
     }

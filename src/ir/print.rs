@@ -22,7 +22,7 @@ pub fn print(m: &Module) -> String {
 /// The IR text form, with what each line holds.
 pub fn listing(m: &Module) -> Listing {
     let cx = Context::new(m, Names::for_module(m));
-    let mut out = ListingBuilder::with_capacity(m.inst_count() + 32);
+    let mut out = ListingBuilder::for_module(m, m.inst_count() + 32);
     out.note("; shaderstep IR".into());
     version_and_generator(&mut out, m);
     let mut ids = Vec::new();
@@ -64,7 +64,7 @@ fn inst_line(
     indent: &str,
     ids: &mut Vec<Id>,
 ) {
-    out.line_info(inst);
+    out.line_info(m, inst);
     ids.clear();
     cx.body_ids(inst, ids);
     out.push(
@@ -113,7 +113,7 @@ fn print_function(
     inst_line(out, m, cx, &f.def, "", ids);
     // Parameters carry no attribute lines (`parse` would not read them back there).
     for p in f.params.iter().chain(&f.prologue_debug) {
-        out.line_info(p);
+        out.line_info(m, p);
         ids.clear();
         cx.body_ids(p, ids);
         out.push(format!("    {}", inst_text(cx, p)), p.result, ids, &[]);

@@ -172,20 +172,57 @@ pub struct Shader {
     pub words: Vec<u32>,
     /// Linkage modules validate without a target environment.
     pub universal: bool,
+    /// The glslangValidator debug flag the shader was built with: `""`, `"-g"` or `"-gVS"`.
+    pub build: &'static str,
 }
 
-fn compile_glslang(path: &Path, hlsl: bool) -> Vec<Vec<u32>> {
+impl Shader {
+    /// The path, and the debug build if it is one (`glslang/pbr.g.frag -gVS`).
+    pub fn name(&self) -> String {
+        if self.build.is_empty() {
+            self.path.display().to_string()
+        } else {
+            format!("{} {}", self.path.display(), self.build)
+        }
+    }
+}
+
+/// `glslangValidator -V` with `flags` (`-g`, `-gVS`, HLSL options) on `path`: the words, or
+/// glslang's messages.
+fn glslang_build(path: &Path, flags: &[&str]) -> Result<Vec<u32>, String> {
+    let dir = temp_dir("glslang");
+    let out = dir.join("out.spv");
+    let res = Command::new(tool("glslangValidator"))
+        .arg("-V")
+        .args(flags)
+        .arg(path)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .expect("run glslangValidator");
+    let words = if res.status.success() {
+        let bytes = std::fs::read(&out).unwrap();
+        Ok(shaderstep::ir::spirv::read::words_from_bytes(&bytes).unwrap())
+    } else {
+        Err(format!(
+            "{}{}",
+            String::from_utf8_lossy(&res.stdout).trim(),
+            String::from_utf8_lossy(&res.stderr).trim()
+        ))
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    words
+}
+
+fn compile_glslang(path: &Path, hlsl: bool) -> Vec<(&'static str, Vec<u32>)> {
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
-    let mut variants: Vec<Vec<&str>> = vec![vec![]];
+    let mut variants = vec![""];
     if name.contains(".g.") {
-        variants.push(vec!["-g"]);
+        variants.push("-g");
     }
     let mut outs = Vec::new();
-    for extra in variants {
-        let dir = temp_dir("glslang");
-        let out = dir.join("out.spv");
-        let mut cmd = Command::new(tool("glslangValidator"));
-        cmd.arg("-V").args(&extra);
+    for build in variants {
+        let mut flags: Vec<&str> = [build].into_iter().filter(|f| !f.is_empty()).collect();
         if hlsl {
             let stage = if name.contains(".vs.") {
                 "vert"
@@ -194,23 +231,11 @@ fn compile_glslang(path: &Path, hlsl: bool) -> Vec<Vec<u32>> {
             } else {
                 "comp"
             };
-            cmd.args(["-D", "-e", "main", "-S", stage]);
+            flags.extend(["-D", "-e", "main", "-S", stage]);
         }
-        let res = cmd
-            .arg(path)
-            .arg("-o")
-            .arg(&out)
-            .output()
-            .expect("run glslangValidator");
-        assert!(
-            res.status.success(),
-            "glslangValidator failed on {}: {}",
-            path.display(),
-            String::from_utf8_lossy(&res.stdout)
-        );
-        let bytes = std::fs::read(&out).unwrap();
-        outs.push(shaderstep::ir::spirv::read::words_from_bytes(&bytes).unwrap());
-        let _ = std::fs::remove_dir_all(&dir);
+        let words = glslang_build(path, &flags)
+            .unwrap_or_else(|e| panic!("glslangValidator failed on {}: {e}", path.display()));
+        outs.push((build, words));
     }
     outs
 }
@@ -243,20 +268,62 @@ pub fn corpus() -> Vec<Shader> {
             let compiled = match sub {
                 "glslang" => compile_glslang(&path, false),
                 "hlsl" => compile_glslang(&path, true),
-                _ => vec![
+                _ => vec![(
+                    "",
                     shaderstep::pipeline::input::load(&path)
                         .unwrap_or_else(|e| panic!("corpus shader does not load: {e}"))
                         .words,
-                ],
+                )],
             };
-            for words in compiled {
+            for (build, words) in compiled {
                 shaders.push(Shader {
                     path: path.clone(),
                     words,
                     universal,
+                    build,
                 });
             }
         }
     }
     shaders
+}
+
+/// The debug builds of every GLSL shader of `tests/shaders/glslang/`: `-g` (`OpLine`,
+/// `OpSource` with the text) and `-gVS` (`NonSemantic.Shader.DebugInfo.100`), but for the `-g`
+/// builds of `.g.` files, which `corpus()` has already. A build glslang itself refuses is left
+/// out with a note on stderr naming the shader and glslang's message; the notes are returned
+/// too.
+pub fn debug_builds() -> (Vec<Shader>, Vec<String>) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/shaders/glslang");
+    let (mut shaders, mut notes) = (Vec::new(), Vec::new());
+    for path in files(&dir) {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        for build in ["-g", "-gVS"] {
+            if build == "-g" && name.contains(".g.") {
+                continue;
+            }
+            match glslang_build(&path, &[build]) {
+                Ok(words) => shaders.push(Shader {
+                    path: path.clone(),
+                    words,
+                    universal: false,
+                    build,
+                }),
+                Err(e) => {
+                    let note = format!(
+                        "glslangValidator {build} fails on {}, left out: {e}",
+                        path.display()
+                    );
+                    eprintln!("note: {note}");
+                    notes.push(note);
+                }
+            }
+        }
+    }
+    assert!(
+        shaders.len() >= dir.read_dir().map_or(0, |d| d.count()),
+        "only {} debug builds",
+        shaders.len()
+    );
+    (shaders, notes)
 }

@@ -355,7 +355,7 @@ pub fn listing(m: &Module, opts: &DisasmOptions) -> Listing {
         Names::for_module(m)
     };
     let cx = Context::new(m, names);
-    let mut out = ListingBuilder::with_capacity(m.inst_count() + 8);
+    let mut out = ListingBuilder::for_module(m, m.inst_count() + 8);
     if opts.header {
         out.note("; SPIR-V".into());
         version_and_generator(&mut out, m);
@@ -364,7 +364,7 @@ pub fn listing(m: &Module, opts: &DisasmOptions) -> Listing {
     }
     let mut ids = Vec::new();
     let mut line = |out: &mut ListingBuilder, inst: &Inst| {
-        out.line_info(inst);
+        out.line_info(m, inst);
         ids.clear();
         cx.body_ids(inst, &mut ids);
         let mut text = String::new();

@@ -305,20 +305,34 @@ impl<'a> Reflect<'a> {
 /// (starting with "no " when there is no such entry point).
 pub fn reflect(words: &[u32], model: ExecutionModel) -> Result<Stage, String> {
     // The execution models first, from the words: rspirv's loader refuses a few valid modules
-    // (`OpExecutionModeId`), which need not be read when they are not of this stage.
+    // (`OpExecutionModeId`), which need not be read when they are not of this stage. It also
+    // refuses `OpExtInst` outside functions, which only non-semantic info (a `-gVS` build's
+    // `DebugSource`, `DebugTypeBasic`…) may be, and which the interface does not need: those
+    // are left out of what it reads.
     let mut at = 5;
     let mut found = false;
+    let mut in_function = false;
+    let mut read = words[..words.len().min(5)].to_vec();
     while at < words.len() {
         let (count, op) = ((words[at] >> 16) as usize, words[at] & 0xffff);
         if op == Op::EntryPoint as u32 && words.get(at + 1) == Some(&(model as u32)) {
             found = true;
         }
-        at += count.max(1);
+        if op == Op::Function as u32 {
+            in_function = true;
+        } else if op == Op::FunctionEnd as u32 {
+            in_function = false;
+        }
+        let end = (at + count.max(1)).min(words.len());
+        if in_function || op != Op::ExtInst as u32 {
+            read.extend_from_slice(&words[at..end]);
+        }
+        at = end;
     }
     if !found {
         return Err(format!("no {model:?} entry point"));
     }
-    let m = dr::load_words(words).map_err(|e| e.to_string())?;
+    let m = dr::load_words(&read).map_err(|e| e.to_string())?;
     let r = Reflect::new(&m);
     let entry = m
         .entry_points
