@@ -788,3 +788,81 @@ OpFunctionEnd"#;
         assert!(out.contains("NonWritable"), "{pass}:\n{out}");
     }
 }
+
+/// 8- and 16-bit types for storage only: a value is converted to them and stored, and loaded
+/// and converted back.
+fn narrow_storage(extra_caps: &str) -> String {
+    format!(
+        r#"; Version: 1.3
+OpCapability Shader
+OpCapability StorageBuffer8BitAccess
+OpCapability StorageBuffer16BitAccess
+{extra_caps}OpExtension "SPV_KHR_8bit_storage"
+OpExtension "SPV_KHR_16bit_storage"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+OpMemberDecorate %B 0 Offset 0
+OpMemberDecorate %B 1 Offset 2
+OpMemberDecorate %B 2 Offset 4
+OpDecorate %B Block
+OpDecorate %b DescriptorSet 0
+OpDecorate %b Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uchar = OpTypeInt 8 0
+%half = OpTypeFloat 16
+%uint = OpTypeInt 32 0
+%float = OpTypeFloat 32
+%B = OpTypeStruct %uchar %half %uint
+%pB = OpTypePointer StorageBuffer %B
+%pu8 = OpTypePointer StorageBuffer %uchar
+%ph = OpTypePointer StorageBuffer %half
+%pu = OpTypePointer StorageBuffer %uint
+%b = OpVariable %pB StorageBuffer
+%u0 = OpConstant %uint 0
+%u1 = OpConstant %uint 1
+%u2 = OpConstant %uint 2
+%u5 = OpConstant %uint 5
+%f15 = OpConstant %float 1.5
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%p0 = OpAccessChain %pu8 %b %u0
+%n8 = OpUConvert %uchar %u5
+OpStore %p0 %n8
+%p1 = OpAccessChain %ph %b %u1
+%h = OpFConvert %half %f15
+OpStore %p1 %h
+%back = OpUConvert %uint %n8
+%p2 = OpAccessChain %pu %b %u2
+OpStore %p2 %back
+OpReturn
+OpFunctionEnd
+"#
+    )
+}
+
+/// Without `Int8` and `Float16` a module may have no constant of an 8-bit integer or 16-bit
+/// float type (spirv-val: "Cannot form constants of 8- or 16-bit types"): ccp keeps the
+/// conversions from 32-bit constants and still folds what is computed from them.
+#[test]
+fn ccp_makes_no_constants_of_storage_only_narrow_types() {
+    let out = run(&["lower", "ccp"], &narrow_storage(""));
+    assert!(out.contains("OpUConvert %uint8 %uint_5"), "\n{out}");
+    assert!(out.contains("OpFConvert %half %float_1_5"), "\n{out}");
+    assert!(!out.contains("OpConstant %uint8"), "\n{out}");
+    assert!(!out.contains("OpConstant %half"), "\n{out}");
+    // The widening back to 32 bits folds: a 32-bit constant is stored.
+    assert!(!out.contains("OpUConvert %uint %"), "\n{out}");
+}
+
+/// With the capabilities the same conversions fold to 8- and 16-bit constants.
+#[test]
+fn ccp_folds_narrow_conversions_when_the_capabilities_allow() {
+    let caps = "OpCapability Int8\nOpCapability Float16\n";
+    let out = run(&["lower", "ccp"], &narrow_storage(caps));
+    assert!(out.contains("OpConstant %uint8 5"), "\n{out}");
+    assert!(out.contains("OpConstant %half"), "\n{out}");
+    assert!(!out.contains("OpUConvert"), "\n{out}");
+    assert!(!out.contains("OpFConvert"), "\n{out}");
+}

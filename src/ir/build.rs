@@ -1,6 +1,7 @@
 //! Building blocks for passes that add types and imports: each returns the id of an existing
 //! equal declaration, or declares it (types and constants are interned, see `Module::intern`).
-//! `None` means the module has run out of ids.
+//! `None` means the module has run out of ids — or, for constants and undefined values, that
+//! the module may not have one of that type (`Module::constant_allowed`).
 
 use rspirv::dr::Operand;
 use spirv::Op;
@@ -10,7 +11,114 @@ use super::module::Module;
 use super::ops;
 use super::typing::Labels;
 
+/// The capabilities that let a module make constants (and undefined values) of 8- and 16-bit
+/// types. Without them such types exist only for storage (`StorageBuffer8BitAccess`,
+/// `StorageBuffer16BitAccess`, …): values are loaded, stored and converted, and spirv-val
+/// rejects any `OpConstant`, `OpConstantNull`, `OpConstantComposite` or `OpUndef` of a type
+/// that is or holds one ("Cannot form constants of 8- or 16-bit types").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NarrowCaps {
+    pub int8: bool,
+    pub int16: bool,
+    pub float16: bool,
+}
+
+impl NarrowCaps {
+    /// The capabilities `m` declares.
+    pub fn of(m: &Module) -> Self {
+        let mut caps = NarrowCaps {
+            int8: false,
+            int16: false,
+            float16: false,
+        };
+        for i in &m.preamble {
+            match (i.op, i.lits()) {
+                (Op::Capability, [Operand::Capability(spirv::Capability::Int8)]) => {
+                    caps.int8 = true
+                }
+                (Op::Capability, [Operand::Capability(spirv::Capability::Int16)]) => {
+                    caps.int16 = true
+                }
+                (Op::Capability, [Operand::Capability(spirv::Capability::Float16)]) => {
+                    caps.float16 = true
+                }
+                _ => {}
+            }
+        }
+        caps
+    }
+
+    /// Whether every type may have constants.
+    pub fn all(self) -> bool {
+        self.int8 && self.int16 && self.float16
+    }
+
+    fn int(self, width: u32) -> bool {
+        match width {
+            8 => self.int8,
+            16 => self.int16,
+            _ => true,
+        }
+    }
+
+    fn float(self, width: u32) -> bool {
+        width != 16 || self.float16
+    }
+
+    /// A bit-vector (`untype`) came from an integer or a float of its width: an 8-bit one
+    /// needs `Int8`, a 16-bit one either 16-bit capability (the one its typed original had).
+    fn bits(self, width: u32) -> bool {
+        match width {
+            8 => self.int8,
+            16 => self.int16 || self.float16,
+            _ => true,
+        }
+    }
+}
+
 impl Module {
+    /// Whether the module may have a constant (`OpConstant`, `OpConstantComposite`,
+    /// `OpConstantNull`) or an `OpUndef` of type `ty`: not when `ty` is, or holds as a
+    /// component, member or element (not through a pointer), an 8-bit integer without `Int8`,
+    /// a 16-bit integer without `Int16` or a 16-bit float without `Float16`. Every path that
+    /// makes a constant of a type it did not find one of asks this; where the answer is no, a
+    /// fold keeps the instruction it would have replaced.
+    pub fn constant_allowed(&self, ty: Id) -> bool {
+        self.constant_allowed_with(NarrowCaps::of(self), ty)
+    }
+
+    /// `constant_allowed` with the capabilities already read (`NarrowCaps::of`).
+    pub fn constant_allowed_with(&self, caps: NarrowCaps, ty: Id) -> bool {
+        caps.all() || self.allowed_at(caps, ty, 0)
+    }
+
+    fn allowed_at(&self, caps: NarrowCaps, ty: Id, depth: u32) -> bool {
+        // Nesting no real type has (or a cycle in a broken module): no constant.
+        if depth > 64 {
+            return false;
+        }
+        let Some(t) = self.global(ty) else {
+            return false;
+        };
+        match (t.op, t.lits(), t.args.as_slice()) {
+            (Op::TypeInt, [Operand::LiteralBit32(w), ..], _) => caps.int(*w),
+            (Op::TypeFloat, [Operand::LiteralBit32(w), ..], _) => caps.float(*w),
+            (
+                Op::TypeVector | Op::TypeMatrix | Op::TypeArray | Op::TypeRuntimeArray,
+                _,
+                [e, ..],
+            ) => self.allowed_at(caps, *e, depth + 1),
+            (Op::TypeStruct, _, members) => {
+                members.iter().all(|&m| self.allowed_at(caps, m, depth + 1))
+            }
+            (Op::ExtInst, _, _) => {
+                let sets = ops::ExtSets::of(self);
+                super::types::dialect_type_width(t, &sets).is_none_or(|w| caps.bits(w))
+            }
+            _ => true,
+        }
+    }
+
     pub fn void_type(&mut self) -> Option<Id> {
         self.intern(Inst::new(Op::TypeVoid, None, None, vec![]))
     }
@@ -123,8 +231,12 @@ impl Module {
     }
 
     /// A module-level `OpUndef` of `ty`, shared by everything that needs one: any undefined
-    /// value will do for a value nobody wrote.
+    /// value will do for a value nobody wrote. `None` also when the module may not have an
+    /// undefined value of `ty` (`constant_allowed`).
     pub fn undef(&mut self, ty: Id) -> Option<Id> {
+        if !self.constant_allowed(ty) {
+            return None;
+        }
         self.intern(Inst::with_args(Op::Undef, Some(ty), None, vec![]))
     }
 
@@ -144,8 +256,84 @@ impl Module {
         ))
     }
 
-    /// The `OpConstantNull` of `ty`.
+    /// The `OpConstantNull` of `ty`; `None` also when the module may not have a constant of
+    /// `ty` (`constant_allowed`).
     pub fn null(&mut self, ty: Id) -> Option<Id> {
+        if !self.constant_allowed(ty) {
+            return None;
+        }
         self.intern(Inst::with_args(Op::ConstantNull, Some(ty), None, vec![]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Types of a module with 8- and 16-bit types for storage only, plus `extra` capabilities.
+    fn module(extra: &str) -> Module {
+        let text = format!(
+            "OpCapability Shader
+OpCapability StorageBuffer8BitAccess
+OpCapability StorageBuffer16BitAccess
+{extra}OpMemoryModel Logical GLSL450
+OpName %uchar \"uchar\"
+OpName %ushort \"ushort\"
+OpName %half \"half\"
+OpName %uint \"uint\"
+OpName %float \"float\"
+OpName %S \"S\"
+OpName %T \"T\"
+OpName %v2half \"v2half\"
+OpName %a4u8 \"a4u8\"
+OpName %nested \"nested\"
+OpName %pu8 \"pu8\"
+%uchar = OpTypeInt 8 0
+%ushort = OpTypeInt 16 0
+%half = OpTypeFloat 16
+%uint = OpTypeInt 32 0
+%float = OpTypeFloat 32
+%u4 = OpConstant %uint 4
+%S = OpTypeStruct %uint %uchar
+%T = OpTypeStruct %float %uint
+%v2half = OpTypeVector %half 2
+%a4u8 = OpTypeArray %uchar %u4
+%nested = OpTypeStruct %T %a4u8
+%pu8 = OpTypePointer StorageBuffer %uchar
+"
+        );
+        crate::ir::parse::parse(&text).unwrap()
+    }
+
+    fn id(m: &Module, name: &str) -> Id {
+        (1..m.bound)
+            .find(|&i| m.debug_name(i) == Some(name))
+            .unwrap_or_else(|| panic!("no {name}"))
+    }
+
+    #[test]
+    fn narrow_types_have_constants_only_with_their_capability() {
+        let mut m = module("");
+        for ty in ["uchar", "ushort", "half", "S", "v2half", "a4u8", "nested"] {
+            let t = id(&m, ty);
+            assert!(!m.constant_allowed(t), "{ty}");
+            assert_eq!(m.null(t), None, "{ty}");
+            assert_eq!(m.undef(t), None, "{ty}");
+        }
+        // 32-bit types, and pointers to narrow ones (spirv-val accepts their nulls and undefs).
+        for ty in ["uint", "float", "T", "pu8"] {
+            let t = id(&m, ty);
+            assert!(m.constant_allowed(t), "{ty}");
+            assert!(m.null(t).is_some(), "{ty}");
+        }
+        let m = module("OpCapability Int8\n");
+        assert!(m.constant_allowed(id(&m, "uchar")));
+        assert!(m.constant_allowed(id(&m, "S")));
+        assert!(!m.constant_allowed(id(&m, "ushort")));
+        assert!(!m.constant_allowed(id(&m, "half")));
+        let m = module("OpCapability Int8\nOpCapability Int16\nOpCapability Float16\n");
+        for ty in ["uchar", "ushort", "half", "S", "v2half", "nested"] {
+            assert!(m.constant_allowed(id(&m, ty)), "{ty}");
+        }
     }
 }

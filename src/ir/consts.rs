@@ -10,6 +10,7 @@
 use rspirv::dr::Operand;
 use spirv::Op;
 
+use super::build::NarrowCaps;
 use super::fxhash::FxHashMap;
 use super::inst::{Id, Inst};
 use super::module::Module;
@@ -143,6 +144,8 @@ pub struct Consts {
     shapes: FxHashMap<Id, Shape>,
     values: FxHashMap<Id, Const>,
     sets: ExtSets,
+    /// Which narrow types the module may have constants of (`Module::constant_allowed`).
+    caps: NarrowCaps,
 }
 
 impl Consts {
@@ -151,6 +154,7 @@ impl Consts {
             shapes: FxHashMap::default(),
             values: FxHashMap::default(),
             sets: ExtSets::of(m),
+            caps: NarrowCaps::of(m),
         };
         for (id, kind) in super::types::scalar_kinds(m) {
             let s = match kind {
@@ -310,8 +314,19 @@ impl Consts {
         }
     }
 
-    /// Writes `c` (of type `ty`) into the module as interned constants; its id.
+    /// Writes `c` (of type `ty`) into the module as interned constants; its id. `None` when
+    /// the module may not have a constant of `ty` (an 8- or 16-bit type without the capability
+    /// for its constants, `Module::constant_allowed`) or no id is left: either way the value
+    /// is not folded and the instruction computing it stays.
     pub fn materialize(&mut self, m: &mut Module, ty: Id, c: &Const) -> Option<Id> {
+        if !m.constant_allowed_with(self.caps, ty) {
+            return None;
+        }
+        self.materialize_allowed(m, ty, c)
+    }
+
+    /// `materialize` of a type already found allowed (so are its parts).
+    fn materialize_allowed(&mut self, m: &mut Module, ty: Id, c: &Const) -> Option<Id> {
         let inst = match (self.shapes.get(&ty)?.clone(), c) {
             (Shape::Scalar(s), Const::Scalar(v)) => scalar_inst(ty, s, *v)?,
             (Shape::Scalar(Scalar::Bits { width }), Const::Bits { bits, .. }) => {
@@ -321,7 +336,7 @@ impl Consts {
                 let mut ids = Vec::with_capacity(parts.len());
                 for (k, p) in parts.iter().enumerate() {
                     let t = self.part_type(ty, k)?;
-                    ids.push(Operand::IdRef(self.materialize(m, t, p)?));
+                    ids.push(Operand::IdRef(self.materialize_allowed(m, t, p)?));
                 }
                 Inst::new(Op::ConstantComposite, Some(ty), None, ids)
             }

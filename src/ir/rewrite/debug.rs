@@ -135,6 +135,7 @@ pub fn undefine_debug_uses(
         return Some(false);
     }
     let mut changed = false;
+    let mut unsayable: crate::ir::fxhash::FxHashSet<Id> = Default::default();
     let targets: Vec<_> = f
         .layout()
         .map(|(_, i)| i)
@@ -153,10 +154,19 @@ pub fn undefine_debug_uses(
         } else {
             ty
         };
+        // An 8- or 16-bit value the module may not have an `OpUndef` of: the record goes.
+        if !m.constant_allowed(ty) {
+            unsayable.extend(inst.result);
+            continue;
+        }
         let undef = m.undef(ty)?;
         let id = inst.result.unwrap_or(0);
         let value = debug::value_from_declare(inst, undef, id);
         f.replace_inst(i, value);
+        changed = true;
+    }
+    if !unsayable.is_empty() {
+        f.retain_all(|i| !i.result.is_some_and(|r| unsayable.contains(&r)));
         changed = true;
     }
     Some(changed)
@@ -175,6 +185,7 @@ pub fn settle_declares(m: &mut Module, f: &mut Function, sets: &DebugSets) -> Op
         .filter(|&i| sets.is(f.inst(i), debug::DECLARE))
         .collect();
     let mut changed = false;
+    let mut unsayable: crate::ir::fxhash::FxHashSet<Id> = Default::default();
     for i in targets {
         let inst = f.inst(i);
         let Some(d) = inst.arg(debug::ARG_DESCRIBED) else {
@@ -194,6 +205,12 @@ pub fn settle_declares(m: &mut Module, f: &mut Function, sets: &DebugSets) -> Op
             continue;
         }
         let value = match ty.and_then(|t| crate::ir::types::pointer_type(m, t)) {
+            // An 8- or 16-bit pointee the module may not have an `OpUndef` of: the declare
+            // goes.
+            Some((_, pointee)) if !m.constant_allowed(pointee) => {
+                unsayable.extend(inst.result);
+                continue;
+            }
             Some((_, pointee)) => m.undef(pointee)?,
             None if ty.is_some() => d,
             None => continue,
@@ -201,6 +218,10 @@ pub fn settle_declares(m: &mut Module, f: &mut Function, sets: &DebugSets) -> Op
         let id = inst.result.unwrap_or(0);
         let described = debug::value_from_declare(inst, value, id);
         f.replace_inst(i, described);
+        changed = true;
+    }
+    if !unsayable.is_empty() {
+        f.retain_all(|i| !i.result.is_some_and(|r| unsayable.contains(&r)));
         changed = true;
     }
     Some(changed)

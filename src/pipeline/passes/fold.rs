@@ -16,6 +16,7 @@ use std::collections::HashMap;
 use rspirv::dr::Operand;
 use spirv::Op;
 
+use crate::ir::build::NarrowCaps;
 use crate::ir::number::f64_to_f16;
 use crate::ir::ops::{self, fold::Value, Val};
 use crate::ir::rewrite::Replacer;
@@ -204,6 +205,7 @@ pub fn fold(m: &mut Module) -> bool {
     }
 
     let sets = ops::ExtSets::of(m);
+    let caps = NarrowCaps::of(m);
     // Functions are taken out so constants can be interned into the module meanwhile.
     let mut functions = std::mem::take(m.functions_mut());
     let mut replace = Replacer::new();
@@ -249,7 +251,10 @@ pub fn fold(m: &mut Module) -> bool {
                             .collect();
                         let v = rule(&args?)?;
                         Some((constant(ty, scalar, v)?, v, scalar))
-                    });
+                    })
+                    // An 8- or 16-bit result the module may not have constants of stays
+                    // computed.
+                    .filter(|_| m.constant_allowed_with(caps, ty));
                 if let Some((id, v, scalar)) =
                     folded.and_then(|(c, v, s)| Some((m.intern(c)?, v, s)))
                 {
