@@ -88,6 +88,11 @@ impl DebugSets {
             .is_some_and(|(_, n)| n == DECLARE || n == VALUE)
     }
 
+    /// The ids of the imports.
+    pub fn imports(&self) -> impl Iterator<Item = Id> + '_ {
+        self.sets.iter().map(|(id, _)| *id)
+    }
+
     /// The id of the first import, to make new records with.
     pub fn import(&self) -> Option<(Id, Flavor)> {
         self.sets.first().copied()

@@ -205,6 +205,10 @@ impl LiveParts {
         // Seeds: operands of instructions not seen through are wholly read; a seen-through
         // instruction with a non-composite result is wholly read when that result is used.
         for inst in f.body() {
+            // Debug info reads nothing: a value only it describes is not computed for it.
+            if ops::attrs_of(inst, sets).contains(ops::Attrs::DEBUG_INFO) {
+                continue;
+            }
             let through = inst.result.is_some() && sees_through(m, f, inst, sets);
             if !through {
                 for &a in &inst.args {

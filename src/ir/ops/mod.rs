@@ -128,8 +128,11 @@ impl Attrs {
     pub const TERMINATOR: Attrs = Attrs(64);
     /// The two value operands may be swapped.
     pub const COMMUTATIVE: Attrs = Attrs(128);
+    /// Debug info (`NonSemantic.Shader.DebugInfo.100`, `OpenCL.DebugInfo.100`): touches no
+    /// memory and has no effect, but is not removed for being unused.
+    pub const DEBUG_INFO: Attrs = Attrs(256);
 
-    const NAMES: [(Attrs, &'static str); 8] = [
+    const NAMES: [(Attrs, &'static str); 9] = [
         (Attrs::PURE, "pure"),
         (Attrs::READS_MEMORY, "reads-memory"),
         (Attrs::WRITES_MEMORY, "writes-memory"),
@@ -138,6 +141,7 @@ impl Attrs {
         (Attrs::BARRIER, "barrier"),
         (Attrs::TERMINATOR, "terminator"),
         (Attrs::COMMUTATIVE, "commutative"),
+        (Attrs::DEBUG_INFO, "debug-info"),
     ];
 
     pub const fn union(self, other: Attrs) -> Attrs {
@@ -765,6 +769,8 @@ pub fn attrs(op: Op) -> Attrs {
 #[derive(Clone, Debug, Default)]
 pub struct ExtSets {
     sets: Vec<(Id, Option<OpSet>)>,
+    /// Imports of the debug-info sets.
+    debug: Vec<Id>,
 }
 
 impl ExtSets {
@@ -786,7 +792,13 @@ impl ExtSets {
                 Some((i.result?, set))
             })
             .collect();
-        ExtSets { sets }
+        let debug = crate::ir::debug::DebugSets::of(m).imports().collect();
+        ExtSets { sets, debug }
+    }
+
+    /// Whether an import is of a debug-info set.
+    pub fn is_debug_info(&self, import: Id) -> bool {
+        self.debug.contains(&import)
     }
 
     /// The table's set an import id stands for; `None` for sets the table does not describe.
@@ -870,6 +882,9 @@ pub fn describe_experimental(found: &[&OpInfo]) -> String {
 
 /// The attributes of `inst` (an unknown op has none, so it counts as having side effects).
 pub fn attrs_of(inst: &Inst, sets: &ExtSets) -> Attrs {
+    if ext_inst_parts(inst).is_some_and(|(set, _)| sets.is_debug_info(set)) {
+        return Attrs::DEBUG_INFO;
+    }
     for_inst(inst, sets).map_or(Attrs::NONE, |i| i.attrs)
 }
 

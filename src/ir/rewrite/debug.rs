@@ -40,6 +40,15 @@ pub fn marker(inst: &Inst, sets: &DebugSets) -> Option<Marker> {
     }
 }
 
+/// Debug info in a function body that describes code without being code: location markers,
+/// `DebugDeclare`/`DebugValue`, the function's `DebugFunctionDefinition`. Passes that weigh or
+/// move code do not count it.
+pub fn is_debug_only(inst: &Inst, sets: &DebugSets) -> bool {
+    marker(inst, sets).is_some()
+        || sets.is_debug_use(inst)
+        || sets.is(inst, debug::FUNCTION_DEFINITION)
+}
+
 /// Whether two markers say the same (their results aside).
 fn same_marker(a: &Inst, b: &Inst) -> bool {
     a.op == b.op && a.args == b.args && a.lits() == b.lits()
@@ -430,7 +439,11 @@ pub fn unname_in_records(m: &mut Module, gone: &FxHashSet<Id>) {
     let Some(first) = m.globals().iter().position(names_gone) else {
         return;
     };
-    let none = match m.globals().iter().position(|g| sets.is(g, debug::INFO_NONE)) {
+    let none = match m
+        .globals()
+        .iter()
+        .position(|g| sets.is(g, debug::INFO_NONE))
+    {
         // Defined before its first user.
         Some(p) => {
             if p > first {

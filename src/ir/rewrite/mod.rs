@@ -28,9 +28,9 @@ pub use blocks::{
 pub use clone::{clone_body, ClonedBlock};
 pub use cursor::{out_of_ids, Builder};
 pub use debug::{
-    drop_debug_uses_in_module, drop_debug_uses_of, drop_superseded_lines, in_force, marker,
-    prune_unreachable_in, settle_declares, undefine_debug_uses, unname_in_records, Described,
-    InlineSite, Marker,
+    drop_debug_uses_in_module, drop_debug_uses_of, drop_superseded_lines, in_force, is_debug_only,
+    marker, prune_unreachable_in, settle_declares, undefine_debug_uses, unname_in_records,
+    Described, InlineSite, Marker,
 };
 pub use edits::Edits;
 pub use join::{join_blocks, JoinState};

@@ -39,7 +39,7 @@ use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::ops::ExtSets;
 use crate::ir::rewrite::{
-    drop_superseded_lines, forget, marker, prune_unreachable_in, undefine_debug_uses,
+    drop_superseded_lines, forget, is_debug_only, prune_unreachable_in, undefine_debug_uses,
 };
 use crate::ir::types::pointer_type;
 use crate::ir::{Id, Inst, InstId, Module};
@@ -187,7 +187,7 @@ fn mark(
             }
             Op::Branch | Op::BranchConditional | Op::Switch => false,
             Op::Phi | Op::Variable | Op::Undef => false,
-            _ if is_debug_record(inst, dsets) => false,
+            _ if is_debug_only(inst, dsets) => false,
             _ if inst.is_terminator() => true,
             _ => !is_pure(inst, sets),
         };
@@ -318,14 +318,6 @@ fn reachable_after_collapse(
     seen
 }
 
-/// Debug info that is kept without making anything live: location markers, a function's
-/// definition record, declares and values.
-fn is_debug_record(inst: &Inst, dsets: &DebugSets) -> bool {
-    marker(inst, dsets).is_some()
-        || dsets.is_debug_use(inst)
-        || dsets.is(inst, debug::FUNCTION_DEFINITION)
-}
-
 /// Removes what is dead from function `f`; returns the ids that went, or `None` when nothing
 /// did.
 fn sweep(
@@ -341,7 +333,7 @@ fn sweep(
     let mut undefined: FxHashMap<Id, Id> = FxHashMap::default();
     for (_, i) in f.layout() {
         let inst = f.inst(i);
-        if live[i.index()] || !is_debug_record(inst, dsets) {
+        if live[i.index()] || !is_debug_only(inst, dsets) {
             continue;
         }
         live[i.index()] = true;

@@ -221,7 +221,10 @@ fn number_function(
                 ),
                 Op::Load => None,
                 _ if attrs.contains(Attrs::WRITES_MEMORY) => Some(Memory::Other),
-                _ if !(attrs.contains(Attrs::PURE) || attrs.contains(Attrs::READS_MEMORY)) => {
+                _ if !(attrs.contains(Attrs::PURE)
+                    || attrs.contains(Attrs::READS_MEMORY)
+                    || attrs.contains(Attrs::DEBUG_INFO)) =>
+                {
                     Some(Memory::Other)
                 }
                 _ => None,

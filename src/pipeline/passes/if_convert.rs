@@ -10,10 +10,11 @@
 
 use spirv::Op;
 
+use crate::ir::debug::DebugSets;
 use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::ops::{self, Attrs, ExtSets};
-use crate::ir::rewrite::{forget, prune_unreachable_in};
+use crate::ir::rewrite::{forget, is_debug_only, prune_unreachable_in};
 use crate::ir::{Id, Inst, InstId, Merge, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
 
@@ -30,10 +31,7 @@ fn speculatable(inst: &Inst, sets: &ExtSets) -> bool {
     a.contains(Attrs::PURE)
         && !a.contains(Attrs::DERIVATIVE)
         && !a.contains(Attrs::WAVE)
-        && !matches!(
-            inst.op,
-            Op::Phi | Op::SampledImage | Op::Variable | Op::Line | Op::NoLine
-        )
+        && !matches!(inst.op, Op::Phi | Op::SampledImage | Op::Variable)
         && inst.result.is_some()
 }
 
@@ -54,6 +52,7 @@ fn arm(
     label: Id,
     merge: Id,
     sets: &ExtSets,
+    dsets: &DebugSets,
 ) -> Option<Option<usize>> {
     if label == merge {
         return Some(None);
@@ -64,12 +63,17 @@ fn arm(
         && block.merge.is_none()
         && f.successors(b) == [merge]
         && f.terminator(b).op == Op::Branch
-        && block.insts.len() <= MAX_ARM
-        && f.block_insts(b).all(|i| speculatable(i, sets));
+        && f.block_insts(b)
+            .filter(|i| !is_debug_only(i, dsets))
+            .count()
+            <= MAX_ARM
+        && f.block_insts(b)
+            .all(|i| is_debug_only(i, dsets) || speculatable(i, sets));
     ok.then_some(Some(b))
 }
 
 fn convert_function(m: &mut Module, f: &mut Function, sets: &ExtSets) -> bool {
+    let dsets = DebugSets::of(m);
     let mut changed = false;
     // Predecessor counts, once: a conversion changes only those of its own merge block, which
     // no other selection has as its merge block.
@@ -93,8 +97,8 @@ fn convert_function(m: &mut Module, f: &mut Function, sets: &ExtSets) -> bool {
             if tl == fl {
                 return None;
             }
-            let ta = arm(f, &preds, tl, merge, sets)?;
-            let fa = arm(f, &preds, fl, merge, sets)?;
+            let ta = arm(f, &preds, tl, merge, sets, &dsets)?;
+            let fa = arm(f, &preds, fl, merge, sets, &dsets)?;
             let mb = f.block_index(merge)?;
             // The merge block is reached from the two arms (or the header) only.
             if preds.get(&merge) != Some(&2) {
