@@ -16,9 +16,7 @@ use shaderstep::ir::spirv::{read, write};
 use shaderstep::ir::{Id, Inst, Module};
 use shaderstep::pipeline::{registry, Pipeline};
 
-// `default` is not here yet: untype merges the constants of debug records with the code's,
-// and assign-types then types them by those records' uses too (issue 25 is open for it).
-const PRESETS: [&str; 3] = ["O", "memory", "size"];
+const PRESETS: [&str; 4] = ["O", "memory", "default", "size"];
 
 /// The preset's passes, then debug info stripped and what only it used removed.
 fn stripped(preset: &str) -> Pipeline {

@@ -20,6 +20,7 @@ use std::collections::{HashMap, HashSet};
 use rspirv::dr::Operand;
 use spirv::Op;
 
+use crate::ir::ops;
 use crate::ir::rewrite::{forget, Edits};
 use crate::ir::typing::{Labels, Made, Need, Numeric, TypeInfo};
 use crate::ir::{Id, Inst, InstId, Module};
@@ -157,6 +158,7 @@ fn relabelable_width(info: &TypeInfo, ty: Id) -> Option<u32> {
 }
 
 fn free_locals(m: &Module, info: &TypeInfo) -> Locals {
+    let sets = ops::ExtSets::of(m);
     let mut root: HashMap<Id, Id> = HashMap::new();
     let mut free: HashMap<Id, (u32, usize)> = HashMap::new();
     for (fi, f) in m.functions().iter().enumerate() {
@@ -215,7 +217,8 @@ fn free_locals(m: &Module, info: &TypeInfo) -> Locals {
                         Op::AccessChain | Op::InBoundsAccessChain => k == 0,
                         Op::Load => k == 0 && numeric(i.result),
                         Op::Store => k == 0 && numeric(i.arg(1)),
-                        _ => false,
+                        // A debug record describes the variable whatever its kind.
+                        _ => ops::attrs_of(i, &sets).contains(ops::Attrs::DEBUG_INFO),
                     };
                     if !allowed {
                         bad.insert(*v);

@@ -124,6 +124,10 @@ fn check(m: &Module, f: &Function, names: &std::cell::OnceCell<Names>) -> Result
                     Op::Phi | Op::Select => true,
                     op if crate::ir::inst::is_atomic(op) => k == 0,
                     Op::FunctionCall if roots.contains(&p) => true,
+                    // A variable or parameter stays typed: its debug records stay right.
+                    Op::ExtInst if ops::attrs_of(i, &sets).contains(ops::Attrs::DEBUG_INFO) => {
+                        roots.contains(&p)
+                    }
                     Op::FunctionCall => {
                         return Err(format!(
                             "it passes a pointer into an aggregate ({}) to a function call",

@@ -16,6 +16,7 @@ use rspirv::dr::Operand;
 use spirv::Op;
 
 use crate::ir::fxhash::FxHashSet;
+use crate::ir::ops;
 use crate::ir::rewrite::{forget, Replacer};
 use crate::ir::typing::{Made, Numeric, TypeInfo};
 use crate::ir::InstId;
@@ -61,6 +62,7 @@ fn linkage_functions(m: &Module) -> HashSet<Id> {
 
 fn plan(m: &Module) -> Plan {
     let info = TypeInfo::new(m);
+    let sets = ops::ExtSets::of(m);
     let linked = linkage_functions(m);
     let typed_numeric = |v: Id| info.value_numeric(v).is_some_and(|n| n.label.is_some());
     let mut pinned: HashSet<Id> = HashSet::new();
@@ -77,6 +79,10 @@ fn plan(m: &Module) -> Plan {
         }
         for (_, iid) in f.layout() {
             let inst = f.inst(iid);
+            // Debug info describes values of any type: it pins none.
+            if ops::attrs_of(inst, &sets).contains(ops::Attrs::DEBUG_INFO) {
+                continue;
+            }
             {
                 match info.typing(Some(f), inst) {
                     None => {
