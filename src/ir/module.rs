@@ -194,6 +194,30 @@ impl Module {
         &mut self.functions[k]
     }
 
+    /// Edits function `k` with the rest of the module at hand: the function is taken out while
+    /// `edit` runs (the module holds a body-less stand-in with its definition), so `edit` may
+    /// add types, constants and ids to the module meanwhile.
+    pub fn with_function<R>(
+        &mut self,
+        k: usize,
+        edit: impl FnOnce(&mut Module, &mut Function) -> R,
+    ) -> R {
+        let stand_in = Function::new(self.functions[k].def.clone(), Vec::new());
+        let mut f = std::mem::replace(&mut self.functions[k], stand_in);
+        let r = edit(self, &mut f);
+        self.functions[k] = f;
+        r
+    }
+
+    /// Edits every function that has a body, in order (see `with_function`).
+    pub fn edit_functions(&mut self, mut edit: impl FnMut(&mut Module, &mut Function)) {
+        for k in 0..self.functions.len() {
+            if !self.functions[k].is_declaration() {
+                self.with_function(k, &mut edit);
+            }
+        }
+    }
+
     /// Appends a function.
     pub fn push_function(&mut self, f: Function) {
         if let Some(index) = self.function_index.get_mut() {

@@ -426,18 +426,12 @@ pub fn adce(m: &mut Module) -> bool {
     let write_only = write_only_globals(m);
     let mut gone: FxHashSet<Id> = FxHashSet::default();
     let mut changed = false;
-    for k in 0..m.functions().len() {
-        if m.functions()[k].is_declaration() {
-            continue;
-        }
-        let placeholder = Function::new(m.functions()[k].def.clone(), Vec::new());
-        let mut f = std::mem::replace(m.function_at_mut(k), placeholder);
-        if let Some(g) = sweep(m, &mut f, &sets, &dsets, &write_only) {
+    m.edit_functions(|m, f| {
+        if let Some(g) = sweep(m, f, &sets, &dsets, &write_only) {
             gone.extend(g);
             changed = true;
         }
-        *m.function_at_mut(k) = f;
-    }
+    });
     changed |= drop_unused_interface(m);
     let before = m.globals().len();
     remove_unused_globals(m, &mut gone, SpecConstants::Remove);

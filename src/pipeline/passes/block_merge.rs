@@ -96,15 +96,9 @@ pub fn block_merge(m: &mut Module) -> bool {
     let mut replace = Replacer::new();
     let mut gone = FxHashSet::default();
     let mut changed = false;
-    for k in 0..m.functions().len() {
-        if m.functions()[k].is_declaration() {
-            continue;
-        }
-        let placeholder = Function::new(m.functions()[k].def.clone(), Vec::new());
-        let mut f = std::mem::replace(m.function_at_mut(k), placeholder);
-        changed |= merge_function(m, &mut f, keep_merges, &mut replace, &mut gone);
-        *m.function_at_mut(k) = f;
-    }
+    m.edit_functions(|m, f| {
+        changed |= merge_function(m, f, keep_merges, &mut replace, &mut gone);
+    });
     replace.apply(m, "block-merge");
     forget(m, &gone);
     changed

@@ -289,30 +289,29 @@ pub fn ccp(m: &mut Module) -> bool {
                 }
             }
         }
-        let placeholder = Function::new(m.functions()[k].def.clone(), Vec::new());
-        let mut f = std::mem::replace(m.function_at_mut(k), placeholder);
-        f.retain_all(|i| !i.result.is_some_and(|r| folded.contains(&r)));
-        replace.apply_to_function(&mut f);
-        // Branches that head no construct take their one edge; headers keep their
-        // (now constant) condition for dead-branch.
-        let mut folded_branch = false;
-        for &(b, live) in &found.branches {
-            // A back edge stays: a loop header needs exactly one, even if it is never taken.
-            let drops_back_edge = f.successors(b).iter().any(|&t| {
-                t != live
-                    && f.block_index(t).is_some_and(|tb| {
-                        matches!(f.block(tb).merge, Some(crate::ir::Merge::Loop { .. }))
-                    })
-            });
-            if f.block(b).merge.is_none() && !drops_back_edge {
-                fold_branch(&mut f, b, live);
-                folded_branch = true;
+        m.with_function(k, |m, f| {
+            f.retain_all(|i| !i.result.is_some_and(|r| folded.contains(&r)));
+            replace.apply_to_function(f);
+            // Branches that head no construct take their one edge; headers keep their
+            // (now constant) condition for dead-branch.
+            let mut folded_branch = false;
+            for &(b, live) in &found.branches {
+                // A back edge stays: a loop header needs exactly one, even if it is never taken.
+                let drops_back_edge = f.successors(b).iter().any(|&t| {
+                    t != live
+                        && f.block_index(t).is_some_and(|tb| {
+                            matches!(f.block(tb).merge, Some(crate::ir::Merge::Loop { .. }))
+                        })
+                });
+                if f.block(b).merge.is_none() && !drops_back_edge {
+                    fold_branch(f, b, live);
+                    folded_branch = true;
+                }
             }
-        }
-        let pruned = prune_unreachable_in(m, &mut f);
-        changed |= !folded.is_empty() || folded_branch || !pruned.is_empty();
-        gone.extend(pruned);
-        *m.function_at_mut(k) = f;
+            let pruned = prune_unreachable_in(m, f);
+            changed |= !folded.is_empty() || folded_branch || !pruned.is_empty();
+            gone.extend(pruned);
+        });
     }
     replace.apply(m, "ccp");
     forget(m, &gone);

@@ -17,7 +17,6 @@ use rspirv::dr::Operand;
 use spirv::Op;
 
 use crate::ir::debug::{self, DebugSets};
-use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::idmap::IdMap;
 use crate::ir::inst::{is_constant, is_type};
@@ -170,10 +169,7 @@ pub fn dce(m: &mut Module) -> bool {
             if typed.is_empty() {
                 continue;
             }
-            let placeholder = Function::new(m.functions()[k].def.clone(), Vec::new());
-            let mut f = std::mem::replace(m.function_at_mut(k), placeholder);
-            undefine_debug_uses(m, &mut f, &dsets, typed);
-            *m.function_at_mut(k) = f;
+            m.with_function(k, |m, f| undefine_debug_uses(m, f, &dsets, typed));
         }
         if !changed {
             break;

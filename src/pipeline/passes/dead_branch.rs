@@ -135,18 +135,12 @@ pub fn dead_branch(m: &mut Module) -> bool {
     let consts = Consts::new(m);
     let mut gone: FxHashSet<Id> = FxHashSet::default();
     let mut changed = false;
-    for k in 0..m.functions().len() {
-        if m.functions()[k].is_declaration() {
-            continue;
-        }
-        let placeholder = Function::new(m.functions()[k].def.clone(), Vec::new());
-        let mut f = std::mem::replace(m.function_at_mut(k), placeholder);
-        if simplify_function(&mut f, &consts) {
+    m.edit_functions(|m, f| {
+        if simplify_function(f, &consts) {
             changed = true;
-            gone.extend(prune_unreachable_in(m, &mut f));
+            gone.extend(prune_unreachable_in(m, f));
         }
-        *m.function_at_mut(k) = f;
-    }
+    });
     forget(m, &gone);
     changed
 }

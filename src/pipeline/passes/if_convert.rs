@@ -201,18 +201,12 @@ pub fn if_convert(m: &mut Module) -> bool {
     let sets = ExtSets::of(m);
     let mut gone: FxHashSet<Id> = FxHashSet::default();
     let mut changed = false;
-    for k in 0..m.functions().len() {
-        if m.functions()[k].is_declaration() {
-            continue;
-        }
-        let placeholder = Function::new(m.functions()[k].def.clone(), Vec::new());
-        let mut f = std::mem::replace(m.function_at_mut(k), placeholder);
-        if convert_function(m, &mut f, &sets) {
+    m.edit_functions(|m, f| {
+        if convert_function(m, f, &sets) {
             changed = true;
-            gone.extend(prune_unreachable_in(m, &mut f));
+            gone.extend(prune_unreachable_in(m, f));
         }
-        *m.function_at_mut(k) = f;
-    }
+    });
     forget(m, &gone);
     changed
 }

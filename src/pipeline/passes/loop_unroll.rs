@@ -446,54 +446,53 @@ pub fn loop_unroll(m: &mut Module, notes: &mut Vec<String>) -> bool {
         if !any_marked {
             continue;
         }
-        let placeholder = Function::new(m.functions()[k].def.clone(), Vec::new());
-        let mut f = std::mem::replace(m.function_at_mut(k), placeholder);
-        // Why each marked loop was refused; a loop inside one unrolled later is copied, and
-        // its copies are tried afresh.
-        let mut refused: FxHashMap<Id, String> = FxHashMap::default();
-        loop {
-            let mut consts = Consts::new(m);
-            let structure = f.structure();
-            // Inner loops first: the constructs list outer loops before inner ones.
-            let mut next = None;
-            for c in structure.constructs.iter().rev() {
-                if c.kind != ConstructKind::Loop {
-                    continue;
-                }
-                let label = f.block(c.header).label;
-                let marked = f.block(c.header).merge.as_ref().is_some_and(marked_unroll);
-                if !marked || refused.contains_key(&label) {
-                    continue;
-                }
-                match plan(&f, &consts, c) {
-                    Ok(p) => {
-                        next = Some(p);
-                        break;
+        m.with_function(k, |m, f| {
+            // Why each marked loop was refused; a loop inside one unrolled later is copied, and
+            // its copies are tried afresh.
+            let mut refused: FxHashMap<Id, String> = FxHashMap::default();
+            loop {
+                let mut consts = Consts::new(m);
+                let structure = f.structure();
+                // Inner loops first: the constructs list outer loops before inner ones.
+                let mut next = None;
+                for c in structure.constructs.iter().rev() {
+                    if c.kind != ConstructKind::Loop {
+                        continue;
                     }
-                    Err(why) => {
-                        refused.insert(label, why);
+                    let label = f.block(c.header).label;
+                    let marked = f.block(c.header).merge.as_ref().is_some_and(marked_unroll);
+                    if !marked || refused.contains_key(&label) {
+                        continue;
+                    }
+                    match plan(f, &consts, c) {
+                        Ok(p) => {
+                            next = Some(p);
+                            break;
+                        }
+                        Err(why) => {
+                            refused.insert(label, why);
+                        }
                     }
                 }
+                let Some(p) = next else { break };
+                if unroll(m, &mut consts, f, &p, &mut decorations, &mut gone).is_none() {
+                    break;
+                }
+                changed = true;
             }
-            let Some(p) = next else { break };
-            if unroll(m, &mut consts, &mut f, &p, &mut decorations, &mut gone).is_none() {
-                break;
+            let name = m
+                .debug_name(f.id())
+                .map_or_else(|| format!("%{}", f.id()), str::to_string);
+            for b in f.blocks() {
+                if let Some(why) = refused.get(&b.label) {
+                    notes.push(format!(
+                        "{name}: the loop at %{} is marked Unroll but stays: {why}",
+                        m.debug_name(b.label)
+                            .map_or_else(|| b.label.to_string(), str::to_string)
+                    ));
+                }
             }
-            changed = true;
-        }
-        let name = m
-            .debug_name(f.id())
-            .map_or_else(|| format!("%{}", f.id()), str::to_string);
-        for b in f.blocks() {
-            if let Some(why) = refused.get(&b.label) {
-                notes.push(format!(
-                    "{name}: the loop at %{} is marked Unroll but stays: {why}",
-                    m.debug_name(b.label)
-                        .map_or_else(|| b.label.to_string(), str::to_string)
-                ));
-            }
-        }
-        *m.function_at_mut(k) = f;
+        });
     }
     forget(m, &gone);
     changed

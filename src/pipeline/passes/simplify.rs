@@ -817,15 +817,9 @@ pub fn simplify(m: &mut Module) -> bool {
     let mut replace = Replacer::new();
     let mut changed = false;
     let decorated: FxHashSet<Id> = m.annotations.iter().filter_map(|a| a.arg(0)).collect();
-    for k in 0..m.functions().len() {
-        if m.functions()[k].is_declaration() {
-            continue;
-        }
-        let placeholder = Function::new(m.functions()[k].def.clone(), Vec::new());
-        let mut f = std::mem::replace(m.function_at_mut(k), placeholder);
-        changed |= simplify_function(m, &mut consts, &decorated, &mut f, &mut replace);
-        *m.function_at_mut(k) = f;
-    }
+    m.edit_functions(|m, f| {
+        changed |= simplify_function(m, &mut consts, &decorated, f, &mut replace);
+    });
     replace.apply(m, "simplify");
     changed
 }

@@ -165,69 +165,68 @@ pub fn vector_dce(m: &mut Module) -> bool {
         if m.functions()[k].is_declaration() {
             continue;
         }
-        let placeholder = Function::new(m.functions()[k].def.clone(), Vec::new());
-        let mut f = std::mem::replace(m.function_at_mut(k), placeholder);
-        let live = LiveParts::new(m, &f, &sets);
-        let is_vector = |ty: Id| vector_len(m, ty).is_some();
-        let mut dead = dead_inserts(&f, &live, is_vector, &mut replace);
-        // Vectors of which nothing is read, though something uses them.
-        let du = f.def_use();
-        let unread: Vec<(Id, Id)> = f
-            .body()
-            .filter(|i| i.op != Op::Phi && !dead.contains(&i.result.unwrap_or(0)))
-            .filter_map(|i| Some((i.result?, i.ty?, i)))
-            .filter(|(r, ty, i)| {
-                is_vector(*ty) && du.is_used(*r) && live.of(*r).is_none() && is_pure(i, &sets)
-            })
-            .map(|(r, ty, _)| (r, ty))
-            .collect();
-        let operands = unread_operands(m, &f, &live);
-        // An undef pays when what goes with the value is more than the undef it may add.
-        let pays = |m: &Module, undefs: &FxHashSet<Id>, ty: Id, freed: usize| {
-            freed > usize::from(!undefs.contains(&ty)) && m.global(ty).is_some()
-        };
-        for (r, ty) in unread {
-            if pays(m, &undefs, ty, frees(&f, &du, &sets, r, None, 8)) {
-                if let Some(u) = m.undef(ty) {
-                    undefs.insert(ty);
-                    if replace.replace_in(f.id(), r, u) {
-                        dead.insert(r);
+        m.with_function(k, |m, f| {
+            let live = LiveParts::new(m, f, &sets);
+            let is_vector = |ty: Id| vector_len(m, ty).is_some();
+            let mut dead = dead_inserts(f, &live, is_vector, &mut replace);
+            // Vectors of which nothing is read, though something uses them.
+            let du = f.def_use();
+            let unread: Vec<(Id, Id)> = f
+                .body()
+                .filter(|i| i.op != Op::Phi && !dead.contains(&i.result.unwrap_or(0)))
+                .filter_map(|i| Some((i.result?, i.ty?, i)))
+                .filter(|(r, ty, i)| {
+                    is_vector(*ty) && du.is_used(*r) && live.of(*r).is_none() && is_pure(i, &sets)
+                })
+                .map(|(r, ty, _)| (r, ty))
+                .collect();
+            let operands = unread_operands(m, f, &live);
+            // An undef pays when what goes with the value is more than the undef it may add.
+            let pays = |m: &Module, undefs: &FxHashSet<Id>, ty: Id, freed: usize| {
+                freed > usize::from(!undefs.contains(&ty)) && m.global(ty).is_some()
+            };
+            for (r, ty) in unread {
+                if pays(m, &undefs, ty, frees(f, &du, &sets, r, None, 8)) {
+                    if let Some(u) = m.undef(ty) {
+                        undefs.insert(ty);
+                        if replace.replace_in(f.id(), r, u) {
+                            dead.insert(r);
+                        }
                     }
                 }
             }
-        }
-        let mut edits = false;
-        // The ones that free most first: the undef one adds serves the others.
-        let mut operands: Vec<_> = operands
-            .into_iter()
-            .map(|(i, k, ty)| {
-                let c = f.inst(i).args[k];
-                let only_here = f.inst(i).args.iter().filter(|&&a| a == c).count() == 1;
-                let freed = if only_here {
-                    frees(&f, &du, &sets, c, Some(i), 8)
-                } else {
-                    0
-                };
-                (freed, i, k, ty)
-            })
-            .collect();
-        operands.sort_by_key(|o| std::cmp::Reverse(o.0));
-        for (freed, i, k, ty) in operands {
-            if pays(m, &undefs, ty, freed) {
-                if let Some(u) = m.undef(ty) {
-                    undefs.insert(ty);
-                    f.set_arg(i, k, u);
-                    edits = true;
+            let mut edits = false;
+            // The ones that free most first: the undef one adds serves the others.
+            let mut operands: Vec<_> = operands
+                .into_iter()
+                .map(|(i, k, ty)| {
+                    let c = f.inst(i).args[k];
+                    let only_here = f.inst(i).args.iter().filter(|&&a| a == c).count() == 1;
+                    let freed = if only_here {
+                        frees(f, &du, &sets, c, Some(i), 8)
+                    } else {
+                        0
+                    };
+                    (freed, i, k, ty)
+                })
+                .collect();
+            operands.sort_by_key(|o| std::cmp::Reverse(o.0));
+            for (freed, i, k, ty) in operands {
+                if pays(m, &undefs, ty, freed) {
+                    if let Some(u) = m.undef(ty) {
+                        undefs.insert(ty);
+                        f.set_arg(i, k, u);
+                        edits = true;
+                    }
                 }
             }
-        }
-        if !dead.is_empty() || edits {
-            f.retain_all(|i| !i.result.is_some_and(|r| dead.contains(&r)));
-            replace.apply_to_function(&mut f);
-            remove_unused(&mut f, &sets, &mut gone);
-            changed = true;
-        }
-        *m.function_at_mut(k) = f;
+            if !dead.is_empty() || edits {
+                f.retain_all(|i| !i.result.is_some_and(|r| dead.contains(&r)));
+                replace.apply_to_function(f);
+                remove_unused(f, &sets, &mut gone);
+                changed = true;
+            }
+        });
     }
     replace.apply(m, "vector-dce");
     forget(m, &gone);
