@@ -116,7 +116,16 @@ fn the_event_loop_changes_state_only_through_update() {
 fn passes_take_functions_out_through_the_kit() {
     assert_none(
         "src/pipeline/passes",
-        &["std::mem::replace(m.function_at_mut", "let placeholder = Function::new"],
+        &[
+            "std::mem::replace(m.function_at_mut",
+            "let placeholder = Function::new",
+        ],
         &["inline.rs", "mem2reg.rs", "sroa.rs"],
     );
+}
+
+/// Pointer types come from the kit (`Module::pointer_to`), interned once, not built by hand.
+#[test]
+fn passes_make_pointer_types_through_the_kit() {
+    assert_none("src/pipeline", &["Op::TypePointer,"], &[]);
 }

@@ -240,6 +240,16 @@ impl Module {
         self.intern(Inst::with_args(Op::Undef, Some(ty), None, vec![]))
     }
 
+    /// The pointer type to `pointee` in storage class `class` (interned: one id for each).
+    pub fn pointer_to(&mut self, class: spirv::StorageClass, pointee: Id) -> Option<Id> {
+        self.intern(Inst::new(
+            Op::TypePointer,
+            None,
+            None,
+            vec![Operand::StorageClass(class), Operand::IdRef(pointee)],
+        ))
+    }
+
     /// The 32-bit unsigned `OpConstant` `value` (debug records' numbers and indexes).
     pub fn u32_constant(&mut self, value: u32) -> Option<Id> {
         let uint = self.intern(Inst::new(

@@ -77,15 +77,7 @@ pub fn repair_ssa(m: &mut Module, f: &mut Function) -> Result<usize, String> {
             ));
         }
         let ptr = m
-            .intern(Inst::new(
-                Op::TypePointer,
-                None,
-                None,
-                vec![
-                    rspirv::dr::Operand::StorageClass(StorageClass::Function),
-                    rspirv::dr::Operand::IdRef(ty),
-                ],
-            ))
+            .pointer_to(StorageClass::Function, ty)
             .ok_or_else(super::out_of_ids)?;
         let var = m.fresh_id().ok_or_else(super::out_of_ids)?;
         f.insert_inst(

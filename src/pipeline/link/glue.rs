@@ -94,15 +94,7 @@ fn make_private(m: &mut Module, ep: usize, var: Id) -> Result<(), String> {
             .and_then(|p| p.arg(0))
             .ok_or("interface variable without a pointer type")?;
     let ptr = m
-        .intern(Inst::new(
-            Op::TypePointer,
-            None,
-            None,
-            vec![
-                Operand::StorageClass(StorageClass::Private),
-                Operand::IdRef(pointee),
-            ],
-        ))
+        .pointer_to(StorageClass::Private, pointee)
         .ok_or_else(out_of_ids)?;
     // The pointer type may be new, and so after the variable: move the variable to the end.
     m.globals_mut().retain(|i| i.result != Some(var));

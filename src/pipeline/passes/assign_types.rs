@@ -1013,16 +1013,12 @@ fn relabel_local(
     }
     for (iid, ptr_ty) in edits {
         let def = m.global(ptr_ty)?.clone();
-        let (Some(class), Some(pointee)) = (def.lits().first().cloned(), def.arg(0)) else {
+        let (Some(&Operand::StorageClass(class)), Some(pointee)) = (def.lits().first(), def.arg(0))
+        else {
             return None;
         };
         let pointee = relabel_type(m, pointee, label, made)?;
-        let new_ptr = m.intern(Inst::new(
-            Op::TypePointer,
-            None,
-            None,
-            vec![class, Operand::IdRef(pointee)],
-        ))?;
+        let new_ptr = m.pointer_to(class, pointee)?;
         m.function_at_mut(f).inst_mut(iid).ty = Some(new_ptr);
     }
     Some(())

@@ -22,7 +22,7 @@ use spirv::{Decoration, Op, StorageClass};
 
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::types::{members, pointer_type};
-use crate::ir::{Function, Id, Inst, InstId, Module};
+use crate::ir::{Function, Id, InstId, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
 
 pub struct CopyPropArrays;
@@ -115,12 +115,7 @@ fn read_only(m: &Module, var: Id, class: StorageClass, buffer_blocks: &FxHashSet
 }
 
 fn pointer(m: &mut Module, class: StorageClass, pointee: Id) -> Option<Id> {
-    m.intern(Inst::new(
-        Op::TypePointer,
-        None,
-        None,
-        vec![Operand::StorageClass(class), Operand::IdRef(pointee)],
-    ))
+    m.pointer_to(class, pointee)
 }
 
 /// One variable to replace by its source.

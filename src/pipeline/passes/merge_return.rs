@@ -122,16 +122,8 @@ pub fn merge_returns(m: &mut Module, f: &mut Function) -> Result<bool, String> {
         .intern(Inst::with_args(Op::TypeBool, None, None, vec![]))
         .ok_or_else(out_of_ids)?;
     let ptr = |m: &mut Module, t: Id| {
-        m.intern(Inst::new(
-            Op::TypePointer,
-            None,
-            None,
-            vec![
-                Operand::StorageClass(StorageClass::Function),
-                Operand::IdRef(t),
-            ],
-        ))
-        .ok_or_else(out_of_ids)
+        m.pointer_to(StorageClass::Function, t)
+            .ok_or_else(out_of_ids)
     };
     let var = |m: &mut Module, ty: Id, init: Option<Id>| -> Result<(Id, Inst), String> {
         let id = m.fresh_id().ok_or_else(out_of_ids)?;

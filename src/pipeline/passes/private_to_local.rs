@@ -180,16 +180,8 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
 }
 
 fn function_pointer(m: &mut Module, pointee: Id) -> Result<Id, String> {
-    m.intern(Inst::new(
-        Op::TypePointer,
-        None,
-        None,
-        vec![
-            Operand::StorageClass(StorageClass::Function),
-            Operand::IdRef(pointee),
-        ],
-    ))
-    .ok_or_else(out_of_ids)
+    m.pointer_to(StorageClass::Function, pointee)
+        .ok_or_else(out_of_ids)
 }
 
 impl Pass for PrivateToLocal {

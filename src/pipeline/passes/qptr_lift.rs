@@ -373,12 +373,7 @@ fn apply(m: &mut Module, fi: usize, plan: Plan) -> Option<()> {
             };
             operands.push(Operand::IdRef(id));
         }
-        let ptr = m.intern(Inst::new(
-            Op::TypePointer,
-            None,
-            None,
-            vec![Operand::StorageClass(c.class), Operand::IdRef(c.pointee)],
-        ))?;
+        let ptr = m.pointer_to(c.class, c.pointee)?;
         // The first chain for a qptr takes its id, so names and decorations stay.
         let id = if reused.insert(c.qptr) {
             c.qptr
@@ -468,12 +463,7 @@ fn apply(m: &mut Module, fi: usize, plan: Plan) -> Option<()> {
         replace.insert(iid, insts);
     }
     for (iid, class, t) in phis {
-        let ptr = m.intern(Inst::new(
-            Op::TypePointer,
-            None,
-            None,
-            vec![Operand::StorageClass(class), Operand::IdRef(t)],
-        ))?;
+        let ptr = m.pointer_to(class, t)?;
         m.function_at_mut(fi).inst_mut(iid).ty = Some(ptr);
     }
     // Apply replacements and insertions. An insertion goes where the qptr it replaces was

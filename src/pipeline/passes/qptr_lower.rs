@@ -411,13 +411,7 @@ fn lower_function(
                             .global(arr)
                             .and_then(|a| a.arg(0))
                             .ok_or("a descriptor array without an element type")?;
-                        m.intern(Inst::new(
-                            Op::TypePointer,
-                            None,
-                            None,
-                            vec![Operand::StorageClass(class), Operand::IdRef(elem)],
-                        ))
-                        .ok_or_else(out_of_ids)?
+                        m.pointer_to(class, elem).ok_or_else(out_of_ids)?
                     };
                     Inst::new(
                         Op::ExtInst,

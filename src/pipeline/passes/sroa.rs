@@ -220,15 +220,7 @@ fn split(
         }
         let mt = member_types[k];
         let ptr = m
-            .intern(Inst::new(
-                Op::TypePointer,
-                None,
-                None,
-                vec![
-                    Operand::StorageClass(StorageClass::Function),
-                    Operand::IdRef(mt),
-                ],
-            ))
+            .pointer_to(StorageClass::Function, mt)
             .ok_or_else(out_of_ids)?;
         let part_init = match &init_def {
             Some(d) if d.op == Op::ConstantComposite => d.args.get(k).copied(),
