@@ -9,7 +9,8 @@
 //! ```
 //!
 //! TARGET: `reader` (SPIR-V binaries: read, print, verify, disassemble, then the `O` and
-//! `default` presets), `asm` (SPIR-V assembly), `ir` (the IR text parser), `state` (pipeline
+//! `default` presets), `debug` (the same, for binaries with debug info mutated where it is:
+//! `tests/common/debug_mutations.rs`), `asm` (SPIR-V assembly), `ir` (the IR text parser), `state` (pipeline
 //! state TOML), or `all` (each in turn). The `fuzz` profile is `release` with overflow checks
 //! and debug assertions, so arithmetic overflow is found too.
 
@@ -22,6 +23,9 @@ use shaderstep::ir::spirv::{asm, disasm, read};
 use shaderstep::ir::{parse, print, verify};
 use shaderstep::pipeline::link::state::PipelineState;
 use shaderstep::pipeline::Pipeline;
+
+#[path = "../tests/common/debug_mutations.rs"]
+mod debug_mutations;
 
 struct Rng(u64);
 
@@ -109,6 +113,23 @@ fn binary_seeds() -> Vec<Vec<u32>> {
         .filter_map(|p| shaderstep::pipeline::input::load(p).ok())
         .map(|l| l.words)
         .collect()
+}
+
+/// Seeds with debug info: the bundled examples' `-gVS` builds, and every binary seed that
+/// has any.
+fn debug_seeds() -> Vec<Vec<u32>> {
+    let mut paths = Vec::new();
+    files_with(&root().join("assets"), &["spv"], &mut paths);
+    paths.sort();
+    let mut out: Vec<Vec<u32>> = paths
+        .iter()
+        .filter_map(|p| shaderstep::pipeline::input::load(p).ok())
+        .map(|l| l.words)
+        .collect();
+    out.extend(binary_seeds());
+    let mut probe = Rng(1);
+    out.retain(|w| debug_mutations::mutate(w, &mut |n| probe.below(n)).is_some());
+    out
 }
 
 fn state_seeds() -> Vec<String> {
@@ -240,6 +261,18 @@ fn run_reader(words: &[u32], presets: &[Pipeline]) {
     }
 }
 
+/// Every pass on its own, on whatever reads (the presets stop at the first verify that fails).
+fn run_passes(words: &[u32]) {
+    if let Ok(m) = read::read_words(words) {
+        let _ = parse::parse(&print::print(&m));
+        for pass in shaderstep::pipeline::registry::all_passes() {
+            let mut copy = m.clone();
+            let mut cx = shaderstep::pipeline::PassCx::new(Arc::new(words.to_vec()));
+            let _ = pass.run(&mut copy, &mut cx);
+        }
+    }
+}
+
 fn fuzz(target: &str, budget: Duration, rng: &mut Rng, findings: &mut Findings) -> usize {
     let start = Instant::now();
     let mut runs = 0;
@@ -258,6 +291,30 @@ fn fuzz(target: &str, budget: Duration, rng: &mut Rng, findings: &mut Findings) 
                 let input = mutate_words(s, o, rng);
                 let t = Instant::now();
                 let r = catch_unwind(AssertUnwindSafe(|| run_reader(&input, &presets)));
+                if r.is_err() {
+                    findings.record(target, &words_as_bytes(&input), "panic");
+                } else if t.elapsed() > Duration::from_secs(5) {
+                    findings.record(target, &words_as_bytes(&input), "slow (over 5 s)");
+                }
+                runs += 1;
+            }
+        }
+        "debug" => {
+            let seeds = debug_seeds();
+            let presets = [
+                Pipeline::preset("O").unwrap(),
+                Pipeline::preset("default").unwrap(),
+            ];
+            while start.elapsed() < budget {
+                let s = &seeds[rng.below(seeds.len())];
+                let Some((input, _)) = debug_mutations::mutate(s, &mut |n| rng.below(n)) else {
+                    continue;
+                };
+                let t = Instant::now();
+                let r = catch_unwind(AssertUnwindSafe(|| {
+                    run_reader(&input, &presets);
+                    run_passes(&input);
+                }));
                 if r.is_err() {
                     findings.record(target, &words_as_bytes(&input), "panic");
                 } else if t.elapsed() > Duration::from_secs(5) {
@@ -313,7 +370,7 @@ fn fuzz(target: &str, budget: Duration, rng: &mut Rng, findings: &mut Findings) 
             }
         }
         other => {
-            eprintln!("unknown target '{other}': reader, asm, ir, state or all");
+            eprintln!("unknown target '{other}': reader, debug, asm, ir, state or all");
             std::process::exit(2);
         }
     }
@@ -341,7 +398,7 @@ fn main() {
     };
     let mut rng = Rng(seed | 1);
     let targets: Vec<&str> = if target == "all" {
-        vec!["reader", "asm", "ir", "state"]
+        vec!["reader", "debug", "asm", "ir", "state"]
     } else {
         vec![target.as_str()]
     };

@@ -190,3 +190,71 @@ OpFunctionEnd
         assert!(r.is_ok(), "{preset} panicked on huge arrays");
     }
 }
+
+#[path = "common/debug_mutations.rs"]
+mod debug_mutations;
+
+/// The committed `-gVS` builds (`NonSemantic.Shader.DebugInfo.100`) of the bundled examples.
+fn debug_seeds() -> Vec<(String, Vec<u32>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/examples");
+    let mut out: Vec<(String, Vec<u32>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.to_string_lossy().contains(".gVS.") && p.extension().is_some_and(|x| x == "spv")
+        })
+        .map(|p| {
+            let bytes = std::fs::read(&p).unwrap();
+            let words = bytes
+                .chunks(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
+            (p.file_name().unwrap().to_string_lossy().into_owned(), words)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Debug info the core does not understand, or that is somewhere it should not be, never makes
+/// the reader, the printers, the verifier, a pass or the `O` preset panic.
+#[test]
+fn debug_info_mutations_never_panic() {
+    let seeds = debug_seeds();
+    assert!(!seeds.is_empty(), "no -gVS builds in assets/examples");
+    let o = shaderstep::pipeline::Pipeline::preset("O").unwrap();
+    let mut rng = Rng(0x51_7cc1_b727_220a);
+    // Fewer than the word sweeps: each mutant goes through every pass and `O`.
+    let per_seed = iterations() / 12;
+    for (name, words) in &seeds {
+        let m = read::read_words(words).unwrap();
+        assert_eq!(
+            shaderstep::ir::debug::not_understood(&m),
+            Vec::<String>::new(),
+            "{name}: glslang's debug info is understood"
+        );
+        for n in 0..per_seed {
+            let Some((w, what)) = debug_mutations::mutate(words, &mut |k| rng.below(k)) else {
+                panic!("{name} has no debug info to mutate");
+            };
+            let r = catch_unwind(std::panic::AssertUnwindSafe(|| {
+                if let Ok(m) = read::read_words(&w) {
+                    let text = print::print(&m);
+                    let _ = parse::parse(&text);
+                    let _ = shaderstep::ir::verify::verify(&m);
+                    let _ = shaderstep::ir::spirv::disasm::disassemble(&m, &Default::default());
+                    for pass in shaderstep::pipeline::registry::all_passes() {
+                        let mut copy = m.clone();
+                        let mut cx =
+                            shaderstep::pipeline::PassCx::new(std::sync::Arc::new(w.clone()));
+                        let _ = pass.run(&mut copy, &mut cx);
+                    }
+                    let run = o.run(std::sync::Arc::new(w.clone()));
+                    let _ = run.output_words();
+                }
+            }));
+            assert!(r.is_ok(), "{name}, mutant {n} ({what}) panicked");
+        }
+    }
+}

@@ -6,7 +6,10 @@
 //! [`DebugSets::is_debug_use`] to skip them, and the rewrite kit fixes them up afterwards
 //! (`rewrite::debug`): what they describe may be gone.
 
+use std::sync::OnceLock;
+
 use rspirv::dr::Operand;
+use rspirv::grammar::ExtendedInstruction;
 use spirv::Op;
 
 use super::inst::{Id, Inst};
@@ -68,8 +71,17 @@ impl DebugSets {
         self.sets.is_empty()
     }
 
-    /// The set and instruction number of a debug record.
+    /// The set and instruction number of a debug record the core understands: one its set's
+    /// grammar has, with the operands the grammar gives it (see [`fits_grammar`]). Any other
+    /// `OpExtInst` of a debug set is `None` here, as an instruction of an unknown set is: passes
+    /// leave it as it was (it keeps what it names, as an opaque instruction does).
     pub fn op(&self, inst: &Inst) -> Option<(Flavor, u32)> {
+        let (flavor, n) = self.set_of(inst)?;
+        fits_grammar(inst, flavor, n).then_some((flavor, n))
+    }
+
+    /// The set and instruction number of any `OpExtInst` of a debug set, understood or not.
+    fn set_of(&self, inst: &Inst) -> Option<(Flavor, u32)> {
         let (set, n) = inst.ext_inst()?;
         self.sets
             .iter()
@@ -97,6 +109,126 @@ impl DebugSets {
     pub fn import(&self) -> Option<(Id, Flavor)> {
         self.sets.first().copied()
     }
+}
+
+/// The grammar entries of a set, by instruction number (the sets number their instructions
+/// densely from 0, so a lookup is an index).
+fn grammar_by_number(flavor: Flavor) -> &'static [Option<&'static ExtendedInstruction<'static>>] {
+    use rspirv::grammar::{
+        NONSEMANTIC_SHADER_DEBUGINFO_100_INSTRUCTION_TABLE as SHADER_TABLE,
+        OPENCL_DEBUGINFO_100_INSTRUCTION_TABLE as OPENCL_TABLE,
+    };
+    static TABLES: OnceLock<[Vec<Option<&'static ExtendedInstruction<'static>>>; 2]> =
+        OnceLock::new();
+    let index = |table: &'static rspirv::grammar::InstructionTable<rspirv::grammar::ExtInstOp>| {
+        let mut out: Vec<Option<&'static ExtendedInstruction<'static>>> = Vec::new();
+        for g in table.iter() {
+            let n = spirv::Word::from(g.opcode) as usize;
+            if out.len() <= n {
+                out.resize(n + 1, None);
+            }
+            out[n] = Some(g);
+        }
+        out
+    };
+    let tables = TABLES.get_or_init(|| [index(&SHADER_TABLE), index(&OPENCL_TABLE)]);
+    match flavor {
+        Flavor::Shader => &tables[0],
+        Flavor::OpenCl => &tables[1],
+    }
+}
+
+/// The grammar's name of instruction `n` of a set, if it has one.
+pub fn record_name(flavor: Flavor, n: u32) -> Option<&'static str> {
+    grammar_by_number(flavor)
+        .get(n as usize)
+        .copied()
+        .flatten()
+        .map(|g| g.opname)
+}
+
+/// Whether `inst`, instruction `n` of a debug set, is one the grammar has with the operands it
+/// gives it: no fewer than it needs, no more than it takes, each an id where it takes an id
+/// and a literal where it takes a literal.
+pub fn fits_grammar(inst: &Inst, flavor: Flavor, n: u32) -> bool {
+    use rspirv::grammar::{OperandKind as K, OperandQuantifier as Q};
+    let Some(Some(g)) = grammar_by_number(flavor).get(n as usize) else {
+        return false;
+    };
+    let mut count = 0;
+    // After the set's import and the instruction number.
+    for (k, o) in inst.operands().skip(2).enumerate() {
+        let kind = match g.operands.get(k) {
+            Some(l) => l.kind,
+            None => match g.operands.last() {
+                Some(l) if l.quantifier == Q::ZeroOrMore => l.kind,
+                _ => return false,
+            },
+        };
+        let takes_id = matches!(kind, K::IdRef | K::IdScope | K::IdMemorySemantics);
+        if takes_id != o.id().is_some() {
+            return false;
+        }
+        count = k + 1;
+    }
+    let needed = g.operands.iter().filter(|l| l.quantifier == Q::One).count();
+    count >= needed
+}
+
+/// What the core does not understand of a module's debug info, for a warning: instructions of
+/// `NonSemantic.*` sets other than `NonSemantic.Shader.DebugInfo.100`, and records of the debug
+/// sets whose number or operands the grammar does not have (see [`fits_grammar`]). Each kind
+/// once, with how many there are; empty when everything is understood.
+pub fn not_understood(m: &Module) -> Vec<String> {
+    let sets = DebugSets::of(m);
+    let other: Vec<(Id, &str)> = m
+        .preamble
+        .iter()
+        .filter(|i| i.op == Op::ExtInstImport)
+        .filter_map(|i| match (i.result, i.lits().first()) {
+            (Some(id), Some(Operand::LiteralString(s)))
+                if s.starts_with("NonSemantic.") && s != SHADER_SET =>
+            {
+                Some((id, s.as_str()))
+            }
+            _ => None,
+        })
+        .collect();
+    if sets.is_empty() && other.is_empty() {
+        return Vec::new();
+    }
+    // (what, how many), in the order first met.
+    let mut found: Vec<(String, usize)> = Vec::new();
+    let mut note = |what: String| match found.iter_mut().find(|(w, _)| *w == what) {
+        Some((_, k)) => *k += 1,
+        None => found.push((what, 1)),
+    };
+    m.for_each_inst(|i| {
+        let Some((set, n)) = i.ext_inst() else {
+            return;
+        };
+        if let Some(&(_, name)) = other.iter().find(|(id, _)| *id == set) {
+            note(format!("instructions of {name}"));
+        } else if let Some((flavor, _)) = sets.set_of(i) {
+            if fits_grammar(i, flavor, n) {
+                return;
+            }
+            let set_name = match flavor {
+                Flavor::Shader => SHADER_SET,
+                Flavor::OpenCl => OPENCL_SET,
+            };
+            note(match record_name(flavor, n) {
+                Some(name) => {
+                    format!("{name} ({set_name}) with operands its grammar does not have")
+                }
+                None => format!("instruction {n} of {set_name}, which it does not have"),
+            });
+        }
+    });
+    found
+        .into_iter()
+        .map(|(what, k)| format!("{k} × {what}"))
+        .collect()
 }
 
 /// `DebugGlobalVariable`'s variable among `args` (`NonSemantic.Shader.DebugInfo.100`, whose

@@ -769,7 +769,8 @@ pub fn attrs(op: Op) -> Attrs {
 #[derive(Clone, Debug, Default)]
 pub struct ExtSets {
     sets: Vec<(Id, Option<OpSet>)>,
-    /// Imports of the debug-info sets.
+    /// Imports of the debug-info sets and of every other `NonSemantic.*` set: what they say
+    /// has no effect (an unknown one's instructions are kept, never counted as code).
     debug: Vec<Id>,
 }
 
@@ -792,7 +793,16 @@ impl ExtSets {
                 Some((i.result?, set))
             })
             .collect();
-        let debug = crate::ir::debug::DebugSets::of(m).imports().collect();
+        let mut debug: Vec<Id> = crate::ir::debug::DebugSets::of(m).imports().collect();
+        debug.extend(
+            m.preamble
+                .iter()
+                .filter(|i| i.op == Op::ExtInstImport)
+                .filter(|i| {
+                    matches!(i.lits().first(), Some(Operand::LiteralString(s)) if s.starts_with("NonSemantic."))
+                })
+                .filter_map(|i| i.result),
+        );
         ExtSets { sets, debug }
     }
 

@@ -322,12 +322,13 @@ impl InlineSite {
 
 /// A new `DebugInlinedAt` global with `args` (the set's import first).
 fn inlined_at(m: &mut Module, ty: Option<Id>, args: Vec<Id>) -> Option<Id> {
+    let (&set, rest) = args.split_first()?;
     let id = m.fresh_id()?;
-    let mut record = Inst::with_args(Op::ExtInst, ty, Some(id), args[..1].to_vec());
+    let mut record = Inst::with_args(Op::ExtInst, ty, Some(id), vec![set]);
     record.push_operand(rspirv::dr::Operand::LiteralExtInstInteger(
         debug::INLINED_AT,
     ));
-    for &a in &args[1..] {
+    for &a in rest {
         record.push_operand(rspirv::dr::Operand::IdRef(a));
     }
     m.push_global(record);
@@ -453,9 +454,12 @@ pub fn unname_in_records(m: &mut Module, gone: &FxHashSet<Id>) {
             m.globals()[first.min(p)].result
         }
         None => {
-            let Some(id) = m.fresh_id() else { return };
             let record = &m.globals()[first];
-            let mut none = Inst::with_args(Op::ExtInst, record.ty, Some(id), vec![record.args[0]]);
+            let (ty, Some(set)) = (record.ty, record.arg(0)) else {
+                return;
+            };
+            let Some(id) = m.fresh_id() else { return };
+            let mut none = Inst::with_args(Op::ExtInst, ty, Some(id), vec![set]);
             none.push_operand(rspirv::dr::Operand::LiteralExtInstInteger(debug::INFO_NONE));
             m.globals_mut().insert(first, none);
             Some(id)

@@ -1,12 +1,13 @@
 //! `lower`: SPIR-V → IR. Reads the pipeline's input binary into a module, replacing whatever
 //! the module held. It does not change any instruction: every pass after it sees the input
 //! exactly as it came, in structured form. Input that uses experimental ops is rejected unless
-//! the pipeline runs with `--experimental`.
+//! the pipeline runs with `--experimental`. Debug info the core does not understand (another
+//! `NonSemantic.*` set, a record its grammar does not have) gets one warning.
 
 use crate::ir::ops;
 use crate::ir::spirv::read;
 use crate::ir::Module;
-use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
+use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Severity};
 
 pub struct Lower;
 
@@ -35,6 +36,17 @@ impl Pass for Lower {
                     if found.len() == 1 { "it" } else { "them" }
                 )));
             }
+        }
+        // Debug info the core does not understand is kept as it was; the run says so once.
+        let unknown = crate::ir::debug::not_understood(module);
+        if !unknown.is_empty() {
+            cx.diag(
+                Severity::Warning,
+                format!(
+                    "debug info not understood, kept as it was: {}",
+                    unknown.join(", ")
+                ),
+            );
         }
         Ok(Changed::Yes)
     }

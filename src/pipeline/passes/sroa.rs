@@ -293,7 +293,10 @@ fn split(
         for (k, p) in parts.iter().enumerate() {
             let Some(p) = *p else { continue };
             let mut part_declare = f.inst(d).clone();
-            part_declare.args[debug::ARG_DESCRIBED] = p;
+            let Some(described) = part_declare.args.get_mut(debug::ARG_DESCRIBED) else {
+                continue;
+            };
+            *described = p;
             part_declare
                 .args
                 .push(m.u32_constant(k as u32).ok_or_else(out_of_ids)?);
