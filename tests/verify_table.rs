@@ -480,6 +480,10 @@ fn operand_types_spirv_val_rejects_are_errors() {
             "OpDot operand %vi is 2 × i32, not a float",
         ),
         (
+            "%x = OpCopyObject %float %int_1",
+            "OpCopyObject operand %int_1 has type %int, the result %float",
+        ),
+        (
             "%x = OpExtInst %int %glsl FindUMsb %float_1",
             "GLSL.std.450.FindUMsb operand %float_1 is an f32, not an integer",
         ),
@@ -522,6 +526,7 @@ fn operand_types_spirv_val_accepts_are_not_errors() {
         "%x = OpSelect %v2float %vb %vf %vf",
         "%x = OpAny %bool %vb",
         "%x = OpDot %float %vf %vf",
+        "%x = OpCopyObject %v2float %vf",
         "%x = OpExtInst %uint %glsl FindUMsb %int_1",
         "%x = OpExtInst %uint %glsl FindSMsb %int_1",
         "%x = OpExtInst %int %glsl SAbs %uint_1",

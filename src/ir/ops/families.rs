@@ -283,8 +283,18 @@ pub const FAMILIES: &[Family] = &[
         doc: "Building, reading and rearranging vectors, matrices, arrays and structs.",
         ops: &[
             "VectorExtractDynamic", "VectorInsertDynamic", "VectorShuffle", "CompositeConstruct",
-            "CompositeExtract", "CompositeInsert", "CopyObject", "CopyLogical",
+            "CompositeExtract", "CompositeInsert", "CopyLogical",
         ],
+    },
+    Family {
+        name: "copy",
+        typing: "*: *",
+        class: OpClass::Composite,
+        attrs: PURE,
+        overloads: &[],
+        rule: Rule::SameType,
+        doc: "Copies a value of any type; the operand has the result type.",
+        ops: &["CopyObject"],
     },
     Family {
         name: "pointer",
@@ -707,7 +717,6 @@ pub const TYPINGS: &[(&str, &str)] = &[
     ("VectorExtractDynamic", "*: * i"),
     ("VectorInsertDynamic", "*: * * i"),
     ("VectorShuffle", "*: *"),
-    ("CopyObject", "*: *"),
     ("CopyLogical", ""),
     ("ArrayLength", "u: p"),
     ("PtrEqual", "b: p"),
