@@ -22,6 +22,21 @@ fn corpus_is_big_enough() {
 }
 
 #[test]
+fn verifier_accepts_every_corpus_shader() {
+    // spirv-val accepts them all (`inputs_validate`): the verifier, never stricter, must too.
+    let mut failures = Vec::new();
+    for s in corpus().into_iter().chain(debug_builds().0) {
+        let m = read::read_words(&s.words).unwrap();
+        for e in shaderstep::ir::verify::verify(&m) {
+            if e.level == shaderstep::ir::verify::Level::Error {
+                failures.push(format!("{}: {e}", s.name()));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
 fn inputs_validate() {
     // A broken input would make every other test here meaningless.
     let mut failures = Vec::new();

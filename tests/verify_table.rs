@@ -1,9 +1,12 @@
 //! Verifier checks that come from the op table, one wrong thing per case, each with its exact
 //! message: operand counts (core, GLSL.std.450 and dialect ops), overloads, SPIR-V versions,
 //! capabilities (of ops, of widths, of enumerant operands, implied ones), the experimental
-//! partition, and result-type rules.
+//! partition, result-type rules, and operand types checked against `spirv-val`.
 
-use shaderstep::ir::verify::{self, Options};
+mod common;
+
+use shaderstep::ir::spirv::{asm, read};
+use shaderstep::ir::verify::{self, Level, Options};
 use shaderstep::ir::{parse, print};
 
 /// A compute module of `version` with `caps` declared (besides Shader), the GLSL.std.450 and
@@ -328,4 +331,211 @@ fn dialect_text_errors_are_clear() {
         parse::parse(&no_import).unwrap_err().message,
         "qptr.buffer_data needs `OpExtInstImport \"shaderstep.dialect\"` before it"
     );
+}
+
+/// A SPIR-V 1.3 compute module in assembly with `body` as its entry block: assembled by our
+/// assembler, so `spirv-val` and our verifier read the same binary.
+fn spv_module(body: &str) -> Vec<u32> {
+    let text = format!(
+        r#"; Version: 1.3
+OpCapability Shader
+OpCapability Int64
+OpCapability Float64
+%glsl = OpExtInstImport "GLSL.std.450"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+OpName %vf "vf"
+OpName %vi "vi"
+OpName %vb "vb"
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%bool = OpTypeBool
+%float = OpTypeFloat 32
+%double = OpTypeFloat 64
+%int = OpTypeInt 32 1
+%uint = OpTypeInt 32 0
+%long = OpTypeInt 64 1
+%ulong = OpTypeInt 64 0
+%v2float = OpTypeVector %float 2
+%v2int = OpTypeVector %int 2
+%v2bool = OpTypeVector %bool 2
+%float_1 = OpConstant %float 1
+%double_1 = OpConstant %double 1
+%int_1 = OpConstant %int 1
+%uint_1 = OpConstant %uint 1
+%long_1 = OpConstant %long 1
+%true = OpConstantTrue %bool
+%vf = OpConstantComposite %v2float %float_1 %float_1
+%vi = OpConstantComposite %v2int %int_1 %int_1
+%vb = OpConstantComposite %v2bool %true %true
+%main = OpFunction %void None %fn
+%entry = OpLabel
+{body}
+OpReturn
+OpFunctionEnd
+"#
+    );
+    asm::assemble(&text).unwrap_or_else(|e| panic!("does not assemble: {e}\n{text}"))
+}
+
+/// Our verifier's errors (not warnings) on a binary.
+fn verifier_errors(words: &[u32]) -> Vec<String> {
+    let m = read::read_words(words).expect("reads");
+    verify::verify(&m)
+        .into_iter()
+        .filter(|e| e.level == Level::Error)
+        .map(|e| e.message)
+        .collect()
+}
+
+#[test]
+fn operand_types_spirv_val_rejects_are_errors() {
+    // (instruction, our error): spirv-val rejects each module, and we say why.
+    let cases = [
+        // The issue's case: integer arithmetic on a float.
+        (
+            "%x = OpIAdd %int %float_1 %int_1",
+            "OpIAdd operand %float_1 is an f32, not an integer",
+        ),
+        (
+            "%x = OpSNegate %int %float_1",
+            "OpSNegate operand %float_1 is an f32, not an integer",
+        ),
+        (
+            "%x = OpUDiv %uint %int_1 %uint_1",
+            "OpUDiv operand %int_1 is a signed i32, not an unsigned integer",
+        ),
+        (
+            "%x = OpBitwiseAnd %int %uint_1 %float_1",
+            "OpBitwiseAnd operand %float_1 is an f32, not an integer",
+        ),
+        (
+            "%x = OpShiftLeftLogical %int %int_1 %float_1",
+            "OpShiftLeftLogical operand %float_1 is an f32, not an integer",
+        ),
+        (
+            "%x = OpFOrdLessThan %bool %float_1 %int_1",
+            "OpFOrdLessThan operand %int_1 is an i32, not a float",
+        ),
+        (
+            "%x = OpIEqual %bool %int_1 %float_1",
+            "OpIEqual operand %float_1 is an f32, not an integer",
+        ),
+        (
+            "%x = OpIsNan %bool %int_1",
+            "OpIsNan operand %int_1 is an i32, not a float",
+        ),
+        (
+            "%x = OpConvertFToS %float %float_1",
+            "OpConvertFToS gives %float, an f32; it gives integers",
+        ),
+        (
+            "%x = OpConvertFToU %int %float_1",
+            "OpConvertFToU gives %int, a signed i32; it gives unsigned integers",
+        ),
+        (
+            "%x = OpConvertSToF %float %float_1",
+            "OpConvertSToF operand %float_1 is an f32, not an integer",
+        ),
+        (
+            "%x = OpUConvert %uint %int_1",
+            "OpUConvert operand %int_1 is an i32; the result is an i32: a conversion changes the width",
+        ),
+        (
+            "%x = OpFConvert %float %float_1",
+            "OpFConvert operand %float_1 is an f32; the result is an f32: a conversion changes the width",
+        ),
+        (
+            "%x = OpQuantizeToF16 %float %double_1",
+            "OpQuantizeToF16 operand %double_1 has type %double, the result %float",
+        ),
+        (
+            "%x = OpSelect %float %vb %float_1 %float_1",
+            "OpSelect condition %vb is 2 × bool; the result is an f32: a vector condition needs a \
+             vector result of its component count",
+        ),
+        (
+            "%x = OpSelect %float %int_1 %float_1 %float_1",
+            "OpSelect operand %int_1 is an i32, not a bool",
+        ),
+        (
+            "%x = OpSelect %float %true %float_1 %int_1",
+            "OpSelect operand %int_1 is an i32, not a float",
+        ),
+        (
+            "%x = OpAny %bool %true",
+            "OpAny operand %true is a bool; it takes vectors",
+        ),
+        (
+            "%x = OpAll %v2bool %vb",
+            "OpAll gives %v2bool, 2 × bool; it gives a scalar",
+        ),
+        (
+            "%x = OpDot %double %vf %vf",
+            "OpDot operand %vf is 2 × f32; the result is an f64",
+        ),
+        (
+            "%x = OpDot %float %vf %vi",
+            "OpDot operand %vi is 2 × i32, not a float",
+        ),
+        (
+            "%x = OpCopyObject %float %int_1",
+            "OpCopyObject operand %int_1 has type %int, the result %float",
+        ),
+        (
+            "%x = OpExtInst %int %glsl FindUMsb %float_1",
+            "GLSL.std.450.FindUMsb operand %float_1 is an f32, not an integer",
+        ),
+    ];
+    for (body, ours) in cases {
+        let words = spv_module(body);
+        assert!(
+            common::validate(&words, true).is_err(),
+            "spirv-val accepts `{body}`: the verifier must too"
+        );
+        let errors = verifier_errors(&words);
+        assert!(
+            errors.iter().any(|e| e == ours),
+            "`{body}`: expected the error '{ours}', got {errors:#?}"
+        );
+    }
+}
+
+#[test]
+fn operand_types_spirv_val_accepts_are_not_errors() {
+    // Never stricter than spirv-val: signedness may differ where it lets it, widths where it
+    // lets them, and a scalar condition selects whole values.
+    let cases = [
+        "%x = OpIAdd %int %uint_1 %int_1",
+        "%x = OpSNegate %uint %int_1",
+        "%x = OpNot %uint %int_1",
+        "%x = OpBitwiseXor %uint %int_1 %uint_1",
+        "%x = OpShiftLeftLogical %int %int_1 %long_1",
+        "%x = OpIEqual %bool %int_1 %uint_1",
+        "%x = OpFOrdLessThan %v2bool %vf %vf",
+        "%x = OpIsInf %v2bool %vf",
+        "%x = OpConvertFToS %uint %double_1",
+        "%x = OpConvertUToF %double %int_1",
+        "%x = OpConvertSToF %v2float %vi",
+        "%x = OpSConvert %long %uint_1",
+        "%x = OpUConvert %ulong %int_1",
+        "%x = OpFConvert %double %float_1",
+        "%x = OpQuantizeToF16 %float %float_1",
+        "%x = OpSelect %float %true %float_1 %float_1",
+        "%x = OpSelect %v2float %vb %vf %vf",
+        "%x = OpAny %bool %vb",
+        "%x = OpDot %float %vf %vf",
+        "%x = OpCopyObject %v2float %vf",
+        "%x = OpExtInst %uint %glsl FindUMsb %int_1",
+        "%x = OpExtInst %uint %glsl FindSMsb %int_1",
+        "%x = OpExtInst %int %glsl SAbs %uint_1",
+    ];
+    for body in cases {
+        let words = spv_module(body);
+        if let Err(e) = common::validate(&words, true) {
+            panic!("spirv-val rejects `{body}`: {e}");
+        }
+        assert_eq!(verifier_errors(&words), Vec::<String>::new(), "`{body}`");
+    }
 }

@@ -13,7 +13,10 @@
 //! 5. Types of operands: loads and stores match their pointer's pointee type, a return value has
 //!    the function's return type, a conditional branch tests a bool, a call passes as many
 //!    arguments as the callee takes; and the op table's result rule holds (same type, same
-//!    shape, shift, compare, same component count).
+//!    shape, shift, compare, same component count, resize, reduce, select), with the result
+//!    and each value operand of the element kind (and, for `u`, signedness) the op's typing
+//!    names — as `spirv-val` checks them, never stricter: a rule checks scalars and vectors
+//!    only, and signedness only where `spirv-val` does (an unsigned op's `u`).
 //! 6. Shape, from the op table: an instruction has a result type and a result id exactly when
 //!    its op does, and its operands are there in the number and of the kinds the op takes (ids
 //!    where ids go, literals where literals go, enumerants of the right kind). GLSL.std.450 and
@@ -41,7 +44,7 @@ use super::func::{Function, Merge};
 use super::idmap::{IdMap, IdSpan};
 use super::inst::{self, Id, Inst, Opd};
 use super::module::Module;
-use super::ops::{self, ExtSets, Kind, OpClass, OpInfo, OpSet, Rule};
+use super::ops::{self, ExtSets, Kind, OpClass, OpInfo, OpSet, Rule, Val};
 use super::spirv::disasm::{enum_text, op_name};
 use super::spirv::grammar as spirv_grammar;
 use super::types::dialect_type_width;
@@ -609,9 +612,11 @@ impl<'m> Verifier<'m> {
             }
         }
         if let Some(f) = f {
-            if info.set != OpSet::Core || !matches!(i.op, Op::Function | Op::FunctionParameter) {
+            // A kind error from the rule would be said again as a missing overload.
+            if (info.set != OpSet::Core || !matches!(i.op, Op::Function | Op::FunctionParameter))
+                && !self.result_rule(f, i, info, at)
+            {
                 self.overload(f, i, info, at);
-                self.result_rule(f, i, info, at);
             }
         }
     }
@@ -945,10 +950,41 @@ impl<'m> Verifier<'m> {
         i.id_operands().skip(skip).collect()
     }
 
-    /// The op table's result rule: how the value operands' types relate to the result type.
-    fn result_rule(&mut self, f: &Function, i: &Inst, info: &OpInfo, at: Option<Id>) {
+    /// Whether a type is a signed integer (or a vector or matrix of them).
+    fn is_signed_int(&self, ty: Id) -> bool {
+        let mut ty = ty;
+        for _ in 0..3 {
+            let Some(t) = self.type_inst(ty) else {
+                return false;
+            };
+            match (t.op, t.lits(), t.arg(0)) {
+                (Op::TypeInt, [_, Operand::LiteralBit32(s)], _) => return *s != 0,
+                (Op::TypeVector | Op::TypeMatrix, _, Some(c)) => ty = c,
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    /// Whether a value of type `ty` is of the kind (and signedness) typing symbol `want` names.
+    /// Types that are not scalars or vectors, and symbols that name no kind, always fit.
+    fn fits(&self, ty: Id, want: Val, result_kind: Option<Kind>) -> Option<bool> {
+        let want_kind = match want {
+            Val::Same => result_kind?,
+            other => other.kind()?,
+        };
+        let (kind, _, _) = self.shape(ty)?;
+        let kind_ok = kind == want_kind
+            || (kind == Kind::Bits && matches!(want_kind, Kind::Int | Kind::Float));
+        Some(kind_ok && !(want.unsigned() && self.is_signed_int(ty)))
+    }
+
+    /// The op table's result rule: how the value operands' types relate to the result type,
+    /// and the element kinds its typing names. Returns whether the result or an operand is of
+    /// the wrong kind (then the overload check, which would say it again, is skipped).
+    fn result_rule(&mut self, f: &Function, i: &Inst, info: &OpInfo, at: Option<Id>) -> bool {
         let (Some(t), true) = (i.ty, info.rule != Rule::None) else {
-            return;
+            return false;
         };
         let fid = Some(f.id());
         let operands = self.value_operands(i, info);
@@ -957,17 +993,103 @@ impl<'m> Verifier<'m> {
             .filter_map(|v| Some((*v, self.value_type(*v)?)))
             .collect();
         let describe = |(k, w, n): (Kind, u32, u32)| {
+            let element = if k == Kind::Bool {
+                "bool".to_string()
+            } else {
+                format!("{}{w}", k.short())
+            };
             if n == 1 {
                 let article = if matches!(k, Kind::Int | Kind::Float) {
                     "an"
                 } else {
                     "a"
                 };
-                format!("{article} {}{w}", k.short())
+                format!("{article} {element}")
             } else {
-                format!("{n} × {}{w}", k.short())
+                format!("{n} × {element}")
             }
         };
+        let signed_text = |(_, w, n): (Kind, u32, u32)| {
+            if n == 1 {
+                format!("a signed i{w}")
+            } else {
+                format!("{n} × signed i{w}")
+            }
+        };
+        let kind_text = |want: Val, result: Option<Kind>, plural: bool| {
+            let kind = match want {
+                Val::Same => result,
+                other => other.kind(),
+            };
+            let text = match (kind, want.unsigned(), plural) {
+                (Some(Kind::Int), true, false) => "an unsigned integer",
+                (Some(Kind::Int), true, true) => "unsigned integers",
+                (Some(Kind::Int), false, false) => "an integer",
+                (Some(Kind::Int), false, true) => "integers",
+                (Some(Kind::Float), _, false) => "a float",
+                (Some(Kind::Float), _, true) => "floats",
+                (_, _, false) => "a bool",
+                (_, _, true) => "bools",
+            };
+            text.to_string()
+        };
+        let rs = self.shape(t);
+        // Element kinds, from the typing. A comparison's bool result is its rule's to check;
+        // a same-type rule compares whole types, which says more than the kind.
+        if let Some(typing) = info.typing.clone() {
+            if info.rule != Rule::Compare && self.fits(t, typing.result, None) == Some(false) {
+                let rs = rs.expect("a type that fits or not is a scalar or vector");
+                let signed = if typing.result.unsigned() && rs.0 == Kind::Int {
+                    "signed"
+                } else {
+                    ""
+                };
+                let what = if signed.is_empty() {
+                    describe(rs)
+                } else {
+                    signed_text(rs)
+                };
+                self.error(
+                    fid,
+                    at,
+                    format!(
+                        "{} gives %{t}, {what}; it gives {}",
+                        info.name,
+                        kind_text(typing.result, None, true)
+                    ),
+                );
+                return true;
+            }
+            if info.rule != Rule::SameType {
+                let result_kind = rs.map(|s| s.0);
+                let mut wrong = false;
+                for (k, &(v, vt)) in typed.iter().enumerate() {
+                    let want = typing.operand(k);
+                    if self.fits(vt, want, result_kind) != Some(false) {
+                        continue;
+                    }
+                    let Some(vs) = self.shape(vt) else { continue };
+                    let what = if want.unsigned() && vs.0 == Kind::Int {
+                        signed_text(vs)
+                    } else {
+                        describe(vs)
+                    };
+                    self.error(
+                        fid,
+                        at,
+                        format!(
+                            "{} operand %{v} is {what}, not {}",
+                            info.name,
+                            kind_text(want, result_kind, false)
+                        ),
+                    );
+                    wrong = true;
+                }
+                if wrong {
+                    return true;
+                }
+            }
+        }
         match info.rule {
             Rule::None => {}
             Rule::SameType => {
@@ -986,7 +1108,9 @@ impl<'m> Verifier<'m> {
                 }
             }
             Rule::SameShape | Rule::Shift => {
-                let Some(rs) = self.shape(t) else { return };
+                let Some(rs) = self.shape(t) else {
+                    return false;
+                };
                 for (k, (v, vt)) in typed.into_iter().enumerate() {
                     let Some(vs) = self.shape(vt) else { continue };
                     let ok = if info.rule == Rule::Shift && k == 1 {
@@ -1014,7 +1138,7 @@ impl<'m> Verifier<'m> {
                     .filter_map(|(v, vt)| Some((*v, self.shape(*vt)?)))
                     .collect();
                 let Some(&(_, first)) = shapes.first() else {
-                    return;
+                    return false;
                 };
                 let result_ok = self
                     .shape(t)
@@ -1050,7 +1174,9 @@ impl<'m> Verifier<'m> {
                 }
             }
             Rule::SameCount => {
-                let Some(rs) = self.shape(t) else { return };
+                let Some(rs) = self.shape(t) else {
+                    return false;
+                };
                 for (v, vt) in typed {
                     let Some(vs) = self.shape(vt) else { continue };
                     if vs.2 != rs.2 {
@@ -1068,7 +1194,96 @@ impl<'m> Verifier<'m> {
                     }
                 }
             }
+            Rule::Resize => {
+                let Some(rs) = rs else { return false };
+                for (v, vt) in typed {
+                    let Some(vs) = self.shape(vt) else { continue };
+                    if vs.2 != rs.2 || vs.1 == rs.1 {
+                        let why = if vs.2 != rs.2 {
+                            "the component counts differ"
+                        } else {
+                            "a conversion changes the width"
+                        };
+                        self.error(
+                            fid,
+                            at,
+                            format!(
+                                "{} operand %{v} is {}; the result is {}: {why}",
+                                info.name,
+                                describe(vs),
+                                describe(rs)
+                            ),
+                        );
+                    }
+                }
+            }
+            Rule::Reduce => {
+                let Some(rs) = rs else { return false };
+                if rs.2 != 1 {
+                    self.error(
+                        fid,
+                        at,
+                        format!(
+                            "{} gives %{t}, {}; it gives a scalar",
+                            info.name,
+                            describe(rs)
+                        ),
+                    );
+                    return false;
+                }
+                let mut count = None;
+                for (v, vt) in typed {
+                    let Some(vs) = self.shape(vt) else { continue };
+                    let problem = if vs.2 == 1 {
+                        Some("it takes vectors".to_string())
+                    } else if vs.1 != rs.1 {
+                        Some(format!("the result is {}", describe(rs)))
+                    } else if count.is_some_and(|n| n != vs.2) {
+                        Some("the operands' component counts differ".to_string())
+                    } else {
+                        None
+                    };
+                    count = Some(vs.2);
+                    if let Some(problem) = problem {
+                        self.error(
+                            fid,
+                            at,
+                            format!("{} operand %{v} is {}; {problem}", info.name, describe(vs)),
+                        );
+                    }
+                }
+            }
+            Rule::Select => {
+                let Some((&(c, ct), objects)) = typed.split_first() else {
+                    return false;
+                };
+                if let (Some(cs), Some(rs)) = (self.shape(ct), rs) {
+                    if cs.2 != 1 && cs.2 != rs.2 {
+                        self.error(
+                            fid,
+                            at,
+                            format!(
+                                "{} condition %{c} is {}; the result is {}: a vector condition needs \
+                                 a vector result of its component count",
+                                info.name,
+                                describe(cs),
+                                describe(rs)
+                            ),
+                        );
+                    }
+                }
+                for &(v, vt) in objects {
+                    if !self.compatible(vt, t) {
+                        self.error(
+                            fid,
+                            at,
+                            format!("{} operand %{v} has type %{vt}, the result %{t}", info.name),
+                        );
+                    }
+                }
+            }
         }
+        false
     }
 
     fn operand_types(&mut self, f: &Function, i: &Inst, at: Option<Id>) {

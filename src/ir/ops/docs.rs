@@ -52,6 +52,9 @@ fn rule_name(r: Rule) -> &'static str {
         Rule::Shift => "shift",
         Rule::Compare => "compare",
         Rule::SameCount => "same-count",
+        Rule::Resize => "resize",
+        Rule::Reduce => "reduce",
+        Rule::Select => "select",
     }
 }
 

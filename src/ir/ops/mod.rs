@@ -207,6 +207,13 @@ pub fn width_capability(kind: Kind, width: u32) -> Option<Capability> {
 }
 
 /// How an op's result type relates to its value operands' types (checked by the verifier).
+///
+/// Besides the rule, the verifier reads the element kinds from the op's typing (`Typing`): the
+/// result and every value operand of an op with a rule must be of the kind its symbol names
+/// (`f` a float, `i` an integer of either signedness, `u` an unsigned integer, `b` a bool, `*`
+/// the result's kind), as `spirv-val` requires. A dialect bit-vector fits `f`, `i` and `u` of
+/// its width. Only scalars and vectors are checked: a rule says nothing about a matrix, struct
+/// or pointer operand (`spirv-val` accepts some, such as cooperative matrices).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Rule {
     /// No relation the table states.
@@ -221,6 +228,16 @@ pub enum Rule {
     Compare,
     /// The operand has the result's component count.
     SameCount,
+    /// The operand has the result's component count and a different width (a conversion
+    /// within one kind: `UConvert`, `SConvert`, `FConvert`).
+    Resize,
+    /// The result is a scalar; the operands are vectors of one component count whose
+    /// components have the result's width (`Dot`, `Any`, `All`).
+    Reduce,
+    /// The first operand, the condition, is a bool or a vector of bools; a vector condition
+    /// needs a vector result of its component count. The other operands have the result type
+    /// (`Select`).
+    Select,
 }
 
 /// How an op reads a value operand, or what its result is, in a module whose integer and
@@ -247,6 +264,24 @@ pub enum Val {
     Context,
     /// `-`: no result.
     Nothing,
+}
+
+impl Val {
+    /// The element kind the symbol names (`i` and `u` both name integers; signedness is
+    /// apart, see `unsigned`); none for symbols that name no one kind.
+    pub fn kind(self) -> Option<Kind> {
+        match self {
+            Val::Float => Some(Kind::Float),
+            Val::Int | Val::Uint => Some(Kind::Int),
+            Val::Bool => Some(Kind::Bool),
+            _ => None,
+        }
+    }
+
+    /// Whether the symbol asks for an unsigned integer (`u`).
+    pub fn unsigned(self) -> bool {
+        self == Val::Uint
+    }
 }
 
 /// An op's typing signature, written `"RESULT: OPERAND…"` with one symbol per id operand (an
