@@ -140,5 +140,9 @@ fn passes_make_pointer_types_through_the_kit() {
             }
         }
     }
-    assert!(bad.is_empty(), "pointer types built by hand:\n{}", bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "pointer types built by hand:\n{}",
+        bad.join("\n")
+    );
 }
