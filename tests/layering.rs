@@ -110,8 +110,7 @@ fn the_event_loop_changes_state_only_through_update() {
 }
 
 /// Passes edit a function taken out of the module through the rewrite kit's
-/// `Module::with_function`/`edit_functions`, not by swapping a stand-in in by hand. (The three
-/// passes listed still do; issue 25 item 3 moves them over.)
+/// `Module::with_function`/`edit_functions`, not by swapping a stand-in in by hand.
 #[test]
 fn passes_take_functions_out_through_the_kit() {
     assert_none(
@@ -120,7 +119,7 @@ fn passes_take_functions_out_through_the_kit() {
             "std::mem::replace(m.function_at_mut",
             "let placeholder = Function::new",
         ],
-        &["inline.rs", "mem2reg.rs", "sroa.rs"],
+        &[],
     );
 }
 

@@ -63,64 +63,64 @@ pub fn inline(m: &mut Module, force: bool) -> Result<(bool, Vec<Skipped>), Strin
         }
         let caller = m.functions()[fi].id();
         // The caller is taken out of the module while its calls are replaced, so templates
-        // and ids can come from the module meanwhile.
-        let placeholder = Function::new(m.functions()[fi].def.clone(), Vec::new());
-        let mut f = std::mem::replace(m.function_at_mut(fi), placeholder);
-        let mut refused: FxHashSet<InstId> = FxHashSet::default();
-        let mut b = 0;
-        while b < f.blocks().len() {
-            let site = f.block(b).insts.iter().position(|&i| {
-                let inst = f.inst(i);
-                inst.op == Op::FunctionCall && !refused.contains(&i)
-            });
-            let Some(pos) = site else {
-                b += 1;
-                continue;
-            };
-            let call_id = f.block(b).insts[pos];
-            let call = f.inst(call_id).clone();
-            let callee = call.arg(0).unwrap_or(0);
-            let template = template_for(m, &cg, &mut templates, callee, force);
-            let template = match template {
-                Ok(t) => t,
-                Err(why) => {
-                    skipped.push(Skipped {
-                        caller,
-                        callee,
-                        why,
-                    });
-                    refused.insert(call_id);
+        // and ids can come from the module meanwhile (and it comes back on an error too).
+        m.with_function(fi, |m, f| {
+            let mut refused: FxHashSet<InstId> = FxHashSet::default();
+            let mut b = 0;
+            while b < f.blocks().len() {
+                let site = f.block(b).insts.iter().position(|&i| {
+                    let inst = f.inst(i);
+                    inst.op == Op::FunctionCall && !refused.contains(&i)
+                });
+                let Some(pos) = site else {
+                    b += 1;
                     continue;
-                }
-            };
-            match inline_call(
-                m,
-                &mut f,
-                b,
-                pos,
-                &call,
-                &template,
-                &mut replace,
-                &mut decorations,
-            )? {
-                Some(next) => {
-                    changed = true;
-                    b = next;
-                }
-                None => {
-                    skipped.push(Skipped {
-                        caller,
-                        callee,
-                        why: "the call is in a loop header whose branch leaves no room".into(),
-                    });
-                    refused.insert(call_id);
+                };
+                let call_id = f.block(b).insts[pos];
+                let call = f.inst(call_id).clone();
+                let callee = call.arg(0).unwrap_or(0);
+                let template = template_for(m, &cg, &mut templates, callee, force);
+                let template = match template {
+                    Ok(t) => t,
+                    Err(why) => {
+                        skipped.push(Skipped {
+                            caller,
+                            callee,
+                            why,
+                        });
+                        refused.insert(call_id);
+                        continue;
+                    }
+                };
+                match inline_call(
+                    m,
+                    f,
+                    b,
+                    pos,
+                    &call,
+                    &template,
+                    &mut replace,
+                    &mut decorations,
+                )? {
+                    Some(next) => {
+                        changed = true;
+                        b = next;
+                    }
+                    None => {
+                        skipped.push(Skipped {
+                            caller,
+                            callee,
+                            why: "the call is in a loop header whose branch leaves no room".into(),
+                        });
+                        refused.insert(call_id);
+                    }
                 }
             }
-        }
-        replace.apply_to_function(&mut f);
-        // A callee's parameter declared as a variable is now the caller's argument.
-        settle_declares(m, &mut f, &DebugSets::of(m)).ok_or_else(out_of_ids)?;
-        *m.function_at_mut(fi) = f;
+            replace.apply_to_function(f);
+            // A callee's parameter declared as a variable is now the caller's argument.
+            settle_declares(m, f, &DebugSets::of(m)).ok_or_else(out_of_ids)?;
+            Ok::<(), String>(())
+        })?;
         // Later callers inline this function as it is now.
         templates.remove(&caller);
     }

@@ -563,13 +563,13 @@ pub fn mem2reg(m: &mut Module) -> Result<bool, String> {
         // Modf/Frexp writing a local through a pointer: a struct result and a store instead,
         // so that the local can be promoted.
         changed |= super::qptr_lower::struct_out_params(m, k, true) == Some(true);
-        let placeholder = Function::new(m.functions()[k].def.clone(), Vec::new());
-        let mut f = std::mem::replace(m.function_at_mut(k), placeholder);
         let mut replace = Replacer::new();
-        let result = read_unwritten(m, &mut f, &mut replace)
-            .and_then(|read| Ok(promote(m, &mut f, &mut replace)? | read));
-        replace.apply_to_function(&mut f);
-        *m.function_at_mut(k) = f;
+        let result = m.with_function(k, |m, f| {
+            let result = read_unwritten(m, f, &mut replace)
+                .and_then(|read| Ok(promote(m, f, &mut replace)? | read));
+            replace.apply_to_function(f);
+            result
+        });
         changed |= result?;
         replace.apply(m, "mem2reg");
     }

@@ -358,26 +358,18 @@ pub fn sroa(m: &mut Module) -> Result<bool, String> {
         if m.functions()[k].is_declaration() {
             continue;
         }
-        let placeholder = Function::new(m.functions()[k].def.clone(), Vec::new());
-        let mut f = std::mem::replace(m.function_at_mut(k), placeholder);
         let mut replace = Replacer::new();
-        let mut result = Ok(());
         // Members that are aggregates are split in the next round; bounded for safety.
-        for _ in 0..8 {
-            match round(m, &mut f, &mut replace, &mut gone) {
-                Ok(true) => {
-                    replace.apply_to_function(&mut f);
-                    changed = true;
-                }
-                Ok(false) => break,
-                Err(e) => {
-                    result = Err(e);
+        m.with_function(k, |m, f| {
+            for _ in 0..8 {
+                if !round(m, f, &mut replace, &mut gone)? {
                     break;
                 }
+                replace.apply_to_function(f);
+                changed = true;
             }
-        }
-        *m.function_at_mut(k) = f;
-        result?;
+            Ok::<(), String>(())
+        })?;
         replace.apply(m, "sroa");
     }
     forget(m, &gone);
