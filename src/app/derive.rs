@@ -382,27 +382,26 @@ fn source_files(module: &crate::ir::Module, own: Option<(&str, &Arc<str>)>) -> S
             files.insert(id, (crate::ir::strings::display(name).into_owned(), text));
         }
     }
-    for inst in &module.debug {
-        if let (spirv::Op::Source, [file], [_, _, Operand::LiteralString(text)]) =
-            (inst.op, inst.args.as_slice(), inst.lits())
-        {
-            if let Some(entry) = files.get_mut(file) {
-                if entry.1.is_none() {
-                    // Bytes that are not UTF-8 (a Latin-1 comment) show as U+FFFD.
-                    entry.1 = Some(Arc::new(numbered_source(&crate::ir::strings::display(
-                        text,
-                    ))));
+    // The text `OpSource` embeds (`-g`), or `DebugSource` (`-gVS`).
+    let op_sources =
+        module
+            .debug
+            .iter()
+            .filter_map(|inst| match (inst.op, inst.args.as_slice(), inst.lits()) {
+                (spirv::Op::Source, [file], [_, _, Operand::LiteralString(text)]) => {
+                    Some((*file, std::borrow::Cow::Borrowed(text.as_str())))
                 }
-            }
-        }
-    }
-    // A `-gVS` build embeds its text in `DebugSource` instead.
-    for (file, text) in crate::ir::debug::source_texts(module) {
+                _ => None,
+            });
+    let debug_sources = crate::ir::debug::source_texts(module)
+        .into_iter()
+        .map(|(file, text)| (file, std::borrow::Cow::Owned(text)));
+    for (file, text) in op_sources.chain(debug_sources) {
         if let Some(entry) = files.get_mut(&file) {
             if entry.1.is_none() {
-                entry.1 = Some(Arc::new(numbered_source(&crate::ir::strings::display(
-                    &text,
-                ))));
+                // Bytes that are not UTF-8 (a Latin-1 comment) show as U+FFFD.
+                let shown = crate::ir::strings::display(&text);
+                entry.1 = Some(Arc::new(numbered_source(&shown)));
             }
         }
     }

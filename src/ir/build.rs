@@ -11,68 +11,49 @@ use super::module::Module;
 use super::ops;
 use super::typing::Labels;
 
-/// The capabilities that let a module make constants (and undefined values) of 8- and 16-bit
-/// types. Without them such types exist only for storage (`StorageBuffer8BitAccess`,
-/// `StorageBuffer16BitAccess`, …): values are loaded, stored and converted, and spirv-val
-/// rejects any `OpConstant`, `OpConstantNull`, `OpConstantComposite` or `OpUndef` of a type
-/// that is or holds one ("Cannot form constants of 8- or 16-bit types").
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct NarrowCaps {
-    pub int8: bool,
-    pub int16: bool,
-    pub float16: bool,
-}
+/// The width capabilities a module declares, which let it make constants (and undefined values)
+/// of 8- and 16-bit types. Without them such types exist only for storage
+/// (`StorageBuffer8BitAccess`, `StorageBuffer16BitAccess`, …): values are loaded, stored and
+/// converted, and spirv-val rejects any `OpConstant`, `OpConstantNull`, `OpConstantComposite` or
+/// `OpUndef` of a type that is or holds one ("Cannot form constants of 8- or 16-bit types").
+/// Which width needs which capability is the op table's `ops::width_capability`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NarrowCaps(Vec<spirv::Capability>);
 
 impl NarrowCaps {
     /// The capabilities `m` declares.
     pub fn of(m: &Module) -> Self {
-        let mut caps = NarrowCaps {
-            int8: false,
-            int16: false,
-            float16: false,
-        };
-        for i in &m.preamble {
-            match (i.op, i.lits()) {
-                (Op::Capability, [Operand::Capability(spirv::Capability::Int8)]) => {
-                    caps.int8 = true
-                }
-                (Op::Capability, [Operand::Capability(spirv::Capability::Int16)]) => {
-                    caps.int16 = true
-                }
-                (Op::Capability, [Operand::Capability(spirv::Capability::Float16)]) => {
-                    caps.float16 = true
-                }
-                _ => {}
-            }
-        }
-        caps
+        NarrowCaps(
+            m.preamble
+                .iter()
+                .filter_map(|i| match (i.op, i.lits()) {
+                    (Op::Capability, [Operand::Capability(c)]) => Some(*c),
+                    _ => None,
+                })
+                .collect(),
+        )
+    }
+
+    fn has(&self, kind: ops::Kind, width: u32) -> bool {
+        ops::width_capability(kind, width).is_none_or(|c| self.0.contains(&c))
     }
 
     /// Whether every type may have constants.
-    pub fn all(self) -> bool {
-        self.int8 && self.int16 && self.float16
+    pub fn all(&self) -> bool {
+        self.has(ops::Kind::Int, 8)
+            && self.has(ops::Kind::Int, 16)
+            && self.has(ops::Kind::Float, 16)
     }
 
-    fn int(self, width: u32) -> bool {
-        match width {
-            8 => self.int8,
-            16 => self.int16,
-            _ => true,
-        }
-    }
-
-    fn float(self, width: u32) -> bool {
-        width != 16 || self.float16
-    }
-
-    /// A bit-vector (`untype`) came from an integer or a float of its width: an 8-bit one
-    /// needs `Int8`, a 16-bit one either 16-bit capability (the one its typed original had).
-    fn bits(self, width: u32) -> bool {
-        match width {
-            8 => self.int8,
-            16 => self.int16 || self.float16,
-            _ => true,
-        }
+    /// A bit-vector (`untype`) came from an integer or a float of its width: it needs the
+    /// capability of either that exists at its width (an 8-bit one `Int8`, a 16-bit one `Int16`
+    /// or `Float16`).
+    fn bits(&self, width: u32) -> bool {
+        let mut needs = [ops::Kind::Int, ops::Kind::Float]
+            .into_iter()
+            .filter_map(|k| ops::width_capability(k, width))
+            .peekable();
+        needs.peek().is_none() || needs.any(|c| self.0.contains(&c))
     }
 }
 
@@ -84,15 +65,15 @@ impl Module {
     /// makes a constant of a type it did not find one of asks this; where the answer is no, a
     /// fold keeps the instruction it would have replaced.
     pub fn constant_allowed(&self, ty: Id) -> bool {
-        self.constant_allowed_with(NarrowCaps::of(self), ty)
+        self.constant_allowed_with(&NarrowCaps::of(self), ty)
     }
 
     /// `constant_allowed` with the capabilities already read (`NarrowCaps::of`).
-    pub fn constant_allowed_with(&self, caps: NarrowCaps, ty: Id) -> bool {
+    pub fn constant_allowed_with(&self, caps: &NarrowCaps, ty: Id) -> bool {
         caps.all() || self.allowed_at(caps, ty, 0)
     }
 
-    fn allowed_at(&self, caps: NarrowCaps, ty: Id, depth: u32) -> bool {
+    fn allowed_at(&self, caps: &NarrowCaps, ty: Id, depth: u32) -> bool {
         // Nesting no real type has (or a cycle in a broken module): no constant.
         if depth > 64 {
             return false;
@@ -101,8 +82,8 @@ impl Module {
             return false;
         };
         match (t.op, t.lits(), t.args.as_slice()) {
-            (Op::TypeInt, [Operand::LiteralBit32(w), ..], _) => caps.int(*w),
-            (Op::TypeFloat, [Operand::LiteralBit32(w), ..], _) => caps.float(*w),
+            (Op::TypeInt, [Operand::LiteralBit32(w), ..], _) => caps.has(ops::Kind::Int, *w),
+            (Op::TypeFloat, [Operand::LiteralBit32(w), ..], _) => caps.has(ops::Kind::Float, *w),
             (
                 Op::TypeVector | Op::TypeMatrix | Op::TypeArray | Op::TypeRuntimeArray,
                 _,

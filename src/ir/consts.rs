@@ -319,7 +319,7 @@ impl Consts {
     /// for its constants, `Module::constant_allowed`) or no id is left: either way the value
     /// is not folded and the instruction computing it stays.
     pub fn materialize(&mut self, m: &mut Module, ty: Id, c: &Const) -> Option<Id> {
-        if !m.constant_allowed_with(self.caps, ty) {
+        if !m.constant_allowed_with(&self.caps, ty) {
             return None;
         }
         self.materialize_allowed(m, ty, c)

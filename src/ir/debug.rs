@@ -99,16 +99,22 @@ impl DebugSets {
         self.op(inst)
             .is_some_and(|(_, n)| n == DECLARE || n == VALUE)
     }
+}
 
-    /// The ids of the imports.
-    pub fn imports(&self) -> impl Iterator<Item = Id> + '_ {
-        self.sets.iter().map(|(id, _)| *id)
-    }
+/// Extended instruction sets that only carry debug information (or other non-semantic
+/// information): what their instructions say has no effect on what a shader computes.
+pub fn is_debug_set(name: &str) -> bool {
+    name.starts_with("NonSemantic.") || matches!(name, "DebugInfo" | OPENCL_SET)
+}
 
-    /// The id of the first import, to make new records with.
-    pub fn import(&self) -> Option<(Id, Flavor)> {
-        self.sets.first().copied()
+/// A new debug record: instruction `n` of the set imported as `set`, with id operands `args`.
+pub fn record(ty: Option<Id>, id: Id, set: Id, n: u32, args: &[Id]) -> Inst {
+    let mut record = Inst::with_args(Op::ExtInst, ty, Some(id), vec![set]);
+    record.push_operand(Operand::LiteralExtInstInteger(n));
+    for &a in args {
+        record.push_operand(Operand::IdRef(a));
     }
+    record
 }
 
 /// The grammar entries of a set, by instruction number (the sets number their instructions
@@ -309,7 +315,6 @@ pub fn source_texts(m: &Module) -> Vec<(Id, String)> {
 pub const ARG_VARIABLE: usize = 1;
 /// The variable (`DebugDeclare`) or the value (`DebugValue`) described.
 pub const ARG_DESCRIBED: usize = 2;
-pub const ARG_EXPRESSION: usize = 3;
 
 /// The `DebugValue` saying that the variable `declare` (a `DebugDeclare`) describes now holds
 /// `value`: same variable, expression and indexes, result `id`.
@@ -328,19 +333,9 @@ pub fn value_from_declare(declare: &Inst, value: Id, id: Id) -> Inst {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rspirv::grammar::{
-        NONSEMANTIC_SHADER_DEBUGINFO_100_INSTRUCTION_TABLE as SHADER,
-        OPENCL_DEBUGINFO_100_INSTRUCTION_TABLE as OPENCL,
-    };
 
     #[test]
     fn numbers_are_the_grammars() {
-        let name = |n: u32| {
-            SHADER
-                .iter()
-                .find(|i| spirv::Word::from(i.opcode) == n)
-                .map(|i| i.opname)
-        };
         for (n, expect) in [
             (INFO_NONE, "DebugInfoNone"),
             (GLOBAL_VARIABLE, "DebugGlobalVariable"),
@@ -359,16 +354,16 @@ mod tests {
             (NO_LINE, "DebugNoLine"),
         ] {
             assert_eq!(
-                name(n),
+                record_name(Flavor::Shader, n),
                 Some(expect),
                 "NonSemantic.Shader.DebugInfo.100 #{n}"
             );
             if n < FUNCTION_DEFINITION {
-                let cl = OPENCL
-                    .iter()
-                    .find(|i| spirv::Word::from(i.opcode) == n)
-                    .map(|i| i.opname);
-                assert_eq!(cl, Some(expect), "OpenCL.DebugInfo.100 #{n}");
+                assert_eq!(
+                    record_name(Flavor::OpenCl, n),
+                    Some(expect),
+                    "OpenCL.DebugInfo.100 #{n}"
+                );
             }
         }
     }

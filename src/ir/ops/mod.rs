@@ -828,16 +828,15 @@ impl ExtSets {
                 Some((i.result?, set))
             })
             .collect();
-        let mut debug: Vec<Id> = crate::ir::debug::DebugSets::of(m).imports().collect();
-        debug.extend(
-            m.preamble
-                .iter()
-                .filter(|i| i.op == Op::ExtInstImport)
-                .filter(|i| {
-                    matches!(i.lits().first(), Some(Operand::LiteralString(s)) if s.starts_with("NonSemantic."))
-                })
-                .filter_map(|i| i.result),
-        );
+        let debug = m
+            .preamble
+            .iter()
+            .filter(|i| i.op == Op::ExtInstImport)
+            .filter(|i| {
+                matches!(i.lits().first(), Some(Operand::LiteralString(s)) if crate::ir::debug::is_debug_set(s))
+            })
+            .filter_map(|i| i.result)
+            .collect();
         ExtSets { sets, debug }
     }
 

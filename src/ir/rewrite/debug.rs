@@ -11,7 +11,7 @@
 use spirv::Op;
 
 use crate::ir::debug::{self, DebugSets};
-use crate::ir::func::Function;
+use crate::ir::func::{Function, InstId};
 use crate::ir::fxhash::FxHashSet;
 use crate::ir::inst::{Id, Inst};
 use crate::ir::module::Module;
@@ -105,16 +105,12 @@ pub fn drop_superseded_lines(f: &mut Function, sets: &DebugSets) -> usize {
 }
 
 /// Removes from `f` the `DebugDeclare`s and `DebugValue`s that describe an id of `gone`.
-/// Returns how many went.
-pub fn drop_debug_uses_of(f: &mut Function, sets: &DebugSets, gone: &FxHashSet<Id>) -> usize {
-    if sets.is_empty() || gone.is_empty() {
-        return 0;
-    }
+fn drop_debug_uses_of(f: &mut Function, sets: &DebugSets, gone: &FxHashSet<Id>) {
     f.retain_all(|i| {
         !(sets.is_debug_use(i)
             && i.arg(debug::ARG_DESCRIBED)
                 .is_some_and(|d| gone.contains(&d)))
-    })
+    });
 }
 
 /// Removes, in every function of `m`, the `DebugDeclare`s and `DebugValue`s that describe an
@@ -127,6 +123,46 @@ pub fn drop_debug_uses_in_module(m: &mut Module, gone: &FxHashSet<Id>) {
     for k in 0..m.functions().len() {
         drop_debug_uses_of(m.function_at_mut(k), &sets, gone);
     }
+}
+
+/// What defines `id` for `f`: one of its values, one of its parameters or a global.
+fn definition<'a>(m: &'a Module, f: &'a Function, id: Id) -> Option<&'a Inst> {
+    f.def_of(id)
+        .or_else(|| f.params.iter().find(|p| p.result == Some(id)))
+        .or_else(|| m.global(id))
+}
+
+/// The type of the value a declare or value record says its variable holds, given the type of
+/// what it names (a declare names the variable: its pointee).
+fn described_type(m: &Module, sets: &DebugSets, record: &Inst, named: Id) -> Option<Id> {
+    if sets.is(record, debug::DECLARE) {
+        crate::ir::types::pointer_type(m, named).map(|(_, pointee)| pointee)
+    } else {
+        Some(named)
+    }
+}
+
+/// The records of `f` for which `pick` holds, in layout order.
+fn records(f: &Function, pick: impl Fn(&Inst) -> bool) -> Vec<InstId> {
+    f.layout()
+        .map(|(_, i)| i)
+        .filter(|&i| pick(f.inst(i)))
+        .collect()
+}
+
+/// Makes record `i` (a declare or value) a `DebugValue` saying its variable holds an undefined
+/// value of type `ty`; when the module may not have an `OpUndef` of `ty` (an 8- or 16-bit type
+/// without its capability), the record goes instead. `None` when no id is left.
+fn say_undefined(m: &mut Module, f: &mut Function, i: InstId, ty: Id) -> Option<()> {
+    let result = f.inst(i).result;
+    if !m.constant_allowed(ty) {
+        f.retain_all(|x| x.result != result);
+        return Some(());
+    }
+    let undef = m.undef(ty)?;
+    let value = debug::value_from_declare(f.inst(i), undef, result.unwrap_or(0));
+    f.replace_inst(i, value);
+    Some(())
 }
 
 /// What a debugger is told of values a pass deleted (`dead`: each value with its type): a
@@ -144,39 +180,15 @@ pub fn undefine_debug_uses(
         return Some(false);
     }
     let mut changed = false;
-    let mut unsayable: crate::ir::fxhash::FxHashSet<Id> = Default::default();
-    let targets: Vec<_> = f
-        .layout()
-        .map(|(_, i)| i)
-        .filter(|&i| sets.is_debug_use(f.inst(i)))
-        .collect();
-    for i in targets {
-        let inst = f.inst(i);
-        let Some(&ty) = inst.arg(debug::ARG_DESCRIBED).and_then(|d| dead.get(&d)) else {
+    for i in records(f, |r| sets.is_debug_use(r)) {
+        let record = f.inst(i);
+        let Some(&named) = record.arg(debug::ARG_DESCRIBED).and_then(|d| dead.get(&d)) else {
             continue;
         };
-        let ty = if sets.is(inst, debug::DECLARE) {
-            match crate::ir::types::pointer_type(m, ty) {
-                Some((_, pointee)) => pointee,
-                None => continue,
-            }
-        } else {
-            ty
-        };
-        // An 8- or 16-bit value the module may not have an `OpUndef` of: the record goes.
-        if !m.constant_allowed(ty) {
-            unsayable.extend(inst.result);
-            continue;
+        if let Some(ty) = described_type(m, sets, record, named) {
+            say_undefined(m, f, i, ty)?;
+            changed = true;
         }
-        let undef = m.undef(ty)?;
-        let id = inst.result.unwrap_or(0);
-        let value = debug::value_from_declare(inst, undef, id);
-        f.replace_inst(i, value);
-        changed = true;
-    }
-    if !unsayable.is_empty() {
-        f.retain_all(|i| !i.result.is_some_and(|r| unsayable.contains(&r)));
-        changed = true;
     }
     Some(changed)
 }
@@ -188,49 +200,28 @@ pub fn settle_declares(m: &mut Module, f: &mut Function, sets: &DebugSets) -> Op
     if sets.is_empty() {
         return Some(false);
     }
-    let targets: Vec<_> = f
-        .layout()
-        .map(|(_, i)| i)
-        .filter(|&i| sets.is(f.inst(i), debug::DECLARE))
-        .collect();
     let mut changed = false;
-    let mut unsayable: crate::ir::fxhash::FxHashSet<Id> = Default::default();
-    for i in targets {
-        let inst = f.inst(i);
-        let Some(d) = inst.arg(debug::ARG_DESCRIBED) else {
+    for i in records(f, |r| sets.is(r, debug::DECLARE)) {
+        let record = f.inst(i);
+        let Some(d) = record.arg(debug::ARG_DESCRIBED) else {
             continue;
         };
-        let (is_variable, ty) = match f.def_of(d) {
-            Some(def) => (def.op == Op::Variable, def.ty),
-            None => match f.params.iter().find(|p| p.result == Some(d)) {
-                Some(p) => (true, p.ty),
-                None => match m.global(d) {
-                    Some(g) => (g.op == Op::Variable, g.ty),
-                    None => (false, None),
-                },
-            },
+        let Some(def) = definition(m, f, d) else {
+            continue;
         };
-        if is_variable {
+        if matches!(def.op, Op::Variable | Op::FunctionParameter) {
             continue;
         }
-        let value = match ty.and_then(|t| crate::ir::types::pointer_type(m, t)) {
-            // An 8- or 16-bit pointee the module may not have an `OpUndef` of: the declare
-            // goes.
-            Some((_, pointee)) if !m.constant_allowed(pointee) => {
-                unsayable.extend(inst.result);
-                continue;
+        let Some(ty) = def.ty else { continue };
+        match described_type(m, sets, record, ty) {
+            // A pointer that is no variable: what it points to is not said.
+            Some(pointee) => say_undefined(m, f, i, pointee)?,
+            // A value in a parameter's place: it is what the variable holds.
+            None => {
+                let value = debug::value_from_declare(record, d, record.result.unwrap_or(0));
+                f.replace_inst(i, value);
             }
-            Some((_, pointee)) => m.undef(pointee)?,
-            None if ty.is_some() => d,
-            None => continue,
-        };
-        let id = inst.result.unwrap_or(0);
-        let described = debug::value_from_declare(inst, value, id);
-        f.replace_inst(i, described);
-        changed = true;
-    }
-    if !unsayable.is_empty() {
-        f.retain_all(|i| !i.result.is_some_and(|r| unsayable.contains(&r)));
+        }
         changed = true;
     }
     Some(changed)
@@ -324,14 +315,7 @@ impl InlineSite {
 fn inlined_at(m: &mut Module, ty: Option<Id>, args: Vec<Id>) -> Option<Id> {
     let (&set, rest) = args.split_first()?;
     let id = m.fresh_id()?;
-    let mut record = Inst::with_args(Op::ExtInst, ty, Some(id), vec![set]);
-    record.push_operand(rspirv::dr::Operand::LiteralExtInstInteger(
-        debug::INLINED_AT,
-    ));
-    for &a in rest {
-        record.push_operand(rspirv::dr::Operand::IdRef(a));
-    }
-    m.push_global(record);
+    m.push_global(debug::record(ty, id, set, debug::INLINED_AT, rest));
     Some(id)
 }
 
@@ -358,17 +342,9 @@ impl Described {
             if seen.contains(&var) {
                 continue;
             }
-            let ty = f
-                .def_of(d)
-                .or_else(|| f.params.iter().find(|p| p.result == Some(d)))
-                .or_else(|| m.global(d))
-                .and_then(|i| i.ty);
-            let ty = if sets.is(inst, debug::DECLARE) {
-                ty.and_then(|t| crate::ir::types::pointer_type(m, t))
-                    .map(|(_, p)| p)
-            } else {
-                ty
-            };
+            let ty = definition(m, f, d)
+                .and_then(|def| def.ty)
+                .and_then(|t| described_type(m, sets, inst, t));
             if let Some(ty) = ty {
                 seen.insert(var);
                 out.push((var, inst.clone(), ty));
@@ -402,6 +378,10 @@ impl Described {
             if still.contains(&var) {
                 continue;
             }
+            // An 8- or 16-bit value the module may not have an `OpUndef` of is not said.
+            if !m.constant_allowed(ty) {
+                continue;
+            }
             let undef = m.undef(ty)?;
             let id = m.fresh_id()?;
             f.insert_inst(0, at + added, debug::value_from_declare(&record, undef, id));
@@ -433,10 +413,9 @@ pub fn unname_in_records(m: &mut Module, gone: &FxHashSet<Id>) {
     if sets.is_empty() || gone.is_empty() {
         return;
     }
-    let names_gone = |g: &Inst| {
-        (sets.is(g, debug::GLOBAL_VARIABLE) || sets.is(g, debug::FUNCTION))
-            && g.args.iter().skip(1).any(|a| gone.contains(a))
-    };
+    let names_globals =
+        |g: &Inst| sets.is(g, debug::GLOBAL_VARIABLE) || sets.is(g, debug::FUNCTION);
+    let names_gone = |g: &Inst| names_globals(g) && g.args.iter().skip(1).any(|a| gone.contains(a));
     let Some(first) = m.globals().iter().position(names_gone) else {
         return;
     };
@@ -459,15 +438,14 @@ pub fn unname_in_records(m: &mut Module, gone: &FxHashSet<Id>) {
                 return;
             };
             let Some(id) = m.fresh_id() else { return };
-            let mut none = Inst::with_args(Op::ExtInst, ty, Some(id), vec![set]);
-            none.push_operand(rspirv::dr::Operand::LiteralExtInstInteger(debug::INFO_NONE));
+            let none = debug::record(ty, id, set, debug::INFO_NONE, &[]);
             m.globals_mut().insert(first, none);
             Some(id)
         }
     };
     let Some(none) = none else { return };
     for g in m.globals_mut() {
-        if sets.is(g, debug::GLOBAL_VARIABLE) || sets.is(g, debug::FUNCTION) {
+        if names_globals(g) {
             for a in g.args.iter_mut().skip(1) {
                 if gone.contains(a) {
                     *a = none;

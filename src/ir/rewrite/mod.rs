@@ -10,7 +10,7 @@
 //!   change blocks keeping phis and merge annotations
 //!   right (`blocks.rs`);
 //! - `clone_body`: a copy of a function's body under fresh ids (`clone.rs`);
-//! - `drop_superseded_lines`, `drop_debug_uses_of`: debug info that describes nothing any
+//! - `drop_superseded_lines`, `drop_debug_uses_in_module`: debug info that describes nothing any
 //!   more goes (`debug.rs`).
 
 mod blocks;
@@ -28,9 +28,9 @@ pub use blocks::{
 pub use clone::{clone_body, ClonedBlock};
 pub use cursor::{out_of_ids, Builder};
 pub use debug::{
-    drop_debug_uses_in_module, drop_debug_uses_of, drop_superseded_lines, in_force, is_debug_only,
-    marker, prune_unreachable_in, settle_declares, undefine_debug_uses, unname_in_records,
-    Described, InlineSite, Marker,
+    drop_debug_uses_in_module, drop_superseded_lines, in_force, is_debug_only, marker,
+    prune_unreachable_in, settle_declares, undefine_debug_uses, unname_in_records, Described,
+    InlineSite, Marker,
 };
 pub use edits::Edits;
 pub use join::{join_blocks, JoinState};
@@ -267,8 +267,7 @@ pub fn decorated_ids(m: &Module) -> FxHashSet<Id> {
 
 /// Names and decorations of ids that no longer exist leave the module; a decoration group
 /// loses them from its target lists; the `DebugDeclare`s and `DebugValue`s describing them go
-/// from the module's functions (a function taken out of the module is the caller's to clean,
-/// with `drop_debug_uses_of`).
+/// from the module's functions (call it once every function is back in the module).
 pub fn forget(m: &mut Module, gone: &FxHashSet<Id>) {
     if gone.is_empty() {
         return;

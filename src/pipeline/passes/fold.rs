@@ -254,7 +254,7 @@ pub fn fold(m: &mut Module) -> bool {
                     })
                     // An 8- or 16-bit result the module may not have constants of stays
                     // computed.
-                    .filter(|_| m.constant_allowed_with(caps, ty));
+                    .filter(|_| m.constant_allowed_with(&caps, ty));
                 if let Some((id, v, scalar)) =
                     folded.and_then(|(c, v, s)| Some((m.intern(c)?, v, s)))
                 {

@@ -57,6 +57,7 @@ pub fn inline(m: &mut Module, force: bool) -> Result<(bool, Vec<Skipped>), Strin
     let mut replace = Replacer::new();
     let mut changed = false;
     let mut decorations = Decorations::of(m);
+    let dsets = DebugSets::of(m);
     for &fi in &cg.bottom_up {
         if cg.callees[fi].is_empty() || m.functions()[fi].is_declaration() {
             continue;
@@ -101,6 +102,7 @@ pub fn inline(m: &mut Module, force: bool) -> Result<(bool, Vec<Skipped>), Strin
                     &template,
                     &mut replace,
                     &mut decorations,
+                    &dsets,
                 )? {
                     Some(next) => {
                         changed = true;
@@ -118,7 +120,7 @@ pub fn inline(m: &mut Module, force: bool) -> Result<(bool, Vec<Skipped>), Strin
             }
             replace.apply_to_function(f);
             // A callee's parameter declared as a variable is now the caller's argument.
-            settle_declares(m, f, &DebugSets::of(m)).ok_or_else(out_of_ids)?;
+            settle_declares(m, f, &dsets).ok_or_else(out_of_ids)?;
             Ok::<(), String>(())
         })?;
         // Later callers inline this function as it is now.
@@ -173,9 +175,9 @@ fn inline_call(
     g: &Function,
     replace: &mut Replacer,
     decorations: &mut Decorations,
+    dsets: &DebugSets,
 ) -> Result<Option<usize>, String> {
-    let dsets = DebugSets::of(m);
-    let [op_line, line, scope] = in_force(f, b, pos, &dsets);
+    let [op_line, line, scope] = in_force(f, b, pos, dsets);
     let after = m.fresh_id().ok_or_else(out_of_ids)?;
     let Some(a) = split_block(f, b, pos + 1, after) else {
         return Ok(None);
@@ -194,14 +196,14 @@ fn inline_call(
     // again (a scope and a line end with their block).
     if !dsets.is_empty() {
         let mut site = match (&scope, &line) {
-            (Some(s), Some(l)) => InlineSite::new(m, &dsets, s, l),
+            (Some(s), Some(l)) => InlineSite::new(m, dsets, s, l),
             _ => None,
         };
         for cb in &mut blocks {
             cb.insts
                 .retain(|i| !dsets.is(i, crate::ir::debug::FUNCTION_DEFINITION));
             if let Some(site) = &mut site {
-                site.rebase(m, &dsets, &mut cb.insts)
+                site.rebase(m, dsets, &mut cb.insts)
                     .ok_or_else(out_of_ids)?;
             }
         }

@@ -353,7 +353,7 @@ fn promote(m: &mut Module, f: &mut Function, replace: &mut Replacer) -> Result<b
             }
         }
     }
-    describe_values(m, f, &vars, &mut dead, &phis_at, &initial)?;
+    describe_values(m, f, &vars, &index, &mut dead, &phis_at, &initial)?;
     // The loads, stores and variables go.
     let var_ids: FxHashSet<Id> = vars.iter().map(|v| v.id).collect();
     for b in 0..n {
@@ -387,6 +387,7 @@ fn describe_values(
     m: &mut Module,
     f: &mut Function,
     vars: &[Var],
+    index: &FxHashMap<Id, usize>,
     dead: &mut FxHashSet<InstId>,
     phis_at: &[Vec<(usize, Id)>],
     initial: &[Option<Id>],
@@ -394,7 +395,6 @@ fn describe_values(
     if vars.iter().all(|v| v.declares.is_empty()) {
         return Ok(());
     }
-    let index: FxHashMap<Id, usize> = vars.iter().enumerate().map(|(k, v)| (v.id, k)).collect();
     let mut stored = vec![false; vars.len()];
     for b in 0..f.blocks().len() {
         for p in 0..f.block(b).insts.len() {

@@ -10,16 +10,12 @@ use std::collections::HashSet;
 use rspirv::dr::Operand;
 use spirv::Op;
 
+use crate::ir::debug::is_debug_set;
 use crate::ir::inst::is_debug;
 use crate::ir::{Id, Inst, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
 
 pub struct StripDebug;
-
-/// Extended instruction sets that only carry debug information.
-fn is_debug_set(name: &str) -> bool {
-    name.starts_with("NonSemantic.") || matches!(name, "DebugInfo" | "OpenCL.DebugInfo.100")
-}
 
 pub fn strip_debug(m: &mut Module) -> bool {
     let before = m.inst_count();
