@@ -25,12 +25,14 @@ fn examples() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/examples"))
 }
 
+/// How many instructions have a `DebugLine` location.
 fn debug_lines(m: &Module) -> usize {
     let sets = DebugSets::of(m);
     let mut n = 0;
     for f in m.functions() {
         for (_, i) in f.layout() {
-            n += usize::from(debug::debug_line(m, &sets, f.inst(i)).is_some());
+            let loc = f.location_of(i);
+            n += usize::from(loc.debug_line.is_some() && debug::source_line(m, &sets, loc).is_some());
         }
     }
     n

@@ -13,6 +13,7 @@ use rspirv::grammar::ExtendedInstruction;
 use spirv::Op;
 
 use super::inst::{Id, Inst};
+use super::loc::Location;
 use super::module::Module;
 
 pub const SHADER_SET: &str = "NonSemantic.Shader.DebugInfo.100";
@@ -87,6 +88,14 @@ impl DebugSets {
             .iter()
             .find(|(id, _)| *id == set)
             .map(|&(_, flavor)| (flavor, n))
+    }
+
+    /// Which set the import `set` is, if a debug set.
+    pub fn flavor(&self, set: Id) -> Option<Flavor> {
+        self.sets
+            .iter()
+            .find(|(id, _)| *id == set)
+            .map(|&(_, flavor)| flavor)
     }
 
     /// Whether `inst` is debug record `n` of either set.
@@ -274,6 +283,24 @@ pub fn debug_line(m: &Module, sets: &DebugSets, inst: &Inst) -> Option<(Id, u32)
     Some((file, line.lit_u32(0)?))
 }
 
+/// The source line a location says: its `DebugLine`'s (see [`debug_line`]; line 0, glslang's
+/// at the head of a function, says none), else its `OpLine`'s: the file's `OpString` id and the
+/// line.
+pub fn source_line(m: &Module, sets: &DebugSets, loc: &Location) -> Option<(Id, u32)> {
+    let from_debug = loc.debug_line.and_then(|d| {
+        let source = m.global(d.source)?;
+        if !sets.is(source, SOURCE) {
+            return None;
+        }
+        let line = m.global(d.lines[0])?;
+        if line.op != Op::Constant {
+            return None;
+        }
+        Some((source.arg(1)?, line.lit_u32(0)?)).filter(|&(_, l)| l != 0)
+    });
+    from_debug.or_else(|| loc.line.map(|l| (l.file, l.line)))
+}
+
 /// The source texts `DebugSource` records embed (`NonSemantic.Shader.DebugInfo.100`): the
 /// `OpString` id of the file and the text, with its `DebugSourceContinued` parts appended.
 pub fn source_texts(m: &Module) -> Vec<(Id, String)> {
@@ -327,6 +354,8 @@ pub fn value_from_declare(declare: &Inst, value: Id, id: Id) -> Inst {
         *d = value;
     }
     v.result = Some(id);
+    // It is said where it goes, not where the declare was.
+    v.loc = super::loc::Loc::NONE;
     v
 }
 

@@ -28,6 +28,7 @@ use spirv::Op;
 
 use super::fxhash::FxHashMap;
 use super::inst::{Id, Inst};
+use super::loc::{Emitter, Loc, Location, Locations, Place};
 
 /// An instruction of one function (an index into its arena).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -145,6 +146,12 @@ pub struct Function {
     /// `DebugNoScope` there).
     pub epilogue_debug: Vec<Inst>,
     insts: Vec<Inst>,
+    /// The source locations its instructions' `loc` index (see `ir::loc`).
+    pub locs: Locations,
+    /// Result ids for the `OpExtInst` location markers the writer says (`DebugScope`,
+    /// `DebugLine`...), in the order it says them: those the reader took in, then fresh ones
+    /// (`Module::settle_markers`). No instruction defines or uses them.
+    pub marker_ids: Vec<Id>,
     /// Empty for a declaration (an imported function).
     blocks: Vec<Block>,
     block_index: OnceLock<FxHashMap<Id, usize>>,
@@ -167,12 +174,52 @@ impl PartialEq for Function {
                     && a.lines == b.lines
                     && a.merge == b.merge
                     && a.insts.len() == b.insts.len()
-                    && self.inst(a.terminator) == other.inst(b.terminator)
+                    && self.same_inst(a.terminator, other, b.terminator)
                     && a.insts
                         .iter()
                         .zip(&b.insts)
-                        .all(|(x, y)| self.inst(*x) == other.inst(*y))
+                        .all(|(x, y)| self.same_inst(*x, other, *y))
             })
+    }
+}
+
+/// The location written markers carry (see `Function::for_each_written_in`); no table has it.
+const MARKER: Loc = Loc(u32::MAX);
+
+/// Whether `inst` is a location marker made by `Function::for_each_written_in`.
+pub fn is_marker(inst: &Inst) -> bool {
+    inst.loc == MARKER
+}
+
+/// What writing a function's blocks in order carries from one to the next: the markers said
+/// (a scope holds across blocks) and the result ids given to `OpExtInst` markers.
+pub struct MarkerIds {
+    emitter: Emitter,
+    taken: usize,
+    next: Id,
+}
+
+impl MarkerIds {
+    /// For writing `f`: its `marker_ids`, then ids from `next` up.
+    pub fn new(_f: &Function, next: Id) -> Self {
+        MarkerIds {
+            emitter: Emitter::new(),
+            taken: 0,
+            next,
+        }
+    }
+
+    fn counting() -> Self {
+        MarkerIds {
+            emitter: Emitter::new(),
+            taken: 0,
+            next: 0,
+        }
+    }
+
+    /// One past the last id taken from beyond the function's own.
+    pub fn next(&self) -> Id {
+        self.next
     }
 }
 
@@ -236,6 +283,8 @@ impl Function {
             leading_debug: Vec::new(),
             epilogue_debug: Vec::new(),
             insts: Vec::new(),
+            locs: Locations::default(),
+            marker_ids: Vec::new(),
             blocks: Vec::new(),
             block_index: OnceLock::new(),
             values: FxHashMap::default(),
@@ -424,6 +473,112 @@ impl Function {
                 .iter()
                 .map(|b| 2 + b.lines.len() + b.insts.len() + usize::from(b.merge.is_some()))
                 .sum::<usize>()
+            + self.all_markers_said()
+    }
+
+    // ---- Locations ----
+
+    /// The source location of an instruction of this function.
+    pub fn location(&self, loc: Loc) -> &Location {
+        self.locs.get(loc)
+    }
+
+    /// The source location of instruction `i`.
+    pub fn location_of(&self, i: InstId) -> &Location {
+        self.locs.get(self.insts[i.index()].loc)
+    }
+
+    /// Gives instruction `i` the location `location` (interned in this function's table).
+    pub fn set_location(&mut self, i: InstId, location: Location) {
+        let loc = self.locs.intern(location);
+        if self.insts[i.index()].loc != loc {
+            self.touch_code();
+            self.insts[i.index()].loc = loc;
+        }
+    }
+
+    /// Whether `a` of this function and `b` of `other` are the same instruction at the same
+    /// source location.
+    fn same_inst(&self, a: InstId, other: &Function, b: InstId) -> bool {
+        let (x, y) = (self.inst(a), other.inst(b));
+        x == y && self.location(x.loc) == other.location(y.loc)
+    }
+
+    /// How many `OpExtInst` location markers the writer says for this body.
+    pub fn markers_said(&self) -> usize {
+        let mut n = 0;
+        let mut ids = MarkerIds::counting();
+        for b in 0..self.blocks.len() {
+            self.for_each_written_in(b, &mut ids, &mut |_| {});
+        }
+        n += ids.taken;
+        n
+    }
+
+    /// How many location markers of any kind the writer says for this body.
+    fn all_markers_said(&self) -> usize {
+        let mut n = 0;
+        let mut ids = MarkerIds::counting();
+        for b in 0..self.blocks.len() {
+            self.for_each_written_in(b, &mut ids, &mut |i| n += usize::from(i.loc == MARKER));
+        }
+        n
+    }
+
+    /// The body as written: for each block its leading line info, label, instructions (each
+    /// after the location markers that say where it is), merge and terminator. The markers'
+    /// result ids are `marker_ids` in order, then `*next` and up.
+    pub fn for_each_written(&self, next: &mut Id, f: &mut impl FnMut(&Inst)) {
+        let mut ids = MarkerIds::new(self, *next);
+        for (b, block) in self.blocks.iter().enumerate() {
+            block.lines.iter().for_each(&mut *f);
+            f(&Inst::label(block.label));
+            self.for_each_written_in(b, &mut ids, f);
+        }
+        *next = ids.next;
+    }
+
+    /// Block `b` as written after its label: its instructions, each after the location markers
+    /// that say where it is, its merge and its terminator. Markers carry `Loc(u32::MAX)`
+    /// (`is_marker`). A scope said in one block holds in the next: call this for every block,
+    /// in layout order, with the same `ids`.
+    pub fn for_each_written_in(&self, b: usize, ids: &mut MarkerIds, f: &mut impl FnMut(&Inst)) {
+        let block = &self.blocks[b];
+        let emitter = &mut ids.emitter;
+        emitter.start_block();
+        let mut prefix = true;
+        let pool = &self.marker_ids;
+        let (taken, next) = (&mut ids.taken, &mut ids.next);
+        let mut id = || {
+            *taken += 1;
+            pool.get(*taken - 1).copied().unwrap_or_else(|| {
+                *next += 1;
+                *next - 1
+            })
+        };
+        let mut say = |emitter: &mut Emitter, loc: Loc, place: Place, f: &mut dyn FnMut(&Inst)| {
+            emitter.say(self.locs.get(loc), place, &mut id, &mut |mut m: Inst| {
+                m.loc = MARKER;
+                f(&m)
+            })
+        };
+        for &i in &block.insts {
+            let inst = &self.insts[i.index()];
+            prefix &= inst.op == Op::Phi || (b == 0 && inst.op == Op::Variable);
+            let place = if prefix {
+                Place::LinesOnly
+            } else {
+                Place::Anywhere
+            };
+            say(emitter, inst.loc, place, &mut *f);
+            f(inst);
+        }
+        let t = &self.insts[block.terminator.index()];
+        say(emitter, t.loc, Place::Anywhere, &mut *f);
+        if let Some(m) = &block.merge {
+            f(&m.to_inst());
+        }
+        f(t);
     }
 
     // ---- Changing ----
@@ -437,6 +592,15 @@ impl Function {
         self.insts.push(inst);
         self.touch_code();
         id
+    }
+
+    /// `add_inst` for code made where `like` stands: without a location of its own, it takes
+    /// `like`'s.
+    pub fn add_inst_like(&mut self, mut inst: Inst, like: InstId) -> InstId {
+        if inst.loc.is_none() {
+            inst.loc = self.insts[like.index()].loc;
+        }
+        self.add_inst(inst)
     }
 
     /// The instruction, to change in place. Change its result only through `set_result`.
@@ -487,7 +651,11 @@ impl Function {
     /// Replaces the instruction `i` by `inst` (keeping its place), updating the value index.
     /// Replacing a terminator by one with the same opcode and targets is a change of code, not
     /// of the CFG.
-    pub fn replace_inst(&mut self, i: InstId, inst: Inst) -> Inst {
+    /// An instruction without a location takes the one it replaces.
+    pub fn replace_inst(&mut self, i: InstId, mut inst: Inst) -> Inst {
+        if inst.loc.is_none() {
+            inst.loc = self.insts[i.index()].loc;
+        }
         if let Some(r) = inst.result {
             self.values.insert(r, i);
         }
@@ -529,15 +697,26 @@ impl Function {
         old
     }
 
-    /// Inserts `inst` into block `b` at position `pos` of its instruction list.
-    pub fn insert_inst(&mut self, b: usize, pos: usize, inst: Inst) -> InstId {
+    /// Inserts `inst` into block `b` at position `pos` of its instruction list. An instruction
+    /// without a location takes the one of the instruction it goes before: code made where
+    /// other code stands belongs to the same source.
+    pub fn insert_inst(&mut self, b: usize, pos: usize, mut inst: Inst) -> InstId {
+        if inst.loc.is_none() {
+            let block = &self.blocks[b];
+            let next = block.insts.get(pos).copied().unwrap_or(block.terminator);
+            inst.loc = self.insts[next.index()].loc;
+        }
         let id = self.add_inst(inst);
         self.blocks[b].insts.insert(pos, id);
         id
     }
 
-    /// Appends `inst` to block `b`, before its terminator.
-    pub fn append_inst(&mut self, b: usize, inst: Inst) -> InstId {
+    /// Appends `inst` to block `b`, before its terminator (whose location it takes if it has
+    /// none).
+    pub fn append_inst(&mut self, b: usize, mut inst: Inst) -> InstId {
+        if inst.loc.is_none() {
+            inst.loc = self.insts[self.blocks[b].terminator.index()].loc;
+        }
         let id = self.add_inst(inst);
         self.blocks[b].insts.push(id);
         id
@@ -661,13 +840,19 @@ impl Function {
         }
     }
 
-    /// Drops the line info between blocks (a change of debug info, not of the CFG).
-    pub fn clear_block_lines(&mut self) {
-        if self.blocks.iter().any(|b| !b.lines.is_empty()) {
+    /// Drops every source location, and the line info between blocks (a change of debug info,
+    /// not of the CFG).
+    pub fn clear_locations(&mut self) {
+        if self.blocks.iter().any(|b| !b.lines.is_empty()) || !self.locs.is_empty() {
             self.touch_code();
             for b in &mut self.blocks {
                 b.lines.clear();
             }
+            for i in &mut self.insts {
+                i.loc = Loc::NONE;
+            }
+            self.locs = Locations::default();
+            self.marker_ids.clear();
         }
     }
 
@@ -700,6 +885,13 @@ impl Function {
         for i in &mut self.insts {
             i.remap_ids(f);
         }
+        // Ids the writer would not say stay unmapped (they may clash once renumbered).
+        let said = self.markers_said();
+        self.marker_ids.truncate(said);
+        for id in &mut self.marker_ids {
+            *id = f(*id);
+        }
+        self.locs.remap_ids(f);
         for b in &mut self.blocks {
             b.label = f(b.label);
             for l in &mut b.lines {

@@ -12,11 +12,15 @@ use rspirv::dr::Operand;
 use rspirv::grammar::reflect;
 use spirv::Op;
 
+use super::loc::Loc;
+
 /// A result id. Types, constants, globals, functions, blocks and values share one id space,
 /// exactly as in SPIR-V, so ids from the input survive the round trip unchanged.
 pub type Id = spirv::Word;
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// Equality and hashing look at what the instruction is, not at where it came from: two
+/// instructions at different source locations are the same instruction (`loc` aside).
+#[derive(Clone, Debug)]
 pub struct Inst {
     pub op: Op,
     pub ty: Option<Id>,
@@ -28,6 +32,32 @@ pub struct Inst {
     lits: Vec<Operand>,
     /// Position of each literal among all operands (ids and literals).
     lit_at: Vec<u16>,
+    /// Its source location, in its function's table (`Loc::NONE` outside function bodies).
+    pub loc: Loc,
+}
+
+impl PartialEq for Inst {
+    fn eq(&self, other: &Self) -> bool {
+        self.op == other.op
+            && self.ty == other.ty
+            && self.result == other.result
+            && self.args == other.args
+            && self.lits == other.lits
+            && self.lit_at == other.lit_at
+    }
+}
+
+impl Eq for Inst {}
+
+impl std::hash::Hash for Inst {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.op.hash(state);
+        self.ty.hash(state);
+        self.result.hash(state);
+        self.args.hash(state);
+        self.lits.hash(state);
+        self.lit_at.hash(state);
+    }
 }
 
 /// One operand, seen in operand order.
@@ -76,6 +106,7 @@ impl Inst {
             args,
             lits: Vec::new(),
             lit_at: Vec::new(),
+            loc: Loc::NONE,
         }
     }
 
@@ -242,6 +273,7 @@ impl Inst {
     pub(crate) fn intern_key(&self) -> Inst {
         Inst {
             result: None,
+            loc: Loc::NONE,
             ..self.clone()
         }
     }

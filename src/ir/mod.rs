@@ -11,6 +11,7 @@ pub mod fxhash;
 pub mod idmap;
 pub mod inst;
 pub mod listing;
+pub mod loc;
 pub mod module;
 pub mod names;
 pub mod number;

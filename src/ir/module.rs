@@ -327,8 +327,15 @@ impl Module {
 
     // ---- Every instruction ----
 
-    /// Every instruction of the module in SPIR-V binary order.
-    pub fn for_each_inst(&self, mut f: impl FnMut(&Inst)) {
+    /// Every instruction of the module in SPIR-V binary order, the location markers that say
+    /// each body instruction's `loc` included (see `ir::loc`).
+    pub fn for_each_inst(&self, f: impl FnMut(&Inst)) {
+        self.for_each_written(f);
+    }
+
+    /// `for_each_inst`, returning the bound the instructions need: more than `bound` when a
+    /// function needs more marker ids than `settle_markers` gave it.
+    pub fn for_each_written(&self, mut f: impl FnMut(&Inst)) -> Id {
         for section in [
             &self.preamble,
             &self.entry_points,
@@ -340,24 +347,31 @@ impl Module {
             section.iter().for_each(&mut f);
         }
         let end = Inst::with_args(Op::FunctionEnd, None, None, vec![]);
+        let mut next = self.bound;
         for func in &self.functions {
             func.leading_debug.iter().for_each(&mut f);
             f(&func.def);
             func.params.iter().for_each(&mut f);
             func.prologue_debug.iter().for_each(&mut f);
-            for (b, block) in func.blocks().iter().enumerate() {
-                block.lines.iter().for_each(&mut f);
-                f(&Inst::label(block.label));
-                func.block_insts(b).for_each(&mut f);
-                if let Some(m) = &block.merge {
-                    f(&m.to_inst());
-                }
-                f(func.terminator(b));
-            }
+            func.for_each_written(&mut next, &mut f);
             func.epilogue_debug.iter().for_each(&mut f);
             f(&end);
         }
         self.trailing_debug.iter().for_each(&mut f);
+        next
+    }
+
+    /// Gives every function the result ids its location markers need (see
+    /// `Function::marker_ids`), from the bound. Returns `None` when no id is left.
+    pub fn settle_markers(&mut self) -> Option<()> {
+        for k in 0..self.functions.len() {
+            let need = self.functions[k].markers_said();
+            while self.functions[k].marker_ids.len() < need {
+                let id = self.fresh_id()?;
+                self.functions[k].marker_ids.push(id);
+            }
+        }
+        Some(())
     }
 
     /// Renames every id the module defines or uses (results, operands, block labels, merge

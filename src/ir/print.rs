@@ -8,7 +8,7 @@
 
 use std::fmt::Write;
 
-use super::func::Function;
+use super::func::{Function, MarkerIds};
 use super::inst::{Id, Inst};
 use super::listing::{Listing, ListingBuilder};
 use super::module::{Attribute, Module};
@@ -120,6 +120,7 @@ fn print_function(
     }
     let cfg = f.cfg();
     let mut open_merges: Vec<Id> = Vec::new();
+    let mut markers = MarkerIds::new(f, m.bound);
     for (bi, b) in f.blocks().iter().enumerate() {
         if let Some(pos) = open_merges.iter().position(|m| *m == b.label) {
             open_merges.truncate(pos);
@@ -145,14 +146,13 @@ fn print_function(
         };
         out.push(label, Some(b.label), &[], mentioned);
         let body_indent = format!("{indent}    ");
-        for inst in f.block_insts(bi) {
-            inst_line(out, m, cx, inst, &body_indent, ids);
-        }
+        // With the location markers that say where each instruction is.
+        f.for_each_written_in(bi, &mut markers, &mut |inst| {
+            inst_line(out, m, cx, inst, &body_indent, ids)
+        });
         if let Some(merge) = &b.merge {
-            inst_line(out, m, cx, &merge.to_inst(), &body_indent, ids);
             open_merges.push(merge.merge_block());
         }
-        inst_line(out, m, cx, f.terminator(bi), &body_indent, ids);
     }
     for l in &f.epilogue_debug {
         inst_line(out, m, cx, l, "", ids);

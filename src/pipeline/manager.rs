@@ -427,6 +427,8 @@ impl Pipeline {
             let stamps_before = self.checks.verify_each.then(|| stamps(&module));
             let start = Instant::now();
             let result = pass.run(&mut module, &mut cx);
+            // Location markers the pass made need result ids before anything writes or checks.
+            let _ = module.settle_markers();
             let duration = start.elapsed() + std::mem::take(&mut cx.earlier_time);
             let mut diagnostics = std::mem::take(&mut cx.diagnostics);
             let replacements = std::mem::take(&mut module.replacements);

@@ -63,7 +63,11 @@ pub fn split_block(f: &mut Function, b: usize, pos: usize, label: Id) -> Option<
     };
     let succs: Vec<Id> = f.successors(b).to_vec();
     let old_label = block.label;
-    let branch = f.add_inst(Inst::with_args(Op::Branch, None, None, vec![label]));
+    // The branch stands where the code before it is.
+    let like = pos
+        .checked_sub(1)
+        .map_or(block.terminator, |p| block.insts[p]);
+    let branch = f.add_inst_like(Inst::with_args(Op::Branch, None, None, vec![label]), like);
     let mut blocks = std::mem::take(f.blocks_mut());
     let old = &mut blocks[b];
     let moved = old.insts.split_off(pos);
@@ -267,7 +271,7 @@ pub fn prune_unreachable(f: &mut Function, undef: &mut dyn FnMut(Id) -> Id) -> V
                     label: block.label,
                     insts: Vec::new(),
                     merge: None,
-                    terminator: f.add_inst(term),
+                    terminator: f.add_inst_like(term, block.terminator),
                 };
                 freed.push(block);
                 kept.push(stub);

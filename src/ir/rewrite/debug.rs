@@ -1,9 +1,8 @@
 //! Keeping debug info right while code moves and goes.
 //!
-//! Source-location markers (`OpLine`/`OpNoLine`, `DebugLine`/`DebugNoLine`, `DebugScope`/
-//! `DebugNoScope`) describe the instructions after them in their block. Once code between two
-//! markers of one family is gone, the first describes nothing; once a block is joined to the
-//! one before, its markers may repeat the one in force. Both kinds go here.
+//! Source locations are attributes of instructions (`ir::loc`): code that moves takes its
+//! location along, and the writer says them with the fewest markers. What is left here is
+//! moving code between functions (`relocate`, `InlineSite` for inlined scopes).
 //!
 //! `DebugDeclare`/`DebugValue` are not uses (see `ir::debug`): a pass may delete what they
 //! describe, and they then go with it.
@@ -14,6 +13,7 @@ use crate::ir::debug::{self, DebugSets};
 use crate::ir::func::{Function, InstId};
 use crate::ir::fxhash::FxHashSet;
 use crate::ir::inst::{Id, Inst};
+use crate::ir::loc::{Loc, Location};
 use crate::ir::module::Module;
 
 /// The families of location markers: a marker sets what is in force for its family only.
@@ -47,61 +47,6 @@ pub fn is_debug_only(inst: &Inst, sets: &DebugSets) -> bool {
     marker(inst, sets).is_some()
         || sets.is_debug_use(inst)
         || sets.is(inst, debug::FUNCTION_DEFINITION)
-}
-
-/// Whether two markers say the same (their results aside).
-fn same_marker(a: &Inst, b: &Inst) -> bool {
-    a.op == b.op && a.args == b.args && a.lits() == b.lits()
-}
-
-/// Removes the location markers of `f` that describe nothing: one that a later marker of its
-/// family overrides before any other instruction, and one that repeats the marker in force
-/// (after a `DebugScope` change, a `DebugLine` is said again, as the scope may end it).
-/// Returns how many went.
-pub fn drop_superseded_lines(f: &mut Function, sets: &DebugSets) -> usize {
-    let mut removed = 0;
-    for b in 0..f.blocks().len() {
-        let insts = &f.block(b).insts;
-        let kinds: Vec<Option<Marker>> = insts.iter().map(|&i| marker(f.inst(i), sets)).collect();
-        if kinds.iter().all(Option::is_none) {
-            continue;
-        }
-        let mut dead = vec![false; insts.len()];
-        // Overridden before anything it describes.
-        for (k, kind) in kinds.iter().enumerate() {
-            let Some(kind) = kind else { continue };
-            let next = kinds[k + 1..].iter().take_while(|n| n.is_some()).flatten();
-            if next.into_iter().any(|n| n == kind) {
-                dead[k] = true;
-            }
-        }
-        // Repeats what is in force.
-        let mut in_force: [Option<usize>; 3] = [None; 3];
-        for (k, kind) in kinds.iter().enumerate() {
-            let Some(kind) = kind else { continue };
-            if dead[k] {
-                continue;
-            }
-            let slot = *kind as usize;
-            let inst = f.inst(insts[k]);
-            if in_force[slot].is_some_and(|p| same_marker(f.inst(insts[p]), inst)) {
-                dead[k] = true;
-                continue;
-            }
-            in_force[slot] = Some(k);
-            if *kind == Marker::Scope {
-                in_force[Marker::DebugLine as usize] = None;
-            }
-        }
-        if dead.contains(&true) {
-            let mut k = 0;
-            removed += f.retain_ids(b, |_, _| {
-                k += 1;
-                !dead[k - 1]
-            });
-        }
-    }
-    removed
 }
 
 /// Removes from `f` the `DebugDeclare`s and `DebugValue`s that describe an id of `gone`.
@@ -227,24 +172,6 @@ pub fn settle_declares(m: &mut Module, f: &mut Function, sets: &DebugSets) -> Op
     Some(changed)
 }
 
-/// The markers in force before position `pos` of block `b`, by family (`Marker as usize`):
-/// the last `OpLine`, `DebugLine` and `DebugScope` (a `No…` marker ends its family's; each
-/// block starts with none).
-pub fn in_force(f: &Function, b: usize, pos: usize, sets: &DebugSets) -> [Option<Inst>; 3] {
-    let mut found: [Option<Inst>; 3] = [None, None, None];
-    for &i in f.block(b).insts.iter().take(pos) {
-        let inst = f.inst(i);
-        let Some(kind) = marker(inst, sets) else {
-            continue;
-        };
-        let ends = inst.op == Op::NoLine
-            || sets.is(inst, debug::NO_LINE)
-            || sets.is(inst, debug::NO_SCOPE);
-        found[kind as usize] = (!ends).then(|| inst.clone());
-    }
-    found
-}
-
 /// Where inlined code came from: the call's scope and line, made into `DebugInlinedAt`
 /// records that the inlined copy's scopes point to.
 pub struct InlineSite {
@@ -255,23 +182,17 @@ pub struct InlineSite {
 }
 
 impl InlineSite {
-    /// The site of a call whose scope and line in force are `scope` and `line`; `None` when
-    /// there is none to say (no `DebugScope`/`DebugLine` of `NonSemantic.Shader.DebugInfo.100`,
-    /// whose `DebugInlinedAt` takes a line id) or no id is left.
-    pub fn new(m: &mut Module, sets: &DebugSets, scope: &Inst, line: &Inst) -> Option<Self> {
-        let shader = |i: &Inst| sets.op(i).is_some_and(|(f, _)| f == debug::Flavor::Shader);
-        if !(shader(scope)
-            && shader(line)
-            && sets.is(scope, debug::SCOPE)
-            && sets.is(line, debug::LINE))
-        {
+    /// The site of a call at `call`; `None` when there is none to say (no `DebugScope` and
+    /// `DebugLine` of `NonSemantic.Shader.DebugInfo.100`, whose `DebugInlinedAt` takes a line
+    /// id) or no id is left.
+    pub fn new(m: &mut Module, sets: &DebugSets, call: &Location) -> Option<Self> {
+        let (scope, line) = (call.scope?, call.debug_line?);
+        if sets.flavor(scope.set) != Some(debug::Flavor::Shader) {
             return None;
         }
-        let (&set, &lexical) = (scope.args.first()?, scope.args.get(1)?);
-        let &line_start = line.args.get(2)?;
-        let mut args = vec![set, line_start, lexical];
-        args.extend(scope.args.get(2));
-        let at = inlined_at(m, scope.ty, args)?;
+        let mut args = vec![scope.set, line.lines[0], scope.scope];
+        args.extend(scope.inlined_at);
+        let at = inlined_at(m, Some(scope.ty), args)?;
         Some(InlineSite {
             at,
             rebased: Default::default(),
@@ -299,16 +220,37 @@ impl InlineSite {
         Some(r)
     }
 
-    /// Gives every `DebugScope` of `insts` (an inlined copy) this call as where it was
-    /// inlined. Returns `None` when no id is left.
-    pub fn rebase(&mut self, m: &mut Module, sets: &DebugSets, insts: &mut [Inst]) -> Option<()> {
-        for i in insts.iter_mut().filter(|i| sets.is(i, debug::SCOPE)) {
-            let at = self.chain(m, sets, i.args.get(2).copied())?;
-            i.args.truncate(2);
-            i.args.push(at);
+    /// Where a location of the callee is in the inlined copy: its scope inlined at this call.
+    /// `None` when no id is left.
+    pub fn rebase(&mut self, m: &mut Module, sets: &DebugSets, mut loc: Location) -> Option<Location> {
+        if let Some(s) = &mut loc.scope {
+            s.inlined_at = Some(self.chain(m, sets, s.inlined_at)?);
         }
-        Some(())
+        Some(loc)
     }
+}
+
+/// Gives `insts`, instructions copied from `from` into `to`, locations of `to`'s table: each
+/// the one it had in `from`, passed through `map` (`None` from `map`: stop, no id left).
+pub fn relocate<'a>(
+    insts: impl Iterator<Item = &'a mut Inst>,
+    from: &Function,
+    to: &mut Function,
+    mut map: impl FnMut(Location) -> Option<Location>,
+) -> Option<()> {
+    let mut moved: crate::ir::fxhash::FxHashMap<Loc, Loc> = Default::default();
+    for i in insts {
+        let loc = match moved.get(&i.loc) {
+            Some(&l) => l,
+            None => {
+                let l = to.locs.intern(map(*from.location(i.loc))?);
+                moved.insert(i.loc, l);
+                l
+            }
+        };
+        i.loc = loc;
+    }
+    Some(())
 }
 
 /// A new `DebugInlinedAt` global with `args` (the set's import first).

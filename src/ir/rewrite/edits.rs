@@ -103,7 +103,7 @@ impl Edits {
             let mut list = Vec::with_capacity(ids.len() + 4);
             for i in ids {
                 for inst in self.before.remove(&i).unwrap_or_default() {
-                    list.push(f.add_inst(inst));
+                    list.push(f.add_inst_like(inst, i));
                 }
                 match self.replace.remove(&i) {
                     None => list.push(i),
@@ -116,7 +116,7 @@ impl Edits {
                     }
                 }
                 for inst in self.after.remove(&i).unwrap_or_default() {
-                    list.push(f.add_inst(inst));
+                    list.push(f.add_inst_like(inst, i));
                 }
             }
             for inst in self
@@ -127,7 +127,7 @@ impl Edits {
                 .chain(self.before.remove(&term).unwrap_or_default())
                 .chain(self.after.remove(&term).unwrap_or_default())
             {
-                list.push(f.add_inst(inst));
+                list.push(f.add_inst_like(inst, term));
             }
             if let Some(Some(inst)) = self.replace.remove(&term) {
                 f.replace_inst(term, inst);

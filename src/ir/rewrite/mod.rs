@@ -10,8 +10,8 @@
 //!   change blocks keeping phis and merge annotations
 //!   right (`blocks.rs`);
 //! - `clone_body`: a copy of a function's body under fresh ids (`clone.rs`);
-//! - `drop_superseded_lines`, `drop_debug_uses_in_module`: debug info that describes nothing any
-//!   more goes (`debug.rs`).
+//! - `drop_debug_uses_in_module`, `relocate`, `InlineSite`: debug info kept right as values go
+//!   and code moves between functions (`debug.rs`).
 
 mod blocks;
 mod clone;
@@ -28,9 +28,8 @@ pub use blocks::{
 pub use clone::{clone_body, ClonedBlock};
 pub use cursor::{out_of_ids, Builder};
 pub use debug::{
-    drop_debug_uses_in_module, drop_superseded_lines, in_force, is_debug_only, marker,
-    prune_unreachable_in, settle_declares, undefine_debug_uses, unname_in_records, Described,
-    InlineSite, Marker,
+    drop_debug_uses_in_module, is_debug_only, marker, prune_unreachable_in, relocate,
+    settle_declares, undefine_debug_uses, unname_in_records, Described, InlineSite, Marker,
 };
 pub use edits::Edits;
 pub use join::{join_blocks, JoinState};

@@ -7,6 +7,7 @@ use rspirv::dr::Operand;
 use spirv::Op;
 
 use super::grammar;
+use crate::ir::func::MarkerIds;
 use crate::ir::fxhash::FxHashMap;
 use crate::ir::inst::{Id, Inst, Opd};
 use crate::ir::listing::{Listing, ListingBuilder};
@@ -384,6 +385,7 @@ pub fn listing(m: &Module, opts: &DisasmOptions) -> Listing {
         }
     }
     let end = Inst::with_args(Op::FunctionEnd, None, None, vec![]);
+    let mut next = m.bound;
     for func in m.functions() {
         out.enter_function(func.id());
         for inst in func
@@ -395,6 +397,7 @@ pub fn listing(m: &Module, opts: &DisasmOptions) -> Listing {
         {
             line(&mut out, inst);
         }
+        let mut markers = MarkerIds::new(func, next);
         for (b, block) in func.blocks().iter().enumerate() {
             // Lines before a label belong to the block it leads into; their line info ends
             // at the label, as every block's does.
@@ -404,14 +407,9 @@ pub fn listing(m: &Module, opts: &DisasmOptions) -> Listing {
             }
             out.enter_block(block.label);
             line(&mut out, &Inst::label(block.label));
-            for inst in func.block_insts(b) {
-                line(&mut out, inst);
-            }
-            if let Some(merge) = &block.merge {
-                line(&mut out, &merge.to_inst());
-            }
-            line(&mut out, func.terminator(b));
+            func.for_each_written_in(b, &mut markers, &mut |inst| line(&mut out, inst));
         }
+        next = markers.next();
         for inst in &func.epilogue_debug {
             line(&mut out, inst);
         }

@@ -13,6 +13,8 @@ use rspirv::dr::{self, Operand};
 use rspirv::grammar::OperandKind;
 
 use super::grammar;
+use crate::ir::debug::DebugSets;
+use crate::ir::loc::Tracker;
 use spirv::Op;
 
 use super::MAGIC;
@@ -670,8 +672,11 @@ fn build_module(
     let mut pending_lines: Vec<Inst> = Vec::new();
     let mut pending_block_lines: Vec<Inst> = Vec::new();
     let floating_debug = FloatingDebug::of(&insts);
+    // Location markers become each instruction's `loc` (see `ir::loc`).
+    let mut sets: Option<DebugSets> = None;
+    let mut tracker = Tracker::default();
 
-    for (i, inst) in insts.into_iter().enumerate() {
+    for (i, mut inst) in insts.into_iter().enumerate() {
         let index = i + 1;
         let offset = offsets[i];
         let layout = |detail: &str| ReadError::Layout {
@@ -692,6 +697,17 @@ fn build_module(
             }
         }
         if let Some(f) = func.as_mut() {
+            let sets = sets.get_or_insert_with(|| DebugSets::of(&m));
+            // A marker between a merge instruction and its terminator says where the
+            // terminator is, as one before the merge does.
+            let in_block = block.is_some();
+            if (in_block || floating_debug.holds(&inst)) && tracker.take(&inst, sets) {
+                if inst.op == Op::ExtInst {
+                    f.marker_ids.extend(inst.result);
+                }
+                continue;
+            }
+            inst.loc = f.locs.intern(tracker.state);
             match inst.op {
                 Op::Function => {
                     return Err(layout(
@@ -705,6 +721,7 @@ fn build_module(
                     // Debug instructions after the last terminator stay there.
                     let mut f = func.take().expect("in a function");
                     f.epilogue_debug = std::mem::take(&mut block_lines);
+                    tracker = Tracker::default();
                     m.push_function(f);
                 }
                 Op::FunctionParameter => {
@@ -750,6 +767,7 @@ fn build_module(
                     };
                     let b = f.push_block(label, insts, merge, inst);
                     f.block_mut(b).lines = std::mem::take(&mut pending_block_lines);
+                    tracker.start_block();
                 }
                 _ => match block.as_mut() {
                     Some((_, insts, merge)) => {
@@ -841,6 +859,8 @@ fn build_module(
     }
     m.trailing_debug = pending_lines;
     m.reindex();
+    // Markers the writer says where the input had none (a scope said again) take fresh ids.
+    let _ = m.settle_markers();
     Ok(m)
 }
 

@@ -53,7 +53,8 @@ pub fn write_words(m: &Module) -> Vec<u32> {
         m.bound,
         0,
     ]);
-    m.for_each_inst(|inst| encode_inst(inst, &mut out));
+    let bound = m.for_each_written(|inst| encode_inst(inst, &mut out));
+    out[3] = bound;
     out
 }
 

@@ -39,7 +39,7 @@ use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::ops::ExtSets;
 use crate::ir::rewrite::{
-    drop_superseded_lines, forget, is_debug_only, prune_unreachable_in, undefine_debug_uses,
+    forget, is_debug_only, prune_unreachable_in, undefine_debug_uses,
 };
 use crate::ir::types::pointer_type;
 use crate::ir::{Id, Inst, InstId, Module};
@@ -374,9 +374,6 @@ fn sweep(
     }
     let pruned = prune_unreachable_in(m, f);
     changed |= !pruned.is_empty();
-    // Debug lines stay, except those the next line overrides: with the code between them
-    // gone they describe nothing.
-    changed |= drop_superseded_lines(f, dsets) > 0;
     gone.extend(pruned);
     changed.then_some(gone)
 }

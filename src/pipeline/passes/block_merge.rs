@@ -23,7 +23,7 @@ use spirv::Op;
 use crate::ir::func::Function;
 use crate::ir::fxhash::FxHashSet;
 use crate::ir::rewrite::{
-    drop_superseded_lines, forget, join_blocks, prune_unreachable_in, JoinState, Replacer,
+    forget, join_blocks, prune_unreachable_in, JoinState, Replacer,
 };
 use crate::ir::{Id, Inst, Merge, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
@@ -82,8 +82,6 @@ fn merge_function(
         gone.extend(joined);
         changed = true;
         replace.apply_to_function(f);
-        // A joined block's first line overrides the last line of the block it joined.
-        drop_superseded_lines(f, &crate::ir::debug::DebugSets::of(m));
     }
     changed
 }

@@ -25,7 +25,7 @@ use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::names::Names;
 use crate::ir::rewrite::{
-    clone_body, in_force, out_of_ids, settle_declares, split_block, Decorations, InlineSite,
+    clone_body, out_of_ids, relocate, settle_declares, split_block, Decorations, InlineSite,
     Replacer,
 };
 use crate::ir::{Id, Inst, InstId, Module};
@@ -177,7 +177,7 @@ fn inline_call(
     decorations: &mut Decorations,
     dsets: &DebugSets,
 ) -> Result<Option<usize>, String> {
-    let [op_line, line, scope] = in_force(f, b, pos, dsets);
+    let call_loc = *f.location_of(f.block(b).insts[pos]);
     let after = m.fresh_id().ok_or_else(out_of_ids)?;
     let Some(a) = split_block(f, b, pos + 1, after) else {
         return Ok(None);
@@ -192,29 +192,22 @@ fn inline_call(
     let mut fresh = || m.fresh_id();
     let mut blocks = clone_body(g, &mut map, &mut fresh).ok_or_else(out_of_ids)?;
     // The callee's `DebugFunctionDefinition` says where its own body is: not this copy. The
-    // copy's scopes say where it was inlined, and the code after the call is the caller's
-    // again (a scope and a line end with their block).
+    // copy keeps the callee's lines, its scopes saying where it was inlined.
     if !dsets.is_empty() {
-        let mut site = match (&scope, &line) {
-            (Some(s), Some(l)) => InlineSite::new(m, dsets, s, l),
-            _ => None,
-        };
         for cb in &mut blocks {
             cb.insts
                 .retain(|i| !dsets.is(i, crate::ir::debug::FUNCTION_DEFINITION));
-            if let Some(site) = &mut site {
-                site.rebase(m, dsets, &mut cb.insts)
-                    .ok_or_else(out_of_ids)?;
-            }
         }
     }
-    for marker in [op_line, line, scope].into_iter().flatten() {
-        let mut again = marker;
-        if again.result.is_some() {
-            again.result = Some(m.fresh_id().ok_or_else(out_of_ids)?);
-        }
-        f.insert_inst(a, 0, again);
-    }
+    let mut site = InlineSite::new(m, dsets, &call_loc);
+    let copied = blocks
+        .iter_mut()
+        .flat_map(|cb| cb.insts.iter_mut().chain(std::iter::once(&mut cb.terminator)));
+    relocate(copied, g, f, |loc| match &mut site {
+        Some(site) => site.rebase(m, dsets, loc),
+        None => Some(loc),
+    })
+    .ok_or_else(out_of_ids)?;
     // The copies are decorated as the callee's values are (`NonUniform`, `RelaxedPrecision`,
     // `NoContraction`, …); a parameter's decorations stay with it, not with the argument.
     let params: FxHashSet<Id> = g.params.iter().filter_map(|p| p.result).collect();
@@ -231,12 +224,17 @@ fn inline_call(
     let mut returned = None;
     for cb in &mut blocks {
         match cb.terminator.op {
+            // The branch back is where the return was.
             Op::ReturnValue => {
                 returned = cb.terminator.arg(0);
+                let loc = cb.terminator.loc;
                 cb.terminator = Inst::with_args(Op::Branch, None, None, vec![after]);
+                cb.terminator.loc = loc;
             }
             Op::Return => {
+                let loc = cb.terminator.loc;
                 cb.terminator = Inst::with_args(Op::Branch, None, None, vec![after]);
+                cb.terminator.loc = loc;
             }
             _ => {}
         }
@@ -267,17 +265,15 @@ fn inline_call(
                 continue;
             }
             if let (Some(var), Some(&init)) = (v.result, v.args.first()) {
-                stores.push(Inst::with_args(Op::Store, None, None, vec![var, init]));
+                let mut store = Inst::with_args(Op::Store, None, None, vec![var, init]);
+                store.loc = v.loc;
+                stores.push(store);
                 v.args.clear();
             }
             vars.push(v);
         }
-        // Stores go after the leading debug lines, where the variables were.
-        let at = rest
-            .iter()
-            .take_while(|i| matches!(i.op, Op::Line | Op::NoLine))
-            .count();
-        rest.splice(at..at, stores);
+        // Stores go where the variables were.
+        rest.splice(0..0, stores);
         first.insts = rest;
     }
     let entry_label = blocks.first().map(|c| c.label);
@@ -287,12 +283,15 @@ fn inline_call(
         .map(|c| f.new_block(c.label, c.insts, c.merge, c.terminator))
         .collect();
     f.blocks_mut().splice(a..a, new);
+    // The branch into the copy is where the call was.
     if let Some(entry) = entry_label {
-        f.set_terminator(b, Inst::with_args(Op::Branch, None, None, vec![entry]));
+        let mut branch = Inst::with_args(Op::Branch, None, None, vec![entry]);
+        branch.loc = f.locs.intern(call_loc);
+        f.set_terminator(b, branch);
     }
     let at = f
         .block_insts(0)
-        .take_while(|i| matches!(i.op, Op::Variable | Op::Line | Op::NoLine))
+        .take_while(|i| i.op == Op::Variable)
         .count();
     for (k, v) in vars.into_iter().enumerate() {
         f.insert_inst(0, at + k, v);

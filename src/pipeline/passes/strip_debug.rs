@@ -37,7 +37,7 @@ pub fn strip_debug(m: &mut Module) -> bool {
         f.prologue_debug.clear();
         f.leading_debug.clear();
         f.epilogue_debug.clear();
-        f.clear_block_lines();
+        f.clear_locations();
         f.retain_all(|i| !drop(i));
     }
     if !nonsemantic.is_empty() {
