@@ -32,7 +32,9 @@ fn debug_lines(m: &Module) -> usize {
     for f in m.functions() {
         for (_, i) in f.layout() {
             let loc = f.location_of(i);
-            n += usize::from(loc.debug_line.is_some() && debug::source_line(m, &sets, loc).is_some());
+            n += usize::from(
+                loc.debug_line.is_some() && debug::source_line(m, &sets, loc).is_some(),
+            );
         }
     }
     n

@@ -199,9 +199,16 @@ fn same_code_fewer_markers(original: &[u32], written: &[u32], what: &str) {
             .map(str::to_string)
             .collect()
     };
-    assert_eq!(code(written), code(original), "{what}: write(read(x)) lost code");
+    assert_eq!(
+        code(written),
+        code(original),
+        "{what}: write(read(x)) lost code"
+    );
     let twice = write_words(&read::read_words(written).unwrap());
-    assert_eq!(twice, written, "{what}: write(read(x)) is not a fixed point");
+    assert_eq!(
+        twice, written,
+        "{what}: write(read(x)) is not a fixed point"
+    );
 }
 
 /// How many `OpExtInst`s a printed module has in functions but outside blocks.

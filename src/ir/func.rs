@@ -200,8 +200,8 @@ pub struct MarkerIds {
 }
 
 impl MarkerIds {
-    /// For writing `f`: its `marker_ids`, then ids from `next` up.
-    pub fn new(_f: &Function, next: Id) -> Self {
+    /// For writing a function's blocks: ids from its `marker_ids`, then from `next` up.
+    pub fn new(next: Id) -> Self {
         MarkerIds {
             emitter: Emitter::new(),
             taken: 0,
@@ -506,13 +506,11 @@ impl Function {
 
     /// How many `OpExtInst` location markers the writer says for this body.
     pub fn markers_said(&self) -> usize {
-        let mut n = 0;
         let mut ids = MarkerIds::counting();
         for b in 0..self.blocks.len() {
             self.for_each_written_in(b, &mut ids, &mut |_| {});
         }
-        n += ids.taken;
-        n
+        ids.taken
     }
 
     /// How many location markers of any kind the writer says for this body.
@@ -529,7 +527,7 @@ impl Function {
     /// after the location markers that say where it is), merge and terminator. The markers'
     /// result ids are `marker_ids` in order, then `*next` and up.
     pub fn for_each_written(&self, next: &mut Id, f: &mut impl FnMut(&Inst)) {
-        let mut ids = MarkerIds::new(self, *next);
+        let mut ids = MarkerIds::new(*next);
         for (b, block) in self.blocks.iter().enumerate() {
             block.lines.iter().for_each(&mut *f);
             f(&Inst::label(block.label));

@@ -271,7 +271,13 @@ impl Emitter {
     }
 
     /// The markers to say before an instruction at `to`, given `id` for each `OpExtInst` one.
-    pub fn say(&mut self, to: &Location, place: Place, mut id: impl FnMut() -> Id, out: &mut impl FnMut(Inst)) {
+    pub fn say(
+        &mut self,
+        to: &Location,
+        place: Place,
+        mut id: impl FnMut() -> Id,
+        out: &mut impl FnMut(Inst),
+    ) {
         if place == Place::Anywhere && to.scope != self.said.scope {
             match (to.scope, self.said.scope) {
                 (Some(s), _) => {
@@ -279,7 +285,9 @@ impl Emitter {
                     args.extend(s.inlined_at);
                     out(debug::record(Some(s.ty), id(), s.set, debug::SCOPE, &args));
                 }
-                (None, Some(s)) => out(debug::record(Some(s.ty), id(), s.set, debug::NO_SCOPE, &[])),
+                (None, Some(s)) => {
+                    out(debug::record(Some(s.ty), id(), s.set, debug::NO_SCOPE, &[]))
+                }
                 (None, None) => {}
             }
             self.said.scope = to.scope;

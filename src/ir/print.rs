@@ -120,7 +120,7 @@ fn print_function(
     }
     let cfg = f.cfg();
     let mut open_merges: Vec<Id> = Vec::new();
-    let mut markers = MarkerIds::new(f, m.bound);
+    let mut markers = MarkerIds::new(m.bound);
     for (bi, b) in f.blocks().iter().enumerate() {
         if let Some(pos) = open_merges.iter().position(|m| *m == b.label) {
             open_merges.truncate(pos);

@@ -222,7 +222,12 @@ impl InlineSite {
 
     /// Where a location of the callee is in the inlined copy: its scope inlined at this call.
     /// `None` when no id is left.
-    pub fn rebase(&mut self, m: &mut Module, sets: &DebugSets, mut loc: Location) -> Option<Location> {
+    pub fn rebase(
+        &mut self,
+        m: &mut Module,
+        sets: &DebugSets,
+        mut loc: Location,
+    ) -> Option<Location> {
         if let Some(s) = &mut loc.scope {
             s.inlined_at = Some(self.chain(m, sets, s.inlined_at)?);
         }

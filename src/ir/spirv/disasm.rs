@@ -397,7 +397,7 @@ pub fn listing(m: &Module, opts: &DisasmOptions) -> Listing {
         {
             line(&mut out, inst);
         }
-        let mut markers = MarkerIds::new(func, next);
+        let mut markers = MarkerIds::new(next);
         for (b, block) in func.blocks().iter().enumerate() {
             // Lines before a label belong to the block it leads into; their line info ends
             // at the label, as every block's does.

@@ -38,9 +38,7 @@ use crate::ir::debug::{self, DebugSets};
 use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::ops::ExtSets;
-use crate::ir::rewrite::{
-    forget, is_debug_only, prune_unreachable_in, undefine_debug_uses,
-};
+use crate::ir::rewrite::{forget, is_debug_only, prune_unreachable_in, undefine_debug_uses};
 use crate::ir::types::pointer_type;
 use crate::ir::{Id, Inst, InstId, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};

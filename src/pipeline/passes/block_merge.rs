@@ -22,9 +22,7 @@ use spirv::Op;
 
 use crate::ir::func::Function;
 use crate::ir::fxhash::FxHashSet;
-use crate::ir::rewrite::{
-    forget, join_blocks, prune_unreachable_in, JoinState, Replacer,
-};
+use crate::ir::rewrite::{forget, join_blocks, prune_unreachable_in, JoinState, Replacer};
 use crate::ir::{Id, Inst, Merge, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
 

@@ -200,9 +200,11 @@ fn inline_call(
         }
     }
     let mut site = InlineSite::new(m, dsets, &call_loc);
-    let copied = blocks
-        .iter_mut()
-        .flat_map(|cb| cb.insts.iter_mut().chain(std::iter::once(&mut cb.terminator)));
+    let copied = blocks.iter_mut().flat_map(|cb| {
+        cb.insts
+            .iter_mut()
+            .chain(std::iter::once(&mut cb.terminator))
+    });
     relocate(copied, g, f, |loc| match &mut site {
         Some(site) => site.rebase(m, dsets, loc),
         None => Some(loc),
