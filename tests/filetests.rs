@@ -39,12 +39,16 @@ fn files(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The function bodies of a printed module: from the first function on, comment lines and
-/// trailing comments dropped.
+/// trailing comments dropped; `; @…` lines (locations, attributes) are IR and stay.
 fn functions(text: &str) -> String {
+    let ir = |l: &str| l.trim_start().starts_with("; @");
     text.lines()
         .skip_while(|l| !l.starts_with("; function"))
-        .filter(|l| !l.trim().is_empty() && !l.starts_with(';'))
-        .map(|l| l.split(" ;").next().unwrap_or(l).trim_end())
+        .filter(|l| !l.trim().is_empty() && (!l.starts_with(';') || ir(l)))
+        .map(|l| match ir(l) {
+            true => l.trim_end(),
+            false => l.split(" ;").next().unwrap_or(l).trim_end(),
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }

@@ -245,6 +245,11 @@ impl ListingBuilder {
         self.source = (0, 0);
     }
 
+    /// The source line of the lines that follow (until the next block or `set_source`).
+    pub fn set_source(&mut self, source: Option<(Id, u32)>) {
+        self.source = source.unwrap_or((0, 0));
+    }
+
     /// Follows line info: an `OpLine` or a `DebugLine` (of `m`) sets the source line of what
     /// follows, `OpNoLine` or `DebugNoLine` ends it, as does the end of the block.
     pub fn line_info(&mut self, m: &Module, inst: &super::Inst) {

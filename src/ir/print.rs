@@ -5,12 +5,16 @@
 //! `print(parse(print(m))) == print(m)`. Ops of the IR's own dialect are spelled by name
 //! (`%p = qptr.offset %T %base %c16`), not as the `OpExtInst` they are stored as. Attributes
 //! analyses attach to an id are `; @…` lines under its definition, which `parse` reads back.
+//! Source locations are `; @loc …` lines above the instructions they hold for, through the end
+//! of the block (see `LocationText`), instead of the markers a binary says them with.
 
 use std::fmt::Write;
 
-use super::func::{Function, MarkerIds};
+use super::debug::DebugSets;
+use super::func::Function;
 use super::inst::{Id, Inst};
 use super::listing::{Listing, ListingBuilder};
+use super::loc::Location;
 use super::module::{Attribute, Module};
 use super::names::Names;
 use super::spirv::disasm::{quote, version_and_generator, Context};
@@ -120,7 +124,7 @@ fn print_function(
     }
     let cfg = f.cfg();
     let mut open_merges: Vec<Id> = Vec::new();
-    let mut markers = MarkerIds::new(m.bound);
+    let locs = LocationText::of(m);
     for (bi, b) in f.blocks().iter().enumerate() {
         if let Some(pos) = open_merges.iter().position(|m| *m == b.label) {
             open_merges.truncate(pos);
@@ -146,17 +150,137 @@ fn print_function(
         };
         out.push(label, Some(b.label), &[], mentioned);
         let body_indent = format!("{indent}    ");
-        // With the location markers that say where each instruction is.
-        f.for_each_written_in(bi, &mut markers, &mut |inst| {
-            inst_line(out, m, cx, inst, &body_indent, ids)
-        });
+        // A `; @loc` line wherever the location changes (each block starts with none).
+        let mut said = Location::default();
+        let mut at = |out: &mut ListingBuilder, inst: &Inst| {
+            let loc = f.location(inst.loc);
+            // The `; @loc` line shows the source line it says.
+            out.set_source(crate::ir::debug::source_line(m, &locs.sets, loc));
+            if *loc != said {
+                out.note(format!("{body_indent}; @loc {}", locs.text(cx, loc)));
+                said = *loc;
+            }
+        };
+        for inst in f.block_insts(bi) {
+            at(out, inst);
+            inst_line(out, m, cx, inst, &body_indent, ids);
+        }
+        let t = f.terminator(bi);
+        at(out, t);
         if let Some(merge) = &b.merge {
+            inst_line(out, m, cx, &merge.to_inst(), &body_indent, ids);
             open_merges.push(merge.merge_block());
         }
+        inst_line(out, m, cx, t, &body_indent, ids);
     }
     for l in &f.epilogue_debug {
         inst_line(out, m, cx, l, "", ids);
     }
     out.note("OpFunctionEnd".into());
     out.leave_function(cx.names.get(func));
+}
+
+/// How a location reads in the text form: `; @loc` and its parts, each present when the
+/// location has it —
+/// `scope %scope [at %inlined]` (`DebugScope`), `debug %source L1 L2 C1 C2` (`DebugLine`:
+/// its line and column constants by value when each names the module's first 32-bit integer
+/// constant of that value, else by id), `line %file L C` (`OpLine`) — or `none`. A scope or
+/// line of another set or result type than the module's first debug set and `OpTypeVoid` says
+/// so (`set %set type %ty`).
+pub struct LocationText {
+    pub sets: DebugSets,
+    set: Option<Id>,
+    void: Option<Id>,
+    /// Each 32-bit integer constant that is the first of its value, with the value.
+    values: std::collections::HashMap<Id, u32>,
+}
+
+impl LocationText {
+    pub fn of(m: &Module) -> Self {
+        let sets = DebugSets::of(m);
+        let set = m
+            .preamble
+            .iter()
+            .filter(|i| i.op == spirv::Op::ExtInstImport)
+            .filter_map(|i| i.result)
+            .find(|&r| sets.flavor(r).is_some());
+        let void = m
+            .globals()
+            .iter()
+            .find(|g| g.op == spirv::Op::TypeVoid)
+            .and_then(|g| g.result);
+        LocationText {
+            sets,
+            set,
+            void,
+            values: int_constants(m)
+                .into_iter()
+                .map(|(v, id)| (id, v))
+                .collect(),
+        }
+    }
+
+    pub fn text(&self, cx: &Context, loc: &Location) -> String {
+        let mut parts = Vec::new();
+        let origin = |set: Id, ty: Id| {
+            if Some(set) == self.set && Some(ty) == self.void {
+                String::new()
+            } else {
+                format!(" set {} type {}", cx.id(set), cx.id(ty))
+            }
+        };
+        if let Some(s) = &loc.scope {
+            let at = s
+                .inlined_at
+                .map(|i| format!(" at {}", cx.id(i)))
+                .unwrap_or_default();
+            parts.push(format!(
+                "scope {}{at}{}",
+                cx.id(s.scope),
+                origin(s.set, s.ty)
+            ));
+        }
+        if let Some(d) = &loc.debug_line {
+            let n = |id: Id| match self.values.get(&id) {
+                Some(v) => v.to_string(),
+                None => cx.id(id),
+            };
+            parts.push(format!(
+                "debug {} {} {} {} {}{}",
+                cx.id(d.source),
+                n(d.lines[0]),
+                n(d.lines[1]),
+                n(d.columns[0]),
+                n(d.columns[1]),
+                origin(d.set, d.ty)
+            ));
+        }
+        if let Some(l) = &loc.line {
+            parts.push(format!("line {} {} {}", cx.id(l.file), l.line, l.column));
+        }
+        if parts.is_empty() {
+            "none".into()
+        } else {
+            parts.join(" ")
+        }
+    }
+}
+
+/// The module's 32-bit integer constants by value: the first of each value.
+pub fn int_constants(m: &Module) -> std::collections::HashMap<u32, Id> {
+    let ints: Vec<Id> = m
+        .globals()
+        .iter()
+        .filter(|g| g.op == spirv::Op::TypeInt && g.lit_u32(0) == Some(32))
+        .filter_map(|g| g.result)
+        .collect();
+    let mut out = std::collections::HashMap::new();
+    for g in m.globals() {
+        if g.op == spirv::Op::Constant && g.ty.is_some_and(|t| ints.contains(&t)) {
+            if let (Some(v), Some(r)) = (g.lit_u32(0), g.result) {
+                out.entry(v).or_insert(r);
+            }
+        }
+    }
+    out
 }

@@ -423,8 +423,17 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Loaded, InputError> {
         }
         InputKind::SpirvAsm => {
             let src = text();
-            let words = asm::assemble(&src)
-                .map_err(|e| err(Some(e.line), format!("column {}: {}", e.col, e.message)))?;
+            // The IR text form says locations in `; @loc` lines, which only the IR parser reads.
+            let words = if src.contains("; @loc") {
+                let m = crate::ir::parse::parse(&src).map_err(|e| {
+                    let line = (e.line > 0).then_some(e.line);
+                    err(line, format!("column {}: {}", e.col, e.message))
+                })?;
+                crate::ir::spirv::write::write_words(&m)
+            } else {
+                asm::assemble(&src)
+                    .map_err(|e| err(Some(e.line), format!("column {}: {}", e.col, e.message)))?
+            };
             (words, Some(src))
         }
         InputKind::Wgsl => {
