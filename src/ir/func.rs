@@ -696,28 +696,42 @@ impl Function {
     }
 
     /// Inserts `inst` into block `b` at position `pos` of its instruction list. An instruction
-    /// without a location takes the one of the instruction it goes before: code made where
+    /// without a location takes the one in force there, as a marker-based reader would see it:
+    /// the instruction's before it (or, at the head of the block, after it). Code made where
     /// other code stands belongs to the same source.
     pub fn insert_inst(&mut self, b: usize, pos: usize, mut inst: Inst) -> InstId {
         if inst.loc.is_none() {
-            let block = &self.blocks[b];
-            let next = block.insts.get(pos).copied().unwrap_or(block.terminator);
-            inst.loc = self.insts[next.index()].loc;
+            inst.loc = self.loc_at(b, pos);
         }
         let id = self.add_inst(inst);
         self.blocks[b].insts.insert(pos, id);
         id
     }
 
-    /// Appends `inst` to block `b`, before its terminator (whose location it takes if it has
-    /// none).
+    /// Appends `inst` to block `b`, before its terminator (taking the location in force there
+    /// if it has none, see `insert_inst`).
     pub fn append_inst(&mut self, b: usize, mut inst: Inst) -> InstId {
         if inst.loc.is_none() {
-            inst.loc = self.insts[self.blocks[b].terminator.index()].loc;
+            inst.loc = self.loc_at(b, self.blocks[b].insts.len());
         }
         let id = self.add_inst(inst);
         self.blocks[b].insts.push(id);
         id
+    }
+
+    /// The location in force at position `pos` of block `b`: the instruction's before it with
+    /// a location, else the one's at `pos` (or the terminator's).
+    fn loc_at(&self, b: usize, pos: usize) -> Loc {
+        let block = &self.blocks[b];
+        let before = pos
+            .checked_sub(1)
+            .and_then(|p| block.insts.get(p))
+            .map(|i| self.insts[i.index()].loc)
+            .filter(|l| !l.is_none());
+        before.unwrap_or_else(|| {
+            let next = block.insts.get(pos).copied().unwrap_or(block.terminator);
+            self.insts[next.index()].loc
+        })
     }
 
     /// Removes the instruction at `pos` of block `b` from the layout and the arena.
