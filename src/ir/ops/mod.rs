@@ -131,8 +131,11 @@ impl Attrs {
     /// Debug info (`NonSemantic.Shader.DebugInfo.100`, `OpenCL.DebugInfo.100`): touches no
     /// memory and has no effect, but is not removed for being unused.
     pub const DEBUG_INFO: Attrs = Attrs(256);
+    /// Reads texels (or their level of detail) of the image its first operand is: the same
+    /// result for the same operands when nothing writes the image while the shader runs.
+    pub const IMAGE_READ: Attrs = Attrs(512);
 
-    const NAMES: [(Attrs, &'static str); 9] = [
+    const NAMES: [(Attrs, &'static str); 10] = [
         (Attrs::PURE, "pure"),
         (Attrs::READS_MEMORY, "reads-memory"),
         (Attrs::WRITES_MEMORY, "writes-memory"),
@@ -142,6 +145,7 @@ impl Attrs {
         (Attrs::TERMINATOR, "terminator"),
         (Attrs::COMMUTATIVE, "commutative"),
         (Attrs::DEBUG_INFO, "debug-info"),
+        (Attrs::IMAGE_READ, "image-read"),
     ];
 
     pub const fn union(self, other: Attrs) -> Attrs {

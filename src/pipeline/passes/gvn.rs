@@ -316,22 +316,7 @@ fn key_of(
         // operands. An implicit level of detail reads derivatives, but a sample that an equal
         // one dominates reads the same coordinates in the same invocations, and where it is
         // in control flow that is not uniform its derivatives were undefined anyway.
-        Op::ImageSampleImplicitLod
-        | Op::ImageSampleExplicitLod
-        | Op::ImageSampleDrefImplicitLod
-        | Op::ImageSampleDrefExplicitLod
-        | Op::ImageSampleProjImplicitLod
-        | Op::ImageSampleProjExplicitLod
-        | Op::ImageSampleProjDrefImplicitLod
-        | Op::ImageSampleProjDrefExplicitLod
-        | Op::ImageFetch
-        | Op::ImageGather
-        | Op::ImageDrefGather
-        | Op::ImageQuerySizeLod
-        | Op::ImageQuerySize
-        | Op::ImageQueryLod
-        | Op::ImageQueryLevels
-        | Op::ImageQuerySamples => {
+        _ if ops::attrs_of(inst, &facts.sets).contains(Attrs::IMAGE_READ) => {
             let image = replace.resolve(*inst.args.first()?);
             let ty = f.def_of(image).and_then(|d| d.ty)?;
             if !facts.read_only_images.contains(&ty) {
