@@ -10,7 +10,7 @@
 
 use spirv::Op;
 
-use crate::ir::debug::DebugSets;
+use crate::ir::debug::{self, DebugSets};
 use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::ops::{self, Attrs, ExtSets};
@@ -72,6 +72,34 @@ fn arm(
     ok.then_some(Some(b))
 }
 
+/// What an arm's `DebugValue` said held on that arm only: moved into the header it runs on
+/// both paths, wrong on the other. It goes where another record still describes its variable
+/// (the one mem2reg put after the merge block's phi says the select's value from then on);
+/// the only record of a variable stays, rather than the variable being described nowhere.
+fn drop_arm_values(f: &mut Function, h: usize, moved: &[InstId], dsets: &DebugSets) {
+    let arm_values: FxHashSet<InstId> = moved
+        .iter()
+        .copied()
+        .filter(|&i| dsets.is(f.inst(i), debug::VALUE))
+        .collect();
+    if arm_values.is_empty() {
+        return;
+    }
+    let described_elsewhere: FxHashSet<Id> = f
+        .layout()
+        .filter(|(_, i)| !arm_values.contains(i))
+        .map(|(_, i)| f.inst(i))
+        .filter(|i| dsets.is_debug_use(i))
+        .filter_map(|i| i.arg(debug::ARG_VARIABLE))
+        .collect();
+    f.retain_ids(h, |i, inst| {
+        !(arm_values.contains(&i)
+            && inst
+                .arg(debug::ARG_VARIABLE)
+                .is_some_and(|v| described_elsewhere.contains(&v)))
+    });
+}
+
 fn convert_function(m: &mut Module, f: &mut Function, sets: &ExtSets) -> bool {
     let dsets = DebugSets::of(m);
     let mut changed = false;
@@ -125,10 +153,13 @@ fn convert_function(m: &mut Module, f: &mut Function, sets: &ExtSets) -> bool {
             continue;
         };
         // The arms' instructions move into the header, before its branch.
+        let mut moved_all: Vec<InstId> = Vec::new();
         for a in [ta, fa].into_iter().flatten() {
             let moved: Vec<InstId> = std::mem::take(f.block_insts_mut(a));
+            moved_all.extend(&moved);
             f.block_insts_mut(h).extend(moved);
         }
+        drop_arm_values(f, h, &moved_all, &dsets);
         // Phis become selects. Before SPIR-V 1.4 a vector select needs a condition of as many
         // components: the condition, splatted once per width in the header.
         let mut splats: Vec<(u32, Id)> = Vec::new();
