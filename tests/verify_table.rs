@@ -348,6 +348,12 @@ OpExecutionMode %main LocalSize 1 1 1
 OpName %vf "vf"
 OpName %vi "vi"
 OpName %vb "vb"
+OpName %pair "pair"
+OpName %arr "arr"
+OpName %m2x3 "m2x3"
+OpName %mat "mat"
+OpName %p "p"
+OpName %v3 "v3"
 %void = OpTypeVoid
 %fn = OpTypeFunction %void
 %bool = OpTypeBool
@@ -369,6 +375,15 @@ OpName %vb "vb"
 %vf = OpConstantComposite %v2float %float_1 %float_1
 %vi = OpConstantComposite %v2int %int_1 %int_1
 %vb = OpConstantComposite %v2bool %true %true
+%v3float = OpTypeVector %float 3
+%v4float = OpTypeVector %float 4
+%m2x3 = OpTypeMatrix %v3float 2
+%pair = OpTypeStruct %float %int
+%uint_2 = OpConstant %uint 2
+%arr = OpTypeArray %float %uint_2
+%v3 = OpConstantComposite %v3float %float_1 %float_1 %float_1
+%mat = OpConstantComposite %m2x3 %v3 %v3
+%p = OpConstantComposite %pair %float_1 %int_1
 %main = OpFunction %void None %fn
 %entry = OpLabel
 {body}
@@ -487,6 +502,76 @@ fn operand_types_spirv_val_rejects_are_errors() {
             "%x = OpExtInst %int %glsl FindUMsb %float_1",
             "GLSL.std.450.FindUMsb operand %float_1 is an f32, not an integer",
         ),
+        // Composites: index paths, parts, shuffles.
+        (
+            "%x = OpCompositeExtract %int %p 0",
+            "OpCompositeExtract gives a %int; the path reaches a %float of %pair",
+        ),
+        (
+            "%x = OpCompositeExtract %float %p 2",
+            "OpCompositeExtract index 2 is out of %pair, which has 2 members",
+        ),
+        (
+            "%x = OpCompositeExtract %float %mat 1 3",
+            "OpCompositeExtract index 3 is out of %v3float, which has 3 components",
+        ),
+        (
+            "%x = OpCompositeExtract %float %float_1 0",
+            "OpCompositeExtract index 0 goes into %float, which is not a composite",
+        ),
+        (
+            "%x = OpCompositeInsert %pair %int_1 %p 0",
+            "OpCompositeInsert inserts a %int; the path reaches a %float of %pair",
+        ),
+        (
+            "%x = OpCompositeConstruct %pair %float_1",
+            "OpCompositeConstruct of %pair has 1 parts; it has 2 members",
+        ),
+        (
+            "%x = OpCompositeConstruct %arr %float_1 %int_1",
+            "OpCompositeConstruct of %arr: part %int_1 is a %int, where a %float goes",
+        ),
+        (
+            "%x = OpCompositeConstruct %v4float %vf %float_1",
+            "OpCompositeConstruct of %v4float gives it 3 components; it has 4",
+        ),
+        (
+            "%x = OpCompositeConstruct %v3float %vi %float_1",
+            "OpCompositeConstruct of %v3float: part %vi is a %v2int, not of its component type %float",
+        ),
+        (
+            "%x = OpVectorShuffle %v3float %vf %vf 0 1",
+            "OpVectorShuffle gives %v3float, 3 components, from 2 indices",
+        ),
+        (
+            "%x = OpVectorShuffle %v2float %vf %vf 0 4",
+            "OpVectorShuffle index 4 is out of the 4 components of its vectors",
+        ),
+        (
+            "%x = OpVectorShuffle %v2float %vf %vi 0 1",
+            "OpVectorShuffle of %v2float and %v2int gives %v2float: the component types differ",
+        ),
+        // Matrices and bit fields.
+        (
+            "%x = OpMatrixTimesVector %v3float %mat %v3",
+            "OpMatrixTimesVector of %m2x3 and %v3float cannot give %v3float: the shapes do not agree",
+        ),
+        (
+            "%x = OpVectorTimesScalar %v3float %vf %float_1",
+            "OpVectorTimesScalar of %v2float and %float cannot give %v3float: the shapes do not agree",
+        ),
+        (
+            "%x = OpTranspose %m2x3 %mat",
+            "OpTranspose of %m2x3 cannot give %m2x3: the shapes do not agree",
+        ),
+        (
+            "%x = OpBitFieldInsert %int %int_1 %uint_1 %uint_1 %uint_1",
+            "OpBitFieldInsert operand %uint_1 has type %uint, the result %int",
+        ),
+        (
+            "%x = OpBitFieldUExtract %int %int_1 %float_1 %uint_1",
+            "OpBitFieldUExtract offset or count %float_1 is a %float, not an integer scalar",
+        ),
     ];
     for (body, ours) in cases {
         let words = spv_module(body);
@@ -530,6 +615,21 @@ fn operand_types_spirv_val_accepts_are_not_errors() {
         "%x = OpExtInst %uint %glsl FindUMsb %int_1",
         "%x = OpExtInst %uint %glsl FindSMsb %int_1",
         "%x = OpExtInst %int %glsl SAbs %uint_1",
+        "%x = OpCompositeExtract %float %mat 1 2",
+        "%x = OpCompositeExtract %v3float %mat 0",
+        "%x = OpCompositeInsert %pair %int_1 %p 1",
+        "%x = OpCompositeConstruct %pair %float_1 %int_1",
+        "%x = OpCompositeConstruct %v4float %vf %vf",
+        "%x = OpCompositeConstruct %v4float %float_1 %vf %float_1",
+        "%x = OpCompositeConstruct %m2x3 %v3 %v3",
+        "%x = OpVectorShuffle %v3float %vf %v3 0 4 0xFFFFFFFF",
+        "%x = OpMatrixTimesVector %v3float %mat %vf",
+        "%x = OpVectorTimesMatrix %v2float %v3 %mat",
+        "%x = OpMatrixTimesScalar %m2x3 %mat %float_1",
+        "%x = OpVectorTimesScalar %v3float %v3 %float_1",
+        "%x = OpOuterProduct %m2x3 %v3 %vf",
+        "%x = OpBitFieldInsert %int %int_1 %int_1 %uint_1 %int_1",
+        "%x = OpBitFieldSExtract %v2int %vi %uint_1 %long_1",
     ];
     for body in cases {
         let words = spv_module(body);

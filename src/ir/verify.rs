@@ -1356,7 +1356,352 @@ impl<'m> Verifier<'m> {
                     }
                 }
             }
+            Op::CompositeExtract | Op::CompositeInsert => self.composite_access(fid, i, at),
+            Op::CompositeConstruct => self.composite_construct(fid, i, at),
+            Op::VectorShuffle => self.vector_shuffle(fid, i, at),
+            Op::MatrixTimesVector
+            | Op::VectorTimesMatrix
+            | Op::MatrixTimesMatrix
+            | Op::MatrixTimesScalar
+            | Op::VectorTimesScalar
+            | Op::Transpose
+            | Op::OuterProduct => self.matrix_op(fid, i, at),
+            Op::BitFieldInsert | Op::BitFieldSExtract | Op::BitFieldUExtract => {
+                self.bit_field(fid, i, at)
+            }
             _ => {}
+        }
+    }
+
+    /// The members of a composite type: their types and how many (`None` for a runtime
+    /// array, whose length is not known, or what is not a composite).
+    fn members(&self, ty: Id) -> Option<(Vec<Id>, &'static str)> {
+        let t = self.type_inst(ty)?;
+        let count = |n: u32, of: Id| vec![of; n as usize];
+        Some(match t.op {
+            Op::TypeStruct => (t.args.clone(), "members"),
+            Op::TypeVector | Op::TypeMatrix => {
+                (count(t.lit_u32(0)?, *t.args.first()?), "components")
+            }
+            Op::TypeArray => {
+                let len = self.m.global(*t.args.get(1)?)?;
+                if len.op != Op::Constant {
+                    return None;
+                }
+                (count(len.lit_u32(0)?, *t.args.first()?), "elements")
+            }
+            _ => return None,
+        })
+    }
+
+    /// `OpCompositeExtract`/`OpCompositeInsert`: the index path stays inside the composite,
+    /// and the part it reaches has the type of the result (or of the inserted object).
+    fn composite_access(&mut self, fid: Option<Id>, i: &Inst, at: Option<Id>) {
+        let name = if i.op == Op::CompositeExtract {
+            "OpCompositeExtract"
+        } else {
+            "OpCompositeInsert"
+        };
+        let (composite, object) = match i.op {
+            Op::CompositeExtract => (i.arg(0), None),
+            _ => (i.arg(1), i.arg(0)),
+        };
+        let Some(mut ty) = composite.and_then(|c| self.value_type(c)) else {
+            return;
+        };
+        let whole = ty;
+        for l in i.lits() {
+            let Operand::LiteralBit32(k) = l else { return };
+            if self
+                .type_inst(ty)
+                .is_some_and(|t| t.op == Op::TypeRuntimeArray)
+            {
+                self.error(
+                    fid,
+                    at,
+                    format!("{name} into %{ty}, a runtime array: its length is not known"),
+                );
+                return;
+            }
+            let Some((members, what)) = self.members(ty) else {
+                // Not a composite the verifier knows (a dialect type, a cooperative matrix).
+                if self
+                    .type_inst(ty)
+                    .is_some_and(|t| matches!(t.op, Op::TypeInt | Op::TypeFloat | Op::TypeBool))
+                {
+                    self.error(
+                        fid,
+                        at,
+                        format!("{name} index {k} goes into %{ty}, which is not a composite"),
+                    );
+                }
+                return;
+            };
+            match members.get(*k as usize) {
+                Some(&m) => ty = m,
+                None => {
+                    self.error(
+                        fid,
+                        at,
+                        format!(
+                            "{name} index {k} is out of %{ty}, which has {} {what}",
+                            members.len()
+                        ),
+                    );
+                    return;
+                }
+            }
+        }
+        let (want, said) = match i.op {
+            Op::CompositeExtract => (i.ty, "gives"),
+            _ => (object.and_then(|o| self.value_type(o)), "inserts"),
+        };
+        if let Some(want) = want {
+            if !self.compatible(want, ty) {
+                self.error(
+                    fid,
+                    at,
+                    format!("{name} {said} a %{want}; the path reaches a %{ty} of %{whole}"),
+                );
+            }
+        }
+        if i.op == Op::CompositeInsert {
+            if let Some(t) = i.ty {
+                if !self.compatible(t, whole) {
+                    self.error(
+                        fid,
+                        at,
+                        format!("{name} gives %{t}; the composite is a %{whole}"),
+                    );
+                }
+            }
+        }
+    }
+
+    /// `OpCompositeConstruct`: a struct, array or matrix from one value per member of its
+    /// type; a vector from scalars and vectors of its component type, as many components as
+    /// it has.
+    fn composite_construct(&mut self, fid: Option<Id>, i: &Inst, at: Option<Id>) {
+        let Some(t) = i.ty else { return };
+        let Some(ti) = self.type_inst(t) else { return };
+        let parts: Vec<Id> = i.args.clone();
+        if ti.op == Op::TypeVector {
+            let (Some(&comp), Some(n)) = (ti.args.first(), ti.lit_u32(0)) else {
+                return;
+            };
+            let mut total = 0;
+            for &p in &parts {
+                let Some(pt) = self.value_type(p) else { return };
+                let Some(pi) = self.type_inst(pt) else { return };
+                let (c, k) = if pi.op == Op::TypeVector {
+                    (*pi.args.first().unwrap_or(&0), pi.lit_u32(0).unwrap_or(0))
+                } else {
+                    (pt, 1)
+                };
+                if !self.compatible(c, comp) {
+                    self.error(
+                        fid,
+                        at,
+                        format!("OpCompositeConstruct of %{t}: part %{p} is a %{pt}, not of its component type %{comp}"),
+                    );
+                    return;
+                }
+                total += k;
+            }
+            if total != n {
+                self.error(
+                    fid,
+                    at,
+                    format!("OpCompositeConstruct of %{t} gives it {total} components; it has {n}"),
+                );
+            }
+            return;
+        }
+        let Some((members, what)) = self.members(t) else {
+            return;
+        };
+        if members.len() != parts.len() {
+            self.error(
+                fid,
+                at,
+                format!(
+                    "OpCompositeConstruct of %{t} has {} parts; it has {} {what}",
+                    parts.len(),
+                    members.len()
+                ),
+            );
+            return;
+        }
+        for (&p, &m) in parts.iter().zip(&members) {
+            if let Some(pt) = self.value_type(p) {
+                if !self.compatible(pt, m) {
+                    self.error(
+                        fid,
+                        at,
+                        format!(
+                            "OpCompositeConstruct of %{t}: part %{p} is a %{pt}, where a %{m} goes"
+                        ),
+                    );
+                    return;
+                }
+            }
+        }
+    }
+
+    /// `OpVectorShuffle`: two vectors of the result's component type, as many components in
+    /// the result as indices, each index one of their components (or 0xFFFFFFFF, undefined).
+    fn vector_shuffle(&mut self, fid: Option<Id>, i: &Inst, at: Option<Id>) {
+        let vector = |v: &Self, ty: Id| -> Option<(Id, u32)> {
+            let t = v.type_inst(ty)?;
+            if t.op != Op::TypeVector {
+                return None;
+            }
+            Some((*t.args.first()?, t.lit_u32(0)?))
+        };
+        let (Some(t), Some(a), Some(b)) = (i.ty, i.arg(0), i.arg(1)) else {
+            return;
+        };
+        let (Some((rc, rn)), Some(at_), Some(bt)) =
+            (vector(self, t), self.value_type(a), self.value_type(b))
+        else {
+            return;
+        };
+        let (Some((ac, an)), Some((bc, bn))) = (vector(self, at_), vector(self, bt)) else {
+            return;
+        };
+        if !self.compatible(ac, rc) || !self.compatible(bc, rc) {
+            self.error(
+                fid,
+                at,
+                format!(
+                    "OpVectorShuffle of %{at_} and %{bt} gives %{t}: the component types differ"
+                ),
+            );
+            return;
+        }
+        if i.lits().len() != rn as usize {
+            self.error(
+                fid,
+                at,
+                format!(
+                    "OpVectorShuffle gives %{t}, {rn} components, from {} indices",
+                    i.lits().len()
+                ),
+            );
+            return;
+        }
+        for l in i.lits() {
+            if let Operand::LiteralBit32(k) = l {
+                if *k != u32::MAX && *k >= an + bn {
+                    self.error(
+                        fid,
+                        at,
+                        format!(
+                            "OpVectorShuffle index {k} is out of the {} components of its vectors",
+                            an + bn
+                        ),
+                    );
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Matrix arithmetic: the shapes of its operands and result agree (columns and rows, the
+    /// component type).
+    fn matrix_op(&mut self, fid: Option<Id>, i: &Inst, at: Option<Id>) {
+        // (component type, rows, columns) of a float matrix, vector (columns 1) or scalar.
+        let shape = |v: &Self, ty: Id| -> Option<(Id, u32, u32)> {
+            let t = v.type_inst(ty)?;
+            match t.op {
+                Op::TypeMatrix => {
+                    let col = v.type_inst(*t.args.first()?)?;
+                    Some((*col.args.first()?, col.lit_u32(0)?, t.lit_u32(0)?))
+                }
+                Op::TypeVector => Some((*t.args.first()?, t.lit_u32(0)?, 1)),
+                Op::TypeFloat => Some((ty, 1, 1)),
+                _ => None,
+            }
+        };
+        let Some(t) = i.ty else { return };
+        let ops: Vec<Id> = i.args.clone();
+        let mut shapes = Vec::new();
+        for &o in &ops {
+            let Some(s) = self.value_type(o).and_then(|ty| shape(self, ty)) else {
+                return;
+            };
+            shapes.push(s);
+        }
+        let Some((rc, rr, rcols)) = shape(self, t) else {
+            return;
+        };
+        let name = format!("{:?}", i.op);
+        let same_comp = shapes.iter().all(|s| self.compatible(s.0, rc));
+        let ok = same_comp
+            && match (i.op, shapes.as_slice()) {
+                // r x c matrix times c-vector: an r-vector.
+                (Op::MatrixTimesVector, [(_, r, c), (_, n, 1)]) => {
+                    *c == *n && rr == *r && rcols == 1
+                }
+                // r-vector times r x c matrix: a c-vector.
+                (Op::VectorTimesMatrix, [(_, n, 1), (_, r, c)]) => {
+                    *n == *r && rr == *c && rcols == 1
+                }
+                (Op::MatrixTimesMatrix, [(_, r, c), (_, r2, c2)]) => {
+                    *c == *r2 && rr == *r && rcols == *c2
+                }
+                (Op::MatrixTimesScalar, [(_, r, c), (_, 1, 1)]) => {
+                    rr == *r && rcols == *c && *c > 1
+                }
+                (Op::VectorTimesScalar, [(_, n, 1), (_, 1, 1)]) => rr == *n && rcols == 1 && *n > 1,
+                (Op::Transpose, [(_, r, c)]) => rr == *c && rcols == *r,
+                (Op::OuterProduct, [(_, r, 1), (_, c, 1)]) => rr == *r && rcols == *c,
+                _ => false,
+            };
+        if !ok {
+            let names: Vec<String> = ops
+                .iter()
+                .map(|o| format!("%{}", self.value_type(*o).unwrap_or(0)))
+                .collect();
+            self.error(
+                fid,
+                at,
+                format!(
+                    "Op{} of {} cannot give %{t}: the shapes do not agree",
+                    name,
+                    names.join(" and ")
+                ),
+            );
+        }
+    }
+
+    /// `OpBitFieldInsert` and the extracts: base (and insert) of the result type; offset and
+    /// count scalar integers.
+    fn bit_field(&mut self, fid: Option<Id>, i: &Inst, at: Option<Id>) {
+        let Some(t) = i.ty else { return };
+        let values = if i.op == Op::BitFieldInsert { 2 } else { 1 };
+        let name = format!("Op{:?}", i.op);
+        for (k, &a) in i.args.iter().enumerate() {
+            let Some(at_) = self.value_type(a) else {
+                continue;
+            };
+            if k < values {
+                if !self.compatible(at_, t) {
+                    self.error(
+                        fid,
+                        at,
+                        format!("{name} operand %{a} has type %{at_}, the result %{t}"),
+                    );
+                    return;
+                }
+            } else if !matches!(self.shape(at_), Some((Kind::Int | Kind::Bits, _, 1))) {
+                self.error(
+                    fid,
+                    at,
+                    format!("{name} offset or count %{a} is a %{at_}, not an integer scalar"),
+                );
+                return;
+            }
         }
     }
 }
