@@ -374,7 +374,7 @@ OpFunctionEnd
 "#,
     );
     let (a, b) = (id(&m, "a"), id(&m, "b"));
-    m.annotations.push(Inst::new(
+    m.annotations_mut().push(Inst::new(
         Op::Decorate,
         None,
         None,
@@ -393,7 +393,7 @@ OpFunctionEnd
     assert_eq!(store.args[1], a);
     assert!(m.debug_name(b).is_none());
     assert!(m
-        .annotations
+        .annotations()
         .iter()
         .all(|d| d.arg(0) != Some(a) && d.arg(0) != Some(b)));
     assert_eq!(m.replacements.len(), 1);

@@ -221,7 +221,7 @@ impl Pass for MoveColorOutput {
             .filter_map(|g| g.result)
             .collect();
         let mut changed = Changed::No;
-        for a in &mut m.annotations {
+        for a in m.annotations_mut() {
             let target = a.arg(0).unwrap_or(0);
             if a.op == spirv::Op::Decorate
                 && outputs.contains(&target)

@@ -70,7 +70,9 @@ pub struct Module {
     /// `OpString`, `OpSource*`, `OpName`, `OpMemberName`, `OpModuleProcessed`.
     pub debug: Vec<Inst>,
     /// Decorations and decoration groups.
-    pub annotations: Vec<Inst>,
+    annotations: Vec<Inst>,
+    /// The positions in `annotations` of the decorations of each id, built on first use.
+    decoration_index: OnceLock<FxHashMap<Id, Vec<usize>>>,
     /// Types, constants, global variables, undefs, module-level debug instructions: in order,
     /// which is a valid definition order.
     globals: Vec<Inst>,
@@ -106,6 +108,38 @@ impl PartialEq for Module {
 }
 
 impl Module {
+    // ---- Decorations ----
+
+    /// Decorations and decoration groups, in order.
+    pub fn annotations(&self) -> &[Inst] {
+        &self.annotations
+    }
+
+    /// The annotations, to change (the decoration index is rebuilt on next use).
+    pub fn annotations_mut(&mut self) -> &mut Vec<Inst> {
+        self.decoration_index = OnceLock::new();
+        &mut self.annotations
+    }
+
+    /// The decorations (`OpDecorate*`, `OpMemberDecorate*`) whose target is `id`, in order,
+    /// found in O(1) through an index built on first use.
+    pub fn decorations_of(&self, id: Id) -> impl Iterator<Item = &Inst> + '_ {
+        let index = self.decoration_index.get_or_init(|| {
+            let mut index: FxHashMap<Id, Vec<usize>> = FxHashMap::default();
+            for (k, a) in self.annotations.iter().enumerate() {
+                if let Some(target) = a.arg(0) {
+                    index.entry(target).or_default().push(k);
+                }
+            }
+            index
+        });
+        index
+            .get(&id)
+            .into_iter()
+            .flatten()
+            .map(|&k| &self.annotations[k])
+    }
+
     // ---- Globals ----
 
     pub fn globals(&self) -> &[Inst] {
@@ -399,6 +433,7 @@ impl Module {
             .collect();
         self.global_index = OnceLock::new();
         self.function_index = OnceLock::new();
+        self.decoration_index = OnceLock::new();
         self.reindex();
     }
 
@@ -428,6 +463,7 @@ impl Module {
         }
         self.trailing_debug.iter_mut().for_each(&mut f);
         self.global_index = OnceLock::new();
+        self.decoration_index = OnceLock::new();
     }
 }
 
@@ -437,4 +473,36 @@ fn internable(inst: &Inst) -> bool {
     super::inst::is_internable(inst.op)
         || inst.op == Op::Undef
         || (inst.op == Op::ExtInst && inst.args.len() == 1 && inst.lits().len() == 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decorate(target: Id, d: spirv::Decoration) -> Inst {
+        Inst::new(
+            Op::Decorate,
+            None,
+            None,
+            vec![Operand::IdRef(target), Operand::Decoration(d)],
+        )
+    }
+
+    #[test]
+    fn the_decoration_index_follows_changes() {
+        let mut m = Module::default();
+        m.annotations_mut()
+            .push(decorate(5, spirv::Decoration::NonUniform));
+        m.annotations_mut()
+            .push(decorate(7, spirv::Decoration::RelaxedPrecision));
+        assert_eq!(m.decorations_of(5).count(), 1);
+        assert_eq!(m.decorations_of(6).count(), 0);
+        // Built on first use, dropped by every way of changing the annotations.
+        m.annotations_mut()
+            .push(decorate(5, spirv::Decoration::NoContraction));
+        assert_eq!(m.decorations_of(5).count(), 2);
+        m.remap_ids(|id| if id == 5 { 6 } else { id });
+        assert_eq!(m.decorations_of(5).count(), 0);
+        assert_eq!(m.decorations_of(6).count(), 2);
+    }
 }

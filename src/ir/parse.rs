@@ -103,7 +103,7 @@ fn read_locations(text: &str, a: &asm::Assembled, m: &mut Module) -> Result<(), 
         + m.entry_points.len()
         + m.execution_modes.len()
         + m.debug.len()
-        + m.annotations.len()
+        + m.annotations().len()
         + m.globals().len();
     for fi in 0..m.functions().len() {
         let f = m.function_at_mut(fi);

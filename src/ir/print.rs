@@ -35,7 +35,7 @@ pub fn listing(m: &Module) -> Listing {
         ("", &m.entry_points),
         ("", &m.execution_modes),
         ("debug", &m.debug),
-        ("annotations", &m.annotations),
+        ("annotations", m.annotations()),
         ("types, constants, global variables", m.globals()),
     ] {
         if section.is_empty() {

@@ -84,7 +84,7 @@ impl<'m> Layout<'m> {
         let mut offsets = FxHashMap::default();
         let mut matrix: FxHashMap<(Id, u32), (u64, bool)> = FxHashMap::default();
         let mut strides = FxHashMap::default();
-        for a in &m.annotations {
+        for a in m.annotations() {
             let Some(target) = a.arg(0) else { continue };
             match (a.op, a.lits()) {
                 (

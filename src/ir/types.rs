@@ -142,7 +142,7 @@ pub fn literal_path(inst: &Inst) -> Vec<u32> {
 
 /// The ids decorated `BuiltIn`, with the built-in each is.
 pub fn builtins(m: &Module) -> FxHashMap<Id, spirv::BuiltIn> {
-    m.annotations
+    m.annotations()
         .iter()
         .filter(|a| a.op == Op::Decorate)
         .filter_map(|a| match (a.arg(0), a.lits()) {

@@ -477,7 +477,7 @@ impl<'m> Verifier<'m> {
             &m.entry_points,
             &m.execution_modes,
             &m.debug,
-            &m.annotations,
+            m.annotations(),
             m.globals(),
             &m.trailing_debug,
         ];
@@ -1375,20 +1375,23 @@ impl<'m> Verifier<'m> {
 
     /// The members of a composite type: their types and how many (`None` for a runtime
     /// array, whose length is not known, or what is not a composite).
-    fn members(&self, ty: Id) -> Option<(Vec<Id>, &'static str)> {
+    fn members(&self, ty: Id) -> Option<(Members, &'static str)> {
         let t = self.type_inst(ty)?;
-        let count = |n: u32, of: Id| vec![of; n as usize];
         Some(match t.op {
-            Op::TypeStruct => (t.args.clone(), "members"),
-            Op::TypeVector | Op::TypeMatrix => {
-                (count(t.lit_u32(0)?, *t.args.first()?), "components")
-            }
+            Op::TypeStruct => (Members::List(t.args.clone()), "members"),
+            Op::TypeVector | Op::TypeMatrix => (
+                Members::Repeat(*t.args.first()?, u64::from(t.lit_u32(0)?)),
+                "components",
+            ),
             Op::TypeArray => {
                 let len = self.m.global(*t.args.get(1)?)?;
                 if len.op != Op::Constant {
                     return None;
                 }
-                (count(len.lit_u32(0)?, *t.args.first()?), "elements")
+                (
+                    Members::Repeat(*t.args.first()?, u64::from(len.lit_u32(0)?)),
+                    "elements",
+                )
             }
             _ => return None,
         })
@@ -1437,8 +1440,8 @@ impl<'m> Verifier<'m> {
                 }
                 return;
             };
-            match members.get(*k as usize) {
-                Some(&m) => ty = m,
+            match members.get(u64::from(*k)) {
+                Some(m) => ty = m,
                 None => {
                     self.error(
                         fid,
@@ -1489,7 +1492,7 @@ impl<'m> Verifier<'m> {
             let (Some(&comp), Some(n)) = (ti.args.first(), ti.lit_u32(0)) else {
                 return;
             };
-            let mut total = 0;
+            let mut total = 0u64;
             for &p in &parts {
                 let Some(pt) = self.value_type(p) else { return };
                 let Some(pi) = self.type_inst(pt) else { return };
@@ -1506,9 +1509,9 @@ impl<'m> Verifier<'m> {
                     );
                     return;
                 }
-                total += k;
+                total += u64::from(k);
             }
-            if total != n {
+            if total != u64::from(n) {
                 self.error(
                     fid,
                     at,
@@ -1520,7 +1523,7 @@ impl<'m> Verifier<'m> {
         let Some((members, what)) = self.members(t) else {
             return;
         };
-        if members.len() != parts.len() {
+        if members.len() != parts.len() as u64 {
             self.error(
                 fid,
                 at,
@@ -1532,7 +1535,10 @@ impl<'m> Verifier<'m> {
             );
             return;
         }
-        for (&p, &m) in parts.iter().zip(&members) {
+        for (k, &p) in parts.iter().enumerate() {
+            let Some(m) = members.get(k as u64) else {
+                break;
+            };
             if let Some(pt) = self.value_type(p) {
                 if !self.compatible(pt, m) {
                     self.error(
@@ -1592,13 +1598,13 @@ impl<'m> Verifier<'m> {
         }
         for l in i.lits() {
             if let Operand::LiteralBit32(k) = l {
-                if *k != u32::MAX && *k >= an + bn {
+                if *k != u32::MAX && u64::from(*k) >= u64::from(an) + u64::from(bn) {
                     self.error(
                         fid,
                         at,
                         format!(
                             "OpVectorShuffle index {k} is out of the {} components of its vectors",
-                            an + bn
+                            u64::from(an) + u64::from(bn)
                         ),
                     );
                     return;
@@ -1702,6 +1708,29 @@ impl<'m> Verifier<'m> {
                 );
                 return;
             }
+        }
+    }
+}
+
+/// A composite type's member types: each its own (a struct), or one repeated (vectors,
+/// matrices, arrays — never spelled out, a count may be huge).
+enum Members {
+    List(Vec<Id>),
+    Repeat(Id, u64),
+}
+
+impl Members {
+    fn len(&self) -> u64 {
+        match self {
+            Members::List(l) => l.len() as u64,
+            Members::Repeat(_, n) => *n,
+        }
+    }
+
+    fn get(&self, k: u64) -> Option<Id> {
+        match self {
+            Members::List(l) => usize::try_from(k).ok().and_then(|k| l.get(k)).copied(),
+            Members::Repeat(of, n) => (k < *n).then_some(*of),
         }
     }
 }

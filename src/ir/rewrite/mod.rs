@@ -169,11 +169,13 @@ impl Replacer {
             &mut m.entry_points,
             &mut m.execution_modes,
             &mut m.debug,
-            &mut m.annotations,
         ] {
             for i in section.iter_mut() {
                 self.rewrite(i);
             }
+        }
+        for a in m.annotations_mut() {
+            self.rewrite(a);
         }
         for g in m.globals_mut() {
             self.rewrite(g);
@@ -211,7 +213,7 @@ impl Replacer {
         use rspirv::dr::Operand;
         use spirv::Decoration;
         let mut carried: Vec<(Id, Decoration)> = Vec::new();
-        for a in &m.annotations {
+        for a in m.annotations() {
             let (Op::Decorate, Some(old), [Operand::Decoration(d)]) = (a.op, a.arg(0), a.lits())
             else {
                 continue;
@@ -227,20 +229,20 @@ impl Replacer {
                 carried.push((new, *d));
             }
         }
+        carried.sort_by_key(|&(id, d)| (id, d as u32));
+        carried.dedup();
+        carried.retain(|&(new, d)| {
+            !m.decorations_of(new).any(|a| {
+                a.op == Op::Decorate && matches!(a.lits(), [Operand::Decoration(x)] if *x == d)
+            })
+        });
         for (new, d) in carried {
-            let present = m.annotations.iter().any(|a| {
-                a.op == Op::Decorate
-                    && a.arg(0) == Some(new)
-                    && matches!(a.lits(), [Operand::Decoration(x)] if *x == d)
-            });
-            if !present {
-                m.annotations.push(Inst::new(
-                    Op::Decorate,
-                    None,
-                    None,
-                    vec![Operand::IdRef(new), Operand::Decoration(d)],
-                ));
-            }
+            m.annotations_mut().push(Inst::new(
+                Op::Decorate,
+                None,
+                None,
+                vec![Operand::IdRef(new), Operand::Decoration(d)],
+            ));
         }
     }
 }
@@ -249,7 +251,7 @@ impl Replacer {
 /// those alone. `RelaxedPrecision` is not one of them: without it a value is only computed
 /// more precisely (and `mem2reg` gives it to the phis of the variables it promotes).
 pub fn decorated_ids(m: &Module) -> FxHashSet<Id> {
-    m.annotations
+    m.annotations()
         .iter()
         .filter(|a| {
             !(a.op == Op::Decorate
@@ -274,9 +276,9 @@ pub fn forget(m: &mut Module, gone: &FxHashSet<Id>) {
     let about_gone = |i: &Inst| i.arg(0).is_some_and(|t| gone.contains(&t));
     m.debug
         .retain(|i| !(matches!(i.op, Op::Name | Op::MemberName) && about_gone(i)));
-    m.annotations
+    m.annotations_mut()
         .retain(|i| !(is_metadata(i.op) && i.op != Op::DecorationGroup && about_gone(i)));
-    for a in &mut m.annotations {
+    for a in m.annotations_mut() {
         if matches!(a.op, Op::GroupDecorate | Op::GroupMemberDecorate) {
             let group = a.arg(0);
             let mut ops = a.to_operands();
@@ -305,20 +307,20 @@ pub fn forget(m: &mut Module, gone: &FxHashSet<Id>) {
 /// Decoration groups applied to nothing leave the module with their decorations, and so do
 /// `OpGroupDecorate`s left without targets.
 fn drop_unapplied_groups(m: &mut Module) {
-    if !m.annotations.iter().any(|a| a.op == Op::DecorationGroup) {
+    if !m.annotations().iter().any(|a| a.op == Op::DecorationGroup) {
         return;
     }
     let applies = |a: &Inst| matches!(a.op, Op::GroupDecorate | Op::GroupMemberDecorate);
-    m.annotations
+    m.annotations_mut()
         .retain(|a| !applies(a) || a.operands().nth(1).is_some());
     let applied: FxHashSet<Id> = m
-        .annotations
+        .annotations()
         .iter()
         .filter(|a| applies(a))
         .filter_map(|a| a.arg(0))
         .collect();
     let unapplied: FxHashSet<Id> = m
-        .annotations
+        .annotations()
         .iter()
         .filter(|a| a.op == Op::DecorationGroup)
         .filter_map(|a| a.result)
@@ -327,7 +329,7 @@ fn drop_unapplied_groups(m: &mut Module) {
     if unapplied.is_empty() {
         return;
     }
-    m.annotations.retain(|a| {
+    m.annotations_mut().retain(|a| {
         let group = match a.op {
             Op::DecorationGroup => a.result,
             _ => a.arg(0),
@@ -360,7 +362,7 @@ pub struct Decorations(FxHashMap<Id, Vec<Inst>>);
 impl Decorations {
     pub fn of(m: &Module) -> Self {
         let mut by_target: FxHashMap<Id, Vec<Inst>> = FxHashMap::default();
-        for a in &m.annotations {
+        for a in m.annotations() {
             if matches!(a.op, Op::Decorate | Op::DecorateId | Op::DecorateString) {
                 if let Some(t) = a.arg(0) {
                     by_target.entry(t).or_default().push(a.clone());
@@ -385,7 +387,7 @@ impl Decorations {
         copied.sort_by_key(|(new, _)| *new);
         for (new, c) in copied {
             self.0.entry(new).or_default().push(c.clone());
-            m.annotations.push(c);
+            m.annotations_mut().push(c);
         }
     }
 }

@@ -377,7 +377,7 @@ pub fn listing(m: &Module, opts: &DisasmOptions) -> Listing {
         &m.entry_points,
         &m.execution_modes,
         &m.debug,
-        &m.annotations,
+        m.annotations(),
         m.globals(),
     ] {
         for inst in section {

@@ -828,7 +828,7 @@ fn build_module(
             (1, _) => m.entry_points.push(inst),
             (2, _) => m.execution_modes.push(inst),
             (3, _) => m.debug.push(inst),
-            (4, _) => m.annotations.push(inst),
+            (4, _) => m.annotations_mut().push(inst),
             (_, Op::Function) => {
                 let mut f = Function::new(inst, Vec::new());
                 f.leading_debug = std::mem::take(&mut pending_lines);

@@ -67,7 +67,7 @@ impl Layout {
             })
             .ok_or("not a compute shader")?;
         let decoration = |id: u32, what: Decoration| {
-            m.annotations
+            m.annotations()
                 .iter()
                 .find_map(|a| match (a.arg(0), a.lits()) {
                     (Some(t), [Operand::Decoration(d), rest @ ..])

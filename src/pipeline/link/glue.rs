@@ -60,8 +60,8 @@ fn decorate(m: &mut Module, id: Id, d: Decoration, extra: Vec<Operand>) {
     let mut ops = vec![Operand::IdRef(id), Operand::Decoration(d)];
     ops.extend(extra);
     let inst = Inst::new(Op::Decorate, None, None, ops);
-    if !m.annotations.contains(&inst) {
-        m.annotations.push(inst);
+    if !m.annotations().contains(&inst) {
+        m.annotations_mut().push(inst);
     }
 }
 
@@ -102,7 +102,7 @@ fn make_private(m: &mut Module, ep: usize, var: Id) -> Result<(), String> {
     v.ty = Some(ptr);
     v.lits_mut()[0] = Operand::StorageClass(StorageClass::Private);
     m.push_global(v);
-    m.annotations.retain(|a| {
+    m.annotations_mut().retain(|a| {
         !(a.op == Op::Decorate
             && a.args.first() == Some(&var)
             && matches!(
@@ -249,7 +249,7 @@ fn place(
 
 /// The `SpecId` of every specialization constant, by constant id.
 pub fn spec_ids(m: &Module) -> HashMap<Id, u32> {
-    m.annotations
+    m.annotations()
         .iter()
         .filter_map(|a| match (a.args.as_slice(), a.lits()) {
             ([id], [Operand::Decoration(Decoration::SpecId), Operand::LiteralBit32(n)]) => {
@@ -368,7 +368,7 @@ pub fn freeze_spec_constants(m: &mut Module, state: &PipelineState) -> Result<Ve
     if frozen.is_empty() {
         return Ok(frozen);
     }
-    m.annotations.retain(|a| {
+    m.annotations_mut().retain(|a| {
         !(matches!(
             a.lits().first(),
             Some(Operand::Decoration(Decoration::SpecId))
@@ -491,7 +491,7 @@ fn fold_spec_dependents(m: &mut Module) {
 /// Finds the `Input` variable decorated with `builtin`, or declares one (an `int`).
 fn builtin_input(m: &mut Module, ep: usize, builtin: BuiltIn) -> Result<Id, String> {
     let found = m
-        .annotations
+        .annotations()
         .iter()
         .find_map(|a| match (a.args.as_slice(), a.lits()) {
             ([v], [Operand::Decoration(Decoration::BuiltIn), Operand::BuiltIn(b)])
@@ -534,7 +534,7 @@ fn builtin_input(m: &mut Module, ep: usize, builtin: BuiltIn) -> Result<Id, Stri
 /// descriptor set and binding, or declared.
 fn vertex_buffer(m: &mut Module, ep: usize, set: u32, binding: u32) -> Result<Id, String> {
     let decorated = |m: &Module, v: Id, d: Decoration, n: u32| {
-        m.annotations.iter().any(|a| {
+        m.annotations().iter().any(|a| {
             a.op == Op::Decorate
                 && a.args == [v]
                 && a.lits() == [Operand::Decoration(d), Operand::LiteralBit32(n)]
@@ -588,7 +588,7 @@ fn vertex_buffer(m: &mut Module, ep: usize, set: u32, binding: u32) -> Result<Id
         vec![Operand::IdRef(words)],
     ));
     decorate(m, block, Decoration::Block, vec![]);
-    m.annotations.push(Inst::new(
+    m.annotations_mut().push(Inst::new(
         Op::MemberDecorate,
         None,
         None,
@@ -599,7 +599,7 @@ fn vertex_buffer(m: &mut Module, ep: usize, set: u32, binding: u32) -> Result<Id
             Operand::LiteralBit32(0),
         ],
     ));
-    m.annotations.push(Inst::new(
+    m.annotations_mut().push(Inst::new(
         Op::MemberDecorate,
         None,
         None,
@@ -644,7 +644,7 @@ fn add_to_interface_if_needed(m: &mut Module, ep: usize, var: Id) {
 /// The descriptor set the fetch glue uses when the state does not say: the one after the
 /// highest the module uses.
 fn free_set(m: &Module) -> u32 {
-    m.annotations
+    m.annotations()
         .iter()
         .filter_map(|a| match a.lits() {
             [Operand::Decoration(Decoration::DescriptorSet), Operand::LiteralBit32(n)] => {

@@ -75,7 +75,7 @@ fn mergeable(op: Op) -> bool {
 }
 
 fn decorated(m: &Module) -> HashSet<Id> {
-    m.annotations
+    m.annotations()
         .iter()
         .filter_map(|a| match a.args.first() {
             Some(t) if matches!(a.op, Op::Decorate | Op::MemberDecorate) => Some(*t),
@@ -205,7 +205,7 @@ fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
     // A stable sort keeps each module's order within a part.
     debug.sort_by_key(|i| part(i));
     out.debug = debug;
-    out.annotations.append(&mut b.annotations);
+    out.annotations_mut().append(b.annotations_mut());
     out.globals_mut().extend(globals);
     out.functions_mut().append(b.functions_mut());
     out.trailing_debug.append(&mut b.trailing_debug);
@@ -248,7 +248,7 @@ pub fn link(inputs: Vec<LinkInput>, opts: LinkOptions) -> Result<(Module, LinkRe
 
     let mut exports: HashMap<String, Id> = HashMap::new();
     let mut imports: Vec<(String, Id)> = Vec::new();
-    for a in &out.annotations {
+    for a in out.annotations() {
         if let Some((target, name, kind)) = linkage(a) {
             match kind {
                 LinkageType::Export => {
@@ -305,7 +305,7 @@ pub fn link(inputs: Vec<LinkInput>, opts: LinkOptions) -> Result<(Module, LinkRe
     out.globals_mut()
         .retain(|g| !g.result.is_some_and(|r| resolve.contains_key(&r)));
     let targets = |i: &Inst| i.arg(0);
-    out.annotations
+    out.annotations_mut()
         .retain(|a| !targets(a).is_some_and(|t| resolve.contains_key(&t)));
     out.debug.retain(|d| {
         !(matches!(d.op, Op::Name | Op::MemberName)
@@ -315,7 +315,7 @@ pub fn link(inputs: Vec<LinkInput>, opts: LinkOptions) -> Result<(Module, LinkRe
 
     // Exports nobody imported from outside: linked, they are ordinary functions now.
     if !opts.keep_exports {
-        out.annotations.retain(|a| match linkage(a) {
+        out.annotations_mut().retain(|a| match linkage(a) {
             Some((target, name, LinkageType::Export)) => {
                 report
                     .dropped_exports
@@ -325,7 +325,7 @@ pub fn link(inputs: Vec<LinkInput>, opts: LinkOptions) -> Result<(Module, LinkRe
             _ => true,
         });
     }
-    if !out.annotations.iter().any(|a| linkage(a).is_some()) {
+    if !out.annotations().iter().any(|a| linkage(a).is_some()) {
         out.preamble.retain(|i| {
             !(i.op == Op::Capability
                 && matches!(

@@ -173,9 +173,8 @@ fn footprint(
 }
 
 fn decorations_of(m: &Module, id: Id) -> Vec<&[Operand]> {
-    m.annotations
-        .iter()
-        .filter(|a| a.op == Op::Decorate && a.args.first() == Some(&id))
+    m.decorations_of(id)
+        .filter(|a| a.op == Op::Decorate)
         .map(|a| a.lits())
         .collect()
 }

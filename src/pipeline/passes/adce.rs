@@ -64,7 +64,7 @@ fn local_root(f: &Function, mut p: Id, locals: &FxHashSet<Id>) -> Option<Id> {
 /// access chains, is the target of a store. Stores to them are dead.
 fn write_only_globals(m: &Module) -> FxHashSet<Id> {
     let volatile: FxHashSet<Id> = m
-        .annotations
+        .annotations()
         .iter()
         .filter(|a| {
             a.op == Op::Decorate

@@ -237,7 +237,7 @@ fn find_copies(
 
 pub fn copy_prop_arrays(m: &mut Module) -> bool {
     let buffer_blocks: FxHashSet<Id> = m
-        .annotations
+        .annotations()
         .iter()
         .filter(|a| matches!(a.lits(), [Operand::Decoration(Decoration::BufferBlock)]))
         .filter_map(|a| a.arg(0))

@@ -180,7 +180,7 @@ pub fn dce(m: &mut Module) -> bool {
     loop {
         let uses = count_uses(m);
         let exported: FxHashSet<Id> = m
-            .annotations
+            .annotations()
             .iter()
             .filter(|i| {
                 i.op == Op::Decorate

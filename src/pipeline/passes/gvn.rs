@@ -78,7 +78,7 @@ struct ModuleFacts {
 
 fn facts(m: &Module) -> ModuleFacts {
     let mut lists: FxHashMap<Id, Vec<Vec<Operand>>> = FxHashMap::default();
-    for a in &m.annotations {
+    for a in m.annotations() {
         if a.op == Op::Decorate {
             if let Some(t) = a.arg(0) {
                 lists.entry(t).or_default().push(a.lits().to_vec());

@@ -57,7 +57,7 @@ pub fn local_redundant_load(m: &mut Module) -> bool {
     let sets = ExtSets::of(m);
     // `Uniform` variables of `BufferBlock` structs are storage buffers in old SPIR-V.
     let buffer_blocks: FxHashSet<Id> = m
-        .annotations
+        .annotations()
         .iter()
         .filter(|a| {
             matches!(

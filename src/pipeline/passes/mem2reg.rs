@@ -314,7 +314,7 @@ fn promote(m: &mut Module, f: &mut Function, replace: &mut Replacer) -> Result<b
     // Phis, with an undefined value from predecessors the walk did not reach. A phi stands for
     // its variable: it is `RelaxedPrecision` where the variable was.
     let relaxed: FxHashSet<Id> = m
-        .annotations
+        .annotations()
         .iter()
         .filter(|a| {
             a.op == Op::Decorate
@@ -363,7 +363,7 @@ fn promote(m: &mut Module, f: &mut Function, replace: &mut Replacer) -> Result<b
     }
     forget(m, &var_ids);
     for r in relaxed_phis {
-        m.annotations.push(Inst::new(
+        m.annotations_mut().push(Inst::new(
             Op::Decorate,
             None,
             None,

@@ -816,7 +816,7 @@ pub fn simplify(m: &mut Module) -> bool {
     let mut consts = Consts::new(m);
     let mut replace = Replacer::new();
     let mut changed = false;
-    let decorated: FxHashSet<Id> = m.annotations.iter().filter_map(|a| a.arg(0)).collect();
+    let decorated: FxHashSet<Id> = m.annotations().iter().filter_map(|a| a.arg(0)).collect();
     m.edit_functions(|m, f| {
         changed |= simplify_function(m, &mut consts, &decorated, f, &mut replace);
     });

@@ -47,7 +47,7 @@ struct Plan {
 }
 
 fn linkage_functions(m: &Module) -> HashSet<Id> {
-    m.annotations
+    m.annotations()
         .iter()
         .filter(|i| {
             i.op == Op::Decorate
