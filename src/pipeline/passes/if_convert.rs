@@ -214,10 +214,13 @@ fn convert_function(m: &mut Module, f: &mut Function, sets: &ExtSets) -> bool {
             let (Some(vt), Some(vf)) = (value_from(from_t), value_from(from_f)) else {
                 continue;
             };
-            f.replace_inst(
-                p,
-                Inst::with_args(Op::Select, phi.ty, phi.result, vec![cond, vt, vf]),
-            );
+            // The select chooses where the branch did: without a line of its own (a phi
+            // seldom has one), it is at the branch's.
+            let mut select = Inst::with_args(Op::Select, phi.ty, phi.result, vec![cond, vt, vf]);
+            if f.location(phi.loc).line.is_none() && f.location(phi.loc).debug_line.is_none() {
+                select.loc = f.terminator(h).loc;
+            }
+            f.replace_inst(p, select);
         }
         // Straight to the merge block; the arms are left with nothing that leads to them.
         f.set_merge(h, None);
