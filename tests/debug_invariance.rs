@@ -135,3 +135,57 @@ fn debug_info_does_not_change_the_code() {
     eprintln!("{compared} debug builds compared with their plain build");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The same measure over a directory of `g.NAME` / `gVS.NAME` pairs (the `-g` and `-gVS` builds
+/// of one shader, as `../shared/corpus-debug/valid/*/` holds them), for the figures a change
+/// quotes; ignored by default, as `cargo test` reads nothing outside the project:
+/// `SHADERSTEP_DEBUG_PAIRS=../shared/corpus-debug/valid cargo test --release --test
+/// debug_invariance -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn debug_build_pairs_give_the_same_code() {
+    let Some(root) = std::env::var_os("SHADERSTEP_DEBUG_PAIRS") else {
+        panic!("set SHADERSTEP_DEBUG_PAIRS to a directory of g.NAME / gVS.NAME pairs");
+    };
+    let mut pairs = Vec::new();
+    let mut dirs = vec![std::path::PathBuf::from(root)];
+    while let Some(dir) = dirs.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+                continue;
+            }
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            if let Some(rest) = name.strip_prefix("g.") {
+                let other = p.with_file_name(format!("gVS.{rest}"));
+                if other.exists() {
+                    pairs.push((p.clone(), other));
+                }
+            }
+        }
+    }
+    pairs.sort();
+    for preset in PRESETS {
+        let pipeline = stripped(preset);
+        let (mut same, mut differ) = (0, Vec::new());
+        for (g, gvs) in &pairs {
+            let out = |p: &Path| {
+                let words = common::spv_words(p);
+                pipeline
+                    .run(Arc::new(words))
+                    .output_words()
+                    .map(|w| normalized(&w))
+            };
+            match (out(g), out(gvs)) {
+                (Some(a), Some(b)) if a == b => same += 1,
+                _ => differ.push(g.file_name().unwrap().to_string_lossy().into_owned()),
+            }
+        }
+        eprintln!(
+            "{preset}: {same} of {} pairs give the same code; differ: {:?}",
+            pairs.len(),
+            &differ[..differ.len().min(8)]
+        );
+    }
+}

@@ -20,6 +20,7 @@
 use rspirv::dr::Operand;
 use spirv::{Decoration, Op, StorageClass};
 
+use crate::ir::debug::DebugSets;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::types::{members, pointer_type};
 use crate::ir::{Function, Id, InstId, Module};
@@ -44,9 +45,11 @@ fn root(m: &Module, f: &Function, mut p: Id) -> Option<Id> {
 }
 
 /// Whether every use of pointer `p` in `f` (through access chains) only reads; the chains
-/// and loads are pushed to `chains` and `loads`.
+/// and loads are pushed to `chains` and `loads`. A `DebugDeclare` or `DebugValue` is no use
+/// (the kit says the variable undefined once it goes).
 fn only_read(
     f: &Function,
+    dsets: &DebugSets,
     p: Id,
     chains: &mut Vec<InstId>,
     loads: &mut Vec<InstId>,
@@ -60,6 +63,9 @@ fn only_read(
                 continue;
             }
             let inst = f.inst(u.inst);
+            if dsets.is_debug_use(inst) {
+                continue;
+            }
             match inst.op {
                 Op::Load if u.arg == 0 => loads.push(u.inst),
                 Op::AccessChain | Op::InBoundsAccessChain if u.arg == 0 => {
@@ -85,6 +91,7 @@ fn never_written_globals(m: &Module) -> FxHashSet<Id> {
         })
         .filter_map(|g| g.result)
         .collect();
+    let dsets = DebugSets::of(m);
     for f in m.functions() {
         if f.is_declaration() {
             continue;
@@ -92,7 +99,7 @@ fn never_written_globals(m: &Module) -> FxHashSet<Id> {
         let list: Vec<Id> = candidates.iter().copied().collect();
         for v in list {
             let (mut chains, mut loads) = (Vec::new(), Vec::new());
-            if !only_read(f, v, &mut chains, &mut loads, None) {
+            if !only_read(f, &dsets, v, &mut chains, &mut loads, None) {
                 candidates.remove(&v);
             }
         }
@@ -132,6 +139,7 @@ fn find_copies(
     f: &Function,
     never_written: &FxHashSet<Id>,
     buffer_blocks: &FxHashSet<Id>,
+    dsets: &DebugSets,
 ) -> Vec<Copy> {
     let du = f.def_use();
     let dom = f.domtree();
@@ -197,7 +205,7 @@ fn find_copies(
             StorageClass::Private => never_written.contains(&src_root),
             StorageClass::Function => {
                 let (mut c, mut l) = (Vec::new(), Vec::new());
-                src_root != var && only_read(f, src_root, &mut c, &mut l, None)
+                src_root != var && only_read(f, dsets, src_root, &mut c, &mut l, None)
             }
             _ => read_only(m, src_root, class, buffer_blocks),
         };
@@ -205,7 +213,7 @@ fn find_copies(
             continue;
         }
         let (mut chains, mut loads) = (Vec::new(), Vec::new());
-        if !only_read(f, var, &mut chains, &mut loads, Some(store)) {
+        if !only_read(f, dsets, var, &mut chains, &mut loads, Some(store)) {
             continue;
         }
         // The store comes before every read: in a block that dominates it, or earlier in its
@@ -243,12 +251,13 @@ pub fn copy_prop_arrays(m: &mut Module) -> bool {
         .filter_map(|a| a.arg(0))
         .collect();
     let never_written = never_written_globals(m);
+    let dsets = DebugSets::of(m);
     let mut changed = false;
     for k in 0..m.functions().len() {
         if m.functions()[k].is_declaration() {
             continue;
         }
-        let copies = find_copies(m, &m.functions()[k], &never_written, &buffer_blocks);
+        let copies = find_copies(m, &m.functions()[k], &never_written, &buffer_blocks, &dsets);
         if copies.is_empty() {
             continue;
         }
