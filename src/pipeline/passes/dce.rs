@@ -60,14 +60,15 @@ fn count_uses(m: &Module) -> IdMap<u32> {
         {
             return;
         }
-        // A declare or value uses what it describes only when that is a global (a constant,
-        // which cannot be undefined in its place): a local value goes, and it says so. A
-        // global variable's record does not use it either: it names DebugInfoNone once it goes.
+        // A declare or value does not use what it describes: a local value or a constant
+        // goes, and the record says its variable is undefined there (an `OpUndef` it does
+        // use). A global variable's record does not use it either: it names DebugInfoNone
+        // once it goes.
         let described = dsets
             .is_debug_use(i)
             .then(|| i.arg(debug::ARG_DESCRIBED))
             .flatten()
-            .filter(|&d| m.global(d).is_none())
+            .filter(|&d| m.global(d).is_none_or(|g| is_constant(g.op)))
             .or_else(|| debug::described_global(&dsets, i));
         for u in i.uses() {
             if Some(u) != described {
@@ -232,6 +233,8 @@ pub fn remove_unused_globals(m: &mut Module, removed: &mut FxHashSet<Id>, spec: 
     // the workgroup size, whatever `LocalSize` says.
     let builtins = crate::ir::types::builtins(m);
     let dsets = DebugSets::of(m);
+    // Removed constants and their types, for the records that described them.
+    let mut constants: FxHashMap<Id, Id> = FxHashMap::default();
     loop {
         let uses = count_uses(m);
         let n = m.globals().len();
@@ -259,12 +262,20 @@ pub fn remove_unused_globals(m: &mut Module, removed: &mut FxHashSet<Id>, spec: 
                 });
             if dead {
                 removed.extend(g.result);
+                if let (true, Some(r), Some(t)) = (is_constant(g.op), g.result, g.ty) {
+                    constants.insert(r, t);
+                }
             }
             !dead
         });
         if m.globals().len() == n {
             break;
         }
+    }
+    if !constants.is_empty() && !dsets.is_empty() {
+        m.edit_functions(|m, f| {
+            let _ = undefine_debug_uses(m, f, &dsets, &constants);
+        });
     }
 }
 
