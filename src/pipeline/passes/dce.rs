@@ -268,14 +268,19 @@ pub fn remove_unused_globals(m: &mut Module, removed: &mut FxHashSet<Id>, spec: 
             }
             !dead
         });
+        // Records that described a constant that went say undefined, before its type can
+        // go too (the `OpUndef` uses it).
+        if !constants.is_empty() && !dsets.is_empty() {
+            // Interning must not hand out what just went (an `OpUndef` nothing used).
+            m.reindex();
+            m.edit_functions(|m, f| {
+                let _ = undefine_debug_uses(m, f, &dsets, &constants);
+            });
+        }
+        constants.clear();
         if m.globals().len() == n {
             break;
         }
-    }
-    if !constants.is_empty() && !dsets.is_empty() {
-        m.edit_functions(|m, f| {
-            let _ = undefine_debug_uses(m, f, &dsets, &constants);
-        });
     }
 }
 
