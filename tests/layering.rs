@@ -145,3 +145,12 @@ fn passes_make_pointer_types_through_the_kit() {
         bad.join("\n")
     );
 }
+
+/// Code a pass adds to a function gets the source location in force where it goes: passes add
+/// instructions through the kit's insertions (`insert_inst`, `append_inst`, `replace_inst`,
+/// `Edits`, `add_inst_like`), never through the arena's bare `add_inst`, and set no
+/// location by hand but from another instruction's.
+#[test]
+fn passes_add_code_where_it_takes_a_location() {
+    assert_none("src/pipeline", &[".add_inst(", "Loc(", "Loc::NONE"], &[]);
+}
