@@ -186,11 +186,6 @@ impl PartialEq for Function {
 /// The location written markers carry (see `Function::for_each_written_in`); no table has it.
 const MARKER: Loc = Loc(u32::MAX);
 
-/// Whether `inst` is a location marker made by `Function::for_each_written_in`.
-pub fn is_marker(inst: &Inst) -> bool {
-    inst.loc == MARKER
-}
-
 /// What writing a function's blocks in order carries from one to the next: the markers said
 /// (a scope holds across blocks) and the result ids given to `OpExtInst` markers.
 pub struct MarkerIds {
@@ -537,8 +532,7 @@ impl Function {
     }
 
     /// Block `b` as written after its label: its instructions, each after the location markers
-    /// that say where it is, its merge and its terminator. Markers carry `Loc(u32::MAX)`
-    /// (`is_marker`). A scope said in one block holds in the next: call this for every block,
+    /// that say where it is, its merge and its terminator. A scope said in one block holds in the next: call this for every block,
     /// in layout order, with the same `ids`.
     pub fn for_each_written_in(&self, b: usize, ids: &mut MarkerIds, f: &mut impl FnMut(&Inst)) {
         let block = &self.blocks[b];
