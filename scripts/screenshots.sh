@@ -4,6 +4,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
 for script in screenshots/*.replay; do
-    ./target/release/shaderstep replay "$script" --out screenshots
+    "${CARGO_TARGET_DIR:-target}/release/shaderstep" replay "$script" --out screenshots
 done
 rm -f screenshots/*.txt

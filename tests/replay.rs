@@ -48,7 +48,7 @@ fn scrub(text: &str) -> String {
     out
 }
 
-fn run(name: &str) {
+fn run(name: &str) -> Vec<shaderstep::app::replay::Snapshot> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/replay")
         .join(format!("{name}.replay"));
@@ -61,9 +61,10 @@ fn run(name: &str) {
         },
     )
     .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    for s in snapshots {
+    for s in &snapshots {
         insta::assert_snapshot!(format!("{name}__{}", s.name), scrub(&s.text));
     }
+    snapshots
 }
 
 #[test]
@@ -91,6 +92,15 @@ fn debug_lines() {
 #[test]
 fn diff() {
     run("diff");
+}
+
+/// The source pane on the bundled GLSL example (80x24: under the code) and its -gVS build
+/// (200x50: beside it); hidden again, the screen is exactly what it was before.
+#[test]
+fn source_pane() {
+    let shots = run("source-pane");
+    let text = |name: &str| &shots.iter().find(|s| s.name == name).unwrap().text;
+    assert_eq!(text("narrow-off-before"), text("narrow-off-after"));
 }
 
 #[test]

@@ -129,6 +129,8 @@ pub enum Action {
     BisectRun(Option<PathBuf>),
     /// Show or hide the link view (the interface between linked stages).
     LinkView,
+    /// Show (`Some(true)`), hide or toggle (`None`) the source pane.
+    SourcePane(Option<bool>),
     /// Jump from the selected link view row to its variable: the writer's (`false`) or the
     /// reader's (`true`).
     LinkJump(bool),
@@ -324,6 +326,7 @@ impl fmt::Display for Action {
             Action::Shader(n) => write!(f, "shader {n}"),
             Action::DiffPrev => write!(f, "diff-prev"),
             Action::LinkView => write!(f, "link"),
+            Action::SourcePane(v) => write!(f, "source{}", on_off_text(v)),
             Action::LinkJump(false) => write!(f, "link-jump writer"),
             Action::LinkJump(true) => write!(f, "link-jump reader"),
             Action::ScrollRight => write!(f, "scroll-right"),
@@ -467,6 +470,7 @@ impl FromStr for Action {
             )),
             "diff-prev" => no_arg(Action::DiffPrev),
             "link" => no_arg(Action::LinkView),
+            "source" => Ok(Action::SourcePane(on_off(arg)?)),
             "link-jump" => match arg {
                 Some("writer") | None => Ok(Action::LinkJump(false)),
                 Some("reader") => Ok(Action::LinkJump(true)),
@@ -536,6 +540,8 @@ mod tests {
             Action::WheelDown(80, 2),
             Action::History,
             Action::ValueClose,
+            Action::SourcePane(None),
+            Action::SourcePane(Some(false)),
         ];
         for a in actions {
             let text = a.to_string();
@@ -609,6 +615,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "the selected value's history across the steps, listed under the code",
     ),
     ("uses", "the selected value's uses, listed under the code"),
+    (
+        "source on|off",
+        "the source pane: the source line of the instruction at the cursor (alone: toggle)",
+    ),
     ("reload", "read the inputs again"),
     ("quit", "leave"),
 ];

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use super::action::ViewMode;
-use super::state::{PanelKey, Rows, State, Syntax, TextKind};
+use super::state::{PanelKey, Rows, SourceFile, SourceFiles, State, Syntax, TextKind};
 use crate::ir::listing::Listing;
 use crate::pipeline::diff::{diff_lines, DiffLine};
 
@@ -312,10 +312,25 @@ pub fn prepare(s: &mut State) {
             s.passes.scroll = pos + 1 - prow;
         }
     }
-    s.source_line = source_line_at_cursor(s);
+    let files = step_source_files(s);
+    s.source_line = files
+        .as_deref()
+        .and_then(|files| source_line_at_cursor(s, files));
+    refresh_source_pane(s, files.as_deref());
     refresh_compare_functions(s);
     if !s.color {
         return;
+    }
+    if let (Some(f), Some(area)) = (&s.source.file, s.layout.source) {
+        if let Some(lines) = &f.lines {
+            let end = (s.source.scroll + area.inner_rows()).min(lines.len());
+            for i in s.source.scroll..end {
+                s.cache
+                    .styles
+                    .entry((f.text_id, i))
+                    .or_insert_with(|| Arc::new(super::highlight::highlight(&lines[i], f.syntax)));
+            }
+        }
     }
     let kind = Syntax::of(s.text);
     let end = (s.code.scroll + rows).min(len);
@@ -361,8 +376,6 @@ pub fn prepare(s: &mut State) {
         );
     }
 }
-
-type SourceFiles = std::collections::HashMap<crate::ir::Id, (String, Option<Arc<Vec<String>>>)>;
 
 /// The source files a module's line info refers to: `OpString` id → (name, text). The text is
 /// the one `OpSource` or `DebugSource` embeds, or the input's own source when the names match.
@@ -432,31 +445,203 @@ fn numbered_source(text: &str) -> Vec<String> {
     }
 }
 
-/// `file:line  text` of the source line the instruction under the cursor came from.
-fn source_line_at_cursor(s: &State) -> Option<String> {
+/// The source files of the selected step's module (see `source_files`), made once per step.
+fn step_source_files(s: &mut State) -> Option<Arc<SourceFiles>> {
     let doc = s.current()?;
-    let run = doc.run.as_ref()?;
-    let step = run.steps.get(s.step)?;
+    let step = doc.run.as_ref()?.steps.get(s.step)?;
+    let key = (s.doc, doc.generation, s.step);
+    if let Some((k, files)) = &s.cache.source_files {
+        if *k == key {
+            return Some(files.clone());
+        }
+    }
+    let own_name = doc.path.display().to_string();
+    let files = Arc::new(source_files(
+        &step.module,
+        doc.source.as_ref().map(|t| (own_name.as_str(), t)),
+    ));
+    s.cache.source_files = Some((key, files.clone()));
+    Some(files)
+}
+
+/// The source line (file's `OpString` id, line) the instruction under the code cursor came
+/// from, as the printer recorded it; none in a shader's source step.
+fn cursor_source(s: &State) -> Option<(crate::ir::Id, u32)> {
+    let step = s.run()?.steps.get(s.step)?;
     if step.is_source() || s.panel.is_empty() {
         return None;
     }
     let (listing, k) = s.panel.row_line(s.code.cursor)?;
-    let (file, line) = listing.info(k).source?;
-    let line = line as usize;
-    let own_name = doc.path.display().to_string();
-    let files = source_files(
-        &step.module,
-        doc.source.as_ref().map(|t| (own_name.as_str(), t)),
-    );
-    let (name, text) = files.get(&file)?;
-    let short = std::path::Path::new(name)
+    listing.info(k).source
+}
+
+/// The file name of a path as a module names it (`/src/lighting.frag` → `lighting.frag`).
+fn short_name(name: &str) -> String {
+    std::path::Path::new(name)
         .file_name()
-        .map_or_else(|| name.clone(), |n| n.to_string_lossy().into_owned());
+        .map_or_else(|| name.to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+/// `file:line  text` of the source line the instruction under the cursor came from.
+fn source_line_at_cursor(s: &State, files: &SourceFiles) -> Option<String> {
+    let (file, line) = cursor_source(s)?;
+    let line = line as usize;
+    let (name, text) = files.get(&file)?;
+    let short = short_name(name);
     let code = text
         .as_ref()
         .and_then(|t| t.get(line.checked_sub(1)?))
         .map_or(String::new(), |l| l.trim().to_string());
     Some(format!("{short}:{line}  {code}"))
+}
+
+type Lines = Arc<Vec<String>>;
+
+/// What the source pane says when the module names a file but holds no text for it.
+fn no_text_note(name: &str) -> String {
+    format!(
+        "no source text for \"{name}\": the module embeds none (OpSource, DebugSource) \
+         and it is not the file opened"
+    )
+}
+
+/// Brings the source pane up to the code cursor: the file the cursor's instruction came from
+/// (or the last one, when it has no location), its marked line, the title, the scroll that
+/// keeps the mark in view, and the code rows that came from the same line.
+fn refresh_source_pane(s: &mut State, files: Option<&SourceFiles>) {
+    if !s.source.shown {
+        s.source.code_rows.clear();
+        s.cache.source_rows_key = None;
+        return;
+    }
+    let Some(doc) = s.current() else {
+        s.source = super::state::SourcePane {
+            shown: true,
+            ..Default::default()
+        };
+        return;
+    };
+    let (generation, path, own) = (doc.generation, doc.path.clone(), doc.source.clone());
+    if s.source
+        .file
+        .as_ref()
+        .is_some_and(|f| f.doc != s.doc || f.generation != generation)
+    {
+        s.source.file = None;
+        s.source.scroll = 0;
+    }
+    let source_step = s
+        .run()
+        .and_then(|r| r.steps.get(s.step))
+        .is_some_and(|st| st.is_source());
+    // The file and line the cursor's instruction came from, and the code rows from that line.
+    let mut at: Option<(String, Option<Lines>, usize)> = None;
+    let mut from: Option<(crate::ir::Id, u32)> = None;
+    if source_step && !s.panel.is_empty() {
+        // The code pane shows the shader's source itself: its cursor line is the line.
+        let name = path.display().to_string();
+        let lines = match &s.source.file {
+            Some(f) if f.name == name && f.lines.is_some() => f.lines.clone(),
+            _ => own.map(|t| Arc::new(t.lines().map(str::to_string).collect())),
+        };
+        at = Some((name, lines, s.panel.line_number(s.code.cursor)));
+    } else if let Some((file, line)) = cursor_source(s) {
+        let (name, lines) = files
+            .and_then(|f| f.get(&file))
+            .cloned()
+            .unwrap_or_else(|| (format!("%{file}"), None));
+        at = Some((name, lines, line as usize));
+        from = Some((file, line));
+    }
+    match at {
+        Some((name, lines, line)) => {
+            let same = s.source.file.as_ref().is_some_and(|f| f.name == name);
+            if !same {
+                s.source.scroll = 0;
+            }
+            let key = (s.doc, generation, name.clone());
+            let text_id = match s.cache.source_ids.get(&key) {
+                Some(&id) => id,
+                None => {
+                    let id = s.cache.next_text_id;
+                    s.cache.next_text_id += 1;
+                    s.cache.source_ids.insert(key, id);
+                    id
+                }
+            };
+            s.source.title = format!(" {}:{line} ", short_name(&name));
+            s.source.note = lines.is_none().then(|| no_text_note(&name));
+            s.source.file = Some(SourceFile {
+                doc: s.doc,
+                generation,
+                syntax: Syntax::of_source(std::path::Path::new(&name)),
+                name,
+                lines,
+                text_id,
+            });
+            s.source.line = Some(line);
+        }
+        None => {
+            s.source.line = None;
+            match &s.source.file {
+                Some(f) => {
+                    s.source.title = format!(
+                        " {} — no source line for this instruction ",
+                        short_name(&f.name)
+                    );
+                    s.source.note = f.lines.is_none().then(|| no_text_note(&f.name));
+                }
+                None => {
+                    s.source.title = " source — no source line for this instruction ".into();
+                    s.source.note = Some(if files.is_none_or(|f| f.is_empty()) {
+                        "this step's module names no source file: it has no line info \
+                         (OpLine, DebugLine); build with -g or -gVS for it"
+                            .into()
+                    } else {
+                        "move the code cursor onto an instruction that has a source line".into()
+                    });
+                }
+            }
+        }
+    }
+    // Keep the marked line in view, a third of the way down.
+    let rows = s.layout.source.map_or(0, |a| a.inner_rows());
+    let len = s
+        .source
+        .file
+        .as_ref()
+        .and_then(|f| f.lines.as_ref())
+        .map_or(0, |l| l.len());
+    if let Some(i) = s.source.line.map(|l| l.saturating_sub(1)) {
+        if i < s.source.scroll || (rows > 0 && i >= s.source.scroll + rows) {
+            s.source.scroll = i.saturating_sub(rows / 3);
+        }
+    }
+    s.source.scroll = s.source.scroll.min(len.saturating_sub(rows.min(len)));
+    // The code rows that came from the same line.
+    match (from, s.panel.key.clone()) {
+        _ if source_step => {
+            s.source.code_rows = vec![s.code.cursor];
+            s.cache.source_rows_key = None;
+        }
+        (Some((file, line)), Some(panel)) => {
+            let key = (panel, file, line);
+            if s.cache.source_rows_key.as_ref() != Some(&key) {
+                s.source.code_rows = (0..s.panel.len())
+                    .filter(|&r| {
+                        s.panel
+                            .row_line(r)
+                            .is_some_and(|(l, k)| l.info(k).source == Some((file, line)))
+                    })
+                    .collect();
+                s.cache.source_rows_key = Some(key);
+            }
+        }
+        _ => {
+            s.source.code_rows.clear();
+            s.cache.source_rows_key = None;
+        }
+    }
 }
 
 #[cfg(test)]

@@ -400,6 +400,12 @@ pub fn default_keymap() -> Vec<Binding> {
             "link view: the stage interface table (--pipeline)",
         ),
         b(
+            Global,
+            "S",
+            A::SourcePane(None),
+            "source pane: the source line of the instruction at the cursor",
+        ),
+        b(
             Link,
             "<Enter>",
             A::LinkJump(false),

@@ -280,6 +280,8 @@ pub struct Layout {
     pub values: Option<Area>,
     pub diagnostics: Option<Area>,
     pub link: Option<Area>,
+    /// The source pane, beside or under the code (`S`, `:source`).
+    pub source: Option<Area>,
     pub status: Area,
     /// Rows of help text the help overlay shows, and the help's length in lines.
     pub help_rows: usize,
@@ -537,6 +539,49 @@ pub struct State {
     pub batched: bool,
     /// The link view: the stage interface table (`L`, linked stages only).
     pub link: LinkPane,
+    /// The source pane: the source file of the instruction under the code cursor.
+    pub source: SourcePane,
+}
+
+/// The source pane (`S`, `:source`): the source file of the instruction under the code
+/// cursor at the selected step, its line marked. All but `shown` is derived before each draw.
+#[derive(Clone, Debug, Default)]
+pub struct SourcePane {
+    pub shown: bool,
+    /// The file shown; kept while the cursor is on an instruction with no location.
+    pub file: Option<SourceFile>,
+    /// The marked line (1-based), when the cursor's instruction came from a line of `file`.
+    pub line: Option<usize>,
+    /// The first line shown (0-based).
+    pub scroll: usize,
+    /// `file:line`, or why there is no line.
+    pub title: String,
+    /// Said instead of the text when there is none to show.
+    pub note: Option<String>,
+    /// Rows of the code pane whose instruction came from the marked line, in order.
+    pub code_rows: Vec<usize>,
+}
+
+impl SourcePane {
+    /// Whether code pane row `r` came from the marked source line.
+    pub fn marks_code_row(&self, r: usize) -> bool {
+        self.shown && self.code_rows.binary_search(&r).is_ok()
+    }
+}
+
+/// A source file as the source pane shows it.
+#[derive(Clone, Debug)]
+pub struct SourceFile {
+    /// The document and run generation it was found for.
+    pub doc: usize,
+    pub generation: u64,
+    /// The name the module gives it (`OpString`), or the input's path.
+    pub name: String,
+    /// Its text, when the module embeds it or it is the file opened.
+    pub lines: Option<Arc<Vec<String>>>,
+    /// Its text's id for highlighting (`Cache::styles`).
+    pub text_id: u64,
+    pub syntax: Syntax,
 }
 
 /// The pass list: which steps it lists, and from where.
@@ -614,7 +659,16 @@ pub struct Cache {
     /// The (doc, generation, step, compared generation, compared step) the compare table was
     /// computed for.
     pub compare_functions_key: Option<(usize, u64, usize, u64, usize)>,
+    /// The source files of one step's module, by (doc, generation, step).
+    pub source_files: Option<((usize, u64, usize), Arc<SourceFiles>)>,
+    /// Text ids of source files, by (doc, generation, name).
+    pub source_ids: HashMap<(usize, u64, String), u64>,
+    /// What the source pane's marked code rows were computed for: the panel, the file and line.
+    pub source_rows_key: Option<(PanelKey, Id, u32)>,
 }
+
+/// The source files a module's line info refers to: `OpString` id → (name, text).
+pub type SourceFiles = HashMap<Id, (String, Option<Arc<Vec<String>>>)>;
 
 impl State {
     pub fn new(
@@ -662,6 +716,7 @@ impl State {
             linked: false,
             batched: false,
             link: LinkPane::default(),
+            source: SourcePane::default(),
         }
     }
 

@@ -1105,6 +1105,8 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
             }
         }
         Action::LinkJump(reader) => link_jump(s, reader),
+        // The pane is what it says: no message, so hiding it gives back the screen as it was.
+        Action::SourcePane(on) => s.source.shown = on.unwrap_or(!s.source.shown),
         Action::Bisect | Action::BisectRun(_) if s.run_under_way() => {
             s.set_error("the run is still under way: bisect it once it is done");
         }

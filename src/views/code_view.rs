@@ -18,7 +18,7 @@ use crate::pipeline::diff::{word_changes, DiffLine, LineChange};
 
 /// Splits `text` into spans where any style changes: base highlighting, then overlays on top.
 /// The first `skip` characters are scrolled out of view; at most `max_width` are shown.
-fn styled(
+pub(super) fn styled(
     text: &str,
     base: &[(Style, Range<usize>)],
     overlays: &[(Style, Range<usize>)],
@@ -67,7 +67,7 @@ fn styled(
     spans
 }
 
-fn line_styles(s: &State, id: u64, line: usize) -> Vec<(Style, Range<usize>)> {
+pub(super) fn line_styles(s: &State, id: u64, line: usize) -> Vec<(Style, Range<usize>)> {
     s.cache
         .styles
         .get(&(id, line))
@@ -230,7 +230,8 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                 let i = range.start + r;
                 let text = &lines[i];
                 let is_cursor = r == s.code.cursor;
-                let mut spans = vec![Span::styled(format!("{:>digits$} ", i + 1), t.gutter)];
+                let mut spans = vec![Span::styled(format!("{:>digits$}", i + 1), t.gutter)];
+                spans.push(source_gutter(s, t, r, " "));
                 spans.extend(styled(
                     text,
                     &line_styles(s, *id, i),
@@ -280,7 +281,8 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                                 words: Vec<Range<usize>>,
                                 changed_style: Style,
                                 word_style: Style,
-                                mark: &str| {
+                                mark: &str,
+                                src: bool| {
                         match idx {
                             Some(i) => {
                                 let text = &lines[i];
@@ -288,14 +290,14 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                                 let mut ov: Vec<(Style, Range<usize>)> =
                                     words.into_iter().map(|r| (word_style, r)).collect();
                                 ov.extend(overlays(s, t, text, is_cursor, selected.as_ref()));
-                                let mut spans = vec![Span::styled(
-                                    format!(
-                                        "{:>digits$}{}",
-                                        i + 1,
-                                        if changed { mark } else { " " }
-                                    ),
-                                    t.gutter,
-                                )];
+                                let mark = if changed { mark } else { " " };
+                                let mut spans =
+                                    vec![Span::styled(format!("{:>digits$}", i + 1), t.gutter)];
+                                spans.push(if src {
+                                    source_gutter(s, t, r, mark)
+                                } else {
+                                    Span::styled(mark.to_string(), t.gutter)
+                                });
                                 spans.extend(styled(
                                     text,
                                     &line_styles(s, id, i),
@@ -324,8 +326,18 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                         t.removed,
                         t.removed_word,
                         "-",
+                        d.new.is_none(),
                     ));
-                    ro.push(side(d.new, *new_id, new, wn, t.added, t.added_word, "+"));
+                    ro.push(side(
+                        d.new,
+                        *new_id,
+                        new,
+                        wn,
+                        t.added,
+                        t.added_word,
+                        "+",
+                        d.new.is_some(),
+                    ));
                 }
                 frame.render_widget(Paragraph::new(lo), left);
                 frame.render_widget(Paragraph::new(ro), right);
@@ -377,10 +389,11 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                     let num = |n: Option<usize>| {
                         n.map_or(" ".repeat(digits), |n| format!("{:>digits$}", n + 1))
                     };
-                    let mut spans = vec![Span::styled(
-                        format!("{} {} {mark}", num(d.old), num(d.new)),
-                        t.gutter,
-                    )];
+                    let mut spans = vec![
+                        Span::styled(format!("{} {}", num(d.old), num(d.new)), t.gutter),
+                        source_gutter(s, t, r, " "),
+                        Span::styled(mark.to_string(), t.gutter),
+                    ];
                     spans.extend(styled(
                         text,
                         &line_styles(s, id, idx),
@@ -399,6 +412,17 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
             }
         }
     }
+}
+
+/// The gutter cell after a row's number: `│` in the source mark's style where the row came
+/// from the source line the source pane marks, else `plain` as the gutter always shows it (a
+/// diff's `+`/`-` is kept, coloured).
+fn source_gutter(s: &State, t: &Theme, row: usize, plain: &str) -> Span<'static> {
+    if !s.source.marks_code_row(row) {
+        return Span::styled(plain.to_string(), t.gutter);
+    }
+    let mark = if plain == " " { "│" } else { plain };
+    Span::styled(mark.to_string(), t.source_mark)
 }
 
 /// In a hunk, the k-th removed line pairs with the k-th added line (for word highlights).

@@ -18,6 +18,8 @@ pub struct Areas {
     pub diagnostics: Option<Rect>,
     /// Under the code, when the link view is shown (`L`, linked stages only).
     pub link: Option<Rect>,
+    /// The source pane (`S`): right of the code on wide terminals, under it on narrow ones.
+    pub source: Option<Rect>,
     pub status: Rect,
 }
 
@@ -44,6 +46,7 @@ pub fn areas(s: &State) -> Areas {
     };
     let [left, code] =
         Layout::horizontal([Constraint::Length(pass_width), Constraint::Min(0)]).areas(main);
+    let (code, source) = source_split(s, code);
     let (shaders, passes) = if browser {
         let listed = s.listed_docs().len() as u16;
         let h = (listed.max(1) + 2).min((left.height / 3).max(5));
@@ -94,7 +97,30 @@ pub fn areas(s: &State) -> Areas {
         values,
         diagnostics,
         link,
+        source,
         status,
+    }
+}
+
+/// Code columns from which the source pane stands beside the code rather than under it.
+pub const SOURCE_BESIDE_MIN_WIDTH: u16 = 140;
+
+/// Splits the source pane off the code's area when it is shown: beside the code (right of it)
+/// when the area is wide, under it when it is narrow; nothing when too small for both.
+fn source_split(s: &State, code: Rect) -> (Rect, Option<Rect>) {
+    if !s.source.shown {
+        return (code, None);
+    }
+    if code.width >= SOURCE_BESIDE_MIN_WIDTH {
+        let [c, src] =
+            Layout::horizontal([Constraint::Min(60), Constraint::Percentage(42)]).areas(code);
+        (c, Some(src))
+    } else if code.height >= 12 {
+        let [c, src] =
+            Layout::vertical([Constraint::Min(6), Constraint::Percentage(40)]).areas(code);
+        (c, Some(src))
+    } else {
+        (code, None)
     }
 }
 
@@ -116,6 +142,7 @@ pub fn plan(s: &State, help_lines: usize) -> Panes {
         values: a.values.map(area),
         diagnostics: a.diagnostics.map(area),
         link: a.link.map(area),
+        source: a.source.map(area),
         status: area(a.status),
         help_rows: super::help::visible_rows(s.size.1),
         help_lines,

@@ -8,6 +8,7 @@ pub mod help;
 pub mod layout;
 pub mod link_view;
 pub mod pass_list;
+pub mod source_view;
 pub mod status_bar;
 pub mod theme;
 pub mod values;
@@ -36,6 +37,9 @@ pub fn draw(frame: &mut Frame, s: &State, keymap: &[Binding]) {
     }
     if let Some(l) = areas.link {
         link_view::draw(frame, l, s, &theme);
+    }
+    if let Some(src) = areas.source {
+        source_view::draw(frame, src, s, &theme);
     }
     status_bar::draw(frame, areas.status, s, &theme);
     if let Some(p) = &s.popup {

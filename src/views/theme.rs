@@ -27,6 +27,8 @@ pub struct Theme {
     pub message: Style,
     pub message_error: Style,
     pub text: Style,
+    /// The source pane's marked line, and the code rows that came from it.
+    pub source_mark: Style,
 }
 
 impl Theme {
@@ -57,6 +59,7 @@ impl Theme {
                 message: plain.add_modifier(Modifier::REVERSED),
                 message_error: plain.add_modifier(Modifier::REVERSED | Modifier::BOLD),
                 text: plain,
+                source_mark: plain.add_modifier(Modifier::BOLD),
             };
         }
         let bg = Color::Rgb(30, 33, 39);
@@ -106,6 +109,9 @@ impl Theme {
                 .fg(bg)
                 .add_modifier(Modifier::BOLD),
             text: Style::new().fg(Color::Rgb(200, 204, 212)),
+            source_mark: Style::new()
+                .fg(Color::Rgb(86, 182, 194))
+                .add_modifier(Modifier::BOLD),
         }
     }
 }
