@@ -307,3 +307,52 @@ fn the_selected_value_is_marked_wherever_it_stands() {
         "expected %float on several lines, found {found}"
     );
 }
+
+/// `e` opens the editor at the source line of the instruction at the cursor (`+LINE FILE`); an
+/// instruction with no line says so and opens nothing. `VISUAL` is a script that records its
+/// arguments (no other test opens an editor, so the variable is this test's own).
+#[test]
+fn edit_opens_the_editor_at_the_source_line() {
+    let dir = std::env::temp_dir().join(format!("shaderstep-edit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let record = dir.join("args");
+    let editor = dir.join("editor.sh");
+    std::fs::write(
+        &editor,
+        format!("#!/bin/sh\necho \"$@\" > '{}'\n", record.display()),
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&editor, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    std::env::set_var("VISUAL", &editor);
+    let script = "size 110x30\n\
+                  open assets/examples/lighting.frag\n\
+                  cmd :step lower\n\
+                  cmd :find %3 = OpString\n\
+                  key e\n\
+                  expect \"no source line for the instruction at the cursor\"\n\
+                  cmd :find %101 = OpFMul\n\
+                  key e\n\
+                  expect \"edited \"\n\
+                  expect \"lighting.frag:40\"\n";
+    run_script(
+        script,
+        Options {
+            size: (110, 30),
+            color: false,
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let args = std::fs::read_to_string(&record).expect("the editor ran");
+    let args: Vec<&str> = args.split_whitespace().collect();
+    assert_eq!(args.len(), 2, "{args:?}");
+    assert_eq!(args[0], "+40");
+    assert!(
+        args[1].ends_with("assets/examples/lighting.frag"),
+        "{args:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -131,6 +131,9 @@ pub enum Action {
     LinkView,
     /// Show (`Some(true)`), hide or toggle (`None`) the source pane.
     SourcePane(Option<bool>),
+    /// Open `$VISUAL`/`$EDITOR` (else `vi`) at the source file and line of the instruction at
+    /// the cursor.
+    EditSource,
     /// Jump from the selected link view row to its variable: the writer's (`false`) or the
     /// reader's (`true`).
     LinkJump(bool),
@@ -327,6 +330,7 @@ impl fmt::Display for Action {
             Action::DiffPrev => write!(f, "diff-prev"),
             Action::LinkView => write!(f, "link"),
             Action::SourcePane(v) => write!(f, "source{}", on_off_text(v)),
+            Action::EditSource => write!(f, "edit"),
             Action::LinkJump(false) => write!(f, "link-jump writer"),
             Action::LinkJump(true) => write!(f, "link-jump reader"),
             Action::ScrollRight => write!(f, "scroll-right"),
@@ -471,6 +475,7 @@ impl FromStr for Action {
             "diff-prev" => no_arg(Action::DiffPrev),
             "link" => no_arg(Action::LinkView),
             "source" => Ok(Action::SourcePane(on_off(arg)?)),
+            "edit" => no_arg(Action::EditSource),
             "link-jump" => match arg {
                 Some("writer") | None => Ok(Action::LinkJump(false)),
                 Some("reader") => Ok(Action::LinkJump(true)),
@@ -542,6 +547,7 @@ mod tests {
             Action::ValueClose,
             Action::SourcePane(None),
             Action::SourcePane(Some(false)),
+            Action::EditSource,
         ];
         for a in actions {
             let text = a.to_string();

@@ -3,6 +3,7 @@
 //! compare tables, the highlighting of the rows on screen, the source line under the cursor.
 //! Each is rebuilt only when what it comes from changed.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::action::ViewMode;
@@ -473,6 +474,42 @@ fn cursor_source(s: &State) -> Option<(crate::ir::Id, u32)> {
     }
     let (listing, k) = s.panel.row_line(s.code.cursor)?;
     listing.info(k).source
+}
+
+/// The file on disk and line the instruction under the code cursor came from: the name the
+/// module gives its file, as it is or next to the input, or the input itself when the names
+/// match. An error says what was looked for and where.
+pub fn cursor_source_path(s: &mut State) -> Result<(PathBuf, u32), String> {
+    let Some((file, line)) = cursor_source(s) else {
+        return Err("no source line for the instruction at the cursor".into());
+    };
+    let files = step_source_files(s).ok_or("nothing loaded")?;
+    let doc = s.current().ok_or("nothing loaded")?;
+    let name = files
+        .get(&file)
+        .map(|(n, _)| n.clone())
+        .ok_or("the module names no file for this line")?;
+    let named = PathBuf::from(&name);
+    let beside = doc.path.parent().map(|d| d.join(&named));
+    let candidates: Vec<PathBuf> = [Some(named.clone()), beside]
+        .into_iter()
+        .flatten()
+        .chain(
+            (named.file_name().is_some() && named.file_name() == doc.path.file_name())
+                .then(|| doc.path.clone()),
+        )
+        .collect();
+    match candidates.iter().find(|p| p.is_file()) {
+        Some(p) => Ok((p.clone(), line)),
+        None => Err(format!(
+            "no file on disk for {name} (looked at {})",
+            candidates
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
 }
 
 /// The file name of a path as a module names it (`/src/lighting.frag` → `lighting.frag`).

@@ -95,6 +95,8 @@ pub struct App {
     validation: Option<ValidationJob>,
     front_ends: Arc<FrontEnds>,
     external_path: Option<String>,
+    /// An editor to open (`e`): whoever owns the terminal hands it over (`take_edit`).
+    edit: Option<(PathBuf, u32)>,
 }
 
 impl App {
@@ -164,6 +166,7 @@ impl App {
             validation: None,
             front_ends,
             external_path: inputs.external_path,
+            edit: None,
         };
         if !key_errors.is_empty() {
             app.state
@@ -447,12 +450,30 @@ impl App {
         update::update(&mut self.state, Action::Disk(found))
     }
 
+    /// The editor `e` asked for, if any, for the owner of the terminal to open.
+    pub fn take_edit(&mut self) -> Option<(PathBuf, u32)> {
+        self.edit.take()
+    }
+
+    /// Tells the user how the editor ended.
+    pub fn edited(&mut self, result: Result<String, String>) {
+        let o = match result {
+            Ok(m) => Outcome::Done(m),
+            Err(e) => Outcome::Failed(e),
+        };
+        self.answer(Answered::Outcome(o));
+    }
+
     /// Carries out effects; what each gave goes back to `update` as an answer.
     fn apply(&mut self, effects: Vec<Effect>) {
         for e in effects {
             let outcome = match e {
                 Effect::Load { jobs, compared } => {
                     self.submit(jobs, compared);
+                    None
+                }
+                Effect::Edit { path, line } => {
+                    self.edit = Some((path, line));
                     None
                 }
                 Effect::Bisect => self.bisect(),
@@ -649,6 +670,18 @@ pub fn run_terminal(
                     }
                 }
             }
+            if let Some((path, line)) = app.take_edit() {
+                // The editor gets the terminal as it was before the TUI, and the TUI gets it
+                // back as it left it (tig and lazygit do the same).
+                let _ = crossterm::execute!(io::stdout(), event::DisableMouseCapture);
+                ratatui::restore();
+                let result = open_editor(&path, line);
+                terminal = ratatui::init();
+                let _ = crossterm::execute!(io::stdout(), event::EnableMouseCapture);
+                terminal.clear()?;
+                app.edited(result);
+                dirty = true;
+            }
             if let Some(w) = &watcher {
                 while let Ok(paths) = w.changes.try_recv() {
                     app.handle(AppEvent::FilesChanged(paths));
@@ -668,6 +701,37 @@ pub fn run_terminal(
     let _ = crossterm::execute!(io::stdout(), event::DisableMouseCapture);
     ratatui::restore();
     result
+}
+
+/// The editor command: `$VISUAL`, else `$EDITOR`, else `vi`, split on whitespace (`code -w`).
+fn editor_command() -> Vec<String> {
+    ["VISUAL", "EDITOR"]
+        .iter()
+        .filter_map(std::env::var_os)
+        .map(|v| v.to_string_lossy().into_owned())
+        .find(|v| !v.trim().is_empty())
+        .unwrap_or_else(|| "vi".into())
+        .split_whitespace()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Opens the editor at `line` of `path` (`+LINE FILE`, which vi, vim, nano, emacs, micro and
+/// kakoune read) and waits for it.
+pub fn open_editor(path: &Path, line: u32) -> Result<String, String> {
+    let command = editor_command();
+    let (program, args) = command.split_first().ok_or("no editor")?;
+    let status = std::process::Command::new(program)
+        .args(args)
+        .arg(format!("+{line}"))
+        .arg(path)
+        .status()
+        .map_err(|e| format!("cannot run the editor `{program}`: {e} (set $EDITOR)"))?;
+    if status.success() {
+        Ok(format!("edited {}:{line}", path.display()))
+    } else {
+        Err(format!("the editor `{program}` ended with {status}"))
+    }
 }
 
 /// The bundled example `shaderstep` opens without arguments.

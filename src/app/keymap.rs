@@ -406,6 +406,12 @@ pub fn default_keymap() -> Vec<Binding> {
             "source pane: the source line of the instruction at the cursor",
         ),
         b(
+            Global,
+            "e",
+            A::EditSource,
+            "open $EDITOR at the source line of the instruction at the cursor",
+        ),
+        b(
             Link,
             "<Enter>",
             A::LinkJump(false),

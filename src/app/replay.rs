@@ -230,6 +230,10 @@ impl Runner {
         let app = self.app()?;
         app.handle(ev);
         app.settle();
+        // No terminal to hand over: the editor just runs.
+        if let Some((path, line)) = app.take_edit() {
+            app.edited(super::event_loop::open_editor(&path, line));
+        }
         Ok(())
     }
 

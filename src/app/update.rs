@@ -28,6 +28,11 @@ pub enum Effect {
         path: PathBuf,
         bytes: Vec<u8>,
     },
+    /// Open the user's editor at `line` of `path` (the terminal is handed over meanwhile).
+    Edit {
+        path: PathBuf,
+        line: u32,
+    },
     /// Validate every step of the current input with spirv-val.
     Bisect,
     /// Run the current input after every step on a Vulkan driver (in the background), buffers
@@ -1107,6 +1112,10 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         Action::LinkJump(reader) => link_jump(s, reader),
         // The pane is what it says: no message, so hiding it gives back the screen as it was.
         Action::SourcePane(on) => s.source.shown = on.unwrap_or(!s.source.shown),
+        Action::EditSource => match super::derive::cursor_source_path(s) {
+            Ok((path, line)) => return vec![Effect::Edit { path, line }],
+            Err(why) => s.set_error(why),
+        },
         Action::Bisect | Action::BisectRun(_) if s.run_under_way() => {
             s.set_error("the run is still under way: bisect it once it is done");
         }
