@@ -512,6 +512,19 @@ pub fn cursor_source_path(s: &mut State) -> Result<(PathBuf, u32), String> {
     }
 }
 
+/// The inline stack of the instruction under the code cursor (see `debug::inline_stack`).
+fn cursor_inline_stack(s: &State) -> Option<Vec<(String, Option<u32>)>> {
+    let step = s.run()?.steps.get(s.step)?;
+    if step.is_source() || s.panel.is_empty() {
+        return None;
+    }
+    let (listing, k) = s.panel.row_line(s.code.cursor)?;
+    let (scope, inlined_at) = listing.info(k).scope?;
+    let m = &step.module;
+    let sets = crate::ir::debug::DebugSets::of(m);
+    Some(crate::ir::debug::inline_stack(m, &sets, scope, inlined_at))
+}
+
 /// The file name of a path as a module names it (`/src/lighting.frag` → `lighting.frag`).
 fn short_name(name: &str) -> String {
     std::path::Path::new(name)
@@ -606,7 +619,19 @@ fn refresh_source_pane(s: &mut State, files: Option<&SourceFiles>) {
                     id
                 }
             };
-            s.source.title = format!(" {}:{line} ", short_name(&name));
+            s.source.title = match cursor_inline_stack(s) {
+                // Inlined code: `shade() lighting.frag:88 <- main() :120`.
+                Some(stack) if stack.len() > 1 => {
+                    let mut t = format!(" {}() {}:{line}", stack[0].0, short_name(&name));
+                    for (f, at) in &stack[1..] {
+                        let at = at.map(|l| format!(" :{l}")).unwrap_or_default();
+                        t.push_str(&format!(" <- {f}(){at}"));
+                    }
+                    t.push(' ');
+                    t
+                }
+                _ => format!(" {}:{line} ", short_name(&name)),
+            };
             s.source.note = lines.is_none().then(|| no_text_note(&name));
             s.source.file = Some(SourceFile {
                 doc: s.doc,

@@ -23,6 +23,7 @@ pub const OPENCL_SET: &str = "OpenCL.DebugInfo.100";
 pub const INFO_NONE: u32 = 0;
 pub const GLOBAL_VARIABLE: u32 = 18;
 pub const FUNCTION: u32 = 20;
+pub const LEXICAL_BLOCK: u32 = 21;
 pub const SCOPE: u32 = 23;
 pub const NO_SCOPE: u32 = 24;
 pub const INLINED_AT: u32 = 25;
@@ -299,6 +300,83 @@ pub fn source_line(m: &Module, sets: &DebugSets, loc: &Location) -> Option<(Id, 
         Some((source.arg(1)?, line.lit_u32(0)?)).filter(|&(_, l)| l != 0)
     });
     from_debug.or_else(|| loc.line.map(|l| (l.file, l.line)))
+}
+
+/// The text of an `OpString`.
+fn string_text(m: &Module, id: Id) -> Option<String> {
+    m.debug
+        .iter()
+        .find(|i| i.result == Some(id))
+        .and_then(|i| match i.lits().first() {
+            Some(Operand::LiteralString(s)) => Some(s.clone()),
+            _ => None,
+        })
+}
+
+/// The name of the function a scope is in: a `DebugFunction`'s, or that of the function a
+/// `DebugLexicalBlock` is nested in.
+pub fn scope_function_name(m: &Module, sets: &DebugSets, mut scope: Id) -> Option<String> {
+    // Nesting no real source has (or a cycle in a broken module): no name.
+    for _ in 0..64 {
+        let record = m.global(scope)?;
+        let (flavor, n) = sets.op(record)?;
+        match n {
+            FUNCTION => return string_text(m, record.arg(1)?),
+            // The parent: after source, line and column (literals in OpenCL.DebugInfo.100).
+            LEXICAL_BLOCK => {
+                scope = record.arg(if flavor == Flavor::Shader { 4 } else { 2 })?;
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// Where code inlined at a `DebugInlinedAt` was called from: the caller's scope, the line of
+/// the call, and where the caller itself was inlined.
+fn inlined_at_site(m: &Module, sets: &DebugSets, at: Id) -> Option<(Id, u32, Option<Id>)> {
+    let record = m.global(at)?;
+    let (flavor, n) = sets.op(record)?;
+    if n != INLINED_AT {
+        return None;
+    }
+    if flavor == Flavor::Shader {
+        let line = m.global(record.arg(1)?)?.lit_u32(0)?;
+        Some((record.arg(2)?, line, record.arg(3)))
+    } else {
+        Some((record.arg(1)?, record.lit_u32(0)?, record.arg(2)))
+    }
+}
+
+/// The inline stack of code in `scope` inlined at `inlined_at` (`None`: not inlined): each
+/// function from the innermost out, with the line the next one out called it from. Empty when
+/// the scope names no function.
+pub fn inline_stack(
+    m: &Module,
+    sets: &DebugSets,
+    scope: Id,
+    inlined_at: Option<Id>,
+) -> Vec<(String, Option<u32>)> {
+    let mut out = Vec::new();
+    let Some(name) = scope_function_name(m, sets, scope) else {
+        return out;
+    };
+    out.push((name, None));
+    let mut at = inlined_at;
+    while let Some(a) = at {
+        let Some((caller, line, outer)) = inlined_at_site(m, sets, a) else {
+            break;
+        };
+        let Some(name) = scope_function_name(m, sets, caller) else {
+            break;
+        };
+        out.push((name, Some(line)));
+        at = outer;
+        if out.len() > 64 {
+            break;
+        }
+    }
+    out
 }
 
 /// The source texts `DebugSource` records embed (`NonSemantic.Shader.DebugInfo.100`): the

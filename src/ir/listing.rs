@@ -23,6 +23,9 @@ struct Row {
     /// The `OpLine` or `DebugLine` in effect: file (`OpString` id) and line.
     file: Id,
     line: u32,
+    /// The `DebugScope` in effect: its scope and where it was inlined (0: none).
+    scope: Id,
+    inlined_at: Id,
 }
 
 /// What the printer knows about a line.
@@ -39,6 +42,9 @@ pub struct RowInfo<'a> {
     /// The source line the instruction came from (`OpLine`, or `DebugLine` of
     /// `NonSemantic.Shader.DebugInfo.100`): the file's `OpString` id and the line.
     pub source: Option<(Id, u32)>,
+    /// The debug scope the instruction is in (`DebugScope`): the lexical scope, and the
+    /// `DebugInlinedAt` of inlined code.
+    pub scope: Option<(Id, Option<Id>)>,
 }
 
 impl RowInfo<'_> {
@@ -121,6 +127,7 @@ impl Listing {
             uses: &mentions[..r.uses as usize],
             mentions,
             source: opt(r.file).map(|f| (f, r.line)),
+            scope: opt(r.scope).map(|sc| (sc, opt(r.inlined_at))),
         }
     }
 
@@ -173,6 +180,8 @@ pub(crate) struct ListingBuilder {
     func: Id,
     block: Id,
     source: (Id, u32),
+    /// The scope in effect (lexical scope, inlined-at; 0 for none).
+    scope: (Id, Id),
     function_start: usize,
     /// The module's debug-info imports, which say which `OpExtInst`s are `DebugLine`s.
     debug: DebugSets,
@@ -216,6 +225,8 @@ impl ListingBuilder {
             mentions: (uses.len() + comment.len()) as u16,
             file: self.source.0,
             line: self.source.1,
+            scope: self.scope.0,
+            inlined_at: self.scope.1,
         });
         self.listing.lines.push(text);
     }
@@ -225,6 +236,7 @@ impl ListingBuilder {
         self.func = func;
         self.block = 0;
         self.source = (0, 0);
+        self.scope = (0, 0);
         self.function_start = self.listing.lines.len();
     }
 
@@ -238,6 +250,7 @@ impl ListingBuilder {
         self.func = 0;
         self.block = 0;
         self.source = (0, 0);
+        self.scope = (0, 0);
     }
 
     pub fn enter_block(&mut self, label: Id) {
@@ -248,6 +261,11 @@ impl ListingBuilder {
     /// The source line of the lines that follow (until the next block or `set_source`).
     pub fn set_source(&mut self, source: Option<(Id, u32)>) {
         self.source = source.unwrap_or((0, 0));
+    }
+
+    /// The debug scope of the lines that follow (until the next function or `set_scope`).
+    pub fn set_scope(&mut self, scope: Option<(Id, Option<Id>)>) {
+        self.scope = scope.map_or((0, 0), |(sc, at)| (sc, at.unwrap_or(0)));
     }
 
     /// Follows line info: an `OpLine` or a `DebugLine` (of `m`) sets the source line of what
@@ -268,6 +286,11 @@ impl ListingBuilder {
                             .unwrap_or((0, 0));
                     }
                     Some((Flavor::Shader, debug::NO_LINE)) => self.source = (0, 0),
+                    // A scope holds across blocks, to the next scope or the function's end.
+                    Some((_, debug::SCOPE)) => {
+                        self.scope = (inst.arg(1).unwrap_or(0), inst.arg(2).unwrap_or(0));
+                    }
+                    Some((_, debug::NO_SCOPE)) => self.scope = (0, 0),
                     _ => {}
                 }
             }

@@ -156,6 +156,7 @@ fn print_function(
             let loc = f.location(inst.loc);
             // The `; @loc` line shows the source line it says.
             out.set_source(crate::ir::debug::source_line(m, &locs.sets, loc));
+            out.set_scope(loc.scope.map(|sc| (sc.scope, sc.inlined_at)));
             if *loc != said {
                 out.note(format!("{body_indent}; @loc {}", locs.text(cx, loc)));
                 said = *loc;
