@@ -134,6 +134,8 @@ pub enum Action {
     /// Open `$VISUAL`/`$EDITOR` (else `vi`) at the source file and line of the instruction at
     /// the cursor.
     EditSource,
+    /// Show in the source pane the line the next caller out called inlined code from.
+    SourceCaller,
     /// Jump from the selected link view row to its variable: the writer's (`false`) or the
     /// reader's (`true`).
     LinkJump(bool),
@@ -331,6 +333,7 @@ impl fmt::Display for Action {
             Action::LinkView => write!(f, "link"),
             Action::SourcePane(v) => write!(f, "source{}", on_off_text(v)),
             Action::EditSource => write!(f, "edit"),
+            Action::SourceCaller => write!(f, "source-caller"),
             Action::LinkJump(false) => write!(f, "link-jump writer"),
             Action::LinkJump(true) => write!(f, "link-jump reader"),
             Action::ScrollRight => write!(f, "scroll-right"),
@@ -476,6 +479,7 @@ impl FromStr for Action {
             "link" => no_arg(Action::LinkView),
             "source" => Ok(Action::SourcePane(on_off(arg)?)),
             "edit" => no_arg(Action::EditSource),
+            "source-caller" => no_arg(Action::SourceCaller),
             "link-jump" => match arg {
                 Some("writer") | None => Ok(Action::LinkJump(false)),
                 Some("reader") => Ok(Action::LinkJump(true)),
@@ -548,6 +552,7 @@ mod tests {
             Action::SourcePane(None),
             Action::SourcePane(Some(false)),
             Action::EditSource,
+            Action::SourceCaller,
         ];
         for a in actions {
             let text = a.to_string();

@@ -513,7 +513,7 @@ pub fn cursor_source_path(s: &mut State) -> Result<(PathBuf, u32), String> {
 }
 
 /// The inline stack of the instruction under the code cursor (see `debug::inline_stack`).
-fn cursor_inline_stack(s: &State) -> Option<Vec<(String, Option<u32>)>> {
+fn cursor_inline_stack(s: &State) -> Option<Vec<crate::ir::debug::InlineFrame>> {
     let step = s.run()?.steps.get(s.step)?;
     if step.is_source() || s.panel.is_empty() {
         return None;
@@ -523,6 +523,29 @@ fn cursor_inline_stack(s: &State) -> Option<Vec<(String, Option<u32>)>> {
     let m = &step.module;
     let sets = crate::ir::debug::DebugSets::of(m);
     Some(crate::ir::debug::inline_stack(m, &sets, scope, inlined_at))
+}
+
+/// The source line the source pane shows: the cursor's instruction's, or with `u`, the line
+/// a caller of the inlined code called it from (`c`, `SourcePane::frame`; back to the instruction's
+/// when the cursor moves, and after the outermost caller).
+fn frame_source(s: &mut State) -> Option<(crate::ir::Id, u32)> {
+    let here = (s.doc, s.step, s.code.cursor);
+    if s.source.frame_at != Some(here) {
+        s.source.frame = 0;
+        s.source.frame_at = Some(here);
+    }
+    let own = cursor_source(s);
+    if s.source.frame == 0 {
+        return own;
+    }
+    let stack = cursor_inline_stack(s).unwrap_or_default();
+    match stack.get(s.source.frame) {
+        Some(f) => Some((f.file.or(own.map(|o| o.0))?, f.line?)),
+        None => {
+            s.source.frame = 0;
+            own
+        }
+    }
 }
 
 /// The file name of a path as a module names it (`/src/lighting.frag` → `lighting.frag`).
@@ -595,7 +618,7 @@ fn refresh_source_pane(s: &mut State, files: Option<&SourceFiles>) {
             _ => own.map(|t| Arc::new(t.lines().map(str::to_string).collect())),
         };
         at = Some((name, lines, s.panel.line_number(s.code.cursor)));
-    } else if let Some((file, line)) = cursor_source(s) {
+    } else if let Some((file, line)) = frame_source(s) {
         let (name, lines) = files
             .and_then(|f| f.get(&file))
             .cloned()
@@ -620,15 +643,29 @@ fn refresh_source_pane(s: &mut State, files: Option<&SourceFiles>) {
                 }
             };
             s.source.title = match cursor_inline_stack(s) {
-                // Inlined code: `shade() lighting.frag:88 <- main() :120`.
+                // Inlined code: `shade() lighting.frag:88 <- main() :120`, the frame shown
+                // (`c` moves out) in brackets.
                 Some(stack) if stack.len() > 1 => {
-                    let mut t = format!(" {}() {}:{line}", stack[0].0, short_name(&name));
-                    for (f, at) in &stack[1..] {
-                        let at = at.map(|l| format!(" :{l}")).unwrap_or_default();
-                        t.push_str(&format!(" <- {f}(){at}"));
+                    let own = cursor_source(s);
+                    let own_name = own
+                        .and_then(|(f, _)| files.and_then(|fs| fs.get(&f)))
+                        .map_or_else(|| name.clone(), |(n, _)| n.clone());
+                    let own_line = own.map_or(line as u32, |(_, l)| l);
+                    let mut parts = Vec::new();
+                    for (k, f) in stack.iter().enumerate() {
+                        let text = match f.line {
+                            None => {
+                                format!("{}() {}:{own_line}", f.function, short_name(&own_name))
+                            }
+                            Some(l) => format!("{}() :{l}", f.function),
+                        };
+                        parts.push(if k == s.source.frame && k > 0 {
+                            format!("[{text}]")
+                        } else {
+                            text
+                        });
                     }
-                    t.push(' ');
-                    t
+                    format!(" {} ", parts.join(" <- "))
                 }
                 _ => format!(" {}:{line} ", short_name(&name)),
             };

@@ -412,6 +412,12 @@ pub fn default_keymap() -> Vec<Binding> {
             "open $EDITOR at the source line of the instruction at the cursor",
         ),
         b(
+            Global,
+            "c",
+            A::SourceCaller,
+            "source pane: the line inlined code was called from (again: further out)",
+        ),
+        b(
             Link,
             "<Enter>",
             A::LinkJump(false),

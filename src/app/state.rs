@@ -560,6 +560,12 @@ pub struct SourcePane {
     pub note: Option<String>,
     /// Rows of the code pane whose instruction came from the marked line, in order.
     pub code_rows: Vec<usize>,
+    /// Which function of the cursor's inline stack the pane shows: 0 the instruction's own
+    /// line, 1 the line its caller called it from, … (`c`).
+    pub frame: usize,
+    /// Where the cursor was when `frame` was chosen (doc, step, row): it goes back to 0 when
+    /// the cursor moves.
+    pub frame_at: Option<(usize, usize, usize)>,
 }
 
 impl SourcePane {

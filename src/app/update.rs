@@ -1112,6 +1112,10 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         Action::LinkJump(reader) => link_jump(s, reader),
         // The pane is what it says: no message, so hiding it gives back the screen as it was.
         Action::SourcePane(on) => s.source.shown = on.unwrap_or(!s.source.shown),
+        Action::SourceCaller => {
+            s.source.shown = true;
+            s.source.frame += 1;
+        }
         Action::EditSource => match super::derive::cursor_source_path(s) {
             Ok((path, line)) => return vec![Effect::Edit { path, line }],
             Err(why) => s.set_error(why),

@@ -348,20 +348,54 @@ fn inlined_at_site(m: &Module, sets: &DebugSets, at: Id) -> Option<(Id, u32, Opt
     }
 }
 
+/// One function of an inline stack.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InlineFrame {
+    pub function: String,
+    /// The `OpString` id of the function's source file, when its record says.
+    pub file: Option<Id>,
+    /// The line the next function out called this one from (`None` for the outermost, and
+    /// for the innermost, whose line is the instruction's).
+    pub line: Option<u32>,
+}
+
+/// The `OpString` id of the file of the function a scope is in.
+fn scope_file(m: &Module, sets: &DebugSets, mut scope: Id) -> Option<Id> {
+    for _ in 0..64 {
+        let record = m.global(scope)?;
+        let (flavor, n) = sets.op(record)?;
+        match n {
+            FUNCTION => {
+                let source = m.global(record.arg(3)?)?;
+                return sets.is(source, SOURCE).then(|| source.arg(1)).flatten();
+            }
+            LEXICAL_BLOCK => {
+                scope = record.arg(if flavor == Flavor::Shader { 4 } else { 2 })?;
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
 /// The inline stack of code in `scope` inlined at `inlined_at` (`None`: not inlined): each
-/// function from the innermost out, with the line the next one out called it from. Empty when
-/// the scope names no function.
+/// function from the innermost out, the line each was called from in the next one out.
+/// Empty when the scope names no function.
 pub fn inline_stack(
     m: &Module,
     sets: &DebugSets,
     scope: Id,
     inlined_at: Option<Id>,
-) -> Vec<(String, Option<u32>)> {
+) -> Vec<InlineFrame> {
     let mut out = Vec::new();
     let Some(name) = scope_function_name(m, sets, scope) else {
         return out;
     };
-    out.push((name, None));
+    out.push(InlineFrame {
+        function: name,
+        file: scope_file(m, sets, scope),
+        line: None,
+    });
     let mut at = inlined_at;
     while let Some(a) = at {
         let Some((caller, line, outer)) = inlined_at_site(m, sets, a) else {
@@ -370,7 +404,11 @@ pub fn inline_stack(
         let Some(name) = scope_function_name(m, sets, caller) else {
             break;
         };
-        out.push((name, Some(line)));
+        out.push(InlineFrame {
+            function: name,
+            file: scope_file(m, sets, caller),
+            line: Some(line),
+        });
         at = outer;
         if out.len() > 64 {
             break;
