@@ -253,6 +253,60 @@ fn stats_json_has_one_object_per_step() {
         .all(|l| l.contains("\"instructions\":11") && l.contains("\"microseconds\":")));
 }
 
+/// The debug-info audit in `--stats json`: the source lines each step covers, those it lost
+/// against the step before, instructions without a line, and local variables described.
+#[test]
+fn stats_json_audits_debug_info() {
+    let example =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/examples/lighting.gVS.frag.spv");
+    let out = shaderstep(&[
+        "run",
+        example.to_str().unwrap(),
+        "--preset",
+        "O",
+        "--stats",
+        "json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let field = |line: &str, name: &str| -> usize {
+        let key = format!("\"{name}\":");
+        let at = line
+            .find(&key)
+            .unwrap_or_else(|| panic!("no {name} in {line}"))
+            + key.len();
+        line[at..]
+            .chars()
+            .take_while(|c| c.is_ascii_digit())
+            .collect::<String>()
+            .parse()
+            .unwrap()
+    };
+    let lines: Vec<&str> = text.lines().filter(|l| l.starts_with('{')).collect();
+    let covered: Vec<usize> = lines.iter().map(|l| field(l, "lines_covered")).collect();
+    let lost: Vec<usize> = lines.iter().map(|l| field(l, "lines_lost")).collect();
+    // The -gVS build covers its lines, the optimizer keeps nearly all of them, and what each
+    // step lost adds up to what the run lost (no step gains a line it never had).
+    assert!(covered[0] >= 40, "{covered:?}");
+    assert!(
+        *covered.last().unwrap() * 10 >= covered[0] * 9,
+        "{covered:?}"
+    );
+    assert_eq!(lost[0], 0);
+    assert!(lost.iter().sum::<usize>() >= covered[0] - covered.last().unwrap());
+    let variables = field(lines[0], "variables");
+    assert!(variables > 0 && field(lines[0], "variables_described") == variables);
+    // Without debug info there is nothing to cover.
+    let dir = temp_dir("audit");
+    let plain = dir.join("s.spvasm");
+    std::fs::write(&plain, SMALL_ASM).unwrap();
+    let out = shaderstep(&["run", plain.to_str().unwrap(), "--stats", "json"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text
+        .lines()
+        .all(|l| field(l, "lines_covered") == 0 && field(l, "variables") == 0));
+}
+
 #[test]
 fn emits_every_format_to_files() {
     let dir = temp_dir("emit");

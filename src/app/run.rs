@@ -37,10 +37,21 @@ fn json_escape(s: &str) -> String {
 }
 
 pub fn stats_json(input: &Path, run: &Run) -> Vec<String> {
+    // The debug-info audit: lines each step covers, and those the step before covered that
+    // it no longer does.
+    let coverage: Vec<crate::ir::debug::Coverage> = run
+        .steps
+        .iter()
+        .map(|s| crate::ir::debug::coverage(&s.module))
+        .collect();
     run.steps
         .iter()
         .enumerate()
         .map(|(i, s)| {
+            let cov = &coverage[i];
+            let lost = i
+                .checked_sub(1)
+                .map_or(0, |p| coverage[p].lines.difference(&cov.lines).count());
             let diags: Vec<String> = s
                 .diagnostics
                 .iter()
@@ -55,7 +66,7 @@ pub fn stats_json(input: &Path, run: &Run) -> Vec<String> {
             let preview: Vec<String> = s.preview.iter().map(|n| format!("\"{n}\"")).collect();
             let c = crate::ir::ops::counts(&s.module);
             format!(
-                "{{\"input\":\"{}\",\"step\":{i},\"pass\":\"{}\",\"changed\":{},\"instructions\":{},\"microseconds\":{},\"resolution_microseconds\":{},\"bitcasts\":{},\"pointer_values\":{},\"qptr_ops\":{},\"qptr_fallbacks\":{},\"preview\":{},\"experimental_ops\":[{}],\"diagnostics\":[{}]}}",
+                "{{\"input\":\"{}\",\"step\":{i},\"pass\":\"{}\",\"changed\":{},\"instructions\":{},\"microseconds\":{},\"resolution_microseconds\":{},\"bitcasts\":{},\"pointer_values\":{},\"qptr_ops\":{},\"qptr_fallbacks\":{},\"lines_covered\":{},\"lines_lost\":{},\"unlocated\":{},\"variables\":{},\"variables_described\":{},\"preview\":{},\"experimental_ops\":[{}],\"diagnostics\":[{}]}}",
                 json_escape(&input.display().to_string()),
                 s.pass,
                 s.changed,
@@ -67,6 +78,11 @@ pub fn stats_json(input: &Path, run: &Run) -> Vec<String> {
                 c.pointer_values,
                 c.qptr_ops,
                 c.qptr_fallbacks,
+                cov.lines.len(),
+                lost,
+                cov.unlocated,
+                cov.variables,
+                cov.described,
                 !s.preview.is_empty(),
                 preview.join(","),
                 diags.join(",")

@@ -417,6 +417,64 @@ pub fn inline_stack(
     out
 }
 
+/// What debug info a module still carries: the source lines its functions' instructions come
+/// from (file name and line), how many instructions have none, and its local variables with
+/// how many a `DebugDeclare` or `DebugValue` still describes.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Coverage {
+    pub lines: std::collections::BTreeSet<(String, u32)>,
+    pub unlocated: usize,
+    pub variables: usize,
+    pub described: usize,
+}
+
+/// The debug info `m` carries (see [`Coverage`]). Phis, variables and debug records are not
+/// counted as instructions that need a line, as spirv-opt does not give them one.
+pub fn coverage(m: &Module) -> Coverage {
+    let sets = DebugSets::of(m);
+    let mut out = Coverage::default();
+    let names: std::collections::HashMap<Id, String> = m
+        .debug
+        .iter()
+        .filter(|i| i.op == Op::String)
+        .filter_map(|i| match (i.result, i.lits().first()) {
+            (Some(r), Some(Operand::LiteralString(s))) => Some((r, s.clone())),
+            _ => None,
+        })
+        .collect();
+    let mut described = std::collections::HashSet::new();
+    for f in m.functions() {
+        for (_, i) in f.layout() {
+            let inst = f.inst(i);
+            if sets.is_debug_use(inst) {
+                described.extend(inst.arg(ARG_VARIABLE));
+            }
+            if matches!(inst.op, Op::Phi | Op::Variable) || sets.op(inst).is_some() {
+                continue;
+            }
+            match source_line(m, &sets, f.location(inst.loc)) {
+                Some((file, line)) => {
+                    let name = names
+                        .get(&file)
+                        .cloned()
+                        .unwrap_or_else(|| format!("%{file}"));
+                    out.lines.insert((name, line));
+                }
+                None => out.unlocated += 1,
+            }
+        }
+    }
+    let variables: Vec<Id> = m
+        .globals()
+        .iter()
+        .filter(|g| sets.is(g, LOCAL_VARIABLE))
+        .filter_map(|g| g.result)
+        .collect();
+    out.variables = variables.len();
+    out.described = variables.iter().filter(|v| described.contains(v)).count();
+    out
+}
+
 /// The source texts `DebugSource` records embed (`NonSemantic.Shader.DebugInfo.100`): the
 /// `OpString` id of the file and the text, with its `DebugSourceContinued` parts appended.
 pub fn source_texts(m: &Module) -> Vec<(Id, String)> {
