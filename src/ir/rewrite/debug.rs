@@ -49,10 +49,21 @@ pub fn is_debug_only(inst: &Inst, sets: &DebugSets) -> bool {
         || sets.is(inst, debug::FUNCTION_DEFINITION)
 }
 
-/// Removes from `f` the `DebugDeclare`s and `DebugValue`s that describe an id of `gone`.
-fn drop_debug_uses_of(f: &mut Function, sets: &DebugSets, gone: &FxHashSet<Id>) {
+/// Removes from `f` the `DebugDeclare`s (and unless `declares_only`, the `DebugValue`s) that
+/// describe an id of `gone`.
+fn drop_debug_uses_of(
+    f: &mut Function,
+    sets: &DebugSets,
+    gone: &FxHashSet<Id>,
+    declares_only: bool,
+) {
     f.retain_all(|i| {
-        !(sets.is_debug_use(i)
+        let kind = if declares_only {
+            sets.is(i, debug::DECLARE)
+        } else {
+            sets.is_debug_use(i)
+        };
+        !(kind
             && i.arg(debug::ARG_DESCRIBED)
                 .is_some_and(|d| gone.contains(&d)))
     });
@@ -61,12 +72,23 @@ fn drop_debug_uses_of(f: &mut Function, sets: &DebugSets, gone: &FxHashSet<Id>) 
 /// Removes, in every function of `m`, the `DebugDeclare`s and `DebugValue`s that describe an
 /// id of `gone`.
 pub fn drop_debug_uses_in_module(m: &mut Module, gone: &FxHashSet<Id>) {
+    drop_debug_uses_where(m, gone, false);
+}
+
+/// `drop_debug_uses_in_module` for values replaced by others: a `DebugValue` stays, to
+/// describe the replacement once uses are rewritten; a `DebugDeclare` goes, as a replacement
+/// need not be a variable.
+pub fn drop_debug_declares_in_module(m: &mut Module, gone: &FxHashSet<Id>) {
+    drop_debug_uses_where(m, gone, true);
+}
+
+fn drop_debug_uses_where(m: &mut Module, gone: &FxHashSet<Id>, declares_only: bool) {
     let sets = DebugSets::of(m);
     if sets.is_empty() || gone.is_empty() {
         return;
     }
     for k in 0..m.functions().len() {
-        drop_debug_uses_of(m.function_at_mut(k), &sets, gone);
+        drop_debug_uses_of(m.function_at_mut(k), &sets, gone, declares_only);
     }
 }
 

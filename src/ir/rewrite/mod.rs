@@ -163,7 +163,7 @@ impl Replacer {
         }
         let gone: FxHashSet<Id> = self.map.keys().copied().collect();
         self.carry_decorations(m);
-        forget(m, &gone);
+        forget_replaced(m, &gone);
         for section in [
             &mut m.preamble,
             &mut m.entry_points,
@@ -270,6 +270,16 @@ pub fn decorated_ids(m: &Module) -> FxHashSet<Id> {
 /// loses them from its target lists; the `DebugDeclare`s and `DebugValue`s describing them go
 /// from the module's functions (call it once every function is back in the module).
 pub fn forget(m: &mut Module, gone: &FxHashSet<Id>) {
+    forget_with(m, gone, false);
+}
+
+/// `forget` for values replaced by others (`Replacer::apply`): their `DebugValue`s stay, to
+/// follow the replacement.
+fn forget_replaced(m: &mut Module, gone: &FxHashSet<Id>) {
+    forget_with(m, gone, true);
+}
+
+fn forget_with(m: &mut Module, gone: &FxHashSet<Id>, replaced: bool) {
     if gone.is_empty() {
         return;
     }
@@ -300,8 +310,12 @@ pub fn forget(m: &mut Module, gone: &FxHashSet<Id>) {
     }
     drop_unapplied_groups(m);
     m.attributes.retain(|id, _| !gone.contains(id));
-    drop_debug_uses_in_module(m, gone);
-    unname_in_records(m, gone);
+    if replaced {
+        debug::drop_debug_declares_in_module(m, gone);
+    } else {
+        drop_debug_uses_in_module(m, gone);
+        unname_in_records(m, gone);
+    }
 }
 
 /// Decoration groups applied to nothing leave the module with their decorations, and so do
