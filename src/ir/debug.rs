@@ -272,33 +272,30 @@ pub fn debug_line(m: &Module, sets: &DebugSets, inst: &Inst) -> Option<(Id, u32)
     if sets.op(inst)? != (Flavor::Shader, LINE) {
         return None;
     }
-    let source = m.global(inst.arg(1)?)?;
+    line_of_source(m, sets, inst.arg(1)?, inst.arg(2)?)
+}
+
+/// The `OpString` id of a `DebugSource`'s file and the value of a line constant.
+fn line_of_source(m: &Module, sets: &DebugSets, source: Id, line: Id) -> Option<(Id, u32)> {
+    let source = m.global(source)?;
     if !sets.is(source, SOURCE) {
         return None;
     }
-    let file = source.arg(1)?;
-    let line = m.global(inst.arg(2)?)?;
+    let line = m.global(line)?;
     if line.op != Op::Constant {
         return None;
     }
-    Some((file, line.lit_u32(0)?))
+    Some((source.arg(1)?, line.lit_u32(0)?))
 }
 
 /// The source line a location says: its `DebugLine`'s (see [`debug_line`]; line 0, glslang's
 /// at the head of a function, says none), else its `OpLine`'s: the file's `OpString` id and the
 /// line.
 pub fn source_line(m: &Module, sets: &DebugSets, loc: &Location) -> Option<(Id, u32)> {
-    let from_debug = loc.debug_line.and_then(|d| {
-        let source = m.global(d.source)?;
-        if !sets.is(source, SOURCE) {
-            return None;
-        }
-        let line = m.global(d.lines[0])?;
-        if line.op != Op::Constant {
-            return None;
-        }
-        Some((source.arg(1)?, line.lit_u32(0)?)).filter(|&(_, l)| l != 0)
-    });
+    let from_debug = loc
+        .debug_line
+        .and_then(|d| line_of_source(m, sets, d.source, d.lines[0]))
+        .filter(|&(_, l)| l != 0);
     from_debug.or_else(|| loc.line.map(|l| (l.file, l.line)))
 }
 
@@ -313,15 +310,15 @@ fn string_text(m: &Module, id: Id) -> Option<String> {
         })
 }
 
-/// The name of the function a scope is in: a `DebugFunction`'s, or that of the function a
+/// The `DebugFunction` a scope is in: the scope itself, or the function a
 /// `DebugLexicalBlock` is nested in.
-pub fn scope_function_name(m: &Module, sets: &DebugSets, mut scope: Id) -> Option<String> {
-    // Nesting no real source has (or a cycle in a broken module): no name.
+fn scope_function<'m>(m: &'m Module, sets: &DebugSets, mut scope: Id) -> Option<&'m Inst> {
+    // Nesting no real source has (or a cycle in a broken module): none.
     for _ in 0..64 {
         let record = m.global(scope)?;
         let (flavor, n) = sets.op(record)?;
         match n {
-            FUNCTION => return string_text(m, record.arg(1)?),
+            FUNCTION => return Some(record),
             // The parent: after source, line and column (literals in OpenCL.DebugInfo.100).
             LEXICAL_BLOCK => {
                 scope = record.arg(if flavor == Flavor::Shader { 4 } else { 2 })?;
@@ -330,6 +327,17 @@ pub fn scope_function_name(m: &Module, sets: &DebugSets, mut scope: Id) -> Optio
         }
     }
     None
+}
+
+/// The name of the function a scope is in.
+pub fn scope_function_name(m: &Module, sets: &DebugSets, scope: Id) -> Option<String> {
+    string_text(m, scope_function(m, sets, scope)?.arg(1)?)
+}
+
+/// The `OpString` id of the source file of the function a scope is in.
+fn scope_file(m: &Module, sets: &DebugSets, scope: Id) -> Option<Id> {
+    let source = m.global(scope_function(m, sets, scope)?.arg(3)?)?;
+    sets.is(source, SOURCE).then(|| source.arg(1)).flatten()
 }
 
 /// Where code inlined at a `DebugInlinedAt` was called from: the caller's scope, the line of
@@ -357,25 +365,6 @@ pub struct InlineFrame {
     /// The line the next function out called this one from (`None` for the outermost, and
     /// for the innermost, whose line is the instruction's).
     pub line: Option<u32>,
-}
-
-/// The `OpString` id of the file of the function a scope is in.
-fn scope_file(m: &Module, sets: &DebugSets, mut scope: Id) -> Option<Id> {
-    for _ in 0..64 {
-        let record = m.global(scope)?;
-        let (flavor, n) = sets.op(record)?;
-        match n {
-            FUNCTION => {
-                let source = m.global(record.arg(3)?)?;
-                return sets.is(source, SOURCE).then(|| source.arg(1)).flatten();
-            }
-            LEXICAL_BLOCK => {
-                scope = record.arg(if flavor == Flavor::Shader { 4 } else { 2 })?;
-            }
-            _ => return None,
-        }
-    }
-    None
 }
 
 /// The inline stack of code in `scope` inlined at `inlined_at` (`None`: not inlined): each

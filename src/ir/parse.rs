@@ -5,7 +5,6 @@ use std::fmt;
 
 use std::collections::HashMap;
 
-use super::debug::DebugSets;
 use super::loc::{DebugLine, Location, Scope, SourceLine};
 use super::module::{Attribute, Module};
 use super::spirv::asm::{self, AsmError};
@@ -146,18 +145,10 @@ struct LocationDefaults {
 
 impl LocationDefaults {
     fn of(m: &Module) -> Self {
-        let sets = DebugSets::of(m);
+        let printed = super::print::LocationText::of(m);
         LocationDefaults {
-            set: m
-                .preamble
-                .iter()
-                .filter_map(|i| i.result)
-                .find(|&r| sets.flavor(r).is_some()),
-            void: m
-                .globals()
-                .iter()
-                .find(|g| g.op == spirv::Op::TypeVoid)
-                .and_then(|g| g.result),
+            set: printed.set,
+            void: printed.void,
             constants: super::print::int_constants(m),
         }
     }

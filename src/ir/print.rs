@@ -190,8 +190,9 @@ fn print_function(
 /// so (`set %set type %ty`).
 pub struct LocationText {
     pub sets: DebugSets,
-    set: Option<Id>,
-    void: Option<Id>,
+    /// The set and result type a part that does not say them has.
+    pub set: Option<Id>,
+    pub void: Option<Id>,
     /// Each 32-bit integer constant that is the first of its value, with the value.
     values: std::collections::HashMap<Id, u32>,
 }

@@ -750,9 +750,7 @@ impl<'m> Verifier<'m> {
                     self.phi(f, &cfg, &dominates, &def_at, bi, i);
                     continue;
                 }
-                if !matches!(i.op, Op::Line | Op::NoLine) {
-                    seen_non_phi = true;
-                }
+                seen_non_phi = true;
                 if cfg.reachable(bi) {
                     for u in i.id_operands() {
                         if let Some(&(db, dk)) = def_at.get(&u) {

@@ -16,37 +16,11 @@ use crate::ir::inst::{Id, Inst};
 use crate::ir::loc::{Loc, Location};
 use crate::ir::module::Module;
 
-/// The families of location markers: a marker sets what is in force for its family only.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Marker {
-    /// `OpLine`/`OpNoLine`.
-    Line,
-    /// `DebugLine`/`DebugNoLine`.
-    DebugLine,
-    /// `DebugScope`/`DebugNoScope`.
-    Scope,
-}
-
-/// The family of a location marker, if `inst` is one.
-pub fn marker(inst: &Inst, sets: &DebugSets) -> Option<Marker> {
-    match inst.op {
-        Op::Line | Op::NoLine => Some(Marker::Line),
-        Op::ExtInst => match sets.op(inst)?.1 {
-            debug::LINE | debug::NO_LINE => Some(Marker::DebugLine),
-            debug::SCOPE | debug::NO_SCOPE => Some(Marker::Scope),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// Debug info in a function body that describes code without being code: location markers,
-/// `DebugDeclare`/`DebugValue`, the function's `DebugFunctionDefinition`. Passes that weigh or
-/// move code do not count it.
+/// Debug info in a function body that describes code without being code: `DebugDeclare`/
+/// `DebugValue` and the function's `DebugFunctionDefinition` (locations are no instructions,
+/// see `ir::loc`). Passes that weigh or move code do not count it.
 pub fn is_debug_only(inst: &Inst, sets: &DebugSets) -> bool {
-    marker(inst, sets).is_some()
-        || sets.is_debug_use(inst)
-        || sets.is(inst, debug::FUNCTION_DEFINITION)
+    sets.is_debug_use(inst) || sets.is(inst, debug::FUNCTION_DEFINITION)
 }
 
 /// Removes from `f` the `DebugDeclare`s (and unless `declares_only`, the `DebugValue`s) that
@@ -336,11 +310,7 @@ impl Described {
         // After the entry block's variables and the records that open the function's scope.
         let at = f
             .block_insts(0)
-            .take_while(|i| {
-                i.op == Op::Variable
-                    || marker(i, sets).is_some()
-                    || sets.is(i, debug::FUNCTION_DEFINITION)
-            })
+            .take_while(|i| i.op == Op::Variable || sets.is(i, debug::FUNCTION_DEFINITION))
             .count();
         let mut added = 0;
         for (var, record, ty) in self.0 {

@@ -61,14 +61,14 @@ impl Edits {
         }
     }
 
-    /// Inserts `inst` at the top of `f`'s entry block, after its variables (and debug lines).
+    /// Inserts `inst` at the top of `f`'s entry block, after its variables.
     pub fn after_variables(&mut self, f: &Function, inst: Inst) {
-        let first = f.block(0).insts.iter().copied().find(|&i| {
-            !matches!(
-                f.inst(i).op,
-                spirv::Op::Variable | spirv::Op::Line | spirv::Op::NoLine
-            )
-        });
+        let first = f
+            .block(0)
+            .insts
+            .iter()
+            .copied()
+            .find(|&i| f.inst(i).op != spirv::Op::Variable);
         match first {
             Some(i) => self.insert_before(i, inst),
             None => self.append(0, inst),

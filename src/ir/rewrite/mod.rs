@@ -28,8 +28,8 @@ pub use blocks::{
 pub use clone::{clone_body, ClonedBlock};
 pub use cursor::{out_of_ids, Builder};
 pub use debug::{
-    drop_debug_uses_in_module, is_debug_only, marker, prune_unreachable_in, relocate,
-    settle_declares, undefine_debug_uses, unname_in_records, Described, InlineSite, Marker,
+    drop_debug_uses_in_module, is_debug_only, prune_unreachable_in, relocate, settle_declares,
+    undefine_debug_uses, unname_in_records, Described, InlineSite,
 };
 pub use edits::Edits;
 pub use join::{join_blocks, JoinState};

@@ -66,7 +66,7 @@ pub fn repair_ssa(m: &mut Module, f: &mut Function) -> Result<usize, String> {
     let n = broken.len();
     let entry_vars = f
         .block_insts(0)
-        .take_while(|i| matches!(i.op, Op::Variable | Op::Line | Op::NoLine))
+        .take_while(|i| i.op == Op::Variable)
         .count();
     for (def, uses) in broken {
         let d = f.inst(def).clone();

@@ -136,10 +136,7 @@ pub fn local_redundant_load(m: &mut Module) -> bool {
                                 || a.contains(Attrs::READS_MEMORY)
                                 || a.contains(Attrs::WAVE)
                                 || a.contains(Attrs::DEBUG_INFO)
-                                || matches!(
-                                    inst.op,
-                                    Op::Line | Op::NoLine | Op::Phi | Op::Variable | Op::Nop
-                                ));
+                                || matches!(inst.op, Op::Phi | Op::Variable | Op::Nop));
                         if writes {
                             known.clear();
                         }

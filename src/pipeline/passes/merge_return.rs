@@ -260,7 +260,7 @@ pub fn merge_returns(m: &mut Module, f: &mut Function) -> Result<bool, String> {
         .insts
         .iter()
         .copied()
-        .take_while(|&i| matches!(f.inst(i).op, Op::Variable | Op::Line | Op::NoLine))
+        .take_while(|&i| f.inst(i).op == Op::Variable)
         .collect();
     let moved: Vec<Inst> = vars.iter().map(|&i| f.inst(i).clone()).collect();
     f.block_insts_mut(0).drain(..vars.len());

@@ -141,7 +141,7 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
         let f = m.function_at_mut(*fi);
         let at = f
             .block_insts(0)
-            .take_while(|i| matches!(i.op, Op::Variable | Op::Line | Op::NoLine))
+            .take_while(|i| i.op == Op::Variable)
             .count();
         f.insert_inst(0, at, var);
     }
