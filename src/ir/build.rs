@@ -257,6 +257,52 @@ impl Module {
     }
 }
 
+impl Module {
+    /// Declares `cap` in the preamble (after the other capabilities) unless it is there.
+    pub fn require_capability(&mut self, cap: spirv::Capability) {
+        let has = self.preamble.iter().any(|i| {
+            i.op == Op::Capability
+                && matches!(i.lits().first(), Some(Operand::Capability(c)) if *c == cap)
+        });
+        if !has {
+            let at = self
+                .preamble
+                .iter()
+                .take_while(|i| i.op == Op::Capability)
+                .count();
+            self.preamble.insert(
+                at,
+                Inst::new(Op::Capability, None, None, vec![Operand::Capability(cap)]),
+            );
+        }
+    }
+
+    /// Declares extension `name` in the preamble (after the capabilities and extensions)
+    /// unless it is there.
+    pub fn require_extension(&mut self, name: &str) {
+        let has = self.preamble.iter().any(|i| {
+            i.op == Op::Extension
+                && matches!(i.lits().first(), Some(Operand::LiteralString(s)) if s == name)
+        });
+        if !has {
+            let at = self
+                .preamble
+                .iter()
+                .take_while(|i| matches!(i.op, Op::Capability | Op::Extension))
+                .count();
+            self.preamble.insert(
+                at,
+                Inst::new(
+                    Op::Extension,
+                    None,
+                    None,
+                    vec![Operand::LiteralString(name.into())],
+                ),
+            );
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -34,6 +34,11 @@ impl Edits {
         self.before.entry(at).or_default().push(inst);
     }
 
+    /// Inserts `insts` before `at`, in order (what a collecting `Builder` made).
+    pub fn insert_all_before(&mut self, at: InstId, insts: Vec<Inst>) {
+        self.before.entry(at).or_default().extend(insts);
+    }
+
     /// Inserts `inst` after `at` (after what was inserted after it already).
     pub fn insert_after(&mut self, at: InstId, inst: Inst) {
         self.after.entry(at).or_default().push(inst);

@@ -26,7 +26,7 @@ pub use blocks::{
     redirect_phis, remove_phi_incoming, split_block,
 };
 pub use clone::{clone_body, ClonedBlock};
-pub use cursor::{out_of_ids, Builder};
+pub use cursor::{out_of_ids, rewrite_inst, Builder};
 pub use debug::{
     drop_debug_uses_in_module, is_debug_only, prune_unreachable_in, relocate, settle_declares,
     undefine_debug_uses, unname_in_records, Described, InlineSite,

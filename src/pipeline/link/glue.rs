@@ -23,11 +23,10 @@
 use std::collections::{HashMap, HashSet};
 
 use rspirv::dr::Operand;
-use spirv::{BuiltIn, Decoration, ExecutionModel, FunctionControl, Op, StorageClass};
+use spirv::{BuiltIn, Decoration, ExecutionModel, Op, StorageClass};
 
 use super::stages::{interface, Slot};
 use super::state::{Encoding, NumericClass, PipelineState, Rate, SpecValue};
-use crate::ir::func::Function;
 use crate::ir::ops::fold::{rule, Value};
 use crate::ir::rewrite::{out_of_ids, Builder};
 use crate::ir::{Id, Inst, Module};
@@ -57,12 +56,7 @@ fn entry_of(m: &Module, model: ExecutionModel) -> Option<(Id, usize)> {
 }
 
 fn decorate(m: &mut Module, id: Id, d: Decoration, extra: Vec<Operand>) {
-    let mut ops = vec![Operand::IdRef(id), Operand::Decoration(d)];
-    ops.extend(extra);
-    let inst = Inst::new(Op::Decorate, None, None, ops);
-    if !m.annotations().contains(&inst) {
-        m.annotations_mut().push(inst);
-    }
+    Builder::detached(m).decorate_once(id, d, extra);
 }
 
 fn name(m: &mut Module, id: Id, text: &str) {
@@ -186,35 +180,14 @@ fn place(
         Placement::Glue => {
             let code = code_for(m)?;
             let void = m.void_type().ok_or_else(out_of_ids)?;
-            let fn_ty = m
-                .intern(Inst::new(
-                    Op::TypeFunction,
-                    None,
-                    None,
-                    vec![Operand::IdRef(void)],
-                ))
-                .ok_or_else(out_of_ids)?;
-            let id = m.fresh_id().ok_or_else(out_of_ids)?;
-            let label = m.fresh_id().ok_or_else(out_of_ids)?;
+            let mut b = Builder::detached(m);
+            let mut f = b.function(void, &[])?;
+            let label = b.fresh()?;
+            b.ret(None);
+            let ret = b.take_terminator();
+            let id = f.id();
             name(m, id, glue_name);
-            let mut f = Function::new(
-                Inst::new(
-                    Op::Function,
-                    Some(void),
-                    Some(id),
-                    vec![
-                        Operand::FunctionControl(FunctionControl::NONE),
-                        Operand::IdRef(fn_ty),
-                    ],
-                ),
-                vec![],
-            );
-            f.push_block(
-                label,
-                code,
-                None,
-                Inst::with_args(Op::Return, None, None, vec![]),
-            );
+            f.push_block(label, code, None, ret);
             m.push_function(f);
             Some((void, id))
         }
@@ -223,13 +196,9 @@ fn place(
         let code = match call {
             None => code_for(m)?,
             Some((void, f)) => {
-                let r = m.fresh_id().ok_or_else(out_of_ids)?;
-                vec![Inst::new(
-                    Op::FunctionCall,
-                    Some(void),
-                    Some(r),
-                    vec![Operand::IdRef(f)],
-                )]
+                let mut b = Builder::detached(m);
+                b.ids(Op::FunctionCall, void, &[f])?;
+                b.take()
             }
         };
         let f = m.function_at_mut(fi);
@@ -507,13 +476,11 @@ fn builtin_input(m: &mut Module, ep: usize, builtin: BuiltIn) -> Result<Id, Stri
             let mut e = Builder::detached(m);
             let i32_t = e.i32_t()?;
             let ptr = e.ptr(StorageClass::Input, i32_t)?;
-            let v = m.fresh_id().ok_or_else(out_of_ids)?;
-            m.push_global(Inst::new(
+            let v = e.global(
                 Op::Variable,
-                Some(ptr),
-                Some(v),
+                ptr,
                 vec![Operand::StorageClass(StorageClass::Input)],
-            ));
+            )?;
             decorate(m, v, Decoration::BuiltIn, vec![Operand::BuiltIn(builtin)]);
             name(
                 m,
@@ -553,22 +520,7 @@ fn vertex_buffer(m: &mut Module, ep: usize, set: u32, binding: u32) -> Result<Id
         return Ok(v);
     }
     if m.header.version < (1, 3) {
-        let ext = Inst::new(
-            Op::Extension,
-            None,
-            None,
-            vec![Operand::LiteralString(
-                "SPV_KHR_storage_buffer_storage_class".into(),
-            )],
-        );
-        if !m.preamble.contains(&ext) {
-            let at = m
-                .preamble
-                .iter()
-                .rposition(|i| matches!(i.op, Op::Capability | Op::Extension))
-                .map_or(0, |p| p + 1);
-            m.preamble.insert(at, ext);
-        }
+        m.require_extension("SPV_KHR_storage_buffer_storage_class");
     }
     let mut e = Builder::detached(m);
     let u32_t = e.u32_t()?;
@@ -580,43 +532,18 @@ fn vertex_buffer(m: &mut Module, ep: usize, set: u32, binding: u32) -> Result<Id
         vec![Operand::LiteralBit32(4)],
     );
     // Structs are nominal: a fresh one, so its decorations are ours alone.
-    let block = m.fresh_id().ok_or_else(out_of_ids)?;
-    m.push_global(Inst::new(
-        Op::TypeStruct,
-        None,
-        Some(block),
-        vec![Operand::IdRef(words)],
-    ));
-    decorate(m, block, Decoration::Block, vec![]);
-    m.annotations_mut().push(Inst::new(
-        Op::MemberDecorate,
-        None,
-        None,
-        vec![
-            Operand::IdRef(block),
-            Operand::LiteralBit32(0),
-            Operand::Decoration(Decoration::Offset),
-            Operand::LiteralBit32(0),
-        ],
-    ));
-    m.annotations_mut().push(Inst::new(
-        Op::MemberDecorate,
-        None,
-        None,
-        vec![
-            Operand::IdRef(block),
-            Operand::LiteralBit32(0),
-            Operand::Decoration(Decoration::NonWritable),
-        ],
-    ));
-    let ptr = Builder::detached(m).ptr(StorageClass::StorageBuffer, block)?;
-    let v = m.fresh_id().ok_or_else(out_of_ids)?;
-    m.push_global(Inst::new(
+    let mut e = Builder::detached(m);
+    let block = e.fresh()?;
+    e.global_as(Op::TypeStruct, None, block, vec![Operand::IdRef(words)]);
+    e.decorate_once(block, Decoration::Block, vec![]);
+    e.member_decorate(block, 0, Decoration::Offset, vec![Operand::LiteralBit32(0)]);
+    e.member_decorate(block, 0, Decoration::NonWritable, vec![]);
+    let ptr = e.ptr(StorageClass::StorageBuffer, block)?;
+    let v = e.global(
         Op::Variable,
-        Some(ptr),
-        Some(v),
+        ptr,
         vec![Operand::StorageClass(StorageClass::StorageBuffer)],
-    ));
+    )?;
     decorate(
         m,
         v,
@@ -928,13 +855,11 @@ pub fn color_export(
         let u32_t = e.u32_t()?;
         let ty = e.vec(u32_t, format.words())?;
         let ptr = e.ptr(StorageClass::Output, ty)?;
-        let v = m.fresh_id().ok_or_else(out_of_ids)?;
-        m.push_global(Inst::new(
+        let v = e.global(
             Op::Variable,
-            Some(ptr),
-            Some(v),
+            ptr,
             vec![Operand::StorageClass(StorageClass::Output)],
-        ));
+        )?;
         decorate(m, v, Decoration::Location, vec![Operand::LiteralBit32(loc)]);
         name(m, v, &format!("color_export_{loc}"));
         add_to_interface(m, ep, v);

@@ -22,8 +22,8 @@ use spirv::{BuiltIn, Decoration, ExecutionModel, Op, StorageClass};
 
 use crate::ir::fxhash::FxHashSet;
 use crate::ir::names::Names;
-use crate::ir::rewrite::{forget, remove_insts, Replacer};
-use crate::ir::{Id, Inst, Module, Opd};
+use crate::ir::rewrite::{forget, remove_insts, Builder, Replacer};
+use crate::ir::{Id, Module, Opd};
 use crate::pipeline::pass::{Diagnostic, Severity};
 
 /// Which stage is compiled first, and so which way knowledge flows at link time.
@@ -695,12 +695,7 @@ fn copy_constant(from: &Module, c: Id, to: &mut Module, ty: Id) -> Option<Id> {
             for &part in &def.args {
                 parts.push(copy_constant(from, part, to, elem_ty)?);
             }
-            to.intern(Inst::with_args(
-                Op::ConstantComposite,
-                Some(ty),
-                None,
-                parts,
-            ))
+            Builder::detached(to).composite(ty, &parts).ok()
         }
         _ => None,
     }

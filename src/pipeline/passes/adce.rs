@@ -38,9 +38,10 @@ use crate::ir::debug::{self, DebugSets};
 use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::ops::ExtSets;
+use crate::ir::rewrite::Builder;
 use crate::ir::rewrite::{forget, is_debug_only, prune_unreachable_in, undefine_debug_uses};
 use crate::ir::types::pointer_type;
-use crate::ir::{Id, Inst, InstId, Module};
+use crate::ir::{Id, InstId, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
 
 pub struct Adce;
@@ -365,7 +366,7 @@ fn sweep(
         if !branch_live && (dead_loop || matches!(t.op, Op::BranchConditional | Op::Switch)) {
             if let Some(merge) = f.block(b).merge.as_ref().map(|m| m.merge_block()) {
                 f.set_merge(b, None);
-                f.set_terminator(b, Inst::with_args(Op::Branch, None, None, vec![merge]));
+                Builder::at_end(m, f, b).branch(merge);
                 changed = true;
             }
         }

@@ -21,7 +21,7 @@ use rspirv::dr::Operand;
 use spirv::Op;
 
 use crate::ir::ops;
-use crate::ir::rewrite::{forget, Edits};
+use crate::ir::rewrite::{forget, Builder, Edits};
 use crate::ir::typing::{Labels, Made, Need, Numeric, TypeInfo};
 use crate::ir::{Id, Inst, InstId, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
@@ -690,13 +690,13 @@ fn typed_constant_at(
     }
     let (def, n) = a.bits_constants.get(&c)?.clone();
     let ty = m.numeric_type(label, n.width, n.count)?;
-    let inst = match def.op {
+    let id = match def.op {
         Op::ConstantComposite => {
             let mut parts = Vec::with_capacity(def.args.len());
             for &o in &def.args {
                 parts.push(typed_constant_at(m, a, o, label, made, depth + 1)?);
             }
-            Inst::with_args(Op::ConstantComposite, Some(ty), None, parts)
+            Builder::detached(m).composite(ty, &parts).ok()?
         }
         // A narrow signed literal is sign-extended to the word.
         Op::Constant if label == Labels::S && n.width < 32 => {
@@ -707,22 +707,17 @@ fn typed_constant_at(
                 }
                 _ => return None,
             };
-            Inst::new(
-                Op::Constant,
-                Some(ty),
-                None,
-                vec![Operand::LiteralBit32(word)],
-            )
+            Builder::detached(m)
+                .constant(ty, Operand::LiteralBit32(word))
+                .ok()?
         }
-        op => {
+        // The same constant, of the typed type.
+        _ => {
             let mut i = def.clone();
-            i.op = op;
             i.ty = Some(ty);
-            i.result = None;
-            i
+            m.intern(i)?
         }
     };
-    let id = m.intern(inst)?;
     made.insert((c, label.0), id);
     Some(id)
 }
@@ -826,12 +821,11 @@ pub fn assign_types(m: &mut Module) -> Result<Outcome, String> {
                 cast_of.insert(e.0, ty);
                 continue;
             }
-            let id = m.fresh_id().ok_or_else(out_of_ids)?;
-            inserts.push((
-                v.def,
-                v.id,
-                Inst::new(Op::Bitcast, Some(ty), Some(id), vec![Operand::IdRef(v.id)]),
-            ));
+            let mut cast = Builder::detached(m);
+            let id = cast.ids(Op::Bitcast, ty, &[v.id])?;
+            for inst in cast.take() {
+                inserts.push((v.def, v.id, inst));
+            }
             cast_of.insert(e.0, id);
         }
         for (slot, need) in needs {
@@ -847,12 +841,12 @@ pub fn assign_types(m: &mut Module) -> Result<Outcome, String> {
                 match global_casts.get(&key) {
                     Some(&id) => id,
                     None => {
-                        let id = m.fresh_id().ok_or_else(out_of_ids)?;
+                        let mut cast = Builder::detached(m);
+                        let id = cast.ids(Op::Bitcast, ty, &[v.id])?;
                         global_casts.insert(key, id);
-                        global_inserts.push((
-                            slot.0,
-                            Inst::new(Op::Bitcast, Some(ty), Some(id), vec![Operand::IdRef(v.id)]),
-                        ));
+                        for inst in cast.take() {
+                            global_inserts.push((slot.0, inst));
+                        }
                         id
                     }
                 }
@@ -911,15 +905,14 @@ pub fn assign_types(m: &mut Module) -> Result<Outcome, String> {
     // Function types follow their parameters and results.
     for fi in 0..m.functions().len() {
         let f = &m.functions()[fi];
-        let mut operands = vec![f.def.ty.unwrap_or(0)];
-        operands.extend(f.params.iter().map(|p| p.ty.unwrap_or(0)));
+        let ret = f.def.ty.unwrap_or(0);
+        let params: Vec<Id> = f.params.iter().map(|p| p.ty.unwrap_or(0)).collect();
         let current = f.def.args.last().copied();
-        let same = current
-            .and_then(|c| m.global(c))
-            .is_some_and(|g| g.args == operands);
+        let same = current.and_then(|c| m.global(c)).is_some_and(|g| {
+            g.args.first() == Some(&ret) && g.args.get(1..) == Some(params.as_slice())
+        });
         if !same {
-            let wanted = Inst::with_args(Op::TypeFunction, None, None, operands);
-            let ty = m.intern(wanted).ok_or_else(out_of_ids)?;
+            let ty = Builder::detached(m).fn_type(ret, &params)?;
             if let Some(last) = m.function_at_mut(fi).def.args.last_mut() {
                 *last = ty;
             }
@@ -967,13 +960,15 @@ fn relabel_type_at(
             if e == *old {
                 ty
             } else {
-                let id = m.fresh_id()?;
-                m.push_global(Inst::with_args(
+                // (`global`: arrays are not interned.)
+                let mut array = Builder::detached(m);
+                let id = array.fresh().ok()?;
+                array.global_as(
                     Op::TypeArray,
                     None,
-                    Some(id),
-                    vec![e, *len],
-                ));
+                    id,
+                    vec![Operand::IdRef(e), Operand::IdRef(*len)],
+                );
                 id
             }
         }

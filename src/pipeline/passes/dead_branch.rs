@@ -17,15 +17,15 @@
 //! Unreachable blocks are then removed (merge blocks and continue targets that headers still
 //! name become stubs); `block-merge` joins what is left in a line.
 
-use rspirv::dr::Operand;
 use spirv::Op;
 
 use crate::ir::analysis::ConstructKind;
 use crate::ir::consts::{switch_target, Consts};
 use crate::ir::func::Function;
 use crate::ir::fxhash::FxHashSet;
+use crate::ir::rewrite::Builder;
 use crate::ir::rewrite::{fold_branch, forget, prune_unreachable_in};
-use crate::ir::{Id, Inst, Merge, Module};
+use crate::ir::{Id, Merge, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
 
 pub struct DeadBranch;
@@ -65,7 +65,7 @@ fn nested_break(f: &Function, b: usize, merge: Id) -> bool {
         .any(|&x| s.innermost[x] != Some(c) && f.successors(x).contains(&merge))
 }
 
-fn simplify_function(f: &mut Function, consts: &Consts) -> bool {
+fn simplify_function(m: &mut Module, f: &mut Function, consts: &Consts) -> bool {
     let mut changed = false;
     for b in 0..f.blocks().len() {
         let Some(live) = live_target(f, consts, b) else {
@@ -100,15 +100,7 @@ fn simplify_function(f: &mut Function, consts: &Consts) -> bool {
                         .filter(|&t| t != live)
                         .collect();
                     let from = f.block(b).label;
-                    f.set_terminator(
-                        b,
-                        Inst::new(
-                            Op::Switch,
-                            None,
-                            None,
-                            vec![Operand::IdRef(selector), Operand::IdRef(live)],
-                        ),
-                    );
+                    Builder::at_end(m, f, b).terminate(Op::Switch, &[selector, live]);
                     for t in dead {
                         if let Some(tb) = f.block_index(t) {
                             crate::ir::rewrite::remove_phi_incoming(f, tb, from);
@@ -136,7 +128,7 @@ pub fn dead_branch(m: &mut Module) -> bool {
     let mut gone: FxHashSet<Id> = FxHashSet::default();
     let mut changed = false;
     m.edit_functions(|m, f| {
-        if simplify_function(f, &consts) {
+        if simplify_function(m, f, &consts) {
             changed = true;
             gone.extend(prune_unreachable_in(m, f));
         }

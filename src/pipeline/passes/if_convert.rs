@@ -14,6 +14,7 @@ use crate::ir::debug::{self, DebugSets};
 use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::ops::{self, Attrs, ExtSets};
+use crate::ir::rewrite::Builder;
 use crate::ir::rewrite::{forget, is_debug_only, prune_unreachable_in};
 use crate::ir::{Id, Inst, InstId, Merge, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
@@ -174,31 +175,13 @@ fn convert_function(m: &mut Module, f: &mut Function, sets: &ExtSets) -> bool {
                 Some(n) => match splats.iter().find(|(w, _)| *w == n) {
                     Some(&(_, id)) => id,
                     None => {
-                        let (Some(bool_ty), Some(id)) = (
-                            m.intern(Inst::with_args(Op::TypeBool, None, None, vec![]))
-                                .and_then(|b| {
-                                    m.intern(Inst::new(
-                                        Op::TypeVector,
-                                        None,
-                                        None,
-                                        vec![
-                                            rspirv::dr::Operand::IdRef(b),
-                                            rspirv::dr::Operand::LiteralBit32(n),
-                                        ],
-                                    ))
-                                }),
-                            m.fresh_id(),
-                        ) else {
+                        let mut splat = Builder::at_end(m, f, h);
+                        let made = splat.bool_t().and_then(|b| splat.vec(b, n)).and_then(|t| {
+                            splat.ids(Op::CompositeConstruct, t, &vec![cond; n as usize])
+                        });
+                        let Ok(id) = made else {
                             continue;
                         };
-                        let splat = Inst::with_args(
-                            Op::CompositeConstruct,
-                            Some(bool_ty),
-                            Some(id),
-                            vec![cond; n as usize],
-                        );
-                        let at = f.block(h).insts.len();
-                        f.insert_inst(h, at, splat);
                         splats.push((n, id));
                         id
                     }
@@ -216,15 +199,22 @@ fn convert_function(m: &mut Module, f: &mut Function, sets: &ExtSets) -> bool {
             };
             // The select chooses where the branch did: without a line of its own (a phi
             // seldom has one), it is at the branch's.
-            let mut select = Inst::with_args(Op::Select, phi.ty, phi.result, vec![cond, vt, vf]);
-            if f.location(phi.loc).line.is_none() && f.location(phi.loc).debug_line.is_none() {
-                select.loc = f.terminator(h).loc;
+            let unlocated =
+                f.location(phi.loc).line.is_none() && f.location(phi.loc).debug_line.is_none();
+            let loc = if unlocated {
+                f.terminator(h).loc
+            } else {
+                phi.loc
+            };
+            let mut select = Builder::detached_at(m, loc);
+            select.ids_as(Op::Select, phi.ty, phi.result, &[cond, vt, vf]);
+            if let Some(select) = select.take_last() {
+                f.replace_inst(p, select);
             }
-            f.replace_inst(p, select);
         }
         // Straight to the merge block; the arms are left with nothing that leads to them.
         f.set_merge(h, None);
-        f.set_terminator(h, Inst::with_args(Op::Branch, None, None, vec![merge]));
+        Builder::at_end(m, f, h).branch(merge);
         let _ = mb;
         changed = true;
     }

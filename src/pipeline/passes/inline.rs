@@ -24,6 +24,7 @@ use crate::ir::debug::DebugSets;
 use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::names::Names;
+use crate::ir::rewrite::Builder;
 use crate::ir::rewrite::{
     clone_body, out_of_ids, relocate, settle_declares, split_block, Decorations, InlineSite,
     Replacer,
@@ -227,16 +228,13 @@ fn inline_call(
     for cb in &mut blocks {
         match cb.terminator.op {
             // The branch back is where the return was.
-            Op::ReturnValue => {
-                returned = cb.terminator.arg(0);
-                let loc = cb.terminator.loc;
-                cb.terminator = Inst::with_args(Op::Branch, None, None, vec![after]);
-                cb.terminator.loc = loc;
-            }
-            Op::Return => {
-                let loc = cb.terminator.loc;
-                cb.terminator = Inst::with_args(Op::Branch, None, None, vec![after]);
-                cb.terminator.loc = loc;
+            Op::ReturnValue | Op::Return => {
+                if cb.terminator.op == Op::ReturnValue {
+                    returned = cb.terminator.arg(0);
+                }
+                let mut back = Builder::detached_at(m, cb.terminator.loc);
+                back.branch(after);
+                cb.terminator = back.take_terminator();
             }
             _ => {}
         }
@@ -267,9 +265,9 @@ fn inline_call(
                 continue;
             }
             if let (Some(var), Some(&init)) = (v.result, v.args.first()) {
-                let mut store = Inst::with_args(Op::Store, None, None, vec![var, init]);
-                store.loc = v.loc;
-                stores.push(store);
+                let mut store = Builder::detached_at(m, v.loc);
+                store.store(var, init);
+                stores.extend(store.take());
                 v.args.clear();
             }
             vars.push(v);
@@ -287,9 +285,9 @@ fn inline_call(
     f.blocks_mut().splice(a..a, new);
     // The branch into the copy is where the call was.
     if let Some(entry) = entry_label {
-        let mut branch = Inst::with_args(Op::Branch, None, None, vec![entry]);
-        branch.loc = f.locs.intern(call_loc);
-        f.set_terminator(b, branch);
+        let mut branch = Builder::detached_at(m, f.locs.intern(call_loc));
+        branch.branch(entry);
+        f.set_terminator(b, branch.take_terminator());
     }
     let at = f
         .block_insts(0)

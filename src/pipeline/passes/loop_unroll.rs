@@ -25,6 +25,7 @@ use crate::ir::analysis::ConstructKind;
 use crate::ir::consts::{Const, Consts, Eval};
 use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
+use crate::ir::rewrite::Builder;
 use crate::ir::rewrite::{forget, Decorations};
 use crate::ir::{Id, Inst, Merge, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Severity};
@@ -328,7 +329,9 @@ fn unroll(
                 } else {
                     rename(plan.body)
                 };
-                (None, Inst::with_args(Op::Branch, None, None, vec![to]))
+                let mut on = Builder::detached_at(m, f.terminator(b).loc);
+                on.branch(to);
+                (None, on.take_terminator())
             } else {
                 let mut t = copy(f.terminator(b));
                 if b == plan.latch {

@@ -22,9 +22,10 @@ use spirv::Op;
 use crate::ir::debug::{self, DebugSets};
 use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
+use crate::ir::rewrite::Builder;
 use crate::ir::rewrite::{forget, out_of_ids, Replacer};
 use crate::ir::types::is_volatile;
-use crate::ir::{Id, Inst, InstId, Module};
+use crate::ir::{Id, InstId, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
 
 pub struct Mem2Reg;
@@ -340,11 +341,7 @@ fn promote(m: &mut Module, f: &mut Function, replace: &mut Replacer) -> Result<b
                     args.extend([u, pl]);
                 }
             }
-            f.insert_inst(
-                b,
-                slot,
-                Inst::with_args(Op::Phi, Some(vars[k].ty), Some(r), args),
-            );
+            Builder::at(m, f, b, slot).ids_as(Op::Phi, Some(vars[k].ty), Some(r), &args);
             if let Some(name) = &vars[k].name {
                 names.push((r, name.clone()));
             }
@@ -363,15 +360,7 @@ fn promote(m: &mut Module, f: &mut Function, replace: &mut Replacer) -> Result<b
     }
     forget(m, &var_ids);
     for r in relaxed_phis {
-        m.annotations_mut().push(Inst::new(
-            Op::Decorate,
-            None,
-            None,
-            vec![
-                rspirv::dr::Operand::IdRef(r),
-                rspirv::dr::Operand::Decoration(spirv::Decoration::RelaxedPrecision),
-            ],
-        ));
+        Builder::detached(m).decorate(r, spirv::Decoration::RelaxedPrecision, vec![]);
     }
     for (r, name) in names {
         m.set_name(r, name);

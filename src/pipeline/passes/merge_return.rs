@@ -21,7 +21,7 @@ use spirv::{Op, StorageClass};
 use crate::ir::analysis::ConstructKind;
 use crate::ir::func::{Function, Merge};
 use crate::ir::fxhash::FxHashMap;
-use crate::ir::rewrite::{out_of_ids, repair_ssa, split_block};
+use crate::ir::rewrite::{out_of_ids, repair_ssa, split_block, Builder};
 use crate::ir::{Id, Inst, Module};
 use crate::pipeline::pass::{Changed, Diagnostic, Pass, PassCx, PassError, Severity};
 
@@ -118,86 +118,68 @@ pub fn merge_returns(m: &mut Module, f: &mut Function) -> Result<bool, String> {
     // Declarations.
     let fresh = |m: &mut Module| m.fresh_id().ok_or_else(out_of_ids);
     let (new_entry, header, cont, exit) = (fresh(m)?, fresh(m)?, fresh(m)?, fresh(m)?);
-    let bool_t = m
-        .intern(Inst::with_args(Op::TypeBool, None, None, vec![]))
-        .ok_or_else(out_of_ids)?;
-    let ptr = |m: &mut Module, t: Id| {
-        m.pointer_to(StorageClass::Function, t)
-            .ok_or_else(out_of_ids)
-    };
-    let var = |m: &mut Module, ty: Id, init: Option<Id>| -> Result<(Id, Inst), String> {
-        let id = m.fresh_id().ok_or_else(out_of_ids)?;
-        let mut ops = vec![Operand::StorageClass(StorageClass::Function)];
-        ops.extend(init.map(Operand::IdRef));
-        Ok((id, Inst::new(Op::Variable, Some(ty), Some(id), ops)))
-    };
-    let mut entry_insts: Vec<Inst> = Vec::new();
+    // The new return stands for the old ones: it takes the location of the last of them.
+    let return_loc = returns
+        .last()
+        .map(|&(b, _)| f.terminator(b).loc)
+        .unwrap_or_default();
+    let mut entry = Builder::detached(m);
+    let bool_t = entry.bool_t()?;
     let (flag, retval) = if in_loops {
-        let false_c = m
-            .intern(Inst::with_args(
-                Op::ConstantFalse,
-                Some(bool_t),
-                None,
-                vec![],
-            ))
-            .ok_or_else(out_of_ids)?;
-        let pb = ptr(m, bool_t)?;
-        let (flag, fi) = var(m, pb, Some(false_c))?;
-        entry_insts.push(fi);
+        let false_c = entry.cbool(false)?;
+        let pb = entry.ptr(StorageClass::Function, bool_t)?;
+        let flag = entry.variable(pb, Some(false_c))?;
         let retval = if void {
             None
         } else {
-            let pr = ptr(m, ret_ty)?;
-            let (rv, ri) = var(m, pr, None)?;
-            entry_insts.push(ri);
-            Some(rv)
+            let pr = entry.ptr(StorageClass::Function, ret_ty)?;
+            Some(entry.variable(pr, None)?)
         };
         (Some(flag), retval)
     } else {
         (None, None)
     };
     let true_c = if in_loops {
-        Some(
-            m.intern(Inst::with_args(
-                Op::ConstantTrue,
-                Some(bool_t),
-                None,
-                vec![],
-            ))
-            .ok_or_else(out_of_ids)?,
-        )
+        Some(entry.cbool(true)?)
     } else {
         None
     };
+    let mut entry_insts = entry.take();
 
-    // Returns become breaks.
+    // Returns become breaks, with the return's location.
     let mut phi_entries: Vec<Id> = Vec::new();
     let mut new_preds: FxHashMap<Id, Vec<Id>> = FxHashMap::default();
     for &(b, lp) in &returns {
         let t = f.terminator(b).clone();
         let value = (t.op == Op::ReturnValue).then(|| t.arg(0)).flatten();
+        let mut glue = Builder::detached_at(m, t.loc);
         match (lp, retval) {
             (None, None) => {
                 if let Some(v) = value {
                     phi_entries.extend([v, labels[b]]);
                 }
-                f.set_terminator(b, Inst::with_args(Op::Branch, None, None, vec![exit]));
+                glue.branch(exit);
             }
             (lp, rv) => {
                 if let (Some(rv), Some(v)) = (rv, value) {
-                    f.append_inst(b, Inst::with_args(Op::Store, None, None, vec![rv, v]));
+                    glue.store(rv, v);
                 }
                 if let (Some(flag), Some(t)) = (flag, true_c) {
-                    f.append_inst(b, Inst::with_args(Op::Store, None, None, vec![flag, t]));
+                    glue.store(flag, t);
                 }
                 let target = match lp {
                     Some(l) => labels[structure.constructs[l].merge.expect("checked")],
                     None => exit,
                 };
-                f.set_terminator(b, Inst::with_args(Op::Branch, None, None, vec![target]));
+                glue.branch(target);
                 new_preds.entry(target).or_default().push(labels[b]);
             }
         }
+        for inst in glue.take() {
+            f.append_inst(b, inst);
+        }
+        let branch = glue.take_terminator();
+        f.set_terminator(b, branch);
     }
 
     // Flag checks at the merge blocks of loops a return leaves. Splitting moves blocks, so
@@ -212,25 +194,9 @@ pub fn merge_returns(m: &mut Module, f: &mut Function) -> Result<bool, String> {
         let phis = f.block_insts(b).take_while(|i| i.op == Op::Phi).count();
         let rest = fresh(m)?;
         split_block(f, b, phis, rest).ok_or("a loop's merge block is a loop header")?;
-        let loaded = fresh(m)?;
-        f.append_inst(
-            b,
-            Inst::with_args(
-                Op::Load,
-                Some(bool_t),
-                Some(loaded),
-                vec![flag.expect("in loops")],
-            ),
-        );
-        f.set_terminator(
-            b,
-            Inst::with_args(
-                Op::BranchConditional,
-                None,
-                None,
-                vec![loaded, target, rest],
-            ),
-        );
+        let mut check = Builder::at_end(m, f, b);
+        let loaded = check.load(bool_t, flag.expect("in loops"))?;
+        check.branch_cond(loaded, target, rest);
         new_preds.entry(target).or_default().push(label);
     }
     // Blocks that gained a predecessor: their phis take an undefined value from it.
@@ -253,8 +219,10 @@ pub fn merge_returns(m: &mut Module, f: &mut Function) -> Result<bool, String> {
     }
 
     // The wrapper: a new entry with the variables, the loop header, its continue target and
-    // the return block.
+    // the return block. The entry, header and continue target take the old entry's location
+    // (the function's scope); the return block the returns'.
     let old_entry = f.block(0).label;
+    let entry_loc = f.inst(f.block(0).terminator).loc;
     let vars: Vec<_> = f
         .block(0)
         .insts
@@ -268,32 +236,26 @@ pub fn merge_returns(m: &mut Module, f: &mut Function) -> Result<bool, String> {
         f.free_inst(i);
     }
     entry_insts.splice(0..0, moved);
-    let mut exit_insts = Vec::new();
-    let exit_term = if void {
-        Inst::with_args(Op::Return, None, None, vec![])
+    let mut ret = Builder::detached_at(m, return_loc);
+    if void {
+        ret.ret(None);
     } else {
-        let rv = fresh(m)?;
+        let rv = ret.fresh()?;
         match retval {
-            Some(var) => {
-                exit_insts.push(Inst::with_args(Op::Load, Some(ret_ty), Some(rv), vec![var]));
-            }
-            None => {
-                exit_insts.push(Inst::with_args(
-                    Op::Phi,
-                    Some(ret_ty),
-                    Some(rv),
-                    phi_entries,
-                ));
-            }
+            Some(var) => ret.ids_as(Op::Load, Some(ret_ty), Some(rv), &[var]),
+            None => ret.ids_as(Op::Phi, Some(ret_ty), Some(rv), &phi_entries),
         }
-        Inst::with_args(Op::ReturnValue, None, None, vec![rv])
-    };
-    let entry_block = f.new_block(
-        new_entry,
-        entry_insts,
-        None,
-        Inst::with_args(Op::Branch, None, None, vec![header]),
-    );
+        ret.ret(Some(rv));
+    }
+    let (exit_insts, exit_term) = (ret.take(), ret.take_terminator());
+    let mut glue = Builder::detached_at(m, entry_loc);
+    glue.branch(header);
+    let entry_term = glue.take_terminator();
+    glue.branch(old_entry);
+    let header_term = glue.take_terminator();
+    glue.branch(header);
+    let cont_term = glue.take_terminator();
+    let entry_block = f.new_block(new_entry, entry_insts, None, entry_term);
     let header_block = f.new_block(
         header,
         vec![],
@@ -302,14 +264,9 @@ pub fn merge_returns(m: &mut Module, f: &mut Function) -> Result<bool, String> {
             continue_target: cont,
             control: vec![Operand::LoopControl(spirv::LoopControl::NONE)],
         }),
-        Inst::with_args(Op::Branch, None, None, vec![old_entry]),
+        header_term,
     );
-    let cont_block = f.new_block(
-        cont,
-        vec![],
-        None,
-        Inst::with_args(Op::Branch, None, None, vec![header]),
-    );
+    let cont_block = f.new_block(cont, vec![], None, cont_term);
     let exit_block = f.new_block(exit, exit_insts, None, exit_term);
     let blocks = f.blocks_mut();
     blocks.insert(0, header_block);

@@ -23,7 +23,7 @@ use crate::ir::module::Attribute;
 use crate::ir::names::Names;
 use crate::ir::ops::{self, ExtSets, OpSet};
 use crate::ir::qptr::{find_path, Defs, Index, Layout, Place};
-use crate::ir::rewrite::{forget, Edits};
+use crate::ir::rewrite::{forget, Builder, Edits};
 use crate::ir::typing::TypeInfo;
 use crate::ir::{Id, Inst, InstId, Module};
 use crate::pipeline::pass::{Changed, Diagnostic, Pass, PassCx, PassError, Preserves, Severity};
@@ -327,12 +327,9 @@ pub fn plan_function(m: &Module, fi: usize) -> Result<Plan, String> {
 fn apply(m: &mut Module, fi: usize, plan: Plan) -> Option<()> {
     let int = m.numeric_type(crate::ir::typing::Labels::S, 32, 1)?;
     let constant = |m: &mut Module, ty: Id, v: u32| {
-        m.intern(Inst::new(
-            Op::Constant,
-            Some(ty),
-            None,
-            vec![Operand::LiteralBit32(v)],
-        ))
+        Builder::detached(m)
+            .constant(ty, Operand::LiteralBit32(v))
+            .ok()
     };
     let value_types: HashMap<Id, Id> = {
         let mut t = HashMap::new();
@@ -352,7 +349,7 @@ fn apply(m: &mut Module, fi: usize, plan: Plan) -> Option<()> {
             chain_ids.push(c.root);
             continue;
         }
-        let mut operands = vec![Operand::IdRef(c.root)];
+        let mut operands = vec![c.root];
         let mut pre = Vec::new();
         for step in &c.path {
             let id = match *step {
@@ -361,17 +358,13 @@ fn apply(m: &mut Module, fi: usize, plan: Plan) -> Option<()> {
                 Index::Dyn(i, extra) => {
                     let ty = *value_types.get(&i)?;
                     let k = constant(m, ty, extra).or_else(|| constant(m, int, extra))?;
-                    let id = m.fresh_id()?;
-                    pre.push(Inst::new(
-                        Op::IAdd,
-                        Some(ty),
-                        Some(id),
-                        vec![Operand::IdRef(i), Operand::IdRef(k)],
-                    ));
+                    let mut add = Builder::detached(m);
+                    let id = add.ids(Op::IAdd, ty, &[i, k]).ok()?;
+                    pre.extend(add.take());
                     id
                 }
             };
-            operands.push(Operand::IdRef(id));
+            operands.push(id);
         }
         let ptr = m.pointer_to(c.class, c.pointee)?;
         // The first chain for a qptr takes its id, so names and decorations stay.
@@ -380,7 +373,9 @@ fn apply(m: &mut Module, fi: usize, plan: Plan) -> Option<()> {
         } else {
             m.fresh_id()?
         };
-        pre.push(Inst::new(Op::AccessChain, Some(ptr), Some(id), operands));
+        let mut chain = Builder::detached(m);
+        chain.ids_as(Op::AccessChain, Some(ptr), Some(id), &operands);
+        pre.extend(chain.take());
         inserts.entry(c.at).or_default().extend(pre);
         chain_ids.push(id);
     }
@@ -390,7 +385,7 @@ fn apply(m: &mut Module, fi: usize, plan: Plan) -> Option<()> {
     }
     let mut replace: HashMap<InstId, Vec<Inst>> = HashMap::new();
     for (iid, d, s) in &plan.copies {
-        let i = f.inst(*iid);
+        let i = m.functions()[fi].inst(*iid);
         let ids: Vec<Id> = i.id_operands().skip(1).collect();
         let dst = if *d == usize::MAX {
             ids[0]
@@ -402,29 +397,18 @@ fn apply(m: &mut Module, fi: usize, plan: Plan) -> Option<()> {
         } else {
             chain_ids[*s]
         };
-        replace.insert(
-            *iid,
-            vec![Inst::new(
-                Op::CopyMemory,
-                None,
-                None,
-                vec![Operand::IdRef(dst), Operand::IdRef(src)],
-            )],
-        );
+        let mut copy = Builder::detached(m);
+        copy.ids_as(Op::CopyMemory, None, None, &[dst, src]);
+        replace.insert(*iid, copy.take());
     }
     for &iid in &plan.handles {
-        let i = f.inst(iid).clone();
+        let i = m.functions()[fi].inst(iid).clone();
         let ids: Vec<Id> = i.id_operands().skip(1).collect();
-        replace.insert(
-            iid,
-            vec![Inst::new(
-                Op::AccessChain,
-                i.ty,
-                i.result,
-                ids.into_iter().map(Operand::IdRef).collect(),
-            )],
-        );
+        let mut chain = Builder::detached(m);
+        chain.ids_as(Op::AccessChain, i.ty, i.result, &ids);
+        replace.insert(iid, chain.take());
     }
+    let f = m.function_at_mut(fi);
     for &iid in &plan.removed {
         replace.insert(iid, Vec::new());
     }
@@ -437,28 +421,24 @@ fn apply(m: &mut Module, fi: usize, plan: Plan) -> Option<()> {
     }
     let phis: Vec<_> = plan.phis.clone();
     for (iid, member, i, is_load) in cast_ids {
-        let tmp = m.fresh_id()?;
+        let mut cast = Builder::detached(m);
+        let tmp = cast.fresh().ok()?;
         let insts = if is_load {
             let mut load = i.clone();
             load.ty = Some(member);
             load.result = Some(tmp);
-            vec![
-                load,
-                Inst::new(Op::Bitcast, i.ty, i.result, vec![Operand::IdRef(tmp)]),
-            ]
+            cast.ids_as(Op::Bitcast, i.ty, i.result, &[tmp]);
+            let mut insts = vec![load];
+            insts.extend(cast.take());
+            insts
         } else {
             let v = i.id_at(1)?;
             let mut store = i.clone();
             store.args[1] = tmp;
-            vec![
-                Inst::new(
-                    Op::Bitcast,
-                    Some(member),
-                    Some(tmp),
-                    vec![Operand::IdRef(v)],
-                ),
-                store,
-            ]
+            cast.ids_as(Op::Bitcast, Some(member), Some(tmp), &[v]);
+            let mut insts = cast.take();
+            insts.push(store);
+            insts
         };
         replace.insert(iid, insts);
     }

@@ -28,7 +28,7 @@ use crate::ir::module::Attribute;
 use crate::ir::names::Names;
 use crate::ir::ops;
 use crate::ir::qptr::{Layout, Place};
-use crate::ir::rewrite::Edits;
+use crate::ir::rewrite::{Builder, Edits};
 use crate::ir::{Function, Id, Inst, InstId, Module};
 use crate::pipeline::pass::{Changed, Diagnostic, Pass, PassCx, PassError, Preserves, Severity};
 
@@ -352,22 +352,20 @@ fn lower_function(
         if let Some(&t) = qptr_types.get(&c) {
             return Some(t);
         }
-        let t = m.intern(Inst::new(
-            Op::TypeUntypedPointerKHR,
-            None,
-            None,
-            vec![Operand::StorageClass(c)],
-        ))?;
+        let t = Builder::detached(m)
+            .intern(
+                Op::TypeUntypedPointerKHR,
+                None,
+                vec![Operand::StorageClass(c)],
+            )
+            .ok()?;
         qptr_types.insert(c, t);
         Some(t)
     };
     let constant = |m: &mut Module, v: u64| {
-        m.intern(Inst::new(
-            Op::Constant,
-            Some(uint),
-            None,
-            vec![Operand::LiteralBit32(v as u32)],
-        ))
+        Builder::detached(m)
+            .constant(uint, Operand::LiteralBit32(v as u32))
+            .ok()
     };
     let dialect = |name: &str| ops::dialect_by_name(name).map(|o| o.number).unwrap_or(0);
     let mut changed = !plans.is_empty();
@@ -384,17 +382,8 @@ fn lower_function(
                 m.fresh_id().ok_or_else(out_of_ids)?
             };
             let qptr = qptr_type(m, plan.class).ok_or_else(out_of_ids)?;
-            let inst = match step {
-                Step::Data => Inst::new(
-                    Op::ExtInst,
-                    Some(qptr),
-                    Some(id),
-                    vec![
-                        Operand::IdRef(set),
-                        Operand::LiteralExtInstInteger(dialect("qptr.buffer_data")),
-                        Operand::IdRef(cur),
-                    ],
-                ),
+            let (ty, op, args) = match step {
+                Step::Data => (qptr, "qptr.buffer_data", vec![cur]),
                 Step::Handle { index, ty } => {
                     let ty = if *ty != 0 {
                         *ty
@@ -413,49 +402,20 @@ fn lower_function(
                             .ok_or("a descriptor array without an element type")?;
                         m.pointer_to(class, elem).ok_or_else(out_of_ids)?
                     };
-                    Inst::new(
-                        Op::ExtInst,
-                        Some(ty),
-                        Some(id),
-                        vec![
-                            Operand::IdRef(set),
-                            Operand::LiteralExtInstInteger(dialect("qptr.handle_array_index")),
-                            Operand::IdRef(cur),
-                            Operand::IdRef(*index),
-                        ],
-                    )
+                    (ty, "qptr.handle_array_index", vec![cur, *index])
                 }
                 Step::Offset(o) => {
                     let c = constant(m, *o as u64).ok_or_else(out_of_ids)?;
-                    Inst::new(
-                        Op::ExtInst,
-                        Some(qptr),
-                        Some(id),
-                        vec![
-                            Operand::IdRef(set),
-                            Operand::LiteralExtInstInteger(dialect("qptr.offset")),
-                            Operand::IdRef(cur),
-                            Operand::IdRef(c),
-                        ],
-                    )
+                    (qptr, "qptr.offset", vec![cur, c])
                 }
                 Step::Dyn { index, stride } => {
                     let s = constant(m, *stride).ok_or_else(out_of_ids)?;
-                    Inst::new(
-                        Op::ExtInst,
-                        Some(qptr),
-                        Some(id),
-                        vec![
-                            Operand::IdRef(set),
-                            Operand::LiteralExtInstInteger(dialect("qptr.dyn_offset")),
-                            Operand::IdRef(cur),
-                            Operand::IdRef(*index),
-                            Operand::IdRef(s),
-                        ],
-                    )
+                    (qptr, "qptr.dyn_offset", vec![cur, *index, s])
                 }
             };
-            insts.push(inst);
+            let mut b = Builder::detached(m);
+            b.ext_as(ty, id, set, dialect(op), &args);
+            insts.extend(b.take());
             cur = id;
         }
         replacement.insert(plan.at, insts);
@@ -504,19 +464,10 @@ fn lower_function(
                 let q = match var_qptr.get(&id) {
                     Some(&q) => q,
                     None => {
-                        let q = m.fresh_id().ok_or_else(out_of_ids)?;
                         let zero = constant(m, 0).ok_or_else(out_of_ids)?;
-                        entry_insts.push(Inst::new(
-                            Op::ExtInst,
-                            Some(qptr),
-                            Some(q),
-                            vec![
-                                Operand::IdRef(set),
-                                Operand::LiteralExtInstInteger(dialect("qptr.offset")),
-                                Operand::IdRef(id),
-                                Operand::IdRef(zero),
-                            ],
-                        ));
+                        let mut b = Builder::detached(m);
+                        let q = b.ext(qptr, set, dialect("qptr.offset"), &[id, zero])?;
+                        entry_insts.extend(b.take());
                         var_qptr.insert(id, q);
                         q
                     }
@@ -543,30 +494,19 @@ fn lower_function(
                     .size(Place::of(pointee))
                     .ok_or("a copy of a type without a size")?;
                 let n = constant(m, size).ok_or_else(out_of_ids)?;
-                let id = m.fresh_id().ok_or_else(out_of_ids)?;
-                vec![Inst::new(
-                    Op::ExtInst,
-                    Some(void),
-                    Some(id),
-                    vec![
-                        Operand::IdRef(set),
-                        Operand::LiteralExtInstInteger(dialect("qptr.copy")),
-                        Operand::IdRef(dst),
-                        Operand::IdRef(src),
-                        Operand::IdRef(n),
-                    ],
-                )]
+                let mut b = Builder::detached(m);
+                b.ext(void, set, dialect("qptr.copy"), &[dst, src, n])?;
+                b.take()
             } else {
-                let v = m.fresh_id().ok_or_else(out_of_ids)?;
                 let access: Vec<Operand> = i.to_operands()[2..].to_vec();
                 let mut load_ops = vec![Operand::IdRef(src)];
                 load_ops.extend(access.iter().cloned());
+                let mut b = Builder::detached(m);
+                let v = b.op(Op::Load, pointee, load_ops)?;
                 let mut store_ops = vec![Operand::IdRef(dst), Operand::IdRef(v)];
                 store_ops.extend(access);
-                vec![
-                    Inst::new(Op::Load, Some(pointee), Some(v), load_ops),
-                    Inst::new(Op::Store, None, None, store_ops),
-                ]
+                b.void(Op::Store, store_ops);
+                b.take()
             };
             replacement.insert(iid, insts);
             changed = true;
@@ -642,49 +582,20 @@ pub(crate) fn struct_out_params(m: &mut Module, fi: usize, locals_only: bool) ->
     }
     // From the last, so that insertions leave the positions before them as they were.
     for &(b, pos, set, n, x, p, r, t, written) in sites.iter().rev() {
-        let pair = m.intern(Inst::new(
-            Op::TypeStruct,
-            None,
-            None,
-            vec![Operand::IdRef(t), Operand::IdRef(written)],
-        ))?;
-        let (both, second) = (m.fresh_id()?, m.fresh_id()?);
-        let f = m.function_at_mut(fi);
-        let at = f.blocks()[b].insts[pos];
+        let at = m.functions()[fi].blocks()[b].insts[pos];
         // Replaced, not edited in place: the function's map of values to instructions follows.
-        f.replace_inst(
-            at,
-            Inst::new(
-                Op::ExtInst,
-                Some(pair),
-                Some(both),
-                vec![
-                    Operand::IdRef(set),
-                    Operand::LiteralExtInstInteger(n + 1),
-                    Operand::IdRef(x),
-                ],
-            ),
-        );
-        let extract = |ty, id, k| {
-            Inst::new(
-                Op::CompositeExtract,
-                Some(ty),
-                Some(id),
-                vec![Operand::IdRef(both), Operand::LiteralBit32(k)],
-            )
-        };
-        f.insert_inst(b, pos + 1, extract(written, second, 1));
-        f.insert_inst(
-            b,
-            pos + 2,
-            Inst::new(
-                Op::Store,
-                None,
-                None,
-                vec![Operand::IdRef(p), Operand::IdRef(second)],
-            ),
-        );
-        f.insert_inst(b, pos + 3, extract(t, r, 0));
+        let mut code = Builder::detached(m);
+        let pair = code.intern_ids(Op::TypeStruct, None, &[t, written]).ok()?;
+        let both = code.ext(pair, set, n + 1, &[x]).ok()?;
+        let second = code.extract(written, both, &[1]).ok()?;
+        code.store(p, second);
+        code.extract_as(t, r, both, &[0]);
+        let mut code = code.take();
+        let f = m.function_at_mut(fi);
+        f.replace_inst(at, code.remove(0));
+        for (k, inst) in code.into_iter().enumerate() {
+            f.insert_inst(b, pos + 1 + k, inst);
+        }
     }
     Some(!sites.is_empty())
 }
@@ -745,50 +656,8 @@ pub fn qptr_lower(m: &mut Module, experimental: bool) -> Result<Outcome, String>
 
 /// Untyped pointers need their capability and extension while the module has them.
 fn add_untyped_pointer_capability(m: &mut Module) {
-    let has_cap = m.preamble.iter().any(|i| {
-        i.op == Op::Capability
-            && matches!(
-                i.lits().first(),
-                Some(Operand::Capability(spirv::Capability::UntypedPointersKHR))
-            )
-    });
-    if !has_cap {
-        let at = m
-            .preamble
-            .iter()
-            .take_while(|i| i.op == Op::Capability)
-            .count();
-        m.preamble.insert(
-            at,
-            Inst::new(
-                Op::Capability,
-                None,
-                None,
-                vec![Operand::Capability(spirv::Capability::UntypedPointersKHR)],
-            ),
-        );
-    }
-    let ext = "SPV_KHR_untyped_pointers";
-    let has_ext = m.preamble.iter().any(|i| {
-        i.op == Op::Extension
-            && matches!(i.lits().first(), Some(Operand::LiteralString(s)) if s == ext)
-    });
-    if !has_ext {
-        let at = m
-            .preamble
-            .iter()
-            .take_while(|i| matches!(i.op, Op::Capability | Op::Extension))
-            .count();
-        m.preamble.insert(
-            at,
-            Inst::new(
-                Op::Extension,
-                None,
-                None,
-                vec![Operand::LiteralString(ext.into())],
-            ),
-        );
-    }
+    m.require_capability(spirv::Capability::UntypedPointersKHR);
+    m.require_extension("SPV_KHR_untyped_pointers");
 }
 
 impl Pass for QptrLower {

@@ -32,7 +32,7 @@ use crate::ir::consts::{mask, Const, Consts};
 use crate::ir::func::Function;
 use crate::ir::fxhash::FxHashSet;
 use crate::ir::ops::{self, fold::Value, Attrs, Val};
-use crate::ir::rewrite::Replacer;
+use crate::ir::rewrite::{rewrite_inst, Replacer};
 use crate::ir::types::{literal_path, vector_len};
 use crate::ir::{Id, Inst, InstId, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
@@ -381,8 +381,14 @@ impl Matcher<'_> {
 enum Outcome {
     /// Its uses take this value.
     Value(Id),
-    /// It is rewritten in place.
-    Rewrite(Inst),
+    /// It is rewritten in place into this op and these operands (keeping its result, type and
+    /// location).
+    Rewrite(Op, Vec<Operand>),
+}
+
+/// A rewrite whose operands are all ids.
+fn rewrite_ids(op: Op, args: impl IntoIterator<Item = Id>) -> Outcome {
+    Outcome::Rewrite(op, args.into_iter().map(Operand::IdRef).collect())
 }
 
 fn lit_constant(m: &mut Module, consts: &mut Consts, ty: Id, l: &Lit) -> Option<Id> {
@@ -442,12 +448,7 @@ fn apply_rules(
                         Pat::Op(..) => return None,
                     });
                 }
-                return Some(Outcome::Rewrite(Inst::with_args(
-                    *op,
-                    Some(ty),
-                    Some(r),
-                    ids,
-                )));
+                return Some(rewrite_ids(*op, ids));
             }
         }
     }
@@ -456,10 +457,10 @@ fn apply_rules(
 
 /// How many components a vector type has (`None` for other types, and for counts no valid
 /// module has).
-fn extract(ty: Id, r: Id, from: Id, path: &[u32]) -> Inst {
+fn extract(from: Id, path: &[u32]) -> Outcome {
     let mut ops = vec![Operand::IdRef(from)];
     ops.extend(path.iter().map(|&k| Operand::LiteralBit32(k)));
-    Inst::new(Op::CompositeExtract, Some(ty), Some(r), ops)
+    Outcome::Rewrite(Op::CompositeExtract, ops)
 }
 
 /// Where component `k` of a vector value comes from, looking through shuffles: (vector, index).
@@ -506,7 +507,7 @@ fn composite(
     decorated: &FxHashSet<Id>,
     inst: &Inst,
 ) -> Option<Outcome> {
-    let r = inst.result?;
+    inst.result?;
     let ty = inst.ty?;
     let arg = |k: usize| inst.args.get(k).map(|&a| replace.resolve(a));
     match inst.op {
@@ -545,12 +546,7 @@ fn composite(
                         Operand::LiteralBit32(if p { k as u32 } else { n + k as u32 })
                     }))
                     .collect();
-            Some(Outcome::Rewrite(Inst::new(
-                Op::VectorShuffle,
-                Some(ty),
-                Some(r),
-                operands,
-            )))
+            Some(Outcome::Rewrite(Op::VectorShuffle, operands))
         }
         Op::AccessChain | Op::InBoundsAccessChain => {
             let base = arg(0)?;
@@ -577,12 +573,7 @@ fn composite(
                 .chain(&inst.args[1..])
                 .map(|&a| replace.resolve(a))
                 .collect();
-            Some(Outcome::Rewrite(Inst::with_args(
-                op,
-                Some(ty),
-                Some(r),
-                args,
-            )))
+            Some(rewrite_ids(op, args))
         }
         Op::CompositeExtract => {
             let path = literal_path(inst);
@@ -599,12 +590,12 @@ fn composite(
                         return Some(if path.len() == ipath.len() {
                             Outcome::Value(part)
                         } else {
-                            Outcome::Rewrite(extract(ty, r, part, &path[common..]))
+                            extract(part, &path[common..])
                         });
                     }
                     if common < path.len() {
                         // Disjoint: the read is of what the insert left alone.
-                        return Some(Outcome::Rewrite(extract(ty, r, whole, &path)));
+                        return Some(extract(whole, &path));
                     }
                     None
                 }
@@ -641,13 +632,13 @@ fn composite(
                     Some(if rest.is_empty() {
                         Outcome::Value(part.0)
                     } else {
-                        Outcome::Rewrite(extract(ty, r, part.0, &rest))
+                        extract(part.0, &rest)
                     })
                 }
                 Op::VectorShuffle => {
                     let [k] = path.as_slice() else { return None };
                     let (src, idx) = vector_source(m, f, replace, c, *k);
-                    (src != c).then(|| Outcome::Rewrite(extract(ty, r, src, &[idx])))
+                    (src != c).then(|| extract(src, &[idx]))
                 }
                 _ => None,
             }
@@ -717,8 +708,7 @@ fn composite(
             for (v, i) in &sources {
                 ops.push(Operand::LiteralBit32(if *v == x { *i } else { nx + i }));
             }
-            let new = Inst::new(Op::VectorShuffle, Some(ty), Some(r), ops);
-            (new.args != inst.args || new.lits() != inst.lits()).then_some(Outcome::Rewrite(new))
+            (ops != inst.to_operands()).then_some(Outcome::Rewrite(Op::VectorShuffle, ops))
         }
         Op::CompositeInsert => {
             // A chain of single-index inserts that writes every component of a vector.
@@ -741,12 +731,7 @@ fn composite(
                 }
             }
             let ids: Vec<Id> = parts.into_iter().map(|p| p.unwrap_or(0)).collect();
-            Some(Outcome::Rewrite(Inst::with_args(
-                Op::CompositeConstruct,
-                Some(ty),
-                Some(r),
-                ids,
-            )))
+            Some(rewrite_ids(Op::CompositeConstruct, ids))
         }
         _ => None,
     }
@@ -793,8 +778,8 @@ fn simplify_function(
                 Some(Outcome::Value(v)) if v != r => {
                     any |= replace.replace_in(fid, r, v);
                 }
-                Some(Outcome::Rewrite(new)) => {
-                    f.replace_inst(i, new);
+                Some(Outcome::Rewrite(op, operands)) => {
+                    rewrite_inst(f, i, op, inst.ty, operands);
                     any = true;
                 }
                 _ => {}

@@ -22,9 +22,9 @@ use spirv::{Op, StorageClass};
 use crate::ir::debug::{self, DebugSets};
 use crate::ir::func::Function;
 use crate::ir::fxhash::FxHashSet;
-use crate::ir::rewrite::{decorated_ids, forget, out_of_ids, Edits, Replacer};
+use crate::ir::rewrite::{decorated_ids, forget, out_of_ids, Builder, Edits, Replacer};
 use crate::ir::types::{const_int, is_volatile, member_type, members, pointer_type};
-use crate::ir::{Id, Inst, InstId, Module};
+use crate::ir::{Id, InstId, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
 
 pub struct Sroa;
@@ -135,15 +135,10 @@ fn round(
                 continue;
             }
             let copy = f.inst(c).clone();
-            let tmp = m.fresh_id().ok_or_else(out_of_ids)?;
-            edits.insert_before(
-                c,
-                Inst::with_args(Op::Load, Some(ty), Some(tmp), vec![copy.args[1]]),
-            );
-            edits.replace(
-                c,
-                Inst::with_args(Op::Store, None, None, vec![copy.args[0], tmp]),
-            );
+            let mut b = Builder::detached(m);
+            let tmp = b.load(ty, copy.args[1])?;
+            b.store(copy.args[0], tmp);
+            edits.replace_with(c, b.take());
         }
         edits.apply(f);
         return Ok(true);
@@ -227,10 +222,9 @@ fn split(
             Some(d) if d.op == Op::ConstantNull => Some(m.null(mt).ok_or_else(out_of_ids)?),
             _ => None,
         };
-        let id = m.fresh_id().ok_or_else(out_of_ids)?;
-        let mut ops = vec![Operand::StorageClass(StorageClass::Function)];
-        ops.extend(part_init.map(Operand::IdRef));
-        edits.insert_before(var_inst, Inst::new(Op::Variable, Some(ptr), Some(id), ops));
+        let mut b = Builder::detached(m);
+        let id = b.variable(ptr, part_init)?;
+        edits.insert_all_before(var_inst, b.take());
         if let Some(n) = &name {
             m.set_name(id, format!("{n}.{k}"));
         }
@@ -254,38 +248,22 @@ fn split(
     for &l in &uses.loads {
         let load = f.inst(l);
         let mut pieces = Vec::with_capacity(count as usize);
+        let mut b = Builder::detached(m);
         for (k, &mt) in member_types.iter().enumerate() {
-            let id = m.fresh_id().ok_or_else(out_of_ids)?;
-            edits.insert_before(
-                l,
-                Inst::with_args(Op::Load, Some(mt), Some(id), vec![part(k as u32)?]),
-            );
-            pieces.push(id);
+            pieces.push(b.load(mt, part(k as u32)?)?);
         }
-        edits.replace(
-            l,
-            Inst::with_args(Op::CompositeConstruct, load.ty, load.result, pieces),
-        );
+        b.ids_as(Op::CompositeConstruct, load.ty, load.result, &pieces);
+        edits.replace_with(l, b.take());
     }
     // Whole stores: an extract and a store per member.
     for &s in &uses.stores {
         let value = f.inst(s).args[1];
+        let mut b = Builder::detached(m);
         for (k, &mt) in member_types.iter().enumerate() {
-            let id = m.fresh_id().ok_or_else(out_of_ids)?;
-            edits.insert_before(
-                s,
-                Inst::new(
-                    Op::CompositeExtract,
-                    Some(mt),
-                    Some(id),
-                    vec![Operand::IdRef(value), Operand::LiteralBit32(k as u32)],
-                ),
-            );
-            edits.insert_before(
-                s,
-                Inst::with_args(Op::Store, None, None, vec![part(k as u32)?, id]),
-            );
+            let id = b.extract(mt, value, &[k as u32])?;
+            b.store(part(k as u32)?, id);
         }
+        edits.insert_all_before(s, b.take());
         edits.remove(s);
     }
     // Declares: one per part, its index added to the declare's.
@@ -326,25 +304,18 @@ fn convert_chains(
         let lits: Vec<Operand> = path.iter().map(|&k| Operand::LiteralBit32(k)).collect();
         for u in du.users(chain_result) {
             let inst = f.inst(u);
-            let whole = m.fresh_id().ok_or_else(out_of_ids)?;
-            edits.insert_before(u, Inst::with_args(Op::Load, Some(ty), Some(whole), vec![v]));
+            let mut b = Builder::detached(m);
+            let whole = b.load(ty, v)?;
             if inst.op == Op::Load {
-                let mut ops = vec![Operand::IdRef(whole)];
-                ops.extend(lits.iter().cloned());
-                edits.replace(
-                    u,
-                    Inst::new(Op::CompositeExtract, Some(member_ty), inst.result, ops),
-                );
+                let result = inst.result.ok_or("a load without a result")?;
+                b.extract_as(member_ty, result, whole, path);
             } else {
-                let updated = m.fresh_id().ok_or_else(out_of_ids)?;
                 let mut ops = vec![Operand::IdRef(inst.args[1]), Operand::IdRef(whole)];
                 ops.extend(lits.iter().cloned());
-                edits.insert_before(
-                    u,
-                    Inst::new(Op::CompositeInsert, Some(ty), Some(updated), ops),
-                );
-                edits.replace(u, Inst::with_args(Op::Store, None, None, vec![v, updated]));
+                let updated = b.op(Op::CompositeInsert, ty, ops)?;
+                b.store(v, updated);
             }
+            edits.replace_with(u, b.take());
         }
         edits.remove(*c);
     }

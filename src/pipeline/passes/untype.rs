@@ -17,7 +17,7 @@ use spirv::Op;
 
 use crate::ir::fxhash::FxHashSet;
 use crate::ir::ops;
-use crate::ir::rewrite::{forget, Replacer};
+use crate::ir::rewrite::{forget, Builder, Replacer};
 use crate::ir::typing::{Made, Numeric, TypeInfo};
 use crate::ir::InstId;
 use crate::ir::{Id, Inst, Module};
@@ -199,7 +199,7 @@ impl Cx {
         let old_ty = def.ty?;
         let n = *self.numeric.get(&old_ty)?;
         let ty = self.bits_of(m, old_ty)?;
-        let inst = match def.op {
+        let id = match def.op {
             // Zero is zero whatever its kind: 0 and 0.0 become one constant.
             Op::ConstantNull if n.count == 1 => {
                 let word = if n.width > 32 {
@@ -207,14 +207,14 @@ impl Cx {
                 } else {
                     Operand::LiteralBit32(0)
                 };
-                Inst::new(Op::Constant, Some(ty), None, vec![word])
+                Builder::detached(m).constant(ty, word).ok()?
             }
             Op::ConstantComposite => {
                 let mut parts = Vec::with_capacity(def.args.len());
                 for &o in &def.args {
                     parts.push(self.bits_constant_at(m, o, depth + 1)?);
                 }
-                Inst::with_args(Op::ConstantComposite, Some(ty), None, parts)
+                Builder::detached(m).composite(ty, &parts).ok()?
             }
             // Narrow signed literals are sign-extended to the word; as bits they are just bits.
             Op::Constant if n.width < 32 => {
@@ -222,22 +222,17 @@ impl Cx {
                     Some(Operand::LiteralBit32(w)) => *w & ((1u32 << n.width) - 1),
                     _ => return None,
                 };
-                Inst::new(
-                    Op::Constant,
-                    Some(ty),
-                    None,
-                    vec![Operand::LiteralBit32(word)],
-                )
+                Builder::detached(m)
+                    .constant(ty, Operand::LiteralBit32(word))
+                    .ok()?
             }
-            op => {
+            // The same constant, of the bit-vector type.
+            _ => {
                 let mut i = def.clone();
-                i.op = op;
                 i.ty = Some(ty);
-                i.result = None;
-                i
+                m.intern(i)?
             }
         };
-        let id = m.intern(inst)?;
         self.made.insert(c, id);
         Some(id)
     }
@@ -272,14 +267,10 @@ pub fn untype(m: &mut Module) -> Result<bool, String> {
                 None => p.ty.unwrap_or(0),
             };
             m.function_at_mut(fi).params[pi].ty = Some(new);
-            param_types.push(Operand::IdRef(new));
+            param_types.push(new);
         }
         if sig_changed {
-            let mut operands = vec![Operand::IdRef(new_ret.unwrap_or(0))];
-            operands.extend(param_types);
-            let fn_type = m
-                .intern(Inst::new(Op::TypeFunction, None, None, operands))
-                .ok_or_else(out_of_ids)?;
+            let fn_type = Builder::detached(m).fn_type(new_ret.unwrap_or(0), &param_types)?;
             let def = &mut m.function_at_mut(fi).def;
             def.ty = new_ret;
             if let Some(last) = def.args.last_mut() {
