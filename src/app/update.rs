@@ -340,6 +340,9 @@ fn op_info(s: &mut State) {
         ),
         format!("operands    {}", operands.join(" ")),
     ];
+    if let Some(image) = info.image {
+        lines.push(format!("image       {image}"));
+    }
     if !info.capabilities.is_empty() {
         let caps: Vec<String> = info.capabilities.iter().map(|c| format!("{c:?}")).collect();
         lines.push(format!("needs one of {}", caps.join(", ")));

@@ -3,10 +3,10 @@
 //!
 //! A value's *label* is the kind its type would have: float (`F`), signed integer (`S`) or
 //! unsigned integer (`U`); with a width and a component count it names exactly one SPIR-V type.
-//! The op table's typing signatures (`ops::Typing`) say what most ops make and read; ops typed by
-//! their context — loads and stores (the pointee), composites (the aggregate's members), images
-//! (the sampled type and the coordinate kind of the op), calls and returns (the function's
-//! signature), atomics — are described here one by one. An instruction this module cannot
+//! The op table's typing signatures (`ops::Typing`) say what most ops make and read, and its
+//! image descriptions (`ops::ImageAccess`) what image ops do; other ops typed by their context —
+//! loads and stores (the pointee), composites (the aggregate's members), calls and returns (the
+//! function's signature), atomics — are described here one by one. An instruction this module cannot
 //! describe gets no typing, and passes keep its values typed.
 
 use std::collections::HashMap;
@@ -17,7 +17,9 @@ use spirv::Op;
 use super::func::Function;
 use super::inst::{Id, Inst, Opd};
 use super::module::Module;
-use super::ops::{self, ExtSets, OpSet, Val};
+use super::ops::{
+    self, AfterCoordinate, Coordinate, ExtSets, ImageAccess, ImageResult, OpSet, Val,
+};
 use super::types::dialect_type_width;
 
 /// A set of labels: bit 0 float, bit 1 signed integer, bit 2 unsigned integer.
@@ -348,6 +350,9 @@ impl<'m> TypeInfo<'m> {
             }
             return Some(out);
         }
+        if let Some(image) = info.image {
+            return self.image_typing(inst, image, values, numeric_result, out);
+        }
         self.context_typing(f, inst, values, numeric_result, out)
     }
 
@@ -486,7 +491,6 @@ impl<'m> TypeInfo<'m> {
                 let &(k, _) = values.first()?;
                 out.operands.push((k, Need::Same(f?.id())));
             }
-            op if is_image_op(op) => return self.image_typing(inst, values, numeric_result, out),
             _ => {
                 // A family typed by context whose op is not described here.
                 let info = ops::for_inst(inst, &self.sets)?;
@@ -516,66 +520,43 @@ impl<'m> TypeInfo<'m> {
         Some(out)
     }
 
-    /// Image ops: the result and a written texel have the image's sampled type; coordinates are
-    /// floats when sampling and integers when fetching, reading or writing; image operands
-    /// follow their mask.
+    /// Image ops, as the op table describes them (`ops::ImageAccess`): the result and a
+    /// written texel have the image's sampled type; the coordinate's kind is the op's; image
+    /// operands follow their mask.
     fn image_typing(
         &self,
         inst: &Inst,
+        image: ImageAccess,
         values: &[(usize, Id)],
         numeric_result: bool,
         mut out: InstTyping,
     ) -> Option<InstTyping> {
-        let op = inst.op;
-        let image = values.first()?.1;
-        let sampled = self.sampled_labels(image);
-        let integer_coords = matches!(
-            op,
-            Op::ImageFetch
-                | Op::ImageRead
-                | Op::ImageWrite
-                | Op::ImageTexelPointer
-                | Op::ImageSparseFetch
-                | Op::ImageSparseRead
-        );
+        let sampled = self.sampled_labels(values.first()?.1);
+        let coordinate = match image.coordinate {
+            Coordinate::Float => Labels::F,
+            Coordinate::Int => Labels::INT,
+        };
         if numeric_result {
-            out.result = Some(Made::In(match op {
-                Op::ImageQueryLod => Labels::F,
-                Op::ImageSampleDrefImplicitLod
-                | Op::ImageSampleDrefExplicitLod
-                | Op::ImageSampleProjDrefImplicitLod
-                | Op::ImageSampleProjDrefExplicitLod
-                | Op::ImageDrefGather => sampled.unwrap_or(Labels::F),
-                _ => sampled?,
+            out.result = Some(Made::In(match image.result {
+                ImageResult::Float => Labels::F,
+                // A depth comparison of an image whose sampled type is not numeric is a float.
+                ImageResult::DepthSampled => sampled.unwrap_or(Labels::F),
+                ImageResult::Sampled => sampled?,
+                // A struct, a pointer or no value: a numeric result means a broken module.
+                ImageResult::Sparse | ImageResult::Pointer | ImageResult::Nothing => return None,
             }));
         }
-        // Coordinate.
         if let Some(&(k, _)) = values.get(1) {
-            let l = if integer_coords {
-                Labels::INT
-            } else {
-                Labels::F
-            };
-            out.operands.push((k, Need::In(l)));
+            out.operands.push((k, Need::In(coordinate)));
         }
-        // The operand after the coordinate: a depth reference, a gather component or a texel.
-        let third_fixed = match op {
-            Op::ImageSampleDrefImplicitLod
-            | Op::ImageSampleDrefExplicitLod
-            | Op::ImageSampleProjDrefImplicitLod
-            | Op::ImageSampleProjDrefExplicitLod
-            | Op::ImageDrefGather
-            | Op::ImageSparseSampleDrefImplicitLod
-            | Op::ImageSparseSampleDrefExplicitLod
-            | Op::ImageSparseDrefGather => Some(Labels::F),
-            Op::ImageGather | Op::ImageSparseGather | Op::ImageTexelPointer => Some(Labels::INT),
-            Op::ImageWrite => Some(sampled?),
-            _ => None,
+        let after = match image.after_coordinate {
+            AfterCoordinate::Nothing => None,
+            AfterCoordinate::DepthReference => Some(Labels::F),
+            AfterCoordinate::Component | AfterCoordinate::Sample => Some(Labels::INT),
+            AfterCoordinate::Texel => Some(sampled?),
         };
-        if let Some(l) = third_fixed {
-            if let Some(&(k, _)) = values.get(2) {
-                out.operands.push((k, Need::In(l)));
-            }
+        if let (Some(l), Some(&(k, _))) = (after, values.get(2)) {
+            out.operands.push((k, Need::In(l)));
         }
         // Image operands: a mask, then its parameters in bit order.
         let Some(mask_at) = (0..inst.operand_count())
@@ -588,11 +569,8 @@ impl<'m> TypeInfo<'m> {
         };
         let mask = *mask;
         use spirv::ImageOperands as I;
-        let lod = if integer_coords {
-            Labels::INT
-        } else {
-            Labels::F
-        };
+        // A fetch's level of detail is an integer, a sample's a float.
+        let lod = coordinate;
         let mut params: Vec<Option<Labels>> = Vec::new();
         for (bit, kinds) in [
             (I::BIAS, vec![Some(Labels::F)]),
@@ -635,23 +613,135 @@ fn scope_args(inst: &Inst) -> Vec<usize> {
         .collect()
 }
 
-fn is_image_op(op: Op) -> bool {
-    matches!(
-        op,
-        Op::ImageSampleImplicitLod
-            | Op::ImageSampleExplicitLod
-            | Op::ImageSampleDrefImplicitLod
-            | Op::ImageSampleDrefExplicitLod
-            | Op::ImageSampleProjImplicitLod
-            | Op::ImageSampleProjExplicitLod
-            | Op::ImageSampleProjDrefImplicitLod
-            | Op::ImageSampleProjDrefExplicitLod
-            | Op::ImageFetch
-            | Op::ImageGather
-            | Op::ImageDrefGather
-            | Op::ImageRead
-            | Op::ImageWrite
-            | Op::ImageQueryLod
-            | Op::ImageTexelPointer
-    )
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const IMAGES: &str = "OpCapability Shader
+OpCapability SparseResidency
+OpCapability ImageQuery
+OpMemoryModel Logical GLSL450
+OpEntryPoint Fragment %main \"main\"
+OpExecutionMode %main OriginUpperLeft
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%int = OpTypeInt 32 1
+%uint = OpTypeInt 32 0
+%float = OpTypeFloat 32
+%v2float = OpTypeVector %float 2
+%v2int = OpTypeVector %int 2
+%v4float = OpTypeVector %float 4
+%v4uint = OpTypeVector %uint 4
+%sparse = OpTypeStruct %int %v4float
+%f0 = OpConstant %float 0
+%i0 = OpConstant %int 0
+%u0 = OpConstant %uint 0
+%uv = OpConstantComposite %v2float %f0 %f0
+%ij = OpConstantComposite %v2int %i0 %i0
+%texel = OpConstantComposite %v4uint %u0 %u0 %u0 %u0
+%image = OpTypeImage %float 2D 0 0 0 1 Unknown
+%sampled = OpTypeSampledImage %image
+%depth = OpTypeImage %float 2D 1 0 0 1 Unknown
+%dsampled = OpTypeSampledImage %depth
+%storage = OpTypeImage %uint 2D 0 0 0 2 R32ui
+%ptr_tex = OpTypePointer UniformConstant %sampled
+%ptr_dtex = OpTypePointer UniformConstant %dsampled
+%ptr_img = OpTypePointer UniformConstant %storage
+%ptr_texel = OpTypePointer Image %uint
+%tex = OpVariable %ptr_tex UniformConstant
+%dtex = OpVariable %ptr_dtex UniformConstant
+%img = OpVariable %ptr_img UniformConstant
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%t = OpLoad %sampled %tex
+%dt = OpLoad %dsampled %dtex
+%si = OpLoad %storage %img
+%ti = OpImage %image %t
+%s = OpImageSampleImplicitLod %v4float %t %uv Bias %f0
+%fe = OpImageFetch %v4float %ti %ij Lod %i0
+%rd = OpImageRead %v4uint %si %ij
+OpImageWrite %si %ij %texel
+%g = OpImageGather %v4float %t %uv %i0 ConstOffset %ij
+%d = OpImageSampleDrefExplicitLod %float %dt %uv %f0 Lod %f0
+%q = OpImageQueryLod %v2float %t %uv
+%tp = OpImageTexelPointer %ptr_texel %img %ij %u0
+%sp = OpImageSparseSampleImplicitLod %sparse %t %uv
+%sf = OpImageSparseFetch %sparse %ti %ij
+%sg = OpImageSparseDrefGather %sparse %dt %uv %f0
+OpReturn
+OpFunctionEnd
+";
+
+    fn typing_of(op: Op) -> Option<InstTyping> {
+        let m = crate::ir::parse::parse(IMAGES).unwrap();
+        let info = TypeInfo::new(&m);
+        let f = &m.functions()[0];
+        let inst = f.body().find(|i| i.op == op).unwrap();
+        info.typing(Some(f), inst)
+    }
+
+    fn typing(result: Option<Labels>, operands: &[(usize, Labels)]) -> Option<InstTyping> {
+        Some(InstTyping {
+            result: result.map(Made::In),
+            operands: operands.iter().map(|&(k, l)| (k, Need::In(l))).collect(),
+        })
+    }
+
+    #[test]
+    fn image_ops_are_typed_from_the_op_table() {
+        use Labels as L;
+        // Sampling: float coordinate and bias; the result is the sampled type.
+        assert_eq!(
+            typing_of(Op::ImageSampleImplicitLod),
+            typing(Some(L::F), &[(1, L::F), (2, L::F)])
+        );
+        // Fetching: integer coordinate, and an integer level of detail.
+        assert_eq!(
+            typing_of(Op::ImageFetch),
+            typing(Some(L::F), &[(1, L::INT), (2, L::INT)])
+        );
+        assert_eq!(typing_of(Op::ImageRead), typing(Some(L::U), &[(1, L::INT)]));
+        // The texel written has the image's sampled type.
+        assert_eq!(
+            typing_of(Op::ImageWrite),
+            typing(None, &[(1, L::INT), (2, L::U)])
+        );
+        // Gathering: an integer component, then an integer offset.
+        assert_eq!(
+            typing_of(Op::ImageGather),
+            typing(Some(L::F), &[(1, L::F), (2, L::INT), (3, L::INT)])
+        );
+        assert_eq!(
+            typing_of(Op::ImageSampleDrefExplicitLod),
+            typing(Some(L::F), &[(1, L::F), (2, L::F), (3, L::F)])
+        );
+        assert_eq!(
+            typing_of(Op::ImageQueryLod),
+            typing(Some(L::F), &[(1, L::F)])
+        );
+    }
+
+    #[test]
+    fn texel_pointers_and_sparse_ops_type_their_operands() {
+        use Labels as L;
+        // These were left undescribed, so their coordinates stayed typed: a texel pointer's
+        // coordinate and sample are integers; a sparse op reads what its plain form reads and
+        // makes a struct, which is no numeric value.
+        assert_eq!(
+            typing_of(Op::ImageTexelPointer),
+            typing(None, &[(1, L::INT), (2, L::INT)])
+        );
+        assert_eq!(
+            typing_of(Op::ImageSparseSampleImplicitLod),
+            typing(None, &[(1, L::F)])
+        );
+        assert_eq!(
+            typing_of(Op::ImageSparseFetch),
+            typing(None, &[(1, L::INT)])
+        );
+        assert_eq!(
+            typing_of(Op::ImageSparseDrefGather),
+            typing(None, &[(1, L::F), (2, L::F)])
+        );
+    }
 }

@@ -58,6 +58,18 @@ fn rule_name(r: Rule) -> &'static str {
     }
 }
 
+fn image_json(o: &OpInfo) -> String {
+    match o.image {
+        Some(a) => format!(
+            "{{\"coordinate\":{},\"after_coordinate\":{},\"result\":{}}}",
+            json_str(a.coordinate.name()),
+            json_str(a.after_coordinate.name()),
+            json_str(a.result.name())
+        ),
+        None => "null".into(),
+    }
+}
+
 fn version_json(o: &OpInfo) -> String {
     match o.min_version {
         Some((a, b)) => format!("\"{a}.{b}\""),
@@ -80,7 +92,7 @@ pub fn to_json() -> String {
             format!(
                 "{{\"name\":{},\"opcode\":{},\"feature_id\":{},\"experimental\":{},\"set\":{},\"class\":\"{}\",\
                  \"overloads\":{},\"result_rule\":\"{}\",\"attributes\":[{}],\"capabilities\":[{}],\
-                 \"min_version\":{},\"folds\":{},\"doc\":{}}}",
+                 \"min_version\":{},\"folds\":{},\"image\":{},\"doc\":{}}}",
                 json_str(&o.name),
                 o.opcode,
                 o.feature_id(),
@@ -93,6 +105,7 @@ pub fn to_json() -> String {
                 caps.join(","),
                 version_json(o),
                 o.fold.is_some(),
+                image_json(o),
                 json_str(&o.doc)
             )
         })
@@ -197,6 +210,27 @@ pub fn to_markdown() -> String {
             }
         }
     }
+    out.push_str(
+        "## Image ops\n\nWhat each image op reads besides its image, and what it makes: the coordinate's kind \
+         (a `Lod` image operand has it too), the operand after the coordinate (`depth-reference` a float, \
+         `component` and `sample` integers, `texel` of the image's sampled type) and the result (`sampled` the \
+         image's sampled type, `sampled-or-float` a float when that is not numeric, `sparse-struct` a \
+         residency code and texels). `assign-types` reads this for the operands their typing leaves to \
+         context.\n\n\
+         | op | coordinate | after the coordinate | result |\n|---|---|---|---|\n",
+    );
+    for o in all() {
+        if let Some(a) = o.image {
+            out.push_str(&format!(
+                "| `{}` | {} | {} | {} |\n",
+                o.name,
+                a.coordinate.name(),
+                a.after_coordinate.name(),
+                a.result.name()
+            ));
+        }
+    }
+    out.push('\n');
     out.push_str(
         "## Every op\n\n| opcode | op | class | attributes | needs | folds | family |\n|---|---|---|---|---|---|---|\n",
     );

@@ -1,7 +1,10 @@
 //! The op families: which SPIR-V ops share a class, overloads, attributes and documentation.
 //! Names are grammar names without `Op`; a test checks every one exists.
 
-use super::{Attrs, Family, Kind, OpClass, Overload, Rule};
+use super::{
+    AfterCoordinate, Attrs, Coordinate, Family, ImageAccess, ImageResult, Kind, OpClass, Overload,
+    Rule,
+};
 
 const FLOATS: &[Overload] = &[Overload {
     kind: Kind::Float,
@@ -722,6 +725,9 @@ pub const TYPINGS: &[(&str, &str)] = &[
     ("PtrEqual", "b: p"),
     ("PtrNotEqual", "b: p"),
     ("PtrDiff", "i: p"),
+    // Its coordinate and sample are typed by `IMAGES`. It stays in no family, so passes keep
+    // treating it as an op of unknown effects.
+    ("ImageTexelPointer", "p: p c"),
     ("SampledImage", "p: p"),
     ("Image", "p: p"),
     ("BranchConditional", "-: b p"),
@@ -775,4 +781,88 @@ pub const TYPINGS: &[(&str, &str)] = &[
     ("SubgroupAllEqualKHR", "b: ?"),
     ("SubgroupReadInvocationKHR", "*: * i"),
     ("Undef", "*:"),
+];
+
+const fn image(coordinate: Coordinate, after: AfterCoordinate, result: ImageResult) -> ImageAccess {
+    ImageAccess {
+        coordinate,
+        after_coordinate: after,
+        result,
+    }
+}
+
+const SAMPLE: ImageAccess = image(
+    Coordinate::Float,
+    AfterCoordinate::Nothing,
+    ImageResult::Sampled,
+);
+const SAMPLE_DREF: ImageAccess = image(
+    Coordinate::Float,
+    AfterCoordinate::DepthReference,
+    ImageResult::DepthSampled,
+);
+const GATHER: ImageAccess = image(
+    Coordinate::Float,
+    AfterCoordinate::Component,
+    ImageResult::Sampled,
+);
+const QUERY_LOD: ImageAccess = image(
+    Coordinate::Float,
+    AfterCoordinate::Nothing,
+    ImageResult::Float,
+);
+const FETCH: ImageAccess = image(
+    Coordinate::Int,
+    AfterCoordinate::Nothing,
+    ImageResult::Sampled,
+);
+const WRITE: ImageAccess = image(
+    Coordinate::Int,
+    AfterCoordinate::Texel,
+    ImageResult::Nothing,
+);
+const TEXEL_POINTER: ImageAccess = image(
+    Coordinate::Int,
+    AfterCoordinate::Sample,
+    ImageResult::Pointer,
+);
+
+/// A sparse form reads what its plain form reads, and makes a residency struct.
+const fn sparse(plain: ImageAccess) -> ImageAccess {
+    ImageAccess {
+        result: ImageResult::Sparse,
+        ..plain
+    }
+}
+
+/// How image ops read their operands and what they make, by op (from the SPIR-V specification
+/// of each instruction): what `assign-types` reads for the operands their typing spells `c`.
+pub const IMAGES: &[(&str, ImageAccess)] = &[
+    ("ImageSampleImplicitLod", SAMPLE),
+    ("ImageSampleExplicitLod", SAMPLE),
+    ("ImageSampleProjImplicitLod", SAMPLE),
+    ("ImageSampleProjExplicitLod", SAMPLE),
+    ("ImageSampleDrefImplicitLod", SAMPLE_DREF),
+    ("ImageSampleDrefExplicitLod", SAMPLE_DREF),
+    ("ImageSampleProjDrefImplicitLod", SAMPLE_DREF),
+    ("ImageSampleProjDrefExplicitLod", SAMPLE_DREF),
+    ("ImageGather", GATHER),
+    ("ImageDrefGather", SAMPLE_DREF),
+    ("ImageQueryLod", QUERY_LOD),
+    ("ImageFetch", FETCH),
+    ("ImageRead", FETCH),
+    ("ImageWrite", WRITE),
+    ("ImageTexelPointer", TEXEL_POINTER),
+    ("ImageSparseSampleImplicitLod", sparse(SAMPLE)),
+    ("ImageSparseSampleExplicitLod", sparse(SAMPLE)),
+    ("ImageSparseSampleProjImplicitLod", sparse(SAMPLE)),
+    ("ImageSparseSampleProjExplicitLod", sparse(SAMPLE)),
+    ("ImageSparseSampleDrefImplicitLod", sparse(SAMPLE_DREF)),
+    ("ImageSparseSampleDrefExplicitLod", sparse(SAMPLE_DREF)),
+    ("ImageSparseSampleProjDrefImplicitLod", sparse(SAMPLE_DREF)),
+    ("ImageSparseSampleProjDrefExplicitLod", sparse(SAMPLE_DREF)),
+    ("ImageSparseGather", sparse(GATHER)),
+    ("ImageSparseDrefGather", sparse(SAMPLE_DREF)),
+    ("ImageSparseFetch", sparse(FETCH)),
+    ("ImageSparseRead", sparse(FETCH)),
 ];

@@ -264,7 +264,8 @@ pub enum Val {
     /// `p`: not a numeric value (a pointer, handle, label or function).
     NotValue,
     /// `c`: typed by context — memory, an aggregate's member, an image's sampled type, a
-    /// function signature; `assign-types` knows these ops one by one.
+    /// function signature; `assign-types` knows these ops one by one, image ops by their
+    /// `ImageAccess`.
     Context,
     /// `-`: no result.
     Nothing,
@@ -339,6 +340,101 @@ impl Typing {
     }
 }
 
+/// What an image op's coordinate is (SPIR-V's image instructions, shader capabilities).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Coordinate {
+    /// Normalized or projective: sampling, gathers, level-of-detail queries.
+    Float,
+    /// Texel indices: fetches, storage-image reads and writes, texel pointers.
+    Int,
+}
+
+/// The id operand right after an image op's coordinate, which the op's role decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AfterCoordinate {
+    Nothing,
+    /// `Dref`: the float a depth comparison compares with.
+    DepthReference,
+    /// `Component`: which component a gather reads, an integer.
+    Component,
+    /// `Sample`: the sample of a multisampled image, an integer.
+    Sample,
+    /// `Texel`: the value written, of the image's sampled type.
+    Texel,
+}
+
+/// What an image op makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImageResult {
+    /// Texels of the image's sampled type.
+    Sampled,
+    /// A depth comparison: the sampled type, a float when the image's is not numeric.
+    DepthSampled,
+    /// Levels of detail: floats, whatever the image.
+    Float,
+    /// A struct of a residency code and texels of the sampled type (not a numeric value).
+    Sparse,
+    /// A pointer to a texel (not a numeric value).
+    Pointer,
+    Nothing,
+}
+
+/// How an image op reads its operands and what it makes, beyond the image (its first id): what
+/// its typing signature spells `c`. Image operands (`Lod`, `Offset`, …) follow their mask; a
+/// `Lod` has the coordinate's kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ImageAccess {
+    pub coordinate: Coordinate,
+    pub after_coordinate: AfterCoordinate,
+    pub result: ImageResult,
+}
+
+impl Coordinate {
+    pub fn name(self) -> &'static str {
+        match self {
+            Coordinate::Float => "float",
+            Coordinate::Int => "int",
+        }
+    }
+}
+
+impl AfterCoordinate {
+    pub fn name(self) -> &'static str {
+        match self {
+            AfterCoordinate::Nothing => "nothing",
+            AfterCoordinate::DepthReference => "depth-reference",
+            AfterCoordinate::Component => "component",
+            AfterCoordinate::Sample => "sample",
+            AfterCoordinate::Texel => "texel",
+        }
+    }
+}
+
+impl ImageResult {
+    pub fn name(self) -> &'static str {
+        match self {
+            ImageResult::Sampled => "sampled",
+            ImageResult::DepthSampled => "sampled-or-float",
+            ImageResult::Float => "float",
+            ImageResult::Sparse => "sparse-struct",
+            ImageResult::Pointer => "texel-pointer",
+            ImageResult::Nothing => "nothing",
+        }
+    }
+}
+
+impl fmt::Display for ImageAccess {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "coordinate {}, then {}, result {}",
+            self.coordinate.name(),
+            self.after_coordinate.name(),
+            self.result.name()
+        )
+    }
+}
+
 /// A family: ops that share class, overloads, result rule, typing, attributes and documentation.
 pub struct Family {
     pub name: &'static str,
@@ -406,6 +502,8 @@ pub struct OpInfo {
     pub fold: Option<fold::FoldFn>,
     /// What kinds of values the op reads and makes; `None` when the table does not say.
     pub typing: Option<Typing>,
+    /// Image ops: their coordinate, the operand after it and their result.
+    pub image: Option<ImageAccess>,
 }
 
 impl OpInfo {
@@ -594,6 +692,10 @@ fn core_entry(opcode: u32) -> Option<OpInfo> {
         extensions,
         fold: fold::rule(g.opcode),
         typing: typing_of(g.opname, family, families::TYPINGS),
+        image: families::IMAGES
+            .iter()
+            .find(|(name, _)| *name == g.opname)
+            .map(|(_, a)| *a),
     })
 }
 
@@ -632,6 +734,7 @@ fn glsl_entry(number: u32) -> Option<OpInfo> {
         extensions: Vec::new(),
         fold: fold::glsl_rule(number),
         typing: typing_of(g.opname, family, glsl::TYPINGS),
+        image: None,
     })
 }
 
@@ -668,6 +771,7 @@ fn build_dialect(ops: &mut Vec<OpInfo>, reserved: &mut Vec<(u32, &'static str)>)
                     fold: None,
                     typing: Typing::parse(d.typing)
                         .map(|t| t.unwrap_or_else(|e| panic!("op table: {}: {e}", d.name))),
+                    image: None,
                 }),
             }
         }
@@ -1137,6 +1241,86 @@ mod tests {
             assert!(o.typing.is_some(), "{} has no typing", o.name);
         }
         assert!(Typing::parse("x: f").unwrap().is_err());
+    }
+
+    #[test]
+    fn image_ops_describe_coordinate_operand_and_result() {
+        let image = |op: Op| info(op).unwrap().image;
+        let fetch = image(Op::ImageFetch).unwrap();
+        assert_eq!(fetch.coordinate, Coordinate::Int);
+        assert_eq!(fetch.after_coordinate, AfterCoordinate::Nothing);
+        assert_eq!(fetch.result, ImageResult::Sampled);
+        let dref = image(Op::ImageSampleDrefImplicitLod).unwrap();
+        assert_eq!(dref.coordinate, Coordinate::Float);
+        assert_eq!(dref.after_coordinate, AfterCoordinate::DepthReference);
+        assert_eq!(dref.result, ImageResult::DepthSampled);
+        let write = image(Op::ImageWrite).unwrap();
+        assert_eq!(
+            (write.coordinate, write.after_coordinate, write.result),
+            (
+                Coordinate::Int,
+                AfterCoordinate::Texel,
+                ImageResult::Nothing
+            )
+        );
+        assert_eq!(image(Op::ImageQueryLod).unwrap().result, ImageResult::Float);
+        assert_eq!(
+            image(Op::ImageGather).unwrap().after_coordinate,
+            AfterCoordinate::Component
+        );
+        assert_eq!(
+            image(Op::ImageTexelPointer).unwrap().after_coordinate,
+            AfterCoordinate::Sample
+        );
+        // A sparse form reads what its plain form reads; its result is a residency struct.
+        for (sparse, plain) in [
+            (Op::ImageSparseSampleImplicitLod, Op::ImageSampleImplicitLod),
+            (
+                Op::ImageSparseSampleDrefExplicitLod,
+                Op::ImageSampleDrefExplicitLod,
+            ),
+            (
+                Op::ImageSparseSampleProjDrefImplicitLod,
+                Op::ImageSampleProjDrefImplicitLod,
+            ),
+            (Op::ImageSparseGather, Op::ImageGather),
+            (Op::ImageSparseDrefGather, Op::ImageDrefGather),
+            (Op::ImageSparseFetch, Op::ImageFetch),
+            (Op::ImageSparseRead, Op::ImageRead),
+        ] {
+            let (s, p) = (image(sparse).unwrap(), image(plain).unwrap());
+            assert_eq!(s.result, ImageResult::Sparse, "{sparse:?}");
+            assert_eq!(
+                (s.coordinate, s.after_coordinate),
+                (p.coordinate, p.after_coordinate),
+                "{sparse:?}"
+            );
+        }
+        assert!(image(Op::ImageQuerySize).is_none() && image(Op::FAdd).is_none());
+        // Every op whose typing leaves an operand to context and that reads an image says
+        // how: `assign-types` would otherwise keep its values typed.
+        for o in all() {
+            let context = o
+                .typing
+                .as_ref()
+                .is_some_and(|t| t.operands.contains(&Val::Context));
+            if o.class == OpClass::Image && context {
+                assert!(o.image.is_some(), "{} has no image description", o.name);
+            }
+            if o.image.is_some() {
+                assert!(
+                    context,
+                    "{} describes an image access it does not use",
+                    o.name
+                );
+            }
+        }
+        for (op, _) in families::IMAGES {
+            assert!(
+                core_op_by_name(op).is_some(),
+                "image list names unknown Op{op}"
+            );
+        }
     }
 
     #[test]
