@@ -296,6 +296,11 @@ fn stats_json_audits_debug_info() {
     assert!(lost.iter().sum::<usize>() >= covered[0] - covered.last().unwrap());
     let variables = field(lines[0], "variables");
     assert!(variables > 0 && field(lines[0], "variables_described") == variables);
+    // A variable no longer described is lost at one step: what the steps lost accounts for
+    // every variable the run stopped describing.
+    let described_last = field(lines.last().unwrap(), "variables_described");
+    let variables_lost: usize = lines.iter().map(|l| field(l, "variables_lost")).sum();
+    assert!(variables_lost >= variables - described_last);
     // Without debug info there is nothing to cover.
     let dir = temp_dir("audit");
     let plain = dir.join("s.spvasm");

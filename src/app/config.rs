@@ -13,6 +13,9 @@
 //! [keys]                                   # key (`<C-d>` notation) = command, or "none"
 //! "<C-f>" = "page-down"
 //! "w" = "step lift"
+//!
+//! [source]                                 # where the source pane looks for files that
+//! paths = ["../shaders", "/opt/includes"]  # debug info names (relative: to this file)
 //! ```
 //!
 //! The file is looked for in the watched directories, then beside the first file opened, then
@@ -56,6 +59,9 @@ pub struct Config {
     pub external_flags: Option<String>,
     /// `[keys]`: (key, command) overrides of the key map, in file order.
     pub keys: Vec<(String, String)>,
+    /// `[source] paths`: directories the source pane looks in for the files debug info names
+    /// (relative ones are relative to the config file).
+    pub source_paths: Vec<PathBuf>,
 }
 
 impl Config {
@@ -83,8 +89,14 @@ pub fn load(roots: &[PathBuf], files: &[PathBuf]) -> Result<(Config, Option<Path
         if path.is_file() {
             let text = std::fs::read_to_string(&path)
                 .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-            let front = parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-            return Ok((front, Some(path)));
+            let mut config = parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+            let dir = path.parent().unwrap_or(Path::new("."));
+            for p in &mut config.source_paths {
+                if p.is_relative() {
+                    *p = dir.join(&*p);
+                }
+            }
+            return Ok((config, Some(path)));
         }
     }
     Ok((Config::default(), None))
@@ -148,9 +160,30 @@ pub fn parse(text: &str) -> Result<Config, String> {
                     config.keys.push((k.clone(), v.to_string()));
                 }
             }
+            "source" => {
+                let t = value
+                    .as_table()
+                    .ok_or("[source] must be a table with paths = [\"dir\", …]")?;
+                for (k, v) in t {
+                    match k.as_str() {
+                        "paths" => {
+                            let list = v.as_array().ok_or(
+                                "source.paths: expected a list of directories, [\"dir\", …]",
+                            )?;
+                            for d in list {
+                                let d = d
+                                    .as_str()
+                                    .ok_or("source.paths: expected directories in quotes")?;
+                                config.source_paths.push(PathBuf::from(d));
+                            }
+                        }
+                        other => return Err(format!("source.{other}: unknown key (known: paths)")),
+                    }
+                }
+            }
             other => {
                 return Err(format!(
-                    "unknown section or key '{other}' (known: compilers, external, keys)"
+                    "unknown section or key '{other}' (known: compilers, external, keys, source)"
                 ))
             }
         }
@@ -205,5 +238,20 @@ mod tests {
         assert!(parse("[external]\nflag = \"-O\"\n")
             .unwrap_err()
             .contains("external.flag"));
+    }
+
+    #[test]
+    fn reads_source_paths() {
+        let c = parse("[source]\npaths = [\"inc\", \"/abs\"]\n").unwrap();
+        assert_eq!(
+            c.source_paths,
+            [PathBuf::from("inc"), PathBuf::from("/abs")]
+        );
+        assert!(parse("[source]\npaths = \"inc\"\n")
+            .unwrap_err()
+            .contains("source.paths"));
+        assert!(parse("[source]\npath = []\n")
+            .unwrap_err()
+            .contains("source.path"));
     }
 }

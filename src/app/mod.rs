@@ -12,6 +12,7 @@ pub mod input;
 pub mod keymap;
 pub mod replay;
 pub mod run;
+pub mod sources;
 pub mod state;
 pub mod update;
 pub mod watch;

@@ -39,19 +39,15 @@ fn json_escape(s: &str) -> String {
 pub fn stats_json(input: &Path, run: &Run) -> Vec<String> {
     // The debug-info audit: lines each step covers, and those the step before covered that
     // it no longer does.
-    let coverage: Vec<crate::ir::debug::Coverage> = run
-        .steps
-        .iter()
-        .map(|s| crate::ir::debug::coverage(&s.module))
-        .collect();
+    let coverage: Vec<_> = run.steps.iter().map(|s| s.coverage()).collect();
     run.steps
         .iter()
         .enumerate()
         .map(|(i, s)| {
             let cov = &coverage[i];
-            let lost = i
+            let (lost, variables_lost) = i
                 .checked_sub(1)
-                .map_or(0, |p| coverage[p].lines.difference(&cov.lines).count());
+                .map_or((0, 0), |p| coverage[p].losses(cov));
             let diags: Vec<String> = s
                 .diagnostics
                 .iter()
@@ -66,7 +62,7 @@ pub fn stats_json(input: &Path, run: &Run) -> Vec<String> {
             let preview: Vec<String> = s.preview.iter().map(|n| format!("\"{n}\"")).collect();
             let c = crate::ir::ops::counts(&s.module);
             format!(
-                "{{\"input\":\"{}\",\"step\":{i},\"pass\":\"{}\",\"changed\":{},\"instructions\":{},\"microseconds\":{},\"resolution_microseconds\":{},\"bitcasts\":{},\"pointer_values\":{},\"qptr_ops\":{},\"qptr_fallbacks\":{},\"lines_covered\":{},\"lines_lost\":{},\"unlocated\":{},\"variables\":{},\"variables_described\":{},\"preview\":{},\"experimental_ops\":[{}],\"diagnostics\":[{}]}}",
+                "{{\"input\":\"{}\",\"step\":{i},\"pass\":\"{}\",\"changed\":{},\"instructions\":{},\"microseconds\":{},\"resolution_microseconds\":{},\"bitcasts\":{},\"pointer_values\":{},\"qptr_ops\":{},\"qptr_fallbacks\":{},\"lines_covered\":{},\"lines_lost\":{},\"unlocated\":{},\"variables\":{},\"variables_described\":{},\"variables_lost\":{},\"preview\":{},\"experimental_ops\":[{}],\"diagnostics\":[{}]}}",
                 json_escape(&input.display().to_string()),
                 s.pass,
                 s.changed,
@@ -83,6 +79,7 @@ pub fn stats_json(input: &Path, run: &Run) -> Vec<String> {
                 cov.unlocated,
                 cov.variables,
                 cov.described,
+                variables_lost,
                 !s.preview.is_empty(),
                 preview.join(","),
                 diags.join(",")

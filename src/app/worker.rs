@@ -206,7 +206,16 @@ fn work(
         };
         // The source text goes with the first step only.
         let mut source_sent = false;
+        let mut audited: std::collections::HashMap<usize, Arc<crate::ir::debug::Coverage>> =
+            std::collections::HashMap::new();
         let mut report = |p: Progress| {
+            // The debug-info audit the pass list shows, computed here rather than while
+            // drawing (once per step; the run keeps it), for inputs with source locations.
+            let located = |m: &crate::ir::Module| m.functions().iter().any(|f| !f.locs.is_empty());
+            let before = audited.get(&p.input).cloned();
+            if before.is_some() || located(&p.step.module) {
+                audited.insert(p.input, p.step.audit(before.as_deref()));
+            }
             if !stream {
                 return;
             }

@@ -408,13 +408,49 @@ pub fn inline_stack(
 
 /// What debug info a module still carries: the source lines its functions' instructions come
 /// from (file name and line), how many instructions have none, and its local variables with
-/// how many a `DebugDeclare` or `DebugValue` still describes.
+/// how many a `DebugDeclare` or `DebugValue` still describes. For each line, the first
+/// instruction that carries it (to show what a pass removed when the line goes).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Coverage {
     pub lines: std::collections::BTreeSet<(String, u32)>,
+    pub carriers: std::collections::BTreeMap<(String, u32), Carrier>,
     pub unlocated: usize,
     pub variables: usize,
     pub described: usize,
+    /// The local variables still described (their `DebugLocalVariable` ids).
+    pub described_variables: std::collections::BTreeSet<Id>,
+}
+
+/// An instruction that carries a source line: its function and its result (or, without one,
+/// its opcode and position in the function's layout).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Carrier {
+    pub function: Id,
+    pub result: Option<Id>,
+    pub op: Op,
+    pub position: usize,
+}
+
+impl Coverage {
+    /// The lines `self` covers that `after` does not, with what carried each here.
+    pub fn lost_in<'a>(
+        &'a self,
+        after: &'a Coverage,
+    ) -> impl Iterator<Item = (&'a (String, u32), &'a Carrier)> + 'a {
+        self.carriers
+            .iter()
+            .filter(move |(line, _)| !after.lines.contains(*line))
+    }
+
+    /// How many lines and described variables `after` lost against `self`.
+    pub fn losses(&self, after: &Coverage) -> (usize, usize) {
+        let lines = self.lines.difference(&after.lines).count();
+        let variables = self
+            .described_variables
+            .difference(&after.described_variables)
+            .count();
+        (lines, variables)
+    }
 }
 
 /// The debug info `m` carries (see [`Coverage`]). Phis, variables and debug records are not
@@ -431,9 +467,9 @@ pub fn coverage(m: &Module) -> Coverage {
             _ => None,
         })
         .collect();
-    let mut described = std::collections::HashSet::new();
+    let mut described = std::collections::BTreeSet::new();
     for f in m.functions() {
-        for (_, i) in f.layout() {
+        for (position, (_, i)) in f.layout().enumerate() {
             let inst = f.inst(i);
             if sets.is_debug_use(inst) {
                 described.extend(inst.arg(ARG_VARIABLE));
@@ -447,7 +483,19 @@ pub fn coverage(m: &Module) -> Coverage {
                         .get(&file)
                         .cloned()
                         .unwrap_or_else(|| format!("%{file}"));
-                    out.lines.insert((name, line));
+                    let key = (name, line);
+                    if !out.carriers.contains_key(&key) {
+                        out.carriers.insert(
+                            key.clone(),
+                            Carrier {
+                                function: f.id(),
+                                result: inst.result,
+                                op: inst.op,
+                                position,
+                            },
+                        );
+                    }
+                    out.lines.insert(key);
                 }
                 None => out.unlocated += 1,
             }
@@ -460,7 +508,12 @@ pub fn coverage(m: &Module) -> Coverage {
         .filter_map(|g| g.result)
         .collect();
     out.variables = variables.len();
-    out.described = variables.iter().filter(|v| described.contains(v)).count();
+    out.described_variables = variables
+        .iter()
+        .copied()
+        .filter(|v| described.contains(v))
+        .collect();
+    out.described = out.described_variables.len();
     out
 }
 
@@ -496,6 +549,36 @@ pub fn source_texts(m: &Module) -> Vec<(Id, String)> {
                 }
             }
             _ => last = None,
+        }
+    }
+    out
+}
+
+/// The `OpString` ids that name source files: those `OpSource`, `DebugSource` and the
+/// functions' `OpLine`s name, in that order, each once.
+pub fn source_file_ids(m: &Module) -> Vec<Id> {
+    let sets = DebugSets::of(m);
+    let mut out: Vec<Id> = Vec::new();
+    let mut push = |id: Id| {
+        if !out.contains(&id) {
+            out.push(id);
+        }
+    };
+    for inst in &m.debug {
+        if inst.op == Op::Source {
+            inst.arg(0).into_iter().for_each(&mut push);
+        }
+    }
+    for g in m.globals() {
+        if sets.op(g) == Some((Flavor::Shader, SOURCE)) {
+            g.arg(1).into_iter().for_each(&mut push);
+        }
+    }
+    for f in m.functions() {
+        for loc in f.locs.iter() {
+            if let Some(l) = loc.line {
+                push(l.file);
+            }
         }
     }
     out

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::pass::{Changed, Diagnostic, Pass, PassCx, Preserves, Severity};
 use super::registry;
+use crate::ir::debug::{self, Coverage};
 use crate::ir::listing::Listing;
 use crate::ir::module::Replacement;
 use crate::ir::spirv::asm::{assemble_sharing, SharedNames};
@@ -45,9 +46,34 @@ pub struct Step {
     spirv_listing: OnceLock<Arc<Listing>>,
     ir_text: OnceLock<Arc<str>>,
     spirv_text: OnceLock<Arc<str>>,
+    coverage: OnceLock<Arc<Coverage>>,
+    /// Source lines and described variables lost against the step before (`audit`).
+    losses: OnceLock<(usize, usize)>,
 }
 
 impl Step {
+    /// Computes the debug-info audit of this step: its coverage and, given the coverage of
+    /// the step before, what it lost of it. Returns the coverage, for the step after.
+    pub fn audit(&self, before: Option<&Coverage>) -> Arc<Coverage> {
+        let coverage = self.coverage();
+        if let Some(before) = before {
+            let _ = self.losses.set(before.losses(&coverage));
+        }
+        coverage
+    }
+
+    /// Source lines and described variables this step lost, once `audit` said so.
+    pub fn known_losses(&self) -> Option<(usize, usize)> {
+        self.losses.get().copied()
+    }
+
+    /// The debug info this step's module still carries (source lines, described variables).
+    pub fn coverage(&self) -> Arc<Coverage> {
+        self.coverage
+            .get_or_init(|| Arc::new(debug::coverage(&self.module)))
+            .clone()
+    }
+
     /// The IR text form of this step's module.
     pub fn ir_text(&self) -> Arc<str> {
         self.ir_text
@@ -139,6 +165,8 @@ impl Run {
             spirv_listing: OnceLock::from(plain),
             ir_text: OnceLock::from(text.clone()),
             spirv_text: OnceLock::from(text),
+            coverage: OnceLock::new(),
+            losses: OnceLock::new(),
         };
         self.steps.insert(0, step);
         if let Some(f) = &mut self.failed {
@@ -208,6 +236,8 @@ impl Run {
             spirv_listing: OnceLock::new(),
             ir_text: OnceLock::new(),
             spirv_text: OnceLock::new(),
+            coverage: OnceLock::new(),
+            losses: OnceLock::new(),
         });
     }
 
@@ -476,6 +506,8 @@ impl Pipeline {
                 spirv_listing: OnceLock::new(),
                 ir_text: OnceLock::new(),
                 spirv_text: OnceLock::new(),
+                coverage: OnceLock::new(),
+                losses: OnceLock::new(),
             });
             on_step(steps.last().expect("the step just pushed"));
             if error.is_some() {

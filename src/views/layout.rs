@@ -40,7 +40,9 @@ pub fn areas(s: &State) -> Areas {
         .unwrap_or(0) as u16;
     let pass_width = if area.width >= 100 {
         let base = if browser { 40 } else { 36 };
-        base.max(longest + 25).min(area.width / 2)
+        // (and the debug-info audit's column when a step lost lines or variables)
+        let losses = s.run().map_or(0, |r| super::pass_list::loss_width(r)) as u16;
+        base.max(longest + 25 + losses).min(area.width / 2)
     } else {
         (area.width / 3).max(20).min(area.width)
     };

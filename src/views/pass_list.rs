@@ -62,6 +62,18 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let rows = area.height.saturating_sub(2) as usize;
     let visible = s.visible_steps();
     let in_diff = matches!(s.view, ViewMode::Diff | ViewMode::Split);
+    // The debug-info audit: what each step lost of the lines and variables the step before
+    // carried, in a column of its own when the module has debug info and there is room.
+    let losses: Vec<String> = run
+        .steps
+        .iter()
+        .map(|st| st.known_losses().map(loss_mark).unwrap_or_default())
+        .collect();
+    // (Not at the cost of the names: on a narrow pane the marks wait for more room.)
+    let longest = run.steps.iter().map(|st| st.pass.len()).max().unwrap_or(0);
+    let loss_w = Some(loss_width(run))
+        .filter(|&w| inner_w >= 23 + w + longest.min(12))
+        .unwrap_or(0);
     let mut lines = Vec::with_capacity(rows);
     for &i in visible.iter().skip(s.passes.scroll).take(rows) {
         let st = &run.steps[i];
@@ -102,7 +114,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         } else {
             " "
         };
-        let name_w = inner_w.saturating_sub(4 + 2 + 1 + 1 + 7 + 8);
+        let name_w = inner_w.saturating_sub(4 + 2 + 1 + 1 + 7 + 8 + loss_w);
         let name: String = st.pass.chars().take(name_w).collect();
         let row_style = if i == s.step {
             t.selected
@@ -127,6 +139,10 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                     } else {
                         t.unchanged
                     },
+                ),
+                Span::styled(
+                    format!("{:>loss_w$}", if loss_w > 0 { &losses[i] } else { "" }),
+                    t.error,
                 ),
                 Span::styled(format!("{time:>8}"), t.unchanged),
             ])
@@ -250,4 +266,27 @@ pub fn draw_compare(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         );
     }
     frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// The width of the loss column (a space and the widest mark), 0 when no step lost anything.
+pub fn loss_width(run: &crate::pipeline::Run) -> usize {
+    run.steps
+        .iter()
+        .filter_map(|st| st.known_losses())
+        .map(|l| loss_mark(l).chars().count())
+        .max()
+        .filter(|&w| w > 0)
+        .map_or(0, |w| w + 1)
+}
+
+/// `-12L` for lost source lines, `-2V` for variables no longer described, both when both.
+fn loss_mark((lines, variables): (usize, usize)) -> String {
+    let mut out = String::new();
+    if lines > 0 {
+        out.push_str(&format!("-{lines}L"));
+    }
+    if variables > 0 {
+        out.push_str(&format!("-{variables}V"));
+    }
+    out
 }
