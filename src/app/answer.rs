@@ -258,10 +258,14 @@ pub(super) fn bisect_run(
                     let Some(&step) = steps.get(d.pass_index) else {
                         continue;
                     };
-                    let diag = Diagnostic::new(
-                        Severity::Error,
-                        format!("computes otherwise than the input: {}", d.what),
-                    );
+                    use crate::pipeline::semantic::Finding;
+                    let how = match d.finding {
+                        Finding::Differs => "computes otherwise than the input",
+                        Finding::Fails => "the driver cannot run it",
+                        Finding::Crashes => "crashes the driver",
+                        Finding::Hangs => "hangs the driver",
+                    };
+                    let diag = Diagnostic::new(Severity::Error, format!("{how}: {}", d.what));
                     s.found.insert((doc, generation, step), vec![diag]);
                     if doc == s.doc {
                         s.step = step;

@@ -387,7 +387,8 @@ impl App {
                 let runs: Vec<&crate::pipeline::Run> = runs.iter().map(|r| &**r).collect();
                 // A panic is a bug, but it must not leave the app waiting for an answer.
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    crate::pipeline::gpu::Gpu::open(false).and_then(|gpu| {
+                    // In a worker process: a driver that crashes or hangs is a finding.
+                    crate::pipeline::gpu::isolated::Isolated::open_here(false).and_then(|gpu| {
                         crate::pipeline::semantic::bisect(&gpu, &runs, data.as_deref(), &|| false)
                     })
                 }))

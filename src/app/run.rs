@@ -149,7 +149,7 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
         None => None,
     };
     // Opened once, for every input: creating a device costs more than a run.
-    let mut gpu: Option<Result<crate::pipeline::gpu::Gpu, String>> = None;
+    let mut gpu: Option<Result<crate::pipeline::gpu::isolated::Isolated, String>> = None;
     if to_stdout && !quiet_result && args.emit == Emit::Spv && std::io::stdout().is_terminal() {
         return Err(
             "refusing to write a SPIR-V binary to a terminal: use -o FILE, or --emit spvasm|ir"
@@ -243,7 +243,9 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
         let bisect_here =
             args.bisect_run && (!args.stages.pipeline || std::ptr::eq(path, &runs[0].0));
         if bisect_here {
-            let gpu = gpu.get_or_insert_with(|| crate::pipeline::gpu::Gpu::open(false));
+            // In a worker process: a driver that crashes or hangs is a finding, not our end.
+            let gpu = gpu
+                .get_or_insert_with(|| crate::pipeline::gpu::isolated::Isolated::open_here(false));
             let together: Vec<&crate::pipeline::Run> = if args.stages.pipeline {
                 runs.iter().map(|(_, r)| r).collect()
             } else {
@@ -261,8 +263,9 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
                     }
                     if let Some(d) = &b.first {
                         failures.push(format!(
-                            "{}: the results differ from step {} {} on",
+                            "{}: {}: {} {}",
                             path.display(),
+                            d.finding.first_step(),
                             d.step,
                             d.pass
                         ));

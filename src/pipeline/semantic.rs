@@ -13,13 +13,57 @@
 
 use spirv::ExecutionModel;
 
+use std::time::{Duration, Instant};
+
 use super::gpu::reflect::{covers, difference, mixed, reflect, setup, FILLS};
-use super::gpu::{Binding, Gpu, Layout, BUFFER_SIZE};
+use super::gpu::{Binding, Device, DeviceError, Layout, BUFFER_SIZE};
 use super::validate::spirv_of;
 use super::Run;
 
 /// Workgroups dispatched: two, so that a shader's workgroups can disagree.
 const GROUPS: [u32; 3] = [2, 1, 1];
+
+/// How long the input may run (the first run opens the device too).
+const INPUT_LIMIT: Duration = Duration::from_secs(20);
+
+/// How long a step may run: ten times what the input took, and at least two seconds, so a
+/// slow shader is not refused and a step that hangs is found.
+fn step_limit(input: Duration) -> Duration {
+    (input * 10).max(Duration::from_secs(2))
+}
+
+/// What a step does that the input does not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Finding {
+    /// Its results differ.
+    Differs,
+    /// The driver refuses or fails it.
+    Fails,
+    /// The driver crashes on it.
+    Crashes,
+    /// The driver does not finish it within the limit.
+    Hangs,
+}
+
+impl Finding {
+    fn of(e: &DeviceError) -> Finding {
+        match e {
+            DeviceError::Failed(_) => Finding::Fails,
+            DeviceError::Crashed(_) => Finding::Crashes,
+            DeviceError::Hung(_) => Finding::Hangs,
+        }
+    }
+
+    /// How the summary names the step found.
+    pub fn first_step(self) -> &'static str {
+        match self {
+            Finding::Differs => "first step whose results differ",
+            Finding::Fails => "first step the driver cannot run",
+            Finding::Crashes => "first step that crashes the driver",
+            Finding::Hangs => "first step that hangs the driver",
+        }
+    }
+}
 
 /// The first step whose results differ from the input's.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,7 +75,9 @@ pub struct Difference {
     /// every linked stage's run, whatever the steps in front.
     pub pass_index: usize,
     pub pass: &'static str,
-    /// Which buffer and word, and how: `set 0 binding 1, word 4: 0x3f800000 (1) → …`.
+    pub finding: Finding,
+    /// Which buffer and word, and how: `set 0 binding 1, word 4: 0x3f800000 (1) → …`; or how
+    /// the driver failed, crashed or hung.
     pub what: String,
 }
 
@@ -57,8 +103,11 @@ impl BisectRun {
         };
         match &self.first {
             Some(d) => format!(
-                "first step whose results differ: {} {} — {}{skipped}",
-                d.step, d.pass, d.what
+                "{}: {} {} — {}{skipped}",
+                d.finding.first_step(),
+                d.step,
+                d.pass,
+                d.what
             ),
             None => format!(
                 "every step computes what the input does ({} steps on {}){skipped}",
@@ -105,7 +154,7 @@ fn first_difference(layout: &Layout, before: &[Vec<u8>], after: &[Vec<u8>]) -> O
 /// differ from the input's. `cancelled` is asked between steps. `Err` says why the shader
 /// cannot be run at all.
 pub fn bisect_run(
-    gpu: &Gpu,
+    gpu: &dyn Device,
     run: &Run,
     data: Option<&[u8]>,
     cancelled: &dyn Fn() -> bool,
@@ -123,12 +172,18 @@ pub fn bisect_run(
             "cannot run this shader: {why} (compute shaders with storage and uniform buffers run)"
         )
     })?;
-    let fill = |b: &Binding| initial_bytes(b, data);
+    let buffers: Vec<Vec<u8>> = layout
+        .bindings
+        .iter()
+        .map(|b| initial_bytes(b, data))
+        .collect();
+    let started = Instant::now();
     let before = gpu
-        .run(&words, &layout, GROUPS, fill)
+        .run_buffers(&words, &layout, GROUPS, &buffers, INPUT_LIMIT)
         .map_err(|e| format!("the input does not run: {e}"))?;
+    let limit = step_limit(started.elapsed());
     // The driver's name without its build details (`llvmpipe`, not its LLVM version).
-    let device = gpu.name.split(" (").next().unwrap_or(&gpu.name);
+    let device = gpu.name().split(" (").next().unwrap_or(gpu.name());
     let setup = format!(
         "{device}: {} buffers of {} KiB, {} workgroups",
         layout.bindings.len(),
@@ -157,13 +212,14 @@ pub fn bisect_run(
                 continue;
             }
         };
-        let after = match gpu.run(&words, &layout, GROUPS, fill) {
+        let after = match gpu.run_buffers(&words, &layout, GROUPS, &buffers, limit) {
             Ok(a) => a,
             Err(e) => {
                 out.first = Some(Difference {
                     step: i,
                     pass_index: k,
                     pass: step.pass,
+                    finding: Finding::of(&e),
                     what: format!("it does not run: {e}"),
                 });
                 return Ok(out);
@@ -175,6 +231,7 @@ pub fn bisect_run(
                 step: i,
                 pass_index: k,
                 pass: step.pass,
+                finding: Finding::Differs,
                 what,
             });
             return Ok(out);
@@ -210,7 +267,7 @@ fn models(run: &Run) -> Vec<ExecutionModel> {
 /// a fragment entry point, or the linked stages of a graphics pipeline (a vertex and a fragment
 /// stage among them, their steps side by side).
 pub fn bisect(
-    gpu: &Gpu,
+    gpu: &dyn Device,
     runs: &[&Run],
     data: Option<&[u8]>,
     cancelled: &dyn Fn() -> bool,
@@ -233,7 +290,7 @@ pub fn bisect(
 /// step whose stages both changed nothing is not drawn again) and finds the first step whose
 /// image differs from the input's.
 pub fn bisect_draw(
-    gpu: &Gpu,
+    gpu: &dyn Device,
     vs: &Run,
     fs: &Run,
     cancelled: &dyn Fn() -> bool,
@@ -251,19 +308,23 @@ pub fn bisect_draw(
         .map_err(|e| format!("cannot draw the fragment stage: {e}"))?;
     // The first fill with which the input draws something (or the last one).
     let mut chosen = None;
+    let mut took = Duration::ZERO;
     for (name, data) in FILLS {
         let set = setup(&vstage, &fstage, 12, 2, data)?;
+        let started = Instant::now();
         let before = set
-            .draw(gpu, (&v0, &vstage.entry), (&f0, &fstage.entry))
+            .draw(gpu, (&v0, &vstage.entry), (&f0, &fstage.entry), INPUT_LIMIT)
             .map_err(|e| format!("the input does not draw: {e}"))?;
+        took = took.max(started.elapsed());
         let drew = covers(&before);
         chosen = Some((set, before, name));
         if drew {
             break;
         }
     }
+    let limit = step_limit(took);
     let (set, before, fill) = chosen.expect("there are fills");
-    let device = gpu.name.split(" (").next().unwrap_or(&gpu.name);
+    let device = gpu.name().split(" (").next().unwrap_or(gpu.name());
     let mut out = BisectRun {
         first: None,
         compared: 1,
@@ -304,7 +365,7 @@ pub fn bisect_draw(
             " (fragment stage)"
         };
         let pass = fs.steps[fi].pass;
-        match set.draw(gpu, (&v, &vstage.entry), (&f, &fstage.entry)) {
+        match set.draw(gpu, (&v, &vstage.entry), (&f, &fstage.entry), limit) {
             Ok(after) => {
                 out.compared += 1;
                 if let Some(what) = difference(&before, &after) {
@@ -312,6 +373,7 @@ pub fn bisect_draw(
                         step: fi,
                         pass_index: k,
                         pass,
+                        finding: Finding::Differs,
                         what: format!("{what}{which}"),
                     });
                     return Ok(out);
@@ -322,6 +384,7 @@ pub fn bisect_draw(
                     step: fi,
                     pass_index: k,
                     pass,
+                    finding: Finding::of(&e),
                     what: format!("it does not draw{which}: {e}"),
                 });
                 return Ok(out);

@@ -10,8 +10,14 @@
 //! sampled images, samplers and push constants. A submission that does not finish within the
 //! timeout is given up: the device is then left alone (a shader still running on it cannot be
 //! stopped) and refuses further work.
+//!
+//! `Device` is what the bisects run shaders on: `Gpu` in this process (the meaning tests), or
+//! `isolated::Isolated`, a `Gpu` in a worker process that a crashing or hanging driver takes
+//! down instead of shaderstep (the app and `run`).
 
+pub mod isolated;
 pub mod reflect;
+pub mod wire;
 
 use std::ffi::CString;
 
@@ -130,6 +136,94 @@ pub struct Gpu {
     pub timeout: std::time::Duration,
     /// A submission did not finish: the device is left alone from then on.
     hung: std::cell::Cell<bool>,
+}
+
+/// Why a device did not give a result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DeviceError {
+    /// The driver refused or failed the work, and is fine.
+    Failed(String),
+    /// The driver crashed (the worker process died): how (`SIGSEGV`, and its last words).
+    Crashed(String),
+    /// The work did not finish within the limit (the worker was killed).
+    Hung(std::time::Duration),
+}
+
+impl std::fmt::Display for DeviceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DeviceError::Failed(why) => f.write_str(why),
+            DeviceError::Crashed(how) => write!(f, "the driver crashed ({how})"),
+            DeviceError::Hung(limit) => write!(
+                f,
+                "the driver did not finish within {:.1} s (a hang, or an endless loop)",
+                limit.as_secs_f64()
+            ),
+        }
+    }
+}
+
+impl DeviceError {
+    /// A crash or a hang: something to report about the driver, not a refusal.
+    pub fn is_fatal(&self) -> bool {
+        !matches!(self, DeviceError::Failed(_))
+    }
+}
+
+/// What shaders run on: a compute dispatch over buffers, or a draw, each within a time limit.
+pub trait Device {
+    /// The device's name as the driver gives it.
+    fn name(&self) -> &str;
+
+    /// Runs `words` over `groups` workgroups with binding `k` of `layout` holding `buffers[k]`;
+    /// each binding's bytes afterwards.
+    fn run_buffers(
+        &self,
+        words: &[u32],
+        layout: &Layout,
+        groups: [u32; 3],
+        buffers: &[Vec<u8>],
+        limit: std::time::Duration,
+    ) -> Result<Vec<Vec<u8>>, DeviceError>;
+
+    fn draw_limited(
+        &self,
+        draw: &Draw,
+        limit: std::time::Duration,
+    ) -> Result<Rendered, DeviceError>;
+}
+
+/// In this process, the device's own timeout is the limit (a hung submission leaves it
+/// refusing further work; see the module doc).
+impl Device for Gpu {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn run_buffers(
+        &self,
+        words: &[u32],
+        layout: &Layout,
+        groups: [u32; 3],
+        buffers: &[Vec<u8>],
+        _limit: std::time::Duration,
+    ) -> Result<Vec<Vec<u8>>, DeviceError> {
+        let index = |b: &Binding| layout.bindings.iter().position(|x| x == b);
+        self.run(words, layout, groups, |b| {
+            index(b)
+                .and_then(|k| buffers.get(k).cloned())
+                .unwrap_or_default()
+        })
+        .map_err(DeviceError::Failed)
+    }
+
+    fn draw_limited(
+        &self,
+        draw: &Draw,
+        _limit: std::time::Duration,
+    ) -> Result<Rendered, DeviceError> {
+        self.draw(draw).map_err(DeviceError::Failed)
+    }
 }
 
 pub const INSTALL: &str =

@@ -13,7 +13,10 @@ use rspirv::dr::{self, Operand};
 use spirv::{Decoration, ExecutionModel, Op, StorageClass};
 
 pub use super::Setup;
-use super::{Attachment, Descriptor, Draw, Gpu, Rendered, Resource, BUFFER_SIZE, TEXTURE_SIZE};
+use super::{
+    Attachment, Descriptor, Device, DeviceError, Draw, Rendered, Resource, BUFFER_SIZE,
+    TEXTURE_SIZE,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scalar {
@@ -595,18 +598,22 @@ impl Setup {
     /// Draws `vs` and `fs` (entry points `vs_entry`, `fs_entry`) with this setup.
     pub fn draw(
         &self,
-        gpu: &Gpu,
+        gpu: &dyn Device,
         (vs, vs_entry): (&[u32], &str),
         (fs, fs_entry): (&[u32], &str),
-    ) -> Result<Rendered, String> {
-        gpu.draw(&Draw {
-            vs,
-            fs,
-            vs_entry,
-            fs_entry,
-            size: SIZE,
-            setup: self,
-        })
+        limit: std::time::Duration,
+    ) -> Result<Rendered, DeviceError> {
+        gpu.draw_limited(
+            &Draw {
+                vs,
+                fs,
+                vs_entry,
+                fs_entry,
+                size: SIZE,
+                setup: self,
+            },
+            limit,
+        )
     }
 }
 

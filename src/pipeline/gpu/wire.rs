@@ -1,0 +1,461 @@
+//! The bytes between shaderstep and its GPU worker process (`isolated`): requests (open a
+//! device, run a compute shader, draw) and their answers, each a frame of a 32-bit length and
+//! that many bytes, little-endian throughout. Both ends are the same binary, so the format
+//! only has to agree with itself.
+
+use std::io::{Read, Write};
+
+use ash::vk;
+
+use super::{Attachment, Binding, Descriptor, Layout, Rendered, Resource, Setup};
+
+/// The largest frame either end accepts (a run's buffers are 16 KiB each; a draw's
+/// attachments a few hundred KiB).
+const MAX_FRAME: usize = 1 << 28;
+
+pub fn write_frame(w: &mut impl Write, bytes: &[u8]) -> std::io::Result<()> {
+    w.write_all(&(bytes.len() as u32).to_le_bytes())?;
+    w.write_all(bytes)?;
+    w.flush()
+}
+
+/// The next frame; `None` at the end of the stream.
+pub fn read_frame(r: &mut impl Read) -> std::io::Result<Option<Vec<u8>>> {
+    let mut len = [0u8; 4];
+    match r.read_exact(&mut len) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
+        Err(e) => return Err(e),
+    }
+    let len = u32::from_le_bytes(len) as usize;
+    if len > MAX_FRAME {
+        return Err(std::io::Error::other(format!("a frame of {len} bytes")));
+    }
+    let mut bytes = vec![0; len];
+    r.read_exact(&mut bytes)?;
+    Ok(Some(bytes))
+}
+
+#[derive(Default)]
+pub struct Out(pub Vec<u8>);
+
+impl Out {
+    pub fn u32(&mut self, v: u32) -> &mut Self {
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+    pub fn bool(&mut self, v: bool) -> &mut Self {
+        self.u32(u32::from(v))
+    }
+    pub fn bytes(&mut self, v: &[u8]) -> &mut Self {
+        self.u32(v.len() as u32);
+        self.0.extend_from_slice(v);
+        self
+    }
+    pub fn str(&mut self, v: &str) -> &mut Self {
+        self.bytes(v.as_bytes())
+    }
+    pub fn words(&mut self, v: &[u32]) -> &mut Self {
+        self.u32(v.len() as u32);
+        for w in v {
+            self.u32(*w);
+        }
+        self
+    }
+}
+
+/// Reads what `Out` wrote; a short or malformed message is an error, never a panic.
+pub struct In<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+type R<T> = Result<T, String>;
+
+impl<'a> In<'a> {
+    pub fn new(bytes: &'a [u8]) -> Self {
+        In { bytes, at: 0 }
+    }
+    fn take(&mut self, n: usize) -> R<&'a [u8]> {
+        let end = self
+            .at
+            .checked_add(n)
+            .filter(|&e| e <= self.bytes.len())
+            .ok_or("a message from the GPU worker ends early")?;
+        let s = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(s)
+    }
+    pub fn u32(&mut self) -> R<u32> {
+        Ok(u32::from_le_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
+    }
+    pub fn bool(&mut self) -> R<bool> {
+        Ok(self.u32()? != 0)
+    }
+    pub fn bytes(&mut self) -> R<Vec<u8>> {
+        let n = self.u32()? as usize;
+        Ok(self.take(n)?.to_vec())
+    }
+    pub fn str(&mut self) -> R<String> {
+        Ok(String::from_utf8_lossy(&self.bytes()?).into_owned())
+    }
+    pub fn words(&mut self) -> R<Vec<u32>> {
+        let n = self.u32()? as usize;
+        (0..n).map(|_| self.u32()).collect()
+    }
+    /// A count of items that are at least `min` bytes each (bounds what a bad count allocates).
+    fn count(&mut self, min: usize) -> R<usize> {
+        let n = self.u32()? as usize;
+        if n.saturating_mul(min) > self.bytes.len() - self.at {
+            return Err("a message from the GPU worker ends early".into());
+        }
+        Ok(n)
+    }
+}
+
+/// What the worker is asked.
+pub enum Request {
+    /// Open a device (lavapipe first; only lavapipe when `cpu_only`).
+    Open { cpu_only: bool },
+    Run {
+        words: Vec<u32>,
+        layout: Layout,
+        groups: [u32; 3],
+        buffers: Vec<Vec<u8>>,
+    },
+    Draw {
+        vs: Vec<u32>,
+        fs: Vec<u32>,
+        vs_entry: String,
+        fs_entry: String,
+        size: (u32, u32),
+        setup: Setup,
+    },
+}
+
+const OPEN: u32 = 1;
+const RUN: u32 = 2;
+const DRAW: u32 = 3;
+
+impl Request {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut o = Out::default();
+        match self {
+            Request::Open { cpu_only } => {
+                o.u32(OPEN).bool(*cpu_only);
+            }
+            Request::Run {
+                words,
+                layout,
+                groups,
+                buffers,
+            } => {
+                o.u32(RUN).words(words).str(&layout.entry);
+                o.u32(layout.bindings.len() as u32);
+                for b in &layout.bindings {
+                    o.u32(b.set).u32(b.binding).bool(b.storage);
+                }
+                o.u32(groups[0]).u32(groups[1]).u32(groups[2]);
+                o.u32(buffers.len() as u32);
+                for b in buffers {
+                    o.bytes(b);
+                }
+            }
+            Request::Draw {
+                vs,
+                fs,
+                vs_entry,
+                fs_entry,
+                size,
+                setup,
+            } => {
+                o.u32(DRAW).words(vs).words(fs).str(vs_entry).str(fs_entry);
+                o.u32(size.0).u32(size.1);
+                encode_setup(&mut o, setup);
+            }
+        }
+        o.0
+    }
+
+    pub fn decode(bytes: &[u8]) -> R<Request> {
+        let mut i = In::new(bytes);
+        Ok(match i.u32()? {
+            OPEN => Request::Open {
+                cpu_only: i.bool()?,
+            },
+            RUN => {
+                let words = i.words()?;
+                let entry = i.str()?;
+                let n = i.count(12)?;
+                let mut bindings = Vec::with_capacity(n);
+                for _ in 0..n {
+                    bindings.push(Binding {
+                        set: i.u32()?,
+                        binding: i.u32()?,
+                        storage: i.bool()?,
+                    });
+                }
+                let groups = [i.u32()?, i.u32()?, i.u32()?];
+                let n = i.count(4)?;
+                let buffers = (0..n).map(|_| i.bytes()).collect::<R<_>>()?;
+                Request::Run {
+                    words,
+                    layout: Layout { entry, bindings },
+                    groups,
+                    buffers,
+                }
+            }
+            DRAW => Request::Draw {
+                vs: i.words()?,
+                fs: i.words()?,
+                vs_entry: i.str()?,
+                fs_entry: i.str()?,
+                size: (i.u32()?, i.u32()?),
+                setup: decode_setup(&mut i)?,
+            },
+            other => return Err(format!("an unknown request {other} to the GPU worker")),
+        })
+    }
+}
+
+fn encode_setup(o: &mut Out, s: &Setup) {
+    o.u32(s.vertex_buffers.len() as u32);
+    for (binding, stride, per_instance, bytes) in &s.vertex_buffers {
+        o.u32(*binding)
+            .u32(*stride)
+            .bool(*per_instance)
+            .bytes(bytes);
+    }
+    o.u32(s.attributes.len() as u32);
+    for (location, binding, format, offset) in &s.attributes {
+        o.u32(*location)
+            .u32(*binding)
+            .u32(format.as_raw() as u32)
+            .u32(*offset);
+    }
+    o.u32(s.descriptors.len() as u32);
+    for d in &s.descriptors {
+        o.u32(d.set).u32(d.binding).u32(d.count);
+        match &d.resource {
+            Resource::Buffer { storage, bytes } => {
+                o.u32(0).bool(*storage).bytes(bytes);
+            }
+            Resource::Image {
+                format,
+                texels,
+                arrayed,
+                combined,
+            } => {
+                o.u32(1)
+                    .u32(format.as_raw() as u32)
+                    .bytes(texels)
+                    .bool(*arrayed)
+                    .bool(*combined);
+            }
+            Resource::Sampler => {
+                o.u32(2);
+            }
+        }
+    }
+    o.bytes(&s.push);
+    o.u32(s.colors.len() as u32);
+    for c in &s.colors {
+        match c {
+            None => {
+                o.u32(0);
+            }
+            Some(a) => {
+                o.u32(1)
+                    .u32(a.format.as_raw() as u32)
+                    .u32(a.texel_bytes)
+                    .u32(a.mask.as_raw());
+            }
+        }
+    }
+    o.u32(s.vertices).u32(s.instances);
+}
+
+fn decode_setup(i: &mut In) -> R<Setup> {
+    let mut s = Setup::default();
+    for _ in 0..i.count(16)? {
+        s.vertex_buffers
+            .push((i.u32()?, i.u32()?, i.bool()?, i.bytes()?));
+    }
+    for _ in 0..i.count(16)? {
+        s.attributes.push((
+            i.u32()?,
+            i.u32()?,
+            vk::Format::from_raw(i.u32()? as i32),
+            i.u32()?,
+        ));
+    }
+    for _ in 0..i.count(16)? {
+        let (set, binding, count) = (i.u32()?, i.u32()?, i.u32()?);
+        let resource = match i.u32()? {
+            0 => Resource::Buffer {
+                storage: i.bool()?,
+                bytes: i.bytes()?,
+            },
+            1 => Resource::Image {
+                format: vk::Format::from_raw(i.u32()? as i32),
+                texels: i.bytes()?,
+                arrayed: i.bool()?,
+                combined: i.bool()?,
+            },
+            2 => Resource::Sampler,
+            other => return Err(format!("an unknown resource kind {other}")),
+        };
+        s.descriptors.push(Descriptor {
+            set,
+            binding,
+            count,
+            resource,
+        });
+    }
+    s.push = i.bytes()?;
+    for _ in 0..i.count(4)? {
+        s.colors.push(match i.u32()? {
+            0 => None,
+            _ => Some(Attachment {
+                format: vk::Format::from_raw(i.u32()? as i32),
+                texel_bytes: i.u32()?,
+                mask: vk::ColorComponentFlags::from_raw(i.u32()?),
+            }),
+        });
+    }
+    s.vertices = i.u32()?;
+    s.instances = i.u32()?;
+    Ok(s)
+}
+
+/// What the worker answers.
+pub enum Answer {
+    Opened {
+        name: String,
+    },
+    Buffers(Vec<Vec<u8>>),
+    Rendered(Rendered),
+    /// The request failed without harm to the worker (the driver refused the shader, …).
+    Failed(String),
+}
+
+impl Answer {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut o = Out::default();
+        match self {
+            Answer::Opened { name } => {
+                o.u32(OPEN).str(name);
+            }
+            Answer::Buffers(b) => {
+                o.u32(RUN).u32(b.len() as u32);
+                for x in b {
+                    o.bytes(x);
+                }
+            }
+            Answer::Rendered(r) => {
+                o.u32(DRAW).u32(r.colors.len() as u32);
+                for c in &r.colors {
+                    o.bytes(c);
+                }
+                o.u32(r.buffers.len() as u32);
+                for b in &r.buffers {
+                    o.bytes(b);
+                }
+            }
+            Answer::Failed(why) => {
+                o.u32(0).str(why);
+            }
+        }
+        o.0
+    }
+
+    pub fn decode(bytes: &[u8]) -> R<Answer> {
+        let mut i = In::new(bytes);
+        let list = |i: &mut In| -> R<Vec<Vec<u8>>> {
+            let n = i.count(4)?;
+            (0..n).map(|_| i.bytes()).collect()
+        };
+        Ok(match i.u32()? {
+            OPEN => Answer::Opened { name: i.str()? },
+            RUN => Answer::Buffers(list(&mut i)?),
+            DRAW => Answer::Rendered(Rendered {
+                colors: list(&mut i)?,
+                buffers: list(&mut i)?,
+            }),
+            0 => Answer::Failed(i.str()?),
+            other => return Err(format!("an unknown answer {other} from the GPU worker")),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_and_answers_read_back_as_written() {
+        let setup = Setup {
+            vertex_buffers: vec![(0, 16, false, vec![1, 2, 3])],
+            attributes: vec![(0, 0, vk::Format::R32G32B32A32_SFLOAT, 0)],
+            descriptors: vec![Descriptor {
+                set: 0,
+                binding: 1,
+                count: 2,
+                resource: Resource::Image {
+                    format: vk::Format::R8G8B8A8_UNORM,
+                    texels: vec![9; 8],
+                    arrayed: true,
+                    combined: true,
+                },
+            }],
+            push: vec![7; 4],
+            colors: vec![
+                None,
+                Some(Attachment {
+                    format: vk::Format::R32_UINT,
+                    texel_bytes: 4,
+                    mask: vk::ColorComponentFlags::R,
+                }),
+            ],
+            vertices: 3,
+            instances: 1,
+        };
+        let r = Request::Draw {
+            vs: vec![0x0723_0203, 1],
+            fs: vec![2],
+            vs_entry: "main".into(),
+            fs_entry: "fs".into(),
+            size: (4, 4),
+            setup,
+        };
+        let Ok(Request::Draw {
+            vs,
+            fs_entry,
+            setup,
+            ..
+        }) = Request::decode(&r.encode())
+        else {
+            panic!("not a draw")
+        };
+        assert_eq!(vs, [0x0723_0203, 1]);
+        assert_eq!(fs_entry, "fs");
+        assert_eq!(setup.descriptors[0].count, 2);
+        assert!(matches!(
+            setup.descriptors[0].resource,
+            Resource::Image { arrayed: true, .. }
+        ));
+        assert_eq!(
+            setup.colors[1].map(|c| c.format),
+            Some(vk::Format::R32_UINT)
+        );
+        let a = Answer::Buffers(vec![vec![1, 2], vec![]]).encode();
+        assert!(matches!(Answer::decode(&a), Ok(Answer::Buffers(b)) if b == [vec![1, 2], vec![]]));
+        // Cut short or nonsense: an error, never a panic.
+        for n in 0..a.len() {
+            let _ = Answer::decode(&a[..n]);
+        }
+        assert!(Request::decode(&[0xff; 12]).is_err());
+    }
+}

@@ -1,0 +1,200 @@
+//! Shaders run on the driver in a worker process (`gpu::isolated`): a driver that crashes or
+//! hangs is a result — for the device, the semantic bisect and `run --bisect-run` — and never
+//! the end of shaderstep; the next run gets a new worker.
+
+mod common;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use shaderstep::ir::spirv::asm;
+use shaderstep::pipeline::gpu::isolated::Isolated;
+use shaderstep::pipeline::gpu::{Device, DeviceError, Layout};
+
+fn worker() -> Isolated {
+    Isolated::open(PathBuf::from(env!("CARGO_BIN_EXE_shaderstep")), true)
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A compute shader that spins until its buffer holds a value nothing writes: two nested loops
+/// (llvmpipe gives up a loop after 65 535 iterations), an atomic in each so that no compiler
+/// may drop them.
+const SPIN: &str = r#"; Version: 1.3
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+OpDecorate %Buf Block
+OpMemberDecorate %Buf 0 Offset 0
+OpDecorate %buf DescriptorSet 0
+OpDecorate %buf Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%bool = OpTypeBool
+%Buf = OpTypeStruct %uint
+%pBuf = OpTypePointer StorageBuffer %Buf
+%buf = OpVariable %pBuf StorageBuffer
+%p_uint = OpTypePointer StorageBuffer %uint
+%u0 = OpConstant %uint 0
+%u1 = OpConstant %uint 1
+%magic = OpConstant %uint 305419896
+%main = OpFunction %void None %fn
+%e = OpLabel
+%p = OpAccessChain %p_uint %buf %u0
+OpBranch %h
+%h = OpLabel
+OpLoopMerge %m %c None
+OpBranch %ih
+%ih = OpLabel
+OpLoopMerge %im %ic None
+OpBranch %ibody
+%ibody = OpLabel
+%x = OpAtomicIAdd %uint %p %u1 %u0 %u0
+%idone = OpIEqual %bool %x %magic
+OpBranchConditional %idone %im %ic
+%ic = OpLabel
+OpBranch %ih
+%im = OpLabel
+OpBranch %c
+%c = OpLabel
+%y = OpAtomicIAdd %uint %p %u1 %u0 %u0
+%done = OpIEqual %bool %y %magic
+OpBranchConditional %done %m %h
+%m = OpLabel
+OpStore %p %u0
+OpReturn
+OpFunctionEnd
+"#;
+
+#[test]
+fn a_hang_is_killed_at_the_limit_and_the_next_run_gets_a_new_worker() {
+    let words = asm::assemble(SPIN).unwrap();
+    let layout = Layout::of(&words).unwrap();
+    let d = worker();
+    let buffers = vec![vec![1u8; 16]];
+    let started = Instant::now();
+    // Thousands of workgroups of it: minutes of work.
+    let r = d.run_buffers(
+        &words,
+        &layout,
+        [4096, 1, 1],
+        &buffers,
+        Duration::from_secs(2),
+    );
+    assert!(
+        matches!(r, Err(DeviceError::Hung(_))),
+        "{:?}",
+        r.map(|b| b.len())
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+    // The hung worker is gone; the next run starts another and gets its result.
+    let r = d.run_buffers(
+        &words,
+        &layout,
+        [1, 1, 1],
+        &buffers,
+        Duration::from_secs(20),
+    );
+    assert!(r.is_ok(), "{:?}", r.map(|b| b.len()));
+}
+
+/// A buffer holding a device address that the shader dereferences: the pattern in the buffer
+/// is no address of anything, and lavapipe crashes on it.
+const WILD_POINTER: &str = r#"; Version: 1.5
+OpCapability Shader
+OpCapability Int64
+OpCapability PhysicalStorageBufferAddresses
+OpExtension "SPV_KHR_physical_storage_buffer"
+OpMemoryModel PhysicalStorageBuffer64 GLSL450
+OpEntryPoint GLCompute %main "main" %buf
+OpExecutionMode %main LocalSize 1 1 1
+OpDecorate %Buf Block
+OpMemberDecorate %Buf 0 Offset 0
+OpMemberDecorate %Buf 1 Offset 8
+OpDecorate %buf DescriptorSet 0
+OpDecorate %buf Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%ulong = OpTypeInt 64 0
+%Buf = OpTypeStruct %ulong %uint
+%pBuf = OpTypePointer StorageBuffer %Buf
+%buf = OpVariable %pBuf StorageBuffer
+%p_ulong = OpTypePointer StorageBuffer %ulong
+%p_uint = OpTypePointer StorageBuffer %uint
+%psb_uint = OpTypePointer PhysicalStorageBuffer %uint
+%int = OpTypeInt 32 1
+%i0 = OpConstant %int 0
+%i1 = OpConstant %int 1
+%main = OpFunction %void None %fn
+%e = OpLabel
+%pa = OpAccessChain %p_ulong %buf %i0
+%a = OpLoad %ulong %pa
+%ptr = OpConvertUToPtr %psb_uint %a
+%v = OpLoad %uint %ptr Aligned 4
+%po = OpAccessChain %p_uint %buf %i1
+OpStore %po %v
+OpReturn
+OpFunctionEnd
+"#;
+
+#[test]
+fn a_driver_crash_is_a_result_and_the_next_run_gets_a_new_worker() {
+    let words = asm::assemble(WILD_POINTER).unwrap();
+    let layout = Layout::of(&words).unwrap();
+    let d = worker();
+    let wild = vec![vec![0x5a; 64]];
+    let r = d.run_buffers(&words, &layout, [1, 1, 1], &wild, Duration::from_secs(20));
+    match r {
+        Err(DeviceError::Crashed(how)) => assert!(how.contains("SIG"), "{how}"),
+        other => panic!("{:?}", other.map(|b| b.len())),
+    }
+    let spin = asm::assemble(SPIN).unwrap();
+    let r = d.run_buffers(
+        &spin,
+        &Layout::of(&spin).unwrap(),
+        [1, 1, 1],
+        &[vec![1; 16]],
+        Duration::from_secs(20),
+    );
+    assert!(r.is_ok(), "{:?}", r.map(|b| b.len()));
+}
+
+/// `run --bisect-run` on a shader the driver crashes on says so and goes on with the next
+/// input: shaderstep itself ends normally, with status 1.
+#[test]
+fn run_reports_a_driver_crash_and_carries_on() {
+    let dir = common::temp_dir("isolation");
+    let crash = dir.join("crash.spv");
+    let words = asm::assemble(WILD_POINTER).unwrap();
+    std::fs::write(
+        &crash,
+        words
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect::<Vec<u8>>(),
+    )
+    .unwrap();
+    let spin = dir.join("spin.spvasm");
+    std::fs::write(&spin, SPIN).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shaderstep"))
+        .args(["run", crash.to_str().unwrap(), spin.to_str().unwrap()])
+        .args(["--preset", "O", "--bisect-run"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("the driver crashed (SIG"),
+        "{stdout}\n{stderr}"
+    );
+    // The other input was bisected after the crash.
+    assert!(
+        stdout.contains("spin.spvasm: every step computes what the input does"),
+        "{stdout}"
+    );
+}
