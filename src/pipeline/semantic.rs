@@ -91,16 +91,26 @@ pub struct BisectRun {
     pub skipped: Vec<(usize, String)>,
     /// The device, and what ran: `llvmpipe …: 3 buffers of 16 KiB, 2 workgroups`.
     pub setup: String,
+    /// Words (or texels) that differ between runs of the input itself, left out of every
+    /// comparison, and how many were compared.
+    pub varying: usize,
+    pub stable: usize,
 }
 
 impl BisectRun {
     /// One line for the status bar and `run --bisect-run`.
     pub fn summary(&self) -> String {
-        let skipped = if self.skipped.is_empty() {
+        let mut skipped = if self.skipped.is_empty() {
             String::new()
         } else {
             format!("; {} steps skipped", self.skipped.len())
         };
+        if self.varying > 0 {
+            skipped.push_str(&format!(
+                "; {} words vary between runs of the input, the other {} compared",
+                self.varying, self.stable
+            ));
+        }
         match &self.first {
             Some(d) => format!(
                 "{}: {} {} — {}{skipped}",
@@ -127,18 +137,74 @@ pub fn initial_bytes(b: &Binding, data: Option<&[u8]>) -> Vec<u8> {
     }
 }
 
-/// Where two runs' buffers first differ.
-fn first_difference(layout: &Layout, before: &[Vec<u8>], after: &[Vec<u8>]) -> Option<String> {
-    for (b, (x, y)) in layout.bindings.iter().zip(before.iter().zip(after)) {
-        let Some(at) = x.iter().zip(y).position(|(p, q)| p != q) else {
+/// Whether a shader's results may change from run to run of the same module: it uses atomics,
+/// subgroup operations or workgroup memory (whose order between invocations is the driver's).
+fn may_race(m: &crate::ir::Module) -> bool {
+    let sets = crate::ir::ops::ExtSets::of(m);
+    let shared = m.globals().iter().any(|g| {
+        g.op == spirv::Op::Variable
+            && matches!(
+                g.lits().first(),
+                Some(rspirv::dr::Operand::StorageClass(
+                    spirv::StorageClass::Workgroup
+                ))
+            )
+    });
+    shared
+        || m.functions().iter().any(|f| {
+            f.insts().any(|i| {
+                crate::ir::inst::is_atomic(i.op)
+                    || crate::ir::ops::attrs_of(i, &sets).contains(crate::ir::ops::Attrs::WAVE)
+            })
+        })
+}
+
+/// The (binding, word) places where runs of the same module disagree.
+fn varying_words(runs: &[Vec<Vec<u8>>]) -> std::collections::BTreeSet<(usize, usize)> {
+    let mut out = std::collections::BTreeSet::new();
+    let Some((first, rest)) = runs.split_first() else {
+        return out;
+    };
+    for other in rest {
+        for (b, (x, y)) in first.iter().zip(other).enumerate() {
+            for (w, (p, q)) in x.chunks(4).zip(y.chunks(4)).enumerate() {
+                if p != q {
+                    out.insert((b, w));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Where two runs' buffers first differ, leaving out the words that vary between runs of the
+/// input.
+fn first_difference(
+    layout: &Layout,
+    before: &[Vec<u8>],
+    after: &[Vec<u8>],
+    varying: &std::collections::BTreeSet<(usize, usize)>,
+) -> Option<String> {
+    for (k, (b, (x, y))) in layout
+        .bindings
+        .iter()
+        .zip(before.iter().zip(after))
+        .enumerate()
+    {
+        let differs = |(w, (p, q)): &(usize, (&[u8], &[u8]))| p != q && !varying.contains(&(k, *w));
+        let Some((word, _)) = x.chunks(4).zip(y.chunks(4)).enumerate().find(differs) else {
             continue;
         };
-        let word = at / 4;
         let read = |bytes: &[u8]| {
             let w = u32::from_le_bytes(bytes[word * 4..word * 4 + 4].try_into().unwrap_or([0; 4]));
             format!("{w:#010x} ({})", f32::from_bits(w))
         };
-        let count = x.chunks(4).zip(y.chunks(4)).filter(|(p, q)| p != q).count();
+        let count = x
+            .chunks(4)
+            .zip(y.chunks(4))
+            .enumerate()
+            .filter(differs)
+            .count();
         return Some(format!(
             "set {} binding {}, word {word}: {} → {} ({count} words differ)",
             b.set,
@@ -182,6 +248,27 @@ pub fn bisect_run(
         .run_buffers(&words, &layout, GROUPS, &buffers, INPUT_LIMIT)
         .map_err(|e| format!("the input does not run: {e}"))?;
     let limit = step_limit(started.elapsed());
+    // Runs of the input again: what differs between them is not the passes' doing.
+    let again = if may_race(&run.steps[first].module) {
+        2
+    } else {
+        1
+    };
+    let mut runs = vec![before.clone()];
+    for _ in 0..again {
+        runs.push(
+            gpu.run_buffers(&words, &layout, GROUPS, &buffers, limit)
+                .map_err(|e| format!("the input does not run twice alike: {e}"))?,
+        );
+    }
+    let varying = varying_words(&runs);
+    let total: usize = before.iter().map(|b| b.len().div_ceil(4)).sum();
+    if varying.len() == total {
+        return Err(format!(
+            "every word of the results varies between runs of the input ({} runs): there is nothing stable to compare",
+            runs.len()
+        ));
+    }
     // The driver's name without its build details (`llvmpipe`, not its LLVM version).
     let device = gpu.name().split(" (").next().unwrap_or(gpu.name());
     let setup = format!(
@@ -195,6 +282,8 @@ pub fn bisect_run(
         compared: 1,
         skipped: Vec::new(),
         setup,
+        varying: varying.len(),
+        stable: total - varying.len(),
     };
     for (k, &i) in steps.iter().enumerate().skip(1) {
         if cancelled() {
@@ -226,7 +315,7 @@ pub fn bisect_run(
             }
         };
         out.compared += 1;
-        if let Some(what) = first_difference(&layout, &before, &after) {
+        if let Some(what) = first_difference(&layout, &before, &after, &varying) {
             out.first = Some(Difference {
                 step: i,
                 pass_index: k,
@@ -329,6 +418,8 @@ pub fn bisect_draw(
         first: None,
         compared: 1,
         skipped: Vec::new(),
+        varying: 0,
+        stable: 0,
         setup: format!(
             "{device}: {} attachments of {}×{}, {fill} data{}",
             before.colors.len(),
@@ -392,4 +483,38 @@ pub fn bisect_draw(
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(ws: &[u32]) -> Vec<u8> {
+        ws.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn words_that_vary_between_runs_of_the_input_are_not_compared() {
+        let layout = Layout {
+            entry: "main".into(),
+            bindings: vec![Binding {
+                set: 0,
+                binding: 0,
+                storage: true,
+            }],
+        };
+        // Word 1 is a race: it came out 7, then 9.
+        let runs = vec![vec![words(&[1, 7, 3])], vec![words(&[1, 9, 3])]];
+        let varying = varying_words(&runs);
+        assert_eq!(varying.into_iter().collect::<Vec<_>>(), [(0, 1)]);
+        let varying = varying_words(&runs);
+        // A step whose word 1 differs again computes what the input does...
+        let step = vec![words(&[1, 8, 3])];
+        assert_eq!(first_difference(&layout, &runs[0], &step, &varying), None);
+        // ...and one whose word 2 differs does not.
+        let step = vec![words(&[1, 7, 4])];
+        let what = first_difference(&layout, &runs[0], &step, &varying).unwrap();
+        assert!(what.starts_with("set 0 binding 0, word 2:"), "{what}");
+        assert!(what.ends_with("(1 words differ)"), "{what}");
+    }
 }
