@@ -7,9 +7,14 @@ mod common;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use shaderstep::ir::spirv::asm;
+use shaderstep::app::action::Action;
+use shaderstep::app::event_loop::{App, AppEvent};
+use shaderstep::ir::spirv::{asm, read};
+use shaderstep::ir::Module;
 use shaderstep::pipeline::gpu::isolated::Isolated;
 use shaderstep::pipeline::gpu::{Device, DeviceError, Layout};
+use shaderstep::pipeline::pass::{Changed, Pass, PassCx, PassError};
+use shaderstep::pipeline::Pipeline;
 
 fn worker() -> Isolated {
     Isolated::open(PathBuf::from(env!("CARGO_BIN_EXE_shaderstep")), true)
@@ -197,4 +202,54 @@ fn run_reports_a_driver_crash_and_carries_on() {
         stdout.contains("spin.spvasm: every step computes what the input does"),
         "{stdout}"
     );
+}
+
+/// Test pass: makes the shader read through the address in its buffer (which addresses
+/// nothing), as a miscompiling pass might.
+struct WildPointer;
+impl Pass for WildPointer {
+    fn name(&self) -> &'static str {
+        "wild-pointer"
+    }
+    fn description(&self) -> &'static str {
+        "test pass: dereferences the address the buffer holds"
+    }
+    fn run(&self, m: &mut Module, _: &mut PassCx) -> Result<Changed, PassError> {
+        *m = read::read_words(&asm::assemble(WILD_POINTER).unwrap()).unwrap();
+        Ok(Changed::Yes)
+    }
+}
+
+#[test]
+fn the_tui_names_the_step_that_crashes_the_driver_and_keeps_running() {
+    // The input stores the address's low word instead of reading through it.
+    let safe = WILD_POINTER.replace(
+        "%v = OpLoad %uint %ptr Aligned 4",
+        "%v = OpConvertPtrToU %uint %ptr",
+    );
+    let dir = common::temp_dir("isolation-tui");
+    let path = dir.join("safe.spvasm");
+    std::fs::write(&path, &safe).unwrap();
+    let mut pipeline = Pipeline::from_names(&["lower", "verify", "lift"]).unwrap();
+    pipeline.passes.insert(2, Box::new(WildPointer));
+    let mut app = App::new(vec![path], pipeline, (120, 30), false);
+    app.handle(AppEvent::Action(Action::BisectRun(None)));
+    app.settle();
+    let msg = app
+        .state
+        .message
+        .as_ref()
+        .map(|m| m.text.clone())
+        .unwrap_or_default();
+    assert!(
+        msg.contains("first step that crashes the driver") && msg.contains("wild-pointer"),
+        "{msg}"
+    );
+    assert!(msg.contains("SIG"), "{msg}");
+    let step = app.state.step;
+    assert!(app.state.step_has_errors(step), "the step is marked");
+    // Still running: it takes the next action.
+    app.handle(AppEvent::Action(Action::BisectRun(None)));
+    app.settle();
+    assert!(app.state.message.is_some());
 }

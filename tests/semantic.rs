@@ -277,3 +277,61 @@ fn a_graphics_pipeline_is_drawn_after_every_step() {
     let e = shaderstep::pipeline::semantic::bisect(&gpu, &[&fr], None, &|| false).unwrap_err();
     assert!(e.contains("--pipeline"), "{e}");
 }
+
+/// Push constants hold a fixed pattern of their own, the same on every run.
+#[test]
+fn compute_shaders_with_push_constants_run() {
+    const PUSH: &str = r#"; Version: 1.3
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+OpDecorate %Buf Block
+OpMemberDecorate %Buf 0 Offset 0
+OpDecorate %buf DescriptorSet 0
+OpDecorate %buf Binding 0
+OpDecorate %Push Block
+OpMemberDecorate %Push 0 Offset 0
+OpMemberDecorate %Push 1 Offset 12
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%v3uint = OpTypeVector %uint 3
+%Buf = OpTypeStruct %uint
+%pBuf = OpTypePointer StorageBuffer %Buf
+%buf = OpVariable %pBuf StorageBuffer
+%Push = OpTypeStruct %v3uint %uint
+%pPush = OpTypePointer PushConstant %Push
+%push = OpVariable %pPush PushConstant
+%p_uint = OpTypePointer StorageBuffer %uint
+%pc_uint = OpTypePointer PushConstant %uint
+%u0 = OpConstant %uint 0
+%u1 = OpConstant %uint 1
+%main = OpFunction %void None %fn
+%e = OpLabel
+%pp = OpAccessChain %pc_uint %push %u1
+%v = OpLoad %uint %pp
+%p = OpAccessChain %p_uint %buf %u0
+OpStore %p %v
+OpReturn
+OpFunctionEnd
+"#;
+    use shaderstep::pipeline::gpu::{push_bytes, Layout};
+    let words = shaderstep::ir::spirv::asm::assemble(PUSH).unwrap();
+    let layout = Layout::of(&words).unwrap();
+    assert_eq!(layout.push, 16);
+    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
+    let out = gpu
+        .run(&words, &layout, [1, 1, 1], |_| vec![0; 64])
+        .unwrap();
+    assert_eq!(out[0][..4], push_bytes(16)[12..16]);
+    // And the bisect runs it.
+    let run = Pipeline::preset("O").unwrap().run(Arc::new(words));
+    let b = bisect_run(&gpu, &run, None, &|| false).unwrap();
+    assert_eq!(b.first, None, "{}", b.summary());
+    assert!(
+        b.setup.contains("16 bytes of push constants"),
+        "{}",
+        b.setup
+    );
+}

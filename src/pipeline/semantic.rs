@@ -271,8 +271,13 @@ pub fn bisect_run(
     }
     // The driver's name without its build details (`llvmpipe`, not its LLVM version).
     let device = gpu.name().split(" (").next().unwrap_or(gpu.name());
+    let push = if layout.push > 0 {
+        format!(", {} bytes of push constants", layout.push)
+    } else {
+        String::new()
+    };
     let setup = format!(
-        "{device}: {} buffers of {} KiB, {} workgroups",
+        "{device}: {} buffers of {} KiB{push}, {} workgroups",
         layout.bindings.len(),
         BUFFER_SIZE / 1024,
         GROUPS[0]
@@ -502,6 +507,7 @@ mod tests {
                 binding: 0,
                 storage: true,
             }],
+            push: 0,
         };
         // Word 1 is a race: it came out 7, then 9.
         let runs = vec![vec![words(&[1, 7, 3])], vec![words(&[1, 9, 3])]];

@@ -56,6 +56,15 @@ pub struct Binding {
 pub struct Layout {
     pub entry: String,
     pub bindings: Vec<Binding>,
+    /// Bytes of push constants the shader reads (0: none); they hold `push_bytes`.
+    pub push: u32,
+}
+
+/// What a compute shader's push constants hold: the fixed pattern buffers get, of their own.
+pub fn push_bytes(size: u32) -> Vec<u8> {
+    let mut bytes = reflect::mixed(0x7075, (size as usize).div_ceil(4));
+    bytes.truncate(size as usize);
+    bytes
 }
 
 impl Layout {
@@ -89,6 +98,7 @@ impl Layout {
         };
         let type_of = |id: u32| m.globals().iter().find(|g| g.result == Some(id));
         let mut bindings = Vec::new();
+        let mut push = 0;
         for g in m.globals() {
             let (Op::Variable, Some(Operand::StorageClass(class))) = (g.op, g.lits().first())
             else {
@@ -97,7 +107,18 @@ impl Layout {
             match class {
                 StorageClass::StorageBuffer | StorageClass::Uniform => {}
                 StorageClass::UniformConstant => return Err("uses images or samplers".into()),
-                StorageClass::PushConstant => return Err("uses push constants".into()),
+                StorageClass::PushConstant => {
+                    let pointee =
+                        g.ty.and_then(type_of)
+                            .and_then(|p| p.arg(0))
+                            .ok_or("push constants of unknown type")?;
+                    let size = crate::ir::qptr::Layout::new(&m)
+                        .size(crate::ir::qptr::Place::of(pointee))
+                        .filter(|&s| s <= 256)
+                        .ok_or("push constants of a type without a size of at most 256 bytes")?;
+                    push = push.max(size as u32);
+                    continue;
+                }
                 StorageClass::PhysicalStorageBuffer => return Err("uses buffer addresses".into()),
                 _ => continue,
             }
@@ -120,7 +141,11 @@ impl Layout {
         }
         bindings.sort_by_key(|b| (b.set, b.binding));
         bindings.dedup_by_key(|b| (b.set, b.binding));
-        Ok(Layout { entry, bindings })
+        Ok(Layout {
+            entry,
+            bindings,
+            push,
+        })
     }
 }
 
@@ -398,9 +423,15 @@ impl Gpu {
             c.set_layouts.push(l);
             set_layouts.push(l);
         }
+        let push_ranges = [vk::PushConstantRange::default()
+            .stage_flags(vk::ShaderStageFlags::COMPUTE)
+            .offset(0)
+            .size(layout.push)];
         let pipeline_layout = d
             .create_pipeline_layout(
-                &vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts),
+                &vk::PipelineLayoutCreateInfo::default()
+                    .set_layouts(&set_layouts)
+                    .push_constant_ranges(if layout.push > 0 { &push_ranges } else { &[] }),
                 None,
             )
             .map_err(|e| err("pipeline layout", e))?;
@@ -466,6 +497,15 @@ impl Gpu {
             &sets,
             &[],
         );
+        if layout.push > 0 {
+            d.cmd_push_constants(
+                cmd,
+                pipeline_layout,
+                vk::ShaderStageFlags::COMPUTE,
+                0,
+                &push_bytes(layout.push),
+            );
+        }
         d.cmd_dispatch(cmd, groups[0], groups[1], groups[2]);
         self.submit_and_wait(d, c, cmd)?;
         Ok(mapped

@@ -157,6 +157,7 @@ impl Request {
                 for b in &layout.bindings {
                     o.u32(b.set).u32(b.binding).bool(b.storage);
                 }
+                o.u32(layout.push);
                 o.u32(groups[0]).u32(groups[1]).u32(groups[2]);
                 o.u32(buffers.len() as u32);
                 for b in buffers {
@@ -197,12 +198,17 @@ impl Request {
                         storage: i.bool()?,
                     });
                 }
+                let push = i.u32()?;
                 let groups = [i.u32()?, i.u32()?, i.u32()?];
                 let n = i.count(4)?;
                 let buffers = (0..n).map(|_| i.bytes()).collect::<R<_>>()?;
                 Request::Run {
                     words,
-                    layout: Layout { entry, bindings },
+                    layout: Layout {
+                        entry,
+                        bindings,
+                        push,
+                    },
                     groups,
                     buffers,
                 }
