@@ -355,6 +355,18 @@ pub fn is_type(op: Op) -> bool {
     types.get(op as usize).copied().unwrap_or(false)
 }
 
+/// Specialization constants: their values are set when the pipeline is made.
+pub fn is_spec_constant(op: Op) -> bool {
+    matches!(
+        op,
+        Op::SpecConstantTrue
+            | Op::SpecConstantFalse
+            | Op::SpecConstant
+            | Op::SpecConstantComposite
+            | Op::SpecConstantOp
+    )
+}
+
 /// Constant declarations (spec constants included).
 pub fn is_constant(op: Op) -> bool {
     matches!(

@@ -19,7 +19,7 @@ use spirv::Op;
 use crate::ir::debug::{self, DebugSets};
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::idmap::IdMap;
-use crate::ir::inst::{is_constant, is_type};
+use crate::ir::inst::{is_constant, is_spec_constant, is_type};
 use crate::ir::ops::{self, Attrs, ExtSets};
 use crate::ir::rewrite::{forget, is_metadata, remove_insts, undefine_debug_uses};
 use crate::ir::{Id, Inst, Module};
@@ -247,15 +247,7 @@ pub fn remove_unused_globals(m: &mut Module, removed: &mut FxHashSet<Id>, spec: 
                 // A local variable no declare or value describes any more describes nothing.
                 || (spec == SpecConstants::Remove && dsets.is(g, debug::LOCAL_VARIABLE))
                 || (is_constant(g.op)
-                    && (spec == SpecConstants::Remove
-                        || !matches!(
-                            g.op,
-                            Op::SpecConstant
-                                | Op::SpecConstantTrue
-                                | Op::SpecConstantFalse
-                                | Op::SpecConstantComposite
-                                | Op::SpecConstantOp
-                        )));
+                    && (spec == SpecConstants::Remove || !is_spec_constant(g.op)));
             let dead = removable
                 && g.result.is_some_and(|r| {
                     *uses.get(r) == 0 && !(is_constant(g.op) && builtins.contains_key(&r))
