@@ -56,6 +56,13 @@ fn only_the_event_loop_calls_the_views() {
     assert_none("src/app", &["crate::views", "views::"], &["event_loop.rs"]);
 }
 
+/// Input depends on `update` (it turns keys and mouse events into actions for it), never the
+/// reverse: what both need (`MouseKind`) lives in `action`.
+#[test]
+fn update_does_not_import_input() {
+    assert_none("src/app/update.rs", &["input::"], &[]);
+}
+
 #[test]
 fn app_state_holds_no_terminal_types() {
     assert_none("src/app/state.rs", &["ratatui"], &[]);

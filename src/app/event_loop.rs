@@ -10,9 +10,9 @@ use std::time::Duration;
 use ratatui::backend::Backend;
 use ratatui::Terminal;
 
-use super::action::{Action, Answer, Answered, DiskFact, Outcome};
+use super::action::{Action, Answer, Answered, DiskFact, MouseKind, Outcome};
 use super::derive;
-use super::input::{self, MouseKind};
+use super::input;
 use super::keymap::{default_keymap, Binding, Key, KeyCode, Keymap};
 use super::state::{Doc, Focus, State};
 use super::update::{self, Effect};

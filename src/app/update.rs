@@ -4,9 +4,8 @@
 
 use std::path::PathBuf;
 
-use super::action::{Action, Answered, StepRef, ViewMode};
+use super::action::{Action, Answered, MouseKind, StepRef, ViewMode};
 use super::derive::{refresh_link_table, refresh_panel, step_lines, step_text, Side};
-use super::input::MouseKind;
 use super::state::{
     id_tokens, search_matches, Focus, Mode, Rows, Search, State, TextKind, ValueEntry, ValueList,
     ValueListKind,
