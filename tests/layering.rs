@@ -60,7 +60,7 @@ fn only_the_event_loop_calls_the_views() {
 /// reverse: what both need (`MouseKind`) lives in `action`.
 #[test]
 fn update_does_not_import_input() {
-    assert_none("src/app/update.rs", &["input::"], &[]);
+    assert_none("src/app/update", &["input::"], &[]);
 }
 
 #[test]
