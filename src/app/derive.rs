@@ -306,7 +306,6 @@ pub fn settle(s: &mut State, plan: impl FnOnce(&State) -> Layout) {
 /// Everything derived that depends on the layout planned: scroll limits, the source pane, the
 /// compare table, and the highlighting of the rows that will be visible.
 fn fit_to_layout(s: &mut State) {
-    refresh(s);
     let rows = s.layout.code_rows();
     let len = s.panel.len();
     s.code.cursor = s.code.cursor.min(len.saturating_sub(1));
