@@ -56,6 +56,13 @@ fn only_the_event_loop_calls_the_views() {
     assert_none("src/app", &["crate::views", "views::"], &["event_loop.rs"]);
 }
 
+/// Input depends on `update` (it turns keys and mouse events into actions for it), never the
+/// reverse: what both need (`MouseKind`) lives in `action`.
+#[test]
+fn update_does_not_import_input() {
+    assert_none("src/app/update", &["input::"], &[]);
+}
+
 #[test]
 fn app_state_holds_no_terminal_types() {
     assert_none("src/app/state.rs", &["ratatui"], &[]);
@@ -148,4 +155,132 @@ fn passes_make_instructions_through_the_builder() {
 #[test]
 fn passes_add_code_where_it_takes_a_location() {
     assert_none("src/pipeline", &[".add_inst(", "Loc(", "Loc::NONE"], &[]);
+}
+
+/// The text of `fn NAME` in `path`: its signature and body, through the `}` that closes it at
+/// the indentation it opens at.
+fn function_text(path: &str, name: &str) -> String {
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap();
+    let start = text
+        .find(&format!("fn {name}"))
+        .unwrap_or_else(|| panic!("no fn {name} in {path}"));
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let indent = &text[line_start..start]
+        [..text[line_start..start].len() - text[line_start..start].trim_start().len()];
+    let close = format!("\n{indent}}}\n");
+    let end = text[start..]
+        .find(&close)
+        .unwrap_or_else(|| panic!("fn {name} in {path} does not end"));
+    text[start..start + end + close.len()].to_string()
+}
+
+/// Drawing only reads the state: what is derived from it (the code pane's rows, the layout, the
+/// cursor and scroll kept in view, highlighting) is brought up to date once per event, after
+/// `update`, by `derive::settle`; `App::draw` takes the app by shared reference and calls
+/// nothing that changes the state, and every view takes `&State`.
+#[test]
+fn drawing_only_reads_the_state() {
+    let draw = function_text("src/app/event_loop.rs", "draw<");
+    let (signature, body) = draw.split_once('{').unwrap();
+    assert!(
+        signature.contains("(&self,"),
+        "App::draw must take &self, so it cannot change the state:\n{signature}"
+    );
+    let body: Vec<&str> = body
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.starts_with("//"))
+        .filter(|l| {
+            [
+                "&mut",
+                "derive::",
+                "settle",
+                "layout::plan",
+                "refresh",
+                ".handle(",
+            ]
+            .iter()
+            .any(|w| l.contains(w))
+        })
+        .collect();
+    assert!(
+        body.is_empty(),
+        "App::draw changes or derives state:\n{}",
+        body.join("\n")
+    );
+    // The views: `&State` only, and nothing of `derive` (which is what changes it).
+    assert_none(
+        "src/views",
+        &[
+            "&mut State",
+            "mut s: State",
+            "derive::",
+            "update::",
+            "cell::",
+            "Mutex",
+        ],
+        &[],
+    );
+    // Settling is the event loop's, after each event (and once after opening).
+    let handle = function_text("src/app/event_loop.rs", "handle(");
+    assert!(
+        handle.contains("self.settle_derived();"),
+        "App::handle must settle the derived state after update:\n{handle}"
+    );
+    let settle = function_text("src/app/event_loop.rs", "settle_derived(");
+    assert!(settle.contains("derive::settle("), "{settle}");
+}
+
+/// The same rule, seen from the state: after an event the cursor is already in view and the rows
+/// on screen highlighted, and drawing leaves the state as it found it.
+#[test]
+fn the_state_is_settled_by_the_event_not_by_the_draw() {
+    use ratatui::backend::TestBackend;
+    use ratatui::Terminal;
+    use shaderstep::app::action::Action;
+    use shaderstep::app::event_loop::{App, AppEvent};
+    use shaderstep::app::state::Focus;
+    use shaderstep::pipeline::Pipeline;
+
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/examples/lighting.frag");
+    let mut app = App::new(
+        vec![example],
+        Pipeline::preset("size").unwrap(),
+        (100, 30),
+        true,
+    );
+    while app.state.focus != Focus::Code {
+        app.handle(AppEvent::Action(Action::Focus));
+    }
+    // Far down the code: only the cursor moves in `update`; the scroll follows in `settle`.
+    app.handle(AppEvent::Action(Action::Down(60)));
+    let seen = |app: &App| {
+        let s = &app.state;
+        (
+            s.code.cursor,
+            s.code.scroll,
+            s.passes.scroll,
+            s.source.scroll,
+            s.panel.len(),
+            s.cache.styles.len(),
+            s.layout.clone(),
+        )
+    };
+    let before = seen(&app);
+    let (cursor, scroll, rows) = (before.0, before.1, app.state.layout.code_rows());
+    assert!(
+        cursor >= 60,
+        "the code is too short for this test: cursor {cursor}"
+    );
+    assert!(
+        scroll <= cursor && cursor < scroll + rows,
+        "after the event the cursor {cursor} is out of view (scroll {scroll}, {rows} rows)"
+    );
+    assert!(
+        before.5 > 0,
+        "the rows on screen are highlighted before the draw"
+    );
+    let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    app.draw(&mut terminal).unwrap();
+    assert_eq!(seen(&app), before, "drawing changed the state");
 }

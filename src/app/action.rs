@@ -63,6 +63,15 @@ impl FromStr for StepRef {
     }
 }
 
+/// What a mouse event at a cell is: the input turns it into `Click`, `WheelUp` or `WheelDown`,
+/// and `update` routes it to the pane under the cell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MouseKind {
+    Click,
+    WheelUp,
+    WheelDown,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
     Quit,

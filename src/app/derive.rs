@@ -1,13 +1,14 @@
-//! Derived data: what the state shows, kept fresh from the run before each draw — step texts
-//! as listings, the code pane's rows (text or diff, a function filter applied), the link and
-//! compare tables, the highlighting of the rows on screen, the source line under the cursor.
-//! Each is rebuilt only when what it comes from changed.
+//! Derived data: what the state shows, kept fresh from the run once per event, after `update`
+//! (`settle`) — step texts as listings, the code pane's rows (text or diff, a function filter
+//! applied), the link and compare tables, the highlighting of the rows on screen, the source
+//! line under the cursor — and the cursor and scroll positions kept inside what the panes show.
+//! Each is rebuilt only when what it comes from changed. Drawing only reads what this leaves.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::action::ViewMode;
-use super::state::{PanelKey, Rows, SourceFile, SourceFiles, State, Syntax, TextKind};
+use super::state::{Layout, PanelKey, Rows, SourceFile, SourceFiles, State, Syntax, TextKind};
 use crate::ir::listing::Listing;
 use crate::pipeline::diff::{diff_lines, DiffLine};
 
@@ -286,15 +287,25 @@ pub fn refresh_panel(s: &mut State) {
 }
 
 /// Brings the derived data the layout depends on up to date: the link table, the panel.
-pub fn refresh(s: &mut State) {
+fn refresh(s: &mut State) {
     refresh_link_table(s);
     refresh_panel(s);
 }
 
-/// Brings everything derived up to date before a draw, by the layout planned for it: the
-/// panel, scroll limits, and the highlighting of the rows that will be visible.
-pub fn prepare(s: &mut State) {
+/// Brings everything derived up to date after an event (the event loop calls it once per
+/// event, after `update`): first what the layout depends on (the link table's rows, the code
+/// pane's rows), then the layout `plan` places the panes by (the views know how), then what
+/// depends on the layout — the cursor and scroll kept in view, the source pane, the compare
+/// table, the highlighting of the rows on screen. The draw that follows only reads the state.
+pub fn settle(s: &mut State, plan: impl FnOnce(&State) -> Layout) {
     refresh(s);
+    s.layout = plan(s);
+    fit_to_layout(s);
+}
+
+/// Everything derived that depends on the layout planned: scroll limits, the source pane, the
+/// compare table, and the highlighting of the rows that will be visible.
+fn fit_to_layout(s: &mut State) {
     let rows = s.layout.code_rows();
     let len = s.panel.len();
     s.code.cursor = s.code.cursor.min(len.saturating_sub(1));

@@ -10,9 +10,9 @@ use std::time::Duration;
 use ratatui::backend::Backend;
 use ratatui::Terminal;
 
-use super::action::{Action, Answer, Answered, DiskFact, Outcome};
+use super::action::{Action, Answer, Answered, DiskFact, MouseKind, Outcome};
 use super::derive;
-use super::input::{self, MouseKind};
+use super::input;
 use super::keymap::{default_keymap, Binding, Key, KeyCode, Keymap};
 use super::state::{Doc, Focus, State};
 use super::update::{self, Effect};
@@ -183,17 +183,30 @@ impl App {
             let load = update::load(&mut app.state, i);
             app.apply(vec![load]);
         }
-        app.plan_layout();
+        app.settle_derived();
         app
     }
 
-    /// Places the panes for the state as it is now: `update` reads the layout (page sizes,
-    /// the pane under the mouse), and only the event loop asks the views for it.
-    fn plan_layout(&mut self) {
-        self.state.layout = views::layout::plan(&self.state, self.help_lines);
+    /// Brings what is derived from the state up to date after an event, once (see
+    /// `derive::settle`), with the panes placed for the state as it is now: `update` reads the
+    /// layout (page sizes, the pane under the mouse), and only the event loop asks the views
+    /// for it. The draw that follows only reads the state.
+    fn settle_derived(&mut self) {
+        let help_lines = self.help_lines;
+        derive::settle(&mut self.state, |s| views::layout::plan(s, help_lines));
     }
 
+    /// Handles one event: `update` changes the state, the effects are carried out, and what is
+    /// derived from the state is brought up to date, once.
     pub fn handle(&mut self, ev: AppEvent) {
+        self.apply_event(ev);
+        self.settle_derived();
+    }
+
+    /// The state change of one event and its effects, with what is derived from the state left
+    /// as it was: for answers that arrive together, settled once after the last of them (as a
+    /// draw would have seen them), and for answers to an event's own effects, within `handle`.
+    fn apply_event(&mut self, ev: AppEvent) {
         let effects = match ev {
             AppEvent::Key(k) => input::handle_key(&mut self.state, &self.keymap, k),
             AppEvent::Mouse { col, row, kind } => {
@@ -204,10 +217,10 @@ impl App {
             AppEvent::Action(a) => update::update(&mut self.state, a),
         };
         self.apply(effects);
-        self.plan_layout();
     }
 
-    /// Applies the results of finished background runs; returns whether there were any.
+    /// Applies the results of finished background runs, then settles what is derived from the
+    /// state once; returns whether there were any.
     pub fn poll_jobs(&mut self) -> bool {
         let mut any = false;
         while let Ok(report) = self.worker.done.try_recv() {
@@ -248,11 +261,15 @@ impl App {
             }
             _ => {}
         }
+        if any {
+            self.settle_derived();
+        }
         any
     }
 
     /// Waits until every requested run has finished and been applied (replay and tests: "run
-    /// until idle"). Gives up after a minute rather than hang.
+    /// until idle"), then settles what is derived from the state once. Gives up after a minute
+    /// rather than hang.
     pub fn settle(&mut self) {
         let deadline = std::time::Instant::now() + Duration::from_secs(60);
         while self.state.docs.iter().any(Doc::running) {
@@ -288,6 +305,7 @@ impl App {
                 Err(_) => {}
             }
         }
+        self.settle_derived();
     }
 
     /// Whether a background run is under way.
@@ -463,6 +481,7 @@ impl App {
             Err(e) => Outcome::Failed(e),
         };
         self.answer(Answered::Outcome(o));
+        self.settle_derived();
     }
 
     /// Carries out effects; what each gave goes back to `update` as an answer.
@@ -525,9 +544,10 @@ impl App {
         })
     }
 
-    /// Hands what a background job answered to `update` (see `answer`).
+    /// Hands what a background job answered to `update` (see `answer`). Whoever receives the
+    /// answers settles what is derived once they are applied (`poll_jobs`, `settle`, `handle`).
     fn answer(&mut self, answered: Answered) {
-        self.handle(AppEvent::Action(Action::Answer(Answer::new(answered))));
+        self.apply_event(AppEvent::Action(Action::Answer(Answer::new(answered))));
     }
 
     fn report(&mut self, report: Report) {
@@ -558,12 +578,10 @@ impl App {
         }
     }
 
-    pub fn draw<B: Backend>(&mut self, terminal: &mut Terminal<B>) -> Result<(), B::Error> {
-        // What the layout depends on first (the link table's rows), then the layout, then
-        // what depends on it (scrolling, the highlighting of the rows on screen).
-        derive::refresh(&mut self.state);
-        self.plan_layout();
-        derive::prepare(&mut self.state);
+    /// Draws the state as the last event left it: derived data, layout, scrolling and
+    /// highlighting were brought up to date after that event (`settle_derived`), so drawing
+    /// only reads.
+    pub fn draw<B: Backend>(&self, terminal: &mut Terminal<B>) -> Result<(), B::Error> {
         let state = &self.state;
         let bindings = &self.bindings;
         terminal.draw(|f| views::draw(f, state, bindings))?;

@@ -2,7 +2,7 @@
 //! has the keys; a mouse event becomes a click or wheel action at its cell. Nothing here
 //! changes state but through `update`.
 
-use super::action::Action;
+use super::action::{Action, MouseKind};
 use super::keymap::{Context, Key, KeyCode, Keymap};
 use super::state::{Focus, Mode, State};
 use super::update::{update, Effect};
@@ -54,11 +54,4 @@ pub fn handle_mouse(s: &mut State, col: u16, row: u16, kind: MouseKind) -> Vec<E
             MouseKind::WheelDown => Action::WheelDown(col, row),
         },
     )
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MouseKind {
-    Click,
-    WheelUp,
-    WheelDown,
 }

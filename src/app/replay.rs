@@ -25,8 +25,8 @@ use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
 use ratatui::Terminal;
 
+use super::action::MouseKind;
 use super::event_loop::{App, AppEvent, Inputs};
-use super::input::MouseKind;
 use super::keymap::parse_keys;
 use super::watch::{watch, Watcher};
 use crate::pipeline::Pipeline;

@@ -1,5 +1,6 @@
 //! Drawing. Every view is a function of `&State`; none of them changes it or does real work
-//! (highlighting and diffs are computed by `app::update` before the draw).
+//! (highlighting, diffs and scrolling are brought up to date by `app::derive::settle` after
+//! each event, before the draw).
 
 pub mod browser;
 pub mod code_view;

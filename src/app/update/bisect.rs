@@ -1,0 +1,26 @@
+//! Bisecting the run: the first step spirv-val rejects, or the first whose output runs
+//! differently on a Vulkan driver. Both run as effects; their answers come back in `files`.
+
+use super::Effect;
+use crate::app::action::Action;
+use crate::app::state::State;
+
+/// Applies the actions `update` routes here.
+pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
+    match action {
+        Action::Bisect | Action::BisectRun(_) if s.run_under_way() => {
+            s.set_error("the run is still under way: bisect it once it is done");
+        }
+        Action::Bisect => return vec![Effect::Bisect],
+        Action::BisectRun(data) => {
+            if s.run().is_none() {
+                s.set_error("nothing to run: the input has not loaded");
+                return Vec::new();
+            }
+            s.set_message("running the shader after every step…");
+            return vec![Effect::BisectRun(data)];
+        }
+        other => unreachable!("not an action of bisect: {other:?}"),
+    }
+    Vec::new()
+}

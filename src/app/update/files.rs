@@ -1,0 +1,96 @@
+//! Inputs on disk and their runs: asking for runs (each request with a token, so only the newest
+//! answer counts), what the runs and other background work answered, what the watcher saw
+//! change, reloading, and writing a step's SPIR-V.
+
+use super::Effect;
+use crate::app::action::{Action, Answered};
+use crate::app::state::State;
+use crate::app::worker::Job;
+
+/// Applies the actions `update` routes here.
+pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
+    match action {
+        Action::Answer(answer) => match answer.take() {
+            Some(Answered::Outcome(o)) => outcome(s, o),
+            Some(Answered::Step(step)) => crate::app::answer::step(s, step),
+            Some(Answered::Run(done)) => crate::app::answer::run(s, done),
+            Some(Answered::Compared(done)) => crate::app::answer::compared_run(s, done),
+            Some(Answered::Bisect { key, result }) => crate::app::answer::bisect(s, key, result),
+            Some(Answered::BisectRun { docs, result }) => {
+                crate::app::answer::bisect_run(s, &docs, result)
+            }
+            None => {}
+        },
+        Action::Disk(facts) => return crate::app::disk::apply(s, facts),
+        Action::Reload if s.batched => return vec![load(s, 0)],
+        Action::Reload => return (0..s.docs.len()).map(|i| load(s, i)).collect(),
+        Action::Write(path) => {
+            let Some(run) = s.run() else {
+                s.set_error("nothing loaded to write");
+                return Vec::new();
+            };
+            let module = &run.steps[s.step.min(run.steps.len() - 1)].module;
+            let bytes = crate::ir::spirv::write::write_bytes(module);
+            return vec![Effect::Write { path, bytes }];
+        }
+        other => unreachable!("not an action of files: {other:?}"),
+    }
+    Vec::new()
+}
+
+/// Asks for input `i` to run again (every input, when they run together), and the compared
+/// pipeline with it: each request's token grows, and only the answer to the newest counts.
+pub(in crate::app) fn load(s: &mut State, i: usize) -> Effect {
+    let docs: Vec<usize> = if s.batched {
+        (0..s.docs.len()).collect()
+    } else {
+        vec![i]
+    };
+    let jobs = docs
+        .into_iter()
+        .map(|n| {
+            let doc = &mut s.docs[n];
+            job(n, &mut doc.requested, &doc.path)
+        })
+        .collect();
+    let compared = (!s.batched && s.compare.spec.is_some()).then(|| compare_job(s, i));
+    Effect::Load { jobs, compared }
+}
+
+/// A request of the compared pipeline's run on input `i`.
+pub(super) fn compare_job(s: &mut State, i: usize) -> Job {
+    let doc = &mut s.docs[i];
+    job(i, &mut doc.compare_requested, &doc.path)
+}
+
+/// A request for input `i` at `path`, with the next token of those counted in `requested`.
+fn job(i: usize, requested: &mut u64, path: &std::path::Path) -> Job {
+    *requested += 1;
+    Job {
+        doc: i,
+        token: *requested,
+        path: path.to_path_buf(),
+    }
+}
+
+/// Applies what carrying out an effect gave.
+fn outcome(s: &mut State, o: crate::app::action::Outcome) {
+    use crate::app::action::Outcome;
+    match o {
+        Outcome::Failed(e) => s.set_error(e),
+        Outcome::Done(m) => s.set_message(m),
+        Outcome::CompareFailed(e) => {
+            // Its runs will not come.
+            for d in &mut s.docs {
+                d.compare_answered = d.compare_requested;
+            }
+            s.set_error(e);
+        }
+        Outcome::Comparing(spec) => {
+            // The outputs against each other first, once the compared run is there.
+            s.compare.base = Some(usize::MAX);
+            s.set_message(format!("comparing with {spec}…"));
+            s.compare.spec = Some(spec);
+        }
+    }
+}

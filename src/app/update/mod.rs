@@ -1,0 +1,130 @@
+//! `update`: applies an action to the state and returns the effects (file reads, pipeline runs,
+//! writes) for the event loop to carry out. Input becomes actions in `input`; the derived parts
+//! of the state (the code pane's rows, highlighting) are kept fresh by `derive`.
+//!
+//! One file per pane or job, as `views/` has one per pane: what a key does is next to the pane
+//! it acts on. `update` only says which file an action belongs to.
+
+mod bisect;
+mod browser;
+mod code_view;
+mod compare;
+mod diagnostics;
+mod diff;
+mod files;
+mod help;
+mod layout;
+mod link_view;
+mod pass_list;
+mod prompt;
+mod search;
+mod source_view;
+mod values;
+
+use std::path::PathBuf;
+
+use crate::app::action::Action;
+use crate::app::state::State;
+use crate::app::worker::Job;
+
+pub(in crate::app) use files::load;
+pub use help::op_on_line;
+
+#[derive(Debug, PartialEq)]
+pub enum Effect {
+    /// Read inputs from disk and run the pipeline on them (together, when the inputs run
+    /// together), and the compared pipeline on one, when one is compared. Each job carries the
+    /// token its answer must bring back (see `load`).
+    Load {
+        jobs: Vec<Job>,
+        compared: Option<Job>,
+    },
+    Write {
+        path: PathBuf,
+        bytes: Vec<u8>,
+    },
+    /// Open the user's editor at `line` of `path` (the terminal is handed over meanwhile).
+    Edit {
+        path: PathBuf,
+        line: u32,
+    },
+    /// Validate every step of the current input with spirv-val.
+    Bisect,
+    /// Run the current input after every step on a Vulkan driver (in the background), buffers
+    /// starting with the bytes of a file when one is given.
+    BisectRun(Option<PathBuf>),
+    /// Start running a second pipeline beside this one (a preset, a pass list or
+    /// `spirv-opt FLAGS`) on every input (`jobs`), or stop (`None`).
+    Compare {
+        spec: Option<String>,
+        jobs: Vec<Job>,
+    },
+}
+
+/// Applies `action` to the state and returns what the event loop is to carry out: each action
+/// goes to the file of the pane or job it acts on.
+pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
+    match action {
+        Action::Quit => {
+            s.quit = true;
+            Vec::new()
+        }
+        Action::Resize(..)
+        | Action::Click(..)
+        | Action::WheelUp(..)
+        | Action::WheelDown(..)
+        | Action::Focus
+        | Action::Up(..)
+        | Action::Down(..)
+        | Action::PageUp
+        | Action::PageDown
+        | Action::Top
+        | Action::Bottom
+        | Action::Left
+        | Action::Right => layout::handle(s, action),
+        Action::NextInput | Action::PrevInput | Action::Shader(..) => browser::handle(s, action),
+        Action::StepNext
+        | Action::StepPrev
+        | Action::Step(..)
+        | Action::Mark
+        | Action::HideUnchanged(..)
+        | Action::FirstChange => pass_list::handle(s, action),
+        Action::ToggleText
+        | Action::Func(..)
+        | Action::FuncAtCursor
+        | Action::Goto(..)
+        | Action::NextToken
+        | Action::PrevToken
+        | Action::Definition
+        | Action::ScrollRight
+        | Action::ScrollLeft => code_view::handle(s, action),
+        Action::Find(..) | Action::FindNext | Action::FindPrev => search::handle(s, action),
+        Action::Diff(..)
+        | Action::View(..)
+        | Action::IgnoreRenumbering(..)
+        | Action::NextHunk
+        | Action::PrevHunk
+        | Action::DiffPrev => diff::handle(s, action),
+        Action::Uses | Action::History | Action::ValueGoto | Action::ValueClose => {
+            values::handle(s, action)
+        }
+        Action::GotoDiagnostic => diagnostics::handle(s, action),
+        Action::LinkView | Action::LinkJump(..) => link_view::handle(s, action),
+        Action::SourcePane(..) | Action::SourceCaller | Action::EditSource => {
+            source_view::handle(s, action)
+        }
+        Action::Compare(..) | Action::CompareStep(..) => compare::handle(s, action),
+        Action::Bisect | Action::BisectRun(..) => bisect::handle(s, action),
+        Action::Cancel
+        | Action::PromptInsert(..)
+        | Action::PromptBackspace
+        | Action::PromptCancel
+        | Action::PromptSubmit
+        | Action::CommandLine
+        | Action::SearchPrompt => prompt::handle(s, action),
+        Action::Help | Action::ClosePopup | Action::OpInfo => help::handle(s, action),
+        Action::Answer(..) | Action::Disk(..) | Action::Reload | Action::Write(..) => {
+            files::handle(s, action)
+        }
+    }
+}
