@@ -99,6 +99,19 @@ fn diff() {
     run("diff");
 }
 
+/// Where the source pane finds its files: embedded (and marked when the disk differs), through
+/// `[source] paths`, nowhere (saying where it looked), and read again when they change.
+#[test]
+fn source_files() {
+    run("source-files");
+}
+
+/// The debug-info audit: the pass list's -1L, `:lost` and the diff behind an entry.
+#[test]
+fn lost() {
+    run("lost");
+}
+
 /// The source pane on the bundled GLSL example (80x24: under the code) and its -gVS build
 /// (200x50: beside it); hidden again, the screen is exactly what it was before.
 #[test]

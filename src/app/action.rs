@@ -114,6 +114,9 @@ pub enum Action {
     Uses,
     /// The history of the selected value across the steps (`:history`).
     History,
+    /// The source lines the selected step no longer covers, each with the instruction that
+    /// carried it in the step before (`:lost`).
+    Lost,
     /// Go to the selected entry of the value list (a use, or the step of a history event).
     ValueGoto,
     /// Close the value list.
@@ -316,6 +319,7 @@ impl fmt::Display for Action {
             Action::Definition => write!(f, "definition"),
             Action::Uses => write!(f, "uses"),
             Action::History => write!(f, "history"),
+            Action::Lost => write!(f, "lost"),
             Action::ValueGoto => write!(f, "value-goto"),
             Action::ValueClose => write!(f, "value-close"),
             Action::Cancel => write!(f, "cancel"),
@@ -445,6 +449,7 @@ impl FromStr for Action {
             "definition" => no_arg(Action::Definition),
             "uses" => no_arg(Action::Uses),
             "history" => no_arg(Action::History),
+            "lost" => no_arg(Action::Lost),
             "value-goto" => no_arg(Action::ValueGoto),
             "value-close" => no_arg(Action::ValueClose),
             "cancel" => no_arg(Action::Cancel),
@@ -557,6 +562,7 @@ mod tests {
             Action::Click(3, 14),
             Action::WheelDown(80, 2),
             Action::History,
+            Action::Lost,
             Action::ValueClose,
             Action::SourcePane(None),
             Action::SourcePane(Some(false)),
@@ -635,6 +641,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "the selected value's history across the steps, listed under the code",
     ),
     ("uses", "the selected value's uses, listed under the code"),
+    (
+        "lost",
+        "the source lines the selected step no longer has code for, with the code that went",
+    ),
     (
         "source on|off",
         "the source pane: the source line of the instruction at the cursor (alone: toggle)",

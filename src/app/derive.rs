@@ -389,75 +389,8 @@ fn fit_to_layout(s: &mut State) {
     }
 }
 
-/// The source files a module's line info refers to: `OpString` id → (name, text). The text is
-/// the one `OpSource` or `DebugSource` embeds, or the input's own source when the names match.
-fn source_files(module: &crate::ir::Module, own: Option<(&str, &Arc<str>)>) -> SourceFiles {
-    use rspirv::dr::Operand;
-    let mut files = std::collections::HashMap::new();
-    for inst in &module.debug {
-        if let (spirv::Op::String, Some(id), Some(Operand::LiteralString(name))) =
-            (inst.op, inst.result, inst.lits().first())
-        {
-            let text = own
-                .filter(|(own_name, _)| {
-                    std::path::Path::new(name).file_name()
-                        == std::path::Path::new(own_name).file_name()
-                })
-                .map(|(_, t)| Arc::new(t.lines().map(str::to_string).collect::<Vec<_>>()));
-            files.insert(id, (crate::ir::strings::display(name).into_owned(), text));
-        }
-    }
-    // The text `OpSource` embeds (`-g`), or `DebugSource` (`-gVS`).
-    let op_sources =
-        module
-            .debug
-            .iter()
-            .filter_map(|inst| match (inst.op, inst.args.as_slice(), inst.lits()) {
-                (spirv::Op::Source, [file], [_, _, Operand::LiteralString(text)]) => {
-                    Some((*file, std::borrow::Cow::Borrowed(text.as_str())))
-                }
-                _ => None,
-            });
-    let debug_sources = crate::ir::debug::source_texts(module)
-        .into_iter()
-        .map(|(file, text)| (file, std::borrow::Cow::Owned(text)));
-    for (file, text) in op_sources.chain(debug_sources) {
-        if let Some(entry) = files.get_mut(&file) {
-            if entry.1.is_none() {
-                // Bytes that are not UTF-8 (a Latin-1 comment) show as U+FFFD.
-                let shown = crate::ir::strings::display(&text);
-                entry.1 = Some(Arc::new(numbered_source(&shown)));
-            }
-        }
-    }
-    files
-}
-
-/// Source lines as line info numbers them: glslang puts `// OpModuleProcessed` comments and a
-/// `#line 1` in front of the text it embeds.
-fn numbered_source(text: &str) -> Vec<String> {
-    let lines: Vec<String> = text.lines().map(str::to_string).collect();
-    let directive = lines.iter().take(20).position(|l| l.starts_with("#line "));
-    match directive.and_then(|d| {
-        let n: usize = lines[d]["#line ".len()..]
-            .trim()
-            .split(' ')
-            .next()?
-            .parse()
-            .ok()?;
-        Some((d, n))
-    }) {
-        // Line `n` is the one after the directive.
-        Some((d, n)) => {
-            let mut out = vec![String::new(); n.saturating_sub(1)];
-            out.extend(lines[d + 1..].iter().cloned());
-            out
-        }
-        None => lines,
-    }
-}
-
-/// The source files of the selected step's module (see `source_files`), made once per step.
+/// The source files of the selected step's module (`sources::resolve`), made once per step;
+/// files on disk are read once until they change (`Cache::disk_texts`).
 fn step_source_files(s: &mut State) -> Option<Arc<SourceFiles>> {
     let doc = s.current()?;
     let step = doc.run.as_ref()?.steps.get(s.step)?;
@@ -467,10 +400,25 @@ fn step_source_files(s: &mut State) -> Option<Arc<SourceFiles>> {
             return Some(files.clone());
         }
     }
-    let own_name = doc.path.display().to_string();
-    let files = Arc::new(source_files(
-        &step.module,
-        doc.source.as_ref().map(|t| (own_name.as_str(), t)),
+    let module = step.module.clone();
+    let (path, own) = (doc.path.clone(), doc.source.clone());
+    let search = s.source_paths.clone();
+    let texts = &mut s.cache.disk_texts;
+    let files = Arc::new(super::sources::resolve(
+        &module,
+        &path,
+        own.as_deref(),
+        &search,
+        &mut |p| {
+            texts
+                .entry(p.to_path_buf())
+                .or_insert_with(|| {
+                    std::fs::read(p)
+                        .ok()
+                        .map(|b| String::from_utf8_lossy(&b).into_owned())
+                })
+                .clone()
+        },
     ));
     s.cache.source_files = Some((key, files.clone()));
     Some(files)
@@ -495,26 +443,19 @@ pub fn cursor_source_path(s: &mut State) -> Result<(PathBuf, u32), String> {
         return Err("no source line for the instruction at the cursor".into());
     };
     let files = step_source_files(s).ok_or("nothing loaded")?;
-    let doc = s.current().ok_or("nothing loaded")?;
-    let name = files
-        .get(&file)
-        .map(|(n, _)| n.clone())
+    let source = files
+        .get(file)
         .ok_or("the module names no file for this line")?;
-    let named = PathBuf::from(&name);
-    let beside = doc.path.parent().map(|d| d.join(&named));
-    let candidates: Vec<PathBuf> = [Some(named.clone()), beside]
-        .into_iter()
-        .flatten()
-        .chain(
-            (named.file_name().is_some() && named.file_name() == doc.path.file_name())
-                .then(|| doc.path.clone()),
-        )
-        .collect();
-    match candidates.iter().find(|p| p.is_file()) {
-        Some(p) => Ok((p.clone(), line)),
-        None => Err(format!(
-            "no file on disk for {name} (looked at {})",
-            candidates
+    match (&source.disk, &source.origin) {
+        (Some(p), _) => Ok((p.clone(), line)),
+        (None, Some(super::sources::Origin::Input)) => {
+            Ok((s.current().ok_or("nothing loaded")?.path.clone(), line))
+        }
+        _ => Err(format!(
+            "no file on disk for {} (looked at {})",
+            source.name,
+            source
+                .looked
                 .iter()
                 .map(|p| p.display().to_string())
                 .collect::<Vec<_>>()
@@ -570,9 +511,10 @@ fn short_name(name: &str) -> String {
 fn source_line_at_cursor(s: &State, files: &SourceFiles) -> Option<String> {
     let (file, line) = cursor_source(s)?;
     let line = line as usize;
-    let (name, text) = files.get(&file)?;
-    let short = short_name(name);
-    let code = text
+    let source = files.get(file)?;
+    let short = short_name(&source.name);
+    let code = source
+        .lines
         .as_ref()
         .and_then(|t| t.get(line.checked_sub(1)?))
         .map_or(String::new(), |l| l.trim().to_string());
@@ -580,14 +522,6 @@ fn source_line_at_cursor(s: &State, files: &SourceFiles) -> Option<String> {
 }
 
 type Lines = Arc<Vec<String>>;
-
-/// What the source pane says when the module names a file but holds no text for it.
-fn no_text_note(name: &str) -> String {
-    format!(
-        "no source text for \"{name}\": the module embeds none (OpSource, DebugSource) \
-         and it is not the file opened"
-    )
-}
 
 /// Brings the source pane up to the code cursor: the file the cursor's instruction came from
 /// (or the last one, when it has no location), its marked line, the title, the scroll that
@@ -621,6 +555,10 @@ fn refresh_source_pane(s: &mut State, files: Option<&SourceFiles>) {
     // The file and line the cursor's instruction came from, and the code rows from that line.
     let mut at: Option<(String, Option<Lines>, usize)> = None;
     let mut from: Option<(crate::ir::Id, u32)> = None;
+    // What to say instead of the text (`None`: the default), and whether the file on disk
+    // differs from the text the module embeds.
+    let mut note: Option<Option<String>> = None;
+    let mut differs = false;
     if source_step && !s.panel.is_empty() {
         // The code pane shows the shader's source itself: its cursor line is the line.
         let name = path.display().to_string();
@@ -630,12 +568,17 @@ fn refresh_source_pane(s: &mut State, files: Option<&SourceFiles>) {
         };
         at = Some((name, lines, s.panel.line_number(s.code.cursor)));
     } else if let Some((file, line)) = frame_source(s) {
-        let (name, lines) = files
-            .and_then(|f| f.get(&file))
-            .cloned()
-            .unwrap_or_else(|| (format!("%{file}"), None));
+        let source = files.and_then(|f| f.get(file));
+        let name = source.map_or_else(|| format!("%{file}"), |src| src.name.clone());
+        let lines = source.and_then(|src| src.lines.clone());
         at = Some((name, lines, line as usize));
         from = Some((file, line));
+        note = Some(match source {
+            Some(src) if src.lines.is_none() => Some(src.missing_note()),
+            Some(_) => None,
+            None => Some(format!("the module names no file %{file}")),
+        });
+        differs = source.is_some_and(|src| src.differs);
     }
     match at {
         Some((name, lines, line)) => {
@@ -659,8 +602,8 @@ fn refresh_source_pane(s: &mut State, files: Option<&SourceFiles>) {
                 Some(stack) if stack.len() > 1 => {
                     let own = cursor_source(s);
                     let own_name = own
-                        .and_then(|(f, _)| files.and_then(|fs| fs.get(&f)))
-                        .map_or_else(|| name.clone(), |(n, _)| n.clone());
+                        .and_then(|(f, _)| files.and_then(|fs| fs.get(f)))
+                        .map_or_else(|| name.clone(), |src| src.name.clone());
                     let own_line = own.map_or(line as u32, |(_, l)| l);
                     let mut parts = Vec::new();
                     for (k, f) in stack.iter().enumerate() {
@@ -680,7 +623,15 @@ fn refresh_source_pane(s: &mut State, files: Option<&SourceFiles>) {
                 }
                 _ => format!(" {}:{line} ", short_name(&name)),
             };
-            s.source.note = lines.is_none().then(|| no_text_note(&name));
+            if differs {
+                s.source.title = format!("{}· the file on disk differs ", s.source.title);
+            }
+            s.source.note = match note {
+                Some(n) => n,
+                None => lines
+                    .is_none()
+                    .then(|| format!("no source text for \"{name}\": it is not the file opened")),
+            };
             s.source.file = Some(SourceFile {
                 doc: s.doc,
                 generation,
@@ -699,11 +650,14 @@ fn refresh_source_pane(s: &mut State, files: Option<&SourceFiles>) {
                         " {} — no source line for this instruction ",
                         short_name(&f.name)
                     );
-                    s.source.note = f.lines.is_none().then(|| no_text_note(&f.name));
+                    // (The note the file had stays: it says why there is no text.)
+                    if f.lines.is_some() {
+                        s.source.note = None;
+                    }
                 }
                 None => {
                     s.source.title = " source — no source line for this instruction ".into();
-                    s.source.note = Some(if files.is_none_or(|f| f.is_empty()) {
+                    s.source.note = Some(if files.is_none_or(|f| f.files.is_empty()) {
                         "this step's module names no source file: it has no line info \
                          (OpLine, DebugLine); build with -g or -gVS for it"
                             .into()
@@ -751,29 +705,5 @@ fn refresh_source_pane(s: &mut State, files: Option<&SourceFiles>) {
             s.source.code_rows.clear();
             s.cache.source_rows_key = None;
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The source view shows bytes of `OpSource` that are not UTF-8 as U+FFFD.
-    #[test]
-    fn source_text_that_is_not_utf8_shows_replacement_characters() {
-        let text = "OpCapability Shader
-OpMemoryModel Logical GLSL450
-%f = OpString \"caf~.frag\"
-OpSource GLSL 450 %f \"// caf~\nvoid main() {}\n\"
-";
-        let mut words = crate::ir::spirv::asm::assemble(text).unwrap();
-        for w in &mut words[5..] {
-            *w = u32::from_le_bytes(w.to_le_bytes().map(|b| if b == b'~' { 0xe9 } else { b }));
-        }
-        let m = crate::ir::spirv::read::read_words(&words).unwrap();
-        let files = source_files(&m, None);
-        let (name, lines) = files.values().next().unwrap();
-        assert_eq!(name, "caf\u{fffd}.frag");
-        assert_eq!(lines.as_deref().unwrap()[0], "// caf\u{fffd}");
     }
 }

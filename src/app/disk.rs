@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use super::action::DiskFact;
 use super::state::{Doc, State};
 use super::update::Effect;
+use super::watch::absolute;
 
 pub(super) fn apply(s: &mut State, facts: Vec<DiskFact>) -> Vec<Effect> {
     let mut effects = Vec::new();
@@ -15,6 +16,18 @@ pub(super) fn apply(s: &mut State, facts: Vec<DiskFact>) -> Vec<Effect> {
         match fact {
             DiskFact::WatchError(e) => s.set_error(e),
             DiskFact::File { path, listed_under } => {
+                // A source file the source pane read: read again, compared again.
+                let read = s
+                    .cache
+                    .disk_texts
+                    .keys()
+                    .find(|p| absolute(p) == path)
+                    .cloned();
+                if let Some(p) = read {
+                    s.cache.disk_texts.remove(&p);
+                    s.cache.source_files = None;
+                    s.set_message(format!("source file changed: {}", p.display()));
+                }
                 if let Some(i) = s.docs.iter().position(|d| d.abs == path) {
                     s.docs[i].present = true;
                     effects.push(super::update::load(s, i));

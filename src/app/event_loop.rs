@@ -50,6 +50,8 @@ pub struct Inputs {
     pub external_path: Option<String>,
     /// `[keys]` of shaderstep.toml: (key, command) overrides of the key map.
     pub keys: Vec<(String, String)>,
+    /// `[source] paths` of shaderstep.toml: where the source pane looks for files.
+    pub source_paths: Vec<PathBuf>,
 }
 
 impl Inputs {
@@ -63,6 +65,7 @@ impl Inputs {
             stages: None,
             external_path: None,
             keys: Vec::new(),
+            source_paths: Vec::new(),
         }
     }
 }
@@ -139,6 +142,7 @@ impl App {
         let modules = !linked && pipeline.links() && docs.len() > 1 && roots.is_empty();
         let batched = linked || modules;
         let mut state = State::new(docs, roots, names, size, color);
+        state.source_paths = inputs.source_paths.clone();
         state.linked = linked;
         state.batched = batched;
         let batch = match inputs.stages {
@@ -647,7 +651,7 @@ pub fn run_terminal(
     compare: Option<String>,
 ) -> color_eyre::Result<()> {
     use crossterm::event;
-    let (watcher, watch_error) = match super::watch::watch(&inputs.roots, &inputs.files) {
+    let (mut watcher, watch_error) = match super::watch::watch(&inputs.roots, &inputs.files) {
         Ok(w) => (Some(w), None),
         Err(e) => (None, Some(format!("file watching is off: {e}"))),
     };
@@ -701,7 +705,11 @@ pub fn run_terminal(
                 app.edited(result);
                 dirty = true;
             }
-            if let Some(w) = &watcher {
+            if let Some(w) = &mut watcher {
+                // Source files read from elsewhere are reloaded as watched shaders are.
+                for p in app.state.cache.disk_texts.keys() {
+                    let _ = w.watch_beside(p);
+                }
                 while let Ok(paths) = w.changes.try_recv() {
                     app.handle(AppEvent::FilesChanged(paths));
                     dirty = true;

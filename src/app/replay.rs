@@ -293,6 +293,7 @@ impl Runner {
                 };
                 inputs.external_path = config.external_path.clone();
                 inputs.keys = config.keys.clone();
+                inputs.source_paths = config.source_paths.clone();
                 inputs.front_ends = config.front_ends;
                 inputs.stages = self.stages.take();
                 let watched = watch(&inputs.roots, &inputs.files);
@@ -347,6 +348,13 @@ impl Runner {
                 self.event(AppEvent::Mouse { col, row, kind })?;
             }
             "write" => {
+                // Source files the source pane read elsewhere are watched, as the terminal's
+                // event loop does, so a write there reloads them.
+                if let (Some(w), Some(app)) = (&mut self.watcher, &self.app) {
+                    for p in app.state.cache.disk_texts.keys() {
+                        let _ = w.watch_beside(p);
+                    }
+                }
                 let path = self.expand(rest.trim());
                 let content = heredoc.ok_or("write needs a <<EOF … EOF body")?;
                 write_atomically(&path, content.as_bytes())

@@ -350,4 +350,23 @@ mod tests {
         let b = plain_lines("void main() {}  \r\n\n");
         assert!(same_text(&a, &b));
     }
+
+    /// The source view shows bytes of `OpSource` that are not UTF-8 as U+FFFD.
+    #[test]
+    fn source_text_that_is_not_utf8_shows_replacement_characters() {
+        let text = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+%f = OpString \"caf~.frag\"
+OpSource GLSL 450 %f \"// caf~\nvoid main() {}\n\"
+";
+        let mut words = asm::assemble(text).unwrap();
+        for w in &mut words[5..] {
+            *w = u32::from_le_bytes(w.to_le_bytes().map(|b| if b == b'~' { 0xe9 } else { b }));
+        }
+        let m = read::read_words(&words).unwrap();
+        let files = resolve(&m, std::path::Path::new("x.spv"), None, &[], &mut |_| None);
+        let source = files.files.values().next().unwrap();
+        assert_eq!(source.name, "caf\u{fffd}.frag");
+        assert_eq!(source.lines.as_deref().unwrap()[0], "// caf\u{fffd}");
+    }
 }

@@ -307,6 +307,8 @@ pub enum ValueListKind {
     Uses,
     /// The steps that created, changed, moved, replaced or deleted the value.
     History,
+    /// The source lines a step no longer has code for (`:lost`).
+    Lost,
 }
 
 /// One entry of the value list: where `Enter` goes.
@@ -495,6 +497,8 @@ pub struct State {
     pub doc: usize,
     /// Watched directories (absolute).
     pub roots: Vec<PathBuf>,
+    /// `[source] paths`: where the source pane looks for the files debug info names.
+    pub source_paths: Vec<PathBuf>,
     /// Diffs compare with the same step of the input's previous run (`:diff-prev`).
     pub diff_prev: bool,
     pub pipeline: Vec<&'static str>,
@@ -667,14 +671,17 @@ pub struct Cache {
     pub compare_functions_key: Option<(usize, u64, usize, u64, usize)>,
     /// The source files of one step's module, by (doc, generation, step).
     pub source_files: Option<((usize, u64, usize), Arc<SourceFiles>)>,
+    /// Source files read from disk (`None`: not there), until they change.
+    pub disk_texts: HashMap<PathBuf, Option<String>>,
     /// Text ids of source files, by (doc, generation, name).
     pub source_ids: HashMap<(usize, u64, String), u64>,
     /// What the source pane's marked code rows were computed for: the panel, the file and line.
     pub source_rows_key: Option<(PanelKey, Id, u32)>,
 }
 
-/// The source files a module's line info refers to: `OpString` id → (name, text).
-pub type SourceFiles = HashMap<Id, (String, Option<Arc<Vec<String>>>)>;
+/// The source files a module's line info refers to, by `OpString` id, with their text and
+/// where it came from.
+pub type SourceFiles = super::sources::Sources;
 
 impl State {
     pub fn new(
@@ -688,6 +695,7 @@ impl State {
             docs,
             doc: 0,
             roots,
+            source_paths: Vec::new(),
             diff_prev: false,
             pipeline,
             step: 0,

@@ -16,7 +16,10 @@ use notify::RecursiveMode;
 use notify_debouncer_full::{new_debouncer, DebounceEventResult, Debouncer, RecommendedCache};
 
 pub struct Watcher {
-    _debouncer: Debouncer<notify::RecommendedWatcher, RecommendedCache>,
+    debouncer: Debouncer<notify::RecommendedWatcher, RecommendedCache>,
+    /// Directories watched: roots (recursively) and others (flat).
+    roots: Vec<PathBuf>,
+    flat: BTreeSet<PathBuf>,
     /// Batches of absolute paths that changed, one batch per debounced burst.
     pub changes: Receiver<Vec<PathBuf>>,
     /// What went wrong while watching (a directory removed, the watch limit reached).
@@ -74,12 +77,30 @@ pub fn watch(roots: &[PathBuf], files: &[PathBuf]) -> notify::Result<Watcher> {
     for r in roots {
         debouncer.watch(absolute(r), RecursiveMode::Recursive)?;
     }
-    for d in flat {
-        debouncer.watch(&d, RecursiveMode::NonRecursive)?;
+    for d in &flat {
+        debouncer.watch(d, RecursiveMode::NonRecursive)?;
     }
     Ok(Watcher {
-        _debouncer: debouncer,
+        debouncer,
+        roots: roots.iter().map(|r| absolute(r)).collect(),
+        flat,
         changes: rx,
         errors: err_rx,
     })
+}
+
+impl Watcher {
+    /// Watches the directory of `file` too (flat), unless it is watched already: source files
+    /// the source pane reads from outside the watched directories.
+    pub fn watch_beside(&mut self, file: &Path) -> notify::Result<()> {
+        let abs = absolute(file);
+        let Some(dir) = abs.parent() else {
+            return Ok(());
+        };
+        if self.roots.iter().any(|r| dir.starts_with(r)) || self.flat.contains(dir) {
+            return Ok(());
+        }
+        self.flat.insert(dir.to_path_buf());
+        self.debouncer.watch(dir, RecursiveMode::NonRecursive)
+    }
 }

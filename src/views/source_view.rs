@@ -21,7 +21,12 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let lines = pane.file.as_ref().and_then(|f| f.lines.as_ref());
     if let Some(note) = &pane.note {
         frame.render_widget(
-            Paragraph::new(Line::styled(note.clone(), t.unchanged)).wrap(Wrap { trim: true }),
+            Paragraph::new(
+                note.lines()
+                    .map(|l| Line::styled(l.to_string(), t.unchanged))
+                    .collect::<Vec<_>>(),
+            )
+            .wrap(Wrap { trim: false }),
             inner,
         );
         return;

@@ -24,6 +24,11 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
             list.name,
             if n == 1 { "" } else { "s" }
         ),
+        ValueListKind::Lost => format!(
+            " {}: {n} source line{} lost (Enter shows the code that went, x closes) ",
+            list.name,
+            if n == 1 { "" } else { "s" }
+        ),
     };
     let block = Block::bordered()
         .border_style(if focused { t.border_focus } else { t.border })

@@ -105,7 +105,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         | Action::NextHunk
         | Action::PrevHunk
         | Action::DiffPrev => diff::handle(s, action),
-        Action::Uses | Action::History | Action::ValueGoto | Action::ValueClose => {
+        Action::Uses | Action::History | Action::Lost | Action::ValueGoto | Action::ValueClose => {
             values::handle(s, action)
         }
         Action::GotoDiagnostic => diagnostics::handle(s, action),

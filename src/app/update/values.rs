@@ -70,6 +70,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 if n == 1 { "" } else { "s" }
             ));
         }
+        Action::Lost => lost(s),
         Action::ValueGoto => value_goto(s),
         Action::ValueClose => {
             s.values = None;
@@ -159,6 +160,83 @@ fn history_list(s: &State, tok: &str, id: crate::ir::Id) -> ValueList {
 
 /// Goes to the selected entry of the value list: the use's line, or the step of the history
 /// event with the value's definition selected (a deleted value: the diff that removed it).
+/// `:lost`: the source lines the selected step covers no more, each with the instruction that
+/// carried it in the step before; `Enter` shows the diff that removed it.
+fn lost(s: &mut State) {
+    let Some(run) = s.run() else {
+        s.set_error("nothing loaded");
+        return;
+    };
+    let step = s.step;
+    let Some(before) = step
+        .checked_sub(1)
+        .and_then(|p| run.steps.get(p))
+        .filter(|b| !b.is_source())
+    else {
+        s.set_error("this step has no step before it to lose lines against");
+        return;
+    };
+    let (before_cov, after_cov) = (before.coverage(), run.steps[step].coverage());
+    let pass = run.steps[step].pass;
+    let before_module = before.module.clone();
+    let names = crate::ir::names::Names::for_module(&before_module);
+    // The text of each line, from the source files the step before names.
+    let texts: std::collections::HashMap<String, Option<std::sync::Arc<Vec<String>>>> = {
+        let doc = s.current();
+        let sources = crate::app::sources::resolve_from_disk(
+            &before_module,
+            doc.map_or(std::path::Path::new(""), |d| &d.path),
+            doc.and_then(|d| d.source.as_deref()),
+            &s.source_paths,
+        );
+        sources
+            .files
+            .values()
+            .map(|src| (src.name.clone(), src.lines.clone()))
+            .collect()
+    };
+    let entries: Vec<ValueEntry> = before_cov
+        .lost_in(&after_cov)
+        .map(|((file, line), carrier)| {
+            let code = texts
+                .get(file)
+                .and_then(|t| t.as_ref())
+                .and_then(|t| t.get((*line as usize).checked_sub(1)?))
+                .map_or(String::new(), |l| l.trim().to_string());
+            let short = std::path::Path::new(file)
+                .file_name()
+                .map_or(file.clone(), |n| n.to_string_lossy().into_owned());
+            let what = match carrier.result {
+                Some(r) => format!("%{} = Op{:?}", names.get(r), carrier.op),
+                None => format!("Op{:?}", carrier.op),
+            };
+            ValueEntry {
+                step,
+                line: None,
+                value: carrier.result,
+                text: format!(
+                    "{short}:{line}  {code}  <- {what} in %{}",
+                    names.get(carrier.function)
+                ),
+            }
+        })
+        .collect();
+    let n = entries.len();
+    let list = ValueList::new(s, ValueListKind::Lost, &format!("{step} {pass}"), entries);
+    s.values = Some(list);
+    if n > 0 {
+        s.focus = Focus::Values;
+    }
+    s.set_message(if n == 0 {
+        format!("step {step} {pass} keeps every source line the step before had code for")
+    } else {
+        format!(
+            "step {step} {pass} lost {n} source line{} (Enter shows the code that went)",
+            if n == 1 { "" } else { "s" }
+        )
+    });
+}
+
 fn value_goto(s: &mut State) {
     let Some(list) = s.values.clone() else {
         return;
@@ -201,6 +279,14 @@ fn value_goto(s: &mut State) {
                 row = s.panel.row_defining(id);
             }
             row
+        }
+        // A lost line whose code had no result: the diff of the step shows what went.
+        (None, None) if list.kind == ValueListKind::Lost => {
+            s.view = ViewMode::Diff;
+            s.base = None;
+            refresh_panel(s);
+            s.set_message(format!("the diff shows what went: {}", entry.text.trim()));
+            return;
         }
         (None, None) => None,
     };
