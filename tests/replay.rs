@@ -375,3 +375,70 @@ fn edit_opens_the_editor_at_the_source_line() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `:bands on`: a source line and the code that came from it share a background colour in both
+/// panes; neighbouring lines differ; `:bands off` takes them away.
+#[test]
+fn colour_bands_tie_source_lines_to_their_code() {
+    use ratatui::backend::TestBackend;
+    use ratatui::style::Color;
+    use ratatui::Terminal;
+    use shaderstep::app::event_loop::{App, AppEvent};
+    use shaderstep::pipeline::Pipeline;
+
+    let example =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/examples/lighting.gVS.frag.spv");
+    let mut app = App::new(
+        vec![example],
+        Pipeline::preset("O").unwrap(),
+        (200, 50),
+        true,
+    );
+    for cmd in [
+        "source on",
+        "step mem2reg",
+        "find %1076 = OpFMul",
+        "bands on",
+    ] {
+        app.handle(AppEvent::Action(cmd.parse().unwrap()));
+    }
+    let mut terminal = Terminal::new(TestBackend::new(200, 50)).unwrap();
+    app.draw(&mut terminal).unwrap();
+    let buf = terminal.backend().buffer();
+    let row_text =
+        |y: u16| -> String { (0..200).map(|x| buf[(x, y)].symbol().to_string()).collect() };
+    // The background of the first cell of `needle`'s text on the screen, left or right pane.
+    let bg_of = |needle: &str, right: bool| -> Option<Color> {
+        (0..50).find_map(|y| {
+            let text = row_text(y);
+            let at = if right {
+                text.rfind(needle)
+            } else {
+                text.find(needle)
+            }?;
+            let x = text[..at].chars().count() as u16;
+            Some(buf[(x, y)].bg)
+        })
+    };
+    // Line 41 (`a2 = a * a`) and its multiply, in the code pane and in the source pane.
+    let code = bg_of("%1080 = OpFMul", false).expect("the multiply of line 41 on screen");
+    let source = bg_of("float a2 = a * a;", true).expect("line 41 in the source pane");
+    assert_ne!(code, Color::Reset, "the code has a band");
+    assert_eq!(code, source, "the line and its code share the band");
+    let other = bg_of("float d = n_dot_h", true).expect("line 42 in the source pane");
+    assert_ne!(other, source, "neighbouring lines have other bands");
+    app.handle(AppEvent::Action("bands off".parse().unwrap()));
+    app.draw(&mut terminal).unwrap();
+    let buf = terminal.backend().buffer();
+    let text: Vec<String> = (0..50)
+        .map(|y| (0..200).map(|x| buf[(x, y)].symbol().to_string()).collect())
+        .collect();
+    let y = text
+        .iter()
+        .position(|l| l.contains("%1080 = OpFMul"))
+        .unwrap() as u16;
+    let x = text[y as usize][..text[y as usize].find("%1080").unwrap()]
+        .chars()
+        .count() as u16;
+    assert_eq!(buf[(x, y)].bg, Color::Reset);
+}

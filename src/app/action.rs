@@ -143,6 +143,8 @@ pub enum Action {
     LinkView,
     /// Show (`Some(true)`), hide or toggle (`None`) the source pane.
     SourcePane(Option<bool>),
+    /// Colour bands per source line in the code and source panes (`:bands on|off`).
+    Bands(Option<bool>),
     /// Open `$VISUAL`/`$EDITOR` (else `vi`) at the source file and line of the instruction at
     /// the cursor.
     EditSource,
@@ -345,6 +347,7 @@ impl fmt::Display for Action {
             Action::DiffPrev => write!(f, "diff-prev"),
             Action::LinkView => write!(f, "link"),
             Action::SourcePane(v) => write!(f, "source{}", on_off_text(v)),
+            Action::Bands(v) => write!(f, "bands{}", on_off_text(v)),
             Action::EditSource => write!(f, "edit"),
             Action::SourceCaller => write!(f, "source-caller"),
             Action::LinkJump(false) => write!(f, "link-jump writer"),
@@ -492,6 +495,7 @@ impl FromStr for Action {
             "diff-prev" => no_arg(Action::DiffPrev),
             "link" => no_arg(Action::LinkView),
             "source" => Ok(Action::SourcePane(on_off(arg)?)),
+            "bands" => Ok(Action::Bands(on_off(arg)?)),
             "edit" => no_arg(Action::EditSource),
             "source-caller" => no_arg(Action::SourceCaller),
             "link-jump" => match arg {
@@ -566,6 +570,7 @@ mod tests {
             Action::ValueClose,
             Action::SourcePane(None),
             Action::SourcePane(Some(false)),
+            Action::Bands(Some(true)),
             Action::EditSource,
             Action::SourceCaller,
         ];
@@ -644,6 +649,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (
         "lost",
         "the source lines the selected step no longer has code for, with the code that went",
+    ),
+    (
+        "bands on|off",
+        "colour bands per source line in the code and source panes, as Compiler Explorer draws them",
     ),
     (
         "source on|off",

@@ -482,6 +482,12 @@ fn cursor_inline_stack(s: &State) -> Option<Vec<crate::ir::debug::InlineFrame>> 
 /// when the cursor moves, and after the outermost caller).
 fn frame_source(s: &mut State) -> Option<(crate::ir::Id, u32)> {
     let here = (s.doc, s.step, s.code.cursor);
+    // A line chosen in the pane, until the code cursor moves on its own.
+    match s.source.pinned {
+        Some((file, line, at)) if at == here => return Some((file, line)),
+        Some(_) => s.source.pinned = None,
+        None => {}
+    }
     if s.source.frame_at != Some(here) {
         s.source.frame = 0;
         s.source.frame_at = Some(here);
@@ -573,6 +579,7 @@ fn refresh_source_pane(s: &mut State, files: Option<&SourceFiles>) {
         let lines = source.and_then(|src| src.lines.clone());
         at = Some((name, lines, line as usize));
         from = Some((file, line));
+        s.source.file_id = Some(file);
         note = Some(match source {
             Some(src) if src.lines.is_none() => Some(src.missing_note()),
             Some(_) => None,
@@ -682,6 +689,26 @@ fn refresh_source_pane(s: &mut State, files: Option<&SourceFiles>) {
         }
     }
     s.source.scroll = s.source.scroll.min(len.saturating_sub(rows.min(len)));
+    // For the colour bands: the lines of the file shown that have code in the code pane.
+    match (s.bands, s.source.file_id, s.panel.key.clone()) {
+        (true, Some(file), Some(panel)) if !source_step => {
+            let key = (panel, file);
+            if s.cache.band_lines_key.as_ref() != Some(&key) {
+                let lines: std::collections::BTreeSet<u32> = (0..s.panel.len())
+                    .filter_map(|r| {
+                        let (l, k) = s.panel.row_line(r)?;
+                        l.info(k).source.filter(|(f, _)| *f == file).map(|(_, n)| n)
+                    })
+                    .collect();
+                s.source.code_lines = Arc::new(lines);
+                s.cache.band_lines_key = Some(key);
+            }
+        }
+        _ => {
+            s.source.code_lines = Arc::default();
+            s.cache.band_lines_key = None;
+        }
+    }
     // The code rows that came from the same line.
     match (from, s.panel.key.clone()) {
         _ if source_step => {

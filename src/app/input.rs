@@ -41,6 +41,7 @@ pub fn key_context(s: &State) -> Context {
         Focus::Diagnostics => Context::Diagnostics,
         Focus::Link => Context::Link,
         Focus::Values => Context::Values,
+        Focus::Source => Context::Source,
     }
 }
 

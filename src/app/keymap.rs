@@ -167,6 +167,8 @@ pub enum Context {
     Link,
     /// The value list (uses, history) has focus.
     Values,
+    /// The source pane has focus.
+    Source,
     /// The help is shown over everything: its keys only.
     Help,
     /// An information box is shown: its keys only.

@@ -225,6 +225,8 @@ pub enum Focus {
     Link,
     /// The value list under the code: a value's uses (`u`) or its history (`y`).
     Values,
+    /// The source pane: moving in it moves the code pane to the line's code.
+    Source,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -499,6 +501,8 @@ pub struct State {
     pub roots: Vec<PathBuf>,
     /// `[source] paths`: where the source pane looks for the files debug info names.
     pub source_paths: Vec<PathBuf>,
+    /// Colour bands per source line in the code and source panes (`:bands`).
+    pub bands: bool,
     /// Diffs compare with the same step of the input's previous run (`:diff-prev`).
     pub diff_prev: bool,
     pub pipeline: Vec<&'static str>,
@@ -556,6 +560,13 @@ pub struct SourcePane {
     pub file: Option<SourceFile>,
     /// The marked line (1-based), when the cursor's instruction came from a line of `file`.
     pub line: Option<usize>,
+    /// The `OpString` id of `file`, when the module names it.
+    pub file_id: Option<Id>,
+    /// The lines of `file` that have code in the code pane (for the colour bands).
+    pub code_lines: Arc<std::collections::BTreeSet<u32>>,
+    /// A line chosen in the pane itself (file, line), and where the code cursor was then
+    /// (doc, step, row): shown until the code cursor moves on its own.
+    pub pinned: Option<(Id, u32, (usize, usize, usize))>,
     /// The first line shown (0-based).
     pub scroll: usize,
     /// `file:line`, or why there is no line.
@@ -677,6 +688,8 @@ pub struct Cache {
     pub source_ids: HashMap<(usize, u64, String), u64>,
     /// What the source pane's marked code rows were computed for: the panel, the file and line.
     pub source_rows_key: Option<(PanelKey, Id, u32)>,
+    /// What the colour bands' lines with code were computed for: the panel and the file.
+    pub band_lines_key: Option<(PanelKey, Id)>,
 }
 
 /// The source files a module's line info refers to, by `OpString` id, with their text and
@@ -696,6 +709,7 @@ impl State {
             doc: 0,
             roots,
             source_paths: Vec::new(),
+            bands: false,
             diff_prev: false,
             pipeline,
             step: 0,

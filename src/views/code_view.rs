@@ -241,6 +241,9 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                     text_w,
                 ));
                 let mut line = Line::from(spans);
+                if let Some(band) = band_style(s, t, r) {
+                    line = line.style(band);
+                }
                 if is_cursor {
                     line = line.style(t.cursor_line);
                 }
@@ -403,6 +406,10 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                         w,
                     ));
                     let mut line = Line::from(spans).style(style);
+                    if let Some(band) = band_style(s, t, r).filter(|_| d.change == LineChange::Same)
+                    {
+                        line = line.patch_style(band);
+                    }
                     if is_cursor {
                         line = line.patch_style(t.cursor_line);
                     }
@@ -412,6 +419,22 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
             }
         }
     }
+}
+
+/// The colour band of code row `r` (`:bands`): the colour of the source line its instruction
+/// came from, which the source pane gives that line too.
+fn band_style(s: &State, t: &Theme, r: usize) -> Option<Style> {
+    if !s.bands {
+        return None;
+    }
+    let (listing, k) = s.panel.row_line(r)?;
+    let (_, line) = listing.info(k).source?;
+    Some(band_of(t, line))
+}
+
+/// The band colour of source line `line`: neighbours differ.
+pub fn band_of(t: &Theme, line: u32) -> Style {
+    t.bands[line as usize % t.bands.len()]
 }
 
 /// The gutter cell after a row's number: `│` in the source mark's style where the row came

@@ -73,6 +73,10 @@ pub fn lines(keymap: &[Binding], t: &Theme) -> Vec<Line<'static>> {
         (Context::Code, "in the code pane"),
         (Context::Diagnostics, "in the diagnostics pane"),
         (Context::Values, "in the list of a value's uses or history"),
+        (
+            Context::Source,
+            "in the source pane (j/k move the code pane to the line's code)",
+        ),
         (Context::Shaders, "in the shader browser"),
         (Context::Link, "in the link view"),
         (Context::Help, "in this help"),

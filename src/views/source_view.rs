@@ -13,8 +13,9 @@ use crate::app::state::State;
 
 pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let pane = &s.source;
+    let focused = s.focus == crate::app::state::Focus::Source;
     let block = Block::bordered()
-        .border_style(t.border)
+        .border_style(if focused { t.border_focus } else { t.border })
         .title(Span::styled(pane.title.clone(), t.title));
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -55,7 +56,11 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                 0,
                 width,
             ));
-            let line = Line::from(spans);
+            let mut line = Line::from(spans);
+            // A line with code at this step has the band colour its code has (`:bands`).
+            if s.bands && pane.code_lines.contains(&(i as u32 + 1)) {
+                line = line.style(super::code_view::band_of(t, i as u32 + 1));
+            }
             if marked {
                 line.style(t.cursor_line)
             } else {

@@ -29,6 +29,8 @@ pub struct Theme {
     pub text: Style,
     /// The source pane's marked line, and the code rows that came from it.
     pub source_mark: Style,
+    /// Backgrounds of the colour bands (`:bands`), by source line.
+    pub bands: [Style; 6],
 }
 
 impl Theme {
@@ -60,6 +62,8 @@ impl Theme {
                 message_error: plain.add_modifier(Modifier::REVERSED | Modifier::BOLD),
                 text: plain,
                 source_mark: plain.add_modifier(Modifier::BOLD),
+                // Without colour there are no bands to tell apart.
+                bands: [plain; 6],
             };
         }
         let bg = Color::Rgb(30, 33, 39);
@@ -112,6 +116,14 @@ impl Theme {
             source_mark: Style::new()
                 .fg(Color::Rgb(86, 182, 194))
                 .add_modifier(Modifier::BOLD),
+            bands: [
+                Style::new().bg(Color::Rgb(52, 40, 44)),
+                Style::new().bg(Color::Rgb(38, 50, 42)),
+                Style::new().bg(Color::Rgb(36, 44, 60)),
+                Style::new().bg(Color::Rgb(54, 50, 36)),
+                Style::new().bg(Color::Rgb(48, 38, 58)),
+                Style::new().bg(Color::Rgb(34, 52, 56)),
+            ],
         }
     }
 }

@@ -37,6 +37,9 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             if s.link.shown && s.linked {
                 order.push(Focus::Link);
             }
+            if s.source.shown && s.source.file.is_some() {
+                order.push(Focus::Source);
+            }
             s.focus = match order.iter().position(|f| *f == s.focus) {
                 Some(i) => order[(i + 1) % order.len()],
                 None => Focus::Passes,
@@ -59,6 +62,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 Focus::Diagnostics => move_diag(s, d),
                 Focus::Link => move_link(s, d),
                 Focus::Values => move_values(s, d),
+                Focus::Source => super::source_view::move_line(s, d),
             }
         }
         Action::PageUp | Action::PageDown => {
@@ -84,6 +88,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 Focus::Passes => move_step(s, d.signum() * 10),
                 Focus::Diagnostics => move_diag(s, d),
                 Focus::Values => move_values(s, d),
+                Focus::Source => super::source_view::move_line(s, d),
                 Focus::Link => move_link(s, d.signum() * 10),
                 Focus::Code => {
                     move_cursor(s, d);
@@ -106,6 +111,10 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 Focus::Values => move_values(s, if top { isize::MIN / 2 } else { isize::MAX / 2 }),
                 Focus::Code => move_cursor(s, if top { isize::MIN / 2 } else { isize::MAX / 2 }),
                 Focus::Link => move_link(s, if top { isize::MIN / 2 } else { isize::MAX / 2 }),
+                Focus::Source => super::source_view::move_line(
+                    s,
+                    if top { isize::MIN / 2 } else { isize::MAX / 2 },
+                ),
             }
         }
         Action::Left => return super::update(s, Action::PrevToken),

@@ -110,7 +110,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         }
         Action::GotoDiagnostic => diagnostics::handle(s, action),
         Action::LinkView | Action::LinkJump(..) => link_view::handle(s, action),
-        Action::SourcePane(..) | Action::SourceCaller | Action::EditSource => {
+        Action::SourcePane(..) | Action::Bands(..) | Action::SourceCaller | Action::EditSource => {
             source_view::handle(s, action)
         }
         Action::Compare(..) | Action::CompareStep(..) => compare::handle(s, action),
