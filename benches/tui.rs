@@ -16,7 +16,7 @@ use shaderstep::pipeline::diff::diff_lines;
 use shaderstep::pipeline::Pipeline;
 
 mod common;
-use common::large_module_text;
+use common::{large_module_text, large_module_with_lines};
 
 fn rss_kib(field: &str) -> u64 {
     std::fs::read_to_string("/proc/self/status")
@@ -191,6 +191,55 @@ fn main() {
     println!(
         "switch to the diff view dce → strip-debug and draw: {:.1} ms",
         ms(t.elapsed())
+    );
+
+    // The same module built with line info, its source beside it: frames while scrolling with
+    // the source pane following the cursor and the colour bands on.
+    let (text, source) = large_module_with_lines(functions, "large.frag");
+    let lined = dir.join("lined.spv");
+    let words = shaderstep::ir::spirv::asm::assemble(&text).unwrap();
+    std::fs::write(
+        &lined,
+        words
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect::<Vec<u8>>(),
+    )
+    .unwrap();
+    std::fs::write(dir.join("large.frag"), source).unwrap();
+    let mut app = App::new(vec![lined], Pipeline::preset("size").unwrap(), (w, h), true);
+    let t = Instant::now();
+    for cmd in ["source on", "bands on", "step lower"] {
+        app.handle(AppEvent::Action(cmd.parse().unwrap()));
+    }
+    println!(
+        "source pane and bands on, then the step selected (index of rows by source line): {:.1} ms",
+        ms(t.elapsed())
+    );
+    app.state.focus = Focus::Code;
+    app.draw(&mut terminal).unwrap();
+    let mut frames = Vec::new();
+    for _ in 0..400 {
+        let t = Instant::now();
+        app.handle(AppEvent::Action(Action::PageDown));
+        app.draw(&mut terminal).unwrap();
+        frames.push(t.elapsed());
+    }
+    for _ in 0..400 {
+        let t = Instant::now();
+        app.handle(AppEvent::Action(Action::Down(1)));
+        app.draw(&mut terminal).unwrap();
+        frames.push(t.elapsed());
+    }
+    frames.sort();
+    let shown = app.state.source.line.is_some();
+    println!(
+        "frame while scrolling, source pane and bands on ({} frames, {} lines of source, a line marked: {shown}): median {:.2} ms, p99 {:.2} ms, worst {:.2} ms",
+        frames.len(),
+        functions * 45,
+        ms(frames[frames.len() / 2]),
+        ms(frames[frames.len() * 99 / 100]),
+        ms(*frames.last().unwrap())
     );
 
     let rss_after = rss_kib("VmRSS:");

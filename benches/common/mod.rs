@@ -110,3 +110,35 @@ OpFunctionEnd
     );
     s
 }
+
+/// `large_module_text` built with `-g`: an `OpString` names `file`, and every instruction of
+/// the arithmetic chains has an `OpLine` into it (45 lines a function); with the text of a
+/// source file of as many lines, for the source pane.
+#[allow(dead_code)] // only the TUI benchmark shows a source pane
+pub fn large_module_with_lines(functions: usize, file: &str) -> (String, String) {
+    let mut out = String::new();
+    let mut named = false;
+    for line in large_module_text(functions).lines() {
+        if !named && line.starts_with("OpName") {
+            out.push_str(&format!("%srcfile = OpString \"{file}\"\n"));
+            named = true;
+        }
+        // `%t{f}_{k} = …`: line f * 45 + k + 1.
+        if let Some(rest) = line.strip_prefix("%t") {
+            if let Some((f, k)) = rest
+                .split(' ')
+                .next()
+                .and_then(|id| id.split_once('_'))
+                .and_then(|(f, k)| Some((f.parse::<usize>().ok()?, k.parse::<usize>().ok()?)))
+            {
+                out.push_str(&format!("OpLine %srcfile {} 5\n", f * 45 + k + 1));
+            }
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    let source: String = (0..functions * 45)
+        .map(|n| format!("    x = x * {}.0 + {}.0; // line {}\n", n % 7, n % 5, n + 1))
+        .collect();
+    (out, source)
+}

@@ -4,6 +4,7 @@
 //! line under the cursor — and the cursor and scroll positions kept inside what the panes show.
 //! Each is rebuilt only when what it comes from changed. Drawing only reads what this leaves.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -324,6 +325,11 @@ fn fit_to_layout(s: &mut State) {
             s.passes.scroll = pos + 1 - prow;
         }
     }
+    // The rows' source lines are indexed with the panel they belong to, so that scrolling
+    // through a new region never pays for the whole panel's walk.
+    if s.source.shown && !s.panel.is_empty() {
+        rows_by_source(s);
+    }
     let files = step_source_files(s);
     s.source_line = files
         .as_deref()
@@ -504,6 +510,27 @@ fn frame_source(s: &mut State) -> Option<(crate::ir::Id, u32)> {
             own
         }
     }
+}
+
+/// The code pane's rows by the source line they came from, made once per panel.
+fn rows_by_source(s: &mut State) -> Arc<HashMap<(crate::ir::Id, u32), Vec<usize>>> {
+    let key = s.panel.key.clone();
+    if let (Some((k, index)), Some(key)) = (&s.cache.rows_by_source, &key) {
+        if k == key {
+            return index.clone();
+        }
+    }
+    let mut index: HashMap<(crate::ir::Id, u32), Vec<usize>> = HashMap::new();
+    for r in 0..s.panel.len() {
+        if let Some(src) = s.panel.row_line(r).and_then(|(l, k)| l.info(k).source) {
+            index.entry(src).or_default().push(r);
+        }
+    }
+    let index = Arc::new(index);
+    if let Some(key) = key {
+        s.cache.rows_by_source = Some((key, index.clone()));
+    }
+    index
 }
 
 /// The file name of a path as a module names it (`/src/lighting.frag` → `lighting.frag`).
@@ -694,11 +721,10 @@ fn refresh_source_pane(s: &mut State, files: Option<&SourceFiles>) {
         (true, Some(file), Some(panel)) if !source_step => {
             let key = (panel, file);
             if s.cache.band_lines_key.as_ref() != Some(&key) {
-                let lines: std::collections::BTreeSet<u32> = (0..s.panel.len())
-                    .filter_map(|r| {
-                        let (l, k) = s.panel.row_line(r)?;
-                        l.info(k).source.filter(|(f, _)| *f == file).map(|(_, n)| n)
-                    })
+                let lines: std::collections::BTreeSet<u32> = rows_by_source(s)
+                    .keys()
+                    .filter(|(f, _)| *f == file)
+                    .map(|&(_, n)| n)
                     .collect();
                 s.source.code_lines = Arc::new(lines);
                 s.cache.band_lines_key = Some(key);
@@ -718,13 +744,10 @@ fn refresh_source_pane(s: &mut State, files: Option<&SourceFiles>) {
         (Some((file, line)), Some(panel)) => {
             let key = (panel, file, line);
             if s.cache.source_rows_key.as_ref() != Some(&key) {
-                s.source.code_rows = (0..s.panel.len())
-                    .filter(|&r| {
-                        s.panel
-                            .row_line(r)
-                            .is_some_and(|(l, k)| l.info(k).source == Some((file, line)))
-                    })
-                    .collect();
+                s.source.code_rows = rows_by_source(s)
+                    .get(&(file, line))
+                    .cloned()
+                    .unwrap_or_default();
                 s.cache.source_rows_key = Some(key);
             }
         }

@@ -120,6 +120,9 @@ impl App {
 
     /// Opens the inputs and starts their first runs in the background.
     pub fn open(inputs: Inputs, pipeline: Pipeline, size: (u16, u16), color: bool) -> Self {
+        if color {
+            super::highlight::warm_up();
+        }
         let mut bindings = default_keymap();
         let key_errors = super::keymap::apply_overrides(&mut bindings, &inputs.keys);
         let keymap = Keymap::new(&bindings);

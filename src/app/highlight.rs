@@ -43,6 +43,25 @@ fn assets() -> &'static Assets {
     })
 }
 
+/// Compiles every grammar's patterns on a thread of its own (syntect compiles a grammar's
+/// regexes when it first highlights with it: tens of milliseconds), so that the first frame
+/// showing a shader's source or the source pane does not wait for it.
+pub fn warm_up() {
+    let _ = std::thread::Builder::new()
+        .name("shaderstep-highlight-warm-up".into())
+        .spawn(|| {
+            for syntax in [
+                Syntax::Ir,
+                Syntax::Spirv,
+                Syntax::Glsl,
+                Syntax::Wgsl,
+                Syntax::Hlsl,
+            ] {
+                highlight("float x = 1.0; // %1 = OpFMul %float %2 %3", syntax);
+            }
+        });
+}
+
 /// Lines longer than this are shown plain: highlighting them would cost more than it helps.
 const MAX_LINE: usize = 2000;
 

@@ -690,6 +690,9 @@ pub struct Cache {
     pub source_rows_key: Option<(PanelKey, Id, u32)>,
     /// What the colour bands' lines with code were computed for: the panel and the file.
     pub band_lines_key: Option<(PanelKey, Id)>,
+    /// The code pane's rows by the source line their instruction came from, for one panel:
+    /// what the source pane marks and the bands colour, found without a walk of every row.
+    pub rows_by_source: Option<(PanelKey, Arc<HashMap<(Id, u32), Vec<usize>>>)>,
 }
 
 /// The source files a module's line info refers to, by `OpString` id, with their text and
