@@ -4,7 +4,6 @@
 //! line under the cursor — and the cursor and scroll positions kept inside what the panes show.
 //! Each is rebuilt only when what it comes from changed. Drawing only reads what this leaves.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -513,14 +512,14 @@ fn frame_source(s: &mut State) -> Option<(crate::ir::Id, u32)> {
 }
 
 /// The code pane's rows by the source line they came from, made once per panel.
-fn rows_by_source(s: &mut State) -> Arc<HashMap<(crate::ir::Id, u32), Vec<usize>>> {
+fn rows_by_source(s: &mut State) -> Arc<super::state::RowsBySource> {
     let key = s.panel.key.clone();
     if let (Some((k, index)), Some(key)) = (&s.cache.rows_by_source, &key) {
         if k == key {
             return index.clone();
         }
     }
-    let mut index: HashMap<(crate::ir::Id, u32), Vec<usize>> = HashMap::new();
+    let mut index = super::state::RowsBySource::new();
     for r in 0..s.panel.len() {
         if let Some(src) = s.panel.row_line(r).and_then(|(l, k)| l.info(k).source) {
             index.entry(src).or_default().push(r);

@@ -692,8 +692,11 @@ pub struct Cache {
     pub band_lines_key: Option<(PanelKey, Id)>,
     /// The code pane's rows by the source line their instruction came from, for one panel:
     /// what the source pane marks and the bands colour, found without a walk of every row.
-    pub rows_by_source: Option<(PanelKey, Arc<HashMap<(Id, u32), Vec<usize>>>)>,
+    pub rows_by_source: Option<(PanelKey, Arc<RowsBySource>)>,
 }
+
+/// Code pane rows by the (file, line) their instruction came from.
+pub type RowsBySource = HashMap<(Id, u32), Vec<usize>>;
 
 /// The source files a module's line info refers to, by `OpString` id, with their text and
 /// where it came from.
