@@ -145,6 +145,8 @@ pub enum Action {
     SourcePane(Option<bool>),
     /// Colour bands per source line in the code and source panes (`:bands on|off`).
     Bands(Option<bool>),
+    /// List the source files the step's module names, to show one in the source pane.
+    Sources,
     /// Open `$VISUAL`/`$EDITOR` (else `vi`) at the source file and line of the instruction at
     /// the cursor.
     EditSource,
@@ -348,6 +350,7 @@ impl fmt::Display for Action {
             Action::LinkView => write!(f, "link"),
             Action::SourcePane(v) => write!(f, "source{}", on_off_text(v)),
             Action::Bands(v) => write!(f, "bands{}", on_off_text(v)),
+            Action::Sources => write!(f, "sources"),
             Action::EditSource => write!(f, "edit"),
             Action::SourceCaller => write!(f, "source-caller"),
             Action::LinkJump(false) => write!(f, "link-jump writer"),
@@ -496,6 +499,7 @@ impl FromStr for Action {
             "link" => no_arg(Action::LinkView),
             "source" => Ok(Action::SourcePane(on_off(arg)?)),
             "bands" => Ok(Action::Bands(on_off(arg)?)),
+            "sources" => no_arg(Action::Sources),
             "edit" => no_arg(Action::EditSource),
             "source-caller" => no_arg(Action::SourceCaller),
             "link-jump" => match arg {
@@ -571,6 +575,7 @@ mod tests {
             Action::SourcePane(None),
             Action::SourcePane(Some(false)),
             Action::Bands(Some(true)),
+            Action::Sources,
             Action::EditSource,
             Action::SourceCaller,
         ];
@@ -649,6 +654,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (
         "lost",
         "the source lines the selected step no longer has code for, with the code that went",
+    ),
+    (
+        "sources",
+        "the source files of the step (#includes too), where each was found; Enter shows one",
     ),
     (
         "bands on|off",

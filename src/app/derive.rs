@@ -394,6 +394,11 @@ fn fit_to_layout(s: &mut State) {
     }
 }
 
+/// The source files of the selected step's module (see `step_source_files`).
+pub fn step_sources(s: &mut State) -> Option<Arc<SourceFiles>> {
+    step_source_files(s)
+}
+
 /// The source files of the selected step's module (`sources::resolve`), made once per step;
 /// files on disk are read once until they change (`Cache::disk_texts`).
 fn step_source_files(s: &mut State) -> Option<Arc<SourceFiles>> {
@@ -512,7 +517,7 @@ fn frame_source(s: &mut State) -> Option<(crate::ir::Id, u32)> {
 }
 
 /// The code pane's rows by the source line they came from, made once per panel.
-fn rows_by_source(s: &mut State) -> Arc<super::state::RowsBySource> {
+pub fn rows_by_source(s: &mut State) -> Arc<super::state::RowsBySource> {
     let key = s.panel.key.clone();
     if let (Some((k, index)), Some(key)) = (&s.cache.rows_by_source, &key) {
         if k == key {

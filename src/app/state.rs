@@ -311,6 +311,9 @@ pub enum ValueListKind {
     History,
     /// The source lines a step no longer has code for (`:lost`).
     Lost,
+    /// The source files the step's module names (`:sources`); an entry's value is the file's
+    /// `OpString` id.
+    Sources,
 }
 
 /// One entry of the value list: where `Enter` goes.

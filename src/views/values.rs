@@ -24,6 +24,11 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
             list.name,
             if n == 1 { "" } else { "s" }
         ),
+        ValueListKind::Sources => format!(
+            " {n} source file{} of step {} (Enter shows one in the source pane, x closes) ",
+            if n == 1 { "" } else { "s" },
+            list.name
+        ),
         ValueListKind::Lost => format!(
             " {}: {n} source line{} lost (Enter shows the code that went, x closes) ",
             list.name,

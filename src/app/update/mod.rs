@@ -105,9 +105,12 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         | Action::NextHunk
         | Action::PrevHunk
         | Action::DiffPrev => diff::handle(s, action),
-        Action::Uses | Action::History | Action::Lost | Action::ValueGoto | Action::ValueClose => {
-            values::handle(s, action)
-        }
+        Action::Uses
+        | Action::History
+        | Action::Lost
+        | Action::Sources
+        | Action::ValueGoto
+        | Action::ValueClose => values::handle(s, action),
         Action::GotoDiagnostic => diagnostics::handle(s, action),
         Action::LinkView | Action::LinkJump(..) => link_view::handle(s, action),
         Action::SourcePane(..) | Action::Bands(..) | Action::SourceCaller | Action::EditSource => {

@@ -71,6 +71,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             ));
         }
         Action::Lost => lost(s),
+        Action::Sources => sources(s),
         Action::ValueGoto => value_goto(s),
         Action::ValueClose => {
             s.values = None;
@@ -237,6 +238,79 @@ fn lost(s: &mut State) {
     });
 }
 
+/// `:sources`: the source files the selected step's module names, each with where its text
+/// came from and how many of its lines have code at this step.
+fn sources(s: &mut State) {
+    let Some(files) = crate::app::derive::step_sources(s) else {
+        s.set_error("nothing loaded");
+        return;
+    };
+    let rows = crate::app::derive::rows_by_source(s);
+    let step = s.step;
+    let entries: Vec<ValueEntry> = files
+        .order
+        .iter()
+        .map(|&id| {
+            let src = &files.files[&id];
+            let lines = rows.keys().filter(|(f, _)| *f == id).count();
+            let origin = match &src.origin {
+                Some(o) => o.describe(),
+                None => "not found".into(),
+            };
+            let differs = if src.differs {
+                ", the file on disk differs"
+            } else {
+                ""
+            };
+            ValueEntry {
+                step,
+                line: None,
+                value: Some(id),
+                text: format!(
+                    "{}  ({origin}{differs}; {lines} line{} with code here)",
+                    src.name,
+                    if lines == 1 { "" } else { "s" }
+                ),
+            }
+        })
+        .collect();
+    let n = entries.len();
+    let name = s.run().map_or(String::new(), |r| {
+        format!("{step} {}", r.steps.get(step).map_or("", |st| st.pass))
+    });
+    s.values = Some(ValueList::new(s, ValueListKind::Sources, &name, entries));
+    if n > 0 {
+        s.focus = Focus::Values;
+    }
+    s.set_message(match n {
+        0 => "this step's module names no source file (no line info)".to_string(),
+        n => format!("{n} source file{}", if n == 1 { "" } else { "s" }),
+    });
+}
+
+/// Shows source file `file` in the source pane: at its first line with code at this step (the
+/// code pane goes there), else at its top.
+fn show_source_file(s: &mut State, file: crate::ir::Id) {
+    s.source.shown = true;
+    let rows = crate::app::derive::rows_by_source(s);
+    let first = rows
+        .iter()
+        .filter(|((f, _), _)| *f == file)
+        .map(|(&(_, line), rows)| (line, rows[0]))
+        .min();
+    match first {
+        Some((line, row)) => {
+            jump_to(s, row);
+            s.source.pinned = Some((file, line, (s.doc, s.step, s.code.cursor)));
+            s.focus = Focus::Source;
+        }
+        None => {
+            s.source.pinned = Some((file, 1, (s.doc, s.step, s.code.cursor)));
+            s.set_message("no line of this file has code at this step");
+        }
+    }
+}
+
 fn value_goto(s: &mut State) {
     let Some(list) = s.values.clone() else {
         return;
@@ -251,6 +325,12 @@ fn value_goto(s: &mut State) {
     }
     if s.step != entry.step {
         select_step(s, entry.step);
+    }
+    if list.kind == ValueListKind::Sources {
+        if let Some(file) = entry.value {
+            show_source_file(s, file);
+        }
+        return;
     }
     let row = match (entry.line, entry.value) {
         (Some(line), _) => {
