@@ -694,14 +694,49 @@ fn refresh_source_pane(s: &mut State, files: Option<&SourceFiles>) {
                     }
                 }
                 None => {
-                    s.source.title = " source — no source line for this instruction ".into();
-                    s.source.note = Some(if files.is_none_or(|f| f.files.is_empty()) {
-                        "this step's module names no source file: it has no line info \
-                         (OpLine, DebugLine); build with -g or -gVS for it"
-                            .into()
-                    } else {
-                        "move the code cursor onto an instruction that has a source line".into()
+                    // Opened above the functions: the first file with text, unmarked, so the
+                    // pane has something to show until the cursor reaches code.
+                    let first = files.and_then(|f| {
+                        f.order
+                            .iter()
+                            .map(|id| (*id, &f.files[id]))
+                            .find(|(_, src)| src.lines.is_some())
                     });
+                    if let Some((id, src)) = first {
+                        let key = (s.doc, generation, src.name.clone());
+                        let text_id = match s.cache.source_ids.get(&key) {
+                            Some(&t) => t,
+                            None => {
+                                let t = s.cache.next_text_id;
+                                s.cache.next_text_id += 1;
+                                s.cache.source_ids.insert(key, t);
+                                t
+                            }
+                        };
+                        s.source.title = format!(
+                            " {} — no source line for this instruction ",
+                            short_name(&src.name)
+                        );
+                        s.source.note = None;
+                        s.source.file_id = Some(id);
+                        s.source.file = Some(SourceFile {
+                            doc: s.doc,
+                            generation,
+                            syntax: Syntax::of_source(std::path::Path::new(&src.name)),
+                            name: src.name.clone(),
+                            lines: src.lines.clone(),
+                            text_id,
+                        });
+                    } else {
+                        s.source.title = " source — no source line for this instruction ".into();
+                        s.source.note = Some(if files.is_none_or(|f| f.files.is_empty()) {
+                            "this step's module names no source file: it has no line info \
+                             (OpLine, DebugLine); build with -g or -gVS for it"
+                                .into()
+                        } else {
+                            "move the code cursor onto an instruction that has a source line".into()
+                        });
+                    }
                 }
             }
         }
