@@ -33,6 +33,22 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
+/// Frame times, sorted, of 400 pages down and then 400 lines down (which re-highlights one new
+/// row per frame), each an event handled and a frame drawn.
+fn scroll_frames(app: &mut App, terminal: &mut Terminal<TestBackend>) -> Vec<Duration> {
+    let mut frames = Vec::new();
+    for action in [Action::PageDown, Action::Down(1)] {
+        for _ in 0..400 {
+            let t = Instant::now();
+            app.handle(AppEvent::Action(action.clone()));
+            app.draw(terminal).unwrap();
+            frames.push(t.elapsed());
+        }
+    }
+    frames.sort();
+    frames
+}
+
 fn main() {
     let functions: usize = std::env::args()
         .skip(1)
@@ -158,21 +174,7 @@ fn main() {
 
     // Scroll the IR of the first step with page-down and measure each frame.
     app.state.focus = Focus::Code;
-    let mut frames = Vec::new();
-    for _ in 0..400 {
-        let t = Instant::now();
-        app.handle(AppEvent::Action(Action::PageDown));
-        app.draw(&mut terminal).unwrap();
-        frames.push(t.elapsed());
-    }
-    // And line by line, which re-highlights one new row per frame.
-    for _ in 0..400 {
-        let t = Instant::now();
-        app.handle(AppEvent::Action(Action::Down(1)));
-        app.draw(&mut terminal).unwrap();
-        frames.push(t.elapsed());
-    }
-    frames.sort();
+    let frames = scroll_frames(&mut app, &mut terminal);
     println!(
         "frame while scrolling ({} frames): median {:.2} ms, p99 {:.2} ms, worst {:.2} ms",
         frames.len(),
@@ -218,20 +220,7 @@ fn main() {
     );
     app.state.focus = Focus::Code;
     app.draw(&mut terminal).unwrap();
-    let mut frames = Vec::new();
-    for _ in 0..400 {
-        let t = Instant::now();
-        app.handle(AppEvent::Action(Action::PageDown));
-        app.draw(&mut terminal).unwrap();
-        frames.push(t.elapsed());
-    }
-    for _ in 0..400 {
-        let t = Instant::now();
-        app.handle(AppEvent::Action(Action::Down(1)));
-        app.draw(&mut terminal).unwrap();
-        frames.push(t.elapsed());
-    }
-    frames.sort();
+    let frames = scroll_frames(&mut app, &mut terminal);
     let shown = app.state.source.line.is_some();
     println!(
         "frame while scrolling, source pane and bands on ({} frames, {} lines of source, a line marked: {shown}): median {:.2} ms, p99 {:.2} ms, worst {:.2} ms",

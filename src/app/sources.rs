@@ -140,15 +140,7 @@ pub fn resolve(
     for (file, text) in crate::ir::debug::source_texts(module) {
         embedded.entry(file).or_insert(text);
     }
-    let names: BTreeMap<Id, String> = module
-        .debug
-        .iter()
-        .filter(|i| i.op == Op::String)
-        .filter_map(|i| match (i.result, i.lits().first()) {
-            (Some(r), Some(Operand::LiteralString(s))) => Some((r, s.clone())),
-            _ => None,
-        })
-        .collect();
+    let names = crate::ir::debug::strings(module);
     let mut out = Sources::default();
     for id in crate::ir::debug::source_file_ids(module) {
         let Some(raw) = names.get(&id) else { continue };

@@ -453,20 +453,24 @@ impl Coverage {
     }
 }
 
-/// The debug info `m` carries (see [`Coverage`]). Phis, variables and debug records are not
-/// counted as instructions that need a line, as spirv-opt does not give them one.
-pub fn coverage(m: &Module) -> Coverage {
-    let sets = DebugSets::of(m);
-    let mut out = Coverage::default();
-    let names: std::collections::HashMap<Id, String> = m
-        .debug
+/// Every `OpString` of `m`, by id.
+pub fn strings(m: &Module) -> std::collections::BTreeMap<Id, String> {
+    m.debug
         .iter()
         .filter(|i| i.op == Op::String)
         .filter_map(|i| match (i.result, i.lits().first()) {
             (Some(r), Some(Operand::LiteralString(s))) => Some((r, s.clone())),
             _ => None,
         })
-        .collect();
+        .collect()
+}
+
+/// The debug info `m` carries (see [`Coverage`]). Phis, variables and debug records are not
+/// counted as instructions that need a line, as spirv-opt does not give them one.
+pub fn coverage(m: &Module) -> Coverage {
+    let sets = DebugSets::of(m);
+    let mut out = Coverage::default();
+    let names = strings(m);
     let mut described = std::collections::BTreeSet::new();
     for f in m.functions() {
         for (position, (_, i)) in f.layout().enumerate() {
