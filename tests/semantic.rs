@@ -335,3 +335,26 @@ OpFunctionEnd
         b.setup
     );
 }
+
+/// A compute shader that writes no buffer has nothing to compare: said, not "every step
+/// computes the same".
+#[test]
+fn a_shader_without_buffers_cannot_be_bisected() {
+    const NOTHING: &str = r#"; Version: 1.3
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%main = OpFunction %void None %fn
+%e = OpLabel
+OpReturn
+OpFunctionEnd
+"#;
+    let words = shaderstep::ir::spirv::asm::assemble(NOTHING).unwrap();
+    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
+    let run = Pipeline::preset("O").unwrap().run(Arc::new(words));
+    let e = bisect_run(&gpu, &run, None, &|| false).unwrap_err();
+    assert!(e.contains("no buffer"), "{e}");
+}

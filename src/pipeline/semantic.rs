@@ -263,6 +263,11 @@ pub fn bisect_run(
     }
     let varying = varying_words(&runs);
     let total: usize = before.iter().map(|b| b.len().div_ceil(4)).sum();
+    if total == 0 {
+        return Err(
+            "the shader has no buffer to write its results to: there is nothing to compare".into(),
+        );
+    }
     if varying.len() == total {
         return Err(format!(
             "every word of the results varies between runs of the input ({} runs): there is nothing stable to compare",
