@@ -358,3 +358,52 @@ OpFunctionEnd
     let e = bisect_run(&gpu, &run, None, &|| false).unwrap_err();
     assert!(e.contains("no buffer"), "{e}");
 }
+
+/// An array of blocks is as many buffers, each with bytes of its own.
+#[test]
+fn compute_shaders_with_arrays_of_buffers_run() {
+    const ARRAY: &str = r#"; Version: 1.3
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+OpDecorate %Buf Block
+OpMemberDecorate %Buf 0 Offset 0
+OpDecorate %bufs DescriptorSet 0
+OpDecorate %bufs Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%u0 = OpConstant %uint 0
+%u1 = OpConstant %uint 1
+%u2 = OpConstant %uint 2
+%Buf = OpTypeStruct %uint
+%arr = OpTypeArray %Buf %u2
+%parr = OpTypePointer StorageBuffer %arr
+%bufs = OpVariable %parr StorageBuffer
+%p_uint = OpTypePointer StorageBuffer %uint
+%main = OpFunction %void None %fn
+%e = OpLabel
+%from = OpAccessChain %p_uint %bufs %u0 %u0
+%to = OpAccessChain %p_uint %bufs %u1 %u0
+%x = OpLoad %uint %from
+OpStore %to %x
+OpReturn
+OpFunctionEnd
+"#;
+    use shaderstep::pipeline::gpu::Layout;
+    let words = shaderstep::ir::spirv::asm::assemble(ARRAY).unwrap();
+    let layout = Layout::of(&words).unwrap();
+    assert_eq!(layout.bindings[0].count, 2);
+    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
+    let out = gpu
+        .run_each(&words, &layout, [1, 1, 1], &|_, e| vec![e as u8 + 1; 64])
+        .unwrap();
+    assert_eq!(out.len(), 2);
+    assert_eq!(out[1][..4], [1, 1, 1, 1], "element 1 took element 0's word");
+    assert_eq!(out[0][..4], [1, 1, 1, 1]);
+    let run = Pipeline::preset("O").unwrap().run(Arc::new(words));
+    let b = bisect_run(&gpu, &run, None, &|| false).unwrap();
+    assert_eq!(b.first, None, "{}", b.summary());
+    assert!(b.setup.contains("2 buffers of 16 KiB"), "{}", b.setup);
+}

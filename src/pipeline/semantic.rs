@@ -129,11 +129,11 @@ impl BisectRun {
 
 /// The bytes a binding starts with: `data` repeated to fill it, or the fixed pattern the
 /// graphics draws use too (`reflect::mixed`: small integers every fourth word, where counts and
-/// indices usually live; floats elsewhere), different per binding.
-pub fn initial_bytes(b: &Binding, data: Option<&[u8]>) -> Vec<u8> {
+/// indices usually live; floats elsewhere), different per binding and per buffer of an array.
+pub fn initial_bytes(b: &Binding, element: u32, data: Option<&[u8]>) -> Vec<u8> {
     match data {
         Some(d) if !d.is_empty() => d.iter().copied().cycle().take(BUFFER_SIZE).collect(),
-        _ => mixed(b.set * 16 + b.binding, BUFFER_SIZE / 4),
+        _ => mixed(b.set * 16 + b.binding + element * 257, BUFFER_SIZE / 4),
     }
 }
 
@@ -185,8 +185,8 @@ fn first_difference(
     after: &[Vec<u8>],
     varying: &std::collections::BTreeSet<(usize, usize)>,
 ) -> Option<String> {
-    for (k, (b, (x, y))) in layout
-        .bindings
+    for (k, ((b, element), (x, y))) in layout
+        .slots()
         .iter()
         .zip(before.iter().zip(after))
         .enumerate()
@@ -205,8 +205,13 @@ fn first_difference(
             .enumerate()
             .filter(differs)
             .count();
+        let index = if b.count > 1 {
+            format!("[{element}]")
+        } else {
+            String::new()
+        };
         return Some(format!(
-            "set {} binding {}, word {word}: {} → {} ({count} words differ)",
+            "set {} binding {}{index}, word {word}: {} → {} ({count} words differ)",
             b.set,
             b.binding,
             read(x),
@@ -239,9 +244,9 @@ pub fn bisect_run(
         )
     })?;
     let buffers: Vec<Vec<u8>> = layout
-        .bindings
+        .slots()
         .iter()
-        .map(|b| initial_bytes(b, data))
+        .map(|(b, e)| initial_bytes(b, *e, data))
         .collect();
     let started = Instant::now();
     let before = gpu
@@ -286,7 +291,7 @@ pub fn bisect_run(
     };
     let setup = format!(
         "{device}: {} buffers of {} KiB{push}, {} workgroups",
-        layout.bindings.len(),
+        layout.slots().len(),
         BUFFER_SIZE / 1024,
         GROUPS[0]
     );
@@ -514,6 +519,7 @@ mod tests {
                 set: 0,
                 binding: 0,
                 storage: true,
+                count: 1,
             }],
             push: 0,
         };

@@ -49,7 +49,17 @@ pub struct Binding {
     pub set: u32,
     pub binding: u32,
     pub storage: bool,
+    /// Buffers in the binding: 1, the length of an array of blocks, or `RUNTIME_ARRAY_BUFFERS`
+    /// for a runtime array of them.
+    pub count: u32,
 }
+
+/// Buffers given to a runtime array of blocks: more than the indices up to 12 the fill
+/// pattern puts in buffers (`reflect::mixed`) reach.
+pub const RUNTIME_ARRAY_BUFFERS: u32 = 16;
+
+/// The largest array of blocks run (a larger one is refused).
+const MAX_ARRAY_BUFFERS: u64 = 64;
 
 /// The resources and entry point of a compute shader, read from its SPIR-V.
 #[derive(Clone, Debug)]
@@ -68,6 +78,14 @@ pub fn push_bytes(size: u32) -> Vec<u8> {
 }
 
 impl Layout {
+    /// Every buffer the bindings hold: (binding, element), in binding order.
+    pub fn slots(&self) -> Vec<(Binding, u32)> {
+        self.bindings
+            .iter()
+            .flat_map(|b| (0..b.count).map(move |e| (b.clone(), e)))
+            .collect()
+    }
+
     /// `Err` says why the runner cannot run the module (not compute, images, push constants…).
     pub fn of(words: &[u32]) -> Result<Layout, String> {
         let m = read::read_words(words).map_err(|e| e.to_string())?;
@@ -127,8 +145,36 @@ impl Layout {
                 g.ty.and_then(type_of)
                     .and_then(|p| p.arg(0).and_then(type_of))
                     .ok_or("a buffer of unknown type")?;
+            // An array of blocks: as many buffers.
+            let (pointee, count) = match pointee.op {
+                Op::TypeStruct => (pointee, 1),
+                Op::TypeRuntimeArray => (
+                    pointee
+                        .arg(0)
+                        .and_then(type_of)
+                        .ok_or("a buffer of unknown type")?,
+                    RUNTIME_ARRAY_BUFFERS,
+                ),
+                Op::TypeArray => {
+                    let len = pointee
+                        .arg(1)
+                        .and_then(type_of)
+                        .filter(|c| c.op == Op::Constant)
+                        .and_then(|c| c.lit_u32(0))
+                        .filter(|&n| n >= 1 && u64::from(n) <= MAX_ARRAY_BUFFERS)
+                        .ok_or("an array of buffers whose length is not a constant up to 64")?;
+                    (
+                        pointee
+                            .arg(0)
+                            .and_then(type_of)
+                            .ok_or("a buffer of unknown type")?,
+                        len,
+                    )
+                }
+                _ => return Err("a buffer that is not a block".into()),
+            };
             if pointee.op != Op::TypeStruct {
-                return Err("an array of buffers".into());
+                return Err("an array of arrays of buffers".into());
             }
             let block = pointee.result.unwrap_or(0);
             let storage = *class == StorageClass::StorageBuffer
@@ -137,6 +183,7 @@ impl Layout {
                 set: decoration(id, Decoration::DescriptorSet).ok_or("a buffer without a set")?,
                 binding: decoration(id, Decoration::Binding).ok_or("a buffer without a binding")?,
                 storage,
+                count,
             });
         }
         bindings.sort_by_key(|b| (b.set, b.binding));
@@ -233,9 +280,10 @@ impl Device for Gpu {
         buffers: &[Vec<u8>],
         _limit: std::time::Duration,
     ) -> Result<Vec<Vec<u8>>, DeviceError> {
-        let index = |b: &Binding| layout.bindings.iter().position(|x| x == b);
-        self.run(words, layout, groups, |b| {
-            index(b)
+        let slots = layout.slots();
+        let index = |b: &Binding, e: u32| slots.iter().position(|(x, k)| x == b && *k == e);
+        self.run_each(words, layout, groups, &|b, e| {
+            index(b, e)
                 .and_then(|k| buffers.get(k).cloned())
                 .unwrap_or_default()
         })
@@ -366,10 +414,22 @@ impl Gpu {
         groups: [u32; 3],
         fill: impl Fn(&Binding) -> Vec<u8>,
     ) -> Result<Vec<Vec<u8>>, String> {
+        self.run_each(words, layout, groups, &|b, _| fill(b))
+    }
+
+    /// `run` with the bytes of each buffer of each binding (`Layout::slots`): `fill(binding,
+    /// element)`; the buffers' bytes afterwards, in slot order.
+    pub fn run_each(
+        &self,
+        words: &[u32],
+        layout: &Layout,
+        groups: [u32; 3],
+        fill: &dyn Fn(&Binding, u32) -> Vec<u8>,
+    ) -> Result<Vec<Vec<u8>>, String> {
         self.usable()?;
         let d = &self.device;
         let mut cleanup = Cleanup::default();
-        let result = unsafe { self.run_inner(d, words, layout, groups, &fill, &mut cleanup) };
+        let result = unsafe { self.run_inner(d, words, layout, groups, fill, &mut cleanup) };
         unsafe { self.clean(&mut cleanup) };
         result
     }
@@ -381,22 +441,24 @@ impl Gpu {
         words: &[u32],
         layout: &Layout,
         groups: [u32; 3],
-        fill: &dyn Fn(&Binding) -> Vec<u8>,
+        fill: &dyn Fn(&Binding, u32) -> Vec<u8>,
         c: &mut Cleanup,
     ) -> Result<Vec<Vec<u8>>, String> {
         let err = |what: &str, e: vk::Result| format!("{what}: {e}");
         // Buffers, host-visible so they can be filled and read directly.
         let mut mapped = Vec::new();
-        for b in &layout.bindings {
+        let mut buffers = Vec::new();
+        for (b, e) in layout.slots() {
             let usage = if b.storage {
                 vk::BufferUsageFlags::STORAGE_BUFFER
             } else {
                 vk::BufferUsageFlags::UNIFORM_BUFFER
             };
-            let mut bytes = fill(b);
+            let mut bytes = fill(&b, e);
             bytes.truncate(BUFFER_SIZE);
-            let (_, ptr) = self.host_buffer(d, c, usage, &bytes, BUFFER_SIZE)?;
+            let (buffer, ptr) = self.host_buffer(d, c, usage, &bytes, BUFFER_SIZE)?;
             mapped.push(ptr);
+            buffers.push(buffer);
         }
         // One descriptor set layout per set number, empty ones for gaps.
         let max_set = layout.bindings.iter().map(|b| b.set).max().unwrap_or(0);
@@ -410,7 +472,7 @@ impl Gpu {
                     vk::DescriptorSetLayoutBinding::default()
                         .binding(b.binding)
                         .descriptor_type(descriptor_type(b))
-                        .descriptor_count(1)
+                        .descriptor_count(b.count)
                         .stage_flags(vk::ShaderStageFlags::COMPUTE)
                 })
                 .collect();
@@ -458,22 +520,28 @@ impl Gpu {
         let sizes = [
             vk::DescriptorPoolSize::default()
                 .ty(vk::DescriptorType::STORAGE_BUFFER)
-                .descriptor_count(64),
+                .descriptor_count(1024),
             vk::DescriptorPoolSize::default()
                 .ty(vk::DescriptorType::UNIFORM_BUFFER)
-                .descriptor_count(64),
+                .descriptor_count(1024),
         ];
         let sets = self.descriptor_sets(d, c, &sizes, &set_layouts)?;
-        let infos: Vec<[vk::DescriptorBufferInfo; 1]> = c
-            .buffers
-            .iter()
-            .map(|&buffer| {
-                [vk::DescriptorBufferInfo::default()
-                    .buffer(buffer)
-                    .offset(0)
-                    .range(vk::WHOLE_SIZE)]
-            })
-            .collect();
+        // One write per binding, with the infos of its buffers (in slot order).
+        let mut infos: Vec<Vec<vk::DescriptorBufferInfo>> = Vec::new();
+        let mut next = buffers.iter();
+        for b in &layout.bindings {
+            infos.push(
+                next.by_ref()
+                    .take(b.count as usize)
+                    .map(|&buffer| {
+                        vk::DescriptorBufferInfo::default()
+                            .buffer(buffer)
+                            .offset(0)
+                            .range(vk::WHOLE_SIZE)
+                    })
+                    .collect(),
+            );
+        }
         let writes: Vec<vk::WriteDescriptorSet> = layout
             .bindings
             .iter()

@@ -155,7 +155,7 @@ impl Request {
                 o.u32(RUN).words(words).str(&layout.entry);
                 o.u32(layout.bindings.len() as u32);
                 for b in &layout.bindings {
-                    o.u32(b.set).u32(b.binding).bool(b.storage);
+                    o.u32(b.set).u32(b.binding).bool(b.storage).u32(b.count);
                 }
                 o.u32(layout.push);
                 o.u32(groups[0]).u32(groups[1]).u32(groups[2]);
@@ -189,13 +189,14 @@ impl Request {
             RUN => {
                 let words = i.words()?;
                 let entry = i.str()?;
-                let n = i.count(12)?;
+                let n = i.count(16)?;
                 let mut bindings = Vec::with_capacity(n);
                 for _ in 0..n {
                     bindings.push(Binding {
                         set: i.u32()?,
                         binding: i.u32()?,
                         storage: i.bool()?,
+                        count: i.u32()?,
                     });
                 }
                 let push = i.u32()?;
