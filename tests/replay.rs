@@ -106,6 +106,12 @@ fn source_files() {
     run("source-files");
 }
 
+/// `:write` never clobbers a file or the open shader, and writes a dialect step lifted.
+#[test]
+fn write() {
+    run("write");
+}
+
 /// The debug-info audit: the pass list's -1L, `:lost` and the diff behind an entry.
 #[test]
 fn lost() {

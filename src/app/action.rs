@@ -123,7 +123,8 @@ pub enum Action {
     ValueClose,
     /// Jump from the pass list to the first line the selected pass changed.
     FirstChange,
-    Write(PathBuf),
+    /// Write the selected step as SPIR-V to a file; `true`: over an existing one (`:write!`).
+    Write(PathBuf, bool),
     Reload,
     NextInput,
     PrevInput,
@@ -341,7 +342,8 @@ impl fmt::Display for Action {
             Action::Disk(facts) => write!(f, "disk ({} paths)", facts.len()),
             Action::Resize(w, h) => write!(f, "resize {w}x{h}"),
             Action::FirstChange => write!(f, "first-change"),
-            Action::Write(p) => write!(f, "write {}", p.display()),
+            Action::Write(p, false) => write!(f, "write {}", p.display()),
+            Action::Write(p, true) => write!(f, "write! {}", p.display()),
             Action::Reload => write!(f, "reload"),
             Action::NextInput => write!(f, "next-input"),
             Action::PrevInput => write!(f, "prev-input"),
@@ -485,9 +487,10 @@ impl FromStr for Action {
                 })
             }
             "first-change" => no_arg(Action::FirstChange),
-            "w" | "write" => Ok(Action::Write(PathBuf::from(
-                arg.ok_or(":write needs a file path")?,
-            ))),
+            "w" | "write" | "w!" | "write!" => Ok(Action::Write(
+                PathBuf::from(arg.ok_or(":write needs a file path")?),
+                cmd.ends_with('!'),
+            )),
             "reload" => no_arg(Action::Reload),
             "next-input" => no_arg(Action::NextInput),
             "prev-input" => no_arg(Action::PrevInput),
@@ -564,7 +567,8 @@ mod tests {
             Action::Func(Some("main".into())),
             Action::Func(None),
             Action::Goto(120),
-            Action::Write(PathBuf::from("out.spv")),
+            Action::Write(PathBuf::from("out.spv"), false),
+            Action::Write(PathBuf::from("out.spv"), true),
             Action::PromptInsert(' '),
             Action::PromptInsert('%'),
             Action::Click(3, 14),
@@ -636,7 +640,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "ignore-renumbering on|off",
         "diffs hide lines that only renumber ids",
     ),
-    ("write PATH", "write the selected step as a SPIR-V binary"),
+    (
+        "write[!] PATH",
+        "write the selected step as a SPIR-V binary (lifted out of the dialect); ! replaces a file",
+    ),
     ("mark", "use the selected step as diff base"),
     (
         "bisect",

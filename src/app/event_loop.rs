@@ -506,14 +506,13 @@ impl App {
                 Effect::Bisect => self.bisect(),
                 Effect::Compare { spec, jobs } => self.start_compare(spec, jobs),
                 Effect::BisectRun(data) => self.start_bisect_run(data),
-                Effect::Write { path, bytes } => Some(match std::fs::write(&path, &bytes) {
-                    Ok(()) => Outcome::Done(format!(
-                        "wrote {} bytes of SPIR-V to {}",
-                        bytes.len(),
-                        path.display()
-                    )),
-                    Err(e) => Outcome::Failed(format!("cannot write {}: {e}", path.display())),
-                }),
+                Effect::Write {
+                    path,
+                    bytes,
+                    force,
+                    inputs,
+                    note,
+                } => Some(write_step(&path, &bytes, force, &inputs, &note)),
             };
             if let Some(o) = outcome {
                 self.answer(Answered::Outcome(o));
@@ -731,6 +730,32 @@ pub fn run_terminal(
     let _ = crossterm::execute!(io::stdout(), event::DisableMouseCapture);
     ratatui::restore();
     result
+}
+
+/// `:write`: never over a file that is there without `:write!`, and never over an input
+/// (a shader's source) without it either.
+fn write_step(path: &Path, bytes: &[u8], force: bool, inputs: &[PathBuf], note: &str) -> Outcome {
+    let abs = absolute(path);
+    if !force && inputs.contains(&abs) {
+        return Outcome::Failed(format!(
+            "not written: {} is an open input (:write! replaces it)",
+            path.display()
+        ));
+    }
+    if !force && path.exists() {
+        return Outcome::Failed(format!(
+            "not written: {} exists (:write! replaces it)",
+            path.display()
+        ));
+    }
+    match std::fs::write(path, bytes) {
+        Ok(()) => Outcome::Done(format!(
+            "wrote {} bytes of SPIR-V{note} to {}",
+            bytes.len(),
+            path.display()
+        )),
+        Err(e) => Outcome::Failed(format!("cannot write {}: {e}", path.display())),
+    }
 }
 
 /// The editor command: `$VISUAL`, else `$EDITOR`, else `vi`, split on whitespace (`code -w`).

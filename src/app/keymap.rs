@@ -259,6 +259,7 @@ pub fn default_keymap() -> Vec<Binding> {
     };
     vec![
         b(Global, "q", A::Quit, "quit"),
+        b(Global, "<C-c>", A::Quit, "quit"),
         b(Global, "?", A::Help, "show or hide this help"),
         b(
             Global,
@@ -476,6 +477,7 @@ pub fn default_keymap() -> Vec<Binding> {
             "run the command or search",
         ),
         b(Prompt, "<Esc>", A::PromptCancel, "leave the prompt"),
+        b(Prompt, "<C-c>", A::PromptCancel, "leave the prompt"),
         b(
             Prompt,
             "<BS>",

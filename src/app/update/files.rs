@@ -24,18 +24,48 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
         Action::Disk(facts) => return crate::app::disk::apply(s, facts),
         Action::Reload if s.batched => return vec![load(s, 0)],
         Action::Reload => return (0..s.docs.len()).map(|i| load(s, i)).collect(),
-        Action::Write(path) => {
+        Action::Write(path, force) => {
             let Some(run) = s.run() else {
                 s.set_error("nothing loaded to write");
                 return Vec::new();
             };
             let module = &run.steps[s.step.min(run.steps.len() - 1)].module;
-            let bytes = crate::ir::spirv::write::write_bytes(module);
-            return vec![Effect::Write { path, bytes }];
+            // A step in the shaderstep dialect is written lifted out of it: SPIR-V that
+            // spirv-val and drivers take.
+            let (bytes, note) = match crate::pipeline::validate::spirv_of(module) {
+                Ok(spirv) => (
+                    spirv.words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+                    spirv.lifted.map_or(String::new(), |_| {
+                        " (lifted out of the dialect)".to_string()
+                    }),
+                ),
+                Err(why) => {
+                    s.set_error(format!(
+                        "this step is in the shaderstep dialect and cannot be written as SPIR-V: {why}"
+                    ));
+                    return Vec::new();
+                }
+            };
+            let inputs = s.docs.iter().map(|d| d.abs.clone()).collect();
+            return vec![Effect::Write {
+                path: expand_home(&path),
+                bytes,
+                force,
+                inputs,
+                note,
+            }];
         }
         other => unreachable!("not an action of files: {other:?}"),
     }
     Vec::new()
+}
+
+/// `~/…` as the shell expands it.
+fn expand_home(path: &std::path::Path) -> std::path::PathBuf {
+    match (path.strip_prefix("~"), std::env::var_os("HOME")) {
+        (Ok(rest), Some(home)) => std::path::PathBuf::from(home).join(rest),
+        _ => path.to_path_buf(),
+    }
 }
 
 /// Asks for input `i` to run again (every input, when they run together), and the compared

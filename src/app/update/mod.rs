@@ -39,15 +39,18 @@ pub enum Effect {
         jobs: Vec<Job>,
         compared: Option<Job>,
     },
+    /// Write `bytes` to `path`: over an existing file only when `force`, and never over one of
+    /// the `inputs` without it (the shader's own source).
     Write {
         path: PathBuf,
         bytes: Vec<u8>,
+        force: bool,
+        inputs: Vec<PathBuf>,
+        /// Said after what was written (`lifted out of the dialect …`).
+        note: String,
     },
     /// Open the user's editor at `line` of `path` (the terminal is handed over meanwhile).
-    Edit {
-        path: PathBuf,
-        line: u32,
-    },
+    Edit { path: PathBuf, line: u32 },
     /// Validate every step of the current input with spirv-val.
     Bisect,
     /// Run the current input after every step on a Vulkan driver (in the background), buffers
