@@ -161,6 +161,8 @@ pub enum Action {
     ScrollLeft,
     /// Show the op table's entry for the opcode on the cursor line.
     OpInfo,
+    /// Every message said so far, whole, newest first (`:messages`).
+    Messages,
     /// Jump to the instruction the selected diagnostic is about.
     GotoDiagnostic,
     /// Validate every step with spirv-val and select the first whose output is invalid.
@@ -360,6 +362,7 @@ impl fmt::Display for Action {
             Action::ScrollRight => write!(f, "scroll-right"),
             Action::ScrollLeft => write!(f, "scroll-left"),
             Action::OpInfo => write!(f, "op-info"),
+            Action::Messages => write!(f, "messages"),
             Action::GotoDiagnostic => write!(f, "goto-diagnostic"),
             Action::Bisect => write!(f, "bisect"),
             Action::Compare(Some(spec)) => write!(f, "compare {spec}"),
@@ -513,6 +516,7 @@ impl FromStr for Action {
             "scroll-right" => no_arg(Action::ScrollRight),
             "scroll-left" => no_arg(Action::ScrollLeft),
             "op-info" => no_arg(Action::OpInfo),
+            "messages" | "mes" => no_arg(Action::Messages),
             "goto-diagnostic" => no_arg(Action::GotoDiagnostic),
             "bisect" => match arg.map(str::trim) {
                 None | Some("") => Ok(Action::Bisect),
@@ -580,6 +584,7 @@ mod tests {
             Action::SourcePane(Some(false)),
             Action::Bands(Some(true)),
             Action::Sources,
+            Action::Messages,
             Action::EditSource,
             Action::SourceCaller,
         ];
@@ -661,6 +666,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (
         "lost",
         "the source lines the selected step no longer has code for, with the code that went",
+    ),
+    (
+        "messages",
+        "every message said so far, whole (long ones are cut in the status bar), newest first",
     ),
     (
         "sources",

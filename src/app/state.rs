@@ -244,6 +244,9 @@ pub struct Popup {
     pub lines: Vec<String>,
 }
 
+/// How many messages `:messages` keeps.
+pub const MESSAGES_KEPT: usize = 200;
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Message {
     pub text: String,
@@ -529,6 +532,8 @@ pub struct State {
     /// Where the panes are (see `Layout`).
     pub layout: Layout,
     pub message: Option<Message>,
+    /// Every message said, oldest first, whole (`:messages`), the last `MESSAGES_KEPT`.
+    pub messages: Vec<Message>,
     /// Where the code pane is: its cursor, scroll and selected id.
     pub code: CodePane,
     pub passes: PassPane,
@@ -736,6 +741,7 @@ impl State {
             values: None,
             layout: Layout::default(),
             message: None,
+            messages: Vec::new(),
             code: CodePane::default(),
             passes: PassPane::default(),
             diags: DiagPane::default(),
@@ -897,17 +903,27 @@ impl State {
     }
 
     pub fn set_message(&mut self, text: impl Into<String>) {
-        self.message = Some(Message {
+        self.say(Message {
             text: text.into(),
             error: false,
         });
     }
 
     pub fn set_error(&mut self, text: impl Into<String>) {
-        self.message = Some(Message {
+        self.say(Message {
             text: text.into(),
             error: true,
         });
+    }
+
+    fn say(&mut self, m: Message) {
+        if self.messages.last() != Some(&m) {
+            self.messages.push(m.clone());
+            if self.messages.len() > MESSAGES_KEPT {
+                self.messages.remove(0);
+            }
+        }
+        self.message = Some(m);
     }
 }
 

@@ -100,18 +100,32 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
             parts.push(Span::styled(" STALE ", t.message_error));
         }
     }
+    let used: usize = parts.iter().map(|p| p.content.chars().count()).sum();
+    let room = (area.width as usize).saturating_sub(used + 3);
     let right = match (&s.message, s.current().and_then(|d| d.error.as_ref())) {
         (Some(m), _) => Span::styled(
-            format!(" {} ", m.text),
+            format!(" {} ", fit_message(&m.text, room)),
             if m.error { t.message_error } else { t.message },
         ),
-        (None, Some(e)) => Span::styled(
-            format!(" {} ", e.lines().next().unwrap_or("")),
-            t.message_error,
-        ),
+        (None, Some(e)) => Span::styled(format!(" {} ", fit_message(e, room)), t.message_error),
         (None, None) => Span::styled(" ? help ", t.status),
     };
     parts.push(Span::styled("│", t.status));
     parts.push(right);
     frame.render_widget(Paragraph::new(Line::from(parts).style(t.status)), area);
+}
+
+/// A message as the status bar has room for it: its first line, cut with a pointer to
+/// `:messages` when there is more of it than fits.
+fn fit_message(text: &str, room: usize) -> String {
+    let first = text.lines().next().unwrap_or("");
+    let more = text.lines().nth(1).is_some();
+    if !more && first.chars().count() <= room {
+        return first.to_string();
+    }
+    const MORE: &str = " … (:messages)";
+    let keep = room.saturating_sub(MORE.chars().count());
+    let mut cut: String = first.chars().take(keep).collect();
+    cut.push_str(MORE);
+    cut
 }

@@ -14,6 +14,28 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
         }
         Action::ClosePopup => s.popup = None,
         Action::OpInfo => op_info(s),
+        Action::Messages => {
+            let mut lines = Vec::new();
+            // Why the selected input does not load, first: a compiler's whole output.
+            if let Some(e) = s.current().and_then(|d| d.error.clone()) {
+                for (k, l) in e.lines().enumerate() {
+                    lines.push(format!("{} {l}", if k == 0 { "!" } else { " " }));
+                }
+            }
+            for m in s.messages.iter().rev() {
+                let mark = if m.error { "!" } else { " " };
+                for (k, l) in m.text.lines().enumerate() {
+                    lines.push(format!("{} {l}", if k == 0 { mark } else { " " }));
+                }
+            }
+            if lines.is_empty() {
+                lines.push("no messages yet".into());
+            }
+            s.popup = Some(crate::app::state::Popup {
+                title: format!("messages, newest first ({})", s.messages.len()),
+                lines,
+            });
+        }
         other => unreachable!("not an action of help: {other:?}"),
     }
     Vec::new()

@@ -128,7 +128,9 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         | Action::PromptSubmit
         | Action::CommandLine
         | Action::SearchPrompt => prompt::handle(s, action),
-        Action::Help | Action::ClosePopup | Action::OpInfo => help::handle(s, action),
+        Action::Help | Action::ClosePopup | Action::OpInfo | Action::Messages => {
+            help::handle(s, action)
+        }
         Action::Answer(..) | Action::Disk(..) | Action::Reload | Action::Write(..) => {
             files::handle(s, action)
         }
