@@ -106,6 +106,12 @@ fn source_files() {
     run("source-files");
 }
 
+/// The prompt's completion and history.
+#[test]
+fn prompt() {
+    run("prompt");
+}
+
 /// `:write` never clobbers a file or the open shader, and writes a dialect step lifted.
 #[test]
 fn write() {
@@ -447,4 +453,55 @@ fn colour_bands_tie_source_lines_to_their_code() {
         .chars()
         .count() as u16;
     assert_eq!(buf[(x, y)].bg, Color::Reset);
+}
+
+/// The prompt's history is kept across runs in the history file: read when the app opens,
+/// appended to as commands run.
+#[test]
+fn prompt_history_is_kept_across_runs() {
+    use shaderstep::app::action::Action;
+    use shaderstep::app::event_loop::{App, AppEvent, Inputs};
+    use shaderstep::app::state::Mode;
+    use shaderstep::pipeline::Pipeline;
+
+    let dir = std::env::temp_dir().join(format!("shaderstep-history-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let file = dir.join("state/history");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, "cmd step verify\nfind OpFMul\n").unwrap();
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/examples/lighting.frag");
+    let open = || {
+        let mut app = App::open(
+            Inputs {
+                files: vec![example.clone()],
+                history_file: Some(file.clone()),
+                ..Inputs::default()
+            },
+            Pipeline::preset("size").unwrap(),
+            (100, 30),
+            false,
+        );
+        app.settle();
+        app
+    };
+    let mut app = open();
+    for a in [Action::CommandLine, Action::PromptHistory(true)] {
+        app.handle(AppEvent::Action(a));
+    }
+    assert_eq!(app.state.mode, Mode::Command("step verify".into()));
+    // A command run now is there for the next run.
+    app.handle(AppEvent::Action(Action::PromptCancel));
+    app.handle(AppEvent::Action(Action::CommandLine));
+    for c in "view diff".chars() {
+        app.handle(AppEvent::Action(Action::PromptInsert(c)));
+    }
+    app.handle(AppEvent::Action(Action::PromptSubmit));
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.ends_with("cmd view diff\n"), "{text}");
+    let mut app = open();
+    for a in [Action::CommandLine, Action::PromptHistory(true)] {
+        app.handle(AppEvent::Action(a));
+    }
+    assert_eq!(app.state.mode, Mode::Command("view diff".into()));
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -178,6 +178,10 @@ pub enum Action {
     PromptBackspace,
     PromptSubmit,
     PromptCancel,
+    /// The prompt's history: the command (or search) before (`true`) or after the one shown.
+    PromptHistory(bool),
+    /// Complete the word before the prompt's cursor (commands, pass names, presets, shaders).
+    PromptComplete,
     /// A mouse click or wheel turn at a terminal cell (column, row).
     Click(u16, u16),
     WheelUp(u16, u16),
@@ -336,6 +340,9 @@ impl fmt::Display for Action {
             Action::PromptBackspace => write!(f, "prompt-backspace"),
             Action::PromptSubmit => write!(f, "prompt-submit"),
             Action::PromptCancel => write!(f, "prompt-cancel"),
+            Action::PromptHistory(true) => write!(f, "prompt-history-prev"),
+            Action::PromptHistory(false) => write!(f, "prompt-history-next"),
+            Action::PromptComplete => write!(f, "prompt-complete"),
             Action::Click(c, r) => write!(f, "click {c} {r}"),
             Action::WheelUp(c, r) => write!(f, "wheel-up {c} {r}"),
             Action::WheelDown(c, r) => write!(f, "wheel-down {c} {r}"),
@@ -473,6 +480,9 @@ impl FromStr for Action {
             "prompt-backspace" => no_arg(Action::PromptBackspace),
             "prompt-submit" => no_arg(Action::PromptSubmit),
             "prompt-cancel" => no_arg(Action::PromptCancel),
+            "prompt-history-prev" => no_arg(Action::PromptHistory(true)),
+            "prompt-history-next" => no_arg(Action::PromptHistory(false)),
+            "prompt-complete" => no_arg(Action::PromptComplete),
             "click" | "wheel-up" | "wheel-down" => {
                 let cell: Vec<u16> = arg
                     .unwrap_or("")

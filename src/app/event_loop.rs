@@ -52,6 +52,8 @@ pub struct Inputs {
     pub keys: Vec<(String, String)>,
     /// `[source] paths` of shaderstep.toml: where the source pane looks for files.
     pub source_paths: Vec<PathBuf>,
+    /// Where the prompt's history is kept across runs (`history_file`); none in replays.
+    pub history_file: Option<PathBuf>,
 }
 
 impl Inputs {
@@ -66,6 +68,7 @@ impl Inputs {
             external_path: None,
             keys: Vec::new(),
             source_paths: Vec::new(),
+            history_file: None,
         }
     }
 }
@@ -100,6 +103,8 @@ pub struct App {
     external_path: Option<String>,
     /// An editor to open (`e`): whoever owns the terminal hands it over (`take_edit`).
     edit: Option<(PathBuf, u32)>,
+    /// The prompt's history file, appended to as commands are run.
+    history_file: Option<PathBuf>,
 }
 
 impl App {
@@ -146,6 +151,19 @@ impl App {
         let batched = linked || modules;
         let mut state = State::new(docs, roots, names, size, color);
         state.source_paths = inputs.source_paths.clone();
+        if let Some(text) = inputs
+            .history_file
+            .as_ref()
+            .and_then(|p| std::fs::read_to_string(p).ok())
+        {
+            for line in text.lines() {
+                match line.split_once(' ') {
+                    Some(("cmd", c)) => state.history.push(true, c),
+                    Some(("find", f)) => state.history.push(false, f),
+                    _ => {}
+                }
+            }
+        }
         state.linked = linked;
         state.batched = batched;
         let batch = match inputs.stages {
@@ -174,6 +192,7 @@ impl App {
             front_ends,
             external_path: inputs.external_path,
             edit: None,
+            history_file: inputs.history_file,
         };
         if !key_errors.is_empty() {
             app.state
@@ -495,6 +514,12 @@ impl App {
     fn apply(&mut self, effects: Vec<Effect>) {
         for e in effects {
             let outcome = match e {
+                Effect::RememberPrompt { command, line } => {
+                    if let Some(path) = &self.history_file {
+                        remember(path, command, &line);
+                    }
+                    None
+                }
                 Effect::Load { jobs, compared } => {
                     self.submit(jobs, compared);
                     None
@@ -730,6 +755,35 @@ pub fn run_terminal(
     let _ = crossterm::execute!(io::stdout(), event::DisableMouseCapture);
     ratatui::restore();
     result
+}
+
+/// Where the prompt's history is kept: `$XDG_STATE_HOME/shaderstep/history`, else
+/// `~/.local/state/shaderstep/history`.
+pub fn history_file() -> Option<PathBuf> {
+    let state = std::env::var_os("XDG_STATE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")))?;
+    Some(state.join("shaderstep").join("history"))
+}
+
+/// Appends a command (or search) to the history file; a file that cannot be written only
+/// costs the history.
+fn remember(path: &Path, command: bool, line: &str) {
+    use std::io::Write;
+    if line.contains('\n') {
+        return;
+    }
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+    {
+        let _ = writeln!(f, "{} {line}", if command { "cmd" } else { "find" });
+    }
 }
 
 /// `:write`: never over a file that is there without `:write!`, and never over an input

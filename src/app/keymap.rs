@@ -480,6 +480,24 @@ pub fn default_keymap() -> Vec<Binding> {
         b(Prompt, "<C-c>", A::PromptCancel, "leave the prompt"),
         b(
             Prompt,
+            "<Up>",
+            A::PromptHistory(true),
+            "the command before (history)",
+        ),
+        b(
+            Prompt,
+            "<Down>",
+            A::PromptHistory(false),
+            "the command after (history)",
+        ),
+        b(
+            Prompt,
+            "<Tab>",
+            A::PromptComplete,
+            "complete: commands, pass names, steps, presets, shaders",
+        ),
+        b(
+            Prompt,
             "<BS>",
             A::PromptBackspace,
             "delete the last character (leaves when empty)",

@@ -138,6 +138,7 @@ pub fn main(cli: Cli) -> color_eyre::Result<i32> {
             inputs.external_path = config.external_path.clone();
             inputs.keys = config.keys.clone();
             inputs.source_paths = config.source_paths.clone();
+            inputs.history_file = event_loop::history_file();
             inputs.front_ends = config.front_ends;
             event_loop::run_terminal(inputs, pipeline, cli.compare.clone())?;
             Ok(0)

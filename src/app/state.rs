@@ -244,6 +244,36 @@ pub struct Popup {
     pub lines: Vec<String>,
 }
 
+/// The prompt's history: `:` commands and `/` searches, and which one `Up`/`Down` show.
+#[derive(Clone, Debug, Default)]
+pub struct PromptHistory {
+    pub commands: Vec<String>,
+    pub searches: Vec<String>,
+    /// The entry shown (counted from the newest), and what was typed before browsing.
+    pub at: Option<(usize, String)>,
+}
+
+/// How many commands and searches the history keeps.
+pub const HISTORY_KEPT: usize = 500;
+
+impl PromptHistory {
+    /// Adds `line` (a command when `command`), unless it repeats the newest entry.
+    pub fn push(&mut self, command: bool, line: &str) {
+        let list = if command {
+            &mut self.commands
+        } else {
+            &mut self.searches
+        };
+        if line.trim().is_empty() || list.last().map(String::as_str) == Some(line) {
+            return;
+        }
+        list.push(line.to_string());
+        if list.len() > HISTORY_KEPT {
+            list.remove(0);
+        }
+    }
+}
+
 /// How many messages `:messages` keeps.
 pub const MESSAGES_KEPT: usize = 200;
 
@@ -534,6 +564,8 @@ pub struct State {
     pub message: Option<Message>,
     /// Every message said, oldest first, whole (`:messages`), the last `MESSAGES_KEPT`.
     pub messages: Vec<Message>,
+    /// Commands and searches submitted, oldest first (kept across runs by the event loop).
+    pub history: PromptHistory,
     /// Where the code pane is: its cursor, scroll and selected id.
     pub code: CodePane,
     pub passes: PassPane,
@@ -696,6 +728,8 @@ pub struct Cache {
     pub source_ids: HashMap<(usize, u64, String), u64>,
     /// What the source pane's marked code rows were computed for: the panel, the file and line.
     pub source_rows_key: Option<(PanelKey, Id, u32)>,
+    /// The rows the search stops at, for one panel and search (`n`/`N` and "match 3 of 17").
+    pub search_rows: Option<(PanelKey, Search, Arc<Vec<usize>>)>,
     /// What the colour bands' lines with code were computed for: the panel and the file.
     pub band_lines_key: Option<(PanelKey, Id)>,
     /// The code pane's rows by the source line their instruction came from, for one panel:
@@ -742,6 +776,7 @@ impl State {
             layout: Layout::default(),
             message: None,
             messages: Vec::new(),
+            history: PromptHistory::default(),
             code: CodePane::default(),
             passes: PassPane::default(),
             diags: DiagPane::default(),

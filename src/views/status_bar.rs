@@ -17,8 +17,18 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         Mode::Normal => None,
     };
     if let Some(p) = prompt {
-        let line = Line::from(vec![Span::styled(p, t.status), Span::styled("█", t.status)])
-            .style(t.status);
+        // What the prompt said meanwhile (completions, "nothing completes"), after the cursor.
+        let said = s
+            .message
+            .as_ref()
+            .map(|m| format!("   {}", m.text.lines().next().unwrap_or("")))
+            .unwrap_or_default();
+        let line = Line::from(vec![
+            Span::styled(p, t.status),
+            Span::styled("█", t.status),
+            Span::styled(said, t.unchanged),
+        ])
+        .style(t.status);
         frame.render_widget(Paragraph::new(line), area);
         return;
     }

@@ -49,6 +49,8 @@ pub enum Effect {
         /// Said after what was written (`lifted out of the dialect …`).
         note: String,
     },
+    /// Keep a submitted command or search in the history file (across runs).
+    RememberPrompt { command: bool, line: String },
     /// Open the user's editor at `line` of `path` (the terminal is handed over meanwhile).
     Edit { path: PathBuf, line: u32 },
     /// Validate every step of the current input with spirv-val.
@@ -125,6 +127,8 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         | Action::PromptInsert(..)
         | Action::PromptBackspace
         | Action::PromptCancel
+        | Action::PromptHistory(..)
+        | Action::PromptComplete
         | Action::PromptSubmit
         | Action::CommandLine
         | Action::SearchPrompt => prompt::handle(s, action),

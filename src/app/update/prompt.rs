@@ -16,34 +16,165 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             if let Some(buf) = prompt_text(s) {
                 buf.push(c);
             }
+            s.message = None;
         }
         Action::PromptBackspace => {
             if prompt_text(s).is_some_and(|buf| buf.pop().is_none()) {
                 s.mode = Mode::Normal;
             }
         }
-        Action::PromptCancel => s.mode = Mode::Normal,
+        Action::PromptCancel => {
+            s.mode = Mode::Normal;
+            s.history.at = None;
+        }
+        Action::PromptHistory(back) => browse(s, back),
+        Action::PromptComplete => complete(s),
         Action::PromptSubmit => {
             let mode = std::mem::replace(&mut s.mode, Mode::Normal);
+            s.history.at = None;
+            match &mode {
+                Mode::Command(buf) => s.history.push(true, buf),
+                Mode::Search(buf) => s.history.push(false, buf),
+                Mode::Normal => {}
+            }
+            let mut effects = Vec::new();
+            if let Mode::Command(buf) | Mode::Search(buf) = &mode {
+                if !buf.trim().is_empty() {
+                    effects.push(Effect::RememberPrompt {
+                        command: matches!(mode, Mode::Command(_)),
+                        line: buf.clone(),
+                    });
+                }
+            }
             match mode {
                 Mode::Command(buf) => {
-                    return match buf.parse::<Action>() {
+                    effects.extend(match buf.parse::<Action>() {
                         Ok(a) => super::update(s, a),
                         Err(e) => {
                             s.set_error(e);
                             Vec::new()
                         }
-                    }
+                    });
                 }
-                Mode::Search(buf) if !buf.is_empty() => return super::update(s, Action::Find(buf)),
+                Mode::Search(buf) if !buf.is_empty() => {
+                    effects.extend(super::update(s, Action::Find(buf)))
+                }
                 _ => {}
             }
+            return effects;
         }
-        Action::CommandLine => s.mode = Mode::Command(String::new()),
-        Action::SearchPrompt => s.mode = Mode::Search(String::new()),
+        // A fresh prompt says nothing yet: what it shows after the cursor is its own.
+        Action::CommandLine => {
+            s.mode = Mode::Command(String::new());
+            s.message = None;
+        }
+        Action::SearchPrompt => {
+            s.mode = Mode::Search(String::new());
+            s.message = None;
+        }
         other => unreachable!("not an action of prompt: {other:?}"),
     }
     Vec::new()
+}
+
+/// `Up`/`Down` in the prompt: the command (or search) before or after the one shown; after the
+/// newest, what was typed before browsing.
+fn browse(s: &mut State, back: bool) {
+    let (typed, command) = match &s.mode {
+        Mode::Command(b) => (b.clone(), true),
+        Mode::Search(b) => (b.clone(), false),
+        Mode::Normal => return,
+    };
+    let list = if command {
+        &s.history.commands
+    } else {
+        &s.history.searches
+    };
+    let (at, draft) = match s.history.at.take() {
+        Some((at, draft)) => (Some(at), draft),
+        None => (None, typed),
+    };
+    let next = match (at, back) {
+        (None, true) => (!list.is_empty()).then_some(0),
+        (None, false) => None,
+        (Some(k), true) => Some((k + 1).min(list.len().saturating_sub(1))),
+        (Some(0), false) => None,
+        (Some(k), false) => Some(k - 1),
+    };
+    let text = match next {
+        Some(k) => list[list.len() - 1 - k].clone(),
+        None => draft.clone(),
+    };
+    s.history.at = next.map(|k| (k, draft));
+    s.mode = if command {
+        Mode::Command(text)
+    } else {
+        Mode::Search(text)
+    };
+}
+
+/// `Tab` in the `:` prompt: completes the command name, or its argument — a pass name or step
+/// number (`:step`, `:diff`), a preset (`:compare`), a shader (`:shader`), on/off. One
+/// candidate completes; several complete their common part and are listed in the status bar.
+fn complete(s: &mut State) {
+    let Mode::Command(buf) = &s.mode else {
+        return;
+    };
+    let buf = buf.clone();
+    let (head, word) = match buf.rfind(' ') {
+        Some(i) => (buf[..=i].to_string(), buf[i + 1..].to_string()),
+        None => (String::new(), buf.clone()),
+    };
+    let candidates: Vec<String> = if head.is_empty() {
+        crate::app::action::COMMANDS
+            .iter()
+            .filter_map(|(c, _)| c.split(|ch: char| ch == ' ' || ch == '[').next())
+            .map(str::to_string)
+            .collect()
+    } else {
+        let cmd = head.split_whitespace().next().unwrap_or("");
+        match cmd {
+            "step" | "diff" => s.run().map_or(Vec::new(), |r| {
+                r.steps.iter().map(|st| st.pass.to_string()).collect()
+            }),
+            "compare" => crate::pipeline::registry::PRESETS
+                .iter()
+                .map(|p| p.name.to_string())
+                .chain(["spirv-opt".to_string()])
+                .collect(),
+            "shader" | "open" => s
+                .listed_docs()
+                .iter()
+                .map(|&d| s.docs[d].display_name(&s.roots))
+                .collect(),
+            "view" => ["ir", "spirv", "diff", "split"]
+                .iter()
+                .map(|w| w.to_string())
+                .collect(),
+            _ => ["on", "off"].iter().map(|w| w.to_string()).collect(),
+        }
+    };
+    let mut matches: Vec<String> = candidates
+        .into_iter()
+        .filter(|c| c.starts_with(&word))
+        .collect();
+    matches.sort();
+    matches.dedup();
+    match matches.as_slice() {
+        [] => s.set_error(format!("nothing completes '{word}'")),
+        [one] => s.mode = Mode::Command(format!("{head}{one} ")),
+        many => {
+            let common = many.iter().skip(1).fold(many[0].clone(), |acc, m| {
+                acc.chars()
+                    .zip(m.chars())
+                    .take_while(|(a, b)| a == b)
+                    .map(|(a, _)| a)
+                    .collect()
+            });
+            s.mode = Mode::Command(format!("{head}{common}"));
+            s.set_message(many.join("  "));
+        }
+    }
 }
 
 /// The prompt's text, for an edit: `None` outside the prompt.

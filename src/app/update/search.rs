@@ -36,38 +36,54 @@ fn find(s: &mut State, forward: bool, include_current: bool) {
     let Some(search) = s.search.clone() else {
         return;
     };
-    let n = s.panel.len();
-    if n == 0 {
+    if s.panel.is_empty() {
         return;
     }
+    let rows = matching_rows(s, &search);
     let start = s.code.cursor;
-    for k in 0..n {
-        let off = if include_current { k } else { k + 1 };
-        let r = if forward {
-            (start + off) % n
-        } else {
-            (start + n * 2 - off) % n
-        };
-        if row_matches(s, r, &search) {
-            let wrapped = if forward {
-                r < start || (r == start && !include_current)
-            } else {
-                r > start
-            };
-            jump_to(s, r);
-            if wrapped {
-                s.set_message("search wrapped");
-            } else if s
-                .message
-                .as_ref()
-                .is_some_and(|m| m.text == "search wrapped")
-            {
-                s.message = None;
-            }
-            return;
+    // The next match after the cursor (at it, for a new search), around the end.
+    let next = if forward {
+        let from = rows.partition_point(|&r| r < start + usize::from(!include_current));
+        (from < rows.len()).then_some(from).map(|k| (k, false))
+    } else {
+        let to = rows.partition_point(|&r| r < start);
+        to.checked_sub(1).map(|k| (k, false))
+    };
+    let next = next.or_else(|| match rows.len() {
+        0 => None,
+        _ if forward => Some((0, true)),
+        n => Some((n - 1, true)),
+    });
+    match next {
+        Some((k, wrapped)) => {
+            jump_to(s, rows[k]);
+            s.set_message(format!(
+                "match {} of {}{}",
+                k + 1,
+                rows.len(),
+                if wrapped { ", search wrapped" } else { "" }
+            ));
+        }
+        None => s.set_error(format!("not found: {}", search.text)),
+    }
+}
+
+/// The rows `search` stops at in the code pane, found once per panel and search.
+fn matching_rows(s: &mut State, search: &Search) -> std::sync::Arc<Vec<usize>> {
+    if let (Some((key, found, rows)), Some(panel)) = (&s.cache.search_rows, &s.panel.key) {
+        if key == panel && found == search {
+            return rows.clone();
         }
     }
-    s.set_error(format!("not found: {}", search.text));
+    let rows: std::sync::Arc<Vec<usize>> = std::sync::Arc::new(
+        (0..s.panel.len())
+            .filter(|&r| row_matches(s, r, search))
+            .collect(),
+    );
+    if let Some(panel) = s.panel.key.clone() {
+        s.cache.search_rows = Some((panel, search.clone(), rows.clone()));
+    }
+    rows
 }
 
 /// Whether row `r` is one the search stops at: one whose instruction uses the value it walks
