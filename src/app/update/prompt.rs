@@ -128,7 +128,7 @@ fn complete(s: &mut State) {
     let candidates: Vec<String> = if head.is_empty() {
         crate::app::action::COMMANDS
             .iter()
-            .filter_map(|(c, _)| c.split(|ch: char| ch == ' ' || ch == '[').next())
+            .filter_map(|(c, _)| c.split([' ', '[']).next())
             .map(str::to_string)
             .collect()
     } else {
