@@ -33,6 +33,13 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 } else {
                     s.set_message(format!("function %{f} only — :func shows all"));
                 }
+            } else if s
+                .message
+                .as_ref()
+                .is_some_and(|m| m.text.starts_with("function %"))
+            {
+                // What said one function only is no longer so.
+                s.set_message("the whole module");
             }
             s.code.cursor = 0;
             s.code.scroll = 0;
@@ -55,7 +62,17 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                     s.focus = Focus::Code;
                     jump_to(s, r)
                 }
-                None => s.set_error(format!("line {n} is not shown")),
+                // Past the end, as an editor does: the last line.
+                None if !s.panel.is_empty() => {
+                    s.focus = Focus::Code;
+                    let last = s.panel.len() - 1;
+                    jump_to(s, last);
+                    s.set_message(format!(
+                        "line {n} is past the end: the last line, {}",
+                        s.panel.line_number(last)
+                    ));
+                }
+                None => s.set_error("nothing is shown"),
             }
         }
         Action::NextToken | Action::PrevToken => {
