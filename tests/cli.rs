@@ -705,3 +705,34 @@ void main() { color = texture(albedo, uv) * 0.5; }
     let words = common::spv_words(&out_path);
     validate(&words, false).unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// Several inputs write one file each: `-o` names a directory, and a name like a file's is
+/// refused instead of becoming a directory.
+#[test]
+fn several_inputs_want_an_output_directory() {
+    let dir = temp_dir("several");
+    let (a, b) = (dir.join("a.spvasm"), dir.join("b.spvasm"));
+    std::fs::write(&a, SMALL_ASM).unwrap();
+    std::fs::write(&b, SMALL_ASM).unwrap();
+    let out = dir.join("multi.spv");
+    let o = shaderstep(&[
+        "run",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("-o names a directory"));
+    assert!(!out.exists());
+    let outdir = dir.join("out");
+    let o = shaderstep(&[
+        "run",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "-o",
+        outdir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(outdir.is_dir());
+}

@@ -158,6 +158,16 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
     }
     if several {
         if let Some(out) = &args.output {
+            // A name like a file's is a mistake: several inputs write several files.
+            let looks_like_a_file = out.extension().is_some_and(|e| {
+                ["spv", "spvasm", "ir", "txt"].contains(&e.to_string_lossy().as_ref())
+            });
+            if looks_like_a_file && !out.is_dir() {
+                return Err(format!(
+                    "{}: several inputs write one file each, so -o names a directory, not a file",
+                    out.display()
+                ));
+            }
             std::fs::create_dir_all(out)
                 .map_err(|e| format!("{}: cannot create output directory: {e}", out.display()))?;
         }
