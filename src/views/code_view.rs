@@ -220,6 +220,18 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let rows = inner.height as usize;
+    // The function shown alone is not in this step (inlined and removed, or not made yet).
+    if let (Some(f), true) = (&s.func, s.panel.is_empty()) {
+        frame.render_widget(
+            Paragraph::new(Line::styled(
+                format!("%{f} is not in this step (inlined and removed, or not there yet): :func shows the whole module"),
+                t.unchanged,
+            ))
+            .wrap(ratatui::widgets::Wrap { trim: true }),
+            inner,
+        );
+        return;
+    }
     match &s.panel.rows {
         Rows::Text { id, lines, range } => {
             let lines = &lines.lines;
