@@ -713,6 +713,7 @@ mod command_table_tests {
                 .replace(" N", " 3")
                 .replace("on|off", "on")
                 .replace("PATH", "out.spv")
+                .replace("[!]", "")
         };
         for (usage, _) in COMMANDS {
             let cmd = example(usage);
