@@ -44,7 +44,8 @@ pub fn areas(s: &State) -> Areas {
         let losses = s.run().map_or(0, |r| super::pass_list::loss_width(r)) as u16;
         base.max(longest + 25 + losses).min(area.width / 2)
     } else {
-        (area.width / 3).max(20).min(area.width)
+        // Narrow: room for names (the time column goes first, see the pass list).
+        (area.width * 3 / 8).max(20).min(area.width)
     };
     let [left, code] =
         Layout::horizontal([Constraint::Length(pass_width), Constraint::Min(0)]).areas(main);

@@ -74,6 +74,13 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let loss_w = Some(loss_width(run))
         .filter(|&w| inner_w >= 23 + w + longest.min(12))
         .unwrap_or(0);
+    // Names before timings: on a narrow pane the time column goes first, so that a name keeps
+    // at least 12 characters (or all of it).
+    let time_w = if inner_w >= 15 + 8 + loss_w + longest.min(12) {
+        8
+    } else {
+        0
+    };
     let mut lines = Vec::with_capacity(rows);
     for &i in visible.iter().skip(s.passes.scroll).take(rows) {
         let st = &run.steps[i];
@@ -114,8 +121,8 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         } else {
             " "
         };
-        let name_w = inner_w.saturating_sub(4 + 2 + 1 + 1 + 7 + 8 + loss_w);
-        let name: String = st.pass.chars().take(name_w).collect();
+        let name_w = inner_w.saturating_sub(4 + 2 + 1 + 1 + 7 + time_w + loss_w);
+        let name = shorten_middle(st.pass, name_w);
         let row_style = if i == s.step {
             t.selected
         } else {
@@ -144,7 +151,10 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                     format!("{:>loss_w$}", if loss_w > 0 { &losses[i] } else { "" }),
                     t.error,
                 ),
-                Span::styled(format!("{time:>8}"), t.unchanged),
+                Span::styled(
+                    format!("{:>time_w$}", if time_w > 0 { time.as_str() } else { "" }),
+                    t.unchanged,
+                ),
             ])
             .style(row_style),
         );
@@ -289,4 +299,41 @@ fn loss_mark((lines, variables): (usize, usize)) -> String {
         out.push_str(&format!("-{variables}V"));
     }
     out
+}
+
+/// `name` in at most `width` characters: cut in the middle (`elimin…ctions`), so that names
+/// that share a beginning stay apart.
+pub fn shorten_middle(name: &str, width: usize) -> String {
+    let n = name.chars().count();
+    if n <= width {
+        return name.to_string();
+    }
+    if width <= 1 {
+        return name.chars().take(width).collect();
+    }
+    let keep = width - 1;
+    let head = keep.div_ceil(2);
+    let tail = keep - head;
+    let chars: Vec<char> = name.chars().collect();
+    let mut out: String = chars[..head].iter().collect();
+    out.push('…');
+    out.extend(&chars[n - tail..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shorten_middle;
+
+    #[test]
+    fn long_names_are_cut_in_the_middle_and_stay_apart() {
+        assert_eq!(shorten_middle("mem2reg", 12), "mem2reg");
+        let a = shorten_middle("eliminate-dead-functions", 12);
+        assert_eq!(a, "elimin…tions");
+        assert_eq!(a.chars().count(), 12);
+        assert_ne!(
+            shorten_middle("spirv-opt:eliminate-local-single-block", 14),
+            shorten_middle("spirv-opt:eliminate-local-single-store", 14)
+        );
+    }
 }
