@@ -329,7 +329,7 @@ fn fit_to_layout(s: &mut State) {
     if s.source.shown && !s.panel.is_empty() {
         rows_by_source(s);
     }
-    let files = step_source_files(s);
+    let files = step_sources(s);
     s.source_line = files
         .as_deref()
         .and_then(|files| source_line_at_cursor(s, files));
@@ -394,17 +394,17 @@ fn fit_to_layout(s: &mut State) {
     }
 }
 
-/// The source files of the selected step's module (see `step_source_files`).
-pub fn step_sources(s: &mut State) -> Option<Arc<SourceFiles>> {
-    step_source_files(s)
-}
-
 /// The source files of the selected step's module (`sources::resolve`), made once per step;
 /// files on disk are read once until they change (`Cache::disk_texts`).
-fn step_source_files(s: &mut State) -> Option<Arc<SourceFiles>> {
+pub fn step_sources(s: &mut State) -> Option<Arc<SourceFiles>> {
+    sources_of_step(s, s.step)
+}
+
+/// `step_sources` of step `step` of the selected input's run.
+pub fn sources_of_step(s: &mut State, step: usize) -> Option<Arc<SourceFiles>> {
     let doc = s.current()?;
-    let step = doc.run.as_ref()?.steps.get(s.step)?;
-    let key = (s.doc, doc.generation, s.step);
+    let key = (s.doc, doc.generation, step);
+    let step = doc.run.as_ref()?.steps.get(step)?;
     if let Some((k, files)) = &s.cache.source_files {
         if *k == key {
             return Some(files.clone());
@@ -452,7 +452,7 @@ pub fn cursor_source_path(s: &mut State) -> Result<(PathBuf, u32), String> {
     let Some((file, line)) = cursor_source(s) else {
         return Err("no source line for the instruction at the cursor".into());
     };
-    let files = step_source_files(s).ok_or("nothing loaded")?;
+    let files = step_sources(s).ok_or("nothing loaded")?;
     let source = files
         .get(file)
         .ok_or("the module names no file for this line")?;
@@ -560,6 +560,19 @@ fn source_line_at_cursor(s: &State, files: &SourceFiles) -> Option<String> {
 
 type Lines = Arc<Vec<String>>;
 
+/// The text id (for highlighting) of source file `name` of the selected document's run
+/// `generation`, made the first time it is asked for.
+fn source_text_id(s: &mut State, generation: u64, name: &str) -> u64 {
+    let key = (s.doc, generation, name.to_string());
+    if let Some(&id) = s.cache.source_ids.get(&key) {
+        return id;
+    }
+    let id = s.cache.next_text_id;
+    s.cache.next_text_id += 1;
+    s.cache.source_ids.insert(key, id);
+    id
+}
+
 /// Brings the source pane up to the code cursor: the file the cursor's instruction came from
 /// (or the last one, when it has no location), its marked line, the title, the scroll that
 /// keeps the mark in view, and the code rows that came from the same line.
@@ -624,16 +637,7 @@ fn refresh_source_pane(s: &mut State, files: Option<&SourceFiles>) {
             if !same {
                 s.source.scroll = 0;
             }
-            let key = (s.doc, generation, name.clone());
-            let text_id = match s.cache.source_ids.get(&key) {
-                Some(&id) => id,
-                None => {
-                    let id = s.cache.next_text_id;
-                    s.cache.next_text_id += 1;
-                    s.cache.source_ids.insert(key, id);
-                    id
-                }
-            };
+            let text_id = source_text_id(s, generation, &name);
             s.source.title = match cursor_inline_stack(s) {
                 // Inlined code: `shade() lighting.frag:88 <- main() :120`, the frame shown
                 // (`c` moves out) in brackets.
@@ -703,16 +707,7 @@ fn refresh_source_pane(s: &mut State, files: Option<&SourceFiles>) {
                             .find(|(_, src)| src.lines.is_some())
                     });
                     if let Some((id, src)) = first {
-                        let key = (s.doc, generation, src.name.clone());
-                        let text_id = match s.cache.source_ids.get(&key) {
-                            Some(&t) => t,
-                            None => {
-                                let t = s.cache.next_text_id;
-                                s.cache.next_text_id += 1;
-                                s.cache.source_ids.insert(key, t);
-                                t
-                            }
-                        };
+                        let text_id = source_text_id(s, generation, &src.name);
                         s.source.title = format!(
                             " {} — no source line for this instruction ",
                             short_name(&src.name)

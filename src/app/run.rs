@@ -78,7 +78,7 @@ pub fn stats_json(input: &Path, run: &Run) -> Vec<String> {
                 lost,
                 cov.unlocated,
                 cov.variables,
-                cov.described,
+                cov.described(),
                 variables_lost,
                 !s.preview.is_empty(),
                 preview.join(","),

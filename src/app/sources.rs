@@ -185,19 +185,6 @@ pub fn resolve(
     out
 }
 
-/// `resolve` reading from the disk.
-pub fn resolve_from_disk(
-    module: &Module,
-    input: &Path,
-    own: Option<&str>,
-    search: &[PathBuf],
-) -> Sources {
-    resolve(module, input, own, search, &mut |p| {
-        let bytes = std::fs::read(p).ok()?;
-        Some(String::from_utf8_lossy(&bytes).into_owned())
-    })
-}
-
 fn plain_lines(text: &str) -> Vec<String> {
     text.lines().map(str::to_string).collect()
 }

@@ -416,7 +416,6 @@ pub struct Coverage {
     pub carriers: std::collections::BTreeMap<(String, u32), Carrier>,
     pub unlocated: usize,
     pub variables: usize,
-    pub described: usize,
     /// The local variables still described (their `DebugLocalVariable` ids).
     pub described_variables: std::collections::BTreeSet<Id>,
 }
@@ -432,6 +431,11 @@ pub struct Carrier {
 }
 
 impl Coverage {
+    /// How many local variables are still described.
+    pub fn described(&self) -> usize {
+        self.described_variables.len()
+    }
+
     /// The lines `self` covers that `after` does not, with what carried each here.
     pub fn lost_in<'a>(
         &'a self,
@@ -517,7 +521,6 @@ pub fn coverage(m: &Module) -> Coverage {
         .copied()
         .filter(|v| described.contains(v))
         .collect();
-    out.described = out.described_variables.len();
     out
 }
 

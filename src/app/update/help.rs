@@ -15,17 +15,18 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
         Action::ClosePopup => s.popup = None,
         Action::OpInfo => op_info(s),
         Action::Messages => {
+            // Why the selected input does not load, first (a compiler's whole output), then
+            // the messages, newest first; an error's first line marked `!`.
+            let load_error = s.current().and_then(|d| d.error.clone());
+            let said = load_error
+                .iter()
+                .map(|e| (e.as_str(), true))
+                .chain(s.messages.iter().rev().map(|m| (m.text.as_str(), m.error)));
             let mut lines = Vec::new();
-            // Why the selected input does not load, first: a compiler's whole output.
-            if let Some(e) = s.current().and_then(|d| d.error.clone()) {
-                for (k, l) in e.lines().enumerate() {
-                    lines.push(format!("{} {l}", if k == 0 { "!" } else { " " }));
-                }
-            }
-            for m in s.messages.iter().rev() {
-                let mark = if m.error { "!" } else { " " };
-                for (k, l) in m.text.lines().enumerate() {
-                    lines.push(format!("{} {l}", if k == 0 { mark } else { " " }));
+            for (text, error) in said {
+                for (k, l) in text.lines().enumerate() {
+                    let mark = if k == 0 && error { "!" } else { " " };
+                    lines.push(format!("{mark} {l}"));
                 }
             }
             if lines.is_empty() {

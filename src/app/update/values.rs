@@ -159,8 +159,6 @@ fn history_list(s: &State, tok: &str, id: crate::ir::Id) -> ValueList {
     ValueList::new(s, ValueListKind::History, tok, entries)
 }
 
-/// Goes to the selected entry of the value list: the use's line, or the step of the history
-/// event with the value's definition selected (a deleted value: the diff that removed it).
 /// `:lost`: the source lines the selected step covers no more, each with the instruction that
 /// carried it in the step before; `Enter` shows the diff that removed it.
 fn lost(s: &mut State) {
@@ -179,23 +177,19 @@ fn lost(s: &mut State) {
     };
     let (before_cov, after_cov) = (before.coverage(), run.steps[step].coverage());
     let pass = run.steps[step].pass;
-    let before_module = before.module.clone();
-    let names = crate::ir::names::Names::for_module(&before_module);
-    // The text of each line, from the source files the step before names.
-    let texts: std::collections::HashMap<String, Option<std::sync::Arc<Vec<String>>>> = {
-        let doc = s.current();
-        let sources = crate::app::sources::resolve_from_disk(
-            &before_module,
-            doc.map_or(std::path::Path::new(""), |d| &d.path),
-            doc.and_then(|d| d.source.as_deref()),
-            &s.source_paths,
-        );
-        sources
-            .files
-            .values()
-            .map(|src| (src.name.clone(), src.lines.clone()))
-            .collect()
-    };
+    let names = crate::ir::names::Names::for_module(&before.module);
+    // The text of each line, from the files the step before names (found as the pane finds
+    // them; files on disk are read once).
+    let texts: std::collections::HashMap<String, Option<std::sync::Arc<Vec<String>>>> =
+        crate::app::derive::sources_of_step(s, step - 1)
+            .map(|sources| {
+                sources
+                    .files
+                    .values()
+                    .map(|src| (src.name.clone(), src.lines.clone()))
+                    .collect()
+            })
+            .unwrap_or_default();
     let entries: Vec<ValueEntry> = before_cov
         .lost_in(&after_cov)
         .map(|((file, line), carrier)| {
@@ -311,6 +305,8 @@ fn show_source_file(s: &mut State, file: crate::ir::Id) {
     }
 }
 
+/// Goes to the selected entry of the value list: the use's line, or the step of the history
+/// event with the value's definition selected (a deleted value: the diff that removed it).
 fn value_goto(s: &mut State) {
     let Some(list) = s.values.clone() else {
         return;

@@ -78,18 +78,6 @@ impl<'m> Builder<'m> {
         Builder::at(m, f, block, pos)
     }
 
-    /// A builder that inserts just before instruction `at` of `f` (in its block's list).
-    pub fn before(m: &'m mut Module, f: &'m mut Function, at: InstId) -> Option<Self> {
-        let (block, pos) = (0..f.blocks().len()).find_map(|b| {
-            f.block(b)
-                .insts
-                .iter()
-                .position(|&i| i == at)
-                .map(|p| (b, p))
-        })?;
-        Some(Builder::at(m, f, block, pos))
-    }
-
     fn emit(&mut self, mut inst: Inst) {
         match &mut self.target {
             Target::List => {
@@ -135,7 +123,7 @@ impl<'m> Builder<'m> {
 
     /// `op` with a result the caller chose (a value that keeps its id under new code), or
     /// none.
-    pub fn op_as(&mut self, op: Op, ty: Option<Id>, result: Option<Id>, operands: Vec<Operand>) {
+    fn op_as(&mut self, op: Op, ty: Option<Id>, result: Option<Id>, operands: Vec<Operand>) {
         self.emit(Inst::new(op, ty, result, operands));
     }
 
@@ -194,21 +182,9 @@ impl<'m> Builder<'m> {
     /// A function-local `OpVariable` of pointer type `ptr_ty` (to go where a function's
     /// variables go: the top of its entry block).
     pub fn variable(&mut self, ptr_ty: Id, init: Option<Id>) -> Result<Id, String> {
-        let id = self.fresh()?;
-        self.variable_as(ptr_ty, id, init);
-        Ok(id)
-    }
-
-    pub fn variable_as(&mut self, ptr_ty: Id, result: Id, init: Option<Id>) {
         let mut ops = vec![Operand::StorageClass(StorageClass::Function)];
         ops.extend(init.map(Operand::IdRef));
-        self.op_as(Op::Variable, Some(ptr_ty), Some(result), ops);
-    }
-
-    /// `OpPhi` of (value, predecessor label) pairs, into a result the caller chose.
-    pub fn phi_as(&mut self, ty: Id, result: Id, incoming: &[(Id, Id)]) {
-        let args: Vec<Id> = incoming.iter().flat_map(|&(v, b)| [v, b]).collect();
-        self.ids_as(Op::Phi, Some(ty), Some(result), &args);
+        self.op(Op::Variable, ptr_ty, ops)
     }
 
     // ---- Terminators: of the block the builder inserts into, or collected ----
@@ -219,7 +195,7 @@ impl<'m> Builder<'m> {
         self.terminate_with(op, args.iter().map(|&a| Operand::IdRef(a)).collect());
     }
 
-    pub fn terminate_with(&mut self, op: Op, operands: Vec<Operand>) {
+    fn terminate_with(&mut self, op: Op, operands: Vec<Operand>) {
         let mut inst = Inst::new(op, None, None, operands);
         match &mut self.target {
             Target::List => {
@@ -343,7 +319,7 @@ impl<'m> Builder<'m> {
     }
 
     /// An annotation or other module-level instruction without a result, by its operands.
-    pub fn annotate(&mut self, op: Op, operands: Vec<Operand>) {
+    fn annotate(&mut self, op: Op, operands: Vec<Operand>) {
         self.m
             .annotations_mut()
             .push(Inst::new(op, None, None, operands));

@@ -9,7 +9,6 @@ use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::wire::{read_frame, write_frame, Answer, Request};
@@ -28,7 +27,8 @@ struct Worker {
     child: Child,
     stdin: BufWriter<ChildStdin>,
     answers: Receiver<Option<Vec<u8>>>,
-    stderr: Arc<Mutex<String>>,
+    /// What the driver printed last, once the worker has ended (the reader's result).
+    stderr: std::thread::JoinHandle<String>,
 }
 
 impl Worker {
@@ -96,23 +96,24 @@ impl Isolated {
                 }
             }
         });
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let kept = stderr.clone();
-        std::thread::spawn(move || {
+        let stderr = std::thread::spawn(move || {
             let mut r = BufReader::new(stderr_pipe);
             let mut buf = [0u8; 512];
+            let mut kept = String::new();
             while let Ok(n) = r.read(&mut buf) {
                 if n == 0 {
                     break;
                 }
-                let mut s = kept.lock().unwrap_or_else(|e| e.into_inner());
-                s.push_str(&String::from_utf8_lossy(&buf[..n]));
-                if s.len() > STDERR_KEPT {
-                    let cut = s.len() - STDERR_KEPT;
-                    let cut = (cut..s.len()).find(|&i| s.is_char_boundary(i)).unwrap_or(0);
-                    s.drain(..cut);
+                kept.push_str(&String::from_utf8_lossy(&buf[..n]));
+                if kept.len() > STDERR_KEPT {
+                    let cut = kept.len() - STDERR_KEPT;
+                    let cut = (cut..kept.len())
+                        .find(|&i| kept.is_char_boundary(i))
+                        .unwrap_or(0);
+                    kept.drain(..cut);
                 }
             }
+            kept
         });
         *self.worker.borrow_mut() = Some(Worker {
             child,
@@ -166,9 +167,8 @@ impl Isolated {
             Ok(None) | Err(RecvTimeoutError::Disconnected) => {
                 let mut w = slot.take().expect("started");
                 let status = w.child.wait().ok();
-                // The stderr thread has the last words once the pipe closed.
-                std::thread::sleep(Duration::from_millis(20));
-                let said = w.stderr.lock().map(|s| s.clone()).unwrap_or_default();
+                // The process is gone, so its stderr is closed and the reader ends.
+                let said = w.stderr.join().unwrap_or_default();
                 Err(DeviceError::Crashed(crash_cause(status, &said)))
             }
         }
