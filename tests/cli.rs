@@ -225,6 +225,11 @@ fn print_after_all_names_every_pass() {
         "verify",
         "lift",
     ];
+    assert!(
+        text.starts_with("; *** step 0: the source text ***"),
+        "{text}"
+    );
+    assert!(headers[0].contains("pass 1: lower"), "{text}");
     assert_eq!(headers.len(), passes.len(), "{text}");
     for (h, pass) in headers.iter().zip(passes) {
         assert!(h.contains(&format!(": {pass} (")), "{h} should name {pass}");
@@ -241,13 +246,18 @@ fn stats_json_has_one_object_per_step() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 3, "{text}");
+    // Numbered as the TUI numbers steps: the assembly text is step 0.
+    assert_eq!(lines.len(), 4, "{text}");
     assert!(
-        lines[0].starts_with('{')
-            && lines[0].contains("\"pass\":\"lower\"")
-            && lines[0].contains("\"changed\":true")
+        lines[0].contains("\"step\":0,\"pass\":\"source\""),
+        "{text}"
     );
-    assert!(lines[1].contains("\"pass\":\"verify\"") && lines[1].contains("\"changed\":false"));
+    assert!(
+        lines[1].starts_with('{')
+            && lines[1].contains("\"step\":1,\"pass\":\"lower\"")
+            && lines[1].contains("\"changed\":true")
+    );
+    assert!(lines[2].contains("\"pass\":\"verify\"") && lines[2].contains("\"changed\":false"));
     assert!(lines
         .iter()
         .all(|l| l.contains("\"instructions\":11") && l.contains("\"microseconds\":")));
@@ -486,7 +496,7 @@ fn experimental_ops_need_the_flag_and_mark_the_module_preview() {
     ]);
     let text = String::from_utf8(printed.stdout).unwrap();
     assert!(
-        text.contains("; *** IR after pass 1: verify (unchanged) [preview: qptr.copy] ***"),
+        text.contains("; *** IR after pass 2: verify (unchanged) [preview: qptr.copy] ***"),
         "{text}"
     );
 
@@ -735,4 +745,57 @@ fn several_inputs_want_an_output_directory() {
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(outdir.is_dir());
+}
+
+/// One numbering of steps: the step numbers `run --stats json` gives are the TUI's (`:step N`
+/// selects the same pass) and the compared pipeline's (`:diff bN` names the same pass), for
+/// our preset and for spirv-opt's passes as steps.
+#[test]
+fn steps_are_numbered_alike_in_the_cli_and_the_tui() {
+    use shaderstep::app::replay::{run_script, Options};
+    common::tool("spirv-opt");
+    common::tool("glslangValidator");
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/examples/lighting.frag");
+    for (cli_pipeline, tui_pipeline, compare) in [
+        (["--preset", "O"], "O", "O"),
+        (
+            ["--external", "spirv-opt -O"],
+            "external spirv-opt -O",
+            "spirv-opt -O",
+        ),
+    ] {
+        let mut args = vec!["run", example, "--stats", "json"];
+        args.extend(cli_pipeline);
+        let out = shaderstep(&args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let text = String::from_utf8(out.stdout).unwrap();
+        let steps: Vec<(usize, String)> = text
+            .lines()
+            .map(|l| {
+                let field = |name: &str| {
+                    let from = l.find(&format!("\"{name}\":")).unwrap() + name.len() + 3;
+                    let value = l[from..].trim_start_matches('"');
+                    value.split([',', '"']).next().unwrap().to_string()
+                };
+                (field("step").parse().unwrap(), field("pass"))
+            })
+            .collect();
+        assert_eq!(steps[0], (0, "source".to_string()), "{text}");
+        let last = steps.len() - 1;
+        let mut script = format!(
+            "size 200x40\npipeline {tui_pipeline}\nopen {example}\ncmd :compare {compare}\n"
+        );
+        for (n, pass) in &steps {
+            script.push_str(&format!(
+                "cmd :step {n}\nexpect \"step {n}/{last} {pass}\"\n"
+            ));
+            if *n > 0 {
+                script.push_str(&format!(
+                    "cmd :diff b{n} {n}\nexpect \"diff b{n} {pass} → {n} {pass}\"\n"
+                ));
+            }
+        }
+        run_script(&script, Options::default())
+            .unwrap_or_else(|e| panic!("{tui_pipeline}: {e}\n{script}"));
+    }
 }

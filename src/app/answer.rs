@@ -149,8 +149,14 @@ pub(super) fn compared_run(s: &mut State, done: Done) {
     doc.compare_answered = done.token;
     match done.result {
         Ok(loaded) => {
-            let n = loaded.run.steps.len();
-            doc.compare_run = Some(Arc::new(loaded.run));
+            // Numbered as the pipeline's own run would be in the pass list: b7 is what
+            // step 7 is when that pipeline is the one stepped through.
+            let mut run = loaded.run;
+            if let Some(src) = &loaded.source {
+                run.prepend_source(src.clone());
+            }
+            let n = run.steps.len();
+            doc.compare_run = Some(Arc::new(run));
             doc.compare_generation += 1;
             if done.doc == s.doc && s.compare.base == Some(usize::MAX) {
                 // First the final outputs: ours against theirs.

@@ -198,7 +198,15 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
     let mut not_linked = None;
     for result in results {
         match result {
-            Ok(c) => runs.push((c.path, c.run)),
+            Ok(c) => {
+                // Numbered as the TUI numbers them: a shader compiled from source has its
+                // text as step 0, so `step 7` is mem2reg here, in the TUI and in `:compare`.
+                let mut run = c.run;
+                if let Some(src) = c.source {
+                    run.prepend_source(src);
+                }
+                runs.push((c.path, run))
+            }
             // Inputs run together stop at the first that does not load (the others only
             // say they were not linked).
             Err(e) if !matches!(together, Together::Apart) => {
@@ -216,6 +224,12 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
     for (path, run) in &runs {
         if args.print_after_all {
             for (i, step) in run.steps.iter().enumerate() {
+                if step.is_source() {
+                    let _ = writeln!(stdout, "; *** step {i}: the source text ***");
+                    let _ = stdout.write_all(step.ir_text().as_bytes());
+                    let _ = writeln!(stdout);
+                    continue;
+                }
                 let _ = writeln!(
                     stdout,
                     "; *** IR after pass {i}: {} ({}){}{} ***",
