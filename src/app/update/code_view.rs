@@ -23,6 +23,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             }
         }
         Action::Func(name) => {
+            let was_one = s.func.is_some();
             s.func = name.filter(|n| !n.is_empty());
             refresh_panel(s);
             if let Some(f) = &s.func {
@@ -33,12 +34,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 } else {
                     s.set_message(format!("function %{f} only — :func shows all"));
                 }
-            } else if s
-                .message
-                .as_ref()
-                .is_some_and(|m| m.text.starts_with("function %"))
-            {
-                // What said one function only is no longer so.
+            } else if was_one {
                 s.set_message("the whole module");
             }
             s.code.cursor = 0;

@@ -69,6 +69,14 @@ pub enum Effect {
 /// Applies `action` to the state and returns what the event loop is to carry out: each action
 /// goes to the file of the pane or job it acts on.
 pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
+    // A message answers what was done last: the user's next action clears it (what the
+    // workers and the disk report stays until then; `:messages` keeps them all).
+    if !matches!(
+        action,
+        Action::Answer(..) | Action::Disk(..) | Action::Resize(..)
+    ) {
+        s.message = None;
+    }
     match action {
         Action::Quit => {
             s.quit = true;
