@@ -389,9 +389,10 @@ pub fn default_keymap() -> Vec<Binding> {
             A::History,
             "history of the selected id across the passes",
         ),
+        // `o` for op: J and K step in every pane, as the status bar and help say.
         b(
             Code,
-            "K",
+            "o",
             A::OpInfo,
             "the op table's entry for this line's op",
         ),
@@ -468,7 +469,7 @@ pub fn default_keymap() -> Vec<Binding> {
         b(Help, "<End>", A::Bottom, "to the end"),
         b(Popup, "<Esc>", A::ClosePopup, "close the box"),
         b(Popup, "q", A::ClosePopup, "close the box"),
-        b(Popup, "K", A::ClosePopup, "close the box"),
+        b(Popup, "o", A::ClosePopup, "close the box"),
         b(Popup, "<Enter>", A::ClosePopup, "close the box"),
         b(
             Prompt,

@@ -555,7 +555,7 @@ pub struct State {
     pub focus: Focus,
     pub mode: Mode,
     pub help: HelpPane,
-    /// An information box over the screen (the op table entry shown by `K`).
+    /// An information box over the screen (the op table entry shown by `o`).
     pub popup: Option<Popup>,
     /// The value list under the code (`u`: uses, `y`: history), while it is open.
     pub values: Option<ValueList>,

@@ -2,7 +2,7 @@
 //! parser (dialect op names), the verifier (operands, overloads, versions, capabilities, result
 //! types, the experimental gate), the constant folder (`fold`), passes (which ask attributes
 //! such as "writes memory" instead of matching opcodes) and the documentation (`shaderstep ops`,
-//! `K` in the TUI).
+//! `o` in the TUI).
 //!
 //! Three sets of ops:
 //! - SPIR-V core ops, from rspirv's grammar (name, opcode, operands, capabilities), enriched per
