@@ -505,3 +505,9 @@ fn prompt_history_is_kept_across_runs() {
     assert_eq!(app.state.mode, Mode::Command("view diff".into()));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The shader browser at 80x24: long names shortened apart, and the `/` filter.
+#[test]
+fn browser() {
+    run("browser");
+}

@@ -169,6 +169,10 @@ pub enum Action {
     Bisect,
     CommandLine,
     SearchPrompt,
+    /// Type a filter of the shader browser's names (`/` there).
+    FilterPrompt,
+    /// List only the shaders whose names contain the text (empty: all).
+    Filter(String),
     /// Clear the search and the message (`Esc`).
     Cancel,
     /// Close the information box (the op table entry).
@@ -379,6 +383,9 @@ impl fmt::Display for Action {
             Action::BisectRun(Some(p)) => write!(f, "bisect run {}", p.display()),
             Action::CommandLine => write!(f, "command-line"),
             Action::SearchPrompt => write!(f, "search-prompt"),
+            Action::FilterPrompt => write!(f, "filter-prompt"),
+            Action::Filter(t) if t.is_empty() => write!(f, "filter"),
+            Action::Filter(t) => write!(f, "filter {t}"),
         }
     }
 }
@@ -550,6 +557,8 @@ impl FromStr for Action {
             }
             "command-line" => no_arg(Action::CommandLine),
             "search-prompt" => no_arg(Action::SearchPrompt),
+            "filter-prompt" => no_arg(Action::FilterPrompt),
+            "filter" => Ok(Action::Filter(arg.unwrap_or("").trim().to_string())),
             "" => Err("empty command".into()),
             other => {
                 if let Ok(n) = other.parse::<usize>() {
@@ -692,6 +701,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (
         "source on|off",
         "the source pane: the source line of the instruction at the cursor (alone: toggle)",
+    ),
+    (
+        "filter [TEXT]",
+        "list only the shaders whose names contain TEXT (/ in the browser; alone: all)",
     ),
     ("reload", "read the inputs again"),
     ("quit", "leave"),

@@ -398,6 +398,12 @@ pub fn default_keymap() -> Vec<Binding> {
         ),
         b(Shaders, "<Enter>", A::Focus, "show this shader's passes"),
         b(
+            Shaders,
+            "/",
+            A::FilterPrompt,
+            "list only the shaders named like what is typed (Esc: all)",
+        ),
+        b(
             Global,
             "L",
             A::LinkView,

@@ -73,6 +73,16 @@ impl DocStatus {
             DocStatus::ValidationError => "invalid",
         }
     }
+
+    /// One character for a narrow column.
+    pub fn mark(self) -> &'static str {
+        match self {
+            DocStatus::Running => "…",
+            DocStatus::Ok => "✓",
+            DocStatus::CompileError => "✗",
+            DocStatus::ValidationError => "!",
+        }
+    }
 }
 
 impl Doc {
@@ -236,6 +246,8 @@ pub enum Mode {
     Command(String),
     /// Typing a `/` search.
     Search(String),
+    /// Typing a `/` filter of the shader browser (applied as it is typed).
+    Filter(String),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -552,6 +564,8 @@ pub struct State {
     pub ignore_renumbering: bool,
     pub func: Option<String>,
     pub search: Option<Search>,
+    /// What shader names must contain to be listed in the browser (`/` there; empty: all).
+    pub browser_filter: String,
     pub focus: Focus,
     pub mode: Mode,
     pub help: HelpPane,
@@ -768,6 +782,7 @@ impl State {
             ignore_renumbering: false,
             func: None,
             search: None,
+            browser_filter: String::new(),
             focus: Focus::Passes,
             mode: Mode::Normal,
             help: HelpPane::default(),
@@ -806,10 +821,23 @@ impl State {
         (pos + 1).saturating_sub(rows)
     }
 
-    /// The shaders the browser lists (present ones), in display order.
+    /// The shaders the browser lists (present ones, named like its filter), in display order.
     pub fn listed_docs(&self) -> Vec<usize> {
+        let filter = &self.browser_filter;
+        // Smart case, as searches: a lower-case filter matches any case.
+        let sensitive = filter.chars().any(char::is_uppercase);
+        let lower = filter.to_lowercase();
         let mut v: Vec<usize> = (0..self.docs.len())
             .filter(|&i| self.docs[i].present)
+            .filter(|&i| {
+                let name = self.docs[i].display_name(&self.roots);
+                filter.is_empty()
+                    || if sensitive {
+                        name.contains(filter.as_str())
+                    } else {
+                        name.to_lowercase().contains(&lower)
+                    }
+            })
             .collect();
         v.sort_by_cached_key(|&i| (self.docs[i].root, self.docs[i].display_name(&self.roots)));
         v

@@ -15,10 +15,16 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let focused = s.focus == Focus::Shaders;
     let listed = s.listed_docs();
     let running = listed.iter().filter(|&&i| s.docs[i].running()).count();
-    let title = if running > 0 {
-        format!(" shaders {} · {running} running ", listed.len())
+    let count = if s.browser_filter.is_empty() {
+        listed.len().to_string()
     } else {
-        format!(" shaders {} ", listed.len())
+        let all = s.docs.iter().filter(|d| d.present).count();
+        format!("{} of {all} /{}", listed.len(), s.browser_filter)
+    };
+    let title = if running > 0 {
+        format!(" shaders {count} · {running} running ")
+    } else {
+        format!(" shaders {count} ")
     };
     let block = Block::bordered()
         .border_style(if focused { t.border_focus } else { t.border })
@@ -26,48 +32,63 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let inner_w = area.width.saturating_sub(2) as usize;
     let rows = area.height.saturating_sub(2) as usize;
     if listed.is_empty() {
-        let msg = Line::styled("no shaders here yet", t.unchanged);
+        let msg = if s.browser_filter.is_empty() {
+            Line::styled("no shaders here yet", t.unchanged)
+        } else {
+            Line::styled("none named so (Esc: all)", t.unchanged)
+        };
         frame.render_widget(Paragraph::new(msg).block(block), area);
         return;
     }
     let first = s.browser_first_row(rows);
+    // name, stage (5), count (6), status (8). Names come first: on a narrow column the
+    // stage goes, then the count, and the status becomes a mark.
+    let (mut stage_w, mut count_w, mut status_w) = (5, 6, 8);
+    const NAME_MIN: usize = 16;
+    let name_w = |st: usize, c: usize, l: usize| inner_w.saturating_sub(st + c + l + 1);
+    if name_w(stage_w, count_w, status_w) < NAME_MIN {
+        stage_w = 0;
+    }
+    if name_w(stage_w, count_w, status_w) < NAME_MIN {
+        count_w = 0;
+    }
+    if name_w(stage_w, count_w, status_w) < NAME_MIN {
+        status_w = 2;
+    }
+    let name_w = name_w(stage_w, count_w, status_w);
+    let names: Vec<String> = listed
+        .iter()
+        .map(|&i| s.docs[i].display_name(&s.roots))
+        .collect();
+    let shown = first..(first + rows).min(listed.len());
+    let short = super::text::shorten_apart(&names, shown.clone(), name_w);
     let mut lines = Vec::with_capacity(rows);
-    for &i in listed.iter().skip(first).take(rows) {
+    for (&i, name) in listed[shown].iter().zip(short) {
         let d = &s.docs[i];
         let status = d.status();
-        let (label, style) = match status {
-            DocStatus::Ok => (status.label(), t.changed),
-            DocStatus::Running => (status.label(), t.unchanged),
-            DocStatus::CompileError | DocStatus::ValidationError => (status.label(), t.error),
+        let style = match status {
+            DocStatus::Ok => t.changed,
+            DocStatus::Running => t.unchanged,
+            DocStatus::CompileError | DocStatus::ValidationError => t.error,
+        };
+        let label = if status_w == 2 {
+            status.mark()
+        } else {
+            status.label()
         };
         let stage = d.stage().unwrap_or_default();
         let count = d.output_count().map_or(String::new(), |c| c.to_string());
-        // name, stage (5), count (6), status (8)
-        let name_w = inner_w.saturating_sub(5 + 6 + 8 + 1);
-        let name = d.display_name(&s.roots);
-        let name: String = if name.chars().count() > name_w {
-            let tail: String = name
-                .chars()
-                .rev()
-                .take(name_w.saturating_sub(1))
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .collect();
-            format!("…{tail}")
-        } else {
-            name
-        };
         let row_style = if i == s.doc { t.selected } else { Style::new() };
-        lines.push(
-            Line::from(vec![
-                Span::styled(format!(" {name:<name_w$}"), t.text),
-                Span::styled(format!("{stage:>5}"), t.gutter),
-                Span::styled(format!("{count:>6}"), t.unchanged),
-                Span::styled(format!(" {label:<7}"), style),
-            ])
-            .style(row_style),
-        );
+        let mut spans = vec![Span::styled(format!(" {name:<name_w$}"), t.text)];
+        if stage_w > 0 {
+            spans.push(Span::styled(format!("{stage:>stage_w$}"), t.gutter));
+        }
+        if count_w > 0 {
+            spans.push(Span::styled(format!("{count:>count_w$}"), t.unchanged));
+        }
+        let label_w = status_w - 1;
+        spans.push(Span::styled(format!(" {label:<label_w$}"), style));
+        lines.push(Line::from(spans).style(row_style));
     }
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }

@@ -11,6 +11,7 @@ pub mod link_view;
 pub mod pass_list;
 pub mod source_view;
 pub mod status_bar;
+pub mod text;
 pub mod theme;
 pub mod values;
 

@@ -122,7 +122,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
             " "
         };
         let name_w = inner_w.saturating_sub(4 + 2 + 1 + 1 + 7 + time_w + loss_w);
-        let name = shorten_middle(st.pass, name_w);
+        let name = super::text::shorten_middle(st.pass, name_w);
         let row_style = if i == s.step {
             t.selected
         } else {
@@ -299,41 +299,4 @@ fn loss_mark((lines, variables): (usize, usize)) -> String {
         out.push_str(&format!("-{variables}V"));
     }
     out
-}
-
-/// `name` in at most `width` characters: cut in the middle (`elimin…ctions`), so that names
-/// that share a beginning stay apart.
-pub fn shorten_middle(name: &str, width: usize) -> String {
-    let n = name.chars().count();
-    if n <= width {
-        return name.to_string();
-    }
-    if width <= 1 {
-        return name.chars().take(width).collect();
-    }
-    let keep = width - 1;
-    let head = keep.div_ceil(2);
-    let tail = keep - head;
-    let chars: Vec<char> = name.chars().collect();
-    let mut out: String = chars[..head].iter().collect();
-    out.push('…');
-    out.extend(&chars[n - tail..]);
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::shorten_middle;
-
-    #[test]
-    fn long_names_are_cut_in_the_middle_and_stay_apart() {
-        assert_eq!(shorten_middle("mem2reg", 12), "mem2reg");
-        let a = shorten_middle("eliminate-dead-functions", 12);
-        assert_eq!(a, "elimin…tions");
-        assert_eq!(a.chars().count(), 12);
-        assert_ne!(
-            shorten_middle("spirv-opt:eliminate-local-single-block", 14),
-            shorten_middle("spirv-opt:eliminate-local-single-store", 14)
-        );
-    }
 }

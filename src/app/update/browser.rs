@@ -11,6 +11,15 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
         Action::NextInput => move_doc(s, 1),
         Action::PrevInput => move_doc(s, -1),
         Action::Shader(name) => {
+            // A shader the filter hides is still found: the filter goes.
+            let named = |s: &State| {
+                s.listed_docs()
+                    .into_iter()
+                    .any(|i| s.docs[i].display_name(&s.roots).contains(&name))
+            };
+            if !s.browser_filter.is_empty() && !named(s) {
+                s.browser_filter.clear();
+            }
             let listed = s.listed_docs();
             let found = listed
                 .iter()
@@ -27,9 +36,34 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 None => s.set_error(format!("no shader named like '{name}'")),
             }
         }
+        Action::Filter(text) => {
+            filter(s, text);
+            let n = s.listed_docs().len();
+            match (s.browser_filter.is_empty(), n) {
+                (true, _) => s.set_message("every shader listed"),
+                (false, 0) => s.set_error(format!("no shader named like '{}'", s.browser_filter)),
+                (false, n) => s.set_message(format!(
+                    "{n} of {} shaders named like '{}'",
+                    s.docs.iter().filter(|d| d.present).count(),
+                    s.browser_filter
+                )),
+            }
+        }
         other => unreachable!("not an action of browser: {other:?}"),
     }
     Vec::new()
+}
+
+/// Lists only the shaders named like `text`; the selection moves to the first of them when
+/// the filter hides the selected one (none listed: it stays).
+pub(super) fn filter(s: &mut State, text: String) {
+    s.browser_filter = text;
+    let listed = s.listed_docs();
+    if !listed.contains(&s.doc) {
+        if let Some(&first) = listed.first() {
+            select_doc(s, first);
+        }
+    }
 }
 
 /// Selects input `i`: the same step of its pipeline, from the top of the code.

@@ -95,7 +95,9 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         | Action::Bottom
         | Action::Left
         | Action::Right => layout::handle(s, action),
-        Action::NextInput | Action::PrevInput | Action::Shader(..) => browser::handle(s, action),
+        Action::NextInput | Action::PrevInput | Action::Shader(..) | Action::Filter(..) => {
+            browser::handle(s, action)
+        }
         Action::StepNext
         | Action::StepPrev
         | Action::Step(..)
@@ -139,7 +141,8 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         | Action::PromptComplete
         | Action::PromptSubmit
         | Action::CommandLine
-        | Action::SearchPrompt => prompt::handle(s, action),
+        | Action::SearchPrompt
+        | Action::FilterPrompt => prompt::handle(s, action),
         Action::Help | Action::ClosePopup | Action::OpInfo | Action::Messages => {
             help::handle(s, action)
         }

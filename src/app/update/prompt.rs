@@ -3,7 +3,7 @@
 
 use super::Effect;
 use crate::app::action::Action;
-use crate::app::state::{Mode, State};
+use crate::app::state::{Focus, Mode, State};
 
 /// Applies the actions `update` routes here.
 pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
@@ -11,19 +11,29 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
         Action::Cancel => {
             s.search = None;
             s.message = None;
+            // In the browser, Esc lists every shader again.
+            if s.focus == Focus::Shaders && !s.browser_filter.is_empty() {
+                s.browser_filter.clear();
+            }
         }
         Action::PromptInsert(c) => {
             if let Some(buf) = prompt_text(s) {
                 buf.push(c);
             }
             s.message = None;
+            filter_as_typed(s);
         }
         Action::PromptBackspace => {
             if prompt_text(s).is_some_and(|buf| buf.pop().is_none()) {
                 s.mode = Mode::Normal;
             }
+            filter_as_typed(s);
         }
         Action::PromptCancel => {
+            // A filter left with Esc lists every shader again.
+            if matches!(s.mode, Mode::Filter(_)) {
+                super::browser::filter(s, String::new());
+            }
             s.mode = Mode::Normal;
             s.history.at = None;
         }
@@ -35,7 +45,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             match &mode {
                 Mode::Command(buf) => s.history.push(true, buf),
                 Mode::Search(buf) => s.history.push(false, buf),
-                Mode::Normal => {}
+                Mode::Normal | Mode::Filter(_) => {}
             }
             let mut effects = Vec::new();
             if let Mode::Command(buf) | Mode::Search(buf) = &mode {
@@ -72,9 +82,25 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             s.mode = Mode::Search(String::new());
             s.message = None;
         }
+        Action::FilterPrompt => {
+            s.mode = Mode::Filter(s.browser_filter.clone());
+            s.message = None;
+            filter_as_typed(s);
+        }
         other => unreachable!("not an action of prompt: {other:?}"),
     }
     Vec::new()
+}
+
+/// The browser's filter follows the `/` prompt typed in it, and says how many it lists.
+fn filter_as_typed(s: &mut State) {
+    let Mode::Filter(text) = &s.mode else {
+        return;
+    };
+    super::browser::filter(s, text.clone());
+    let listed = s.listed_docs().len();
+    let all = s.docs.iter().filter(|d| d.present).count();
+    s.set_message(format!("{listed} of {all} shaders"));
 }
 
 /// `Up`/`Down` in the prompt: the command (or search) before or after the one shown; after the
@@ -83,7 +109,7 @@ fn browse(s: &mut State, back: bool) {
     let (typed, command) = match &s.mode {
         Mode::Command(b) => (b.clone(), true),
         Mode::Search(b) => (b.clone(), false),
-        Mode::Normal => return,
+        Mode::Normal | Mode::Filter(_) => return,
     };
     let list = if command {
         &s.history.commands
@@ -180,7 +206,7 @@ fn complete(s: &mut State) {
 /// The prompt's text, for an edit: `None` outside the prompt.
 fn prompt_text(s: &mut State) -> Option<&mut String> {
     match &mut s.mode {
-        Mode::Command(buf) | Mode::Search(buf) => Some(buf),
+        Mode::Command(buf) | Mode::Search(buf) | Mode::Filter(buf) => Some(buf),
         Mode::Normal => None,
     }
 }

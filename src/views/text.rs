@@ -1,0 +1,112 @@
+//! Names shortened to fit a column, so that names that differ still look different.
+
+/// `name` in at most `width` characters: cut in the middle (`elimin…ctions`), so that names
+/// that share a beginning stay apart.
+pub fn shorten_middle(name: &str, width: usize) -> String {
+    let n = name.chars().count();
+    if n <= width {
+        return name.to_string();
+    }
+    if width <= 1 {
+        return name.chars().take(width).collect();
+    }
+    let keep = width - 1;
+    let head = keep.div_ceil(2);
+    let tail = keep - head;
+    let chars: Vec<char> = name.chars().collect();
+    let mut out: String = chars[..head].iter().collect();
+    out.push('…');
+    out.extend(&chars[n - tail..]);
+    out
+}
+
+/// Each of the sorted `names` from `range` in at most `width` characters, apart from its
+/// neighbours: what a name shares at the front with the names next to it goes (up to the start
+/// of the word where they part), then the middle of what is left, so that the part
+/// where neighbours differ and the extension are both kept. Corpus trees name hundreds of files
+/// `shaders-hlsl-no-opt.asm.comp.…`: cut at the front or the back they would look alike.
+pub fn shorten_apart(names: &[String], range: std::ops::Range<usize>, width: usize) -> Vec<String> {
+    // A shared front shorter than this is kept.
+    const SHORT_FRONT: usize = 12;
+    // How far back a word's start is looked for.
+    const WORD: usize = 8;
+    let common = |a: &str, b: &str| a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    range
+        .map(|i| {
+            let name = &names[i];
+            let n = name.chars().count();
+            if n <= width {
+                return name.clone();
+            }
+            let shared = [i.checked_sub(1), Some(i + 1)]
+                .into_iter()
+                .flatten()
+                .filter_map(|j| names.get(j))
+                .map(|other| common(name, other))
+                .max()
+                .unwrap_or(0);
+            // From the start of the word where they part, when it is near; a front shared
+            // by few characters is kept (the middle goes instead).
+            let chars: Vec<char> = name.chars().collect();
+            if shared < SHORT_FRONT {
+                return shorten_middle(name, width);
+            }
+            let mut from = shared.min(n - 1);
+            if let Some(k) = (from.saturating_sub(WORD)..=from)
+                .rev()
+                .find(|&k| matches!(chars[k - 1], '.' | '-' | '_' | '/'))
+            {
+                from = k;
+            }
+            let rest: String = chars[from..].iter().collect();
+            format!("…{}", shorten_middle(&rest, width.saturating_sub(1)))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{shorten_apart, shorten_middle};
+
+    #[test]
+    fn long_names_are_cut_in_the_middle_and_stay_apart() {
+        assert_eq!(shorten_middle("mem2reg", 12), "mem2reg");
+        let a = shorten_middle("eliminate-dead-functions", 12);
+        assert_eq!(a, "elimin…tions");
+        assert_eq!(a.chars().count(), 12);
+        assert_ne!(
+            shorten_middle("spirv-opt:eliminate-local-single-block", 14),
+            shorten_middle("spirv-opt:eliminate-local-single-store", 14)
+        );
+    }
+
+    #[test]
+    fn neighbours_sharing_a_long_front_stay_apart() {
+        let names: Vec<String> = [
+            "shaders-hlsl-no-opt.asm.comp.access-chain-load-store-composite.asm.comp.spv",
+            "shaders-hlsl-no-opt.asm.comp.aliased-struct-divergent-member-name.asm.comp.spv",
+            "shaders-hlsl-no-opt.asm.comp.atomic-load-store.asm.comp.spv",
+            "shaders-hlsl-no-opt.asm.comp.atomic-result-temporary.asm.comp.spv",
+            "short.comp",
+        ]
+        .map(String::from)
+        .to_vec();
+        let shown = shorten_apart(&names, 0..names.len(), 24);
+        assert!(shown.iter().all(|s| s.chars().count() <= 24), "{shown:?}");
+        for (i, a) in shown.iter().enumerate() {
+            for b in &shown[i + 1..] {
+                assert_ne!(a, b, "{shown:?}");
+            }
+        }
+        // The part where they differ, and the extension, are kept.
+        assert!(
+            shown[2].starts_with("…load-s") && shown[2].ends_with(".spv"),
+            "{shown:?}"
+        );
+        assert!(shown[0].starts_with("…access-"), "{shown:?}");
+        assert_eq!(shown[4], "short.comp");
+        // Cut at the front or the back alone, they would look the same.
+        let front = |s: &str| s.chars().take(23).collect::<String>();
+        assert_eq!(front(&names[2]), front(&names[3]));
+    }
+}
