@@ -706,8 +706,86 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "filter [TEXT]",
         "list only the shaders whose names contain TEXT (/ in the browser; alone: all)",
     ),
+    (
+        "shader NAME",
+        "select the shader whose name contains NAME (also :open)",
+    ),
+    (
+        "diff-prev",
+        "diff against this step of the previous run (what the last save changed)",
+    ),
+    ("first-change", "go to the first line the selected pass changed"),
+    (
+        "compare-step N",
+        "move the compared step the diff is against by N (:compare first)",
+    ),
+    (
+        "link",
+        "the link view: the interface between linked stages (--pipeline)",
+    ),
+    (
+        "link-jump writer|reader",
+        "from the link view's row to its variable in the stage that writes or reads it",
+    ),
+    (
+        "edit",
+        "open $VISUAL/$EDITOR at the source line of the instruction at the cursor",
+    ),
+    (
+        "source-caller",
+        "source pane on inlined code: the line it was called from (again: further out)",
+    ),
+    ("op-info", "the op table's entry for the op on the cursor line"),
     ("reload", "read the inputs again"),
-    ("quit", "leave"),
+    ("quit", "leave (also :q)"),
+];
+
+/// The actions keys are bound to, which are commands too (`:step-next`) and can be bound to
+/// other keys in shaderstep.toml's `[keys]`; the help lists them after `COMMANDS`.
+pub const KEY_ACTIONS: &[&str] = &[
+    "help",
+    "focus",
+    "up",
+    "down",
+    "page-up",
+    "page-down",
+    "top",
+    "bottom",
+    "left",
+    "right",
+    "step-next",
+    "step-prev",
+    "toggle-text",
+    "next-hunk",
+    "prev-hunk",
+    "find-next",
+    "find-prev",
+    "func-at-cursor",
+    "next-token",
+    "prev-token",
+    "definition",
+    "value-goto",
+    "value-close",
+    "goto-diagnostic",
+    "next-input",
+    "prev-input",
+    "scroll-right",
+    "scroll-left",
+    "cancel",
+    "close-popup",
+    "command-line",
+    "search-prompt",
+    "filter-prompt",
+    "prompt-insert",
+    "prompt-backspace",
+    "prompt-submit",
+    "prompt-cancel",
+    "prompt-history-prev",
+    "prompt-history-next",
+    "prompt-complete",
+    "click",
+    "wheel-up",
+    "wheel-down",
 ];
 
 #[cfg(test)]
@@ -727,10 +805,54 @@ mod command_table_tests {
                 .replace("on|off", "on")
                 .replace("PATH", "out.spv")
                 .replace("[!]", "")
+                .replace("writer|reader", "reader")
         };
         for (usage, _) in COMMANDS {
             let cmd = example(usage);
             assert!(cmd.parse::<Action>().is_ok(), ":{cmd} does not parse");
+        }
+    }
+
+    /// Every command the parser knows is in the command table or the list of key actions,
+    /// which the help shows: read from the parser's own match arms.
+    #[test]
+    fn every_command_the_parser_knows_is_documented() {
+        let source = include_str!("action.rs");
+        let parser = &source[source.find("impl FromStr for Action").unwrap()..];
+        let parser = &parser[..parser.find("\n}\n").unwrap()];
+        let documented: Vec<&str> = COMMANDS
+            .iter()
+            .map(|(usage, _)| usage.split([' ', '[']).next().unwrap())
+            .chain(KEY_ACTIONS.iter().copied())
+            .collect();
+        let mut names = 0;
+        for line in parser.lines() {
+            let arm = line.trim();
+            if !arm.starts_with('"') || !arm.contains("=>") {
+                continue;
+            }
+            let names_here: Vec<&str> = arm[..arm.find("=>").unwrap()]
+                .split('|')
+                .map(|n| n.trim().trim_matches('"'))
+                .filter(|n| !n.is_empty())
+                .collect();
+            if names_here.is_empty() {
+                continue; // the empty command
+            }
+            // One documented name is enough for its aliases (q, w!, mes).
+            assert!(
+                names_here.iter().any(|n| documented.contains(n)),
+                ":{} is parsed but neither in COMMANDS nor in KEY_ACTIONS",
+                names_here.join(" / ")
+            );
+            names += 1;
+        }
+        assert!(names > 60, "found only {names} command arms");
+        for name in KEY_ACTIONS {
+            assert!(
+                parser.contains(&format!("\"{name}\"")),
+                "{name} is in KEY_ACTIONS but not parsed"
+            );
         }
     }
 }

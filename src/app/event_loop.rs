@@ -90,8 +90,6 @@ pub struct App {
     pub state: State,
     pub keymap: Keymap,
     pub bindings: Vec<Binding>,
-    /// Lines of the help text for these bindings (the help scrolls within them).
-    help_lines: usize,
     worker: Worker,
     /// Runs the compared pipeline (`:compare`) on the same inputs.
     compare: Option<Worker>,
@@ -179,12 +177,10 @@ impl App {
                 "cannot start the worker thread, nothing will run: {e}"
             ));
         }
-        let help_lines = views::help::lines(&bindings, &views::theme::Theme::new(false)).len();
         let mut app = App {
             state,
             keymap,
             bindings,
-            help_lines,
             worker,
             compare: None,
             bisect_run: None,
@@ -218,8 +214,8 @@ impl App {
     /// layout (page sizes, the pane under the mouse), and only the event loop asks the views
     /// for it. The draw that follows only reads the state.
     fn settle_derived(&mut self) {
-        let help_lines = self.help_lines;
-        derive::settle(&mut self.state, |s| views::layout::plan(s, help_lines));
+        let bindings = &self.bindings;
+        derive::settle(&mut self.state, |s| views::layout::plan(s, bindings));
     }
 
     /// Handles one event: `update` changes the state, the effects are carried out, and what is

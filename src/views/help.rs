@@ -6,7 +6,7 @@ use ratatui::widgets::{Block, Clear, Paragraph};
 use ratatui::Frame;
 
 use super::theme::Theme;
-use crate::app::action::COMMANDS;
+use crate::app::action::{COMMANDS, KEY_ACTIONS};
 use crate::app::keymap::{Binding, Context};
 
 /// A bordered box of text lines centred over the screen.
@@ -49,8 +49,15 @@ pub fn popup(frame: &mut Frame, area: Rect, title: &str, lines: &[String], t: &T
     );
 }
 
-/// The help text, generated from the key map and the command table.
-pub fn lines(keymap: &[Binding], t: &Theme) -> Vec<Line<'static>> {
+/// One entry of the help: what to press or type, and what it does (`None`: a heading).
+struct Entry {
+    keys: String,
+    help: String,
+}
+
+/// The help's entries, generated from the key map and the command table: headings have
+/// empty keys.
+fn entries(keymap: &[Binding]) -> Vec<Entry> {
     // Group keys that do the same thing: "j <Down>  down".
     let mut rows: Vec<(String, &str, Context)> = Vec::new();
     for b in keymap {
@@ -66,7 +73,11 @@ pub fn lines(keymap: &[Binding], t: &Theme) -> Vec<Line<'static>> {
             None => rows.push((key, b.help.as_ref(), b.context)),
         }
     }
-    let mut lines = vec![Line::styled("Keys", t.title)];
+    let heading = |h: &str| Entry {
+        keys: String::new(),
+        help: h.to_string(),
+    };
+    let mut out = vec![heading("Keys")];
     for (ctx, title) in [
         (Context::Global, ""),
         (Context::Passes, "in the pass list"),
@@ -84,56 +95,166 @@ pub fn lines(keymap: &[Binding], t: &Theme) -> Vec<Line<'static>> {
         (Context::Prompt, "at the : or / prompt (other keys type)"),
     ] {
         if !title.is_empty() {
-            lines.push(Line::styled(format!("  {title}"), t.title));
+            out.push(heading(&format!(" {title}")));
         }
         for (keys, help, _) in rows.iter().filter(|r| r.2 == ctx) {
-            lines.push(Line::from(vec![
-                Span::styled(format!(" {keys:<17}"), t.base),
-                Span::styled(help.to_string(), t.text),
+            out.push(Entry {
+                keys: keys.clone(),
+                help: help.to_string(),
+            });
+        }
+    }
+    out.push(heading(""));
+    out.push(heading("Commands (:)"));
+    for (usage, help) in COMMANDS {
+        out.push(Entry {
+            keys: format!(":{usage}"),
+            help: help.to_string(),
+        });
+    }
+    out.push(heading(""));
+    out.push(heading(
+        "What keys do are commands too, and can be bound in shaderstep.toml's [keys]:",
+    ));
+    out.push(Entry {
+        keys: " ".into(),
+        help: KEY_ACTIONS.join(" "),
+    });
+    out
+}
+
+/// Widest key column: longer keys put their text on the next line.
+const KEYS_MAX: usize = 24;
+
+/// The help text for a column `width` wide, generated from the key map and the command
+/// table: keys in a column as wide as the widest (up to `KEYS_MAX`), what they do wrapped
+/// beside them.
+pub fn lines(keymap: &[Binding], t: &Theme, width: usize) -> Vec<Line<'static>> {
+    let entries = entries(keymap);
+    let keys_w = entries
+        .iter()
+        .map(|e| e.keys.chars().count())
+        .filter(|&n| n <= KEYS_MAX)
+        .max()
+        .unwrap_or(0)
+        .min(width / 3);
+    let text_w = width.saturating_sub(keys_w + 3).max(12);
+    let mut out = Vec::new();
+    for e in entries {
+        if e.keys.is_empty() {
+            for l in wrap(&e.help, width) {
+                out.push(Line::styled(l, t.title));
+            }
+            continue;
+        }
+        let wrapped = wrap(&e.help, text_w);
+        let mut wrapped = wrapped.into_iter();
+        if e.keys.chars().count() > keys_w {
+            // The keys take the row; what they do goes under them.
+            out.push(Line::styled(format!(" {}", e.keys), t.base));
+        } else {
+            let first = wrapped.next().unwrap_or_default();
+            out.push(Line::from(vec![
+                Span::styled(format!(" {:<keys_w$}  ", e.keys), t.base),
+                Span::styled(first, t.text),
+            ]));
+        }
+        for rest in wrapped {
+            out.push(Line::from(vec![
+                Span::raw(" ".repeat(keys_w + 3)),
+                Span::styled(rest, t.text),
             ]));
         }
     }
-    lines.push(Line::raw(""));
-    lines.push(Line::styled("Commands (:)", t.title));
-    for (usage, help) in COMMANDS {
-        lines.push(Line::from(vec![
-            Span::styled(format!(" :{usage:<27}"), t.base),
-            Span::styled(help.to_string(), t.text),
-        ]));
+    out
+}
+
+/// `text` in lines of at most `width` characters, broken at spaces (a longer word is cut).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let n = line.chars().count();
+        if n > 0 && n + 1 + word.chars().count() > width {
+            out.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+        while line.chars().count() > width {
+            let head: String = line.chars().take(width).collect();
+            line = line.chars().skip(width).collect();
+            out.push(head);
+        }
     }
-    lines
+    if !line.is_empty() || out.is_empty() {
+        out.push(line);
+    }
+    out
 }
 
-/// Rows of help text the overlay shows at this screen height.
-pub fn visible_rows(area_height: u16) -> usize {
-    area_height.saturating_sub(4).max(1) as usize
+/// Where the help goes on a screen: its box, its columns (two side by side when the screen
+/// is wide enough), each column's width, and the rows of each column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Placement {
+    pub rect: Rect,
+    pub columns: usize,
+    pub column_width: usize,
+    pub rows: usize,
 }
 
-pub fn draw(frame: &mut Frame, area: Rect, keymap: &[Binding], scroll: usize, t: &Theme) {
-    let all = lines(keymap, t);
-    let rows = visible_rows(area.height);
-    let scroll = scroll.min(all.len().saturating_sub(rows));
-    let shown: Vec<Line> = all.iter().skip(scroll).take(rows).cloned().collect();
-    let height = (shown.len() as u16 + 2).min(area.height);
-    let width = 82.min(area.width);
+/// A column narrower than this is not split off.
+const COLUMN_MIN: usize = 72;
+/// Wider than this, a column is hard to read.
+const COLUMN_MAX: usize = 110;
+
+pub fn placement(area: Rect) -> Placement {
+    let avail = usize::from(area.width.saturating_sub(4)).max(20);
+    let columns = if avail >= 2 * COLUMN_MIN + 5 { 2 } else { 1 };
+    let column_width = ((avail - 2 - 3 * (columns - 1)) / columns).min(COLUMN_MAX);
+    let width = (column_width * columns + 3 * (columns - 1) + 2) as u16;
+    let rows = usize::from(area.height.saturating_sub(4)).max(1);
     let [_, mid, _] = Layout::vertical([
         Constraint::Fill(1),
-        Constraint::Length(height),
+        Constraint::Length((rows + 2) as u16),
         Constraint::Fill(1),
     ])
     .areas(area);
     let [_, rect, _] = Layout::horizontal([
         Constraint::Fill(1),
-        Constraint::Length(width),
+        Constraint::Length(width.min(area.width)),
         Constraint::Fill(1),
     ])
     .areas(mid);
-    frame.render_widget(Clear, rect);
-    let position = if all.len() > rows {
+    Placement {
+        rect,
+        columns,
+        column_width,
+        rows,
+    }
+}
+
+/// The help's length in lines and how many it shows at once, on a screen of `size` (for the
+/// scrolling `update` does).
+pub fn extent(keymap: &[Binding], size: (u16, u16)) -> (usize, usize) {
+    let p = placement(Rect::new(0, 0, size.0, size.1.saturating_sub(1)));
+    let total = lines(keymap, &Theme::new(false), p.column_width).len();
+    (total, p.rows * p.columns)
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, keymap: &[Binding], scroll: usize, t: &Theme) {
+    let p = placement(area);
+    let all = lines(keymap, t, p.column_width);
+    let page = p.rows * p.columns;
+    let scroll = scroll.min(all.len().saturating_sub(page));
+    let shown = all.len().saturating_sub(scroll).min(page);
+    frame.render_widget(Clear, p.rect);
+    let position = if all.len() > page {
         format!(
             " {}–{} of {}, j/k to scroll",
             scroll + 1,
-            scroll + shown.len(),
+            scroll + shown,
             all.len()
         )
     } else {
@@ -145,5 +266,63 @@ pub fn draw(frame: &mut Frame, area: Rect, keymap: &[Binding], scroll: usize, t:
             format!(" help — Esc or ? to close{position} "),
             t.title,
         ));
-    frame.render_widget(Paragraph::new(shown).block(block), rect);
+    let inner = block.inner(p.rect);
+    frame.render_widget(block, p.rect);
+    // Columns read top to bottom, then the next one, as a newspaper's.
+    for c in 0..p.columns {
+        let x = inner.x + (c * (p.column_width + 3)) as u16;
+        let rect = Rect::new(x, inner.y, p.column_width as u16, inner.height).intersection(inner);
+        let from = scroll + c * p.rows;
+        let column: Vec<Line> = all.iter().skip(from).take(p.rows).cloned().collect();
+        frame.render_widget(Paragraph::new(column), rect);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::keymap::default_keymap;
+
+    /// The help lists every command of the command table and every key action, at any width.
+    #[test]
+    fn every_command_is_in_the_help() {
+        let keymap = default_keymap();
+        for width in [60, 74, 106] {
+            let text: String = lines(&keymap, &Theme::new(false), width)
+                .iter()
+                .map(|l| format!("{l}\n"))
+                .collect();
+            let words: Vec<&str> = text.split_whitespace().collect();
+            for (usage, _) in COMMANDS {
+                let name = usage.split([' ', '[']).next().unwrap();
+                assert!(
+                    words.iter().any(|w| w.starts_with(&format!(":{name}"))),
+                    ":{name} is not in the help at width {width}"
+                );
+            }
+            for name in KEY_ACTIONS {
+                assert!(words.contains(name), "{name} is not in the help");
+            }
+        }
+    }
+
+    #[test]
+    fn wraps_at_spaces_and_cuts_long_words() {
+        assert_eq!(wrap("a bb ccc", 4), vec!["a bb", "ccc"]);
+        assert_eq!(wrap("abcdefgh", 3), vec!["abc", "def", "gh"]);
+        assert_eq!(wrap("", 5), vec![""]);
+    }
+
+    #[test]
+    fn every_line_fits_its_column_and_wide_screens_get_two() {
+        let keymap = default_keymap();
+        for width in [80u16, 120, 220] {
+            let p = placement(Rect::new(0, 0, width, 50));
+            assert!(p.rect.width <= width);
+            assert_eq!(p.columns, if width >= 220 { 2 } else { 1 }, "{width}");
+            for l in lines(&keymap, &Theme::new(false), p.column_width) {
+                assert!(l.width() <= p.column_width, "{width}: {l:?}");
+            }
+        }
+    }
 }

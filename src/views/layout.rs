@@ -127,10 +127,15 @@ fn source_split(s: &State, code: Rect) -> (Rect, Option<Rect>) {
     }
 }
 
-/// The layout `update` reads: the panes' places, and the help overlay's rows and length
-/// (`help_lines`: the help text's lines for the key map in use).
-pub fn plan(s: &State, help_lines: usize) -> Panes {
+/// The layout `update` reads: the panes' places, and the help overlay's rows and length for
+/// the key map in use (worked out only while the help is shown).
+pub fn plan(s: &State, keymap: &[crate::app::keymap::Binding]) -> Panes {
     let a = areas(s);
+    let (help_lines, help_rows) = if s.help.shown {
+        super::help::extent(keymap, s.size)
+    } else {
+        (0, 0)
+    };
     let area = |r: Rect| Area {
         x: r.x,
         y: r.y,
@@ -147,7 +152,7 @@ pub fn plan(s: &State, help_lines: usize) -> Panes {
         link: a.link.map(area),
         source: a.source.map(area),
         status: area(a.status),
-        help_rows: super::help::visible_rows(s.size.1),
+        help_rows,
         help_lines,
     }
 }
