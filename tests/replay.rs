@@ -511,3 +511,22 @@ fn prompt_history_is_kept_across_runs() {
 fn browser() {
     run("browser");
 }
+
+/// The left column's width: the same for every shader, moved by keys, `:split` and a drag.
+#[test]
+fn split() {
+    let shots = run("split");
+    let edge = |name: &str| {
+        let text = &shots.iter().find(|s| s.name == name).unwrap().text;
+        let first = text.lines().next().unwrap();
+        first.chars().position(|c| c == '┐').unwrap() + 1
+    };
+    assert_eq!(edge("first"), 40);
+    assert_eq!(edge("second"), 40, "the layout jumps between shaders");
+    assert_eq!(edge("wider"), 44);
+    assert_eq!(edge("narrower"), 36);
+    assert_eq!(edge("at-60"), 60);
+    assert_eq!(edge("default"), 40);
+    assert_eq!(edge("dragged"), 71);
+    assert_eq!(edge("not-dragged"), 71);
+}

@@ -68,8 +68,21 @@ impl FromStr for StepRef {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MouseKind {
     Click,
+    /// The mouse moved with its button held.
+    Drag,
     WheelUp,
     WheelDown,
+}
+
+/// Where the split between the left column (shaders, passes) and the code goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SplitTo {
+    /// Wider (positive) or narrower by this many columns.
+    By(i16),
+    /// This many columns wide.
+    At(u16),
+    /// As wide as the screen's size makes it.
+    Default,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -188,6 +201,9 @@ pub enum Action {
     PromptComplete,
     /// A mouse click or wheel turn at a terminal cell (column, row).
     Click(u16, u16),
+    Drag(u16, u16),
+    /// Move the split between the left column and the code (`+`, `-`, `:split`, a drag).
+    Split(SplitTo),
     WheelUp(u16, u16),
     WheelDown(u16, u16),
     /// What a background job answered (see `Answer`).
@@ -348,6 +364,10 @@ impl fmt::Display for Action {
             Action::PromptHistory(false) => write!(f, "prompt-history-next"),
             Action::PromptComplete => write!(f, "prompt-complete"),
             Action::Click(c, r) => write!(f, "click {c} {r}"),
+            Action::Drag(c, r) => write!(f, "drag {c} {r}"),
+            Action::Split(SplitTo::Default) => write!(f, "split"),
+            Action::Split(SplitTo::At(n)) => write!(f, "split {n}"),
+            Action::Split(SplitTo::By(n)) => write!(f, "split {n:+}"),
             Action::WheelUp(c, r) => write!(f, "wheel-up {c} {r}"),
             Action::WheelDown(c, r) => write!(f, "wheel-down {c} {r}"),
             // Not a command: shown as what it is, for logs.
@@ -490,7 +510,7 @@ impl FromStr for Action {
             "prompt-history-prev" => no_arg(Action::PromptHistory(true)),
             "prompt-history-next" => no_arg(Action::PromptHistory(false)),
             "prompt-complete" => no_arg(Action::PromptComplete),
-            "click" | "wheel-up" | "wheel-down" => {
+            "click" | "drag" | "wheel-up" | "wheel-down" => {
                 let cell: Vec<u16> = arg
                     .unwrap_or("")
                     .split_whitespace()
@@ -502,11 +522,26 @@ impl FromStr for Action {
                 };
                 Ok(match cmd {
                     "click" => Action::Click(c, r),
+                    "drag" => Action::Drag(c, r),
                     "wheel-up" => Action::WheelUp(c, r),
                     _ => Action::WheelDown(c, r),
                 })
             }
             "first-change" => no_arg(Action::FirstChange),
+            "split" => {
+                let to = match arg.map(str::trim) {
+                    None | Some("") => SplitTo::Default,
+                    Some(a) => {
+                        let bad = || format!(":split takes a width, +N or -N, not '{a}'");
+                        if a.starts_with(['+', '-']) {
+                            SplitTo::By(a.parse().map_err(|_| bad())?)
+                        } else {
+                            SplitTo::At(a.parse().map_err(|_| bad())?)
+                        }
+                    }
+                };
+                Ok(Action::Split(to))
+            }
             "w" | "write" | "w!" | "write!" => Ok(Action::Write(
                 PathBuf::from(arg.ok_or(":write needs a file path")?),
                 cmd.ends_with('!'),
@@ -716,6 +751,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     ("first-change", "go to the first line the selected pass changed"),
     (
+        "split [N|+N|-N]",
+        "the left column N wide, or wider or narrower by N (alone: as the screen makes it; + and - too, or drag its edge)",
+    ),
+    (
         "compare-step N",
         "move the compared step the diff is against by N (:compare first)",
     ),
@@ -784,6 +823,7 @@ pub const KEY_ACTIONS: &[&str] = &[
     "prompt-history-next",
     "prompt-complete",
     "click",
+    "drag",
     "wheel-up",
     "wheel-down",
 ];
@@ -806,6 +846,7 @@ mod command_table_tests {
                 .replace("PATH", "out.spv")
                 .replace("[!]", "")
                 .replace("writer|reader", "reader")
+                .replace("[N|+N|-N]", "40")
         };
         for (usage, _) in COMMANDS {
             let cmd = example(usage);

@@ -82,7 +82,7 @@ Script lines (`#` starts a comment; `$TMP` is a scratch directory for the run):
   size WIDTHxHEIGHT                     resize the screen
   key KEY | keys KEYS                   press keys, in <C-d> notation: jjd<Enter>
   cmd :COMMAND                          run a command as typed after `:`
-  click COL ROW | wheel-up COL ROW | wheel-down COL ROW
+  click COL ROW | drag COL ROW | wheel-up COL ROW | wheel-down COL ROW
   write PATH <<EOF ... EOF              save a file (temporary file, then rename)
   touch PATH | rm PATH | mv FROM TO
   wait-reload                           wait until the watcher reloads an input

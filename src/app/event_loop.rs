@@ -652,6 +652,7 @@ fn event_from_crossterm(ev: crossterm::event::Event) -> Option<AppEvent> {
         Event::Mouse(m) => {
             let kind = match m.kind {
                 MouseEventKind::Down(_) => MouseKind::Click,
+                MouseEventKind::Drag(_) => MouseKind::Drag,
                 MouseEventKind::ScrollUp => MouseKind::WheelUp,
                 MouseEventKind::ScrollDown => MouseKind::WheelDown,
                 _ => return None,

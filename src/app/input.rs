@@ -51,6 +51,7 @@ pub fn handle_mouse(s: &mut State, col: u16, row: u16, kind: MouseKind) -> Vec<E
         s,
         match kind {
             MouseKind::Click => Action::Click(col, row),
+            MouseKind::Drag => Action::Drag(col, row),
             MouseKind::WheelUp => Action::WheelUp(col, row),
             MouseKind::WheelDown => Action::WheelDown(col, row),
         },

@@ -344,6 +344,18 @@ pub fn default_keymap() -> Vec<Binding> {
         b(Global, ">", A::ScrollRight, "scroll the code right"),
         b(Global, "<lt>", A::ScrollLeft, "scroll the code left"),
         b(Global, "R", A::Reload, "reload inputs from disk"),
+        b(
+            Global,
+            "+",
+            A::Split(crate::app::action::SplitTo::By(4)),
+            "widen the left column (or drag its edge)",
+        ),
+        b(
+            Global,
+            "-",
+            A::Split(crate::app::action::SplitTo::By(-4)),
+            "narrow the left column",
+        ),
         b(Global, "<C-d>", A::PageDown, "page down"),
         b(Global, "<PageDown>", A::PageDown, "page down"),
         b(Global, "<C-u>", A::PageUp, "page up"),

@@ -10,7 +10,7 @@
 //!   size 120x40
 //!   key KEY | keys KEYS                  `<C-d>` notation
 //!   cmd :COMMAND                         as typed on the command line
-//!   click COL ROW | wheel-up COL ROW | wheel-down COL ROW
+//!   click COL ROW | drag COL ROW | wheel-up COL ROW | wheel-down COL ROW
 //!   write PATH <<EOF … EOF | touch PATH | rm PATH | mv FROM TO
 //!   wait-reload                          wait until the file watcher reloaded an input
 //!   expect "TEXT" | expect-not "TEXT"    on the rendered screen
@@ -332,7 +332,7 @@ impl Runner {
                     .parse()?;
                 self.event(AppEvent::Action(a))?;
             }
-            "click" | "wheel-up" | "wheel-down" => {
+            "click" | "drag" | "wheel-up" | "wheel-down" => {
                 let nums: Vec<u16> = rest
                     .split_whitespace()
                     .filter_map(|n| n.parse().ok())
@@ -342,6 +342,7 @@ impl Runner {
                 };
                 let kind = match cmd {
                     "click" => MouseKind::Click,
+                    "drag" => MouseKind::Drag,
                     "wheel-up" => MouseKind::WheelUp,
                     _ => MouseKind::WheelDown,
                 };

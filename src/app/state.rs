@@ -575,6 +575,11 @@ pub struct State {
     pub values: Option<ValueList>,
     /// Where the panes are (see `Layout`).
     pub layout: Layout,
+    /// The left column's width the user chose (`+`, `-`, `:split`, a drag of its edge);
+    /// `None`: as the screen's width makes it.
+    pub split: Option<u16>,
+    /// The mouse went down on the left column's edge: dragging moves it.
+    pub dragging_split: bool,
     pub message: Option<Message>,
     /// Every message said, oldest first, whole (`:messages`), the last `MESSAGES_KEPT`.
     pub messages: Vec<Message>,
@@ -789,6 +794,8 @@ impl State {
             popup: None,
             values: None,
             layout: Layout::default(),
+            split: None,
+            dragging_split: false,
             message: None,
             messages: Vec::new(),
             history: PromptHistory::default(),

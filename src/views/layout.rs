@@ -27,26 +27,20 @@ pub fn areas(s: &State) -> Areas {
     let area = Rect::new(0, 0, s.size.0, s.size.1);
     let [main, status] = Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(area);
     let browser = s.browser_shown();
-    // Wide enough for the longest pass name (`eliminate-dead-functions`) with its delta and
-    // time, as long as the code keeps most of the screen.
-    // (A run under way counts the passes still to come: the pane keeps its width.)
-    let longest = s
-        .run()
-        .into_iter()
-        .flat_map(|r| r.steps.iter().map(|st| st.pass))
-        .chain(s.pending_passes().iter().copied())
-        .map(str::len)
-        .max()
-        .unwrap_or(0) as u16;
-    let pass_width = if area.width >= 100 {
-        let base = if browser { 40 } else { 36 };
-        // (and the debug-info audit's column when a step lost lines or variables)
-        let losses = s.run().map_or(0, |r| super::pass_list::loss_width(r)) as u16;
-        base.max(longest + 25 + losses).min(area.width / 2)
+    // The left column's width comes from the screen's alone, so the layout does not jump
+    // between shaders or presets: on a narrow screen names get 3/8 of it (the time column
+    // goes first, see the pass list); a wide one 3/10, from 40 up to 64 columns. The
+    // user's choice (`+`, `-`, `:split`, a drag) wins, leaving the code 20 columns.
+    let default = if area.width >= 100 {
+        (area.width * 3 / 10).clamp(40, 64)
     } else {
-        // Narrow: room for names (the time column goes first, see the pass list).
-        (area.width * 3 / 8).max(20).min(area.width)
+        (area.width * 3 / 8).max(20)
     };
+    let pass_width = s
+        .split
+        .unwrap_or(default)
+        .clamp(12.min(area.width), area.width.saturating_sub(20).max(12))
+        .min(area.width);
     let [left, code] =
         Layout::horizontal([Constraint::Length(pass_width), Constraint::Min(0)]).areas(main);
     let (code, source) = source_split(s, code);

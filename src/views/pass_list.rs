@@ -69,14 +69,16 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         .iter()
         .map(|st| st.known_losses().map(loss_mark).unwrap_or_default())
         .collect();
-    // (Not at the cost of the names: on a narrow pane the marks wait for more room.)
+    // (Not at the cost of the names: on a narrow pane the marks wait for more room. They
+    // come before the timings, which go first.)
     let longest = run.steps.iter().map(|st| st.pass.len()).max().unwrap_or(0);
     let loss_w = Some(loss_width(run))
-        .filter(|&w| inner_w >= 23 + w + longest.min(12))
+        .filter(|&w| inner_w >= 15 + w + longest.min(12))
         .unwrap_or(0);
-    // Names before timings: on a narrow pane the time column goes first, so that a name keeps
-    // at least 12 characters (or all of it).
-    let time_w = if inner_w >= 15 + 8 + loss_w + longest.min(12) {
+    // Names before timings: the time column goes first, so that our passes' names stay whole
+    // (the longest, eliminate-dead-functions, is 24 characters; an external tool's longer
+    // names are cut while timings show only on a wide pane).
+    let time_w = if inner_w >= 15 + 8 + loss_w + longest.min(24) {
         8
     } else {
         0
@@ -122,7 +124,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
             " "
         };
         let name_w = inner_w.saturating_sub(4 + 2 + 1 + 1 + 7 + time_w + loss_w);
-        let name = super::text::shorten_middle(st.pass, name_w);
+        let name = super::text::shorten_pass(st.pass, name_w);
         let row_style = if i == s.step {
             t.selected
         } else {
@@ -258,7 +260,7 @@ pub fn draw_compare(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
             Some(d) => d.to_string(),
         };
         let name_w = inner_w.saturating_sub(5 + 2 + 7);
-        let name: String = st.pass.chars().take(name_w).collect();
+        let name = super::text::shorten_pass(st.pass, name_w);
         let row_style = if Some(i) == base {
             t.selected
         } else {

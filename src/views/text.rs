@@ -20,6 +20,17 @@ pub fn shorten_middle(name: &str, width: usize) -> String {
     out
 }
 
+/// A pass name in at most `width` characters: an external tool's prefix (`spirv-opt:`), which
+/// every step of that pipeline shares, goes before the name itself is cut.
+pub fn shorten_pass(name: &str, width: usize) -> String {
+    match name.split_once(':') {
+        Some((_, pass)) if name.chars().count() > width && width > 1 => {
+            format!("…{}", shorten_middle(pass, width - 1))
+        }
+        _ => shorten_middle(name, width),
+    }
+}
+
 /// Each of the sorted `names` from `range` in at most `width` characters, apart from its
 /// neighbours: what a name shares at the front with the names next to it goes (up to the start
 /// of the word where they part), then the middle of what is left, so that the part
@@ -66,7 +77,7 @@ pub fn shorten_apart(names: &[String], range: std::ops::Range<usize>, width: usi
 
 #[cfg(test)]
 mod tests {
-    use super::{shorten_apart, shorten_middle};
+    use super::{shorten_apart, shorten_middle, shorten_pass};
 
     #[test]
     fn long_names_are_cut_in_the_middle_and_stay_apart() {
@@ -78,6 +89,20 @@ mod tests {
             shorten_middle("spirv-opt:eliminate-local-single-block", 14),
             shorten_middle("spirv-opt:eliminate-local-single-store", 14)
         );
+    }
+
+    #[test]
+    fn a_tools_prefix_goes_first() {
+        assert_eq!(
+            shorten_pass("spirv-opt:wrap-opkill", 30),
+            "spirv-opt:wrap-opkill"
+        );
+        assert_eq!(shorten_pass("spirv-opt:wrap-opkill", 14), "…wrap-opkill");
+        assert_eq!(
+            shorten_pass("spirv-opt:eliminate-dead-branches", 14),
+            "…elimin…anches"
+        );
+        assert_eq!(shorten_pass("eliminate-dead-functions", 12), "elimin…tions");
     }
 
     #[test]

@@ -10,7 +10,7 @@ use super::link_view::move_link;
 use super::pass_list::move_step;
 use super::values::move_values;
 use super::Effect;
-use crate::app::action::{Action, MouseKind, StepRef};
+use crate::app::action::{Action, SplitTo, StepRef};
 use crate::app::state::{Focus, State};
 
 /// Applies the actions `update` routes here.
@@ -18,9 +18,31 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
     let page = s.layout.code_rows().max(2) as isize - 1;
     match action {
         Action::Resize(w, h) => s.size = (w, h),
-        Action::Click(col, row) => return mouse(s, col, row, MouseKind::Click),
-        Action::WheelUp(col, row) => return mouse(s, col, row, MouseKind::WheelUp),
-        Action::WheelDown(col, row) => return mouse(s, col, row, MouseKind::WheelDown),
+        Action::Click(col, row) => {
+            // A press on the left column's edge starts moving it.
+            let edge = s.layout.passes.x + s.layout.passes.width;
+            s.dragging_split = row < s.layout.status.y && (col + 1 == edge || col == edge);
+            if s.dragging_split {
+                return Vec::new();
+            }
+            return mouse(s, col, row, Press::Click);
+        }
+        Action::Drag(col, _) => {
+            if s.dragging_split {
+                s.split = Some(col + 1);
+            }
+        }
+        Action::Split(to) => {
+            let now = s.layout.passes.width;
+            s.split = match to {
+                SplitTo::Default => None,
+                SplitTo::At(n) => Some(n),
+                SplitTo::By(d) => Some(now.saturating_add_signed(d)),
+            };
+            s.dragging_split = false;
+        }
+        Action::WheelUp(col, row) => return mouse(s, col, row, Press::WheelUp),
+        Action::WheelDown(col, row) => return mouse(s, col, row, Press::WheelDown),
         Action::Focus => {
             // The panes shown, in the order Tab visits them.
             let mut order = Vec::with_capacity(6);
@@ -124,13 +146,21 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
     Vec::new()
 }
 
+/// What the mouse did over a pane (a drag only moves the split).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Press {
+    Click,
+    WheelUp,
+    WheelDown,
+}
+
 /// A click or wheel turn at a terminal cell, on the pane under it.
-fn mouse(s: &mut State, col: u16, row: u16, kind: MouseKind) -> Vec<Effect> {
+fn mouse(s: &mut State, col: u16, row: u16, kind: Press) -> Vec<Effect> {
     let areas = s.layout.clone();
     let inside = |r: crate::app::state::Area| r.contains(col, row);
     if let Some(b) = areas.shaders.filter(|&b| inside(b)) {
         match kind {
-            MouseKind::Click => {
+            Press::Click => {
                 let listed = s.listed_docs();
                 let rows = b.height.saturating_sub(2) as usize;
                 let idx = (row.saturating_sub(b.y + 1)) as usize + s.browser_first_row(rows);
@@ -139,12 +169,12 @@ fn mouse(s: &mut State, col: u16, row: u16, kind: MouseKind) -> Vec<Effect> {
                     select_doc(s, listed[idx]);
                 }
             }
-            MouseKind::WheelDown => move_doc(s, 1),
-            MouseKind::WheelUp => move_doc(s, -1),
+            Press::WheelDown => move_doc(s, 1),
+            Press::WheelUp => move_doc(s, -1),
         }
     } else if inside(areas.passes) {
         match kind {
-            MouseKind::Click => {
+            Press::Click => {
                 let visible = s.visible_steps();
                 let idx = (row.saturating_sub(areas.passes.y + 1)) as usize + s.passes.scroll;
                 if row > areas.passes.y && idx < visible.len() {
@@ -152,12 +182,12 @@ fn mouse(s: &mut State, col: u16, row: u16, kind: MouseKind) -> Vec<Effect> {
                     return super::update(s, Action::Step(StepRef::Index(visible[idx])));
                 }
             }
-            MouseKind::WheelDown => return super::update(s, Action::StepNext),
-            MouseKind::WheelUp => return super::update(s, Action::StepPrev),
+            Press::WheelDown => return super::update(s, Action::StepNext),
+            Press::WheelUp => return super::update(s, Action::StepPrev),
         }
     } else if inside(areas.code) {
         match kind {
-            MouseKind::Click => {
+            Press::Click => {
                 let r = (row.saturating_sub(areas.code.y + 1)) as usize + s.code.scroll;
                 if row > areas.code.y && r < s.panel.len() {
                     s.focus = Focus::Code;
@@ -165,12 +195,12 @@ fn mouse(s: &mut State, col: u16, row: u16, kind: MouseKind) -> Vec<Effect> {
                     s.code.token = 0;
                 }
             }
-            MouseKind::WheelDown => scroll_code(s, 3),
-            MouseKind::WheelUp => scroll_code(s, -3),
+            Press::WheelDown => scroll_code(s, 3),
+            Press::WheelUp => scroll_code(s, -3),
         }
     } else if let Some(v) = areas.values.filter(|&v| inside(v)) {
         match kind {
-            MouseKind::Click => {
+            Press::Click => {
                 let rows = v.height.saturating_sub(2) as usize;
                 if let Some(list) = &mut s.values {
                     // The first entry shown, as the view places them.
@@ -182,8 +212,8 @@ fn mouse(s: &mut State, col: u16, row: u16, kind: MouseKind) -> Vec<Effect> {
                     }
                 }
             }
-            MouseKind::WheelDown => move_values(s, 1),
-            MouseKind::WheelUp => move_values(s, -1),
+            Press::WheelDown => move_values(s, 1),
+            Press::WheelUp => move_values(s, -1),
         }
     }
     Vec::new()

@@ -84,6 +84,8 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         }
         Action::Resize(..)
         | Action::Click(..)
+        | Action::Drag(..)
+        | Action::Split(..)
         | Action::WheelUp(..)
         | Action::WheelDown(..)
         | Action::Focus
