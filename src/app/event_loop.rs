@@ -214,6 +214,13 @@ impl App {
     /// layout (page sizes, the pane under the mouse), and only the event loop asks the views
     /// for it. The draw that follows only reads the state.
     fn settle_derived(&mut self) {
+        self.state.jobs = [
+            (self.bisect_run.is_some(), "bisect run"),
+            (self.validation.is_some(), "bisect"),
+        ]
+        .into_iter()
+        .filter_map(|(on, name)| on.then_some(name))
+        .collect();
         let bindings = &self.bindings;
         derive::settle(&mut self.state, |s| views::layout::plan(s, bindings));
     }

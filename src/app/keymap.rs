@@ -259,7 +259,12 @@ pub fn default_keymap() -> Vec<Binding> {
     };
     vec![
         b(Global, "q", A::Quit, "quit"),
-        b(Global, "<C-c>", A::Quit, "quit"),
+        b(
+            Global,
+            "<C-c>",
+            A::Quit,
+            "quit (asks first while a bisect runs)",
+        ),
         b(Global, "?", A::Help, "show or hide this help"),
         b(
             Global,

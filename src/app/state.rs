@@ -578,6 +578,10 @@ pub struct State {
     /// The left column's width the user chose (`+`, `-`, `:split`, a drag of its edge);
     /// `None`: as the screen's width makes it.
     pub split: Option<u16>,
+    /// The long jobs under way that quitting would stop (`bisect run`), kept by the event loop.
+    pub jobs: Vec<&'static str>,
+    /// Quit was asked for while a job ran: asking again quits.
+    pub quit_asked: bool,
     /// The mouse went down on the left column's edge: dragging moves it.
     pub dragging_split: bool,
     pub message: Option<Message>,
@@ -795,6 +799,8 @@ impl State {
             values: None,
             layout: Layout::default(),
             split: None,
+            jobs: Vec::new(),
+            quit_asked: false,
             dragging_split: false,
             message: None,
             messages: Vec::new(),

@@ -76,10 +76,22 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         Action::Answer(..) | Action::Disk(..) | Action::Resize(..)
     ) {
         s.message = None;
+        if action != Action::Quit {
+            s.quit_asked = false;
+        }
     }
     match action {
         Action::Quit => {
-            s.quit = true;
+            // A job the user started and waits for is not stopped by one stray key.
+            if s.jobs.is_empty() || s.quit_asked {
+                s.quit = true;
+            } else {
+                s.quit_asked = true;
+                s.set_error(format!(
+                    "the {} is still running: press Ctrl-C or q again to stop it and quit",
+                    s.jobs.join(" and the ")
+                ));
+            }
             Vec::new()
         }
         Action::Resize(..)
@@ -151,5 +163,31 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         Action::Answer(..) | Action::Disk(..) | Action::Reload | Action::Write(..) => {
             files::handle(s, action)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ctrl-C (or q) quits at once, but asks first while a bisect the user waits for runs;
+    /// any other action in between takes the question back.
+    #[test]
+    fn quitting_during_a_job_asks_first() {
+        let mut s = State::new(Vec::new(), Vec::new(), Vec::new(), (80, 24), false);
+        update(&mut s, Action::Quit);
+        assert!(s.quit);
+
+        let mut s = State::new(Vec::new(), Vec::new(), Vec::new(), (80, 24), false);
+        s.jobs = vec!["bisect run"];
+        update(&mut s, Action::Quit);
+        assert!(!s.quit);
+        let said = s.message.clone().unwrap().text;
+        assert!(said.contains("bisect run is still running"), "{said}");
+        update(&mut s, Action::Down(1));
+        update(&mut s, Action::Quit);
+        assert!(!s.quit, "a key in between takes the question back");
+        update(&mut s, Action::Quit);
+        assert!(s.quit);
     }
 }
