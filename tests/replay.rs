@@ -530,3 +530,9 @@ fn split() {
     assert_eq!(edge("dragged"), 71);
     assert_eq!(edge("not-dragged"), 71);
 }
+
+/// shaderstep.toml is reloaded when it changes.
+#[test]
+fn config_reload() {
+    run("config-reload");
+}

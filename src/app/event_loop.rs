@@ -103,6 +103,9 @@ pub struct App {
     edit: Option<(PathBuf, u32)>,
     /// The prompt's history file, appended to as commands are run.
     history_file: Option<PathBuf>,
+    /// Where shaderstep.toml is looked for (the watched directories, beside the first file,
+    /// the user's config directory): a change to one reloads the settings.
+    config_from: (Vec<PathBuf>, Vec<PathBuf>),
 }
 
 impl App {
@@ -130,6 +133,7 @@ impl App {
         let key_errors = super::keymap::apply_overrides(&mut bindings, &inputs.keys);
         let keymap = Keymap::new(&bindings);
         let roots: Vec<PathBuf> = inputs.roots.iter().map(|r| absolute(r)).collect();
+        let config_from = (inputs.roots.clone(), inputs.files.clone());
         let mut docs: Vec<Doc> = inputs
             .files
             .into_iter()
@@ -189,6 +193,7 @@ impl App {
             external_path: inputs.external_path,
             edit: None,
             history_file: inputs.history_file,
+            config_from,
         };
         if !key_errors.is_empty() {
             app.state
@@ -456,6 +461,21 @@ impl App {
     /// which directories and their shaders, which are gone, and the directories whose
     /// `.gitignore` changed, scanned again.
     fn files_changed(&mut self, paths: &[PathBuf]) -> Vec<Effect> {
+        let candidates: Vec<PathBuf> = self
+            .config_candidates()
+            .iter()
+            .map(|p| absolute(p))
+            .collect();
+        let (settings, paths): (Vec<&PathBuf>, Vec<&PathBuf>) =
+            paths.iter().partition(|p| candidates.contains(p));
+        let mut effects = if settings.is_empty() {
+            Vec::new()
+        } else {
+            self.reload_config()
+        };
+        if paths.is_empty() {
+            return effects;
+        }
         let roots = &self.state.roots;
         let root_of = |p: &Path| roots.iter().position(|r| p.starts_with(r));
         let mut found = Vec::new();
@@ -495,7 +515,54 @@ impl App {
                 files: workspace::scan(&roots[r]),
             });
         }
-        update::update(&mut self.state, Action::Disk(found))
+        effects.extend(update::update(&mut self.state, Action::Disk(found)));
+        effects
+    }
+
+    /// Where shaderstep.toml is looked for.
+    pub fn config_candidates(&self) -> Vec<PathBuf> {
+        let (roots, files) = &self.config_from;
+        super::config::candidates(roots, files)
+    }
+
+    /// Reads shaderstep.toml again (it changed): its keys, compilers, source paths and
+    /// spirv-opt path take effect, and every input runs again with them. A file that does not
+    /// parse says why and the settings before stay.
+    fn reload_config(&mut self) -> Vec<Effect> {
+        let (roots, files) = &self.config_from;
+        let (config, path) = match super::config::load(roots, files) {
+            Ok(found) => found,
+            Err(e) => {
+                self.state
+                    .set_error(format!("{e} (the settings before stay)"));
+                return Vec::new();
+            }
+        };
+        let mut bindings = default_keymap();
+        let key_errors = super::keymap::apply_overrides(&mut bindings, &config.keys);
+        self.keymap = Keymap::new(&bindings);
+        self.bindings = bindings;
+        let front_ends = Arc::new(config.front_ends);
+        let compilers_changed = front_ends != self.front_ends;
+        if compilers_changed {
+            self.worker.set_front_ends(front_ends.clone());
+            self.front_ends = front_ends;
+        }
+        self.state.source_paths = config.source_paths;
+        self.external_path = config.external_path;
+        // The compilers and source paths change what the inputs show: they run again.
+        let effects = update::update(&mut self.state, Action::Reload);
+        let name = path.map_or_else(
+            || format!("{} (none now: the defaults)", super::config::FILE_NAME),
+            |p| p.display().to_string(),
+        );
+        if key_errors.is_empty() {
+            self.state.set_message(format!("{name} reloaded"));
+        } else {
+            self.state
+                .set_error(format!("{name}: {}", key_errors.join("; ")));
+        }
+        effects
     }
 
     /// The editor `e` asked for, if any, for the owner of the terminal to open.
@@ -703,6 +770,14 @@ pub fn run_terminal(
             app.handle(AppEvent::Action(Action::Disk(vec![DiskFact::WatchError(
                 e,
             )])));
+        }
+        if let Some(w) = &mut watcher {
+            // shaderstep.toml is reloaded when it changes, wherever it is looked for.
+            for p in app.config_candidates() {
+                if p.parent().is_some_and(Path::is_dir) {
+                    let _ = w.watch_beside(&p);
+                }
+            }
         }
         let mut dirty = true;
         while !app.state.quit {

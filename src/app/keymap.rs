@@ -258,7 +258,12 @@ pub fn default_keymap() -> Vec<Binding> {
         help: help.into(),
     };
     vec![
-        b(Global, "q", A::Quit, "quit (asks first while a bisect runs)"),
+        b(
+            Global,
+            "q",
+            A::Quit,
+            "quit (asks first while a bisect runs)",
+        ),
         b(
             Global,
             "<C-c>",

@@ -48,8 +48,13 @@ struct Queue {
     closed: bool,
 }
 
+/// The compilers a worker loads inputs with: replaced when shaderstep.toml changes, taken
+/// afresh for every job.
+type SharedFrontEnds = Arc<Mutex<Arc<FrontEnds>>>;
+
 pub struct Worker {
     queue: Arc<(Mutex<Queue>, Condvar)>,
+    front: SharedFrontEnds,
     pub done: Receiver<Report>,
     thread: Option<std::thread::JoinHandle<()>>,
     /// Why the worker thread did not start (jobs then never run).
@@ -69,11 +74,13 @@ impl Worker {
         let queue: Arc<(Mutex<Queue>, Condvar)> = Arc::default();
         let (tx, done) = channel();
         let q = queue.clone();
+        let front: SharedFrontEnds = Arc::new(Mutex::new(front));
+        let shared = front.clone();
         let thread = std::thread::Builder::new()
             .name("shaderstep-worker".into())
             .spawn(move || match batch {
-                Some(batch) => work_batches(&q, &tx, &pipeline, &front, &batch),
-                None => work(&q, &tx, &pipeline, &front, stream),
+                Some(batch) => work_batches(&q, &tx, &pipeline, &shared, &batch),
+                None => work(&q, &tx, &pipeline, &shared, stream),
             });
         let (thread, spawn_error) = match thread {
             Ok(t) => (Some(t), None),
@@ -81,10 +88,16 @@ impl Worker {
         };
         Worker {
             queue,
+            front,
             done,
             thread,
             spawn_error,
         }
+    }
+
+    /// The compilers the jobs queued from now on load their inputs with.
+    pub fn set_front_ends(&self, front: Arc<FrontEnds>) {
+        *self.front.lock().unwrap_or_else(|e| e.into_inner()) = front;
     }
 
     /// Queues a job, replacing a queued one for the same input.
@@ -115,7 +128,7 @@ fn work_batches(
     queue: &(Mutex<Queue>, Condvar),
     tx: &Sender<Report>,
     pipeline: &Pipeline,
-    front: &FrontEnds,
+    front: &Mutex<Arc<FrontEnds>>,
     together: &Together,
 ) {
     let (lock, cv) = queue;
@@ -132,9 +145,10 @@ fn work_batches(
                 q = cv.wait(q).unwrap_or_else(|e| e.into_inner());
             }
         };
+        let front = front.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let results = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let paths: Vec<PathBuf> = jobs.iter().map(|j| j.path.clone()).collect();
-            compile(&paths, pipeline, front, together, &|| false, &mut |_| {}).unwrap_or_default()
+            compile(&paths, pipeline, &front, together, &|| false, &mut |_| {}).unwrap_or_default()
         }))
         .unwrap_or_else(|p| {
             let what = panic_message(p.as_ref());
@@ -180,7 +194,7 @@ fn work(
     queue: &(Mutex<Queue>, Condvar),
     tx: &Sender<Report>,
     pipeline: &Pipeline,
-    front: &FrontEnds,
+    front: &Mutex<Arc<FrontEnds>>,
     stream: bool,
 ) {
     let (lock, cv) = queue;
@@ -204,6 +218,7 @@ fn work(
             let q = lock.lock().unwrap_or_else(|e| e.into_inner());
             q.closed || q.jobs.iter().any(|j| j.doc == job.doc)
         };
+        let front = front.lock().unwrap_or_else(|e| e.into_inner()).clone();
         // The source text goes with the first step only.
         let mut source_sent = false;
         let mut audited: std::collections::HashMap<usize, Arc<crate::ir::debug::Coverage>> =
@@ -233,7 +248,7 @@ fn work(
             compile(
                 std::slice::from_ref(&job.path),
                 pipeline,
-                front,
+                &front,
                 &Together::Apart,
                 &superseded,
                 &mut report,
