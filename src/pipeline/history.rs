@@ -48,24 +48,28 @@ pub struct Event {
 }
 
 /// Where a value is defined in a module: the function and block (`None` for globals) and
-/// its instruction.
-fn definition(m: &Module, id: Id) -> Option<(Option<Id>, &Inst)> {
+/// its instruction (`None` for a block's label: a block is created, replaced or deleted, never
+/// changed as an instruction is).
+fn definition(m: &Module, id: Id) -> Option<(Option<Id>, Option<&Inst>)> {
     if let Some(g) = m.global(id) {
-        return Some((None, g));
+        return Some((None, Some(g)));
     }
     for f in m.functions() {
         if f.def.result == Some(id) {
-            return Some((None, &f.def));
+            return Some((None, Some(&f.def)));
         }
         if let Some(p) = f.params.iter().find(|p| p.result == Some(id)) {
-            return Some((None, p));
+            return Some((None, Some(p)));
+        }
+        if f.blocks().iter().any(|b| b.label == id) {
+            return Some((None, None));
         }
         if let Some(i) = f.value(id) {
             let block = f
                 .layout()
                 .find(|&(_, at)| at == i)
                 .map(|(b, _)| f.block(b).label);
-            return Some((block, f.inst(i)));
+            return Some((block, Some(f.inst(i))));
         }
     }
     None
@@ -142,7 +146,7 @@ fn replaced_in_uses(prev: &Module, m: &Module, id: Id) -> Option<Id> {
         }
     }
     // The value that took its place has its type.
-    let ty = |m: &Module, v: Id| definition(m, v).map(|(_, i)| i.ty);
+    let ty = |m: &Module, v: Id| definition(m, v).map(|(_, i)| i.and_then(|i| i.ty));
     by.filter(|&b| b != id && ty(m, b).is_some_and(|t| Some(t) == ty(prev, id)))
 }
 
@@ -166,7 +170,7 @@ pub fn history(run: &Run, value: Id) -> Vec<Event> {
     let mut events = Vec::new();
     let mut current = value;
     // The definition at the step before: block and instruction.
-    let mut before: Option<(Option<Id>, Inst)> = None;
+    let mut before: Option<(Option<Id>, Option<Inst>)> = None;
     for (k, step) in run.steps.iter().enumerate() {
         let m = &step.module;
         let came_from = current;
@@ -271,7 +275,11 @@ pub fn history(run: &Run, value: Id) -> Vec<Event> {
                         });
                     }
                 }
-                if !replaced_here && !same_inst(i0, i1) {
+                let same = match (i0, i1) {
+                    (Some(a), Some(b)) => same_inst(a, b),
+                    (a, b) => a.is_none() && b.is_none(),
+                };
+                if !replaced_here && !same {
                     events.push(Event {
                         step: k,
                         value: current,
@@ -282,7 +290,7 @@ pub fn history(run: &Run, value: Id) -> Vec<Event> {
             _ => {}
         }
         events.extend(took_places);
-        before = now.map(|(b, i)| (b, i.clone()));
+        before = now.map(|(b, i)| (b, i.cloned()));
     }
     events
 }
