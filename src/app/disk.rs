@@ -12,6 +12,8 @@ use super::watch::absolute;
 
 pub(super) fn apply(s: &mut State, facts: Vec<DiskFact>) -> Vec<Effect> {
     let mut effects = Vec::new();
+    let selected = s.doc;
+    let known = s.docs.len();
     for fact in facts {
         match fact {
             DiskFact::WatchError(e) => s.set_error(e),
@@ -69,6 +71,20 @@ pub(super) fn apply(s: &mut State, facts: Vec<DiskFact>) -> Vec<Effect> {
                     effects.extend(list(s, f, root));
                 }
             }
+        }
+    }
+    // A rename is a shader gone and one new in the same burst: the selection follows it
+    // (instead of moving to the next shader listed).
+    let new: Vec<usize> = (known..s.docs.len()).collect();
+    let was = s.docs.get(selected);
+    if let (Some(was), [renamed]) = (was, &new[..]) {
+        if !was.present && was.root.is_some() {
+            let (from, to) = (
+                was.display_name(&s.roots),
+                s.docs[*renamed].display_name(&s.roots),
+            );
+            super::update::select_doc(s, *renamed);
+            s.set_message(format!("{from} was renamed {to}"));
         }
     }
     effects

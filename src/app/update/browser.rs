@@ -67,7 +67,7 @@ pub(super) fn filter(s: &mut State, text: String) {
 }
 
 /// Selects input `i`: the same step of its pipeline, from the top of the code.
-pub(super) fn select_doc(s: &mut State, i: usize) {
+pub(in crate::app) fn select_doc(s: &mut State, i: usize) {
     if s.doc == i {
         return;
     }

@@ -27,6 +27,7 @@ use crate::app::action::Action;
 use crate::app::state::State;
 use crate::app::worker::Job;
 
+pub(in crate::app) use browser::select_doc;
 pub(in crate::app) use files::load;
 pub use help::op_on_line;
 
