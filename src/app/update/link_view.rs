@@ -53,13 +53,24 @@ fn link_jump(s: &mut State, reader: bool) {
         return;
     };
     let side = if reader { &row.reader } else { &row.writer };
-    let other = if reader { &row.writer } else { &row.reader };
-    // A side outside the shaders (vertex buffer, attachment) jumps to the other side.
-    let target = match (side, other) {
-        (Some((stage, name)), _) if *stage != usize::MAX => (*stage, name.clone()),
-        (_, Some((stage, name))) if *stage != usize::MAX => (*stage, name.clone()),
-        _ => {
-            s.set_error("this row has no variable in a stage");
+    let (what, key) = if reader {
+        ("reads", "Enter shows its writer")
+    } else {
+        ("writes", "o shows its reader")
+    };
+    // A side that is not in a stage says so, and the other stays where it is: going there
+    // instead would answer another question than the one asked.
+    let target = match side {
+        Some((stage, name)) if *stage != usize::MAX => (*stage, name.clone()),
+        Some((_, outside)) => {
+            s.set_error(format!(
+                "{} {}: {outside} {what} it, outside the stages ({key})",
+                row.edge, row.slot
+            ));
+            return;
+        }
+        None => {
+            s.set_error(format!("nothing {what} {} {} ({key})", row.edge, row.slot));
             return;
         }
     };
