@@ -77,11 +77,15 @@ pub fn areas(s: &State) -> Areas {
         }
         _ => (code, None),
     };
-    let n = s.diagnostics_of(s.step).len();
+    // Diagnostics wrapped whole, up to a few rows (or a third of the code's height).
+    let n = super::diagnostics::rows_needed(s, code.width);
     let (code, diagnostics) = if n > 0 && code.height > 12 {
+        let rows = n
+            .min(super::diagnostics::MAX_ROWS)
+            .min(code.height as usize / 3)
+            .max(2) as u16;
         let [c, d] =
-            Layout::vertical([Constraint::Min(6), Constraint::Length(n.min(6) as u16 + 2)])
-                .areas(code);
+            Layout::vertical([Constraint::Min(6), Constraint::Length(rows + 2)]).areas(code);
         (c, Some(d))
     } else {
         (code, None)
