@@ -536,3 +536,25 @@ fn split() {
 fn config_reload() {
     run("config-reload");
 }
+
+/// Every pane at 80x24 and at 220x60 (`sizes.replay`, run at both sizes).
+#[test]
+fn sizes() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/replay/sizes.replay");
+    let body = std::fs::read_to_string(&path).unwrap();
+    for (w, h) in [(80, 24), (220, 60)] {
+        let script = format!("size {w}x{h}\n{body}");
+        let snapshots = run_script(
+            &script,
+            Options {
+                size: (w, h),
+                color: true,
+            },
+        )
+        .unwrap_or_else(|e| panic!("{} at {w}x{h}: {e}", path.display()));
+        assert_eq!(snapshots.len(), 12);
+        for s in &snapshots {
+            insta::assert_snapshot!(format!("sizes_{w}x{h}__{}", s.name), scrub(&s.text));
+        }
+    }
+}

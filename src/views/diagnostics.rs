@@ -16,10 +16,14 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         .iter()
         .filter(|d| d.severity == Severity::Error)
         .count();
-    let title = format!(
-        " diagnostics: {errors} error{} of {} (Enter: go to) ",
-        if errors == 1 { "" } else { "s" },
-        diags.len()
+    let title = super::text::title(
+        &format!(
+            "diagnostics: {errors} error{} of {}",
+            if errors == 1 { "" } else { "s" },
+            diags.len()
+        ),
+        "Enter: go to",
+        area.width,
     );
     let block = Block::bordered()
         .border_style(if focused { t.border_focus } else { t.border })

@@ -41,6 +41,16 @@ pub fn areas(s: &State) -> Areas {
         .unwrap_or(default)
         .clamp(12.min(area.width), area.width.saturating_sub(20).max(12))
         .min(area.width);
+    // On a narrow screen the link view's table takes the whole width, under both columns.
+    let link_wide = s.link.shown && s.linked && area.width < 100 && main.height > 16;
+    let (main, wide_link) = if link_wide {
+        let rows = s.link.table.len() as u16;
+        let h = (rows + 3).min(main.height / 2).max(4);
+        let [m, l] = Layout::vertical([Constraint::Min(8), Constraint::Length(h)]).areas(main);
+        (m, Some(l))
+    } else {
+        (main, None)
+    };
     let [left, code] =
         Layout::horizontal([Constraint::Length(pass_width), Constraint::Min(0)]).areas(main);
     let (code, source) = source_split(s, code);
@@ -59,7 +69,9 @@ pub fn areas(s: &State) -> Areas {
     } else {
         (passes, None)
     };
-    let (code, link) = if s.link.shown && s.linked && code.height > 12 {
+    let (code, link) = if wide_link.is_some() {
+        (code, wide_link)
+    } else if s.link.shown && s.linked && code.height > 12 {
         let rows = s.link.table.len() as u16;
         let h = (rows + 3).min(code.height / 2).max(4);
         let [c, l] = Layout::vertical([Constraint::Min(6), Constraint::Length(h)]).areas(code);

@@ -33,15 +33,22 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         .run()
         .and_then(|r| r.steps.get(s.step))
         .map_or("", |st| st.pass);
-    let title = format!(
-        " link view at {step}: {} slot{} (Enter: writer, o: reader) ",
-        rows.len(),
-        if rows.len() == 1 { "" } else { "s" }
+    let title = super::text::title(
+        &format!(
+            "link view at {step}: {} slot{}",
+            rows.len(),
+            if rows.len() == 1 { "" } else { "s" }
+        ),
+        "Enter: writer, o: reader",
+        area.width,
     );
     let block = Block::bordered()
         .border_style(if focused { t.border_focus } else { t.border })
         .title(Span::styled(title, t.title));
     let visible = area.height.saturating_sub(3) as usize;
+    // On a narrow pane the type and interpolation go, so that who writes and who reads each
+    // slot, and what became of it, stay readable.
+    let narrow = area.width < 110;
     let cursor = s.link.cursor.min(rows.len().saturating_sub(1));
     let first = cursor.saturating_sub(visible.saturating_sub(1));
     let body: Vec<Row> = rows
@@ -56,15 +63,20 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                 RowStatus::Glued | RowStatus::AddedByGlue => t.title,
                 RowStatus::Matched | RowStatus::FixedFunction => t.text,
             };
-            let row = Row::new(vec![
+            let mut cells = vec![
                 Cell::from(Span::styled(r.edge.clone(), t.base)),
                 Cell::from(Span::styled(r.slot.to_string(), t.text)),
-                Cell::from(Span::styled(r.ty.clone(), t.text)),
-                Cell::from(Span::styled(r.interpolation.clone(), t.base)),
+            ];
+            if !narrow {
+                cells.push(Cell::from(Span::styled(r.ty.clone(), t.text)));
+                cells.push(Cell::from(Span::styled(r.interpolation.clone(), t.base)));
+            }
+            cells.extend([
                 Cell::from(Span::styled(side(s, &r.writer), t.text)),
                 Cell::from(Span::styled(side(s, &r.reader), t.text)),
                 Cell::from(Span::styled(r.status.label(), style)),
             ]);
+            let row = Row::new(cells);
             if focused && i == cursor {
                 row.style(t.selected)
             } else {
@@ -72,18 +84,33 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
             }
         })
         .collect();
-    let header = Row::new(vec![
-        "edge", "slot", "type", "interp", "writer", "reader", "status",
-    ])
-    .style(t.title);
-    let widths = [
-        Constraint::Length(13),
-        Constraint::Length(24),
-        Constraint::Length(9),
-        Constraint::Length(7),
-        Constraint::Fill(1),
-        Constraint::Fill(1),
-        Constraint::Length(14),
-    ];
+    let (header, widths) = if narrow {
+        (
+            vec!["edge", "slot", "writer", "reader", "status"],
+            vec![
+                Constraint::Length(13),
+                Constraint::Length(12),
+                Constraint::Fill(1),
+                Constraint::Fill(1),
+                Constraint::Length(14),
+            ],
+        )
+    } else {
+        (
+            vec![
+                "edge", "slot", "type", "interp", "writer", "reader", "status",
+            ],
+            vec![
+                Constraint::Length(13),
+                Constraint::Length(24),
+                Constraint::Length(9),
+                Constraint::Length(7),
+                Constraint::Fill(1),
+                Constraint::Fill(1),
+                Constraint::Length(14),
+            ],
+        )
+    };
+    let header = Row::new(header).style(t.title);
     frame.render_widget(Table::new(body, widths).header(header).block(block), area);
 }

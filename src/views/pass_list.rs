@@ -192,7 +192,11 @@ pub fn draw_compare(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         return;
     };
     let block = Block::bordered().border_style(t.border).title(Span::styled(
-        format!(" compare: {label} ({} steps) ", run.steps.len()),
+        super::text::title(
+            &format!("compare: {label}"),
+            &format!("{} steps", run.steps.len()),
+            area.width,
+        ),
         t.title,
     ));
     let inner_w = area.width.saturating_sub(2) as usize;

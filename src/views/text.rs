@@ -20,6 +20,18 @@ pub fn shorten_middle(name: &str, width: usize) -> String {
     out
 }
 
+/// A pane's title for a border `width` columns wide: ` what (hint) `, the hint left out when
+/// both do not fit, and what is left cut in the middle.
+pub fn title(what: &str, hint: &str, width: u16) -> String {
+    // The corners and a little border stay visible.
+    let room = usize::from(width).saturating_sub(4);
+    let full = format!(" {what} ({hint}) ");
+    if full.chars().count() <= room {
+        return full;
+    }
+    format!(" {} ", shorten_middle(what, room.saturating_sub(2)))
+}
+
 /// A pass name in at most `width` characters: an external tool's prefix (`spirv-opt:`), which
 /// every step of that pipeline shares, goes before the name itself is cut.
 pub fn shorten_pass(name: &str, width: usize) -> String {
@@ -77,7 +89,7 @@ pub fn shorten_apart(names: &[String], range: std::ops::Range<usize>, width: usi
 
 #[cfg(test)]
 mod tests {
-    use super::{shorten_apart, shorten_middle, shorten_pass};
+    use super::{shorten_apart, shorten_middle, shorten_pass, title};
 
     #[test]
     fn long_names_are_cut_in_the_middle_and_stay_apart() {
@@ -88,6 +100,24 @@ mod tests {
         assert_ne!(
             shorten_middle("spirv-opt:eliminate-local-single-block", 14),
             shorten_middle("spirv-opt:eliminate-local-single-store", 14)
+        );
+    }
+
+    #[test]
+    fn titles_lose_their_hint_before_their_text() {
+        assert_eq!(
+            title("history of %5", "x closes", 40),
+            " history of %5 (x closes) "
+        );
+        assert_eq!(
+            title("history of %5", "Enter goes to the step, x closes", 30),
+            " history of %5 "
+        );
+        assert!(
+            title("a very long title indeed", "hint", 16)
+                .chars()
+                .count()
+                <= 12
         );
     }
 

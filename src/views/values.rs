@@ -13,28 +13,26 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let Some(list) = &s.values else { return };
     let focused = s.focus == Focus::Values;
     let n = list.entries.len();
-    let title = match list.kind {
-        ValueListKind::Uses => format!(
-            " {n} use{} of {} (Enter goes to one, x closes) ",
-            if n == 1 { "" } else { "s" },
-            list.name
+    let plural = if n == 1 { "" } else { "s" };
+    let (what, hint) = match list.kind {
+        ValueListKind::Uses => (
+            format!("{n} use{plural} of {}", list.name),
+            "Enter goes to one, x closes",
         ),
-        ValueListKind::History => format!(
-            " history of {}: {n} event{} (Enter goes to the step, x closes) ",
-            list.name,
-            if n == 1 { "" } else { "s" }
+        ValueListKind::History => (
+            format!("history of {}: {n} event{plural}", list.name),
+            "Enter goes to the step, x closes",
         ),
-        ValueListKind::Sources => format!(
-            " {n} source file{} of step {} (Enter shows one in the source pane, x closes) ",
-            if n == 1 { "" } else { "s" },
-            list.name
+        ValueListKind::Sources => (
+            format!("{n} source file{plural} of step {}", list.name),
+            "Enter shows one in the source pane, x closes",
         ),
-        ValueListKind::Lost => format!(
-            " {}: {n} source line{} lost (Enter shows the code that went, x closes) ",
-            list.name,
-            if n == 1 { "" } else { "s" }
+        ValueListKind::Lost => (
+            format!("{}: {n} source line{plural} lost", list.name),
+            "Enter shows the code that went, x closes",
         ),
     };
+    let title = super::text::title(&what, hint, area.width);
     let block = Block::bordered()
         .border_style(if focused { t.border_focus } else { t.border })
         .title(Span::styled(title, t.title));
