@@ -251,6 +251,18 @@ pub enum Outcome {
     Comparing(String),
     /// The compared pipeline cannot run: why (no runs will follow).
     CompareFailed(String),
+    /// A long job began (`bisect`, `bisect run`): quitting asks first until it answers.
+    Started { job: &'static str, said: String },
+}
+
+/// What shaderstep.toml says now, read again after it changed (the event loop applied its
+/// keys and compilers; the state takes the rest).
+pub struct Settings {
+    /// The file read, as the message names it.
+    pub name: String,
+    pub source_paths: Vec<std::path::PathBuf>,
+    /// Key bindings that did not parse.
+    pub key_errors: Vec<String>,
 }
 
 pub enum Answered {
@@ -270,6 +282,8 @@ pub enum Answered {
         docs: Vec<(usize, u64)>,
         result: Result<crate::pipeline::semantic::BisectRun, String>,
     },
+    /// shaderstep.toml read again, or why it could not be.
+    Settings(Result<Settings, String>),
 }
 
 impl Answer {

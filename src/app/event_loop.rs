@@ -10,7 +10,7 @@ use std::time::Duration;
 use ratatui::backend::Backend;
 use ratatui::Terminal;
 
-use super::action::{Action, Answer, Answered, DiskFact, MouseKind, Outcome};
+use super::action::{Action, Answer, Answered, DiskFact, MouseKind, Outcome, Settings};
 use super::derive;
 use super::input;
 use super::keymap::{default_keymap, Binding, Key, KeyCode, Keymap};
@@ -219,13 +219,6 @@ impl App {
     /// layout (page sizes, the pane under the mouse), and only the event loop asks the views
     /// for it. The draw that follows only reads the state.
     fn settle_derived(&mut self) {
-        self.state.jobs = [
-            (self.bisect_run.is_some(), "bisect run"),
-            (self.validation.is_some(), "bisect"),
-        ]
-        .into_iter()
-        .filter_map(|(on, name)| on.then_some(name))
-        .collect();
         let bindings = &self.bindings;
         derive::settle(&mut self.state, |s| views::layout::plan(s, bindings));
     }
@@ -450,7 +443,10 @@ impl App {
         match spawned {
             Ok(_) => {
                 self.bisect_run = Some(BisectJob { docs, done });
-                None
+                Some(Outcome::Started {
+                    job: "bisect run",
+                    said: "running the shader after every step…".into(),
+                })
             }
             Err(e) => Some(Outcome::Failed(format!("cannot start the bisect run: {e}"))),
         }
@@ -468,13 +464,11 @@ impl App {
             .collect();
         let (settings, paths): (Vec<&PathBuf>, Vec<&PathBuf>) =
             paths.iter().partition(|p| candidates.contains(p));
-        let mut effects = if settings.is_empty() {
-            Vec::new()
-        } else {
-            self.reload_config()
-        };
+        if !settings.is_empty() {
+            self.reload_config();
+        }
         if paths.is_empty() {
-            return effects;
+            return Vec::new();
         }
         let roots = &self.state.roots;
         let root_of = |p: &Path| roots.iter().position(|r| p.starts_with(r));
@@ -515,8 +509,7 @@ impl App {
                 files: workspace::scan(&roots[r]),
             });
         }
-        effects.extend(update::update(&mut self.state, Action::Disk(found)));
-        effects
+        update::update(&mut self.state, Action::Disk(found))
     }
 
     /// Where shaderstep.toml is looked for.
@@ -528,41 +521,29 @@ impl App {
     /// Reads shaderstep.toml again (it changed): its keys, compilers, source paths and
     /// spirv-opt path take effect, and every input runs again with them. A file that does not
     /// parse says why and the settings before stay.
-    fn reload_config(&mut self) -> Vec<Effect> {
+    fn reload_config(&mut self) {
         let (roots, files) = &self.config_from;
-        let (config, path) = match super::config::load(roots, files) {
-            Ok(found) => found,
-            Err(e) => {
-                self.state
-                    .set_error(format!("{e} (the settings before stay)"));
-                return Vec::new();
+        let settings = super::config::load(roots, files).map(|(config, path)| {
+            let mut bindings = default_keymap();
+            let key_errors = super::keymap::apply_overrides(&mut bindings, &config.keys);
+            self.keymap = Keymap::new(&bindings);
+            self.bindings = bindings;
+            let front_ends = Arc::new(config.front_ends);
+            if front_ends != self.front_ends {
+                self.worker.set_front_ends(front_ends.clone());
+                self.front_ends = front_ends;
             }
-        };
-        let mut bindings = default_keymap();
-        let key_errors = super::keymap::apply_overrides(&mut bindings, &config.keys);
-        self.keymap = Keymap::new(&bindings);
-        self.bindings = bindings;
-        let front_ends = Arc::new(config.front_ends);
-        let compilers_changed = front_ends != self.front_ends;
-        if compilers_changed {
-            self.worker.set_front_ends(front_ends.clone());
-            self.front_ends = front_ends;
-        }
-        self.state.source_paths = config.source_paths;
-        self.external_path = config.external_path;
-        // The compilers and source paths change what the inputs show: they run again.
-        let effects = update::update(&mut self.state, Action::Reload);
-        let name = path.map_or_else(
-            || format!("{} (none now: the defaults)", super::config::FILE_NAME),
-            |p| p.display().to_string(),
-        );
-        if key_errors.is_empty() {
-            self.state.set_message(format!("{name} reloaded"));
-        } else {
-            self.state
-                .set_error(format!("{name}: {}", key_errors.join("; ")));
-        }
-        effects
+            self.external_path = config.external_path;
+            Settings {
+                name: path.map_or_else(
+                    || format!("{} (none now: the defaults)", super::config::FILE_NAME),
+                    |p| p.display().to_string(),
+                ),
+                source_paths: config.source_paths,
+                key_errors,
+            }
+        });
+        self.answer(Answered::Settings(settings));
     }
 
     /// The editor `e` asked for, if any, for the owner of the terminal to open.
@@ -639,7 +620,10 @@ impl App {
         Some(match spawned {
             Ok(_) => {
                 self.validation = Some((doc, done));
-                Outcome::Done("validating every step…".into())
+                Outcome::Started {
+                    job: "bisect",
+                    said: "validating every step…".into(),
+                }
             }
             Err(e) => Outcome::Failed(format!("cannot start the bisect: {e}")),
         })

@@ -79,8 +79,10 @@ pub fn areas(s: &State) -> Areas {
     } else {
         (code, None)
     };
+    // A list asked for is shown even on a short code pane (the source pane under it at 80x24):
+    // three rows of it, and six of code, are better than a list that silently stays hidden.
     let (code, values) = match &s.values {
-        Some(list) if code.height > 14 => {
+        Some(list) if code.height >= 9 => {
             let h = (list.entries.len().max(1) as u16 + 2)
                 .min(code.height / 3)
                 .max(3);
@@ -91,7 +93,7 @@ pub fn areas(s: &State) -> Areas {
     };
     // Diagnostics wrapped whole, up to a few rows (or a third of the code's height).
     let n = super::diagnostics::rows_needed(s, code.width);
-    let (code, diagnostics) = if n > 0 && code.height > 12 {
+    let (code, diagnostics) = if n > 0 && code.height >= 9 {
         let rows = n
             .min(super::diagnostics::MAX_ROWS)
             .min(code.height as usize / 3)

@@ -72,13 +72,26 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     // (Not at the cost of the names: on a narrow pane the marks wait for more room. They
     // come before the timings, which go first.)
     let longest = run.steps.iter().map(|st| st.pass.len()).max().unwrap_or(0);
+    // The delta column is as wide as the widest delta of this run (and a space).
+    let delta_w = 1 + run
+        .steps
+        .windows(2)
+        .map(|w| {
+            let d = w[1].inst_count as i64 - w[0].inst_count as i64;
+            d.to_string().len() + usize::from(d > 0)
+        })
+        .max()
+        .unwrap_or(0)
+        .max(3);
+    // Number, base mark, marker and the delta column: what every row has besides its name.
+    let fixed = 3 + 1 + 2 + 1 + delta_w;
     let loss_w = Some(loss_width(run))
-        .filter(|&w| inner_w >= 15 + w + longest.min(12))
+        .filter(|&w| inner_w >= fixed + w + longest.min(9))
         .unwrap_or(0);
     // Names before timings: the time column goes first, so that our passes' names stay whole
     // (the longest, eliminate-dead-functions, is 24 characters; an external tool's longer
     // names are cut while timings show only on a wide pane).
-    let time_w = if inner_w >= 15 + 8 + loss_w + longest.min(24) {
+    let time_w = if inner_w >= fixed + 8 + loss_w + longest.min(24) {
         8
     } else {
         0
@@ -123,7 +136,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         } else {
             " "
         };
-        let name_w = inner_w.saturating_sub(4 + 2 + 1 + 1 + 7 + time_w + loss_w);
+        let name_w = inner_w.saturating_sub(fixed + time_w + loss_w);
         let name = super::text::shorten_pass(st.pass, name_w);
         let row_style = if i == s.step {
             t.selected
@@ -142,7 +155,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                 Span::styled(format!("{marker} "), mstyle),
                 Span::styled(format!("{name:<name_w$}"), name_style),
                 Span::styled(
-                    format!(" {delta:>7}"),
+                    format!(" {delta:>dw$}", dw = delta_w),
                     if delta.starts_with('-') {
                         t.changed
                     } else {

@@ -17,7 +17,6 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 s.set_error("nothing to run: the input has not loaded");
                 return Vec::new();
             }
-            s.set_message("running the shader after every step…");
             return vec![Effect::BisectRun(data)];
         }
         other => unreachable!("not an action of bisect: {other:?}"),

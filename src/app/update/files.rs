@@ -15,9 +15,31 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             Some(Answered::Step(step)) => crate::app::answer::step(s, step),
             Some(Answered::Run(done)) => crate::app::answer::run(s, done),
             Some(Answered::Compared(done)) => crate::app::answer::compared_run(s, done),
-            Some(Answered::Bisect { key, result }) => crate::app::answer::bisect(s, key, result),
+            Some(Answered::Bisect { key, result }) => {
+                s.jobs.retain(|j| *j != "bisect");
+                crate::app::answer::bisect(s, key, result)
+            }
             Some(Answered::BisectRun { docs, result }) => {
+                s.jobs.retain(|j| *j != "bisect run");
                 crate::app::answer::bisect_run(s, &docs, result)
+            }
+            Some(Answered::Settings(Err(e))) => {
+                s.set_error(format!("{e} (the settings before stay)"));
+            }
+            Some(Answered::Settings(Ok(settings))) => {
+                s.source_paths = settings.source_paths;
+                // The compilers and source paths change what the inputs show: they run again.
+                let effects = handle(s, Action::Reload);
+                if settings.key_errors.is_empty() {
+                    s.set_message(format!("{} reloaded", settings.name));
+                } else {
+                    s.set_error(format!(
+                        "{}: {}",
+                        settings.name,
+                        settings.key_errors.join("; ")
+                    ));
+                }
+                return effects;
             }
             None => {}
         },
@@ -121,6 +143,12 @@ fn outcome(s: &mut State, o: crate::app::action::Outcome) {
             s.compare.base = Some(usize::MAX);
             s.set_message(format!("comparing with {spec}…"));
             s.compare.spec = Some(spec);
+        }
+        Outcome::Started { job, said } => {
+            if !s.jobs.contains(&job) {
+                s.jobs.push(job);
+            }
+            s.set_message(said);
         }
     }
 }
