@@ -117,11 +117,14 @@ fn entries(keymap: &[Binding]) -> Vec<Entry> {
         "What keys do are commands too, and can be bound in shaderstep.toml's [keys]:",
     ));
     out.push(Entry {
-        keys: " ".into(),
+        keys: PARAGRAPH.into(),
         help: KEY_ACTIONS.join(" "),
     });
     out
 }
+
+/// The keys of an entry that is a paragraph of text, across the whole column.
+const PARAGRAPH: &str = "\t";
 
 /// Widest key column: longer keys put their text on the next line.
 const KEYS_MAX: usize = 24;
@@ -133,6 +136,7 @@ pub fn lines(keymap: &[Binding], t: &Theme, width: usize) -> Vec<Line<'static>> 
     let entries = entries(keymap);
     let keys_w = entries
         .iter()
+        .filter(|e| e.keys != PARAGRAPH)
         .map(|e| e.keys.chars().count())
         .filter(|&n| n <= KEYS_MAX)
         .max()
@@ -144,6 +148,12 @@ pub fn lines(keymap: &[Binding], t: &Theme, width: usize) -> Vec<Line<'static>> 
         if e.keys.is_empty() {
             for l in wrap(&e.help, width) {
                 out.push(Line::styled(l, t.title));
+            }
+            continue;
+        }
+        if e.keys == PARAGRAPH {
+            for l in wrap(&e.help, width.saturating_sub(1)) {
+                out.push(Line::styled(format!(" {l}"), t.text));
             }
             continue;
         }
