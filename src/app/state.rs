@@ -254,6 +254,8 @@ pub enum Mode {
 pub struct Popup {
     pub title: String,
     pub lines: Vec<String>,
+    /// The first line shown (a box longer than the screen scrolls).
+    pub scroll: usize,
 }
 
 /// The prompt's history: `:` commands and `/` searches, and which one `Up`/`Down` show.

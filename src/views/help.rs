@@ -9,10 +9,21 @@ use super::theme::Theme;
 use crate::app::action::{COMMANDS, KEY_ACTIONS};
 use crate::app::keymap::{Binding, Context};
 
-/// A bordered box of text lines centred over the screen.
-pub fn popup(frame: &mut Frame, area: Rect, title: &str, lines: &[String], t: &Theme) {
+/// A bordered box of text lines centred over the screen: `lines` from line `from` of `total`
+/// (the title says where, and how to scroll, when they do not all fit).
+pub fn popup(
+    frame: &mut Frame,
+    area: Rect,
+    title: &str,
+    lines: &[String],
+    from: usize,
+    total: usize,
+    t: &Theme,
+) {
+    // Room for where the box is, when it scrolls: ", j/k: 120–140 of 200".
+    let position_room = 24;
     let width = (lines.iter().map(|l| l.chars().count()).max().unwrap_or(0) as u16 + 4)
-        .max(title.chars().count() as u16 + 6)
+        .max((title.chars().count() + 18 + position_room) as u16)
         .min(area.width);
     // Long lines wrap: count the rows they take inside the borders.
     let inner = usize::from(width.saturating_sub(2)).max(1);
@@ -34,9 +45,28 @@ pub fn popup(frame: &mut Frame, area: Rect, title: &str, lines: &[String], t: &T
     ])
     .areas(mid);
     frame.render_widget(Clear, rect);
+    let cut = from > 0 || rows + 2 > usize::from(area.height);
+    let position = if cut {
+        // The lines shown: as many as fit, each taking the rows it wraps to.
+        let mut shown = 0;
+        let mut used = 0;
+        for l in lines {
+            used += (l.chars().count() + 1).div_ceil(inner).max(1);
+            if used + 2 > usize::from(height) {
+                break;
+            }
+            shown += 1;
+        }
+        format!(", j/k: {}–{} of {total}", from + 1, from + shown.max(1))
+    } else {
+        String::new()
+    };
     let block = Block::bordered()
         .border_style(t.border_focus)
-        .title(Span::styled(format!(" {title} — Esc to close "), t.title));
+        .title(Span::styled(
+            format!(" {title} — Esc to close{position} "),
+            t.title,
+        ));
     let text: Vec<Line> = lines
         .iter()
         .map(|l| Line::styled(format!(" {l}"), t.text))

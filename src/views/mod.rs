@@ -45,7 +45,15 @@ pub fn draw(frame: &mut Frame, s: &State, keymap: &[Binding]) {
     }
     status_bar::draw(frame, areas.status, s, &theme);
     if let Some(p) = &s.popup {
-        help::popup(frame, frame.area(), &p.title, &p.lines, &theme);
+        help::popup(
+            frame,
+            frame.area(),
+            &p.title,
+            &p.lines[p.scroll.min(p.lines.len())..],
+            p.scroll,
+            p.lines.len(),
+            &theme,
+        );
     }
     if s.help.shown {
         help::draw(frame, frame.area(), keymap, s.help.scroll, &theme);

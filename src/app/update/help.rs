@@ -35,11 +35,22 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             s.popup = Some(crate::app::state::Popup {
                 title: format!("messages, newest first ({})", s.messages.len()),
                 lines,
+                scroll: 0,
             });
         }
         other => unreachable!("not an action of help: {other:?}"),
     }
     Vec::new()
+}
+
+/// Scrolls the information box by `delta` lines (down to its last screenful: the box is as
+/// tall as the screen, less its borders).
+pub(super) fn scroll_popup(s: &mut State, delta: isize) {
+    let rows = usize::from(s.size.1.saturating_sub(2)).max(1);
+    if let Some(p) = &mut s.popup {
+        let max = p.lines.len().saturating_sub(rows) as isize;
+        p.scroll = (p.scroll as isize + delta).clamp(0, max) as usize;
+    }
 }
 
 /// Scrolls the help by `delta` lines (clamped to its length).
@@ -170,5 +181,6 @@ fn op_info(s: &mut State) {
     s.popup = Some(crate::app::state::Popup {
         title: info.name.clone(),
         lines,
+        scroll: 0,
     });
 }

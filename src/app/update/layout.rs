@@ -5,7 +5,7 @@
 use super::browser::{move_doc, select_doc};
 use super::code_view::{move_cursor, scroll_code};
 use super::diagnostics::move_diag;
-use super::help::scroll_help;
+use super::help::{scroll_help, scroll_popup};
 use super::link_view::move_link;
 use super::pass_list::move_step;
 use super::values::move_values;
@@ -77,6 +77,10 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 scroll_help(s, d);
                 return Vec::new();
             }
+            if s.popup.is_some() {
+                scroll_popup(s, d);
+                return Vec::new();
+            }
             match s.focus {
                 Focus::Shaders => move_doc(s, d),
                 Focus::Passes => move_step(s, d),
@@ -91,6 +95,18 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             if s.help.shown {
                 let page = s.layout.help_rows as isize;
                 scroll_help(
+                    s,
+                    if action == Action::PageUp {
+                        -page
+                    } else {
+                        page
+                    },
+                );
+                return Vec::new();
+            }
+            if s.popup.is_some() {
+                let page = s.size.1.saturating_sub(6).max(1) as isize;
+                scroll_popup(
                     s,
                     if action == Action::PageUp {
                         -page
@@ -122,6 +138,10 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             let top = action == Action::Top;
             if s.help.shown {
                 scroll_help(s, if top { isize::MIN / 2 } else { isize::MAX / 2 });
+                return Vec::new();
+            }
+            if s.popup.is_some() {
+                scroll_popup(s, if top { isize::MIN / 2 } else { isize::MAX / 2 });
                 return Vec::new();
             }
             match s.focus {
