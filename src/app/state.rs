@@ -845,13 +845,15 @@ impl State {
         let mut v: Vec<usize> = (0..self.docs.len())
             .filter(|&i| self.docs[i].present)
             .filter(|&i| {
+                if filter.is_empty() {
+                    return true;
+                }
                 let name = self.docs[i].display_name(&self.roots);
-                filter.is_empty()
-                    || if sensitive {
-                        name.contains(filter.as_str())
-                    } else {
-                        name.to_lowercase().contains(&lower)
-                    }
+                if sensitive {
+                    name.contains(filter.as_str())
+                } else {
+                    name.to_lowercase().contains(&lower)
+                }
             })
             .collect();
         v.sort_by_cached_key(|&i| (self.docs[i].root, self.docs[i].display_name(&self.roots)));
