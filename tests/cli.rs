@@ -799,3 +799,33 @@ fn steps_are_numbered_alike_in_the_cli_and_the_tui() {
             .unwrap_or_else(|e| panic!("{tui_pipeline}: {e}\n{script}"));
     }
 }
+
+/// `run … | head`: a reader that stops early ends the run quietly, with status 0.
+#[test]
+fn a_reader_that_stops_early_is_not_an_error() {
+    use std::io::Read;
+    let dir = temp_dir("pipe");
+    let path = dir.join("big.wgsl");
+    // Enough statements that the IR text is larger than a pipe holds.
+    let mut src = String::from(
+        "@group(0) @binding(0) var<storage, read_write> b: array<f32>;\n@compute @workgroup_size(1) fn main() {\n",
+    );
+    for i in 0..4000 {
+        src.push_str(&format!("    b[{i}] = b[{}] * 1.5 + 2.0;\n", i + 1));
+    }
+    src.push_str("}\n");
+    std::fs::write(&path, src).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shaderstep"))
+        .args(["run", path.to_str().unwrap(), "--emit", "ir"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // The pipe closes here, as head's does.
+    let out = child.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(!err.contains("Broken pipe"), "{err}");
+}

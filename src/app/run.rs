@@ -370,9 +370,11 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
                 if several && args.emit != Emit::Spv {
                     let _ = writeln!(stdout, "; ==== {} ====", path.display());
                 }
-                stdout
-                    .write_all(&bytes)
-                    .map_err(|e| format!("cannot write to standard output: {e}"))?;
+                // A reader that stopped early (`| head`) is not an error of ours.
+                match stdout.write_all(&bytes) {
+                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
+                    r => r.map_err(|e| format!("cannot write to standard output: {e}"))?,
+                }
             }
         }
     }
