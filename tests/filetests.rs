@@ -9,6 +9,9 @@
 //! <the functions the passes leave, as `print` writes them, comments dropped>
 //! ```
 //!
+//! `; run: pressure` runs no pass: the output is the functions with the register pressure after
+//! each instruction (`pipeline::cost::annotated`), their peaks and the module's.
+//!
 //! Every input must validate with `spirv-val`, the passes run with `--verify-each`, and every
 //! output must validate too. `SHADERSTEP_BLESS=1 cargo test --test filetests` rewrites the
 //! expected output of the cases that differ (read the diff before committing it).
@@ -73,8 +76,13 @@ fn run_case(path: &Path) -> Result<(), String> {
     let m = parse::parse(input).map_err(|e| format!("the input does not parse: {e}"))?;
     let words = write::write_words(&m);
     common::validate(&words, false).map_err(|e| format!("the input does not validate: {e}"))?;
+    // `; run: pressure`: no pass; the output is the lowered module's functions, each line
+    // after the pressure after it (`cost::annotated`).
+    let pressure = passes == ["pressure"];
     let mut names = vec!["lower"];
-    names.extend(passes.iter().map(String::as_str));
+    if !pressure {
+        names.extend(passes.iter().map(String::as_str));
+    }
     let pipeline = Pipeline::from_names(&names)
         .map_err(|e| e.to_string())?
         .with_checks(Checks {
@@ -93,7 +101,13 @@ fn run_case(path: &Path) -> Result<(), String> {
     let out = run.final_module().expect("steps");
     common::validate(&write::write_words(out), false)
         .map_err(|e| format!("the output does not validate: {e}\n{}", print::print(out)))?;
-    let got = functions(&print::print(out));
+    let got = if pressure {
+        shaderstep::pipeline::cost::annotated(out)
+            .trim_end()
+            .to_string()
+    } else {
+        functions(&print::print(out))
+    };
     if got == expected {
         return Ok(());
     }

@@ -71,7 +71,7 @@ fn reports(stream: bool) -> (Vec<StepDone>, Done) {
     let mut steps = Vec::new();
     loop {
         match worker.done.recv_timeout(Duration::from_secs(60)) {
-            Ok(Report::Step(s)) => steps.push(s),
+            Ok(Report::Step(s)) => steps.push(*s),
             Ok(Report::Done(d)) => return (steps, d),
             Err(e) => panic!("the worker did not answer: {e}"),
         }

@@ -637,7 +637,7 @@ impl App {
 
     fn report(&mut self, report: Report) {
         match report {
-            Report::Step(step) => self.answer(Answered::Step(step)),
+            Report::Step(step) => self.answer(Answered::Step(*step)),
             Report::Done(done) => self.answer(Answered::Run(done)),
         }
     }

@@ -38,7 +38,7 @@ pub struct StepDone {
 
 /// What the worker sends back: steps of a run under way (a streaming worker), then the job done.
 pub enum Report {
-    Step(StepDone),
+    Step(Box<StepDone>),
     Done(Done),
 }
 
@@ -223,6 +223,8 @@ fn work(
         let mut source_sent = false;
         let mut audited: std::collections::HashMap<usize, Arc<crate::ir::debug::Coverage>> =
             std::collections::HashMap::new();
+        type Costed = (Arc<crate::ir::Module>, Arc<crate::pipeline::cost::Cost>);
+        let mut costed: std::collections::HashMap<usize, Costed> = std::collections::HashMap::new();
         let mut report = |p: Progress| {
             // The debug-info audit the pass list shows, computed here rather than while
             // drawing (once per step; the run keeps it), for inputs with source locations.
@@ -231,17 +233,26 @@ fn work(
             if before.is_some() || located(&p.step.module) {
                 audited.insert(p.input, p.step.audit(before.as_deref()));
             }
+            // What the step costs (pressure, mix), for the pass list: here, off the UI thread,
+            // and once per module (a step that changed nothing shares the one before).
+            match costed.get(&p.input) {
+                Some((m, c)) if Arc::ptr_eq(m, &p.step.module) => {
+                    let _ = p.step.share_cost(c.clone());
+                }
+                _ => {}
+            }
+            costed.insert(p.input, (p.step.module.clone(), p.step.cost()));
             if !stream {
                 return;
             }
             let source = (!source_sent).then(|| p.source.map(Arc::from)).flatten();
             source_sent = true;
-            let _ = tx.send(Report::Step(StepDone {
+            let _ = tx.send(Report::Step(Box::new(StepDone {
                 doc: job.doc,
                 token: job.token,
                 step: p.step.clone(),
                 source,
-            }));
+            })));
         };
         // A pass that panics is a bug, but it must not take the UI down with it.
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

@@ -371,6 +371,17 @@ impl Function {
         self.block_index(label).map(|b| &self.blocks[b])
     }
 
+    /// The arena id of `inst` when it is a reference into this function's arena (not a copy,
+    /// as the location markers and merges `for_each_written_in` makes are).
+    pub fn arena_id_of(&self, inst: &Inst) -> Option<InstId> {
+        let size = std::mem::size_of::<Inst>();
+        let base = self.insts.as_ptr() as usize;
+        let at = inst as *const Inst as usize;
+        let offset = at.checked_sub(base)?;
+        (offset % size == 0 && offset / size < self.insts.len())
+            .then(|| InstId((offset / size) as u32))
+    }
+
     pub fn inst(&self, i: InstId) -> &Inst {
         &self.insts[i.index()]
     }

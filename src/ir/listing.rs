@@ -26,6 +26,8 @@ struct Row {
     /// The `DebugScope` in effect: its scope and where it was inlined (0: none).
     scope: Id,
     inlined_at: Id,
+    /// The instruction of the line's function it prints (its arena index + 1; 0: none).
+    inst: u32,
 }
 
 /// What the printer knows about a line.
@@ -45,6 +47,8 @@ pub struct RowInfo<'a> {
     /// The debug scope the instruction is in (`DebugScope`): the lexical scope, and the
     /// `DebugInlinedAt` of inlined code.
     pub scope: Option<(Id, Option<Id>)>,
+    /// The instruction of the function the line prints (its body's, not a marker or a label).
+    pub inst: Option<crate::ir::func::InstId>,
 }
 
 impl RowInfo<'_> {
@@ -128,6 +132,7 @@ impl Listing {
             mentions,
             source: opt(r.file).map(|f| (f, r.line)),
             scope: opt(r.scope).map(|sc| (sc, opt(r.inlined_at))),
+            inst: r.inst.checked_sub(1).map(crate::ir::func::InstId),
         }
     }
 
@@ -183,6 +188,8 @@ pub(crate) struct ListingBuilder {
     /// The scope in effect (lexical scope, inlined-at; 0 for none).
     scope: (Id, Id),
     function_start: usize,
+    /// The instruction the next line prints (see `set_inst`).
+    inst: u32,
     /// The module's debug-info imports, which say which `OpExtInst`s are `DebugLine`s.
     debug: DebugSets,
 }
@@ -227,8 +234,14 @@ impl ListingBuilder {
             line: self.source.1,
             scope: self.scope.0,
             inlined_at: self.scope.1,
+            inst: std::mem::take(&mut self.inst),
         });
         self.listing.lines.push(text);
+    }
+
+    /// The next line prints instruction `i` of the function being printed.
+    pub fn set_inst(&mut self, i: crate::ir::func::InstId) {
+        self.inst = i.0 + 1;
     }
 
     /// Lines from here on belong to function `func`; the line before the next one starts it.

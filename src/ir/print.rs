@@ -162,8 +162,10 @@ fn print_function(
                 said = *loc;
             }
         };
-        for inst in f.block_insts(bi) {
+        for &i in &b.insts {
+            let inst = f.inst(i);
             at(out, inst);
+            out.set_inst(i);
             inst_line(out, m, cx, inst, &body_indent, ids);
         }
         let t = f.terminator(bi);
@@ -172,6 +174,7 @@ fn print_function(
             inst_line(out, m, cx, &merge.to_inst(), &body_indent, ids);
             open_merges.push(merge.merge_block());
         }
+        out.set_inst(b.terminator);
         inst_line(out, m, cx, t, &body_indent, ids);
     }
     for l in &f.epilogue_debug {

@@ -49,6 +49,7 @@ pub struct Step {
     coverage: OnceLock<Arc<Coverage>>,
     /// Source lines and described variables lost against the step before (`audit`).
     losses: OnceLock<(usize, usize)>,
+    cost: OnceLock<Arc<super::cost::Cost>>,
 }
 
 impl Step {
@@ -65,6 +66,23 @@ impl Step {
     /// Source lines and described variables this step lost, once `audit` said so.
     pub fn known_losses(&self) -> Option<(usize, usize)> {
         self.losses.get().copied()
+    }
+
+    /// What this step costs the GPU: register pressure and instruction mix (computed once).
+    pub fn cost(&self) -> Arc<super::cost::Cost> {
+        self.cost
+            .get_or_init(|| Arc::new(super::cost::Cost::of(&self.module)))
+            .clone()
+    }
+
+    /// The cost, when it was computed already.
+    pub fn known_cost(&self) -> Option<&Arc<super::cost::Cost>> {
+        self.cost.get()
+    }
+
+    /// Takes the cost of another step with the same module; false when it had one already.
+    pub fn share_cost(&self, cost: Arc<super::cost::Cost>) -> bool {
+        self.cost.set(cost).is_ok()
     }
 
     /// The debug info this step's module still carries (source lines, described variables).
@@ -167,6 +185,7 @@ impl Run {
             spirv_text: OnceLock::from(text),
             coverage: OnceLock::new(),
             losses: OnceLock::new(),
+            cost: OnceLock::new(),
         };
         self.steps.insert(0, step);
         if let Some(f) = &mut self.failed {
@@ -238,6 +257,7 @@ impl Run {
             spirv_text: OnceLock::new(),
             coverage: OnceLock::new(),
             losses: OnceLock::new(),
+            cost: OnceLock::new(),
         });
     }
 
@@ -508,6 +528,7 @@ impl Pipeline {
                 spirv_text: OnceLock::new(),
                 coverage: OnceLock::new(),
                 losses: OnceLock::new(),
+                cost: OnceLock::new(),
             });
             on_step(steps.last().expect("the step just pushed"));
             if error.is_some() {

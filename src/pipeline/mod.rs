@@ -2,6 +2,7 @@
 //! the IR and nothing of terminals.
 
 pub mod compile;
+pub mod cost;
 pub mod diff;
 pub mod external;
 pub mod gpu;

@@ -12,6 +12,7 @@ pub mod cfg;
 pub mod defuse;
 pub mod dom;
 pub mod live_parts;
+pub mod liveness;
 pub mod structure;
 
 use std::sync::Arc;

@@ -407,7 +407,12 @@ pub fn listing(m: &Module, opts: &DisasmOptions) -> Listing {
             }
             out.enter_block(block.label);
             line(&mut out, &Inst::label(block.label));
-            func.for_each_written_in(b, &mut markers, &mut |inst| line(&mut out, inst));
+            func.for_each_written_in(b, &mut markers, &mut |inst| {
+                if let Some(i) = func.arena_id_of(inst) {
+                    out.set_inst(i);
+                }
+                line(&mut out, inst)
+            });
         }
         next = markers.next();
         for inst in &func.epilogue_debug {
