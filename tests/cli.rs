@@ -829,3 +829,74 @@ fn a_reader_that_stops_early_is_not_an_error() {
     assert!(out.status.success(), "{err}");
     assert!(!err.contains("Broken pipe"), "{err}");
 }
+
+/// `shaderstep cost`: a table per shader and step with the peak pressure and the mix; `--json`
+/// one object per step; `--listing` the last step with the pressure after every line. The
+/// same peak and mix are in `run --stats json`.
+#[test]
+fn cost_prints_pressure_and_mix_per_step() {
+    common::tool("glslangValidator");
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/examples/lighting.frag");
+    let table = shaderstep(&["cost", example, "--preset", "memory"]);
+    assert!(table.status.success(), "{}", stderr(&table));
+    let text = String::from_utf8(table.stdout).unwrap();
+    assert!(
+        text.contains("pressure") && text.contains("transc"),
+        "{text}"
+    );
+    let row = |pass: &str| {
+        text.lines()
+            .find(|l| l.split_whitespace().nth(1) == Some(pass))
+            .unwrap_or_else(|| panic!("no row for {pass}:\n{text}"))
+            .split_whitespace()
+            .nth(3)
+            .unwrap()
+            .parse::<u32>()
+            .unwrap()
+    };
+    // mem2reg turns loads and stores of locals into values held in registers.
+    assert!(row("mem2reg") > row("sroa"), "{text}");
+
+    let json = shaderstep(&["cost", example, "--preset", "memory", "--json"]);
+    let json = String::from_utf8(json.stdout).unwrap();
+    let mem2reg = json
+        .lines()
+        .find(|l| l.contains("\"pass\":\"mem2reg\""))
+        .unwrap();
+    assert!(
+        mem2reg.contains(&format!("\"max_pressure\":{}", row("mem2reg"))),
+        "{mem2reg}"
+    );
+    assert!(mem2reg.contains("\"texture sample\":3"), "{mem2reg}");
+
+    let stats = shaderstep(&["run", example, "--preset", "memory", "--stats", "json"]);
+    let stats = String::from_utf8(stats.stdout).unwrap();
+    let line = stats
+        .lines()
+        .find(|l| l.contains("\"pass\":\"mem2reg\""))
+        .unwrap();
+    assert!(
+        line.contains(&format!("\"max_pressure\":{}", row("mem2reg"))),
+        "{line}"
+    );
+    assert!(line.contains("\"mix\":{\"arithmetic\":"), "{line}");
+
+    let listing = shaderstep(&["cost", example, "--listing"]);
+    let listing = String::from_utf8(listing.stdout).unwrap();
+    assert!(listing.contains("; module max "), "{listing}");
+    assert!(
+        listing
+            .lines()
+            .any(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit())
+                && l.contains("OpImageSampleImplicitLod")),
+        "{listing}"
+    );
+
+    let missing = shaderstep(&["cost", "no-such-file.spv"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        stderr(&missing).contains("no-such-file.spv"),
+        "{}",
+        stderr(&missing)
+    );
+}

@@ -69,6 +69,31 @@ pub enum Command {
     /// (text and SVG).
     #[command(long_about = REPLAY_HELP)]
     Replay(ReplayArgs),
+    /// What each step costs the GPU: register pressure (peak 32-bit components live) and the
+    /// instruction mix, per shader and step.
+    Cost(CostArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct CostArgs {
+    /// Shaders to compile (as `run` takes them).
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Named pipeline to run (see `shaderstep passes`).
+    #[arg(long, default_value = "O", conflicts_with = "passes")]
+    pub preset: String,
+    /// Comma-separated passes to run instead of a preset.
+    #[arg(long, value_delimiter = ',')]
+    pub passes: Option<Vec<String>>,
+    /// spirv-opt's passes as the steps: `--external 'spirv-opt -O'`.
+    #[arg(long, value_name = "COMMAND", conflicts_with_all = ["preset", "passes"])]
+    pub external: Option<String>,
+    /// One JSON object per shader and step: step, pass, instructions, max_pressure, mix.
+    #[arg(long, conflicts_with = "listing")]
+    pub json: bool,
+    /// The last step's functions, each line after the pressure after it, and their peaks.
+    #[arg(long)]
+    pub listing: bool,
 }
 
 const REPLAY_HELP: &str = "\

@@ -4,6 +4,7 @@ pub mod action;
 pub mod answer;
 pub mod cli;
 pub mod config;
+pub mod cost;
 pub mod derive;
 pub mod disk;
 pub mod event_loop;
@@ -53,6 +54,7 @@ pub fn main(cli: Cli) -> color_eyre::Result<i32> {
             Ok(0)
         }
         Some(Command::Replay(args)) => replay_command(&args),
+        Some(Command::Cost(args)) => Ok(cost::run(&args)),
         Some(Command::Ops(args)) => {
             use crate::ir::ops;
             let text = if args.json {

@@ -21,7 +21,7 @@ pub fn run(args: &RunArgs) -> i32 {
     }
 }
 
-fn json_escape(s: &str) -> String {
+pub fn json_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     for c in s.chars() {
         match c {
@@ -61,8 +61,17 @@ pub fn stats_json(input: &Path, run: &Run) -> Vec<String> {
                 .collect();
             let preview: Vec<String> = s.preview.iter().map(|n| format!("\"{n}\"")).collect();
             let c = crate::ir::ops::counts(&s.module);
+            // A step that changed nothing shares the cost of the one before.
+            if let Some(before) = i.checked_sub(1).map(|p| &run.steps[p]) {
+                if std::sync::Arc::ptr_eq(&before.module, &s.module) {
+                    if let Some(cost) = before.known_cost() {
+                        s.share_cost(cost.clone());
+                    }
+                }
+            }
+            let cost = s.cost();
             format!(
-                "{{\"input\":\"{}\",\"step\":{i},\"pass\":\"{}\",\"changed\":{},\"instructions\":{},\"microseconds\":{},\"resolution_microseconds\":{},\"bitcasts\":{},\"pointer_values\":{},\"qptr_ops\":{},\"qptr_fallbacks\":{},\"lines_covered\":{},\"lines_lost\":{},\"unlocated\":{},\"variables\":{},\"variables_described\":{},\"variables_lost\":{},\"preview\":{},\"experimental_ops\":[{}],\"diagnostics\":[{}]}}",
+                "{{\"input\":\"{}\",\"step\":{i},\"pass\":\"{}\",\"changed\":{},\"instructions\":{},\"microseconds\":{},\"resolution_microseconds\":{},\"bitcasts\":{},\"pointer_values\":{},\"qptr_ops\":{},\"qptr_fallbacks\":{},\"lines_covered\":{},\"lines_lost\":{},\"unlocated\":{},\"variables\":{},\"variables_described\":{},\"variables_lost\":{},\"max_pressure\":{},\"mix\":{},\"preview\":{},\"experimental_ops\":[{}],\"diagnostics\":[{}]}}",
                 json_escape(&input.display().to_string()),
                 s.pass,
                 s.changed,
@@ -80,6 +89,8 @@ pub fn stats_json(input: &Path, run: &Run) -> Vec<String> {
                 cov.variables,
                 cov.described(),
                 variables_lost,
+                cost.pressure.max,
+                super::cost::mix_json(&cost),
                 !s.preview.is_empty(),
                 preview.join(","),
                 diags.join(",")

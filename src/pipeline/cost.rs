@@ -63,11 +63,20 @@ impl Kind {
         }
     }
 
-    /// Memory a shader shares with others: what a load or store of this kind reaches beyond
-    /// the invocation's own variables.
+    /// Memory beyond the invocation's own variables, its interface and its descriptors:
+    /// buffers, push constants, workgroup memory, texel pointers, and atomics.
     pub fn is_memory(&self) -> bool {
         match self {
-            Kind::Load(c) | Kind::Store(c) => !matches!(c.as_str(), "Function" | "Private"),
+            Kind::Load(c) | Kind::Store(c) => matches!(
+                c.as_str(),
+                "StorageBuffer"
+                    | "Uniform"
+                    | "PushConstant"
+                    | "PhysicalStorageBuffer"
+                    | "Workgroup"
+                    | "CrossWorkgroup"
+                    | "Image"
+            ),
             Kind::Atomic => true,
             _ => false,
         }
@@ -155,9 +164,15 @@ pub fn mix(m: &Module) -> Mix {
                 Op::BranchConditional | Op::Switch => Kind::Branch,
                 Op::FunctionCall => Kind::Call,
                 Op::ImageWrite => Kind::ImageWrite,
-                Op::Label | Op::Branch | Op::Return | Op::ReturnValue | Op::Phi | Op::Variable => {
-                    continue
-                }
+                // Control flow without a choice, and the plumbing of values and descriptors.
+                Op::Label
+                | Op::Branch
+                | Op::Return
+                | Op::ReturnValue
+                | Op::Phi
+                | Op::Variable
+                | Op::SampledImage
+                | Op::Image => continue,
                 _ => {
                     let Some(info) = ops::for_inst(inst, &sets) else {
                         continue;
@@ -166,6 +181,16 @@ pub fn mix(m: &Module) -> Mix {
                         continue;
                     }
                     let name = info.name.as_str();
+                    if info.set == OpSet::Glsl {
+                        let short = name.rsplit('.').next().unwrap_or(name);
+                        let kind = if TRANSCENDENTAL.contains(&short) {
+                            Kind::Transcendental
+                        } else {
+                            Kind::Arithmetic
+                        };
+                        *out.entry(kind).or_default() += 1;
+                        continue;
+                    }
                     match info.class {
                         OpClass::Unary | OpClass::Binary | OpClass::Compare => Kind::Arithmetic,
                         OpClass::Convert => Kind::Conversion,
@@ -181,14 +206,6 @@ pub fn mix(m: &Module) -> Mix {
                             Kind::Fetch
                         }
                         OpClass::Image if name.contains("Query") => Kind::ImageQuery,
-                        OpClass::ExtInst if info.set == OpSet::Glsl => {
-                            let short = name.rsplit('.').next().unwrap_or(name);
-                            if TRANSCENDENTAL.contains(&short) {
-                                Kind::Transcendental
-                            } else {
-                                Kind::Arithmetic
-                            }
-                        }
                         OpClass::Control | OpClass::Terminator | OpClass::Debug => continue,
                         OpClass::Pointer => continue,
                         _ => Kind::Other,
