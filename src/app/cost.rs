@@ -76,8 +76,11 @@ fn run_inner(args: &CostArgs) -> Result<String, String> {
     }
 }
 
+/// A column of the table: its heading and what it counts.
+type Column = (&'static str, fn(&Cost) -> u32);
+
 /// The columns of the table, besides the pass and the instructions.
-const COLUMNS: &[(&str, fn(&Cost) -> u32)] = &[
+const COLUMNS: &[Column] = &[
     ("arith", |c| c.mix.get(&Kind::Arithmetic)),
     ("transc", |c| c.mix.get(&Kind::Transcendental)),
     ("conv", |c| c.mix.get(&Kind::Conversion)),
