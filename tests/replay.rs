@@ -558,3 +558,10 @@ fn sizes() {
         }
     }
 }
+
+/// Register pressure and the instruction mix: the pass list's column, the gutter, the values
+/// live at the peak, the cost pane and its chart.
+#[test]
+fn cost() {
+    run("cost");
+}

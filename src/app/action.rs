@@ -159,6 +159,16 @@ pub enum Action {
     SourcePane(Option<bool>),
     /// Colour bands per source line in the code and source panes (`:bands on|off`).
     Bands(Option<bool>),
+    /// The pressure gutter in the code pane: live 32-bit components after each line's
+    /// instruction (`P`, `:pressure on|off`).
+    Pressure(Option<bool>),
+    /// The cost pane: the step's instruction mix against its base step's, and a chart of
+    /// instructions, pressure, texture and memory ops over the steps (`:cost`).
+    CostPane,
+    /// The values live after the cursor's instruction, heaviest first (`:live`).
+    Live,
+    /// Go to the instruction after which the step's pressure peaks (`:peak`).
+    Peak,
     /// List the source files the step's module names, to show one in the source pane.
     Sources,
     /// Open `$VISUAL`/`$EDITOR` (else `vi`) at the source file and line of the instruction at
@@ -399,6 +409,10 @@ impl fmt::Display for Action {
             Action::LinkView => write!(f, "link"),
             Action::SourcePane(v) => write!(f, "source{}", on_off_text(v)),
             Action::Bands(v) => write!(f, "bands{}", on_off_text(v)),
+            Action::Pressure(v) => write!(f, "pressure{}", on_off_text(v)),
+            Action::CostPane => write!(f, "cost"),
+            Action::Live => write!(f, "live"),
+            Action::Peak => write!(f, "peak"),
             Action::Sources => write!(f, "sources"),
             Action::EditSource => write!(f, "edit"),
             Action::SourceCaller => write!(f, "source-caller"),
@@ -571,6 +585,10 @@ impl FromStr for Action {
             "link" => no_arg(Action::LinkView),
             "source" => Ok(Action::SourcePane(on_off(arg)?)),
             "bands" => Ok(Action::Bands(on_off(arg)?)),
+            "pressure" => Ok(Action::Pressure(on_off(arg)?)),
+            "cost" => no_arg(Action::CostPane),
+            "live" => no_arg(Action::Live),
+            "peak" => no_arg(Action::Peak),
             "sources" => no_arg(Action::Sources),
             "edit" => no_arg(Action::EditSource),
             "source-caller" => no_arg(Action::SourceCaller),
@@ -651,6 +669,10 @@ mod tests {
             Action::SourcePane(None),
             Action::SourcePane(Some(false)),
             Action::Bands(Some(true)),
+            Action::Pressure(Some(false)),
+            Action::CostPane,
+            Action::Live,
+            Action::Peak,
             Action::Sources,
             Action::Messages,
             Action::EditSource,
@@ -750,6 +772,22 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (
         "source on|off",
         "the source pane: the source line of the instruction at the cursor (alone: toggle)",
+    ),
+    (
+        "pressure on|off",
+        "the pressure gutter: 32-bit components live after each line, by heat, the peak marked ▲ (alone: toggle)",
+    ),
+    (
+        "cost",
+        "the cost pane: the step's instruction mix against its base step's, and a chart over the steps",
+    ),
+    (
+        "peak",
+        "go to the instruction after which the step's pressure peaks (the gutter marks it ▲)",
+    ),
+    (
+        "live",
+        "the values live after the cursor's instruction, heaviest first (Enter on a peak line too)",
     ),
     (
         "filter [TEXT]",

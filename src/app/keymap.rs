@@ -433,6 +433,12 @@ pub fn default_keymap() -> Vec<Binding> {
         ),
         b(
             Global,
+            "P",
+            A::Pressure(None),
+            "pressure gutter: live components after each line (Enter on the ▲ peak: what is live)",
+        ),
+        b(
+            Global,
             "S",
             A::SourcePane(None),
             "source pane: the source line of the instruction at the cursor",

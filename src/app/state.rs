@@ -331,6 +331,8 @@ pub struct Layout {
     pub link: Option<Area>,
     /// The source pane, beside or under the code (`S`, `:source`).
     pub source: Option<Area>,
+    /// The cost pane under the code (`:cost`).
+    pub cost: Option<Area>,
     pub status: Area,
     /// Rows of help text the help overlay shows, and the help's length in lines.
     pub help_rows: usize,
@@ -361,6 +363,8 @@ pub enum ValueListKind {
     /// The source files the step's module names (`:sources`); an entry's value is the file's
     /// `OpString` id.
     Sources,
+    /// The values live after an instruction (`:live`), each at its definition.
+    Live,
 }
 
 /// One entry of the value list: where `Enter` goes.
@@ -553,6 +557,10 @@ pub struct State {
     pub source_paths: Vec<PathBuf>,
     /// Colour bands per source line in the code and source panes (`:bands`).
     pub bands: bool,
+    /// The pressure gutter in the code pane (`P`, `:pressure`).
+    pub pressure: bool,
+    /// The cost pane under the code (`:cost`).
+    pub cost_shown: bool,
     /// Diffs compare with the same step of the input's previous run (`:diff-prev`).
     pub diff_prev: bool,
     pub pipeline: Vec<&'static str>,
@@ -783,6 +791,8 @@ impl State {
             roots,
             source_paths: Vec::new(),
             bands: false,
+            pressure: false,
+            cost_shown: false,
             diff_prev: false,
             pipeline,
             step: 0,

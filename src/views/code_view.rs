@@ -234,15 +234,27 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     }
     match &s.panel.rows {
         Rows::Text { id, lines, range } => {
+            let listing = &**lines;
             let lines = &lines.lines;
             let digits = range.end.max(1).to_string().len().max(3);
-            let text_w = (inner.width as usize).saturating_sub(digits + 1);
+            // The pressure gutter: what the worker computed for this step (blank until then).
+            let cost = s
+                .pressure
+                .then(|| s.run().and_then(|r| r.steps.get(s.step)))
+                .flatten()
+                .and_then(|st| st.known_cost());
+            let gutter_w = if s.pressure { 4 } else { 0 };
+            let text_w = (inner.width as usize).saturating_sub(digits + 1 + gutter_w);
             let mut out = Vec::with_capacity(rows);
             for r in s.code.scroll..(s.code.scroll + rows).min(range.len()) {
                 let i = range.start + r;
                 let text = &lines[i];
                 let is_cursor = r == s.code.cursor;
-                let mut spans = vec![Span::styled(format!("{:>digits$}", i + 1), t.gutter)];
+                let mut spans = Vec::with_capacity(8);
+                if s.pressure {
+                    spans.push(pressure_cell(listing, i, cost, t));
+                }
+                spans.push(Span::styled(format!("{:>digits$}", i + 1), t.gutter));
                 spans.push(source_gutter(s, t, r, " "));
                 spans.extend(styled(
                     text,
@@ -430,6 +442,31 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                 frame.render_widget(Paragraph::new(out), inner);
             }
         }
+    }
+}
+
+/// The pressure gutter's cell for line `i`: the components live after its instruction, by heat
+/// against its function's peak, `▲` at the peak; blank for lines that print no instruction.
+fn pressure_cell(
+    listing: &crate::ir::listing::Listing,
+    i: usize,
+    cost: Option<&std::sync::Arc<crate::pipeline::cost::Cost>>,
+    t: &Theme,
+) -> Span<'static> {
+    let info = listing.info(i);
+    let found = cost
+        .zip(info.func)
+        .zip(info.inst)
+        .and_then(|((c, f), inst)| {
+            let p = c.pressure.function(f)?;
+            Some((p.at(inst)?, p.max, p.peak == Some(inst)))
+        });
+    match found {
+        Some((v, peak, at_peak)) => Span::styled(
+            format!("{v:>3}{}", if at_peak { "▲" } else { " " }),
+            t.heat_of(v, peak),
+        ),
+        None => Span::raw("    "),
     }
 }
 

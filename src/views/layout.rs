@@ -20,6 +20,8 @@ pub struct Areas {
     pub link: Option<Rect>,
     /// The source pane (`S`): right of the code on wide terminals, under it on narrow ones.
     pub source: Option<Rect>,
+    /// Under the code, when the cost pane is shown (`:cost`).
+    pub cost: Option<Rect>,
     pub status: Rect,
 }
 
@@ -79,6 +81,14 @@ pub fn areas(s: &State) -> Areas {
     } else {
         (code, None)
     };
+    // The cost pane: a table of the mix beside a chart over the steps.
+    let (code, cost) = if s.cost_shown && code.height >= 14 {
+        let h = (code.height / 2).clamp(8, 16);
+        let [c, k] = Layout::vertical([Constraint::Min(6), Constraint::Length(h)]).areas(code);
+        (c, Some(k))
+    } else {
+        (code, None)
+    };
     // A list asked for is shown even on a short code pane (the source pane under it at 80x24):
     // three rows of it, and six of code, are better than a list that silently stays hidden.
     let (code, values) = match &s.values {
@@ -113,6 +123,7 @@ pub fn areas(s: &State) -> Areas {
         diagnostics,
         link,
         source,
+        cost,
         status,
     }
 }
@@ -163,6 +174,7 @@ pub fn plan(s: &State, keymap: &[crate::app::keymap::Binding]) -> Panes {
         diagnostics: a.diagnostics.map(area),
         link: a.link.map(area),
         source: a.source.map(area),
+        cost: a.cost.map(area),
         status: area(a.status),
         help_rows,
         help_lines,

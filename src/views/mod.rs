@@ -4,6 +4,7 @@
 
 pub mod browser;
 pub mod code_view;
+pub mod cost;
 pub mod diagnostics;
 pub mod help;
 pub mod layout;
@@ -31,6 +32,9 @@ pub fn draw(frame: &mut Frame, s: &State, keymap: &[Binding]) {
         pass_list::draw_compare(frame, c, s, &theme);
     }
     code_view::draw(frame, areas.code, s, &theme);
+    if let Some(c) = areas.cost {
+        cost::draw(frame, c, s, &theme);
+    }
     if let Some(v) = areas.values {
         values::draw(frame, v, s, &theme);
     }

@@ -88,10 +88,24 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let loss_w = Some(loss_width(run))
         .filter(|&w| inner_w >= fixed + w + longest.min(9))
         .unwrap_or(0);
+    // Each step's peak pressure (what the worker computed) and its change from the step
+    // before: after the debug-info marks, before the timings.
+    let pressures: Vec<Option<u32>> = run
+        .steps
+        .iter()
+        .map(|st| st.known_cost().map(|c| c.pressure.max))
+        .collect();
+    let press_w = if pressures.iter().any(Option::is_some)
+        && inner_w >= fixed + loss_w + PRESSURE_W + longest.min(20)
+    {
+        PRESSURE_W
+    } else {
+        0
+    };
     // Names before timings: the time column goes first, so that our passes' names stay whole
     // (the longest, eliminate-dead-functions, is 24 characters; an external tool's longer
     // names are cut while timings show only on a wide pane).
-    let time_w = if inner_w >= fixed + 8 + loss_w + longest.min(24) {
+    let time_w = if inner_w >= fixed + 8 + loss_w + press_w + longest.min(24) {
         8
     } else {
         0
@@ -136,7 +150,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         } else {
             " "
         };
-        let name_w = inner_w.saturating_sub(fixed + time_w + loss_w);
+        let name_w = inner_w.saturating_sub(fixed + time_w + loss_w + press_w);
         let name = super::text::shorten_pass(st.pass, name_w);
         let row_style = if i == s.step {
             t.selected
@@ -166,6 +180,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                     format!("{:>loss_w$}", if loss_w > 0 { &losses[i] } else { "" }),
                     t.error,
                 ),
+                pressure_span(&pressures, i, press_w, t),
                 Span::styled(
                     format!("{:>time_w$}", if time_w > 0 { time.as_str() } else { "" }),
                     t.unchanged,
@@ -295,6 +310,34 @@ pub fn draw_compare(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         );
     }
     frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// The pressure column's width: ` ▲73+18`, a peak and its change.
+const PRESSURE_W: usize = 7;
+
+/// Step `i`'s peak pressure and its change from the step before (which rose: in the heat's
+/// hottest style), `press_w` wide.
+fn pressure_span(pressures: &[Option<u32>], i: usize, press_w: usize, t: &Theme) -> Span<'static> {
+    if press_w == 0 {
+        return Span::raw("");
+    }
+    let Some(p) = pressures[i] else {
+        return Span::raw(" ".repeat(press_w));
+    };
+    let before = i.checked_sub(1).and_then(|b| pressures[b]);
+    let change = match before {
+        Some(b) if b != p => format!("{:+}", i64::from(p) - i64::from(b)),
+        _ => String::new(),
+    };
+    let style = match before {
+        Some(b) if p > b => t.heat[3],
+        Some(b) if p < b => t.changed,
+        _ => t.unchanged,
+    };
+    Span::styled(
+        format!("{:>w$}", format!("▲{p}{change}"), w = press_w),
+        style,
+    )
 }
 
 /// The width of the loss column (a space and the widest mark), 0 when no step lost anything.

@@ -31,6 +31,20 @@ pub struct Theme {
     pub source_mark: Style,
     /// Backgrounds of the colour bands (`:bands`), by source line.
     pub bands: [Style; 6],
+    /// The pressure gutter's heat, from a quarter of the function's peak or less to the peak.
+    pub heat: [Style; 4],
+}
+
+impl Theme {
+    /// The heat style of `value` against `peak`.
+    pub fn heat_of(&self, value: u32, peak: u32) -> Style {
+        let k = if peak == 0 {
+            0
+        } else {
+            ((value * 4).saturating_sub(1) / peak.max(1)).min(3) as usize
+        };
+        self.heat[k]
+    }
 }
 
 impl Theme {
@@ -64,6 +78,12 @@ impl Theme {
                 source_mark: plain.add_modifier(Modifier::BOLD),
                 // Without colour there are no bands to tell apart.
                 bands: [plain; 6],
+                heat: [
+                    plain.add_modifier(Modifier::DIM),
+                    plain,
+                    plain.add_modifier(Modifier::BOLD),
+                    plain.add_modifier(Modifier::BOLD | Modifier::REVERSED),
+                ],
             };
         }
         let bg = Color::Rgb(30, 33, 39);
@@ -123,6 +143,14 @@ impl Theme {
                 Style::new().bg(Color::Rgb(54, 50, 36)),
                 Style::new().bg(Color::Rgb(48, 38, 58)),
                 Style::new().bg(Color::Rgb(34, 52, 56)),
+            ],
+            heat: [
+                Style::new().fg(Color::Rgb(92, 99, 112)),
+                Style::new().fg(Color::Rgb(152, 195, 121)),
+                Style::new().fg(Color::Rgb(229, 192, 123)),
+                Style::new()
+                    .fg(Color::Rgb(224, 108, 117))
+                    .add_modifier(Modifier::BOLD),
             ],
         }
     }

@@ -27,6 +27,10 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
             format!("{n} source file{plural} of step {}", list.name),
             "Enter shows one in the source pane, x closes",
         ),
+        ValueListKind::Live => (
+            format!("{}: {n} value{plural}", list.name),
+            "heaviest first; Enter goes to one, x closes",
+        ),
         ValueListKind::Lost => (
             format!("{}: {n} source line{plural} lost", list.name),
             "Enter shows the code that went, x closes",

@@ -81,6 +81,10 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 };
             }
         }
+        // With the pressure gutter on, Enter on a function's peak lists what is live there.
+        Action::Definition if s.pressure && super::cost::cursor_on_peak(s) => {
+            return super::update(s, Action::Live);
+        }
         Action::Definition => definition(s),
         Action::ScrollRight => s.code.hscroll += 8,
         Action::ScrollLeft => s.code.hscroll = s.code.hscroll.saturating_sub(8),

@@ -9,6 +9,7 @@ mod bisect;
 mod browser;
 mod code_view;
 mod compare;
+mod cost;
 mod diagnostics;
 mod diff;
 mod files;
@@ -145,6 +146,9 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         Action::LinkView | Action::LinkJump(..) => link_view::handle(s, action),
         Action::SourcePane(..) | Action::Bands(..) | Action::SourceCaller | Action::EditSource => {
             source_view::handle(s, action)
+        }
+        Action::Pressure(..) | Action::CostPane | Action::Live | Action::Peak => {
+            cost::handle(s, action)
         }
         Action::Compare(..) | Action::CompareStep(..) => compare::handle(s, action),
         Action::Bisect | Action::BisectRun(..) => bisect::handle(s, action),

@@ -350,6 +350,8 @@ pub struct ModulePressure {
     /// none), and the function it peaks in.
     pub max: u32,
     pub peak_function: Option<Id>,
+    /// Where each function is in `functions`.
+    index: FxHashMap<Id, usize>,
 }
 
 impl ModulePressure {
@@ -405,18 +407,21 @@ impl ModulePressure {
             .map(|r| (total[r], *r))
             .max_by_key(|&(t, r)| (t, std::cmp::Reverse(r)))
             .map_or((0, None), |(t, r)| (t, Some(r)));
+        let index = functions
+            .iter()
+            .enumerate()
+            .map(|(k, (id, _))| (*id, k))
+            .collect();
         ModulePressure {
             functions,
             total,
             max,
             peak_function,
+            index,
         }
     }
 
     pub fn function(&self, id: Id) -> Option<&Pressure> {
-        self.functions
-            .iter()
-            .find(|(f, _)| *f == id)
-            .map(|(_, p)| p)
+        self.index.get(&id).map(|&k| &self.functions[k].1)
     }
 }
