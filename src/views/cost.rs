@@ -95,6 +95,9 @@ fn table(now: &Cost, before: Option<&Cost>, t: &Theme) -> Vec<Line<'static>> {
     lines
 }
 
+/// A series of the chart: its legend, style and points.
+type Series = (String, Style, Vec<(f64, f64)>);
+
 /// The chart over the steps, each series scaled to its highest (the legend says it).
 fn chart(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let Some(run) = s.run() else { return };
@@ -133,7 +136,7 @@ fn chart(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
             points.iter().map(|p| f64::from(p.2.mix.memory())).collect(),
         ),
     ];
-    let data: Vec<(String, Style, Vec<(f64, f64)>)> = series
+    let data: Vec<Series> = series
         .iter()
         .map(|(name, style, ys)| {
             let top = ys.iter().copied().fold(0.0, f64::max);
