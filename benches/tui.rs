@@ -183,6 +183,28 @@ fn main() {
         ms(*frames.last().unwrap())
     );
 
+    // The pressure gutter on: the step's cost (computed by the worker in the background, or
+    // here when it was not yet) and frames while scrolling with it.
+    let t = Instant::now();
+    let cost = app.state.run().unwrap().steps[app.state.step].cost();
+    println!(
+        "pressure and mix of the step shown ({} functions, peak {}): {:.1} ms",
+        cost.pressure.functions.len(),
+        cost.pressure.max,
+        ms(t.elapsed())
+    );
+    app.handle(AppEvent::Action(Action::Pressure(Some(true))));
+    app.handle(AppEvent::Action(Action::Top));
+    let frames = scroll_frames(&mut app, &mut terminal);
+    println!(
+        "frame while scrolling, pressure gutter on ({} frames): median {:.2} ms, p99 {:.2} ms, worst {:.2} ms",
+        frames.len(),
+        ms(frames[frames.len() / 2]),
+        ms(frames[frames.len() * 99 / 100]),
+        ms(*frames.last().unwrap())
+    );
+    app.handle(AppEvent::Action(Action::Pressure(Some(false))));
+
     let t = Instant::now();
     app.handle(AppEvent::Action(Action::Diff(Some((
         StepRef::Index(step("dce")),
