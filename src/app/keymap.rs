@@ -257,7 +257,7 @@ pub fn default_keymap() -> Vec<Binding> {
         action,
         help: help.into(),
     };
-    vec![
+    let mut map = vec![
         b(
             Global,
             "q",
@@ -489,32 +489,10 @@ pub fn default_keymap() -> Vec<Binding> {
         b(Help, "<Esc>", A::Help, "close the help"),
         b(Help, "q", A::Help, "close the help"),
         b(Help, "?", A::Help, "close the help"),
-        b(Help, "j", A::Down(1), "scroll down"),
-        b(Help, "<Down>", A::Down(1), "scroll down"),
-        b(Help, "k", A::Up(1), "scroll up"),
-        b(Help, "<Up>", A::Up(1), "scroll up"),
-        b(Help, "<C-d>", A::PageDown, "page down"),
-        b(Help, "<PageDown>", A::PageDown, "page down"),
-        b(Help, "<C-u>", A::PageUp, "page up"),
-        b(Help, "<PageUp>", A::PageUp, "page up"),
-        b(Help, "g", A::Top, "to the top"),
-        b(Help, "<Home>", A::Top, "to the top"),
-        b(Help, "G", A::Bottom, "to the end"),
-        b(Help, "<End>", A::Bottom, "to the end"),
         b(Popup, "<Esc>", A::ClosePopup, "close the box"),
         b(Popup, "q", A::ClosePopup, "close the box"),
         b(Popup, "o", A::ClosePopup, "close the box"),
         b(Popup, "<Enter>", A::ClosePopup, "close the box"),
-        b(Popup, "j", A::Down(1), "scroll down"),
-        b(Popup, "<Down>", A::Down(1), "scroll down"),
-        b(Popup, "k", A::Up(1), "scroll up"),
-        b(Popup, "<Up>", A::Up(1), "scroll up"),
-        b(Popup, "<C-d>", A::PageDown, "page down"),
-        b(Popup, "<PageDown>", A::PageDown, "page down"),
-        b(Popup, "<C-u>", A::PageUp, "page up"),
-        b(Popup, "<PageUp>", A::PageUp, "page up"),
-        b(Popup, "g", A::Top, "to the top"),
-        b(Popup, "G", A::Bottom, "to the end"),
         b(
             Prompt,
             "<Enter>",
@@ -547,7 +525,25 @@ pub fn default_keymap() -> Vec<Binding> {
             A::PromptBackspace,
             "delete the last character (leaves when empty)",
         ),
-    ]
+    ];
+    // The help and information boxes scroll alike.
+    for ctx in [Help, Popup] {
+        map.extend([
+            b(ctx, "j", A::Down(1), "scroll down"),
+            b(ctx, "<Down>", A::Down(1), "scroll down"),
+            b(ctx, "k", A::Up(1), "scroll up"),
+            b(ctx, "<Up>", A::Up(1), "scroll up"),
+            b(ctx, "<C-d>", A::PageDown, "page down"),
+            b(ctx, "<PageDown>", A::PageDown, "page down"),
+            b(ctx, "<C-u>", A::PageUp, "page up"),
+            b(ctx, "<PageUp>", A::PageUp, "page up"),
+            b(ctx, "g", A::Top, "to the top"),
+            b(ctx, "<Home>", A::Top, "to the top"),
+            b(ctx, "G", A::Bottom, "to the end"),
+            b(ctx, "<End>", A::Bottom, "to the end"),
+        ]);
+    }
+    map
 }
 
 pub struct Keymap {

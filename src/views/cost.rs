@@ -65,15 +65,7 @@ fn table(now: &Cost, before: Option<&Cost>, t: &Theme) -> Vec<Line<'static>> {
         t.title,
     )];
     let row = |name: String, b: Option<u32>, n: u32| {
-        let delta = match b {
-            Some(b) if b != n => format!("{:+}", i64::from(n) - i64::from(b)),
-            _ => String::new(),
-        };
-        let style = match b {
-            Some(b) if n > b => t.heat[3],
-            Some(b) if n < b => t.changed,
-            _ => t.text,
-        };
+        let (delta, style) = t.change(b, n, t.text);
         Line::from(vec![
             Span::styled(format!("{name:<22}"), t.text),
             Span::styled(

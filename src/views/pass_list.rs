@@ -325,15 +325,7 @@ fn pressure_span(pressures: &[Option<u32>], i: usize, press_w: usize, t: &Theme)
         return Span::raw(" ".repeat(press_w));
     };
     let before = i.checked_sub(1).and_then(|b| pressures[b]);
-    let change = match before {
-        Some(b) if b != p => format!("{:+}", i64::from(p) - i64::from(b)),
-        _ => String::new(),
-    };
-    let style = match before {
-        Some(b) if p > b => t.heat[3],
-        Some(b) if p < b => t.changed,
-        _ => t.unchanged,
-    };
+    let (change, style) = t.change(before, p, t.unchanged);
     Span::styled(
         format!("{:>w$}", format!("▲{p}{change}"), w = press_w),
         style,

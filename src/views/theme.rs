@@ -36,6 +36,16 @@ pub struct Theme {
 }
 
 impl Theme {
+    /// How a count changed from `before` to `now`: `+4` in the heat's hottest style when it
+    /// rose, `-4` as a change when it fell, nothing (and `same`) when it did not.
+    pub fn change(&self, before: Option<u32>, now: u32, same: Style) -> (String, Style) {
+        match before {
+            Some(b) if now > b => (format!("+{}", now - b), self.heat[3]),
+            Some(b) if now < b => (format!("-{}", b - now), self.changed),
+            _ => (String::new(), same),
+        }
+    }
+
     /// The heat style of `value` against `peak`.
     pub fn heat_of(&self, value: u32, peak: u32) -> Style {
         let k = if peak == 0 {
