@@ -900,3 +900,70 @@ fn cost_prints_pressure_and_mix_per_step() {
         stderr(&missing)
     );
 }
+
+/// `run DIR -o OUT`: a tree compiled as a batch, several shaders at once, mirrored under OUT;
+/// a file that is not a shader is skipped, a broken shader is reported while the others are
+/// written; outputs newer than their inputs are kept unless `--force`.
+#[test]
+fn a_tree_compiles_as_a_batch() {
+    let dir = temp_dir("batch");
+    let tree = dir.join("tree");
+    std::fs::create_dir_all(tree.join("sub")).unwrap();
+    std::fs::write(tree.join("small.spvasm"), SMALL_ASM).unwrap();
+    std::fs::write(
+        tree.join("sub/tint.wgsl"),
+        "@fragment fn main(@location(0) c: vec4<f32>) -> @location(0) vec4<f32> { return c * 2.0; }\n",
+    )
+    .unwrap();
+    std::fs::write(tree.join("sub/broken.wgsl"), "fn main( {").unwrap();
+    std::fs::write(tree.join("notes.txt"), "not a shader").unwrap();
+    let out = dir.join("out");
+    let args = |extra: &[&str]| {
+        let mut a = vec!["run", tree.to_str().unwrap(), "--preset", "O", "-o"];
+        a.push(out.to_str().unwrap());
+        a.extend_from_slice(extra);
+        shaderstep(&a)
+    };
+    let first = args(&["-j", "2", "--stats", "json"]);
+    let err = stderr(&first);
+    assert_eq!(first.status.code(), Some(1), "{err}");
+    assert!(err.contains("3 shaders into"), "{err}");
+    assert!(err.contains("2 written, 0 up to date"), "{err}");
+    assert!(err.contains("1 failed"), "{err}");
+    assert!(err.contains("broken.wgsl"), "{err}");
+    for written in ["small.spv", "sub/tint.spv"] {
+        let words = common::spv_words(&out.join(written));
+        validate(&words, false).unwrap_or_else(|e| panic!("{written}: {e}"));
+    }
+    assert!(!out.join("notes.spv").exists());
+    let json = String::from_utf8(first.stdout).unwrap();
+    assert_eq!(json.lines().count(), 3, "{json}");
+    assert!(
+        json.contains("\"status\":\"written\",\"instructions_before\":"),
+        "{json}"
+    );
+    assert!(json.contains("\"status\":\"failed\""), "{json}");
+
+    // Again: what was written is newer than its input and stays; --force replaces it.
+    let again = args(&[]);
+    assert!(
+        stderr(&again).contains("0 written, 2 up to date"),
+        "{}",
+        stderr(&again)
+    );
+    let forced = args(&["--force"]);
+    assert!(
+        stderr(&forced).contains("2 written, 0 up to date"),
+        "{}",
+        stderr(&forced)
+    );
+
+    // Without -o a directory is refused, saying how.
+    let refused = shaderstep(&["run", tree.to_str().unwrap()]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        stderr(&refused).contains("give -o OUTDIR"),
+        "{}",
+        stderr(&refused)
+    );
+}

@@ -188,10 +188,20 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value = "spv")]
     pub emit: Emit,
 
-    /// Output file (or directory, when several inputs are given). Without it, the result goes
-    /// to standard output — except a binary, which is never written to a terminal.
+    /// Output file (or directory, when several inputs or a directory are given: the tree is
+    /// mirrored under it, every shader compiled in parallel). Without it, the result goes to
+    /// standard output — except a binary, which is never written to a terminal.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+
+    /// Shaders compiled at once in a batch (several inputs or a directory, with -o); default:
+    /// the machine's cores.
+    #[arg(short = 'j', long, value_name = "N")]
+    pub jobs: Option<usize>,
+
+    /// In a batch, replace outputs that exist even when they are newer than their inputs.
+    #[arg(long)]
+    pub force: bool,
 
     /// Print the IR after every pass under a header naming the pass (like
     /// `spirv-opt --print-all`). The final result is then written only with `-o`.

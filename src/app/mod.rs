@@ -2,6 +2,7 @@
 
 pub mod action;
 pub mod answer;
+pub mod batch;
 pub mod cli;
 pub mod config;
 pub mod cost;

@@ -99,6 +99,22 @@ pub fn stats_json(input: &Path, run: &Run) -> Vec<String> {
         .collect()
 }
 
+/// What a run that did not fail writes: the SPIR-V binary (what an external tool wrote, when
+/// one ran), its disassembly or the IR text of the last step.
+pub fn output_bytes(run: &Run, emit: Emit) -> Vec<u8> {
+    let module = run
+        .final_module()
+        .expect("a run that did not fail has steps");
+    match emit {
+        Emit::Spv => run
+            .output_words()
+            .map(|w| w.iter().flat_map(|x| x.to_le_bytes()).collect())
+            .unwrap_or_else(|| write_bytes(module)),
+        Emit::Spvasm => disassemble(module, &DisasmOptions::default()).into_bytes(),
+        Emit::Ir => print::print(module).into_bytes(),
+    }
+}
+
 /// The link order and states of `--pipeline`.
 pub fn stage_link(args: &super::cli::PipelineArgs) -> Result<StageLink, String> {
     use crate::pipeline::link::state::PipelineState;
@@ -140,6 +156,33 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
     // Linking makes one module of all the inputs; otherwise each input is run on its own.
     let linking = pipeline.links();
     let several = args.inputs.len() > 1 && !linking;
+    // A tree or several shaders written to a directory: a batch, several at once.
+    let a_tree = args.inputs.iter().any(|p| p.is_dir());
+    if let Some(out) = &args.output {
+        if (several || a_tree)
+            && !linking
+            && !args.stages.pipeline
+            && !args.print_after_all
+            && !args.bisect_run
+        {
+            let looks_like_a_file = out.extension().is_some_and(|e| {
+                ["spv", "spvasm", "ir", "txt"].contains(&e.to_string_lossy().as_ref())
+            });
+            if looks_like_a_file && !out.is_dir() {
+                return Err(format!(
+                    "{}: several inputs write one file each, so -o names a directory, not a file",
+                    out.display()
+                ));
+            }
+            return super::batch::run(args, &pipeline, &config.front_ends, out);
+        }
+    }
+    if a_tree {
+        return Err(
+            "a directory is compiled as a batch: give -o OUTDIR (and no --print-after-all or --bisect-run)"
+                .into(),
+        );
+    }
     if args.stages.pipeline && args.inputs.len() < 2 {
         return Err("--pipeline needs the stages of a pipeline: two inputs or more".into());
     }
@@ -335,17 +378,7 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
         if quiet_result && args.output.is_none() {
             continue;
         }
-        let module = run
-            .final_module()
-            .expect("a run that did not fail has steps");
-        let bytes: Vec<u8> = match args.emit {
-            Emit::Spv => run
-                .output_words()
-                .map(|w| w.iter().flat_map(|x| x.to_le_bytes()).collect())
-                .unwrap_or_else(|| write_bytes(module)),
-            Emit::Spvasm => disassemble(module, &DisasmOptions::default()).into_bytes(),
-            Emit::Ir => print::print(module).into_bytes(),
-        };
+        let bytes = output_bytes(run, args.emit);
         match &args.output {
             Some(out) => {
                 let target: PathBuf = if several {
