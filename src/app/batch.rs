@@ -58,14 +58,21 @@ pub fn plan(inputs: &[PathBuf], out: &Path, emit: Emit) -> Vec<Job> {
             found.push((i.clone(), name));
         }
     }
+    // How many of the outputs share each directory and stem (counted once, not per file).
     let stem = |p: &Path| {
-        let dir = p.parent().map(Path::to_path_buf).unwrap_or_default();
-        (dir, p.file_stem().map(|s| s.to_os_string()))
+        (
+            p.parent().map(Path::to_path_buf),
+            p.file_stem().map(|s| s.to_os_string()),
+        )
     };
+    let mut stems: std::collections::HashMap<_, usize> = std::collections::HashMap::new();
+    for (_, rel) in &found {
+        *stems.entry(stem(rel)).or_default() += 1;
+    }
     found
         .iter()
         .map(|(input, rel)| {
-            let shared = found.iter().filter(|(_, r)| stem(r) == stem(rel)).count() > 1;
+            let shared = stems[&stem(rel)] > 1;
             let name = if shared {
                 rel.file_name()
             } else {
