@@ -120,7 +120,34 @@ fn simplify_function(m: &mut Module, f: &mut Function, consts: &Consts) -> bool 
         }
         changed = true;
     }
-    changed
+    changed | dissolve_loops_that_never_loop(f)
+}
+
+/// A loop whose continue target and merge block no reachable block branches to (its body
+/// returns, kills or is unreachable on every path, as a loop around a `return` left by
+/// inlining) runs its body at most once and is left by no edge: it loses its `OpLoopMerge`, and
+/// the continue target and merge block, stubs only the header named, go as unreachable blocks.
+/// No break or continue needs the loop, so its body is straight-line code of the enclosing
+/// construct.
+fn dissolve_loops_that_never_loop(f: &mut Function) -> bool {
+    let cfg = f.cfg();
+    let dead: Vec<usize> = (0..f.blocks().len())
+        .filter(|&b| cfg.reachable(b))
+        .filter(|&b| match &f.block(b).merge {
+            Some(Merge::Loop {
+                merge,
+                continue_target,
+                ..
+            }) => [merge, continue_target]
+                .iter()
+                .all(|t| cfg.index.get(t).is_some_and(|&i| !cfg.reachable(i))),
+            _ => false,
+        })
+        .collect();
+    for &b in &dead {
+        f.set_merge(b, None);
+    }
+    !dead.is_empty()
 }
 
 pub fn dead_branch(m: &mut Module) -> bool {
