@@ -59,6 +59,8 @@ fn main() {
     let runs = 15;
     let t_asm = time(5, || asm::assemble(&text).unwrap());
     let t_load = time(runs, || read::read_bytes(&bytes).unwrap());
+    // The loader ours is measured against: rspirv's data representation, nothing more.
+    let t_rspirv = time(runs, || rspirv::dr::load_bytes(&bytes).unwrap());
     let t_write = time(runs, || write::write_words(&module));
     let pipeline = Pipeline::preset("roundtrip").unwrap();
     let input = Arc::new(words.clone());
@@ -68,6 +70,11 @@ fn main() {
         "load (read)         {:>8.2} ms  {:>7.1} MB/s",
         t_load.as_secs_f64() * 1e3,
         mbps(bytes.len(), t_load)
+    );
+    println!(
+        "rspirv dr loader    {:>8.2} ms  {:>7.1} MB/s  (words to rspirv's module only)",
+        t_rspirv.as_secs_f64() * 1e3,
+        mbps(bytes.len(), t_rspirv)
     );
     println!(
         "write               {:>8.2} ms  {:>7.1} MB/s",
@@ -122,6 +129,22 @@ fn main() {
             );
         }
         None => println!("spirv-opt not installed (apt-get install -y spirv-tools): no ratio"),
+    }
+    if let Some(dis) = which("spirv-dis") {
+        let t_dis = time(5, || {
+            let st = Command::new(&dis)
+                .arg(&input_path)
+                .arg("-o")
+                .arg(dir.join("dis.txt"))
+                .status()
+                .unwrap();
+            assert!(st.success());
+        });
+        println!(
+            "spirv-dis in.spv (process, decode and print)  {:>8.2} ms  {:>7.1} MB/s",
+            t_dis.as_secs_f64() * 1e3,
+            mbps(bytes.len(), t_dis)
+        );
     }
     if let Some(val) = which("spirv-val") {
         let ok = Command::new(val).arg(&ours_out).status().unwrap().success();

@@ -39,13 +39,14 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
 /// Goes to the instruction after which the step's pressure peaks: the peak of the function
 /// with the highest of its own.
 fn peak(s: &mut State) {
-    let Some(cost) = s
-        .run()
-        .and_then(|r| r.steps.get(s.step))
-        .map(|st| st.cost())
-    else {
+    let Some(st) = s.run().and_then(|r| r.steps.get(s.step)) else {
         return;
     };
+    if st.is_source() {
+        s.set_error("this step shows the source text: the peak is in a pass's step (J)");
+        return;
+    }
+    let cost = st.cost();
     let Some((func, p)) = cost.pressure.functions.iter().max_by_key(|(_, p)| p.max) else {
         s.set_error("no function at this step");
         return;
