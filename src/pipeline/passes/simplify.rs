@@ -281,10 +281,11 @@ fn parse_rules(text: &str, checked: bool) -> Result<Vec<Rule>, String> {
     Ok(rules)
 }
 
-/// The rule table (a malformed rule is a bug of this file: it panics, and the unit test
-/// below builds and checks the table). Debug builds check it against the op table every time;
-/// release builds trust the table the tests checked, because the check looks up ops a small
-/// shader never uses, and start-up is most of a small shader's time.
+/// The whole rule table (a malformed rule is a bug of this file: it panics, and the unit test
+/// below builds and checks the table). Debug builds check each op's rules against the op table
+/// when `rules_for` parses them; release builds trust the table the tests checked, because the
+/// check looks up ops a small shader never uses, and start-up is most of a small shader's time.
+#[cfg(test)]
 pub fn rules() -> &'static [Rule] {
     static R: OnceLock<Vec<Rule>> = OnceLock::new();
     R.get_or_init(|| {
@@ -292,19 +293,41 @@ pub fn rules() -> &'static [Rule] {
     })
 }
 
-/// The rules whose pattern is an instruction of `op`, in table order.
-fn rules_for(op: Op) -> &'static [&'static Rule] {
-    static BY_OP: OnceLock<crate::ir::fxhash::FxHashMap<Op, Vec<&'static Rule>>> = OnceLock::new();
+/// The rule lines of one op, and its rules once a module has an instruction of that op.
+type OpRules = (Vec<&'static str>, OnceLock<Vec<Rule>>);
+
+/// The rules whose pattern is an instruction of `op`, in table order. The table is split by
+/// the pattern's op at start and each op's rules are parsed the first time an instruction of
+/// that op is simplified: a small shader uses few of the ops the table covers, and parsing all
+/// of it was a sixth of such a shader's whole run.
+fn rules_for(op: Op) -> &'static [Rule] {
+    static BY_OP: OnceLock<crate::ir::fxhash::FxHashMap<Op, OpRules>> = OnceLock::new();
     let by_op = BY_OP.get_or_init(|| {
-        let mut map: crate::ir::fxhash::FxHashMap<Op, Vec<&'static Rule>> = Default::default();
-        for r in rules() {
-            if let Pat::Op(op, _) = &r.pattern {
-                map.entry(*op).or_default().push(r);
+        let mut map: crate::ir::fxhash::FxHashMap<Op, OpRules> = Default::default();
+        for line in RULES.lines() {
+            let rule = line.split('#').next().unwrap_or("").trim();
+            if rule.is_empty() {
+                continue;
             }
+            // The pattern's op: the first word after its opening parenthesis.
+            let name = rule
+                .trim_start_matches('(')
+                .split(|c: char| c.is_whitespace() || c == '(' || c == ')')
+                .next()
+                .unwrap_or("");
+            let op = ops::core_op_by_name(name)
+                .unwrap_or_else(|| panic!("simplify rule `{rule}`: unknown op {name}"));
+            map.entry(op).or_default().0.push(line);
         }
         map
     });
-    by_op.get(&op).map(Vec::as_slice).unwrap_or(&[])
+    let Some((lines, parsed)) = by_op.get(&op) else {
+        return &[];
+    };
+    parsed.get_or_init(|| {
+        parse_rules(&lines.join("\n"), cfg!(debug_assertions))
+            .unwrap_or_else(|e| panic!("simplify rule {e}"))
+    })
 }
 
 struct Matcher<'a> {
