@@ -99,6 +99,21 @@ pub fn stats_json(input: &Path, run: &Run) -> Vec<String> {
         .collect()
 }
 
+/// Refuses an `-o` for several inputs named like a file (`multi.spv`): several inputs write
+/// several files, into a directory.
+fn output_directory(out: &Path) -> Result<(), String> {
+    let looks_like_a_file = out
+        .extension()
+        .is_some_and(|e| ["spv", "spvasm", "ir", "txt"].contains(&e.to_string_lossy().as_ref()));
+    if looks_like_a_file && !out.is_dir() {
+        return Err(format!(
+            "{}: several inputs write one file each, so -o names a directory, not a file",
+            out.display()
+        ));
+    }
+    Ok(())
+}
+
 /// What a run that did not fail writes: the SPIR-V binary (what an external tool wrote, when
 /// one ran), its disassembly or the IR text of the last step.
 pub fn output_bytes(run: &Run, emit: Emit) -> Vec<u8> {
@@ -165,15 +180,7 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
             && !args.print_after_all
             && !args.bisect_run
         {
-            let looks_like_a_file = out.extension().is_some_and(|e| {
-                ["spv", "spvasm", "ir", "txt"].contains(&e.to_string_lossy().as_ref())
-            });
-            if looks_like_a_file && !out.is_dir() {
-                return Err(format!(
-                    "{}: several inputs write one file each, so -o names a directory, not a file",
-                    out.display()
-                ));
-            }
+            output_directory(out)?;
             return super::batch::run(args, &pipeline, &config.front_ends, out);
         }
     }
@@ -212,16 +219,7 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
     }
     if several {
         if let Some(out) = &args.output {
-            // A name like a file's is a mistake: several inputs write several files.
-            let looks_like_a_file = out.extension().is_some_and(|e| {
-                ["spv", "spvasm", "ir", "txt"].contains(&e.to_string_lossy().as_ref())
-            });
-            if looks_like_a_file && !out.is_dir() {
-                return Err(format!(
-                    "{}: several inputs write one file each, so -o names a directory, not a file",
-                    out.display()
-                ));
-            }
+            output_directory(out)?;
             std::fs::create_dir_all(out)
                 .map_err(|e| format!("{}: cannot create output directory: {e}", out.display()))?;
         }
