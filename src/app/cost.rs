@@ -95,19 +95,12 @@ const COLUMNS: &[Column] = &[
 fn steps(
     run: &Run,
 ) -> impl Iterator<Item = (usize, &'static str, usize, std::sync::Arc<Cost>)> + '_ {
-    let mut last: Option<(std::sync::Arc<crate::ir::Module>, std::sync::Arc<Cost>)> = None;
     run.steps
         .iter()
         .enumerate()
         .filter(|(_, st)| !st.is_source())
         .map(move |(i, st)| {
-            if let Some((m, c)) = &last {
-                if std::sync::Arc::ptr_eq(m, &st.module) {
-                    st.share_cost(c.clone());
-                }
-            }
-            let c = st.cost();
-            last = Some((st.module.clone(), c.clone()));
+            let c = st.cost_after(i.checked_sub(1).map(|p| &run.steps[p]));
             (i, st.pass, st.inst_count, c)
         })
 }

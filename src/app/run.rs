@@ -62,14 +62,7 @@ pub fn stats_json(input: &Path, run: &Run) -> Vec<String> {
             let preview: Vec<String> = s.preview.iter().map(|n| format!("\"{n}\"")).collect();
             let c = crate::ir::ops::counts(&s.module);
             // A step that changed nothing shares the cost of the one before.
-            if let Some(before) = i.checked_sub(1).map(|p| &run.steps[p]) {
-                if std::sync::Arc::ptr_eq(&before.module, &s.module) {
-                    if let Some(cost) = before.known_cost() {
-                        s.share_cost(cost.clone());
-                    }
-                }
-            }
-            let cost = s.cost();
+            let cost = s.cost_after(i.checked_sub(1).map(|p| &run.steps[p]));
             format!(
                 "{{\"input\":\"{}\",\"step\":{i},\"pass\":\"{}\",\"changed\":{},\"instructions\":{},\"microseconds\":{},\"resolution_microseconds\":{},\"bitcasts\":{},\"pointer_values\":{},\"qptr_ops\":{},\"qptr_fallbacks\":{},\"lines_covered\":{},\"lines_lost\":{},\"unlocated\":{},\"variables\":{},\"variables_described\":{},\"variables_lost\":{},\"max_pressure\":{},\"mix\":{},\"preview\":{},\"experimental_ops\":[{}],\"diagnostics\":[{}]}}",
                 json_escape(&input.display().to_string()),

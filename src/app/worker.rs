@@ -223,8 +223,9 @@ fn work(
         let mut source_sent = false;
         let mut audited: std::collections::HashMap<usize, Arc<crate::ir::debug::Coverage>> =
             std::collections::HashMap::new();
-        type Costed = (Arc<crate::ir::Module>, Arc<crate::pipeline::cost::Cost>);
-        let mut costed: std::collections::HashMap<usize, Costed> = std::collections::HashMap::new();
+        // The last step of each input, whose cost the next one shares when it changed nothing.
+        let mut costed: std::collections::HashMap<usize, crate::pipeline::Step> =
+            std::collections::HashMap::new();
         let mut report = |p: Progress| {
             // The debug-info audit the pass list shows, computed here rather than while
             // drawing (once per step; the run keeps it), for inputs with source locations.
@@ -235,13 +236,8 @@ fn work(
             }
             // What the step costs (pressure, mix), for the pass list: here, off the UI thread,
             // and once per module (a step that changed nothing shares the one before).
-            match costed.get(&p.input) {
-                Some((m, c)) if Arc::ptr_eq(m, &p.step.module) => {
-                    let _ = p.step.share_cost(c.clone());
-                }
-                _ => {}
-            }
-            costed.insert(p.input, (p.step.module.clone(), p.step.cost()));
+            p.step.cost_after(costed.get(&p.input));
+            costed.insert(p.input, p.step.clone());
             if !stream {
                 return;
             }

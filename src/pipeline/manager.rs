@@ -80,9 +80,16 @@ impl Step {
         self.cost.get()
     }
 
-    /// Takes the cost of another step with the same module; false when it had one already.
-    pub fn share_cost(&self, cost: Arc<super::cost::Cost>) -> bool {
-        self.cost.set(cost).is_ok()
+    /// The cost, taken from the step `before` when this step left its module as it was (the
+    /// same module, shared), else computed.
+    pub fn cost_after(&self, before: Option<&Step>) -> Arc<super::cost::Cost> {
+        if let Some(c) = before
+            .filter(|b| Arc::ptr_eq(&b.module, &self.module))
+            .and_then(|b| b.cost.get())
+        {
+            let _ = self.cost.set(c.clone());
+        }
+        self.cost()
     }
 
     /// The debug info this step's module still carries (source lines, described variables).
