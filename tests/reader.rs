@@ -461,7 +461,7 @@ fn inst_offsets(words: &[u32]) -> Vec<usize> {
 }
 
 /// An operand rspirv cannot decode is reported at its instruction: index, word offset and
-/// opcode, also after `OpSpecConstantOp`s the reader hides from rspirv as runs of `OpNop`s.
+/// opcode, also after `OpSpecConstantOp`s whose wrapped op has literal operands.
 #[test]
 fn operand_errors_name_their_instruction_and_word() {
     let text = r#"
@@ -547,4 +547,132 @@ fn operand_errors_name_their_instruction_and_word() {
     let mut w = words.clone();
     w.insert(offsets[n - 1], (1 << 16) | spirv::Op::Return as u32);
     expect(&w, n, "Return", "only allowed inside a function");
+}
+
+/// rspirv's parser, for comparison: every instruction as it decodes it.
+fn rspirv_instructions(words: &[u32]) -> Option<Vec<rspirv::dr::Instruction>> {
+    struct Collect(Vec<rspirv::dr::Instruction>);
+    impl rspirv::binary::Consumer for Collect {
+        fn initialize(&mut self) -> rspirv::binary::ParseAction {
+            rspirv::binary::ParseAction::Continue
+        }
+        fn finalize(&mut self) -> rspirv::binary::ParseAction {
+            rspirv::binary::ParseAction::Continue
+        }
+        fn consume_header(&mut self, _: rspirv::dr::ModuleHeader) -> rspirv::binary::ParseAction {
+            rspirv::binary::ParseAction::Continue
+        }
+        fn consume_instruction(
+            &mut self,
+            inst: rspirv::dr::Instruction,
+        ) -> rspirv::binary::ParseAction {
+            self.0.push(inst);
+            rspirv::binary::ParseAction::Continue
+        }
+    }
+    let mut c = Collect(Vec::new());
+    rspirv::binary::parse_words(words, &mut c).ok()?;
+    Some(c.0)
+}
+
+/// Where our decoder and rspirv's parser must agree, each instruction as comparable text: ids
+/// of every kind as ids, strings with our escapes, and an extended instruction's operands as
+/// plain words (rspirv reads them all as ids; we read the literals of debug-info sets as such).
+fn agreed(op: spirv::Op, ty: Option<u32>, result: Option<u32>, operands: &[Operand]) -> String {
+    let ops: Vec<String> = operands
+        .iter()
+        .map(|o| match (op, o) {
+            (_, Operand::IdScope(v) | Operand::IdMemorySemantics(v)) => format!("IdRef({v})"),
+            (spirv::Op::ExtInst, Operand::IdRef(v) | Operand::LiteralBit32(v)) => format!("{v}"),
+            (_, Operand::LiteralString(s)) => {
+                format!("{:?}", shaderstep::ir::strings::escape_utf8(s.clone()))
+            }
+            (_, o) => format!("{o:?}"),
+        })
+        .collect();
+    format!("{op:?} {ty:?} {result:?} {}", ops.join(" "))
+}
+
+use rspirv::dr::Operand;
+
+/// Compares the two decoders on a module; the number of instructions compared (0 when rspirv
+/// cannot parse it: `OpSpecConstantOp` with literals, strings that are not UTF-8).
+fn compare_decoders(name: &str, words: &[u32]) -> usize {
+    let ours = read::instructions(words).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let Some(theirs) = rspirv_instructions(words) else {
+        return 0;
+    };
+    assert_eq!(ours.len(), theirs.len(), "{name}: instruction count");
+    for (k, (a, b)) in ours.iter().zip(&theirs).enumerate() {
+        let a = agreed(a.op, a.ty, a.result, &a.to_operands());
+        let b = agreed(b.class.opcode, b.result_type, b.result_id, &b.operands);
+        assert_eq!(a, b, "{name}: instruction #{}", k + 1);
+    }
+    ours.len()
+}
+
+fn spv_words(path: &std::path::Path) -> Option<Vec<u32>> {
+    read::words_from_bytes(&std::fs::read(path).ok()?).ok()
+}
+
+/// Our decoder reads every operand as rspirv's parser does: the test shaders written in
+/// assembly, the bundled examples (plain, `-g` and `-gVS`) and, given
+/// `SHADERSTEP_DECODE_CORPUS=DIR`, every `.spv` under DIR.
+#[test]
+fn the_decoder_agrees_with_rspirv() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut modules: Vec<(String, Vec<u32>)> = Vec::new();
+    for e in std::fs::read_dir(root.join("tests/shaders/spvasm"))
+        .unwrap()
+        .flatten()
+    {
+        if e.path().extension().is_none_or(|x| x != "spvasm") {
+            continue;
+        }
+        let text = std::fs::read_to_string(e.path()).unwrap();
+        modules.push((
+            e.path().display().to_string(),
+            asm::assemble(&text).unwrap(),
+        ));
+    }
+    for e in std::fs::read_dir(root.join("assets/examples"))
+        .unwrap()
+        .flatten()
+    {
+        if e.path().extension().is_some_and(|x| x == "spv") {
+            modules.push((
+                e.path().display().to_string(),
+                spv_words(&e.path()).unwrap(),
+            ));
+        }
+    }
+    let mut dirs: Vec<std::path::PathBuf> = std::env::var_os("SHADERSTEP_DECODE_CORPUS")
+        .map(|d| vec![d.into()])
+        .unwrap_or_default();
+    while let Some(dir) = dirs.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "spv") {
+                if let Some(w) = spv_words(&p) {
+                    modules.push((p.display().to_string(), w));
+                }
+            }
+        }
+    }
+    let (mut compared, mut instructions) = (0, 0);
+    for (name, words) in &modules {
+        let n = compare_decoders(name, words);
+        compared += usize::from(n > 0);
+        instructions += n;
+    }
+    eprintln!(
+        "{compared} of {} modules compared, {instructions} instructions",
+        modules.len()
+    );
+    assert!(
+        compared >= modules.len() / 2,
+        "rspirv parsed too few modules to compare"
+    );
 }

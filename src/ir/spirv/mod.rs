@@ -2,8 +2,10 @@
 //! SPIR-V tools speak (`spirv-dis` style disassembly and `spirv-as` style assembly).
 
 pub mod asm;
+mod decode;
 pub mod disasm;
 pub mod grammar;
+mod operand_tables;
 pub mod read;
 pub mod write;
 

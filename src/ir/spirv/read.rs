@@ -1,18 +1,15 @@
 //! SPIR-V binary → IR.
 //!
-//! We split the word stream into instructions ourselves (opcode + word count is all it takes),
-//! so truncation, zero word counts and unknown opcodes are reported with their position, and
-//! operands are decoded by rspirv's parser. rspirv 0.13 rejects `OpSpecConstantOp` wrapping an
-//! op with literal operands (`VectorShuffle`, `CompositeExtract`); those instructions are hidden
-//! from it as `OpNop` and decoded here from the wrapped op's grammar.
+//! One pass over the words: the stream is split into instructions (opcode + word count is all
+//! it takes), so truncation, zero word counts and unknown opcodes are reported with their
+//! position; each instruction's operands are decoded straight into the IR by the grammar
+//! (`decode`); then the instructions are laid out into sections, functions and blocks.
 
 use std::fmt;
 
-use rspirv::binary::{Consumer, DecodeError, ParseAction, ParseState};
-use rspirv::dr::{self, Operand};
-use rspirv::grammar::OperandKind;
+use rspirv::dr::Operand;
 
-use super::grammar;
+use super::{decode, grammar};
 use crate::ir::debug::DebugSets;
 use crate::ir::loc::Tracker;
 use spirv::Op;
@@ -21,7 +18,6 @@ use super::MAGIC;
 use crate::ir::func::{Function, Merge};
 use crate::ir::inst::{self, Id, Inst};
 use crate::ir::module::{Header, Module};
-use crate::ir::strings;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ReadError {
@@ -199,21 +195,22 @@ pub fn read_words(words: &[u32]) -> Result<Module, ReadError> {
         generator: words[2],
     };
     let bound = words[3];
+    let (insts, offsets) = decode_all(words)?;
+    build_module(header, bound, insts, &offsets, words.len())
+}
 
-    // Split and check the stream; hide OpSpecConstantOp from rspirv (see module doc), and the
-    // constants of the dialect's bit-vector types wider than 32 bits (rspirv sizes a literal by
-    // its type, and knows no dialect type).
-    // Strings that are not UTF-8 are hidden from rspirv too (see `ir::strings`): their bytes
-    // above 0x7f become `?` in what it parses, and are read here from the original words.
-    let mut patched: Option<Vec<u32>> = None;
-    let mut spec_ops: Vec<(usize, usize)> = Vec::new(); // (inst index, word offset)
-    let mut bad_strings: Vec<usize> = Vec::new(); // inst indices
-    let mut dialect_set: Option<u32> = None;
-    let mut wide_bits: Vec<u32> = Vec::new();
-    // Per instruction: its word offset, and how many instructions rspirv has parsed once it is
-    // done (a hidden instruction is `count` OpNops to it).
-    let mut offsets: Vec<usize> = Vec::new();
-    let mut parsed_through: Vec<usize> = Vec::new();
+/// The instructions of a module (after its 5-word header) as the reader decodes them, before
+/// they are laid out into functions and blocks.
+pub fn instructions(words: &[u32]) -> Result<Vec<Inst>, ReadError> {
+    decode_all(words).map(|(insts, _)| insts)
+}
+
+/// Splits the stream (opcode and word count are all it takes) and decodes each instruction;
+/// with each one's word offset.
+fn decode_all(words: &[u32]) -> Result<(Vec<Inst>, Vec<usize>), ReadError> {
+    let mut cx = decode::Context::default();
+    let mut insts: Vec<Inst> = Vec::with_capacity(words.len() / 4);
+    let mut offsets: Vec<usize> = Vec::with_capacity(words.len() / 4);
     let mut offset = 5;
     let mut index = 0;
     while offset < words.len() {
@@ -241,347 +238,19 @@ pub fn read_words(words: &[u32]) -> Result<Module, ReadError> {
                 have: words.len() - offset,
             });
         }
-        let inst = &words[offset..offset + count];
-        match grammar.opcode {
-            Op::ExtInstImport if count > 2 => {
-                let name = dr_string(&inst[2..]);
-                if name == crate::ir::ops::DIALECT_SET {
-                    dialect_set = Some(inst[1]);
-                }
-            }
-            Op::ExtInst if count >= 5 && Some(inst[3]) == dialect_set => {
-                let width = crate::ir::ops::dialect(inst[4])
-                    .and_then(|o| crate::ir::number::ScalarKind::bits_width(&o.name));
-                if width.is_some_and(|w| w > 32) {
-                    wide_bits.push(inst[2]);
-                }
-            }
-            _ => {}
-        }
-        let wide_constant = matches!(grammar.opcode, Op::Constant | Op::SpecConstant)
-            && count == 5
-            && wide_bits.contains(&inst[1]);
-        let hidden = grammar.opcode == Op::SpecConstantOp || wide_constant;
-        if hidden {
-            let p = patched.get_or_insert_with(|| words.to_vec());
-            // OpNop followed by OpNops keeps every other instruction at its offset.
-            for w in &mut p[offset..offset + count] {
-                *w = (1 << 16) | Op::Nop as u32;
-            }
-            spec_ops.push((index, offset));
-        }
-        if let Some(at) = string_operand_at(grammar.opcode).filter(|&at| at < count) {
-            if !string_is_utf8(&inst[at..]) {
-                let p = patched.get_or_insert_with(|| words.to_vec());
-                hide_string(&mut p[offset + at..offset + count]);
-                bad_strings.push(index);
-            }
-        }
+        let inst = cx
+            .decode(grammar, &words[offset..offset + count], offset, &insts)
+            .map_err(|fault| ReadError::Operands {
+                index,
+                offset,
+                op: format!("Op{}", grammar.opname),
+                detail: fault,
+            })?;
+        insts.push(inst);
         offsets.push(offset);
-        parsed_through.push(parsed_through.last().unwrap_or(&0) + if hidden { count } else { 1 });
         offset += count;
     }
-
-    let mut stream = patched.map_or(std::borrow::Cow::Borrowed(words), std::borrow::Cow::Owned);
-    let mut insts = loop {
-        let mut collector = Collector {
-            insts: Vec::with_capacity(index),
-        };
-        let Err(state) = rspirv::binary::parse_words(&stream, &mut collector) else {
-            break collector.insts;
-        };
-        // rspirv stopped in the instruction after the last one it gave us.
-        let failed = parsed_through.partition_point(|&n| n <= collector.insts.len());
-        let index = (failed + 1).min(offsets.len()).max(1);
-        let at = offsets.get(index - 1).copied().unwrap_or(5);
-        // A string that is not UTF-8 where `string_operand_at` does not look (a decoration's
-        // parameter): hide it and parse again.
-        if let ParseState::OperandError(DecodeError::DecodeStringFailed(byte, _)) = &state {
-            let end = at + (words[at] >> 16) as usize;
-            let start = byte / 4;
-            if (at..end).contains(&start) && hide_string(&mut stream.to_mut()[start..end]) {
-                bad_strings.push(index);
-                continue;
-            }
-        }
-        return Err(parse_state_error(state, index, at, words));
-    };
-    // Re-expand: each hidden instruction became `count` OpNops; replace the run with the real one.
-    if !spec_ops.is_empty() {
-        let mut out = Vec::with_capacity(insts.len());
-        let mut it = insts.into_iter();
-        let mut inst_index = 0usize; // 1-based index of the next original instruction
-        let mut pending = spec_ops.iter().peekable();
-        let mut offset = 5;
-        while offset < words.len() {
-            inst_index += 1;
-            let count = (words[offset] >> 16) as usize;
-            if pending.peek().map(|p| p.0) == Some(inst_index) {
-                pending.next();
-                for _ in 0..count {
-                    it.next();
-                }
-                let w = &words[offset..offset + count];
-                out.push(if (w[0] & 0xffff) as u16 == Op::SpecConstantOp as u16 {
-                    decode_spec_constant_op(w, inst_index, offset)?
-                } else {
-                    // A 64-bit constant of a dialect bit-vector type.
-                    let op = if (w[0] & 0xffff) as u16 == Op::Constant as u16 {
-                        Op::Constant
-                    } else {
-                        Op::SpecConstant
-                    };
-                    Inst::new(
-                        op,
-                        Some(w[1]),
-                        Some(w[2]),
-                        vec![Operand::LiteralBit64(
-                            u64::from(w[3]) | (u64::from(w[4]) << 32),
-                        )],
-                    )
-                });
-            } else {
-                out.push(it.next().expect("one parsed instruction per original"));
-            }
-            offset += count;
-        }
-        insts = out;
-    }
-
-    for &index in &bad_strings {
-        let at = offsets[index - 1];
-        let end = at + (words[at] >> 16) as usize;
-        restore_strings(&mut insts[index - 1], &words[at..end]);
-    }
-
-    literal_ext_operands(&mut insts);
-    build_module(header, bound, insts, &offsets, words.len())
-}
-
-/// Where an op's string operand starts, for the ops whose string comes after operands of one
-/// word each.
-fn string_operand_at(op: Op) -> Option<usize> {
-    Some(match op {
-        Op::SourceContinued | Op::SourceExtension | Op::Extension | Op::ModuleProcessed => 1,
-        Op::String | Op::Name | Op::ExtInstImport => 2,
-        Op::MemberName | Op::EntryPoint => 3,
-        Op::Source => 4,
-        _ => return None,
-    })
-}
-
-/// The bytes of the nul-terminated string at the start of `words`.
-fn string_bytes(words: &[u32]) -> impl Iterator<Item = u8> + '_ {
-    words
-        .iter()
-        .flat_map(|w| w.to_le_bytes())
-        .take_while(|&b| b != 0)
-}
-
-fn string_is_utf8(words: &[u32]) -> bool {
-    let bytes: Vec<u8> = string_bytes(words).collect();
-    std::str::from_utf8(&bytes).is_ok()
-}
-
-/// Makes the string at the start of `words` ASCII, keeping its length: every byte above 0x7f
-/// becomes `?`. Whether anything changed.
-fn hide_string(words: &mut [u32]) -> bool {
-    let mut changed = false;
-    for w in words {
-        let mut bytes = w.to_le_bytes();
-        for b in &mut bytes {
-            if *b > 0x7f {
-                *b = b'?';
-                changed = true;
-            }
-        }
-        *w = u32::from_le_bytes(bytes);
-        if bytes.contains(&0) {
-            break;
-        }
-    }
-    changed
-}
-
-/// Puts back the strings `hide_string` hid, from the instruction's original words.
-fn restore_strings(inst: &mut Inst, words: &[u32]) {
-    let mut at = 1 + usize::from(inst.ty.is_some()) + usize::from(inst.result.is_some());
-    let mut ops = inst.to_operands();
-    for o in &mut ops {
-        // The hidden string has the length of the original: it spans the same words.
-        let n = inst::lit_words(o);
-        if let Operand::LiteralString(s) = o {
-            let bytes: Vec<u8> = string_bytes(words.get(at..).unwrap_or(&[])).collect();
-            *s = strings::from_bytes(&bytes);
-        }
-        at += n;
-    }
-    inst.set_operands(ops);
-}
-
-/// rspirv reads every operand of an extended instruction as an id. Sets whose grammar says
-/// otherwise (the literal lines, columns and flags of `DebugInfo` and `OpenCL.DebugInfo.100`)
-/// get their literals back, so they are not taken for ids.
-fn literal_ext_operands(insts: &mut [Inst]) {
-    use rspirv::grammar::OperandKind as K;
-    let sets: Vec<(
-        Id,
-        &'static rspirv::grammar::InstructionTable<rspirv::grammar::ExtInstOp>,
-    )> = insts
-        .iter()
-        .filter(|i| i.op == Op::ExtInstImport)
-        .filter_map(|i| match i.lits().first() {
-            Some(Operand::LiteralString(name)) if !name.starts_with("NonSemantic.") => {
-                Some((i.result?, grammar::ext_set(name)?))
-            }
-            _ => None,
-        })
-        .collect();
-    if sets.is_empty() {
-        return;
-    }
-    for inst in insts.iter_mut().filter(|i| i.op == Op::ExtInst) {
-        let Some((set, number)) = inst.ext_inst() else {
-            continue;
-        };
-        let Some(table) = sets.iter().find(|(s, _)| *s == set).map(|(_, t)| t) else {
-            continue;
-        };
-        let Some(g) = table.lookup_opcode(number) else {
-            continue;
-        };
-        let kinds: Vec<K> = g.operands.iter().map(|o| o.kind).collect();
-        if kinds.iter().all(|k| matches!(k, K::IdRef)) {
-            continue;
-        }
-        let mut ops = inst.to_operands();
-        for (k, o) in ops.iter_mut().skip(2).enumerate() {
-            let kind = kinds.get(k).or(kinds.last()).copied();
-            if let (Some(kind), Operand::IdRef(v)) = (kind, &*o) {
-                if !matches!(kind, K::IdRef | K::IdScope | K::IdMemorySemantics) {
-                    *o = Operand::LiteralBit32(*v);
-                }
-            }
-        }
-        inst.set_operands(ops);
-    }
-}
-
-struct Collector {
-    insts: Vec<Inst>,
-}
-
-impl Consumer for Collector {
-    fn initialize(&mut self) -> ParseAction {
-        ParseAction::Continue
-    }
-    fn finalize(&mut self) -> ParseAction {
-        ParseAction::Continue
-    }
-    fn consume_header(&mut self, _: dr::ModuleHeader) -> ParseAction {
-        ParseAction::Continue
-    }
-    fn consume_instruction(&mut self, mut inst: dr::Instruction) -> ParseAction {
-        for o in &mut inst.operands {
-            if let Operand::LiteralString(s) = o {
-                // Code points our escapes use are escaped themselves (see `ir::strings`).
-                if strings::has_escapes(s) {
-                    *s = strings::escape_utf8(std::mem::take(s));
-                }
-            }
-        }
-        self.insts.push(Inst::new(
-            inst.class.opcode,
-            inst.result_type,
-            inst.result_id,
-            inst.operands,
-        ));
-        ParseAction::Continue
-    }
-}
-
-/// Maps rspirv's parser state to our errors. rspirv counts instructions and bytes in the
-/// stream it was given (where hidden instructions are runs of OpNops): the error is placed
-/// at instruction `index` (1-based, ours) at word `offset` instead.
-fn parse_state_error(state: ParseState, index: usize, offset: usize, words: &[u32]) -> ReadError {
-    let op = words
-        .get(offset)
-        .map_or_else(|| "?".into(), |w| opcode_name(w & 0xffff));
-    let operands = |detail: String| ReadError::Operands {
-        index,
-        offset,
-        op: op.clone(),
-        detail,
-    };
-    match state {
-        ParseState::OperandExpected(..) => {
-            operands("expected more operands than the word count allows".into())
-        }
-        ParseState::OperandExceeded(..) => operands("more words than its operands take".into()),
-        ParseState::TypeUnsupported(..) => {
-            operands("literal of a type that is not a declared integer or float type".into())
-        }
-        ParseState::OpcodeUnknown(_, _, opcode) => ReadError::UnknownOpcode {
-            index,
-            offset,
-            opcode,
-        },
-        ParseState::WordCountZero(..) => ReadError::ZeroWordCount {
-            index,
-            offset,
-            op: op.clone(),
-        },
-        ParseState::OperandError(e) => operands(byte_to_word_index(&e.to_string())),
-        other => operands(byte_to_word_index(&other.to_string())),
-    }
-}
-
-/// rspirv's messages say `at index N` for byte N of the stream: say which word that is.
-fn byte_to_word_index(message: &str) -> String {
-    let Some((before, after)) = message.split_once("at index ") else {
-        return message.to_string();
-    };
-    let digits = after.bytes().take_while(u8::is_ascii_digit).count();
-    match after[..digits].parse::<usize>() {
-        Ok(byte) => format!("{before}at word {}{}", byte / 4, &after[digits..]),
-        Err(_) => message.to_string(),
-    }
-}
-
-/// Decodes `OpSpecConstantOp` from its words using the wrapped op's grammar.
-fn decode_spec_constant_op(w: &[u32], index: usize, offset: usize) -> Result<Inst, ReadError> {
-    let err = |detail: &str| ReadError::Operands {
-        index,
-        offset,
-        op: "OpSpecConstantOp".into(),
-        detail: detail.into(),
-    };
-    if w.len() < 4 {
-        return Err(err("needs a result type, a result id and an opcode"));
-    }
-    let inner =
-        grammar::core(w[3]).ok_or_else(|| err(&format!("unknown wrapped opcode {}", w[3])))?;
-    let mut operands = vec![Operand::LiteralSpecConstantOpInteger(inner.opcode)];
-    let kinds: Vec<OperandKind> = inner
-        .operands
-        .iter()
-        .filter(|o| !matches!(o.kind, OperandKind::IdResultType | OperandKind::IdResult))
-        .map(|o| o.kind)
-        .collect();
-    for (i, &word) in w[4..].iter().enumerate() {
-        // Trailing repeated operands take the kind of the last logical operand.
-        let kind = kinds.get(i).or(kinds.last()).copied();
-        operands.push(match kind {
-            Some(OperandKind::IdRef) => Operand::IdRef(word),
-            _ => Operand::LiteralBit32(word),
-        });
-    }
-    Ok(Inst::new(
-        Op::SpecConstantOp,
-        Some(w[1]),
-        Some(w[2]),
-        operands,
-    ))
+    Ok((insts, offsets))
 }
 
 fn is_annotation(op: Op) -> bool {
@@ -862,14 +531,4 @@ fn build_module(
     // Markers the writer says where the input had none (a scope said again) take fresh ids.
     let _ = m.settle_markers();
     Ok(m)
-}
-
-/// A literal string operand (nul-terminated, little-endian words).
-fn dr_string(words: &[u32]) -> String {
-    let bytes: Vec<u8> = words
-        .iter()
-        .flat_map(|w| w.to_le_bytes())
-        .take_while(|&b| b != 0)
-        .collect();
-    String::from_utf8_lossy(&bytes).into_owned()
 }

@@ -10,6 +10,8 @@ use std::collections::HashMap;
 
 use ash::vk;
 use rspirv::dr::{self, Operand};
+
+use crate::ir::spirv::read;
 use spirv::{Decoration, ExecutionModel, Op, StorageClass};
 
 pub use super::Setup;
@@ -77,6 +79,48 @@ pub struct Stage {
     pub push: bool,
 }
 
+/// What reflection reads of a module: its instructions outside functions, as rspirv spells
+/// them, by section.
+pub struct Globals {
+    pub entry_points: Vec<dr::Instruction>,
+    pub annotations: Vec<dr::Instruction>,
+    /// Types, constants and global variables.
+    pub types_global_values: Vec<dr::Instruction>,
+}
+
+impl Globals {
+    /// Decodes `words` with the reader's decoder (so reflection reads whatever the reader does)
+    /// and keeps what is outside functions.
+    pub fn read(words: &[u32]) -> Result<Self, String> {
+        let insts = read::instructions(words).map_err(|e| e.to_string())?;
+        let mut g = Globals {
+            entry_points: Vec::new(),
+            annotations: Vec::new(),
+            types_global_values: Vec::new(),
+        };
+        for i in insts {
+            let list = match i.op {
+                Op::Function => break,
+                Op::EntryPoint => &mut g.entry_points,
+                Op::Decorate
+                | Op::MemberDecorate
+                | Op::DecorateId
+                | Op::DecorateString
+                | Op::MemberDecorateString
+                | Op::DecorationGroup
+                | Op::GroupDecorate
+                | Op::GroupMemberDecorate => &mut g.annotations,
+                // Non-semantic info and line markers say nothing of the interface.
+                Op::ExtInst | Op::Line | Op::NoLine | Op::ExtInstImport | Op::String => continue,
+                _ if i.result.is_some() => &mut g.types_global_values,
+                _ => continue,
+            };
+            list.push(dr::Instruction::new(i.op, i.ty, i.result, i.to_operands()));
+        }
+        Ok(g)
+    }
+}
+
 pub struct Reflect<'a> {
     pub defs: HashMap<u32, &'a dr::Instruction>,
     pub decorations: Vec<(u32, Decoration, Option<u32>)>,
@@ -98,7 +142,7 @@ pub fn id(o: Option<&Operand>) -> Option<u32> {
 }
 
 impl<'a> Reflect<'a> {
-    pub fn new(m: &'a dr::Module) -> Self {
+    pub fn new(m: &'a Globals) -> Self {
         let defs = m
             .types_global_values
             .iter()
@@ -307,35 +351,7 @@ impl<'a> Reflect<'a> {
 /// Reads the interface of the `model` entry point of `words`; `Err` says why it cannot be drawn
 /// (starting with "no " when there is no such entry point).
 pub fn reflect(words: &[u32], model: ExecutionModel) -> Result<Stage, String> {
-    // The execution models first, from the words: rspirv's loader refuses a few valid modules
-    // (`OpExecutionModeId`), which need not be read when they are not of this stage. It also
-    // refuses `OpExtInst` outside functions, which only non-semantic info (a `-gVS` build's
-    // `DebugSource`, `DebugTypeBasic`…) may be, and which the interface does not need: those
-    // are left out of what it reads.
-    let mut at = 5;
-    let mut found = false;
-    let mut in_function = false;
-    let mut read = words[..words.len().min(5)].to_vec();
-    while at < words.len() {
-        let (count, op) = ((words[at] >> 16) as usize, words[at] & 0xffff);
-        if op == Op::EntryPoint as u32 && words.get(at + 1) == Some(&(model as u32)) {
-            found = true;
-        }
-        if op == Op::Function as u32 {
-            in_function = true;
-        } else if op == Op::FunctionEnd as u32 {
-            in_function = false;
-        }
-        let end = (at + count.max(1)).min(words.len());
-        if in_function || op != Op::ExtInst as u32 {
-            read.extend_from_slice(&words[at..end]);
-        }
-        at = end;
-    }
-    if !found {
-        return Err(format!("no {model:?} entry point"));
-    }
-    let m = dr::load_words(&read).map_err(|e| e.to_string())?;
+    let m = Globals::read(words)?;
     let r = Reflect::new(&m);
     let entry = m
         .entry_points
