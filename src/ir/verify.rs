@@ -213,10 +213,8 @@ fn operand_fits(kind: OperandKind, op: Opd) -> bool {
         K::LiteralString => matches!(op, Operand::LiteralString(_)),
         K::PairLiteralIntegerIdRef | K::PairIdRefLiteralInteger | K::PairIdRefIdRef => true,
         _ => {
-            // Enumerants: the operand's variant is named after its kind.
-            let variant = format!("{op:?}");
-            let name = variant.split('(').next().unwrap_or("");
-            name == format!("{kind:?}")
+            // Enumerants and masks.
+            crate::ir::spirv::operand_tables::kind_of(op) == Some(kind)
         }
     }
 }
@@ -242,12 +240,23 @@ fn is_enum_kind(kind: OperandKind) -> bool {
     )
 }
 
+/// `OpX` when displayed.
+struct OpName(&'static str);
+
+impl std::fmt::Display for OpName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Op{}", self.0)
+    }
+}
+
 /// Checks an instruction against its grammar: result type and id, the required operands up
 /// to the first optional one or enumerant (whose parameters the grammar does not list), and no
 /// more operands than an op with a fixed list takes.
 fn grammar_shape(i: &Inst) -> Option<String> {
     let g = spirv_grammar::core(i.op as u32)?;
-    let name = format!("Op{}", g.opname);
+    // Said only when something is wrong: formatting it for every instruction was a fifth of
+    // verifying a small module.
+    let name = OpName(g.opname);
     let wants_type = g
         .operands
         .iter()
@@ -303,7 +312,7 @@ fn grammar_shape(i: &Inst) -> Option<String> {
         }
     }
     (i.operand_count() > required.len())
-        .then(|| operand_count_message(&name, required.len(), i.operand_count(), &[]))
+        .then(|| operand_count_message(&name.to_string(), required.len(), i.operand_count(), &[]))
 }
 
 fn operand_count_message(name: &str, takes: usize, has: usize, names: &[&str]) -> String {

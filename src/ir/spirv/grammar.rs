@@ -5,9 +5,24 @@ use std::sync::OnceLock;
 
 use rspirv::grammar::{self, ExtInstOp, Instruction, InstructionTable, INSTRUCTION_TABLE};
 
-struct Tables {
-    by_opcode: Vec<Option<&'static Instruction<'static>>>,
-    by_name: FxHashMap<&'static str, &'static Instruction<'static>>,
+fn by_opcode() -> &'static [Option<&'static Instruction<'static>>] {
+    static T: OnceLock<Vec<Option<&'static Instruction<'static>>>> = OnceLock::new();
+    T.get_or_init(|| {
+        let max = INSTRUCTION_TABLE
+            .iter()
+            .map(|i| i.opcode as usize)
+            .max()
+            .unwrap_or(0);
+        let mut by_opcode = vec![None; max + 1];
+        for inst in INSTRUCTION_TABLE.iter() {
+            let slot = &mut by_opcode[inst.opcode as usize];
+            // Aliases share an opcode; the first entry is the canonical spelling.
+            if slot.is_none() {
+                *slot = Some(inst);
+            }
+        }
+        by_opcode
+    })
 }
 
 /// Older spellings of renamed ops (the SPIR-V grammar's `aliases`), which rspirv's table does
@@ -31,22 +46,12 @@ const ALIASES: &[(&str, &str)] = &[
     ("FunctionPointerINTEL", "ConstantFunctionPointerINTEL"),
 ];
 
-fn tables() -> &'static Tables {
-    static T: OnceLock<Tables> = OnceLock::new();
+/// By name: only what reads op names (the assemblers) builds it, not a reader or a run.
+fn by_name() -> &'static FxHashMap<&'static str, &'static Instruction<'static>> {
+    static T: OnceLock<FxHashMap<&'static str, &'static Instruction<'static>>> = OnceLock::new();
     T.get_or_init(|| {
-        let max = INSTRUCTION_TABLE
-            .iter()
-            .map(|i| i.opcode as usize)
-            .max()
-            .unwrap_or(0);
-        let mut by_opcode = vec![None; max + 1];
         let mut by_name = FxHashMap::default();
         for inst in INSTRUCTION_TABLE.iter() {
-            let slot = &mut by_opcode[inst.opcode as usize];
-            // Aliases share an opcode; the first entry is the canonical spelling.
-            if slot.is_none() {
-                *slot = Some(inst);
-            }
             by_name.insert(inst.opname, inst);
         }
         for &(alias, canonical) in ALIASES {
@@ -54,18 +59,18 @@ fn tables() -> &'static Tables {
                 by_name.entry(alias).or_insert(inst);
             }
         }
-        Tables { by_opcode, by_name }
+        by_name
     })
 }
 
 /// The grammar of a core opcode.
 pub fn core(opcode: u32) -> Option<&'static Instruction<'static>> {
-    tables().by_opcode.get(opcode as usize).copied().flatten()
+    by_opcode().get(opcode as usize).copied().flatten()
 }
 
 /// The grammar of a core instruction by name without the `Op` prefix.
 pub fn core_by_name(name: &str) -> Option<&'static Instruction<'static>> {
-    tables().by_name.get(name).copied()
+    by_name().get(name).copied()
 }
 
 /// The instruction table of an extended instruction set, by its import name.

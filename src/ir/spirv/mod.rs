@@ -5,7 +5,7 @@ pub mod asm;
 mod decode;
 pub mod disasm;
 pub mod grammar;
-mod operand_tables;
+pub(crate) mod operand_tables;
 pub mod read;
 pub mod write;
 
