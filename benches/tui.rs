@@ -1,7 +1,11 @@
 //! Benchmark (not a test): the TUI on a large module — time to first frame, frame render times
 //! while scrolling, time to compute a diff between two steps, and memory. Prints figures.
 //!
-//! cargo bench --bench tui [-- FUNCTIONS]
+//! cargo bench --bench tui [-- FUNCTIONS] [PRESET] [memory]
+//!
+//! PRESET (default `size`) is the pipeline stepped through; `memory` measures only what the
+//! app holds once the whole run is in (resident memory before it opens and after), alone in
+//! the process.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -50,10 +54,13 @@ fn scroll_frames(app: &mut App, terminal: &mut Terminal<TestBackend>) -> Vec<Dur
 }
 
 fn main() {
-    let functions: usize = std::env::args()
-        .skip(1)
-        .find_map(|a| a.parse().ok())
-        .unwrap_or(1500);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let functions: usize = args.iter().find_map(|a| a.parse().ok()).unwrap_or(1500);
+    let memory_only = args.iter().any(|a| a == "memory");
+    let preset: &str = args
+        .iter()
+        .find(|a| a.parse::<usize>().is_err() && *a != "memory" && !a.starts_with('-'))
+        .map_or("size", String::as_str);
     let dir = std::env::temp_dir().join(format!("shaderstep-tui-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     // A binary input, as most real shaders arrive (an .spvasm input adds assembling it).
@@ -68,14 +75,14 @@ fn main() {
     )
     .unwrap();
     let rss_before = rss_kib("VmRSS:");
-    {
+    if !memory_only {
         // Where the first frame's time goes.
         let text = large_module_text(functions);
         let t = Instant::now();
         let words = shaderstep::ir::spirv::asm::assemble(&text).unwrap();
         let t_asm = t.elapsed();
         let t = Instant::now();
-        let run = Pipeline::preset("size")
+        let run = Pipeline::preset(preset)
             .unwrap()
             .run(std::sync::Arc::new(words.clone()));
         let t_run = t.elapsed();
@@ -110,7 +117,7 @@ fn main() {
             files: vec![path.clone()],
             ..Inputs::default()
         },
-        Pipeline::preset("size").unwrap(),
+        Pipeline::preset(preset).unwrap(),
         (w, h),
         true,
     );
@@ -126,6 +133,15 @@ fn main() {
     app.settle();
     app.draw(&mut terminal).unwrap();
     let whole_run = t0.elapsed();
+    if memory_only {
+        let steps = app.state.run().map_or(0, |r| r.steps.len());
+        println!(
+            "memory under {preset}: {steps} steps of {functions} functions; resident +{:.1} MiB for the app once the run is in (peak {:.1} MiB)",
+            (rss_kib("VmRSS:") - rss_before) as f64 / 1024.0,
+            rss_kib("VmHWM:") as f64 / 1024.0
+        );
+        return;
+    }
     let run = app.state.run().unwrap().clone();
     let lines = app.state.panel.len();
     println!(

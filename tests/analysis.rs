@@ -488,7 +488,7 @@ OpFunctionEnd
     assert!(verify(&m)
         .iter()
         .any(|e| e.message.contains("not dominated")));
-    let mut f = m.functions()[0].clone();
+    let mut f = shaderstep::ir::Function::clone(&m.functions()[0]);
     let n = repair_ssa(&mut m, &mut f).unwrap();
     assert_eq!(n, 1);
     *m.function_at_mut(0) = f;

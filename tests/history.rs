@@ -348,3 +348,52 @@ fn a_value_gone_at_an_external_step_is_followed_by_what_its_users_use_instead() 
         show(&run, &events)
     );
 }
+
+/// A step shares with the step before the functions its pass left as they were: dce removes
+/// dead code from `main` only, so the step after it holds `helper` as the step before did (one
+/// copy), and `main` anew. Memory for the steps of a large module is then what passes change.
+#[test]
+fn steps_share_the_functions_a_pass_did_not_change() {
+    let text = r#"
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main"
+               OpExecutionMode %main LocalSize 1 1 1
+               OpName %main "main"
+               OpName %helper "helper"
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+      %uint1 = OpConstant %uint 1
+     %helper = OpFunction %void None %fn
+         %h0 = OpLabel
+               OpReturn
+               OpFunctionEnd
+       %main = OpFunction %void None %fn
+         %m0 = OpLabel
+       %dead = OpIAdd %uint %uint1 %uint1
+       %call = OpFunctionCall %void %helper
+               OpReturn
+               OpFunctionEnd
+"#;
+    let words = shaderstep::ir::spirv::asm::assemble(text).unwrap();
+    let run = Pipeline::from_names(&["dce"])
+        .unwrap()
+        .with_snapshots(true)
+        .run(Arc::new(words));
+    assert!(run.ok());
+    let at = |step: usize, name: &str| {
+        let m = &run.steps[step].module;
+        let f = m
+            .functions()
+            .iter()
+            .find(|f| m.debug_name(f.id()) == Some(name))
+            .unwrap_or_else(|| panic!("no {name} in step {step}"));
+        Arc::clone(f)
+    };
+    let dce = run.steps.iter().position(|s| s.pass == "dce").unwrap();
+    assert!(run.steps[dce].changed, "dce removed nothing");
+    assert!(Arc::ptr_eq(&at(dce - 1, "helper"), &at(dce, "helper")));
+    assert!(!Arc::ptr_eq(&at(dce - 1, "main"), &at(dce, "main")));
+    assert!(at(dce, "main").inst_count() < at(dce - 1, "main").inst_count());
+}

@@ -123,6 +123,13 @@ pub struct Block {
     pub terminator: InstId,
 }
 
+/// A stamp no function has had: stamps say which change a function is at, across functions
+/// too (a function built afresh never looks like an older one).
+fn fresh_stamp() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 /// How far a function has changed since an analysis was computed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stamps {
@@ -275,7 +282,10 @@ impl Function {
             blocks: Vec::new(),
             block_index: OnceLock::new(),
             values: FxHashMap::default(),
-            stamps: Stamps::default(),
+            stamps: Stamps {
+                cfg: fresh_stamp(),
+                code: fresh_stamp(),
+            },
             cache: Cache::default(),
         }
     }
@@ -335,12 +345,26 @@ impl Function {
     }
 
     fn touch_code(&mut self) {
-        self.stamps.code += 1;
+        self.stamps.code = fresh_stamp();
     }
 
     fn touch_cfg(&mut self) {
-        self.stamps.cfg += 1;
-        self.stamps.code += 1;
+        let s = fresh_stamp();
+        self.stamps.cfg = s;
+        self.stamps.code = s;
+    }
+
+    /// Whether this is `other` unchanged since one was copied from the other: every change of
+    /// a body moves its stamps (and stamps are never reused), the rest is compared.
+    pub fn unchanged_from(&self, other: &Function) -> bool {
+        self.stamps == other.stamps
+            && self.def == other.def
+            && self.params == other.params
+            && self.prologue_debug == other.prologue_debug
+            && self.leading_debug == other.leading_debug
+            && self.epilogue_debug == other.epilogue_debug
+            && self.marker_ids == other.marker_ids
+            && self.locs == other.locs
     }
 
     // ---- Reading ----

@@ -119,6 +119,12 @@ pub struct Locations {
     index: FxHashMap<Location, Loc>,
 }
 
+impl PartialEq for Locations {
+    fn eq(&self, other: &Self) -> bool {
+        self.entries == other.entries
+    }
+}
+
 impl Default for Locations {
     fn default() -> Self {
         let mut index = FxHashMap::default();

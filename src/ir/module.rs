@@ -12,7 +12,7 @@
 //! dropped by `globals_mut`/`functions_mut`, the only ways to change those lists wholesale.
 
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use rspirv::dr::Operand;
 use spirv::Op;
@@ -77,7 +77,9 @@ pub struct Module {
     /// which is a valid definition order.
     globals: Vec<Inst>,
     global_index: OnceLock<FxHashMap<Id, usize>>,
-    functions: Vec<Function>,
+    /// Shared with the steps a pipeline recorded while a function stays as it was (see
+    /// `snapshot`); changed through `Arc::make_mut`, so a module never changes another's.
+    functions: Vec<Arc<Function>>,
     function_index: OnceLock<FxHashMap<Id, usize>>,
     /// `OpLine`/`OpNoLine` and non-semantic instructions after the last function.
     pub trailing_debug: Vec<Inst>,
@@ -189,12 +191,17 @@ impl Module {
 
     // ---- Functions ----
 
-    pub fn functions(&self) -> &[Function] {
+    pub fn functions(&self) -> &[Arc<Function>] {
         &self.functions
     }
 
+    /// Every function, to change its body (its id must stay).
+    pub fn functions_mut(&mut self) -> impl Iterator<Item = &mut Function> {
+        self.functions.iter_mut().map(Arc::make_mut)
+    }
+
     /// The functions, to add, remove or reorder (the id index is rebuilt on next use).
-    pub fn functions_mut(&mut self) -> &mut Vec<Function> {
+    pub fn function_list_mut(&mut self) -> &mut Vec<Arc<Function>> {
         self.function_index = OnceLock::new();
         &mut self.functions
     }
@@ -214,18 +221,18 @@ impl Module {
     }
 
     pub fn function(&self, id: Id) -> Option<&Function> {
-        self.function_position(id).map(|k| &self.functions[k])
+        self.function_position(id).map(|k| &*self.functions[k])
     }
 
     /// Function `id`, to change its body (its id must stay).
     pub fn function_mut(&mut self, id: Id) -> Option<&mut Function> {
         let k = self.function_position(id)?;
-        Some(&mut self.functions[k])
+        Some(Arc::make_mut(&mut self.functions[k]))
     }
 
     /// The function at position `k`, to change its body (its id must stay).
     pub fn function_at_mut(&mut self, k: usize) -> &mut Function {
-        &mut self.functions[k]
+        Arc::make_mut(&mut self.functions[k])
     }
 
     /// Edits function `k` with the rest of the module at hand: the function is taken out while
@@ -237,9 +244,9 @@ impl Module {
         edit: impl FnOnce(&mut Module, &mut Function) -> R,
     ) -> R {
         let stand_in = Function::new(self.functions[k].def.clone(), Vec::new());
-        let mut f = std::mem::replace(&mut self.functions[k], stand_in);
+        let mut f = std::mem::replace(Arc::make_mut(&mut self.functions[k]), stand_in);
         let r = edit(self, &mut f);
-        self.functions[k] = f;
+        *Arc::make_mut(&mut self.functions[k]) = f;
         r
     }
 
@@ -252,18 +259,29 @@ impl Module {
         }
     }
 
+    /// A copy to keep as a pipeline's step: each function `before` (the step kept last) has
+    /// unchanged is shared with it, the others are copied. Steps of a large module then cost
+    /// what their passes changed, not a module each.
+    pub fn snapshot(&self, before: Option<&Module>) -> Module {
+        let mut copy = self.clone();
+        for f in &mut copy.functions {
+            let kept = before
+                .and_then(|b| Some(&b.functions[b.function_position(f.id())?]))
+                .filter(|old| f.unchanged_from(old));
+            *f = match kept {
+                Some(old) => Arc::clone(old),
+                None => Arc::new(Function::clone(f)),
+            };
+        }
+        copy
+    }
+
     /// Appends a function.
     pub fn push_function(&mut self, f: Function) {
         if let Some(index) = self.function_index.get_mut() {
             index.insert(f.id(), self.functions.len());
         }
-        self.functions.push(f);
-    }
-
-    /// The globals and the functions apart, to read one while changing the other.
-    pub fn split_mut(&mut self) -> (&mut Vec<Inst>, &mut [Function]) {
-        self.global_index = OnceLock::new();
-        (&mut self.globals, &mut self.functions)
+        self.functions.push(Arc::new(f));
     }
 
     // ---- Ids ----
@@ -295,11 +313,7 @@ impl Module {
             + self.debug.len()
             + self.annotations.len()
             + self.globals.len()
-            + self
-                .functions
-                .iter()
-                .map(Function::inst_count)
-                .sum::<usize>()
+            + self.functions.iter().map(|f| f.inst_count()).sum::<usize>()
             + self.trailing_debug.len()
     }
 
@@ -400,9 +414,12 @@ impl Module {
     pub fn settle_markers(&mut self) -> Option<()> {
         for k in 0..self.functions.len() {
             let need = self.functions[k].markers_said();
-            while self.functions[k].marker_ids.len() < need {
-                let id = self.fresh_id()?;
-                self.functions[k].marker_ids.push(id);
+            let have = self.functions[k].marker_ids.len();
+            if have < need {
+                let ids = (have..need)
+                    .map(|_| self.fresh_id())
+                    .collect::<Option<Vec<Id>>>()?;
+                Arc::make_mut(&mut self.functions[k]).marker_ids.extend(ids);
             }
         }
         Some(())
@@ -424,7 +441,7 @@ impl Module {
                 i.remap_ids(&f);
             }
         }
-        for func in &mut self.functions {
+        for func in self.functions_mut() {
             func.remap_ids(&f);
         }
         self.attributes = std::mem::take(&mut self.attributes)
@@ -450,7 +467,7 @@ impl Module {
         ] {
             section.iter_mut().for_each(&mut f);
         }
-        for func in &mut self.functions {
+        for func in self.functions.iter_mut().map(Arc::make_mut) {
             func.leading_debug.iter_mut().for_each(&mut f);
             for b in func.blocks_mut() {
                 b.lines.iter_mut().for_each(&mut f);

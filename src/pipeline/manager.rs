@@ -504,7 +504,7 @@ impl Pipeline {
             };
             let preview = if changed || steps.is_empty() {
                 if self.snapshots {
-                    snapshot = Arc::new(module.clone());
+                    snapshot = Arc::new(module.snapshot(Some(&snapshot)));
                 }
                 // Only the input, or a pass allowed to emit them, can bring experimental ops.
                 if self.experimental || steps.is_empty() {

@@ -207,7 +207,7 @@ fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
     out.debug = debug;
     out.annotations_mut().append(b.annotations_mut());
     out.globals_mut().extend(globals);
-    out.functions_mut().append(b.functions_mut());
+    out.function_list_mut().append(b.function_list_mut());
     out.trailing_debug.append(&mut b.trailing_debug);
     out.attributes.append(&mut b.attributes);
     out.bound = out.bound.max(bound);
@@ -300,7 +300,7 @@ pub fn link(inputs: Vec<LinkInput>, opts: LinkOptions) -> Result<(Module, LinkRe
     }
 
     // Imports become their exports: declarations, their names and decorations go.
-    out.functions_mut()
+    out.function_list_mut()
         .retain(|f| !resolve.contains_key(&f.id()));
     out.globals_mut()
         .retain(|g| !g.result.is_some_and(|r| resolve.contains_key(&r)));

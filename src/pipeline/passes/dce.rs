@@ -192,7 +192,7 @@ pub fn dce(m: &mut Module) -> bool {
             .filter_map(|i| i.arg(0))
             .collect();
         let n = m.functions().len();
-        m.functions_mut().retain(|f| {
+        m.function_list_mut().retain(|f| {
             let id = f.id();
             let keep = *uses.get(id) > 0 || exported.contains(&id);
             if !keep {

@@ -291,7 +291,7 @@ impl Pass for MergeReturn {
             if !needs_merge(&m.functions()[k]) {
                 continue;
             }
-            let mut f = m.functions()[k].clone();
+            let mut f = Function::clone(&m.functions()[k]);
             match merge_returns(m, &mut f) {
                 Ok(c) => {
                     changed |= c;

@@ -616,7 +616,7 @@ pub fn qptr_lower(m: &mut Module, experimental: bool) -> Result<Outcome, String>
         let rewrote = struct_out_params(m, fi, false) == Some(true);
         if let Err(why) = check(m, &m.functions()[fi], &names) {
             if rewrote {
-                *m.function_at_mut(fi) = before_rewrite;
+                m.function_list_mut()[fi] = before_rewrite;
             }
             fallbacks.push((fid, why));
             continue;
@@ -628,14 +628,14 @@ pub fn qptr_lower(m: &mut Module, experimental: bool) -> Result<Outcome, String>
             Ok(false) => {}
             Ok(true) => {}
             Err(why) => {
-                *m.function_at_mut(fi) = original;
+                m.function_list_mut()[fi] = original;
                 fallbacks.push((fid, why));
                 continue;
             }
         }
         // Only what can be lifted back stays lowered.
         if let Err(why) = plan_function(m, fi) {
-            *m.function_at_mut(fi) = original;
+            m.function_list_mut()[fi] = original;
             fallbacks.push((fid, format!("its pointers could not be lifted back: {why}")));
             continue;
         }
