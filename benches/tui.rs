@@ -98,9 +98,12 @@ fn main() {
         let t = Instant::now();
         let _ = shaderstep::ir::verify::verify(&run.steps[0].module);
         let t_verify = t.elapsed();
+        let t = Instant::now();
+        let _ = shaderstep::pipeline::cost::Cost::of(&run.steps[0].module);
+        let t_cost = t.elapsed();
         println!(
-            "breakdown: (assembling the text form {:.1} ms), read {:.1} ms, verify {:.1} ms, 6 passes {:.1} ms, print IR {:.1} ms, split {:.1} ms ({} lines)",
-            ms(t_asm), ms(t_read), ms(t_verify), ms(t_run), ms(t_print), ms(t_split), v.len()
+            "breakdown: (assembling the text form {:.1} ms), read {:.1} ms, verify {:.1} ms, pressure and mix {:.1} ms, 6 passes {:.1} ms, print IR {:.1} ms, split {:.1} ms ({} lines)",
+            ms(t_asm), ms(t_read), ms(t_verify), ms(t_cost), ms(t_run), ms(t_print), ms(t_split), v.len()
         );
         for st in &run.steps {
             print!("{} {:.1}ms  ", st.pass, ms(st.duration));

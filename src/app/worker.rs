@@ -234,21 +234,21 @@ fn work(
             if before.is_some() || located(&p.step.module) {
                 audited.insert(p.input, p.step.audit(before.as_deref()));
             }
+            if stream {
+                let source = (!source_sent).then(|| p.source.map(Arc::from)).flatten();
+                source_sent = true;
+                let _ = tx.send(Report::Step(Box::new(StepDone {
+                    doc: job.doc,
+                    token: job.token,
+                    step: p.step.clone(),
+                    source,
+                })));
+            }
             // What the step costs (pressure, mix), for the pass list: here, off the UI thread,
-            // and once per module (a step that changed nothing shares the one before).
+            // once per module (a step that changed nothing shares the one before), and after
+            // the step is sent: the clone sent shares the cell this fills.
             p.step.cost_after(costed.get(&p.input));
             costed.insert(p.input, p.step.clone());
-            if !stream {
-                return;
-            }
-            let source = (!source_sent).then(|| p.source.map(Arc::from)).flatten();
-            source_sent = true;
-            let _ = tx.send(Report::Step(Box::new(StepDone {
-                doc: job.doc,
-                token: job.token,
-                step: p.step.clone(),
-                source,
-            })));
         };
         // A pass that panics is a bug, but it must not take the UI down with it.
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

@@ -30,6 +30,14 @@ impl Names {
         }
     }
 
+    /// Appends the name of `id` to `out` (what `get` gives, without a string of its own).
+    pub fn push(&self, id: Id, out: &mut String) {
+        match self.map.get(&id) {
+            Some(n) => out.push_str(n),
+            None => push_u32(out, id),
+        }
+    }
+
     pub fn for_module(m: &Module) -> Self {
         let mut debug: FxHashMap<Id, &str> = FxHashMap::default();
         for inst in &m.debug {
@@ -162,5 +170,34 @@ fn derived_name(
             format!("{}_{text}", names.get(ty))
         }
         _ => String::new(),
+    }
+}
+
+/// Appends the decimal digits of `v` (without `fmt`'s machinery: most ids print this way).
+pub fn push_u32(out: &mut String, mut v: u32) {
+    let mut buf = [0u8; 10];
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    for &d in &buf[at..] {
+        out.push(char::from(d));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn push_u32_writes_decimal_digits() {
+        for v in [0, 7, 10, 4096, 1_000_000_007, u32::MAX] {
+            let mut s = String::from("%");
+            super::push_u32(&mut s, v);
+            assert_eq!(s, format!("%{v}"));
+        }
     }
 }

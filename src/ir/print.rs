@@ -71,12 +71,10 @@ fn inst_line(
     out.line_info(m, inst);
     ids.clear();
     cx.body_ids(inst, ids);
-    out.push(
-        format!("{indent}{}", inst_text(cx, inst)),
-        inst.result,
-        ids,
-        &[],
-    );
+    let mut line = String::with_capacity(indent.len() + 96);
+    line.push_str(indent);
+    write_inst(cx, inst, &mut line);
+    out.push(line, inst.result, ids, &[]);
     if let Some(text) = attribute_line(m, cx, inst.result, indent) {
         out.push(text, None, &[], &[]);
     }
@@ -91,13 +89,14 @@ fn attribute_line(m: &Module, cx: &Context, id: Option<Id>, indent: &str) -> Opt
     })
 }
 
-fn inst_text(cx: &Context, inst: &Inst) -> String {
-    let body = cx
-        .dialect_body(inst)
-        .unwrap_or_else(|| cx.format_body(inst));
-    match inst.result {
-        Some(r) => format!("{} = {body}", cx.id(r)),
-        None => body,
+/// An instruction's text, appended to `s`.
+fn write_inst(cx: &Context, inst: &Inst, s: &mut String) {
+    if let Some(r) = inst.result {
+        cx.push_id(s, r);
+        s.push_str(" = ");
+    }
+    if !cx.write_dialect_body(inst, s) {
+        cx.write_body(inst, s);
     }
 }
 
@@ -120,7 +119,10 @@ fn print_function(
         out.line_info(m, p);
         ids.clear();
         cx.body_ids(p, ids);
-        out.push(format!("    {}", inst_text(cx, p)), p.result, ids, &[]);
+        let mut line = String::with_capacity(96);
+        line.push_str("    ");
+        write_inst(cx, p, &mut line);
+        out.push(line, p.result, ids, &[]);
     }
     let cfg = f.cfg();
     let mut open_merges: Vec<Id> = Vec::new();

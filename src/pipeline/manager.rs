@@ -49,7 +49,9 @@ pub struct Step {
     coverage: OnceLock<Arc<Coverage>>,
     /// Source lines and described variables lost against the step before (`audit`).
     losses: OnceLock<(usize, usize)>,
-    cost: OnceLock<Arc<super::cost::Cost>>,
+    /// Shared by the step's clones: a worker that sends a step before costing it (so the first
+    /// frame does not wait) fills the cell the receiver reads.
+    cost: Arc<OnceLock<Arc<super::cost::Cost>>>,
 }
 
 impl Step {
@@ -192,7 +194,7 @@ impl Run {
             spirv_text: OnceLock::from(text),
             coverage: OnceLock::new(),
             losses: OnceLock::new(),
-            cost: OnceLock::new(),
+            cost: Arc::default(),
         };
         self.steps.insert(0, step);
         if let Some(f) = &mut self.failed {
@@ -264,7 +266,7 @@ impl Run {
             spirv_text: OnceLock::new(),
             coverage: OnceLock::new(),
             losses: OnceLock::new(),
-            cost: OnceLock::new(),
+            cost: Arc::default(),
         });
     }
 
@@ -535,7 +537,7 @@ impl Pipeline {
                 spirv_text: OnceLock::new(),
                 coverage: OnceLock::new(),
                 losses: OnceLock::new(),
-                cost: OnceLock::new(),
+                cost: Arc::default(),
             });
             on_step(steps.last().expect("the step just pushed"));
             if error.is_some() {

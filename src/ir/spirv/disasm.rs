@@ -150,16 +150,36 @@ impl Context {
     /// The IR text's spelling of a dialect op, without the result: `qptr.offset %T %a %b`, the
     /// result type left out where the op's is void. `None` for any other instruction.
     pub fn dialect_body(&self, inst: &Inst) -> Option<String> {
-        let info = ops::for_inst(inst, &self.sets).filter(|o| o.set == ops::OpSet::Dialect)?;
-        let mut s = info.name.clone();
+        let mut s = String::new();
+        self.write_dialect_body(inst, &mut s).then_some(s)
+    }
+
+    /// `dialect_body` appended to `s`; whether `inst` is a dialect op.
+    pub fn write_dialect_body(&self, inst: &Inst, s: &mut String) -> bool {
+        // The dialect's ops are extended instructions of its set.
+        if inst.op != Op::ExtInst {
+            return false;
+        }
+        let Some(info) = ops::for_inst(inst, &self.sets).filter(|o| o.set == ops::OpSet::Dialect)
+        else {
+            return false;
+        };
+        let Some(ty) = inst
+            .ty
+            .filter(|_| info.typed)
+            .or((!info.typed).then_some(0))
+        else {
+            return false;
+        };
+        s.push_str(&info.name);
         if info.typed {
             s.push(' ');
-            s.push_str(&self.id(inst.ty?));
+            self.push_id(s, ty);
         }
         for op in inst.operands().skip(2) {
             s.push(' ');
             match op {
-                Opd::Id(id) => s.push_str(&self.id(id)),
+                Opd::Id(id) => self.push_id(s, id),
                 // rspirv reads extended-instruction operands as ids; anything else is kept raw.
                 Opd::Lit(Operand::LiteralBit32(v)) => {
                     let _ = write!(s, "!{v}");
@@ -167,13 +187,16 @@ impl Context {
                 Opd::Lit(other) => s.push_str(&enum_text(other).unwrap_or_default()),
             }
         }
-        Some(s)
+        true
     }
 
     /// The ids the body of `inst` prints (`dialect_body` where it has one, else
     /// `format_body`), in the order they appear.
     pub fn body_ids(&self, inst: &Inst, out: &mut Vec<Id>) {
-        let dialect = ops::for_inst(inst, &self.sets).filter(|o| o.set == ops::OpSet::Dialect);
+        let dialect = (inst.op == Op::ExtInst)
+            .then(|| ops::for_inst(inst, &self.sets))
+            .flatten()
+            .filter(|o| o.set == ops::OpSet::Dialect);
         let skip = match dialect {
             Some(info) => {
                 if info.typed {
@@ -190,15 +213,37 @@ impl Context {
     }
 
     pub fn id(&self, id: Id) -> String {
-        format!("%{}", self.names.get(id))
+        let mut s = String::with_capacity(12);
+        self.push_id(&mut s, id);
+        s
+    }
+
+    /// Appends `%name` of `id` to `s`.
+    pub fn push_id(&self, s: &mut String, id: Id) {
+        s.push('%');
+        self.names.push(id, s);
     }
 
     /// `OpName operands…` without the result.
     pub fn format_body(&self, inst: &Inst) -> String {
-        let mut s = format!("Op{}", op_name(inst.op));
+        let mut s = String::with_capacity(64);
+        self.write_body(inst, &mut s);
+        s
+    }
+
+    /// `format_body` appended to `s`: printing a large module is mostly this, and a string
+    /// per operand was most of its time.
+    pub fn write_body(&self, inst: &Inst, s: &mut String) {
+        s.push_str("Op");
+        match grammar::core(inst.op as u32) {
+            Some(g) => s.push_str(g.opname),
+            None => {
+                let _ = write!(s, "{:?}", inst.op);
+            }
+        }
         if let Some(t) = inst.ty {
             s.push(' ');
-            s.push_str(&self.id(t));
+            self.push_id(s, t);
         }
         let literal_kind = match inst.op {
             Op::Constant | Op::SpecConstant => inst.ty.and_then(|t| self.scalars.get(&t)).copied(),
@@ -217,7 +262,7 @@ impl Context {
             s.push(' ');
             let op = match op {
                 Opd::Id(id) => {
-                    s.push_str(&self.id(id));
+                    self.push_id(s, id);
                     continue;
                 }
                 Opd::Lit(l) => l,
@@ -248,7 +293,6 @@ impl Context {
                 other => s.push_str(&enum_text(other).unwrap_or_default()),
             }
         }
-        s
     }
 }
 
