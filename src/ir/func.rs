@@ -645,7 +645,7 @@ impl Function {
     pub fn map_args(&mut self, i: InstId, rename: impl Fn(Id) -> Id) -> bool {
         let inst = &self.insts[i.index()];
         let new: Vec<Id> = inst.args.iter().map(|&a| rename(a)).collect();
-        if new == inst.args {
+        if *new == *inst.args {
             return false;
         }
         let range = inst.target_range();
@@ -655,7 +655,7 @@ impl Function {
         } else {
             self.touch_code();
         }
-        self.insts[i.index()].args = new;
+        self.insts[i.index()].args = new.into();
         true
     }
 

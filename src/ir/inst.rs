@@ -18,6 +18,9 @@ use super::loc::Loc;
 /// exactly as in SPIR-V, so ids from the input survive the round trip unchanged.
 pub type Id = spirv::Word;
 
+/// An instruction's id operands: up to four inline.
+pub type Args = smallvec::SmallVec<[Id; 4]>;
+
 /// Equality and hashing look at what the instruction is, not at where it came from: two
 /// instructions at different source locations are the same instruction (`loc` aside).
 #[derive(Clone, Debug)]
@@ -27,7 +30,7 @@ pub struct Inst {
     pub result: Option<Id>,
     /// Id operands in operand order: `IdRef`, `IdScope` and `IdMemorySemantics` alike (the
     /// grammar tells them apart where it matters, see `spirv::grammar::scope_operands`).
-    pub args: Vec<Id>,
+    pub args: Args,
     /// Literal and enumerant operands in operand order.
     lits: Vec<Operand>,
     /// Position of each literal among all operands (ids and literals).
@@ -98,12 +101,12 @@ impl Inst {
     }
 
     /// An instruction whose operands are all ids.
-    pub fn with_args(op: Op, ty: Option<Id>, result: Option<Id>, args: Vec<Id>) -> Self {
+    pub fn with_args(op: Op, ty: Option<Id>, result: Option<Id>, args: impl Into<Args>) -> Self {
         Inst {
             op,
             ty,
             result,
-            args,
+            args: args.into(),
             lits: Vec::new(),
             lit_at: Vec::new(),
             loc: Loc::NONE,
@@ -469,7 +472,7 @@ mod tests {
             Operand::IdRef(8),
         ];
         let i = Inst::new(Op::ExtInst, Some(1), Some(2), ops.clone());
-        assert_eq!(i.args, vec![5, 7, 8]);
+        assert_eq!(i.args.as_slice(), [5, 7, 8]);
         assert_eq!(i.to_operands(), ops);
         assert_eq!(i.id_at(2), Some(7));
         assert_eq!(

@@ -1385,7 +1385,7 @@ impl<'m> Verifier<'m> {
     fn members(&self, ty: Id) -> Option<(Members, &'static str)> {
         let t = self.type_inst(ty)?;
         Some(match t.op {
-            Op::TypeStruct => (Members::List(t.args.clone()), "members"),
+            Op::TypeStruct => (Members::List(t.args.to_vec()), "members"),
             Op::TypeVector | Op::TypeMatrix => (
                 Members::Repeat(*t.args.first()?, u64::from(t.lit_u32(0)?)),
                 "components",
@@ -1494,7 +1494,7 @@ impl<'m> Verifier<'m> {
     fn composite_construct(&mut self, fid: Option<Id>, i: &Inst, at: Option<Id>) {
         let Some(t) = i.ty else { return };
         let Some(ti) = self.type_inst(t) else { return };
-        let parts: Vec<Id> = i.args.clone();
+        let parts: Vec<Id> = i.args.to_vec();
         if ti.op == Op::TypeVector {
             let (Some(&comp), Some(n)) = (ti.args.first(), ti.lit_u32(0)) else {
                 return;
@@ -1637,7 +1637,7 @@ impl<'m> Verifier<'m> {
             }
         };
         let Some(t) = i.ty else { return };
-        let ops: Vec<Id> = i.args.clone();
+        let ops: Vec<Id> = i.args.to_vec();
         let mut shapes = Vec::new();
         for &o in &ops {
             let Some(s) = self.value_type(o).and_then(|ty| shape(self, ty)) else {

@@ -128,7 +128,7 @@ pub fn remove_phi_incoming(f: &mut Function, b: usize, from: Id) {
             .flatten()
             .copied()
             .collect();
-        inst.args = kept;
+        inst.args = kept.into();
     }
 }
 
@@ -320,7 +320,7 @@ pub fn prune_unreachable(f: &mut Function, undef: &mut dyn FnMut(Id) -> Id) -> V
                     args.extend([v, c[1]]);
                 }
             }
-            f.inst_mut(i).args = args;
+            f.inst_mut(i).args = args.into();
         }
     }
     gone.extend(results);

@@ -15,7 +15,7 @@ use spirv::Op;
 use super::grammar;
 use super::operand_tables;
 use crate::ir::fxhash::FxHashMap;
-use crate::ir::inst::{Id, Inst};
+use crate::ir::inst::{Args, Id, Inst};
 use crate::ir::strings;
 
 /// What decoding an instruction learns that later ones need.
@@ -100,7 +100,7 @@ impl Context {
         if g.opcode == Op::SpecConstantOp {
             return spec_constant_op(&mut w);
         }
-        let mut inst = Inst::with_args(g.opcode, None, None, Vec::with_capacity(words.len()));
+        let mut inst = Inst::with_args(g.opcode, None, None, Args::new());
         let mut k = 0;
         while let Some(lo) = g.operands.get(k) {
             if w.done() {

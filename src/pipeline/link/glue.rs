@@ -114,9 +114,9 @@ fn make_private(m: &mut Module, ep: usize, var: Id) -> Result<(), String> {
     });
     if !lists_all_globals(m) {
         let mut k = 0;
-        m.entry_points[ep].args.retain(|&o| {
+        m.entry_points[ep].args.retain(|o| {
             k += 1;
-            k == 1 || o != var
+            k == 1 || *o != var
         });
     }
     Ok(())
@@ -503,7 +503,7 @@ fn vertex_buffer(m: &mut Module, ep: usize, set: u32, binding: u32) -> Result<Id
     let decorated = |m: &Module, v: Id, d: Decoration, n: u32| {
         m.annotations().iter().any(|a| {
             a.op == Op::Decorate
-                && a.args == [v]
+                && a.args.as_slice() == [v]
                 && a.lits() == [Operand::Decoration(d), Operand::LiteralBit32(n)]
         })
     };

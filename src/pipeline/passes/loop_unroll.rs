@@ -335,7 +335,7 @@ fn unroll(
             } else {
                 let mut t = copy(f.terminator(b));
                 if b == plan.latch {
-                    t.args = vec![maps[k + 1][&header_label]];
+                    t.args = smallvec::smallvec![maps[k + 1][&header_label]];
                 }
                 let merge = block.merge.clone().map(|mut mg| {
                     mg.remap(rename);
