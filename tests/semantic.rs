@@ -155,7 +155,7 @@ fn run_bisect_run_on_the_command_line() {
         data.to_str().unwrap(),
     ]);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    // A fragment shader cannot run alone: said, not hidden.
+    // A fragment shader alone is drawn behind a vertex stage made for it.
     let r = shaderstep(&[
         "run",
         "assets/examples/lighting.frag",
@@ -163,11 +163,16 @@ fn run_bisect_run_on_the_command_line() {
         "O",
         "--bisect-run",
     ]);
-    assert_eq!(r.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&r.stdout);
     assert!(
-        String::from_utf8_lossy(&r.stderr).contains("alone cannot be drawn"),
-        "{}",
+        r.status.success(),
+        "{out}{}",
         String::from_utf8_lossy(&r.stderr)
+    );
+    assert!(
+        out.contains("every step computes what the input does")
+            && out.contains("behind a generated vertex stage"),
+        "{out}"
     );
     // With its vertex stage, as a pipeline, it is drawn after every step.
     let r = shaderstep(&[
@@ -273,8 +278,23 @@ fn a_graphics_pipeline_is_drawn_after_every_step() {
         "{}",
         first.what
     );
-    // One stage alone cannot be drawn: said.
-    let e = shaderstep::pipeline::semantic::bisect(&gpu, &[&fr], None, &|| false).unwrap_err();
+    // The fragment stage alone is drawn behind a vertex stage made for it, which feeds every
+    // input it reads: the same pass is found.
+    let b = shaderstep::pipeline::semantic::bisect(&gpu, &[&fr], None, &|| false).unwrap();
+    assert!(
+        b.setup.contains("behind a generated vertex stage") && !b.setup.contains("nothing"),
+        "{}",
+        b.setup
+    );
+    let first = b.first.clone().expect("a difference");
+    assert_eq!(first.pass, "move-color-output", "{}", b.summary());
+    let o = Pipeline::preset("O")
+        .unwrap()
+        .run(Arc::new(load("lit.frag")));
+    let b = shaderstep::pipeline::semantic::bisect(&gpu, &[&o], None, &|| false).unwrap();
+    assert_eq!(b.first, None, "{}", b.summary());
+    // A vertex stage alone is not drawn yet: said.
+    let e = shaderstep::pipeline::semantic::bisect(&gpu, &[&vr], None, &|| false).unwrap_err();
     assert!(e.contains("--pipeline"), "{e}");
 }
 

@@ -385,8 +385,19 @@ pub fn bisect(
             bisect_run(gpu, one, data, cancelled)
         }
         (_, Some(vs), Some(fs)) => bisect_draw(gpu, vs, fs, cancelled),
-        ([_], Some(_), None) | ([_], None, Some(_)) => Err(
-            "a vertex or fragment shader alone cannot be drawn: open the pipeline's stages together (--pipeline VS FS)".into(),
+        ([_], None, Some(fs)) => {
+            // A fragment shader alone: drawn behind a vertex stage made for it.
+            let first = *pass_steps(fs).first().ok_or("the run has no steps")?;
+            let words = spirv_of(&fs.steps[first].module)
+                .map_err(|e| format!("the fragment stage cannot be run: {e}"))?
+                .words;
+            let stage = reflect(&words, ExecutionModel::Fragment)
+                .map_err(|e| format!("cannot draw the fragment stage: {e}"))?;
+            let vertex = super::gpu::stand_in::vertex_for(&stage)?;
+            draw_bisect(gpu, Vertex::Generated(vertex), fs, cancelled)
+        }
+        ([_], Some(_), None) => Err(
+            "a vertex shader alone cannot be drawn: open the pipeline's stages together (--pipeline VS FS)".into(),
         ),
         ([one], _, _) => bisect_run(gpu, one, data, cancelled),
         _ => Err("the stages have no vertex and fragment stage to draw".into()),
@@ -402,12 +413,40 @@ pub fn bisect_draw(
     fs: &Run,
     cancelled: &dyn Fn() -> bool,
 ) -> Result<BisectRun, String> {
-    let (vsteps, fsteps) = (pass_steps(vs), pass_steps(fs));
+    draw_bisect(gpu, Vertex::Stage(vs), fs, cancelled)
+}
+
+/// The vertex side of a draw: the pipeline's own stage, stepped through beside the fragment
+/// stage, or one made for a fragment shader alone (the same at every step).
+enum Vertex<'r> {
+    Stage(&'r Run),
+    Generated(Vec<u32>),
+}
+
+fn draw_bisect(
+    gpu: &dyn Device,
+    vertex: Vertex,
+    fs: &Run,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<BisectRun, String> {
+    let fsteps = pass_steps(fs);
+    let vsteps = match &vertex {
+        Vertex::Stage(vs) => pass_steps(vs),
+        Vertex::Generated(_) => fsteps.clone(),
+    };
     if vsteps.len() != fsteps.len() || vsteps.is_empty() {
         return Err("the stages' runs do not have the same steps".into());
     }
     let words = |run: &Run, i: usize| spirv_of(&run.steps[i].module).map(|s| s.words);
-    let v0 = words(vs, vsteps[0]).map_err(|e| format!("the vertex stage cannot be run: {e}"))?;
+    let vertex_words = |i: usize| match &vertex {
+        Vertex::Stage(vs) => words(vs, i),
+        Vertex::Generated(w) => Ok(w.clone()),
+    };
+    let vertex_changed = |i: usize| match &vertex {
+        Vertex::Stage(vs) => vs.steps[i].changed,
+        Vertex::Generated(_) => false,
+    };
+    let v0 = vertex_words(vsteps[0]).map_err(|e| format!("the vertex stage cannot be run: {e}"))?;
     let f0 = words(fs, fsteps[0]).map_err(|e| format!("the fragment stage cannot be run: {e}"))?;
     let vstage = reflect(&v0, ExecutionModel::Vertex)
         .map_err(|e| format!("cannot draw the vertex stage: {e}"))?;
@@ -439,10 +478,14 @@ pub fn bisect_draw(
         varying: 0,
         stable: 0,
         setup: format!(
-            "{device}: {} attachments of {}×{}, {fill} data{}",
+            "{device}: {} attachments of {}×{}{}, {fill} data{}",
             before.colors.len(),
             super::gpu::reflect::SIZE.0,
             super::gpu::reflect::SIZE.1,
+            match vertex {
+                Vertex::Generated(_) => ", behind a generated vertex stage",
+                Vertex::Stage(_) => "",
+            },
             if covers(&before) {
                 ""
             } else {
@@ -455,20 +498,20 @@ pub fn bisect_draw(
             return Err("cancelled".into());
         }
         let (vi, fi) = (vsteps[k], fsteps[k]);
-        if !vs.steps[vi].changed && !fs.steps[fi].changed {
+        if !vertex_changed(vi) && !fs.steps[fi].changed {
             out.compared += 1;
             continue;
         }
-        let (v, f) = match (words(vs, vi), words(fs, fi)) {
+        let (v, f) = match (vertex_words(vi), words(fs, fi)) {
             (Ok(v), Ok(f)) => (v, f),
             (Err(why), _) | (_, Err(why)) => {
                 out.skipped.push((fi, why));
                 continue;
             }
         };
-        let which = if vs.steps[vi].changed && fs.steps[fi].changed {
+        let which = if vertex_changed(vi) && fs.steps[fi].changed {
             ""
-        } else if vs.steps[vi].changed {
+        } else if vertex_changed(vi) {
             " (vertex stage)"
         } else {
             " (fragment stage)"

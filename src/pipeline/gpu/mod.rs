@@ -17,6 +17,7 @@
 
 pub mod isolated;
 pub mod reflect;
+pub mod stand_in;
 pub mod wire;
 
 use std::ffi::CString;

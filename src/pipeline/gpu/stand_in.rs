@@ -1,0 +1,259 @@
+//! A vertex stage for a fragment shader that comes alone, so that it can be drawn: a triangle
+//! that covers the attachments, and every input the fragment shader reads written at its
+//! location with a value that varies across the triangle (floats interpolate between the
+//! corners; integers, flat, take the provoking corner's). Made in SPIR-V, no compiler needed.
+
+use std::fmt::Write;
+
+use super::reflect::{Scalar, Stage, Ty};
+use crate::ir::spirv::asm;
+
+/// The type's name in the text below, declaring it (and what it is made of) the first time.
+fn type_name(ty: &Ty, types: &mut String, declared: &mut Vec<String>) -> String {
+    let scalar = match ty.scalar {
+        Scalar::F32 => "float",
+        Scalar::I32 => "int",
+        Scalar::U32 => "uint",
+    };
+    let mut name = scalar.to_string();
+    if ty.comps > 1 {
+        let vector = format!("v{}{scalar}", ty.comps);
+        if !declared.contains(&vector) {
+            let _ = writeln!(types, "%{vector} = OpTypeVector %{scalar} {}", ty.comps);
+            declared.push(vector.clone());
+        }
+        name = vector;
+    }
+    if ty.cols > 1 {
+        let matrix = format!("m{}{name}", ty.cols);
+        if !declared.contains(&matrix) {
+            let _ = writeln!(types, "%{matrix} = OpTypeMatrix %{name} {}", ty.cols);
+            declared.push(matrix.clone());
+        }
+        name = matrix;
+    }
+    if let Some(len) = ty.len {
+        let array = format!("a{len}{name}");
+        if !declared.contains(&array) {
+            let _ = writeln!(types, "%len{len} = OpConstant %uint {len}");
+            let _ = writeln!(types, "%{array} = OpTypeArray %{name} %len{len}");
+            declared.push(array.clone());
+        }
+        name = array;
+    }
+    name
+}
+
+/// SPIR-V words of a vertex stage that feeds every input of `fs`. An input it cannot write (an
+/// interface block) is an error that names it.
+pub fn vertex_for(fs: &Stage) -> Result<Vec<u32>, String> {
+    let mut types = String::new();
+    // What the text below declares itself.
+    let mut declared: Vec<String> = vec!["v4float".into(), "ptr_v4float".into()];
+    let mut vars = String::new();
+    let mut decorations = String::new();
+    let mut constants = 0u32;
+    let mut body = String::new();
+    let mut interface = String::from("%vertex_index %position");
+    let mut fresh = 0u32;
+    let mut next = |prefix: &str| {
+        fresh += 1;
+        format!("%{prefix}{fresh}")
+    };
+    for (k, input) in fs.inputs.iter().enumerate() {
+        if input.members.is_some() {
+            return Err(format!(
+                "the fragment shader reads an interface block at location {}, which a generated vertex stage does not write",
+                input.location
+            ));
+        }
+        let ty = &input.ty;
+        let name = type_name(ty, &mut types, &mut declared);
+        let var = format!("%out{k}");
+        if !declared.contains(&format!("ptr_{name}")) {
+            let _ = writeln!(types, "%ptr_{name} = OpTypePointer Output %{name}");
+            declared.push(format!("ptr_{name}"));
+        }
+        let _ = writeln!(vars, "{var} = OpVariable %ptr_{name} Output");
+        let _ = writeln!(decorations, "OpDecorate {var} Location {}", input.location);
+        interface.push(' ');
+        interface.push_str(&var);
+        // One value per scalar, from the corner: a different slope and offset for each.
+        let scalar = match ty.scalar {
+            Scalar::F32 => "float",
+            Scalar::I32 => "int",
+            Scalar::U32 => "uint",
+        };
+        let mut scalars = Vec::new();
+        for _ in 0..ty.slots() * ty.comps {
+            let n = constants;
+            constants += 1;
+            let v = next("v");
+            match ty.scalar {
+                Scalar::F32 => {
+                    let _ = writeln!(
+                        body,
+                        "{v}_m = OpFMul %float %corner_f %slope{n}\n{v} = OpFAdd %float {v}_m %offset{n}"
+                    );
+                    let _ = writeln!(
+                        types,
+                        "%slope{n} = OpConstant %float {}\n%offset{n} = OpConstant %float {}",
+                        0.375 + 0.125 * f64::from(n % 7),
+                        0.0625 * f64::from(n % 5)
+                    );
+                }
+                Scalar::I32 => {
+                    let _ = writeln!(body, "{v} = OpIAdd %int %corner %step{n}");
+                    let _ = writeln!(types, "%step{n} = OpConstant %int {}", 3 * n + 1);
+                }
+                Scalar::U32 => {
+                    let _ = writeln!(
+                        body,
+                        "{v}_a = OpIAdd %int %corner %step{n}\n{v} = OpBitcast %uint {v}_a"
+                    );
+                    let _ = writeln!(types, "%step{n} = OpConstant %int {}", 3 * n + 1);
+                }
+            }
+            scalars.push(v);
+        }
+        // Build the value up: vectors of scalars, matrix columns, array elements.
+        let mut parts = scalars;
+        if ty.comps > 1 {
+            let vector = format!("v{}{scalar}", ty.comps);
+            parts = parts
+                .chunks(ty.comps as usize)
+                .map(|c| {
+                    let v = next("vec");
+                    let _ = writeln!(body, "{v} = OpCompositeConstruct %{vector} {}", c.join(" "));
+                    v
+                })
+                .collect();
+        }
+        if ty.cols > 1 {
+            let column = if ty.comps > 1 {
+                format!("v{}{scalar}", ty.comps)
+            } else {
+                scalar.to_string()
+            };
+            let matrix = format!("m{}{column}", ty.cols);
+            parts = parts
+                .chunks(ty.cols as usize)
+                .map(|c| {
+                    let v = next("mat");
+                    let _ = writeln!(body, "{v} = OpCompositeConstruct %{matrix} {}", c.join(" "));
+                    v
+                })
+                .collect();
+        }
+        let value = if ty.len.is_some() {
+            let v = next("arr");
+            let _ = writeln!(
+                body,
+                "{v} = OpCompositeConstruct %{name} {}",
+                parts.join(" ")
+            );
+            v
+        } else {
+            parts.pop().expect("one value")
+        };
+        let _ = writeln!(body, "OpStore {var} {value}");
+    }
+    let text = format!(
+        r#"OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint Vertex %main "main" {interface}
+OpDecorate %vertex_index BuiltIn VertexIndex
+OpDecorate %position BuiltIn Position
+{decorations}%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%int = OpTypeInt 32 1
+%uint = OpTypeInt 32 0
+%bool = OpTypeBool
+%v4float = OpTypeVector %float 4
+%ptr_in_int = OpTypePointer Input %int
+%ptr_v4float = OpTypePointer Output %v4float
+%vertex_index = OpVariable %ptr_in_int Input
+%position = OpVariable %ptr_v4float Output
+%int_1 = OpConstant %int 1
+%int_2 = OpConstant %int 2
+%int_3 = OpConstant %int 3
+%far = OpConstant %float 3
+%near = OpConstant %float -1
+%depth = OpConstant %float 0.5
+%one = OpConstant %float 1
+{types}{vars}%main = OpFunction %void None %fn
+%entry = OpLabel
+%index = OpLoad %int %vertex_index
+%corner = OpSMod %int %index %int_3
+%corner_f = OpConvertSToF %float %corner
+%is_1 = OpIEqual %bool %corner %int_1
+%is_2 = OpIEqual %bool %corner %int_2
+%x = OpSelect %float %is_1 %far %near
+%y = OpSelect %float %is_2 %far %near
+%pos = OpCompositeConstruct %v4float %x %y %depth %one
+OpStore %position %pos
+{body}OpReturn
+OpFunctionEnd
+"#
+    );
+    asm::assemble(&text).map_err(|e| format!("the generated vertex stage: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::gpu::reflect::{reflect, Var};
+    use spirv::ExecutionModel;
+
+    fn input(location: u32, scalar: Scalar, comps: u32, cols: u32, len: Option<u32>) -> Var {
+        Var {
+            location,
+            ty: Ty {
+                scalar,
+                comps,
+                cols,
+                len,
+            },
+            members: None,
+            flat: scalar != Scalar::F32,
+            noperspective: false,
+        }
+    }
+
+    /// The stage made writes each input at its location with its type: its own reflection
+    /// gives them back as outputs.
+    #[test]
+    fn writes_every_input_of_the_fragment_shader() {
+        let fs = Stage {
+            entry: "main".into(),
+            inputs: vec![
+                input(0, Scalar::F32, 3, 1, None),
+                input(1, Scalar::I32, 1, 1, None),
+                input(2, Scalar::U32, 2, 1, Some(2)),
+                input(4, Scalar::F32, 4, 4, None),
+                input(8, Scalar::F32, 1, 1, None),
+            ],
+            outputs: Vec::new(),
+            resources: Vec::new(),
+            push: false,
+        };
+        let words = vertex_for(&fs).unwrap_or_else(|e| panic!("{e}"));
+        if let Ok(path) = std::env::var("STAND_IN_OUT") {
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            std::fs::write(path, bytes).unwrap();
+        }
+        let vs = reflect(&words, ExecutionModel::Vertex).unwrap();
+        let got: Vec<(u32, Scalar, u32, u32, Option<u32>)> = vs
+            .outputs
+            .iter()
+            .map(|o| (o.location, o.ty.scalar, o.ty.comps, o.ty.cols, o.ty.len))
+            .collect();
+        let want: Vec<(u32, Scalar, u32, u32, Option<u32>)> = fs
+            .inputs
+            .iter()
+            .map(|i| (i.location, i.ty.scalar, i.ty.comps, i.ty.cols, i.ty.len))
+            .collect();
+        assert_eq!(got, want);
+    }
+}
