@@ -339,6 +339,44 @@ OpFunctionEnd
     }
 }
 
+/// An output with an initializer is written by it: it stays in the interface, with its
+/// initializer, although no code stores there; an output nothing writes goes. (A fragment
+/// shader of SPIRV-Cross's tests drew garbage after O: the semantic bisect found it.)
+#[test]
+fn adce_keeps_outputs_their_initializer_writes() {
+    let input = r#"
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint Fragment %main "main" %color %unwritten
+OpExecutionMode %main OriginUpperLeft
+OpName %main "main"
+OpName %color "color"
+OpName %unwritten "unwritten"
+OpDecorate %color Location 0
+OpDecorate %unwritten Location 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%v4float = OpTypeVector %float 4
+%float_5 = OpConstant %float 5
+%five = OpConstantComposite %v4float %float_5 %float_5 %float_5 %float_5
+%ptr_out = OpTypePointer Output %v4float
+%color = OpVariable %ptr_out Output %five
+%unwritten = OpVariable %ptr_out Output
+%main = OpFunction %void None %fn
+%entry = OpLabel
+OpReturn
+OpFunctionEnd
+"#;
+    let out = run(&["lower", "adce", "verify"], input);
+    assert!(
+        out.contains("OpEntryPoint Fragment %main \"main\" %color\n")
+            && out.contains("%color = OpVariable %_ptr_Output_v4float Output %"),
+        "{out}"
+    );
+    assert!(!out.contains("%unwritten"), "{out}");
+}
+
 #[test]
 fn fold_computes_constants_with_the_op_table_rules() {
     let input = r#"

@@ -380,7 +380,11 @@ pub fn bisect(
     cancelled: &dyn Fn() -> bool,
 ) -> Result<BisectRun, String> {
     let with = |m: ExecutionModel| runs.iter().copied().find(|r| models(r).contains(&m));
-    match (runs, with(ExecutionModel::Vertex), with(ExecutionModel::Fragment)) {
+    match (
+        runs,
+        with(ExecutionModel::Vertex),
+        with(ExecutionModel::Fragment),
+    ) {
         ([one], _, _) if models(one).contains(&ExecutionModel::GLCompute) => {
             bisect_run(gpu, one, data, cancelled)
         }
@@ -394,11 +398,19 @@ pub fn bisect(
             let stage = reflect(&words, ExecutionModel::Fragment)
                 .map_err(|e| format!("cannot draw the fragment stage: {e}"))?;
             let vertex = super::gpu::stand_in::vertex_for(&stage)?;
-            draw_bisect(gpu, Vertex::Generated(vertex), fs, cancelled)
+            draw_bisect(gpu, Side::Generated(vertex), Side::Stage(fs), cancelled)
         }
-        ([_], Some(_), None) => Err(
-            "a vertex shader alone cannot be drawn: open the pipeline's stages together (--pipeline VS FS)".into(),
-        ),
+        ([_], Some(vs), None) => {
+            // A vertex shader alone: drawn before a fragment stage made for it.
+            let first = *pass_steps(vs).first().ok_or("the run has no steps")?;
+            let words = spirv_of(&vs.steps[first].module)
+                .map_err(|e| format!("the vertex stage cannot be run: {e}"))?
+                .words;
+            let stage = reflect(&words, ExecutionModel::Vertex)
+                .map_err(|e| format!("cannot draw the vertex stage: {e}"))?;
+            let fragment = super::gpu::stand_in::fragment_for(&stage)?;
+            draw_bisect(gpu, Side::Stage(vs), Side::Generated(fragment), cancelled)
+        }
         ([one], _, _) => bisect_run(gpu, one, data, cancelled),
         _ => Err("the stages have no vertex and fragment stage to draw".into()),
     }
@@ -413,41 +425,57 @@ pub fn bisect_draw(
     fs: &Run,
     cancelled: &dyn Fn() -> bool,
 ) -> Result<BisectRun, String> {
-    draw_bisect(gpu, Vertex::Stage(vs), fs, cancelled)
+    draw_bisect(gpu, Side::Stage(vs), Side::Stage(fs), cancelled)
 }
 
-/// The vertex side of a draw: the pipeline's own stage, stepped through beside the fragment
-/// stage, or one made for a fragment shader alone (the same at every step).
-enum Vertex<'r> {
+/// One stage of a draw: the pipeline's own, stepped through (beside the other stage), or one
+/// made for a shader that came alone (the same at every step).
+enum Side<'r> {
     Stage(&'r Run),
     Generated(Vec<u32>),
 }
 
+impl Side<'_> {
+    fn run(&self) -> Option<&Run> {
+        match self {
+            Side::Stage(r) => Some(r),
+            Side::Generated(_) => None,
+        }
+    }
+    fn words(&self, i: usize) -> Result<Vec<u32>, String> {
+        match self {
+            Side::Stage(r) => spirv_of(&r.steps[i].module).map(|s| s.words),
+            Side::Generated(w) => Ok(w.clone()),
+        }
+    }
+    fn changed(&self, i: usize) -> bool {
+        self.run().is_some_and(|r| r.steps[i].changed)
+    }
+}
+
 fn draw_bisect(
     gpu: &dyn Device,
-    vertex: Vertex,
-    fs: &Run,
+    vertex: Side,
+    fragment: Side,
     cancelled: &dyn Fn() -> bool,
 ) -> Result<BisectRun, String> {
-    let fsteps = pass_steps(fs);
-    let vsteps = match &vertex {
-        Vertex::Stage(vs) => pass_steps(vs),
-        Vertex::Generated(_) => fsteps.clone(),
-    };
+    // The steps come from the stages stepped through (a step is named after the fragment
+    // stage's when both are).
+    let named = fragment
+        .run()
+        .or(vertex.run())
+        .ok_or("no stage to step through")?;
+    let fsteps = fragment.run().map_or_else(|| pass_steps(named), pass_steps);
+    let vsteps = vertex.run().map_or_else(|| pass_steps(named), pass_steps);
     if vsteps.len() != fsteps.len() || vsteps.is_empty() {
         return Err("the stages' runs do not have the same steps".into());
     }
-    let words = |run: &Run, i: usize| spirv_of(&run.steps[i].module).map(|s| s.words);
-    let vertex_words = |i: usize| match &vertex {
-        Vertex::Stage(vs) => words(vs, i),
-        Vertex::Generated(w) => Ok(w.clone()),
-    };
-    let vertex_changed = |i: usize| match &vertex {
-        Vertex::Stage(vs) => vs.steps[i].changed,
-        Vertex::Generated(_) => false,
-    };
-    let v0 = vertex_words(vsteps[0]).map_err(|e| format!("the vertex stage cannot be run: {e}"))?;
-    let f0 = words(fs, fsteps[0]).map_err(|e| format!("the fragment stage cannot be run: {e}"))?;
+    let v0 = vertex
+        .words(vsteps[0])
+        .map_err(|e| format!("the vertex stage cannot be run: {e}"))?;
+    let f0 = fragment
+        .words(fsteps[0])
+        .map_err(|e| format!("the fragment stage cannot be run: {e}"))?;
     let vstage = reflect(&v0, ExecutionModel::Vertex)
         .map_err(|e| format!("cannot draw the vertex stage: {e}"))?;
     let fstage = reflect(&f0, ExecutionModel::Fragment)
@@ -482,9 +510,10 @@ fn draw_bisect(
             before.colors.len(),
             super::gpu::reflect::SIZE.0,
             super::gpu::reflect::SIZE.1,
-            match vertex {
-                Vertex::Generated(_) => ", behind a generated vertex stage",
-                Vertex::Stage(_) => "",
+            match (&vertex, &fragment) {
+                (Side::Generated(_), _) => ", behind a generated vertex stage",
+                (_, Side::Generated(_)) => ", before a generated fragment stage",
+                _ => "",
             },
             if covers(&before) {
                 ""
@@ -498,25 +527,26 @@ fn draw_bisect(
             return Err("cancelled".into());
         }
         let (vi, fi) = (vsteps[k], fsteps[k]);
-        if !vertex_changed(vi) && !fs.steps[fi].changed {
+        if !vertex.changed(vi) && !fragment.changed(fi) {
             out.compared += 1;
             continue;
         }
-        let (v, f) = match (vertex_words(vi), words(fs, fi)) {
+        let (v, f) = match (vertex.words(vi), fragment.words(fi)) {
             (Ok(v), Ok(f)) => (v, f),
             (Err(why), _) | (_, Err(why)) => {
                 out.skipped.push((fi, why));
                 continue;
             }
         };
-        let which = if vertex_changed(vi) && fs.steps[fi].changed {
+        let which = if vertex.changed(vi) && fragment.changed(fi) {
             ""
-        } else if vertex_changed(vi) {
+        } else if vertex.changed(vi) {
             " (vertex stage)"
         } else {
             " (fragment stage)"
         };
-        let pass = fs.steps[fi].pass;
+        let step = if fragment.run().is_some() { fi } else { vi };
+        let pass = named.steps[step].pass;
         match set.draw(gpu, (&v, &vstage.entry), (&f, &fstage.entry), limit) {
             Ok(after) => {
                 out.compared += 1;

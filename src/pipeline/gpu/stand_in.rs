@@ -200,6 +200,125 @@ OpFunctionEnd
     asm::assemble(&text).map_err(|e| format!("the generated vertex stage: {e}"))
 }
 
+/// Attachments a generated fragment stage may write (Vulkan guarantees four; lavapipe has 8).
+const MAX_ATTACHMENTS: u32 = 8;
+
+/// SPIR-V words of a fragment stage that reads every output of `vs` at its location and writes
+/// each (each column and element apart) to an attachment of its own, so that whatever the
+/// vertex stage computes shows in the image. An output it cannot read (an interface block), or
+/// more than the attachments hold, is an error that says so.
+pub fn fragment_for(vs: &Stage) -> Result<Vec<u32>, String> {
+    let mut types = String::new();
+    // What the text below declares itself.
+    let mut declared: Vec<String> = vec!["v4float".into()];
+    let mut vars = String::new();
+    let mut decorations = String::new();
+    let mut body = String::new();
+    let mut interface = String::new();
+    let mut attachment = 0u32;
+    for (k, output) in vs.outputs.iter().enumerate() {
+        if output.members.is_some() {
+            return Err(format!(
+                "the vertex shader writes an interface block at location {}, which a generated fragment stage does not read",
+                output.location
+            ));
+        }
+        let ty = &output.ty;
+        let name = type_name(ty, &mut types, &mut declared);
+        let var = format!("%in{k}");
+        if !declared.contains(&format!("in_{name}")) {
+            let _ = writeln!(types, "%in_{name} = OpTypePointer Input %{name}");
+            declared.push(format!("in_{name}"));
+        }
+        let _ = writeln!(vars, "{var} = OpVariable %in_{name} Input");
+        let _ = writeln!(decorations, "OpDecorate {var} Location {}", output.location);
+        if ty.scalar != Scalar::F32 || output.flat {
+            let _ = writeln!(decorations, "OpDecorate {var} Flat");
+        }
+        interface.push(' ');
+        interface.push_str(&var);
+        let _ = writeln!(body, "%value{k} = OpLoad %{name} {var}");
+        // Each element and column apart: what an attachment holds.
+        let part = Ty {
+            scalar: ty.scalar,
+            comps: ty.comps,
+            cols: 1,
+            len: None,
+        };
+        let part_name = type_name(&part, &mut types, &mut declared);
+        let mut parts = Vec::new();
+        for e in 0..ty.len.unwrap_or(1) {
+            for c in 0..ty.cols {
+                let indices = match (ty.len.is_some(), ty.cols > 1) {
+                    (true, true) => format!(" {e} {c}"),
+                    (true, false) => format!(" {e}"),
+                    (false, true) => format!(" {c}"),
+                    (false, false) => String::new(),
+                };
+                if indices.is_empty() {
+                    parts.push(format!("%value{k}"));
+                } else {
+                    let p = format!("%part{k}_{e}_{c}");
+                    let _ = writeln!(
+                        body,
+                        "{p} = OpCompositeExtract %{part_name} %value{k}{indices}"
+                    );
+                    parts.push(p);
+                }
+            }
+        }
+        for p in parts {
+            if attachment >= MAX_ATTACHMENTS {
+                return Err(format!(
+                    "the vertex shader's outputs take more than {MAX_ATTACHMENTS} attachments of a generated fragment stage"
+                ));
+            }
+            let out = format!("%out{attachment}");
+            if !declared.contains(&format!("out_{part_name}")) {
+                let _ = writeln!(
+                    types,
+                    "%out_{part_name} = OpTypePointer Output %{part_name}"
+                );
+                declared.push(format!("out_{part_name}"));
+            }
+            let _ = writeln!(vars, "{out} = OpVariable %out_{part_name} Output");
+            let _ = writeln!(decorations, "OpDecorate {out} Location {attachment}");
+            let _ = writeln!(body, "OpStore {out} {p}");
+            interface.push(' ');
+            interface.push_str(&out);
+            attachment += 1;
+        }
+    }
+    if attachment == 0 {
+        // Nothing to read: the coverage of the triangles the vertex stage places is the image.
+        let _ = writeln!(types, "%out_v4float = OpTypePointer Output %v4float");
+        let _ = writeln!(vars, "%covered = OpVariable %out_v4float Output");
+        let _ = writeln!(decorations, "OpDecorate %covered Location 0");
+        let _ = writeln!(body, "OpStore %covered %white");
+        interface.push_str(" %covered");
+    }
+    let text = format!(
+        r#"OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint Fragment %main "main"{interface}
+OpExecutionMode %main OriginUpperLeft
+{decorations}%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%int = OpTypeInt 32 1
+%uint = OpTypeInt 32 0
+%one = OpConstant %float 1
+%v4float = OpTypeVector %float 4
+%white = OpConstantComposite %v4float %one %one %one %one
+{types}{vars}%main = OpFunction %void None %fn
+%entry = OpLabel
+{body}OpReturn
+OpFunctionEnd
+"#
+    );
+    asm::assemble(&text).map_err(|e| format!("the generated fragment stage: {e}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -255,5 +374,49 @@ mod tests {
             .map(|i| (i.location, i.ty.scalar, i.ty.comps, i.ty.cols, i.ty.len))
             .collect();
         assert_eq!(got, want);
+    }
+
+    /// The fragment stage made for a vertex stage reads each of its outputs at its location and
+    /// writes each column and element to an attachment of its own.
+    #[test]
+    fn reads_every_output_of_the_vertex_shader() {
+        let vs = Stage {
+            entry: "main".into(),
+            inputs: Vec::new(),
+            outputs: vec![
+                input(0, Scalar::F32, 3, 1, None),
+                input(1, Scalar::I32, 1, 1, Some(2)),
+                input(3, Scalar::F32, 2, 2, None),
+            ],
+            resources: Vec::new(),
+            push: false,
+        };
+        let words = fragment_for(&vs).unwrap_or_else(|e| panic!("{e}"));
+        let fs = reflect(&words, ExecutionModel::Fragment).unwrap();
+        let inputs: Vec<(u32, Scalar, bool)> = fs
+            .inputs
+            .iter()
+            .map(|i| (i.location, i.ty.scalar, i.flat))
+            .collect();
+        assert_eq!(
+            inputs,
+            [
+                (0, Scalar::F32, false),
+                (1, Scalar::I32, true),
+                (3, Scalar::F32, false)
+            ]
+        );
+        let attachments: Vec<(u32, u32)> = fs
+            .outputs
+            .iter()
+            .map(|o| (o.location, o.ty.comps))
+            .collect();
+        assert_eq!(attachments, [(0, 3), (1, 1), (2, 1), (3, 2), (4, 2)]);
+        // Too many for the attachments: said.
+        let wide = Stage {
+            outputs: vec![input(0, Scalar::F32, 4, 4, Some(3))],
+            ..vs
+        };
+        assert!(fragment_for(&wide).unwrap_err().contains("attachments"));
     }
 }

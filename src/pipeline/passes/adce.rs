@@ -380,7 +380,8 @@ fn sweep(
 /// Takes out of each entry point's interface the variables that no function it calls uses (as
 /// spirv-opt -O does): an input nobody reads, an output nobody writes (its value was
 /// undefined), a built-in declared and never touched — but not `SampleId` or
-/// `SamplePosition`, whose presence turns on sample shading. The variables then go with the
+/// `SamplePosition`, whose presence turns on sample shading, nor an output with an initializer
+/// (which writes it). The variables then go with the
 /// other unused globals. Returns whether an interface changed.
 fn drop_unused_interface(m: &mut Module) -> bool {
     let cg = CallGraph::new(m);
@@ -388,6 +389,20 @@ fn drop_unused_interface(m: &mut Module) -> bool {
         .into_iter()
         .filter(|(_, b)| matches!(b, spirv::BuiltIn::SampleId | spirv::BuiltIn::SamplePosition))
         .map(|(t, _)| t)
+        .collect();
+    // An output with an initializer writes it even when no code stores there.
+    let initialized_outputs: FxHashSet<Id> = m
+        .globals()
+        .iter()
+        .filter(|g| {
+            g.op == spirv::Op::Variable
+                && !g.args.is_empty()
+                && g.lits().first()
+                    == Some(&rspirv::dr::Operand::StorageClass(
+                        spirv::StorageClass::Output,
+                    ))
+        })
+        .filter_map(|g| g.result)
         .collect();
     let mut changed = false;
     for e in 0..m.entry_points.len() {
@@ -409,7 +424,7 @@ fn drop_unused_interface(m: &mut Module) -> bool {
         // The first id is the entry point's function; the interface follows.
         ep.args.retain(|v| {
             k += 1;
-            k == 1 || used.contains(v) || sample_rate.contains(v)
+            k == 1 || used.contains(v) || sample_rate.contains(v) || initialized_outputs.contains(v)
         });
         changed |= ep.args.len() != before;
     }

@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""The semantic bisect over ../shared/corpus: `run FILE --preset O --bisect-run` on every valid
+module of the stages named (default: comp frag vert), each alone, and per stage the share that
+runs, the steps reported as differing, and the refusals counted by reason. Run from the project
+root after `cargo build --release`:
+
+    python3 scripts/bisect_sweep.py [STAGE ...]
+"""
+import collections, os, re, subprocess, sys
+from concurrent.futures import ThreadPoolExecutor
+
+here = os.path.dirname(os.path.abspath(__file__))
+root = os.path.join(here, "..", "..", "shared", "corpus", "valid")
+binary = os.path.join(here, "..", "target", "release", "shaderstep")
+stages = sys.argv[1:] or ["comp", "frag", "vert"]
+
+
+def reason(text):
+    """A refusal's reason without what is particular to the shader (numbers, names)."""
+    text = text.strip().splitlines()[-1] if text.strip() else "no output"
+    text = re.sub(r"^error: [^:]*: (--bisect-run: )?", "", text)
+    text = re.sub(r"%\w+|\b\d+\b|'[^']*'|\"[^\"]*\"", "N", text)
+    return text[:110]
+
+
+def one(path):
+    try:
+        p = subprocess.run([binary, "run", path, "--preset", "O", "--bisect-run"],
+                           capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        return ("refused", "over 300 s")
+    out = p.stdout + p.stderr
+    if p.returncode < 0:
+        return ("crash", f"shaderstep ended by signal {-p.returncode}")
+    if "every step computes what the input does" in out:
+        return ("runs", "")
+    m = re.search(r"first step (whose results differ|that crashes the driver|that hangs the driver)[^\n]*", out)
+    if m:
+        return ("differs", m.group(0)[:160])
+    return ("refused", reason(p.stderr or p.stdout))
+
+
+for stage in stages:
+    d = os.path.join(root, stage)
+    files = sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".spv"))
+    with ThreadPoolExecutor(max_workers=2) as ex:
+        results = list(ex.map(one, files))
+    kinds = collections.Counter(k for k, _ in results)
+    ran = kinds["runs"] + kinds["differs"]
+    print(f"{stage}: {ran} of {len(files)} run ({100 * ran / max(1, len(files)):.0f} %), "
+          f"{kinds['differs']} with a step reported, {kinds['refused']} refused, {kinds['crash']} crashes of shaderstep")
+    for (k, why), f in zip(results, files):
+        if k in ("differs", "crash"):
+            print(f"  {k}: {os.path.basename(f)}: {why}")
+    for why, n in collections.Counter(w for k, w in results if k == "refused").most_common():
+        print(f"  refused {n}: {why}")
