@@ -159,6 +159,31 @@ fn may_race(m: &crate::ir::Module) -> bool {
         })
 }
 
+/// A draw's attachments then storage buffers, as `varying_words` takes runs.
+fn flat_rendered(r: &super::gpu::Rendered) -> Vec<Vec<u8>> {
+    r.colors.iter().chain(&r.buffers).cloned().collect()
+}
+
+/// The draw with the words that vary between draws of the input zeroed.
+fn masked(
+    r: &super::gpu::Rendered,
+    varying: &std::collections::BTreeSet<(usize, usize)>,
+) -> super::gpu::Rendered {
+    let mut r = r.clone();
+    let colors = r.colors.len();
+    for &(k, w) in varying {
+        let bytes = if k < colors {
+            r.colors.get_mut(k)
+        } else {
+            r.buffers.get_mut(k - colors)
+        };
+        if let Some(word) = bytes.and_then(|b| b.get_mut(w * 4..w * 4 + 4)) {
+            word.fill(0);
+        }
+    }
+    r
+}
+
 /// The (binding, word) places where runs of the same module disagree.
 fn varying_words(runs: &[Vec<Vec<u8>>]) -> std::collections::BTreeSet<(usize, usize)> {
     let mut out = std::collections::BTreeSet::new();
@@ -498,13 +523,40 @@ fn draw_bisect(
     }
     let limit = step_limit(took);
     let (set, before, fill) = chosen.expect("there are fills");
+    // The input drawn again (twice more when a stage uses atomics, subgroup operations or
+    // workgroup memory): words that differ between its draws (a read of memory nothing wrote,
+    // a race) are left out of the comparison.
+    let racy = [vertex.run(), fragment.run()]
+        .into_iter()
+        .flatten()
+        .any(|r| {
+            pass_steps(r)
+                .first()
+                .is_some_and(|&i| may_race(&r.steps[i].module))
+        });
+    let mut draws = vec![flat_rendered(&before)];
+    for _ in 0..if racy { 2 } else { 1 } {
+        let again = set
+            .draw(gpu, (&v0, &vstage.entry), (&f0, &fstage.entry), limit)
+            .map_err(|e| format!("the input does not draw the same way twice: {e}"))?;
+        draws.push(flat_rendered(&again));
+    }
+    let varying = varying_words(&draws);
+    let total: usize = draws[0].iter().map(|b| b.len() / 4).sum();
+    if total > 0 && varying.len() == total {
+        return Err(format!(
+            "every word of the image varies between draws of the input ({} draws): there is nothing stable to compare",
+            draws.len()
+        ));
+    }
+    let before = masked(&before, &varying);
     let device = gpu.name().split(" (").next().unwrap_or(gpu.name());
     let mut out = BisectRun {
         first: None,
         compared: 1,
         skipped: Vec::new(),
-        varying: 0,
-        stable: 0,
+        varying: varying.len(),
+        stable: total - varying.len(),
         setup: format!(
             "{device}: {} attachments of {}×{}{}, {fill} data{}",
             before.colors.len(),
@@ -550,7 +602,7 @@ fn draw_bisect(
         match set.draw(gpu, (&v, &vstage.entry), (&f, &fstage.entry), limit) {
             Ok(after) => {
                 out.compared += 1;
-                if let Some(what) = difference(&before, &after) {
+                if let Some(what) = difference(&before, &masked(&after, &varying)) {
                     out.first = Some(Difference {
                         step: fi,
                         pass_index: k,
@@ -582,6 +634,22 @@ mod tests {
 
     fn words(ws: &[u32]) -> Vec<u8> {
         ws.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    /// A draw's words that vary between draws of the input are zeroed before images are
+    /// compared: a step that changes only them differs in nothing.
+    #[test]
+    fn texels_that_vary_between_draws_of_the_input_are_not_compared() {
+        let draw = |a: u32, b: u32| super::super::gpu::Rendered {
+            colors: vec![words(&[1, a, 3])],
+            buffers: vec![words(&[b])],
+        };
+        let runs = [flat_rendered(&draw(2, 7)), flat_rendered(&draw(5, 7))];
+        let varying = varying_words(&runs);
+        assert_eq!(varying.iter().copied().collect::<Vec<_>>(), [(0, 1)]);
+        let before = masked(&draw(2, 7), &varying);
+        assert_eq!(before, masked(&draw(9, 7), &varying));
+        assert_ne!(before, masked(&draw(9, 8), &varying));
     }
 
     #[test]
