@@ -52,5 +52,9 @@ for stage in stages:
     for (k, why), f in zip(results, files):
         if k in ("differs", "crash"):
             print(f"  {k}: {os.path.basename(f)}: {why}")
+    example = {}
+    for (k, why), f in zip(results, files):
+        if k == "refused":
+            example.setdefault(why, os.path.basename(f))
     for why, n in collections.Counter(w for k, w in results if k == "refused").most_common():
-        print(f"  refused {n}: {why}")
+        print(f"  refused {n}: {why} (as {example[why]})")

@@ -1,130 +1,157 @@
-//! A vertex stage for a fragment shader that comes alone, so that it can be drawn: a triangle
-//! that covers the attachments, and every input the fragment shader reads written at its
-//! location with a value that varies across the triangle (floats interpolate between the
-//! corners; integers, flat, take the provoking corner's). Made in SPIR-V, no compiler needed.
+//! Stand-in stages, so that a shader that comes alone can be drawn, made in SPIR-V (no compiler
+//! needed):
+//!
+//! - for a fragment shader, a vertex stage: a triangle that covers the attachments, and every
+//!   input the fragment shader reads written at its location with a value that varies across
+//!   the triangle (floats interpolate between the corners; integers, flat, take the provoking
+//!   corner's);
+//! - for a vertex shader, a fragment stage that reads each of its outputs and writes each
+//!   (each member, column and element apart) to an attachment of its own.
+//!
+//! Interface blocks are declared as the other stage declares them (a `Block` struct at the same
+//! location), so the interfaces match.
 
 use std::fmt::Write;
 
-use super::reflect::{Scalar, Stage, Ty};
+use super::reflect::{Scalar, Stage, Ty, Var};
 use crate::ir::spirv::asm;
 
-/// The type's name in the text below, declaring it (and what it is made of) the first time.
-fn type_name(ty: &Ty, types: &mut String, declared: &mut Vec<String>) -> String {
-    let scalar = match ty.scalar {
+fn scalar_name(s: Scalar) -> &'static str {
+    match s {
         Scalar::F32 => "float",
         Scalar::I32 => "int",
         Scalar::U32 => "uint",
-    };
-    let mut name = scalar.to_string();
-    if ty.comps > 1 {
-        let vector = format!("v{}{scalar}", ty.comps);
-        if !declared.contains(&vector) {
-            let _ = writeln!(types, "%{vector} = OpTypeVector %{scalar} {}", ty.comps);
-            declared.push(vector.clone());
-        }
-        name = vector;
     }
-    if ty.cols > 1 {
-        let matrix = format!("m{}{name}", ty.cols);
-        if !declared.contains(&matrix) {
-            let _ = writeln!(types, "%{matrix} = OpTypeMatrix %{name} {}", ty.cols);
-            declared.push(matrix.clone());
-        }
-        name = matrix;
-    }
-    if let Some(len) = ty.len {
-        let array = format!("a{len}{name}");
-        if !declared.contains(&array) {
-            let _ = writeln!(types, "%len{len} = OpConstant %uint {len}");
-            let _ = writeln!(types, "%{array} = OpTypeArray %{name} %len{len}");
-            declared.push(array.clone());
-        }
-        name = array;
-    }
-    name
 }
 
-/// SPIR-V words of a vertex stage that feeds every input of `fs`. An input it cannot write (an
-/// interface block) is an error that names it.
-pub fn vertex_for(fs: &Stage) -> Result<Vec<u32>, String> {
-    let mut types = String::new();
-    // What the text below declares itself.
-    let mut declared: Vec<String> = vec!["v4float".into(), "ptr_v4float".into()];
-    let mut vars = String::new();
-    let mut decorations = String::new();
-    let mut constants = 0u32;
-    let mut body = String::new();
-    let mut interface = String::from("%vertex_index %position");
-    let mut fresh = 0u32;
-    let mut next = |prefix: &str| {
-        fresh += 1;
-        format!("%{prefix}{fresh}")
-    };
-    for (k, input) in fs.inputs.iter().enumerate() {
-        if input.members.is_some() {
-            return Err(format!(
-                "the fragment shader reads an interface block at location {}, which a generated vertex stage does not write",
-                input.location
-            ));
+/// The text of a stand-in stage, as it is built.
+#[derive(Default)]
+struct Text {
+    types: String,
+    declared: Vec<String>,
+    decorations: String,
+    vars: String,
+    body: String,
+    interface: String,
+    fresh: u32,
+}
+
+impl Text {
+    fn next(&mut self, prefix: &str) -> String {
+        self.fresh += 1;
+        format!("%{prefix}{}", self.fresh)
+    }
+
+    /// Declares `name` with `line` (a declaration naming `%{name}`) unless it was.
+    fn declare(&mut self, name: &str, line: String) {
+        if !self.declared.iter().any(|d| d == name) {
+            self.types.push_str(&line);
+            self.types.push('\n');
+            self.declared.push(name.to_string());
         }
-        let ty = &input.ty;
-        let name = type_name(ty, &mut types, &mut declared);
-        let var = format!("%out{k}");
-        if !declared.contains(&format!("ptr_{name}")) {
-            let _ = writeln!(types, "%ptr_{name} = OpTypePointer Output %{name}");
-            declared.push(format!("ptr_{name}"));
+    }
+
+    /// The type's name, declaring it (and what it is made of) the first time.
+    fn type_name(&mut self, ty: &Ty) -> String {
+        let scalar = scalar_name(ty.scalar);
+        let mut name = scalar.to_string();
+        if ty.comps > 1 {
+            let vector = format!("v{}{scalar}", ty.comps);
+            self.declare(
+                &vector,
+                format!("%{vector} = OpTypeVector %{scalar} {}", ty.comps),
+            );
+            name = vector;
         }
-        let _ = writeln!(vars, "{var} = OpVariable %ptr_{name} Output");
-        let _ = writeln!(decorations, "OpDecorate {var} Location {}", input.location);
-        interface.push(' ');
-        interface.push_str(&var);
-        // One value per scalar, from the corner: a different slope and offset for each.
-        let scalar = match ty.scalar {
-            Scalar::F32 => "float",
-            Scalar::I32 => "int",
-            Scalar::U32 => "uint",
-        };
-        let mut scalars = Vec::new();
+        if ty.cols > 1 {
+            let matrix = format!("m{}{name}", ty.cols);
+            self.declare(
+                &matrix,
+                format!("%{matrix} = OpTypeMatrix %{name} {}", ty.cols),
+            );
+            name = matrix;
+        }
+        if let Some(len) = ty.len {
+            let array = format!("a{len}{name}");
+            self.declare(
+                &format!("len{len}"),
+                format!("%len{len} = OpConstant %uint {len}"),
+            );
+            self.declare(&array, format!("%{array} = OpTypeArray %{name} %len{len}"));
+            name = array;
+        }
+        name
+    }
+
+    /// The type of a variable of the interface: its type, or its block's struct.
+    fn var_type(&mut self, var: &Var, k: usize) -> (String, Vec<(Ty, String)>) {
+        match &var.members {
+            None => {
+                let name = self.type_name(&var.ty);
+                (name.clone(), vec![(var.ty.clone(), name)])
+            }
+            Some(members) => {
+                let members: Vec<(Ty, String)> = members
+                    .iter()
+                    .map(|m| (m.clone(), self.type_name(m)))
+                    .collect();
+                let block = format!("block{k}");
+                let list: Vec<String> = members.iter().map(|(_, n)| format!("%{n}")).collect();
+                let _ = writeln!(self.types, "%{block} = OpTypeStruct {}", list.join(" "));
+                let _ = writeln!(self.decorations, "OpDecorate %{block} Block");
+                (block, members)
+            }
+        }
+    }
+
+    /// A value of `ty` (named `name`) that varies with the triangle's corner, for the vertex
+    /// stage: one slope and offset per scalar.
+    fn varying_value(&mut self, ty: &Ty, name: &str, constants: &mut u32) -> String {
+        let scalar = scalar_name(ty.scalar);
+        let mut parts = Vec::new();
         for _ in 0..ty.slots() * ty.comps {
-            let n = constants;
-            constants += 1;
-            let v = next("v");
+            let n = *constants;
+            *constants += 1;
+            let v = self.next("v");
             match ty.scalar {
                 Scalar::F32 => {
                     let _ = writeln!(
-                        body,
+                        self.body,
                         "{v}_m = OpFMul %float %corner_f %slope{n}\n{v} = OpFAdd %float {v}_m %offset{n}"
                     );
                     let _ = writeln!(
-                        types,
+                        self.types,
                         "%slope{n} = OpConstant %float {}\n%offset{n} = OpConstant %float {}",
                         0.375 + 0.125 * f64::from(n % 7),
                         0.0625 * f64::from(n % 5)
                     );
                 }
                 Scalar::I32 => {
-                    let _ = writeln!(body, "{v} = OpIAdd %int %corner %step{n}");
-                    let _ = writeln!(types, "%step{n} = OpConstant %int {}", 3 * n + 1);
+                    let _ = writeln!(self.body, "{v} = OpIAdd %int %corner %step{n}");
+                    let _ = writeln!(self.types, "%step{n} = OpConstant %int {}", 3 * n + 1);
                 }
                 Scalar::U32 => {
                     let _ = writeln!(
-                        body,
+                        self.body,
                         "{v}_a = OpIAdd %int %corner %step{n}\n{v} = OpBitcast %uint {v}_a"
                     );
-                    let _ = writeln!(types, "%step{n} = OpConstant %int {}", 3 * n + 1);
+                    let _ = writeln!(self.types, "%step{n} = OpConstant %int {}", 3 * n + 1);
                 }
             }
-            scalars.push(v);
+            parts.push(v);
         }
-        // Build the value up: vectors of scalars, matrix columns, array elements.
-        let mut parts = scalars;
+        // Built up: vectors of scalars, matrix columns, array elements.
         if ty.comps > 1 {
             let vector = format!("v{}{scalar}", ty.comps);
             parts = parts
                 .chunks(ty.comps as usize)
                 .map(|c| {
-                    let v = next("vec");
-                    let _ = writeln!(body, "{v} = OpCompositeConstruct %{vector} {}", c.join(" "));
+                    let v = self.next("vec");
+                    let _ = writeln!(
+                        self.body,
+                        "{v} = OpCompositeConstruct %{vector} {}",
+                        c.join(" ")
+                    );
                     v
                 })
                 .collect();
@@ -139,25 +166,78 @@ pub fn vertex_for(fs: &Stage) -> Result<Vec<u32>, String> {
             parts = parts
                 .chunks(ty.cols as usize)
                 .map(|c| {
-                    let v = next("mat");
-                    let _ = writeln!(body, "{v} = OpCompositeConstruct %{matrix} {}", c.join(" "));
+                    let v = self.next("mat");
+                    let _ = writeln!(
+                        self.body,
+                        "{v} = OpCompositeConstruct %{matrix} {}",
+                        c.join(" ")
+                    );
                     v
                 })
                 .collect();
         }
-        let value = if ty.len.is_some() {
-            let v = next("arr");
+        if ty.len.is_some() {
+            let v = self.next("arr");
             let _ = writeln!(
-                body,
+                self.body,
                 "{v} = OpCompositeConstruct %{name} {}",
                 parts.join(" ")
             );
             v
         } else {
             parts.pop().expect("one value")
-        };
-        let _ = writeln!(body, "OpStore {var} {value}");
+        }
     }
+}
+
+/// SPIR-V words of a vertex stage that feeds every input of `fs`.
+pub fn vertex_for(fs: &Stage) -> Result<Vec<u32>, String> {
+    let mut t = Text {
+        declared: vec!["v4float".into(), "ptr_v4float".into()],
+        interface: "%vertex_index %position".into(),
+        ..Text::default()
+    };
+    let mut constants = 0u32;
+    for (k, input) in fs.inputs.iter().enumerate() {
+        let (name, members) = t.var_type(input, k);
+        let var = format!("%out{k}");
+        t.declare(
+            &format!("ptr_{name}"),
+            format!("%ptr_{name} = OpTypePointer Output %{name}"),
+        );
+        let _ = writeln!(t.vars, "{var} = OpVariable %ptr_{name} Output");
+        let _ = writeln!(
+            t.decorations,
+            "OpDecorate {var} Location {}",
+            input.location
+        );
+        t.interface.push(' ');
+        t.interface.push_str(&var);
+        let values: Vec<String> = members
+            .iter()
+            .map(|(ty, n)| t.varying_value(ty, n, &mut constants))
+            .collect();
+        let value = if input.members.is_some() {
+            let v = t.next("block");
+            let _ = writeln!(
+                t.body,
+                "{v} = OpCompositeConstruct %{name} {}",
+                values.join(" ")
+            );
+            v
+        } else {
+            values.into_iter().next().expect("one value")
+        };
+        let _ = writeln!(t.body, "OpStore {var} {value}");
+    }
+    let Text {
+        types,
+        decorations,
+        vars,
+        body,
+        interface,
+        ..
+    } = t;
     let text = format!(
         r#"OpCapability Shader
 OpMemoryModel Logical GLSL450
@@ -204,99 +284,110 @@ OpFunctionEnd
 const MAX_ATTACHMENTS: u32 = 8;
 
 /// SPIR-V words of a fragment stage that reads every output of `vs` at its location and writes
-/// each (each column and element apart) to an attachment of its own, so that whatever the
-/// vertex stage computes shows in the image. An output it cannot read (an interface block), or
-/// more than the attachments hold, is an error that says so.
+/// each (each member, column and element apart) to an attachment of its own, so that whatever
+/// the vertex stage computes shows in the image. More than the attachments hold is an error
+/// that says so.
 pub fn fragment_for(vs: &Stage) -> Result<Vec<u32>, String> {
-    let mut types = String::new();
-    // What the text below declares itself.
-    let mut declared: Vec<String> = vec!["v4float".into()];
-    let mut vars = String::new();
-    let mut decorations = String::new();
-    let mut body = String::new();
-    let mut interface = String::new();
+    let mut t = Text {
+        declared: vec!["v4float".into()],
+        ..Text::default()
+    };
     let mut attachment = 0u32;
     for (k, output) in vs.outputs.iter().enumerate() {
-        if output.members.is_some() {
-            return Err(format!(
-                "the vertex shader writes an interface block at location {}, which a generated fragment stage does not read",
-                output.location
-            ));
-        }
-        let ty = &output.ty;
-        let name = type_name(ty, &mut types, &mut declared);
+        let (name, members) = t.var_type(output, k);
         let var = format!("%in{k}");
-        if !declared.contains(&format!("in_{name}")) {
-            let _ = writeln!(types, "%in_{name} = OpTypePointer Input %{name}");
-            declared.push(format!("in_{name}"));
+        t.declare(
+            &format!("in_{name}"),
+            format!("%in_{name} = OpTypePointer Input %{name}"),
+        );
+        let _ = writeln!(t.vars, "{var} = OpVariable %in_{name} Input");
+        let _ = writeln!(
+            t.decorations,
+            "OpDecorate {var} Location {}",
+            output.location
+        );
+        if members.iter().any(|(ty, _)| ty.scalar != Scalar::F32) || output.flat {
+            let _ = writeln!(t.decorations, "OpDecorate {var} Flat");
         }
-        let _ = writeln!(vars, "{var} = OpVariable %in_{name} Input");
-        let _ = writeln!(decorations, "OpDecorate {var} Location {}", output.location);
-        if ty.scalar != Scalar::F32 || output.flat {
-            let _ = writeln!(decorations, "OpDecorate {var} Flat");
-        }
-        interface.push(' ');
-        interface.push_str(&var);
-        let _ = writeln!(body, "%value{k} = OpLoad %{name} {var}");
-        // Each element and column apart: what an attachment holds.
-        let part = Ty {
-            scalar: ty.scalar,
-            comps: ty.comps,
-            cols: 1,
-            len: None,
-        };
-        let part_name = type_name(&part, &mut types, &mut declared);
+        t.interface.push(' ');
+        t.interface.push_str(&var);
+        let _ = writeln!(t.body, "%value{k} = OpLoad %{name} {var}");
         let mut parts = Vec::new();
-        for e in 0..ty.len.unwrap_or(1) {
-            for c in 0..ty.cols {
-                let indices = match (ty.len.is_some(), ty.cols > 1) {
-                    (true, true) => format!(" {e} {c}"),
-                    (true, false) => format!(" {e}"),
-                    (false, true) => format!(" {c}"),
-                    (false, false) => String::new(),
-                };
-                if indices.is_empty() {
-                    parts.push(format!("%value{k}"));
-                } else {
-                    let p = format!("%part{k}_{e}_{c}");
-                    let _ = writeln!(
-                        body,
-                        "{p} = OpCompositeExtract %{part_name} %value{k}{indices}"
-                    );
-                    parts.push(p);
+        for (j, (ty, ty_name)) in members.iter().enumerate() {
+            let value = if output.members.is_some() {
+                let v = format!("%member{k}_{j}");
+                let _ = writeln!(t.body, "{v} = OpCompositeExtract %{ty_name} %value{k} {j}");
+                v
+            } else {
+                format!("%value{k}")
+            };
+            // Each element and column apart: what an attachment holds.
+            let part = Ty {
+                scalar: ty.scalar,
+                comps: ty.comps,
+                cols: 1,
+                len: None,
+            };
+            let part_name = t.type_name(&part);
+            for e in 0..ty.len.unwrap_or(1) {
+                for c in 0..ty.cols {
+                    let indices = match (ty.len.is_some(), ty.cols > 1) {
+                        (true, true) => format!(" {e} {c}"),
+                        (true, false) => format!(" {e}"),
+                        (false, true) => format!(" {c}"),
+                        (false, false) => String::new(),
+                    };
+                    if indices.is_empty() {
+                        parts.push((value.clone(), part_name.clone()));
+                    } else {
+                        let p = t.next("part");
+                        let _ = writeln!(
+                            t.body,
+                            "{p} = OpCompositeExtract %{part_name} {value}{indices}"
+                        );
+                        parts.push((p, part_name.clone()));
+                    }
                 }
             }
         }
-        for p in parts {
+        for (p, part_name) in parts {
             if attachment >= MAX_ATTACHMENTS {
                 return Err(format!(
                     "the vertex shader's outputs take more than {MAX_ATTACHMENTS} attachments of a generated fragment stage"
                 ));
             }
             let out = format!("%out{attachment}");
-            if !declared.contains(&format!("out_{part_name}")) {
-                let _ = writeln!(
-                    types,
-                    "%out_{part_name} = OpTypePointer Output %{part_name}"
-                );
-                declared.push(format!("out_{part_name}"));
-            }
-            let _ = writeln!(vars, "{out} = OpVariable %out_{part_name} Output");
-            let _ = writeln!(decorations, "OpDecorate {out} Location {attachment}");
-            let _ = writeln!(body, "OpStore {out} {p}");
-            interface.push(' ');
-            interface.push_str(&out);
+            t.declare(
+                &format!("out_{part_name}"),
+                format!("%out_{part_name} = OpTypePointer Output %{part_name}"),
+            );
+            let _ = writeln!(t.vars, "{out} = OpVariable %out_{part_name} Output");
+            let _ = writeln!(t.decorations, "OpDecorate {out} Location {attachment}");
+            let _ = writeln!(t.body, "OpStore {out} {p}");
+            t.interface.push(' ');
+            t.interface.push_str(&out);
             attachment += 1;
         }
     }
     if attachment == 0 {
         // Nothing to read: the coverage of the triangles the vertex stage places is the image.
-        let _ = writeln!(types, "%out_v4float = OpTypePointer Output %v4float");
-        let _ = writeln!(vars, "%covered = OpVariable %out_v4float Output");
-        let _ = writeln!(decorations, "OpDecorate %covered Location 0");
-        let _ = writeln!(body, "OpStore %covered %white");
-        interface.push_str(" %covered");
+        t.declare(
+            "out_v4float",
+            "%out_v4float = OpTypePointer Output %v4float".into(),
+        );
+        let _ = writeln!(t.vars, "%covered = OpVariable %out_v4float Output");
+        let _ = writeln!(t.decorations, "OpDecorate %covered Location 0");
+        let _ = writeln!(t.body, "OpStore %covered %white");
+        t.interface.push_str(" %covered");
     }
+    let Text {
+        types,
+        decorations,
+        vars,
+        body,
+        interface,
+        ..
+    } = t;
     let text = format!(
         r#"OpCapability Shader
 OpMemoryModel Logical GLSL450
@@ -418,5 +509,43 @@ mod tests {
             ..vs
         };
         assert!(fragment_for(&wide).unwrap_err().contains("attachments"));
+    }
+
+    /// Interface blocks are declared as the other stage declares them, at the same location,
+    /// and each member read or written.
+    #[test]
+    fn interface_blocks_match_the_other_stage() {
+        let block = Var {
+            members: Some(vec![
+                Ty {
+                    scalar: Scalar::F32,
+                    comps: 4,
+                    cols: 1,
+                    len: None,
+                },
+                Ty {
+                    scalar: Scalar::F32,
+                    comps: 2,
+                    cols: 1,
+                    len: Some(2),
+                },
+            ]),
+            ..input(1, Scalar::F32, 4, 1, None)
+        };
+        let stage = Stage {
+            entry: "main".into(),
+            inputs: vec![block.clone()],
+            outputs: vec![block],
+            resources: Vec::new(),
+            push: false,
+        };
+        let vs = reflect(&vertex_for(&stage).unwrap(), ExecutionModel::Vertex).unwrap();
+        assert_eq!(vs.outputs.len(), 1);
+        assert_eq!(vs.outputs[0].location, 1);
+        assert_eq!(vs.outputs[0].members.as_ref().map(Vec::len), Some(2));
+        let fs = reflect(&fragment_for(&stage).unwrap(), ExecutionModel::Fragment).unwrap();
+        assert_eq!(fs.inputs[0].members.as_ref().map(Vec::len), Some(2));
+        // The vec4, then the array's two vec2s: three attachments.
+        assert_eq!(fs.outputs.len(), 3);
     }
 }
