@@ -68,6 +68,38 @@ pub enum Kind {
     Sampler,
 }
 
+/// Said to a person: "a storage buffer", "an arrayed combined image sampler of floats".
+impl std::fmt::Display for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Kind::Buffer { storage: true } => f.write_str("a storage buffer"),
+            Kind::Buffer { storage: false } => f.write_str("a uniform buffer"),
+            Kind::Sampler => f.write_str("a sampler"),
+            Kind::Image {
+                scalar,
+                arrayed,
+                combined,
+            } => {
+                let what = if *combined {
+                    "combined image sampler"
+                } else {
+                    "sampled image"
+                };
+                let of = match scalar {
+                    Scalar::F32 => "floats",
+                    Scalar::I32 => "signed integers",
+                    Scalar::U32 => "unsigned integers",
+                };
+                if *arrayed {
+                    write!(f, "an arrayed {what} of {of}")
+                } else {
+                    write!(f, "a {what} of {of}")
+                }
+            }
+        }
+    }
+}
+
 /// What one entry point of a module reads and writes.
 #[derive(Clone, Debug)]
 pub struct Stage {
@@ -487,7 +519,7 @@ pub fn setup(
         match resources.iter().find(|x| (x.0, x.1) == (r.0, r.1)) {
             Some(x) if x != r => {
                 return Err(format!(
-                    "set {} binding {} holds a {:?} and a {:?} (Vulkan binds one kind there)",
+                    "set {} binding {} holds {} and {} (Vulkan binds one kind there)",
                     r.0, r.1, x.3, r.3
                 ))
             }
@@ -672,4 +704,28 @@ pub fn difference(before: &Rendered, after: &Rendered) -> Option<String> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod kind_tests {
+    use super::{Kind, Scalar};
+
+    /// What a refusal names is said in words, not as Rust's debug output.
+    #[test]
+    fn kinds_are_said_in_words() {
+        let image = Kind::Image {
+            scalar: Scalar::F32,
+            arrayed: true,
+            combined: true,
+        };
+        assert_eq!(
+            image.to_string(),
+            "an arrayed combined image sampler of floats"
+        );
+        assert_eq!(
+            Kind::Buffer { storage: false }.to_string(),
+            "a uniform buffer"
+        );
+        assert_eq!(Kind::Sampler.to_string(), "a sampler");
+    }
 }
