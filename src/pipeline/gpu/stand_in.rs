@@ -51,6 +51,20 @@ impl Text {
         }
     }
 
+    /// Declares variable `var` of type `ty` in storage class `class` (`Input`, `Output`) at
+    /// `location`, in the entry point's interface.
+    fn variable(&mut self, var: &str, ty: &str, class: &str, location: u32) {
+        let pointer = format!("{class}_{ty}");
+        self.declare(
+            &pointer,
+            format!("%{pointer} = OpTypePointer {class} %{ty}"),
+        );
+        let _ = writeln!(self.vars, "{var} = OpVariable %{pointer} {class}");
+        let _ = writeln!(self.decorations, "OpDecorate {var} Location {location}");
+        self.interface.push(' ');
+        self.interface.push_str(var);
+    }
+
     /// The type's name, declaring it (and what it is made of) the first time.
     fn type_name(&mut self, ty: &Ty) -> String {
         let scalar = scalar_name(ty.scalar);
@@ -193,7 +207,7 @@ impl Text {
 /// SPIR-V words of a vertex stage that feeds every input of `fs`.
 pub fn vertex_for(fs: &Stage) -> Result<Vec<u32>, String> {
     let mut t = Text {
-        declared: vec!["v4float".into(), "ptr_v4float".into()],
+        declared: vec!["v4float".into(), "Output_v4float".into()],
         interface: "%vertex_index %position".into(),
         ..Text::default()
     };
@@ -201,18 +215,7 @@ pub fn vertex_for(fs: &Stage) -> Result<Vec<u32>, String> {
     for (k, input) in fs.inputs.iter().enumerate() {
         let (name, members) = t.var_type(input, k);
         let var = format!("%out{k}");
-        t.declare(
-            &format!("ptr_{name}"),
-            format!("%ptr_{name} = OpTypePointer Output %{name}"),
-        );
-        let _ = writeln!(t.vars, "{var} = OpVariable %ptr_{name} Output");
-        let _ = writeln!(
-            t.decorations,
-            "OpDecorate {var} Location {}",
-            input.location
-        );
-        t.interface.push(' ');
-        t.interface.push_str(&var);
+        t.variable(&var, &name, "Output", input.location);
         let values: Vec<String> = members
             .iter()
             .map(|(ty, n)| t.varying_value(ty, n, &mut constants))
@@ -252,9 +255,9 @@ OpDecorate %position BuiltIn Position
 %bool = OpTypeBool
 %v4float = OpTypeVector %float 4
 %ptr_in_int = OpTypePointer Input %int
-%ptr_v4float = OpTypePointer Output %v4float
+%Output_v4float = OpTypePointer Output %v4float
 %vertex_index = OpVariable %ptr_in_int Input
-%position = OpVariable %ptr_v4float Output
+%position = OpVariable %Output_v4float Output
 %int_1 = OpConstant %int 1
 %int_2 = OpConstant %int 2
 %int_3 = OpConstant %int 3
@@ -296,21 +299,10 @@ pub fn fragment_for(vs: &Stage) -> Result<Vec<u32>, String> {
     for (k, output) in vs.outputs.iter().enumerate() {
         let (name, members) = t.var_type(output, k);
         let var = format!("%in{k}");
-        t.declare(
-            &format!("in_{name}"),
-            format!("%in_{name} = OpTypePointer Input %{name}"),
-        );
-        let _ = writeln!(t.vars, "{var} = OpVariable %in_{name} Input");
-        let _ = writeln!(
-            t.decorations,
-            "OpDecorate {var} Location {}",
-            output.location
-        );
+        t.variable(&var, &name, "Input", output.location);
         if members.iter().any(|(ty, _)| ty.scalar != Scalar::F32) || output.flat {
             let _ = writeln!(t.decorations, "OpDecorate {var} Flat");
         }
-        t.interface.push(' ');
-        t.interface.push_str(&var);
         let _ = writeln!(t.body, "%value{k} = OpLoad %{name} {var}");
         let mut parts = Vec::new();
         for (j, (ty, ty_name)) in members.iter().enumerate() {
@@ -357,28 +349,15 @@ pub fn fragment_for(vs: &Stage) -> Result<Vec<u32>, String> {
                 ));
             }
             let out = format!("%out{attachment}");
-            t.declare(
-                &format!("out_{part_name}"),
-                format!("%out_{part_name} = OpTypePointer Output %{part_name}"),
-            );
-            let _ = writeln!(t.vars, "{out} = OpVariable %out_{part_name} Output");
-            let _ = writeln!(t.decorations, "OpDecorate {out} Location {attachment}");
+            t.variable(&out, &part_name, "Output", attachment);
             let _ = writeln!(t.body, "OpStore {out} {p}");
-            t.interface.push(' ');
-            t.interface.push_str(&out);
             attachment += 1;
         }
     }
     if attachment == 0 {
         // Nothing to read: the coverage of the triangles the vertex stage places is the image.
-        t.declare(
-            "out_v4float",
-            "%out_v4float = OpTypePointer Output %v4float".into(),
-        );
-        let _ = writeln!(t.vars, "%covered = OpVariable %out_v4float Output");
-        let _ = writeln!(t.decorations, "OpDecorate %covered Location 0");
+        t.variable("%covered", "v4float", "Output", 0);
         let _ = writeln!(t.body, "OpStore %covered %white");
-        t.interface.push_str(" %covered");
     }
     let Text {
         types,
