@@ -44,8 +44,9 @@ impl Words<'_> {
         self.at >= self.words.len()
     }
 
-    fn fault(&self, detail: impl Into<String>) -> Fault {
-        detail.into()
+    /// What is wrong, and at which word of the module.
+    fn fault(&self, detail: &str) -> Fault {
+        format!("{detail} (at word {})", self.offset + self.at)
     }
 
     fn word(&mut self) -> Result<u32, Fault> {
@@ -213,7 +214,7 @@ fn number(w: &mut Words, width: Option<u32>) -> Result<Operand, Fault> {
             let high = u64::from(w.word()?);
             Ok(Operand::LiteralBit64(high << 32 | low))
         }
-        n => Err(w.fault(format!("a literal of a {n}-bit type is not supported"))),
+        n => Err(w.fault(&format!("a literal of a {n}-bit type is not supported"))),
     }
 }
 
@@ -278,8 +279,8 @@ fn spec_constant_op(w: &mut Words) -> Result<Inst, Fault> {
     let ty = w.word()?;
     let result = w.word()?;
     let opcode = w.word()?;
-    let inner =
-        grammar::core(opcode).ok_or_else(|| w.fault(format!("unknown wrapped opcode {opcode}")))?;
+    let inner = grammar::core(opcode)
+        .ok_or_else(|| w.fault(&format!("unknown wrapped opcode {opcode}")))?;
     let mut inst = Inst::with_args(Op::SpecConstantOp, Some(ty), Some(result), Vec::new());
     inst.push_operand(Operand::LiteralSpecConstantOpInteger(inner.opcode));
     let kinds: Vec<K> = inner
