@@ -131,6 +131,9 @@ impl Layout {
                         g.ty.and_then(type_of)
                             .and_then(|p| p.arg(0))
                             .ok_or("push constants of unknown type")?;
+                    if holds_address(&m, pointee) {
+                        return Err("uses buffer addresses (in its push constants)".into());
+                    }
                     let size = crate::ir::qptr::Layout::new(&m)
                         .size(crate::ir::qptr::Place::of(pointee))
                         .filter(|&s| s <= 256)
@@ -739,6 +742,35 @@ pub struct Draw<'a> {
     pub fs_entry: &'a str,
     pub size: (u32, u32),
     pub setup: &'a Setup,
+}
+
+/// Whether type `ty` of `m` is or holds (in a struct member or an array element) a pointer to
+/// a physical storage buffer: a buffer address, which runs do not allocate yet.
+fn holds_address(m: &crate::ir::Module, ty: u32) -> bool {
+    let mut seen = Vec::new();
+    let mut todo = vec![ty];
+    while let Some(t) = todo.pop() {
+        if seen.contains(&t) {
+            continue;
+        }
+        seen.push(t);
+        let Some(def) = m.global(t) else {
+            continue;
+        };
+        match def.op {
+            Op::TypePointer | Op::TypeForwardPointer
+                if def.lits().first()
+                    == Some(&Operand::StorageClass(StorageClass::PhysicalStorageBuffer)) =>
+            {
+                return true
+            }
+            Op::TypeStruct | Op::TypeArray | Op::TypeRuntimeArray => {
+                todo.extend(def.args.iter().copied())
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// What a draw left: each colour attachment's texels (row by row, in location order, `None`
@@ -1449,5 +1481,50 @@ impl Gpu {
                 .map(|&(ptr, size)| std::slice::from_raw_parts(ptr, size).to_vec())
                 .collect(),
         })
+    }
+}
+
+#[cfg(test)]
+mod address_tests {
+    /// A buffer address in push constants is told apart from a type without a size: the
+    /// refusal names what the shader uses.
+    #[test]
+    fn push_constants_holding_a_buffer_address_are_named() {
+        let text = r#"
+OpCapability Shader
+OpCapability PhysicalStorageBufferAddresses
+OpExtension "SPV_KHR_physical_storage_buffer"
+OpMemoryModel PhysicalStorageBuffer64 GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+OpDecorate %Data Block
+OpMemberDecorate %Data 0 Offset 0
+OpDecorate %Push Block
+OpMemberDecorate %Push 0 Offset 0
+OpMemberDecorate %Push 1 Offset 8
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%Data = OpTypeStruct %uint
+%ptr_data = OpTypePointer PhysicalStorageBuffer %Data
+%Push = OpTypeStruct %ptr_data %uint
+%ptr_push = OpTypePointer PushConstant %Push
+%push = OpVariable %ptr_push PushConstant
+%main = OpFunction %void None %fn
+%entry = OpLabel
+OpReturn
+OpFunctionEnd
+"#;
+        let words = crate::ir::spirv::asm::assemble(text).unwrap();
+        let m = crate::ir::spirv::read::read_words(&words).unwrap();
+        let structs: Vec<u32> = m
+            .globals()
+            .iter()
+            .filter(|g| g.op == spirv::Op::TypeStruct)
+            .filter_map(|g| g.result)
+            .collect();
+        // %Data holds a number; %Push holds an address.
+        assert!(!super::holds_address(&m, structs[0]));
+        assert!(super::holds_address(&m, structs[1]));
     }
 }
