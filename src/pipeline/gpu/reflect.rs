@@ -47,6 +47,8 @@ impl Ty {
 #[derive(Clone, Debug)]
 pub struct Var {
     pub location: u32,
+    /// The first component it takes at its location (its `Component` decoration, or 0).
+    pub component: u32,
     /// The variable's type (a block's first member for a block).
     pub ty: Ty,
     /// The members of an interface block.
@@ -296,9 +298,10 @@ impl<'a> Reflect<'a> {
     }
 
     pub fn var(&self, var: u32, pointee: u32) -> Result<Var, String> {
-        if self.decoration(var, Decoration::Component).is_some() {
-            return Err("a Component decoration".into());
-        }
+        let component = self
+            .decoration(var, Decoration::Component)
+            .flatten()
+            .unwrap_or(0);
         let location = self
             .decoration(var, Decoration::Location)
             .flatten()
@@ -316,6 +319,7 @@ impl<'a> Reflect<'a> {
         };
         Ok(Var {
             location,
+            component,
             ty: match &members {
                 Some(m) => m.first().cloned().ok_or("an empty block")?,
                 None => self.ty(pointee)?,
@@ -583,6 +587,15 @@ pub fn setup(
         .any(|v| v.members.is_some())
     {
         return Err("a block of vertex inputs or fragment outputs".into());
+    }
+    // Attributes and attachments are set up whole, one per location.
+    if vs
+        .inputs
+        .iter()
+        .chain(&fs.outputs)
+        .any(|v| v.component != 0)
+    {
+        return Err("a Component decoration on a vertex input or a fragment output".into());
     }
     for v in &vs.inputs {
         for k in 0..v.ty.slots() {

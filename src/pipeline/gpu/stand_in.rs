@@ -53,7 +53,7 @@ impl Text {
 
     /// Declares variable `var` of type `ty` in storage class `class` (`Input`, `Output`) at
     /// `location`, in the entry point's interface.
-    fn variable(&mut self, var: &str, ty: &str, class: &str, location: u32) {
+    fn variable(&mut self, var: &str, ty: &str, class: &str, location: u32, component: u32) {
         let pointer = format!("{class}_{ty}");
         self.declare(
             &pointer,
@@ -61,6 +61,9 @@ impl Text {
         );
         let _ = writeln!(self.vars, "{var} = OpVariable %{pointer} {class}");
         let _ = writeln!(self.decorations, "OpDecorate {var} Location {location}");
+        if component != 0 {
+            let _ = writeln!(self.decorations, "OpDecorate {var} Component {component}");
+        }
         self.interface.push(' ');
         self.interface.push_str(var);
     }
@@ -215,7 +218,7 @@ pub fn vertex_for(fs: &Stage) -> Result<Vec<u32>, String> {
     for (k, input) in fs.inputs.iter().enumerate() {
         let (name, members) = t.var_type(input, k);
         let var = format!("%out{k}");
-        t.variable(&var, &name, "Output", input.location);
+        t.variable(&var, &name, "Output", input.location, input.component);
         let values: Vec<String> = members
             .iter()
             .map(|(ty, n)| t.varying_value(ty, n, &mut constants))
@@ -299,7 +302,7 @@ pub fn fragment_for(vs: &Stage) -> Result<Vec<u32>, String> {
     for (k, output) in vs.outputs.iter().enumerate() {
         let (name, members) = t.var_type(output, k);
         let var = format!("%in{k}");
-        t.variable(&var, &name, "Input", output.location);
+        t.variable(&var, &name, "Input", output.location, output.component);
         if members.iter().any(|(ty, _)| ty.scalar != Scalar::F32) || output.flat {
             let _ = writeln!(t.decorations, "OpDecorate {var} Flat");
         }
@@ -349,14 +352,14 @@ pub fn fragment_for(vs: &Stage) -> Result<Vec<u32>, String> {
                 ));
             }
             let out = format!("%out{attachment}");
-            t.variable(&out, &part_name, "Output", attachment);
+            t.variable(&out, &part_name, "Output", attachment, 0);
             let _ = writeln!(t.body, "OpStore {out} {p}");
             attachment += 1;
         }
     }
     if attachment == 0 {
         // Nothing to read: the coverage of the triangles the vertex stage places is the image.
-        t.variable("%covered", "v4float", "Output", 0);
+        t.variable("%covered", "v4float", "Output", 0, 0);
         let _ = writeln!(t.body, "OpStore %covered %white");
     }
     let Text {
@@ -398,6 +401,7 @@ mod tests {
     fn input(location: u32, scalar: Scalar, comps: u32, cols: u32, len: Option<u32>) -> Var {
         Var {
             location,
+            component: 0,
             ty: Ty {
                 scalar,
                 comps,
@@ -526,5 +530,30 @@ mod tests {
         assert_eq!(fs.inputs[0].members.as_ref().map(Vec::len), Some(2));
         // The vec4, then the array's two vec2s: three attachments.
         assert_eq!(fs.outputs.len(), 3);
+    }
+
+    /// Inputs that share a location by their `Component` decorations are written the same way.
+    #[test]
+    fn components_of_one_location_are_kept() {
+        let fs = Stage {
+            entry: "main".into(),
+            inputs: vec![
+                input(0, Scalar::F32, 2, 1, None),
+                Var {
+                    component: 2,
+                    ..input(0, Scalar::F32, 2, 1, None)
+                },
+            ],
+            outputs: Vec::new(),
+            resources: Vec::new(),
+            push: false,
+        };
+        let vs = reflect(&vertex_for(&fs).unwrap(), ExecutionModel::Vertex).unwrap();
+        let got: Vec<(u32, u32)> = vs
+            .outputs
+            .iter()
+            .map(|o| (o.location, o.component))
+            .collect();
+        assert_eq!(got, [(0, 0), (0, 2)]);
     }
 }
