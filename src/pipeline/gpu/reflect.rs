@@ -123,35 +123,22 @@ pub struct Globals {
 }
 
 impl Globals {
-    /// Decodes `words` with the reader's decoder (so reflection reads whatever the reader does)
-    /// and keeps what is outside functions.
+    /// Reads `words` with the reader (so reflection reads whatever it does, in the sections it
+    /// lays out) and keeps what is outside functions.
     pub fn read(words: &[u32]) -> Result<Self, String> {
-        let insts = read::instructions(words).map_err(|e| e.to_string())?;
-        let mut g = Globals {
-            entry_points: Vec::new(),
-            annotations: Vec::new(),
-            types_global_values: Vec::new(),
-        };
-        for i in insts {
-            let list = match i.op {
-                Op::Function => break,
-                Op::EntryPoint => &mut g.entry_points,
-                Op::Decorate
-                | Op::MemberDecorate
-                | Op::DecorateId
-                | Op::DecorateString
-                | Op::MemberDecorateString
-                | Op::DecorationGroup
-                | Op::GroupDecorate
-                | Op::GroupMemberDecorate => &mut g.annotations,
-                // Non-semantic info and line markers say nothing of the interface.
-                Op::ExtInst | Op::Line | Op::NoLine | Op::ExtInstImport | Op::String => continue,
-                _ if i.result.is_some() => &mut g.types_global_values,
-                _ => continue,
-            };
-            list.push(dr::Instruction::new(i.op, i.ty, i.result, i.to_operands()));
-        }
-        Ok(g)
+        let m = read::read_words(words).map_err(|e| e.to_string())?;
+        let dr = |i: &crate::ir::Inst| dr::Instruction::new(i.op, i.ty, i.result, i.to_operands());
+        Ok(Globals {
+            entry_points: m.entry_points.iter().map(dr).collect(),
+            annotations: m.annotations().iter().map(dr).collect(),
+            // Non-semantic info says nothing of the interface.
+            types_global_values: m
+                .globals()
+                .iter()
+                .filter(|g| !matches!(g.op, Op::ExtInst | Op::Line | Op::NoLine))
+                .map(dr)
+                .collect(),
+        })
     }
 }
 

@@ -68,6 +68,44 @@ impl Text {
         self.interface.push_str(var);
     }
 
+    /// The stage's words: `model`'s entry point `main`, after `modes` (execution modes, then
+    /// annotations of its own), `globals` and its variables, running `prologue` then the body.
+    fn finish(
+        self,
+        model: &str,
+        modes: &str,
+        globals: &str,
+        prologue: &str,
+    ) -> Result<Vec<u32>, String> {
+        let Text {
+            types,
+            decorations,
+            vars,
+            body,
+            interface,
+            ..
+        } = self;
+        let text = format!(
+            r#"OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint {model} %main "main"{interface}
+{modes}{decorations}%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%int = OpTypeInt 32 1
+%uint = OpTypeInt 32 0
+%one = OpConstant %float 1
+%v4float = OpTypeVector %float 4
+{globals}{types}{vars}%main = OpFunction %void None %fn
+%entry = OpLabel
+{prologue}{body}OpReturn
+OpFunctionEnd
+"#
+        );
+        asm::assemble(&text)
+            .map_err(|e| format!("the generated {} stage: {e}", model.to_lowercase()))
+    }
+
     /// The type's name, declaring it (and what it is made of) the first time.
     fn type_name(&mut self, ty: &Ty) -> String {
         let scalar = scalar_name(ty.scalar);
@@ -211,7 +249,7 @@ impl Text {
 pub fn vertex_for(fs: &Stage) -> Result<Vec<u32>, String> {
     let mut t = Text {
         declared: vec!["v4float".into(), "Output_v4float".into()],
-        interface: "%vertex_index %position".into(),
+        interface: " %vertex_index %position".into(),
         ..Text::default()
     };
     let mut constants = 0u32;
@@ -236,27 +274,10 @@ pub fn vertex_for(fs: &Stage) -> Result<Vec<u32>, String> {
         };
         let _ = writeln!(t.body, "OpStore {var} {value}");
     }
-    let Text {
-        types,
-        decorations,
-        vars,
-        body,
-        interface,
-        ..
-    } = t;
-    let text = format!(
-        r#"OpCapability Shader
-OpMemoryModel Logical GLSL450
-OpEntryPoint Vertex %main "main" {interface}
-OpDecorate %vertex_index BuiltIn VertexIndex
-OpDecorate %position BuiltIn Position
-{decorations}%void = OpTypeVoid
-%fn = OpTypeFunction %void
-%float = OpTypeFloat 32
-%int = OpTypeInt 32 1
-%uint = OpTypeInt 32 0
-%bool = OpTypeBool
-%v4float = OpTypeVector %float 4
+    t.finish(
+        "Vertex",
+        "OpDecorate %vertex_index BuiltIn VertexIndex\nOpDecorate %position BuiltIn Position\n",
+        r#"%bool = OpTypeBool
 %ptr_in_int = OpTypePointer Input %int
 %Output_v4float = OpTypePointer Output %v4float
 %vertex_index = OpVariable %ptr_in_int Input
@@ -267,10 +288,8 @@ OpDecorate %position BuiltIn Position
 %far = OpConstant %float 3
 %near = OpConstant %float -1
 %depth = OpConstant %float 0.5
-%one = OpConstant %float 1
-{types}{vars}%main = OpFunction %void None %fn
-%entry = OpLabel
-%index = OpLoad %int %vertex_index
+"#,
+        r#"%index = OpLoad %int %vertex_index
 %corner = OpSMod %int %index %int_3
 %corner_f = OpConvertSToF %float %corner
 %is_1 = OpIEqual %bool %corner %int_1
@@ -279,11 +298,8 @@ OpDecorate %position BuiltIn Position
 %y = OpSelect %float %is_2 %far %near
 %pos = OpCompositeConstruct %v4float %x %y %depth %one
 OpStore %position %pos
-{body}OpReturn
-OpFunctionEnd
-"#
-    );
-    asm::assemble(&text).map_err(|e| format!("the generated vertex stage: {e}"))
+"#,
+    )
 }
 
 /// Attachments a generated fragment stage may write (Vulkan guarantees four; lavapipe has 8).
@@ -362,34 +378,12 @@ pub fn fragment_for(vs: &Stage) -> Result<Vec<u32>, String> {
         t.variable("%covered", "v4float", "Output", 0, 0);
         let _ = writeln!(t.body, "OpStore %covered %white");
     }
-    let Text {
-        types,
-        decorations,
-        vars,
-        body,
-        interface,
-        ..
-    } = t;
-    let text = format!(
-        r#"OpCapability Shader
-OpMemoryModel Logical GLSL450
-OpEntryPoint Fragment %main "main"{interface}
-OpExecutionMode %main OriginUpperLeft
-{decorations}%void = OpTypeVoid
-%fn = OpTypeFunction %void
-%float = OpTypeFloat 32
-%int = OpTypeInt 32 1
-%uint = OpTypeInt 32 0
-%one = OpConstant %float 1
-%v4float = OpTypeVector %float 4
-%white = OpConstantComposite %v4float %one %one %one %one
-{types}{vars}%main = OpFunction %void None %fn
-%entry = OpLabel
-{body}OpReturn
-OpFunctionEnd
-"#
-    );
-    asm::assemble(&text).map_err(|e| format!("the generated fragment stage: {e}"))
+    t.finish(
+        "Fragment",
+        "OpExecutionMode %main OriginUpperLeft\n",
+        "%white = OpConstantComposite %v4float %one %one %one %one\n",
+        "",
+    )
 }
 
 #[cfg(test)]
