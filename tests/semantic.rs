@@ -480,3 +480,71 @@ OpFunctionEnd
     assert_eq!(b.first, None, "{}", b.summary());
     assert!(b.setup.contains("2 buffers of 16 KiB"), "{}", b.setup);
 }
+
+/// A device that gives canned results: the input's runs and a changed step's runs each from
+/// their own list (word 0 of every buffer), the last value repeating.
+struct Canned {
+    input: std::sync::Mutex<Option<Vec<u32>>>,
+    input_runs: Vec<u32>,
+    step_runs: Vec<u32>,
+    calls: std::sync::Mutex<(usize, usize)>,
+}
+
+impl shaderstep::pipeline::gpu::Device for Canned {
+    fn name(&self) -> &str {
+        "canned"
+    }
+    fn run_buffers(
+        &self,
+        words: &[u32],
+        layout: &shaderstep::pipeline::gpu::Layout,
+        _: [u32; 3],
+        _: &[Vec<u8>],
+        _: std::time::Duration,
+    ) -> Result<Vec<Vec<u8>>, shaderstep::pipeline::gpu::DeviceError> {
+        let mut input = self.input.lock().unwrap();
+        let is_input = input.get_or_insert_with(|| words.to_vec()) == words;
+        let mut calls = self.calls.lock().unwrap();
+        let (list, n) = if is_input {
+            (&self.input_runs, &mut calls.0)
+        } else {
+            (&self.step_runs, &mut calls.1)
+        };
+        let value = list[(*n).min(list.len() - 1)];
+        *n += 1;
+        let mut bytes = value.to_le_bytes().to_vec();
+        bytes.extend(7u32.to_le_bytes());
+        Ok(layout.slots().iter().map(|_| bytes.clone()).collect())
+    }
+    fn draw_limited(
+        &self,
+        _: &shaderstep::pipeline::gpu::Draw,
+        _: std::time::Duration,
+    ) -> Result<shaderstep::pipeline::gpu::Rendered, shaderstep::pipeline::gpu::DeviceError> {
+        Err(shaderstep::pipeline::gpu::DeviceError::Failed(
+            "no draws".into(),
+        ))
+    }
+}
+
+#[test]
+fn a_difference_is_confirmed_before_a_pass_is_blamed() {
+    let run = wrong_pipeline().run(Arc::new(shader("dxbc_loop")));
+    let canned = |input_runs: Vec<u32>, step_runs: Vec<u32>| Canned {
+        input: Default::default(),
+        input_runs,
+        step_runs,
+        calls: Default::default(),
+    };
+    // The input's three runs agree; the step differs; the input's next runs show that word
+    // varies (a race seen late): nothing is blamed, the word is left out.
+    let b = bisect_run(&canned(vec![1, 1, 1, 2], vec![2]), &run, None, &|| false).unwrap();
+    assert_eq!(b.first, None, "{}", b.summary());
+    assert!(b.summary().contains("words vary"), "{}", b.summary());
+    // The step differs on one run of three: not blamed either.
+    let b = bisect_run(&canned(vec![1], vec![2, 1, 1]), &run, None, &|| false).unwrap();
+    assert_eq!(b.first, None, "{}", b.summary());
+    // A difference every run shows is blamed.
+    let b = bisect_run(&canned(vec![1], vec![2]), &run, None, &|| false).unwrap();
+    assert_eq!(b.first.expect("a difference").pass, "swap-add-sub");
+}

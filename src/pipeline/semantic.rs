@@ -20,6 +20,9 @@ use super::gpu::{Binding, Device, DeviceError, Layout, BUFFER_SIZE};
 use super::validate::spirv_of;
 use super::Run;
 
+/// Runs more of the input, and of a step found to differ, before that step is blamed.
+const CONFIRM_RUNS: usize = 2;
+
 /// Workgroups dispatched: two, so that a shader's workgroups can disagree.
 const GROUPS: [u32; 3] = [2, 1, 1];
 
@@ -294,7 +297,8 @@ pub fn bisect_run(
                 .map_err(|e| format!("the input does not run again: {e}"))?,
         );
     }
-    let varying = varying_words(&runs);
+    let mut varying = varying_words(&runs);
+    let run_words = words;
     let total: usize = before.iter().map(|b| b.len().div_ceil(4)).sum();
     if total == 0 {
         return Err(
@@ -358,7 +362,35 @@ pub fn bisect_run(
             }
         };
         out.compared += 1;
-        if let Some(what) = first_difference(&layout, &before, &after, &varying) {
+        if first_difference(&layout, &before, &after, &varying).is_none() {
+            continue;
+        }
+        // A difference is confirmed before a pass is blamed: the input runs again (words
+        // that vary now join the ones left out) and so does the step, and every run of the
+        // step must still differ.
+        for _ in 0..CONFIRM_RUNS {
+            runs.push(
+                gpu.run_buffers(&run_words, &layout, GROUPS, &buffers, limit)
+                    .map_err(|e| format!("the input does not run again: {e}"))?,
+            );
+        }
+        varying = varying_words(&runs);
+        out.varying = varying.len();
+        out.stable = total - varying.len();
+        let mut step_runs = vec![after];
+        for _ in 0..CONFIRM_RUNS {
+            match gpu.run_buffers(&words, &layout, GROUPS, &buffers, limit) {
+                Ok(a) => step_runs.push(a),
+                Err(_) => break,
+            }
+        }
+        let confirmed = step_runs
+            .iter()
+            .all(|a| first_difference(&layout, &before, a, &varying).is_some());
+        if let (true, Some(what)) = (
+            confirmed,
+            first_difference(&layout, &before, &step_runs[0], &varying),
+        ) {
             out.first = Some(Difference {
                 step: i,
                 pass_index: k,
@@ -534,6 +566,7 @@ fn draw_bisect(
                 .first()
                 .is_some_and(|&i| may_race(&r.steps[i].module))
         });
+    let first_draw = before.clone();
     let mut draws = vec![flat_rendered(&before)];
     for _ in 0..if racy { 2 } else { 1 } {
         let again = set
@@ -541,7 +574,7 @@ fn draw_bisect(
             .map_err(|e| format!("the input does not draw the same way twice: {e}"))?;
         draws.push(flat_rendered(&again));
     }
-    let varying = varying_words(&draws);
+    let mut varying = varying_words(&draws);
     let total: usize = draws[0].iter().map(|b| b.len() / 4).sum();
     if total > 0 && varying.len() == total {
         return Err(format!(
@@ -549,7 +582,7 @@ fn draw_bisect(
             draws.len()
         ));
     }
-    let before = masked(&before, &varying);
+    let mut before = masked(&before, &varying);
     let device = gpu.name().split(" (").next().unwrap_or(gpu.name());
     let mut out = BisectRun {
         first: None,
@@ -602,7 +635,34 @@ fn draw_bisect(
         match set.draw(gpu, (&v, &vstage.entry), (&f, &fstage.entry), limit) {
             Ok(after) => {
                 out.compared += 1;
-                if let Some(what) = difference(&before, &masked(&after, &varying)) {
+                if difference(&before, &masked(&after, &varying)).is_none() {
+                    continue;
+                }
+                // Confirmed before blamed, as for compute shaders.
+                for _ in 0..CONFIRM_RUNS {
+                    let again = set
+                        .draw(gpu, (&v0, &vstage.entry), (&f0, &fstage.entry), limit)
+                        .map_err(|e| format!("the input does not draw the same way twice: {e}"))?;
+                    draws.push(flat_rendered(&again));
+                }
+                varying = varying_words(&draws);
+                out.varying = varying.len();
+                out.stable = total - varying.len();
+                before = masked(&first_draw, &varying);
+                let mut step_draws = vec![after];
+                for _ in 0..CONFIRM_RUNS {
+                    match set.draw(gpu, (&v, &vstage.entry), (&f, &fstage.entry), limit) {
+                        Ok(a) => step_draws.push(a),
+                        Err(_) => break,
+                    }
+                }
+                let confirmed = step_draws
+                    .iter()
+                    .all(|a| difference(&before, &masked(a, &varying)).is_some());
+                if let (true, Some(what)) = (
+                    confirmed,
+                    difference(&before, &masked(&step_draws[0], &varying)),
+                ) {
                     out.first = Some(Difference {
                         step: fi,
                         pass_index: k,
