@@ -249,11 +249,10 @@ fn draw_case(gpu: &Gpu, dir: &Path, case: &Case, n: usize) {
                         .map(|(binding, bytes)| Descriptor {
                             set: 0,
                             binding: binding as u32,
-                            count: 1,
-                            resource: Resource::Buffer {
+                            elements: vec![Resource::Buffer {
                                 storage: true,
                                 bytes,
-                            },
+                            }],
                         })
                         .collect(),
                     colors: vec![Some(Attachment {

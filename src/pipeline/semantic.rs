@@ -15,7 +15,7 @@ use spirv::ExecutionModel;
 
 use std::time::{Duration, Instant};
 
-use super::gpu::reflect::{covers, difference, mixed, reflect, setup, FILLS};
+use super::gpu::reflect::{covers, difference, mixed, reflect, setup, Kind, FILLS};
 use super::gpu::{Binding, Device, DeviceError, Layout, BUFFER_SIZE};
 use super::validate::spirv_of;
 use super::Run;
@@ -133,10 +133,25 @@ impl BisectRun {
 /// The bytes a binding starts with: `data` repeated to fill it, or the fixed pattern the
 /// graphics draws use too (`reflect::mixed`: small integers every fourth word, where counts and
 /// indices usually live; floats elsewhere), different per binding and per buffer of an array.
+/// Images get their own pattern (`Image::fill`), valid for their format.
 pub fn initial_bytes(b: &Binding, element: u32, data: Option<&[u8]>) -> Vec<u8> {
-    match data {
-        Some(d) if !d.is_empty() => d.iter().copied().cycle().take(BUFFER_SIZE).collect(),
-        _ => mixed(b.set * 16 + b.binding + element * 257, BUFFER_SIZE / 4),
+    let seed = b.set * 16 + b.binding + element * 257;
+    match (&b.kind, data) {
+        (Kind::Image(image), _) => image.fill(seed),
+        (Kind::Sampler, _) => Vec::new(),
+        (Kind::Buffer { .. }, Some(d)) if !d.is_empty() => {
+            d.iter().copied().cycle().take(BUFFER_SIZE).collect()
+        }
+        (Kind::Buffer { .. }, _) => mixed(seed, BUFFER_SIZE / 4),
+    }
+}
+
+/// Whether a shader can write what a binding holds.
+fn writable(kind: &Kind) -> bool {
+    match kind {
+        Kind::Buffer { storage } => *storage,
+        Kind::Image(image) => image.storage,
+        Kind::Sampler => false,
     }
 }
 
@@ -238,8 +253,15 @@ fn first_difference(
         } else {
             String::new()
         };
+        let at = match &b.kind {
+            Kind::Image(image) => format!(
+                "texel {} of {image}",
+                word * 4 / image.texel_bytes().max(1) as usize
+            ),
+            _ => format!("word {word}"),
+        };
         return Some(format!(
-            "set {} binding {}{index}, word {word}: {} → {} ({count} words differ)",
+            "set {} binding {}{index}, {at}: {} → {} ({count} words differ)",
             b.set,
             b.binding,
             read(x),
@@ -268,7 +290,7 @@ pub fn bisect_run(
         .words;
     let layout = Layout::of(&words).map_err(|why| {
         format!(
-            "cannot run this shader: {why} (compute shaders with storage and uniform buffers run)"
+            "cannot run this shader: {why} (compute shaders with buffers, images of every shape, texel buffers, samplers and push constants run)"
         )
     })?;
     let buffers: Vec<Vec<u8>> = layout
@@ -300,9 +322,9 @@ pub fn bisect_run(
     let mut varying = varying_words(&runs);
     let run_words = words;
     let total: usize = before.iter().map(|b| b.len().div_ceil(4)).sum();
-    if total == 0 {
+    if !layout.bindings.iter().any(|b| writable(&b.kind)) || total == 0 {
         return Err(
-            "the shader has no buffer to write its results to: there is nothing to compare".into(),
+            "the shader has no storage buffer or image to write its results to: there is nothing to compare".into(),
         );
     }
     if varying.len() == total {
@@ -318,10 +340,29 @@ pub fn bisect_run(
     } else {
         String::new()
     };
+    let slots = layout.slots();
+    let buffer_count = slots
+        .iter()
+        .filter(|(b, _)| matches!(b.kind, Kind::Buffer { .. }))
+        .count();
+    let images = slots
+        .iter()
+        .filter(|(b, _)| matches!(b.kind, Kind::Image(_)))
+        .count();
+    let mut held = Vec::new();
+    match buffer_count {
+        0 => {}
+        1 => held.push(format!("1 buffer of {} KiB", BUFFER_SIZE / 1024)),
+        n => held.push(format!("{n} buffers of {} KiB", BUFFER_SIZE / 1024)),
+    }
+    match images {
+        0 => {}
+        1 => held.push("1 image".into()),
+        n => held.push(format!("{n} images")),
+    }
     let setup = format!(
-        "{device}: {} buffers of {} KiB{push}, {} workgroups",
-        layout.slots().len(),
-        BUFFER_SIZE / 1024,
+        "{device}: {}{push}, {} workgroups",
+        held.join(", "),
         GROUPS[0]
     );
     let mut out = BisectRun {
@@ -719,8 +760,8 @@ mod tests {
             bindings: vec![Binding {
                 set: 0,
                 binding: 0,
-                storage: true,
                 count: 1,
+                kind: crate::pipeline::gpu::reflect::Kind::Buffer { storage: true },
             }],
             push: 0,
         };

@@ -15,6 +15,8 @@
 //! `isolated::Isolated`, a `Gpu` in a worker process that a crashing or hanging driver takes
 //! down instead of shaderstep (the app and `run`).
 
+mod bind;
+pub mod images;
 pub mod isolated;
 pub mod reflect;
 pub mod stand_in;
@@ -25,7 +27,7 @@ use std::ffi::CString;
 use crate::ir::spirv::read;
 use ash::vk;
 use rspirv::dr::Operand;
-use spirv::{Decoration, Op, StorageClass};
+use spirv::{Op, StorageClass};
 
 const COLOR_RANGE: vk::ImageSubresourceRange = vk::ImageSubresourceRange {
     aspect_mask: vk::ImageAspectFlags::COLOR,
@@ -49,18 +51,18 @@ pub const BUFFER_SIZE: usize = 16 * 1024;
 pub struct Binding {
     pub set: u32,
     pub binding: u32,
-    pub storage: bool,
-    /// Buffers in the binding: 1, the length of an array of blocks, or `RUNTIME_ARRAY_BUFFERS`
-    /// for a runtime array of them.
+    /// Descriptors in the binding: 1, the length of an array of them, or
+    /// `RUNTIME_ARRAY_BUFFERS` for a runtime array.
     pub count: u32,
+    pub kind: reflect::Kind,
 }
 
-/// Buffers given to a runtime array of blocks: more than the indices up to 12 the fill
-/// pattern puts in buffers (`reflect::mixed`) reach.
+/// Descriptors given to a runtime array: more than the indices up to 12 the fill pattern
+/// puts in buffers (`reflect::mixed`) reach.
 pub const RUNTIME_ARRAY_BUFFERS: u32 = 16;
 
-/// The largest array of blocks run (a larger one is refused).
-const MAX_ARRAY_BUFFERS: u64 = 64;
+/// The largest array of descriptors run (a larger one is refused).
+pub const MAX_ARRAY_DESCRIPTORS: u64 = 64;
 
 /// The resources and entry point of a compute shader, read from its SPIR-V.
 #[derive(Clone, Debug)]
@@ -87,113 +89,54 @@ impl Layout {
             .collect()
     }
 
-    /// `Err` says why the runner cannot run the module (not compute, images, push constants…).
+    /// `Err` says why the runner cannot run the module (not compute, a resource of a kind it
+    /// does not make, push constants holding addresses…).
     pub fn of(words: &[u32]) -> Result<Layout, String> {
         let m = read::read_words(words).map_err(|e| e.to_string())?;
-        let entry = m
-            .entry_points
-            .iter()
-            .find_map(|e| match e.lits() {
-                [Operand::ExecutionModel(spirv::ExecutionModel::GLCompute), Operand::LiteralString(n), ..] => {
-                    Some(n.clone())
-                }
-                _ => None,
-            })
-            .ok_or("not a compute shader")?;
-        let decoration = |id: u32, what: Decoration| {
-            m.annotations()
-                .iter()
-                .find_map(|a| match (a.arg(0), a.lits()) {
-                    (Some(t), [Operand::Decoration(d), rest @ ..])
-                        if a.op == Op::Decorate && t == id && *d == what =>
-                    {
-                        Some(match rest.first() {
-                            Some(Operand::LiteralBit32(v)) => *v,
-                            _ => 0,
-                        })
-                    }
-                    _ => None,
-                })
-        };
+        if !m.entry_points.iter().any(|e| {
+            matches!(
+                e.lits().first(),
+                Some(Operand::ExecutionModel(spirv::ExecutionModel::GLCompute))
+            )
+        }) {
+            return Err("not a compute shader".into());
+        }
         let type_of = |id: u32| m.globals().iter().find(|g| g.result == Some(id));
-        let mut bindings = Vec::new();
         let mut push = 0;
         for g in m.globals() {
-            let (Op::Variable, Some(Operand::StorageClass(class))) = (g.op, g.lits().first())
+            let (Op::Variable, Some(Operand::StorageClass(StorageClass::PushConstant))) =
+                (g.op, g.lits().first())
             else {
                 continue;
             };
-            match class {
-                StorageClass::StorageBuffer | StorageClass::Uniform => {}
-                StorageClass::UniformConstant => return Err("uses images or samplers".into()),
-                StorageClass::PushConstant => {
-                    let pointee =
-                        g.ty.and_then(type_of)
-                            .and_then(|p| p.arg(0))
-                            .ok_or("push constants of unknown type")?;
-                    if holds_address(&m, pointee) {
-                        return Err("uses buffer addresses (in its push constants)".into());
-                    }
-                    let size = crate::ir::qptr::Layout::new(&m)
-                        .size(crate::ir::qptr::Place::of(pointee))
-                        .filter(|&s| s <= 256)
-                        .ok_or("push constants of a type without a size of at most 256 bytes")?;
-                    push = push.max(size as u32);
-                    continue;
-                }
-                StorageClass::PhysicalStorageBuffer => return Err("uses buffer addresses".into()),
-                _ => continue,
-            }
-            let id = g.result.unwrap_or(0);
             let pointee =
                 g.ty.and_then(type_of)
-                    .and_then(|p| p.arg(0).and_then(type_of))
-                    .ok_or("a buffer of unknown type")?;
-            // An array of blocks: as many buffers.
-            let (pointee, count) = match pointee.op {
-                Op::TypeStruct => (pointee, 1),
-                Op::TypeRuntimeArray => (
-                    pointee
-                        .arg(0)
-                        .and_then(type_of)
-                        .ok_or("a buffer of unknown type")?,
-                    RUNTIME_ARRAY_BUFFERS,
-                ),
-                Op::TypeArray => {
-                    let len = pointee
-                        .arg(1)
-                        .and_then(type_of)
-                        .filter(|c| c.op == Op::Constant)
-                        .and_then(|c| c.lit_u32(0))
-                        .filter(|&n| n >= 1 && u64::from(n) <= MAX_ARRAY_BUFFERS)
-                        .ok_or("an array of buffers whose length is not a constant up to 64")?;
-                    (
-                        pointee
-                            .arg(0)
-                            .and_then(type_of)
-                            .ok_or("a buffer of unknown type")?,
-                        len,
-                    )
-                }
-                _ => return Err("a buffer that is not a block".into()),
-            };
-            if pointee.op != Op::TypeStruct {
-                return Err("an array of arrays of buffers".into());
+                    .and_then(|p| p.arg(0))
+                    .ok_or("push constants of unknown type")?;
+            if holds_address(&m, pointee) {
+                return Err("uses buffer addresses (in its push constants)".into());
             }
-            let block = pointee.result.unwrap_or(0);
-            let storage = *class == StorageClass::StorageBuffer
-                || decoration(block, Decoration::BufferBlock).is_some();
-            bindings.push(Binding {
-                set: decoration(id, Decoration::DescriptorSet).ok_or("a buffer without a set")?,
-                binding: decoration(id, Decoration::Binding).ok_or("a buffer without a binding")?,
-                storage,
-                count,
-            });
+            let size = crate::ir::qptr::Layout::new(&m)
+                .size(crate::ir::qptr::Place::of(pointee))
+                .filter(|&s| s <= 256)
+                .ok_or("push constants of a type without a size of at most 256 bytes")?;
+            push = push.max(size as u32);
         }
+        let stage = reflect::reflect(words, spirv::ExecutionModel::GLCompute)?;
+        let mut bindings: Vec<Binding> = stage
+            .resources
+            .into_iter()
+            .map(|(set, binding, count, kind)| Binding {
+                set,
+                binding,
+                count,
+                kind,
+            })
+            .collect();
         bindings.sort_by_key(|b| (b.set, b.binding));
         bindings.dedup_by_key(|b| (b.set, b.binding));
         Ok(Layout {
-            entry,
+            entry: stage.entry,
             bindings,
             push,
         })
@@ -449,46 +392,25 @@ impl Gpu {
         c: &mut Cleanup,
     ) -> Result<Vec<Vec<u8>>, String> {
         let err = |what: &str, e: vk::Result| format!("{what}: {e}");
-        // Buffers, host-visible so they can be filled and read directly.
-        let mut mapped = Vec::new();
-        let mut buffers = Vec::new();
-        for (b, e) in layout.slots() {
-            let usage = if b.storage {
-                vk::BufferUsageFlags::STORAGE_BUFFER
-            } else {
-                vk::BufferUsageFlags::UNIFORM_BUFFER
-            };
-            let mut bytes = fill(&b, e);
-            bytes.truncate(BUFFER_SIZE);
-            let (buffer, ptr) = self.host_buffer(d, c, usage, &bytes, BUFFER_SIZE)?;
-            mapped.push(ptr);
-            buffers.push(buffer);
-        }
-        // One descriptor set layout per set number, empty ones for gaps.
-        let max_set = layout.bindings.iter().map(|b| b.set).max().unwrap_or(0);
-        let mut set_layouts = Vec::new();
-        for set in 0..=max_set {
-            let bindings: Vec<vk::DescriptorSetLayoutBinding> = layout
-                .bindings
-                .iter()
-                .filter(|b| b.set == set)
-                .map(|b| {
-                    vk::DescriptorSetLayoutBinding::default()
-                        .binding(b.binding)
-                        .descriptor_type(descriptor_type(b))
-                        .descriptor_count(b.count)
-                        .stage_flags(vk::ShaderStageFlags::COMPUTE)
-                })
-                .collect();
-            let l = d
-                .create_descriptor_set_layout(
-                    &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
-                    None,
-                )
-                .map_err(|e| err("set layout", e))?;
-            c.set_layouts.push(l);
-            set_layouts.push(l);
-        }
+        // Every buffer is `BUFFER_SIZE` bytes, whatever `fill` gives it.
+        let descriptors: Vec<Descriptor> = layout
+            .bindings
+            .iter()
+            .map(|b| Descriptor {
+                set: b.set,
+                binding: b.binding,
+                elements: (0..b.count)
+                    .map(|e| {
+                        let mut bytes = fill(b, e);
+                        if matches!(b.kind, reflect::Kind::Buffer { .. }) {
+                            bytes.resize(BUFFER_SIZE, 0);
+                        }
+                        b.kind.holding(bytes)
+                    })
+                    .collect(),
+            })
+            .collect();
+        let bound = self.bind(d, c, &descriptors, vk::ShaderStageFlags::COMPUTE)?;
         let push_ranges = [vk::PushConstantRange::default()
             .stage_flags(vk::ShaderStageFlags::COMPUTE)
             .offset(0)
@@ -496,7 +418,7 @@ impl Gpu {
         let pipeline_layout = d
             .create_pipeline_layout(
                 &vk::PipelineLayoutCreateInfo::default()
-                    .set_layouts(&set_layouts)
+                    .set_layouts(&bound.set_layouts)
                     .push_constant_ranges(if layout.push > 0 { &push_ranges } else { &[] }),
                 None,
             )
@@ -521,54 +443,20 @@ impl Gpu {
             )
             .map_err(|(_, e)| err("compute pipeline", e))?[0];
         c.pipelines.push(pipeline);
-        let sizes = [
-            vk::DescriptorPoolSize::default()
-                .ty(vk::DescriptorType::STORAGE_BUFFER)
-                .descriptor_count(1024),
-            vk::DescriptorPoolSize::default()
-                .ty(vk::DescriptorType::UNIFORM_BUFFER)
-                .descriptor_count(1024),
-        ];
-        let sets = self.descriptor_sets(d, c, &sizes, &set_layouts)?;
-        // One write per binding, with the infos of its buffers (in slot order).
-        let mut infos: Vec<Vec<vk::DescriptorBufferInfo>> = Vec::new();
-        let mut next = buffers.iter();
-        for b in &layout.bindings {
-            infos.push(
-                next.by_ref()
-                    .take(b.count as usize)
-                    .map(|&buffer| {
-                        vk::DescriptorBufferInfo::default()
-                            .buffer(buffer)
-                            .offset(0)
-                            .range(vk::WHOLE_SIZE)
-                    })
-                    .collect(),
+        let cmd = self.begin(d, c)?;
+        let shader = vk::PipelineStageFlags::COMPUTE_SHADER;
+        self.record_uploads(d, cmd, &bound, shader);
+        d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline);
+        if !bound.sets.is_empty() {
+            d.cmd_bind_descriptor_sets(
+                cmd,
+                vk::PipelineBindPoint::COMPUTE,
+                pipeline_layout,
+                0,
+                &bound.sets,
+                &[],
             );
         }
-        let writes: Vec<vk::WriteDescriptorSet> = layout
-            .bindings
-            .iter()
-            .zip(&infos)
-            .map(|(b, info)| {
-                vk::WriteDescriptorSet::default()
-                    .dst_set(sets[b.set as usize])
-                    .dst_binding(b.binding)
-                    .descriptor_type(descriptor_type(b))
-                    .buffer_info(info)
-            })
-            .collect();
-        d.update_descriptor_sets(&writes, &[]);
-        let cmd = self.begin(d, c)?;
-        d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline);
-        d.cmd_bind_descriptor_sets(
-            cmd,
-            vk::PipelineBindPoint::COMPUTE,
-            pipeline_layout,
-            0,
-            &sets,
-            &[],
-        );
         if layout.push > 0 {
             d.cmd_push_constants(
                 cmd,
@@ -579,20 +467,27 @@ impl Gpu {
             );
         }
         d.cmd_dispatch(cmd, groups[0], groups[1], groups[2]);
+        self.record_readbacks(d, cmd, &bound, shader);
+        to_host(d, cmd);
         self.submit_and_wait(d, c, cmd)?;
-        Ok(mapped
-            .iter()
-            .map(|&p| std::slice::from_raw_parts(p, BUFFER_SIZE).to_vec())
-            .collect())
+        Ok(bound.contents())
     }
 }
 
-fn descriptor_type(b: &Binding) -> vk::DescriptorType {
-    if b.storage {
-        vk::DescriptorType::STORAGE_BUFFER
-    } else {
-        vk::DescriptorType::UNIFORM_BUFFER
-    }
+/// Makes everything the work wrote visible to the host.
+unsafe fn to_host(d: &ash::Device, cmd: vk::CommandBuffer) {
+    let barrier = vk::MemoryBarrier::default()
+        .src_access_mask(vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE)
+        .dst_access_mask(vk::AccessFlags::HOST_READ);
+    d.cmd_pipeline_barrier(
+        cmd,
+        vk::PipelineStageFlags::ALL_COMMANDS,
+        vk::PipelineStageFlags::HOST,
+        vk::DependencyFlags::empty(),
+        &[barrier],
+        &[],
+        &[],
+    );
 }
 
 impl Drop for Gpu {
@@ -613,6 +508,7 @@ impl Drop for Gpu {
 #[derive(Default)]
 struct Cleanup {
     buffers: Vec<vk::Buffer>,
+    buffer_views: Vec<vk::BufferView>,
     memory: Vec<vk::DeviceMemory>,
     set_layouts: Vec<vk::DescriptorSetLayout>,
     pipeline_layouts: Vec<vk::PipelineLayout>,
@@ -667,6 +563,9 @@ impl Cleanup {
         for l in self.set_layouts.drain(..) {
             d.destroy_descriptor_set_layout(l, None);
         }
+        for v in self.buffer_views.drain(..) {
+            d.destroy_buffer_view(v, None);
+        }
         for b in self.buffers.drain(..) {
             d.destroy_buffer(b, None);
         }
@@ -676,35 +575,28 @@ impl Cleanup {
     }
 }
 
-/// What a descriptor binding of a draw holds.
+/// What one descriptor holds.
 #[derive(Clone, Debug)]
 pub enum Resource {
     Buffer {
         storage: bool,
         bytes: Vec<u8>,
     },
-    /// A `TEXTURE_SIZE`² image of `format` holding `texels`, viewed as a 2D image (or a 2D
-    /// array of one layer); with a sampler when `combined`.
+    /// An image or texel buffer of the shape, format and size `image` says, holding `texels`
+    /// (with a sampler when it is combined).
     Image {
-        format: vk::Format,
+        image: images::Image,
         texels: Vec<u8>,
-        arrayed: bool,
-        combined: bool,
     },
     Sampler,
 }
 
-/// Texels per side of the images `Resource::Image` makes.
-pub const TEXTURE_SIZE: u32 = 8;
-
-/// One descriptor binding; arrays of `count` get copies of `resource`, buffers and images
-/// rotated by 16 bytes per element so that elements differ.
+/// One descriptor binding: one resource per element (one for a binding that is not an array).
 #[derive(Clone, Debug)]
 pub struct Descriptor {
     pub set: u32,
     pub binding: u32,
-    pub count: u32,
-    pub resource: Resource,
+    pub elements: Vec<Resource>,
 }
 
 /// A colour attachment: its format, bytes per texel and the components the pipeline writes.
@@ -1077,140 +969,19 @@ impl Gpu {
             let (b, _) = self.host_buffer(d, c, vk::BufferUsageFlags::VERTEX_BUFFER, bytes, 0)?;
             vertex.push((*binding, b));
         }
-        // Descriptors: buffers filled in place, images through a staging buffer copied before
-        // the render pass, one nearest-neighbour sampler for all (no filtering to differ on).
-        let sampler = d
-            .create_sampler(
-                &vk::SamplerCreateInfo::default()
-                    .mag_filter(vk::Filter::NEAREST)
-                    .min_filter(vk::Filter::NEAREST)
-                    .mipmap_mode(vk::SamplerMipmapMode::NEAREST)
-                    .address_mode_u(vk::SamplerAddressMode::REPEAT)
-                    .address_mode_v(vk::SamplerAddressMode::REPEAT)
-                    .address_mode_w(vk::SamplerAddressMode::REPEAT),
-                None,
-            )
-            .map_err(|e| err("sampler", e))?;
-        c.samplers.push(sampler);
-        let mut uploads = Vec::new();
-        let mut storage_out = Vec::new();
-        let mut buffer_infos: Vec<Vec<vk::DescriptorBufferInfo>> = Vec::new();
-        let mut image_infos: Vec<Vec<vk::DescriptorImageInfo>> = Vec::new();
-        let rotated = |bytes: &[u8], k: u32| {
-            let mut b = bytes.to_vec();
-            if !b.is_empty() {
-                let by = (k as usize * 16) % b.len();
-                b.rotate_left(by);
-            }
-            b
-        };
-        for desc in &draw.setup.descriptors {
-            let (mut buffers, mut images) = (Vec::new(), Vec::new());
-            for k in 0..desc.count {
-                match &desc.resource {
-                    Resource::Buffer { storage, bytes } => {
-                        let usage = if *storage {
-                            vk::BufferUsageFlags::STORAGE_BUFFER
-                        } else {
-                            vk::BufferUsageFlags::UNIFORM_BUFFER
-                        };
-                        let bytes = rotated(bytes, k);
-                        let (b, ptr) = self.host_buffer(d, c, usage, &bytes, 0)?;
-                        if *storage {
-                            storage_out.push((ptr, bytes.len()));
-                        }
-                        buffers.push(
-                            vk::DescriptorBufferInfo::default()
-                                .buffer(b)
-                                .range(vk::WHOLE_SIZE),
-                        );
-                    }
-                    Resource::Image {
-                        format,
-                        texels,
-                        arrayed,
-                        combined,
-                    } => {
-                        let usage =
-                            vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST;
-                        let side = (TEXTURE_SIZE, TEXTURE_SIZE);
-                        let image = self.image(d, c, *format, side, usage)?;
-                        let (staging, _) = self.host_buffer(
-                            d,
-                            c,
-                            vk::BufferUsageFlags::TRANSFER_SRC,
-                            &rotated(texels, k),
-                            0,
-                        )?;
-                        uploads.push((image, staging));
-                        let view_type = if *arrayed {
-                            vk::ImageViewType::TYPE_2D_ARRAY
-                        } else {
-                            vk::ImageViewType::TYPE_2D
-                        };
-                        let view = self.view(d, c, image, *format, view_type)?;
-                        let mut info = vk::DescriptorImageInfo::default()
-                            .image_view(view)
-                            .image_layout(vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL);
-                        if *combined {
-                            info = info.sampler(sampler);
-                        }
-                        images.push(info);
-                    }
-                    Resource::Sampler => {
-                        images.push(vk::DescriptorImageInfo::default().sampler(sampler))
-                    }
-                }
-            }
-            buffer_infos.push(buffers);
-            image_infos.push(images);
-        }
-        let kind = |r: &Resource| match r {
-            Resource::Buffer { storage: true, .. } => vk::DescriptorType::STORAGE_BUFFER,
-            Resource::Buffer { .. } => vk::DescriptorType::UNIFORM_BUFFER,
-            Resource::Image { combined: true, .. } => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
-            Resource::Image { .. } => vk::DescriptorType::SAMPLED_IMAGE,
-            Resource::Sampler => vk::DescriptorType::SAMPLER,
-        };
-        // One set layout per set number, empty ones for gaps.
-        let set_count = draw
-            .setup
-            .descriptors
-            .iter()
-            .map(|s| s.set + 1)
-            .max()
-            .unwrap_or(0);
-        let mut set_layouts = Vec::new();
-        for set in 0..set_count {
-            let bindings: Vec<vk::DescriptorSetLayoutBinding> = draw
-                .setup
-                .descriptors
-                .iter()
-                .filter(|s| s.set == set)
-                .map(|s| {
-                    vk::DescriptorSetLayoutBinding::default()
-                        .binding(s.binding)
-                        .descriptor_type(kind(&s.resource))
-                        .descriptor_count(s.count)
-                        .stage_flags(vk::ShaderStageFlags::ALL_GRAPHICS)
-                })
-                .collect();
-            let l = d
-                .create_descriptor_set_layout(
-                    &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
-                    None,
-                )
-                .map_err(|e| err("set layout", e))?;
-            c.set_layouts.push(l);
-            set_layouts.push(l);
-        }
+        let bound = self.bind(
+            d,
+            c,
+            &draw.setup.descriptors,
+            vk::ShaderStageFlags::ALL_GRAPHICS,
+        )?;
         let push_ranges = [vk::PushConstantRange::default()
             .stage_flags(vk::ShaderStageFlags::ALL_GRAPHICS)
             .size(draw.setup.push.len() as u32)];
         let layout = d
             .create_pipeline_layout(
                 &vk::PipelineLayoutCreateInfo::default()
-                    .set_layouts(&set_layouts)
+                    .set_layouts(&bound.set_layouts)
                     .push_constant_ranges(if draw.setup.push.is_empty() {
                         &[]
                     } else {
@@ -1316,99 +1087,10 @@ impl Gpu {
             .create_graphics_pipelines(vk::PipelineCache::null(), &[info], None)
             .map_err(|(_, e)| err("graphics pipeline", e))?[0];
         c.pipelines.push(pipeline);
-        let sets = if set_layouts.is_empty() {
-            Vec::new()
-        } else {
-            let types = [
-                vk::DescriptorType::STORAGE_BUFFER,
-                vk::DescriptorType::UNIFORM_BUFFER,
-                vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
-                vk::DescriptorType::SAMPLED_IMAGE,
-                vk::DescriptorType::SAMPLER,
-            ];
-            let sizes: Vec<vk::DescriptorPoolSize> = types
-                .iter()
-                .map(|&t| {
-                    let n: u32 = draw
-                        .setup
-                        .descriptors
-                        .iter()
-                        .filter(|s| kind(&s.resource) == t)
-                        .map(|s| s.count)
-                        .sum();
-                    vk::DescriptorPoolSize::default()
-                        .ty(t)
-                        .descriptor_count(n.max(1))
-                })
-                .collect();
-            let sets = self.descriptor_sets(d, c, &sizes, &set_layouts)?;
-            let writes: Vec<vk::WriteDescriptorSet> = draw
-                .setup
-                .descriptors
-                .iter()
-                .enumerate()
-                .map(|(i, s)| {
-                    let write = vk::WriteDescriptorSet::default()
-                        .dst_set(sets[s.set as usize])
-                        .dst_binding(s.binding)
-                        .descriptor_type(kind(&s.resource));
-                    if matches!(s.resource, Resource::Buffer { .. }) {
-                        write.buffer_info(&buffer_infos[i])
-                    } else {
-                        write.image_info(&image_infos[i])
-                    }
-                })
-                .collect();
-            d.update_descriptor_sets(&writes, &[]);
-            sets
-        };
         let cmd = self.begin(d, c)?;
-        for &(image, staging) in &uploads {
-            let to_transfer = vk::ImageMemoryBarrier::default()
-                .image(image)
-                .subresource_range(COLOR_RANGE)
-                .old_layout(vk::ImageLayout::UNDEFINED)
-                .new_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
-                .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE);
-            d.cmd_pipeline_barrier(
-                cmd,
-                vk::PipelineStageFlags::TOP_OF_PIPE,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::DependencyFlags::empty(),
-                &[],
-                &[],
-                &[to_transfer],
-            );
-            d.cmd_copy_buffer_to_image(
-                cmd,
-                staging,
-                image,
-                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                &[vk::BufferImageCopy::default()
-                    .image_subresource(COLOR_LAYERS)
-                    .image_extent(vk::Extent3D {
-                        width: TEXTURE_SIZE,
-                        height: TEXTURE_SIZE,
-                        depth: 1,
-                    })],
-            );
-            let to_read = vk::ImageMemoryBarrier::default()
-                .image(image)
-                .subresource_range(COLOR_RANGE)
-                .old_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
-                .new_layout(vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL)
-                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                .dst_access_mask(vk::AccessFlags::SHADER_READ);
-            d.cmd_pipeline_barrier(
-                cmd,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::VERTEX_SHADER | vk::PipelineStageFlags::FRAGMENT_SHADER,
-                vk::DependencyFlags::empty(),
-                &[],
-                &[],
-                &[to_read],
-            );
-        }
+        let shaders =
+            vk::PipelineStageFlags::VERTEX_SHADER | vk::PipelineStageFlags::FRAGMENT_SHADER;
+        self.record_uploads(d, cmd, &bound, shaders);
         // All-zero bits: the same clear for float and integer attachments.
         let clear = vec![
             vk::ClearValue {
@@ -1429,8 +1111,15 @@ impl Gpu {
         for (binding, buffer) in &vertex {
             d.cmd_bind_vertex_buffers(cmd, *binding, &[*buffer], &[0]);
         }
-        if !sets.is_empty() {
-            d.cmd_bind_descriptor_sets(cmd, vk::PipelineBindPoint::GRAPHICS, layout, 0, &sets, &[]);
+        if !bound.sets.is_empty() {
+            d.cmd_bind_descriptor_sets(
+                cmd,
+                vk::PipelineBindPoint::GRAPHICS,
+                layout,
+                0,
+                &bound.sets,
+                &[],
+            );
         }
         if !draw.setup.push.is_empty() {
             d.cmd_push_constants(
@@ -1458,28 +1147,15 @@ impl Gpu {
                     })],
             );
         }
-        let to_host = vk::MemoryBarrier::default()
-            .src_access_mask(vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE)
-            .dst_access_mask(vk::AccessFlags::HOST_READ);
-        d.cmd_pipeline_barrier(
-            cmd,
-            vk::PipelineStageFlags::ALL_COMMANDS,
-            vk::PipelineStageFlags::HOST,
-            vk::DependencyFlags::empty(),
-            &[to_host],
-            &[],
-            &[],
-        );
+        self.record_readbacks(d, cmd, &bound, shaders);
+        to_host(d, cmd);
         self.submit_and_wait(d, c, cmd)?;
         Ok(Rendered {
             colors: targets
                 .iter()
                 .map(|&(_, _, ptr, size)| std::slice::from_raw_parts(ptr, size).to_vec())
                 .collect(),
-            buffers: storage_out
-                .iter()
-                .map(|&(ptr, size)| std::slice::from_raw_parts(ptr, size).to_vec())
-                .collect(),
+            buffers: bound.written(),
         })
     }
 }

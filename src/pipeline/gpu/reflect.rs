@@ -14,10 +14,11 @@ use rspirv::dr::{self, Operand};
 use crate::ir::spirv::read;
 use spirv::{Decoration, ExecutionModel, Op, StorageClass};
 
+pub use super::images::{Dim, Image};
 pub use super::Setup;
 use super::{
     Attachment, Descriptor, Device, DeviceError, Draw, Rendered, Resource, BUFFER_SIZE,
-    TEXTURE_SIZE,
+    MAX_ARRAY_DESCRIPTORS, RUNTIME_ARRAY_BUFFERS,
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,15 +60,40 @@ pub struct Var {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Kind {
-    Buffer {
-        storage: bool,
-    },
-    Image {
-        scalar: Scalar,
-        arrayed: bool,
-        combined: bool,
-    },
+    Buffer { storage: bool },
+    Image(Image),
     Sampler,
+}
+
+impl Kind {
+    /// What one descriptor of this kind holds at first: `data` for buffers, the image's own
+    /// pattern for images (both from `seed`).
+    pub fn initial(&self, seed: u32, data: Fill) -> Resource {
+        self.holding(match self {
+            Kind::Buffer { .. } => data(seed, BUFFER_SIZE / 4),
+            Kind::Image(image) => image.fill(seed),
+            Kind::Sampler => Vec::new(),
+        })
+    }
+
+    /// A descriptor of this kind holding `bytes` (an image's texels, cut or padded to its
+    /// size).
+    pub fn holding(&self, mut bytes: Vec<u8>) -> Resource {
+        match self {
+            Kind::Buffer { storage } => Resource::Buffer {
+                storage: *storage,
+                bytes,
+            },
+            Kind::Image(image) => {
+                bytes.resize(image.bytes(), 0);
+                Resource::Image {
+                    image: *image,
+                    texels: bytes,
+                }
+            }
+            Kind::Sampler => Resource::Sampler,
+        }
+    }
 }
 
 /// Said to a person: "a storage buffer", "an arrayed combined image sampler of floats".
@@ -77,27 +103,7 @@ impl std::fmt::Display for Kind {
             Kind::Buffer { storage: true } => f.write_str("a storage buffer"),
             Kind::Buffer { storage: false } => f.write_str("a uniform buffer"),
             Kind::Sampler => f.write_str("a sampler"),
-            Kind::Image {
-                scalar,
-                arrayed,
-                combined,
-            } => {
-                let what = if *combined {
-                    "combined image sampler"
-                } else {
-                    "sampled image"
-                };
-                let of = match scalar {
-                    Scalar::F32 => "floats",
-                    Scalar::I32 => "signed integers",
-                    Scalar::U32 => "unsigned integers",
-                };
-                if *arrayed {
-                    write!(f, "an arrayed {what} of {of}")
-                } else {
-                    write!(f, "a {what} of {of}")
-                }
-            }
+            Kind::Image(image) => image.fmt(f),
         }
     }
 }
@@ -320,12 +326,22 @@ impl<'a> Reflect<'a> {
     pub fn resource(&self, class: StorageClass, pointee: u32) -> Result<(u32, Kind), String> {
         let mut t = self.def(pointee)?;
         let mut count = 1;
-        if t.class.opcode == Op::TypeArray {
-            count = self.constant(id(t.operands.get(1)).unwrap_or(0))?;
-            t = self.def(id(t.operands.first()).unwrap_or(0))?;
+        match t.class.opcode {
+            Op::TypeArray => {
+                count = self.constant(id(t.operands.get(1)).unwrap_or(0))?;
+                if count == 0 || u64::from(count) > MAX_ARRAY_DESCRIPTORS {
+                    return Err("an array of more than 64 descriptors".into());
+                }
+                t = self.def(id(t.operands.first()).unwrap_or(0))?;
+            }
+            Op::TypeRuntimeArray => {
+                count = RUNTIME_ARRAY_BUFFERS;
+                t = self.def(id(t.operands.first()).unwrap_or(0))?;
+            }
+            _ => {}
         }
-        if t.class.opcode == Op::TypeRuntimeArray {
-            return Err("a runtime array of descriptors".into());
+        if matches!(t.class.opcode, Op::TypeArray | Op::TypeRuntimeArray) {
+            return Err("an array of arrays of descriptors".into());
         }
         let kind = match (class, t.class.opcode) {
             (StorageClass::UniformConstant, Op::TypeSampler) => Kind::Sampler,
@@ -337,24 +353,40 @@ impl<'a> Reflect<'a> {
                     t
                 };
                 let o = &image.operands;
-                if !matches!(o.get(1), Some(Operand::Dim(spirv::Dim::Dim2D))) {
-                    return Err("an image that is not 2D".into());
-                }
+                let dim = match o.get(1) {
+                    Some(Operand::Dim(spirv::Dim::Dim1D)) => Dim::D1,
+                    Some(Operand::Dim(spirv::Dim::Dim2D)) => Dim::D2,
+                    Some(Operand::Dim(spirv::Dim::Dim3D)) => Dim::D3,
+                    Some(Operand::Dim(spirv::Dim::DimCube)) => Dim::Cube,
+                    Some(Operand::Dim(spirv::Dim::DimBuffer)) => Dim::Buffer,
+                    Some(Operand::Dim(spirv::Dim::DimSubpassData)) => {
+                        return Err("an input attachment".into())
+                    }
+                    Some(Operand::Dim(other)) => return Err(format!("a {other:?} image")),
+                    _ => return Err("an image of unknown shape".into()),
+                };
                 if lit(o.get(2)) == Some(1) {
                     return Err("a depth image".into());
                 }
                 if lit(o.get(4)) == Some(1) {
                     return Err("a multisampled image".into());
                 }
-                if lit(o.get(5)) == Some(2) {
-                    return Err("a storage image".into());
+                let arrayed = lit(o.get(3)) == Some(1);
+                if arrayed && dim == Dim::D3 {
+                    return Err("an arrayed 3D image".into());
                 }
                 let scalar = self.ty(id(o.first()).unwrap_or(0))?.scalar;
-                Kind::Image {
+                Kind::Image(Image {
                     scalar,
-                    arrayed: lit(o.get(3)) == Some(1),
+                    dim,
+                    arrayed,
+                    storage: lit(o.get(5)) == Some(2),
                     combined,
-                }
+                    format: match o.get(6) {
+                        Some(Operand::ImageFormat(f)) => *f,
+                        _ => spirv::ImageFormat::Unknown,
+                    },
+                })
             }
             (StorageClass::UniformConstant, other) => {
                 return Err(format!("a {other:?} descriptor"));
@@ -520,48 +552,12 @@ pub fn setup(
     }
     let descriptors = resources
         .into_iter()
-        .map(|(set, binding, count, kind)| {
-            let seed = set * 16 + binding;
-            let resource = match kind {
-                Kind::Buffer { storage } => Resource::Buffer {
-                    storage,
-                    bytes: data(seed, BUFFER_SIZE / 4),
-                },
-                Kind::Image {
-                    scalar,
-                    arrayed,
-                    combined,
-                } => {
-                    let texels = (TEXTURE_SIZE * TEXTURE_SIZE) as usize;
-                    let (format, texels) = match scalar {
-                        Scalar::F32 => (
-                            vk::Format::R8G8B8A8_UNORM,
-                            (0..texels * 4)
-                                .map(|i| ((i * 37 + seed as usize * 11) % 251) as u8)
-                                .collect(),
-                        ),
-                        _ => (
-                            format_of(scalar),
-                            (0..texels * 4)
-                                .flat_map(|i| ((i as u32 * 7 + seed) % 9).to_le_bytes())
-                                .collect(),
-                        ),
-                    };
-                    Resource::Image {
-                        format,
-                        texels,
-                        arrayed,
-                        combined,
-                    }
-                }
-                Kind::Sampler => Resource::Sampler,
-            };
-            Descriptor {
-                set,
-                binding,
-                count,
-                resource,
-            }
+        .map(|(set, binding, count, kind)| Descriptor {
+            set,
+            binding,
+            elements: (0..count)
+                .map(|k| kind.initial(set * 16 + binding + k * 257, data))
+                .collect(),
         })
         .collect();
     // One binding per attribute location, 16 bytes per vertex.
@@ -713,11 +709,14 @@ mod kind_tests {
     /// What a refusal names is said in words, not as Rust's debug output.
     #[test]
     fn kinds_are_said_in_words() {
-        let image = Kind::Image {
+        let image = Kind::Image(super::Image {
             scalar: Scalar::F32,
+            dim: super::Dim::D2,
             arrayed: true,
+            storage: false,
             combined: true,
-        };
+            format: spirv::ImageFormat::Unknown,
+        });
         assert_eq!(
             image.to_string(),
             "an arrayed combined image sampler of floats"

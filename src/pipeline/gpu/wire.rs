@@ -7,6 +7,8 @@ use std::io::{Read, Write};
 
 use ash::vk;
 
+use super::images::{Dim, Image};
+use super::reflect::{Kind, Scalar};
 use super::{Attachment, Binding, Descriptor, Layout, Rendered, Resource, Setup};
 
 /// The largest frame either end accepts (a run's buffers are 16 KiB each; a draw's
@@ -155,7 +157,8 @@ impl Request {
                 o.u32(RUN).words(words).str(&layout.entry);
                 o.u32(layout.bindings.len() as u32);
                 for b in &layout.bindings {
-                    o.u32(b.set).u32(b.binding).bool(b.storage).u32(b.count);
+                    o.u32(b.set).u32(b.binding).u32(b.count);
+                    encode_kind(&mut o, &b.kind);
                 }
                 o.u32(layout.push);
                 o.u32(groups[0]).u32(groups[1]).u32(groups[2]);
@@ -195,8 +198,8 @@ impl Request {
                     bindings.push(Binding {
                         set: i.u32()?,
                         binding: i.u32()?,
-                        storage: i.bool()?,
                         count: i.u32()?,
+                        kind: decode_kind(&mut i)?,
                     });
                 }
                 let push = i.u32()?;
@@ -227,6 +230,62 @@ impl Request {
     }
 }
 
+fn encode_kind(o: &mut Out, k: &Kind) {
+    match k {
+        Kind::Buffer { storage } => {
+            o.u32(0).bool(*storage);
+        }
+        Kind::Image(image) => {
+            o.u32(1);
+            encode_image(o, image);
+        }
+        Kind::Sampler => {
+            o.u32(2);
+        }
+    }
+}
+
+fn decode_kind(i: &mut In) -> R<Kind> {
+    Ok(match i.u32()? {
+        0 => Kind::Buffer { storage: i.bool()? },
+        1 => Kind::Image(decode_image(i)?),
+        2 => Kind::Sampler,
+        other => return Err(format!("an unknown descriptor kind {other}")),
+    })
+}
+
+const SCALARS: [Scalar; 3] = [Scalar::F32, Scalar::I32, Scalar::U32];
+const DIMS: [Dim; 5] = [Dim::D1, Dim::D2, Dim::D3, Dim::Cube, Dim::Buffer];
+
+fn encode_image(o: &mut Out, image: &Image) {
+    let index = |found: Option<usize>| found.unwrap_or(0) as u32;
+    o.u32(index(SCALARS.iter().position(|&x| x == image.scalar)))
+        .u32(index(DIMS.iter().position(|&x| x == image.dim)))
+        .bool(image.arrayed)
+        .bool(image.storage)
+        .bool(image.combined)
+        .u32(image.format as u32);
+}
+
+fn decode_image(i: &mut In) -> R<Image> {
+    let pick = |v: u32, what: &str| format!("an unknown image {what} {v}");
+    let scalar = i.u32()?;
+    let dim = i.u32()?;
+    Ok(Image {
+        scalar: *SCALARS
+            .get(scalar as usize)
+            .ok_or_else(|| pick(scalar, "scalar"))?,
+        dim: *DIMS.get(dim as usize).ok_or_else(|| pick(dim, "shape"))?,
+        arrayed: i.bool()?,
+        storage: i.bool()?,
+        combined: i.bool()?,
+        format: {
+            let f = i.u32()?;
+            spirv::ImageFormat::from_u32(f).ok_or_else(|| pick(f, "format"))?
+        },
+    })
+}
+
 fn encode_setup(o: &mut Out, s: &Setup) {
     o.u32(s.vertex_buffers.len() as u32);
     for (binding, stride, per_instance, bytes) in &s.vertex_buffers {
@@ -244,25 +303,20 @@ fn encode_setup(o: &mut Out, s: &Setup) {
     }
     o.u32(s.descriptors.len() as u32);
     for d in &s.descriptors {
-        o.u32(d.set).u32(d.binding).u32(d.count);
-        match &d.resource {
-            Resource::Buffer { storage, bytes } => {
-                o.u32(0).bool(*storage).bytes(bytes);
-            }
-            Resource::Image {
-                format,
-                texels,
-                arrayed,
-                combined,
-            } => {
-                o.u32(1)
-                    .u32(format.as_raw() as u32)
-                    .bytes(texels)
-                    .bool(*arrayed)
-                    .bool(*combined);
-            }
-            Resource::Sampler => {
-                o.u32(2);
+        o.u32(d.set).u32(d.binding).u32(d.elements.len() as u32);
+        for r in &d.elements {
+            match r {
+                Resource::Buffer { storage, bytes } => {
+                    o.u32(0).bool(*storage).bytes(bytes);
+                }
+                Resource::Image { image, texels } => {
+                    o.u32(1);
+                    encode_image(o, image);
+                    o.bytes(texels);
+                }
+                Resource::Sampler => {
+                    o.u32(2);
+                }
             }
         }
     }
@@ -299,26 +353,26 @@ fn decode_setup(i: &mut In) -> R<Setup> {
         ));
     }
     for _ in 0..i.count(16)? {
-        let (set, binding, count) = (i.u32()?, i.u32()?, i.u32()?);
-        let resource = match i.u32()? {
-            0 => Resource::Buffer {
-                storage: i.bool()?,
-                bytes: i.bytes()?,
-            },
-            1 => Resource::Image {
-                format: vk::Format::from_raw(i.u32()? as i32),
-                texels: i.bytes()?,
-                arrayed: i.bool()?,
-                combined: i.bool()?,
-            },
-            2 => Resource::Sampler,
-            other => return Err(format!("an unknown resource kind {other}")),
-        };
+        let (set, binding) = (i.u32()?, i.u32()?);
+        let mut elements = Vec::new();
+        for _ in 0..i.count(4)? {
+            elements.push(match i.u32()? {
+                0 => Resource::Buffer {
+                    storage: i.bool()?,
+                    bytes: i.bytes()?,
+                },
+                1 => Resource::Image {
+                    image: decode_image(i)?,
+                    texels: i.bytes()?,
+                },
+                2 => Resource::Sampler,
+                other => return Err(format!("an unknown resource kind {other}")),
+            });
+        }
         s.descriptors.push(Descriptor {
             set,
             binding,
-            count,
-            resource,
+            elements,
         });
     }
     s.push = i.bytes()?;
@@ -409,13 +463,20 @@ mod tests {
             descriptors: vec![Descriptor {
                 set: 0,
                 binding: 1,
-                count: 2,
-                resource: Resource::Image {
-                    format: vk::Format::R8G8B8A8_UNORM,
-                    texels: vec![9; 8],
-                    arrayed: true,
-                    combined: true,
-                },
+                elements: vec![
+                    Resource::Sampler,
+                    Resource::Image {
+                        image: Image {
+                            scalar: Scalar::U32,
+                            dim: Dim::Cube,
+                            arrayed: true,
+                            storage: true,
+                            combined: false,
+                            format: spirv::ImageFormat::Rgba8ui,
+                        },
+                        texels: vec![9; 8],
+                    },
+                ],
             }],
             push: vec![7; 4],
             colors: vec![
@@ -448,11 +509,39 @@ mod tests {
         };
         assert_eq!(vs, [0x0723_0203, 1]);
         assert_eq!(fs_entry, "fs");
-        assert_eq!(setup.descriptors[0].count, 2);
+        assert_eq!(setup.descriptors[0].elements.len(), 2);
         assert!(matches!(
-            setup.descriptors[0].resource,
-            Resource::Image { arrayed: true, .. }
+            &setup.descriptors[0].elements[1],
+            Resource::Image { image, texels }
+                if image.dim == Dim::Cube && image.format == spirv::ImageFormat::Rgba8ui && texels.len() == 8
         ));
+        let layout = Layout {
+            entry: "main".into(),
+            bindings: vec![Binding {
+                set: 1,
+                binding: 2,
+                count: 3,
+                kind: Kind::Image(Image {
+                    scalar: Scalar::F32,
+                    dim: Dim::Buffer,
+                    arrayed: false,
+                    storage: false,
+                    combined: false,
+                    format: spirv::ImageFormat::Unknown,
+                }),
+            }],
+            push: 0,
+        };
+        let r = Request::Run {
+            words: vec![1],
+            layout: layout.clone(),
+            groups: [1, 1, 1],
+            buffers: vec![],
+        };
+        let Ok(Request::Run { layout: back, .. }) = Request::decode(&r.encode()) else {
+            panic!("not a run")
+        };
+        assert_eq!(back.bindings, layout.bindings);
         assert_eq!(
             setup.colors[1].map(|c| c.format),
             Some(vk::Format::R32_UINT)
