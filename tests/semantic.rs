@@ -593,3 +593,96 @@ void main() {
         first.what
     );
 }
+
+/// A buffer holding a buffer address, and push constants holding another: each gets the
+/// address of a real buffer, the shader reads and writes through them, O keeps its meaning
+/// and a pass that changes it is found in the buffer behind an address.
+#[test]
+fn compute_shaders_reading_through_buffer_addresses_run() {
+    const ADDRESSES: &str = r#"#version 450
+#extension GL_EXT_buffer_reference : require
+layout(local_size_x = 8) in;
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer Values {
+    uint v[];
+};
+layout(set = 0, binding = 0, std430) buffer Table {
+    uint count;
+    Values values;
+};
+layout(push_constant) uniform Push {
+    Values out_values;
+};
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    out_values.v[i] = values.v[i] + i + count;
+}
+"#;
+    use shaderstep::pipeline::gpu::Layout;
+    let words = common::glslang_words("addresses.comp", ADDRESSES.as_bytes(), &[]);
+    let layout = Layout::of(&words).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(layout.addresses.bindings, [vec![8]]);
+    assert_eq!(layout.addresses.push, [0]);
+    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
+    let run = Pipeline::preset("O").unwrap().run(Arc::new(words.clone()));
+    let b = bisect_run(&gpu, &run, None, &|| false).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(b.first, None, "{}", b.summary());
+    let run = wrong_pipeline().run(Arc::new(words));
+    let b = bisect_run(&gpu, &run, None, &|| false).unwrap_or_else(|e| panic!("{e}"));
+    let first = b.first.expect("a difference");
+    assert_eq!(first.pass, "swap-add-sub");
+    assert!(
+        first.what.contains("the buffer behind address"),
+        "{}",
+        first.what
+    );
+}
+
+/// A fragment shader alone that compares against a depth texture, fetches samples of a
+/// multisampled one, samples a 3D and a cube texture and writes a storage image: drawn after
+/// every step, from the command line.
+#[test]
+fn a_fragment_shader_with_depth_multisampled_and_storage_images_is_drawn() {
+    const FRAG: &str = r#"#version 450
+layout(set = 0, binding = 0) uniform sampler2DShadow shadow;
+layout(set = 0, binding = 1) uniform sampler2DMS samples;
+layout(set = 0, binding = 2) uniform sampler3D volume;
+layout(set = 0, binding = 3) uniform samplerCube sky;
+layout(set = 0, binding = 4, r32ui) uniform uimage2D hits;
+layout(location = 0) in vec2 uv;
+layout(location = 0) out vec4 color;
+void main() {
+    float lit = texture(shadow, vec3(uv, 0.5));
+    vec4 s = texelFetch(samples, ivec2(uv * 8.0), 2);
+    vec4 v = texture(volume, vec3(uv, 0.25));
+    vec4 c = texture(sky, vec3(uv, 1.0));
+    imageStore(hits, ivec2(uv * 8.0), uvec4(uint(lit * 4.0) + 1u));
+    color = s * lit + v + c * 0.5;
+}
+"#;
+    let dir = temp_dir("semantic-images");
+    let path = dir.join("images.frag.spv");
+    std::fs::write(
+        &path,
+        words_to_bytes(&common::glslang_words("images.frag", FRAG.as_bytes(), &[])),
+    )
+    .unwrap();
+    let r = shaderstep(&[
+        "run",
+        path.to_str().unwrap(),
+        "--preset",
+        "O",
+        "--bisect-run",
+    ]);
+    let out = String::from_utf8_lossy(&r.stdout);
+    assert!(
+        r.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    assert!(
+        out.contains("every step computes what the input does")
+            && out.contains("behind a generated vertex stage"),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -228,9 +228,12 @@ fn first_difference(
     after: &[Vec<u8>],
     varying: &std::collections::BTreeSet<(usize, usize)>,
 ) -> Option<String> {
-    for (k, ((b, element), (x, y))) in layout
-        .slots()
+    // The buffers behind buffer addresses come after the bindings' (`addresses::POINTEES`).
+    let slots = layout.slots();
+    for (k, (slot, (x, y))) in slots
         .iter()
+        .map(Some)
+        .chain(std::iter::repeat(None))
         .zip(before.iter().zip(after))
         .enumerate()
     {
@@ -248,6 +251,14 @@ fn first_difference(
             .enumerate()
             .filter(differs)
             .count();
+        let Some((b, element)) = slot else {
+            return Some(format!(
+                "the buffer behind address {}, word {word}: {} → {} ({count} words differ)",
+                k - slots.len() + 1,
+                read(x),
+                read(y)
+            ));
+        };
         let index = if b.count > 1 {
             format!("[{element}]")
         } else {
@@ -322,7 +333,8 @@ pub fn bisect_run(
     let mut varying = varying_words(&runs);
     let run_words = words;
     let total: usize = before.iter().map(|b| b.len().div_ceil(4)).sum();
-    if !layout.bindings.iter().any(|b| writable(&b.kind)) || total == 0 {
+    let writes = layout.bindings.iter().any(|b| writable(&b.kind)) || !layout.addresses.is_empty();
+    if !writes || total == 0 {
         return Err(
             "the shader has no storage buffer or image to write its results to: there is nothing to compare".into(),
         );
@@ -764,6 +776,7 @@ mod tests {
                 kind: crate::pipeline::gpu::reflect::Kind::Buffer { storage: true },
             }],
             push: 0,
+            addresses: Default::default(),
         };
         // Word 1 is a race: it came out 7, then 9.
         let runs = vec![vec![words(&[1, 7, 3])], vec![words(&[1, 9, 3])]];

@@ -22,8 +22,9 @@ enum Out {
 pub(super) struct Bound {
     pub set_layouts: Vec<vk::DescriptorSetLayout>,
     pub sets: Vec<vk::DescriptorSet>,
-    /// Images filled from a staging buffer before the work.
-    uploads: Vec<(vk::Image, vk::Buffer, Image)>,
+    /// Images filled from a staging buffer before the work (multisampled ones cleared to a
+    /// value from the seed).
+    uploads: Vec<(vk::Image, vk::Buffer, Image, u32)>,
     /// Storage images copied to a host buffer after it.
     readbacks: Vec<(vk::Image, vk::Buffer, Image)>,
     /// One per element of every descriptor, in order.
@@ -32,7 +33,7 @@ pub(super) struct Bound {
 
 fn range(image: &Image) -> vk::ImageSubresourceRange {
     vk::ImageSubresourceRange {
-        aspect_mask: vk::ImageAspectFlags::COLOR,
+        aspect_mask: image.aspect(),
         base_mip_level: 0,
         level_count: 1,
         base_array_layer: 0,
@@ -44,7 +45,7 @@ fn copy(image: &Image) -> vk::BufferImageCopy {
     let (width, height, depth, layers) = image.extent();
     vk::BufferImageCopy::default()
         .image_subresource(vk::ImageSubresourceLayers {
-            aspect_mask: vk::ImageAspectFlags::COLOR,
+            aspect_mask: image.aspect(),
             mip_level: 0,
             base_array_layer: 0,
             layer_count: layers,
@@ -90,6 +91,19 @@ impl Gpu {
             )
             .map_err(|e| err("sampler", e))?;
         c.samplers.push(sampler);
+        // Depth images are sampled with comparisons: their combined sampler compares.
+        let comparing = d
+            .create_sampler(
+                &vk::SamplerCreateInfo::default()
+                    .mag_filter(vk::Filter::NEAREST)
+                    .min_filter(vk::Filter::NEAREST)
+                    .mipmap_mode(vk::SamplerMipmapMode::NEAREST)
+                    .compare_enable(true)
+                    .compare_op(vk::CompareOp::LESS_OR_EQUAL),
+                None,
+            )
+            .map_err(|e| err("sampler", e))?;
+        c.samplers.push(comparing);
         let mut bound = Bound {
             set_layouts: Vec::new(),
             sets: Vec::new(),
@@ -150,7 +164,12 @@ impl Gpu {
                         let made = self.image_of(d, c, image, usage)?;
                         let (staging, _) =
                             self.host_buffer(d, c, vk::BufferUsageFlags::TRANSFER_SRC, texels, 0)?;
-                        bound.uploads.push((made, staging, *image));
+                        // A seed from the bytes, so that runs of the same setup agree.
+                        let seed = texels
+                            .iter()
+                            .take(64)
+                            .fold(0u32, |a, &b| a.wrapping_mul(31).wrapping_add(u32::from(b)));
+                        bound.uploads.push((made, staging, *image, seed));
                         if image.storage {
                             let (back, ptr) = self.host_buffer(
                                 d,
@@ -184,7 +203,7 @@ impl Gpu {
                             .image_view(view)
                             .image_layout(layout);
                         if image.combined {
-                            info = info.sampler(sampler);
+                            info = info.sampler(if image.depth { comparing } else { sampler });
                         }
                         images.push(info);
                     }
@@ -300,7 +319,7 @@ impl Gpu {
                     })
                     .mip_levels(1)
                     .array_layers(layers)
-                    .samples(vk::SampleCountFlags::TYPE_1)
+                    .samples(image.samples())
                     .tiling(vk::ImageTiling::OPTIMAL)
                     .usage(usage),
                 None,
@@ -308,7 +327,7 @@ impl Gpu {
             .map_err(|e| format!("{image} in format {:?}: {e}", image.vk_format()))?;
         c.images.push(made);
         let req = d.get_image_memory_requirements(made);
-        let mem = self.memory(d, c, req, vk::MemoryPropertyFlags::empty())?;
+        let mem = self.memory(d, c, req, vk::MemoryPropertyFlags::empty(), false)?;
         d.bind_image_memory(made, mem, 0)
             .map_err(|e| format!("bind image: {e}"))?;
         Ok(made)
@@ -322,7 +341,7 @@ impl Gpu {
         bound: &Bound,
         stages: vk::PipelineStageFlags,
     ) {
-        for (image, staging, shape) in &bound.uploads {
+        for (image, staging, shape, seed) in &bound.uploads {
             let barrier = |from, to, src, dst| {
                 vk::ImageMemoryBarrier::default()
                     .image(*image)
@@ -346,13 +365,24 @@ impl Gpu {
                     vk::AccessFlags::TRANSFER_WRITE,
                 )],
             );
-            d.cmd_copy_buffer_to_image(
-                cmd,
-                *staging,
-                *image,
-                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                &[copy(shape)],
-            );
+            if shape.multisampled {
+                // Multisampled images cannot be copied into: one value for every sample.
+                d.cmd_clear_color_image(
+                    cmd,
+                    *image,
+                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                    &shape.clear_value(*seed),
+                    &[range(shape)],
+                );
+            } else {
+                d.cmd_copy_buffer_to_image(
+                    cmd,
+                    *staging,
+                    *image,
+                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                    &[copy(shape)],
+                );
+            }
             let (layout, access) = if shape.storage {
                 (
                     vk::ImageLayout::GENERAL,
@@ -429,6 +459,14 @@ impl Bound {
                 Out::Given(bytes) => bytes.clone(),
             })
             .collect()
+    }
+
+    /// Where element `k` (in descriptor order) of a buffer is mapped, and its length.
+    pub(super) fn mapped(&self, k: usize) -> Option<(*mut u8, usize)> {
+        match self.outs.get(k) {
+            Some(Out::Mapped(ptr, len, _)) => Some((*ptr, *len)),
+            _ => None,
+        }
     }
 
     /// The bytes of the elements the shader may have written, in descriptor order.

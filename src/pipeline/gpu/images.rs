@@ -37,6 +37,11 @@ pub struct Image {
     pub storage: bool,
     /// With its sampler (`OpTypeSampledImage`).
     pub combined: bool,
+    /// A depth image (`Depth` 1): sampled with depth comparisons, in a depth format.
+    pub depth: bool,
+    /// Four samples per texel, all filled with one value (a multisampled image cannot be
+    /// copied into).
+    pub multisampled: bool,
     /// The format the type declares (`Unknown` for most sampled images).
     pub format: ImageFormat,
 }
@@ -107,6 +112,9 @@ impl Image {
     /// sampled floats (values in [0, 1], as textures hold) and four 32-bit components for the
     /// rest.
     fn layout(&self) -> (vk::Format, Store, u32, u32) {
+        if self.depth {
+            return (vk::Format::D32_SFLOAT, Store::Float, 1, 4);
+        }
         declared(self.format).unwrap_or(match (self.scalar, self.storage) {
             (Scalar::F32, false) => (vk::Format::R8G8B8A8_UNORM, Store::Norm, 4, 1),
             (Scalar::F32, true) => (vk::Format::R32G32B32A32_SFLOAT, Store::Float, 4, 4),
@@ -165,6 +173,36 @@ impl Image {
         }
     }
 
+    pub fn aspect(&self) -> vk::ImageAspectFlags {
+        if self.depth {
+            vk::ImageAspectFlags::DEPTH
+        } else {
+            vk::ImageAspectFlags::COLOR
+        }
+    }
+
+    pub fn samples(&self) -> vk::SampleCountFlags {
+        if self.multisampled {
+            vk::SampleCountFlags::TYPE_4
+        } else {
+            vk::SampleCountFlags::TYPE_1
+        }
+    }
+
+    /// The one value a multisampled image is cleared to, from `seed`: small values in the
+    /// format's range.
+    pub fn clear_value(&self, seed: u32) -> vk::ClearColorValue {
+        let small = |k: u32| (seed.wrapping_mul(2654435761).wrapping_add(k * 7)) % 9;
+        match self.layout().1 {
+            Store::Int => vk::ClearColorValue {
+                uint32: [small(0), small(1), small(2), small(3)],
+            },
+            _ => vk::ClearColorValue {
+                float32: [0, 1, 2, 3].map(|k| small(k) as f32 / 8.0),
+            },
+        }
+    }
+
     pub fn descriptor_type(&self) -> vk::DescriptorType {
         match (self.dim, self.storage, self.combined) {
             (Dim::Buffer, true, _) => vk::DescriptorType::STORAGE_TEXEL_BUFFER,
@@ -183,6 +221,10 @@ impl Image {
         for i in 0..self.texels() * comps {
             let small = i.wrapping_mul(2654435761).wrapping_add(seed * 7) % 9;
             match (store, bytes) {
+                // Depth is stored in [0, 1].
+                (Store::Float, 4) if self.depth => {
+                    out.extend((small as f32 / 8.0).to_bits().to_le_bytes())
+                }
                 (Store::Float, 4) => {
                     out.extend((small as f32 * 0.25 - 1.0).to_bits().to_le_bytes())
                 }
@@ -223,6 +265,11 @@ impl std::fmt::Display for Image {
             Scalar::I32 => "signed integers",
             Scalar::U32 => "unsigned integers",
         };
+        let what = match (self.depth, self.multisampled) {
+            (true, _) => format!("depth {what}"),
+            (_, true) => format!("multisampled {what}"),
+            _ => what.to_string(),
+        };
         let dim = match self.dim {
             Dim::D1 => " (1D)",
             Dim::D3 => " (3D)",
@@ -249,6 +296,8 @@ mod tests {
             arrayed,
             storage: true,
             combined: false,
+            depth: false,
+            multisampled: false,
             format,
         };
         let cube = image(Dim::Cube, ImageFormat::Rgba16f, true);

@@ -15,6 +15,7 @@
 //! `isolated::Isolated`, a `Gpu` in a worker process that a crashing or hanging driver takes
 //! down instead of shaderstep (the app and `run`).
 
+pub mod addresses;
 mod bind;
 pub mod images;
 pub mod isolated;
@@ -71,6 +72,8 @@ pub struct Layout {
     pub bindings: Vec<Binding>,
     /// Bytes of push constants the shader reads (0: none); they hold `push_bytes`.
     pub push: u32,
+    /// Where buffers and push constants hold buffer addresses.
+    pub addresses: addresses::Sites,
 }
 
 /// What a compute shader's push constants hold: the fixed pattern buffers get, of their own.
@@ -102,25 +105,66 @@ impl Layout {
             return Err("not a compute shader".into());
         }
         let type_of = |id: u32| m.globals().iter().find(|g| g.result == Some(id));
+        let bytes = crate::ir::qptr::Layout::new(&m);
         let mut push = 0;
+        let mut sites = addresses::Sites::default();
+        // Pointer sites by (set, binding), for the bindings below.
+        let mut in_blocks: Vec<((u32, u32), Vec<u64>)> = Vec::new();
+        let decoration = |id: u32, what: spirv::Decoration| {
+            m.annotations()
+                .iter()
+                .find_map(|a| match (a.arg(0), a.lits()) {
+                    (Some(t), [Operand::Decoration(d), Operand::LiteralBit32(v), ..])
+                        if a.op == Op::Decorate && t == id && *d == what =>
+                    {
+                        Some(*v)
+                    }
+                    _ => None,
+                })
+        };
         for g in m.globals() {
-            let (Op::Variable, Some(Operand::StorageClass(StorageClass::PushConstant))) =
-                (g.op, g.lits().first())
+            let (Op::Variable, Some(Operand::StorageClass(class))) = (g.op, g.lits().first())
             else {
                 continue;
             };
             let pointee =
                 g.ty.and_then(type_of)
                     .and_then(|p| p.arg(0))
-                    .ok_or("push constants of unknown type")?;
-            if holds_address(&m, pointee) {
-                return Err("uses buffer addresses (in its push constants)".into());
+                    .ok_or("a variable of unknown type")?;
+            match class {
+                StorageClass::PushConstant => {
+                    let size = addresses::size(&m, &bytes, pointee)
+                        .filter(|&s| s <= 256)
+                        .ok_or("push constants of a type without a size of at most 256 bytes")?;
+                    push = push.max(size as u32);
+                    addresses::pointer_offsets(&m, &bytes, pointee, 0, &mut sites.push);
+                }
+                StorageClass::StorageBuffer | StorageClass::Uniform
+                    if holds_address(&m, pointee) =>
+                {
+                    // The block itself, through an array of blocks.
+                    let mut block = pointee;
+                    while let Some(t) = m.global(block) {
+                        match t.op {
+                            Op::TypeArray | Op::TypeRuntimeArray => block = t.args[0],
+                            _ => break,
+                        }
+                    }
+                    let mut offsets = Vec::new();
+                    addresses::pointer_offsets(&m, &bytes, block, 0, &mut offsets);
+                    let id = g.result.unwrap_or(0);
+                    if let (Some(set), Some(binding)) = (
+                        decoration(id, spirv::Decoration::DescriptorSet),
+                        decoration(id, spirv::Decoration::Binding),
+                    ) {
+                        in_blocks.push(((set, binding), offsets));
+                    }
+                }
+                _ => {}
             }
-            let size = crate::ir::qptr::Layout::new(&m)
-                .size(crate::ir::qptr::Place::of(pointee))
-                .filter(|&s| s <= 256)
-                .ok_or("push constants of a type without a size of at most 256 bytes")?;
-            push = push.max(size as u32);
+        }
+        if !in_blocks.is_empty() || !sites.push.is_empty() {
+            sites.pointees = addresses::pointee_sites(&m, &bytes);
         }
         let stage = reflect::reflect(words, spirv::ExecutionModel::GLCompute)?;
         let mut bindings: Vec<Binding> = stage
@@ -135,10 +179,23 @@ impl Layout {
             .collect();
         bindings.sort_by_key(|b| (b.set, b.binding));
         bindings.dedup_by_key(|b| (b.set, b.binding));
+        if !in_blocks.is_empty() || !sites.push.is_empty() {
+            sites.bindings = bindings
+                .iter()
+                .map(|b| {
+                    in_blocks
+                        .iter()
+                        .find(|(at, _)| *at == (b.set, b.binding))
+                        .map(|(_, o)| o.clone())
+                        .unwrap_or_default()
+                })
+                .collect();
+        }
         Ok(Layout {
             entry: stage.entry,
             bindings,
             push,
+            addresses: sites,
         })
     }
 }
@@ -411,6 +468,27 @@ impl Gpu {
             })
             .collect();
         let bound = self.bind(d, c, &descriptors, vk::ShaderStageFlags::COMPUTE)?;
+        // Buffer addresses: real buffers where the shader reads pointers.
+        let sites = &layout.addresses;
+        let mut push = push_bytes(layout.push);
+        let pointees = if sites.is_empty() {
+            None
+        } else {
+            let p = self.pointees(d, c, &sites.pointees, &|k| {
+                reflect::mixed(0x5054 + k as u32, BUFFER_SIZE / 4)
+            })?;
+            let mut k = 0;
+            for (b, offsets) in layout.bindings.iter().zip(&sites.bindings) {
+                for _ in 0..b.count {
+                    if let Some((ptr, len)) = bound.mapped(k) {
+                        p.write(ptr, len, offsets, k);
+                    }
+                    k += 1;
+                }
+            }
+            p.write_bytes(&mut push, &sites.push, 0);
+            Some(p)
+        };
         let push_ranges = [vk::PushConstantRange::default()
             .stage_flags(vk::ShaderStageFlags::COMPUTE)
             .offset(0)
@@ -463,14 +541,21 @@ impl Gpu {
                 pipeline_layout,
                 vk::ShaderStageFlags::COMPUTE,
                 0,
-                &push_bytes(layout.push),
+                &push,
             );
         }
         d.cmd_dispatch(cmd, groups[0], groups[1], groups[2]);
         self.record_readbacks(d, cmd, &bound, shader);
         to_host(d, cmd);
         self.submit_and_wait(d, c, cmd)?;
-        Ok(bound.contents())
+        let mut out = bound.contents();
+        if let Some(p) = pointees {
+            out.extend(p.contents());
+            for bytes in &mut out {
+                p.unaddressed(bytes);
+            }
+        }
+        Ok(out)
     }
 }
 
@@ -773,6 +858,7 @@ impl Gpu {
         c: &mut Cleanup,
         req: vk::MemoryRequirements,
         wanted: vk::MemoryPropertyFlags,
+        addressed: bool,
     ) -> Result<vk::DeviceMemory, String> {
         let kind = (0..self.memory.memory_type_count)
             .find(|&i| {
@@ -782,13 +868,16 @@ impl Gpu {
                         .contains(wanted)
             })
             .ok_or("no suitable memory")?;
+        let mut flags =
+            vk::MemoryAllocateFlagsInfo::default().flags(vk::MemoryAllocateFlags::DEVICE_ADDRESS);
+        let mut info = vk::MemoryAllocateInfo::default()
+            .allocation_size(req.size)
+            .memory_type_index(kind);
+        if addressed {
+            info = info.push_next(&mut flags);
+        }
         let mem = d
-            .allocate_memory(
-                &vk::MemoryAllocateInfo::default()
-                    .allocation_size(req.size)
-                    .memory_type_index(kind),
-                None,
-            )
+            .allocate_memory(&info, None)
             .map_err(|e| format!("memory: {e}"))?;
         c.memory.push(mem);
         Ok(mem)
@@ -802,6 +891,19 @@ impl Gpu {
         usage: vk::BufferUsageFlags,
         bytes: &[u8],
         size: usize,
+    ) -> Result<(vk::Buffer, *mut u8), String> {
+        self.host_buffer_with(d, c, usage, bytes, size, false)
+    }
+
+    /// `host_buffer`, whose memory can give addresses when `addressed`.
+    unsafe fn host_buffer_with(
+        &self,
+        d: &ash::Device,
+        c: &mut Cleanup,
+        usage: vk::BufferUsageFlags,
+        bytes: &[u8],
+        size: usize,
+        addressed: bool,
     ) -> Result<(vk::Buffer, *mut u8), String> {
         let size = size.max(bytes.len()).max(16);
         let buffer = d
@@ -819,6 +921,7 @@ impl Gpu {
             c,
             req,
             vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
+            addressed,
         )?;
         d.bind_buffer_memory(buffer, mem, 0)
             .map_err(|e| format!("bind: {e}"))?;
@@ -859,7 +962,7 @@ impl Gpu {
             .map_err(|e| format!("image {format:?}: {e}"))?;
         c.images.push(image);
         let req = d.get_image_memory_requirements(image);
-        let mem = self.memory(d, c, req, vk::MemoryPropertyFlags::empty())?;
+        let mem = self.memory(d, c, req, vk::MemoryPropertyFlags::empty(), false)?;
         d.bind_image_memory(image, mem, 0)
             .map_err(|e| format!("bind image: {e}"))?;
         Ok(image)

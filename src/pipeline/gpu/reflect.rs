@@ -365,11 +365,18 @@ impl<'a> Reflect<'a> {
                     Some(Operand::Dim(other)) => return Err(format!("a {other:?} image")),
                     _ => return Err("an image of unknown shape".into()),
                 };
-                if lit(o.get(2)) == Some(1) {
-                    return Err("a depth image".into());
+                let depth = lit(o.get(2)) == Some(1);
+                let multisampled = lit(o.get(4)) == Some(1);
+                let storage = lit(o.get(5)) == Some(2);
+                if multisampled && (storage || depth) {
+                    return Err(if storage {
+                        "a multisampled storage image".into()
+                    } else {
+                        "a multisampled depth image".into()
+                    });
                 }
-                if lit(o.get(4)) == Some(1) {
-                    return Err("a multisampled image".into());
+                if depth && (storage || dim == Dim::Buffer) {
+                    return Err("a depth image read without a sampler".into());
                 }
                 let arrayed = lit(o.get(3)) == Some(1);
                 if arrayed && dim == Dim::D3 {
@@ -380,8 +387,10 @@ impl<'a> Reflect<'a> {
                     scalar,
                     dim,
                     arrayed,
-                    storage: lit(o.get(5)) == Some(2),
+                    storage,
                     combined,
+                    depth,
+                    multisampled,
                     format: match o.get(6) {
                         Some(Operand::ImageFormat(f)) => *f,
                         _ => spirv::ImageFormat::Unknown,
@@ -715,6 +724,8 @@ mod kind_tests {
             arrayed: true,
             storage: false,
             combined: true,
+            depth: false,
+            multisampled: false,
             format: spirv::ImageFormat::Unknown,
         });
         assert_eq!(

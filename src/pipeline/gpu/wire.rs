@@ -7,6 +7,7 @@ use std::io::{Read, Write};
 
 use ash::vk;
 
+use super::addresses::Sites;
 use super::images::{Dim, Image};
 use super::reflect::{Kind, Scalar};
 use super::{Attachment, Binding, Descriptor, Layout, Rendered, Resource, Setup};
@@ -161,6 +162,13 @@ impl Request {
                     encode_kind(&mut o, &b.kind);
                 }
                 o.u32(layout.push);
+                let sites = &layout.addresses;
+                o.u32(sites.bindings.len() as u32);
+                for b in &sites.bindings {
+                    offsets(&mut o, b);
+                }
+                offsets(&mut o, &sites.push);
+                offsets(&mut o, &sites.pointees);
                 o.u32(groups[0]).u32(groups[1]).u32(groups[2]);
                 o.u32(buffers.len() as u32);
                 for b in buffers {
@@ -203,6 +211,12 @@ impl Request {
                     });
                 }
                 let push = i.u32()?;
+                let mut addresses = Sites::default();
+                for _ in 0..i.count(4)? {
+                    addresses.bindings.push(read_offsets(&mut i)?);
+                }
+                addresses.push = read_offsets(&mut i)?;
+                addresses.pointees = read_offsets(&mut i)?;
                 let groups = [i.u32()?, i.u32()?, i.u32()?];
                 let n = i.count(4)?;
                 let buffers = (0..n).map(|_| i.bytes()).collect::<R<_>>()?;
@@ -212,6 +226,7 @@ impl Request {
                         entry,
                         bindings,
                         push,
+                        addresses,
                     },
                     groups,
                     buffers,
@@ -228,6 +243,18 @@ impl Request {
             other => return Err(format!("an unknown request {other} to the GPU worker")),
         })
     }
+}
+
+/// Byte offsets (under 4 GiB: they are offsets in buffers of 16 KiB).
+fn offsets(o: &mut Out, v: &[u64]) {
+    o.u32(v.len() as u32);
+    for &x in v {
+        o.u32(x as u32);
+    }
+}
+
+fn read_offsets(i: &mut In) -> R<Vec<u64>> {
+    (0..i.count(4)?).map(|_| i.u32().map(u64::from)).collect()
 }
 
 fn encode_kind(o: &mut Out, k: &Kind) {
@@ -264,6 +291,8 @@ fn encode_image(o: &mut Out, image: &Image) {
         .bool(image.arrayed)
         .bool(image.storage)
         .bool(image.combined)
+        .bool(image.depth)
+        .bool(image.multisampled)
         .u32(image.format as u32);
 }
 
@@ -279,6 +308,8 @@ fn decode_image(i: &mut In) -> R<Image> {
         arrayed: i.bool()?,
         storage: i.bool()?,
         combined: i.bool()?,
+        depth: i.bool()?,
+        multisampled: i.bool()?,
         format: {
             let f = i.u32()?;
             spirv::ImageFormat::from_u32(f).ok_or_else(|| pick(f, "format"))?
@@ -472,6 +503,8 @@ mod tests {
                             arrayed: true,
                             storage: true,
                             combined: false,
+                            depth: false,
+                            multisampled: true,
                             format: spirv::ImageFormat::Rgba8ui,
                         },
                         texels: vec![9; 8],
@@ -527,10 +560,17 @@ mod tests {
                     arrayed: false,
                     storage: false,
                     combined: false,
+                    depth: true,
+                    multisampled: false,
                     format: spirv::ImageFormat::Unknown,
                 }),
             }],
             push: 0,
+            addresses: Sites {
+                bindings: vec![vec![8, 24]],
+                push: vec![0],
+                pointees: vec![],
+            },
         };
         let r = Request::Run {
             words: vec![1],
@@ -542,6 +582,7 @@ mod tests {
             panic!("not a run")
         };
         assert_eq!(back.bindings, layout.bindings);
+        assert_eq!(back.addresses, layout.addresses);
         assert_eq!(
             setup.colors[1].map(|c| c.format),
             Some(vk::Format::R32_UINT)
