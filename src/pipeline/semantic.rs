@@ -20,6 +20,67 @@ use super::gpu::{Binding, Device, DeviceError, Layout, BUFFER_SIZE};
 use super::validate::spirv_of;
 use super::Run;
 
+/// The words a driver runs for a step: its SPIR-V with every float result of arithmetic
+/// decorated `NoContraction`. SPIR-V lets a driver fuse a multiply and an add into one
+/// rounding (llvmpipe does) wherever it sees both, so two shapes of the same arithmetic (a
+/// value kept in a variable, then promoted to a register by mem2reg) could round apart and
+/// a pass that only moved code would be blamed for the driver's choice.
+pub fn driver_words(module: &crate::ir::Module) -> Result<Vec<u32>, String> {
+    use crate::ir::spirv::{read, write};
+    use rspirv::dr::Operand;
+    use spirv::{Decoration, Op};
+    let words = spirv_of(module)?.words;
+    let Ok(mut m) = read::read_words(&words) else {
+        return Ok(words);
+    };
+    let exact = |d: &crate::ir::Inst| {
+        d.op == Op::Decorate
+            && d.lits().first() == Some(&Operand::Decoration(Decoration::NoContraction))
+    };
+    let already: std::collections::HashSet<u32> = m
+        .annotations()
+        .iter()
+        .filter(|d| exact(d))
+        .filter_map(|d| d.arg(0))
+        .collect();
+    let mut results = Vec::new();
+    for f in m.functions() {
+        for i in f.insts() {
+            let arithmetic = matches!(
+                i.op,
+                Op::FAdd
+                    | Op::FSub
+                    | Op::FMul
+                    | Op::FDiv
+                    | Op::VectorTimesScalar
+                    | Op::MatrixTimesScalar
+                    | Op::VectorTimesMatrix
+                    | Op::MatrixTimesVector
+                    | Op::MatrixTimesMatrix
+                    | Op::Dot
+                    | Op::ExtInst
+            );
+            if let (true, Some(r)) = (arithmetic, i.result) {
+                if !already.contains(&r) {
+                    results.push(r);
+                }
+            }
+        }
+    }
+    for r in results {
+        m.annotations_mut().push(crate::ir::Inst::new(
+            Op::Decorate,
+            None,
+            None,
+            vec![
+                Operand::IdRef(r),
+                Operand::Decoration(Decoration::NoContraction),
+            ],
+        ));
+    }
+    Ok(write::write_words(&m))
+}
+
 /// Runs more of the input, and of a step found to differ, before that step is blamed.
 const CONFIRM_RUNS: usize = 2;
 
@@ -296,9 +357,8 @@ pub fn bisect_run(
         .filter(|&i| !run.steps[i].is_source())
         .collect();
     let &first = steps.first().ok_or("the run has no steps")?;
-    let words = spirv_of(&run.steps[first].module)
-        .map_err(|e| format!("the input cannot be run: {e}"))?
-        .words;
+    let words = driver_words(&run.steps[first].module)
+        .map_err(|e| format!("the input cannot be run: {e}"))?;
     let layout = Layout::of(&words).map_err(|why| {
         format!(
             "cannot run this shader: {why} (compute shaders with buffers, images of every shape, texel buffers, samplers and push constants run)"
@@ -394,8 +454,8 @@ pub fn bisect_run(
             out.compared += 1;
             continue;
         }
-        let words = match spirv_of(&step.module) {
-            Ok(s) => s.words,
+        let words = match driver_words(&step.module) {
+            Ok(w) => w,
             Err(why) => {
                 out.skipped.push((i, why));
                 continue;
@@ -554,7 +614,7 @@ impl Side<'_> {
     }
     fn words(&self, i: usize) -> Result<Vec<u32>, String> {
         match self {
-            Side::Stage(r) => spirv_of(&r.steps[i].module).map(|s| s.words),
+            Side::Stage(r) => driver_words(&r.steps[i].module),
             Side::Generated(w) => Ok(w.clone()),
         }
     }
@@ -763,6 +823,42 @@ mod tests {
         let before = masked(&draw(2, 7), &varying);
         assert_eq!(before, masked(&draw(9, 7), &varying));
         assert_ne!(before, masked(&draw(9, 8), &varying));
+    }
+
+    /// The driver gets every float operation exact, so that it cannot fuse a multiply and an
+    /// add in one step's shape of the code and not in another's.
+    #[test]
+    fn drivers_get_float_arithmetic_without_contraction() {
+        let text = r#"; Version: 1.3
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%two = OpConstant %float 2
+%main = OpFunction %void None %fn
+%e = OpLabel
+%m = OpFMul %float %two %two
+%a = OpFAdd %float %m %two
+OpReturn
+OpFunctionEnd
+"#;
+        let words = crate::ir::spirv::asm::assemble(text).unwrap();
+        let m = crate::ir::spirv::read::read_words(&words).unwrap();
+        let out = crate::ir::spirv::read::read_words(&super::driver_words(&m).unwrap()).unwrap();
+        let exact = out
+            .annotations()
+            .iter()
+            .filter(|d| {
+                d.lits().first()
+                    == Some(&rspirv::dr::Operand::Decoration(
+                        spirv::Decoration::NoContraction,
+                    ))
+            })
+            .count();
+        assert_eq!(exact, 2);
     }
 
     #[test]
