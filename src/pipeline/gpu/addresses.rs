@@ -45,6 +45,18 @@ fn is_address(m: &Module, ty: u32) -> bool {
     })
 }
 
+/// Whether the module makes buffer addresses of integers (`OpConvertUToPtr`, or a bitcast of
+/// a 64-bit integer or a pair of 32-bit ones): then any 8 aligned bytes may be read as one.
+pub fn makes_addresses(m: &Module) -> bool {
+    m.functions().iter().any(|f| {
+        f.insts().any(|i| match i.op {
+            Op::ConvertUToPtr => true,
+            Op::Bitcast => i.ty.is_some_and(|t| is_address(m, t)),
+            _ => false,
+        })
+    })
+}
+
 /// Offsets of the pointers in a value of type `ty` at `base`.
 pub fn pointer_offsets(m: &Module, bytes: &Bytes, ty: u32, base: u64, out: &mut Vec<u64>) {
     walk(m, bytes, ty, base, out, 0)

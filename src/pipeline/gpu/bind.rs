@@ -29,6 +29,8 @@ pub(super) struct Bound {
     readbacks: Vec<(vk::Image, vk::Buffer, Image)>,
     /// One per element of every descriptor, in order.
     outs: Vec<Out>,
+    /// Input attachments: (index, view, format), for the render pass and framebuffer.
+    pub inputs: Vec<(u32, vk::ImageView, vk::Format)>,
 }
 
 fn range(image: &Image) -> vk::ImageSubresourceRange {
@@ -110,6 +112,7 @@ impl Gpu {
             uploads: Vec::new(),
             readbacks: Vec::new(),
             outs: Vec::new(),
+            inputs: Vec::new(),
         };
         let mut buffer_infos: Vec<Vec<vk::DescriptorBufferInfo>> = Vec::new();
         let mut image_infos: Vec<Vec<vk::DescriptorImageInfo>> = Vec::new();
@@ -158,6 +161,8 @@ impl Gpu {
                         let usage = vk::ImageUsageFlags::TRANSFER_DST
                             | if image.storage {
                                 vk::ImageUsageFlags::STORAGE | vk::ImageUsageFlags::TRANSFER_SRC
+                            } else if matches!(image.dim, Dim::Subpass(_)) {
+                                vk::ImageUsageFlags::INPUT_ATTACHMENT
                             } else {
                                 vk::ImageUsageFlags::SAMPLED
                             };
@@ -194,6 +199,9 @@ impl Gpu {
                             )
                             .map_err(|e| err("image view", e))?;
                         c.views.push(view);
+                        if let Dim::Subpass(index) = image.dim {
+                            bound.inputs.push((index, view, image.vk_format()));
+                        }
                         let layout = if image.storage {
                             vk::ImageLayout::GENERAL
                         } else {
@@ -228,11 +236,17 @@ impl Gpu {
                 .iter()
                 .filter(|s| s.set == set)
                 .map(|s| {
+                    // Only fragment shaders read input attachments.
+                    let seen = if kind(s) == vk::DescriptorType::INPUT_ATTACHMENT {
+                        vk::ShaderStageFlags::FRAGMENT
+                    } else {
+                        stages
+                    };
                     vk::DescriptorSetLayoutBinding::default()
                         .binding(s.binding)
                         .descriptor_type(kind(s))
                         .descriptor_count(s.elements.len() as u32)
-                        .stage_flags(stages)
+                        .stage_flags(seen)
                 })
                 .collect();
             let l = d

@@ -24,7 +24,13 @@ pub enum Dim {
     Cube,
     /// A texel buffer.
     Buffer,
+    /// An input attachment (`SubpassData`), at this `InputAttachmentIndex`: read at the
+    /// fragment's own position, as big as the framebuffer.
+    Subpass(u32),
 }
+
+/// The framebuffer draws use, which an input attachment covers.
+pub const FRAMEBUFFER: (u32, u32) = (24, 24);
 
 /// An image (or texel buffer) type of a shader.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,6 +147,7 @@ impl Image {
             Dim::D3 => (DEPTH_SIZE, DEPTH_SIZE, DEPTH_SIZE, 1),
             Dim::Cube => (TEXTURE_SIZE, TEXTURE_SIZE, 1, layers(6)),
             Dim::Buffer => (TEXEL_BUFFER_TEXELS, 1, 1, 1),
+            Dim::Subpass(_) => (FRAMEBUFFER.0, FRAMEBUFFER.1, 1, 1),
         }
     }
 
@@ -205,6 +212,7 @@ impl Image {
 
     pub fn descriptor_type(&self) -> vk::DescriptorType {
         match (self.dim, self.storage, self.combined) {
+            (Dim::Subpass(_), _, _) => vk::DescriptorType::INPUT_ATTACHMENT,
             (Dim::Buffer, true, _) => vk::DescriptorType::STORAGE_TEXEL_BUFFER,
             (Dim::Buffer, false, _) => vk::DescriptorType::UNIFORM_TEXEL_BUFFER,
             (_, true, _) => vk::DescriptorType::STORAGE_IMAGE,
@@ -254,6 +262,7 @@ const HALVES: [u16; 9] = [
 impl std::fmt::Display for Image {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let what = match (self.dim, self.storage, self.combined) {
+            (Dim::Subpass(_), _, _) => "input attachment",
             (Dim::Buffer, true, _) => "storage texel buffer",
             (Dim::Buffer, false, _) => "uniform texel buffer",
             (_, true, _) => "storage image",
@@ -274,10 +283,12 @@ impl std::fmt::Display for Image {
             Dim::D1 => " (1D)",
             Dim::D3 => " (3D)",
             Dim::Cube => " (cube)",
-            Dim::D2 | Dim::Buffer => "",
+            Dim::D2 | Dim::Buffer | Dim::Subpass(_) => "",
         };
         if self.arrayed {
             write!(f, "an arrayed {what} of {of}{dim}")
+        } else if what.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            write!(f, "an {what} of {of}{dim}")
         } else {
             write!(f, "a {what} of {of}{dim}")
         }

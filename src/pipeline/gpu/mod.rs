@@ -167,8 +167,7 @@ impl Layout {
             sites.pointees = addresses::pointee_sites(&m, &bytes);
         }
         let stage = reflect::reflect(words, spirv::ExecutionModel::GLCompute)?;
-        let mut bindings: Vec<Binding> = stage
-            .resources
+        let mut bindings: Vec<Binding> = reflect::merged(stage.resources.iter())?
             .into_iter()
             .map(|(set, binding, count, kind)| Binding {
                 set,
@@ -179,6 +178,18 @@ impl Layout {
             .collect();
         bindings.sort_by_key(|b| (b.set, b.binding));
         bindings.dedup_by_key(|b| (b.set, b.binding));
+        // A shader that makes pointers of integers may read any 8 aligned bytes as one:
+        // every such place holds an address.
+        if addresses::makes_addresses(&m) {
+            let every = |len: u64| (0..len / 8).map(|k| k * 8).collect::<Vec<u64>>();
+            sites.push = every(u64::from(push));
+            sites.pointees = every(BUFFER_SIZE as u64);
+            in_blocks = bindings
+                .iter()
+                .filter(|b| matches!(b.kind, reflect::Kind::Buffer { .. }))
+                .map(|b| ((b.set, b.binding), every(BUFFER_SIZE as u64)))
+                .collect();
+        }
         if !in_blocks.is_empty() || !sites.push.is_empty() {
             sites.bindings = bindings
                 .iter()
@@ -998,6 +1009,12 @@ impl Gpu {
     ) -> Result<Rendered, String> {
         let err = |what: &str, e: vk::Result| format!("{what}: {e}");
         let (w, h) = draw.size;
+        let bound = self.bind(
+            d,
+            c,
+            &draw.setup.descriptors,
+            vk::ShaderStageFlags::ALL_GRAPHICS,
+        )?;
         // The attachments, each with a buffer it is copied to.
         let mut targets = Vec::new();
         let mut attachments = Vec::new();
@@ -1035,9 +1052,35 @@ impl Gpu {
             blend_attachments
                 .push(vk::PipelineColorBlendAttachmentState::default().color_write_mask(a.mask));
         }
+        // Input attachments come after the colour ones, filled before the render pass and
+        // read where each fragment is.
+        let mut input_refs = Vec::new();
+        for &(index, view, format) in &bound.inputs {
+            let index = index as usize;
+            if input_refs.len() <= index {
+                input_refs.resize(
+                    index + 1,
+                    vk::AttachmentReference::default().attachment(vk::ATTACHMENT_UNUSED),
+                );
+            }
+            input_refs[index] = vk::AttachmentReference::default()
+                .attachment(attachments.len() as u32)
+                .layout(vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL);
+            attachments.push(
+                vk::AttachmentDescription::default()
+                    .format(format)
+                    .samples(vk::SampleCountFlags::TYPE_1)
+                    .load_op(vk::AttachmentLoadOp::LOAD)
+                    .store_op(vk::AttachmentStoreOp::DONT_CARE)
+                    .initial_layout(vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL)
+                    .final_layout(vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL),
+            );
+            views.push(view);
+        }
         let subpass = [vk::SubpassDescription::default()
             .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
-            .color_attachments(&color_refs)];
+            .color_attachments(&color_refs)
+            .input_attachments(&input_refs)];
         let dependency = [vk::SubpassDependency::default()
             .src_subpass(0)
             .dst_subpass(vk::SUBPASS_EXTERNAL)
@@ -1072,12 +1115,6 @@ impl Gpu {
             let (b, _) = self.host_buffer(d, c, vk::BufferUsageFlags::VERTEX_BUFFER, bytes, 0)?;
             vertex.push((*binding, b));
         }
-        let bound = self.bind(
-            d,
-            c,
-            &draw.setup.descriptors,
-            vk::ShaderStageFlags::ALL_GRAPHICS,
-        )?;
         let push_ranges = [vk::PushConstantRange::default()
             .stage_flags(vk::ShaderStageFlags::ALL_GRAPHICS)
             .size(draw.setup.push.len() as u32)];

@@ -136,7 +136,7 @@ impl Globals {
         let dr = |i: &crate::ir::Inst| dr::Instruction::new(i.op, i.ty, i.result, i.to_operands());
         Ok(Globals {
             entry_points: m.entry_points.iter().map(dr).collect(),
-            annotations: m.annotations().iter().map(dr).collect(),
+            annotations: ungrouped(m.annotations().iter().map(dr).collect()),
             // Non-semantic info says nothing of the interface.
             types_global_values: m
                 .globals()
@@ -146,6 +146,50 @@ impl Globals {
                 .collect(),
         })
     }
+}
+
+/// `annotations` with decoration groups applied: each `OpGroupDecorate` (and
+/// `OpGroupMemberDecorate`) becomes the decorations of its group, on each target.
+pub fn ungrouped(annotations: Vec<dr::Instruction>) -> Vec<dr::Instruction> {
+    let of_group = |group: u32| {
+        annotations
+            .iter()
+            .filter(move |a| {
+                matches!(a.class.opcode, Op::Decorate)
+                    && matches!(a.operands.first(), Some(Operand::IdRef(g)) if *g == group)
+            })
+            .map(|a| a.operands[1..].to_vec())
+    };
+    let mut out = Vec::new();
+    for a in &annotations {
+        match (a.class.opcode, a.operands.split_first()) {
+            (Op::GroupDecorate, Some((Operand::IdRef(group), targets))) => {
+                for t in targets {
+                    for rest in of_group(*group) {
+                        let mut operands = vec![t.clone()];
+                        operands.extend(rest);
+                        out.push(dr::Instruction::new(Op::Decorate, None, None, operands));
+                    }
+                }
+            }
+            (Op::GroupMemberDecorate, Some((Operand::IdRef(group), pairs))) => {
+                for pair in pairs.chunks(2) {
+                    for rest in of_group(*group) {
+                        let mut operands = pair.to_vec();
+                        operands.extend(rest);
+                        out.push(dr::Instruction::new(
+                            Op::MemberDecorate,
+                            None,
+                            None,
+                            operands,
+                        ));
+                    }
+                }
+            }
+            _ => out.push(a.clone()),
+        }
+    }
+    out
 }
 
 pub struct Reflect<'a> {
@@ -359,21 +403,24 @@ impl<'a> Reflect<'a> {
                     Some(Operand::Dim(spirv::Dim::Dim3D)) => Dim::D3,
                     Some(Operand::Dim(spirv::Dim::DimCube)) => Dim::Cube,
                     Some(Operand::Dim(spirv::Dim::DimBuffer)) => Dim::Buffer,
-                    Some(Operand::Dim(spirv::Dim::DimSubpassData)) => {
-                        return Err("an input attachment".into())
-                    }
+                    // Its index is the variable's: `reflect` puts it in.
+                    Some(Operand::Dim(spirv::Dim::DimSubpassData)) => Dim::Subpass(0),
                     Some(Operand::Dim(other)) => return Err(format!("a {other:?} image")),
                     _ => return Err("an image of unknown shape".into()),
                 };
                 let depth = lit(o.get(2)) == Some(1);
                 let multisampled = lit(o.get(4)) == Some(1);
-                let storage = lit(o.get(5)) == Some(2);
+                // Input attachments are declared `Sampled` 2 too, and are not storage images.
+                let storage = lit(o.get(5)) == Some(2) && !matches!(dim, Dim::Subpass(_));
                 if multisampled && (storage || depth) {
                     return Err(if storage {
                         "a multisampled storage image".into()
                     } else {
                         "a multisampled depth image".into()
                     });
+                }
+                if multisampled && matches!(dim, Dim::Subpass(_)) {
+                    return Err("a multisampled input attachment".into());
                 }
                 if depth && (storage || dim == Dim::Buffer) {
                     return Err("a depth image read without a sampler".into());
@@ -462,6 +509,17 @@ pub fn reflect(words: &[u32], model: ExecutionModel) -> Result<Stage, String> {
                 let (Some(set), Some(binding)) = (set, binding) else {
                     return Err("a resource without a set or binding".into());
                 };
+                let mut kind = kind;
+                if let Kind::Image(Image {
+                    dim: Dim::Subpass(index),
+                    ..
+                }) = &mut kind
+                {
+                    *index = r
+                        .decoration(var, Decoration::InputAttachmentIndex)
+                        .flatten()
+                        .ok_or("an input attachment without an index")?;
+                }
                 stage.resources.push((set, binding, count, kind));
             }
             StorageClass::PushConstant => stage.push = true,
@@ -470,6 +528,51 @@ pub fn reflect(words: &[u32], model: ExecutionModel) -> Result<Stage, String> {
         }
     }
     Ok(stage)
+}
+
+/// The resources of one or more stages, one per binding. A sampled image and a sampler at the
+/// same binding share a combined image sampler, as Vulkan allows, and images of one shape
+/// share the first one's format; other kinds cannot share.
+pub fn merged<'a>(
+    all: impl Iterator<Item = &'a (u32, u32, u32, Kind)>,
+) -> Result<Vec<(u32, u32, u32, Kind)>, String> {
+    let mut resources: Vec<(u32, u32, u32, Kind)> = Vec::new();
+    for r in all {
+        let Some(x) = resources.iter_mut().find(|x| (x.0, x.1) == (r.0, r.1)) else {
+            resources.push(r.clone());
+            continue;
+        };
+        match (&x.3, &r.3) {
+            (a, b) if a == b && x.2 == r.2 => {}
+            (Kind::Image(image), Kind::Sampler) | (Kind::Sampler, Kind::Image(image))
+                if !image.storage && image.dim != Dim::Buffer && x.2 == r.2 =>
+            {
+                x.3 = Kind::Image(Image {
+                    combined: true,
+                    ..*image
+                })
+            }
+            // Views of one shape read as different types (HLSL's aliased resources): the
+            // first one's format for both.
+            (Kind::Image(a), Kind::Image(b))
+                if (a.dim, a.arrayed, a.storage, a.depth, a.multisampled)
+                    == (b.dim, b.arrayed, b.storage, b.depth, b.multisampled)
+                    && x.2 == r.2 =>
+            {
+                x.3 = Kind::Image(Image {
+                    combined: a.combined || b.combined,
+                    ..*a
+                })
+            }
+            _ => {
+                return Err(format!(
+                    "set {} binding {} holds {} and {} (Vulkan binds one kind there)",
+                    r.0, r.1, x.3, r.3
+                ))
+            }
+        }
+    }
+    Ok(resources)
 }
 
 /// Makes `words` words of buffer data from a seed.
@@ -537,7 +640,7 @@ pub fn mask(comps: u32) -> vk::ColorComponentFlags {
     .fold(vk::ColorComponentFlags::empty(), |a, b| a | b)
 }
 
-pub const SIZE: (u32, u32) = (24, 24);
+pub const SIZE: (u32, u32) = super::images::FRAMEBUFFER;
 
 pub fn setup(
     vs: &Stage,
@@ -546,19 +649,7 @@ pub fn setup(
     instances: u32,
     data: Fill,
 ) -> Result<Setup, String> {
-    let mut resources: Vec<(u32, u32, u32, Kind)> = Vec::new();
-    for r in vs.resources.iter().chain(&fs.resources) {
-        match resources.iter().find(|x| (x.0, x.1) == (r.0, r.1)) {
-            Some(x) if x != r => {
-                return Err(format!(
-                    "set {} binding {} holds {} and {} (Vulkan binds one kind there)",
-                    r.0, r.1, x.3, r.3
-                ))
-            }
-            Some(_) => {}
-            None => resources.push(r.clone()),
-        }
-    }
+    let resources = merged(vs.resources.iter().chain(&fs.resources))?;
     let descriptors = resources
         .into_iter()
         .map(|(set, binding, count, kind)| Descriptor {

@@ -284,10 +284,16 @@ fn decode_kind(i: &mut In) -> R<Kind> {
 const SCALARS: [Scalar; 3] = [Scalar::F32, Scalar::I32, Scalar::U32];
 const DIMS: [Dim; 5] = [Dim::D1, Dim::D2, Dim::D3, Dim::Cube, Dim::Buffer];
 
+/// Input attachments' shapes are this plus their index.
+const SUBPASS: u32 = 100;
+
 fn encode_image(o: &mut Out, image: &Image) {
     let index = |found: Option<usize>| found.unwrap_or(0) as u32;
     o.u32(index(SCALARS.iter().position(|&x| x == image.scalar)))
-        .u32(index(DIMS.iter().position(|&x| x == image.dim)))
+        .u32(match image.dim {
+            Dim::Subpass(k) => SUBPASS + k,
+            dim => index(DIMS.iter().position(|&x| x == dim)),
+        })
         .bool(image.arrayed)
         .bool(image.storage)
         .bool(image.combined)
@@ -304,7 +310,10 @@ fn decode_image(i: &mut In) -> R<Image> {
         scalar: *SCALARS
             .get(scalar as usize)
             .ok_or_else(|| pick(scalar, "scalar"))?,
-        dim: *DIMS.get(dim as usize).ok_or_else(|| pick(dim, "shape"))?,
+        dim: match dim.checked_sub(SUBPASS) {
+            Some(k) => Dim::Subpass(k),
+            None => *DIMS.get(dim as usize).ok_or_else(|| pick(dim, "shape"))?,
+        },
         arrayed: i.bool()?,
         storage: i.bool()?,
         combined: i.bool()?,
@@ -499,7 +508,7 @@ mod tests {
                     Resource::Image {
                         image: Image {
                             scalar: Scalar::U32,
-                            dim: Dim::Cube,
+                            dim: Dim::Subpass(3),
                             arrayed: true,
                             storage: true,
                             combined: false,
@@ -546,7 +555,7 @@ mod tests {
         assert!(matches!(
             &setup.descriptors[0].elements[1],
             Resource::Image { image, texels }
-                if image.dim == Dim::Cube && image.format == spirv::ImageFormat::Rgba8ui && texels.len() == 8
+                if image.dim == Dim::Subpass(3) && image.format == spirv::ImageFormat::Rgba8ui && texels.len() == 8
         ));
         let layout = Layout {
             entry: "main".into(),
