@@ -104,8 +104,9 @@ fn a_hang_is_killed_at_the_limit_and_the_next_run_gets_a_new_worker() {
     assert!(r.is_ok(), "{:?}", r.map(|b| b.len()));
 }
 
-/// A buffer holding a device address that the shader dereferences: the pattern in the buffer
-/// is no address of anything, and lavapipe crashes on it.
+/// A buffer holding a device address that the shader dereferences far past its end: runs give
+/// the buffer a real address, the shader adds an offset that leaves every mapping, and
+/// lavapipe crashes on it.
 const WILD_POINTER: &str = r#"; Version: 1.5
 OpCapability Shader
 OpCapability Int64
@@ -132,11 +133,13 @@ OpDecorate %buf Binding 0
 %int = OpTypeInt 32 1
 %i0 = OpConstant %int 0
 %i1 = OpConstant %int 1
+%far = OpConstant %ulong 6510615555426900568
 %main = OpFunction %void None %fn
 %e = OpLabel
 %pa = OpAccessChain %p_ulong %buf %i0
 %a = OpLoad %ulong %pa
-%ptr = OpConvertUToPtr %psb_uint %a
+%wild = OpIAdd %ulong %a %far
+%ptr = OpConvertUToPtr %psb_uint %wild
 %v = OpLoad %uint %ptr Aligned 4
 %po = OpAccessChain %p_uint %buf %i1
 OpStore %po %v
@@ -204,8 +207,8 @@ fn run_reports_a_driver_crash_and_carries_on() {
     );
 }
 
-/// Test pass: makes the shader read through the address in its buffer (which addresses
-/// nothing), as a miscompiling pass might.
+/// Test pass: makes the shader read far past the buffer its address names, as a
+/// miscompiling pass might.
 struct WildPointer;
 impl Pass for WildPointer {
     fn name(&self) -> &'static str {

@@ -4,12 +4,18 @@
 //! shaderstep dialect are lifted to SPIR-V first (as `--validate-each` does); a step that did
 //! not change the module computes what the step before did and is not run again.
 //!
-//! Compute shaders whose resources are storage and uniform buffers run (`gpu::Layout`): every
-//! binding starts with the same bytes, from a file or a fixed pattern, and every binding's bytes
-//! after the dispatch are compared. A vertex and a fragment stage (linked stages, or one module
-//! with both entry points) are drawn (`gpu::reflect`): vertex attributes, buffers, textures and
-//! push constants from fixed patterns (the first of them with which the input draws
-//! something), every fragment output into a 32-bit attachment, compared texel by texel.
+//! Compute shaders run (`gpu::Layout`) with buffers, images of every shape, texel buffers,
+//! samplers, push constants and buffer addresses: every binding starts with the same bytes,
+//! from a file or a fixed pattern, and everything the shader can write (storage buffers,
+//! storage images, the buffers behind addresses) is compared after the dispatch. A vertex and
+//! a fragment stage (linked stages, one module with both entry points, or one stage alone with
+//! a generated partner) are drawn (`gpu::reflect`): vertex attributes, descriptors and push
+//! constants from fixed patterns (the first of them with which the input draws something),
+//! every fragment output into a 32-bit attachment, compared texel by texel.
+//!
+//! Runs of the input that disagree (races, reads of memory nothing wrote) leave the words
+//! they disagree on out; a step found to differ is run again, and the input too, before it is
+//! blamed. The driver gets float arithmetic without contraction (`driver_words`).
 
 use spirv::ExecutionModel;
 
@@ -159,6 +165,9 @@ pub struct BisectRun {
     /// comparison, and how many were compared.
     pub varying: usize,
     pub stable: usize,
+    /// The shader writes no storage buffer or image: nothing was compared, only the driver's
+    /// crashes, hangs and failures looked for.
+    pub writes_nothing: bool,
 }
 
 impl BisectRun {
@@ -182,6 +191,10 @@ impl BisectRun {
                 d.step,
                 d.pass,
                 d.what
+            ),
+            None if self.writes_nothing => format!(
+                "every step runs as the input does — it writes no storage buffer or image, so only the driver's crashes, hangs and failures were looked for ({} steps on {}){skipped}",
+                self.compared, self.setup
             ),
             None => format!(
                 "every step computes what the input does ({} steps on {}){skipped}",
@@ -393,13 +406,12 @@ pub fn bisect_run(
     let mut varying = varying_words(&runs);
     let run_words = words;
     let total: usize = before.iter().map(|b| b.len().div_ceil(4)).sum();
-    let writes = layout.bindings.iter().any(|b| writable(&b.kind)) || !layout.addresses.is_empty();
-    if !writes || total == 0 {
-        return Err(
-            "the shader has no storage buffer or image to write its results to: there is nothing to compare".into(),
-        );
-    }
-    if varying.len() == total {
+    // A shader that writes nothing anyone can read is still run after every step: the
+    // driver may crash, hang or fail on one.
+    let writes = (layout.bindings.iter().any(|b| writable(&b.kind))
+        || !layout.addresses.is_empty())
+        && total > 0;
+    if writes && varying.len() == total {
         return Err(format!(
             "every word of the results varies between runs of the input ({} runs): there is nothing stable to compare",
             runs.len()
@@ -444,6 +456,7 @@ pub fn bisect_run(
         setup,
         varying: varying.len(),
         stable: total - varying.len(),
+        writes_nothing: !writes,
     };
     for (k, &i) in steps.iter().enumerate().skip(1) {
         if cancelled() {
@@ -703,6 +716,7 @@ fn draw_bisect(
         skipped: Vec::new(),
         varying: varying.len(),
         stable: total - varying.len(),
+        writes_nothing: false,
         setup: format!(
             "{device}: {} attachments of {}×{}{}, {fill} data{}",
             before.colors.len(),

@@ -4,10 +4,12 @@
 //! at run time (`ash`, nothing linked at build time); a machine without one gets an error that
 //! says how to install lavapipe.
 //!
-//! `Gpu::run` takes compute shaders whose resources are plain storage and uniform buffers (one
-//! descriptor per binding); `Layout::of` says which a module has, or why it cannot run it.
-//! `Gpu::draw` draws with a vertex and a fragment shader into colour attachments, with buffers,
-//! sampled images, samplers and push constants. A submission that does not finish within the
+//! `Gpu::run` takes compute shaders: `Layout::of` says what a module binds (buffers, images of
+//! every shape, texel buffers, samplers, arrays of them), its push constants and where they
+//! hold buffer addresses (`addresses`), or why it cannot run it. `Gpu::draw` draws with a
+//! vertex and a fragment shader into colour attachments, with the same descriptors (`bind`
+//! makes them for both), input attachments and push constants. A submission that does not
+//! finish within the
 //! timeout is given up: the device is then left alone (a shader still running on it cannot be
 //! stopped) and refuses further work.
 //!

@@ -254,11 +254,12 @@ impl<'a> Reflect<'a> {
             .ok_or_else(|| format!("%{id} is not a global"))
     }
 
+    /// A constant's value; a specialization constant's default (runs do not specialize).
     pub fn constant(&self, id: u32) -> Result<u32, String> {
         let c = self.def(id)?;
         match (c.class.opcode, lit(c.operands.first())) {
-            (Op::Constant, Some(v)) => Ok(v),
-            _ => Err("an array with a specialized length".into()),
+            (Op::Constant | Op::SpecConstant, Some(v)) => Ok(v),
+            _ => Err("an array whose length is an operation on specialization constants".into()),
         }
     }
 
@@ -492,7 +493,11 @@ pub fn reflect(words: &[u32], model: ExecutionModel) -> Result<Stage, String> {
         let (class, pointee) = r.pointee(g.result_type.unwrap_or(0))?;
         match class {
             StorageClass::Input | StorageClass::Output => {
-                if !interface.contains(&var) || r.is_builtin(var, pointee) {
+                // An empty block carries nothing between stages.
+                let empty = r
+                    .def(pointee)
+                    .is_ok_and(|t| t.class.opcode == Op::TypeStruct && t.operands.is_empty());
+                if !interface.contains(&var) || r.is_builtin(var, pointee) || empty {
                     continue;
                 }
                 let v = r.var(var, pointee)?;
@@ -671,18 +676,17 @@ pub fn setup(
     {
         return Err("a block of vertex inputs or fragment outputs".into());
     }
-    // Attributes and attachments are set up whole, one per location.
-    if vs
-        .inputs
-        .iter()
-        .chain(&fs.outputs)
-        .any(|v| v.component != 0)
-    {
-        return Err("a Component decoration on a vertex input or a fragment output".into());
-    }
+    // Attributes and attachments are set up whole, one per location, with four components:
+    // variables at components of one location (`Component`) share it.
     for v in &vs.inputs {
         for k in 0..v.ty.slots() {
             let location = v.location + k;
+            if attributes
+                .iter()
+                .any(|a: &(u32, u32, vk::Format, u32)| a.0 == location)
+            {
+                continue;
+            }
             let binding = vertex_buffers.len() as u32;
             let bytes = (0..vertices)
                 .flat_map(|i| {
@@ -713,10 +717,11 @@ pub fn setup(
             if colors.len() <= at {
                 colors.resize(at + 1, None);
             }
+            let components = mask(v.ty.comps + v.component) & !mask(v.component);
             colors[at] = Some(Attachment {
                 format: format_of(v.ty.scalar),
                 texel_bytes: 16,
-                mask: mask(v.ty.comps),
+                mask: colors[at].map_or(components, |a: Attachment| a.mask | components),
             });
         }
     }
