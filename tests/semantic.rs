@@ -13,7 +13,7 @@ use shaderstep::ir::Module;
 use shaderstep::pipeline::gpu::Gpu;
 use shaderstep::pipeline::pass::{Changed, Pass, PassCx, PassError};
 use shaderstep::pipeline::registry;
-use shaderstep::pipeline::semantic::bisect_run;
+use shaderstep::pipeline::semantic::{bisect_run, Feed};
 use shaderstep::pipeline::Pipeline;
 
 /// Turns the first integer add of every function into a subtract: still valid, computes
@@ -62,7 +62,7 @@ fn the_pass_that_changes_meaning_is_found_by_name() {
     let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
     let run = wrong_pipeline().run(Arc::new(shader("dxbc_loop")));
     assert!(run.ok());
-    let b = bisect_run(&gpu, &run, None, &|| false).unwrap();
+    let b = bisect_run(&gpu, &run, Feed::default(), &|| false).unwrap();
     let first = b.first.clone().expect("a difference");
     assert_eq!(first.pass, "swap-add-sub");
     assert_eq!(first.step, 3);
@@ -73,14 +73,14 @@ fn the_pass_that_changes_meaning_is_found_by_name() {
     let run = Pipeline::preset("O")
         .unwrap()
         .run(Arc::new(shader("dxbc_loop")));
-    let b = bisect_run(&gpu, &run, None, &|| false).unwrap();
+    let b = bisect_run(&gpu, &run, Feed::default(), &|| false).unwrap();
     assert_eq!(b.first, None, "{}", b.summary());
     assert!(b.compared >= 30, "{}", b.summary());
     // Steps in the dialect are lifted first: qptr's steps run too.
     let run = Pipeline::preset("qptr")
         .unwrap()
         .run(Arc::new(shader("dxbc_loop")));
-    let b = bisect_run(&gpu, &run, None, &|| false).unwrap();
+    let b = bisect_run(&gpu, &run, Feed::default(), &|| false).unwrap();
     assert_eq!(b.first, None, "{}", b.summary());
     assert!(b.skipped.is_empty(), "{:?}", b.skipped);
 }
@@ -288,7 +288,8 @@ fn a_graphics_pipeline_is_drawn_after_every_step() {
     // O keeps what the pair draws.
     let o = Pipeline::preset("O").unwrap();
     let (vr, fr) = (o.run(vs.clone()), o.run(fs.clone()));
-    let b = shaderstep::pipeline::semantic::bisect(&gpu, &[&vr, &fr], None, &|| false).unwrap();
+    let b = shaderstep::pipeline::semantic::bisect(&gpu, &[&vr, &fr], Feed::default(), &|| false)
+        .unwrap();
     assert_eq!(b.first, None, "{}", b.summary());
     assert!(
         b.setup.contains("1 attachments") && !b.setup.contains("nothing"),
@@ -299,7 +300,8 @@ fn a_graphics_pipeline_is_drawn_after_every_step() {
     let mut p = Pipeline::from_names(&["lower", "verify", "dce", "verify", "lift"]).unwrap();
     p.passes.insert(3, Box::new(MoveColorOutput));
     let (vr, fr) = (p.run(vs), p.run(fs));
-    let b = shaderstep::pipeline::semantic::bisect(&gpu, &[&vr, &fr], None, &|| false).unwrap();
+    let b = shaderstep::pipeline::semantic::bisect(&gpu, &[&vr, &fr], Feed::default(), &|| false)
+        .unwrap();
     let first = b.first.clone().expect("a difference");
     assert_eq!(first.pass, "move-color-output", "{}", b.summary());
     assert!(
@@ -309,7 +311,8 @@ fn a_graphics_pipeline_is_drawn_after_every_step() {
     );
     // The fragment stage alone is drawn behind a vertex stage made for it, which feeds every
     // input it reads: the same pass is found.
-    let b = shaderstep::pipeline::semantic::bisect(&gpu, &[&fr], None, &|| false).unwrap();
+    let b =
+        shaderstep::pipeline::semantic::bisect(&gpu, &[&fr], Feed::default(), &|| false).unwrap();
     assert!(
         b.setup.contains("behind a generated vertex stage") && !b.setup.contains("nothing"),
         "{}",
@@ -320,7 +323,8 @@ fn a_graphics_pipeline_is_drawn_after_every_step() {
     let o = Pipeline::preset("O")
         .unwrap()
         .run(Arc::new(load("lit.frag")));
-    let b = shaderstep::pipeline::semantic::bisect(&gpu, &[&o], None, &|| false).unwrap();
+    let b =
+        shaderstep::pipeline::semantic::bisect(&gpu, &[&o], Feed::default(), &|| false).unwrap();
     assert_eq!(b.first, None, "{}", b.summary());
     // The vertex stage alone is drawn before a fragment stage made for it, which writes every
     // output to an attachment: a change to an output the pipeline's fragment stage never reads
@@ -335,7 +339,8 @@ fn a_graphics_pipeline_is_drawn_after_every_step() {
         .words,
     );
     let o = Pipeline::preset("O").unwrap().run(bundled.clone());
-    let b = shaderstep::pipeline::semantic::bisect(&gpu, &[&o], None, &|| false).unwrap();
+    let b =
+        shaderstep::pipeline::semantic::bisect(&gpu, &[&o], Feed::default(), &|| false).unwrap();
     assert_eq!(b.first, None, "{}", b.summary());
     assert!(
         b.setup.contains("before a generated fragment stage") && b.setup.contains("4 attachments"),
@@ -345,7 +350,8 @@ fn a_graphics_pipeline_is_drawn_after_every_step() {
     let mut p = Pipeline::from_names(&["lower", "verify", "dce", "verify", "lift"]).unwrap();
     p.passes.insert(3, Box::new(FractToFloor));
     let vr = p.run(bundled);
-    let b = shaderstep::pipeline::semantic::bisect(&gpu, &[&vr], None, &|| false).unwrap();
+    let b =
+        shaderstep::pipeline::semantic::bisect(&gpu, &[&vr], Feed::default(), &|| false).unwrap();
     let first = b.first.clone().expect("a difference");
     assert_eq!(first.pass, "fract-to-floor", "{}", b.summary());
     assert!(first.what.contains("attachment 2"), "{}", first.what);
@@ -400,7 +406,7 @@ OpFunctionEnd
     assert_eq!(out[0][..4], push_bytes(16)[12..16]);
     // And the bisect runs it.
     let run = Pipeline::preset("O").unwrap().run(Arc::new(words));
-    let b = bisect_run(&gpu, &run, None, &|| false).unwrap();
+    let b = bisect_run(&gpu, &run, Feed::default(), &|| false).unwrap();
     assert_eq!(b.first, None, "{}", b.summary());
     assert!(
         b.setup.contains("16 bytes of push constants"),
@@ -429,7 +435,7 @@ OpFunctionEnd
     let words = shaderstep::ir::spirv::asm::assemble(NOTHING).unwrap();
     let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
     let run = Pipeline::preset("O").unwrap().run(Arc::new(words));
-    let b = bisect_run(&gpu, &run, None, &|| false).unwrap();
+    let b = bisect_run(&gpu, &run, Feed::default(), &|| false).unwrap();
     assert!(b.writes_nothing && b.first.is_none(), "{}", b.summary());
     assert!(
         b.summary().contains("writes no storage buffer or image")
@@ -483,7 +489,7 @@ OpFunctionEnd
     assert_eq!(out[1][..4], [1, 1, 1, 1], "element 1 took element 0's word");
     assert_eq!(out[0][..4], [1, 1, 1, 1]);
     let run = Pipeline::preset("O").unwrap().run(Arc::new(words));
-    let b = bisect_run(&gpu, &run, None, &|| false).unwrap();
+    let b = bisect_run(&gpu, &run, Feed::default(), &|| false).unwrap();
     assert_eq!(b.first, None, "{}", b.summary());
     assert!(b.setup.contains("2 buffers of 16 KiB"), "{}", b.setup);
 }
@@ -545,14 +551,26 @@ fn a_difference_is_confirmed_before_a_pass_is_blamed() {
     };
     // The input's three runs agree; the step differs; the input's next runs show that word
     // varies (a race seen late): nothing is blamed, the word is left out.
-    let b = bisect_run(&canned(vec![1, 1, 1, 2], vec![2]), &run, None, &|| false).unwrap();
+    let b = bisect_run(
+        &canned(vec![1, 1, 1, 2], vec![2]),
+        &run,
+        Feed::default(),
+        &|| false,
+    )
+    .unwrap();
     assert_eq!(b.first, None, "{}", b.summary());
     assert!(b.summary().contains("words vary"), "{}", b.summary());
     // The step differs on one run of three: not blamed either.
-    let b = bisect_run(&canned(vec![1], vec![2, 1, 1]), &run, None, &|| false).unwrap();
+    let b = bisect_run(
+        &canned(vec![1], vec![2, 1, 1]),
+        &run,
+        Feed::default(),
+        &|| false,
+    )
+    .unwrap();
     assert_eq!(b.first, None, "{}", b.summary());
     // A difference every run shows is blamed.
-    let b = bisect_run(&canned(vec![1], vec![2]), &run, None, &|| false).unwrap();
+    let b = bisect_run(&canned(vec![1], vec![2]), &run, Feed::default(), &|| false).unwrap();
     assert_eq!(b.first.expect("a difference").pass, "swap-add-sub");
 }
 
@@ -587,11 +605,11 @@ void main() {
     assert_eq!(layout.bindings.len(), 7, "{:?}", layout.bindings);
     let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
     let run = Pipeline::preset("O").unwrap().run(Arc::new(words.clone()));
-    let b = bisect_run(&gpu, &run, None, &|| false).unwrap_or_else(|e| panic!("{e}"));
+    let b = bisect_run(&gpu, &run, Feed::default(), &|| false).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(b.first, None, "{}", b.summary());
     assert!(b.summary().contains("images"), "{}", b.summary());
     let run = wrong_pipeline().run(Arc::new(words));
-    let b = bisect_run(&gpu, &run, None, &|| false).unwrap_or_else(|e| panic!("{e}"));
+    let b = bisect_run(&gpu, &run, Feed::default(), &|| false).unwrap_or_else(|e| panic!("{e}"));
     let first = b.first.expect("a difference");
     assert_eq!(first.pass, "swap-add-sub");
     assert!(
@@ -631,10 +649,10 @@ void main() {
     assert_eq!(layout.addresses.push, [0]);
     let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
     let run = Pipeline::preset("O").unwrap().run(Arc::new(words.clone()));
-    let b = bisect_run(&gpu, &run, None, &|| false).unwrap_or_else(|e| panic!("{e}"));
+    let b = bisect_run(&gpu, &run, Feed::default(), &|| false).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(b.first, None, "{}", b.summary());
     let run = wrong_pipeline().run(Arc::new(words));
-    let b = bisect_run(&gpu, &run, None, &|| false).unwrap_or_else(|e| panic!("{e}"));
+    let b = bisect_run(&gpu, &run, Feed::default(), &|| false).unwrap_or_else(|e| panic!("{e}"));
     let first = b.first.expect("a difference");
     assert_eq!(first.pass, "swap-add-sub");
     assert!(
@@ -692,4 +710,56 @@ void main() {
         "{out}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A module with two compute entry points runs the one named (`--entry`), else the first.
+#[test]
+fn the_entry_point_named_is_the_one_run() {
+    const TWO: &str = r#"; Version: 1.3
+OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpEntryPoint GLCompute %other "other"
+OpExecutionMode %main LocalSize 1 1 1
+OpExecutionMode %other LocalSize 1 1 1
+OpDecorate %Buf Block
+OpMemberDecorate %Buf 0 Offset 0
+OpDecorate %buf DescriptorSet 0
+OpDecorate %buf Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%u0 = OpConstant %uint 0
+%u5 = OpConstant %uint 5
+%Buf = OpTypeStruct %uint
+%pBuf = OpTypePointer StorageBuffer %Buf
+%buf = OpVariable %pBuf StorageBuffer
+%p_uint = OpTypePointer StorageBuffer %uint
+%main = OpFunction %void None %fn
+%e = OpLabel
+%p = OpAccessChain %p_uint %buf %u0
+OpStore %p %u5
+OpReturn
+OpFunctionEnd
+%other = OpFunction %void None %fn
+%e2 = OpLabel
+%q = OpAccessChain %p_uint %buf %u0
+%x = OpLoad %uint %q
+%y = OpIAdd %uint %x %u5
+OpStore %q %y
+OpReturn
+OpFunctionEnd
+"#;
+    let words = shaderstep::ir::spirv::asm::assemble(TWO).unwrap();
+    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
+    // The test pass turns `other`'s add into a subtract: only a run of `other` sees it.
+    let run = wrong_pipeline().run(Arc::new(words));
+    let b = bisect_run(&gpu, &run, Feed::default(), &|| false).unwrap();
+    assert_eq!(b.first, None, "{}", b.summary());
+    let other = Feed {
+        entry: Some("other"),
+        ..Feed::default()
+    };
+    let b = bisect_run(&gpu, &run, other, &|| false).unwrap();
+    assert_eq!(b.first.expect("a difference").pass, "swap-add-sub");
 }

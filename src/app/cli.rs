@@ -219,10 +219,16 @@ pub struct RunArgs {
     pub experimental: bool,
 
     /// Run the shader on a Vulkan driver (lavapipe) after every step, on the same data, and
-    /// print the first step whose results differ from the input's (exit status 1 then).
-    /// Compute shaders with storage and uniform buffers.
+    /// print the first step whose results differ from the input's, or that crashes or hangs
+    /// the driver (exit status 1 then). Compute shaders; a vertex and a fragment stage, or
+    /// either alone (drawn with a stage made for it).
     #[arg(long)]
     pub bisect_run: bool,
+
+    /// With --bisect-run: the entry point to run when a module has several of its stage
+    /// (else the first).
+    #[arg(long, value_name = "NAME", requires = "bisect_run")]
+    pub entry: Option<String>,
 
     /// With --bisect-run: the bytes every buffer starts with (repeated to fill it), instead of
     /// the fixed pattern.

@@ -434,7 +434,15 @@ impl App {
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     // In a worker process: a driver that crashes or hangs is a finding.
                     crate::pipeline::gpu::isolated::Isolated::open_here(false).and_then(|gpu| {
-                        crate::pipeline::semantic::bisect(&gpu, &runs, data.as_deref(), &|| false)
+                        crate::pipeline::semantic::bisect(
+                            &gpu,
+                            &runs,
+                            crate::pipeline::semantic::Feed {
+                                data: data.as_deref(),
+                                entry: None,
+                            },
+                            &|| false,
+                        )
                     })
                 }))
                 .unwrap_or_else(|_| Err("internal error in the bisect run (please report)".into()));

@@ -321,7 +321,15 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
                 vec![run]
             };
             let result = gpu.as_ref().map_err(Clone::clone).and_then(|g| {
-                crate::pipeline::semantic::bisect(g, &together, bisect_data.as_deref(), &|| false)
+                crate::pipeline::semantic::bisect(
+                    g,
+                    &together,
+                    crate::pipeline::semantic::Feed {
+                        data: bisect_data.as_deref(),
+                        entry: args.entry.as_deref(),
+                    },
+                    &|| false,
+                )
             });
             match result {
                 Ok(b) => {

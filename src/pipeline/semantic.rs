@@ -21,7 +21,7 @@ use spirv::ExecutionModel;
 
 use std::time::{Duration, Instant};
 
-use super::gpu::reflect::{covers, difference, mixed, reflect, setup, Kind, FILLS};
+use super::gpu::reflect::{covers, difference, mixed, reflect_entry, setup, Kind, FILLS};
 use super::gpu::{Binding, Device, DeviceError, Layout, BUFFER_SIZE};
 use super::validate::spirv_of;
 use super::Run;
@@ -85,6 +85,15 @@ pub fn driver_words(module: &crate::ir::Module) -> Result<Vec<u32>, String> {
         ));
     }
     Ok(write::write_words(&m))
+}
+
+/// What a semantic bisect feeds the shader, beyond its fixed patterns.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Feed<'a> {
+    /// The bytes every buffer starts with (repeated to fill it).
+    pub data: Option<&'a [u8]>,
+    /// The entry point run, when a module has several of its stage (else the first).
+    pub entry: Option<&'a str>,
 }
 
 /// Runs more of the input, and of a step found to differ, before that step is blamed.
@@ -362,9 +371,10 @@ fn first_difference(
 pub fn bisect_run(
     gpu: &dyn Device,
     run: &Run,
-    data: Option<&[u8]>,
+    feed: Feed,
     cancelled: &dyn Fn() -> bool,
 ) -> Result<BisectRun, String> {
+    let data = feed.data;
     // The input: the first step that is not the source text.
     let steps: Vec<usize> = (0..run.steps.len())
         .filter(|&i| !run.steps[i].is_source())
@@ -372,7 +382,7 @@ pub fn bisect_run(
     let &first = steps.first().ok_or("the run has no steps")?;
     let words = driver_words(&run.steps[first].module)
         .map_err(|e| format!("the input cannot be run: {e}"))?;
-    let layout = Layout::of(&words).map_err(|why| {
+    let layout = Layout::of_entry(&words, feed.entry).map_err(|why| {
         format!(
             "cannot run this shader: {why} (compute shaders with buffers, images of every shape, texel buffers, samplers and push constants run)"
         )
@@ -559,7 +569,7 @@ fn models(run: &Run) -> Vec<ExecutionModel> {
 pub fn bisect(
     gpu: &dyn Device,
     runs: &[&Run],
-    data: Option<&[u8]>,
+    feed: Feed,
     cancelled: &dyn Fn() -> bool,
 ) -> Result<BisectRun, String> {
     let with = |m: ExecutionModel| runs.iter().copied().find(|r| models(r).contains(&m));
@@ -569,19 +579,25 @@ pub fn bisect(
         with(ExecutionModel::Fragment),
     ) {
         ([one], _, _) if models(one).contains(&ExecutionModel::GLCompute) => {
-            bisect_run(gpu, one, data, cancelled)
+            bisect_run(gpu, one, feed, cancelled)
         }
-        (_, Some(vs), Some(fs)) => bisect_draw(gpu, vs, fs, cancelled),
+        (_, Some(vs), Some(fs)) => bisect_draw(gpu, vs, fs, feed, cancelled),
         ([_], None, Some(fs)) => {
             // A fragment shader alone: drawn behind a vertex stage made for it.
             let first = *pass_steps(fs).first().ok_or("the run has no steps")?;
             let words = spirv_of(&fs.steps[first].module)
                 .map_err(|e| format!("the fragment stage cannot be run: {e}"))?
                 .words;
-            let stage = reflect(&words, ExecutionModel::Fragment)
+            let stage = reflect_entry(&words, ExecutionModel::Fragment, feed.entry)
                 .map_err(|e| format!("cannot draw the fragment stage: {e}"))?;
             let vertex = super::gpu::stand_in::vertex_for(&stage)?;
-            draw_bisect(gpu, Side::Generated(vertex), Side::Stage(fs), cancelled)
+            draw_bisect(
+                gpu,
+                Side::Generated(vertex),
+                Side::Stage(fs),
+                feed,
+                cancelled,
+            )
         }
         ([_], Some(vs), None) => {
             // A vertex shader alone: drawn before a fragment stage made for it.
@@ -589,12 +605,18 @@ pub fn bisect(
             let words = spirv_of(&vs.steps[first].module)
                 .map_err(|e| format!("the vertex stage cannot be run: {e}"))?
                 .words;
-            let stage = reflect(&words, ExecutionModel::Vertex)
+            let stage = reflect_entry(&words, ExecutionModel::Vertex, feed.entry)
                 .map_err(|e| format!("cannot draw the vertex stage: {e}"))?;
             let fragment = super::gpu::stand_in::fragment_for(&stage)?;
-            draw_bisect(gpu, Side::Stage(vs), Side::Generated(fragment), cancelled)
+            draw_bisect(
+                gpu,
+                Side::Stage(vs),
+                Side::Generated(fragment),
+                feed,
+                cancelled,
+            )
         }
-        ([one], _, _) => bisect_run(gpu, one, data, cancelled),
+        ([one], _, _) => bisect_run(gpu, one, feed, cancelled),
         _ => Err("the stages have no vertex and fragment stage to draw".into()),
     }
 }
@@ -606,9 +628,10 @@ pub fn bisect_draw(
     gpu: &dyn Device,
     vs: &Run,
     fs: &Run,
+    feed: Feed,
     cancelled: &dyn Fn() -> bool,
 ) -> Result<BisectRun, String> {
-    draw_bisect(gpu, Side::Stage(vs), Side::Stage(fs), cancelled)
+    draw_bisect(gpu, Side::Stage(vs), Side::Stage(fs), feed, cancelled)
 }
 
 /// One stage of a draw: the pipeline's own, stepped through (beside the other stage), or one
@@ -640,6 +663,7 @@ fn draw_bisect(
     gpu: &dyn Device,
     vertex: Side,
     fragment: Side,
+    feed: Feed,
     cancelled: &dyn Fn() -> bool,
 ) -> Result<BisectRun, String> {
     // The steps come from the stages stepped through (a step is named after the fragment
@@ -659,9 +683,9 @@ fn draw_bisect(
     let f0 = fragment
         .words(fsteps[0])
         .map_err(|e| format!("the fragment stage cannot be run: {e}"))?;
-    let vstage = reflect(&v0, ExecutionModel::Vertex)
+    let vstage = reflect_entry(&v0, ExecutionModel::Vertex, feed.entry)
         .map_err(|e| format!("cannot draw the vertex stage: {e}"))?;
-    let fstage = reflect(&f0, ExecutionModel::Fragment)
+    let fstage = reflect_entry(&f0, ExecutionModel::Fragment, feed.entry)
         .map_err(|e| format!("cannot draw the fragment stage: {e}"))?;
     // The first fill with which the input draws something (or the last one).
     let mut chosen = None;

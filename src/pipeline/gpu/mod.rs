@@ -97,6 +97,11 @@ impl Layout {
     /// `Err` says why the runner cannot run the module (not compute, a resource of a kind it
     /// does not make, push constants holding addresses…).
     pub fn of(words: &[u32]) -> Result<Layout, String> {
+        Layout::of_entry(words, None)
+    }
+
+    /// `of` for the compute entry point called `name` when there is one, else the first.
+    pub fn of_entry(words: &[u32], name: Option<&str>) -> Result<Layout, String> {
         let m = read::read_words(words).map_err(|e| e.to_string())?;
         if !m.entry_points.iter().any(|e| {
             matches!(
@@ -168,7 +173,7 @@ impl Layout {
         if !in_blocks.is_empty() || !sites.push.is_empty() {
             sites.pointees = addresses::pointee_sites(&m, &bytes);
         }
-        let stage = reflect::reflect(words, spirv::ExecutionModel::GLCompute)?;
+        let stage = reflect::reflect_entry(words, spirv::ExecutionModel::GLCompute, name)?;
         let mut bindings: Vec<Binding> = reflect::merged(stage.resources.iter())?
             .into_iter()
             .map(|(set, binding, count, kind)| Binding {

@@ -463,12 +463,25 @@ impl<'a> Reflect<'a> {
 /// Reads the interface of the `model` entry point of `words`; `Err` says why it cannot be drawn
 /// (starting with "no " when there is no such entry point).
 pub fn reflect(words: &[u32], model: ExecutionModel) -> Result<Stage, String> {
+    reflect_entry(words, model, None)
+}
+
+/// `reflect` of the `model` entry point called `name` when there is one, else of the first.
+pub fn reflect_entry(
+    words: &[u32],
+    model: ExecutionModel,
+    name: Option<&str>,
+) -> Result<Stage, String> {
     let m = Globals::read(words)?;
     let r = Reflect::new(&m);
+    let of_model = |e: &&dr::Instruction| matches!(e.operands.first(), Some(Operand::ExecutionModel(x)) if *x == model);
+    let named = |e: &&dr::Instruction| matches!(e.operands.get(2), Some(Operand::LiteralString(n)) if Some(n.as_str()) == name);
     let entry = m
         .entry_points
         .iter()
-        .find(|e| matches!(e.operands.first(), Some(Operand::ExecutionModel(x)) if *x == model))
+        .filter(of_model)
+        .find(named)
+        .or_else(|| m.entry_points.iter().find(of_model))
         .ok_or_else(|| format!("no {model:?} entry point"))?;
     let name = match entry.operands.get(2) {
         Some(Operand::LiteralString(s)) => s.clone(),
