@@ -145,6 +145,21 @@ fn run_bisect_run_on_the_command_line() {
             .collect::<Vec<u8>>(),
     )
     .unwrap();
+    // An entry point the module does not have is an error that lists the ones it has.
+    let r = shaderstep(&[
+        "run",
+        "assets/examples/cull.comp",
+        "--preset",
+        "O",
+        "--bisect-run",
+        "--entry",
+        "nosuch",
+    ]);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(
+        !r.status.success() && err.contains("no entry point is called 'nosuch' (there are: main)"),
+        "{err}"
+    );
     let r = shaderstep(&[
         "run",
         "assets/examples/cull.comp",

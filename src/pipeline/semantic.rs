@@ -548,6 +548,22 @@ pub fn pass_steps(run: &Run) -> Vec<usize> {
 }
 
 /// The execution models of a run's input.
+/// The names of the entry points of a run's input.
+fn entry_names(run: &Run) -> Vec<String> {
+    let Some(&first) = pass_steps(run).first() else {
+        return Vec::new();
+    };
+    run.steps[first]
+        .module
+        .entry_points
+        .iter()
+        .filter_map(|e| match e.lits().get(1) {
+            Some(rspirv::dr::Operand::LiteralString(n)) => Some(n.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 fn models(run: &Run) -> Vec<ExecutionModel> {
     let Some(&first) = pass_steps(run).first() else {
         return Vec::new();
@@ -572,6 +588,15 @@ pub fn bisect(
     feed: Feed,
     cancelled: &dyn Fn() -> bool,
 ) -> Result<BisectRun, String> {
+    if let Some(name) = feed.entry {
+        let names: Vec<String> = runs.iter().flat_map(|r| entry_names(r)).collect();
+        if !names.iter().any(|n| n == name) {
+            return Err(format!(
+                "no entry point is called '{name}' (there are: {})",
+                names.join(", ")
+            ));
+        }
+    }
     let with = |m: ExecutionModel| runs.iter().copied().find(|r| models(r).contains(&m));
     match (
         runs,
