@@ -430,7 +430,16 @@ impl<'a> Reflect<'a> {
                 if arrayed && dim == Dim::D3 {
                     return Err("an arrayed 3D image".into());
                 }
-                let scalar = self.ty(id(o.first()).unwrap_or(0))?.scalar;
+                // 64-bit integer images (`R64ui`, `R64i`) take their declared format; their
+                // scalar only names them.
+                let sampled = self.def(id(o.first()).unwrap_or(0))?;
+                let scalar = match (sampled.class.opcode, lit(sampled.operands.first())) {
+                    (Op::TypeInt, Some(64)) if lit(sampled.operands.get(1)) == Some(1) => {
+                        Scalar::I32
+                    }
+                    (Op::TypeInt, Some(64)) => Scalar::U32,
+                    _ => self.ty(id(o.first()).unwrap_or(0))?.scalar,
+                };
                 Kind::Image(Image {
                     scalar,
                     dim,
