@@ -72,6 +72,40 @@ pub enum Command {
     /// What each step costs the GPU: register pressure (peak 32-bit components live) and the
     /// instruction mix, per shader and step.
     Cost(CostArgs),
+    /// Reduce a shader to the smallest one that still shows what a bisect found: a step
+    /// spirv-val rejects, a pass that fails, a step whose results differ on the driver or that
+    /// crashes it, or what a command says is interesting.
+    Reduce(ReduceArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ReduceArgs {
+    /// The shader (as `run` takes it).
+    pub input: PathBuf,
+    /// The preset whose step is reduced for.
+    #[arg(long, default_value = "O", conflicts_with = "passes")]
+    pub preset: String,
+    /// Comma-separated passes to run instead of a preset.
+    #[arg(long, value_delimiter = ',')]
+    pub passes: Option<Vec<String>>,
+    /// An external optimizer instead of our passes: 'spirv-opt FLAGS'.
+    #[arg(long, value_name = "COMMAND", conflicts_with_all = ["preset", "passes"])]
+    pub external: Option<String>,
+    /// What the reduced shader must still show: `invalid` (the step's output is rejected by
+    /// spirv-val), `differs` (its results differ on the driver), `crash` (the driver crashes
+    /// or hangs on it), `fails` (the pass fails with the same error), or 'COMMAND' (exits 0
+    /// when the candidate, whose path it gets last, is still interesting: spirv-reduce's
+    /// convention).
+    #[arg(long, value_name = "PROPERTY")]
+    pub until: String,
+    /// The step it is about: its pass number (0 is the first pass) or the first step of a pass
+    /// of that name. Default: the step the matching bisect finds.
+    #[arg(long, value_name = "STEP")]
+    pub step: Option<String>,
+    /// Where the reduced shader goes (default: INPUT.reduced.spv); its disassembly goes
+    /// beside it as .spvasm.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(clap::Args, Debug)]

@@ -439,7 +439,7 @@ impl App {
                             &runs,
                             crate::pipeline::semantic::Feed {
                                 data: data.as_deref(),
-                                entry: None,
+                                ..Default::default()
                             },
                             &|| false,
                         )

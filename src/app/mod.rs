@@ -12,6 +12,7 @@ pub mod event_loop;
 pub mod highlight;
 pub mod input;
 pub mod keymap;
+pub mod reduce;
 pub mod replay;
 pub mod run;
 pub mod sources;
@@ -56,6 +57,7 @@ pub fn main(cli: Cli) -> color_eyre::Result<i32> {
         }
         Some(Command::Replay(args)) => replay_command(&args),
         Some(Command::Cost(args)) => Ok(cost::run(&args)),
+        Some(Command::Reduce(args)) => Ok(reduce::run(&args)),
         Some(Command::Ops(args)) => {
             use crate::ir::ops;
             let text = if args.json {

@@ -327,6 +327,7 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
                     crate::pipeline::semantic::Feed {
                         data: bisect_data.as_deref(),
                         entry: args.entry.as_deref(),
+                        ..Default::default()
                     },
                     &|| false,
                 )

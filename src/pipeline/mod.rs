@@ -12,6 +12,7 @@ pub mod link;
 pub mod manager;
 pub mod pass;
 pub mod passes;
+pub mod reduce;
 pub mod registry;
 pub mod semantic;
 pub mod validate;

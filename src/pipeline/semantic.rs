@@ -94,6 +94,15 @@ pub struct Feed<'a> {
     pub data: Option<&'a [u8]>,
     /// The entry point run, when a module has several of its stage (else the first).
     pub entry: Option<&'a str>,
+    /// Only the passes numbered from `.0` to `.1` are run and compared (`reduce` asks whether
+    /// one step, and not the one before, differs); the others count as the same.
+    pub window: Option<(usize, usize)>,
+}
+
+impl Feed<'_> {
+    fn skips(&self, pass: usize) -> bool {
+        self.window.is_some_and(|(lo, hi)| pass < lo || pass > hi)
+    }
 }
 
 /// Runs more of the input, and of a step found to differ, before that step is blamed.
@@ -473,7 +482,7 @@ pub fn bisect_run(
             return Err("cancelled".into());
         }
         let step = &run.steps[i];
-        if !step.changed {
+        if !step.changed || feed.skips(k) {
             out.compared += 1;
             continue;
         }
@@ -788,7 +797,7 @@ fn draw_bisect(
             return Err("cancelled".into());
         }
         let (vi, fi) = (vsteps[k], fsteps[k]);
-        if !vertex.changed(vi) && !fragment.changed(fi) {
+        if (!vertex.changed(vi) && !fragment.changed(fi)) || feed.skips(k) {
             out.compared += 1;
             continue;
         }

@@ -327,3 +327,46 @@ pub fn debug_builds() -> (Vec<Shader>, Vec<String>) {
     );
     (shaders, notes)
 }
+
+/// A buffer holding a device address that the shader dereferences far past its end: runs give
+/// the buffer a real address, the shader adds an offset that leaves every mapping, and
+/// lavapipe crashes on it.
+pub const WILD_POINTER: &str = r#"; Version: 1.5
+OpCapability Shader
+OpCapability Int64
+OpCapability PhysicalStorageBufferAddresses
+OpExtension "SPV_KHR_physical_storage_buffer"
+OpMemoryModel PhysicalStorageBuffer64 GLSL450
+OpEntryPoint GLCompute %main "main" %buf
+OpExecutionMode %main LocalSize 1 1 1
+OpDecorate %Buf Block
+OpMemberDecorate %Buf 0 Offset 0
+OpMemberDecorate %Buf 1 Offset 8
+OpDecorate %buf DescriptorSet 0
+OpDecorate %buf Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%ulong = OpTypeInt 64 0
+%Buf = OpTypeStruct %ulong %uint
+%pBuf = OpTypePointer StorageBuffer %Buf
+%buf = OpVariable %pBuf StorageBuffer
+%p_ulong = OpTypePointer StorageBuffer %ulong
+%p_uint = OpTypePointer StorageBuffer %uint
+%psb_uint = OpTypePointer PhysicalStorageBuffer %uint
+%int = OpTypeInt 32 1
+%i0 = OpConstant %int 0
+%i1 = OpConstant %int 1
+%far = OpConstant %ulong 6510615555426900568
+%main = OpFunction %void None %fn
+%e = OpLabel
+%pa = OpAccessChain %p_ulong %buf %i0
+%a = OpLoad %ulong %pa
+%wild = OpIAdd %ulong %a %far
+%ptr = OpConvertUToPtr %psb_uint %wild
+%v = OpLoad %uint %ptr Aligned 4
+%po = OpAccessChain %p_uint %buf %i1
+OpStore %po %v
+OpReturn
+OpFunctionEnd
+"#;

@@ -1,0 +1,116 @@
+//! `shaderstep reduce`: a shader reduced to the smallest one that still shows a property, with
+//! a progress line on a terminal, the result written as SPIR-V and as assembly beside it.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use super::cli::ReduceArgs;
+use crate::pipeline::reduce::{self, Property};
+use crate::pipeline::Pipeline;
+
+/// Exit status: 0 when the shader was reduced, 1 when it could not be.
+pub fn run(args: &ReduceArgs) -> i32 {
+    match run_inner(args) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {}: {e}", args.input.display());
+            1
+        }
+    }
+}
+
+fn run_inner(args: &ReduceArgs) -> Result<(), String> {
+    let config = super::config::load(&[], std::slice::from_ref(&args.input))?.0;
+    let pipeline = match &args.external {
+        Some(command) => Pipeline::external(config.external_tool(command)?),
+        None => Pipeline::from_flags(args.passes.as_deref(), &args.preset)?,
+    };
+    let property: Property = args.until.parse()?;
+    let loaded = crate::pipeline::input::load_with(&args.input, &config.front_ends)
+        .map_err(|e| e.to_string())?;
+    // A driver only for the properties that run shaders, in a worker process.
+    let worker = match property {
+        Property::Differs | Property::Crash => {
+            Some(crate::pipeline::gpu::isolated::Isolated::open_here(false)?)
+        }
+        _ => None,
+    };
+    let gpu = worker
+        .as_ref()
+        .map(|w| w as &dyn crate::pipeline::gpu::Device);
+    let output = args.output.clone().unwrap_or_else(|| {
+        let mut name = args.input.clone().into_os_string();
+        name.push(".reduced.spv");
+        PathBuf::from(name)
+    });
+    let scratch =
+        std::env::temp_dir().join(format!("shaderstep-reduce-{}.spv", std::process::id()));
+    let test = reduce::prepare(
+        &pipeline,
+        property,
+        args.step.as_deref(),
+        &loaded.words,
+        gpu,
+        scratch.clone(),
+    )?;
+    let start = Pipeline::from_names(&["lower"])?
+        .run(std::sync::Arc::new(loaded.words.clone()))
+        .final_module()
+        .map(|m| (**m).clone())
+        .ok_or("the input does not read")?;
+    let about = match test.step {
+        Some(k) => {
+            let run = pipeline.run(std::sync::Arc::new(loaded.words.clone()));
+            let steps = crate::pipeline::semantic::pass_steps(&run);
+            format!(
+                " at step {k} ({})",
+                steps.get(k).map_or("?", |&i| run.steps[i].pass)
+            )
+        }
+        None => String::new(),
+    };
+    let terminal = std::io::stderr().is_terminal();
+    let reduced = reduce::reduce(
+        &test,
+        start,
+        &mut |p| {
+            if terminal {
+                eprint!(
+                    "\rreducing: {} tried, {} kept, {} instructions   ",
+                    p.tried, p.accepted, p.instructions
+                );
+            }
+        },
+        &|| false,
+    );
+    let _ = std::fs::remove_file(&scratch);
+    if terminal {
+        eprintln!();
+    }
+    let reduced = reduced?;
+    let bytes: Vec<u8> = reduced.words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&output, bytes).map_err(|e| format!("{}: {e}", output.display()))?;
+    let asm = output.with_extension("spvasm");
+    let module = crate::ir::spirv::read::read_words(&reduced.words).map_err(|e| e.to_string())?;
+    let text = crate::ir::spirv::disasm::disassemble(&module, &Default::default());
+    std::fs::write(&asm, text).map_err(|e| format!("{}: {e}", asm.display()))?;
+    let applied: Vec<String> = reduced
+        .applied
+        .iter()
+        .map(|(e, n)| format!("{} {n}", e.name()))
+        .collect();
+    println!(
+        "{}: {} → {} instructions ({:.0} %){about}, in {:.1} s: {} candidates tried, {} kept ({}) → {} and {}",
+        args.input.display(),
+        reduced.before,
+        reduced.after,
+        100.0 * reduced.after as f64 / reduced.before.max(1) as f64,
+        reduced.took.as_secs_f64(),
+        reduced.tried,
+        reduced.accepted,
+        if applied.is_empty() { "nothing applied".to_string() } else { applied.join(", ") },
+        output.display(),
+        asm.display()
+    );
+    Ok(())
+}

@@ -1,0 +1,881 @@
+//! `reduce`: the smallest shader that still shows what a bisect found — a step whose output
+//! spirv-val rejects, a pass that fails, a step whose results differ on the driver or that
+//! crashes it, or whatever a command says is interesting (spirv-reduce's convention).
+//!
+//! Delta debugging over ways to make the module smaller, largest first: debug info, entry
+//! points, calls, branches (a conditional branch taken one way: selections lose an arm, loops
+//! run once or not at all), stores, and values (a result replaced by a constant of its type).
+//! Each kind's chances are tried in chunks that halve until one at a time; after each edit
+//! the passes `dce` and `dead-branch` take away what it left unused or unreachable. A candidate
+//! is kept only when spirv-val accepts it and it still has the property. Under `differs` no
+//! edit brings undefined behaviour in: no `OpUndef` (values become null constants), no store
+//! to function, private or workgroup memory goes (a later load would read what nothing
+//! wrote), and no divisor becomes zero.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use spirv::Op;
+
+use super::external::{spirv_val, target_env, Validation};
+use super::gpu::Device;
+use super::pass::PassCx;
+use super::registry;
+use super::semantic::{self, Feed, Finding};
+use super::validate::{check_step, spirv_of, StepCheck};
+use super::{Pipeline, Run};
+use crate::ir::rewrite::{Builder, Replacer};
+use crate::ir::{Id, Module};
+
+/// What makes a candidate interesting.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Property {
+    /// The step's output is rejected by spirv-val.
+    Invalid,
+    /// The step's results differ from its input's on the driver.
+    Differs,
+    /// The driver crashes or hangs on the step's output.
+    Crash,
+    /// The step's pass fails with the same diagnostic.
+    Fails,
+    /// A command, given the candidate's path last, exits 0.
+    Command(String),
+}
+
+impl std::str::FromStr for Property {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Ok(match s {
+            "invalid" => Property::Invalid,
+            "differs" => Property::Differs,
+            "crash" => Property::Crash,
+            "fails" => Property::Fails,
+            "" => return Err("an empty property".into()),
+            command => Property::Command(command.to_string()),
+        })
+    }
+}
+
+/// The interestingness test: the property, at which step of the pipeline.
+pub struct Test<'a> {
+    pub pipeline: &'a Pipeline,
+    pub property: Property,
+    /// The pass step (0 is the first pass) the property is about; none for a command.
+    pub step: Option<usize>,
+    /// For `fails`: the error the pass fails with on the input.
+    pub error: Option<String>,
+    pub gpu: Option<&'a dyn Device>,
+    /// The SPIR-V environment candidates are validated in.
+    pub env: String,
+    /// Where a command's candidates are written.
+    pub scratch: std::path::PathBuf,
+}
+
+/// The pass steps of a run (every step but the source text), by pass number.
+fn pass_steps(run: &Run) -> Vec<usize> {
+    semantic::pass_steps(run)
+}
+
+/// Which step `which` names in `run`: a pass number, or the first step of a pass of that
+/// name.
+pub fn step_named(run: &Run, which: &str) -> Result<usize, String> {
+    let steps = pass_steps(run);
+    if let Ok(k) = which.parse::<usize>() {
+        return if k < steps.len() {
+            Ok(k)
+        } else {
+            Err(format!(
+                "there is no step {k}: the pipeline has {} steps",
+                steps.len()
+            ))
+        };
+    }
+    steps
+        .iter()
+        .position(|&i| run.steps[i].pass == which)
+        .ok_or_else(|| {
+            let mut names: Vec<&str> = steps.iter().map(|&i| run.steps[i].pass).collect();
+            names.dedup();
+            format!(
+                "the pipeline has no pass '{which}' (it runs: {})",
+                names.join(", ")
+            )
+        })
+}
+
+impl Test<'_> {
+    /// Whether `words` still have the property (they are valid SPIR-V: checked before).
+    pub fn holds(&self, words: &[u32]) -> Result<bool, String> {
+        if let Property::Command(command) = &self.property {
+            return self.command(command, words);
+        }
+        let run = self.pipeline.run(Arc::new(words.to_vec()));
+        let k = self
+            .step
+            .ok_or("the property is about a step, and none is named")?;
+        let steps = pass_steps(&run);
+        let Some(&i) = steps.get(k) else {
+            // The pipeline stopped before the step: a pass failed earlier.
+            return Ok(false);
+        };
+        Ok(match &self.property {
+            Property::Invalid => {
+                run.failed.is_none_or(|f| f > i)
+                    && matches!(check_step(&run.steps[i].module)?, StepCheck::Invalid { .. })
+            }
+            Property::Fails => run.failed == Some(i) && run.steps[i].error == self.error,
+            Property::Differs | Property::Crash => {
+                let gpu = self
+                    .gpu
+                    .ok_or("the property needs a Vulkan driver, and none is open")?;
+                // This step and the one before: the difference must begin at this one.
+                let feed = Feed {
+                    window: Some((k.saturating_sub(1), k)),
+                    ..Feed::default()
+                };
+                match semantic::bisect(gpu, &[&run], feed, &|| false) {
+                    Ok(b) => b.first.is_some_and(|d| {
+                        d.pass_index == k
+                            && match self.property {
+                                Property::Differs => d.finding == Finding::Differs,
+                                _ => matches!(d.finding, Finding::Crashes | Finding::Hangs),
+                            }
+                    }),
+                    // The candidate no longer runs at all (its input fails): not it.
+                    Err(_) => false,
+                }
+            }
+            Property::Command(_) => unreachable!("handled above"),
+        })
+    }
+
+    fn command(&self, command: &str, words: &[u32]) -> Result<bool, String> {
+        let path = &self.scratch;
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        // The command as a shell would run it, with the candidate's path as its last
+        // argument.
+        let status = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("{command} \"$1\""))
+            .arg("sh")
+            .arg(path)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .map_err(|e| format!("cannot run '{command}': {e}"))?;
+        Ok(status.success())
+    }
+
+    /// Whether spirv-val accepts `words`.
+    fn valid(&self, words: &[u32]) -> Result<bool, String> {
+        Ok(matches!(spirv_val(words, &self.env)?, Validation::Valid))
+    }
+}
+
+/// A kind of edit, largest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Edit {
+    DebugInfo,
+    EntryPoints,
+    Calls,
+    Branches,
+    Blocks,
+    Unused,
+    Stores,
+    Values,
+    Interface,
+    Decorations,
+    Capabilities,
+}
+
+impl Edit {
+    pub const ALL: [Edit; 11] = [
+        Edit::DebugInfo,
+        Edit::EntryPoints,
+        Edit::Calls,
+        Edit::Branches,
+        Edit::Blocks,
+        Edit::Unused,
+        Edit::Stores,
+        Edit::Values,
+        Edit::Interface,
+        Edit::Decorations,
+        Edit::Capabilities,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Edit::DebugInfo => "debug info and names",
+            Edit::EntryPoints => "entry points",
+            Edit::Calls => "calls",
+            Edit::Branches => "branches",
+            Edit::Blocks => "blocks merged",
+            Edit::Unused => "unused instructions",
+            Edit::Stores => "stores",
+            Edit::Values => "values",
+            Edit::Interface => "interface variables",
+            Edit::Decorations => "decorations",
+            Edit::Capabilities => "capabilities and extensions",
+        }
+    }
+}
+
+/// One place an edit can be made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Chance {
+    DebugInfo,
+    /// The entry point at this position.
+    Entry(usize),
+    /// The call with this result, in this function.
+    Call(Id, Id),
+    /// The conditional branch ending this block, taken to its true (or false) target.
+    Branch(Id, Id, bool),
+    /// The `k`th store of this block.
+    Store(Id, Id, usize),
+    /// This value, replaced by a null constant.
+    Value(Id, Id),
+    /// Everything unused at once (the `dce` pass).
+    Dce,
+    /// Blocks joined to their only predecessor (the `block-merge` pass).
+    MergeBlocks,
+    /// This instruction, whose result nothing uses and which has no effect.
+    Unused(Id, Id),
+    /// This type, constant or global variable, which nothing uses.
+    UnusedGlobal(Id),
+    /// This variable, out of the interface of every entry point.
+    Interface(Id),
+    /// The annotation at this position.
+    Decoration(usize),
+    /// The capability or extension at this position of the preamble.
+    Preamble(usize),
+}
+
+/// The variable `ptr` points into (through access chains), if that is known.
+fn variable_of(m: &Module, f: &crate::ir::Function, ptr: Id) -> Option<Id> {
+    let mut at = ptr;
+    for _ in 0..64 {
+        match f.def_of(at).or_else(|| m.global(at)) {
+            Some(d)
+                if matches!(
+                    d.op,
+                    Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain
+                ) =>
+            {
+                at = d.args[0]
+            }
+            Some(d) if d.op == Op::Variable => return Some(at),
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// Variables something reads: loaded, used atomically, or passed to a call (which may read
+/// them) — through access chains.
+fn read_variables(m: &Module) -> std::collections::HashSet<Id> {
+    let mut out = std::collections::HashSet::new();
+    for f in m.functions() {
+        for i in f.insts() {
+            let pointers: Vec<Id> = match i.op {
+                Op::Load | Op::CopyMemory | Op::CopyMemorySized => {
+                    i.args.last().copied().into_iter().collect()
+                }
+                Op::FunctionCall => i.args.iter().skip(1).copied().collect(),
+                op if crate::ir::inst::is_atomic(op) => {
+                    i.args.first().copied().into_iter().collect()
+                }
+                _ => Vec::new(),
+            };
+            for p in pointers {
+                match variable_of(m, f, p) {
+                    Some(v) => {
+                        out.insert(v);
+                    }
+                    // A pointer of unknown origin may read anything: every variable counts.
+                    None if i.op != Op::FunctionCall => {
+                        out.extend(
+                            m.globals()
+                                .iter()
+                                .filter(|g| g.op == Op::Variable)
+                                .filter_map(|g| g.result),
+                        );
+                        out.extend(
+                            f.insts()
+                                .filter(|g| g.op == Op::Variable)
+                                .filter_map(|g| g.result),
+                        );
+                    }
+                    None => {}
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether a store through `ptr` may go. Under `differs` only where nothing reads what it
+/// wrote afterwards as memory nothing else wrote: buffers, images and outputs (whose starting
+/// contents are defined), and function, private or workgroup variables nothing reads.
+fn store_may_go(
+    m: &Module,
+    f: &crate::ir::Function,
+    ptr: Id,
+    differs: bool,
+    read: &std::collections::HashSet<Id>,
+) -> bool {
+    if !differs {
+        return true;
+    }
+    let Some(var) = variable_of(m, f, ptr) else {
+        return false;
+    };
+    let def = f.def_of(var).or_else(|| m.global(var));
+    let local = def.is_some_and(|d| {
+        matches!(
+            d.lits().first(),
+            Some(rspirv::dr::Operand::StorageClass(
+                spirv::StorageClass::Function
+                    | spirv::StorageClass::Private
+                    | spirv::StorageClass::Workgroup
+            ))
+        )
+    });
+    !local || !read.contains(&var)
+}
+
+/// Whether a null constant of type `ty` exists and is a plain value.
+fn nullable(m: &Module, ty: Id) -> bool {
+    m.global(ty).is_some_and(|t| {
+        matches!(
+            t.op,
+            Op::TypeInt
+                | Op::TypeFloat
+                | Op::TypeBool
+                | Op::TypeVector
+                | Op::TypeMatrix
+                | Op::TypeArray
+                | Op::TypeStruct
+        )
+    })
+}
+
+const DIVISIONS: [Op; 8] = [
+    Op::UDiv,
+    Op::SDiv,
+    Op::SRem,
+    Op::SMod,
+    Op::UMod,
+    Op::FDiv,
+    Op::FRem,
+    Op::FMod,
+];
+
+fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
+    let mut out = Vec::new();
+    match edit {
+        Edit::DebugInfo
+            if !m.debug.is_empty()
+                || m.functions().iter().any(|f| {
+                    f.insts()
+                        .any(|i| matches!(i.op, Op::Line | Op::NoLine | Op::ExtInst))
+                }) =>
+        {
+            out.push(Chance::DebugInfo)
+        }
+        Edit::EntryPoints if m.entry_points.len() > 1 => {
+            out.extend((0..m.entry_points.len()).map(Chance::Entry))
+        }
+        Edit::Interface => {
+            let mut vars: Vec<Id> = m
+                .entry_points
+                .iter()
+                .flat_map(|e| e.args.iter().skip(1).copied())
+                .collect();
+            vars.sort_unstable();
+            vars.dedup();
+            out.extend(vars.into_iter().map(Chance::Interface));
+        }
+        Edit::Decorations => out.extend((0..m.annotations().len()).map(Chance::Decoration)),
+        Edit::Blocks => out.push(Chance::MergeBlocks),
+        Edit::Unused => {
+            out.push(Chance::Dce);
+            let sets = crate::ir::ops::ExtSets::of(m);
+            let mut used = std::collections::HashSet::new();
+            m.for_each_inst(|i| {
+                if !crate::ir::rewrite::is_metadata(i.op) {
+                    used.extend(i.args.iter().copied());
+                }
+            });
+            // Interface variables are used by their entry points (an edit of their own).
+            for e in &m.entry_points {
+                used.extend(e.args.iter().copied());
+            }
+            for g in m.globals() {
+                if let Some(r) = g.result {
+                    if !used.contains(&r) {
+                        out.push(Chance::UnusedGlobal(r));
+                    }
+                }
+            }
+            for f in m.functions() {
+                for i in f.insts() {
+                    if let Some(r) = i.result {
+                        if !used.contains(&r)
+                            && i.op != Op::Label
+                            && (i.op == Op::Variable || super::passes::dce::is_pure(i, &sets))
+                        {
+                            out.push(Chance::Unused(f.id(), r));
+                        }
+                    }
+                }
+            }
+        }
+        Edit::Capabilities => out.extend(
+            m.preamble
+                .iter()
+                .enumerate()
+                .filter(|(_, i)| {
+                    i.op == Op::Extension
+                        || i.op == Op::ExtInstImport
+                        || (i.op == Op::Capability
+                            && i.lits().first()
+                                != Some(&rspirv::dr::Operand::Capability(
+                                    spirv::Capability::Shader,
+                                )))
+                })
+                .map(|(k, _)| Chance::Preamble(k)),
+        ),
+        _ => {}
+    }
+    let read = if edit == Edit::Stores {
+        read_variables(m)
+    } else {
+        Default::default()
+    };
+    let mut used = std::collections::HashSet::new();
+    if edit == Edit::Stores {
+        m.for_each_inst(|i| {
+            if !crate::ir::rewrite::is_metadata(i.op) {
+                used.extend(i.args.iter().copied());
+            }
+        });
+    }
+    // Divisors stay: a zero there is undefined behaviour.
+    let mut divisors = std::collections::HashSet::new();
+    if differs {
+        for f in m.functions() {
+            for i in f.insts() {
+                if DIVISIONS.contains(&i.op) {
+                    divisors.extend(i.args.get(1).copied());
+                }
+            }
+        }
+    }
+    for f in m.functions() {
+        let fid = f.id();
+        for (b, block) in f.blocks().iter().enumerate() {
+            let mut stores = 0;
+            for i in f.block_insts(b) {
+                match (edit, i.op) {
+                    (Edit::Calls, Op::FunctionCall) => {
+                        if let Some(r) = i.result {
+                            out.push(Chance::Call(fid, r))
+                        }
+                    }
+                    (Edit::Stores, Op::Store) => {
+                        if store_may_go(m, f, i.args[0], differs, &read) {
+                            out.push(Chance::Store(fid, block.label, stores));
+                        }
+                        stores += 1;
+                    }
+                    // An atomic whose result nothing uses is a store.
+                    (Edit::Stores, op) if crate::ir::inst::is_atomic(op) => {
+                        if let Some(r) = i.result {
+                            if !used.contains(&r) && store_may_go(m, f, i.args[0], differs, &read) {
+                                out.push(Chance::Unused(fid, r));
+                            }
+                        }
+                    }
+                    (Edit::Stores, _) if i.op == Op::Store => stores += 1,
+                    (Edit::Values, op)
+                        if !matches!(op, Op::Phi | Op::FunctionCall | Op::ConstantNull)
+                            && !crate::ir::inst::is_atomic(op) =>
+                    {
+                        // Other types (images, samplers, pointers) become `OpUndef`, except
+                        // under `differs`.
+                        if let (Some(r), Some(ty)) = (i.result, i.ty) {
+                            let pointer = m.global(ty).is_some_and(|t| t.op == Op::TypePointer);
+                            if (nullable(m, ty) || (!differs && !pointer)) && !divisors.contains(&r)
+                            {
+                                out.push(Chance::Value(fid, r))
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if edit == Edit::Branches && f.terminator(b).op == Op::BranchConditional {
+                out.push(Chance::Branch(fid, block.label, true));
+                out.push(Chance::Branch(fid, block.label, false));
+            }
+        }
+    }
+    out
+}
+
+/// Runs a pass of the registry on `m` (the cleanups after an edit).
+fn tidy(m: &mut Module, passes: &[&str]) {
+    for name in passes {
+        if let Some(p) = registry::pass(name) {
+            let mut cx = PassCx::new(Arc::new(Vec::new()));
+            // A cleanup that cannot run leaves the module as it was: the candidate is
+            // judged as it is.
+            let _ = p.run(m, &mut cx);
+        }
+    }
+}
+
+/// `m` with the edits of `chunk` made; `None` when one cannot be.
+fn apply(m: &Module, chunk: &[Chance]) -> Option<Module> {
+    let mut m = m.clone();
+    let mut replacer = Replacer::new();
+    let mut entries: Vec<usize> = Vec::new();
+    let mut annotations: Vec<usize> = Vec::new();
+    let mut preamble: Vec<usize> = Vec::new();
+    let mut interface: Vec<Id> = Vec::new();
+    // Cleanups that take away only what an edit made unreachable: unused values stay until
+    // an edit of their own takes them (a reduction may hinge on one).
+    let mut cleanups: Vec<&str> = Vec::new();
+    let mut gone: Vec<(Id, Id)> = Vec::new();
+    // Ids that are no more: their names and decorations go too.
+    let mut forget: Vec<Id> = Vec::new();
+    for &chance in chunk {
+        match chance {
+            Chance::DebugInfo => tidy(&mut m, &["strip-debug"]),
+            Chance::Entry(k) => entries.push(k),
+            Chance::Decoration(k) => annotations.push(k),
+            Chance::Preamble(k) => preamble.push(k),
+            Chance::Interface(v) => interface.push(v),
+            Chance::Value(fid, r) => {
+                let ty = m.function(fid)?.def_of(r)?.ty?;
+                let op = if nullable(&m, ty) {
+                    Op::ConstantNull
+                } else {
+                    Op::Undef
+                };
+                let null = Builder::detached(&mut m)
+                    .intern(op, Some(ty), Vec::new())
+                    .ok()?;
+                replacer.replace(r, null);
+                gone.push((fid, r));
+            }
+            Chance::Dce => cleanups.push("dce"),
+            Chance::MergeBlocks => cleanups.push("block-merge"),
+            Chance::Unused(fid, r) => gone.push((fid, r)),
+            Chance::UnusedGlobal(r) => {
+                m.globals_mut().retain(|g| g.result != Some(r));
+                forget.push(r);
+            }
+            Chance::Call(fid, r) => {
+                let (ty, void) = {
+                    let f = m.function(fid)?;
+                    let ty = f.def_of(r)?.ty?;
+                    (ty, m.global(ty).is_some_and(|t| t.op == Op::TypeVoid))
+                };
+                if !void {
+                    if !nullable(&m, ty) {
+                        return None;
+                    }
+                    let null = Builder::detached(&mut m)
+                        .intern(Op::ConstantNull, Some(ty), Vec::new())
+                        .ok()?;
+                    replacer.replace(r, null);
+                }
+                let f = m.function_mut(fid)?;
+                let b = (0..f.blocks().len())
+                    .find(|&b| f.block_insts(b).any(|i| i.result == Some(r)))?;
+                f.retain_insts(b, |i| i.result != Some(r));
+                cleanups.push("eliminate-dead-functions");
+            }
+            Chance::Store(fid, label, k) => {
+                let f = m.function_mut(fid)?;
+                let b = f.block_index(label)?;
+                let mut seen = 0;
+                f.retain_insts(b, |i| {
+                    if i.op != Op::Store {
+                        return true;
+                    }
+                    seen += 1;
+                    seen - 1 != k
+                });
+            }
+            Chance::Branch(fid, label, taken) => {
+                let t = {
+                    let mut b = Builder::detached(&mut m);
+                    b.cbool(taken).ok()?
+                };
+                let f = m.function_mut(fid)?;
+                let b = f.block_index(label)?;
+                let term = f.block(b).terminator;
+                f.set_arg(term, 0, t);
+                if !cleanups.contains(&"dead-branch") {
+                    cleanups.push("dead-branch");
+                }
+            }
+        }
+    }
+    entries.sort_unstable();
+    for k in entries.into_iter().rev() {
+        if k < m.entry_points.len() {
+            let ep = m.entry_points.remove(k);
+            let f = ep.args.first().copied();
+            m.execution_modes.retain(|e| e.args.first().copied() != f);
+        }
+    }
+    let drop_at = |list: &mut Vec<crate::ir::Inst>, at: &[usize]| {
+        let mut k = 0;
+        list.retain(|_| {
+            k += 1;
+            !at.contains(&(k - 1))
+        });
+    };
+    drop_at(m.annotations_mut(), &annotations);
+    drop_at(&mut m.preamble, &preamble);
+    for e in &mut m.entry_points {
+        // The function, then the interface.
+        let mut k = 0;
+        e.args.retain(|a| {
+            k += 1;
+            k == 1 || !interface.contains(a)
+        });
+    }
+    replacer.apply(&mut m, "reduce");
+    for (fid, r) in gone {
+        let f = m.function_mut(fid)?;
+        let b = (0..f.blocks().len()).find(|&b| f.block_insts(b).any(|i| i.result == Some(r)))?;
+        f.retain_insts(b, |i| i.result != Some(r));
+        forget.push(r);
+    }
+    if !forget.is_empty() {
+        let about = |i: &crate::ir::Inst| {
+            crate::ir::rewrite::is_metadata(i.op)
+                && i.args.first().is_some_and(|t| forget.contains(t))
+        };
+        m.annotations_mut().retain(|i| !about(i));
+        m.debug.retain(|i| !about(i));
+    }
+    tidy(&mut m, &cleanups);
+    Some(m)
+}
+
+/// How a reduction went.
+pub struct Reduced {
+    pub module: Module,
+    pub words: Vec<u32>,
+    pub before: usize,
+    pub after: usize,
+    pub tried: usize,
+    pub accepted: usize,
+    /// Edits that applied, with how many times.
+    pub applied: Vec<(Edit, usize)>,
+    pub took: Duration,
+    /// Stopped before the end (cancelled): the best so far.
+    pub stopped: bool,
+}
+
+/// Progress, after every candidate.
+pub struct Progress {
+    pub tried: usize,
+    pub accepted: usize,
+    pub instructions: usize,
+}
+
+/// What a reduction makes smaller, in this order: instructions in functions, instructions,
+/// words.
+fn size(m: &Module, words: &[u32]) -> (usize, usize, usize) {
+    let code = m.functions().iter().map(|f| f.inst_count()).sum();
+    (code, m.inst_count(), words.len())
+}
+
+/// The module's words, if it can be written as SPIR-V.
+fn words_of(m: &Module) -> Option<Vec<u32>> {
+    spirv_of(m).ok().map(|s| s.words)
+}
+
+/// Reduces `start` (the input, read into the IR) while `test` holds.
+pub fn reduce(
+    test: &Test,
+    start: Module,
+    progress: &mut dyn FnMut(&Progress),
+    cancelled: &dyn Fn() -> bool,
+) -> Result<Reduced, String> {
+    let began = Instant::now();
+    let differs = test.property == Property::Differs;
+    let before = start.inst_count();
+    let mut best = start;
+    let mut best_words = words_of(&best).ok_or("the input cannot be written as SPIR-V")?;
+    let mut tried = 0;
+    let mut accepted = 0;
+    let mut applied: Vec<(Edit, usize)> = Vec::new();
+    let mut stopped = false;
+    'rounds: loop {
+        let mut progressed = false;
+        for edit in Edit::ALL {
+            let mut list = chances(&best, edit, differs);
+            let mut chunk = list.len().max(1);
+            while !list.is_empty() {
+                let mut at = 0;
+                let mut kept_any = false;
+                while at < list.len() {
+                    if cancelled() {
+                        stopped = true;
+                        break 'rounds;
+                    }
+                    let end = (at + chunk).min(list.len());
+                    tried += 1;
+                    let candidate = apply(&best, &list[at..end]);
+                    let good = match candidate.as_ref().and_then(|c| {
+                        let w = words_of(c)?;
+                        (size(c, &w) < size(&best, &best_words)).then_some(w)
+                    }) {
+                        Some(w) if w != best_words && test.valid(&w)? && test.holds(&w)? => Some(w),
+                        _ => None,
+                    };
+                    if let (Some(w), Some(c)) = (good, candidate) {
+                        best = c;
+                        best_words = w;
+                        accepted += 1;
+                        progressed = true;
+                        kept_any = true;
+                        match applied.iter_mut().find(|(e, _)| *e == edit) {
+                            Some((_, n)) => *n += end - at,
+                            None => applied.push((edit, end - at)),
+                        }
+                        // The chances are the new module's now.
+                        list = chances(&best, edit, differs);
+                        at = at.min(list.len());
+                    } else {
+                        at = end;
+                    }
+                    progress(&Progress {
+                        tried,
+                        accepted,
+                        instructions: best.inst_count(),
+                    });
+                }
+                if chunk == 1 && !kept_any {
+                    break;
+                }
+                chunk = (chunk / 2).max(1);
+                if chunk == 1 && list.len() <= 1 && !kept_any {
+                    break;
+                }
+            }
+        }
+        if !progressed {
+            break;
+        }
+    }
+    Ok(Reduced {
+        after: best.inst_count(),
+        module: best,
+        words: best_words,
+        before,
+        tried,
+        accepted,
+        applied,
+        took: began.elapsed(),
+        stopped,
+    })
+}
+
+/// The `Test` for `property` on `words`: the step it is about found (named by `step`, else
+/// by the bisect that finds such a step), and checked to hold on the input. Errors say why
+/// no reduction can start.
+pub fn prepare<'a>(
+    pipeline: &'a Pipeline,
+    property: Property,
+    step: Option<&str>,
+    words: &[u32],
+    gpu: Option<&'a dyn Device>,
+    scratch: std::path::PathBuf,
+) -> Result<Test<'a>, String> {
+    let module = crate::ir::spirv::read::read_words(words).map_err(|e| e.to_string())?;
+    let env = target_env(&module);
+    match spirv_val(words, &env)? {
+        Validation::Valid => {}
+        Validation::Invalid(messages) => {
+            return Err(format!(
+                "the input is not valid SPIR-V, so candidates could not be checked against it: {}",
+                messages.first().map_or("", |m| m.text.as_str())
+            ))
+        }
+    }
+    let run = pipeline.run(Arc::new(words.to_vec()));
+    let steps = pass_steps(&run);
+    let found = match (&property, step) {
+        (Property::Command(_), _) => None,
+        (_, Some(which)) => Some(step_named(&run, which)?),
+        (Property::Invalid, None) => {
+            let first = super::validate::first_invalid(&run)?;
+            let (i, ..) = first
+                .first
+                .ok_or("every step of the input is valid: there is nothing to reduce")?;
+            steps.iter().position(|&s| s == i)
+        }
+        (Property::Fails, None) => {
+            let f = run
+                .failed
+                .ok_or("no pass fails on the input: there is nothing to reduce")?;
+            steps.iter().position(|&s| s == f)
+        }
+        (Property::Differs | Property::Crash, None) => {
+            let gpu = gpu.ok_or("the property needs a Vulkan driver")?;
+            let b = semantic::bisect(gpu, &[&run], Feed::default(), &|| false)?;
+            let summary = b.summary();
+            let d = b
+                .first
+                .ok_or_else(|| format!("the bisect finds no such step: {summary}"))?;
+            Some(d.pass_index)
+        }
+    };
+    let error = match (&property, found) {
+        (Property::Fails, Some(k)) => steps.get(k).and_then(|&i| run.steps[i].error.clone()),
+        _ => None,
+    };
+    let test = Test {
+        pipeline,
+        property,
+        step: found,
+        error,
+        gpu,
+        env,
+        scratch,
+    };
+    if let Property::Command(command) = &test.property {
+        // A command that cannot run at all is said before any work.
+        let program = command.split_whitespace().next().unwrap_or("");
+        let exists = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("command -v {program}"))
+            .stdout(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !exists {
+            return Err(format!("cannot run '{command}': no program '{program}'"));
+        }
+    }
+    if !test.holds(words)? {
+        let what = match (&test.property, found) {
+            (Property::Command(c), _) => format!("'{c}' does not exit 0 on the input"),
+            (p, Some(k)) => format!(
+                "the input does not have the property {p:?} at step {k} ({})",
+                steps.get(k).map_or("?", |&i| run.steps[i].pass)
+            ),
+            (p, None) => format!("the input does not have the property {p:?}"),
+        };
+        return Err(what);
+    }
+    Ok(test)
+}

@@ -1,0 +1,339 @@
+//! `reduce`: a test-only pass that miscompiles, breaks validity or fails on one pattern, hidden
+//! in a real test shader, is found by the bisect and the shader reduced to a fifth or less of
+//! its instructions, still showing it; under `differs` the result has no `OpUndef` and reads no
+//! memory it did not write; a command property works as spirv-reduce's does.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::{corpus, shaderstep, temp_dir, words_to_bytes};
+use shaderstep::ir::Module;
+use shaderstep::pipeline::gpu::Gpu;
+use shaderstep::pipeline::pass::{Changed, Pass, PassCx, PassError};
+use shaderstep::pipeline::reduce::{prepare, reduce, Property};
+use shaderstep::pipeline::Pipeline;
+use spirv::Op;
+
+/// Turns the first integer add of every function into a subtract: valid, computes something
+/// else.
+struct SwapAddSub;
+impl Pass for SwapAddSub {
+    fn name(&self) -> &'static str {
+        "swap-add-sub"
+    }
+    fn description(&self) -> &'static str {
+        "test pass: changes what the shader computes"
+    }
+    fn run(&self, m: &mut Module, _: &mut PassCx) -> Result<Changed, PassError> {
+        let mut changed = Changed::No;
+        for f in m.functions_mut() {
+            let add = f
+                .layout()
+                .map(|(_, i)| i)
+                .find(|&i| f.inst(i).op == Op::IAdd);
+            if let Some(add) = add {
+                f.inst_mut(add).op = Op::ISub;
+                changed = Changed::Yes;
+            }
+        }
+        Ok(changed)
+    }
+}
+
+/// Turns the first float multiply into an integer one: spirv-val rejects the result.
+struct BreakFMul;
+impl Pass for BreakFMul {
+    fn name(&self) -> &'static str {
+        "break-fmul"
+    }
+    fn description(&self) -> &'static str {
+        "test pass: makes the module invalid"
+    }
+    fn run(&self, m: &mut Module, _: &mut PassCx) -> Result<Changed, PassError> {
+        for f in m.functions_mut() {
+            let mul = f
+                .layout()
+                .map(|(_, i)| i)
+                .find(|&i| f.inst(i).op == Op::FMul);
+            if let Some(mul) = mul {
+                f.inst_mut(mul).op = Op::IMul;
+                return Ok(Changed::Yes);
+            }
+        }
+        Ok(Changed::No)
+    }
+}
+
+/// Fails on a module that divides floats.
+struct FailOnFDiv;
+impl Pass for FailOnFDiv {
+    fn name(&self) -> &'static str {
+        "fail-on-fdiv"
+    }
+    fn description(&self) -> &'static str {
+        "test pass: fails on a pattern"
+    }
+    fn run(&self, m: &mut Module, _: &mut PassCx) -> Result<Changed, PassError> {
+        if m.functions()
+            .iter()
+            .any(|f| f.insts().any(|i| i.op == Op::FDiv))
+        {
+            return Err(PassError("cannot divide floats".into()));
+        }
+        Ok(Changed::No)
+    }
+}
+
+/// `lower, verify, dce, PASS, verify, lift`.
+fn with(pass: Box<dyn Pass>) -> Pipeline {
+    let mut p = Pipeline::from_names(&["lower", "verify", "dce", "verify", "lift"]).unwrap();
+    p.passes.insert(3, pass);
+    p
+}
+
+fn shader(name: &str) -> Vec<u32> {
+    corpus()
+        .into_iter()
+        .find(|s| s.path.to_string_lossy().contains(name))
+        .unwrap_or_else(|| panic!("no test shader {name}"))
+        .words
+}
+
+fn start(words: &[u32]) -> Module {
+    let run = Pipeline::from_names(&["lower"])
+        .unwrap()
+        .run(Arc::new(words.to_vec()));
+    (**run.final_module().unwrap()).clone()
+}
+
+fn scratch(tag: &str) -> std::path::PathBuf {
+    temp_dir(tag).join("candidate.spv")
+}
+
+/// Whether a function variable without an initializer is loaded in a module where nothing
+/// stores to it: a read of memory nothing wrote.
+fn reads_unwritten(m: &Module) -> bool {
+    m.functions().iter().any(|f| {
+        f.insts()
+            .filter(|i| i.op == Op::Variable && i.args.is_empty())
+            .filter_map(|v| v.result)
+            .any(|v| {
+                let stored = f.insts().any(|i| i.op == Op::Store && i.args[0] == v);
+                let loaded = f.insts().any(|i| i.op == Op::Load && i.args[0] == v);
+                loaded && !stored
+            })
+    })
+}
+
+#[test]
+fn a_miscompile_is_reduced_to_a_fifth_and_still_differs() {
+    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
+    let words = shader("loops");
+    let pipeline = with(Box::new(SwapAddSub));
+    let test = prepare(
+        &pipeline,
+        Property::Differs,
+        None,
+        &words,
+        Some(&gpu),
+        scratch("reduce-differs"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(test.step, Some(3), "the bisect finds swap-add-sub");
+    let m = start(&words);
+    let reduced = reduce(&test, m, &mut |_| {}, &|| false).unwrap();
+    assert!(
+        reduced.after * 5 <= reduced.before,
+        "{} → {}",
+        reduced.before,
+        reduced.after
+    );
+    assert!(test.holds(&reduced.words).unwrap(), "it still differs");
+    common::validate(&reduced.words, false).unwrap();
+    let out = shaderstep::ir::spirv::read::read_words(&reduced.words).unwrap();
+    let mut undef = false;
+    out.for_each_inst(|i| undef |= i.op == Op::Undef);
+    assert!(!undef, "no OpUndef under differs");
+    assert!(!reads_unwritten(&out), "no read of memory nothing wrote");
+}
+
+#[test]
+fn an_invalid_step_is_reduced_and_stays_invalid() {
+    let words = shader("pbr");
+    let pipeline = with(Box::new(BreakFMul));
+    let test = prepare(
+        &pipeline,
+        Property::Invalid,
+        Some("break-fmul"),
+        &words,
+        None,
+        scratch("reduce-invalid"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let reduced = reduce(&test, start(&words), &mut |_| {}, &|| false).unwrap();
+    assert!(
+        reduced.after * 5 <= reduced.before,
+        "{} → {}",
+        reduced.before,
+        reduced.after
+    );
+    assert!(test.holds(&reduced.words).unwrap());
+    // The input itself is valid: what is invalid is the pass's output.
+    common::validate(&reduced.words, false).unwrap();
+}
+
+#[test]
+fn a_failing_pass_is_reduced_with_the_same_error() {
+    let words = shader("pbr");
+    let pipeline = with(Box::new(FailOnFDiv));
+    let test = prepare(
+        &pipeline,
+        Property::Fails,
+        None,
+        &words,
+        None,
+        scratch("reduce-fails"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(test
+        .error
+        .as_deref()
+        .unwrap_or("")
+        .contains("cannot divide floats"));
+    let reduced = reduce(&test, start(&words), &mut |_| {}, &|| false).unwrap();
+    assert!(
+        reduced.after * 5 <= reduced.before,
+        "{} → {}",
+        reduced.before,
+        reduced.after
+    );
+    let out = shaderstep::ir::spirv::read::read_words(&reduced.words).unwrap();
+    let mut divides = false;
+    out.for_each_inst(|i| divides |= i.op == Op::FDiv);
+    assert!(divides);
+}
+
+/// Errors before any work: a pass the pipeline does not have, an input without the property,
+/// a command that cannot run.
+#[test]
+fn what_cannot_be_reduced_is_said_first() {
+    let words = shader("pbr");
+    let pipeline = with(Box::new(FailOnFDiv));
+    let e = prepare(
+        &pipeline,
+        Property::Invalid,
+        Some("gvn"),
+        &words,
+        None,
+        scratch("r1"),
+    )
+    .err()
+    .unwrap();
+    assert!(e.contains("no pass 'gvn'"), "{e}");
+    let e = prepare(
+        &pipeline,
+        Property::Invalid,
+        Some("verify"),
+        &words,
+        None,
+        scratch("r2"),
+    )
+    .err()
+    .unwrap();
+    assert!(e.contains("does not have the property"), "{e}");
+    let e = prepare(
+        &pipeline,
+        Property::Command("no-such-tool --flag".into()),
+        None,
+        &words,
+        None,
+        scratch("r3"),
+    )
+    .err()
+    .unwrap();
+    assert!(e.contains("cannot run 'no-such-tool --flag'"), "{e}");
+}
+
+/// `shaderstep reduce --until 'COMMAND'`: the command gets the candidate's path last and exits
+/// 0 while it is interesting; the result and its assembly are written.
+#[test]
+fn a_command_says_what_is_interesting() {
+    let dir = temp_dir("reduce-cli");
+    let input = dir.join("pbr.spv");
+    std::fs::write(&input, words_to_bytes(&shader("pbr"))).unwrap();
+    let script = dir.join("interesting.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nspirv-dis \"$1\" | grep -q OpImageSampleImplicitLod\n",
+    )
+    .unwrap();
+    let until = format!("sh {}", script.display());
+    let r = shaderstep(&["reduce", input.to_str().unwrap(), "--until", &until]);
+    let out = String::from_utf8_lossy(&r.stdout);
+    assert!(
+        r.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    let reduced = dir.join("pbr.spv.reduced.spv");
+    let asm = std::fs::read_to_string(dir.join("pbr.spv.reduced.spvasm")).unwrap();
+    assert!(asm.contains("OpImageSampleImplicitLod"), "{asm}");
+    assert!(
+        out.contains("instructions") && out.contains("candidates tried"),
+        "{out}"
+    );
+    let words = common::spv_words(&reduced);
+    common::validate(&words, false).unwrap();
+    assert!(words.len() * 5 < shader("pbr").len(), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Test pass: replaces the module with one that reads far past its buffer, which crashes
+/// the driver.
+struct WildPointer;
+impl Pass for WildPointer {
+    fn name(&self) -> &'static str {
+        "wild-pointer"
+    }
+    fn description(&self) -> &'static str {
+        "test pass: makes the driver crash"
+    }
+    fn run(&self, m: &mut Module, _: &mut PassCx) -> Result<Changed, PassError> {
+        let words = shaderstep::ir::spirv::asm::assemble(common::WILD_POINTER).unwrap();
+        *m = shaderstep::ir::spirv::read::read_words(&words).unwrap();
+        Ok(Changed::Yes)
+    }
+}
+
+/// A step that crashes the driver, in the worker process: found and the input reduced to
+/// what still runs before it.
+#[test]
+fn a_driver_crash_is_reduced_in_the_worker() {
+    use shaderstep::pipeline::gpu::isolated::Isolated;
+    let worker = Isolated::open(
+        std::path::PathBuf::from(env!("CARGO_BIN_EXE_shaderstep")),
+        true,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let words = shader("loops");
+    let pipeline = with(Box::new(WildPointer));
+    let test = prepare(
+        &pipeline,
+        Property::Crash,
+        None,
+        &words,
+        Some(&worker),
+        scratch("reduce-crash"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(test.step, Some(3), "the bisect finds wild-pointer");
+    let reduced = reduce(&test, start(&words), &mut |_| {}, &|| false).unwrap();
+    assert!(
+        reduced.after * 5 <= reduced.before,
+        "{} → {}",
+        reduced.before,
+        reduced.after
+    );
+    assert!(test.holds(&reduced.words).unwrap());
+}
