@@ -106,71 +106,111 @@ pub fn step_named(run: &Run, which: &str) -> Result<usize, String> {
 impl Test<'_> {
     /// Whether `words` still have the property (they are valid SPIR-V: checked before).
     pub fn holds(&self, words: &[u32]) -> Result<bool, String> {
-        if let Property::Command(command) = &self.property {
-            return self.command(command, words);
+        match self.judge() {
+            Some(judge) => judge.holds(words, &self.scratch),
+            None => self.holds_on_driver(words),
         }
-        let run = self.pipeline.run(Arc::new(words.to_vec()));
-        let k = self
-            .step
-            .ok_or("the property is about a step, and none is named")?;
-        let steps = pass_steps(&run);
-        let Some(&i) = steps.get(k) else {
-            // The pipeline stopped before the step: a pass failed earlier.
-            return Ok(false);
-        };
-        Ok(match &self.property {
-            Property::Invalid => {
-                run.failed.is_none_or(|f| f > i)
-                    && matches!(check_step(&run.steps[i].module)?, StepCheck::Invalid { .. })
-            }
-            Property::Fails => run.failed == Some(i) && run.steps[i].error == self.error,
-            Property::Differs | Property::Crash => {
-                let gpu = self
-                    .gpu
-                    .ok_or("the property needs a Vulkan driver, and none is open")?;
-                // This step and the one before: the difference must begin at this one.
-                let feed = Feed {
-                    window: Some((k.saturating_sub(1), k)),
-                    ..Feed::default()
-                };
-                match semantic::bisect(gpu, &[&run], feed, &|| false) {
-                    Ok(b) => b.first.is_some_and(|d| {
-                        d.pass_index == k
-                            && match self.property {
-                                Property::Differs => d.finding == Finding::Differs,
-                                _ => matches!(d.finding, Finding::Crashes | Finding::Hangs),
-                            }
-                    }),
-                    // The candidate no longer runs at all (its input fails): not it.
-                    Err(_) => false,
-                }
-            }
-            Property::Command(_) => unreachable!("handled above"),
+    }
+
+    /// What judges candidates off the main thread: all but the properties that need the
+    /// driver (one worker process, asked in turn).
+    fn judge(&self) -> Option<Judge<'_>> {
+        (!matches!(self.property, Property::Differs | Property::Crash)).then_some(Judge {
+            pipeline: self.pipeline,
+            property: &self.property,
+            step: self.step,
+            error: self.error.as_deref(),
+            env: &self.env,
         })
     }
 
-    fn command(&self, command: &str, words: &[u32]) -> Result<bool, String> {
-        let path = &self.scratch;
-        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-        // The command as a shell would run it, with the candidate's path as its last
-        // argument.
-        let status = std::process::Command::new("sh")
-            .arg("-c")
-            .arg(format!("{command} \"$1\""))
-            .arg("sh")
-            .arg(path)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status()
-            .map_err(|e| format!("cannot run '{command}': {e}"))?;
-        Ok(status.success())
+    fn holds_on_driver(&self, words: &[u32]) -> Result<bool, String> {
+        let run = self.pipeline.run(Arc::new(words.to_vec()));
+        let k = self.step.ok_or("the property is about a step, and none is named")?;
+        if pass_steps(&run).get(k).is_none() {
+            // The pipeline stopped before the step: a pass failed earlier.
+            return Ok(false);
+        }
+        let gpu = self
+            .gpu
+            .ok_or("the property needs a Vulkan driver, and none is open")?;
+        // This step and the one before: the difference must begin at this one.
+        let feed = Feed {
+            window: Some((k.saturating_sub(1), k)),
+            ..Feed::default()
+        };
+        Ok(match semantic::bisect(gpu, &[&run], feed, &|| false) {
+            Ok(b) => b.first.is_some_and(|d| {
+                d.pass_index == k
+                    && match self.property {
+                        Property::Differs => d.finding == Finding::Differs,
+                        _ => matches!(d.finding, Finding::Crashes | Finding::Hangs),
+                    }
+            }),
+            // The candidate no longer runs at all (its input fails): not it.
+            Err(_) => false,
+        })
     }
 
     /// Whether spirv-val accepts `words`.
     fn valid(&self, words: &[u32]) -> Result<bool, String> {
         Ok(matches!(spirv_val(words, &self.env)?, Validation::Valid))
     }
+}
+
+/// A `Test` without the driver: it judges candidates on any thread.
+struct Judge<'a> {
+    pipeline: &'a Pipeline,
+    property: &'a Property,
+    step: Option<usize>,
+    error: Option<&'a str>,
+    env: &'a str,
+}
+
+impl Judge<'_> {
+    fn holds(&self, words: &[u32], scratch: &std::path::Path) -> Result<bool, String> {
+        if let Property::Command(command) = self.property {
+            return run_command(command, words, scratch);
+        }
+        let run = self.pipeline.run(Arc::new(words.to_vec()));
+        let k = self.step.ok_or("the property is about a step, and none is named")?;
+        let Some(&i) = pass_steps(&run).get(k) else {
+            return Ok(false);
+        };
+        Ok(match self.property {
+            Property::Invalid => {
+                run.failed.is_none_or(|f| f > i)
+                    && matches!(check_step(&run.steps[i].module)?, StepCheck::Invalid { .. })
+            }
+            Property::Fails => run.failed == Some(i) && run.steps[i].error.as_deref() == self.error,
+            _ => false,
+        })
+    }
+
+    /// Interesting, then valid: the property first, since most candidates lose it and
+    /// spirv-val costs a process each.
+    fn accepts(&self, words: &[u32], scratch: &std::path::Path) -> Result<bool, String> {
+        Ok(self.holds(words, scratch)?
+            && matches!(spirv_val(words, self.env)?, Validation::Valid))
+    }
+}
+
+/// Runs `command` with the candidate, written to `path`, as its last argument: whether it
+/// exits 0.
+fn run_command(command: &str, words: &[u32], path: &std::path::Path) -> Result<bool, String> {
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    // The command as a shell would run it, with the candidate's path as its last argument.
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("{command} \"$1\""))
+        .arg("sh")
+        .arg(path)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .map_err(|e| format!("cannot run '{command}': {e}"))?;
+    Ok(status.success())
 }
 
 /// A kind of edit, largest first.
@@ -181,8 +221,8 @@ pub enum Edit {
     Calls,
     Branches,
     Blocks,
+    Operands,
     Unused,
-    Stores,
     Values,
     Interface,
     Decorations,
@@ -196,8 +236,8 @@ impl Edit {
         Edit::Calls,
         Edit::Branches,
         Edit::Blocks,
+        Edit::Operands,
         Edit::Unused,
-        Edit::Stores,
         Edit::Values,
         Edit::Interface,
         Edit::Decorations,
@@ -211,8 +251,8 @@ impl Edit {
             Edit::Calls => "calls",
             Edit::Branches => "branches",
             Edit::Blocks => "blocks merged",
-            Edit::Unused => "unused instructions",
-            Edit::Stores => "stores",
+            Edit::Operands => "operands made constant",
+            Edit::Unused => "stores and unused instructions",
             Edit::Values => "values",
             Edit::Interface => "interface variables",
             Edit::Decorations => "decorations",
@@ -235,6 +275,9 @@ enum Chance {
     Store(Id, Id, usize),
     /// This value, replaced by a null constant.
     Value(Id, Id),
+    /// Operand `k` of the instruction with this result, replaced by a null constant (or
+    /// `OpUndef` where there is none, except under `differs`).
+    Operand(Id, Id, usize),
     /// Everything unused at once (the `dce` pass).
     Dce,
     /// Blocks joined to their only predecessor (the `block-merge` pass).
@@ -404,7 +447,7 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
             let mut used = std::collections::HashSet::new();
             m.for_each_inst(|i| {
                 if !crate::ir::rewrite::is_metadata(i.op) {
-                    used.extend(i.args.iter().copied());
+                    used.extend(i.args.iter().copied().chain(i.ty));
                 }
             });
             // Interface variables are used by their entry points (an edit of their own).
@@ -448,16 +491,16 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
         ),
         _ => {}
     }
-    let read = if edit == Edit::Stores {
+    let read = if edit == Edit::Unused {
         read_variables(m)
     } else {
         Default::default()
     };
     let mut used = std::collections::HashSet::new();
-    if edit == Edit::Stores {
+    if edit == Edit::Unused {
         m.for_each_inst(|i| {
             if !crate::ir::rewrite::is_metadata(i.op) {
-                used.extend(i.args.iter().copied());
+                used.extend(i.args.iter().copied().chain(i.ty));
             }
         });
     }
@@ -483,21 +526,39 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
                             out.push(Chance::Call(fid, r))
                         }
                     }
-                    (Edit::Stores, Op::Store) => {
+                    (Edit::Unused, Op::Store) => {
                         if store_may_go(m, f, i.args[0], differs, &read) {
                             out.push(Chance::Store(fid, block.label, stores));
                         }
                         stores += 1;
                     }
                     // An atomic whose result nothing uses is a store.
-                    (Edit::Stores, op) if crate::ir::inst::is_atomic(op) => {
+                    (Edit::Unused, op) if crate::ir::inst::is_atomic(op) => {
                         if let Some(r) = i.result {
                             if !used.contains(&r) && store_may_go(m, f, i.args[0], differs, &read) {
                                 out.push(Chance::Unused(fid, r));
                             }
                         }
                     }
-                    (Edit::Stores, _) if i.op == Op::Store => stores += 1,
+                    (Edit::Operands, op)
+                        if !matches!(op, Op::Phi | Op::AccessChain | Op::InBoundsAccessChain)
+                            && i.result.is_some() =>
+                    {
+                        for (k, &a) in i.args.iter().enumerate() {
+                            // Values computed in the function, of a type a constant has.
+                            let Some(ty) = f.def_of(a).and_then(|d| d.ty) else {
+                                continue;
+                            };
+                            let pointer =
+                                m.global(ty).is_some_and(|t| t.op == Op::TypePointer);
+                            let divisor = DIVISIONS.contains(&op) && k == 1;
+                            if (nullable(m, ty) || (!differs && !pointer))
+                                && !(differs && divisor)
+                            {
+                                out.push(Chance::Operand(fid, i.result.unwrap_or(0), k));
+                            }
+                        }
+                    }
                     (Edit::Values, op)
                         if !matches!(op, Op::Phi | Op::FunctionCall | Op::ConstantNull)
                             && !crate::ir::inst::is_atomic(op) =>
@@ -536,8 +597,51 @@ fn tidy(m: &mut Module, passes: &[&str]) {
     }
 }
 
+/// Takes away the `suspects` nothing uses any more, and then what only they used: the
+/// computation that fed what an edit took, and nothing else (an unused value elsewhere may be
+/// what the reduction is about).
+fn sweep(m: &mut Module, mut suspects: Vec<(Id, Id)>, forget: &mut Vec<Id>) {
+    let sets = crate::ir::ops::ExtSets::of(m);
+    while !suspects.is_empty() {
+        let mut used = std::collections::HashSet::new();
+        m.for_each_inst(|i| {
+            if !crate::ir::rewrite::is_metadata(i.op) {
+                used.extend(i.args.iter().copied().chain(i.ty));
+            }
+        });
+        for e in &m.entry_points {
+            used.extend(e.args.iter().copied());
+        }
+        let mut next = Vec::new();
+        for (fid, id) in std::mem::take(&mut suspects) {
+            if used.contains(&id) || forget.contains(&id) {
+                continue;
+            }
+            let Some(f) = m.function_mut(fid) else {
+                continue;
+            };
+            let Some(def) = f.def_of(id) else {
+                continue;
+            };
+            if !(def.op == Op::Variable || super::passes::dce::is_pure(def, &sets))
+                || def.op == Op::Label
+            {
+                continue;
+            }
+            next.extend(def.args.iter().map(|&a| (fid, a)));
+            if let Some(b) =
+                (0..f.blocks().len()).find(|&b| f.block_insts(b).any(|i| i.result == Some(id)))
+            {
+                f.retain_insts(b, |i| i.result != Some(id));
+                forget.push(id);
+            }
+        }
+        suspects = next;
+    }
+}
+
 /// `m` with the edits of `chunk` made; `None` when one cannot be.
-fn apply(m: &Module, chunk: &[Chance]) -> Option<Module> {
+fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
     let mut m = m.clone();
     let mut replacer = Replacer::new();
     let mut entries: Vec<usize> = Vec::new();
@@ -550,6 +654,8 @@ fn apply(m: &Module, chunk: &[Chance]) -> Option<Module> {
     let mut gone: Vec<(Id, Id)> = Vec::new();
     // Ids that are no more: their names and decorations go too.
     let mut forget: Vec<Id> = Vec::new();
+    // Operands of what went, which may be unused now.
+    let mut suspects: Vec<(Id, Id)> = Vec::new();
     for &chance in chunk {
         match chance {
             Chance::DebugInfo => tidy(&mut m, &["strip-debug"]),
@@ -569,6 +675,22 @@ fn apply(m: &Module, chunk: &[Chance]) -> Option<Module> {
                     .ok()?;
                 replacer.replace(r, null);
                 gone.push((fid, r));
+            }
+            Chance::Operand(fid, r, k) => {
+                let a = *m.function(fid)?.def_of(r)?.args.get(k)?;
+                let ty = m.function(fid)?.def_of(a)?.ty?;
+                let op = if nullable(&m, ty) {
+                    Op::ConstantNull
+                } else {
+                    Op::Undef
+                };
+                let constant = Builder::detached(&mut m)
+                    .intern(op, Some(ty), Vec::new())
+                    .ok()?;
+                let f = m.function_mut(fid)?;
+                let i = f.value(r)?;
+                f.set_arg(i, k, constant);
+                suspects.push((fid, a));
             }
             Chance::Dce => cleanups.push("dce"),
             Chance::MergeBlocks => cleanups.push("block-merge"),
@@ -595,6 +717,8 @@ fn apply(m: &Module, chunk: &[Chance]) -> Option<Module> {
                 let f = m.function_mut(fid)?;
                 let b = (0..f.blocks().len())
                     .find(|&b| f.block_insts(b).any(|i| i.result == Some(r)))?;
+                let args = f.def_of(r)?.args.clone();
+                suspects.extend(args.iter().skip(1).map(|&a| (fid, a)));
                 f.retain_insts(b, |i| i.result != Some(r));
                 cleanups.push("eliminate-dead-functions");
             }
@@ -607,7 +731,11 @@ fn apply(m: &Module, chunk: &[Chance]) -> Option<Module> {
                         return true;
                     }
                     seen += 1;
-                    seen - 1 != k
+                    if seen - 1 == k {
+                        suspects.extend(i.args.iter().map(|&a| (fid, a)));
+                        return false;
+                    }
+                    true
                 });
             }
             Chance::Branch(fid, label, taken) => {
@@ -654,8 +782,12 @@ fn apply(m: &Module, chunk: &[Chance]) -> Option<Module> {
     for (fid, r) in gone {
         let f = m.function_mut(fid)?;
         let b = (0..f.blocks().len()).find(|&b| f.block_insts(b).any(|i| i.result == Some(r)))?;
+        suspects.extend(f.def_of(r)?.args.iter().map(|&a| (fid, a)));
         f.retain_insts(b, |i| i.result != Some(r));
         forget.push(r);
+    }
+    if swept {
+        sweep(&mut m, suspects, &mut forget);
     }
     if !forget.is_empty() {
         let about = |i: &crate::ir::Inst| {
@@ -691,11 +823,38 @@ pub struct Progress {
     pub instructions: usize,
 }
 
-/// What a reduction makes smaller, in this order: instructions in functions, instructions,
-/// words.
-fn size(m: &Module, words: &[u32]) -> (usize, usize, usize) {
+/// Whether our verifier finds nothing wrong with a candidate: a check in this process
+/// before any tool is run (it rejects nothing spirv-val accepts).
+fn verified(m: &Module) -> bool {
+    let mut copy = m.clone();
+    registry::pass("verify").is_some_and(|p| {
+        p.run(&mut copy, &mut PassCx::new(Arc::new(Vec::new())))
+            .is_ok()
+    })
+}
+
+/// The scratch file of lane `j`.
+fn scratch_for(base: &std::path::Path, j: usize) -> std::path::PathBuf {
+    let mut name = base.as_os_str().to_owned();
+    name.push(format!(".{j}"));
+    std::path::PathBuf::from(name)
+}
+
+/// What a reduction makes smaller, in this order: instructions in functions, their operands
+/// that are values computed in functions (what ties the code together), instructions, words.
+fn size(m: &Module, words: &[u32]) -> (usize, usize, usize, usize) {
     let code = m.functions().iter().map(|f| f.inst_count()).sum();
-    (code, m.inst_count(), words.len())
+    let ties = m
+        .functions()
+        .iter()
+        .map(|f| {
+            f.insts()
+                .flat_map(|i| i.args.iter())
+                .filter(|&&a| f.def_of(a).is_some())
+                .count()
+        })
+        .sum();
+    (code, ties, m.inst_count(), words.len())
 }
 
 /// The module's words, if it can be written as SPIR-V.
@@ -719,6 +878,13 @@ pub fn reduce(
     let mut accepted = 0;
     let mut applied: Vec<(Edit, usize)> = Vec::new();
     let mut stopped = false;
+    // Candidates judged at once: one per core, or one at a time on the driver.
+    let judge = test.judge();
+    let lanes = if judge.is_some() {
+        std::thread::available_parallelism().map_or(2, |n| n.get())
+    } else {
+        1
+    };
     'rounds: loop {
         let mut progressed = false;
         for edit in Edit::ALL {
@@ -732,31 +898,88 @@ pub fn reduce(
                         stopped = true;
                         break 'rounds;
                     }
-                    let end = (at + chunk).min(list.len());
-                    tried += 1;
-                    let candidate = apply(&best, &list[at..end]);
-                    let good = match candidate.as_ref().and_then(|c| {
-                        let w = words_of(c)?;
-                        (size(c, &w) < size(&best, &best_words)).then_some(w)
-                    }) {
-                        Some(w) if w != best_words && test.valid(&w)? && test.holds(&w)? => Some(w),
-                        _ => None,
-                    };
-                    if let (Some(w), Some(c)) = (good, candidate) {
-                        best = c;
-                        best_words = w;
-                        accepted += 1;
-                        progressed = true;
-                        kept_any = true;
-                        match applied.iter_mut().find(|(e, _)| *e == edit) {
-                            Some((_, n)) => *n += end - at,
-                            None => applied.push((edit, end - at)),
+                    // Up to `lanes` windows of the list, judged at once; the first that
+                    // holds (in list order) is taken.
+                    // One at a time, each edit is tried with what only it used swept away,
+                    // then without (the sweep may take what the reduction is about).
+                    let mut windows = Vec::new();
+                    let mut next = at;
+                    // Operands made constant keep what they fed: other edits take it.
+                    let sweeps = edit != Edit::Operands;
+                    while windows.len() < lanes && next < list.len() {
+                        let end = (next + chunk).min(list.len());
+                        windows.push((next, end, sweeps));
+                        if chunk == 1 && sweeps {
+                            windows.push((next, end, false));
                         }
-                        // The chances are the new module's now.
-                        list = chances(&best, edit, differs);
-                        at = at.min(list.len());
-                    } else {
-                        at = end;
+                        next = end;
+                    }
+                    let candidates: Vec<Option<(Module, Vec<u32>)>> = windows
+                        .iter()
+                        .map(|&(from, to, swept)| {
+                            let c = apply(&best, &list[from..to], swept)?;
+                            let w = words_of(&c)?;
+                            (size(&c, &w) < size(&best, &best_words) && verified(&c))
+                                .then_some((c, w))
+                        })
+                        .collect();
+                    tried += windows.len();
+                    if std::env::var("SHOW").is_ok() { eprintln!("{edit:?} chunk {chunk} list {} windows {:?}", list.len(), windows); }
+                    let verdicts: Vec<Result<bool, String>> = match &judge {
+                        Some(judge) => std::thread::scope(|scope| {
+                            let handles: Vec<_> = candidates
+                                .iter()
+                                .enumerate()
+                                .map(|(j, c)| {
+                                    let scratch = scratch_for(&test.scratch, j);
+                                    scope.spawn(move || match c {
+                                        Some((_, w)) => judge.accepts(w, &scratch),
+                                        None => Ok(false),
+                                    })
+                                })
+                                .collect();
+                            handles
+                                .into_iter()
+                                .map(|h| h.join().unwrap_or(Ok(false)))
+                                .collect()
+                        }),
+                        None => candidates
+                            .iter()
+                            .map(|c| match c {
+                                Some((_, w)) => Ok(test.valid(w)? && test.holds(w)?),
+                                None => Ok(false),
+                            })
+                            .collect(),
+                    };
+                    let mut taken = None;
+                    for (j, verdict) in verdicts.into_iter().enumerate() {
+                        if verdict? {
+                            taken = Some(j);
+                            break;
+                        }
+                    }
+                    match taken {
+                        Some(j) => {
+                            let (from, to, _) = windows[j];
+                            let (c, w) = candidates
+                                .into_iter()
+                                .nth(j)
+                                .flatten()
+                                .expect("a candidate that holds exists");
+                            best = c;
+                            best_words = w;
+                            accepted += 1;
+                            progressed = true;
+                            kept_any = true;
+                            match applied.iter_mut().find(|(e, _)| *e == edit) {
+                                Some((_, n)) => *n += to - from,
+                                None => applied.push((edit, to - from)),
+                            }
+                            // The chances are the new module's now.
+                            list = chances(&best, edit, differs);
+                            at = from.min(list.len());
+                        }
+                        None => at = next,
                     }
                     progress(&Progress {
                         tried,
