@@ -56,8 +56,15 @@ pub fn target_env(m: &Module) -> String {
 
 /// Runs `spirv-val` on `words`; `Err` when the tool cannot be run (with how to install it).
 pub fn spirv_val(words: &[u32], env: &str) -> Result<Validation, String> {
+    spirv_val_with(words, env, &[])
+}
+
+/// `spirv_val` with more of its options (`--scalar-block-layout`, …).
+pub fn spirv_val_with(words: &[u32], env: &str, options: &[&str]) -> Result<Validation, String> {
     let mut child = Command::new("spirv-val")
-        .args(["--target-env", env, "-"])
+        .args(["--target-env", env])
+        .args(options)
+        .arg("-")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use spirv::Op;
 
-use super::external::{spirv_val, target_env, Validation};
+use super::external::{spirv_val_with, target_env, Validation};
 use super::gpu::Device;
 use super::pass::PassCx;
 use super::registry;
@@ -65,8 +65,10 @@ pub struct Test<'a> {
     /// For `fails`: the error the pass fails with on the input.
     pub error: Option<String>,
     pub gpu: Option<&'a dyn Device>,
-    /// The SPIR-V environment candidates are validated in.
+    /// The SPIR-V environment candidates are validated in, and the block layout rules the
+    /// input needs (`--scalar-block-layout`…).
     pub env: String,
+    pub layout: Option<&'static str>,
     /// Where a command's candidates are written.
     pub scratch: std::path::PathBuf,
 }
@@ -121,12 +123,15 @@ impl Test<'_> {
             step: self.step,
             error: self.error.as_deref(),
             env: &self.env,
+            layout: self.layout,
         })
     }
 
     fn holds_on_driver(&self, words: &[u32]) -> Result<bool, String> {
         let run = self.pipeline.run(Arc::new(words.to_vec()));
-        let k = self.step.ok_or("the property is about a step, and none is named")?;
+        let k = self
+            .step
+            .ok_or("the property is about a step, and none is named")?;
         if pass_steps(&run).get(k).is_none() {
             // The pipeline stopped before the step: a pass failed earlier.
             return Ok(false);
@@ -154,7 +159,11 @@ impl Test<'_> {
 
     /// Whether spirv-val accepts `words`.
     fn valid(&self, words: &[u32]) -> Result<bool, String> {
-        Ok(matches!(spirv_val(words, &self.env)?, Validation::Valid))
+        let options: Vec<&str> = self.layout.into_iter().collect();
+        Ok(matches!(
+            spirv_val_with(words, &self.env, &options)?,
+            Validation::Valid
+        ))
     }
 }
 
@@ -165,6 +174,7 @@ struct Judge<'a> {
     step: Option<usize>,
     error: Option<&'a str>,
     env: &'a str,
+    layout: Option<&'static str>,
 }
 
 impl Judge<'_> {
@@ -173,7 +183,9 @@ impl Judge<'_> {
             return run_command(command, words, scratch);
         }
         let run = self.pipeline.run(Arc::new(words.to_vec()));
-        let k = self.step.ok_or("the property is about a step, and none is named")?;
+        let k = self
+            .step
+            .ok_or("the property is about a step, and none is named")?;
         let Some(&i) = pass_steps(&run).get(k) else {
             return Ok(false);
         };
@@ -190,8 +202,12 @@ impl Judge<'_> {
     /// Interesting, then valid: the property first, since most candidates lose it and
     /// spirv-val costs a process each.
     fn accepts(&self, words: &[u32], scratch: &std::path::Path) -> Result<bool, String> {
+        let options: Vec<&str> = self.layout.into_iter().collect();
         Ok(self.holds(words, scratch)?
-            && matches!(spirv_val(words, self.env)?, Validation::Valid))
+            && matches!(
+                spirv_val_with(words, self.env, &options)?,
+                Validation::Valid
+            ))
     }
 }
 
@@ -271,8 +287,9 @@ enum Chance {
     Call(Id, Id),
     /// The conditional branch ending this block, taken to its true (or false) target.
     Branch(Id, Id, bool),
-    /// The `k`th store of this block.
-    Store(Id, Id, usize),
+    /// The `k`th instruction of this op, one without a result (a store, an image write, a
+    /// barrier), in this block.
+    Plain(Id, Id, Op, usize),
     /// This value, replaced by a null constant.
     Value(Id, Id),
     /// Operand `k` of the instruction with this result, replaced by a null constant (or
@@ -465,8 +482,10 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
                 for i in f.insts() {
                     if let Some(r) = i.result {
                         if !used.contains(&r)
-                            && i.op != Op::Label
-                            && (i.op == Op::Variable || super::passes::dce::is_pure(i, &sets))
+                            && !matches!(i.op, Op::Label | Op::Function | Op::FunctionParameter)
+                            && (!differs
+                                || i.op == Op::Variable
+                                || super::passes::dce::is_pure(i, &sets))
                         {
                             out.push(Chance::Unused(f.id(), r));
                         }
@@ -518,7 +537,7 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
     for f in m.functions() {
         let fid = f.id();
         for (b, block) in f.blocks().iter().enumerate() {
-            let mut stores = 0;
+            let mut seen: std::collections::HashMap<Op, usize> = Default::default();
             for i in f.block_insts(b) {
                 match (edit, i.op) {
                     (Edit::Calls, Op::FunctionCall) => {
@@ -526,11 +545,18 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
                             out.push(Chance::Call(fid, r))
                         }
                     }
-                    (Edit::Unused, Op::Store) => {
-                        if store_may_go(m, f, i.args[0], differs, &read) {
-                            out.push(Chance::Store(fid, block.label, stores));
+                    (Edit::Unused, op) if i.result.is_none() => {
+                        let k = *seen.entry(op).and_modify(|n| *n += 1).or_insert(0);
+                        // Under `differs` only what writes memory whose contents are defined
+                        // without it; else anything (what is then invalid is refused).
+                        let may = match op {
+                            Op::Store => store_may_go(m, f, i.args[0], differs, &read),
+                            Op::ImageWrite => true,
+                            _ => !differs,
+                        };
+                        if may {
+                            out.push(Chance::Plain(fid, block.label, op, k));
                         }
-                        stores += 1;
                     }
                     // An atomic whose result nothing uses is a store.
                     (Edit::Unused, op) if crate::ir::inst::is_atomic(op) => {
@@ -549,11 +575,9 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
                             let Some(ty) = f.def_of(a).and_then(|d| d.ty) else {
                                 continue;
                             };
-                            let pointer =
-                                m.global(ty).is_some_and(|t| t.op == Op::TypePointer);
+                            let pointer = m.global(ty).is_some_and(|t| t.op == Op::TypePointer);
                             let divisor = DIVISIONS.contains(&op) && k == 1;
-                            if (nullable(m, ty) || (!differs && !pointer))
-                                && !(differs && divisor)
+                            if (nullable(m, ty) || (!differs && !pointer)) && !(differs && divisor)
                             {
                                 out.push(Chance::Operand(fid, i.result.unwrap_or(0), k));
                             }
@@ -656,6 +680,8 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
     let mut forget: Vec<Id> = Vec::new();
     // Operands of what went, which may be unused now.
     let mut suspects: Vec<(Id, Id)> = Vec::new();
+    // Instructions without results, by position: taken last first, so positions hold.
+    let mut plain: Vec<(Id, Id, Op, usize)> = Vec::new();
     for &chance in chunk {
         match chance {
             Chance::DebugInfo => tidy(&mut m, &["strip-debug"]),
@@ -722,22 +748,7 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
                 f.retain_insts(b, |i| i.result != Some(r));
                 cleanups.push("eliminate-dead-functions");
             }
-            Chance::Store(fid, label, k) => {
-                let f = m.function_mut(fid)?;
-                let b = f.block_index(label)?;
-                let mut seen = 0;
-                f.retain_insts(b, |i| {
-                    if i.op != Op::Store {
-                        return true;
-                    }
-                    seen += 1;
-                    if seen - 1 == k {
-                        suspects.extend(i.args.iter().map(|&a| (fid, a)));
-                        return false;
-                    }
-                    true
-                });
-            }
+            Chance::Plain(fid, label, op, k) => plain.push((fid, label, op, k)),
             Chance::Branch(fid, label, taken) => {
                 let t = {
                     let mut b = Builder::detached(&mut m);
@@ -760,6 +771,23 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
             let f = ep.args.first().copied();
             m.execution_modes.retain(|e| e.args.first().copied() != f);
         }
+    }
+    plain.sort_by_key(|p| std::cmp::Reverse(p.3));
+    for (fid, label, op, k) in plain {
+        let f = m.function_mut(fid)?;
+        let b = f.block_index(label)?;
+        let mut seen = 0;
+        f.retain_insts(b, |i| {
+            if i.op != op || i.result.is_some() {
+                return true;
+            }
+            seen += 1;
+            if seen - 1 == k {
+                suspects.extend(i.args.iter().map(|&a| (fid, a)));
+                return false;
+            }
+            true
+        });
     }
     let drop_at = |list: &mut Vec<crate::ir::Inst>, at: &[usize]| {
         let mut k = 0;
@@ -885,10 +913,21 @@ pub fn reduce(
     } else {
         1
     };
+    // An edit whose chances are the ones it failed on last round is skipped this round, but
+    // for a last round that tries everything before the reduction ends.
+    let mut failed: Vec<(Edit, Vec<Chance>)> = Vec::new();
+    let mut skipping = true;
     'rounds: loop {
         let mut progressed = false;
+        let mut skipped = false;
         for edit in Edit::ALL {
             let mut list = chances(&best, edit, differs);
+            if skipping && failed.iter().any(|(e, l)| *e == edit && *l == list) {
+                skipped = true;
+                continue;
+            }
+            let tried_on = list.clone();
+            let mut kept_here = false;
             let mut chunk = list.len().max(1);
             while !list.is_empty() {
                 let mut at = 0;
@@ -924,7 +963,13 @@ pub fn reduce(
                         })
                         .collect();
                     tried += windows.len();
-                    if std::env::var("SHOW").is_ok() { eprintln!("{edit:?} chunk {chunk} list {} windows {:?}", list.len(), windows); }
+                    if std::env::var("SHOW").is_ok() {
+                        eprintln!(
+                            "{edit:?} chunk {chunk} list {} windows {:?}",
+                            list.len(),
+                            windows
+                        );
+                    }
                     let verdicts: Vec<Result<bool, String>> = match &judge {
                         Some(judge) => std::thread::scope(|scope| {
                             let handles: Vec<_> = candidates
@@ -971,6 +1016,7 @@ pub fn reduce(
                             accepted += 1;
                             progressed = true;
                             kept_any = true;
+                            kept_here = true;
                             match applied.iter_mut().find(|(e, _)| *e == edit) {
                                 Some((_, n)) => *n += to - from,
                                 None => applied.push((edit, to - from)),
@@ -995,10 +1041,19 @@ pub fn reduce(
                     break;
                 }
             }
+            failed.retain(|(e, _)| *e != edit);
+            if !kept_here {
+                failed.push((edit, tried_on));
+            }
         }
         if !progressed {
+            if skipped && skipping {
+                skipping = false;
+                continue;
+            }
             break;
         }
+        skipping = true;
     }
     Ok(Reduced {
         after: best.inst_count(),
@@ -1026,15 +1081,33 @@ pub fn prepare<'a>(
 ) -> Result<Test<'a>, String> {
     let module = crate::ir::spirv::read::read_words(words).map_err(|e| e.to_string())?;
     let env = target_env(&module);
-    match spirv_val(words, &env)? {
-        Validation::Valid => {}
-        Validation::Invalid(messages) => {
-            return Err(format!(
-                "the input is not valid SPIR-V, so candidates could not be checked against it: {}",
-                messages.first().map_or("", |m| m.text.as_str())
-            ))
+    // The block layout rules the input is valid under: candidates are held to the same.
+    let mut layout = None;
+    let mut first_error = None;
+    for rules in [
+        None,
+        Some("--relax-block-layout"),
+        Some("--scalar-block-layout"),
+    ] {
+        let options: Vec<&str> = rules.into_iter().collect();
+        match spirv_val_with(words, &env, &options)? {
+            Validation::Valid => {
+                layout = Some(rules);
+                break;
+            }
+            Validation::Invalid(messages) => {
+                first_error.get_or_insert_with(|| {
+                    messages.first().map_or(String::new(), |m| m.text.clone())
+                });
+            }
         }
     }
+    let Some(layout) = layout else {
+        return Err(format!(
+            "the input is not valid SPIR-V, so candidates could not be checked against it: {}",
+            first_error.unwrap_or_default()
+        ));
+    };
     let run = pipeline.run(Arc::new(words.to_vec()));
     let steps = pass_steps(&run);
     let found = match (&property, step) {
@@ -1074,6 +1147,7 @@ pub fn prepare<'a>(
         error,
         gpu,
         env,
+        layout,
         scratch,
     };
     if let Property::Command(command) = &test.property {
