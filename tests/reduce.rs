@@ -337,3 +337,54 @@ fn a_driver_crash_is_reduced_in_the_worker() {
     );
     assert!(test.holds(&reduced.words).unwrap());
 }
+
+/// `:reduce` in the TUI after `:bisect`: the first invalid step is what the input is reduced
+/// for; the result is written beside the input and opened as an input of its own.
+#[test]
+fn the_tui_reduces_for_what_the_bisect_found_and_opens_the_result() {
+    use shaderstep::app::action::Action;
+    use shaderstep::app::event_loop::{App, AppEvent};
+    let dir = temp_dir("reduce-tui");
+    let input = dir.join("pbr.spv");
+    std::fs::write(&input, words_to_bytes(&shader("pbr"))).unwrap();
+    let mut app = App::new(
+        vec![input.clone()],
+        with(Box::new(BreakFMul)),
+        (120, 30),
+        false,
+    );
+    // Nothing found yet: said, nothing started.
+    app.handle(AppEvent::Action(Action::Reduce(None)));
+    let msg = app
+        .state
+        .message
+        .as_ref()
+        .map(|m| m.text.clone())
+        .unwrap_or_default();
+    assert!(msg.contains("run :bisect"), "{msg}");
+    app.handle(AppEvent::Action(Action::Bisect));
+    app.settle();
+    app.handle(AppEvent::Action(Action::Reduce(None)));
+    app.settle();
+    let msg = app
+        .state
+        .message
+        .as_ref()
+        .map(|m| m.text.clone())
+        .unwrap_or_default();
+    assert!(
+        msg.contains("instructions") && msg.contains("reduced.spv"),
+        "{msg}"
+    );
+    app.settle();
+    assert_eq!(app.state.docs.len(), 2);
+    let current = &app.state.docs[app.state.doc];
+    assert!(current
+        .abs
+        .to_string_lossy()
+        .ends_with("pbr.spv.reduced.spv"));
+    let reduced = common::spv_words(&dir.join("pbr.spv.reduced.spv"));
+    common::validate(&reduced, false).unwrap();
+    assert!(reduced.len() * 5 < shader("pbr").len());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -153,6 +153,9 @@ pub enum Action {
     /// Run the shader after every step on a Vulkan driver; select the first step whose
     /// results differ from the input's. With a file: the bytes buffers start with.
     BisectRun(Option<PathBuf>),
+    /// Reduce the input to the smallest that still shows what the last bisect found, or the
+    /// property given (`invalid`, `differs`, `crash`, `fails` at the step shown, or a command).
+    Reduce(Option<String>),
     /// Show or hide the link view (the interface between linked stages).
     LinkView,
     /// Show (`Some(true)`), hide or toggle (`None`) the source pane.
@@ -292,6 +295,11 @@ pub enum Answered {
         docs: Vec<(usize, u64)>,
         result: Result<crate::pipeline::semantic::BisectRun, String>,
     },
+    /// How a reduction under way is going (its progress line).
+    Reducing(String),
+    /// A reduction ended: the reduced shader written (its path) and what was done, or why it
+    /// could not be.
+    Reduced(Result<(std::path::PathBuf, String), String>),
     /// shaderstep.toml read again, or why it could not be.
     Settings(Result<Settings, String>),
 }
@@ -429,6 +437,8 @@ impl fmt::Display for Action {
             Action::CompareStep(n) => write!(f, "compare-step {n}"),
             Action::BisectRun(None) => write!(f, "bisect run"),
             Action::BisectRun(Some(p)) => write!(f, "bisect run {}", p.display()),
+            Action::Reduce(None) => write!(f, "reduce"),
+            Action::Reduce(Some(p)) => write!(f, "reduce {p}"),
             Action::CommandLine => write!(f, "command-line"),
             Action::SearchPrompt => write!(f, "search-prompt"),
             Action::FilterPrompt => write!(f, "filter-prompt"),
@@ -610,6 +620,10 @@ impl FromStr for Action {
                 )))),
                 Some(other) => Err(format!(":bisect takes nothing or run, not '{other}'")),
             },
+            "reduce" => Ok(Action::Reduce(
+                arg.map(|a| a.trim().trim_matches('\'').to_string())
+                    .filter(|a| !a.is_empty()),
+            )),
             "compare" => match arg.map(str::trim) {
                 Some("off") => Ok(Action::Compare(None)),
                 Some(spec) if !spec.is_empty() => Ok(Action::Compare(Some(spec.to_string()))),

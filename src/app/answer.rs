@@ -207,6 +207,12 @@ pub(super) fn bisect(
                 .map_or("", |st| st.pass);
             let msg = format!("first invalid step: {i} {pass} — {first}");
             if fresh {
+                if let Some(run) = s.docs[doc].run.as_ref() {
+                    let steps = crate::pipeline::semantic::pass_steps(run);
+                    if let Some(k) = steps.iter().position(|&x| x == i) {
+                        s.last_found = Some((doc, generation, k, "invalid"));
+                    }
+                }
                 s.found.insert((doc, generation, i), diags);
                 if doc == s.doc {
                     s.step = i;
@@ -273,6 +279,14 @@ pub(super) fn bisect_run(
                     };
                     let diag = Diagnostic::new(Severity::Error, format!("{how}: {}", d.what));
                     s.found.insert((doc, generation, step), vec![diag]);
+                    let property = match d.finding {
+                        Finding::Differs => Some("differs"),
+                        Finding::Crashes | Finding::Hangs => Some("crash"),
+                        Finding::Fails => None,
+                    };
+                    if let (Some(p), true) = (property, doc == s.doc) {
+                        s.last_found = Some((doc, generation, d.pass_index, p));
+                    }
                     if doc == s.doc {
                         s.step = step;
                         s.base = None;

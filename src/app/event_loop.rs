@@ -86,6 +86,13 @@ struct BisectJob {
     done: std::sync::mpsc::Receiver<Result<crate::pipeline::semantic::BisectRun, String>>,
 }
 
+/// A reduction running in the background (`:reduce`).
+struct ReduceJob {
+    done: std::sync::mpsc::Receiver<Result<(PathBuf, String), String>>,
+    progress: std::sync::mpsc::Receiver<String>,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+}
+
 pub struct App {
     pub state: State,
     pub keymap: Keymap,
@@ -97,6 +104,10 @@ pub struct App {
     bisect_run: Option<BisectJob>,
     /// A validation bisect under way (`:bisect`): its (doc, generation) and answer.
     validation: Option<ValidationJob>,
+    /// A reduction under way (`:reduce`).
+    reduce: Option<ReduceJob>,
+    /// The pipeline the inputs run, which `:reduce` runs its candidates through.
+    pipeline: Arc<Pipeline>,
     front_ends: Arc<FrontEnds>,
     external_path: Option<String>,
     /// An editor to open (`e`): whoever owns the terminal hands it over (`take_edit`).
@@ -175,7 +186,8 @@ impl App {
         };
         let front_ends = Arc::new(inputs.front_ends);
         // Inputs run apart show their first steps while the rest of the run goes on.
-        let worker = Worker::new(Arc::new(pipeline), front_ends.clone(), batch, true);
+        let pipeline = Arc::new(pipeline);
+        let worker = Worker::new(pipeline.clone(), front_ends.clone(), batch, true);
         if let Some(e) = &worker.spawn_error {
             state.set_error(format!(
                 "cannot start the worker thread, nothing will run: {e}"
@@ -189,6 +201,8 @@ impl App {
             compare: None,
             bisect_run: None,
             validation: None,
+            reduce: None,
+            pipeline,
             front_ends,
             external_path: inputs.external_path,
             edit: None,
@@ -276,6 +290,32 @@ impl App {
                 Err(_) => {}
             }
         }
+        if let Some(job) = &self.reduce {
+            let mut lines = Vec::new();
+            while let Ok(line) = job.progress.try_recv() {
+                lines.push(line);
+            }
+            let done = job.done.try_recv();
+            if let Some(line) = lines.pop() {
+                self.answer(Answered::Reducing(line));
+                any = true;
+            }
+            match done {
+                Ok(result) => {
+                    self.reduce = None;
+                    self.answer(Answered::Reduced(result));
+                    any = true;
+                }
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                    self.reduce = None;
+                    self.answer(Answered::Reduced(Err(
+                        "the reduction stopped without an answer".into(),
+                    )));
+                    any = true;
+                }
+                Err(_) => {}
+            }
+        }
         let answer = self.bisect_run.as_ref().map(|j| j.done.try_recv());
         match answer {
             Some(Ok(result)) => {
@@ -322,6 +362,14 @@ impl App {
                 Err(_) => self.finish_bisect(key, Err("the bisect did not answer in time".into())),
             }
         }
+        if let Some(job) = self.reduce.take() {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let result = job.done.recv_timeout(left).unwrap_or_else(|_| {
+                job.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                Err("the reduction did not finish in time".into())
+            });
+            self.answer(Answered::Reduced(result));
+        }
         if let Some(job) = &self.bisect_run {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             match job.done.recv_timeout(left) {
@@ -340,6 +388,7 @@ impl App {
         self.state.docs.iter().any(Doc::running)
             || self.bisect_run.is_some()
             || self.validation.is_some()
+            || self.reduce.is_some()
     }
 
     /// Hands jobs to the worker: all together when the inputs run together (a batch replaces
@@ -457,6 +506,123 @@ impl App {
                 })
             }
             Err(e) => Some(Outcome::Failed(format!("cannot start the bisect run: {e}"))),
+        }
+    }
+
+    /// Starts reducing the current input on a thread of its own: while it has `property` (at
+    /// the step shown), else what the last bisect found (at its step).
+    fn start_reduce(&mut self, property: Option<String>) -> Option<Outcome> {
+        use crate::pipeline::reduce::{self, Property};
+        if self.reduce.is_some() {
+            return Some(Outcome::Failed("a reduction is under way already".into()));
+        }
+        let s = &self.state;
+        let run = s.run().cloned()?;
+        let doc = s.current()?;
+        let steps = crate::pipeline::semantic::pass_steps(&run);
+        let (property, step) = match property {
+            Some(p) => {
+                let property: Property = match p.parse() {
+                    Ok(p) => p,
+                    Err(e) => return Some(Outcome::Failed(e)),
+                };
+                let step =
+                    match property {
+                        Property::Command(_) => None,
+                        _ => match steps.iter().position(|&i| i == s.step) {
+                            Some(k) => Some(k),
+                            None => return Some(Outcome::Failed(
+                                "select the step the property is about (the source text is none)"
+                                    .into(),
+                            )),
+                        },
+                    };
+                (property, step)
+            }
+            None => match s.last_found {
+                Some((d, _, k, what)) if d == s.doc => (what.parse().ok()?, Some(k)),
+                _ => return Some(Outcome::Failed("nothing found to reduce for".into())),
+            },
+        };
+        let first = *steps.first()?;
+        let words = match crate::pipeline::validate::spirv_of(&run.steps[first].module) {
+            Ok(w) => w.words,
+            Err(e) => return Some(Outcome::Failed(format!("the input cannot be written: {e}"))),
+        };
+        let output = {
+            let mut name = doc.abs.clone().into_os_string();
+            name.push(".reduced.spv");
+            PathBuf::from(name)
+        };
+        let pipeline = self.pipeline.clone();
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (tx, done) = std::sync::mpsc::channel();
+        let (progress_tx, progress) = std::sync::mpsc::channel();
+        let stopped = stop.clone();
+        let spawned = std::thread::Builder::new()
+            .name("shaderstep-reduce".into())
+            .spawn(move || {
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    let worker = match property {
+                        Property::Differs | Property::Crash => {
+                            Some(crate::pipeline::gpu::isolated::Isolated::open_here(false)?)
+                        }
+                        _ => None,
+                    };
+                    let gpu = worker
+                        .as_ref()
+                        .map(|w| w as &dyn crate::pipeline::gpu::Device);
+                    let scratch_dir = std::env::temp_dir()
+                        .join(format!("shaderstep-reduce-{}-tui", std::process::id()));
+                    std::fs::create_dir_all(&scratch_dir)
+                        .map_err(|e| format!("{}: {e}", scratch_dir.display()))?;
+                    let step = step.map(|k| k.to_string());
+                    let test = reduce::prepare(
+                        &pipeline,
+                        property,
+                        step.as_deref(),
+                        &words,
+                        gpu,
+                        scratch_dir.join("candidate.spv"),
+                    )?;
+                    let start = crate::pipeline::Pipeline::from_names(&["lower"])?
+                        .run(Arc::new(words.clone()))
+                        .final_module()
+                        .map(|m| (**m).clone())
+                        .ok_or("the input does not read")?;
+                    let reduced = reduce::reduce(
+                        &test,
+                        start,
+                        &mut |p| {
+                            let _ = progress_tx.send(format!(
+                                "reducing: {} tried, {} kept, {} instructions (Esc stops)",
+                                p.tried, p.accepted, p.instructions
+                            ));
+                        },
+                        &|| stopped.load(std::sync::atomic::Ordering::Relaxed),
+                    );
+                    let _ = std::fs::remove_dir_all(&scratch_dir);
+                    let reduced = reduced?;
+                    let summary = reduce::write(&reduced, &output)?;
+                    Ok((output, summary))
+                }))
+                .unwrap_or_else(|_| Err("internal error in the reduction (please report)".into()));
+                let _ = tx.send(result);
+            });
+        match spawned {
+            Ok(_) => {
+                self.reduce = Some(ReduceJob {
+                    done,
+                    progress,
+                    stop,
+                });
+                self.state.reducing = Some("reducing…".into());
+                Some(Outcome::Started {
+                    job: "reduce",
+                    said: "reducing the input (Esc stops and keeps the smallest so far)…".into(),
+                })
+            }
+            Err(e) => Some(Outcome::Failed(format!("cannot start the reduction: {e}"))),
         }
     }
 
@@ -590,6 +756,13 @@ impl App {
                 Effect::Bisect => self.bisect(),
                 Effect::Compare { spec, jobs } => self.start_compare(spec, jobs),
                 Effect::BisectRun(data) => self.start_bisect_run(data),
+                Effect::Reduce(property) => self.start_reduce(property),
+                Effect::StopReduce => {
+                    if let Some(job) = &self.reduce {
+                        job.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    None
+                }
                 Effect::Write {
                     path,
                     bytes,

@@ -43,8 +43,11 @@ fn run_inner(args: &ReduceArgs) -> Result<(), String> {
         name.push(".reduced.spv");
         PathBuf::from(name)
     });
-    let scratch =
-        std::env::temp_dir().join(format!("shaderstep-reduce-{}.spv", std::process::id()));
+    // Candidates a command judges are written here, one file per lane.
+    let scratch_dir =
+        std::env::temp_dir().join(format!("shaderstep-reduce-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch_dir).map_err(|e| format!("{}: {e}", scratch_dir.display()))?;
+    let scratch = scratch_dir.join("candidate.spv");
     let test = reduce::prepare(
         &pipeline,
         property,
@@ -70,6 +73,9 @@ fn run_inner(args: &ReduceArgs) -> Result<(), String> {
         None => String::new(),
     };
     let terminal = std::io::stderr().is_terminal();
+    // Ctrl-C stops the reduction: the smallest shader so far is written.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let _ = signal_hook::flag::register(signal_hook::consts::SIGINT, stop.clone());
     let reduced = reduce::reduce(
         &test,
         start,
@@ -81,36 +87,14 @@ fn run_inner(args: &ReduceArgs) -> Result<(), String> {
                 );
             }
         },
-        &|| false,
+        &|| stop.load(std::sync::atomic::Ordering::Relaxed),
     );
-    let _ = std::fs::remove_file(&scratch);
+    let _ = std::fs::remove_dir_all(&scratch_dir);
     if terminal {
         eprintln!();
     }
     let reduced = reduced?;
-    let bytes: Vec<u8> = reduced.words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    std::fs::write(&output, bytes).map_err(|e| format!("{}: {e}", output.display()))?;
-    let asm = output.with_extension("spvasm");
-    let module = crate::ir::spirv::read::read_words(&reduced.words).map_err(|e| e.to_string())?;
-    let text = crate::ir::spirv::disasm::disassemble(&module, &Default::default());
-    std::fs::write(&asm, text).map_err(|e| format!("{}: {e}", asm.display()))?;
-    let applied: Vec<String> = reduced
-        .applied
-        .iter()
-        .map(|(e, n)| format!("{} {n}", e.name()))
-        .collect();
-    println!(
-        "{}: {} → {} instructions ({:.0} %){about}, in {:.1} s: {} candidates tried, {} kept ({}) → {} and {}",
-        args.input.display(),
-        reduced.before,
-        reduced.after,
-        100.0 * reduced.after as f64 / reduced.before.max(1) as f64,
-        reduced.took.as_secs_f64(),
-        reduced.tried,
-        reduced.accepted,
-        if applied.is_empty() { "nothing applied".to_string() } else { applied.join(", ") },
-        output.display(),
-        asm.display()
-    );
+    let summary = reduce::write(&reduced, &output)?;
+    println!("{}{about}: {summary}", args.input.display());
     Ok(())
 }

@@ -605,6 +605,11 @@ pub struct State {
     pub diags: DiagPane,
     /// Diagnostics found after the run (`:bisect`), by (doc, generation, step).
     pub found: HashMap<(usize, u64, usize), Vec<Diagnostic>>,
+    /// What the last bisect found, for `:reduce`: (doc, generation, pass number, the
+    /// property: `invalid`, `differs` or `crash`).
+    pub last_found: Option<(usize, u64, usize, &'static str)>,
+    /// A reduction under way: its progress line.
+    pub reducing: Option<String>,
     pub size: (u16, u16),
     pub quit: bool,
     pub color: bool,
@@ -821,6 +826,8 @@ impl State {
             passes: PassPane::default(),
             diags: DiagPane::default(),
             found: HashMap::new(),
+            last_found: None,
+            reducing: None,
             size,
             quit: false,
             color,

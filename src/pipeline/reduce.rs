@@ -963,13 +963,6 @@ pub fn reduce(
                         })
                         .collect();
                     tried += windows.len();
-                    if std::env::var("SHOW").is_ok() {
-                        eprintln!(
-                            "{edit:?} chunk {chunk} list {} windows {:?}",
-                            list.len(),
-                            windows
-                        );
-                    }
                     let verdicts: Vec<Result<bool, String>> = match &judge {
                         Some(judge) => std::thread::scope(|scope| {
                             let handles: Vec<_> = candidates
@@ -1066,6 +1059,39 @@ pub fn reduce(
         took: began.elapsed(),
         stopped,
     })
+}
+
+/// Writes the reduced shader to `output` and its assembly beside it (`.spvasm`); what was
+/// done, in a line.
+pub fn write(reduced: &Reduced, output: &std::path::Path) -> Result<String, String> {
+    let bytes: Vec<u8> = reduced.words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(output, bytes).map_err(|e| format!("{}: {e}", output.display()))?;
+    let asm = output.with_extension("spvasm");
+    let module = crate::ir::spirv::read::read_words(&reduced.words).map_err(|e| e.to_string())?;
+    let text = crate::ir::spirv::disasm::disassemble(&module, &Default::default());
+    std::fs::write(&asm, text).map_err(|e| format!("{}: {e}", asm.display()))?;
+    let applied: Vec<String> = reduced
+        .applied
+        .iter()
+        .map(|(e, n)| format!("{} {n}", e.name()))
+        .collect();
+    Ok(format!(
+        "{} → {} instructions ({:.0} %), in {:.1} s{}: {} candidates tried, {} kept ({}) → {} and {}",
+        reduced.before,
+        reduced.after,
+        100.0 * reduced.after as f64 / reduced.before.max(1) as f64,
+        reduced.took.as_secs_f64(),
+        if reduced.stopped { ", stopped" } else { "" },
+        reduced.tried,
+        reduced.accepted,
+        if applied.is_empty() {
+            "nothing applied".to_string()
+        } else {
+            applied.join(", ")
+        },
+        output.display(),
+        asm.display()
+    ))
 }
 
 /// The `Test` for `property` on `words`: the step it is about found (named by `step`, else

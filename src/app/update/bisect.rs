@@ -8,7 +8,7 @@ use crate::app::state::State;
 /// Applies the actions `update` routes here.
 pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
     match action {
-        Action::Bisect | Action::BisectRun(_) if s.run_under_way() => {
+        Action::Bisect | Action::BisectRun(_) | Action::Reduce(_) if s.run_under_way() => {
             s.set_error("the run is still under way: bisect it once it is done");
         }
         Action::Bisect => return vec![Effect::Bisect],
@@ -18,6 +18,19 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 return Vec::new();
             }
             return vec![Effect::BisectRun(data)];
+        }
+        Action::Reduce(property) => {
+            if s.run().is_none() {
+                s.set_error("nothing to reduce: the input has not loaded");
+                return Vec::new();
+            }
+            if property.is_none() && s.last_found.is_none_or(|(d, ..)| d != s.doc) {
+                s.set_error(
+                    "nothing found to reduce for: run :bisect or :bisect run first, or name the property (:reduce invalid|differs|crash|fails|'COMMAND')",
+                );
+                return Vec::new();
+            }
+            return vec![Effect::Reduce(property)];
         }
         other => unreachable!("not an action of bisect: {other:?}"),
     }

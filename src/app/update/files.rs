@@ -23,6 +23,32 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 s.jobs.retain(|j| *j != "bisect run");
                 crate::app::answer::bisect_run(s, &docs, result)
             }
+            Some(Answered::Reducing(line)) => {
+                s.reducing = Some(line.clone());
+                s.set_message(line);
+            }
+            Some(Answered::Reduced(result)) => {
+                s.jobs.retain(|j| *j != "reduce");
+                s.reducing = None;
+                match result {
+                    Ok((path, summary)) => {
+                        // The reduced shader opens as an input of its own, with its own steps.
+                        let abs = crate::app::watch::absolute(&path);
+                        let i = match s.docs.iter().position(|d| d.abs == abs) {
+                            Some(i) => i,
+                            None => {
+                                s.docs.push(crate::app::state::Doc::new(abs, None));
+                                s.docs.len() - 1
+                            }
+                        };
+                        super::browser::select_doc(s, i);
+                        let effect = load(s, i);
+                        s.set_message(summary);
+                        return vec![effect];
+                    }
+                    Err(e) => s.set_error(format!("reduce: {e}")),
+                }
+            }
             Some(Answered::Settings(Err(e))) => {
                 s.set_error(format!("{e} (the settings before stay)"));
             }

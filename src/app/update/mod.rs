@@ -60,6 +60,11 @@ pub enum Effect {
     /// Run the current input after every step on a Vulkan driver (in the background), buffers
     /// starting with the bytes of a file when one is given.
     BisectRun(Option<PathBuf>),
+    /// Reduce the current input (in the background) while it has the property: the one named,
+    /// else what the last bisect found.
+    Reduce(Option<String>),
+    /// Stop the reduction under way (`Esc`): it ends with the smallest shader so far.
+    StopReduce,
     /// Start running a second pipeline beside this one (a preset, a pass list or
     /// `spirv-opt FLAGS`) on every input (`jobs`), or stop (`None`).
     Compare {
@@ -151,7 +156,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
             cost::handle(s, action)
         }
         Action::Compare(..) | Action::CompareStep(..) => compare::handle(s, action),
-        Action::Bisect | Action::BisectRun(..) => bisect::handle(s, action),
+        Action::Bisect | Action::BisectRun(..) | Action::Reduce(..) => bisect::handle(s, action),
         Action::Cancel
         | Action::PromptInsert(..)
         | Action::PromptBackspace

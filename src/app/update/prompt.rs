@@ -11,6 +11,10 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
         Action::Cancel => {
             s.search = None;
             s.message = None;
+            // A reduction under way stops, keeping the smallest shader so far.
+            if s.reducing.is_some() {
+                return vec![Effect::StopReduce];
+            }
             // In the browser, Esc lists every shader again.
             if s.focus == Focus::Shaders && !s.browser_filter.is_empty() {
                 s.browser_filter.clear();
