@@ -9,11 +9,9 @@ use std::time::{Duration, Instant};
 
 use shaderstep::app::action::Action;
 use shaderstep::app::event_loop::{App, AppEvent};
-use shaderstep::ir::spirv::{asm, read};
-use shaderstep::ir::Module;
+use shaderstep::ir::spirv::asm;
 use shaderstep::pipeline::gpu::isolated::Isolated;
 use shaderstep::pipeline::gpu::{Device, DeviceError, Layout};
-use shaderstep::pipeline::pass::{Changed, Pass, PassCx, PassError};
 use shaderstep::pipeline::Pipeline;
 
 fn worker() -> Isolated {
@@ -104,7 +102,7 @@ fn a_hang_is_killed_at_the_limit_and_the_next_run_gets_a_new_worker() {
     assert!(r.is_ok(), "{:?}", r.map(|b| b.len()));
 }
 
-use common::WILD_POINTER;
+use common::{WildPointer, WILD_POINTER};
 
 #[test]
 fn a_driver_crash_is_a_result_and_the_next_run_gets_a_new_worker() {
@@ -164,22 +162,6 @@ fn run_reports_a_driver_crash_and_carries_on() {
         stdout.contains("spin.spvasm: every step computes what the input does"),
         "{stdout}"
     );
-}
-
-/// Test pass: makes the shader read far past the buffer its address names, as a
-/// miscompiling pass might.
-struct WildPointer;
-impl Pass for WildPointer {
-    fn name(&self) -> &'static str {
-        "wild-pointer"
-    }
-    fn description(&self) -> &'static str {
-        "test pass: dereferences the address the buffer holds"
-    }
-    fn run(&self, m: &mut Module, _: &mut PassCx) -> Result<Changed, PassError> {
-        *m = read::read_words(&asm::assemble(WILD_POINTER).unwrap()).unwrap();
-        Ok(Changed::Yes)
-    }
 }
 
 #[test]

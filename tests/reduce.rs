@@ -7,39 +7,13 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{corpus, shaderstep, temp_dir, words_to_bytes};
+use common::{corpus, shaderstep, temp_dir, words_to_bytes, SwapAddSub, WildPointer};
 use shaderstep::ir::Module;
 use shaderstep::pipeline::gpu::Gpu;
 use shaderstep::pipeline::pass::{Changed, Pass, PassCx, PassError};
-use shaderstep::pipeline::reduce::{prepare, reduce, Property};
+use shaderstep::pipeline::reduce::{prepare, reduce, Property, Reduced};
 use shaderstep::pipeline::Pipeline;
 use spirv::Op;
-
-/// Turns the first integer add of every function into a subtract: valid, computes something
-/// else.
-struct SwapAddSub;
-impl Pass for SwapAddSub {
-    fn name(&self) -> &'static str {
-        "swap-add-sub"
-    }
-    fn description(&self) -> &'static str {
-        "test pass: changes what the shader computes"
-    }
-    fn run(&self, m: &mut Module, _: &mut PassCx) -> Result<Changed, PassError> {
-        let mut changed = Changed::No;
-        for f in m.functions_mut() {
-            let add = f
-                .layout()
-                .map(|(_, i)| i)
-                .find(|&i| f.inst(i).op == Op::IAdd);
-            if let Some(add) = add {
-                f.inst_mut(add).op = Op::ISub;
-                changed = Changed::Yes;
-            }
-        }
-        Ok(changed)
-    }
-}
 
 /// Turns the first float multiply into an integer one: spirv-val rejects the result.
 struct BreakFMul;
@@ -107,6 +81,25 @@ fn start(words: &[u32]) -> Module {
     (**run.final_module().unwrap()).clone()
 }
 
+/// Reduces `words` for `test`: to a fifth of its instructions or fewer, still with the
+/// property, valid.
+fn to_a_fifth(test: &shaderstep::pipeline::reduce::Test, words: &[u32]) -> Reduced {
+    let reduced = reduce(test, start(words), &mut |_| {}, &|| false).unwrap();
+    assert!(
+        reduced.after * 5 <= reduced.before,
+        "{} → {}",
+        reduced.before,
+        reduced.after
+    );
+    assert!(
+        test.holds(&reduced.words).unwrap(),
+        "it still has the property"
+    );
+    // The candidate itself is valid (an invalid step is the pass's output).
+    common::validate(&reduced.words, false).unwrap();
+    reduced
+}
+
 fn scratch(tag: &str) -> std::path::PathBuf {
     temp_dir(tag).join("candidate.spv")
 }
@@ -141,16 +134,7 @@ fn a_miscompile_is_reduced_to_a_fifth_and_still_differs() {
     )
     .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(test.step, Some(3), "the bisect finds swap-add-sub");
-    let m = start(&words);
-    let reduced = reduce(&test, m, &mut |_| {}, &|| false).unwrap();
-    assert!(
-        reduced.after * 5 <= reduced.before,
-        "{} → {}",
-        reduced.before,
-        reduced.after
-    );
-    assert!(test.holds(&reduced.words).unwrap(), "it still differs");
-    common::validate(&reduced.words, false).unwrap();
+    let reduced = to_a_fifth(&test, &words);
     let out = shaderstep::ir::spirv::read::read_words(&reduced.words).unwrap();
     let mut undef = false;
     out.for_each_inst(|i| undef |= i.op == Op::Undef);
@@ -171,16 +155,7 @@ fn an_invalid_step_is_reduced_and_stays_invalid() {
         scratch("reduce-invalid"),
     )
     .unwrap_or_else(|e| panic!("{e}"));
-    let reduced = reduce(&test, start(&words), &mut |_| {}, &|| false).unwrap();
-    assert!(
-        reduced.after * 5 <= reduced.before,
-        "{} → {}",
-        reduced.before,
-        reduced.after
-    );
-    assert!(test.holds(&reduced.words).unwrap());
-    // The input itself is valid: what is invalid is the pass's output.
-    common::validate(&reduced.words, false).unwrap();
+    to_a_fifth(&test, &words);
 }
 
 #[test]
@@ -201,13 +176,7 @@ fn a_failing_pass_is_reduced_with_the_same_error() {
         .as_deref()
         .unwrap_or("")
         .contains("cannot divide floats"));
-    let reduced = reduce(&test, start(&words), &mut |_| {}, &|| false).unwrap();
-    assert!(
-        reduced.after * 5 <= reduced.before,
-        "{} → {}",
-        reduced.before,
-        reduced.after
-    );
+    let reduced = to_a_fifth(&test, &words);
     let out = shaderstep::ir::spirv::read::read_words(&reduced.words).unwrap();
     let mut divides = false;
     out.for_each_inst(|i| divides |= i.op == Op::FDiv);
@@ -289,23 +258,6 @@ fn a_command_says_what_is_interesting() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Test pass: replaces the module with one that reads far past its buffer, which crashes
-/// the driver.
-struct WildPointer;
-impl Pass for WildPointer {
-    fn name(&self) -> &'static str {
-        "wild-pointer"
-    }
-    fn description(&self) -> &'static str {
-        "test pass: makes the driver crash"
-    }
-    fn run(&self, m: &mut Module, _: &mut PassCx) -> Result<Changed, PassError> {
-        let words = shaderstep::ir::spirv::asm::assemble(common::WILD_POINTER).unwrap();
-        *m = shaderstep::ir::spirv::read::read_words(&words).unwrap();
-        Ok(Changed::Yes)
-    }
-}
-
 /// A step that crashes the driver, in the worker process: found and the input reduced to
 /// what still runs before it.
 #[test]
@@ -328,14 +280,7 @@ fn a_driver_crash_is_reduced_in_the_worker() {
     )
     .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(test.step, Some(3), "the bisect finds wild-pointer");
-    let reduced = reduce(&test, start(&words), &mut |_| {}, &|| false).unwrap();
-    assert!(
-        reduced.after * 5 <= reduced.before,
-        "{} → {}",
-        reduced.before,
-        reduced.after
-    );
-    assert!(test.holds(&reduced.words).unwrap());
+    to_a_fifth(&test, &words);
 }
 
 /// `:reduce` in the TUI after `:bisect`: the first invalid step is what the input is reduced

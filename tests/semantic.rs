@@ -6,7 +6,7 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{corpus, shaderstep, temp_dir, words_to_bytes};
+use common::{corpus, shaderstep, temp_dir, words_to_bytes, SwapAddSub};
 use shaderstep::app::action::Action;
 use shaderstep::app::event_loop::{App, AppEvent};
 use shaderstep::ir::Module;
@@ -15,32 +15,6 @@ use shaderstep::pipeline::pass::{Changed, Pass, PassCx, PassError};
 use shaderstep::pipeline::registry;
 use shaderstep::pipeline::semantic::{bisect_run, Feed};
 use shaderstep::pipeline::Pipeline;
-
-/// Turns the first integer add of every function into a subtract: still valid, computes
-/// something else.
-struct SwapAddSub;
-impl Pass for SwapAddSub {
-    fn name(&self) -> &'static str {
-        "swap-add-sub"
-    }
-    fn description(&self) -> &'static str {
-        "test pass: changes what the shader computes"
-    }
-    fn run(&self, m: &mut Module, _: &mut PassCx) -> Result<Changed, PassError> {
-        let mut changed = Changed::No;
-        for f in m.functions_mut() {
-            let add = f
-                .layout()
-                .map(|(_, i)| i)
-                .find(|&i| f.inst(i).op == spirv::Op::IAdd);
-            if let Some(add) = add {
-                f.inst_mut(add).op = spirv::Op::ISub;
-                changed = Changed::Yes;
-            }
-        }
-        Ok(changed)
-    }
-}
 
 /// `lower, verify, dce, swap-add-sub, verify, lift`.
 fn wrong_pipeline() -> Pipeline {

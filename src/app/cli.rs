@@ -78,19 +78,40 @@ pub enum Command {
     Reduce(ReduceArgs),
 }
 
+/// Which pipeline a command runs: a preset, a pass list or an external optimizer.
 #[derive(clap::Args, Debug)]
-pub struct ReduceArgs {
-    /// The shader (as `run` takes it).
-    pub input: PathBuf,
-    /// The preset whose step is reduced for.
+pub struct PipelineChoice {
+    /// Named pipeline to run (see `shaderstep passes`).
     #[arg(long, default_value = "O", conflicts_with = "passes")]
     pub preset: String,
     /// Comma-separated passes to run instead of a preset.
     #[arg(long, value_delimiter = ',')]
     pub passes: Option<Vec<String>>,
-    /// An external optimizer instead of our passes: 'spirv-opt FLAGS'.
+    /// spirv-opt's passes as the steps: `--external 'spirv-opt -O'`.
     #[arg(long, value_name = "COMMAND", conflicts_with_all = ["preset", "passes"])]
     pub external: Option<String>,
+}
+
+impl PipelineChoice {
+    /// The pipeline chosen, its external tool found through `config`.
+    pub fn pipeline(
+        &self,
+        config: &super::config::Config,
+    ) -> Result<crate::pipeline::Pipeline, String> {
+        use crate::pipeline::Pipeline;
+        match &self.external {
+            Some(command) => Ok(Pipeline::external(config.external_tool(command)?)),
+            None => Pipeline::from_flags(self.passes.as_deref(), &self.preset),
+        }
+    }
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ReduceArgs {
+    /// The shader (as `run` takes it).
+    pub input: PathBuf,
+    #[command(flatten)]
+    pub pipeline: PipelineChoice,
     /// What the reduced shader must still show: `invalid` (the step's output is rejected by
     /// spirv-val), `differs` (its results differ on the driver), `crash` (the driver crashes
     /// or hangs on it), `fails` (the pass fails with the same error), or 'COMMAND' (exits 0
@@ -113,15 +134,8 @@ pub struct CostArgs {
     /// Shaders to compile (as `run` takes them).
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
-    /// Named pipeline to run (see `shaderstep passes`).
-    #[arg(long, default_value = "O", conflicts_with = "passes")]
-    pub preset: String,
-    /// Comma-separated passes to run instead of a preset.
-    #[arg(long, value_delimiter = ',')]
-    pub passes: Option<Vec<String>>,
-    /// spirv-opt's passes as the steps: `--external 'spirv-opt -O'`.
-    #[arg(long, value_name = "COMMAND", conflicts_with_all = ["preset", "passes"])]
-    pub external: Option<String>,
+    #[command(flatten)]
+    pub pipeline: PipelineChoice,
     /// One JSON object per shader and step: step, pass, instructions, max_pressure, mix.
     #[arg(long, conflicts_with = "listing")]
     pub json: bool,

@@ -7,7 +7,7 @@ use std::fmt::Write;
 use super::cli::CostArgs;
 use crate::pipeline::compile::{compile, Together};
 use crate::pipeline::cost::{Cost, Kind};
-use crate::pipeline::{Pipeline, Run};
+use crate::pipeline::Run;
 
 /// Exit status: 0, or 1 when an input does not load or a pass fails.
 pub fn run(args: &CostArgs) -> i32 {
@@ -25,11 +25,7 @@ pub fn run(args: &CostArgs) -> i32 {
 
 fn run_inner(args: &CostArgs) -> Result<String, String> {
     let config = super::config::load(&[], &args.inputs)?.0;
-    let pipeline = match &args.external {
-        Some(command) => Pipeline::external(config.external_tool(command)?),
-        None => Pipeline::from_flags(args.passes.as_deref(), &args.preset)?,
-    }
-    .with_snapshots(true);
+    let pipeline = args.pipeline.pipeline(&config)?.with_snapshots(true);
     let results = compile(
         &args.inputs,
         &pipeline,

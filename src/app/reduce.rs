@@ -21,10 +21,7 @@ pub fn run(args: &ReduceArgs) -> i32 {
 
 fn run_inner(args: &ReduceArgs) -> Result<(), String> {
     let config = super::config::load(&[], std::slice::from_ref(&args.input))?.0;
-    let pipeline = match &args.external {
-        Some(command) => Pipeline::external(config.external_tool(command)?),
-        None => Pipeline::from_flags(args.passes.as_deref(), &args.preset)?,
-    };
+    let pipeline = args.pipeline.pipeline(&config)?;
     let property: Property = args.until.parse()?;
     let loaded = crate::pipeline::input::load_with(&args.input, &config.front_ends)
         .map_err(|e| e.to_string())?;

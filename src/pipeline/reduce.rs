@@ -461,16 +461,7 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
         Edit::Unused => {
             out.push(Chance::Dce);
             let sets = crate::ir::ops::ExtSets::of(m);
-            let mut used = std::collections::HashSet::new();
-            m.for_each_inst(|i| {
-                if !crate::ir::rewrite::is_metadata(i.op) {
-                    used.extend(i.args.iter().copied().chain(i.ty));
-                }
-            });
-            // Interface variables are used by their entry points (an edit of their own).
-            for e in &m.entry_points {
-                used.extend(e.args.iter().copied());
-            }
+            let used = used_ids(m);
             for g in m.globals() {
                 if let Some(r) = g.result {
                     if !used.contains(&r) {
@@ -515,14 +506,11 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
     } else {
         Default::default()
     };
-    let mut used = std::collections::HashSet::new();
-    if edit == Edit::Unused {
-        m.for_each_inst(|i| {
-            if !crate::ir::rewrite::is_metadata(i.op) {
-                used.extend(i.args.iter().copied().chain(i.ty));
-            }
-        });
-    }
+    let used = if edit == Edit::Unused {
+        used_ids(m)
+    } else {
+        Default::default()
+    };
     // Divisors stay: a zero there is undefined behaviour.
     let mut divisors = std::collections::HashSet::new();
     if differs {
@@ -621,21 +609,28 @@ fn tidy(m: &mut Module, passes: &[&str]) {
     }
 }
 
+/// Ids something uses: as an operand or a result type (names and decorations are no use), or
+/// as an entry point's function or interface variable.
+fn used_ids(m: &Module) -> std::collections::HashSet<Id> {
+    let mut used = std::collections::HashSet::new();
+    m.for_each_inst(|i| {
+        if !crate::ir::rewrite::is_metadata(i.op) {
+            used.extend(i.args.iter().copied().chain(i.ty));
+        }
+    });
+    for e in &m.entry_points {
+        used.extend(e.args.iter().copied());
+    }
+    used
+}
+
 /// Takes away the `suspects` nothing uses any more, and then what only they used: the
 /// computation that fed what an edit took, and nothing else (an unused value elsewhere may be
 /// what the reduction is about).
 fn sweep(m: &mut Module, mut suspects: Vec<(Id, Id)>, forget: &mut Vec<Id>) {
     let sets = crate::ir::ops::ExtSets::of(m);
     while !suspects.is_empty() {
-        let mut used = std::collections::HashSet::new();
-        m.for_each_inst(|i| {
-            if !crate::ir::rewrite::is_metadata(i.op) {
-                used.extend(i.args.iter().copied().chain(i.ty));
-            }
-        });
-        for e in &m.entry_points {
-            used.extend(e.args.iter().copied());
-        }
+        let used = used_ids(m);
         let mut next = Vec::new();
         for (fid, id) in std::mem::take(&mut suspects) {
             if used.contains(&id) || forget.contains(&id) {

@@ -370,3 +370,54 @@ OpStore %po %v
 OpReturn
 OpFunctionEnd
 "#;
+
+/// Test pass: turns the first integer add of every function into a subtract — still valid,
+/// computes something else.
+pub struct SwapAddSub;
+impl shaderstep::pipeline::Pass for SwapAddSub {
+    fn name(&self) -> &'static str {
+        "swap-add-sub"
+    }
+    fn description(&self) -> &'static str {
+        "test pass: changes what the shader computes"
+    }
+    fn run(
+        &self,
+        m: &mut shaderstep::ir::Module,
+        _: &mut shaderstep::pipeline::PassCx,
+    ) -> Result<shaderstep::pipeline::Changed, shaderstep::pipeline::PassError> {
+        let mut changed = shaderstep::pipeline::Changed::No;
+        for f in m.functions_mut() {
+            let add = f
+                .layout()
+                .map(|(_, i)| i)
+                .find(|&i| f.inst(i).op == spirv::Op::IAdd);
+            if let Some(add) = add {
+                f.inst_mut(add).op = spirv::Op::ISub;
+                changed = shaderstep::pipeline::Changed::Yes;
+            }
+        }
+        Ok(changed)
+    }
+}
+
+/// Test pass: replaces the module with `WILD_POINTER`, which reads far past the buffer its
+/// address names and crashes the driver, as a miscompiling pass might.
+pub struct WildPointer;
+impl shaderstep::pipeline::Pass for WildPointer {
+    fn name(&self) -> &'static str {
+        "wild-pointer"
+    }
+    fn description(&self) -> &'static str {
+        "test pass: dereferences far past the buffer"
+    }
+    fn run(
+        &self,
+        m: &mut shaderstep::ir::Module,
+        _: &mut shaderstep::pipeline::PassCx,
+    ) -> Result<shaderstep::pipeline::Changed, shaderstep::pipeline::PassError> {
+        let words = shaderstep::ir::spirv::asm::assemble(WILD_POINTER).unwrap();
+        *m = shaderstep::ir::spirv::read::read_words(&words).unwrap();
+        Ok(shaderstep::pipeline::Changed::Yes)
+    }
+}
