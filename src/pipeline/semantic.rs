@@ -557,8 +557,9 @@ pub fn pass_steps(run: &Run) -> Vec<usize> {
 }
 
 /// The execution models of a run's input.
-/// The names of the entry points of a run's input.
-fn entry_names(run: &Run) -> Vec<String> {
+/// The entry points of a run's input: (execution model, name).
+fn entry_points(run: &Run) -> Vec<(ExecutionModel, String)> {
+    use rspirv::dr::Operand;
     let Some(&first) = pass_steps(run).first() else {
         return Vec::new();
     };
@@ -566,26 +567,15 @@ fn entry_names(run: &Run) -> Vec<String> {
         .module
         .entry_points
         .iter()
-        .filter_map(|e| match e.lits().get(1) {
-            Some(rspirv::dr::Operand::LiteralString(n)) => Some(n.clone()),
+        .filter_map(|e| match e.lits() {
+            [Operand::ExecutionModel(m), Operand::LiteralString(n), ..] => Some((*m, n.clone())),
             _ => None,
         })
         .collect()
 }
 
 fn models(run: &Run) -> Vec<ExecutionModel> {
-    let Some(&first) = pass_steps(run).first() else {
-        return Vec::new();
-    };
-    run.steps[first]
-        .module
-        .entry_points
-        .iter()
-        .filter_map(|e| match e.lits().first() {
-            Some(rspirv::dr::Operand::ExecutionModel(m)) => Some(*m),
-            _ => None,
-        })
-        .collect()
+    entry_points(run).into_iter().map(|(m, _)| m).collect()
 }
 
 /// A semantic bisect of whatever `runs` are: one compute shader, one module with a vertex and
@@ -598,7 +588,11 @@ pub fn bisect(
     cancelled: &dyn Fn() -> bool,
 ) -> Result<BisectRun, String> {
     if let Some(name) = feed.entry {
-        let names: Vec<String> = runs.iter().flat_map(|r| entry_names(r)).collect();
+        let names: Vec<String> = runs
+            .iter()
+            .flat_map(|r| entry_points(r))
+            .map(|(_, n)| n)
+            .collect();
         if !names.iter().any(|n| n == name) {
             return Err(format!(
                 "no entry point is called '{name}' (there are: {})",

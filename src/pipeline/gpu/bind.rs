@@ -462,6 +462,19 @@ impl Gpu {
 }
 
 impl Bound {
+    /// Records the binding of the sets, if there are any.
+    pub(super) unsafe fn record_binding(
+        &self,
+        d: &ash::Device,
+        cmd: vk::CommandBuffer,
+        point: vk::PipelineBindPoint,
+        layout: vk::PipelineLayout,
+    ) {
+        if !self.sets.is_empty() {
+            d.cmd_bind_descriptor_sets(cmd, point, layout, 0, &self.sets, &[]);
+        }
+    }
+
     /// Every element's bytes after the work (once it has finished), in descriptor order.
     pub(super) unsafe fn contents(&self) -> Vec<Vec<u8>> {
         self.outs

@@ -543,16 +543,7 @@ impl Gpu {
         let shader = vk::PipelineStageFlags::COMPUTE_SHADER;
         self.record_uploads(d, cmd, &bound, shader);
         d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline);
-        if !bound.sets.is_empty() {
-            d.cmd_bind_descriptor_sets(
-                cmd,
-                vk::PipelineBindPoint::COMPUTE,
-                pipeline_layout,
-                0,
-                &bound.sets,
-                &[],
-            );
-        }
+        bound.record_binding(d, cmd, vk::PipelineBindPoint::COMPUTE, pipeline_layout);
         if layout.push > 0 {
             d.cmd_push_constants(
                 cmd,
@@ -1258,16 +1249,7 @@ impl Gpu {
         for (binding, buffer) in &vertex {
             d.cmd_bind_vertex_buffers(cmd, *binding, &[*buffer], &[0]);
         }
-        if !bound.sets.is_empty() {
-            d.cmd_bind_descriptor_sets(
-                cmd,
-                vk::PipelineBindPoint::GRAPHICS,
-                layout,
-                0,
-                &bound.sets,
-                &[],
-            );
-        }
+        bound.record_binding(d, cmd, vk::PipelineBindPoint::GRAPHICS, layout);
         if !draw.setup.push.is_empty() {
             d.cmd_push_constants(
                 cmd,
