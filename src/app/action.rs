@@ -763,6 +763,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "run the shader after every step (Vulkan; buffers from FILE); select the first that computes otherwise",
     ),
     (
+        "reduce [PROPERTY]",
+        "the smallest shader still showing what the bisect found (or invalid|differs|crash|fails at this step, or 'COMMAND'); Esc stops",
+    ),
+    (
         "history",
         "the selected value's history across the steps, listed under the code",
     ),

@@ -616,7 +616,6 @@ impl App {
                     progress,
                     stop,
                 });
-                self.state.reducing = Some("reducing…".into());
                 Some(Outcome::Started {
                     job: "reduce",
                     said: "reducing the input (Esc stops and keeps the smallest so far)…".into(),

@@ -73,16 +73,9 @@ pub fn driver_words(module: &crate::ir::Module) -> Result<Vec<u32>, String> {
             }
         }
     }
+    let mut b = crate::ir::rewrite::Builder::detached(&mut m);
     for r in results {
-        m.annotations_mut().push(crate::ir::Inst::new(
-            Op::Decorate,
-            None,
-            None,
-            vec![
-                Operand::IdRef(r),
-                Operand::Decoration(Decoration::NoContraction),
-            ],
-        ));
+        b.decorate(r, Decoration::NoContraction, Vec::new());
     }
     Ok(write::write_words(&m))
 }

@@ -174,6 +174,9 @@ fn outcome(s: &mut State, o: crate::app::action::Outcome) {
             if !s.jobs.contains(&job) {
                 s.jobs.push(job);
             }
+            if job == "reduce" {
+                s.reducing = Some(said.clone());
+            }
             s.set_message(said);
         }
     }
