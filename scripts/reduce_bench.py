@@ -58,7 +58,9 @@ def main():
                                capture_output=True, text=True)
             our_time = time.monotonic() - t
             t = time.monotonic()
-            s = subprocess.run(["spirv-reduce", path, "-o", theirs, "--", script],
+            # spirv-reduce writes every candidate to a file named by this prefix.
+            prefix = "--temp-file-prefix=" + os.path.join(tmp, f"candidate{n}_")
+            s = subprocess.run(["spirv-reduce", path, "-o", theirs, prefix, "--", script],
                                capture_output=True, text=True)
             their_time = time.monotonic() - t
             if r.returncode != 0 or s.returncode != 0:
