@@ -5,7 +5,6 @@
 
 mod common;
 
-use std::sync::Arc;
 
 use common::{corpus, shaderstep, temp_dir, words_to_bytes, SwapAddSub, WildPointer};
 use shaderstep::ir::Module;
@@ -75,10 +74,7 @@ fn shader(name: &str) -> Vec<u32> {
 }
 
 fn start(words: &[u32]) -> Module {
-    let run = Pipeline::from_names(&["lower"])
-        .unwrap()
-        .run(Arc::new(words.to_vec()));
-    (**run.final_module().unwrap()).clone()
+    shaderstep::pipeline::reduce::start_of(words).unwrap()
 }
 
 /// Reduces `words` for `test`: to a fifth of its instructions or fewer, still with the

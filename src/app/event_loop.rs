@@ -563,36 +563,13 @@ impl App {
             .name("shaderstep-reduce".into())
             .spawn(move || {
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    let worker = match property {
-                        Property::Differs | Property::Crash => {
-                            Some(crate::pipeline::gpu::isolated::Isolated::open_here(false)?)
-                        }
-                        _ => None,
-                    };
-                    let gpu = worker
-                        .as_ref()
-                        .map(|w| w as &dyn crate::pipeline::gpu::Device);
-                    let scratch_dir = std::env::temp_dir()
-                        .join(format!("shaderstep-reduce-{}-tui", std::process::id()));
-                    std::fs::create_dir_all(&scratch_dir)
-                        .map_err(|e| format!("{}: {e}", scratch_dir.display()))?;
                     let step = step.map(|k| k.to_string());
-                    let test = reduce::prepare(
+                    let summary = reduce::reduce_to_file(
                         &pipeline,
                         property,
                         step.as_deref(),
                         &words,
-                        gpu,
-                        scratch_dir.join("candidate.spv"),
-                    )?;
-                    let start = crate::pipeline::Pipeline::from_names(&["lower"])?
-                        .run(Arc::new(words.clone()))
-                        .final_module()
-                        .map(|m| (**m).clone())
-                        .ok_or("the input does not read")?;
-                    let reduced = reduce::reduce(
-                        &test,
-                        start,
+                        &output,
                         &mut |p| {
                             let _ = progress_tx.send(format!(
                                 "reducing: {} tried, {} kept, {} instructions (Esc stops)",
@@ -600,10 +577,7 @@ impl App {
                             ));
                         },
                         &|| stopped.load(std::sync::atomic::Ordering::Relaxed),
-                    );
-                    let _ = std::fs::remove_dir_all(&scratch_dir);
-                    let reduced = reduced?;
-                    let summary = reduce::write(&reduced, &output)?;
+                    )?;
                     Ok((output, summary))
                 }))
                 .unwrap_or_else(|_| Err("internal error in the reduction (please report)".into()));

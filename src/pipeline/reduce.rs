@@ -62,6 +62,8 @@ pub struct Test<'a> {
     pub property: Property,
     /// The pass step (0 is the first pass) the property is about; none for a command.
     pub step: Option<usize>,
+    /// That step's pass, by name.
+    pub pass: Option<&'static str>,
     /// For `fails`: the error the pass fails with on the input.
     pub error: Option<String>,
     pub gpu: Option<&'a dyn Device>,
@@ -1056,6 +1058,63 @@ pub fn reduce(
     })
 }
 
+/// The module a reduction starts from: `words` read into the IR (the `lower` step).
+pub fn start_of(words: &[u32]) -> Result<Module, String> {
+    Pipeline::from_names(&["lower"])?
+        .run(Arc::new(words.to_vec()))
+        .final_module()
+        .map(|m| (**m).clone())
+        .ok_or_else(|| "the input does not read".to_string())
+}
+
+/// A whole reduction of `words`, as `reduce` and `:reduce` run it: the driver's worker
+/// process opened when the property needs one, candidates a command judges written to a
+/// scratch directory of their own, the result written to `output` (`write`). Returns what was
+/// done, in a line.
+pub fn reduce_to_file(
+    pipeline: &Pipeline,
+    property: Property,
+    step: Option<&str>,
+    words: &[u32],
+    output: &std::path::Path,
+    progress: &mut dyn FnMut(&Progress),
+    cancelled: &dyn Fn() -> bool,
+) -> Result<String, String> {
+    static SCRATCH: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let worker = match property {
+        Property::Differs | Property::Crash => {
+            Some(super::gpu::isolated::Isolated::open_here(false)?)
+        }
+        _ => None,
+    };
+    let gpu = worker.as_ref().map(|w| w as &dyn Device);
+    let scratch_dir = std::env::temp_dir().join(format!(
+        "shaderstep-reduce-{}-{}",
+        std::process::id(),
+        SCRATCH.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&scratch_dir).map_err(|e| format!("{}: {e}", scratch_dir.display()))?;
+    let reduced = prepare(
+        pipeline,
+        property,
+        step,
+        words,
+        gpu,
+        scratch_dir.join("candidate.spv"),
+    )
+    .and_then(|test| {
+        let reduced = reduce(&test, start_of(words)?, progress, cancelled)?;
+        Ok((test.step.zip(test.pass), reduced))
+    });
+    let _ = std::fs::remove_dir_all(&scratch_dir);
+    let (about, reduced) = reduced?;
+    let summary = write(&reduced, output)?;
+    Ok(match about {
+        Some((k, pass)) => format!("at step {k} ({pass}), {summary}"),
+        None => summary,
+    })
+}
+
 /// Writes the reduced shader to `output` and its assembly beside it (`.spvasm`); what was
 /// done, in a line.
 pub fn write(reduced: &Reduced, output: &std::path::Path) -> Result<String, String> {
@@ -1165,6 +1224,7 @@ pub fn prepare<'a>(
         pipeline,
         property,
         step: found,
+        pass: found.and_then(|k| steps.get(k)).map(|&i| run.steps[i].pass),
         error,
         gpu,
         env,
