@@ -5,7 +5,6 @@
 
 mod common;
 
-
 use common::{corpus, shaderstep, temp_dir, words_to_bytes, SwapAddSub, WildPointer};
 use shaderstep::ir::Module;
 use shaderstep::pipeline::gpu::Gpu;
