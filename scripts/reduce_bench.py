@@ -3,9 +3,11 @@
 of ../shared/corpus: for each, a script that says a candidate is interesting while it still
 has the op the shader's largest function is about (an image sample, an atomic, a barrier…),
 both reducers run on it, and the table gives their results' instruction counts and wall times.
-Run from the project root after `cargo build --release`:
+Each shader is reduced RUNS times by each tool, in turn (ours, theirs, ours, …), and the
+median times are compared, so a drift of the machine's speed falls on both. Run from the
+project root after `cargo build --release`:
 
-    python3 scripts/reduce_bench.py [COUNT]
+    python3 scripts/reduce_bench.py [COUNT] [RUNS]
 """
 import os, re, subprocess, sys, tempfile, time
 
@@ -13,6 +15,7 @@ here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.join(here, "..", "..", "shared", "corpus", "valid")
 binary = os.path.join(here, "..", "target", "release", "shaderstep")
 count = int(sys.argv[1]) if len(sys.argv) > 1 else 12
+runs = int(sys.argv[2]) if len(sys.argv) > 2 else 3
 
 # Ops a reduction is typically after, rarest first.
 WANTED = ["OpImageSampleDrefImplicitLod", "OpImageSampleExplicitLod", "OpImageSampleImplicitLod",
@@ -53,16 +56,20 @@ def main():
             os.chmod(script, 0o755)
             ours = os.path.join(tmp, f"ours{n}.spv")
             theirs = os.path.join(tmp, f"theirs{n}.spv")
-            t = time.monotonic()
-            r = subprocess.run([binary, "reduce", path, "--until", script, "-o", ours],
-                               capture_output=True, text=True)
-            our_time = time.monotonic() - t
-            t = time.monotonic()
-            # spirv-reduce writes every candidate to a file named by this prefix.
-            prefix = "--temp-file-prefix=" + os.path.join(tmp, f"candidate{n}_")
-            s = subprocess.run(["spirv-reduce", path, "-o", theirs, prefix, "--", script],
-                               capture_output=True, text=True)
-            their_time = time.monotonic() - t
+            our_times, their_times = [], []
+            for _ in range(runs):
+                t = time.monotonic()
+                r = subprocess.run([binary, "reduce", path, "--until", script, "-o", ours],
+                                   capture_output=True, text=True)
+                our_times.append(time.monotonic() - t)
+                t = time.monotonic()
+                # spirv-reduce writes every candidate to a file named by this prefix.
+                prefix = "--temp-file-prefix=" + os.path.join(tmp, f"candidate{n}_")
+                s = subprocess.run(["spirv-reduce", path, "-o", theirs, prefix, "--", script],
+                                   capture_output=True, text=True)
+                their_times.append(time.monotonic() - t)
+            our_time = sorted(our_times)[runs // 2]
+            their_time = sorted(their_times)[runs // 2]
             if r.returncode != 0 or s.returncode != 0:
                 print(f"{os.path.basename(path)}: failed: {r.stderr.strip()[-200:]} {s.stderr.strip()[-200:]}")
                 continue
@@ -78,7 +85,7 @@ def main():
     tb = sum(r[6] for r in rows)
     no_larger = sum(1 for r in rows if r[3] <= r[4])
     print(f"\n{len(rows)} shaders: ours no larger than spirv-reduce's on {no_larger}; instructions {ours} against {theirs}; "
-          f"wall time {ta:.1f} s against {tb:.1f} s ({ta / tb:.2f})")
+          f"wall time {ta:.1f} s against {tb:.1f} s ({ta / tb:.2f}; medians of {runs} runs each)")
 
 
 main()

@@ -227,9 +227,15 @@ fn a_command_says_what_is_interesting() {
     let input = dir.join("pbr.spv");
     std::fs::write(&input, words_to_bytes(&shader("pbr"))).unwrap();
     let script = dir.join("interesting.sh");
+    // The script also notes every candidate spirv-val rejects: it should see none.
+    let invalid = dir.join("invalid.log");
     std::fs::write(
         &script,
-        "#!/bin/sh\nspirv-dis \"$1\" | grep -q OpImageSampleImplicitLod\n",
+        format!(
+            "#!/bin/sh\nspirv-val \"$1\" >/dev/null 2>&1 || echo \"$1\" >> {}\n\
+             spirv-dis \"$1\" | grep -q OpImageSampleImplicitLod\n",
+            invalid.display()
+        ),
     )
     .unwrap();
     let until = format!("sh {}", script.display());
@@ -250,6 +256,11 @@ fn a_command_says_what_is_interesting() {
     let words = common::spv_words(&reduced);
     common::validate(&words, false).unwrap();
     assert!(words.len() * 5 < shader("pbr").len(), "{out}");
+    assert!(
+        !invalid.exists(),
+        "the command was given invalid candidates: {}",
+        std::fs::read_to_string(&invalid).unwrap_or_default()
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

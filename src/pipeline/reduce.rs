@@ -201,15 +201,22 @@ impl Judge<'_> {
         })
     }
 
-    /// Interesting, then valid: the property first, since most candidates lose it and
-    /// spirv-val costs a process each.
+    /// Valid and interesting. A command sees only valid candidates (a script may make no
+    /// sense of others); the properties judged here come first otherwise, since most
+    /// candidates lose them and spirv-val costs a process each.
     fn accepts(&self, words: &[u32], scratch: &std::path::Path) -> Result<bool, String> {
         let options: Vec<&str> = self.layout.into_iter().collect();
-        Ok(self.holds(words, scratch)?
-            && matches!(
+        let valid = || -> Result<bool, String> {
+            Ok(matches!(
                 spirv_val_with(words, self.env, &options)?,
                 Validation::Valid
             ))
+        };
+        let command = matches!(self.property, Property::Command(_));
+        if command && !valid()? {
+            return Ok(false);
+        }
+        Ok(self.holds(words, scratch)? && (command || valid()?))
     }
 }
 
@@ -218,17 +225,60 @@ impl Judge<'_> {
 fn run_command(command: &str, words: &[u32], path: &std::path::Path) -> Result<bool, String> {
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-    // The command as a shell would run it, with the candidate's path as its last argument.
-    let status = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(format!("{command} \"$1\""))
-        .arg("sh")
-        .arg(path)
+    let status = command_for(command, path)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .status()
         .map_err(|e| format!("cannot run '{command}': {e}"))?;
     Ok(status.success())
+}
+
+/// The process that runs `command` on `path`: the command itself when it is plain words (a
+/// process fewer per candidate, which is much of a candidate's cost), else a shell that runs
+/// it as written.
+fn command_for(command: &str, path: &std::path::Path) -> std::process::Command {
+    let plain =
+        |c: char| c.is_ascii_alphanumeric() || c.is_ascii_whitespace() || "_./=,:+-@%".contains(c);
+    let mut words = command.split_ascii_whitespace();
+    match words.next() {
+        Some(program) if command.chars().all(plain) && !program.contains('=') => {
+            let mut run = std::process::Command::new(program);
+            run.args(words).arg(path);
+            run
+        }
+        _ => {
+            let mut run = std::process::Command::new("sh");
+            run.arg("-c")
+                .arg(format!("{command} \"$1\""))
+                .arg("sh")
+                .arg(path);
+            run
+        }
+    }
+}
+
+#[cfg(test)]
+mod command_tests {
+    use super::command_for;
+
+    fn parts(command: &str) -> Vec<String> {
+        let run = command_for(command, std::path::Path::new("/t/c.spv"));
+        std::iter::once(run.get_program())
+            .chain(run.get_args())
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn plain_commands_run_without_a_shell_and_others_through_one() {
+        assert_eq!(
+            parts("./is-it.sh --op Select"),
+            ["./is-it.sh", "--op", "Select", "/t/c.spv"]
+        );
+        assert_eq!(parts("grep -q x | true")[..2], ["sh", "-c"]);
+        assert_eq!(parts("A=1 check")[..2], ["sh", "-c"]);
+        assert_eq!(parts("check '$HOME'")[..2], ["sh", "-c"]);
+    }
 }
 
 /// A kind of edit, largest first.
@@ -305,6 +355,8 @@ enum Chance {
     Unused(Id, Id),
     /// This type, constant or global variable, which nothing uses.
     UnusedGlobal(Id),
+    /// Every type, constant and global variable nothing uses, and then what only they used.
+    UnusedGlobals,
     /// This variable, out of the interface of every entry point.
     Interface(Id),
     /// The annotation at this position.
@@ -464,6 +516,12 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
             out.push(Chance::Dce);
             let sets = crate::ir::ops::ExtSets::of(m);
             let used = used_ids(m);
+            if m.globals()
+                .iter()
+                .any(|g| g.result.is_some_and(|r| !used.contains(&r)))
+            {
+                out.push(Chance::UnusedGlobals);
+            }
             for g in m.globals() {
                 if let Some(r) = g.result {
                     if !used.contains(&r) {
@@ -661,6 +719,31 @@ fn sweep(m: &mut Module, mut suspects: Vec<(Id, Id)>, forget: &mut Vec<Id>) {
     }
 }
 
+/// Takes away the global `first` (or every global nothing uses), then the globals only what
+/// went used: a constant's type goes with it, rather than one candidate later.
+fn drop_globals(m: &mut Module, first: Option<Id>, forget: &mut Vec<Id>) {
+    let mut suspects: Option<std::collections::HashSet<Id>> = first.map(|r| [r].into());
+    loop {
+        let used = used_ids(m);
+        let mut gone = Vec::new();
+        m.globals_mut().retain(|g| match g.result {
+            Some(r) if !used.contains(&r) && suspects.as_ref().is_none_or(|s| s.contains(&r)) => {
+                gone.push(g.clone());
+                false
+            }
+            _ => true,
+        });
+        if gone.is_empty() {
+            return;
+        }
+        forget.extend(gone.iter().filter_map(|g| g.result));
+        if let Some(s) = &mut suspects {
+            s.clear();
+            s.extend(gone.iter().flat_map(|g| g.args.iter().copied().chain(g.ty)));
+        }
+    }
+}
+
 /// `m` with the edits of `chunk` made; `None` when one cannot be.
 fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
     let mut m = m.clone();
@@ -718,10 +801,8 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
             Chance::Dce => cleanups.push("dce"),
             Chance::MergeBlocks => cleanups.push("block-merge"),
             Chance::Unused(fid, r) => gone.push((fid, r)),
-            Chance::UnusedGlobal(r) => {
-                m.globals_mut().retain(|g| g.result != Some(r));
-                forget.push(r);
-            }
+            Chance::UnusedGlobal(r) => drop_globals(&mut m, Some(r), &mut forget),
+            Chance::UnusedGlobals => drop_globals(&mut m, None, &mut forget),
             Chance::Call(fid, r) => {
                 let (ty, void) = {
                     let f = m.function(fid)?;
@@ -882,6 +963,14 @@ fn size(m: &Module, words: &[u32]) -> (usize, usize, usize, usize) {
     (code, ties, m.inst_count(), words.len())
 }
 
+/// What tells a candidate's words from others: their length and a hash.
+fn fingerprint(words: &[u32]) -> (usize, u64) {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    words.hash(&mut h);
+    (words.len(), h.finish())
+}
+
 /// The module's words, if it can be written as SPIR-V.
 fn words_of(m: &Module) -> Option<Vec<u32>> {
     spirv_of(m).ok().map(|s| s.words)
@@ -914,6 +1003,9 @@ pub fn reduce(
     // for a last round that tries everything before the reduction ends.
     let mut failed: Vec<(Edit, Vec<Chance>)> = Vec::new();
     let mut skipping = true;
+    // Candidates judged uninteresting, by their words: edits of different kinds, and the
+    // last rounds, often make one again.
+    let mut rejected: std::collections::HashSet<(usize, u64)> = Default::default();
     'rounds: loop {
         let mut progressed = false;
         let mut skipped = false;
@@ -925,6 +1017,7 @@ pub fn reduce(
             }
             let tried_on = list.clone();
             let mut kept_here = false;
+            let mut streak = false;
             let mut chunk = list.len().max(1);
             while !list.is_empty() {
                 let mut at = 0;
@@ -934,32 +1027,51 @@ pub fn reduce(
                         stopped = true;
                         break 'rounds;
                     }
-                    // Up to `lanes` windows of the list, judged at once; the first that
-                    // holds (in list order) is taken.
+                    // Windows of the list in order, built until `lanes` candidates are in
+                    // hand that are new (not one judged before, not another's twin); those
+                    // are judged at once and the smallest that holds is taken.
                     // One at a time, each edit is tried with what only it used swept away,
                     // then without (the sweep may take what the reduction is about).
+                    // While edits hold, the second lane tries the window and the next one
+                    // together rather than the next alone, which would have to be tried
+                    // again on the module the first makes.
                     let mut windows = Vec::new();
+                    let mut candidates: Vec<Option<(Module, Vec<u32>)>> = Vec::new();
                     let mut next = at;
                     // Operands made constant keep what they fed: other edits take it.
                     let sweeps = edit != Edit::Operands;
-                    while windows.len() < lanes && next < list.len() {
-                        let end = (next + chunk).min(list.len());
-                        windows.push((next, end, sweeps));
-                        if chunk == 1 && sweeps {
-                            windows.push((next, end, false));
+                    let best_size = size(&best, &best_words);
+                    let mut fresh = 0;
+                    let mut build = |from: usize, to: usize, swept: bool| {
+                        let candidate = apply(&best, &list[from..to], swept).and_then(|c| {
+                            let w = words_of(&c)?;
+                            let new = !rejected.contains(&fingerprint(&w))
+                                && !candidates.iter().flatten().any(|(_, o)| *o == w);
+                            (new && size(&c, &w) < best_size && verified(&c)).then_some((c, w))
+                        });
+                        let built = candidate.is_some();
+                        windows.push((from, to, swept));
+                        candidates.push(candidate);
+                        usize::from(built)
+                    };
+                    if streak && lanes > 1 && at + chunk < list.len() {
+                        let end = at + chunk;
+                        fresh += build(at, end, sweeps);
+                        fresh += build(at, (end + chunk).min(list.len()), sweeps);
+                        if chunk == 1 && sweeps && fresh < lanes {
+                            fresh += build(at, end, false);
                         }
                         next = end;
                     }
-                    let candidates: Vec<Option<(Module, Vec<u32>)>> = windows
-                        .iter()
-                        .map(|&(from, to, swept)| {
-                            let c = apply(&best, &list[from..to], swept)?;
-                            let w = words_of(&c)?;
-                            (size(&c, &w) < size(&best, &best_words) && verified(&c))
-                                .then_some((c, w))
-                        })
-                        .collect();
-                    tried += windows.len();
+                    while fresh < lanes && next < list.len() {
+                        let end = (next + chunk).min(list.len());
+                        fresh += build(next, end, sweeps);
+                        if chunk == 1 && sweeps {
+                            fresh += build(next, end, false);
+                        }
+                        next = end;
+                    }
+                    tried += fresh;
                     let verdicts: Vec<Result<bool, String>> = match &judge {
                         Some(judge) => std::thread::scope(|scope| {
                             let handles: Vec<_> = candidates
@@ -986,13 +1098,22 @@ pub fn reduce(
                             })
                             .collect(),
                     };
-                    let mut taken = None;
+                    let mut taken: Option<usize> = None;
                     for (j, verdict) in verdicts.into_iter().enumerate() {
-                        if verdict? {
+                        let Some((c, w)) = &candidates[j] else {
+                            continue;
+                        };
+                        if !verdict? {
+                            rejected.insert(fingerprint(w));
+                        } else if taken.is_none_or(|t| {
+                            candidates[t]
+                                .as_ref()
+                                .is_some_and(|(o, ow)| size(c, w) < size(o, ow))
+                        }) {
                             taken = Some(j);
-                            break;
                         }
                     }
+                    streak = taken.is_some();
                     match taken {
                         Some(j) => {
                             let (from, to, _) = windows[j];
