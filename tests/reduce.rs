@@ -295,6 +295,7 @@ fn a_driver_crash_is_reduced_in_the_worker() {
 fn the_tui_reduces_for_what_the_bisect_found_and_opens_the_result() {
     use shaderstep::app::action::Action;
     use shaderstep::app::event_loop::{App, AppEvent};
+    use shaderstep::app::state::{Against, Rows};
     let dir = temp_dir("reduce-tui");
     let input = dir.join("pbr.spv");
     std::fs::write(&input, words_to_bytes(&shader("pbr"))).unwrap();
@@ -337,5 +338,17 @@ fn the_tui_reduces_for_what_the_bisect_found_and_opens_the_result() {
     let reduced = common::spv_words(&dir.join("pbr.spv.reduced.spv"));
     common::validate(&reduced, false).unwrap();
     assert!(reduced.len() * 5 < shader("pbr").len());
+    // The reduced shader's step against the original's same step: most lines are gone.
+    app.handle(AppEvent::Action(Action::DiffInput(None)));
+    let key = app.state.panel.key.clone().expect("a diff is shown");
+    assert_eq!(key.against.0, Against::Input(0), "{:?}", app.state.message);
+    match &app.state.panel.rows {
+        Rows::Diff { added, removed, .. } => {
+            assert!(*removed > 5 * *added.max(&1), "+{added} -{removed}")
+        }
+        Rows::Text { .. } => panic!("no diff shown"),
+    }
+    app.handle(AppEvent::Action(Action::DiffInput(Some("off".into()))));
+    assert_eq!(app.state.against, Against::Steps);
     let _ = std::fs::remove_dir_all(&dir);
 }

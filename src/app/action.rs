@@ -145,6 +145,9 @@ pub enum Action {
     Shader(String),
     /// Diff the selected step against the same step of the input's previous run.
     DiffPrev,
+    /// Diff the selected step against the same step of another open input (by name; `None`:
+    /// the input this one was reduced from); `:diff-input off` stops.
+    DiffInput(Option<String>),
     /// Run a second pipeline on the same inputs (a preset, a pass list, or `spirv-opt FLAGS`)
     /// and diff against its steps; `None` stops comparing.
     Compare(Option<String>),
@@ -297,9 +300,9 @@ pub enum Answered {
     },
     /// How a reduction under way is going (its progress line).
     Reducing(String),
-    /// A reduction ended: the reduced shader written (its path) and what was done, or why it
-    /// could not be.
-    Reduced(Result<(std::path::PathBuf, String), String>),
+    /// A reduction ended: the input reduced and the reduced shader written (their paths) and
+    /// what was done, or why it could not be.
+    Reduced(Result<(std::path::PathBuf, std::path::PathBuf, String), String>),
     /// shaderstep.toml read again, or why it could not be.
     Settings(Result<Settings, String>),
 }
@@ -414,6 +417,8 @@ impl fmt::Display for Action {
             Action::PrevInput => write!(f, "prev-input"),
             Action::Shader(n) => write!(f, "shader {n}"),
             Action::DiffPrev => write!(f, "diff-prev"),
+            Action::DiffInput(None) => write!(f, "diff-input"),
+            Action::DiffInput(Some(name)) => write!(f, "diff-input {name}"),
             Action::LinkView => write!(f, "link"),
             Action::SourcePane(v) => write!(f, "source{}", on_off_text(v)),
             Action::Bands(v) => write!(f, "bands{}", on_off_text(v)),
@@ -592,6 +597,7 @@ impl FromStr for Action {
                     .to_string(),
             )),
             "diff-prev" => no_arg(Action::DiffPrev),
+            "diff-input" => Ok(Action::DiffInput(arg.map(str::to_string))),
             "link" => no_arg(Action::LinkView),
             "source" => Ok(Action::SourcePane(on_off(arg)?)),
             "bands" => Ok(Action::Bands(on_off(arg)?)),
@@ -818,6 +824,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (
         "diff-prev",
         "diff against this step of the previous run (what the last save changed)",
+    ),
+    (
+        "diff-input [NAME|off]",
+        "diff against this step of another input (alone: the one this was reduced from)",
     ),
     ("first-change", "go to the first line the selected pass changed"),
     (

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use super::action::ViewMode;
-use super::state::State;
+use super::state::{Against, State};
 use super::worker::{Done, StepDone};
 use crate::pipeline::Run;
 
@@ -162,7 +162,7 @@ pub(super) fn compared_run(s: &mut State, done: Done) {
                 // First the final outputs: ours against theirs.
                 s.compare.base = Some(n.saturating_sub(1));
                 s.step = s.step_count().saturating_sub(1);
-                s.diff_prev = false;
+                s.against = Against::Steps;
                 if !matches!(s.view, ViewMode::Diff | ViewMode::Split) {
                     s.view = ViewMode::Diff;
                 }
@@ -291,7 +291,7 @@ pub(super) fn bisect_run(
                         s.step = step;
                         s.base = None;
                         s.compare.base = None;
-                        s.diff_prev = false;
+                        s.against = Against::Steps;
                         s.diags.cursor = 0;
                         if !matches!(s.view, ViewMode::Diff | ViewMode::Split) {
                             s.view = ViewMode::Diff;

@@ -8,7 +8,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::action::ViewMode;
-use super::state::{Layout, PanelKey, Rows, SourceFile, SourceFiles, State, Syntax, TextKind};
+use super::state::{
+    Against, Layout, PanelKey, Rows, SourceFile, SourceFiles, State, Syntax, TextKind,
+};
 use crate::ir::listing::Listing;
 use crate::pipeline::diff::{diff_lines, DiffLine};
 
@@ -94,6 +96,8 @@ pub(super) enum Side {
     Previous,
     /// The compared pipeline's run (`:compare`).
     Compared,
+    /// Another input's run (`:diff-input`).
+    Input(usize),
 }
 
 pub(super) fn step_text(
@@ -103,17 +107,22 @@ pub(super) fn step_text(
     kind: TextKind,
 ) -> (u64, Arc<Listing>) {
     let empty = || (0, Arc::new(Listing::default()));
-    let Some(doc) = s.current() else {
+    let at = match side {
+        Side::Input(d) => d,
+        _ => s.doc,
+    };
+    let Some(doc) = s.docs.get(at) else {
         return empty();
     };
     // The previous good run keeps the generation it had; compared runs count their
     // generations down from the top, apart from the input's own.
     let (run, generation) = match side {
+        Side::Input(_) => (doc.run.as_ref(), doc.generation),
         Side::Current => (doc.run.as_ref(), doc.generation),
         Side::Previous => (doc.prev_run.as_ref(), doc.prev_generation),
         Side::Compared => (doc.compare_run.as_ref(), u64::MAX - doc.compare_generation),
     };
-    let key = (s.doc, generation, step, kind);
+    let key = (at, generation, step, kind);
     if let Some(t) = s.cache.texts.get(&key) {
         return t.clone();
     }
@@ -201,10 +210,14 @@ pub fn refresh_panel(s: &mut State) {
         base: s.base_step(),
         func: s.func.clone(),
         ignore_renumbering: s.ignore_renumbering,
-        prev: s.diff_prev && is_diff,
+        against: match s.diff_against() {
+            _ if !is_diff => (Against::Steps, 0),
+            Against::Input(d) => (Against::Input(d), s.docs[d].generation),
+            a => (a, 0),
+        },
         compared: s
             .compared_base()
-            .filter(|_| is_diff && !s.diff_prev)
+            .filter(|_| is_diff && s.diff_against() == Against::Steps)
             .map(|b| (s.current().map_or(0, |d| d.compare_generation), b)),
     };
     if s.panel.key.as_ref() == Some(&key) {
@@ -233,7 +246,16 @@ pub fn refresh_panel(s: &mut State) {
         },
         ViewMode::Diff | ViewMode::Split => {
             let (old_id, old) = match key.compared {
-                _ if key.prev => step_text(s, Side::Previous, s.step, s.text),
+                _ if key.against.0 == Against::PreviousRun => {
+                    step_text(s, Side::Previous, s.step, s.text)
+                }
+                _ if matches!(key.against.0, Against::Input(_)) => {
+                    let Against::Input(d) = key.against.0 else {
+                        unreachable!()
+                    };
+                    let step = s.input_step(d).unwrap_or(0);
+                    step_text(s, Side::Input(d), step, s.text)
+                }
                 Some((_, b)) => step_text(s, Side::Compared, b, s.text),
                 None => step_text(s, Side::Current, s.base_step(), s.text),
             };

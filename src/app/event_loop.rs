@@ -88,7 +88,7 @@ struct BisectJob {
 
 /// A reduction running in the background (`:reduce`).
 struct ReduceJob {
-    done: std::sync::mpsc::Receiver<Result<(PathBuf, String), String>>,
+    done: std::sync::mpsc::Receiver<Result<(PathBuf, PathBuf, String), String>>,
     progress: std::sync::mpsc::Receiver<String>,
     stop: Arc<std::sync::atomic::AtomicBool>,
 }
@@ -554,6 +554,7 @@ impl App {
             name.push(".reduced.spv");
             PathBuf::from(name)
         };
+        let original = doc.abs.clone();
         let pipeline = self.pipeline.clone();
         let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let (tx, done) = std::sync::mpsc::channel();
@@ -578,7 +579,7 @@ impl App {
                         },
                         &|| stopped.load(std::sync::atomic::Ordering::Relaxed),
                     )?;
-                    Ok((output, summary))
+                    Ok((original, output, summary))
                 }))
                 .unwrap_or_else(|_| Err("internal error in the reduction (please report)".into()));
                 let _ = tx.send(result);

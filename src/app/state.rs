@@ -51,6 +51,8 @@ pub struct Doc {
     pub compare_generation: u64,
     pub compare_requested: u64,
     pub compare_answered: u64,
+    /// The input this one is the reduction of (`:reduce`): what `:diff-input` compares with.
+    pub reduced_from: Option<PathBuf>,
 }
 
 /// What the shader browser says about a shader.
@@ -107,6 +109,7 @@ impl Doc {
             compare_generation: 0,
             compare_requested: 0,
             compare_answered: 0,
+            reduced_from: None,
         }
     }
 
@@ -181,6 +184,18 @@ fn stage_name(m: spirv::ExecutionModel) -> &'static str {
         E::MeshEXT | E::MeshNV => "mesh",
         _ => "rt",
     }
+}
+
+/// What the old side of a diff is, beside a step of the same run or of the compared run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Against {
+    /// The base step, or a compared run's step (`:compare`).
+    #[default]
+    Steps,
+    /// The same step of the input's previous run (`:diff-prev`).
+    PreviousRun,
+    /// The same step of another open input's run (`:diff-input`): a reduction's original.
+    Input(usize),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -434,8 +449,9 @@ pub struct PanelKey {
     pub base: usize,
     pub func: Option<String>,
     pub ignore_renumbering: bool,
-    /// The old side is the same step of the previous run.
-    pub prev: bool,
+    /// The old side is the same step of the previous run, or of another input (with that
+    /// input's generation).
+    pub against: (Against, u64),
     /// The old side is this step of the compared run.
     pub compared: Option<(u64, usize)>,
 }
@@ -561,8 +577,8 @@ pub struct State {
     pub pressure: bool,
     /// The cost pane under the code (`:cost`).
     pub cost_shown: bool,
-    /// Diffs compare with the same step of the input's previous run (`:diff-prev`).
-    pub diff_prev: bool,
+    /// What diffs compare with: steps, or the same step of the previous run or another input.
+    pub against: Against,
     pub pipeline: Vec<&'static str>,
     pub step: usize,
     /// The step diffs compare against; `None` means the step before the selected one.
@@ -798,7 +814,7 @@ impl State {
             bands: false,
             pressure: false,
             cost_shown: false,
-            diff_prev: false,
+            against: Against::Steps,
             pipeline,
             step: 0,
             base: None,
@@ -956,6 +972,25 @@ impl State {
     pub fn compared_base(&self) -> Option<usize> {
         let n = self.compare_run()?.steps.len();
         self.compare.base.filter(|&b| b < n)
+    }
+
+    /// What diffs compare with now: another input only while it is open with a run.
+    pub fn diff_against(&self) -> Against {
+        match self.against {
+            Against::Input(d)
+                if d == self.doc || self.docs.get(d).is_none_or(|doc| doc.run.is_none()) =>
+            {
+                Against::Steps
+            }
+            a => a,
+        }
+    }
+
+    /// The step of input `d` a diff compares the selected step with: the same pass, as far
+    /// as its run goes.
+    pub fn input_step(&self, d: usize) -> Option<usize> {
+        let n = self.docs.get(d)?.run.as_ref()?.steps.len();
+        Some(self.step.min(n.checked_sub(1)?))
     }
 
     pub fn base_step(&self) -> usize {

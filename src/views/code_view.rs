@@ -12,7 +12,7 @@ use ratatui::Frame;
 use super::theme::Theme;
 use crate::app::action::ViewMode;
 use crate::app::state::{
-    id_tokens, search_matches, Focus, Rows, Search, State, TextKind, TextStyle,
+    id_tokens, search_matches, Against, Focus, Rows, Search, State, TextKind, TextStyle,
 };
 use crate::pipeline::diff::{word_changes, DiffLine, LineChange};
 
@@ -151,38 +151,51 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
             .and_then(|r| r.steps.get(i))
             .map_or("", |st| st.pass)
     };
-    let title = match &s.panel.rows {
+    let against = s.panel.key.as_ref().map_or(Against::Steps, |k| k.against.0);
+    let compared = s.panel.key.as_ref().and_then(|k| k.compared);
+    let title = match (&s.panel.rows, against, compared) {
         _ if s.run().is_none() => match s.current() {
             Some(d) if d.error.is_some() => {
                 format!(" cannot load {} ", d.display_name(&s.roots))
             }
             _ => " no module loaded ".to_string(),
         },
-        Rows::Text { .. } => format!(" {kind} after {} {} ", s.step, step_name(s.step)),
-        Rows::Diff { added, removed, .. } if s.panel.key.as_ref().is_some_and(|k| k.prev) => {
+        (Rows::Text { .. }, ..) => format!(" {kind} after {} {} ", s.step, step_name(s.step)),
+        (Rows::Diff { added, removed, .. }, Against::PreviousRun, _) => format!(
+            " {kind} diff {} {}: previous run → this run  +{added} −{removed} ",
+            s.step,
+            step_name(s.step)
+        ),
+        (Rows::Diff { added, removed, .. }, Against::Input(d), _) => {
+            let other = &s.docs[d];
+            let b = s.input_step(d).unwrap_or(0);
+            let pass = other
+                .run
+                .as_ref()
+                .and_then(|r| r.steps.get(b))
+                .map_or("", |st| st.pass);
             format!(
-                " {kind} diff {} {}: previous run → this run  +{added} −{removed} ",
+                " {kind} diff {} {b} {pass} → {} {}  +{added} −{removed} ",
+                other.display_name(&s.roots),
                 s.step,
                 step_name(s.step)
             )
         }
-        Rows::Diff { added, removed, .. } => match s.panel.key.as_ref().and_then(|k| k.compared) {
-            Some((_, b)) => format!(
-                " {kind} diff b{b} {} → {} {}  +{added} −{removed} ",
-                s.compare_run()
-                    .and_then(|r| r.steps.get(b))
-                    .map_or("", |st| st.pass),
-                s.step,
-                step_name(s.step)
-            ),
-            None => format!(
-                " {kind} diff {} {} → {} {}  +{added} −{removed} ",
-                s.base_step(),
-                step_name(s.base_step()),
-                s.step,
-                step_name(s.step)
-            ),
-        },
+        (Rows::Diff { added, removed, .. }, _, Some((_, b))) => format!(
+            " {kind} diff b{b} {} → {} {}  +{added} −{removed} ",
+            s.compare_run()
+                .and_then(|r| r.steps.get(b))
+                .map_or("", |st| st.pass),
+            s.step,
+            step_name(s.step)
+        ),
+        (Rows::Diff { added, removed, .. }, ..) => format!(
+            " {kind} diff {} {} → {} {}  +{added} −{removed} ",
+            s.base_step(),
+            step_name(s.base_step()),
+            s.step,
+            step_name(s.step)
+        ),
     };
     let title = if s.code.hscroll > 0 {
         format!("{title}› col {} ", s.code.hscroll + 1)

@@ -8,7 +8,7 @@ use ratatui::Frame;
 
 use super::theme::Theme;
 use crate::app::action::ViewMode;
-use crate::app::state::{Focus, State};
+use crate::app::state::{Against, Focus, State};
 
 pub fn format_time(us: u128) -> String {
     if us >= 10_000_000 {
@@ -138,7 +138,12 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
             step_time(st)
         };
         let compared = s.compared_base().is_some();
-        let base = if in_diff && !s.diff_prev && !compared && i == s.base_step() && i != s.step {
+        let base = if in_diff
+            && s.diff_against() == Against::Steps
+            && !compared
+            && i == s.base_step()
+            && i != s.step
+        {
             "◆"
         } else if s
             .values

@@ -8,7 +8,7 @@ use ratatui::Frame;
 
 use super::theme::Theme;
 use crate::app::action::ViewMode;
-use crate::app::state::{Mode, State, TextKind};
+use crate::app::state::{Against, Mode, State, TextKind};
 
 pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let prompt = match &s.mode {
@@ -79,18 +79,32 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     };
     let view = match s.view {
         ViewMode::Ir | ViewMode::Spirv => text.to_string(),
-        ViewMode::Diff | ViewMode::Split if s.diff_prev => format!("diff-prev {} {text}", s.step),
-        ViewMode::Diff | ViewMode::Split => {
-            let how = if s.view == ViewMode::Diff {
-                "diff"
-            } else {
-                "split"
-            };
-            match s.compared_base() {
-                Some(b) => format!("{how} b{b}→{} {text}", s.step),
-                None => format!("{how} {}→{} {text}", s.base_step(), s.step),
+        ViewMode::Diff | ViewMode::Split => match s.diff_against() {
+            Against::PreviousRun => format!("diff-prev {} {text}", s.step),
+            Against::Input(d) => {
+                let path = &s.docs[d].path;
+                let name = path.file_name().map_or_else(
+                    || path.display().to_string(),
+                    |n| n.to_string_lossy().into(),
+                );
+                format!(
+                    "diff {name}:{}→{} {text}",
+                    s.input_step(d).unwrap_or(0),
+                    s.step
+                )
             }
-        }
+            Against::Steps => {
+                let how = if s.view == ViewMode::Diff {
+                    "diff"
+                } else {
+                    "split"
+                };
+                match s.compared_base() {
+                    Some(b) => format!("{how} b{b}→{} {text}", s.step),
+                    None => format!("{how} {}→{} {text}", s.base_step(), s.step),
+                }
+            }
+        },
     };
     parts.push(Span::styled(format!("│ {view} "), t.status));
     if let Some(f) = &s.func {

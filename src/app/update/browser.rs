@@ -3,7 +3,7 @@
 
 use super::Effect;
 use crate::app::action::Action;
-use crate::app::state::State;
+use crate::app::state::{Against, State};
 
 /// Applies the actions `update` routes here.
 pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
@@ -76,7 +76,7 @@ pub(in crate::app) fn select_doc(s: &mut State, i: usize) {
     if let Some(step) = aligned {
         s.step = step;
     }
-    s.diff_prev = false;
+    s.against = Against::Steps;
     s.func = None;
     s.code.cursor = 0;
     s.code.scroll = 0;

@@ -4,7 +4,7 @@
 use super::files::compare_job;
 use super::Effect;
 use crate::app::action::{Action, ViewMode};
-use crate::app::state::State;
+use crate::app::state::{Against, State};
 
 /// Applies the actions `update` routes here.
 pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
@@ -41,7 +41,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             };
             let from = s.compare.base.unwrap_or(n - 1) as isize;
             s.compare.base = Some((from + by).clamp(0, n as isize - 1) as usize);
-            s.diff_prev = false;
+            s.against = Against::Steps;
             if !matches!(s.view, ViewMode::Diff | ViewMode::Split) {
                 s.view = ViewMode::Diff;
             }

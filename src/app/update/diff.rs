@@ -6,13 +6,13 @@ use super::pass_list::{select_step, step_index};
 use super::Effect;
 use crate::app::action::{Action, StepRef, ViewMode};
 use crate::app::derive::refresh_panel;
-use crate::app::state::{Rows, State, TextKind};
+use crate::app::state::{Against, Rows, State, TextKind};
 
 /// Applies the actions `update` routes here.
 pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
     match action {
         Action::Diff(None) => {
-            s.diff_prev = false;
+            s.against = Against::Steps;
             s.view = if s.view == ViewMode::Split {
                 ViewMode::Split
             } else {
@@ -36,7 +36,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             }
             match step_index(&run, &b) {
                 Ok(b) => {
-                    s.diff_prev = false;
+                    s.against = Against::Steps;
                     s.compare.base = Some(a);
                     select_step(s, b);
                     if !matches!(s.view, ViewMode::Diff | ViewMode::Split) {
@@ -53,7 +53,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             };
             match (step_index(&run, &a), step_index(&run, &b)) {
                 (Ok(a), Ok(b)) => {
-                    s.diff_prev = false;
+                    s.against = Against::Steps;
                     s.compare.base = None;
                     s.base = Some(a);
                     select_step(s, b);
@@ -66,8 +66,9 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             }
         }
         Action::View(v) => {
-            let was_diff = matches!(s.view, ViewMode::Diff | ViewMode::Split) && !s.diff_prev;
-            s.diff_prev = false;
+            let was_diff =
+                matches!(s.view, ViewMode::Diff | ViewMode::Split) && s.against == Against::Steps;
+            s.against = Against::Steps;
             s.view = v;
             if matches!(v, ViewMode::Diff | ViewMode::Split) && !was_diff {
                 first_hunk(s);
@@ -119,7 +120,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 s.set_error("no previous run yet: save the file and its new run can be compared with this one");
                 return Vec::new();
             }
-            s.diff_prev = true;
+            s.against = Against::PreviousRun;
             if s.view != ViewMode::Split {
                 s.view = ViewMode::Diff;
             }
@@ -130,9 +131,73 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 );
             }
         }
+        Action::DiffInput(Some(name)) if name == "off" => {
+            if matches!(s.against, Against::Input(_)) {
+                s.against = Against::Steps;
+                s.set_message("diffs are against the base step again");
+            }
+        }
+        Action::DiffInput(name) => {
+            let d = match other_input(s, name.as_deref()) {
+                Ok(d) => d,
+                Err(e) => {
+                    s.set_error(e);
+                    return Vec::new();
+                }
+            };
+            s.against = Against::Input(d);
+            if s.view != ViewMode::Split {
+                s.view = ViewMode::Diff;
+            }
+            first_hunk(s);
+            if !matches!(&s.message, Some(m) if m.text == "no differences") {
+                s.set_message(format!(
+                    "diff against the same step of {} (:diff-input off: against the base step)",
+                    s.docs[d].display_name(&s.roots)
+                ));
+            }
+        }
         other => unreachable!("not an action of diff: {other:?}"),
     }
     Vec::new()
+}
+
+/// The open input `:diff-input` names (its name or part of it), or without a name the one the
+/// current input was reduced from, or else the only other one.
+fn other_input(s: &State, name: Option<&str>) -> Result<usize, String> {
+    let others: Vec<usize> = (0..s.docs.len()).filter(|&i| i != s.doc).collect();
+    let name_of = |i: usize| s.docs[i].display_name(&s.roots);
+    let found = match name {
+        Some(name) => others
+            .iter()
+            .copied()
+            .find(|&i| name_of(i) == name)
+            .or_else(|| others.iter().copied().find(|&i| name_of(i).contains(name)))
+            .ok_or_else(|| format!("no other input named like '{name}'"))?,
+        None => {
+            let from = s.current().and_then(|d| d.reduced_from.as_ref());
+            match (from, others.as_slice()) {
+                (Some(from), _) => others
+                    .iter()
+                    .copied()
+                    .find(|&i| &s.docs[i].abs == from)
+                    .ok_or("the input this was reduced from is no longer open")?,
+                (None, [only]) => *only,
+                (None, []) => return Err("no other input is open to diff against".into()),
+                (None, _) => {
+                    let names: Vec<String> = others.iter().map(|&i| name_of(i)).collect();
+                    return Err(format!(
+                        "name the input to diff against: :diff-input NAME (open: {})",
+                        names.join(", ")
+                    ));
+                }
+            }
+        }
+    };
+    if s.docs[found].run.is_none() {
+        return Err(format!("{} has no steps yet", name_of(found)));
+    }
+    Ok(found)
 }
 
 /// Puts the cursor on the first change of the diff shown.

@@ -31,7 +31,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 s.jobs.retain(|j| *j != "reduce");
                 s.reducing = None;
                 match result {
-                    Ok((path, summary)) => {
+                    Ok((original, path, summary)) => {
                         // The reduced shader opens as an input of its own, with its own steps.
                         let abs = crate::app::watch::absolute(&path);
                         let i = match s.docs.iter().position(|d| d.abs == abs) {
@@ -41,9 +41,12 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                                 s.docs.len() - 1
                             }
                         };
+                        s.docs[i].reduced_from = Some(original);
                         super::browser::select_doc(s, i);
                         let effect = load(s, i);
-                        s.set_message(summary);
+                        s.set_message(format!(
+                            "{summary} (:diff-input: its steps against the original's)"
+                        ));
                         return vec![effect];
                     }
                     Err(e) => s.set_error(format!("reduce: {e}")),

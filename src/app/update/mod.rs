@@ -140,7 +140,8 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         | Action::IgnoreRenumbering(..)
         | Action::NextHunk
         | Action::PrevHunk
-        | Action::DiffPrev => diff::handle(s, action),
+        | Action::DiffPrev
+        | Action::DiffInput(_) => diff::handle(s, action),
         Action::Uses
         | Action::History
         | Action::Lost

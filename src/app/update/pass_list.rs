@@ -5,7 +5,7 @@ use super::code_view::jump_to;
 use super::Effect;
 use crate::app::action::{Action, StepRef, ViewMode};
 use crate::app::derive::{refresh_panel, step_lines};
-use crate::app::state::{Focus, State, TextKind};
+use crate::app::state::{Against, Focus, State, TextKind};
 use crate::pipeline::diff::diff_lines;
 use crate::pipeline::Run;
 
@@ -24,7 +24,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             }
         }
         Action::Mark => {
-            s.diff_prev = false;
+            s.against = Against::Steps;
             s.compare.base = None;
             if s.base == Some(s.step) {
                 s.base = None;
