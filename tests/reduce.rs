@@ -264,6 +264,35 @@ fn a_command_says_what_is_interesting() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A call whose callee holds what is interesting cannot be deleted: it is inlined, so the
+/// reduced shader is one function. (The script asks for a `Pow` an entry point reaches, so a
+/// callee left uncalled does not do; functions nothing calls are taken away.)
+#[test]
+fn a_call_that_must_stay_is_inlined() {
+    let dir = temp_dir("reduce-inline");
+    let input = dir.join("phong.spv");
+    std::fs::write(&input, words_to_bytes(&shader("phong"))).unwrap();
+    let script = dir.join("interesting.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nspirv-opt --eliminate-dead-functions \"$1\" -o - | spirv-dis - | grep -q ' Pow '\n",
+    )
+    .unwrap();
+    let until = format!("sh {}", script.display());
+    let r = shaderstep(&["reduce", input.to_str().unwrap(), "--until", &until]);
+    let out = String::from_utf8_lossy(&r.stdout);
+    assert!(
+        r.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    let asm = std::fs::read_to_string(dir.join("phong.spv.reduced.spvasm")).unwrap();
+    assert!(asm.contains(" Pow "), "{asm}");
+    assert_eq!(asm.matches("OpFunction ").count(), 1, "{asm}");
+    assert!(!asm.contains("OpFunctionCall"), "{asm}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A step that crashes the driver, in the worker process: found and the input reduced to
 /// what still runs before it.
 #[test]

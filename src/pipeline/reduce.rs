@@ -337,6 +337,10 @@ enum Chance {
     Entry(usize),
     /// The call with this result, in this function.
     Call(Id, Id),
+    /// The call with this result, in this function, replaced by the callee's body.
+    Inline(Id, Id),
+    /// This function, which no entry point and no call names.
+    DeadFunction(Id),
     /// The conditional branch ending this block, taken to its true (or false) target.
     Branch(Id, Id, bool),
     /// The `k`th instruction of this op, one without a result (a store, an image write, a
@@ -497,6 +501,27 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
         {
             out.push(Chance::DebugInfo)
         }
+        Edit::Calls => {
+            let mut called: std::collections::HashSet<Id> = m
+                .entry_points
+                .iter()
+                .filter_map(|e| e.args.first().copied())
+                .collect();
+            for f in m.functions() {
+                called.extend(
+                    f.insts()
+                        .filter(|i| i.op == Op::FunctionCall)
+                        .filter_map(|i| i.args.first().copied()),
+                );
+            }
+            out.extend(
+                m.functions()
+                    .iter()
+                    .map(|f| f.id())
+                    .filter(|id| !called.contains(id))
+                    .map(Chance::DeadFunction),
+            );
+        }
         Edit::EntryPoints if m.entry_points.len() > 1 => {
             out.extend((0..m.entry_points.len()).map(Chance::Entry))
         }
@@ -571,6 +596,8 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
     } else {
         Default::default()
     };
+    // Calls deleted come first (the larger edit), then calls inlined.
+    let mut inlines = Vec::new();
     // Divisors stay: a zero there is undefined behaviour.
     let mut divisors = std::collections::HashSet::new();
     if differs {
@@ -590,7 +617,8 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
                 match (edit, i.op) {
                     (Edit::Calls, Op::FunctionCall) => {
                         if let Some(r) = i.result {
-                            out.push(Chance::Call(fid, r))
+                            out.push(Chance::Call(fid, r));
+                            inlines.push(Chance::Inline(fid, r));
                         }
                     }
                     (Edit::Unused, op) if i.result.is_none() => {
@@ -654,6 +682,7 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
             }
         }
     }
+    out.extend(inlines);
     out
 }
 
@@ -762,6 +791,7 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
     let mut suspects: Vec<(Id, Id)> = Vec::new();
     // Instructions without results, by position: taken last first, so positions hold.
     let mut plain: Vec<(Id, Id, Op, usize)> = Vec::new();
+    let mut inlined: Vec<Id> = Vec::new();
     for &chance in chunk {
         match chance {
             Chance::DebugInfo => tidy(&mut m, &["strip-debug"]),
@@ -827,6 +857,19 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
                 cleanups.push("eliminate-dead-functions");
             }
             Chance::Plain(fid, label, op, k) => plain.push((fid, label, op, k)),
+            Chance::Inline(_, r) => inlined.push(r),
+            Chance::DeadFunction(fid) => {
+                let f = m.function(fid)?;
+                forget.extend(
+                    f.params
+                        .iter()
+                        .chain(f.insts())
+                        .filter_map(|i| i.result)
+                        .chain(f.blocks().iter().map(|b| b.label))
+                        .chain([fid]),
+                );
+                m.function_list_mut().retain(|f| f.id() != fid);
+            }
             Chance::Branch(fid, label, taken) => {
                 let t = {
                     let mut b = Builder::detached(&mut m);
@@ -874,6 +917,14 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
             !at.contains(&(k - 1))
         });
     };
+    if !inlined.is_empty() {
+        // A call that cannot be inlined (a recursive callee…) stays: the candidate is then
+        // no smaller, and refused as such.
+        super::passes::inline::inline_where(&mut m, true, &|r| inlined.contains(&r)).ok()?;
+        if !cleanups.contains(&"eliminate-dead-functions") {
+            cleanups.push("eliminate-dead-functions");
+        }
+    }
     drop_at(m.annotations_mut(), &annotations);
     drop_at(&mut m.preamble, &preamble);
     for e in &mut m.entry_points {

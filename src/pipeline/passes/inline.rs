@@ -52,6 +52,15 @@ fn dont_inline(f: &Function) -> bool {
 type Template = Result<Function, String>;
 
 pub fn inline(m: &mut Module, force: bool) -> Result<(bool, Vec<Skipped>), String> {
+    inline_where(m, force, &|_| true)
+}
+
+/// Inlines the calls whose results `chosen` picks (the reducer inlines one at a time).
+pub fn inline_where(
+    m: &mut Module,
+    force: bool,
+    chosen: &dyn Fn(Id) -> bool,
+) -> Result<(bool, Vec<Skipped>), String> {
     let cg = CallGraph::new(m);
     let mut templates: FxHashMap<Id, Template> = FxHashMap::default();
     let mut skipped = Vec::new();
@@ -72,7 +81,9 @@ pub fn inline(m: &mut Module, force: bool) -> Result<(bool, Vec<Skipped>), Strin
             while b < f.blocks().len() {
                 let site = f.block(b).insts.iter().position(|&i| {
                     let inst = f.inst(i);
-                    inst.op == Op::FunctionCall && !refused.contains(&i)
+                    inst.op == Op::FunctionCall
+                        && !refused.contains(&i)
+                        && inst.result.is_some_and(chosen)
                 });
                 let Some(pos) = site else {
                     b += 1;
