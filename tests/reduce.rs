@@ -293,6 +293,62 @@ fn a_call_that_must_stay_is_inlined() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Struct members nothing reaches are taken out (the others renumbered) and arrays nothing
+/// indexes past the first element made one long: what stays of `Light` is the member and the
+/// array type the script asks for.
+#[test]
+fn unreached_members_go_and_arrays_shorten() {
+    let dir = temp_dir("reduce-types");
+    let input = common::glslang(
+        &dir,
+        "lights.comp",
+        "#version 450\n\
+         layout(local_size_x = 1) in;\n\
+         struct Light { vec4 color; float power; vec4 dir; int kind; };\n\
+         layout(set = 0, binding = 0) uniform Params { vec4 a; Light lights[8]; float scale; } p;\n\
+         layout(set = 0, binding = 1) buffer Out { float v[]; } o;\n\
+         void main() { o.v[0] = p.lights[0].power * p.scale + p.lights[0].color.x; }\n",
+    );
+    let script = dir.join("interesting.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nspirv-dis \"$1\" > \"$1.txt\" || exit 1\n\
+         grep -q 'OpMemberName %Light [0-9]* \"power\"' \"$1.txt\" && grep -q 'OpTypeArray %Light' \"$1.txt\"\n",
+    )
+    .unwrap();
+    let until = format!("sh {}", script.display());
+    let out_path = dir.join("small.spv");
+    let r = shaderstep(&[
+        "reduce",
+        input.to_str().unwrap(),
+        "--until",
+        &until,
+        "-o",
+        out_path.to_str().unwrap(),
+    ]);
+    let out = String::from_utf8_lossy(&r.stdout);
+    assert!(
+        r.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    let asm = std::fs::read_to_string(dir.join("small.spvasm")).unwrap();
+    assert!(out.contains("struct members and array lengths"), "{out}");
+    assert_eq!(asm.matches("OpMemberName %Light").count(), 1, "{asm}");
+    let light = asm
+        .lines()
+        .find(|l| l.contains("%Light = OpTypeStruct"))
+        .unwrap_or_else(|| panic!("{asm}"));
+    assert_eq!(light.split_whitespace().count(), 4, "one member: {light}");
+    let array = asm
+        .lines()
+        .find(|l| l.contains("OpTypeArray %Light"))
+        .unwrap_or_else(|| panic!("{asm}"));
+    assert!(array.ends_with("_1"), "one element long: {array}");
+    common::validate(&common::spv_words(&out_path), false).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A step that crashes the driver, in the worker process: found and the input reduced to
 /// what still runs before it.
 #[test]

@@ -27,6 +27,8 @@ use super::{Pipeline, Run};
 use crate::ir::rewrite::{Builder, Replacer};
 use crate::ir::{Id, Module};
 
+mod types;
+
 /// What makes a candidate interesting.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Property {
@@ -293,12 +295,13 @@ pub enum Edit {
     Unused,
     Values,
     Interface,
+    Types,
     Decorations,
     Capabilities,
 }
 
 impl Edit {
-    pub const ALL: [Edit; 11] = [
+    pub const ALL: [Edit; 12] = [
         Edit::DebugInfo,
         Edit::EntryPoints,
         Edit::Calls,
@@ -308,6 +311,7 @@ impl Edit {
         Edit::Unused,
         Edit::Values,
         Edit::Interface,
+        Edit::Types,
         Edit::Decorations,
         Edit::Capabilities,
     ];
@@ -323,6 +327,7 @@ impl Edit {
             Edit::Unused => "stores and unused instructions",
             Edit::Values => "values",
             Edit::Interface => "interface variables",
+            Edit::Types => "struct members and array lengths",
             Edit::Decorations => "decorations",
             Edit::Capabilities => "capabilities and extensions",
         }
@@ -341,6 +346,11 @@ enum Chance {
     Inline(Id, Id),
     /// This function, which no entry point and no call names.
     DeadFunction(Id),
+    /// Member `k` of this struct type, which nothing reaches.
+    Member(Id, u32),
+    /// This array type, one element long; indices not constant are allowed (not under
+    /// `differs`, where they could then run past its end).
+    ShortArray(Id, bool),
     /// The conditional branch ending this block, taken to its true (or false) target.
     Branch(Id, Id, bool),
     /// The `k`th instruction of this op, one without a result (a store, an image write, a
@@ -536,6 +546,11 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
             out.extend(vars.into_iter().map(Chance::Interface));
         }
         Edit::Decorations => out.extend((0..m.annotations().len()).map(Chance::Decoration)),
+        Edit::Types => {
+            let (members, arrays) = types::chances(m, !differs);
+            out.extend(members.into_iter().map(|(s, k)| Chance::Member(s, k)));
+            out.extend(arrays.into_iter().map(|a| Chance::ShortArray(a, !differs)));
+        }
         Edit::Blocks => out.push(Chance::MergeBlocks),
         Edit::Unused => {
             out.push(Chance::Dce);
@@ -748,9 +763,9 @@ fn sweep(m: &mut Module, mut suspects: Vec<(Id, Id)>, forget: &mut Vec<Id>) {
     }
 }
 
-/// Takes away the global `first` (or every global nothing uses), then the globals only what
-/// went used: a constant's type goes with it, rather than one candidate later.
-fn drop_globals(m: &mut Module, first: Option<Id>, forget: &mut Vec<Id>) {
+/// Takes away the global `first` (or every global nothing uses), then (`cascade`) the globals
+/// only what went used: a constant's type goes with it, rather than one candidate later.
+fn drop_globals(m: &mut Module, first: Option<Id>, cascade: bool, forget: &mut Vec<Id>) {
     let mut suspects: Option<std::collections::HashSet<Id>> = first.map(|r| [r].into());
     loop {
         let used = used_ids(m);
@@ -766,6 +781,9 @@ fn drop_globals(m: &mut Module, first: Option<Id>, forget: &mut Vec<Id>) {
             return;
         }
         forget.extend(gone.iter().filter_map(|g| g.result));
+        if !cascade {
+            return;
+        }
         if let Some(s) = &mut suspects {
             s.clear();
             s.extend(gone.iter().flat_map(|g| g.args.iter().copied().chain(g.ty)));
@@ -792,6 +810,8 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
     // Instructions without results, by position: taken last first, so positions hold.
     let mut plain: Vec<(Id, Id, Op, usize)> = Vec::new();
     let mut inlined: Vec<Id> = Vec::new();
+    let mut members: Vec<(Id, u32)> = Vec::new();
+    let mut arrays: Vec<(Id, bool)> = Vec::new();
     for &chance in chunk {
         match chance {
             Chance::DebugInfo => tidy(&mut m, &["strip-debug"]),
@@ -831,8 +851,8 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
             Chance::Dce => cleanups.push("dce"),
             Chance::MergeBlocks => cleanups.push("block-merge"),
             Chance::Unused(fid, r) => gone.push((fid, r)),
-            Chance::UnusedGlobal(r) => drop_globals(&mut m, Some(r), &mut forget),
-            Chance::UnusedGlobals => drop_globals(&mut m, None, &mut forget),
+            Chance::UnusedGlobal(r) => drop_globals(&mut m, Some(r), swept, &mut forget),
+            Chance::UnusedGlobals => drop_globals(&mut m, None, swept, &mut forget),
             Chance::Call(fid, r) => {
                 let (ty, void) = {
                     let f = m.function(fid)?;
@@ -858,6 +878,8 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
             }
             Chance::Plain(fid, label, op, k) => plain.push((fid, label, op, k)),
             Chance::Inline(_, r) => inlined.push(r),
+            Chance::Member(s, k) => members.push((s, k)),
+            Chance::ShortArray(a, dynamic) => arrays.push((a, dynamic)),
             Chance::DeadFunction(fid) => {
                 let f = m.function(fid)?;
                 forget.extend(
@@ -917,6 +939,18 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
             !at.contains(&(k - 1))
         });
     };
+    // Members last first, so the numbers of those still to go hold.
+    members.sort_by_key(|&(s, k)| (s, std::cmp::Reverse(k)));
+    for (s, k) in members {
+        let ty = *m.global(s)?.args.get(k as usize)?;
+        types::remove_member(&mut m, s, k)?;
+        drop_globals(&mut m, Some(ty), swept, &mut forget);
+    }
+    for (a, dynamic) in arrays {
+        let length = *m.global(a)?.args.get(1)?;
+        types::shorten_array(&mut m, a, dynamic)?;
+        drop_globals(&mut m, Some(length), swept, &mut forget);
+    }
     if !inlined.is_empty() {
         // A call that cannot be inlined (a recursive callee…) stays: the candidate is then
         // no smaller, and refused as such.
@@ -998,8 +1032,9 @@ fn scratch_for(base: &std::path::Path, j: usize) -> std::path::PathBuf {
 }
 
 /// What a reduction makes smaller, in this order: instructions in functions, their operands
-/// that are values computed in functions (what ties the code together), instructions, words.
-fn size(m: &Module, words: &[u32]) -> (usize, usize, usize, usize) {
+/// that are values computed in functions (what ties the code together), instructions, words,
+/// elements of arrays.
+fn size(m: &Module, words: &[u32]) -> (usize, usize, usize, usize, u64) {
     let code = m.functions().iter().map(|f| f.inst_count()).sum();
     let ties = m
         .functions()
@@ -1011,7 +1046,13 @@ fn size(m: &Module, words: &[u32]) -> (usize, usize, usize, usize) {
                 .count()
         })
         .sum();
-    (code, ties, m.inst_count(), words.len())
+    (
+        code,
+        ties,
+        m.inst_count(),
+        words.len(),
+        types::array_elements(m),
+    )
 }
 
 /// What tells a candidate's words from others: their length and a hash.
