@@ -358,6 +358,8 @@ enum Chance {
     Plain(Id, Id, Op, usize),
     /// This value, replaced by a null constant.
     Value(Id, Id),
+    /// This value, replaced by its operand `k` (of its type).
+    Forward(Id, Id, usize),
     /// Operand `k` of the instruction with this result, replaced by a null constant (or
     /// `OpUndef` where there is none, except under `differs`).
     Operand(Id, Id, usize),
@@ -377,6 +379,19 @@ enum Chance {
     Decoration(usize),
     /// The capability or extension at this position of the preamble.
     Preamble(usize),
+}
+
+/// Whether `ty` is an integer type or a vector of integers.
+fn integer_typed(m: &Module, ty: Id) -> bool {
+    m.global(ty).is_some_and(|t| match t.op {
+        Op::TypeInt => true,
+        Op::TypeVector => t
+            .args
+            .first()
+            .and_then(|&e| m.global(e))
+            .is_some_and(|e| e.op == Op::TypeInt),
+        _ => false,
+    })
 }
 
 /// The variable `ptr` points into (through access chains), if that is known.
@@ -611,8 +626,10 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
     } else {
         Default::default()
     };
-    // Calls deleted come first (the larger edit), then calls inlined.
+    // Calls deleted come first (the larger edit), then calls inlined; values made constants,
+    // then values replaced by operands.
     let mut inlines = Vec::new();
+    let mut forwards = Vec::new();
     // Divisors stay: a zero there is undefined behaviour.
     let mut divisors = std::collections::HashSet::new();
     if differs {
@@ -686,6 +703,24 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
                             {
                                 out.push(Chance::Value(fid, r))
                             }
+                            // Or by an operand of its type. Not integers under `differs`: an
+                            // index clamped into bounds would no longer be.
+                            let integer = integer_typed(m, ty);
+                            if !(differs && (integer || divisors.contains(&r))) {
+                                forwards.extend(
+                                    i.args
+                                        .iter()
+                                        .enumerate()
+                                        .filter(|&(_, &a)| {
+                                            a != r
+                                                && f.def_of(a)
+                                                    .or_else(|| m.global(a))
+                                                    .and_then(|d| d.ty)
+                                                    == Some(ty)
+                                        })
+                                        .map(|(k, _)| Chance::Forward(fid, r, k)),
+                                );
+                            }
                         }
                     }
                     _ => {}
@@ -698,6 +733,7 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
         }
     }
     out.extend(inlines);
+    out.extend(forwards);
     out
 }
 
@@ -830,6 +866,11 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
                     .intern(op, Some(ty), Vec::new())
                     .ok()?;
                 replacer.replace(r, null);
+                gone.push((fid, r));
+            }
+            Chance::Forward(fid, r, k) => {
+                let a = *m.function(fid)?.def_of(r)?.args.get(k)?;
+                replacer.replace(r, a);
                 gone.push((fid, r));
             }
             Chance::Operand(fid, r, k) => {
@@ -1469,4 +1510,81 @@ pub fn prepare<'a>(
         return Err(what);
     }
     Ok(test)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SHADER: &str = r#"
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint Fragment %main "main" %in %out
+               OpExecutionMode %main OriginUpperLeft
+               OpDecorate %in Location 0
+               OpDecorate %out Location 0
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+      %float = OpTypeFloat 32
+        %int = OpTypeInt 32 1
+     %in_ptr = OpTypePointer Input %float
+    %out_ptr = OpTypePointer Output %float
+        %two = OpConstant %float 2
+      %int_3 = OpConstant %int 3
+         %in = OpVariable %in_ptr Input
+        %out = OpVariable %out_ptr Output
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+          %x = OpLoad %float %in
+          %y = OpFAdd %float %x %two
+          %z = OpFMul %float %y %y
+          %i = OpConvertFToS %int %z
+          %j = OpIMul %int %i %int_3
+          %k = OpConvertSToF %float %j
+               OpStore %out %k
+               OpReturn
+               OpFunctionEnd
+"#;
+
+    fn module() -> (Module, Id, impl Fn(&Module, &str) -> Id) {
+        let words = crate::ir::spirv::asm::assemble(SHADER).unwrap();
+        let m = start_of(&words).unwrap();
+        let fid = m.functions()[0].id();
+        // The value the first instruction of this op makes.
+        let value = move |m: &Module, op: &str| {
+            m.functions()[0]
+                .insts()
+                .find(|i| format!("{:?}", i.op) == op)
+                .and_then(|i| i.result)
+                .unwrap()
+        };
+        (m, fid, value)
+    }
+
+    #[test]
+    fn a_value_is_replaced_by_its_operand_of_its_type() {
+        let (m, fid, value) = module();
+        let z = value(&m, "FMul");
+        let y = value(&m, "FAdd");
+        let chances = chances(&m, Edit::Values, false);
+        assert!(chances.contains(&Chance::Forward(fid, z, 0)), "{chances:?}");
+        let c = apply(&m, &[Chance::Forward(fid, z, 0)], false).unwrap();
+        let f = &c.functions()[0];
+        assert!(f.insts().all(|i| i.op != Op::FMul));
+        let convert = f.insts().find(|i| i.op == Op::ConvertFToS).unwrap();
+        assert_eq!(convert.args[0], y);
+        assert!(verified(&c));
+    }
+
+    #[test]
+    fn integers_are_not_replaced_by_operands_under_differs() {
+        let (m, fid, value) = module();
+        let j = value(&m, "IMul");
+        assert!(chances(&m, Edit::Values, false).contains(&Chance::Forward(fid, j, 0)));
+        let under_differs = chances(&m, Edit::Values, true);
+        assert!(!under_differs.contains(&Chance::Forward(fid, j, 0)));
+        assert!(under_differs
+            .iter()
+            .any(|c| matches!(c, Chance::Forward(..))));
+    }
 }
