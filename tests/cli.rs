@@ -967,3 +967,18 @@ fn a_tree_compiles_as_a_batch() {
         stderr(&refused)
     );
 }
+
+/// The TUI without a terminal (a pipe, a CI job): said in words, no panic and no escape codes.
+#[test]
+fn the_tui_without_a_terminal_says_so() {
+    let o = Command::new(env!("CARGO_BIN_EXE_shaderstep"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .arg("assets/examples/lighting.frag")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run shaderstep");
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("needs a terminal"), "{err}");
+    assert!(!err.contains("panicked") && o.stdout.is_empty(), "{err}");
+}

@@ -892,7 +892,15 @@ pub fn run_terminal(
         Ok(w) => (Some(w), None),
         Err(e) => (None, Some(format!("file watching is off: {e}"))),
     };
-    let mut terminal = ratatui::init();
+    let mut terminal = match ratatui::try_init() {
+        Ok(t) => t,
+        Err(e) => {
+            ratatui::restore();
+            return Err(color_eyre::eyre::eyre!(
+                "the TUI needs a terminal ({e}); `shaderstep run` and `shaderstep replay` work without one"
+            ));
+        }
+    };
     let _ = crossterm::execute!(io::stdout(), event::EnableMouseCapture);
     let result = (|| -> color_eyre::Result<()> {
         let size = terminal.size()?;

@@ -145,6 +145,13 @@ pub fn main(cli: Cli) -> color_eyre::Result<i32> {
             inputs.source_paths = config.source_paths.clone();
             inputs.history_file = event_loop::history_file();
             inputs.front_ends = config.front_ends;
+            {
+                use std::io::IsTerminal;
+                if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
+                    eprintln!("error: the TUI needs a terminal (stdin and stdout are not both one); `shaderstep run` and `shaderstep replay` work without one");
+                    return Ok(1);
+                }
+            }
             event_loop::run_terminal(inputs, pipeline, cli.compare.clone())?;
             Ok(0)
         }

@@ -986,11 +986,16 @@ impl State {
         }
     }
 
-    /// The step of input `d` a diff compares the selected step with: the same pass, as far
-    /// as its run goes.
+    /// The step of input `d` a diff compares the selected step with: the same pass (the
+    /// source text of one input is not a step of a SPIR-V one), as far as its run goes.
     pub fn input_step(&self, d: usize) -> Option<usize> {
-        let n = self.docs.get(d)?.run.as_ref()?.steps.len();
-        Some(self.step.min(n.checked_sub(1)?))
+        use crate::pipeline::semantic::pass_steps;
+        let theirs = pass_steps(self.docs.get(d)?.run.as_ref()?);
+        match pass_steps(self.run()?).iter().position(|&i| i == self.step) {
+            Some(k) => theirs.get(k).or(theirs.last()).copied(),
+            // The source text: theirs, or their first step.
+            None => Some(0),
+        }
     }
 
     pub fn base_step(&self) -> usize {
