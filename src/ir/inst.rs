@@ -31,12 +31,20 @@ pub struct Inst {
     /// Id operands in operand order: `IdRef`, `IdScope` and `IdMemorySemantics` alike (the
     /// grammar tells them apart where it matters, see `spirv::grammar::scope_operands`).
     pub args: Args,
-    /// Literal and enumerant operands in operand order.
-    lits: Vec<Operand>,
-    /// Position of each literal among all operands (ids and literals).
-    lit_at: Vec<u16>,
+    /// Literal and enumerant operands, boxed: most instructions have none, and a step of a
+    /// large module holds a copy of each of its instructions.
+    lits: Option<Box<Lits>>,
     /// Its source location, in its function's table (`Loc::NONE` outside function bodies).
     pub loc: Loc,
+}
+
+/// An instruction's literal and enumerant operands, never empty.
+#[derive(Clone, Debug, PartialEq, Hash)]
+struct Lits {
+    /// In operand order.
+    ops: Vec<Operand>,
+    /// Position of each among all operands (ids and literals).
+    at: Vec<u16>,
 }
 
 impl PartialEq for Inst {
@@ -46,7 +54,6 @@ impl PartialEq for Inst {
             && self.result == other.result
             && self.args == other.args
             && self.lits == other.lits
-            && self.lit_at == other.lit_at
     }
 }
 
@@ -59,7 +66,6 @@ impl std::hash::Hash for Inst {
         self.result.hash(state);
         self.args.hash(state);
         self.lits.hash(state);
-        self.lit_at.hash(state);
     }
 }
 
@@ -107,8 +113,7 @@ impl Inst {
             ty,
             result,
             args: args.into(),
-            lits: Vec::new(),
-            lit_at: Vec::new(),
+            lits: None,
             loc: Loc::NONE,
         }
     }
@@ -119,22 +124,29 @@ impl Inst {
 
     /// The literal and enumerant operands, in order.
     pub fn lits(&self) -> &[Operand] {
-        &self.lits
+        self.lits.as_ref().map_or(&[], |l| &l.ops)
+    }
+
+    /// Where each literal is among all operands.
+    fn lit_at(&self) -> &[u16] {
+        self.lits.as_ref().map_or(&[], |l| &l.at)
     }
 
     /// The literals, to change in place (their number and positions stay).
     pub fn lits_mut(&mut self) -> &mut [Operand] {
-        &mut self.lits
+        self.lits
+            .as_mut()
+            .map_or(Default::default(), |l| &mut l.ops)
     }
 
     pub fn lit(&self, k: usize) -> Option<&Operand> {
-        self.lits.get(k)
+        self.lits().get(k)
     }
 
     /// Literal `k` as a 32-bit number (a plain literal, an extended instruction number or the
     /// opcode of an `OpSpecConstantOp`).
     pub fn lit_u32(&self, k: usize) -> Option<u32> {
-        match self.lits.get(k)? {
+        match self.lits().get(k)? {
             Operand::LiteralBit32(v) | Operand::LiteralExtInstInteger(v) => Some(*v),
             Operand::LiteralSpecConstantOpInteger(op) => Some(*op as u32),
             _ => None,
@@ -147,7 +159,7 @@ impl Inst {
     }
 
     pub fn operand_count(&self) -> usize {
-        self.args.len() + self.lits.len()
+        self.args.len() + self.lits().len()
     }
 
     /// Every operand in SPIR-V order.
@@ -162,10 +174,14 @@ impl Inst {
 
     /// Operand `k` counting ids and literals alike, as SPIR-V orders them.
     pub fn operand(&self, k: usize) -> Option<Opd<'_>> {
-        match self.lit_at.iter().position(|&p| usize::from(p) == k) {
-            Some(l) => Some(Opd::Lit(&self.lits[l])),
+        match self.lit_at().iter().position(|&p| usize::from(p) == k) {
+            Some(l) => Some(Opd::Lit(&self.lits()[l])),
             None => {
-                let before = self.lit_at.iter().filter(|&&p| usize::from(p) < k).count();
+                let before = self
+                    .lit_at()
+                    .iter()
+                    .filter(|&&p| usize::from(p) < k)
+                    .count();
                 self.args.get(k - before).map(|&id| Opd::Id(id))
             }
         }
@@ -179,7 +195,7 @@ impl Inst {
     /// The position among all operands of id operand `n`.
     pub fn arg_position(&self, n: usize) -> usize {
         let mut pos = n;
-        for &l in &self.lit_at {
+        for &l in self.lit_at() {
             if usize::from(l) > pos {
                 break;
             }
@@ -196,8 +212,7 @@ impl Inst {
     /// Replaces every operand.
     pub fn set_operands(&mut self, operands: Vec<Operand>) {
         self.args.clear();
-        self.lits.clear();
-        self.lit_at.clear();
+        self.lits = None;
         for o in operands {
             self.push_operand(o);
         }
@@ -208,8 +223,15 @@ impl Inst {
         match operand_id(&o) {
             Some(id) => self.args.push(id),
             None => {
-                self.lit_at.push(self.operand_count() as u16);
-                self.lits.push(o);
+                let at = self.operand_count() as u16;
+                let lits = self.lits.get_or_insert_with(|| {
+                    Box::new(Lits {
+                        ops: Vec::new(),
+                        at: Vec::new(),
+                    })
+                });
+                lits.at.push(at);
+                lits.ops.push(o);
             }
         }
     }
@@ -286,7 +308,7 @@ impl Inst {
         1 + usize::from(self.ty.is_some())
             + usize::from(self.result.is_some())
             + self.args.len()
-            + self.lits.iter().map(lit_words).sum::<usize>()
+            + self.lits().iter().map(lit_words).sum::<usize>()
     }
 }
 
@@ -302,10 +324,10 @@ impl<'a> Iterator for Operands<'a> {
     type Item = Opd<'a>;
     fn next(&mut self) -> Option<Opd<'a>> {
         let inst = self.inst;
-        let out = if inst.lit_at.get(self.lit).map(|&p| usize::from(p)) == Some(self.pos)
+        let out = if inst.lit_at().get(self.lit).map(|&p| usize::from(p)) == Some(self.pos)
             || self.arg >= inst.args.len()
         {
-            let l = inst.lits.get(self.lit)?;
+            let l = inst.lits().get(self.lit)?;
             self.lit += 1;
             Opd::Lit(l)
         } else {
@@ -462,6 +484,37 @@ pub fn is_atomic(op: Op) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every step of a large module holds a copy of its instructions: their size is most of
+    /// the TUI's memory.
+    #[test]
+    fn an_instruction_stays_small() {
+        assert!(
+            std::mem::size_of::<Inst>() <= 56,
+            "{}",
+            std::mem::size_of::<Inst>()
+        );
+    }
+
+    #[test]
+    fn literals_keep_their_places_among_the_operands() {
+        let ops = vec![
+            Operand::IdRef(7),
+            Operand::LiteralBit32(3),
+            Operand::IdRef(9),
+            Operand::LiteralBit32(5),
+        ];
+        let mut i = Inst::new(Op::CompositeInsert, Some(1), Some(2), ops.clone());
+        assert_eq!(i.to_operands(), ops);
+        assert_eq!(i.arg_position(1), 2);
+        assert_eq!(i.lits().len(), 2);
+        i.set_operands(vec![Operand::IdRef(4)]);
+        assert!(i.lits().is_empty());
+        assert_eq!(
+            i,
+            Inst::with_args(Op::CompositeInsert, Some(1), Some(2), vec![4])
+        );
+    }
 
     #[test]
     fn operands_come_back_in_order() {
