@@ -72,6 +72,18 @@ fn shader(name: &str) -> Vec<u32> {
         .words
 }
 
+/// `shaderstep reduce ARGS`, which must succeed: what it printed.
+fn reduced(args: &[&str]) -> String {
+    let r = shaderstep(&[&["reduce"], args].concat());
+    let out = String::from_utf8_lossy(&r.stdout).into_owned();
+    assert!(
+        r.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    out
+}
+
 fn start(words: &[u32]) -> Module {
     shaderstep::pipeline::reduce::start_of(words).unwrap()
 }
@@ -239,13 +251,7 @@ fn a_command_says_what_is_interesting() {
     )
     .unwrap();
     let until = format!("sh {}", script.display());
-    let r = shaderstep(&["reduce", input.to_str().unwrap(), "--until", &until]);
-    let out = String::from_utf8_lossy(&r.stdout);
-    assert!(
-        r.status.success(),
-        "{out}{}",
-        String::from_utf8_lossy(&r.stderr)
-    );
+    let out = reduced(&[input.to_str().unwrap(), "--until", &until]);
     let reduced = dir.join("pbr.spv.reduced.spv");
     let asm = std::fs::read_to_string(dir.join("pbr.spv.reduced.spvasm")).unwrap();
     assert!(asm.contains("OpImageSampleImplicitLod"), "{asm}");
@@ -279,13 +285,7 @@ fn a_call_that_must_stay_is_inlined() {
     )
     .unwrap();
     let until = format!("sh {}", script.display());
-    let r = shaderstep(&["reduce", input.to_str().unwrap(), "--until", &until]);
-    let out = String::from_utf8_lossy(&r.stdout);
-    assert!(
-        r.status.success(),
-        "{out}{}",
-        String::from_utf8_lossy(&r.stderr)
-    );
+    reduced(&[input.to_str().unwrap(), "--until", &until]);
     let asm = std::fs::read_to_string(dir.join("phong.spv.reduced.spvasm")).unwrap();
     assert!(asm.contains(" Pow "), "{asm}");
     assert_eq!(asm.matches("OpFunction ").count(), 1, "{asm}");
@@ -318,20 +318,13 @@ fn unreached_members_go_and_arrays_shorten() {
     .unwrap();
     let until = format!("sh {}", script.display());
     let out_path = dir.join("small.spv");
-    let r = shaderstep(&[
-        "reduce",
+    let out = reduced(&[
         input.to_str().unwrap(),
         "--until",
         &until,
         "-o",
         out_path.to_str().unwrap(),
     ]);
-    let out = String::from_utf8_lossy(&r.stdout);
-    assert!(
-        r.status.success(),
-        "{out}{}",
-        String::from_utf8_lossy(&r.stderr)
-    );
     let asm = std::fs::read_to_string(dir.join("small.spvasm")).unwrap();
     assert!(out.contains("struct members and array lengths"), "{out}");
     assert_eq!(asm.matches("OpMemberName %Light").count(), 1, "{asm}");

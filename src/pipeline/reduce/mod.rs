@@ -827,6 +827,17 @@ fn drop_globals(m: &mut Module, first: Option<Id>, cascade: bool, forget: &mut V
     }
 }
 
+/// A null constant of `ty`, or `OpUndef` for a type that has none (the callers offer that
+/// only outside `differs`).
+fn null_of(m: &mut Module, ty: Id) -> Option<Id> {
+    let op = if nullable(m, ty) {
+        Op::ConstantNull
+    } else {
+        Op::Undef
+    };
+    Builder::detached(m).intern(op, Some(ty), Vec::new()).ok()
+}
+
 /// `m` with the edits of `chunk` made; `None` when one cannot be.
 fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
     let mut m = m.clone();
@@ -857,14 +868,7 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
             Chance::Interface(v) => interface.push(v),
             Chance::Value(fid, r) => {
                 let ty = m.function(fid)?.def_of(r)?.ty?;
-                let op = if nullable(&m, ty) {
-                    Op::ConstantNull
-                } else {
-                    Op::Undef
-                };
-                let null = Builder::detached(&mut m)
-                    .intern(op, Some(ty), Vec::new())
-                    .ok()?;
+                let null = null_of(&mut m, ty)?;
                 replacer.replace(r, null);
                 gone.push((fid, r));
             }
@@ -876,14 +880,7 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
             Chance::Operand(fid, r, k) => {
                 let a = *m.function(fid)?.def_of(r)?.args.get(k)?;
                 let ty = m.function(fid)?.def_of(a)?.ty?;
-                let op = if nullable(&m, ty) {
-                    Op::ConstantNull
-                } else {
-                    Op::Undef
-                };
-                let constant = Builder::detached(&mut m)
-                    .intern(op, Some(ty), Vec::new())
-                    .ok()?;
+                let constant = null_of(&mut m, ty)?;
                 let f = m.function_mut(fid)?;
                 let i = f.value(r)?;
                 f.set_arg(i, k, constant);
