@@ -394,6 +394,33 @@ fn integer_typed(m: &Module, ty: Id) -> bool {
     })
 }
 
+/// The blocks of each loop of `f` that computes an integer used after it. Under `differs`
+/// their branches stay: a loop run once or not at all could leave such a value (an index)
+/// where it makes an access out of bounds.
+fn loops_computing_indices(m: &Module, f: &crate::ir::Function) -> Vec<Vec<usize>> {
+    let structure = f.structure();
+    let mut out = Vec::new();
+    for l in structure.loops() {
+        let inside = |b: usize| l.blocks.binary_search(&b).is_ok();
+        let made: std::collections::HashSet<Id> = l
+            .blocks
+            .iter()
+            .flat_map(|&b| f.block_insts(b))
+            .filter(|i| i.ty.is_some_and(|t| integer_typed(m, t)))
+            .filter_map(|i| i.result)
+            .collect();
+        let used_after = (0..f.blocks().len()).filter(|&b| !inside(b)).any(|b| {
+            f.block_insts(b)
+                .chain([f.terminator(b)])
+                .any(|i| i.args.iter().any(|a| made.contains(a)))
+        });
+        if used_after {
+            out.push(l.blocks.clone());
+        }
+    }
+    out
+}
+
 /// The variable `ptr` points into (through access chains), if that is known.
 fn variable_of(m: &Module, f: &crate::ir::Function, ptr: Id) -> Option<Id> {
     let mut at = ptr;
@@ -643,6 +670,11 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
     }
     for f in m.functions() {
         let fid = f.id();
+        let kept_loops = if differs && edit == Edit::Branches {
+            loops_computing_indices(m, f)
+        } else {
+            Vec::new()
+        };
         for (b, block) in f.blocks().iter().enumerate() {
             let mut seen: std::collections::HashMap<Op, usize> = Default::default();
             for i in f.block_insts(b) {
@@ -726,7 +758,10 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
                     _ => {}
                 }
             }
-            if edit == Edit::Branches && f.terminator(b).op == Op::BranchConditional {
+            if edit == Edit::Branches
+                && f.terminator(b).op == Op::BranchConditional
+                && !kept_loops.iter().any(|l| l.binary_search(&b).is_ok())
+            {
                 out.push(Chance::Branch(fid, block.label, true));
                 out.push(Chance::Branch(fid, block.label, false));
             }
@@ -1556,6 +1591,60 @@ mod tests {
                 .unwrap()
         };
         (m, fid, value)
+    }
+
+    /// A loop counting `i` to 4, and `i - 1` used after it (as an index would be).
+    const LOOP: &str = r#"
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint Fragment %main "main" %out
+               OpExecutionMode %main OriginUpperLeft
+               OpDecorate %out Location 0
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+      %float = OpTypeFloat 32
+        %int = OpTypeInt 32 1
+       %bool = OpTypeBool
+    %out_ptr = OpTypePointer Output %float
+      %int_0 = OpConstant %int 0
+      %int_1 = OpConstant %int 1
+      %int_4 = OpConstant %int 4
+        %out = OpVariable %out_ptr Output
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+               OpBranch %header
+     %header = OpLabel
+          %i = OpPhi %int %int_0 %entry %next %cont
+               OpLoopMerge %merge %cont None
+               OpBranch %check
+      %check = OpLabel
+          %c = OpSLessThan %bool %i %int_4
+               OpBranchConditional %c %body %merge
+       %body = OpLabel
+               OpBranch %cont
+       %cont = OpLabel
+       %next = OpIAdd %int %i %int_1
+               OpBranch %header
+      %merge = OpLabel
+       %last = OpISub %int %i %int_1
+          %f = OpConvertSToF %float %last
+               OpStore %out %f
+               OpReturn
+               OpFunctionEnd
+"#;
+
+    #[test]
+    fn under_differs_a_loop_leaving_an_integer_behind_keeps_its_branches() {
+        let words = crate::ir::spirv::asm::assemble(LOOP).unwrap();
+        let m = start_of(&words).unwrap();
+        let branches = |differs| {
+            chances(&m, Edit::Branches, differs)
+                .into_iter()
+                .filter(|c| matches!(c, Chance::Branch(..)))
+                .count()
+        };
+        assert_eq!(branches(false), 2, "the loop's exit, either way");
+        assert_eq!(branches(true), 0);
     }
 
     #[test]
