@@ -2,15 +2,17 @@
 //! spirv-val rejects, a pass that fails, a step whose results differ on the driver or that
 //! crashes it, or whatever a command says is interesting (spirv-reduce's convention).
 //!
-//! Delta debugging over ways to make the module smaller, largest first: debug info, entry
-//! points, calls, branches (a conditional branch taken one way: selections lose an arm, loops
-//! run once or not at all), stores, and values (a result replaced by a constant of its type).
-//! Each kind's chances are tried in chunks that halve until one at a time; after each edit
-//! the passes `dce` and `dead-branch` take away what it left unused or unreachable. A candidate
-//! is kept only when spirv-val accepts it and it still has the property. Under `differs` no
-//! edit brings undefined behaviour in: no `OpUndef` (values become null constants), no store
-//! to function, private or workgroup memory goes (a later load would read what nothing
-//! wrote), and no divisor becomes zero.
+//! Delta debugging over edits that make the module smaller, largest first (see `Edit`): debug
+//! info, entry points, calls (deleted or inlined) and functions nothing calls, branches (a
+//! conditional branch taken one way: selections lose an arm, loops run once or not at all),
+//! blocks merged, operands and values made constants or replaced by operands, stores and
+//! unused instructions, interface variables, struct members and array lengths (`types`),
+//! decorations, capabilities and extensions. Each kind's chances are tried in chunks that halve
+//! until one at a time, on all cores; an edit takes with it what only it used. A candidate is
+//! kept only when spirv-val accepts it and it still has the property. Under `differs` no edit
+//! brings undefined behaviour in: no `OpUndef` (values become null constants), no store to
+//! function, private or workgroup memory that something reads, no divisor made zero, no
+//! integer replaced by an operand, no loop cut short that leaves an integer behind.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -21,9 +23,10 @@ use super::external::{spirv_val_with, target_env, Validation};
 use super::gpu::Device;
 use super::pass::PassCx;
 use super::registry;
-use super::semantic::{self, Feed, Finding};
+use super::semantic::{self, pass_steps, Feed, Finding};
 use super::validate::{check_step, spirv_of, StepCheck};
 use super::{Pipeline, Run};
+use crate::ir::fxhash::FxHashSet;
 use crate::ir::rewrite::{Builder, Replacer};
 use crate::ir::{Id, Module};
 
@@ -75,11 +78,6 @@ pub struct Test<'a> {
     pub layout: Option<&'static str>,
     /// Where a command's candidates are written.
     pub scratch: std::path::PathBuf,
-}
-
-/// The pass steps of a run (every step but the source text), by pass number.
-fn pass_steps(run: &Run) -> Vec<usize> {
-    semantic::pass_steps(run)
 }
 
 /// Which step `which` names in `run`: a pass number, or the first step of a pass of that
@@ -163,12 +161,17 @@ impl Test<'_> {
 
     /// Whether spirv-val accepts `words`.
     fn valid(&self, words: &[u32]) -> Result<bool, String> {
-        let options: Vec<&str> = self.layout.into_iter().collect();
-        Ok(matches!(
-            spirv_val_with(words, &self.env, &options)?,
-            Validation::Valid
-        ))
+        valid_under(words, &self.env, self.layout)
     }
+}
+
+/// Whether spirv-val accepts `words` in `env` under the block `layout` rules.
+fn valid_under(words: &[u32], env: &str, layout: Option<&str>) -> Result<bool, String> {
+    let options: Vec<&str> = layout.into_iter().collect();
+    Ok(matches!(
+        spirv_val_with(words, env, &options)?,
+        Validation::Valid
+    ))
 }
 
 /// A `Test` without the driver: it judges candidates on any thread.
@@ -207,13 +210,7 @@ impl Judge<'_> {
     /// sense of others); the properties judged here come first otherwise, since most
     /// candidates lose them and spirv-val costs a process each.
     fn accepts(&self, words: &[u32], scratch: &std::path::Path) -> Result<bool, String> {
-        let options: Vec<&str> = self.layout.into_iter().collect();
-        let valid = || -> Result<bool, String> {
-            Ok(matches!(
-                spirv_val_with(words, self.env, &options)?,
-                Validation::Valid
-            ))
-        };
+        let valid = || valid_under(words, self.env, self.layout);
         let command = matches!(self.property, Property::Command(_));
         if command && !valid()? {
             return Ok(false);
@@ -256,30 +253,6 @@ fn command_for(command: &str, path: &std::path::Path) -> std::process::Command {
                 .arg(path);
             run
         }
-    }
-}
-
-#[cfg(test)]
-mod command_tests {
-    use super::command_for;
-
-    fn parts(command: &str) -> Vec<String> {
-        let run = command_for(command, std::path::Path::new("/t/c.spv"));
-        std::iter::once(run.get_program())
-            .chain(run.get_args())
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect()
-    }
-
-    #[test]
-    fn plain_commands_run_without_a_shell_and_others_through_one() {
-        assert_eq!(
-            parts("./is-it.sh --op Select"),
-            ["./is-it.sh", "--op", "Select", "/t/c.spv"]
-        );
-        assert_eq!(parts("grep -q x | true")[..2], ["sh", "-c"]);
-        assert_eq!(parts("A=1 check")[..2], ["sh", "-c"]);
-        assert_eq!(parts("check '$HOME'")[..2], ["sh", "-c"]);
     }
 }
 
@@ -530,6 +503,13 @@ fn nullable(m: &Module, ty: Id) -> bool {
     })
 }
 
+/// Whether a constant may stand for a value of type `ty`: a null constant, or outside
+/// `differs` an `OpUndef` of a type with no null (an image, a sampler; never a pointer).
+fn constant_may_stand_for(m: &Module, ty: Id, differs: bool) -> bool {
+    let pointer = m.global(ty).is_some_and(|t| t.op == Op::TypePointer);
+    nullable(m, ty) || (!differs && !pointer)
+}
+
 const DIVISIONS: [Op; 8] = [
     Op::UDiv,
     Op::SDiv,
@@ -543,6 +523,11 @@ const DIVISIONS: [Op; 8] = [
 
 fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
     let mut out = Vec::new();
+    let (read, used) = if edit == Edit::Unused {
+        (read_variables(m), used_ids(m))
+    } else {
+        Default::default()
+    };
     match edit {
         Edit::DebugInfo
             if !m.debug.is_empty()
@@ -597,7 +582,6 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
         Edit::Unused => {
             out.push(Chance::Dce);
             let sets = crate::ir::ops::ExtSets::of(m);
-            let used = used_ids(m);
             if m.globals()
                 .iter()
                 .any(|g| g.result.is_some_and(|r| !used.contains(&r)))
@@ -643,16 +627,6 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
         ),
         _ => {}
     }
-    let read = if edit == Edit::Unused {
-        read_variables(m)
-    } else {
-        Default::default()
-    };
-    let used = if edit == Edit::Unused {
-        used_ids(m)
-    } else {
-        Default::default()
-    };
     // Calls deleted come first (the larger edit), then calls inlined; values made constants,
     // then values replaced by operands.
     let mut inlines = Vec::new();
@@ -715,10 +689,8 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
                             let Some(ty) = f.def_of(a).and_then(|d| d.ty) else {
                                 continue;
                             };
-                            let pointer = m.global(ty).is_some_and(|t| t.op == Op::TypePointer);
                             let divisor = DIVISIONS.contains(&op) && k == 1;
-                            if (nullable(m, ty) || (!differs && !pointer)) && !(differs && divisor)
-                            {
+                            if constant_may_stand_for(m, ty, differs) && !(differs && divisor) {
                                 out.push(Chance::Operand(fid, i.result.unwrap_or(0), k));
                             }
                         }
@@ -730,9 +702,7 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
                         // Other types (images, samplers, pointers) become `OpUndef`, except
                         // under `differs`.
                         if let (Some(r), Some(ty)) = (i.result, i.ty) {
-                            let pointer = m.global(ty).is_some_and(|t| t.op == Op::TypePointer);
-                            if (nullable(m, ty) || (!differs && !pointer)) && !divisors.contains(&r)
-                            {
+                            if constant_may_stand_for(m, ty, differs) && !divisors.contains(&r) {
                                 out.push(Chance::Value(fid, r))
                             }
                             // Or by an operand of its type. Not integers under `differs`: an
@@ -802,7 +772,7 @@ fn used_ids(m: &Module) -> std::collections::HashSet<Id> {
 /// Takes away the `suspects` nothing uses any more, and then what only they used: the
 /// computation that fed what an edit took, and nothing else (an unused value elsewhere may be
 /// what the reduction is about).
-fn sweep(m: &mut Module, mut suspects: Vec<(Id, Id)>, forget: &mut Vec<Id>) {
+fn sweep(m: &mut Module, mut suspects: Vec<(Id, Id)>, forget: &mut FxHashSet<Id>) {
     let sets = crate::ir::ops::ExtSets::of(m);
     while !suspects.is_empty() {
         let used = used_ids(m);
@@ -822,21 +792,26 @@ fn sweep(m: &mut Module, mut suspects: Vec<(Id, Id)>, forget: &mut Vec<Id>) {
             {
                 continue;
             }
-            next.extend(def.args.iter().map(|&a| (fid, a)));
-            if let Some(b) =
-                (0..f.blocks().len()).find(|&b| f.block_insts(b).any(|i| i.result == Some(id)))
-            {
-                f.retain_insts(b, |i| i.result != Some(id));
-                forget.push(id);
+            if let Some(args) = take_value(f, id) {
+                next.extend(args.iter().map(|&a| (fid, a)));
+                forget.insert(id);
             }
         }
         suspects = next;
     }
 }
 
+/// Takes the instruction making value `r` out of `f`: its id operands.
+fn take_value(f: &mut crate::ir::Function, r: Id) -> Option<crate::ir::inst::Args> {
+    let args = f.def_of(r)?.args.clone();
+    let b = (0..f.blocks().len()).find(|&b| f.block_insts(b).any(|i| i.result == Some(r)))?;
+    f.retain_insts(b, |i| i.result != Some(r));
+    Some(args)
+}
+
 /// Takes away the global `first` (or every global nothing uses), then (`cascade`) the globals
 /// only what went used: a constant's type goes with it, rather than one candidate later.
-fn drop_globals(m: &mut Module, first: Option<Id>, cascade: bool, forget: &mut Vec<Id>) {
+fn drop_globals(m: &mut Module, first: Option<Id>, cascade: bool, forget: &mut FxHashSet<Id>) {
     let mut suspects: Option<std::collections::HashSet<Id>> = first.map(|r| [r].into());
     loop {
         let used = used_ids(m);
@@ -885,8 +860,8 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
     // an edit of their own takes them (a reduction may hinge on one).
     let mut cleanups: Vec<&str> = Vec::new();
     let mut gone: Vec<(Id, Id)> = Vec::new();
-    // Ids that are no more: their names and decorations go too.
-    let mut forget: Vec<Id> = Vec::new();
+    // Ids that are no more: their names, decorations and debug records go too.
+    let mut forget: FxHashSet<Id> = FxHashSet::default();
     // Operands of what went, which may be unused now.
     let mut suspects: Vec<(Id, Id)> = Vec::new();
     // Instructions without results, by position: taken last first, so positions hold.
@@ -936,17 +911,11 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
                     if !nullable(&m, ty) {
                         return None;
                     }
-                    let null = Builder::detached(&mut m)
-                        .intern(Op::ConstantNull, Some(ty), Vec::new())
-                        .ok()?;
+                    let null = null_of(&mut m, ty)?;
                     replacer.replace(r, null);
                 }
-                let f = m.function_mut(fid)?;
-                let b = (0..f.blocks().len())
-                    .find(|&b| f.block_insts(b).any(|i| i.result == Some(r)))?;
-                let args = f.def_of(r)?.args.clone();
+                let args = take_value(m.function_mut(fid)?, r)?;
                 suspects.extend(args.iter().skip(1).map(|&a| (fid, a)));
-                f.retain_insts(b, |i| i.result != Some(r));
                 cleanups.push("eliminate-dead-functions");
             }
             Chance::Plain(fid, label, op, k) => plain.push((fid, label, op, k)),
@@ -954,15 +923,7 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
             Chance::Member(s, k) => members.push((s, k)),
             Chance::ShortArray(a, dynamic) => arrays.push((a, dynamic)),
             Chance::DeadFunction(fid) => {
-                let f = m.function(fid)?;
-                forget.extend(
-                    f.params
-                        .iter()
-                        .chain(f.insts())
-                        .filter_map(|i| i.result)
-                        .chain(f.blocks().iter().map(|b| b.label))
-                        .chain([fid]),
-                );
+                forget.extend(m.function(fid)?.defined_ids());
                 m.function_list_mut().retain(|f| f.id() != fid);
             }
             Chance::Branch(fid, label, taken) => {
@@ -1044,23 +1005,14 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
     }
     replacer.apply(&mut m, "reduce");
     for (fid, r) in gone {
-        let f = m.function_mut(fid)?;
-        let b = (0..f.blocks().len()).find(|&b| f.block_insts(b).any(|i| i.result == Some(r)))?;
-        suspects.extend(f.def_of(r)?.args.iter().map(|&a| (fid, a)));
-        f.retain_insts(b, |i| i.result != Some(r));
-        forget.push(r);
+        let args = take_value(m.function_mut(fid)?, r)?;
+        suspects.extend(args.iter().map(|&a| (fid, a)));
+        forget.insert(r);
     }
     if swept {
         sweep(&mut m, suspects, &mut forget);
     }
-    if !forget.is_empty() {
-        let about = |i: &crate::ir::Inst| {
-            crate::ir::rewrite::is_metadata(i.op)
-                && i.args.first().is_some_and(|t| forget.contains(t))
-        };
-        m.annotations_mut().retain(|i| !about(i));
-        m.debug.retain(|i| !about(i));
-    }
+    crate::ir::rewrite::forget(&mut m, &forget);
     tidy(&mut m, &cleanups);
     Some(m)
 }
@@ -1139,6 +1091,41 @@ fn fingerprint(words: &[u32]) -> (usize, u64) {
 /// The module's words, if it can be written as SPIR-V.
 fn words_of(m: &Module) -> Option<Vec<u32>> {
     spirv_of(m).ok().map(|s| s.words)
+}
+
+/// Whether each candidate is valid and still interesting (`false` where none was built): on a
+/// thread each when a `Judge` can, else one after another on the driver.
+fn judge_all(
+    test: &Test,
+    judge: Option<&Judge>,
+    candidates: &[Option<(Module, Vec<u32>)>],
+) -> Vec<Result<bool, String>> {
+    match judge {
+        Some(judge) => std::thread::scope(|scope| {
+            let handles: Vec<_> = candidates
+                .iter()
+                .enumerate()
+                .map(|(j, c)| {
+                    let scratch = scratch_for(&test.scratch, j);
+                    scope.spawn(move || match c {
+                        Some((_, w)) => judge.accepts(w, &scratch),
+                        None => Ok(false),
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or(Ok(false)))
+                .collect()
+        }),
+        None => candidates
+            .iter()
+            .map(|c| match c {
+                Some((_, w)) => Ok(test.valid(w)? && test.holds(w)?),
+                None => Ok(false),
+            })
+            .collect(),
+    }
 }
 
 /// Reduces `start` (the input, read into the IR) while `test` holds.
@@ -1237,32 +1224,7 @@ pub fn reduce(
                         next = end;
                     }
                     tried += fresh;
-                    let verdicts: Vec<Result<bool, String>> = match &judge {
-                        Some(judge) => std::thread::scope(|scope| {
-                            let handles: Vec<_> = candidates
-                                .iter()
-                                .enumerate()
-                                .map(|(j, c)| {
-                                    let scratch = scratch_for(&test.scratch, j);
-                                    scope.spawn(move || match c {
-                                        Some((_, w)) => judge.accepts(w, &scratch),
-                                        None => Ok(false),
-                                    })
-                                })
-                                .collect();
-                            handles
-                                .into_iter()
-                                .map(|h| h.join().unwrap_or(Ok(false)))
-                                .collect()
-                        }),
-                        None => candidates
-                            .iter()
-                            .map(|c| match c {
-                                Some((_, w)) => Ok(test.valid(w)? && test.holds(w)?),
-                                None => Ok(false),
-                            })
-                            .collect(),
-                    };
+                    let verdicts = judge_all(test, judge.as_ref(), &candidates);
                     let mut taken: Option<usize> = None;
                     for (j, verdict) in verdicts.into_iter().enumerate() {
                         let Some((c, w)) = &candidates[j] else {
@@ -1672,5 +1634,24 @@ mod tests {
         assert!(under_differs
             .iter()
             .any(|c| matches!(c, Chance::Forward(..))));
+    }
+
+    fn parts(command: &str) -> Vec<String> {
+        let run = command_for(command, std::path::Path::new("/t/c.spv"));
+        std::iter::once(run.get_program())
+            .chain(run.get_args())
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn plain_commands_run_without_a_shell_and_others_through_one() {
+        assert_eq!(
+            parts("./is-it.sh --op Select"),
+            ["./is-it.sh", "--op", "Select", "/t/c.spv"]
+        );
+        assert_eq!(parts("grep -q x | true")[..2], ["sh", "-c"]);
+        assert_eq!(parts("A=1 check")[..2], ["sh", "-c"]);
+        assert_eq!(parts("check '$HOME'")[..2], ["sh", "-c"]);
     }
 }

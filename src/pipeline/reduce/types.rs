@@ -190,12 +190,7 @@ pub(super) fn remove_member(m: &mut Module, s: Id, k: u32) -> Option<()> {
         match at {
             Site::Arg(fid, i, p) => {
                 let old = m.function(fid)?.inst(i).args[p];
-                let ty = m.global(old)?.ty?;
-                let word = match m.global(old)?.lits() {
-                    [Operand::LiteralBit64(_)] => Operand::LiteralBit64(index),
-                    _ => Operand::LiteralBit32(u32::try_from(index).ok()?),
-                };
-                let new = Builder::detached(m).constant(ty, word).ok()?;
+                let new = constant_like(m, old, index)?;
                 m.function_mut(fid)?.set_arg(i, p, new);
             }
             Site::Lit(fid, i, p) => {
@@ -206,29 +201,15 @@ pub(super) fn remove_member(m: &mut Module, s: Id, k: u32) -> Option<()> {
         }
     }
     let k_at = k as usize;
-    // The struct, and its constants: each constant's constituent for the member goes.
-    for g in m.globals_mut() {
-        let constant =
-            g.ty == Some(s) && matches!(g.op, Op::ConstantComposite | Op::SpecConstantComposite);
-        if (g.result == Some(s) || constant) && k_at < g.args.len() {
-            g.args.remove(k_at);
+    let without_member = |parts: &mut crate::ir::inst::Args| {
+        if k_at < parts.len() {
+            parts.remove(k_at);
         }
+    };
+    if let Some(g) = m.globals_mut().iter_mut().find(|g| g.result == Some(s)) {
+        without_member(&mut g.args);
     }
-    for f in m.functions_mut() {
-        let constructs: Vec<InstId> = (0..f.blocks().len())
-            .flat_map(|b| f.block(b).insts.clone())
-            .filter(|&i| {
-                let inst = f.inst(i);
-                inst.op == Op::CompositeConstruct && inst.ty == Some(s)
-            })
-            .collect();
-        for i in constructs {
-            let inst = f.inst_mut(i);
-            if k_at < inst.args.len() {
-                inst.args.remove(k_at);
-            }
-        }
-    }
+    edit_parts(m, s, without_member);
     // Member decorations and names: the member's go, those after it move down.
     let renumber = |list: &mut Vec<crate::ir::Inst>| {
         list.retain_mut(|i| {
@@ -268,29 +249,38 @@ pub(super) fn shorten_array(m: &mut Module, a: Id, dynamic: bool) -> Option<()> 
     {
         return None;
     }
-    let old = *m.global(a)?.args.get(1)?;
-    let length = m.global(old)?;
-    let ty = length.ty?;
-    let word = match length.lits() {
-        [Operand::LiteralBit64(_)] => Operand::LiteralBit64(1),
-        _ => Operand::LiteralBit32(1),
-    };
-    let one = Builder::detached(m).constant(ty, word).ok()?;
-    // A new constant comes last: it must come before the array that uses it.
+    let length = *m.global(a)?.args.get(1)?;
+    let one = constant_like(m, length, 1)?;
     let globals = m.globals_mut();
     let at = globals.iter().position(|g| g.result == Some(a))?;
+    globals[at].args[1] = one;
+    // A new constant comes last: it must come before the array that uses it.
     let made = globals.iter().position(|g| g.result == Some(one))?;
     if made > at {
         let constant = globals.remove(made);
         globals.insert(at, constant);
     }
+    edit_parts(m, a, |parts| parts.truncate(1));
+    m.reindex();
+    Some(())
+}
+
+/// An integer constant of the type of constant `like` (and its width), holding `value`.
+fn constant_like(m: &mut Module, like: Id, value: u64) -> Option<Id> {
+    let c = m.global(like)?;
+    let ty = c.ty?;
+    let word = match c.lits() {
+        [Operand::LiteralBit64(_)] => Operand::LiteralBit64(value),
+        _ => Operand::LiteralBit32(u32::try_from(value).ok()?),
+    };
+    Builder::detached(m).constant(ty, word).ok()
+}
+
+/// Edits the parts of every composite of type `ty`: its constants and its constructs.
+fn edit_parts(m: &mut Module, ty: Id, edit: impl Fn(&mut crate::ir::inst::Args)) {
     for g in m.globals_mut() {
-        if g.result == Some(a) {
-            g.args[1] = one;
-        } else if g.ty == Some(a)
-            && matches!(g.op, Op::ConstantComposite | Op::SpecConstantComposite)
-        {
-            g.args.truncate(1);
+        if g.ty == Some(ty) && matches!(g.op, Op::ConstantComposite | Op::SpecConstantComposite) {
+            edit(&mut g.args);
         }
     }
     for f in m.functions_mut() {
@@ -298,15 +288,13 @@ pub(super) fn shorten_array(m: &mut Module, a: Id, dynamic: bool) -> Option<()> 
             .flat_map(|b| f.block(b).insts.clone())
             .filter(|&i| {
                 let inst = f.inst(i);
-                inst.op == Op::CompositeConstruct && inst.ty == Some(a)
+                inst.op == Op::CompositeConstruct && inst.ty == Some(ty)
             })
             .collect();
         for i in constructs {
-            f.inst_mut(i).args.truncate(1);
+            edit(&mut f.inst_mut(i).args);
         }
     }
-    m.reindex();
-    Some(())
 }
 
 #[cfg(test)]
