@@ -549,11 +549,7 @@ impl App {
             Ok(w) => w.words,
             Err(e) => return Some(Outcome::Failed(format!("the input cannot be written: {e}"))),
         };
-        let output = {
-            let mut name = doc.abs.clone().into_os_string();
-            name.push(".reduced.spv");
-            PathBuf::from(name)
-        };
+        let output = reduce::default_output(&doc.abs);
         let original = doc.abs.clone();
         let pipeline = self.pipeline.clone();
         let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -572,10 +568,7 @@ impl App {
                         &words,
                         &output,
                         &mut |p| {
-                            let _ = progress_tx.send(format!(
-                                "reducing: {} tried, {} kept, {} instructions (Esc stops)",
-                                p.tried, p.accepted, p.instructions
-                            ));
+                            let _ = progress_tx.send(format!("{p} (Esc stops)"));
                         },
                         &|| stopped.load(std::sync::atomic::Ordering::Relaxed),
                     )?;

@@ -2,7 +2,6 @@
 //! a progress line on a terminal, the result written as SPIR-V and as assembly beside it.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
 
 use super::cli::ReduceArgs;
 use crate::pipeline::reduce::{self, Property};
@@ -24,11 +23,10 @@ fn run_inner(args: &ReduceArgs) -> Result<(), String> {
     let property: Property = args.until.parse()?;
     let loaded = crate::pipeline::input::load_with(&args.input, &config.front_ends)
         .map_err(|e| e.to_string())?;
-    let output = args.output.clone().unwrap_or_else(|| {
-        let mut name = args.input.clone().into_os_string();
-        name.push(".reduced.spv");
-        PathBuf::from(name)
-    });
+    let output = args
+        .output
+        .clone()
+        .unwrap_or_else(|| reduce::default_output(&args.input));
     let terminal = std::io::stderr().is_terminal();
     // Ctrl-C stops the reduction: the smallest shader so far is written.
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -41,10 +39,7 @@ fn run_inner(args: &ReduceArgs) -> Result<(), String> {
         &output,
         &mut |p| {
             if terminal {
-                eprint!(
-                    "\rreducing: {} tried, {} kept, {} instructions   ",
-                    p.tried, p.accepted, p.instructions
-                );
+                eprint!("\r{p}   ");
             }
         },
         &|| stop.load(std::sync::atomic::Ordering::Relaxed),

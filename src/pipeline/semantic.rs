@@ -549,7 +549,6 @@ pub fn pass_steps(run: &Run) -> Vec<usize> {
         .collect()
 }
 
-/// The execution models of a run's input.
 /// The entry points of a run's input: (execution model, name).
 fn entry_points(run: &Run) -> Vec<(ExecutionModel, String)> {
     use rspirv::dr::Operand;
@@ -567,6 +566,7 @@ fn entry_points(run: &Run) -> Vec<(ExecutionModel, String)> {
         .collect()
 }
 
+/// The execution models of a run's input.
 fn models(run: &Run) -> Vec<ExecutionModel> {
     entry_points(run).into_iter().map(|(m, _)| m).collect()
 }

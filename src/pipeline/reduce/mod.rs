@@ -1039,6 +1039,23 @@ pub struct Progress {
     pub instructions: usize,
 }
 
+impl std::fmt::Display for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(
+            f,
+            "reducing: {} tried, {} kept, {} instructions",
+            self.tried, self.accepted, self.instructions
+        )
+    }
+}
+
+/// Where a reduction of `input` is written unless told: `INPUT.reduced.spv` beside it.
+pub fn default_output(input: &std::path::Path) -> std::path::PathBuf {
+    let mut name = input.as_os_str().to_owned();
+    name.push(".reduced.spv");
+    std::path::PathBuf::from(name)
+}
+
 /// Whether our verifier finds nothing wrong with a candidate: a check in this process
 /// before any tool is run (it rejects nothing spirv-val accepts).
 fn verified(m: &Module) -> bool {
