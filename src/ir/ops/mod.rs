@@ -42,6 +42,9 @@ pub use families::FAMILIES;
 use super::fxhash::FxHashMap;
 use super::inst::{Id, Inst};
 use super::module::Module;
+use crate::ir::spirv::grammar::{
+    self as spirv_grammar, core_named as grammar_by_name, core_spellings,
+};
 
 /// FeatureID of SPIR-V core ops (stable).
 pub const STABLE: u16 = 0x0000;
@@ -521,60 +524,48 @@ struct Table {
     by_name: FxHashMap<String, &'static OpInfo>,
 }
 
-/// Indexes over the family tables, built once: looking an op up by scanning them was most of
-/// the cost of building an op's entry.
-struct Index {
-    core_families: FxHashMap<&'static str, &'static Family>,
-    glsl_families: FxHashMap<&'static str, &'static Family>,
-    typings: FxHashMap<&'static str, &'static str>,
+/// Each core op's family and own typing, by its place in the grammar
+/// (`spirv::grammar::core_position`), built once: scanning the family tables for each op was
+/// most of the cost of building its entry, and maps keyed by name cost a short run more than
+/// the few entries it builds.
+struct CoreIndex {
+    /// Index + 1 into `FAMILIES` (0: none).
+    family: Vec<u16>,
+    /// Index + 1 into `families::TYPINGS` (0: none).
+    typing: Vec<u16>,
 }
 
-fn index() -> &'static Index {
-    static I: OnceLock<Index> = OnceLock::new();
+fn core_index() -> &'static CoreIndex {
+    static I: OnceLock<CoreIndex> = OnceLock::new();
     I.get_or_init(|| {
-        let families = |table: &'static [Family]| {
-            let mut map = FxHashMap::default();
-            for f in table {
-                for &op in f.ops {
-                    map.entry(op).or_insert(f);
+        let n = spirv_grammar::core_count();
+        let (mut family, mut typing) = (vec![0u16; n], vec![0u16; n]);
+        // The place of the op spelled `name`, when that is the spelling its entry is built
+        // for (the canonical one).
+        let place = |name: &str| {
+            let opcode = grammar_by_name(name)?.opcode as u32;
+            (spirv_grammar::core(opcode)?.opname == name)
+                .then(|| spirv_grammar::core_position(opcode))
+                .flatten()
+        };
+        // The first table entry naming an op wins.
+        let mark = |column: &mut Vec<u16>, name: &str, k: usize| {
+            if let Some(at) = place(name) {
+                if column[at] == 0 {
+                    column[at] = k as u16 + 1;
                 }
             }
-            map
         };
-        let mut typings = FxHashMap::default();
-        for &(name, text) in families::TYPINGS {
-            typings.entry(name).or_insert(text);
+        for (k, f) in FAMILIES.iter().enumerate() {
+            for &name in f.ops {
+                mark(&mut family, name, k);
+            }
         }
-        Index {
-            core_families: families(FAMILIES),
-            glsl_families: families(glsl::FAMILIES),
-            typings,
+        for (k, &(name, _)) in families::TYPINGS.iter().enumerate() {
+            mark(&mut typing, name, k);
         }
+        CoreIndex { family, typing }
     })
-}
-
-/// The grammar's instructions by opcode (aliases, which share one, in grammar order). Apart
-/// from the index by name, which only what reads op names (the parsers) needs.
-fn core_by_opcode() -> &'static [&'static grammar::Instruction<'static>] {
-    static I: OnceLock<Vec<&'static grammar::Instruction<'static>>> = OnceLock::new();
-    I.get_or_init(|| {
-        let mut all: Vec<&grammar::Instruction> = grammar::INSTRUCTION_TABLE.iter().collect();
-        // The grammar lists instructions nearly in opcode order: a stable sort of sorted runs
-        // is linear, and keeps aliases in grammar order.
-        all.sort_by_key(|g| g.opcode as u32);
-        all
-    })
-}
-
-/// Every spelling of a core opcode, the canonical one first.
-fn core_spellings(opcode: u32) -> &'static [&'static grammar::Instruction<'static>] {
-    let all = core_by_opcode();
-    let start = all.partition_point(|a| (a.opcode as u32) < opcode);
-    let len = all[start..]
-        .iter()
-        .take_while(|a| a.opcode as u32 == opcode)
-        .count();
-    &all[start..start + len]
 }
 
 /// The core op spelled `name` without its `Op` prefix (`IAdd`).
@@ -582,43 +573,8 @@ pub fn core_op_by_name(name: &str) -> Option<Op> {
     grammar_by_name(name).map(|g| g.opcode)
 }
 
-fn grammar_by_name(name: &str) -> Option<&'static grammar::Instruction<'static>> {
-    static BY_NAME: OnceLock<FxHashMap<&'static str, &'static grammar::Instruction<'static>>> =
-        OnceLock::new();
-    let map = BY_NAME.get_or_init(|| {
-        let mut map = FxHashMap::default();
-        map.reserve(1024);
-        for g in grammar::INSTRUCTION_TABLE.iter() {
-            map.entry(g.opname).or_insert(g);
-        }
-        map
-    });
-    map.get(name).copied()
-}
-
-fn family_of(families: &'static [Family], name: &str) -> Option<&'static Family> {
-    let i = index();
-    let map = if std::ptr::eq(families, FAMILIES) {
-        &i.core_families
-    } else if std::ptr::eq(families, glsl::FAMILIES) {
-        &i.glsl_families
-    } else {
-        return families.iter().find(|f| f.ops.contains(&name));
-    };
-    map.get(name).copied()
-}
-
-/// The typing of an op: its own entry in `overrides`, else its family's.
-fn typing_of(
-    name: &str,
-    family: Option<&Family>,
-    overrides: &[(&str, &'static str)],
-) -> Option<Typing> {
-    let own = if std::ptr::eq(overrides, families::TYPINGS) {
-        index().typings.get(name).copied()
-    } else {
-        overrides.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
-    };
+/// The typing of an op: its own, else its family's.
+fn typing_of(name: &str, own: Option<&'static str>, family: Option<&Family>) -> Option<Typing> {
     let text = own.or(family.map(|f| f.typing))?;
     Typing::parse(text).map(|t| t.unwrap_or_else(|e| panic!("op table: {name}: {e}")))
 }
@@ -627,7 +583,10 @@ fn typing_of(
 /// a module uses a few dozen of the ops, and building all of them took most of a short run.
 fn core_entry(opcode: u32) -> Option<OpInfo> {
     let g = *core_spellings(opcode).first()?;
-    let family = family_of(FAMILIES, g.opname);
+    let index = core_index();
+    let at = spirv_grammar::core_position(opcode)?;
+    let family = (index.family[at].checked_sub(1)).map(|k| &FAMILIES[usize::from(k)]);
+    let own_typing = (index.typing[at].checked_sub(1)).map(|k| families::TYPINGS[usize::from(k)].1);
     let (class, attrs, overloads, rule, doc) = match family {
         Some(f) => (f.class, f.attrs, f.overloads, f.rule, f.doc.to_string()),
         None if g.opname.starts_with("Type") => (
@@ -691,7 +650,7 @@ fn core_entry(opcode: u32) -> Option<OpInfo> {
             .map(|(v, _)| *v),
         extensions,
         fold: fold::rule(g.opcode),
-        typing: typing_of(g.opname, family, families::TYPINGS),
+        typing: typing_of(g.opname, own_typing, family),
         image: families::IMAGES
             .iter()
             .find(|(name, _)| *name == g.opname)
@@ -704,7 +663,7 @@ fn glsl_entry(number: u32) -> Option<OpInfo> {
     let g = grammar::GLSL_STD_450_INSTRUCTION_TABLE
         .iter()
         .find(|g| u32::from(g.opcode) == number)?;
-    let family = family_of(glsl::FAMILIES, g.opname);
+    let family = glsl::FAMILIES.iter().find(|f| f.ops.contains(&g.opname));
     let (class, attrs, overloads, rule, doc) = match family {
         Some(f) => (f.class, f.attrs, f.overloads, f.rule, f.doc.to_string()),
         None => (
@@ -733,7 +692,14 @@ fn glsl_entry(number: u32) -> Option<OpInfo> {
         min_version: None,
         extensions: Vec::new(),
         fold: fold::glsl_rule(number),
-        typing: typing_of(g.opname, family, glsl::TYPINGS),
+        typing: typing_of(
+            g.opname,
+            glsl::TYPINGS
+                .iter()
+                .find(|(n, _)| *n == g.opname)
+                .map(|(_, t)| *t),
+            family,
+        ),
         image: None,
     })
 }
@@ -799,7 +765,9 @@ impl Slots {
 /// Entries built on first use, by core opcode and by GLSL.std.450 number; the dialect's few
 /// ops, built at once.
 struct Lazy {
-    core: Slots,
+    /// By place in the grammar (`spirv::grammar::core_position`): found without a search, as
+    /// the verifier and every pass look an op up per instruction.
+    core: Vec<OnceLock<Option<Box<OpInfo>>>>,
     glsl: Slots,
     dialect: Vec<OpInfo>,
     reserved: Vec<(u32, &'static str)>,
@@ -812,7 +780,9 @@ fn lazy() -> &'static Lazy {
         let mut reserved = Vec::new();
         build_dialect(&mut dialect, &mut reserved);
         Lazy {
-            core: Slots::new(grammar::INSTRUCTION_TABLE.iter().map(|g| g.opcode as u32)),
+            core: (0..spirv_grammar::core_count())
+                .map(|_| OnceLock::new())
+                .collect(),
             glsl: Slots::new(
                 grammar::GLSL_STD_450_INSTRUCTION_TABLE
                     .iter()
@@ -822,6 +792,13 @@ fn lazy() -> &'static Lazy {
             reserved,
         }
     })
+}
+
+fn core_slot(opcode: u32) -> Option<&'static OpInfo> {
+    let at = spirv_grammar::core_position(opcode)?;
+    lazy().core[at]
+        .get_or_init(|| core_entry(opcode).map(Box::new))
+        .as_deref()
 }
 
 fn slot(
@@ -840,8 +817,14 @@ fn table() -> &'static Table {
     T.get_or_init(|| {
         let l = lazy();
         let mut ops: Vec<&'static OpInfo> = Vec::new();
-        for &k in &l.core.numbers {
-            ops.extend(slot(&l.core, k, core_entry));
+        let mut opcodes: Vec<u32> = grammar::INSTRUCTION_TABLE
+            .iter()
+            .map(|g| g.opcode as u32)
+            .collect();
+        opcodes.sort_unstable();
+        opcodes.dedup();
+        for k in opcodes {
+            ops.extend(core_slot(k));
         }
         for &k in &l.glsl.numbers {
             ops.extend(slot(&l.glsl, k, glsl_entry));
@@ -865,14 +848,14 @@ pub fn reserved() -> &'static [(u32, &'static str)] {
 
 /// The entry of a SPIR-V core op.
 pub fn info(op: Op) -> Option<&'static OpInfo> {
-    slot(&lazy().core, op as u32, core_entry)
+    core_slot(op as u32)
 }
 
 /// The entry of an op by its 32-bit opcode.
 pub fn by_opcode(opcode: u32) -> Option<&'static OpInfo> {
     let (feature, number) = ((opcode >> 16) as u16, opcode & 0xffff);
     match feature {
-        STABLE => slot(&lazy().core, number, core_entry),
+        STABLE => core_slot(number),
         GLSL_FEATURE => slot(&lazy().glsl, number, glsl_entry),
         _ => lazy().dialect.iter().find(|o| o.opcode == opcode),
     }

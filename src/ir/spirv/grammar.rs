@@ -1,28 +1,90 @@
 //! Fast lookups into rspirv's grammar tables (which are linear lists).
 
-use crate::ir::fxhash::FxHashMap;
+use std::hash::Hasher;
 use std::sync::OnceLock;
 
 use rspirv::grammar::{self, ExtInstOp, Instruction, InstructionTable, INSTRUCTION_TABLE};
 
-fn by_opcode() -> &'static [Option<&'static Instruction<'static>>] {
-    static T: OnceLock<Vec<Option<&'static Instruction<'static>>>> = OnceLock::new();
+/// The grammar's instructions in opcode order (aliases, which share an opcode, in grammar
+/// order: the canonical spelling first), with an index by opcode and one by name. Small on
+/// purpose: a short run is mostly start-up, and each page a table touches is a page fault.
+struct Tables {
+    sorted: Vec<&'static Instruction<'static>>,
+    /// Position in `sorted` + 1 of each opcode below `DENSE` (0: none); core ops are all
+    /// below it, the rest are found by binary search.
+    dense: Vec<u16>,
+    /// Open addressing by name: position in `sorted` + 1 (0: empty).
+    by_name: Vec<u16>,
+}
+
+const DENSE: usize = 1024;
+
+fn tables() -> &'static Tables {
+    static T: OnceLock<Tables> = OnceLock::new();
     T.get_or_init(|| {
-        let max = INSTRUCTION_TABLE
-            .iter()
-            .map(|i| i.opcode as usize)
-            .max()
-            .unwrap_or(0);
-        let mut by_opcode = vec![None; max + 1];
-        for inst in INSTRUCTION_TABLE.iter() {
-            let slot = &mut by_opcode[inst.opcode as usize];
-            // Aliases share an opcode; the first entry is the canonical spelling.
-            if slot.is_none() {
-                *slot = Some(inst);
+        let mut sorted: Vec<&'static Instruction<'static>> = INSTRUCTION_TABLE.iter().collect();
+        // The grammar lists instructions nearly in opcode order: a stable sort of sorted runs
+        // is linear, and keeps aliases in grammar order.
+        sorted.sort_by_key(|g| g.opcode as u32);
+        let mut dense = vec![0u16; DENSE];
+        for (k, g) in sorted.iter().enumerate().rev() {
+            if let Some(slot) = dense.get_mut(g.opcode as usize) {
+                *slot = k as u16 + 1;
             }
         }
-        by_opcode
+        let mut by_name = vec![0u16; (sorted.len() * 2).next_power_of_two()];
+        let mask = by_name.len() - 1;
+        for (k, g) in sorted.iter().enumerate() {
+            let mut at = name_hash(g.opname) & mask;
+            loop {
+                match by_name[at] {
+                    0 => {
+                        by_name[at] = k as u16 + 1;
+                        break;
+                    }
+                    // The first entry of a name wins.
+                    j if sorted[j as usize - 1].opname == g.opname => break,
+                    _ => at = (at + 1) & mask,
+                }
+            }
+        }
+        Tables {
+            sorted,
+            dense,
+            by_name,
+        }
     })
+}
+
+fn name_hash(name: &str) -> usize {
+    let mut h = crate::ir::fxhash::FxHasher::default();
+    h.write(name.as_bytes());
+    h.finish() as usize
+}
+
+/// Every spelling of a core opcode, the canonical one first.
+pub fn core_spellings(opcode: u32) -> &'static [&'static Instruction<'static>] {
+    let all = &tables().sorted;
+    let start = all.partition_point(|a| (a.opcode as u32) < opcode);
+    let len = all[start..]
+        .iter()
+        .take_while(|a| a.opcode as u32 == opcode)
+        .count();
+    &all[start..start + len]
+}
+
+/// The grammar of a core instruction by the name the grammar gives it (without `Op`).
+pub fn core_named(name: &str) -> Option<&'static Instruction<'static>> {
+    let t = tables();
+    let mask = t.by_name.len() - 1;
+    let mut at = name_hash(name) & mask;
+    loop {
+        match t.by_name[at] {
+            0 => return None,
+            k if t.sorted[k as usize - 1].opname == name => return Some(t.sorted[k as usize - 1]),
+            _ => at = (at + 1) & mask,
+        }
+    }
 }
 
 /// Older spellings of renamed ops (the SPIR-V grammar's `aliases`), which rspirv's table does
@@ -46,31 +108,36 @@ const ALIASES: &[(&str, &str)] = &[
     ("FunctionPointerINTEL", "ConstantFunctionPointerINTEL"),
 ];
 
-/// By name: only what reads op names (the assemblers) builds it, not a reader or a run.
-fn by_name() -> &'static FxHashMap<&'static str, &'static Instruction<'static>> {
-    static T: OnceLock<FxHashMap<&'static str, &'static Instruction<'static>>> = OnceLock::new();
-    T.get_or_init(|| {
-        let mut by_name = FxHashMap::default();
-        for inst in INSTRUCTION_TABLE.iter() {
-            by_name.insert(inst.opname, inst);
-        }
-        for &(alias, canonical) in ALIASES {
-            if let Some(&inst) = by_name.get(canonical) {
-                by_name.entry(alias).or_insert(inst);
-            }
-        }
-        by_name
-    })
-}
-
 /// The grammar of a core opcode.
 pub fn core(opcode: u32) -> Option<&'static Instruction<'static>> {
-    by_opcode().get(opcode as usize).copied().flatten()
+    core_position(opcode).map(|k| tables().sorted[k])
 }
 
-/// The grammar of a core instruction by name without the `Op` prefix.
+/// Where a core opcode's canonical spelling is among the grammar's `core_count()` entries:
+/// an index for tables kept beside the grammar.
+pub fn core_position(opcode: u32) -> Option<usize> {
+    let t = tables();
+    match t.dense.get(opcode as usize) {
+        Some(0) => None,
+        Some(&k) => Some(k as usize - 1),
+        None => {
+            let start = t.sorted.partition_point(|a| (a.opcode as u32) < opcode);
+            (t.sorted.get(start)?.opcode as u32 == opcode).then_some(start)
+        }
+    }
+}
+
+/// How many entries (spellings) the core grammar has.
+pub fn core_count() -> usize {
+    tables().sorted.len()
+}
+
+/// The grammar of a core instruction by name without the `Op` prefix, older spellings too.
 pub fn core_by_name(name: &str) -> Option<&'static Instruction<'static>> {
-    by_name().get(name).copied()
+    core_named(name).or_else(|| {
+        let (_, canonical) = ALIASES.iter().find(|(alias, _)| *alias == name)?;
+        core_named(canonical)
+    })
 }
 
 /// The instruction table of an extended instruction set, by its import name.
