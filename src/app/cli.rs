@@ -340,3 +340,156 @@ impl From<CheckArgs> for crate::pipeline::Checks {
         }
     }
 }
+
+/// The arguments of the plainest `shaderstep run` command lines (inputs, `--preset` or
+/// `--passes`, `--emit`, `-o`, `-j` and switches), read without clap; `None` for any other
+/// command line, which `Cli::parse` then reads (and reports, when it is wrong). A build runs
+/// `run` once per shader, and clap building the arguments it parses with was a ninth of a
+/// small shader's whole run. A test checks both readings agree.
+pub fn quick_run_args(args: &[std::ffi::OsString]) -> Option<RunArgs> {
+    if args.get(1)? != "run" {
+        return None;
+    }
+    let mut run = RunArgs {
+        inputs: Vec::new(),
+        preset: "roundtrip".into(),
+        passes: None,
+        external: None,
+        emit: Emit::Spv,
+        output: None,
+        jobs: None,
+        force: false,
+        print_after_all: false,
+        stats: None,
+        experimental: false,
+        bisect_run: false,
+        entry: None,
+        bisect_data: None,
+        keep_exports: false,
+        stages: PipelineArgs {
+            pipeline: false,
+            link_order: "fs-first".parse().ok()?,
+            state: None,
+            link_state: None,
+        },
+        checks: CheckArgs {
+            verify_each: false,
+            validate_each: false,
+        },
+    };
+    let mut seen: Vec<&str> = Vec::new();
+    let mut words = args[2..].iter();
+    while let Some(word) = words.next() {
+        let word = word.to_str()?;
+        if word == "-" || !word.starts_with('-') {
+            run.inputs.push(PathBuf::from(word));
+            continue;
+        }
+        let (flag, inline) = match word.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v)),
+            _ => (word, None),
+        };
+        let flag = match flag {
+            "-o" => "--output",
+            "-j" => "--jobs",
+            f => f,
+        };
+        // Given twice, or with the other of a pair that conflicts: clap's to report.
+        if seen.contains(&flag) {
+            return None;
+        }
+        seen.push(flag);
+        // A value clap might read otherwise (empty, or looking like a flag): clap's to read.
+        let mut value = || -> Option<String> {
+            let v = match inline {
+                Some(v) => v,
+                None => words.next()?.to_str()?,
+            };
+            (!v.is_empty() && !v.starts_with('-')).then(|| v.to_string())
+        };
+        let switch = |on: &mut bool| inline.is_none().then(|| *on = true);
+        match flag {
+            "--preset" => run.preset = value()?,
+            "--passes" => {
+                let list: Vec<String> = value()?.split(',').map(str::to_string).collect();
+                if list.iter().any(String::is_empty) {
+                    return None;
+                }
+                run.passes = Some(list);
+            }
+            "--emit" => {
+                run.emit = match value()?.as_str() {
+                    "spv" => Emit::Spv,
+                    "spvasm" => Emit::Spvasm,
+                    "ir" => Emit::Ir,
+                    _ => return None,
+                }
+            }
+            "--output" => run.output = Some(PathBuf::from(value()?)),
+            "--jobs" => run.jobs = Some(value()?.parse().ok()?),
+            "--force" => switch(&mut run.force)?,
+            "--print-after-all" => switch(&mut run.print_after_all)?,
+            "--experimental" => switch(&mut run.experimental)?,
+            "--keep-exports" => switch(&mut run.keep_exports)?,
+            "--verify-each" => switch(&mut run.checks.verify_each)?,
+            "--validate-each" => switch(&mut run.checks.validate_each)?,
+            _ => return None,
+        }
+    }
+    let conflict = seen.contains(&"--preset") && seen.contains(&"--passes");
+    (!run.inputs.is_empty() && !conflict).then_some(run)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(line: &str) -> Vec<std::ffi::OsString> {
+        line.split_whitespace().map(Into::into).collect()
+    }
+
+    /// The quick reading of `run` is clap's reading, or none.
+    #[test]
+    fn the_quick_run_reading_agrees_with_clap() {
+        let read = [
+            "shaderstep run a.spv",
+            "shaderstep run a.spv b.frag --preset O -o out.spv",
+            "shaderstep run --preset=O-size a.spv --emit spvasm",
+            "shaderstep run a.spv --passes lower,dce,lift --emit ir",
+            "shaderstep run - --output=x.spv -j 3 --force --verify-each --validate-each",
+            "shaderstep run a.spv --print-after-all --experimental --keep-exports --emit=spv",
+            "shaderstep run dir -o outdir --jobs=2",
+        ];
+        for line in read {
+            let args = words(line);
+            let quick = quick_run_args(&args).unwrap_or_else(|| panic!("not read quickly: {line}"));
+            let Some(Command::Run(clap)) = Cli::try_parse_from(&args).expect(line).command else {
+                panic!("clap reads no run: {line}");
+            };
+            assert_eq!(format!("{quick:?}"), format!("{clap:?}"), "{line}");
+        }
+        // Left to clap: other flags, errors, help, and whatever is not plain.
+        let left = [
+            "shaderstep run",
+            "shaderstep run a.spv --preset O --passes dce",
+            "shaderstep run a.spv --preset O --preset size",
+            "shaderstep run a.spv --emit wat",
+            "shaderstep run a.spv --stats json",
+            "shaderstep run a.spv --external",
+            "shaderstep run a.spv --help",
+            "shaderstep run a.spv -o",
+            "shaderstep run a.spv -o -x",
+            "shaderstep run a.spv --passes a,,b",
+            "shaderstep run a.spv --force=yes",
+            "shaderstep run a.spv -j many",
+            "shaderstep run -- -a.spv",
+            "shaderstep passes",
+        ];
+        for line in left {
+            assert!(
+                quick_run_args(&words(line)).is_none(),
+                "read quickly: {line}"
+            );
+        }
+    }
+}

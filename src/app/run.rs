@@ -10,7 +10,8 @@ use crate::ir::spirv::write::write_bytes;
 use crate::pipeline::compile::{compile, Together};
 use crate::pipeline::{Pipeline, Run, StageLink};
 
-/// Exit status: 0 success, 1 bad input or a failed pass. Usage errors (2) are clap's.
+/// Exit status: 0 success, 1 bad input or a failed pass. Usage errors (2) are clap's. The
+/// process's whole work: it does not free what it computed.
 pub fn run(args: &RunArgs) -> i32 {
     match run_inner(args) {
         Ok(()) => 0,
@@ -422,6 +423,9 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
             }
         }
     }
+    // `run` is the whole process: freeing each step's module, one allocation at a time, is
+    // work the exit does at once (a tenth of a small shader's run).
+    std::mem::forget(runs);
     if failures.is_empty() {
         Ok(())
     } else {

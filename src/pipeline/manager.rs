@@ -475,6 +475,7 @@ impl Pipeline {
         cx.experimental = self.experimental;
         cx.link_inputs = link_inputs;
         cx.keep_exports = self.keep_exports;
+        cx.shown = self.snapshots;
         let mut module = Module::default();
         let mut snapshot = Arc::new(module.clone());
         let mut steps: Vec<Step> = Vec::with_capacity(self.passes.len());

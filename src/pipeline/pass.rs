@@ -120,6 +120,9 @@ pub struct PassCx {
     pub link_inputs: Vec<crate::pipeline::link::LinkInput>,
     /// `link` keeps `Export` linkage on exports nobody imported.
     pub keep_exports: bool,
+    /// Someone looks at every step (the app, `--print-after-all`, `--stats`): a pass may skip
+    /// work whose only use is what its step shows, when nobody does.
+    pub shown: bool,
 }
 
 impl PassCx {
@@ -133,6 +136,7 @@ impl PassCx {
             experimental: false,
             link_inputs: Vec::new(),
             keep_exports: false,
+            shown: true,
         }
     }
 
