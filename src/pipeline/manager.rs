@@ -314,12 +314,21 @@ impl Pipeline {
     /// A pipeline from pass names; `lower` is put first when the list does not start with it,
     /// because every other pass works on the IR.
     pub fn from_names(names: &[&str]) -> Result<Self, String> {
+        // Each pass made once, taken from the list of all; a pass named again is made again.
+        let mut all: Vec<Option<Box<dyn Pass>>> =
+            registry::all_passes().into_iter().map(Some).collect();
+        let mut take = |n: &str| {
+            all.iter_mut()
+                .find(|p| p.as_ref().is_some_and(|p| p.name() == n))
+                .and_then(Option::take)
+                .or_else(|| registry::pass(n))
+        };
         let mut passes = Vec::new();
         if names.first() != Some(&"lower") {
-            passes.push(registry::pass("lower").expect("lower exists"));
+            passes.push(take("lower").expect("lower exists"));
         }
         for n in names {
-            passes.push(registry::pass(n).ok_or_else(|| {
+            passes.push(take(n).ok_or_else(|| {
                 format!("unknown pass '{n}' (run `shaderstep passes` for the list)")
             })?);
         }

@@ -177,7 +177,7 @@ fn op_info(s: &mut State) {
         lines.push(format!("family      {f}"));
     }
     lines.push(String::new());
-    lines.push(info.doc.clone());
+    lines.push(info.doc.to_string());
     s.popup = Some(crate::app::state::Popup {
         title: info.name.clone(),
         lines,

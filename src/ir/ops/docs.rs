@@ -106,7 +106,7 @@ pub fn to_json() -> String {
                 version_json(o),
                 o.fold.is_some(),
                 image_json(o),
-                json_str(&o.doc)
+                json_str(o.doc)
             )
         })
         .collect();

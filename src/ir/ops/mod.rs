@@ -487,7 +487,7 @@ pub struct OpInfo {
     pub overloads: &'static [Overload],
     pub rule: Rule,
     pub family: Option<&'static str>,
-    pub doc: String,
+    pub doc: &'static str,
     /// Operands as the grammar gives them: for core ops result type and id included; for
     /// extended instructions the operands after the instruction number.
     pub operands: Vec<(OperandKind, OperandQuantifier)>,
@@ -540,17 +540,9 @@ fn core_index() -> &'static CoreIndex {
     I.get_or_init(|| {
         let n = spirv_grammar::core_count();
         let (mut family, mut typing) = (vec![0u16; n], vec![0u16; n]);
-        // The place of the op spelled `name`, when that is the spelling its entry is built
-        // for (the canonical one).
-        let place = |name: &str| {
-            let opcode = grammar_by_name(name)?.opcode as u32;
-            (spirv_grammar::core(opcode)?.opname == name)
-                .then(|| spirv_grammar::core_position(opcode))
-                .flatten()
-        };
         // The first table entry naming an op wins.
         let mark = |column: &mut Vec<u16>, name: &str, k: usize| {
-            if let Some(at) = place(name) {
+            if let Some(at) = spirv_grammar::core_place(name) {
                 if column[at] == 0 {
                     column[at] = k as u16 + 1;
                 }
@@ -588,20 +580,20 @@ fn core_entry(opcode: u32) -> Option<OpInfo> {
     let family = (index.family[at].checked_sub(1)).map(|k| &FAMILIES[usize::from(k)]);
     let own_typing = (index.typing[at].checked_sub(1)).map(|k| families::TYPINGS[usize::from(k)].1);
     let (class, attrs, overloads, rule, doc) = match family {
-        Some(f) => (f.class, f.attrs, f.overloads, f.rule, f.doc.to_string()),
+        Some(f) => (f.class, f.attrs, f.overloads, f.rule, f.doc),
         None if g.opname.starts_with("Type") => (
             OpClass::Type,
             Attrs::PURE,
             &[][..],
             Rule::None,
-            "Declares a type.".to_string(),
+            "Declares a type.",
         ),
         None => (
             OpClass::Other,
             Attrs::NONE,
             &[][..],
             Rule::None,
-            "No shaderstep semantics: treated as having side effects.".to_string(),
+            "No shaderstep semantics: treated as having side effects.",
         ),
     };
     let attrs = if families::COMMUTATIVE.contains(&g.opname) {
@@ -665,13 +657,13 @@ fn glsl_entry(number: u32) -> Option<OpInfo> {
         .find(|g| u32::from(g.opcode) == number)?;
     let family = glsl::FAMILIES.iter().find(|f| f.ops.contains(&g.opname));
     let (class, attrs, overloads, rule, doc) = match family {
-        Some(f) => (f.class, f.attrs, f.overloads, f.rule, f.doc.to_string()),
+        Some(f) => (f.class, f.attrs, f.overloads, f.rule, f.doc),
         None => (
             OpClass::Other,
             Attrs::NONE,
             &[][..],
             Rule::None,
-            "No shaderstep semantics: treated as having side effects.".to_string(),
+            "No shaderstep semantics: treated as having side effects.",
         ),
     };
     Some(OpInfo {
@@ -723,7 +715,7 @@ fn build_dialect(ops: &mut Vec<OpInfo>, reserved: &mut Vec<(u32, &'static str)>)
                     overloads: &[],
                     rule: Rule::None,
                     family: None,
-                    doc: d.doc.to_string(),
+                    doc: d.doc,
                     operands: d
                         .operands
                         .iter()

@@ -1,6 +1,5 @@
 //! Fast lookups into rspirv's grammar tables (which are linear lists).
 
-use std::hash::Hasher;
 use std::sync::OnceLock;
 
 use rspirv::grammar::{self, ExtInstOp, Instruction, InstructionTable, INSTRUCTION_TABLE};
@@ -56,10 +55,27 @@ fn tables() -> &'static Tables {
     })
 }
 
+/// A hash of an op name from its length and its first and last eight bytes, each read as
+/// one word: names differ there (`TypeVector`, `CompositeExtract`), and hashing every byte of
+/// every name was most of the cost of building the index.
 fn name_hash(name: &str) -> usize {
-    let mut h = crate::ir::fxhash::FxHasher::default();
-    h.write(name.as_bytes());
-    h.finish() as usize
+    let b = name.as_bytes();
+    let load = |part: &[u8]| {
+        if let Some(w) = part.first_chunk::<8>() {
+            u64::from_le_bytes(*w)
+        } else {
+            part.iter()
+                .rev()
+                .fold(0u64, |w, &x| (w << 8) | u64::from(x))
+        }
+    };
+    let head = load(b);
+    let tail = load(&b[b.len().saturating_sub(8)..]);
+    let h = (head ^ b.len() as u64)
+        .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        .rotate_left(29)
+        ^ tail;
+    (h.wrapping_mul(0x51_7c_c1_b7_27_22_0a_95) >> 40) as usize
 }
 
 /// Every spelling of a core opcode, the canonical one first.
@@ -75,13 +91,25 @@ pub fn core_spellings(opcode: u32) -> &'static [&'static Instruction<'static>] {
 
 /// The grammar of a core instruction by the name the grammar gives it (without `Op`).
 pub fn core_named(name: &str) -> Option<&'static Instruction<'static>> {
+    named_at(name).map(|k| tables().sorted[k])
+}
+
+/// Where the op spelled `name` is among the grammar's entries (`core_position`), when that is
+/// its canonical spelling.
+pub fn core_place(name: &str) -> Option<usize> {
+    let k = named_at(name)?;
+    let sorted = &tables().sorted;
+    (k == 0 || sorted[k - 1].opcode != sorted[k].opcode).then_some(k)
+}
+
+fn named_at(name: &str) -> Option<usize> {
     let t = tables();
     let mask = t.by_name.len() - 1;
     let mut at = name_hash(name) & mask;
     loop {
         match t.by_name[at] {
             0 => return None,
-            k if t.sorted[k as usize - 1].opname == name => return Some(t.sorted[k as usize - 1]),
+            k if t.sorted[k as usize - 1].opname == name => return Some(k as usize - 1),
             _ => at = (at + 1) & mask,
         }
     }

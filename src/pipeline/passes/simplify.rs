@@ -305,16 +305,15 @@ fn rules_for(op: Op) -> &'static [Rule] {
     let by_op = BY_OP.get_or_init(|| {
         let mut map: crate::ir::fxhash::FxHashMap<Op, OpRules> = Default::default();
         for line in RULES.lines() {
-            let rule = line.split('#').next().unwrap_or("").trim();
-            if rule.is_empty() {
+            let rule = line.trim_start();
+            if rule.is_empty() || rule.starts_with('#') {
                 continue;
             }
             // The pattern's op: the first word after its opening parenthesis.
-            let name = rule
-                .trim_start_matches('(')
-                .split(|c: char| c.is_whitespace() || c == '(' || c == ')')
-                .next()
-                .unwrap_or("");
+            let name = rule.trim_start_matches('(');
+            let name = &name[..name
+                .find(|c: char| !c.is_ascii_alphanumeric())
+                .unwrap_or(name.len())];
             let op = ops::core_op_by_name(name)
                 .unwrap_or_else(|| panic!("simplify rule `{rule}`: unknown op {name}"));
             map.entry(op).or_default().0.push(line);
