@@ -205,3 +205,35 @@ pub fn scope_operands(op: spirv::Op) -> impl Iterator<Item = usize> {
         .filter(|(_, o)| matches!(o.kind, K::IdScope | K::IdMemorySemantics))
         .map(|(k, _)| k)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every entry of the grammar is found by name and by opcode, and an opcode gives its
+    /// first spelling in grammar order, below the dense index's end and above it alike.
+    #[test]
+    fn every_entry_is_found_by_name_and_by_opcode() {
+        let mut above_dense = 0;
+        for g in INSTRUCTION_TABLE.iter() {
+            let opcode = g.opcode as u32;
+            let first = INSTRUCTION_TABLE
+                .iter()
+                .find(|e| e.opcode as u32 == opcode)
+                .expect("itself");
+            assert_eq!(core(opcode).map(|c| c.opname), Some(first.opname));
+            assert_eq!(core_named(g.opname).map(|c| c.opname), Some(g.opname));
+            let place = core_position(opcode).expect("a place");
+            assert_eq!(
+                core_place(g.opname),
+                (g.opname == first.opname).then_some(place)
+            );
+            assert_eq!(core_spellings(opcode)[0].opname, first.opname);
+            above_dense += usize::from(opcode as usize >= DENSE);
+        }
+        assert!(above_dense > 100, "extension opcodes are searched too");
+        assert!(core(3).is_some() && core(0xfff0).is_none() && core(700).is_none());
+        assert!(core_named("NoSuchOp").is_none());
+        assert_eq!(core_by_name("SDotKHR").map(|c| c.opname), Some("SDot"));
+    }
+}
