@@ -81,7 +81,9 @@ fn name_hash(name: &str) -> usize {
 /// Every spelling of a core opcode, the canonical one first.
 pub fn core_spellings(opcode: u32) -> &'static [&'static Instruction<'static>] {
     let all = &tables().sorted;
-    let start = all.partition_point(|a| (a.opcode as u32) < opcode);
+    let Some(start) = core_position(opcode) else {
+        return &[];
+    };
     let len = all[start..]
         .iter()
         .take_while(|a| a.opcode as u32 == opcode)
