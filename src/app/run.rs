@@ -423,9 +423,6 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
             }
         }
     }
-    // `run` is the whole process: freeing each step's module, one allocation at a time, is
-    // work the exit does at once (a tenth of a small shader's run).
-    std::mem::forget(runs);
     if failures.is_empty() {
         Ok(())
     } else {
