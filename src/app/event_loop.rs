@@ -1061,13 +1061,3 @@ pub fn open_editor(path: &Path, line: u32) -> Result<String, String> {
         Err(format!("the editor `{program}` ended with {status}"))
     }
 }
-
-/// The bundled example `shaderstep` opens without arguments.
-pub fn default_example() -> PathBuf {
-    let bundled = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/examples/lighting.frag");
-    if bundled.exists() {
-        bundled
-    } else {
-        PathBuf::from("assets/examples/lighting.frag")
-    }
-}

@@ -9,6 +9,7 @@ pub mod cost;
 pub mod derive;
 pub mod disk;
 pub mod event_loop;
+pub mod examples;
 pub mod highlight;
 pub mod input;
 pub mod keymap;
@@ -85,7 +86,13 @@ pub fn main(cli: Cli) -> color_eyre::Result<i32> {
             let mut paths = cli.inputs;
             paths.extend(cli.watch);
             if paths.is_empty() {
-                paths.push(event_loop::default_example());
+                match examples::default_example() {
+                    Ok(p) => paths.push(p),
+                    Err(e) => {
+                        eprintln!("error: the bundled example: {e}");
+                        return Ok(1);
+                    }
+                }
             }
             for p in &paths {
                 if !p.exists() {
