@@ -197,3 +197,87 @@ fn the_tui_names_the_step_that_crashes_the_driver_and_keeps_running() {
     app.settle();
     assert!(app.state.message.is_some());
 }
+
+/// Writes an executable shell script `name` into `dir`.
+fn script(dir: &std::path::Path, name: &str, body: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// A worker whose driver, loader and layers print to standard output and error (a stand-in
+/// that prints before the worker starts, and the Vulkan loader's own debug output): nothing
+/// printed is taken for an answer, and a bisect over it runs to its end.
+#[test]
+fn what_the_driver_prints_is_never_an_answer() {
+    let dir = common::temp_dir("isolation-noise");
+    let noisy = script(
+        &dir,
+        "noisy-worker",
+        &format!(
+            "echo 'a driver stand-in prints this on stdout'\n\
+             echo 'and this on stderr' >&2\n\
+             printf '\\377\\377\\377\\377 binary noise'\n\
+             VK_LOADER_DEBUG=all exec '{}' \"$@\"\n",
+            env!("CARGO_BIN_EXE_shaderstep")
+        ),
+    );
+    let d = Isolated::open(noisy.clone(), true).unwrap_or_else(|e| panic!("{e}"));
+    let spin = asm::assemble(SPIN).unwrap();
+    let r = d.run_buffers(
+        &spin,
+        &Layout::of(&spin).unwrap(),
+        [1, 1, 1],
+        &[vec![1; 16]],
+        Duration::from_secs(60),
+    );
+    assert!(r.is_ok(), "{:?}", r.map(|b| b.len()));
+
+    let shader = dir.join("spin.spvasm");
+    std::fs::write(&shader, SPIN).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shaderstep"))
+        .args([
+            "run",
+            shader.to_str().unwrap(),
+            "--preset",
+            "O",
+            "--bisect-run",
+        ])
+        .env("SHADERSTEP_GPU_WORKER", &noisy)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("every step computes what the input does"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A worker that writes bytes that are no frame on the answer pipe is stopped at once, not
+/// waited for, and the report says what it printed last.
+#[test]
+fn a_broken_protocol_stops_the_worker_at_once() {
+    let dir = common::temp_dir("isolation-garbage");
+    let garbage = script(
+        &dir,
+        "garbage-worker",
+        "echo 'about to misbehave' >&2\nprintf 'GARBAGE GARBAGE' >&4\nexec sleep 60\n",
+    );
+    let started = Instant::now();
+    let e = Isolated::open(garbage, true)
+        .err()
+        .expect("a worker that answers garbage opens no device");
+    assert!(
+        e.contains("the GPU worker broke the protocol")
+            && e.contains("it printed last: about to misbehave"),
+        "{e}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+}

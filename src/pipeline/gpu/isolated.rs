@@ -1,13 +1,16 @@
 //! Shaders run on the driver in a child process: the shaderstep binary started as a GPU worker
-//! (`shaderstep __gpu-worker`), asked over its standard input and answering on its standard
-//! output (`wire`). A driver that crashes takes the worker down, not shaderstep; one that hangs
-//! is killed at the time limit. Either is a result (`DeviceError::Crashed`, `Hung`), and the
-//! next request starts a new worker.
+//! (`shaderstep __gpu-worker`), asked and answering over two pipes of its own (`wire`), at fds
+//! [`REQUEST_FD`] and [`ANSWER_FD`]. Its standard output and error go to a log the parent keeps
+//! the end of: drivers, layers and the Vulkan loader print to either, and nothing they print
+//! can be taken for an answer. A driver that crashes takes the worker down, not shaderstep; one
+//! that hangs is killed at the time limit; a worker that breaks the protocol is killed at once.
+//! Each is a result (`DeviceError::Crashed`, `Hung`, `Failed`) with what the worker printed
+//! last, and the next request starts a new worker. Unix only: the fds are handed over between
+//! `fork` and `exec`.
 
 use std::cell::RefCell;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufReader, BufWriter, Read};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::Duration;
 
@@ -17,24 +20,40 @@ use super::{Device, DeviceError, Draw, Gpu, Layout, Rendered};
 /// The argument that makes the shaderstep binary a GPU worker.
 pub const WORKER_ARG: &str = "__gpu-worker";
 
+/// The worker's fd it reads requests from.
+pub const REQUEST_FD: i32 = 3;
+/// The worker's fd it writes answers to.
+pub const ANSWER_FD: i32 = 4;
+
 /// How long opening the device may take.
 const OPEN_LIMIT: Duration = Duration::from_secs(30);
 
-/// What the driver printed last (kept for a crash report).
-const STDERR_KEPT: usize = 2048;
+/// How much of what the worker printed last is kept for a report.
+const LOG_KEPT: usize = 2048;
+
+/// What came on the answer pipe: a frame, the end of the pipe, or bytes that are no frame.
+type Frame = Result<Option<Vec<u8>>, String>;
 
 struct Worker {
-    child: Child,
-    stdin: BufWriter<ChildStdin>,
-    answers: Receiver<Option<Vec<u8>>>,
-    /// What the driver printed last, once the worker has ended (the reader's result).
-    stderr: std::thread::JoinHandle<String>,
+    child: std::process::Child,
+    requests: BufWriter<std::io::PipeWriter>,
+    answers: Receiver<Frame>,
+    /// What the worker printed last, once it has ended (the log reader's result).
+    log: std::thread::JoinHandle<String>,
 }
 
 impl Worker {
     fn stop(mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+
+    /// Kills the worker and gives what it printed last.
+    fn stop_and_read_log(mut self) -> String {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        // The worker is gone, so the log's write end is closed and the reader ends.
+        self.log.join().unwrap_or_default()
     }
 }
 
@@ -68,59 +87,13 @@ impl Isolated {
 
     /// A new worker with its device open; the device's name.
     fn start(&self) -> Result<String, DeviceError> {
-        let mut child = Command::new(&self.program)
-            .arg(WORKER_ARG)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| {
-                DeviceError::Failed(format!(
-                    "cannot start the GPU worker {}: {e}",
-                    self.program.display()
-                ))
-            })?;
-        let (stdin, stdout, stderr_pipe) = (
-            child.stdin.take().expect("piped"),
-            child.stdout.take().expect("piped"),
-            child.stderr.take().expect("piped"),
-        );
-        let (tx, answers) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut r = BufReader::new(stdout);
-            loop {
-                let frame = read_frame(&mut r).ok().flatten();
-                let end = frame.is_none();
-                if tx.send(frame).is_err() || end {
-                    break;
-                }
-            }
-        });
-        let stderr = std::thread::spawn(move || {
-            let mut r = BufReader::new(stderr_pipe);
-            let mut buf = [0u8; 512];
-            let mut kept = String::new();
-            while let Ok(n) = r.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                kept.push_str(&String::from_utf8_lossy(&buf[..n]));
-                if kept.len() > STDERR_KEPT {
-                    let cut = kept.len() - STDERR_KEPT;
-                    let cut = (cut..kept.len())
-                        .find(|&i| kept.is_char_boundary(i))
-                        .unwrap_or(0);
-                    kept.drain(..cut);
-                }
-            }
-            kept
-        });
-        *self.worker.borrow_mut() = Some(Worker {
-            child,
-            stdin: BufWriter::new(stdin),
-            answers,
-            stderr,
-        });
+        let worker = spawn_worker(&self.program).map_err(|e| {
+            DeviceError::Failed(format!(
+                "cannot start the GPU worker {}: {e}",
+                self.program.display()
+            ))
+        })?;
+        *self.worker.borrow_mut() = Some(worker);
         match self.ask(
             &Request::Open {
                 cpu_only: self.cpu_only,
@@ -142,37 +115,139 @@ impl Isolated {
         }
         let mut slot = self.worker.borrow_mut();
         let w = slot.as_mut().expect("started");
-        let sent = write_frame(&mut w.stdin, &request.encode());
+        let sent = write_frame(&mut w.requests, &request.encode());
         let answer = match sent {
             Ok(()) => w.answers.recv_timeout(limit),
             Err(_) => Err(RecvTimeoutError::Disconnected),
         };
         match answer {
-            Ok(Some(bytes)) => match Answer::decode(&bytes) {
+            Ok(Ok(Some(bytes))) => match Answer::decode(&bytes) {
                 Ok(Answer::Failed(why)) => Err(DeviceError::Failed(why)),
                 Ok(a) => Ok(a),
                 Err(why) => {
-                    if let Some(w) = slot.take() {
-                        w.stop();
-                    }
-                    Err(DeviceError::Failed(why))
+                    let log = slot.take().map(Worker::stop_and_read_log);
+                    Err(DeviceError::Failed(protocol_error(&why, log)))
                 }
             },
+            Ok(Err(why)) => {
+                let log = slot.take().map(Worker::stop_and_read_log);
+                Err(DeviceError::Failed(protocol_error(&why, log)))
+            }
             Err(RecvTimeoutError::Timeout) => {
                 if let Some(w) = slot.take() {
                     w.stop();
                 }
                 Err(DeviceError::Hung(limit))
             }
-            Ok(None) | Err(RecvTimeoutError::Disconnected) => {
+            Ok(Ok(None)) | Err(RecvTimeoutError::Disconnected) => {
                 let mut w = slot.take().expect("started");
                 let status = w.child.wait().ok();
-                // The process is gone, so its stderr is closed and the reader ends.
-                let said = w.stderr.join().unwrap_or_default();
+                // The process is gone, so its log is closed and the reader ends.
+                let said = w.log.join().unwrap_or_default();
                 Err(DeviceError::Crashed(crash_cause(status, &said)))
             }
         }
     }
+}
+
+/// A protocol error's report, with the last line the worker printed.
+fn protocol_error(why: &str, log: Option<String>) -> String {
+    let last = log
+        .as_deref()
+        .and_then(|l| l.lines().rev().find(|l| !l.trim().is_empty()))
+        .map(|l| format!("; it printed last: {}", l.trim()))
+        .unwrap_or_default();
+    format!("the GPU worker broke the protocol ({why}) and was stopped{last}")
+}
+
+/// Starts `program` as a worker: requests and answers on pipes handed over at [`REQUEST_FD`]
+/// and [`ANSWER_FD`], its standard output and error into one log pipe read by a thread.
+#[cfg(unix)]
+fn spawn_worker(program: &std::path::Path) -> std::io::Result<Worker> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
+    // std makes its pipes close-on-exec: only what `pre_exec` puts at 3 and 4 reaches the
+    // worker, and no other child started meanwhile inherits them.
+    let (request_read, request_write) = std::io::pipe()?;
+    let (answer_read, answer_write) = std::io::pipe()?;
+    let (log_read, log_write) = std::io::pipe()?;
+    let (from, to) = (request_read.as_raw_fd(), answer_write.as_raw_fd());
+    let mut command = Command::new(program);
+    command
+        .arg(WORKER_ARG)
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(log_write.try_clone()?))
+        .stderr(Stdio::from(log_write));
+    // SAFETY: the closure runs in the child between fork and exec and calls only fcntl, dup2
+    // and close, which are async-signal-safe; it allocates nothing. The fds it reads are open
+    // in the parent (owned above, alive until `spawn` returns), so they are open in the child.
+    unsafe {
+        command.pre_exec(move || {
+            // Out of the way first (at 10 or above): either fd may be 3 or 4 itself, and dup2
+            // onto an fd that is the other one's would close it. dup2's copies are not
+            // close-on-exec.
+            let high_from = libc::fcntl(from, libc::F_DUPFD, 10);
+            let high_to = libc::fcntl(to, libc::F_DUPFD, 10);
+            if high_from < 0
+                || high_to < 0
+                || libc::dup2(high_from, REQUEST_FD) < 0
+                || libc::dup2(high_to, ANSWER_FD) < 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            libc::close(high_from);
+            libc::close(high_to);
+            Ok(())
+        });
+    }
+    let child = command.spawn()?;
+    // The parent's copies of the worker's ends go, so each pipe ends when the worker does.
+    drop(command);
+    drop((request_read, answer_write));
+    let (tx, answers) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut r = BufReader::new(answer_read);
+        loop {
+            let frame = read_frame(&mut r).map_err(|e| e.to_string());
+            let end = !matches!(frame, Ok(Some(_)));
+            if tx.send(frame).is_err() || end {
+                break;
+            }
+        }
+    });
+    let log = std::thread::spawn(move || {
+        let mut r = BufReader::new(log_read);
+        let mut buf = [0u8; 512];
+        let mut kept = String::new();
+        while let Ok(n) = r.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            kept.push_str(&String::from_utf8_lossy(&buf[..n]));
+            if kept.len() > LOG_KEPT {
+                let cut = kept.len() - LOG_KEPT;
+                let cut = (cut..kept.len())
+                    .find(|&i| kept.is_char_boundary(i))
+                    .unwrap_or(0);
+                kept.drain(..cut);
+            }
+        }
+        kept
+    });
+    Ok(Worker {
+        child,
+        requests: BufWriter::new(request_write),
+        answers,
+        log,
+    })
+}
+
+#[cfg(not(unix))]
+fn spawn_worker(_program: &std::path::Path) -> std::io::Result<Worker> {
+    Err(std::io::Error::other(
+        "running shaders in a worker process needs a Unix system",
+    ))
 }
 
 impl Drop for Isolated {
@@ -206,11 +281,10 @@ fn worker_program() -> Result<PathBuf, String> {
         })
 }
 
-/// How the worker ended: the signal (`SIGSEGV`) or exit status, and the driver's last line.
-fn crash_cause(status: Option<std::process::ExitStatus>, stderr: &str) -> String {
-    use std::os::unix::process::ExitStatusExt;
+/// How the worker ended: the signal (`SIGSEGV`) or exit status, and the last line it printed.
+fn crash_cause(status: Option<std::process::ExitStatus>, log: &str) -> String {
     let how = match status {
-        Some(s) => match s.signal() {
+        Some(s) => match signal_of(s) {
             Some(n) => signal_name(n),
             None => match s.code() {
                 Some(c) => format!("exit status {c}"),
@@ -219,23 +293,42 @@ fn crash_cause(status: Option<std::process::ExitStatus>, stderr: &str) -> String
         },
         None => "ended".into(),
     };
-    match stderr.lines().rev().find(|l| !l.trim().is_empty()) {
+    match log.lines().rev().find(|l| !l.trim().is_empty()) {
         Some(last) => format!("{how}: {}", last.trim()),
         None => how,
     }
 }
 
+#[cfg(unix)]
+fn signal_of(status: std::process::ExitStatus) -> Option<i32> {
+    std::os::unix::process::ExitStatusExt::signal(&status)
+}
+
+#[cfg(not(unix))]
+fn signal_of(_: std::process::ExitStatus) -> Option<i32> {
+    None
+}
+
+#[cfg(unix)]
 fn signal_name(n: i32) -> String {
-    match n {
-        4 => "SIGILL".into(),
-        6 => "SIGABRT".into(),
-        7 => "SIGBUS".into(),
-        8 => "SIGFPE".into(),
-        9 => "SIGKILL".into(),
-        11 => "SIGSEGV".into(),
-        15 => "SIGTERM".into(),
-        n => format!("signal {n}"),
-    }
+    let name = match n {
+        libc::SIGILL => "SIGILL",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGTRAP => "SIGTRAP",
+        libc::SIGSYS => "SIGSYS",
+        n => return format!("signal {n}"),
+    };
+    name.into()
+}
+
+#[cfg(not(unix))]
+fn signal_name(n: i32) -> String {
+    format!("signal {n}")
 }
 
 impl Device for Isolated {
@@ -283,20 +376,24 @@ impl Device for Isolated {
     }
 }
 
-/// The worker's side: answers requests on standard input until it closes. The device is
-/// opened by the first request; a request before it is answered with a failure.
+/// The worker's side: answers requests read from [`REQUEST_FD`] on [`ANSWER_FD`] until the
+/// requests end. The device is opened by the first request; a request before it is answered
+/// with a failure.
 pub fn serve() -> i32 {
-    let stdin = std::io::stdin();
-    let stdout = std::io::stdout();
-    let mut input = stdin.lock();
-    let mut output = stdout.lock();
+    let (mut input, mut output) = match protocol_files() {
+        Ok(files) => files,
+        Err(e) => {
+            eprintln!("gpu worker: {e} (it is started by shaderstep, not by hand)");
+            return 2;
+        }
+    };
     let mut gpu: Option<Gpu> = None;
     loop {
         let frame = match read_frame(&mut input) {
             Ok(Some(f)) => f,
             Ok(None) => return 0,
             Err(e) => {
-                let _ = writeln!(std::io::stderr(), "gpu worker: {e}");
+                eprintln!("gpu worker: {e}");
                 return 1;
             }
         };
@@ -321,6 +418,32 @@ pub fn serve() -> i32 {
             return 1;
         }
     }
+}
+
+/// The pipes the parent handed over, taken as files.
+#[cfg(unix)]
+fn protocol_files() -> Result<(BufReader<std::fs::File>, BufWriter<std::fs::File>), String> {
+    use std::os::fd::FromRawFd;
+    for fd in [REQUEST_FD, ANSWER_FD] {
+        // SAFETY: F_GETFD only reads the fd's flags; it fails (EBADF) on an fd that is not open.
+        if unsafe { libc::fcntl(fd, libc::F_GETFD) } < 0 {
+            return Err(format!("fd {fd} is not open"));
+        }
+    }
+    // SAFETY: both fds are open (checked above), were put there for this process by the
+    // parent (`spawn_worker`), and nothing else in this process takes ownership of them.
+    let (input, output) = unsafe {
+        (
+            std::fs::File::from_raw_fd(REQUEST_FD),
+            std::fs::File::from_raw_fd(ANSWER_FD),
+        )
+    };
+    Ok((BufReader::new(input), BufWriter::new(output)))
+}
+
+#[cfg(not(unix))]
+fn protocol_files() -> Result<(BufReader<std::fs::File>, BufWriter<std::fs::File>), String> {
+    Err("the GPU worker needs a Unix system".into())
 }
 
 fn answer(gpu: &Gpu, request: Request) -> Answer {
