@@ -153,6 +153,9 @@ pub(super) struct Pointees {
 impl Gpu {
     /// `POINTEES` buffers with addresses, each `BUFFER_SIZE` bytes of `fill(k)`, their own
     /// pointer sites holding addresses of the next one.
+    // SAFETY: callers pass `self.device` and the run's `Cleanup`; each buffer is bound to memory
+    // allocated with DEVICE_ADDRESS before its address is asked, and `write` stays in its mapped
+    // BUFFER_SIZE bytes. Assumes bufferDeviceAddress (enabled when supported, not checked).
     pub(super) unsafe fn pointees(
         &self,
         d: &ash::Device,
@@ -183,6 +186,8 @@ impl Gpu {
 impl Pointees {
     /// Writes addresses at `sites` of the `len` bytes at `ptr`, taking the buffers in turn
     /// from `first`.
+    // SAFETY: callers pass `ptr` valid for writes of `len` bytes that the device is not using;
+    // each write is 8 bytes at an offset `at` with `at + 8 <= len`.
     pub(super) unsafe fn write(&self, ptr: *mut u8, len: usize, sites: &[u64], first: usize) {
         for (i, &at) in sites.iter().enumerate() {
             let at = at as usize;
@@ -206,6 +211,8 @@ impl Pointees {
     }
 
     /// Every pointee's bytes after the run.
+    // SAFETY: callers call this after the work was waited for and before the run is cleaned: each
+    // pointer is BUFFER_SIZE bytes of mapped host-coherent memory that nothing writes then.
     pub(super) unsafe fn contents(&self) -> Vec<Vec<u8>> {
         self.buffers
             .iter()

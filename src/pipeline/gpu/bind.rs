@@ -71,6 +71,9 @@ pub(super) fn descriptor_type(r: &Resource) -> vk::DescriptorType {
 impl Gpu {
     /// Creates and fills what `descriptors` hold, seen by `stages`, and their sets (one per
     /// set number, empty ones for gaps).
+    // SAFETY: callers pass `self.device` and the run's `Cleanup`, which owns everything made here;
+    // the infos the descriptor writes point to are locals alive until `update_descriptor_sets`.
+    // Relies on each image's `texels` being `image.bytes()` long (as `Kind::holding` makes them).
     pub(super) unsafe fn bind(
         &self,
         d: &ash::Device,
@@ -307,6 +310,8 @@ impl Gpu {
     }
 
     /// A device-local image of `image`'s shape and format, bound to memory.
+    // SAFETY: callers pass `self.device`; the create-info is a temporary alive across the call,
+    // and the image and its memory go into `c`, bound at offset 0 (always aligned).
     unsafe fn image_of(
         &self,
         d: &ash::Device,
@@ -348,6 +353,8 @@ impl Gpu {
     }
 
     /// Records the images' fills, before the work at `stages`.
+    // SAFETY: callers pass `self.device` and a command buffer recording outside a render pass;
+    // the images and staging buffers in `bound` are alive in the run's `Cleanup`.
     pub(super) unsafe fn record_uploads(
         &self,
         d: &ash::Device,
@@ -426,6 +433,8 @@ impl Gpu {
     }
 
     /// Records the storage images' copies out, after the work at `stages`.
+    // SAFETY: callers pass `self.device` and a command buffer recording outside a render pass,
+    // after the work; the images and host buffers in `bound` are alive in the run's `Cleanup`.
     pub(super) unsafe fn record_readbacks(
         &self,
         d: &ash::Device,
@@ -463,6 +472,8 @@ impl Gpu {
 
 impl Bound {
     /// Records the binding of the sets, if there are any.
+    // SAFETY: callers pass the device the sets came from, a recording command buffer and a
+    // pipeline layout made from `self.set_layouts`, all alive until the run is cleaned.
     pub(super) unsafe fn record_binding(
         &self,
         d: &ash::Device,
@@ -476,6 +487,8 @@ impl Bound {
     }
 
     /// Every element's bytes after the work (once it has finished), in descriptor order.
+    // SAFETY: callers call this after the work was waited for and before the run is cleaned: each
+    // pointer is mapped host-coherent memory of at least `len` bytes that nothing writes then.
     pub(super) unsafe fn contents(&self) -> Vec<Vec<u8>> {
         self.outs
             .iter()
@@ -497,6 +510,8 @@ impl Bound {
     }
 
     /// The bytes of the elements the shader may have written, in descriptor order.
+    // SAFETY: callers call this after the work was waited for and before the run is cleaned: each
+    // pointer is mapped host-coherent memory of at least `len` bytes that nothing writes then.
     pub(super) unsafe fn written(&self) -> Vec<Vec<u8>> {
         self.outs
             .iter()

@@ -333,6 +333,9 @@ impl Gpu {
     /// A device with every feature it has enabled: lavapipe (a CPU device, whose results do not
     /// depend on the machine's GPU) when there is one, else, unless `cpu_only`, the first one.
     pub fn open(cpu_only: bool) -> Result<Gpu, String> {
+        // SAFETY: the loaded entry is kept in `Gpu` and outlives the instance and device; every
+        // create-info (app info, priorities, feature chain) is a local alive across its call; on
+        // error only the instance made here is destroyed, once, before any device was made of it.
         unsafe {
             let entry =
                 ash::Entry::load().map_err(|e| format!("no Vulkan loader ({e}): {INSTALL}"))?;
@@ -421,6 +424,8 @@ impl Gpu {
     }
 
     /// Destroys what a run made, unless the device hung (then it is left as it is).
+    // SAFETY: callers pass the `Cleanup` of one run on `self.device`, once, after its work was
+    // waited for; a hung run's objects are left alive, since the device may still be using them.
     unsafe fn clean(&self, c: &mut Cleanup) {
         if !self.hung.get() {
             c.destroy(&self.device);
@@ -451,12 +456,19 @@ impl Gpu {
         self.usable()?;
         let d = &self.device;
         let mut cleanup = Cleanup::default();
+        // SAFETY: `d` is this Gpu's live device and `cleanup` is fresh, so everything `run_inner`
+        // makes is owned by it and destroyed only by the `clean` below.
         let result = unsafe { self.run_inner(d, words, layout, groups, fill, &mut cleanup) };
+        // SAFETY: called once, after `run_inner` returned: its submission was waited for (or the
+        // device is marked hung and `clean` leaves it alone), and nothing it made is used after.
         unsafe { self.clean(&mut cleanup) };
         result
     }
 
     #[allow(clippy::too_many_arguments)]
+    // SAFETY: callers pass `d = &self.device` and the run's `Cleanup`, which owns every handle
+    // made here; create-infos borrow locals alive across each call, and mapped memory is read
+    // only after `submit_and_wait` has waited for the work.
     unsafe fn run_inner(
         &self,
         d: &ash::Device,
@@ -569,6 +581,8 @@ impl Gpu {
 }
 
 /// Makes everything the work wrote visible to the host.
+// SAFETY: callers pass a command buffer of `d` that is recording, outside a render pass;
+// the barrier is a local that outlives the call.
 unsafe fn to_host(d: &ash::Device, cmd: vk::CommandBuffer) {
     let barrier = vk::MemoryBarrier::default()
         .src_access_mask(vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE)
@@ -590,6 +604,9 @@ impl Drop for Gpu {
         if self.hung.get() {
             return;
         }
+        // SAFETY: not hung, so every run that returned destroyed its objects in `clean` (one that
+        // panicked would leak them); after waiting for idle, the device and then the instance it
+        // came from are destroyed once, before `_entry` (the loader) is dropped.
         unsafe {
             let _ = self.device.device_wait_idle();
             self.device.destroy_device(None);
@@ -619,6 +636,9 @@ struct Cleanup {
 }
 
 impl Cleanup {
+    // SAFETY: callers pass the device these handles were made from; after waiting for idle (its
+    // error is ignored) none is in use, each is drained so destroyed once, and views, buffers and
+    // images go before the memory they use.
     unsafe fn destroy(&mut self, d: &ash::Device) {
         let _ = d.device_wait_idle();
         for f in self.fences.drain(..) {
@@ -773,12 +793,19 @@ impl Gpu {
         self.usable()?;
         let d = &self.device;
         let mut cleanup = Cleanup::default();
+        // SAFETY: `d` is this Gpu's live device and `cleanup` is fresh, so everything `draw_inner`
+        // makes is owned by it and destroyed only by the `clean` below.
         let result = unsafe { self.draw_inner(d, draw, &mut cleanup) };
+        // SAFETY: called once, after `draw_inner` returned: its submission was waited for (or the
+        // device is marked hung and `clean` leaves it alone), and nothing it made is used after.
         unsafe { self.clean(&mut cleanup) };
         result
     }
 
     /// One descriptor set per layout, from a pool of `sizes`.
+    // SAFETY: callers pass `self.device` and a non-empty slice of its live set layouts; the
+    // create-infos borrow slices alive across the calls, and the pool (which frees the sets) goes
+    // into `c`.
     unsafe fn descriptor_sets(
         &self,
         d: &ash::Device,
@@ -804,6 +831,8 @@ impl Gpu {
     }
 
     /// A primary command buffer, recording.
+    // SAFETY: callers pass `self.device`; the pool is made for `self.family`, the family of
+    // `self.queue`, and goes into `c`, so the command buffer lives until the run is cleaned.
     unsafe fn begin(&self, d: &ash::Device, c: &mut Cleanup) -> Result<vk::CommandBuffer, String> {
         let err = |what: &str, e: vk::Result| format!("{what}: {e}");
         let cmd_pool = d
@@ -827,6 +856,8 @@ impl Gpu {
     }
 
     /// Ends `cmd`, submits it and waits until it has run.
+    // SAFETY: callers pass `self.device` and a recording command buffer from `begin`; only one
+    // thread uses `self.queue` (`Gpu` is not `Sync`), and on a timeout `hung` keeps all alive.
     unsafe fn submit_and_wait(
         &self,
         d: &ash::Device,
@@ -861,6 +892,9 @@ impl Gpu {
         }
     }
 
+    // SAFETY: callers pass `self.device`; the type index is below `memory_type_count` and allowed
+    // by `req`, the chained `flags` outlives the call, and the memory goes into `c`. `addressed`
+    // assumes the bufferDeviceAddress feature (enabled when supported, not checked).
     unsafe fn memory(
         &self,
         d: &ash::Device,
@@ -893,6 +927,7 @@ impl Gpu {
     }
 
     /// A host-visible buffer holding `bytes` (at least `size` bytes long); returns it mapped.
+    // SAFETY: as for `host_buffer_with`: callers pass `self.device` and the run's `Cleanup`.
     unsafe fn host_buffer(
         &self,
         d: &ash::Device,
@@ -905,6 +940,9 @@ impl Gpu {
     }
 
     /// `host_buffer`, whose memory can give addresses when `addressed`.
+    // SAFETY: callers pass `self.device`; buffer and memory go into `c`. The memory is
+    // host-visible, coherent and at least `size` bytes (all mapped), and `bytes.len() <= size`,
+    // so the writes and the returned pointer stay in range until `c` is cleaned.
     unsafe fn host_buffer_with(
         &self,
         d: &ash::Device,
@@ -943,6 +981,8 @@ impl Gpu {
     }
 
     /// A device-local 2D image of `format`, `w`×`h`, bound to memory.
+    // SAFETY: callers pass `self.device`; the create-info is a temporary alive across the call,
+    // and the image and its memory go into `c`, bound at offset 0 (always aligned).
     unsafe fn image(
         &self,
         d: &ash::Device,
@@ -977,6 +1017,8 @@ impl Gpu {
         Ok(image)
     }
 
+    // SAFETY: callers pass `self.device` and an image of it, alive in `c` and of `format`; the
+    // view goes into `c`, which destroys it before the image.
     unsafe fn view(
         &self,
         d: &ash::Device,
@@ -999,6 +1041,9 @@ impl Gpu {
         Ok(view)
     }
 
+    // SAFETY: callers pass `d = &self.device` and the draw's `Cleanup`, which owns every handle
+    // made here; create-infos borrow locals alive across each call; targets are read after the
+    // wait. Assumes `self.family` can do graphics and `texel_bytes` matches each colour format.
     unsafe fn draw_inner(
         &self,
         d: &ash::Device,
