@@ -247,3 +247,44 @@ fn verify_checks_operand_count_and_kinds_against_the_grammar() {
         );
     }
 }
+
+/// A run whose last verified step is followed by a pass that broke the module writes
+/// nothing: `check_output` runs the verifier when no step has seen the final module.
+#[test]
+fn no_output_is_written_unverified() {
+    let unchecked = pipeline(Box::new(CorruptIds), Checks::default()).run(input());
+    assert!(unchecked.ok());
+    let error = unchecked
+        .check_output(Checks::default(), false)
+        .expect_err("the final module is broken");
+    assert!(
+        error.starts_with(
+            "the result after 'lift' does not pass the verifier, so nothing is written (1 error)"
+        ),
+        "{error}"
+    );
+    let clean = pipeline(Box::new(DropOrigin), Checks::default()).run(input());
+    assert_eq!(clean.check_output(Checks::default(), false), Ok(()));
+}
+
+/// A run continued from a broken module (as pipeline linking continues each stage after its
+/// link steps) keeps the failure of the `lower` that took it over, so the run has failed.
+#[test]
+fn a_continued_run_keeps_a_failure_at_its_first_step() {
+    let checks = Checks {
+        verify_each: true,
+        validate_each: false,
+    };
+    let mut first = pipeline(Box::new(CorruptIds), Checks::default()).run(input());
+    let broken = (**first.final_module().unwrap()).clone();
+    let rest = Pipeline::from_names(&["lower", "dce", "lift"])
+        .unwrap()
+        .with_checks(checks)
+        .run_decoded(input(), Some((broken, std::time::Duration::ZERO)));
+    assert_eq!(rest.failed, Some(0));
+    let before = first.steps.len();
+    first.append(rest);
+    assert_eq!(first.failed, Some(before));
+    assert_eq!(first.steps[before].pass, "lower");
+    assert!(!first.ok());
+}

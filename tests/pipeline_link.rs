@@ -545,3 +545,64 @@ fn per_vertex_fragment_inputs_match_plain_outputs() {
     );
     assert!(!e.contains("mismatch") && !e.contains("not written"), "{e}");
 }
+
+/// A vertex shader that reads back an output the fragment stage does not read (as real ones
+/// do: `gl_Position = outPos` after storing `outPos`), and a computed one it does not read.
+const VERT_READ_BACK: &str = "#version 450
+layout(location = 0) in vec3 pos;
+layout(location = 0) out vec4 outPos;
+layout(location = 1) out vec3 outColor;
+layout(location = 2) out vec4 outDead;
+void main() {
+    outPos = vec4(pos * 2.0, 1.0);
+    outColor = pos;
+    outDead = vec4(sin(pos), 1.0);
+    gl_Position = outPos;
+}
+";
+
+const FRAG_READ_BACK: &str = "#version 450
+layout(location = 1) in vec3 inColor;
+layout(location = 0) out vec4 color;
+void main() { color = vec4(inColor, 1.0); }
+";
+
+/// An output its own stage reads back stays (removing it left its load without a pointer:
+/// "OpLoad uses %18, which is never defined"); one it only writes goes. Under every preset,
+/// with and without `--verify-each` (which checks the link steps too), the outputs validate.
+#[test]
+fn an_output_the_stage_reads_back_is_kept() {
+    let dir = scratch();
+    let (vs, fs) = (
+        glslang(&dir, "back.vert", VERT_READ_BACK),
+        glslang(&dir, "back.frag", FRAG_READ_BACK),
+    );
+    for preset in ["O", "size", "pipeline"] {
+        for checks in [&[][..], &["--verify-each"][..]] {
+            let out = dir.join(format!("out-{preset}-{}", checks.len()));
+            let mut args = vec!["run", "--pipeline", &vs, &fs, "--preset", preset];
+            args.extend(checks);
+            args.extend(["-o", out.to_str().unwrap()]);
+            let r = shaderstep(&args);
+            assert!(
+                r.status.success(),
+                "{args:?}: {}",
+                String::from_utf8_lossy(&r.stderr)
+            );
+            let texts = validate_dir(&out, &["back.vert.spv", "back.frag.spv"]);
+            // pos, outPos, outColor and gl_PerVertex stay; outDead goes (names may not).
+            let entry = texts[0]
+                .lines()
+                .find(|l| l.contains("OpEntryPoint"))
+                .unwrap();
+            let interface = entry.split('"').nth(2).unwrap().split_whitespace().count();
+            assert_eq!(interface, 4, "{preset}: {entry}");
+        }
+    }
+    let s = stats(&[&vs, &fs]);
+    assert!(s.iter().any(|x| x.0 == vs
+        && x.1 == "link-dead-outputs"
+        && x.3.iter().any(|m| m.contains(
+            "kept outputs the next stage does not read, as this stage reads them back: %outPos (location 0)"
+        ))));
+}

@@ -128,6 +128,9 @@ fn one(job: &Job, pipeline: &Pipeline, front: &FrontEnds, emit: Emit, force: boo
         }
         return Outcome::Failed(msg);
     }
+    if let Err(e) = run.check_output(pipeline.checks, pipeline.experimental) {
+        return Outcome::Failed(format!("{}: {e}", job.input.display()));
+    }
     let bytes = super::run::output_bytes(&run, emit);
     let time = t.elapsed();
     let written = job

@@ -362,6 +362,10 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
             failures.push(msg);
             continue;
         }
+        if let Err(e) = run.check_output(pipeline.checks, pipeline.experimental) {
+            failures.push(format!("{}: {e}", path.display()));
+            continue;
+        }
         // A preview module is one a driver without our experimental ops cannot take: say so.
         if let Some(step) = run.steps.iter().rev().find(|s| !s.preview.is_empty()) {
             let last = run.steps.len() - 1;

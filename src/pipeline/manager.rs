@@ -170,6 +170,49 @@ impl Run {
             .or_else(|| self.final_module().map(|m| write::write_words(m)))
     }
 
+    /// Whether the verifier has seen the final module: a `verify` step after which nothing
+    /// changed, or every step under `--verify-each`.
+    fn final_module_verified(&self, checks: Checks) -> bool {
+        if checks.verify_each {
+            return true;
+        }
+        match self.steps.iter().rposition(|s| s.pass == "verify") {
+            Some(i) => self.steps[i + 1..].iter().all(|s| !s.changed),
+            None => false,
+        }
+    }
+
+    /// What the run would write, checked: `Err` with the verifier's errors when the final
+    /// module is broken. Runs the verifier only when no step has verified the final module,
+    /// so no command writes an output the verifier has not passed.
+    pub fn check_output(&self, checks: Checks, experimental: bool) -> Result<(), String> {
+        if self.failed.is_some() {
+            return Err("the run failed".into());
+        }
+        if self.final_module_verified(checks) {
+            return Ok(());
+        }
+        let Some(module) = self.final_module() else {
+            return Err("the run has no steps".into());
+        };
+        let options = crate::ir::verify::Options { experimental };
+        let errors: Vec<String> = crate::ir::verify::verify_with(module, &options)
+            .into_iter()
+            .filter(|e| e.level == crate::ir::verify::Level::Error)
+            .map(|e| Diagnostic::from(e).to_string())
+            .collect();
+        if errors.is_empty() {
+            return Ok(());
+        }
+        let last = self.steps.last().map_or("", |s| s.pass);
+        Err(format!(
+            "the result after '{last}' does not pass the verifier, so nothing is written ({} error{}):\n  {}",
+            errors.len(),
+            if errors.len() == 1 { "" } else { "s" },
+            errors.join("\n  ")
+        ))
+    }
+
     /// Puts the shader's source text in front of the passes as a step of its own, named
     /// `source`: its module is the compiled input and its text is the source.
     pub fn prepend_source(&mut self, text: Arc<str>) {
@@ -274,10 +317,11 @@ impl Run {
     /// step, which only took the module over, is left out), and takes its output.
     pub fn append(&mut self, rest: Run) {
         let offset = self.steps.len();
-        self.failed = self
-            .failed
-            .or(rest.failed.filter(|&f| f > 0).map(|f| f - 1 + offset));
-        self.steps.extend(rest.steps.into_iter().skip(1));
+        // A `lower` that failed (`--verify-each` found the module it took over broken) stays,
+        // so the failure is in the run and says where it was found.
+        let skip = usize::from(rest.failed != Some(0));
+        self.failed = self.failed.or(rest.failed.map(|f| f + offset - skip));
+        self.steps.extend(rest.steps.into_iter().skip(skip));
         self.output = rest.output;
     }
 
@@ -689,7 +733,7 @@ impl Pipeline {
     }
 
     /// The checks' findings on a step made outside our passes, the error among them.
-    fn checked(&self, pass: &str, module: &Module) -> Vec<Diagnostic> {
+    pub(crate) fn checked(&self, pass: &str, module: &Module) -> Vec<Diagnostic> {
         let mut diagnostics = Vec::new();
         if let Some(e) = self.check(pass, module, &mut diagnostics) {
             if !diagnostics.iter().any(|d| d.message == e) {

@@ -97,6 +97,19 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                     return Vec::new();
                 }
             };
+            // A broken step is worth writing (to hand to spirv-val or a bug report), but the
+            // message says so: nothing is written unverified.
+            let mut errors = crate::ir::verify::verify(module);
+            errors.retain(|e| e.level == crate::ir::verify::Level::Error);
+            let note = match errors.first() {
+                None => note,
+                Some(first) => format!(
+                    "{note}, which the verifier rejects ({} error{}: {})",
+                    errors.len(),
+                    if errors.len() == 1 { "" } else { "s" },
+                    first.message
+                ),
+            };
             let inputs = s.docs.iter().map(|d| d.abs.clone()).collect();
             return vec![Effect::Write {
                 path: expand_home(&path),

@@ -68,7 +68,7 @@ impl Pipeline {
             return runs;
         }
         if let Some(state) = &link.compiled {
-            state_steps(&mut runs, state, Placement::Inline);
+            state_steps(self, &mut runs, state, Placement::Inline);
             if stopped(&runs) {
                 return runs;
             }
@@ -96,6 +96,7 @@ impl Pipeline {
             notes[pair[1]].extend(diags);
         }
         push_link_step(
+            self,
             &mut runs,
             &modules,
             "link-interface",
@@ -116,13 +117,22 @@ impl Pipeline {
                     let (p, c) = (pair[0], pair[1]);
                     let consumer = modules[c].clone();
                     let dead = st::remove_dead_outputs(&mut modules[p], &consumer);
-                    if !dead.is_empty() {
+                    if !dead.read_back.is_empty() {
+                        notes[p].push(Diagnostic::new(
+                            Severity::Note,
+                            format!(
+                                "kept outputs the next stage does not read, as this stage reads them back: {}",
+                                dead.read_back.join(", ")
+                            ),
+                        ));
+                    }
+                    if !dead.removed.is_empty() {
                         changed[p] = true;
                         notes[p].push(Diagnostic::new(
                             Severity::Note,
                             format!(
                                 "removed outputs the next stage does not read: {}",
-                                dead.join(", ")
+                                dead.removed.join(", ")
                             ),
                         ));
                         // What only fed them goes too, and with it inputs only it read: the
@@ -156,9 +166,20 @@ impl Pipeline {
                 "link-forward-constants"
             }
         };
-        push_link_step(&mut runs, &modules, name, &changed, notes, start.elapsed());
+        push_link_step(
+            self,
+            &mut runs,
+            &modules,
+            name,
+            &changed,
+            notes,
+            start.elapsed(),
+        );
+        if stopped(&runs) {
+            return runs;
+        }
         if let Some(state) = &link.glue {
-            state_steps(&mut runs, state, Placement::Glue);
+            state_steps(self, &mut runs, state, Placement::Glue);
             if stopped(&runs) {
                 return runs;
             }
@@ -218,6 +239,7 @@ impl StageLink {
 
 /// Records a step made across stages in every stage's run.
 fn push_link_step(
+    p: &Pipeline,
     runs: &mut [Run],
     modules: &[Module],
     name: &'static str,
@@ -228,6 +250,9 @@ fn push_link_step(
     for ((run, module), (changed, notes)) in
         runs.iter_mut().zip(modules).zip(changed.iter().zip(notes))
     {
+        let mut notes = notes;
+        // `--verify-each` and `--validate-each` check a link step as they check a pass.
+        notes.extend(p.checked(name, module));
         run.push_step(name, Arc::new(module.clone()), *changed, took, notes);
     }
 }
@@ -237,7 +262,7 @@ type ApplyState = fn(&mut Module, &PipelineState, Placement) -> Result<Vec<Strin
 /// The steps a pipeline state gives every stage: specialization constants frozen, vertex
 /// fetch and colour export, each a step of its own when the state has that part: `state-*`
 /// when compiled in (`Placement::Inline`), `link-*` when glued at link time.
-fn state_steps(runs: &mut [Run], state: &PipelineState, placement: Placement) {
+fn state_steps(p: &Pipeline, runs: &mut [Run], state: &PipelineState, placement: Placement) {
     use super::glue;
     let freeze: ApplyState = |m, s, _| glue::freeze_spec_constants(m, s);
     let parts: [(bool, [&'static str; 2], &str, ApplyState); 3] = [
@@ -311,6 +336,7 @@ fn state_steps(runs: &mut [Run], state: &PipelineState, placement: Placement) {
             } else {
                 run.final_module().expect("steps").clone()
             };
+            notes.extend(p.checked(name, &module));
             run.push_step(name, module, changed, took, notes);
         }
     }

@@ -492,15 +492,24 @@ pub fn remove_unread_inputs(m: &mut Module) -> Vec<String> {
         .collect()
 }
 
-/// Removes the producer's location outputs the consumer does not read. Returns the names of
-/// what it removed.
-pub fn remove_dead_outputs(producer: &mut Module, consumer: &Module) -> Vec<String> {
+/// What `remove_dead_outputs` did: the outputs it removed, and those the next stage does not
+/// read but the stage itself reads back, which stay (removing one would leave its loads
+/// without a pointer).
+#[derive(Debug, Default)]
+pub struct DeadOutputs {
+    pub removed: Vec<String>,
+    pub read_back: Vec<String>,
+}
+
+/// Removes the producer's location outputs the consumer does not read, unless the producer
+/// reads them back itself.
+pub fn remove_dead_outputs(producer: &mut Module, consumer: &Module) -> DeadOutputs {
     // Read word by word: an input may read part of an output, or parts of several.
     let read: HashSet<(u32, u32)> = interface(consumer, StorageClass::Input)
         .into_iter()
         .flat_map(|v| v.words.into_iter().map(|(l, c, _)| (l, c)))
         .collect();
-    let dead: Vec<Var> = interface(producer, StorageClass::Output)
+    let (dead, read_back): (Vec<Var>, Vec<Var>) = interface(producer, StorageClass::Output)
         .into_iter()
         .filter(|v| {
             // An output whose words are unknown (a type the footprint does not take) stays.
@@ -508,14 +517,41 @@ pub fn remove_dead_outputs(producer: &mut Module, consumer: &Module) -> Vec<Stri
                 && !v.words.is_empty()
                 && !v.words.iter().any(|(l, c, _)| read.contains(&(*l, *c)))
         })
-        .collect();
+        .partition(|v| !reads_back(producer, v.id));
     let ids: HashSet<Id> = dead.iter().map(|v| v.id).collect();
     if !ids.is_empty() {
         remove_vars(producer, &ids);
     }
-    dead.iter()
-        .map(|v| format!("{} ({})", v.name, v.slot))
-        .collect()
+    let named = |vars: &[Var]| {
+        vars.iter()
+            .map(|v| format!("{} ({})", v.name, v.slot))
+            .collect()
+    };
+    DeadOutputs {
+        removed: named(&dead),
+        read_back: named(&read_back),
+    }
+}
+
+/// Whether code of `m` does anything with `var` (or a pointer into it) but store to it: a load,
+/// a copy, a call that takes the pointer. Debug records describing it do not count.
+fn reads_back(m: &Module, var: Id) -> bool {
+    let ptrs = pointers_into(m, var);
+    let sets = crate::ir::debug::DebugSets::of(m);
+    m.functions().iter().any(|f| {
+        f.insts().any(|i| {
+            if sets.op(i).is_some() {
+                return false;
+            }
+            let chain = matches!(
+                i.op,
+                Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject
+            );
+            i.id_operands()
+                .enumerate()
+                .any(|(k, id)| ptrs.contains(&id) && !(k == 0 && (i.op == Op::Store || chain)))
+        })
+    })
 }
 
 /// Blocks of `f` that run whenever `f` returns: the entry block and those it reaches through
