@@ -57,25 +57,59 @@ pub struct Cli {
     pub checks: CheckArgs,
 }
 
+/// A subcommand's arguments built only when clap enters that subcommand (`Command::defer`):
+/// `shaderstep run` builds `run`'s arguments, not those of every other command, and
+/// `--version` none.
+#[derive(Debug)]
+pub struct Deferred<T>(pub T);
+
+impl<T> std::ops::Deref for Deferred<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: clap::FromArgMatches> clap::FromArgMatches for Deferred<T> {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        T::from_arg_matches(matches).map(Deferred)
+    }
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        self.0.update_from_arg_matches(matches)
+    }
+}
+
+impl<T: clap::Args> clap::Args for Deferred<T> {
+    fn group_id() -> Option<clap::Id> {
+        T::group_id()
+    }
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        cmd.defer(T::augment_args)
+    }
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        cmd.defer(T::augment_args_for_update)
+    }
+}
+
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run a pipeline without a UI: print the IR after every pass or write the resulting SPIR-V.
-    Run(RunArgs),
+    Run(Deferred<RunArgs>),
     /// List every pass and preset with a one-line description.
     Passes,
     /// Print the op table: every op with its opcode, class, overloads, attributes and docs.
-    Ops(OpsArgs),
+    Ops(Deferred<OpsArgs>),
     /// Drive the TUI from a script without a terminal: assert on the screen, write snapshots
     /// (text and SVG).
     #[command(long_about = REPLAY_HELP)]
-    Replay(ReplayArgs),
+    Replay(Deferred<ReplayArgs>),
     /// What each step costs the GPU: register pressure (peak 32-bit components live) and the
     /// instruction mix, per shader and step.
-    Cost(CostArgs),
+    Cost(Deferred<CostArgs>),
     /// Reduce a shader to the smallest one that still shows what a bisect found: a step
     /// spirv-val rejects, a pass that fails, a step whose results differ on the driver or that
     /// crashes it, or what a command says is interesting.
-    Reduce(ReduceArgs),
+    Reduce(Deferred<ReduceArgs>),
 }
 
 /// Which pipeline a command runs: a preset, a pass list or an external optimizer.
