@@ -65,11 +65,6 @@ impl Gpu {
         result
     }
 
-    /// One descriptor set per layout, from a pool of `sizes`.
-    // SAFETY: callers pass `self.device` and a non-empty slice of its live set layouts; the
-    // create-infos borrow slices alive across the calls, and the pool (which frees the sets) goes
-    // into `c`.
-
     // SAFETY: callers pass `d = &self.device` and the draw's `Cleanup`, which owns every handle
     // made here; create-infos borrow locals alive across each call; targets are read after the
     // wait. Assumes `self.family` can do graphics and `texel_bytes` matches each colour format.
