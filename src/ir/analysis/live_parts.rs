@@ -190,7 +190,7 @@ impl LiveParts {
                 .and_then(|i| i.ty)
                 .is_some_and(|t| is_composite(m, t))
         };
-        let du = f.def_use();
+        let du = f.def_use(sets);
         let mut parts: FxHashMap<Id, Parts> = FxHashMap::default();
         let mut work: Vec<Id> = Vec::new();
         let read = |parts: &mut FxHashMap<Id, Parts>, work: &mut Vec<Id>, id: Id, p: &Parts| {

@@ -170,7 +170,7 @@ pub fn vector_dce(m: &mut Module) -> bool {
             let is_vector = |ty: Id| vector_len(m, ty).is_some();
             let mut dead = dead_inserts(f, &live, is_vector, &mut replace);
             // Vectors of which nothing is read, though something uses them.
-            let du = f.def_use();
+            let du = f.def_use(&sets);
             let unread: Vec<(Id, Id)> = f
                 .body()
                 .filter(|i| i.op != Op::Phi && !dead.contains(&i.result.unwrap_or(0)))
