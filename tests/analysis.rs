@@ -3,6 +3,7 @@
 //! unchanged, and that the kit's edits keep phis, merges, names and decorations right.
 
 use shaderstep::ir::analysis::{CallGraph, ConstructKind, DomTree, PostDomTree, Structure};
+use shaderstep::ir::ext_sets::ExtSets;
 use shaderstep::ir::fxhash::{FxHashMap, FxHashSet};
 use shaderstep::ir::rewrite::{
     clone_body, forget, join_blocks, merge_into_predecessor, prune_unreachable, repair_ssa,
@@ -187,7 +188,7 @@ fn the_construct_tree_and_the_loop_nest() {
 fn def_use_chains_and_placement() {
     let m = module(NAMES, DIAMOND_LOOP);
     let f = &m.functions()[0];
-    let du = f.def_use();
+    let du = f.def_use(&ExtSets::of(&m));
     let i = id(&m, "i");
     let users: Vec<Op> = du.users(i).map(|u| f.inst(u).op).collect();
     assert_eq!(
@@ -207,7 +208,8 @@ fn analyses_stay_cached_until_what_they_read_changes() {
     let mut m = module(NAMES, DIAMOND_LOOP);
     let f = m.function_at_mut(0);
     let dom = f.domtree();
-    let _ = f.def_use();
+    let sets = ExtSets::default();
+    let _ = f.def_use(&sets);
     assert!(f.has_analysis::<DomTree>());
     // An instruction change keeps the CFG analyses and drops def-use.
     let b = 0;
@@ -598,4 +600,72 @@ fn joining_all_blocks_at_once_is_joining_them_one_by_one() {
         );
     }
     assert!(compared >= 40, "only {compared} functions compared");
+}
+
+/// Debug uses are not uses: a `DebugValue` of a value is one of its `debug_uses`, never one of
+/// its `uses`; a record whose operands its grammar does not have stays opaque, a use.
+#[test]
+fn debug_uses_are_apart_from_uses() {
+    let words = shaderstep::ir::spirv::asm::assemble(
+        r#"
+OpCapability Shader
+OpExtension "SPV_KHR_non_semantic_info"
+%dbg = OpExtInstImport "NonSemantic.Shader.DebugInfo.100"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+%file = OpString "t.comp"
+%src = OpString ""
+%s_uint = OpString "uint"
+%s_x = OpString "x"
+%s_main = OpString "main"
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%uint_0 = OpConstant %uint 0
+%uint_1 = OpConstant %uint 1
+%uint_2 = OpConstant %uint 2
+%uint_3 = OpConstant %uint 3
+%uint_4 = OpConstant %uint 4
+%uint_6 = OpConstant %uint 6
+%uint_32 = OpConstant %uint 32
+%d_src = OpExtInst %void %dbg DebugSource %file %src
+%d_cu = OpExtInst %void %dbg DebugCompilationUnit %uint_1 %uint_4 %d_src %uint_2
+%d_uint = OpExtInst %void %dbg DebugTypeBasic %s_uint %uint_32 %uint_6 %uint_0
+%d_fnty = OpExtInst %void %dbg DebugTypeFunction %uint_3 %void
+%d_main = OpExtInst %void %dbg DebugFunction %s_main %d_fnty %d_src %uint_1 %uint_0 %d_cu %s_main %uint_3 %uint_1
+%d_x = OpExtInst %void %dbg DebugLocalVariable %s_x %d_uint %d_src %uint_2 %uint_0 %d_main %uint_4
+%d_expr = OpExtInst %void %dbg DebugExpression
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%def = OpExtInst %void %dbg DebugFunctionDefinition %d_main %main
+%a = OpIAdd %uint %uint_1 %uint_2
+%val = OpExtInst %void %dbg DebugValue %d_x %a %d_expr
+%b = OpIMul %uint %a %a
+%bad = OpExtInst %void %dbg DebugValue %d_x %b
+OpReturn
+OpFunctionEnd
+"#,
+    )
+    .unwrap();
+    let m = shaderstep::ir::spirv::read::read_words(&words).unwrap();
+    let f = &m.functions()[0];
+    let du = f.def_use(&ExtSets::of(&m));
+    let def = |op: Op| {
+        f.body()
+            .find(|i| i.op == op)
+            .and_then(|i| i.result)
+            .unwrap()
+    };
+    let (a, b) = (def(Op::IAdd), def(Op::IMul));
+    let ops = |uses: &[shaderstep::ir::analysis::Use]| -> Vec<Op> {
+        uses.iter().map(|u| f.inst(u.inst).op).collect()
+    };
+    assert_eq!(ops(du.uses(a)), vec![Op::IMul, Op::IMul]);
+    assert_eq!(ops(du.debug_uses(a)), vec![Op::ExtInst]);
+    // The malformed DebugValue (no expression) is opaque: it uses `b`.
+    assert_eq!(ops(du.uses(b)), vec![Op::ExtInst]);
+    assert!(du.debug_uses(b).is_empty());
+    // The function's definition record does not use the function either.
+    assert!(!du.is_used(f.id()));
 }

@@ -6,18 +6,14 @@
 //! [`DebugSets::is_debug_use`] to skip them, and the rewrite kit fixes them up afterwards
 //! (`rewrite::debug`): what they describe may be gone.
 
-use std::sync::OnceLock;
-
 use rspirv::dr::Operand;
-use rspirv::grammar::ExtendedInstruction;
 use spirv::Op;
 
 use super::inst::{Id, Inst};
 use super::loc::Location;
 use super::module::Module;
 
-pub const SHADER_SET: &str = "NonSemantic.Shader.DebugInfo.100";
-pub const OPENCL_SET: &str = "OpenCL.DebugInfo.100";
+pub use super::ext_sets::{OPENCL_DEBUG_SET as OPENCL_SET, SHADER_DEBUG_SET as SHADER_SET};
 
 /// Instruction numbers; both sets share them where both have the instruction.
 pub const INFO_NONE: u32 = 0;
@@ -38,84 +34,11 @@ pub const SOURCE_CONTINUED: u32 = 102;
 pub const LINE: u32 = 103;
 pub const NO_LINE: u32 = 104;
 
-/// Which of the two sets an import is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Flavor {
-    Shader,
-    OpenCl,
-}
+pub use super::ext_sets::{fits_grammar, record_name, Flavor};
 
-/// The debug-info sets a module imports, by the id of their import.
-#[derive(Clone, Debug, Default)]
-pub struct DebugSets {
-    sets: Vec<(Id, Flavor)>,
-}
-
-impl DebugSets {
-    pub fn of(m: &Module) -> Self {
-        let sets = m
-            .preamble
-            .iter()
-            .filter(|i| i.op == Op::ExtInstImport)
-            .filter_map(|i| {
-                let flavor = match i.lits().first() {
-                    Some(Operand::LiteralString(s)) if s == SHADER_SET => Flavor::Shader,
-                    Some(Operand::LiteralString(s)) if s == OPENCL_SET => Flavor::OpenCl,
-                    _ => return None,
-                };
-                Some((i.result?, flavor))
-            })
-            .collect();
-        DebugSets { sets }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.sets.is_empty()
-    }
-
-    /// The set and instruction number of a debug record the core understands: one its set's
-    /// grammar has, with the operands the grammar gives it (see [`fits_grammar`]). Any other
-    /// `OpExtInst` of a debug set is `None` here, as an instruction of an unknown set is: passes
-    /// leave it as it was (it keeps what it names, as an opaque instruction does).
-    pub fn op(&self, inst: &Inst) -> Option<(Flavor, u32)> {
-        let (flavor, n) = self.set_of(inst)?;
-        fits_grammar(inst, flavor, n).then_some((flavor, n))
-    }
-
-    /// The set and instruction number of any `OpExtInst` of a debug set, understood or not.
-    fn set_of(&self, inst: &Inst) -> Option<(Flavor, u32)> {
-        let (set, n) = inst.ext_inst()?;
-        self.sets
-            .iter()
-            .find(|(id, _)| *id == set)
-            .map(|&(_, flavor)| (flavor, n))
-    }
-
-    /// Which set the import `set` is, if a debug set.
-    pub fn flavor(&self, set: Id) -> Option<Flavor> {
-        self.sets
-            .iter()
-            .find(|(id, _)| *id == set)
-            .map(|&(_, flavor)| flavor)
-    }
-
-    /// Whether `inst` is debug record `n` of either set.
-    pub fn is(&self, inst: &Inst, n: u32) -> bool {
-        self.op(inst).is_some_and(|(_, k)| k == n)
-    }
-
-    /// `DebugDeclare` or `DebugValue`: describes a variable or value without using it.
-    pub fn is_debug_use(&self, inst: &Inst) -> bool {
-        self.op(inst)
-            .is_some_and(|(_, n)| n == DECLARE || n == VALUE)
-    }
-}
-
-/// Extended instruction sets that only carry debug information (or other non-semantic
-/// information): what their instructions say has no effect on what a shader computes.
-pub fn is_debug_set(name: &str) -> bool {
-    name.starts_with("NonSemantic.") || matches!(name, "DebugInfo" | OPENCL_SET)
-}
+/// The debug-info sets a module imports, by the id of their import: the module's one
+/// classification of its sets (see `ext_sets`), read for its debug records.
+pub type DebugSets = super::ext_sets::ExtSets;
 
 /// A new debug record: instruction `n` of the set imported as `set`, with id operands `args`.
 pub fn record(ty: Option<Id>, id: Id, set: Id, n: u32, args: &[Id]) -> Inst {
@@ -127,72 +50,9 @@ pub fn record(ty: Option<Id>, id: Id, set: Id, n: u32, args: &[Id]) -> Inst {
     record
 }
 
-/// The grammar entries of a set, by instruction number (the sets number their instructions
-/// densely from 0, so a lookup is an index).
-fn grammar_by_number(flavor: Flavor) -> &'static [Option<&'static ExtendedInstruction<'static>>] {
-    use rspirv::grammar::{
-        NONSEMANTIC_SHADER_DEBUGINFO_100_INSTRUCTION_TABLE as SHADER_TABLE,
-        OPENCL_DEBUGINFO_100_INSTRUCTION_TABLE as OPENCL_TABLE,
-    };
-    static TABLES: OnceLock<[Vec<Option<&'static ExtendedInstruction<'static>>>; 2]> =
-        OnceLock::new();
-    let index = |table: &'static rspirv::grammar::InstructionTable<rspirv::grammar::ExtInstOp>| {
-        let mut out: Vec<Option<&'static ExtendedInstruction<'static>>> = Vec::new();
-        for g in table.iter() {
-            let n = spirv::Word::from(g.opcode) as usize;
-            if out.len() <= n {
-                out.resize(n + 1, None);
-            }
-            out[n] = Some(g);
-        }
-        out
-    };
-    let tables = TABLES.get_or_init(|| [index(&SHADER_TABLE), index(&OPENCL_TABLE)]);
-    match flavor {
-        Flavor::Shader => &tables[0],
-        Flavor::OpenCl => &tables[1],
-    }
-}
-
-/// The grammar's name of instruction `n` of a set, if it has one.
-pub fn record_name(flavor: Flavor, n: u32) -> Option<&'static str> {
-    grammar_by_number(flavor)
-        .get(n as usize)
-        .copied()
-        .flatten()
-        .map(|g| g.opname)
-}
-
-/// Whether `inst`, instruction `n` of a debug set, is one the grammar has with the operands it
-/// gives it: no fewer than it needs, no more than it takes, each an id where it takes an id
-/// and a literal where it takes a literal.
-pub fn fits_grammar(inst: &Inst, flavor: Flavor, n: u32) -> bool {
-    use rspirv::grammar::{OperandKind as K, OperandQuantifier as Q};
-    let Some(Some(g)) = grammar_by_number(flavor).get(n as usize) else {
-        return false;
-    };
-    let mut count = 0;
-    // After the set's import and the instruction number.
-    for (k, o) in inst.operands().skip(2).enumerate() {
-        let kind = match g.operands.get(k) {
-            Some(l) => l.kind,
-            None => match g.operands.last() {
-                Some(l) if l.quantifier == Q::ZeroOrMore => l.kind,
-                _ => return false,
-            },
-        };
-        let takes_id = matches!(kind, K::IdRef | K::IdScope | K::IdMemorySemantics);
-        if takes_id != o.id().is_some() {
-            return false;
-        }
-        count = k + 1;
-    }
-    let needed = g.operands.iter().filter(|l| l.quantifier == Q::One).count();
-    count >= needed
-}
-
 /// What the core does not understand of a module's debug info, for a warning: instructions of
-/// `NonSemantic.*` sets other than `NonSemantic.Shader.DebugInfo.100`, and records of the debug
+/// `NonSemantic.*` sets other than `NonSemantic.Shader.DebugInfo.100` and
+/// `NonSemantic.DebugPrintf` (an effect the core keeps as it is), and records of the debug
 /// sets whose number or operands the grammar does not have (see [`fits_grammar`]). Each kind
 /// once, with how many there are; empty when everything is understood.
 pub fn not_understood(m: &Module) -> Vec<String> {
@@ -203,7 +63,9 @@ pub fn not_understood(m: &Module) -> Vec<String> {
         .filter(|i| i.op == Op::ExtInstImport)
         .filter_map(|i| match (i.result, i.lits().first()) {
             (Some(id), Some(Operand::LiteralString(s)))
-                if s.starts_with("NonSemantic.") && s != SHADER_SET =>
+                if s.starts_with("NonSemantic.")
+                    && s != SHADER_SET
+                    && s != super::ext_sets::PRINTF_SET =>
             {
                 Some((id, s.as_str()))
             }
@@ -259,7 +121,7 @@ pub fn global_variable_arg(flavor: Flavor) -> usize {
 /// The variable a `DebugGlobalVariable` describes: no use of it, so it goes when nothing else
 /// uses it (and the record then names `DebugInfoNone`).
 pub fn described_global(sets: &DebugSets, inst: &Inst) -> Option<Id> {
-    match sets.op(inst)? {
+    match sets.record(inst)? {
         (flavor, GLOBAL_VARIABLE) => inst.arg(global_variable_arg(flavor)),
         _ => None,
     }
@@ -269,7 +131,7 @@ pub fn described_global(sets: &DebugSets, inst: &Inst) -> Option<Id> {
 /// its `DebugSource`'s file and its first line. `None` for any other instruction, and for a
 /// `DebugLine` whose operands are not a `DebugSource` and a 32-bit integer constant.
 pub fn debug_line(m: &Module, sets: &DebugSets, inst: &Inst) -> Option<(Id, u32)> {
-    if sets.op(inst)? != (Flavor::Shader, LINE) {
+    if sets.record(inst)? != (Flavor::Shader, LINE) {
         return None;
     }
     line_of_source(m, sets, inst.arg(1)?, inst.arg(2)?)
@@ -316,7 +178,7 @@ fn scope_function<'m>(m: &'m Module, sets: &DebugSets, mut scope: Id) -> Option<
     // Nesting no real source has (or a cycle in a broken module): none.
     for _ in 0..64 {
         let record = m.global(scope)?;
-        let (flavor, n) = sets.op(record)?;
+        let (flavor, n) = sets.record(record)?;
         match n {
             FUNCTION => return Some(record),
             // The parent: after source, line and column (literals in OpenCL.DebugInfo.100).
@@ -344,7 +206,7 @@ fn scope_file(m: &Module, sets: &DebugSets, scope: Id) -> Option<Id> {
 /// the call, and where the caller itself was inlined.
 fn inlined_at_site(m: &Module, sets: &DebugSets, at: Id) -> Option<(Id, u32, Option<Id>)> {
     let record = m.global(at)?;
-    let (flavor, n) = sets.op(record)?;
+    let (flavor, n) = sets.record(record)?;
     if n != INLINED_AT {
         return None;
     }
@@ -482,7 +344,7 @@ pub fn coverage(m: &Module) -> Coverage {
             if sets.is_debug_use(inst) {
                 described.extend(inst.arg(ARG_VARIABLE));
             }
-            if matches!(inst.op, Op::Phi | Op::Variable) || sets.op(inst).is_some() {
+            if matches!(inst.op, Op::Phi | Op::Variable) || sets.record(inst).is_some() {
                 continue;
             }
             match source_line(m, &sets, f.location(inst.loc)) {
@@ -542,7 +404,7 @@ pub fn source_texts(m: &Module) -> Vec<(Id, String)> {
     // A continuation belongs to the `DebugSource` just before it.
     let mut last: Option<usize> = None;
     for inst in m.globals() {
-        match sets.op(inst) {
+        match sets.record(inst) {
             Some((Flavor::Shader, SOURCE)) => {
                 last = None;
                 if let (Some(file), Some(text)) = (inst.arg(1), string(inst.arg(2))) {
@@ -577,7 +439,7 @@ pub fn source_file_ids(m: &Module) -> Vec<Id> {
         }
     }
     for g in m.globals() {
-        if sets.op(g) == Some((Flavor::Shader, SOURCE)) {
+        if sets.record(g) == Some((Flavor::Shader, SOURCE)) {
             g.arg(1).into_iter().for_each(&mut push);
         }
     }

@@ -224,11 +224,16 @@ fn tombstone() -> Inst {
 
 /// An analysis of one function, computed on demand and cached in the function until the
 /// part of it the analysis reads changes (see `Function::analysis`).
-pub trait Analysis: Any + Send + Sync + Sized {
-    /// Whether the analysis reads only the control-flow graph (blocks, edges, merge
-    /// annotations); otherwise it reads instructions too.
-    const CFG_ONLY: bool;
+pub trait Analysis: Cached {
     fn compute(f: &Function) -> Self;
+}
+
+/// Something cached in a function as analyses are: an [`Analysis`], or what is computed from
+/// more than the function (`Function::analysis_where`).
+pub trait Cached: Any + Send + Sync + Sized {
+    /// Whether it reads only the control-flow graph (blocks, edges, merge annotations);
+    /// otherwise it reads instructions too.
+    const CFG_ONLY: bool;
 }
 
 /// How much location information writing a body says (`Function::for_each_written_in`): the
@@ -242,8 +247,11 @@ struct SaidCounts {
     markers: usize,
 }
 
-impl Analysis for SaidCounts {
+impl Cached for SaidCounts {
     const CFG_ONLY: bool = false;
+}
+
+impl Analysis for SaidCounts {
     fn compute(f: &Function) -> Self {
         let mut markers = 0;
         let mut ids = MarkerIds::new(0);
@@ -334,6 +342,17 @@ impl Function {
     /// Analysis `A` of this function: the cached one when nothing it reads has changed since
     /// it was computed, else computed now and cached.
     pub fn analysis<A: Analysis>(&self) -> Arc<A> {
+        self.analysis_where(|_: &A| true, A::compute)
+    }
+
+    /// An analysis computed from more than the function (`compute`), cached as `analysis`
+    /// caches, and taken from the cache only when `fits` says it was computed from the same
+    /// (the def-use chains are built with the module's classification of its sets).
+    pub fn analysis_where<A: Cached>(
+        &self,
+        fits: impl Fn(&A) -> bool,
+        compute: impl FnOnce(&Function) -> A,
+    ) -> Arc<A> {
         let stamp = if A::CFG_ONLY {
             self.stamps.cfg
         } else {
@@ -344,12 +363,14 @@ impl Function {
             let slots = self.cache.slots.lock().unwrap_or_else(|e| e.into_inner());
             if let Some(s) = slots.iter().find(|s| s.kind == kind && s.stamp == stamp) {
                 if let Ok(a) = s.value.clone().downcast::<A>() {
-                    return a;
+                    if fits(&a) {
+                        return a;
+                    }
                 }
             }
         }
         // Computed without the lock: an analysis may ask for others.
-        let a = Arc::new(A::compute(self));
+        let a = Arc::new(compute(self));
         let mut slots = self.cache.slots.lock().unwrap_or_else(|e| e.into_inner());
         slots.retain(|s| s.kind != kind);
         slots.push(Slot {
@@ -361,7 +382,7 @@ impl Function {
     }
 
     /// Whether analysis `A` is cached and current.
-    pub fn has_analysis<A: Analysis>(&self) -> bool {
+    pub fn has_analysis<A: Cached>(&self) -> bool {
         let stamp = if A::CFG_ONLY {
             self.stamps.cfg
         } else {

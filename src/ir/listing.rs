@@ -290,7 +290,7 @@ impl ListingBuilder {
             }
             spirv::Op::NoLine => self.source = (0, 0),
             spirv::Op::ExtInst if !self.debug.is_empty() => {
-                match self.debug.op(inst) {
+                match self.debug.record(inst) {
                     Some((Flavor::Shader, debug::LINE)) => {
                         // A line whose operands say nothing readable says no line, as does
                         // line 0 (glslang's at the head of a function).

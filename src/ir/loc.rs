@@ -200,7 +200,7 @@ impl Tracker {
                 true
             }
             Op::ExtInst => {
-                let Some((flavor, n)) = sets.op(inst) else {
+                let Some((flavor, n)) = sets.record(inst) else {
                     return false;
                 };
                 let (Some(ty), Some(set)) = (inst.ty, inst.arg(0)) else {

@@ -446,7 +446,12 @@ impl Module {
         }
         self.attributes = std::mem::take(&mut self.attributes)
             .into_iter()
-            .map(|(id, a)| (f(id), a))
+            .map(|(id, mut a)| {
+                if let Attribute::QptrUsage(u) = &mut a {
+                    u.remap_ids(&f);
+                }
+                (f(id), a)
+            })
             .collect();
         self.global_index = OnceLock::new();
         self.function_index = OnceLock::new();

@@ -50,6 +50,25 @@ impl Usage {
         }
     }
 
+    /// Renames the types the tree names through `f`.
+    pub fn remap_ids(&mut self, f: &impl Fn(Id) -> Id) {
+        for a in &mut self.accesses {
+            if let Access::Load(t) | Access::Store(t) | Access::Atomic(t) = a {
+                *t = f(*t);
+            }
+        }
+        for u in self
+            .offsets
+            .values_mut()
+            .chain(self.dyn_offsets.values_mut())
+        {
+            u.remap_ids(f);
+        }
+        if let Some(d) = &mut self.data {
+            d.remap_ids(f);
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.accesses.is_empty()
             && self.offsets.is_empty()

@@ -174,12 +174,14 @@ pub fn mix(m: &Module) -> Mix {
                 | Op::SampledImage
                 | Op::Image => continue,
                 _ => {
+                    // Debug records are no work; `NonSemantic.DebugPrintf` and other
+                    // non-semantic sets are (`Other`).
+                    if sets.is_debug_info_inst(inst) {
+                        continue;
+                    }
                     let Some(info) = ops::for_inst(inst, &sets) else {
                         continue;
                     };
-                    if info.attrs.contains(ops::Attrs::DEBUG_INFO) {
-                        continue;
-                    }
                     let name = info.name.as_str();
                     if info.set == OpSet::Glsl {
                         let short = name.rsplit('.').next().unwrap_or(name);

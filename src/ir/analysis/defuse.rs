@@ -4,7 +4,16 @@
 //!
 //! Uses are id operands (`Inst::args`), so block labels count as used by the branches and phis
 //! that name them; result types and merge annotations are not uses here.
+//!
+//! Debug uses are not uses: the operands of the debug records that describe code without being
+//! code (`DebugDeclare`, `DebugValue`, `DebugFunctionDefinition` of a debug set the core
+//! understands, see `ext_sets`) are [`DefUse::debug_uses`], and [`DefUse::uses`] and everything
+//! built on it see code only — so no analysis or pass keeps or blocks anything for debug info
+//! unless it asks. A record the core does not understand (a malformed one, the legacy
+//! `DebugInfo` set's) stays opaque: its operands are uses. The chains are built with the
+//! module's classification of its sets, so `Function::def_use` takes it.
 
+use super::super::ext_sets::ExtSets;
 use super::super::func::{Function, InstId};
 use super::super::fxhash::FxHashMap;
 use super::super::inst::Id;
@@ -19,6 +28,9 @@ pub struct Use {
 #[derive(Debug, Default)]
 pub struct DefUse {
     uses: FxHashMap<Id, Vec<Use>>,
+    debug_uses: FxHashMap<Id, Vec<Use>>,
+    /// The classification of the module's sets the chains were built with.
+    sets: ExtSets,
     /// Per instruction: (block, position in the block; the terminator is at `insts.len()`).
     place: Vec<(u32, u32)>,
 }
@@ -26,25 +38,48 @@ pub struct DefUse {
 const NOWHERE: (u32, u32) = (u32::MAX, u32::MAX);
 
 impl DefUse {
-    pub fn new(f: &Function) -> Self {
+    pub fn new(f: &Function, sets: &ExtSets) -> Self {
         let mut uses: FxHashMap<Id, Vec<Use>> = FxHashMap::default();
+        let mut debug_uses: FxHashMap<Id, Vec<Use>> = FxHashMap::default();
         let mut place = vec![NOWHERE; f.arena_len()];
         for (b, block) in f.blocks().iter().enumerate() {
             let all = block.insts.iter().chain(std::iter::once(&block.terminator));
             for (pos, &i) in all.enumerate() {
                 place[i.index()] = (b as u32, pos as u32);
-                for (k, &a) in f.inst(i).args.iter().enumerate() {
-                    uses.entry(a).or_default().push(Use {
+                let inst = f.inst(i);
+                let to = if sets.is_debug_only(inst) {
+                    &mut debug_uses
+                } else {
+                    &mut uses
+                };
+                for (k, &a) in inst.args.iter().enumerate() {
+                    to.entry(a).or_default().push(Use {
                         inst: i,
                         arg: k as u32,
                     });
                 }
             }
         }
-        DefUse { uses, place }
+        DefUse {
+            uses,
+            debug_uses,
+            sets: sets.clone(),
+            place,
+        }
     }
 
-    /// Every use of `id` in the body, in layout order.
+    /// Whether the chains were built with `sets`.
+    pub fn built_with(&self, sets: &ExtSets) -> bool {
+        self.sets == *sets
+    }
+
+    /// Every use of `id` by debug records that describe it (see the module doc), in layout
+    /// order: the set's import among them, for every record.
+    pub fn debug_uses(&self, id: Id) -> &[Use] {
+        self.debug_uses.get(&id).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// Every use of `id` by code in the body, in layout order.
     pub fn uses(&self, id: Id) -> &[Use] {
         self.uses.get(&id).map(Vec::as_slice).unwrap_or(&[])
     }
@@ -70,7 +105,7 @@ impl DefUse {
         self.place(i).map(|(b, _)| b)
     }
 
-    /// Every used id with its uses.
+    /// Every id code uses, with its uses.
     pub fn iter(&self) -> impl Iterator<Item = (Id, &[Use])> + '_ {
         self.uses.iter().map(|(id, u)| (*id, u.as_slice()))
     }

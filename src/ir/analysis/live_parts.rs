@@ -190,7 +190,7 @@ impl LiveParts {
                 .and_then(|i| i.ty)
                 .is_some_and(|t| is_composite(m, t))
         };
-        let du = f.def_use();
+        let du = f.def_use(sets);
         let mut parts: FxHashMap<Id, Parts> = FxHashMap::default();
         let mut work: Vec<Id> = Vec::new();
         let read = |parts: &mut FxHashMap<Id, Parts>, work: &mut Vec<Id>, id: Id, p: &Parts| {
@@ -205,8 +205,10 @@ impl LiveParts {
         // Seeds: operands of instructions not seen through are wholly read; a seen-through
         // instruction with a non-composite result is wholly read when that result is used.
         for inst in f.body() {
-            // Debug info reads nothing: a value only it describes is not computed for it.
-            if ops::attrs_of(inst, sets).contains(ops::Attrs::DEBUG_INFO) {
+            // Debug records read nothing: a value only they describe is not computed for
+            // them. `DebugPrintf` and other non-semantic sets' instructions read what they
+            // name, as a record the core does not understand does.
+            if sets.record(inst).is_some() {
                 continue;
             }
             let through = inst.result.is_some() && sees_through(m, f, inst, sets);

@@ -13,14 +13,16 @@
 use spirv::Op;
 use std::collections::HashMap;
 
+use super::super::ext_sets::ExtSets;
 use super::super::func::{Function, InstId};
 use super::super::fxhash::FxHashMap;
 use super::super::inst::{Id, Inst};
 use super::super::module::Module;
 use super::super::number::ScalarKind;
 
-/// The 32-bit components a value of each type holds (types that hold none are absent).
-pub struct Weights(FxHashMap<Id, u32>);
+/// The 32-bit components a value of each type holds (types that hold none are absent), and the
+/// module's sets: debug info reads no register.
+pub struct Weights(FxHashMap<Id, u32>, ExtSets);
 
 impl Weights {
     pub fn of(m: &Module) -> Self {
@@ -53,7 +55,13 @@ impl Weights {
                 w.insert(id, n);
             }
         }
-        Weights(w)
+        Weights(w, ExtSets::of(m))
+    }
+
+    /// Whether `inst` is debug info (a record of a debug-info set): its operands are not read
+    /// from registers, so it keeps nothing live and is never where the pressure peaks.
+    pub fn is_debug_info(&self, inst: &Inst) -> bool {
+        self.1.is_debug_info_inst(inst)
     }
 
     /// The components a value of type `ty` holds.
@@ -89,6 +97,8 @@ impl Pressure {
 
 /// The values of one function that hold components, and which are live where.
 pub struct Liveness {
+    /// Instructions of debug-info sets, by arena index: skipped.
+    debug: Vec<bool>,
     values: Vec<Id>,
     weight: Vec<u32>,
     index: FxHashMap<Id, u32>,
@@ -149,6 +159,9 @@ impl Liveness {
         for (b, block) in f.blocks().iter().enumerate() {
             let term = f.inst(block.terminator);
             for inst in block.insts.iter().map(|&i| f.inst(i)).chain([term]) {
+                if weights.is_debug_info(inst) {
+                    continue;
+                }
                 if inst.op == Op::Phi {
                     for (v, pred) in phi_pairs(inst) {
                         if let (Some(&k), Some(&p)) = (index.get(&v), blocks.get(&pred)) {
@@ -215,13 +228,24 @@ impl Liveness {
                 }
             }
         }
+        let mut debug = vec![false; f.arena_len()];
+        for block in f.blocks() {
+            for &i in &block.insts {
+                debug[i.index()] = weights.is_debug_info(f.inst(i));
+            }
+        }
         Liveness {
+            debug,
             values,
             weight,
             index,
             live_out,
             live_in_entry,
         }
+    }
+
+    fn is_debug(&self, i: InstId) -> bool {
+        self.debug.get(i.index()).copied().unwrap_or(false)
     }
 
     fn weight_of(&self, bits: &[u64]) -> u32 {
@@ -251,6 +275,9 @@ impl Liveness {
         for &i in [block.terminator].iter().chain(block.insts.iter().rev()) {
             if !visit(i, &live, weight) {
                 break;
+            }
+            if self.is_debug(i) {
+                continue;
             }
             let inst = f.inst(i);
             if let Some(&k) = inst.result.and_then(|r| self.index.get(&r)) {
@@ -282,7 +309,7 @@ impl Liveness {
         for b in 0..f.blocks().len() {
             self.walk(f, b, |i, live, w| {
                 p.after[i.index()] = w;
-                if w > p.max {
+                if w > p.max && !self.is_debug(i) {
                     p.max = w;
                     p.peak = Some(i);
                 }

@@ -17,7 +17,7 @@ pub mod structure;
 
 use std::sync::Arc;
 
-use super::func::{Analysis, Function};
+use super::func::{Analysis, Cached, Function};
 
 pub use callgraph::CallGraph;
 pub use cfg::Cfg;
@@ -25,22 +25,31 @@ pub use defuse::{DefUse, Use};
 pub use dom::{DomTree, PostDomTree};
 pub use structure::{Construct, ConstructKind, Structure};
 
-impl Analysis for Cfg {
+impl Cached for Cfg {
     const CFG_ONLY: bool = true;
+}
+
+impl Analysis for Cfg {
     fn compute(f: &Function) -> Self {
         Cfg::new(f)
     }
 }
 
-impl Analysis for DomTree {
+impl Cached for DomTree {
     const CFG_ONLY: bool = true;
+}
+
+impl Analysis for DomTree {
     fn compute(f: &Function) -> Self {
         dom::dominators(&f.cfg())
     }
 }
 
-impl Analysis for PostDomTree {
+impl Cached for PostDomTree {
     const CFG_ONLY: bool = true;
+}
+
+impl Analysis for PostDomTree {
     fn compute(f: &Function) -> Self {
         PostDomTree::new(&f.cfg())
     }
@@ -50,8 +59,11 @@ impl Analysis for PostDomTree {
 #[derive(Debug)]
 pub struct Frontiers(pub Vec<Vec<usize>>);
 
-impl Analysis for Frontiers {
+impl Cached for Frontiers {
     const CFG_ONLY: bool = true;
+}
+
+impl Analysis for Frontiers {
     fn compute(f: &Function) -> Self {
         Frontiers(dom::frontiers(&f.domtree(), &f.cfg().preds))
     }
@@ -61,25 +73,28 @@ impl Analysis for Frontiers {
 #[derive(Debug)]
 pub struct ControlDeps(pub Vec<Vec<usize>>);
 
-impl Analysis for ControlDeps {
+impl Cached for ControlDeps {
     const CFG_ONLY: bool = true;
+}
+
+impl Analysis for ControlDeps {
     fn compute(f: &Function) -> Self {
         ControlDeps(f.postdom().control_dependences())
     }
 }
 
-impl Analysis for Structure {
+impl Cached for Structure {
     const CFG_ONLY: bool = true;
+}
+
+impl Analysis for Structure {
     fn compute(f: &Function) -> Self {
         Structure::new(f, &f.cfg(), &f.domtree())
     }
 }
 
-impl Analysis for DefUse {
+impl Cached for DefUse {
     const CFG_ONLY: bool = false;
-    fn compute(f: &Function) -> Self {
-        DefUse::new(f)
-    }
 }
 
 impl Function {
@@ -101,7 +116,9 @@ impl Function {
     pub fn structure(&self) -> Arc<Structure> {
         self.analysis()
     }
-    pub fn def_use(&self) -> Arc<DefUse> {
-        self.analysis()
+    /// The def-use chains, code uses apart from debug uses by `sets` (the module's, see
+    /// `DefUse`).
+    pub fn def_use(&self, sets: &super::ext_sets::ExtSets) -> Arc<DefUse> {
+        self.analysis_where(|d: &DefUse| d.built_with(sets), |f| DefUse::new(f, sets))
     }
 }

@@ -22,7 +22,7 @@ use spirv::Capability;
 use super::{Attrs, OpClass};
 
 /// The name of the extended instruction set the dialect lives in.
-pub const SET_NAME: &str = "shaderstep.dialect";
+pub use crate::ir::ext_sets::DIALECT_SET as SET_NAME;
 
 /// FeatureID of the dialect's stable ops.
 pub const STABLE_FEATURE: u16 = 0x0002;

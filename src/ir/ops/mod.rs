@@ -31,7 +31,6 @@ mod glsl;
 use std::fmt;
 use std::sync::OnceLock;
 
-use rspirv::dr::Operand;
 use rspirv::grammar::{self, OperandKind, OperandQuantifier};
 use spirv::{Capability, Op};
 
@@ -56,7 +55,7 @@ pub const DIALECT_FEATURE: u16 = dialect::STABLE_FEATURE;
 pub const EXPERIMENTAL: u16 = 0x8000;
 
 /// The name of the GLSL.std.450 set as modules import it.
-pub const GLSL_SET: &str = "GLSL.std.450";
+pub use crate::ir::ext_sets::GLSL_SET;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum OpClass {
@@ -883,67 +882,9 @@ pub fn attrs(op: Op) -> Attrs {
     info(op).map_or(Attrs::NONE, |i| i.attrs)
 }
 
-/// The extended instruction sets a module imports, by the id of their import.
-#[derive(Clone, Debug, Default)]
-pub struct ExtSets {
-    sets: Vec<(Id, Option<OpSet>)>,
-    /// Imports of the debug-info sets and of every other `NonSemantic.*` set: what they say
-    /// has no effect (an unknown one's instructions are kept, never counted as code).
-    debug: Vec<Id>,
-}
-
-impl ExtSets {
-    pub fn of(m: &Module) -> Self {
-        let sets = m
-            .preamble
-            .iter()
-            .filter(|i| i.op == Op::ExtInstImport)
-            .filter_map(|i| {
-                let name = match i.lits().first() {
-                    Some(Operand::LiteralString(s)) => s.as_str(),
-                    _ => "",
-                };
-                let set = match name {
-                    GLSL_SET => Some(OpSet::Glsl),
-                    DIALECT_SET => Some(OpSet::Dialect),
-                    _ => None,
-                };
-                Some((i.result?, set))
-            })
-            .collect();
-        let debug = m
-            .preamble
-            .iter()
-            .filter(|i| i.op == Op::ExtInstImport)
-            .filter(|i| {
-                matches!(i.lits().first(), Some(Operand::LiteralString(s)) if crate::ir::debug::is_debug_set(s))
-            })
-            .filter_map(|i| i.result)
-            .collect();
-        ExtSets { sets, debug }
-    }
-
-    /// Whether an import is of a debug-info set.
-    pub fn is_debug_info(&self, import: Id) -> bool {
-        self.debug.contains(&import)
-    }
-
-    /// The table's set an import id stands for; `None` for sets the table does not describe.
-    pub fn set(&self, import: Id) -> Option<OpSet> {
-        self.sets
-            .iter()
-            .find(|(id, _)| *id == import)
-            .and_then(|(_, s)| *s)
-    }
-
-    /// The id of the dialect's import, if the module has one.
-    pub fn dialect_import(&self) -> Option<Id> {
-        self.sets
-            .iter()
-            .find(|(_, s)| *s == Some(OpSet::Dialect))
-            .map(|(id, _)| *id)
-    }
-}
+/// The extended instruction sets a module imports: the module's one classification of its
+/// sets (`ir::ext_sets`).
+pub use crate::ir::ext_sets::{ExtSets, SetKind};
 
 /// The set and instruction number of an `OpExtInst`.
 pub fn ext_inst_parts(inst: &Inst) -> Option<(Id, u32)> {
@@ -957,9 +898,9 @@ pub fn ext_inst_parts(inst: &Inst) -> Option<(Id, u32)> {
 /// table knows, that instruction (an unknown instruction of a known set has no entry).
 pub fn for_inst(inst: &Inst, sets: &ExtSets) -> Option<&'static OpInfo> {
     match ext_inst_parts(inst) {
-        Some((set, n)) => match sets.set(set) {
-            Some(OpSet::Glsl) => glsl(n),
-            Some(OpSet::Dialect) => dialect(n),
+        Some((set, n)) => match sets.kind(set) {
+            Some(SetKind::Glsl) => glsl(n),
+            Some(SetKind::Dialect) => dialect(n),
             _ => info(Op::ExtInst),
         },
         None => info(inst.op),
@@ -1007,7 +948,9 @@ pub fn describe_experimental(found: &[&OpInfo]) -> String {
         .join(", ")
 }
 
-/// The attributes of `inst` (an unknown op has none, so it counts as having side effects).
+/// The attributes of `inst` (an unknown op has none, so it counts as having side effects). An
+/// instruction of a debug-info set is `DEBUG_INFO`; one of another non-semantic set
+/// (`NonSemantic.DebugPrintf`, …) is not: it is an effect.
 pub fn attrs_of(inst: &Inst, sets: &ExtSets) -> Attrs {
     if ext_inst_parts(inst).is_some_and(|(set, _)| sets.is_debug_info(set)) {
         return Attrs::DEBUG_INFO;

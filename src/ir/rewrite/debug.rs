@@ -20,7 +20,7 @@ use crate::ir::module::Module;
 /// `DebugValue` and the function's `DebugFunctionDefinition` (locations are no instructions,
 /// see `ir::loc`). Passes that weigh or move code do not count it.
 pub fn is_debug_only(inst: &Inst, sets: &DebugSets) -> bool {
-    sets.is_debug_use(inst) || sets.is(inst, debug::FUNCTION_DEFINITION)
+    sets.is_debug_only(inst)
 }
 
 /// Removes from `f` the `DebugDeclare`s (and unless `declares_only`, the `DebugValue`s) that
@@ -94,7 +94,7 @@ fn records(f: &Function, pick: impl Fn(&Inst) -> bool) -> Vec<InstId> {
 /// Makes record `i` (a declare or value) a `DebugValue` saying its variable holds an undefined
 /// value of type `ty`; when the module may not have an `OpUndef` of `ty` (an 8- or 16-bit type
 /// without its capability), the record goes instead. `None` when no id is left.
-fn say_undefined(m: &mut Module, f: &mut Function, i: InstId, ty: Id) -> Option<()> {
+pub(crate) fn say_undefined(m: &mut Module, f: &mut Function, i: InstId, ty: Id) -> Option<()> {
     let result = f.inst(i).result;
     if !m.constant_allowed(ty) {
         f.retain_all(|x| x.result != result);

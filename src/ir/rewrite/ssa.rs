@@ -3,9 +3,13 @@
 //! definition and loaded before each such use. On the paths where the definition did not run
 //! the load reads an undefined value, which is what those paths had before (they never saw the
 //! value); `mem2reg` turns the variable back into SSA values with phis.
+//!
+//! A debug record is no use: a `DebugValue` its value's definition does not dominate says the
+//! variable is undefined there instead, so a debug build demotes no more than a plain one.
 
 use spirv::{Op, StorageClass};
 
+use super::super::ext_sets::ExtSets;
 use super::super::func::{Function, InstId};
 use super::super::fxhash::FxHashMap;
 use super::super::inst::{Id, Inst};
@@ -18,11 +22,14 @@ pub fn repair_ssa(m: &mut Module, f: &mut Function) -> Result<usize, String> {
     if f.is_declaration() {
         return Ok(0);
     }
+    let sets = ExtSets::of(m);
     let cfg = f.cfg();
     let dom = f.domtree();
-    let du = f.def_use();
+    let du = f.def_use(&sets);
     // (value, its type) → the uses its definition does not dominate: (user, arg index).
     let mut broken: Vec<(InstId, Vec<(InstId, usize)>)> = Vec::new();
+    // Debug records its definition does not dominate, with the value's type.
+    let mut undominated: Vec<(InstId, Id)> = Vec::new();
     for (db, def) in f.layout() {
         let inst = f.inst(def);
         let Some(v) = inst.result else { continue };
@@ -30,6 +37,21 @@ pub fn repair_ssa(m: &mut Module, f: &mut Function) -> Result<usize, String> {
             continue;
         }
         let (_, dpos) = du.place(def).expect("in the layout");
+        let dominated = |ui: InstId| match du.place(ui) {
+            Some((ub, upos)) if cfg.reachable(ub) => {
+                if ub == db {
+                    upos > dpos
+                } else {
+                    dom.dominates(db, ub)
+                }
+            }
+            _ => true,
+        };
+        for u in du.debug_uses(v) {
+            if !dominated(u.inst) && !undominated.iter().any(|(i, _)| *i == u.inst) {
+                undominated.extend(inst.ty.map(|t| (u.inst, t)));
+            }
+        }
         let mut bad = Vec::new();
         for u in du.uses(v) {
             let user = f.inst(u.inst);
@@ -59,6 +81,9 @@ pub fn repair_ssa(m: &mut Module, f: &mut Function) -> Result<usize, String> {
         if !bad.is_empty() {
             broken.push((def, bad));
         }
+    }
+    for (record, ty) in undominated {
+        super::debug::say_undefined(m, f, record, ty).ok_or_else(super::out_of_ids)?;
     }
     if broken.is_empty() {
         return Ok(0);
@@ -91,7 +116,7 @@ pub fn repair_ssa(m: &mut Module, f: &mut Function) -> Result<usize, String> {
             ),
         );
         // The store: after the definition, or after its block's phis for a phi.
-        let du = f.def_use();
+        let du = f.def_use(&sets);
         let (db, dpos) = du.place(def).expect("in the layout");
         let at = if d.op == Op::Phi {
             f.block_insts(db).take_while(|i| i.op == Op::Phi).count()
@@ -103,7 +128,7 @@ pub fn repair_ssa(m: &mut Module, f: &mut Function) -> Result<usize, String> {
         let mut loads: FxHashMap<(InstId, usize), Id> = FxHashMap::default();
         for (user, k) in uses {
             let load = m.fresh_id().ok_or_else(super::out_of_ids)?;
-            let du = f.def_use();
+            let du = f.def_use(&sets);
             let u = f.inst(user);
             let (b, pos) = if u.op == Op::Phi {
                 let pred = u.args[k + 1];

@@ -473,8 +473,10 @@ fn remove_vars(m: &mut Module, vars: &HashSet<Id>) {
 /// stage before sees them as dead too. Returns their names.
 pub fn remove_unread_inputs(m: &mut Module) -> Vec<String> {
     let mut used = HashSet::new();
+    let sets = crate::ir::ext_sets::ExtSets::of(m);
     for f in m.functions() {
-        for i in f.body() {
+        // A declare of an input reads nothing.
+        for i in f.body().filter(|i| !sets.is_debug_only(i)) {
             used.extend(i.id_operands());
         }
     }
@@ -662,12 +664,14 @@ fn private_constant(m: &Module, entry: Id, loaded: Id) -> Option<Id> {
     let mut value = None;
     // Functions holding a store of the variable in a block that always runs.
     let mut stored_surely_in: HashSet<Id> = HashSet::new();
+    let sets = crate::ir::ext_sets::ExtSets::of(m);
     for f in m.functions() {
         let sure = always_blocks(f);
         for (bi, i) in f.layout() {
             let i = f.inst(i);
             {
-                if !i.id_operands().any(|u| u == var) {
+                // A declare of the variable is no access.
+                if sets.is_debug_only(i) || !i.id_operands().any(|u| u == var) {
                     continue;
                 }
                 match (i.op, i.args.as_slice()) {
@@ -766,9 +770,11 @@ pub fn forward_constants(producer: &Module, consumer: &mut Module) -> Vec<String
         // Every use of the input in code must be a plain load we can replace.
         let mut loads = Vec::new();
         let mut other_use = false;
+        let sets = crate::ir::ext_sets::ExtSets::of(consumer);
         for f in consumer.functions() {
             for i in f.body() {
-                if !i.id_operands().any(|u| u == input.id) {
+                // A declare of the input is no use: it goes with the input.
+                if sets.is_debug_only(i) || !i.id_operands().any(|u| u == input.id) {
                     continue;
                 }
                 match (i.op, i.result, i.ty) {

@@ -383,7 +383,7 @@ fn sweep(
 /// `SamplePosition`, whose presence turns on sample shading, nor an output with an initializer
 /// (which writes it). The variables then go with the
 /// other unused globals. Returns whether an interface changed.
-fn drop_unused_interface(m: &mut Module) -> bool {
+fn drop_unused_interface(m: &mut Module, sets: &ExtSets) -> bool {
     let cg = CallGraph::new(m);
     let sample_rate: FxHashSet<Id> = crate::ir::types::builtins(m)
         .into_iter()
@@ -413,7 +413,8 @@ fn drop_unused_interface(m: &mut Module) -> bool {
         let mut used: FxHashSet<Id> = FxHashSet::default();
         for (k, f) in m.functions().iter().enumerate() {
             if reached[k] {
-                for inst in f.body() {
+                // A declare or value names a variable without using it.
+                for inst in f.body().filter(|i| !sets.is_debug_use(i)) {
                     used.extend(inst.args.iter().copied());
                 }
             }
@@ -443,7 +444,7 @@ pub fn adce(m: &mut Module) -> bool {
             changed = true;
         }
     });
-    changed |= drop_unused_interface(m);
+    changed |= drop_unused_interface(m, &sets);
     let before = m.globals().len();
     remove_unused_globals(m, &mut gone, SpecConstants::Remove);
     changed |= m.globals().len() != before;

@@ -863,13 +863,14 @@ pub fn assign_types(m: &mut Module) -> Result<Outcome, String> {
     // Insert bitcasts: after their definition (after a phi's block's phis), or at the top of
     // the entry block (after its variables) for parameters and module-level values.
     let mut edits: HashMap<usize, Edits> = HashMap::new();
+    let sets = ops::ExtSets::of(m);
     for (def, _, inst) in inserts {
         match def {
             DefAt::Inst { f, inst: i, phi } => {
                 let func = &m.functions()[f];
                 let anchor = if phi {
                     // After the last phi of its block.
-                    func.def_use()
+                    func.def_use(&sets)
                         .block_of(i)
                         .and_then(|b| {
                             func.block(b)

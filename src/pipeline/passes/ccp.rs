@@ -20,6 +20,7 @@ use spirv::Op;
 
 use crate::ir::analysis::{Cfg, DefUse};
 use crate::ir::consts::{switch_target, Const, Consts, Eval};
+use crate::ir::ext_sets::ExtSets;
 use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::rewrite::{fold_branch, forget, prune_unreachable_in, Replacer};
@@ -217,14 +218,14 @@ struct Found {
     branches: Vec<(usize, Id)>,
 }
 
-fn solve_function(f: &Function, consts: &Consts) -> Found {
+fn solve_function(f: &Function, consts: &Consts, sets: &ExtSets) -> Found {
     let cfg = f.cfg();
     let n = cfg.len();
     let mut s = Solver {
         f,
         consts,
         cfg: cfg.clone(),
-        du: f.def_use(),
+        du: f.def_use(sets),
         values: FxHashMap::default(),
         executable: vec![false; n],
         edges: FxHashSet::default(),
@@ -269,6 +270,7 @@ fn solve_function(f: &Function, consts: &Consts) -> Found {
 
 pub fn ccp(m: &mut Module) -> bool {
     let mut consts = Consts::new(m);
+    let sets = ExtSets::of(m);
     let mut replace = Replacer::new();
     let mut gone: FxHashSet<Id> = FxHashSet::default();
     let mut changed = false;
@@ -276,7 +278,7 @@ pub fn ccp(m: &mut Module) -> bool {
         if m.functions()[k].is_declaration() {
             continue;
         }
-        let found = solve_function(&m.functions()[k], &consts);
+        let found = solve_function(&m.functions()[k], &consts, &sets);
         if found.constants.is_empty() && found.branches.is_empty() {
             continue;
         }

@@ -55,7 +55,7 @@ fn only_read(
     loads: &mut Vec<InstId>,
     skip: Option<InstId>,
 ) -> bool {
-    let du = f.def_use();
+    let du = f.def_use(dsets);
     let mut work = vec![p];
     while let Some(q) = work.pop() {
         for u in du.uses(q) {
@@ -63,9 +63,6 @@ fn only_read(
                 continue;
             }
             let inst = f.inst(u.inst);
-            if dsets.is_debug_use(inst) {
-                continue;
-            }
             match inst.op {
                 Op::Load if u.arg == 0 => loads.push(u.inst),
                 Op::AccessChain | Op::InBoundsAccessChain if u.arg == 0 => {
@@ -141,7 +138,7 @@ fn find_copies(
     buffer_blocks: &FxHashSet<Id>,
     dsets: &DebugSets,
 ) -> Vec<Copy> {
-    let du = f.def_use();
+    let du = f.def_use(dsets);
     let dom = f.domtree();
     let mut out = Vec::new();
     for (_, i) in f.layout() {

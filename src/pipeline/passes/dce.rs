@@ -62,13 +62,13 @@ fn count_uses(m: &Module) -> IdMap<u32> {
         }
         // A declare or value does not use what it describes: a local value or a constant
         // goes, and the record says its variable is undefined there (an `OpUndef` it does
-        // use). A global variable's record does not use it either: it names DebugInfoNone
-        // once it goes.
+        // use); a global variable goes, and its declares with it. A global variable's record
+        // does not use it either: it names DebugInfoNone once it goes.
         let described = dsets
             .is_debug_use(i)
             .then(|| i.arg(debug::ARG_DESCRIBED))
             .flatten()
-            .filter(|&d| m.global(d).is_none_or(|g| is_constant(g.op)))
+            .filter(|&d| m.global(d).is_none_or(|g| g.op != Op::Undef))
             .or_else(|| debug::described_global(&dsets, i));
         for u in i.uses() {
             if Some(u) != described {

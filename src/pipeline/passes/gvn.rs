@@ -221,9 +221,10 @@ fn number_function(
                 ),
                 Op::Load => None,
                 _ if attrs.contains(Attrs::WRITES_MEMORY) => Some(Memory::Other),
+                // Non-semantic instructions (debug info, DebugPrintf) touch no memory.
                 _ if !(attrs.contains(Attrs::PURE)
                     || attrs.contains(Attrs::READS_MEMORY)
-                    || attrs.contains(Attrs::DEBUG_INFO)) =>
+                    || facts.sets.is_non_semantic_inst(inst)) =>
                 {
                     Some(Memory::Other)
                 }

@@ -135,7 +135,8 @@ pub fn local_redundant_load(m: &mut Module) -> bool {
                             || !(a.contains(Attrs::PURE)
                                 || a.contains(Attrs::READS_MEMORY)
                                 || a.contains(Attrs::WAVE)
-                                || a.contains(Attrs::DEBUG_INFO)
+                                // Debug info and DebugPrintf touch no memory.
+                                || sets.is_non_semantic_inst(inst)
                                 || matches!(inst.op, Op::Phi | Op::Variable | Op::Nop));
                         if writes {
                             known.clear();

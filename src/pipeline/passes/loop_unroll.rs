@@ -157,7 +157,12 @@ fn trip_count(
 }
 
 /// The loop at `header` (the construct `c`) as a plan, or why it cannot be unrolled.
-fn plan(f: &Function, consts: &Consts, c: &crate::ir::analysis::Construct) -> Result<Plan, String> {
+fn plan(
+    f: &Function,
+    consts: &Consts,
+    sets: &crate::ir::ext_sets::ExtSets,
+    c: &crate::ir::analysis::Construct,
+) -> Result<Plan, String> {
     let header = c.header;
     let merge = c
         .merge
@@ -235,7 +240,11 @@ fn plan(f: &Function, consts: &Consts, c: &crate::ir::analysis::Construct) -> Re
     }
     let states = trip_count(f, consts, header, cond, exit_when, &phis)?;
     let trips = states.len() - 1;
-    let size: usize = blocks.iter().map(|&b| f.block(b).insts.len() + 2).sum();
+    // Debug records are no code: a debug build unrolls what a plain one does.
+    let size: usize = blocks
+        .iter()
+        .map(|&b| f.block_insts(b).filter(|i| !sets.is_debug_only(i)).count() + 2)
+        .sum();
     if size.saturating_mul(trips) > MAX_GROWTH {
         return Err("the copies would add more than 8192 instructions".into());
     }
@@ -455,6 +464,7 @@ pub fn loop_unroll(m: &mut Module, notes: &mut Vec<String>) -> bool {
             let mut refused: FxHashMap<Id, String> = FxHashMap::default();
             loop {
                 let mut consts = Consts::new(m);
+                let sets = crate::ir::ext_sets::ExtSets::of(m);
                 let structure = f.structure();
                 // Inner loops first: the constructs list outer loops before inner ones.
                 let mut next = None;
@@ -467,7 +477,7 @@ pub fn loop_unroll(m: &mut Module, notes: &mut Vec<String>) -> bool {
                     if !marked || refused.contains_key(&label) {
                         continue;
                     }
-                    match plan(f, &consts, c) {
+                    match plan(f, &consts, &sets, c) {
                         Ok(p) => {
                             next = Some(p);
                             break;

@@ -47,7 +47,7 @@ fn promotable(m: &Module, f: &Function, dsets: &DebugSets) -> Vec<Var> {
     if f.is_declaration() {
         return Vec::new();
     }
-    let du = f.def_use();
+    let du = f.def_use(dsets);
     let mut out = Vec::new();
     for v in f.block_insts(0) {
         if v.op != Op::Variable {
@@ -57,19 +57,26 @@ fn promotable(m: &Module, f: &Function, dsets: &DebugSets) -> Vec<Var> {
         let Some((_, ty)) = v.ty.and_then(|t| crate::ir::types::pointer_type(m, t)) else {
             continue;
         };
-        let mut declares = Vec::new();
         let ok = du.uses(id).iter().all(|u| {
             let i = f.inst(u.inst);
             match (i.op, u.arg) {
                 (Op::Load, 0) => !is_volatile(i),
                 (Op::Store, 0) => !is_volatile(i) && i.args.get(1) != Some(&id),
-                (Op::ExtInst, a) if dsets.is(i, debug::DECLARE) => {
-                    declares.push(u.inst);
-                    a as usize == debug::ARG_DESCRIBED
-                }
                 _ => false,
             }
-        });
+        }) && du
+            .debug_uses(id)
+            .iter()
+            .all(|u| u.arg as usize == debug::ARG_DESCRIBED);
+        // Its declares become values; a value record of the pointer goes with it (`forget`).
+        let declares = du
+            .debug_uses(id)
+            .iter()
+            .filter(|u| {
+                u.arg as usize == debug::ARG_DESCRIBED && dsets.is(f.inst(u.inst), debug::DECLARE)
+            })
+            .map(|u| u.inst)
+            .collect();
         if ok {
             out.push(Var {
                 id,
@@ -94,14 +101,10 @@ fn promote(m: &mut Module, f: &mut Function, replace: &mut Replacer) -> Result<b
     let index: FxHashMap<Id, usize> = vars.iter().enumerate().map(|(k, v)| (v.id, k)).collect();
     let cfg = f.cfg();
     let dom = f.domtree();
-    let du = f.def_use();
+    let du = f.def_use(&dsets);
     let n = cfg.len();
     // The loads and stores of a variable (its declares describe it, they do not use it).
-    let accesses = |v: Id| {
-        du.uses(v)
-            .iter()
-            .filter(|u| !dsets.is_debug_use(f.inst(u.inst)))
-    };
+    let accesses = |v: Id| du.uses(v).iter();
 
     // Per variable: blocks that store, blocks that load, whether everything is in one block.
     let mut stores: Vec<Vec<usize>> = vec![Vec::new(); vars.len()];
@@ -453,7 +456,7 @@ fn read_unwritten(
 ) -> Result<bool, String> {
     let dsets = DebugSets::of(m);
     let fid = f.id();
-    let du = f.def_use();
+    let du = f.def_use(&dsets);
     let mut loads: Vec<InstId> = Vec::new();
     for v in f.block_insts(0) {
         if v.op != Op::Variable || !v.args.is_empty() {
@@ -473,7 +476,6 @@ fn read_unwritten(
                         // (Chains in a cycle make no valid module, but must not loop here.)
                         pointers.extend(i.result.filter(|&r| seen.insert(r)));
                     }
-                    _ if dsets.is_debug_use(i) => {}
                     _ => only_read = false,
                 }
             }

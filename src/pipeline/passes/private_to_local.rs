@@ -83,7 +83,8 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
                 }
             }
         }
-        for i in f.body() {
+        // A declare or value of a variable does not keep it global (see below).
+        for i in f.body().filter(|i| !dsets.is_debug_only(i)) {
             for (n, a) in i.args.iter().enumerate() {
                 let var = if privates.contains(a) {
                     *a
@@ -112,6 +113,20 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
         return Ok(false);
     }
     let moved_ids: FxHashSet<Id> = moved.iter().map(|(v, _)| *v).collect();
+    // A declare or value of a moved variable in another function than its new home would name
+    // another function's variable: it goes.
+    let home_of: FxHashMap<Id, usize> = moved.iter().copied().collect();
+    for k in 0..m.functions().len() {
+        let elsewhere = |i: &Inst| {
+            dsets.is_debug_only(i)
+                && i.args
+                    .iter()
+                    .any(|a| home_of.get(a).is_some_and(|&h| h != k))
+        };
+        if m.functions()[k].body().any(elsewhere) {
+            m.function_at_mut(k).retain_all(|i| !elsewhere(i));
+        }
+    }
     unname_in_records(m, &moved_ids);
     // The variables leave the globals and the interfaces…
     let mut defs: FxHashMap<Id, Inst> = FxHashMap::default();

@@ -448,8 +448,9 @@ fn apply(m: &mut Module, fi: usize, plan: Plan) -> Option<()> {
     }
     // Apply replacements and insertions. An insertion goes where the qptr it replaces was
     // defined: in its place when it goes, after its block's phis when it stays (a phi).
+    let sets = ExtSets::of(m);
     let f = m.function_at_mut(fi);
-    let du = f.def_use();
+    let du = f.def_use(&sets);
     let mut edits = Edits::new();
     let mut inserts: Vec<(InstId, Vec<Inst>)> = inserts.into_iter().collect();
     inserts.sort_by_key(|(i, _)| *i);

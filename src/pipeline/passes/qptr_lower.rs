@@ -555,7 +555,7 @@ pub(crate) fn struct_out_params(m: &mut Module, fi: usize, locals_only: bool) ->
             let Some((set, n)) = i.ext_inst() else {
                 continue;
             };
-            if sets.set(set) == Some(ops::OpSet::Glsl) && matches!(n, MODF | FREXP) {
+            if sets.kind(set) == Some(ops::SetKind::Glsl) && matches!(n, MODF | FREXP) {
                 if let ([_, x, p], Some(r), Some(t)) = (i.args.as_slice(), i.result, i.ty) {
                     let (class, written) = pointer_of(m, f, *p)?;
                     if locals_only && class != StorageClass::Function {

@@ -47,17 +47,21 @@ struct Uses {
 
 /// The uses of variable `v`, or `None` when one of them is not a plain access.
 fn uses_of(m: &Module, f: &Function, v: Id) -> Option<Uses> {
-    let du = f.def_use();
     let dsets = DebugSets::of(m);
+    let du = f.def_use(&dsets);
     let mut out = Uses::default();
+    // Its declares are split with it; a value record of the pointer goes with it (`forget`).
+    for u in du.debug_uses(v) {
+        if u.arg as usize != debug::ARG_DESCRIBED {
+            return None;
+        }
+        if dsets.is(f.inst(u.inst), debug::DECLARE) {
+            out.declares.push(u.inst);
+        }
+    }
     for u in du.uses(v) {
         let i = f.inst(u.inst);
         match (i.op, u.arg) {
-            (Op::ExtInst, a)
-                if a as usize == debug::ARG_DESCRIBED && dsets.is(i, debug::DECLARE) =>
-            {
-                out.declares.push(u.inst)
-            }
             (Op::Load, 0) if !is_volatile(i) => out.loads.push(u.inst),
             (Op::Store, 0) if !is_volatile(i) && i.args.get(1) != Some(&v) => {
                 out.stores.push(u.inst)
@@ -163,6 +167,8 @@ fn round(
             if !uses.chains.is_empty() || !uses.loads.is_empty() || !uses.stores.is_empty() {
                 split(m, f, &mut edits, var_inst, v, pointee, init, &uses, replace)?;
                 gone.insert(v);
+                // Its chains go too: what debug info said of them goes with them.
+                gone.extend(uses.chains.iter().filter_map(|c| f.inst(c.0).result));
                 changed = true;
             }
         } else if !uses.chains.is_empty()
@@ -174,6 +180,7 @@ fn round(
             // Every path stays inside the type (an array sized by a spec constant has no
             // known members, and an index past the end is no member).
             convert_chains(m, f, &mut edits, v, pointee, &uses)?;
+            gone.extend(uses.chains.iter().filter_map(|c| f.inst(c.0).result));
             changed = true;
         }
     }
@@ -297,7 +304,7 @@ fn convert_chains(
     ty: Id,
     uses: &Uses,
 ) -> Result<(), String> {
-    let du = f.def_use();
+    let du = f.def_use(&DebugSets::of(m));
     for (c, path, _) in &uses.chains {
         let chain_result = f.inst(*c).result.unwrap_or(0);
         let member_ty = member_type(m, ty, path).ok_or("a path outside its type")?;

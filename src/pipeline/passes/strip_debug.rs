@@ -1,16 +1,18 @@
 //! `strip-debug`: removes debug information — `OpName`, `OpMemberName`, `OpString`,
-//! `OpSource*`, `OpModuleProcessed`, `OpLine`/`OpNoLine`, and non-semantic extended
-//! instructions (`NonSemantic.*` sets, e.g. shader debug info) and those of the older `DebugInfo`
-//! and `OpenCL.DebugInfo.100` sets, with their imports and, when no
-//! such set is left, the `SPV_KHR_non_semantic_info` extension. Decorations are kept: they are
-//! semantics, not debug info.
+//! `OpSource*`, `OpModuleProcessed`, `OpLine`/`OpNoLine`, and the instructions of the debug-info
+//! sets (`NonSemantic.Shader.DebugInfo.100`, `OpenCL.DebugInfo.100`, the older `DebugInfo`) with
+//! their imports. Other non-semantic sets (`NonSemantic.DebugPrintf`, …) are not debug info:
+//! their instructions stay (unless they name debug info that goes), with the `OpString`s they
+//! name, and so does the
+//! `SPV_KHR_non_semantic_info` extension while any `NonSemantic.*` import is left. Decorations
+//! are kept: they are semantics, not debug info.
 
 use std::collections::HashSet;
 
 use rspirv::dr::Operand;
 use spirv::Op;
 
-use crate::ir::debug::is_debug_set;
+use crate::ir::ext_sets::{import_name, ExtSets};
 use crate::ir::inst::is_debug;
 use crate::ir::{Id, Inst, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
@@ -19,34 +21,63 @@ pub struct StripDebug;
 
 pub fn strip_debug(m: &mut Module) -> bool {
     let before = m.inst_count();
-    let nonsemantic: HashSet<Id> = m
+    let sets = ExtSets::of(m);
+    let debug_sets: HashSet<Id> = m
         .preamble
         .iter()
-        .filter(|i| i.op == Op::ExtInstImport)
-        .filter(|i| matches!(i.lits().first(), Some(Operand::LiteralString(s)) if is_debug_set(s)))
-        .filter_map(|i| i.result)
+        .filter_map(|i| i.result.filter(|&r| sets.is_debug_info(r)))
         .collect();
-    let is_nonsemantic = |i: &Inst| {
-        i.op == Op::ExtInst && matches!(i.args.first(), Some(set) if nonsemantic.contains(set))
+    let is_debug_info = |i: &Inst| {
+        i.op == Op::ExtInst && matches!(i.args.first(), Some(set) if debug_sets.contains(set))
     };
-    let drop = |i: &Inst| is_debug(i.op) || is_nonsemantic(i);
-    m.debug.clear();
-    m.trailing_debug.clear();
+    // Instructions of other non-semantic sets that name what goes go too: they cannot be
+    // said without it.
+    let mut dropped: HashSet<Id> = HashSet::new();
+    loop {
+        let before = dropped.len();
+        m.for_each_inst(|i| {
+            let named_gone =
+                || sets.is_non_semantic_inst(i) && i.args[1..].iter().any(|a| dropped.contains(a));
+            // (Strings stay while something names them, see below.)
+            let gone = (is_debug(i.op) && i.op != Op::String) || is_debug_info(i);
+            if gone || named_gone() {
+                dropped.extend(i.result);
+            }
+        });
+        if dropped.len() == before {
+            break;
+        }
+    }
+    let drop = |i: &Inst| {
+        (is_debug(i.op) && i.op != Op::String)
+            || is_debug_info(i)
+            || i.result.is_some_and(|r| dropped.contains(&r))
+    };
+    m.trailing_debug.retain(|i| !drop(i));
     m.globals_mut().retain(|i| !drop(i));
     for f in m.functions_mut() {
-        f.prologue_debug.clear();
-        f.leading_debug.clear();
-        f.epilogue_debug.clear();
+        f.prologue_debug.retain(|i| !drop(i));
+        f.leading_debug.retain(|i| !drop(i));
+        f.epilogue_debug.retain(|i| !drop(i));
         f.clear_locations();
         f.retain_all(|i| !drop(i));
     }
-    if !nonsemantic.is_empty() {
+    // The strings what is left names (another non-semantic set's instructions may).
+    let mut named: HashSet<Id> = HashSet::new();
+    m.for_each_inst(|i| {
+        if !is_debug(i.op) {
+            named.extend(i.args.iter().copied());
+        }
+    });
+    m.debug
+        .retain(|i| i.op == Op::String && i.result.is_some_and(|r| named.contains(&r)));
+    if !debug_sets.is_empty() {
         m.preamble
-            .retain(|i| !i.result.is_some_and(|r| nonsemantic.contains(&r)));
-        let any_left = m.preamble.iter().any(|i| {
-            i.op == Op::ExtInstImport
-                && matches!(i.lits().first(), Some(Operand::LiteralString(s)) if is_debug_set(s))
-        });
+            .retain(|i| !i.result.is_some_and(|r| debug_sets.contains(&r)));
+        let any_left = m
+            .preamble
+            .iter()
+            .any(|i| import_name(i).is_some_and(|n| n.starts_with("NonSemantic.")));
         if !any_left {
             m.preamble.retain(|i| {
                 !(i.op == Op::Extension
@@ -63,7 +94,7 @@ impl Pass for StripDebug {
         "strip-debug"
     }
     fn description(&self) -> &'static str {
-        "remove names, source text, line info and non-semantic debug instructions"
+        "remove names, source text, line info and the debug-info sets' records"
     }
     fn preserves(&self) -> Preserves {
         Preserves::Cfg

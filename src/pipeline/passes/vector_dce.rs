@@ -17,7 +17,7 @@ use crate::ir::analysis::DefUse;
 use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::ops::ExtSets;
-use crate::ir::rewrite::{forget, Replacer};
+use crate::ir::rewrite::{forget, undefine_debug_uses, Replacer};
 use crate::ir::types::vector_len;
 use crate::ir::{Id, InstId, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
@@ -109,11 +109,16 @@ fn frees(
     }
 }
 
-/// Removes instructions without effect whose results nothing uses, and what only they used.
-fn remove_unused(f: &mut Function, sets: &ExtSets, gone: &mut FxHashSet<Id>) {
+/// Removes instructions without effect whose results no code uses, and what only they used;
+/// the debug records of what goes say it is undefined.
+fn remove_unused(m: &mut Module, f: &mut Function, sets: &ExtSets, gone: &mut FxHashSet<Id>) {
     let mut uses: FxHashMap<Id, u32> = FxHashMap::default();
     for (_, i) in f.layout() {
-        for &a in &f.inst(i).args {
+        let inst = f.inst(i);
+        if sets.is_debug_only(inst) {
+            continue;
+        }
+        for &a in &inst.args {
             *uses.entry(a).or_default() += 1;
         }
     }
@@ -145,6 +150,11 @@ fn remove_unused(f: &mut Function, sets: &ExtSets, gone: &mut FxHashSet<Id>) {
         }
     }
     if !dead.is_empty() {
+        let typed: FxHashMap<Id, Id> = dead
+            .iter()
+            .filter_map(|&r| Some((r, f.def_of(r)?.ty?)))
+            .collect();
+        let _ = undefine_debug_uses(m, f, sets, &typed);
         f.retain_all(|i| !i.result.is_some_and(|r| dead.contains(&r)));
         gone.extend(dead);
     }
@@ -155,10 +165,18 @@ pub fn vector_dce(m: &mut Module) -> bool {
     let mut replace = Replacer::new();
     let mut gone: FxHashSet<Id> = FxHashSet::default();
     let mut changed = false;
+    // The types of the undefs code uses (one made only for a debug record is not there for
+    // code to use for free: a debug build must weigh as a plain one does).
+    let mut used_by_code: FxHashSet<Id> = FxHashSet::default();
+    for f in m.functions() {
+        for inst in f.body().filter(|i| !sets.is_debug_only(i)) {
+            used_by_code.extend(inst.args.iter().copied());
+        }
+    }
     let mut undefs: FxHashSet<Id> = m
         .globals()
         .iter()
-        .filter(|g| g.op == Op::Undef)
+        .filter(|g| g.op == Op::Undef && g.result.is_some_and(|r| used_by_code.contains(&r)))
         .filter_map(|g| g.ty)
         .collect();
     for k in 0..m.functions().len() {
@@ -170,7 +188,7 @@ pub fn vector_dce(m: &mut Module) -> bool {
             let is_vector = |ty: Id| vector_len(m, ty).is_some();
             let mut dead = dead_inserts(f, &live, is_vector, &mut replace);
             // Vectors of which nothing is read, though something uses them.
-            let du = f.def_use();
+            let du = f.def_use(&sets);
             let unread: Vec<(Id, Id)> = f
                 .body()
                 .filter(|i| i.op != Op::Phi && !dead.contains(&i.result.unwrap_or(0)))
@@ -223,7 +241,7 @@ pub fn vector_dce(m: &mut Module) -> bool {
             if !dead.is_empty() || edits {
                 f.retain_all(|i| !i.result.is_some_and(|r| dead.contains(&r)));
                 replace.apply_to_function(f);
-                remove_unused(f, &sets, &mut gone);
+                remove_unused(m, f, &sets, &mut gone);
                 changed = true;
             }
         });
