@@ -539,10 +539,10 @@ pub fn remove_dead_outputs(producer: &mut Module, consumer: &Module) -> DeadOutp
 /// a copy, a call that takes the pointer. Debug records describing it do not count.
 fn reads_back(m: &Module, var: Id) -> bool {
     let ptrs = pointers_into(m, var);
-    let sets = crate::ir::debug::DebugSets::of(m);
+    let sets = crate::ir::ext_sets::ExtSets::of(m);
     m.functions().iter().any(|f| {
         f.insts().any(|i| {
-            if sets.op(i).is_some() {
+            if sets.record(i).is_some() {
                 return false;
             }
             let chain = matches!(
