@@ -284,3 +284,187 @@ fn the_state_is_settled_by_the_event_not_by_the_draw() {
     app.draw(&mut terminal).unwrap();
     assert_eq!(seen(&app), before, "drawing changed the state");
 }
+
+/// Every module of `src/ir` (as `ir::a::b`) and the modules it imports from `ir`: the paths it
+/// names from `crate::ir::`, `super::` and `self::`, each taken to the longest module it
+/// starts with, and names `ir` re-exports taken to where they are defined. A test module at a
+/// file's end is not counted.
+fn ir_imports() -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
+    use std::collections::{BTreeMap, BTreeSet};
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let files: BTreeMap<String, PathBuf> = sources("src/ir")
+        .into_iter()
+        .map(|p| {
+            let rel = p.strip_prefix(&src).unwrap().with_extension("");
+            let mut name = rel.to_string_lossy().replace('/', "::");
+            if let Some(parent) = name.strip_suffix("::mod") {
+                name = parent.to_string();
+            }
+            (name, p)
+        })
+        .collect();
+    // `pub use func::{Block, …};` in ir/mod.rs: the name's home.
+    let mut reexports: BTreeMap<String, String> = BTreeMap::new();
+    let root = std::fs::read_to_string(&files["ir"]).unwrap();
+    for line in root
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("pub use "))
+    {
+        let (module, names) = line.split_once("::").unwrap();
+        for n in names.trim_matches(|c| "{};".contains(c)).split(',') {
+            reexports.insert(n.trim().to_string(), format!("ir::{module}"));
+        }
+    }
+    let resolve = |path: &[&str]| -> Option<String> {
+        (1..=path.len()).rev().find_map(|k| {
+            let m = path[..k].join("::");
+            if m == "ir" {
+                return path.get(1).and_then(|n| reexports.get(*n).cloned());
+            }
+            files.contains_key(&m).then_some(m)
+        })
+    };
+    let mut edges = BTreeMap::new();
+    for (module, path) in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        let text = match text.find("#[cfg(test)]\nmod ") {
+            Some(at) => &text[..at],
+            None => &text[..],
+        };
+        let code: String = text
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut out = BTreeSet::new();
+        let here: Vec<&str> = module.split("::").collect();
+        // Each path start, and what follows it: segments, or a `{…}` group of paths.
+        let mut paths: Vec<Vec<String>> = Vec::new();
+        let bytes = code.as_bytes();
+        let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+        let mut i = 0;
+        while i < bytes.len() {
+            let start_ok = i == 0 || !is_ident(bytes[i - 1]) && bytes[i - 1] != b':';
+            let head = ["crate::ir::", "super::", "self::"]
+                .into_iter()
+                .find(|h| code.as_bytes()[i..].starts_with(h.as_bytes()));
+            let (Some(head), true) = (head, start_ok) else {
+                i += 1;
+                continue;
+            };
+            let prefix: Vec<String> = match head {
+                "crate::ir::" => vec!["ir".into()],
+                _ => {
+                    let mut base: Vec<String> = here.iter().map(|s| s.to_string()).collect();
+                    let mut j = i;
+                    loop {
+                        if code.as_bytes()[j..].starts_with("super::".as_bytes()) {
+                            base.pop();
+                            j += "super::".len();
+                        } else if code.as_bytes()[j..].starts_with("self::".as_bytes()) {
+                            j += "self::".len();
+                        } else {
+                            break;
+                        }
+                    }
+                    i = j;
+                    paths_from(&code, &mut i, base, &mut paths);
+                    continue;
+                }
+            };
+            i += head.len();
+            paths_from(&code, &mut i, prefix, &mut paths);
+        }
+        for p in paths {
+            let p: Vec<&str> = p.iter().map(String::as_str).collect();
+            if let Some(m) = resolve(&p) {
+                if m != *module && m != "ir" {
+                    out.insert(m);
+                }
+            }
+        }
+        edges.insert(module.clone(), out);
+    }
+    edges
+}
+
+/// Reads the path at `*i` (segments joined by `::`, possibly ending in a `{…}` group) after
+/// `prefix`, pushing each full path it names.
+fn paths_from(code: &str, i: &mut usize, prefix: Vec<String>, out: &mut Vec<Vec<String>>) {
+    let bytes = code.as_bytes();
+    let mut path = prefix;
+    loop {
+        let start = *i;
+        while *i < bytes.len() && (bytes[*i].is_ascii_alphanumeric() || bytes[*i] == b'_') {
+            *i += 1;
+        }
+        if *i > start {
+            path.push(code[start..*i].to_string());
+        }
+        if code.as_bytes()[*i..].starts_with("::{".as_bytes()) {
+            *i += 3;
+            loop {
+                while *i < bytes.len() && (bytes[*i] as char).is_whitespace() {
+                    *i += 1;
+                }
+                if *i >= bytes.len() || bytes[*i] == b'}' {
+                    *i += 1;
+                    out.push(path.clone());
+                    return;
+                }
+                paths_from(code, i, path.clone(), out);
+                while *i < bytes.len() && !matches!(bytes[*i], b',' | b'}') {
+                    *i += 1;
+                }
+                if *i < bytes.len() && bytes[*i] == b',' {
+                    *i += 1;
+                }
+            }
+        }
+        if code.as_bytes()[*i..].starts_with("::".as_bytes()) {
+            *i += 2;
+            continue;
+        }
+        out.push(path);
+        return;
+    }
+}
+
+/// DESIGN: `src/ir` has no module cycles. No two of its files import each other, directly or
+/// around a loop (location types are a leaf; the op table sits above the grammar).
+#[test]
+fn the_core_has_no_import_circle() {
+    let edges = ir_imports();
+    assert!(
+        edges["ir::inst"].contains("ir::loc") && edges["ir::func"].contains("ir::markers"),
+        "the import reader misses imports: {edges:?}"
+    );
+    // Depth-first search for a path back to where it started.
+    fn back_to(
+        edges: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+        start: &str,
+        at: &str,
+        path: &mut Vec<String>,
+        seen: &mut std::collections::BTreeSet<String>,
+    ) -> bool {
+        for next in edges.get(at).into_iter().flatten() {
+            path.push(next.clone());
+            if next == start
+                || (seen.insert(next.clone()) && back_to(edges, start, next, path, seen))
+            {
+                return true;
+            }
+            path.pop();
+        }
+        false
+    }
+    for module in edges.keys() {
+        let mut path = vec![module.clone()];
+        let mut seen = std::collections::BTreeSet::new();
+        assert!(
+            !back_to(&edges, module, module, &mut path, &mut seen),
+            "an import circle in src/ir: {}",
+            path.join(" → ")
+        );
+    }
+}

@@ -15,40 +15,16 @@ use super::module::Module;
 
 pub use super::ext_sets::{OPENCL_DEBUG_SET as OPENCL_SET, SHADER_DEBUG_SET as SHADER_SET};
 
-/// Instruction numbers; both sets share them where both have the instruction.
-pub const INFO_NONE: u32 = 0;
-pub const GLOBAL_VARIABLE: u32 = 18;
-pub const FUNCTION: u32 = 20;
-pub const LEXICAL_BLOCK: u32 = 21;
-pub const SCOPE: u32 = 23;
-pub const NO_SCOPE: u32 = 24;
-pub const INLINED_AT: u32 = 25;
-pub const LOCAL_VARIABLE: u32 = 26;
-pub const DECLARE: u32 = 28;
-pub const VALUE: u32 = 29;
-pub const EXPRESSION: u32 = 31;
-pub const SOURCE: u32 = 35;
-/// `NonSemantic.Shader.DebugInfo.100` only.
-pub const FUNCTION_DEFINITION: u32 = 101;
-pub const SOURCE_CONTINUED: u32 = 102;
-pub const LINE: u32 = 103;
-pub const NO_LINE: u32 = 104;
-
 pub use super::ext_sets::{fits_grammar, record_name, Flavor};
+pub use super::ext_sets::{
+    record, DECLARE, EXPRESSION, FUNCTION, FUNCTION_DEFINITION, GLOBAL_VARIABLE, INFO_NONE,
+    INLINED_AT, LEXICAL_BLOCK, LINE, LOCAL_VARIABLE, NO_LINE, NO_SCOPE, SCOPE, SOURCE,
+    SOURCE_CONTINUED, VALUE,
+};
 
 /// The debug-info sets a module imports, by the id of their import: the module's one
 /// classification of its sets (see `ext_sets`), read for its debug records.
 pub type DebugSets = super::ext_sets::ExtSets;
-
-/// A new debug record: instruction `n` of the set imported as `set`, with id operands `args`.
-pub fn record(ty: Option<Id>, id: Id, set: Id, n: u32, args: &[Id]) -> Inst {
-    let mut record = Inst::with_args(Op::ExtInst, ty, Some(id), vec![set]);
-    record.push_operand(Operand::LiteralExtInstInteger(n));
-    for &a in args {
-        record.push_operand(Operand::IdRef(a));
-    }
-    record
-}
 
 /// What the core does not understand of a module's debug info, for a warning: instructions of
 /// `NonSemantic.*` sets other than `NonSemantic.Shader.DebugInfo.100` and

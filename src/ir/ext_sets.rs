@@ -27,12 +27,6 @@ pub const PRINTF_SET: &str = "NonSemantic.DebugPrintf";
 /// The debug-info set before `OpenCL.DebugInfo.100`; the core does not read its records.
 pub const LEGACY_DEBUG_SET: &str = "DebugInfo";
 
-/// `DebugDeclare` and `DebugValue`, in both debug sets; `DebugFunctionDefinition`, in
-/// `NonSemantic.Shader.DebugInfo.100`.
-const DECLARE: u32 = 28;
-const VALUE: u32 = 29;
-const FUNCTION_DEFINITION: u32 = 101;
-
 /// Which of the two understood debug-info sets an import is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Flavor {
@@ -93,6 +87,35 @@ pub fn import_name(i: &Inst) -> Option<&str> {
     }
 }
 
+/// Instruction numbers; both sets share them where both have the instruction.
+pub const INFO_NONE: u32 = 0;
+pub const GLOBAL_VARIABLE: u32 = 18;
+pub const FUNCTION: u32 = 20;
+pub const LEXICAL_BLOCK: u32 = 21;
+pub const SCOPE: u32 = 23;
+pub const NO_SCOPE: u32 = 24;
+pub const INLINED_AT: u32 = 25;
+pub const LOCAL_VARIABLE: u32 = 26;
+pub const DECLARE: u32 = 28;
+pub const VALUE: u32 = 29;
+pub const EXPRESSION: u32 = 31;
+pub const SOURCE: u32 = 35;
+/// `NonSemantic.Shader.DebugInfo.100` only.
+pub const FUNCTION_DEFINITION: u32 = 101;
+pub const SOURCE_CONTINUED: u32 = 102;
+pub const LINE: u32 = 103;
+pub const NO_LINE: u32 = 104;
+
+/// A new debug record: instruction `n` of the set imported as `set`, with id operands `args`.
+pub fn record(ty: Option<Id>, id: Id, set: Id, n: u32, args: &[Id]) -> Inst {
+    let mut record = Inst::with_args(Op::ExtInst, ty, Some(id), vec![set]);
+    record.push_operand(Operand::LiteralExtInstInteger(n));
+    for &a in args {
+        record.push_operand(Operand::IdRef(a));
+    }
+    record
+}
+
 /// The sets a module imports, by the id of their import.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ExtSets {
@@ -100,10 +123,6 @@ pub struct ExtSets {
 }
 
 impl ExtSets {
-    pub fn of(m: &super::module::Module) -> Self {
-        Self::of_imports(&m.preamble)
-    }
-
     /// The sets the `OpExtInstImport`s among `preamble` import.
     pub fn of_imports(preamble: &[Inst]) -> Self {
         let sets = preamble

@@ -28,7 +28,8 @@ use spirv::Op;
 
 use super::fxhash::FxHashMap;
 use super::inst::{Id, Inst};
-use super::loc::{Emitter, Loc, Location, Locations, Place};
+use super::loc::{Loc, Location, Locations};
+use super::markers::{Emitter, Place};
 
 /// An instruction of one function (an index into its arena).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -5,7 +5,8 @@
 //! `OpLine` in force (file, line, column), the `DebugLine` of `NonSemantic.Shader.DebugInfo.100`
 //! (a `DebugSource`, line and column ranges) and the `DebugScope` (lexical block or function,
 //! and where it was inlined). The reader turns marker ranges into locations
-//! ([`Tracker`]); the writer says them again with the fewest markers ([`Emitter`]).
+//! (`markers::Tracker`); the writer says them again with the fewest markers
+//! (`markers::Emitter`).
 //!
 //! What a marker covers, as SPIR-V and spirv-opt read it: an `OpLine` or `DebugLine` holds
 //! until the next marker of its family, its `No…` form or the end of the block; a `DebugScope`
@@ -16,11 +17,10 @@
 //! a [`Loc`], four bytes, and instructions moved to another function (inlining) are given a
 //! location of its table.
 
-use spirv::Op;
-
-use super::debug::{self, DebugSets};
 use super::fxhash::FxHashMap;
-use super::inst::{Id, Inst};
+
+/// An id, as `inst::Id` spells it: location types are a leaf of `ir` and import no instruction.
+type Id = spirv::Word;
 
 /// An index into a function's location table; `Loc::NONE` is no location at all.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -171,166 +171,5 @@ impl Locations {
         for (k, e) in self.entries.iter().enumerate().rev() {
             self.index.insert(*e, Loc(k as u32));
         }
-    }
-}
-
-/// The markers in force while reading a function body, marker by marker.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Tracker {
-    pub state: Location,
-}
-
-impl Tracker {
-    /// Takes in `inst` if it is a location marker this reader understands (an `OpLine` or
-    /// `OpNoLine`, or a `DebugLine`, `DebugNoLine`, `DebugScope` or `DebugNoScope` that fits its
-    /// set's grammar); returns whether it did. Anything else is an instruction of its own.
-    pub fn take(&mut self, inst: &Inst, sets: &DebugSets) -> bool {
-        match inst.op {
-            Op::Line => {
-                let (Some(file), Some(line), Some(column)) =
-                    (inst.arg(0), inst.lit_u32(0), inst.lit_u32(1))
-                else {
-                    return false;
-                };
-                self.state.line = Some(SourceLine { file, line, column });
-                true
-            }
-            Op::NoLine => {
-                self.state.line = None;
-                true
-            }
-            Op::ExtInst => {
-                let Some((flavor, n)) = sets.record(inst) else {
-                    return false;
-                };
-                let (Some(ty), Some(set)) = (inst.ty, inst.arg(0)) else {
-                    return false;
-                };
-                let a = &inst.args[1..];
-                match n {
-                    debug::LINE if flavor == debug::Flavor::Shader && a.len() == 5 => {
-                        self.state.debug_line = Some(DebugLine {
-                            set,
-                            ty,
-                            source: a[0],
-                            lines: [a[1], a[2]],
-                            columns: [a[3], a[4]],
-                        });
-                    }
-                    debug::NO_LINE if flavor == debug::Flavor::Shader => {
-                        self.state.debug_line = None
-                    }
-                    debug::SCOPE if (1..=2).contains(&a.len()) => {
-                        self.state.scope = Some(Scope {
-                            set,
-                            ty,
-                            scope: a[0],
-                            inlined_at: a.get(1).copied(),
-                        });
-                        self.state.debug_line = None;
-                    }
-                    debug::NO_SCOPE => {
-                        self.state.scope = None;
-                        self.state.debug_line = None;
-                    }
-                    _ => return false,
-                }
-                true
-            }
-            _ => false,
-        }
-    }
-
-    /// A new block: lines end with the block before, the scope does not.
-    pub fn start_block(&mut self) {
-        self.state.line = None;
-        self.state.debug_line = None;
-    }
-}
-
-/// Says locations with markers, the fewest that make a reader in the same place see them: a
-/// marker only where what is in force changes. Result ids of the `OpExtInst` markers come from
-/// `ids`.
-pub struct Emitter {
-    said: Location,
-}
-
-/// Where markers may stand: `OpLine` anywhere in a block, `OpExtInst` ones only after the
-/// block's phis (and the entry block's variables), as spirv-val requires of non-semantic
-/// instructions.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Place {
-    Anywhere,
-    LinesOnly,
-}
-
-impl Emitter {
-    pub fn new() -> Self {
-        Emitter {
-            said: Location::default(),
-        }
-    }
-
-    pub fn start_block(&mut self) {
-        self.said.line = None;
-        self.said.debug_line = None;
-    }
-
-    /// The markers to say before an instruction at `to`, given `id` for each `OpExtInst` one.
-    pub fn say(
-        &mut self,
-        to: &Location,
-        place: Place,
-        mut id: impl FnMut() -> Id,
-        out: &mut impl FnMut(Inst),
-    ) {
-        if place == Place::Anywhere && to.scope != self.said.scope {
-            match (to.scope, self.said.scope) {
-                (Some(s), _) => {
-                    let mut args = vec![s.scope];
-                    args.extend(s.inlined_at);
-                    out(debug::record(Some(s.ty), id(), s.set, debug::SCOPE, &args));
-                }
-                (None, Some(s)) => {
-                    out(debug::record(Some(s.ty), id(), s.set, debug::NO_SCOPE, &[]))
-                }
-                (None, None) => {}
-            }
-            self.said.scope = to.scope;
-            self.said.debug_line = None;
-        }
-        if place == Place::Anywhere && to.debug_line != self.said.debug_line {
-            match (to.debug_line, self.said.debug_line) {
-                (Some(d), _) => {
-                    let args = [d.source, d.lines[0], d.lines[1], d.columns[0], d.columns[1]];
-                    out(debug::record(Some(d.ty), id(), d.set, debug::LINE, &args));
-                }
-                (None, Some(d)) => out(debug::record(Some(d.ty), id(), d.set, debug::NO_LINE, &[])),
-                (None, None) => {}
-            }
-            self.said.debug_line = to.debug_line;
-        }
-        if to.line != self.said.line {
-            match to.line {
-                Some(l) => out(Inst::new(
-                    Op::Line,
-                    None,
-                    None,
-                    vec![
-                        rspirv::dr::Operand::IdRef(l.file),
-                        rspirv::dr::Operand::LiteralBit32(l.line),
-                        rspirv::dr::Operand::LiteralBit32(l.column),
-                    ],
-                )),
-                None => out(Inst::new(Op::NoLine, None, None, vec![])),
-            }
-            self.said.line = to.line;
-        }
-    }
-}
-
-impl Default for Emitter {
-    fn default() -> Self {
-        Emitter::new()
     }
 }

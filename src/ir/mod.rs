@@ -13,6 +13,7 @@ pub mod idmap;
 pub mod inst;
 pub mod listing;
 pub mod loc;
+pub mod markers;
 pub mod module;
 pub mod names;
 pub mod number;

@@ -528,3 +528,10 @@ mod tests {
         assert_eq!(m.decorations_of(6).count(), 2);
     }
 }
+
+impl super::ext_sets::ExtSets {
+    /// The sets `m` imports. Here rather than in `ext_sets`, which knows instructions only.
+    pub fn of(m: &Module) -> Self {
+        Self::of_imports(&m.preamble)
+    }
+}

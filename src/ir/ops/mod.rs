@@ -1294,3 +1294,25 @@ pub fn counts(m: &Module) -> Counts {
     });
     c
 }
+
+/// Name of an extended instruction, if the set is known (rspirv's sets and our dialect). Here,
+/// above the grammar: the grammar knows rspirv's sets, the op table our dialect.
+pub fn ext_inst_name(set: &str, number: u32) -> Option<&'static str> {
+    if set == DIALECT_SET {
+        return dialect(number).map(|o| o.name.as_str());
+    }
+    spirv_grammar::ext_set(set)?
+        .lookup_opcode(number)
+        .map(|i| i.opname)
+}
+
+/// The number of a named extended instruction of a set (rspirv's sets and our dialect).
+pub fn ext_inst_number(set: &str, name: &str) -> Option<u32> {
+    if set == DIALECT_SET {
+        return dialect_by_name(name).map(|o| o.number);
+    }
+    spirv_grammar::ext_set(set)?
+        .iter()
+        .find(|i| i.opname == name)
+        .map(|i| i.opcode.into())
+}

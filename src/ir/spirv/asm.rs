@@ -1096,7 +1096,7 @@ impl AsmCx<'_> {
                         format!("unknown extended instruction set '{set}'"),
                     ));
                 }
-                let number = grammar::ext_inst_number(&set, w).ok_or_else(|| {
+                let number = crate::ir::ops::ext_inst_number(&set, w).ok_or_else(|| {
                     err(
                         t.line,
                         t.col,

@@ -282,7 +282,7 @@ impl Context {
                 },
                 Operand::LiteralString(v) => s.push_str(&quote(&strings::display(v))),
                 Operand::LiteralExtInstInteger(n) => {
-                    match ext_set.and_then(|set| grammar::ext_inst_name(set, *n)) {
+                    match ext_set.and_then(|set| crate::ir::ops::ext_inst_name(set, *n)) {
                         Some(name) => s.push_str(name),
                         None => {
                             let _ = write!(s, "{n}");

@@ -175,25 +175,6 @@ pub fn ext_set(name: &str) -> Option<&'static InstructionTable<ExtInstOp>> {
     grammar::ext_inst_table(name)
 }
 
-/// Name of an extended instruction, if the set is known (rspirv's sets and our dialect).
-pub fn ext_inst_name(set: &str, number: u32) -> Option<&'static str> {
-    if set == crate::ir::ops::DIALECT_SET {
-        return crate::ir::ops::dialect(number).map(|o| o.name.as_str());
-    }
-    ext_set(set)?.lookup_opcode(number).map(|i| i.opname)
-}
-
-/// The number of a named extended instruction of a set (rspirv's sets and our dialect).
-pub fn ext_inst_number(set: &str, name: &str) -> Option<u32> {
-    if set == crate::ir::ops::DIALECT_SET {
-        return crate::ir::ops::dialect_by_name(name).map(|o| o.number);
-    }
-    ext_set(set)?
-        .iter()
-        .find(|i| i.opname == name)
-        .map(|i| i.opcode.into())
-}
-
 /// Positions (among the operands after result type and id) of the `IdScope` and
 /// `IdMemorySemantics` operands of a core op: ids that are always 32-bit integer constants,
 /// whatever the op computes on.

@@ -11,7 +11,7 @@ use rspirv::dr::Operand;
 
 use super::{decode, grammar};
 use crate::ir::debug::DebugSets;
-use crate::ir::loc::Tracker;
+use crate::ir::markers::Tracker;
 use spirv::Op;
 
 use super::MAGIC;
@@ -301,7 +301,7 @@ impl FloatingDebug {
             non_semantic,
             opencl_debug,
             opencl_scopes: ["DebugScope", "DebugNoScope"]
-                .map(|name| grammar::ext_inst_number(OPENCL_DEBUG, name)),
+                .map(|name| crate::ir::ops::ext_inst_number(OPENCL_DEBUG, name)),
         }
     }
 
