@@ -497,6 +497,13 @@ fn internable(inst: &Inst) -> bool {
         || (inst.op == Op::ExtInst && inst.args.len() == 1 && inst.lits().len() == 1)
 }
 
+impl super::ext_sets::ExtSets {
+    /// The sets `m` imports. Here rather than in `ext_sets`, which knows instructions only.
+    pub fn of(m: &Module) -> Self {
+        Self::of_imports(&m.preamble)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -526,12 +533,5 @@ mod tests {
         m.remap_ids(|id| if id == 5 { 6 } else { id });
         assert_eq!(m.decorations_of(5).count(), 0);
         assert_eq!(m.decorations_of(6).count(), 2);
-    }
-}
-
-impl super::ext_sets::ExtSets {
-    /// The sets `m` imports. Here rather than in `ext_sets`, which knows instructions only.
-    pub fn of(m: &Module) -> Self {
-        Self::of_imports(&m.preamble)
     }
 }
