@@ -115,13 +115,18 @@ fn a_driver_crash_is_a_result_and_the_next_run_gets_a_new_worker() {
         Err(DeviceError::Crashed(how)) => assert!(how.contains("SIG"), "{how}"),
         other => panic!("{:?}", other.map(|b| b.len())),
     }
+    runs_spin(&d, Duration::from_secs(20));
+}
+
+/// `SPIN` on a buffer that ends its loops at once runs on `d` within `limit`.
+fn runs_spin(d: &Isolated, limit: Duration) {
     let spin = asm::assemble(SPIN).unwrap();
     let r = d.run_buffers(
         &spin,
         &Layout::of(&spin).unwrap(),
         [1, 1, 1],
         &[vec![1; 16]],
-        Duration::from_secs(20),
+        limit,
     );
     assert!(r.is_ok(), "{:?}", r.map(|b| b.len()));
 }
@@ -225,15 +230,7 @@ fn what_the_driver_prints_is_never_an_answer() {
         ),
     );
     let d = Isolated::open(noisy.clone(), true).unwrap_or_else(|e| panic!("{e}"));
-    let spin = asm::assemble(SPIN).unwrap();
-    let r = d.run_buffers(
-        &spin,
-        &Layout::of(&spin).unwrap(),
-        [1, 1, 1],
-        &[vec![1; 16]],
-        Duration::from_secs(60),
-    );
-    assert!(r.is_ok(), "{:?}", r.map(|b| b.len()));
+    runs_spin(&d, Duration::from_secs(60));
 
     let shader = dir.join("spin.spvasm");
     std::fs::write(&shader, SPIN).unwrap();
