@@ -4,6 +4,7 @@ pub mod action;
 pub mod answer;
 pub mod batch;
 pub mod cli;
+pub mod commands;
 pub mod config;
 pub mod cost;
 pub mod derive;

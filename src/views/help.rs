@@ -6,7 +6,7 @@ use ratatui::widgets::{Block, Clear, Paragraph};
 use ratatui::Frame;
 
 use super::theme::Theme;
-use crate::app::action::{COMMANDS, KEY_ACTIONS};
+use crate::app::commands::COMMANDS;
 use crate::app::keymap::{Binding, Context};
 
 /// A bordered box of text lines centred over the screen: `lines` from line `from` of `total`
@@ -136,7 +136,7 @@ fn entries(keymap: &[Binding]) -> Vec<Entry> {
     }
     out.push(heading(""));
     out.push(heading("Commands (:)"));
-    for (usage, help) in COMMANDS {
+    for (usage, help) in COMMANDS.iter().flat_map(|c| c.usage) {
         out.push(Entry {
             keys: format!(":{usage}"),
             help: help.to_string(),
@@ -148,7 +148,12 @@ fn entries(keymap: &[Binding]) -> Vec<Entry> {
     ));
     out.push(Entry {
         keys: PARAGRAPH.into(),
-        help: KEY_ACTIONS.join(" "),
+        help: COMMANDS
+            .iter()
+            .filter(|c| c.is_key_action())
+            .map(|c| c.name)
+            .collect::<Vec<_>>()
+            .join(" "),
     });
     out
 }
@@ -333,15 +338,16 @@ mod tests {
                 .map(|l| format!("{l}\n"))
                 .collect();
             let words: Vec<&str> = text.split_whitespace().collect();
-            for (usage, _) in COMMANDS {
-                let name = usage.split([' ', '[']).next().unwrap();
-                assert!(
-                    words.iter().any(|w| w.starts_with(&format!(":{name}"))),
-                    ":{name} is not in the help at width {width}"
-                );
-            }
-            for name in KEY_ACTIONS {
-                assert!(words.contains(name), "{name} is not in the help");
+            for command in COMMANDS {
+                let name = command.name;
+                if command.is_key_action() {
+                    assert!(words.contains(&name), "{name} is not in the help");
+                } else {
+                    assert!(
+                        words.iter().any(|w| w.starts_with(&format!(":{name}"))),
+                        ":{name} is not in the help at width {width}"
+                    );
+                }
             }
         }
     }

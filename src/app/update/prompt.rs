@@ -156,32 +156,34 @@ fn complete(s: &mut State) {
         None => (String::new(), buf.clone()),
     };
     let candidates: Vec<String> = if head.is_empty() {
-        crate::app::action::COMMANDS
+        crate::app::commands::COMMANDS
             .iter()
-            .filter_map(|(c, _)| c.split([' ', '[']).next())
-            .map(str::to_string)
+            .filter(|c| !c.is_key_action())
+            .map(|c| c.name.to_string())
             .collect()
     } else {
+        use crate::app::commands::{find, Complete};
         let cmd = head.split_whitespace().next().unwrap_or("");
-        match cmd {
-            "step" | "diff" => s.run().map_or(Vec::new(), |r| {
+        match find(cmd).map_or(Complete::Nothing, |c| c.complete) {
+            Complete::Steps => s.run().map_or(Vec::new(), |r| {
                 r.steps.iter().map(|st| st.pass.to_string()).collect()
             }),
-            "compare" => crate::pipeline::registry::PRESETS
+            Complete::Presets => crate::pipeline::registry::PRESETS
                 .iter()
                 .map(|p| p.name.to_string())
                 .chain(["spirv-opt".to_string()])
                 .collect(),
-            "shader" | "open" => s
+            Complete::Shaders => s
                 .listed_docs()
                 .iter()
                 .map(|&d| s.docs[d].display_name(&s.roots))
                 .collect(),
-            "view" => ["ir", "spirv", "diff", "split"]
+            Complete::View => ["ir", "spirv", "diff", "split"]
                 .iter()
                 .map(|w| w.to_string())
                 .collect(),
-            _ => ["on", "off"].iter().map(|w| w.to_string()).collect(),
+            Complete::OnOff => ["on", "off"].iter().map(|w| w.to_string()).collect(),
+            Complete::Nothing => Vec::new(),
         }
     };
     let mut matches: Vec<String> = candidates

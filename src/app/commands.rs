@@ -1,0 +1,900 @@
+//! Every `:` command, declared once: its name and aliases, how its arguments read, what `Tab`
+//! completes after it and its help. `Action`'s parsing, the help screen and the prompt's
+//! completion read this table; key actions (`step-next`, `click`…) are commands too, listed
+//! without help of their own (the key map says what their keys do).
+
+use std::path::PathBuf;
+
+use super::action::{on_off, Action, SplitTo, ViewMode};
+
+/// What `Tab` completes after a command's name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Complete {
+    Nothing,
+    /// A pass name of the selected input's steps.
+    Steps,
+    /// A preset, or `spirv-opt`.
+    Presets,
+    /// A listed shader's name.
+    Shaders,
+    /// `ir`, `spirv`, `diff` or `split`.
+    View,
+    /// `on` or `off`.
+    OnOff,
+}
+
+/// One command.
+pub struct Command {
+    pub name: &'static str,
+    /// Other spellings (`q`, `w!`).
+    pub aliases: &'static [&'static str],
+    /// Its forms and what each does, for the help (none: a key action).
+    pub usage: &'static [(&'static str, &'static str)],
+    pub complete: Complete,
+    /// The action, from the name as typed and the rest of the line.
+    pub parse: fn(&str, Option<&str>) -> Result<Action, String>,
+}
+
+impl Command {
+    /// A key action: bound to keys, with no help line of its own.
+    pub fn is_key_action(&self) -> bool {
+        self.usage.is_empty()
+    }
+}
+
+/// The command spelled `name` (its name or an alias).
+pub fn find(name: &str) -> Option<&'static Command> {
+    COMMANDS
+        .iter()
+        .find(|c| c.name == name || c.aliases.contains(&name))
+}
+
+/// `n` from the argument, 1 without one.
+fn count(arg: Option<&str>) -> Result<usize, String> {
+    arg.map_or(Ok(1), |a| {
+        a.parse().map_err(|_| format!("'{a}' is not a count"))
+    })
+}
+
+/// `a`, for a command that takes no argument.
+fn no_arg(cmd: &str, arg: Option<&str>, a: Action) -> Result<Action, String> {
+    match arg {
+        None => Ok(a),
+        Some(x) => Err(format!(":{cmd} takes no argument (got '{x}')")),
+    }
+}
+
+/// Every command: first those the help lists, in its order, then the key actions.
+pub static COMMANDS: &[Command] = &[
+    Command {
+        name: "step",
+        aliases: &[],
+        usage: &[(
+            "step N|PASS",
+            "select a step by number or pass name",
+        )],
+        complete: Complete::Steps,
+        parse: |_cmd, arg| Ok(Action::Step(
+            arg.ok_or(":step needs a step number or pass name")?
+                .parse()?,
+        )),
+    },
+    Command {
+        name: "diff",
+        aliases: &[],
+        usage: &[(
+            "diff A B",
+            "compare step A with step B (bN: step N of the compared pipeline)",
+        )],
+        complete: Complete::Steps,
+        parse: |_cmd, arg| match arg {
+            None => Ok(Action::Diff(None)),
+            Some(a) => {
+                let parts: Vec<&str> = a.split_whitespace().collect();
+                match parts.as_slice() {
+                    [x, y] => Ok(Action::Diff(Some((x.parse()?, y.parse()?)))),
+                    _ => Err(":diff takes two steps (`:diff 2 5`) or none".into()),
+                }
+            }
+        },
+    },
+    Command {
+        name: "compare",
+        aliases: &[],
+        usage: &[(
+            "compare O|a,b,c|spirv-opt -O",
+            "run a second pipeline beside this one; diff the outputs (:compare off)",
+        )],
+        complete: Complete::Presets,
+        parse: |_cmd, arg| match arg.map(str::trim) {
+            Some("off") => Ok(Action::Compare(None)),
+            Some(spec) if !spec.is_empty() => Ok(Action::Compare(Some(spec.to_string()))),
+            _ => {
+                Err(":compare needs a preset, a pass list or 'spirv-opt FLAGS' (or off)".into())
+            }
+        },
+    },
+    Command {
+        name: "view",
+        aliases: &[],
+        usage: &[(
+            "view ir|spirv|diff|split",
+            "IR text, disassembly, unified or side-by-side diff",
+        )],
+        complete: Complete::View,
+        parse: |_cmd, arg| match arg {
+            Some("ir") => Ok(Action::View(ViewMode::Ir)),
+            Some("spirv") => Ok(Action::View(ViewMode::Spirv)),
+            Some("diff") => Ok(Action::View(ViewMode::Diff)),
+            Some("split") => Ok(Action::View(ViewMode::Split)),
+            _ => Err(":view takes ir, spirv, diff or split".into()),
+        },
+    },
+    Command {
+        name: "func",
+        aliases: &[],
+        usage: &[(
+            "func NAME",
+            "show one function across all steps (:func alone: all)",
+        )],
+        complete: Complete::Nothing,
+        parse: |_cmd, arg| Ok(Action::Func(
+            arg.map(|a| a.trim_start_matches('%').to_string()),
+        )),
+    },
+    Command {
+        name: "find",
+        aliases: &[],
+        usage: &[(
+            "find TEXT",
+            "search (like /)",
+        )],
+        complete: Complete::Nothing,
+        parse: |_cmd, arg| Ok(Action::Find(
+            arg.ok_or(":find needs text to search for")?.to_string(),
+        )),
+    },
+    Command {
+        name: "goto",
+        aliases: &[],
+        usage: &[(
+            "goto N",
+            "go to line N (also :N)",
+        )],
+        complete: Complete::Nothing,
+        parse: |_cmd, arg| {
+            let a = arg.ok_or(":goto needs a line number")?;
+            let n: usize = a
+                .parse()
+                .map_err(|_| format!("'{a}' is not a line number"))?;
+            Ok(Action::Goto(n))
+        },
+    },
+    Command {
+        name: "hide-unchanged",
+        aliases: &[],
+        usage: &[(
+            "hide-unchanged on|off",
+            "list only steps that changed something",
+        )],
+        complete: Complete::OnOff,
+        parse: |_cmd, arg| Ok(Action::HideUnchanged(on_off(arg)?)),
+    },
+    Command {
+        name: "ignore-renumbering",
+        aliases: &[],
+        usage: &[(
+            "ignore-renumbering on|off",
+            "diffs hide lines that only renumber ids",
+        )],
+        complete: Complete::OnOff,
+        parse: |_cmd, arg| Ok(Action::IgnoreRenumbering(on_off(arg)?)),
+    },
+    Command {
+        name: "write",
+        aliases: &["w", "w!", "write!"],
+        usage: &[(
+            "write[!] PATH",
+            "write the selected step as a SPIR-V binary (lifted out of the dialect); ! replaces a file",
+        )],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| Ok(Action::Write(
+            PathBuf::from(arg.ok_or(":write needs a file path")?),
+            cmd.ends_with('!'),
+        )),
+    },
+    Command {
+        name: "mark",
+        aliases: &[],
+        usage: &[(
+            "mark",
+            "use the selected step as diff base",
+        )],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::Mark),
+    },
+    Command {
+        name: "bisect",
+        aliases: &[],
+        usage: &[(
+            "bisect",
+            "spirv-val every step; select the first invalid one",
+        ),
+        (
+            "bisect run [FILE]",
+            "run the shader after every step (Vulkan; buffers from FILE); select the first that computes otherwise",
+        )],
+        complete: Complete::Nothing,
+        parse: |_cmd, arg| match arg.map(str::trim) {
+            None | Some("") => Ok(Action::Bisect),
+            Some("run") => Ok(Action::BisectRun(None)),
+            Some(a) if a.starts_with("run ") => Ok(Action::BisectRun(Some(PathBuf::from(
+                a["run ".len()..].trim(),
+            )))),
+            Some(other) => Err(format!(":bisect takes nothing or run, not '{other}'")),
+        },
+    },
+    Command {
+        name: "reduce",
+        aliases: &[],
+        usage: &[(
+            "reduce [PROPERTY]",
+            "the smallest shader still showing what the bisect found (or invalid|differs|crash|fails at this step, or 'COMMAND'); Esc stops",
+        )],
+        complete: Complete::Nothing,
+        parse: |_cmd, arg| Ok(Action::Reduce(
+            arg.map(|a| a.trim().trim_matches('\'').to_string())
+                .filter(|a| !a.is_empty()),
+        )),
+    },
+    Command {
+        name: "history",
+        aliases: &[],
+        usage: &[(
+            "history",
+            "the selected value's history across the steps, listed under the code",
+        )],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::History),
+    },
+    Command {
+        name: "uses",
+        aliases: &[],
+        usage: &[(
+            "uses",
+            "the selected value's uses, listed under the code",
+        )],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::Uses),
+    },
+    Command {
+        name: "lost",
+        aliases: &[],
+        usage: &[(
+            "lost",
+            "the source lines the selected step no longer has code for, with the code that went",
+        )],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::Lost),
+    },
+    Command {
+        name: "messages",
+        aliases: &["mes"],
+        usage: &[(
+            "messages",
+            "every message said so far, whole (long ones are cut in the status bar), newest first",
+        )],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::Messages),
+    },
+    Command {
+        name: "sources",
+        aliases: &[],
+        usage: &[(
+            "sources",
+            "the source files of the step (#includes too), where each was found; Enter shows one",
+        )],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::Sources),
+    },
+    Command {
+        name: "bands",
+        aliases: &[],
+        usage: &[(
+            "bands on|off",
+            "colour bands per source line in the code and source panes, as Compiler Explorer draws them",
+        )],
+        complete: Complete::OnOff,
+        parse: |_cmd, arg| Ok(Action::Bands(on_off(arg)?)),
+    },
+    Command {
+        name: "source",
+        aliases: &[],
+        usage: &[(
+            "source on|off",
+            "the source pane: the source line of the instruction at the cursor (alone: toggle)",
+        )],
+        complete: Complete::OnOff,
+        parse: |_cmd, arg| Ok(Action::SourcePane(on_off(arg)?)),
+    },
+    Command {
+        name: "pressure",
+        aliases: &[],
+        usage: &[(
+            "pressure on|off",
+            "the pressure gutter: 32-bit components live after each line, by heat, the peak marked ▲ (alone: toggle)",
+        )],
+        complete: Complete::OnOff,
+        parse: |_cmd, arg| Ok(Action::Pressure(on_off(arg)?)),
+    },
+    Command {
+        name: "cost",
+        aliases: &[],
+        usage: &[(
+            "cost",
+            "the cost pane: the step's instruction mix against its base step's, and a chart over the steps",
+        )],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::CostPane),
+    },
+    Command {
+        name: "peak",
+        aliases: &[],
+        usage: &[(
+            "peak",
+            "go to the instruction after which the step's pressure peaks (the gutter marks it ▲)",
+        )],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::Peak),
+    },
+    Command {
+        name: "live",
+        aliases: &[],
+        usage: &[(
+            "live",
+            "the values live after the cursor's instruction, heaviest first (Enter on a peak line too)",
+        )],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::Live),
+    },
+    Command {
+        name: "filter",
+        aliases: &[],
+        usage: &[(
+            "filter [TEXT]",
+            "list only the shaders whose names contain TEXT (/ in the browser; alone: all)",
+        )],
+        complete: Complete::Nothing,
+        parse: |_cmd, arg| Ok(Action::Filter(arg.unwrap_or("").trim().to_string())),
+    },
+    Command {
+        name: "shader",
+        aliases: &["open"],
+        usage: &[(
+            "shader NAME",
+            "select the shader whose name contains NAME (also :open)",
+        )],
+        complete: Complete::Shaders,
+        parse: |_cmd, arg| Ok(Action::Shader(
+            arg.ok_or(":shader needs (part of) a shader's name")?
+                .to_string(),
+        )),
+    },
+    Command {
+        name: "diff-prev",
+        aliases: &[],
+        usage: &[(
+            "diff-prev",
+            "diff against this step of the previous run (what the last save changed)",
+        )],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::DiffPrev),
+    },
+    Command {
+        name: "diff-input",
+        aliases: &[],
+        usage: &[(
+            "diff-input [NAME|off]",
+            "diff against this step of another input (alone: the one this was reduced from)",
+        )],
+        complete: Complete::Nothing,
+        parse: |_cmd, arg| Ok(Action::DiffInput(arg.map(str::to_string))),
+    },
+    Command {
+        name: "first-change",
+        aliases: &[],
+        usage: &[(
+            "first-change",
+            "go to the first line the selected pass changed",
+        )],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::FirstChange),
+    },
+    Command {
+        name: "split",
+        aliases: &[],
+        usage: &[(
+            "split [N|+N|-N]",
+            "the left column N wide, or wider or narrower by N (alone: as the screen makes it; + and - too, or drag its edge)",
+        )],
+        complete: Complete::Nothing,
+        parse: |_cmd, arg| {
+            let to = match arg.map(str::trim) {
+                None | Some("") => SplitTo::Default,
+                Some(a) => {
+                    let bad = || format!(":split takes a width, +N or -N, not '{a}'");
+                    if a.starts_with(['+', '-']) {
+                        SplitTo::By(a.parse().map_err(|_| bad())?)
+                    } else {
+                        SplitTo::At(a.parse().map_err(|_| bad())?)
+                    }
+                }
+            };
+            Ok(Action::Split(to))
+        },
+    },
+    Command {
+        name: "compare-step",
+        aliases: &[],
+        usage: &[(
+            "compare-step N",
+            "move the compared step the diff is against by N (:compare first)",
+        )],
+        complete: Complete::Nothing,
+        parse: |_cmd, arg| {
+            let a = arg.ok_or(":compare-step needs a count (1, -1)")?;
+            let n: isize = a.parse().map_err(|_| format!("'{a}' is not a count"))?;
+            Ok(Action::CompareStep(n))
+        },
+    },
+    Command {
+        name: "link",
+        aliases: &[],
+        usage: &[(
+            "link",
+            "the link view: the interface between linked stages (--pipeline)",
+        )],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::LinkView),
+    },
+    Command {
+        name: "link-jump",
+        aliases: &[],
+        usage: &[(
+            "link-jump writer|reader",
+            "from the link view's row to its variable in the stage that writes or reads it",
+        )],
+        complete: Complete::Nothing,
+        parse: |_cmd, arg| match arg {
+            Some("writer") | None => Ok(Action::LinkJump(false)),
+            Some("reader") => Ok(Action::LinkJump(true)),
+            Some(other) => Err(format!(":link-jump takes writer or reader, not '{other}'")),
+        },
+    },
+    Command {
+        name: "edit",
+        aliases: &[],
+        usage: &[(
+            "edit",
+            "open $VISUAL/$EDITOR at the source line of the instruction at the cursor",
+        )],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::EditSource),
+    },
+    Command {
+        name: "source-caller",
+        aliases: &[],
+        usage: &[(
+            "source-caller",
+            "source pane on inlined code: the line it was called from (again: further out)",
+        )],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::SourceCaller),
+    },
+    Command {
+        name: "op-info",
+        aliases: &[],
+        usage: &[(
+            "op-info",
+            "the op table's entry for the op on the cursor line",
+        )],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::OpInfo),
+    },
+    Command {
+        name: "reload",
+        aliases: &[],
+        usage: &[(
+            "reload",
+            "read the inputs again",
+        )],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::Reload),
+    },
+    Command {
+        name: "quit",
+        aliases: &["q"],
+        usage: &[(
+            "quit",
+            "leave (also :q)",
+        )],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::Quit),
+    },
+    Command {
+        name: "help",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::Help),
+    },
+    Command {
+        name: "focus",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::Focus),
+    },
+    Command {
+        name: "up",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |_cmd, arg| Ok(Action::Up(count(arg)?)),
+    },
+    Command {
+        name: "down",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |_cmd, arg| Ok(Action::Down(count(arg)?)),
+    },
+    Command {
+        name: "page-up",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::PageUp),
+    },
+    Command {
+        name: "page-down",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::PageDown),
+    },
+    Command {
+        name: "top",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::Top),
+    },
+    Command {
+        name: "bottom",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::Bottom),
+    },
+    Command {
+        name: "left",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::Left),
+    },
+    Command {
+        name: "right",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::Right),
+    },
+    Command {
+        name: "step-next",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::StepNext),
+    },
+    Command {
+        name: "step-prev",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::StepPrev),
+    },
+    Command {
+        name: "toggle-text",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::ToggleText),
+    },
+    Command {
+        name: "next-hunk",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::NextHunk),
+    },
+    Command {
+        name: "prev-hunk",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::PrevHunk),
+    },
+    Command {
+        name: "find-next",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::FindNext),
+    },
+    Command {
+        name: "find-prev",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::FindPrev),
+    },
+    Command {
+        name: "func-at-cursor",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::FuncAtCursor),
+    },
+    Command {
+        name: "next-token",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::NextToken),
+    },
+    Command {
+        name: "prev-token",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::PrevToken),
+    },
+    Command {
+        name: "definition",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::Definition),
+    },
+    Command {
+        name: "value-goto",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::ValueGoto),
+    },
+    Command {
+        name: "value-close",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::ValueClose),
+    },
+    Command {
+        name: "goto-diagnostic",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::GotoDiagnostic),
+    },
+    Command {
+        name: "next-input",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::NextInput),
+    },
+    Command {
+        name: "prev-input",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::PrevInput),
+    },
+    Command {
+        name: "scroll-right",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::ScrollRight),
+    },
+    Command {
+        name: "scroll-left",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::ScrollLeft),
+    },
+    Command {
+        name: "cancel",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::Cancel),
+    },
+    Command {
+        name: "close-popup",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::ClosePopup),
+    },
+    Command {
+        name: "command-line",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::CommandLine),
+    },
+    Command {
+        name: "search-prompt",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::SearchPrompt),
+    },
+    Command {
+        name: "filter-prompt",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::FilterPrompt),
+    },
+    Command {
+        name: "prompt-insert",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |_cmd, arg| arg
+            .and_then(|a| a.parse::<u32>().ok())
+            .and_then(char::from_u32)
+            .map(Action::PromptInsert)
+            .ok_or_else(|| ":prompt-insert takes a character's code point".to_string()),
+    },
+    Command {
+        name: "prompt-backspace",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::PromptBackspace),
+    },
+    Command {
+        name: "prompt-submit",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::PromptSubmit),
+    },
+    Command {
+        name: "prompt-cancel",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::PromptCancel),
+    },
+    Command {
+        name: "prompt-history-prev",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::PromptHistory(true)),
+    },
+    Command {
+        name: "prompt-history-next",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::PromptHistory(false)),
+    },
+    Command {
+        name: "prompt-complete",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| no_arg(cmd, arg, Action::PromptComplete),
+    },
+    Command {
+        name: "click",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| {
+            let cell: Vec<u16> = arg
+                .unwrap_or("")
+                .split_whitespace()
+                .map(str::parse)
+                .collect::<Result<_, _>>()
+                .map_err(|_| format!(":{cmd} takes a column and a row"))?;
+            let [c, r] = cell[..] else {
+                return Err(format!(":{cmd} takes a column and a row"));
+            };
+            Ok(match cmd {
+                "click" => Action::Click(c, r),
+                "drag" => Action::Drag(c, r),
+                "wheel-up" => Action::WheelUp(c, r),
+                _ => Action::WheelDown(c, r),
+            })
+        },
+    },
+    Command {
+        name: "drag",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| {
+            let cell: Vec<u16> = arg
+                .unwrap_or("")
+                .split_whitespace()
+                .map(str::parse)
+                .collect::<Result<_, _>>()
+                .map_err(|_| format!(":{cmd} takes a column and a row"))?;
+            let [c, r] = cell[..] else {
+                return Err(format!(":{cmd} takes a column and a row"));
+            };
+            Ok(match cmd {
+                "click" => Action::Click(c, r),
+                "drag" => Action::Drag(c, r),
+                "wheel-up" => Action::WheelUp(c, r),
+                _ => Action::WheelDown(c, r),
+            })
+        },
+    },
+    Command {
+        name: "wheel-up",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| {
+            let cell: Vec<u16> = arg
+                .unwrap_or("")
+                .split_whitespace()
+                .map(str::parse)
+                .collect::<Result<_, _>>()
+                .map_err(|_| format!(":{cmd} takes a column and a row"))?;
+            let [c, r] = cell[..] else {
+                return Err(format!(":{cmd} takes a column and a row"));
+            };
+            Ok(match cmd {
+                "click" => Action::Click(c, r),
+                "drag" => Action::Drag(c, r),
+                "wheel-up" => Action::WheelUp(c, r),
+                _ => Action::WheelDown(c, r),
+            })
+        },
+    },
+    Command {
+        name: "wheel-down",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        parse: |cmd, arg| {
+            let cell: Vec<u16> = arg
+                .unwrap_or("")
+                .split_whitespace()
+                .map(str::parse)
+                .collect::<Result<_, _>>()
+                .map_err(|_| format!(":{cmd} takes a column and a row"))?;
+            let [c, r] = cell[..] else {
+                return Err(format!(":{cmd} takes a column and a row"));
+            };
+            Ok(match cmd {
+                "click" => Action::Click(c, r),
+                "drag" => Action::Drag(c, r),
+                "wheel-up" => Action::WheelUp(c, r),
+                _ => Action::WheelDown(c, r),
+            })
+        },
+    },
+];
