@@ -132,8 +132,15 @@ pub fn dce(m: &mut Module) -> bool {
         }
         let mut changed = false;
         let before_globals = m.globals().len();
-        m.globals_mut()
-            .retain(|g| !g.result.is_some_and(|r| dead_vars.contains(&r)));
+        // The private globals that go, with their types: their declares say undefined.
+        let mut dead_globals: FxHashMap<Id, Id> = FxHashMap::default();
+        m.globals_mut().retain(|g| {
+            let dead = g.result.is_some_and(|r| dead_vars.contains(&r));
+            if dead && !dsets.is_empty() {
+                dead_globals.extend(g.result.zip(g.ty));
+            }
+            !dead
+        });
         if m.globals().len() != before_globals {
             changed = true;
             for ep in &mut m.entry_points {
@@ -162,6 +169,7 @@ pub fn dce(m: &mut Module) -> bool {
                 }
                 dead
             });
+            typed.extend(dead_globals.iter().map(|(&r, &t)| (r, t)));
             undefined.push(typed);
             changed |= n > 0;
         }
@@ -233,7 +241,8 @@ pub fn remove_unused_globals(m: &mut Module, removed: &mut FxHashSet<Id>, spec: 
     // the workgroup size, whatever `LocalSize` says.
     let builtins = crate::ir::types::builtins(m);
     let dsets = DebugSets::of(m);
-    // Removed constants and their types, for the records that described them.
+    // Removed constants and global variables and their types, for the records that
+    // described them.
     let mut constants: FxHashMap<Id, Id> = FxHashMap::default();
     loop {
         let uses = count_uses(m);
@@ -254,7 +263,10 @@ pub fn remove_unused_globals(m: &mut Module, removed: &mut FxHashSet<Id>, spec: 
                 });
             if dead {
                 removed.extend(g.result);
-                if let (true, Some(r), Some(t)) = (is_constant(g.op), g.result, g.ty) {
+                // A global variable's declares say it is undefined, as a constant's values
+                // do: the variable keeps its place among the source's locals.
+                let described = is_constant(g.op) || g.op == Op::Variable;
+                if let (true, Some(r), Some(t)) = (described, g.result, g.ty) {
                     constants.insert(r, t);
                 }
             }
