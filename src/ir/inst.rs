@@ -122,6 +122,31 @@ impl Inst {
         Inst::with_args(Op::Label, None, Some(id), vec![])
     }
 
+    /// Its opcode.
+    pub fn op(&self) -> Op {
+        self.op
+    }
+
+    /// Its result type, if it has one.
+    pub fn ty(&self) -> Option<Id> {
+        self.ty
+    }
+
+    /// Its result id, if it has one.
+    pub fn result(&self) -> Option<Id> {
+        self.result
+    }
+
+    /// Its id operands, in operand order.
+    pub fn args(&self) -> &[Id] {
+        &self.args
+    }
+
+    /// Its source location (`Loc::NONE` outside function bodies).
+    pub fn loc(&self) -> Loc {
+        self.loc
+    }
+
     /// The literal and enumerant operands, in order.
     pub fn lits(&self) -> &[Operand] {
         self.lits.as_ref().map_or(&[], |l| &l.ops)

@@ -27,13 +27,13 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
         .globals()
         .iter()
         .filter(|g| {
-            g.op == Op::Variable
+            g.op() == Op::Variable
                 && matches!(
                     g.lits().first(),
                     Some(Operand::StorageClass(StorageClass::Private))
                 )
         })
-        .filter_map(|g| g.result)
+        .filter_map(|g| g.result())
         .collect();
     if privates.is_empty() {
         return Ok(false);
@@ -55,7 +55,7 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
         // A debug record of the variable does not keep it global: it names DebugInfoNone
         // once the variable is a function's.
         let described = debug::described_global(&dsets, g);
-        for a in g.args.iter().filter(|&&a| Some(a) != described) {
+        for a in g.args().iter().filter(|&&a| Some(a) != described) {
             if privates.contains(a) {
                 note(*a, None);
             }
@@ -71,7 +71,7 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
         let mut root: FxHashMap<Id, Id> = FxHashMap::default();
         for i in f.body() {
             if let (Op::AccessChain | Op::InBoundsAccessChain, Some(r), Some(b)) =
-                (i.op, i.result, i.args.first())
+                (i.op(), i.result(), i.args().first())
             {
                 let base = if privates.contains(b) {
                     Some(*b)
@@ -85,7 +85,7 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
         }
         // A declare or value of a variable does not keep it global (see below).
         for i in f.body().filter(|i| !dsets.is_debug_only(i)) {
-            for (n, a) in i.args.iter().enumerate() {
+            for (n, a) in i.args().iter().enumerate() {
                 let var = if privates.contains(a) {
                     *a
                 } else if let Some(&v) = root.get(a) {
@@ -93,9 +93,9 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
                 } else {
                     continue;
                 };
-                let plain = match i.op {
+                let plain = match i.op() {
                     Op::Load | Op::AccessChain | Op::InBoundsAccessChain => n == 0,
-                    Op::Store => n == 0 && i.args.get(1) != Some(a),
+                    Op::Store => n == 0 && i.args().get(1) != Some(a),
                     Op::CopyMemory => n <= 1,
                     _ => false,
                 };
@@ -119,7 +119,7 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
     for k in 0..m.functions().len() {
         let elsewhere = |i: &Inst| {
             dsets.is_debug_only(i)
-                && i.args
+                && i.args()
                     .iter()
                     .any(|a| home_of.get(a).is_some_and(|&h| h != k))
         };
@@ -130,7 +130,7 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
     unname_in_records(m, &moved_ids);
     // The variables leave the globals and the interfaces…
     let mut defs: FxHashMap<Id, Inst> = FxHashMap::default();
-    m.globals_mut().retain(|g| match g.result {
+    m.globals_mut().retain(|g| match g.result() {
         Some(r) if moved_ids.contains(&r) => {
             defs.insert(r, g.clone());
             false
@@ -148,7 +148,7 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
     for (v, fi) in &moved {
         let def = &defs[v];
         let (_, pointee) =
-            pointer_type(m, def.ty.unwrap_or(0)).ok_or("a variable without a pointer type")?;
+            pointer_type(m, def.ty().unwrap_or(0)).ok_or("a variable without a pointer type")?;
         let ptr = function_pointer(m, pointee)?;
         let mut var = def.clone();
         var.ty = Some(ptr);
@@ -156,7 +156,7 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
         let f = m.function_at_mut(*fi);
         let at = f
             .block_insts(0)
-            .take_while(|i| i.op == Op::Variable)
+            .take_while(|i| i.op() == Op::Variable)
             .count();
         f.insert_inst(0, at, var);
     }
@@ -173,10 +173,10 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
             // Blocks are in dominance order, so a chain's base is seen before the chain.
             for (_, i) in f.layout() {
                 let inst = f.inst(i);
-                if matches!(inst.op, Op::AccessChain | Op::InBoundsAccessChain)
-                    && inst.args.first().is_some_and(|b| from.contains(b))
+                if matches!(inst.op(), Op::AccessChain | Op::InBoundsAccessChain)
+                    && inst.args().first().is_some_and(|b| from.contains(b))
                 {
-                    if let (Some(r), Some(t)) = (inst.result, inst.ty) {
+                    if let (Some(r), Some(t)) = (inst.result(), inst.ty()) {
                         from.insert(r);
                         out.push((i, t));
                     }

@@ -33,14 +33,14 @@ struct Step {
 
 /// The type of value `id` seen from function `f`.
 fn type_of(m: &Module, f: &Function, id: Id) -> Option<Id> {
-    f.def_of(id).or_else(|| m.global(id)).and_then(|d| d.ty)
+    f.def_of(id).or_else(|| m.global(id)).and_then(|d| d.ty())
 }
 
 /// Every step of every index path of the module's functions; `None` when a path goes where
 /// this cannot follow (a spec-constant operation, a type it does not know), so no type edit
 /// is offered.
 fn steps(m: &Module) -> Option<Vec<Step>> {
-    if m.globals().iter().any(|g| g.op == Op::SpecConstantOp) {
+    if m.globals().iter().any(|g| g.op() == Op::SpecConstantOp) {
         return None;
     }
     let mut out = Vec::new();
@@ -49,31 +49,31 @@ fn steps(m: &Module) -> Option<Vec<Step>> {
         for b in 0..f.blocks().len() {
             for &i in &f.block(b).insts {
                 let inst = f.inst(i);
-                match inst.op {
+                match inst.op() {
                     Op::AccessChain
                     | Op::InBoundsAccessChain
                     | Op::PtrAccessChain
                     | Op::InBoundsPtrAccessChain => {
-                        let base = type_of(m, f, *inst.args.first()?)?;
+                        let base = type_of(m, f, *inst.args().first()?)?;
                         let (_, mut ty) = pointer_type(m, base)?;
                         // A pointer access chain's first index steps over elements of what
                         // the base points into, not into its type.
-                        let first = if matches!(inst.op, Op::AccessChain | Op::InBoundsAccessChain)
-                        {
-                            1
-                        } else {
-                            2
-                        };
-                        for k in first..inst.args.len() {
-                            let index = const_int(m, inst.args[k]);
+                        let first =
+                            if matches!(inst.op(), Op::AccessChain | Op::InBoundsAccessChain) {
+                                1
+                            } else {
+                                2
+                            };
+                        for k in first..inst.args().len() {
+                            let index = const_int(m, inst.args()[k]);
                             ty = step(m, ty, index, Site::Arg(fid, i, k), &mut out)?;
                         }
                     }
                     Op::CompositeExtract | Op::CompositeInsert => {
-                        let object = if inst.op == Op::CompositeExtract {
-                            inst.args.first()
+                        let object = if inst.op() == Op::CompositeExtract {
+                            inst.args().first()
                         } else {
-                            inst.args.get(1)
+                            inst.args().get(1)
                         };
                         let mut ty = type_of(m, f, *object?)?;
                         for (k, lit) in inst.lits().iter().enumerate() {
@@ -85,7 +85,7 @@ fn steps(m: &Module) -> Option<Vec<Step>> {
                         }
                     }
                     Op::ArrayLength => {
-                        let (_, ty) = pointer_type(m, type_of(m, f, *inst.args.first()?)?)?;
+                        let (_, ty) = pointer_type(m, type_of(m, f, *inst.args().first()?)?)?;
                         let index = inst.lit_u32(0).map(u64::from);
                         out.push(Step {
                             ty,
@@ -104,16 +104,16 @@ fn steps(m: &Module) -> Option<Vec<Step>> {
 /// Records a step into `ty` and returns the type it reaches.
 fn step(m: &Module, ty: Id, index: Option<u64>, at: Site, out: &mut Vec<Step>) -> Option<Id> {
     let t = m.global(ty)?;
-    match t.op {
+    match t.op() {
         Op::TypeStruct => {
             out.push(Step { ty, index, at });
-            t.args.get(usize::try_from(index?).ok()?).copied()
+            t.args().get(usize::try_from(index?).ok()?).copied()
         }
         Op::TypeArray | Op::TypeRuntimeArray => {
             out.push(Step { ty, index, at });
-            t.args.first().copied()
+            t.args().first().copied()
         }
-        Op::TypeVector | Op::TypeMatrix => t.args.first().copied(),
+        Op::TypeVector | Op::TypeMatrix => t.args().first().copied(),
         _ => None,
     }
 }
@@ -132,21 +132,21 @@ pub(super) fn chances(m: &Module, dynamic: bool) -> (Vec<(Id, u32)>, Vec<Id>) {
     let mut members = Vec::new();
     let mut arrays = Vec::new();
     for g in m.globals() {
-        let Some(ty) = g.result else {
+        let Some(ty) = g.result() else {
             continue;
         };
         let seen = reached.get(&ty);
-        match g.op {
-            Op::TypeStruct if g.args.len() > 1 => {
+        match g.op() {
+            Op::TypeStruct if g.args().len() > 1 => {
                 members.extend(
-                    (0..g.args.len() as u32)
+                    (0..g.args().len() as u32)
                         .filter(|&k| seen.is_none_or(|s| !s.contains(&Some(u64::from(k)))))
                         .map(|k| (ty, k)),
                 );
             }
             Op::TypeArray => {
                 let long = g
-                    .args
+                    .args()
                     .get(1)
                     .and_then(|&n| const_int(m, n))
                     .is_some_and(|n| n > 1);
@@ -168,8 +168,8 @@ pub(super) fn chances(m: &Module, dynamic: bool) -> (Vec<(Id, u32)>, Vec<Id>) {
 pub(super) fn array_elements(m: &Module) -> u64 {
     m.globals()
         .iter()
-        .filter(|g| g.op == Op::TypeArray)
-        .filter_map(|g| const_int(m, *g.args.get(1)?))
+        .filter(|g| g.op() == Op::TypeArray)
+        .filter_map(|g| const_int(m, *g.args().get(1)?))
         .sum()
 }
 
@@ -189,7 +189,7 @@ pub(super) fn remove_member(m: &mut Module, s: Id, k: u32) -> Option<()> {
     for (at, index) in moved {
         match at {
             Site::Arg(fid, i, p) => {
-                let old = m.function(fid)?.inst(i).args[p];
+                let old = m.function(fid)?.inst(i).args()[p];
                 let new = constant_like(m, old, index)?;
                 m.function_mut(fid)?.set_arg(i, p, new);
             }
@@ -206,7 +206,7 @@ pub(super) fn remove_member(m: &mut Module, s: Id, k: u32) -> Option<()> {
             parts.remove(k_at);
         }
     };
-    if let Some(g) = m.globals_mut().iter_mut().find(|g| g.result == Some(s)) {
+    if let Some(g) = m.globals_mut().iter_mut().find(|g| g.result() == Some(s)) {
         without_member(&mut g.args);
     }
     edit_parts(m, s, without_member);
@@ -214,9 +214,9 @@ pub(super) fn remove_member(m: &mut Module, s: Id, k: u32) -> Option<()> {
     let renumber = |list: &mut Vec<crate::ir::Inst>| {
         list.retain_mut(|i| {
             if !matches!(
-                i.op,
+                i.op(),
                 Op::MemberDecorate | Op::MemberName | Op::MemberDecorateString
-            ) || i.args.first() != Some(&s)
+            ) || i.args().first() != Some(&s)
             {
                 return true;
             }
@@ -249,13 +249,13 @@ pub(super) fn shorten_array(m: &mut Module, a: Id, dynamic: bool) -> Option<()> 
     {
         return None;
     }
-    let length = *m.global(a)?.args.get(1)?;
+    let length = *m.global(a)?.args().get(1)?;
     let one = constant_like(m, length, 1)?;
     let globals = m.globals_mut();
-    let at = globals.iter().position(|g| g.result == Some(a))?;
+    let at = globals.iter().position(|g| g.result() == Some(a))?;
     globals[at].args[1] = one;
     // A new constant comes last: it must come before the array that uses it.
-    let made = globals.iter().position(|g| g.result == Some(one))?;
+    let made = globals.iter().position(|g| g.result() == Some(one))?;
     if made > at {
         let constant = globals.remove(made);
         globals.insert(at, constant);
@@ -268,7 +268,7 @@ pub(super) fn shorten_array(m: &mut Module, a: Id, dynamic: bool) -> Option<()> 
 /// An integer constant of the type of constant `like` (and its width), holding `value`.
 fn constant_like(m: &mut Module, like: Id, value: u64) -> Option<Id> {
     let c = m.global(like)?;
-    let ty = c.ty?;
+    let ty = c.ty()?;
     let word = match c.lits() {
         [Operand::LiteralBit64(_)] => Operand::LiteralBit64(value),
         _ => Operand::LiteralBit32(u32::try_from(value).ok()?),
@@ -279,7 +279,8 @@ fn constant_like(m: &mut Module, like: Id, value: u64) -> Option<Id> {
 /// Edits the parts of every composite of type `ty`: its constants and its constructs.
 fn edit_parts(m: &mut Module, ty: Id, edit: impl Fn(&mut crate::ir::inst::Args)) {
     for g in m.globals_mut() {
-        if g.ty == Some(ty) && matches!(g.op, Op::ConstantComposite | Op::SpecConstantComposite) {
+        if g.ty() == Some(ty) && matches!(g.op(), Op::ConstantComposite | Op::SpecConstantComposite)
+        {
             edit(&mut g.args);
         }
     }
@@ -288,7 +289,7 @@ fn edit_parts(m: &mut Module, ty: Id, edit: impl Fn(&mut crate::ir::inst::Args))
             .flat_map(|b| f.block(b).insts.clone())
             .filter(|&i| {
                 let inst = f.inst(i);
-                inst.op == Op::CompositeConstruct && inst.ty == Some(ty)
+                inst.op() == Op::CompositeConstruct && inst.ty() == Some(ty)
             })
             .collect();
         for i in constructs {
