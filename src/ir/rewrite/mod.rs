@@ -14,6 +14,7 @@
 //!   and code moves between functions (`debug.rs`).
 
 mod blocks;
+mod change;
 mod clone;
 mod cursor;
 mod debug;
@@ -24,6 +25,10 @@ mod ssa;
 pub use blocks::{
     fold_branch, merge_into_predecessor, mergeable_into_predecessor, prune_unreachable,
     redirect_phis, remove_phi_incoming, split_block,
+};
+pub use change::{
+    add_interface, edit_args, edit_global_args, freeze_spec_constants, move_global_before,
+    retain_globals, retain_interface, retype, set_lit,
 };
 pub use clone::{clone_body, ClonedBlock};
 pub use cursor::{out_of_ids, rewrite_inst, Builder};

@@ -243,8 +243,8 @@ OpFunctionEnd
         let structs: Vec<u32> = m
             .globals()
             .iter()
-            .filter(|g| g.op == spirv::Op::TypeStruct)
-            .filter_map(|g| g.result)
+            .filter(|g| g.op() == spirv::Op::TypeStruct)
+            .filter_map(|g| g.result())
             .collect();
         // %Data holds a number; %Push holds an address.
         assert!(!super::holds_address(&m, structs[0]));

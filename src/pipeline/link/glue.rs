@@ -28,7 +28,7 @@ use spirv::{BuiltIn, Decoration, ExecutionModel, Op, StorageClass};
 use super::stages::{interface, Slot};
 use super::state::{Encoding, NumericClass, PipelineState, Rate, SpecValue};
 use crate::ir::ops::fold::{rule, Value};
-use crate::ir::rewrite::{out_of_ids, Builder};
+use crate::ir::rewrite::{self, out_of_ids, Builder};
 use crate::ir::{Id, Inst, Module};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,10 +70,7 @@ fn lists_all_globals(m: &Module) -> bool {
 }
 
 fn add_to_interface(m: &mut Module, ep: usize, var: Id) {
-    let ep = &mut m.entry_points[ep];
-    if !ep.args()[1..].contains(&var) {
-        ep.args.push(var);
-    }
+    rewrite::add_interface(&mut m.entry_points[ep], var);
 }
 
 /// Turns an interface variable into a `Private` one of the same id, so the shader's own loads
@@ -93,8 +90,7 @@ fn make_private(m: &mut Module, ep: usize, var: Id) -> Result<(), String> {
         .ok_or_else(out_of_ids)?;
     // The pointer type may be new, and so after the variable: move the variable to the end.
     m.globals_mut().retain(|i| i.result() != Some(var));
-    let mut v = g;
-    v.ty = Some(ptr);
+    let mut v = g.retyped(Some(ptr));
     v.lits_mut()[0] = Operand::StorageClass(StorageClass::Private);
     m.push_global(v);
     m.annotations_mut().retain(|a| {
@@ -114,11 +110,7 @@ fn make_private(m: &mut Module, ep: usize, var: Id) -> Result<(), String> {
             ))
     });
     if !lists_all_globals(m) {
-        let mut k = 0;
-        m.entry_points[ep].args.retain(|o| {
-            k += 1;
-            k == 1 || *o != var
-        });
+        rewrite::retain_interface(&mut m.entry_points[ep], |o| o != var);
     }
     Ok(())
 }
@@ -238,7 +230,7 @@ pub fn freeze_spec_constants(m: &mut Module, state: &PipelineState) -> Result<Ve
     let mut frozen = Vec::new();
     let mut frozen_ids = HashSet::new();
     let mut edits = Vec::new();
-    for (n, g) in m.globals().iter().enumerate() {
+    for g in m.globals() {
         let (Some(id), Some(ty)) = (g.result(), g.ty()) else {
             continue;
         };
@@ -328,13 +320,9 @@ pub fn freeze_spec_constants(m: &mut Module, state: &PipelineState) -> Result<Ve
         };
         frozen.push(format!("SpecId {spec} %{} = {value}", names.get(id)));
         frozen_ids.insert(id);
-        edits.push((n, op, operands));
+        edits.push((id, op, operands));
     }
-    for (n, op, operands) in edits {
-        let g = &mut m.globals_mut()[n];
-        g.op = op;
-        g.set_operands(operands);
-    }
+    rewrite::freeze_spec_constants(m, edits);
     if frozen.is_empty() {
         return Ok(frozen);
     }
@@ -354,6 +342,8 @@ fn fold_spec_dependents(m: &mut Module) {
     let mut values: HashMap<Id, Value> = HashMap::new();
     let mut kinds: HashMap<Id, (Op, u32, bool)> = HashMap::new();
     let mut constant: HashSet<Id> = HashSet::new();
+    // Frozen after the walk, which reads only what it noted of earlier globals.
+    let mut frozen = Vec::new();
     for n in 0..m.globals().len() {
         let g = m.globals()[n].clone();
         let Some(id) = g.result() else { continue };
@@ -411,7 +401,7 @@ fn fold_spec_dependents(m: &mut Module) {
                 constant.insert(id);
             }
             Op::SpecConstantComposite if g.id_operands().all(|p| constant.contains(&p)) => {
-                m.globals_mut()[n].op = Op::ConstantComposite;
+                frozen.push((id, Op::ConstantComposite, g.to_operands()));
                 constant.insert(id);
             }
             Op::SpecConstantOp => {
@@ -449,13 +439,12 @@ fn fold_spec_dependents(m: &mut Module) {
                 };
                 values.insert(id, v);
                 constant.insert(id);
-                let g = &mut m.globals_mut()[n];
-                g.op = op;
-                g.set_operands(operands);
+                frozen.push((id, op, operands));
             }
             _ => {}
         }
     }
+    rewrite::freeze_spec_constants(m, frozen);
 }
 
 /// Finds the `Input` variable decorated with `builtin`, or declares one (an `int`).

@@ -134,11 +134,7 @@ fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
     }
     let decorated_b = decorated(&b);
     let decorated_out = decorated(out);
-    let key = |g: &Inst| {
-        let mut k = g.clone();
-        k.result = None;
-        k
-    };
+    let key = |g: &Inst| g.clone().renamed(None);
     let mut known: HashMap<Inst, Id> = out
         .globals()
         .iter()

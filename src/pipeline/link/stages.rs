@@ -22,6 +22,7 @@ use spirv::{BuiltIn, Decoration, ExecutionModel, Op, StorageClass};
 
 use crate::ir::fxhash::FxHashSet;
 use crate::ir::names::Names;
+use crate::ir::rewrite;
 use crate::ir::rewrite::{forget, remove_insts, Builder, Replacer};
 use crate::ir::{Id, Module, Opd};
 use crate::pipeline::pass::{Diagnostic, Severity};
@@ -461,12 +462,8 @@ fn remove_vars(m: &mut Module, vars: &HashSet<Id>) {
         });
     }
     for ep in &mut m.entry_points {
-        // Keep the function operand (the first id) even in the unlikely case it was listed.
-        let mut k = 0;
-        ep.args.retain(|i| {
-            k += 1;
-            k == 1 || !vars.contains(i)
-        });
+        // Keeps the function operand (the first id) even in the unlikely case it was listed.
+        rewrite::retain_interface(ep, |i| !vars.contains(&i));
     }
     m.globals_mut()
         .retain(|g| !g.result().is_some_and(|r| vars.contains(&r)));
@@ -723,10 +720,7 @@ fn copy_constant(from: &Module, c: Id, to: &mut Module, ty: Id) -> Option<Id> {
             if matches!(def.op(), Op::ConstantNull)
                 || type_sig(from, def.ty()?, 0) == type_sig(to, ty, 0)
             {
-                let mut c = def.clone();
-                c.ty = Some(ty);
-                c.result = None;
-                to.intern(c)
+                to.intern(def.clone().retyped(Some(ty)).renamed(None))
             } else {
                 None
             }

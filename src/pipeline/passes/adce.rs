@@ -38,6 +38,7 @@ use crate::ir::debug::{self, DebugSets};
 use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::ops::ExtSets;
+use crate::ir::rewrite;
 use crate::ir::rewrite::Builder;
 use crate::ir::rewrite::{forget, is_debug_only, prune_unreachable_in, undefine_debug_uses};
 use crate::ir::types::pointer_type;
@@ -423,11 +424,8 @@ fn drop_unused_interface(m: &mut Module, sets: &ExtSets) -> bool {
         }
         let ep = &mut m.entry_points[e];
         let before = ep.args().len();
-        let mut k = 0;
-        // The first id is the entry point's function; the interface follows.
-        ep.args.retain(|v| {
-            k += 1;
-            k == 1 || used.contains(v) || sample_rate.contains(v) || initialized_outputs.contains(v)
+        rewrite::retain_interface(ep, |v| {
+            used.contains(&v) || sample_rate.contains(&v) || initialized_outputs.contains(&v)
         });
         changed |= ep.args().len() != before;
     }

@@ -21,6 +21,7 @@ use rspirv::dr::Operand;
 use spirv::Op;
 
 use crate::ir::ops;
+use crate::ir::rewrite;
 use crate::ir::rewrite::{forget, Builder, Edits};
 use crate::ir::typing::{Labels, Made, Need, Numeric, TypeInfo};
 use crate::ir::{Id, Inst, InstId, Module};
@@ -716,8 +717,7 @@ fn typed_constant_at(
         }
         // The same constant, of the typed type.
         _ => {
-            let mut i = def.clone();
-            i.ty = Some(ty);
+            let i = def.clone().retyped(Some(ty));
             m.intern(i)?
         }
     };
@@ -758,17 +758,17 @@ pub fn assign_types(m: &mut Module) -> Result<Outcome, String> {
     }
     for f in m.functions_mut() {
         if let Some(&t) = new_types.get(&f.id()) {
-            f.def.ty = Some(t);
+            f.def = f.def.clone().retyped(Some(t));
         }
         for p in &mut f.params {
             if let Some(&t) = p.result().and_then(|r| new_types.get(&r)) {
-                p.ty = Some(t);
+                *p = p.clone().retyped(Some(t));
             }
         }
         let ids: Vec<InstId> = f.layout().map(|(_, i)| i).collect();
         for i in ids {
             if let Some(&t) = f.inst(i).result().and_then(|r| new_types.get(&r)) {
-                f.inst_mut(i).ty = Some(t);
+                rewrite::retype(f, i, Some(t));
             }
         }
     }
@@ -917,9 +917,12 @@ pub fn assign_types(m: &mut Module) -> Result<Outcome, String> {
         });
         if !same {
             let ty = Builder::detached(m).fn_type(ret, &params)?;
-            if let Some(last) = m.function_at_mut(fi).def.args.last_mut() {
-                *last = ty;
-            }
+            let def = &mut m.function_at_mut(fi).def;
+            *def = def.clone().with_args_edited(|a| {
+                if let Some(last) = a.last_mut() {
+                    *last = ty;
+                }
+            });
         }
     }
     remove_bits_declarations(m);
@@ -1018,7 +1021,7 @@ fn relabel_local(
         };
         let pointee = relabel_type(m, pointee, label, made)?;
         let new_ptr = m.pointer_to(class, pointee)?;
-        m.function_at_mut(f).inst_mut(iid).ty = Some(new_ptr);
+        rewrite::retype(m.function_at_mut(f), iid, Some(new_ptr));
     }
     Some(())
 }

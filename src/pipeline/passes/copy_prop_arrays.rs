@@ -22,6 +22,7 @@ use spirv::{Decoration, Op, StorageClass};
 
 use crate::ir::debug::DebugSets;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
+use crate::ir::rewrite;
 use crate::ir::types::{members, pointer_type};
 use crate::ir::{Function, Id, InstId, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
@@ -290,16 +291,14 @@ pub fn copy_prop_arrays(m: &mut Module) -> bool {
             let sources: FxHashMap<Id, Id> = [(c.var, c.source)].into_iter().collect();
             for &ch in &c.chains {
                 let ty = retyped[&ch];
-                let inst = f.inst_mut(ch);
-                inst.ty = Some(ty);
-                if let Some(&s) = inst.args().first().and_then(|a| sources.get(a)) {
-                    inst.args[0] = s;
+                rewrite::retype(f, ch, Some(ty));
+                if let Some(&s) = f.inst(ch).args().first().and_then(|a| sources.get(a)) {
+                    f.set_arg(ch, 0, s);
                 }
             }
             for &l in &c.loads {
-                let inst = f.inst_mut(l);
-                if inst.args().first() == Some(&c.var) {
-                    inst.args[0] = c.source;
+                if f.inst(l).args().first() == Some(&c.var) {
+                    f.set_arg(l, 0, c.source);
                 }
             }
         }

@@ -21,6 +21,7 @@ use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::idmap::IdMap;
 use crate::ir::inst::{is_constant, is_spec_constant, is_type};
 use crate::ir::ops::{self, Attrs, ExtSets};
+use crate::ir::rewrite;
 use crate::ir::rewrite::{forget, is_metadata, remove_insts, undefine_debug_uses};
 use crate::ir::{Id, Inst, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
@@ -137,12 +138,7 @@ pub fn dce(m: &mut Module) -> bool {
         if m.globals().len() != before_globals {
             changed = true;
             for ep in &mut m.entry_points {
-                // The first id is the entry point's function; the interface follows.
-                let mut k = 0;
-                ep.args.retain(|v| {
-                    k += 1;
-                    k == 1 || !dead_vars.contains(v)
-                });
+                rewrite::retain_interface(ep, |v| !dead_vars.contains(&v));
             }
             removed.extend(dead_vars.iter().copied());
         }

@@ -279,7 +279,7 @@ fn inline_call(
                 let mut store = Builder::detached_at(m, v.loc());
                 store.store(var, init);
                 stores.extend(store.take());
-                v.args.clear();
+                v = v.with_args_edited(|a| a.clear());
             }
             vars.push(v);
         }

@@ -311,12 +311,12 @@ fn unroll(
     for (k, map) in maps.iter().enumerate() {
         let rename = |id: Id| map.get(&id).copied().unwrap_or(id);
         let copy = |i: &Inst| {
-            let mut c = i.clone();
-            c.result = c.result().map(rename);
-            for a in &mut c.args {
-                *a = rename(*a);
-            }
-            c
+            let result = i.result().map(rename);
+            i.clone().renamed(result).with_args_edited(|args| {
+                for a in args {
+                    *a = rename(*a);
+                }
+            })
         };
         let last = k == plan.trips;
         for &b in &plan.blocks {
@@ -344,7 +344,8 @@ fn unroll(
             } else {
                 let mut t = copy(f.terminator(b));
                 if b == plan.latch {
-                    t.args = smallvec::smallvec![maps[k + 1][&header_label]];
+                    let next = maps[k + 1][&header_label];
+                    t = t.with_args_edited(|a| *a = smallvec::smallvec![next]);
                 }
                 let merge = block.merge.clone().map(|mut mg| {
                     mg.remap(rename);

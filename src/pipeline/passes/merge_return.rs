@@ -21,6 +21,7 @@ use spirv::{Op, StorageClass};
 use crate::ir::analysis::ConstructKind;
 use crate::ir::func::{Function, Merge};
 use crate::ir::fxhash::FxHashMap;
+use crate::ir::rewrite;
 use crate::ir::rewrite::{out_of_ids, repair_ssa, split_block, Builder};
 use crate::ir::{Id, Inst, Module};
 use crate::pipeline::pass::{Changed, Diagnostic, Pass, PassCx, PassError, Severity};
@@ -212,8 +213,7 @@ pub fn merge_returns(m: &mut Module, f: &mut Function) -> Result<bool, String> {
             let ty = f.inst(i).ty().unwrap_or(0);
             let undef = m.undef(ty).ok_or_else(out_of_ids)?;
             for &p in &preds {
-                let phi = f.inst_mut(i);
-                phi.args.extend([undef, p]);
+                rewrite::edit_args(f, i, |a| a.extend([undef, p]));
             }
         }
     }

@@ -15,6 +15,7 @@ use spirv::{Op, StorageClass};
 use crate::ir::analysis::CallGraph;
 use crate::ir::debug::{self, DebugSets};
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
+use crate::ir::rewrite;
 use crate::ir::rewrite::{decorated_ids, out_of_ids, unname_in_records};
 use crate::ir::types::pointer_type;
 use crate::ir::{Id, Inst, InstId, Module};
@@ -138,11 +139,7 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
         _ => true,
     });
     for ep in &mut m.entry_points {
-        let mut k = 0;
-        ep.args.retain(|a| {
-            k += 1;
-            k == 1 || !moved_ids.contains(a)
-        });
+        rewrite::retain_interface(ep, |a| !moved_ids.contains(&a));
     }
     // …and enter their function's entry block as Function variables.
     for (v, fi) in &moved {
@@ -150,8 +147,7 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
         let (_, pointee) =
             pointer_type(m, def.ty().unwrap_or(0)).ok_or("a variable without a pointer type")?;
         let ptr = function_pointer(m, pointee)?;
-        let mut var = def.clone();
-        var.ty = Some(ptr);
+        let mut var = def.clone().retyped(Some(ptr));
         var.lits_mut()[0] = Operand::StorageClass(StorageClass::Function);
         let f = m.function_at_mut(*fi);
         let at = f
@@ -187,7 +183,7 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
         for (i, t) in chains {
             let (_, pointee) = pointer_type(m, t).ok_or("a chain without a pointer type")?;
             let ptr = function_pointer(m, pointee)?;
-            m.function_at_mut(fi).inst_mut(i).ty = Some(ptr);
+            rewrite::retype(m.function_at_mut(fi), i, Some(ptr));
         }
     }
     m.reindex();

@@ -23,6 +23,7 @@ use crate::ir::module::Attribute;
 use crate::ir::names::Names;
 use crate::ir::ops::{self, ExtSets, OpSet};
 use crate::ir::qptr::{find_path, Defs, Index, Layout, Place};
+use crate::ir::rewrite;
 use crate::ir::rewrite::{forget, Builder, Edits};
 use crate::ir::typing::TypeInfo;
 use crate::ir::{Id, Inst, InstId, Module};
@@ -430,17 +431,14 @@ fn apply(m: &mut Module, fi: usize, plan: Plan) -> Option<()> {
         let mut cast = Builder::detached(m);
         let tmp = cast.fresh().ok()?;
         let insts = if is_load {
-            let mut load = i.clone();
-            load.ty = Some(member);
-            load.result = Some(tmp);
+            let load = i.clone().retyped(Some(member)).renamed(Some(tmp));
             cast.ids_as(Op::Bitcast, i.ty(), i.result(), &[tmp]);
             let mut insts = vec![load];
             insts.extend(cast.take());
             insts
         } else {
             let v = i.id_at(1)?;
-            let mut store = i.clone();
-            store.args[1] = tmp;
+            let store = i.clone().with_arg(1, tmp);
             cast.ids_as(Op::Bitcast, Some(member), Some(tmp), &[v]);
             let mut insts = cast.take();
             insts.push(store);
@@ -450,7 +448,7 @@ fn apply(m: &mut Module, fi: usize, plan: Plan) -> Option<()> {
     }
     for (iid, class, t) in phis {
         let ptr = m.pointer_to(class, t)?;
-        m.function_at_mut(fi).inst_mut(iid).ty = Some(ptr);
+        rewrite::retype(m.function_at_mut(fi), iid, Some(ptr));
     }
     // Apply replacements and insertions. An insertion goes where the qptr it replaces was
     // defined: in its place when it goes, after its block's phis when it stays (a phi).

@@ -444,10 +444,9 @@ fn lower_function(
                 continue;
             };
             let qptr = qptr_type(m, class).ok_or_else(out_of_ids)?;
-            let mut new = i.clone();
-            new.ty = Some(qptr);
+            let mut args = i.args().to_vec();
             let skip = usize::from(i.op() == Op::Select);
-            for (k, o) in new.args.iter_mut().enumerate() {
+            for (k, o) in args.iter_mut().enumerate() {
                 let is_value = if i.op() == Op::Phi {
                     k % 2 == 0
                 } else {
@@ -474,6 +473,10 @@ fn lower_function(
                 };
                 *o = q;
             }
+            let new = i
+                .clone()
+                .retyped(Some(qptr))
+                .with_args_edited(|a| a.copy_from_slice(&args));
             m.function_at_mut(fi).replace_inst(iid, new);
             changed = true;
         }

@@ -66,7 +66,7 @@ fn uses_of(m: &Module, f: &Function, v: Id) -> Option<Uses> {
             (Op::Store, 0) if !is_volatile(i) && i.args().get(1) != Some(&v) => {
                 out.stores.push(u.inst)
             }
-            (Op::CopyMemory, 0 | 1) if i.args()[0] != i.args[1] => out.copies.push(u.inst),
+            (Op::CopyMemory, 0 | 1) if i.args()[0] != i.args()[1] => out.copies.push(u.inst),
             (Op::AccessChain | Op::InBoundsAccessChain, 0) => {
                 let idx: Vec<Option<u32>> = i.args()[1..]
                     .iter()
@@ -245,9 +245,11 @@ fn split(
             replace.replace_in(f.id(), chain.result().unwrap_or(0), part(path[0])?);
             edits.remove(*c);
         } else {
-            let mut new = chain.clone();
-            new.args.remove(1);
-            new.args[0] = part(path[0])?;
+            let base = part(path[0])?;
+            let new = chain.clone().with_args_edited(|a| {
+                a.remove(1);
+                a[0] = base;
+            });
             edits.replace(*c, new);
         }
     }
@@ -277,15 +279,16 @@ fn split(
     for &d in &uses.declares {
         for (k, p) in parts.iter().enumerate() {
             let Some(p) = *p else { continue };
-            let mut part_declare = f.inst(d).clone();
-            let Some(described) = part_declare.args.get_mut(debug::ARG_DESCRIBED) else {
+            let declare = f.inst(d);
+            if declare.args().len() <= debug::ARG_DESCRIBED {
                 continue;
-            };
-            *described = p;
-            part_declare
-                .args
-                .push(m.u32_constant(k as u32).ok_or_else(out_of_ids)?);
-            part_declare.result = Some(m.fresh_id().ok_or_else(out_of_ids)?);
+            }
+            let declare = declare.clone();
+            let index = m.u32_constant(k as u32).ok_or_else(out_of_ids)?;
+            let part_declare = declare
+                .with_arg(debug::ARG_DESCRIBED, p)
+                .with_args_edited(|a| a.push(index))
+                .renamed(Some(m.fresh_id().ok_or_else(out_of_ids)?));
             edits.insert_before(d, part_declare);
         }
         edits.remove(d);

@@ -229,8 +229,7 @@ impl Cx {
             }
             // The same constant, of the bit-vector type.
             _ => {
-                let mut i = def.clone();
-                i.ty = Some(ty);
+                let i = def.clone().retyped(Some(ty));
                 m.intern(i)?
             }
         };
@@ -267,16 +266,18 @@ pub fn untype(m: &mut Module) -> Result<bool, String> {
                 }
                 None => p.ty().unwrap_or(0),
             };
-            m.function_at_mut(fi).params[pi].ty = Some(new);
+            let param = &mut m.function_at_mut(fi).params[pi];
+            *param = param.clone().retyped(Some(new));
             param_types.push(new);
         }
         if sig_changed {
             let fn_type = Builder::detached(m).fn_type(new_ret.unwrap_or(0), &param_types)?;
             let def = &mut m.function_at_mut(fi).def;
-            def.ty = new_ret;
-            if let Some(last) = def.args.last_mut() {
-                *last = fn_type;
-            }
+            *def = def.clone().retyped(new_ret).with_args_edited(|a| {
+                if let Some(last) = a.last_mut() {
+                    *last = fn_type;
+                }
+            });
             changed = true;
         }
     }
@@ -289,14 +290,14 @@ pub fn untype(m: &mut Module) -> Result<bool, String> {
                 let inst = m.functions()[fi].inst(iid).clone();
                 let mut new = inst.clone();
                 if let Some(&old) = inst.result().and_then(|r| plan.values.get(&r)) {
-                    new.ty = Some(cx.bits_of(m, old).ok_or_else(out_of_ids)?);
+                    new = new.retyped(Some(cx.bits_of(m, old).ok_or_else(out_of_ids)?));
                 }
                 for &k in plan.operands.get(&(fi, iid)).into_iter().flatten() {
                     let Some(&c) = new.args().get(k) else {
                         continue;
                     };
                     if cx.constants.contains_key(&c) {
-                        new.args[k] = cx.bits_constant(m, c).ok_or_else(out_of_ids)?;
+                        new = new.with_arg(k, cx.bits_constant(m, c).ok_or_else(out_of_ids)?);
                     }
                 }
                 if new != inst {

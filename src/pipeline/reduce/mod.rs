@@ -27,6 +27,7 @@ use super::semantic::{self, pass_steps, Feed, Finding};
 use super::validate::{check_step, spirv_of, StepCheck};
 use super::{Pipeline, Run};
 use crate::ir::fxhash::FxHashSet;
+use crate::ir::rewrite;
 use crate::ir::rewrite::{Builder, Replacer};
 use crate::ir::{Id, Module};
 
@@ -1000,12 +1001,7 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
     drop_at(m.annotations_mut(), &annotations);
     drop_at(&mut m.preamble, &preamble);
     for e in &mut m.entry_points {
-        // The function, then the interface.
-        let mut k = 0;
-        e.args.retain(|a| {
-            k += 1;
-            k == 1 || !interface.contains(a)
-        });
+        rewrite::retain_interface(e, |a| !interface.contains(&a));
     }
     replacer.apply(&mut m, "reduce");
     for (fid, r) in gone {
@@ -1569,8 +1565,8 @@ mod tests {
         let value = move |m: &Module, op: &str| {
             m.functions()[0]
                 .insts()
-                .find(|i| format!("{:?}", i.op) == op)
-                .and_then(|i| i.result)
+                .find(|i| format!("{:?}", i.op()) == op)
+                .and_then(|i| i.result())
                 .unwrap()
         };
         (m, fid, value)
@@ -1639,9 +1635,9 @@ mod tests {
         assert!(chances.contains(&Chance::Forward(fid, z, 0)), "{chances:?}");
         let c = apply(&m, &[Chance::Forward(fid, z, 0)], false).unwrap();
         let f = &c.functions()[0];
-        assert!(f.insts().all(|i| i.op != Op::FMul));
-        let convert = f.insts().find(|i| i.op == Op::ConvertFToS).unwrap();
-        assert_eq!(convert.args[0], y);
+        assert!(f.insts().all(|i| i.op() != Op::FMul));
+        let convert = f.insts().find(|i| i.op() == Op::ConvertFToS).unwrap();
+        assert_eq!(convert.args()[0], y);
         assert!(verified(&c));
     }
 

@@ -8,6 +8,7 @@ use std::collections::{HashMap, HashSet};
 use rspirv::dr::Operand;
 use spirv::Op;
 
+use crate::ir::rewrite;
 use crate::ir::rewrite::Builder;
 use crate::ir::types::{const_int, pointer_type};
 use crate::ir::{Function, Id, InstId, Module};
@@ -194,9 +195,8 @@ pub(super) fn remove_member(m: &mut Module, s: Id, k: u32) -> Option<()> {
                 m.function_mut(fid)?.set_arg(i, p, new);
             }
             Site::Lit(fid, i, p) => {
-                let f = m.function_mut(fid)?;
-                *f.inst_mut(i).lits_mut().get_mut(p)? =
-                    Operand::LiteralBit32(u32::try_from(index).ok()?);
+                let lit = Operand::LiteralBit32(u32::try_from(index).ok()?);
+                rewrite::set_lit(m.function_mut(fid)?, i, p, lit)?;
             }
         }
     }
@@ -206,9 +206,7 @@ pub(super) fn remove_member(m: &mut Module, s: Id, k: u32) -> Option<()> {
             parts.remove(k_at);
         }
     };
-    if let Some(g) = m.globals_mut().iter_mut().find(|g| g.result() == Some(s)) {
-        without_member(&mut g.args);
-    }
+    rewrite::edit_global_args(m, |g| g.result() == Some(s), without_member);
     edit_parts(m, s, without_member);
     // Member decorations and names: the member's go, those after it move down.
     let renumber = |list: &mut Vec<crate::ir::Inst>| {
@@ -251,15 +249,10 @@ pub(super) fn shorten_array(m: &mut Module, a: Id, dynamic: bool) -> Option<()> 
     }
     let length = *m.global(a)?.args().get(1)?;
     let one = constant_like(m, length, 1)?;
-    let globals = m.globals_mut();
-    let at = globals.iter().position(|g| g.result() == Some(a))?;
-    globals[at].args[1] = one;
+    m.global_position(a)?;
+    rewrite::edit_global_args(m, |g| g.result() == Some(a), |args| args[1] = one);
     // A new constant comes last: it must come before the array that uses it.
-    let made = globals.iter().position(|g| g.result() == Some(one))?;
-    if made > at {
-        let constant = globals.remove(made);
-        globals.insert(at, constant);
-    }
+    rewrite::move_global_before(m, one, a)?;
     edit_parts(m, a, |parts| parts.truncate(1));
     m.reindex();
     Some(())
@@ -278,12 +271,14 @@ fn constant_like(m: &mut Module, like: Id, value: u64) -> Option<Id> {
 
 /// Edits the parts of every composite of type `ty`: its constants and its constructs.
 fn edit_parts(m: &mut Module, ty: Id, edit: impl Fn(&mut crate::ir::inst::Args)) {
-    for g in m.globals_mut() {
-        if g.ty() == Some(ty) && matches!(g.op(), Op::ConstantComposite | Op::SpecConstantComposite)
-        {
-            edit(&mut g.args);
-        }
-    }
+    rewrite::edit_global_args(
+        m,
+        |g| {
+            g.ty() == Some(ty)
+                && matches!(g.op(), Op::ConstantComposite | Op::SpecConstantComposite)
+        },
+        &edit,
+    );
     for f in m.functions_mut() {
         let constructs: Vec<InstId> = (0..f.blocks().len())
             .flat_map(|b| f.block(b).insts.clone())
@@ -293,7 +288,7 @@ fn edit_parts(m: &mut Module, ty: Id, edit: impl Fn(&mut crate::ir::inst::Args))
             })
             .collect();
         for i in constructs {
-            edit(&mut f.inst_mut(i).args);
+            rewrite::edit_args(f, i, &edit);
         }
     }
 }
@@ -354,15 +349,15 @@ mod tests {
         assert_eq!(members, [(s, 1)], "only member 1 is unreached");
         assert_eq!(arrays.len(), 1, "the array is indexed at 0 only");
         remove_member(&mut m, s, 1).unwrap();
-        assert_eq!(m.global(s).unwrap().args.len(), 2);
+        assert_eq!(m.global(s).unwrap().args().len(), 2);
         // The load of member 2 now reads member 1; member 2's Offset is member 1's.
         let f = &m.functions()[0];
-        let chain = f.insts().find(|i| i.op == Op::AccessChain).unwrap();
-        assert_eq!(const_int(&m, chain.args[1]), Some(1));
+        let chain = f.insts().find(|i| i.op() == Op::AccessChain).unwrap();
+        assert_eq!(const_int(&m, chain.args()[1]), Some(1));
         let offsets: Vec<(u32, u32)> = m
             .annotations()
             .iter()
-            .filter(|i| i.op == Op::MemberDecorate)
+            .filter(|i| i.op() == Op::MemberDecorate)
             .map(|i| (i.lit_u32(0).unwrap(), i.lit_u32(2).unwrap()))
             .collect();
         assert_eq!(offsets, [(0, 0), (1, 8)]);
@@ -377,7 +372,7 @@ mod tests {
         let (_, arrays) = chances(&m, false);
         shorten_array(&mut m, arrays[0], false).unwrap();
         let a = m.global(arrays[0]).unwrap();
-        assert_eq!(const_int(&m, a.args[1]), Some(1));
+        assert_eq!(const_int(&m, a.args()[1]), Some(1));
         assert_valid(&m);
     }
 

@@ -1,0 +1,148 @@
+//! Small changes of single instructions: their type, result and id operands, and the
+//! interface of an entry point. Outside `ir` an instruction's fields are read-only; these (and
+//! `Function`'s own `set_arg`, `map_args`, `replace_inst`, `set_result`) are how it changes.
+//!
+//! Two kinds: `Inst`'s `retyped`, `renamed`, `with_arg`, ... make a new instruction value from
+//! one (a copy about to be inserted or interned); the free functions change an instruction
+//! where it is, in a function or among the globals, keeping the indexes right.
+
+use rspirv::dr::Operand;
+use spirv::Op;
+
+use super::super::func::{Function, InstId};
+use super::super::inst::{Args, Id, Inst};
+use super::super::module::Module;
+
+impl Inst {
+    /// The same instruction with result type `ty`.
+    pub fn retyped(mut self, ty: Option<Id>) -> Inst {
+        self.ty = ty;
+        self
+    }
+
+    /// The same instruction with result id `result`.
+    pub fn renamed(mut self, result: Option<Id>) -> Inst {
+        self.result = result;
+        self
+    }
+
+    /// The same instruction with id operand `k` set to `id`.
+    pub fn with_arg(mut self, k: usize, id: Id) -> Inst {
+        self.args[k] = id;
+        self
+    }
+
+    /// The same instruction with its id operands changed by `edit` (their number may change:
+    /// the literals keep their places among all operands only when it does not).
+    pub fn with_args_edited(mut self, edit: impl FnOnce(&mut Args)) -> Inst {
+        edit(&mut self.args);
+        self
+    }
+}
+
+/// Sets the result type of instruction `i` of `f`.
+pub fn retype(f: &mut Function, i: InstId, ty: Option<Id>) {
+    if f.inst(i).ty != ty {
+        f.inst_mut(i).ty = ty;
+    }
+}
+
+/// Changes the id operands of instruction `i` of `f` through `edit` (a phi gaining incoming
+/// pairs, a composite losing a part); its result stays.
+pub fn edit_args(f: &mut Function, i: InstId, edit: impl FnOnce(&mut Args)) {
+    let mut args = f.inst(i).args.clone();
+    edit(&mut args);
+    if args != f.inst(i).args {
+        f.inst_mut(i).args = args;
+    }
+}
+
+/// Adds `var` to the interface of entry point `ep` (an `OpEntryPoint`) unless it is there.
+pub fn add_interface(ep: &mut Inst, var: Id) {
+    debug_assert_eq!(ep.op, Op::EntryPoint);
+    if !ep.args[1..].contains(&var) {
+        ep.args.push(var);
+    }
+}
+
+/// Keeps the interface ids of entry point `ep` for which `keep` holds (its function stays).
+pub fn retain_interface(ep: &mut Inst, mut keep: impl FnMut(Id) -> bool) {
+    debug_assert_eq!(ep.op, Op::EntryPoint);
+    let mut k = 0;
+    ep.args.retain(|a| {
+        k += 1;
+        k == 1 || keep(*a)
+    });
+}
+
+/// Freezes each specialization constant `id` to `op` with `operands` (an `OpConstant*` of
+/// the same type and result). A specialization constant is never interned, so this changes
+/// no interned constant in place; the frozen constants join the intern table unless an
+/// equal one is there already.
+pub fn freeze_spec_constants(
+    m: &mut Module,
+    frozen: impl IntoIterator<Item = (Id, Op, Vec<Operand>)>,
+) {
+    let mut any = false;
+    for (id, op, operands) in frozen {
+        any = true;
+        let Some(g) = m.global_mut(id) else {
+            continue;
+        };
+        assert!(
+            super::super::inst::is_spec_constant(g.op),
+            "freeze_spec_constants: %{id} is a {:?}",
+            g.op
+        );
+        g.op = op;
+        g.set_operands(operands);
+    }
+    if any {
+        m.reindex();
+    }
+}
+
+/// Changes the id operands of the globals (types and constants) `which` selects through
+/// `edit`, then rebuilds the intern table so interning sees them as they now are. For the
+/// reducer, which shrinks a type and its constants together (every use means the shrunk
+/// one); a pass wanting a constant of another shape interns a new one and replaces the uses.
+pub fn edit_global_args(
+    m: &mut Module,
+    mut which: impl FnMut(&Inst) -> bool,
+    mut edit: impl FnMut(&mut Args),
+) {
+    for g in m.globals_mut() {
+        if which(g) {
+            edit(&mut g.args);
+        }
+    }
+    m.reindex();
+}
+
+/// Moves global `id` to just before global `before`, if it comes after it (a global made
+/// late that an earlier one now uses). Returns `None` when either is not a global.
+pub fn move_global_before(m: &mut Module, id: Id, before: Id) -> Option<()> {
+    let at = m.global_position(before)?;
+    let from = m.global_position(id)?;
+    if from > at {
+        let globals = m.globals_mut();
+        let g = globals.remove(from);
+        globals.insert(at, g);
+    }
+    Some(())
+}
+
+/// Sets literal operand `p` (counted among the literals) of instruction `i` of `f`; `None`
+/// when it has no such literal.
+pub fn set_lit(f: &mut Function, i: InstId, p: usize, lit: Operand) -> Option<()> {
+    if p >= f.inst(i).lits().len() {
+        return None;
+    }
+    f.inst_mut(i).lits_mut()[p] = lit;
+    Some(())
+}
+
+/// Keeps the globals for which `keep` holds, in order.
+pub fn retain_globals(m: &mut Module, keep: impl FnMut(&Inst) -> bool) {
+    m.globals_mut().retain(keep);
+}
