@@ -242,7 +242,8 @@ impl Pass for FractToFloor {
                     && f.inst(i).lits().first() == Some(&Operand::LiteralExtInstInteger(FRACT))
             });
             if let Some(i) = fract {
-                f.inst_mut(i).lits_mut()[0] = Operand::LiteralExtInstInteger(FLOOR);
+                shaderstep::ir::rewrite::set_lit(f, i, 0, Operand::LiteralExtInstInteger(FLOOR))
+                    .unwrap();
                 changed = Changed::Yes;
             }
         }

@@ -176,7 +176,7 @@ impl Module {
     }
 
     /// Global `id`, to change in place (its result must stay).
-    pub fn global_mut(&mut self, id: Id) -> Option<&mut Inst> {
+    pub(in crate::ir) fn global_mut(&mut self, id: Id) -> Option<&mut Inst> {
         let k = self.global_position(id)?;
         Some(&mut self.globals[k])
     }

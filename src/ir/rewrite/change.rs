@@ -9,7 +9,7 @@
 use rspirv::dr::Operand;
 use spirv::Op;
 
-use super::super::func::{Function, InstId};
+use super::super::func::{Block, Function, InstId};
 use super::super::inst::{Args, Id, Inst};
 use super::super::module::Module;
 
@@ -145,4 +145,35 @@ pub fn set_lit(f: &mut Function, i: InstId, p: usize, lit: Operand) -> Option<()
 /// Keeps the globals for which `keep` holds, in order.
 pub fn retain_globals(m: &mut Module, keep: impl FnMut(&Inst) -> bool) {
     m.globals_mut().retain(keep);
+}
+
+/// Inserts `blocks` (made with `Function::new_block`) into the layout of `f` at position
+/// `at` (the end when `at` is the number of blocks), in order.
+pub fn insert_blocks(f: &mut Function, at: usize, blocks: Vec<Block>) {
+    f.blocks_mut().splice(at..at, blocks);
+}
+
+/// Takes the blocks at the positions `which` selects out of the layout of `f`, in order;
+/// their instructions stay in the arena until `Function::free_block`.
+pub fn take_blocks(f: &mut Function, mut which: impl FnMut(usize) -> bool) -> Vec<Block> {
+    let blocks = f.blocks_mut();
+    let mut taken = Vec::new();
+    let mut kept = Vec::with_capacity(blocks.len());
+    for (k, block) in std::mem::take(blocks).into_iter().enumerate() {
+        if which(k) {
+            taken.push(block);
+        } else {
+            kept.push(block);
+        }
+    }
+    *blocks = kept;
+    taken
+}
+
+/// Moves every instruction of block `from` (not its terminator) to the end of block `to`,
+/// before `to`'s terminator; returns them.
+pub fn move_insts(f: &mut Function, from: usize, to: usize) -> Vec<InstId> {
+    let moved = std::mem::take(f.block_insts_mut(from));
+    f.block_insts_mut(to).extend(moved.iter().copied());
+    moved
 }

@@ -27,8 +27,8 @@ pub use blocks::{
     redirect_phis, remove_phi_incoming, split_block,
 };
 pub use change::{
-    add_interface, edit_args, edit_global_args, freeze_spec_constants, move_global_before,
-    retain_globals, retain_interface, retype, set_lit,
+    add_interface, edit_args, edit_global_args, freeze_spec_constants, insert_blocks,
+    move_global_before, move_insts, retain_globals, retain_interface, retype, set_lit, take_blocks,
 };
 pub use clone::{clone_body, ClonedBlock};
 pub use cursor::{out_of_ids, rewrite_inst, Builder};

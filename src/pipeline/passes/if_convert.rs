@@ -156,9 +156,7 @@ fn convert_function(m: &mut Module, f: &mut Function, sets: &ExtSets) -> bool {
         // The arms' instructions move into the header, before its branch.
         let mut moved_all: Vec<InstId> = Vec::new();
         for a in [ta, fa].into_iter().flatten() {
-            let moved: Vec<InstId> = std::mem::take(f.block_insts_mut(a));
-            moved_all.extend(&moved);
-            f.block_insts_mut(h).extend(moved);
+            moved_all.extend(crate::ir::rewrite::move_insts(f, a, h));
         }
         drop_arm_values(f, h, &moved_all, &dsets);
         // Phis become selects. Before SPIR-V 1.4 a vector select needs a condition of as many

@@ -232,9 +232,7 @@ fn inline_call(
             .map(|(&old, &new)| (old, new)),
     );
     // The call leaves; its result is the returned value.
-    let call_id = f.block(b).insts[pos];
-    f.block_insts_mut(b).remove(pos);
-    f.free_inst(call_id);
+    f.remove_inst(b, pos);
     let mut returned = None;
     for cb in &mut blocks {
         match cb.terminator.op() {
@@ -293,7 +291,7 @@ fn inline_call(
         .into_iter()
         .map(|c| f.new_block(c.label, c.insts, c.merge, c.terminator))
         .collect();
-    f.blocks_mut().splice(a..a, new);
+    crate::ir::rewrite::insert_blocks(f, a, new);
     // The branch into the copy is where the call was.
     if let Some(entry) = entry_label {
         let mut branch = Builder::detached_at(m, f.locs.intern(call_loc));

@@ -406,26 +406,16 @@ fn unroll(
             mg.merge_block() == header_label || mg.continue_target() == Some(header_label)
         });
         if !inside.contains(&b) && names_header {
-            if let Some(mg) = &mut f.block_mut(b).merge {
+            let merge = f.block(b).merge.clone().map(|mut mg| {
                 mg.remap(|id| if id == header_label { first } else { id });
-            }
+                mg
+            });
+            f.set_merge(b, merge);
         }
     }
     // The loop's blocks make way for the copies, where the header was.
     let at = plan.header;
-    let mut old = Vec::new();
-    {
-        let blocks = f.blocks_mut();
-        let mut kept = Vec::with_capacity(blocks.len());
-        for (k, block) in std::mem::take(blocks).into_iter().enumerate() {
-            if inside.contains(&k) {
-                old.push(block);
-            } else {
-                kept.push(block);
-            }
-        }
-        *blocks = kept;
-    }
+    let old = crate::ir::rewrite::take_blocks(f, |k| inside.contains(&k));
     for block in &old {
         gone.insert(block.label);
         for &i in &block.insts {
@@ -437,10 +427,7 @@ fn unroll(
         .into_iter()
         .map(|(label, insts, merge, t)| f.new_block(label, insts, merge, t))
         .collect();
-    let blocks = f.blocks_mut();
-    let tail = blocks.split_off(at);
-    blocks.extend(made);
-    blocks.extend(tail);
+    crate::ir::rewrite::insert_blocks(f, at, made);
     Some(())
 }
 

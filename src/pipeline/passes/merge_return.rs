@@ -231,10 +231,11 @@ pub fn merge_returns(m: &mut Module, f: &mut Function) -> Result<bool, String> {
         .take_while(|&i| f.inst(i).op() == Op::Variable)
         .collect();
     let moved: Vec<Inst> = vars.iter().map(|&i| f.inst(i).clone()).collect();
-    f.block_insts_mut(0).drain(..vars.len());
-    for i in vars {
-        f.free_inst(i);
-    }
+    let mut k = 0;
+    f.retain_ids(0, |_, _| {
+        k += 1;
+        k > vars.len()
+    });
     entry_insts.splice(0..0, moved);
     let mut ret = Builder::detached_at(m, return_loc);
     if void {
@@ -268,11 +269,9 @@ pub fn merge_returns(m: &mut Module, f: &mut Function) -> Result<bool, String> {
     );
     let cont_block = f.new_block(cont, vec![], None, cont_term);
     let exit_block = f.new_block(exit, exit_insts, None, exit_term);
-    let blocks = f.blocks_mut();
-    blocks.insert(0, header_block);
-    blocks.insert(0, entry_block);
-    blocks.push(cont_block);
-    blocks.push(exit_block);
+    rewrite::insert_blocks(f, 0, vec![entry_block, header_block]);
+    let end = f.blocks().len();
+    rewrite::insert_blocks(f, end, vec![cont_block, exit_block]);
     repair_ssa(m, f)?;
     Ok(true)
 }
