@@ -376,15 +376,18 @@ OpFunctionEnd
 "#,
     );
     let (a, b) = (id(&m, "a"), id(&m, "b"));
-    m.annotations_mut().push(Inst::new(
-        Op::Decorate,
-        None,
-        None,
-        vec![
-            rspirv::dr::Operand::IdRef(b),
-            rspirv::dr::Operand::Decoration(spirv::Decoration::RelaxedPrecision),
-        ],
-    ));
+    shaderstep::ir::rewrite::append_annotations(
+        &mut m,
+        [Inst::new(
+            Op::Decorate,
+            None,
+            None,
+            vec![
+                rspirv::dr::Operand::IdRef(b),
+                rspirv::dr::Operand::Decoration(spirv::Decoration::RelaxedPrecision),
+            ],
+        )],
+    );
     let mut r = Replacer::new();
     assert!(r.replace_in(m.functions()[0].id(), b, a));
     assert!(!r.replace(a, b), "a cycle is refused");

@@ -89,8 +89,9 @@ fn drop_unreferenced(m: &mut Module) {
             used.extend(i.ty().iter().chain(i.args()).copied());
         });
         let before = m.globals().len();
-        m.globals_mut()
-            .retain(|g| !(droppable(g.op()) && g.result().is_some_and(|r| !used.contains(&r))));
+        shaderstep::ir::rewrite::retain_globals(m, |g| {
+            !(droppable(g.op()) && g.result().is_some_and(|r| !used.contains(&r)))
+        });
         if m.globals().len() == before {
             break;
         }
@@ -116,7 +117,10 @@ fn normalized_module(mut m: Module) -> Module {
         })
         .collect();
     globals.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
-    *m.globals_mut() = globals.into_iter().map(|(_, _, g)| g).collect();
+    shaderstep::ir::rewrite::reorder_globals(
+        &mut m,
+        globals.into_iter().map(|(_, _, g)| g).collect(),
+    );
     m.reindex();
     let mut order: HashMap<Id, Id> = HashMap::new();
     m.for_each_inst(|i| {

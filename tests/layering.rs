@@ -160,6 +160,8 @@ fn pipeline_and_app_change_the_ir_only_through_the_kit() {
         ".block_mut(",
         ".block_insts_mut(",
         ".global_mut(",
+        ".globals_mut(",
+        ".annotations_mut(",
         ".args[",
         ".args.push(",
         ".args.retain(",

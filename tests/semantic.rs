@@ -203,7 +203,7 @@ impl Pass for MoveColorOutput {
             .filter_map(|g| g.result())
             .collect();
         let mut changed = Changed::No;
-        for a in m.annotations_mut() {
+        shaderstep::ir::rewrite::edit_annotations(m, |a| {
             let target = a.arg(0).unwrap_or(0);
             if a.op() == spirv::Op::Decorate
                 && outputs.contains(&target)
@@ -216,7 +216,8 @@ impl Pass for MoveColorOutput {
                 a.lits_mut()[1] = Operand::LiteralBit32(1);
                 changed = Changed::Yes;
             }
-        }
+            true
+        });
         Ok(changed)
     }
 }

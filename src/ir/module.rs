@@ -118,7 +118,7 @@ impl Module {
     }
 
     /// The annotations, to change (the decoration index is rebuilt on next use).
-    pub fn annotations_mut(&mut self) -> &mut Vec<Inst> {
+    pub(in crate::ir) fn annotations_mut(&mut self) -> &mut Vec<Inst> {
         self.decoration_index = OnceLock::new();
         &mut self.annotations
     }
@@ -150,7 +150,7 @@ impl Module {
 
     /// The globals, to change wholesale (the id index is rebuilt on next use; call `reindex`
     /// when types or constants changed, so interning sees them).
-    pub fn globals_mut(&mut self) -> &mut Vec<Inst> {
+    pub(in crate::ir) fn globals_mut(&mut self) -> &mut Vec<Inst> {
         self.global_index = OnceLock::new();
         &mut self.globals
     }

@@ -177,3 +177,42 @@ pub fn move_insts(f: &mut Function, from: usize, to: usize) -> Vec<InstId> {
     f.block_insts_mut(to).extend(moved.iter().copied());
     moved
 }
+
+/// Takes all globals out of `m` (to merge them into another module).
+pub fn take_globals(m: &mut Module) -> Vec<Inst> {
+    std::mem::take(m.globals_mut())
+}
+
+/// Appends `globals` to those of `m`, in order (each uses only earlier ids); call
+/// `Module::reindex` when they hold types or constants interning should see.
+pub fn append_globals(m: &mut Module, globals: impl IntoIterator<Item = Inst>) {
+    m.globals_mut().extend(globals);
+}
+
+/// Replaces the globals of `m` by `globals` (the same ones, reordered: each uses only earlier
+/// ids), and rebuilds the intern table.
+pub fn reorder_globals(m: &mut Module, globals: Vec<Inst>) {
+    *m.globals_mut() = globals;
+    m.reindex();
+}
+
+/// Keeps the annotations (decorations) for which `keep` holds, in order.
+pub fn retain_annotations(m: &mut Module, keep: impl FnMut(&Inst) -> bool) {
+    m.annotations_mut().retain(keep);
+}
+
+/// Keeps the annotations for which `edit` returns true, after it changed their literals
+/// (a member decoration renumbered as a member goes).
+pub fn edit_annotations(m: &mut Module, edit: impl FnMut(&mut Inst) -> bool) {
+    m.annotations_mut().retain_mut(edit);
+}
+
+/// Takes all annotations out of `m` (to merge them into another module).
+pub fn take_annotations(m: &mut Module) -> Vec<Inst> {
+    std::mem::take(m.annotations_mut())
+}
+
+/// Appends `annotations` to those of `m`, in order.
+pub fn append_annotations(m: &mut Module, annotations: impl IntoIterator<Item = Inst>) {
+    m.annotations_mut().extend(annotations);
+}

@@ -27,8 +27,10 @@ pub use blocks::{
     redirect_phis, remove_phi_incoming, split_block,
 };
 pub use change::{
-    add_interface, edit_args, edit_global_args, freeze_spec_constants, insert_blocks,
-    move_global_before, move_insts, retain_globals, retain_interface, retype, set_lit, take_blocks,
+    add_interface, append_annotations, append_globals, edit_annotations, edit_args,
+    edit_global_args, freeze_spec_constants, insert_blocks, move_global_before, move_insts,
+    reorder_globals, retain_annotations, retain_globals, retain_interface, retype, set_lit,
+    take_annotations, take_blocks, take_globals,
 };
 pub use clone::{clone_body, ClonedBlock};
 pub use cursor::{out_of_ids, rewrite_inst, Builder};

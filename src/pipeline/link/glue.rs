@@ -89,11 +89,11 @@ fn make_private(m: &mut Module, ep: usize, var: Id) -> Result<(), String> {
         .pointer_to(StorageClass::Private, pointee)
         .ok_or_else(out_of_ids)?;
     // The pointer type may be new, and so after the variable: move the variable to the end.
-    m.globals_mut().retain(|i| i.result() != Some(var));
+    crate::ir::rewrite::retain_globals(m, |i| i.result() != Some(var));
     let mut v = g.retyped(Some(ptr));
     v.lits_mut()[0] = Operand::StorageClass(StorageClass::Private);
     m.push_global(v);
-    m.annotations_mut().retain(|a| {
+    crate::ir::rewrite::retain_annotations(m, |a| {
         !(a.op() == Op::Decorate
             && a.args().first() == Some(&var)
             && matches!(
@@ -326,7 +326,7 @@ pub fn freeze_spec_constants(m: &mut Module, state: &PipelineState) -> Result<Ve
     if frozen.is_empty() {
         return Ok(frozen);
     }
-    m.annotations_mut().retain(|a| {
+    crate::ir::rewrite::retain_annotations(m, |a| {
         !(matches!(
             a.lits().first(),
             Some(Operand::Decoration(Decoration::SpecId))

@@ -14,6 +14,7 @@ use rspirv::dr::Operand;
 use spirv::{Decoration, LinkageType, Op};
 
 use crate::ir::names::Names;
+use crate::ir::rewrite;
 use crate::ir::{Id, Inst, Module};
 
 /// One module to link and the name errors call it by (its file).
@@ -146,7 +147,7 @@ fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
         .collect();
     let mut globals = Vec::new();
     let mut merged = 0;
-    for mut inst in std::mem::take(b.globals_mut()) {
+    for mut inst in rewrite::take_globals(&mut b) {
         rename(&map, &mut inst);
         if let Some(r) = inst
             .result()
@@ -201,8 +202,8 @@ fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
     // A stable sort keeps each module's order within a part.
     debug.sort_by_key(|i| part(i));
     out.debug = debug;
-    out.annotations_mut().append(b.annotations_mut());
-    out.globals_mut().extend(globals);
+    rewrite::append_annotations(out, rewrite::take_annotations(&mut b));
+    rewrite::append_globals(out, globals);
     out.function_list_mut().append(b.function_list_mut());
     out.trailing_debug.append(&mut b.trailing_debug);
     out.attributes.append(&mut b.attributes);
@@ -298,11 +299,13 @@ pub fn link(inputs: Vec<LinkInput>, opts: LinkOptions) -> Result<(Module, LinkRe
     // Imports become their exports: declarations, their names and decorations go.
     out.function_list_mut()
         .retain(|f| !resolve.contains_key(&f.id()));
-    out.globals_mut()
-        .retain(|g| !g.result().is_some_and(|r| resolve.contains_key(&r)));
+    rewrite::retain_globals(&mut out, |g| {
+        !g.result().is_some_and(|r| resolve.contains_key(&r))
+    });
     let targets = |i: &Inst| i.arg(0);
-    out.annotations_mut()
-        .retain(|a| !targets(a).is_some_and(|t| resolve.contains_key(&t)));
+    rewrite::retain_annotations(&mut out, |a| {
+        !targets(a).is_some_and(|t| resolve.contains_key(&t))
+    });
     out.debug.retain(|d| {
         !(matches!(d.op(), Op::Name | Op::MemberName)
             && targets(d).is_some_and(|t| resolve.contains_key(&t)))
@@ -311,7 +314,7 @@ pub fn link(inputs: Vec<LinkInput>, opts: LinkOptions) -> Result<(Module, LinkRe
 
     // Exports nobody imported from outside: linked, they are ordinary functions now.
     if !opts.keep_exports {
-        out.annotations_mut().retain(|a| match linkage(a) {
+        rewrite::retain_annotations(&mut out, |a| match linkage(a) {
             Some((target, name, LinkageType::Export)) => {
                 report
                     .dropped_exports

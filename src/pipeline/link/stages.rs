@@ -465,8 +465,7 @@ fn remove_vars(m: &mut Module, vars: &HashSet<Id>) {
         // Keeps the function operand (the first id) even in the unlikely case it was listed.
         rewrite::retain_interface(ep, |i| !vars.contains(&i));
     }
-    m.globals_mut()
-        .retain(|g| !g.result().is_some_and(|r| vars.contains(&r)));
+    crate::ir::rewrite::retain_globals(m, |g| !g.result().is_some_and(|r| vars.contains(&r)));
     forget(m, &gone);
     m.reindex();
 }

@@ -1057,8 +1057,7 @@ fn remove_bits_declarations(m: &mut Module) {
             break;
         }
         bits.retain(|b| !dead.contains(b));
-        m.globals_mut()
-            .retain(|g| !g.result().is_some_and(|r| dead.contains(&r)));
+        crate::ir::rewrite::retain_globals(m, |g| !g.result().is_some_and(|r| dead.contains(&r)));
         forget(m, &dead.iter().copied().collect());
     }
     m.reindex();

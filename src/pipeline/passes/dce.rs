@@ -133,8 +133,9 @@ pub fn dce(m: &mut Module) -> bool {
         }
         let mut changed = false;
         let before_globals = m.globals().len();
-        m.globals_mut()
-            .retain(|g| !g.result().is_some_and(|r| dead_vars.contains(&r)));
+        crate::ir::rewrite::retain_globals(m, |g| {
+            !g.result().is_some_and(|r| dead_vars.contains(&r))
+        });
         if m.globals().len() != before_globals {
             changed = true;
             for ep in &mut m.entry_points {
@@ -235,7 +236,7 @@ pub fn remove_unused_globals(m: &mut Module, removed: &mut FxHashSet<Id>, spec: 
     loop {
         let uses = count_uses(m);
         let n = m.globals().len();
-        m.globals_mut().retain(|g| {
+        crate::ir::rewrite::retain_globals(m, |g| {
             if g.op() == Op::TypeForwardPointer {
                 return g.arg(0).is_some_and(|p| *uses.get(p) != 0);
             }

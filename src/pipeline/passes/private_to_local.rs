@@ -131,7 +131,7 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
     unname_in_records(m, &moved_ids);
     // The variables leave the globals and the interfaces…
     let mut defs: FxHashMap<Id, Inst> = FxHashMap::default();
-    m.globals_mut().retain(|g| match g.result() {
+    crate::ir::rewrite::retain_globals(m, |g| match g.result() {
         Some(r) if moved_ids.contains(&r) => {
             defs.insert(r, g.clone());
             false

@@ -501,8 +501,7 @@ fn remove_untyped_pointer_capability(m: &mut Module) {
     if used {
         return;
     }
-    m.globals_mut()
-        .retain(|g| g.op() != Op::TypeUntypedPointerKHR);
+    crate::ir::rewrite::retain_globals(m, |g| g.op() != Op::TypeUntypedPointerKHR);
     m.preamble.retain(|i| {
         !(matches!(i.lits().first(), Some(Operand::Capability(spirv::Capability::UntypedPointersKHR)))
             || matches!(i.lits().first(), Some(Operand::LiteralString(s)) if s == "SPV_KHR_untyped_pointers"))

@@ -55,7 +55,7 @@ pub fn strip_debug(m: &mut Module) -> bool {
             || i.result().is_some_and(|r| dropped.contains(&r))
     };
     m.trailing_debug.retain(|i| !drop(i));
-    m.globals_mut().retain(|i| !drop(i));
+    crate::ir::rewrite::retain_globals(m, |i| !drop(i));
     for f in m.functions_mut() {
         f.prologue_debug.retain(|i| !drop(i));
         f.leading_debug.retain(|i| !drop(i));

@@ -352,8 +352,7 @@ pub fn untype(m: &mut Module) -> Result<bool, String> {
             .copied()
             .filter(|c| !used.contains(c))
             .collect();
-        m.globals_mut()
-            .retain(|g| !g.result().is_some_and(|r| dead.contains(&r)));
+        crate::ir::rewrite::retain_globals(m, |g| !g.result().is_some_and(|r| dead.contains(&r)));
         forget(m, &dead);
         m.reindex();
     }

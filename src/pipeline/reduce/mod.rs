@@ -818,7 +818,7 @@ fn drop_globals(m: &mut Module, first: Option<Id>, cascade: bool, forget: &mut F
     loop {
         let used = used_ids(m);
         let mut gone = Vec::new();
-        m.globals_mut().retain(|g| match g.result() {
+        crate::ir::rewrite::retain_globals(m, |g| match g.result() {
             Some(r) if !used.contains(&r) && suspects.as_ref().is_none_or(|s| s.contains(&r)) => {
                 gone.push(g.clone());
                 false
@@ -998,7 +998,11 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
             cleanups.push("eliminate-dead-functions");
         }
     }
-    drop_at(m.annotations_mut(), &annotations);
+    let mut k = 0;
+    rewrite::retain_annotations(&mut m, |_| {
+        k += 1;
+        !annotations.contains(&(k - 1))
+    });
     drop_at(&mut m.preamble, &preamble);
     for e in &mut m.entry_points {
         rewrite::retain_interface(e, |a| !interface.contains(&a));
