@@ -162,6 +162,7 @@ fn pipeline_and_app_change_the_ir_only_through_the_kit() {
         ".global_mut(",
         ".globals_mut(",
         ".annotations_mut(",
+        ".function_list_mut(",
         ".args[",
         ".args.push(",
         ".args.retain(",

@@ -201,7 +201,7 @@ impl Module {
     }
 
     /// The functions, to add, remove or reorder (the id index is rebuilt on next use).
-    pub fn function_list_mut(&mut self) -> &mut Vec<Arc<Function>> {
+    pub(in crate::ir) fn function_list_mut(&mut self) -> &mut Vec<Arc<Function>> {
         self.function_index = OnceLock::new();
         &mut self.functions
     }

@@ -6,6 +6,8 @@
 //! one (a copy about to be inserted or interned); the free functions change an instruction
 //! where it is, in a function or among the globals, keeping the indexes right.
 
+use std::sync::Arc;
+
 use rspirv::dr::Operand;
 use spirv::Op;
 
@@ -215,4 +217,26 @@ pub fn take_annotations(m: &mut Module) -> Vec<Inst> {
 /// Appends `annotations` to those of `m`, in order.
 pub fn append_annotations(m: &mut Module, annotations: impl IntoIterator<Item = Inst>) {
     m.annotations_mut().extend(annotations);
+}
+
+/// Keeps the functions for which `keep` holds, in order.
+pub fn retain_functions(m: &mut Module, mut keep: impl FnMut(&Function) -> bool) {
+    m.function_list_mut().retain(|f| keep(f));
+}
+
+/// Takes all functions out of `m` (to merge them into another module).
+pub fn take_functions(m: &mut Module) -> Vec<Arc<Function>> {
+    std::mem::take(m.function_list_mut())
+}
+
+/// Appends `functions` to those of `m`, in order.
+pub fn append_functions(m: &mut Module, functions: Vec<Arc<Function>>) {
+    m.function_list_mut().extend(functions);
+}
+
+/// Puts back function `k` of `m` as it was before a change being undone (`saved` is the copy
+/// taken then: the same function, so ids and the function index stay right).
+pub fn restore_function(m: &mut Module, k: usize, saved: Arc<Function>) {
+    debug_assert_eq!(m.functions()[k].id(), saved.id());
+    m.function_list_mut()[k] = saved;
 }

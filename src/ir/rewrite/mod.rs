@@ -27,10 +27,11 @@ pub use blocks::{
     redirect_phis, remove_phi_incoming, split_block,
 };
 pub use change::{
-    add_interface, append_annotations, append_globals, edit_annotations, edit_args,
-    edit_global_args, freeze_spec_constants, insert_blocks, move_global_before, move_insts,
-    reorder_globals, retain_annotations, retain_globals, retain_interface, retype, set_lit,
-    take_annotations, take_blocks, take_globals,
+    add_interface, append_annotations, append_functions, append_globals, edit_annotations,
+    edit_args, edit_global_args, freeze_spec_constants, insert_blocks, move_global_before,
+    move_insts, reorder_globals, restore_function, retain_annotations, retain_functions,
+    retain_globals, retain_interface, retype, set_lit, take_annotations, take_blocks,
+    take_functions, take_globals,
 };
 pub use clone::{clone_body, ClonedBlock};
 pub use cursor::{out_of_ids, rewrite_inst, Builder};

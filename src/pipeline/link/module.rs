@@ -204,7 +204,7 @@ fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
     out.debug = debug;
     rewrite::append_annotations(out, rewrite::take_annotations(&mut b));
     rewrite::append_globals(out, globals);
-    out.function_list_mut().append(b.function_list_mut());
+    rewrite::append_functions(out, rewrite::take_functions(&mut b));
     out.trailing_debug.append(&mut b.trailing_debug);
     out.attributes.append(&mut b.attributes);
     out.bound = out.bound.max(bound);
@@ -297,8 +297,7 @@ pub fn link(inputs: Vec<LinkInput>, opts: LinkOptions) -> Result<(Module, LinkRe
     }
 
     // Imports become their exports: declarations, their names and decorations go.
-    out.function_list_mut()
-        .retain(|f| !resolve.contains_key(&f.id()));
+    rewrite::retain_functions(&mut out, |f| !resolve.contains_key(&f.id()));
     rewrite::retain_globals(&mut out, |g| {
         !g.result().is_some_and(|r| resolve.contains_key(&r))
     });

@@ -190,7 +190,7 @@ pub fn dce(m: &mut Module) -> bool {
             .filter_map(|i| i.arg(0))
             .collect();
         let n = m.functions().len();
-        m.function_list_mut().retain(|f| {
+        crate::ir::rewrite::retain_functions(m, |f| {
             let id = f.id();
             let keep = *uses.get(id) > 0 || exported.contains(&id);
             if !keep {

@@ -75,7 +75,7 @@ pub fn eliminate_dead_functions(m: &mut Module) -> bool {
     }
     let mut gone: FxHashSet<Id> = FxHashSet::default();
     let mut k = 0;
-    m.function_list_mut().retain(|f| {
+    crate::ir::rewrite::retain_functions(m, |f| {
         let keep = live[k];
         k += 1;
         if !keep {

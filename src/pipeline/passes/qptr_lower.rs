@@ -619,7 +619,7 @@ pub fn qptr_lower(m: &mut Module, experimental: bool) -> Result<Outcome, String>
         let rewrote = struct_out_params(m, fi, false) == Some(true);
         if let Err(why) = check(m, &m.functions()[fi], &names) {
             if rewrote {
-                m.function_list_mut()[fi] = before_rewrite;
+                crate::ir::rewrite::restore_function(m, fi, before_rewrite);
             }
             fallbacks.push((fid, why));
             continue;
@@ -631,14 +631,14 @@ pub fn qptr_lower(m: &mut Module, experimental: bool) -> Result<Outcome, String>
             Ok(false) => {}
             Ok(true) => {}
             Err(why) => {
-                m.function_list_mut()[fi] = original;
+                crate::ir::rewrite::restore_function(m, fi, original);
                 fallbacks.push((fid, why));
                 continue;
             }
         }
         // Only what can be lifted back stays lowered.
         if let Err(why) = plan_function(m, fi) {
-            m.function_list_mut()[fi] = original;
+            crate::ir::rewrite::restore_function(m, fi, original);
             fallbacks.push((fid, format!("its pointers could not be lifted back: {why}")));
             continue;
         }

@@ -929,7 +929,7 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
             Chance::ShortArray(a, dynamic) => arrays.push((a, dynamic)),
             Chance::DeadFunction(fid) => {
                 forget.extend(m.function(fid)?.defined_ids());
-                m.function_list_mut().retain(|f| f.id() != fid);
+                crate::ir::rewrite::retain_functions(&mut m, |f| f.id() != fid);
             }
             Chance::Branch(fid, label, taken) => {
                 let t = {
