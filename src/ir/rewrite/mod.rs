@@ -12,6 +12,16 @@
 //! - `clone_body`: a copy of a function's body under fresh ids (`clone.rs`);
 //! - `drop_debug_uses_in_module`, `relocate`, `InlineSite`: debug info kept right as values go
 //!   and code moves between functions (`debug.rs`).
+//! - `retype`, `edit_args`, `set_lit`, `insert_blocks`, `take_blocks`, `move_insts`, the
+//!   entry-point interface, `freeze_spec_constants`, and the retain/take/append of globals,
+//!   annotations and functions; `Inst::retyped`/`renamed`/`with_arg`/`with_args_edited` for
+//!   copies (`change.rs`).
+//!
+//! Outside `ir` an instruction's fields and the in-place accessors (`Function::inst_mut`,
+//! `blocks_mut`, `Module::globals_mut`, ...) are private: reading is open, changing goes
+//! through here. Passes never change an interned constant in place: a constant of another
+//! shape is interned anew and its uses replaced. The one exception is the reducer shrinking
+//! a struct or array type together with its constants (`edit_global_args`, which reindexes).
 
 mod blocks;
 mod change;
