@@ -190,7 +190,7 @@ fn def_use_chains_and_placement() {
     let f = &m.functions()[0];
     let du = f.def_use(&ExtSets::of(&m));
     let i = id(&m, "i");
-    let users: Vec<Op> = du.users(i).map(|u| f.inst(u).op).collect();
+    let users: Vec<Op> = du.users(i).map(|u| f.inst(u).op()).collect();
     assert_eq!(
         users,
         vec![Op::ULessThan, Op::BitwiseAnd, Op::IAdd, Op::Store]
@@ -213,7 +213,7 @@ fn analyses_stay_cached_until_what_they_read_changes() {
     assert!(f.has_analysis::<DomTree>());
     // An instruction change keeps the CFG analyses and drops def-use.
     let b = 0;
-    let c = f.block_insts(b).nth(1).unwrap().result.unwrap();
+    let c = f.block_insts(b).nth(1).unwrap().result().unwrap();
     f.append_inst(
         b,
         Inst::with_args(Op::CopyObject, Some(2), Some(1000), vec![c]),
@@ -223,7 +223,7 @@ fn analyses_stay_cached_until_what_they_read_changes() {
     assert!(std::sync::Arc::ptr_eq(&dom, &f.domtree()));
     // A change of a branch target drops them.
     let t = f.block(b).terminator;
-    let targets = f.inst(t).args.clone();
+    let targets = f.inst(t).args().to_vec();
     f.set_arg(t, 1, targets[2]);
     assert!(!f.has_analysis::<DomTree>());
     assert!(!f.has_analysis::<PostDomTree>());
@@ -309,10 +309,10 @@ fn splitting_and_merging_blocks_keep_phis_right() {
         .iter()
         .flat_map(|b| b.insts.iter())
         .map(|&i| f.inst(i))
-        .find(|i| i.op == Op::Phi)
+        .find(|i| i.op() == Op::Phi)
         .unwrap()
         .clone();
-    assert!(merge_phi.args.contains(&new_label));
+    assert!(merge_phi.args().contains(&new_label));
     m.bound = m.bound.max(2001);
     assert_valid(&m);
     // And merged back: the phi names the original block again.
@@ -349,9 +349,9 @@ fn a_cloned_body_has_fresh_ids_and_its_own_labels() {
     for b in &blocks {
         assert!(b.label > 5000);
         for i in b.insts.iter().chain(std::iter::once(&b.terminator)) {
-            assert!(i.result.is_none_or(|r| r > 5000));
+            assert!(i.result().is_none_or(|r| r > 5000));
             // Operands defined in the function are renamed; globals are not.
-            for a in &i.args {
+            for a in i.args() {
                 assert!(!defined.contains(a), "{a} kept");
             }
         }
@@ -376,23 +376,29 @@ OpFunctionEnd
 "#,
     );
     let (a, b) = (id(&m, "a"), id(&m, "b"));
-    m.annotations_mut().push(Inst::new(
-        Op::Decorate,
-        None,
-        None,
-        vec![
-            rspirv::dr::Operand::IdRef(b),
-            rspirv::dr::Operand::Decoration(spirv::Decoration::RelaxedPrecision),
-        ],
-    ));
+    shaderstep::ir::rewrite::append_annotations(
+        &mut m,
+        [Inst::new(
+            Op::Decorate,
+            None,
+            None,
+            vec![
+                rspirv::dr::Operand::IdRef(b),
+                rspirv::dr::Operand::Decoration(spirv::Decoration::RelaxedPrecision),
+            ],
+        )],
+    );
     let mut r = Replacer::new();
     assert!(r.replace_in(m.functions()[0].id(), b, a));
     assert!(!r.replace(a, b), "a cycle is refused");
-    m.function_at_mut(0).retain_all(|i| i.result != Some(b));
+    m.function_at_mut(0).retain_all(|i| i.result() != Some(b));
     r.apply(&mut m, "test");
     // The store takes %a; %b's name and decoration went with it, not onto %a.
-    let store = m.functions()[0].body().find(|i| i.op == Op::Store).unwrap();
-    assert_eq!(store.args[1], a);
+    let store = m.functions()[0]
+        .body()
+        .find(|i| i.op() == Op::Store)
+        .unwrap();
+    assert_eq!(store.args()[1], a);
     assert!(m.debug_name(b).is_none());
     assert!(m
         .annotations()
@@ -414,7 +420,7 @@ fn edits_anchor_to_instructions_not_positions() {
     let f = m.function_at_mut(0);
     // The entry block: the variable, then the load of %c.
     let x = f.block(0).insts[1];
-    let c = f.inst(x).result.unwrap();
+    let c = f.inst(x).result().unwrap();
     let mut e = Edits::new();
     e.insert_after(
         x,
@@ -427,7 +433,7 @@ fn edits_anchor_to_instructions_not_positions() {
     );
     let before = f.block(0).insts.len();
     e.apply(f);
-    let ops: Vec<Option<Id>> = f.block_insts(0).map(|i| i.result).collect();
+    let ops: Vec<Option<Id>> = f.block_insts(0).map(|i| i.result()).collect();
     assert_eq!(f.block(0).insts.len(), before + 3);
     let at = ops.iter().position(|r| *r == Some(c)).unwrap();
     assert_eq!(ops[at + 1], Some(3001));
@@ -457,8 +463,8 @@ OpFunctionEnd
     let gone = prune_unreachable(f, &mut |_| 0);
     assert_eq!(f.blocks().len(), 2);
     assert_eq!(gone.len(), 2, "the block and its value");
-    let phi = f.body().find(|i| i.op == Op::Phi).unwrap();
-    assert_eq!(phi.args.len(), 2);
+    let phi = f.body().find(|i| i.op() == Op::Phi).unwrap();
+    assert_eq!(phi.args().len(), 2);
     // Their names go with them.
     forget(&mut m, &gone.into_iter().collect());
     assert_valid(&m);
@@ -653,13 +659,13 @@ OpFunctionEnd
     let du = f.def_use(&ExtSets::of(&m));
     let def = |op: Op| {
         f.body()
-            .find(|i| i.op == op)
-            .and_then(|i| i.result)
+            .find(|i| i.op() == op)
+            .and_then(|i| i.result())
             .unwrap()
     };
     let (a, b) = (def(Op::IAdd), def(Op::IMul));
     let ops = |uses: &[shaderstep::ir::analysis::Use]| -> Vec<Op> {
-        uses.iter().map(|u| f.inst(u.inst).op).collect()
+        uses.iter().map(|u| f.inst(u.inst).op()).collect()
     };
     assert_eq!(ops(du.uses(a)), vec![Op::IMul, Op::IMul]);
     assert_eq!(ops(du.debug_uses(a)), vec![Op::ExtInst]);

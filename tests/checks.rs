@@ -46,9 +46,9 @@ impl Pass for CorruptIds {
         let store = f.block(0).insts.clone();
         let store = store
             .into_iter()
-            .find(|&i| f.inst(i).op == spirv::Op::Store)
+            .find(|&i| f.inst(i).op() == spirv::Op::Store)
             .unwrap();
-        f.inst_mut(store).args[1] = bound - 1 + 1000;
+        f.set_arg(store, 1, bound - 1 + 1000);
         m.bound += 1001;
         Ok(Changed::Yes)
     }
@@ -204,11 +204,12 @@ impl Pass for MangleStore {
         let store = f.block(0).insts.clone();
         let store = store
             .into_iter()
-            .find(|&i| f.inst(i).op == spirv::Op::Store)
+            .find(|&i| f.inst(i).op() == spirv::Op::Store)
             .unwrap();
         let mut ops = f.inst(store).to_operands();
         (self.1)(&mut ops);
-        f.inst_mut(store).set_operands(ops);
+        let (op, ty) = (f.inst(store).op(), f.inst(store).ty());
+        shaderstep::ir::rewrite::rewrite_inst(f, store, op, ty, ops);
         Ok(Changed::Yes)
     }
 }

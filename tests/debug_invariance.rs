@@ -48,17 +48,17 @@ fn key(m: &Module, id: Id, memo: &mut HashMap<Id, (usize, String)>) -> (usize, S
         return (0, String::from("?"));
     };
     // Cycles (forward pointers) end here.
-    memo.insert(id, (0, format!("{:?}", g.op)));
+    memo.insert(id, (0, format!("{:?}", g.op())));
     let mut depth = 0;
     let mut parts = Vec::new();
-    for a in g.ty.iter().chain(&g.args) {
+    for a in g.ty().iter().chain(g.args()) {
         let (d, k) = key(m, *a, memo);
         depth = depth.max(d + 1);
         parts.push(k);
     }
     let k = (
         depth,
-        format!("{:?} {:?} [{}]", g.op, g.lits(), parts.join(", ")),
+        format!("{:?} {:?} [{}]", g.op(), g.lits(), parts.join(", ")),
     );
     memo.insert(id, k.clone());
     k
@@ -86,11 +86,12 @@ fn drop_unreferenced(m: &mut Module) {
     loop {
         let mut used: HashSet<Id> = HashSet::new();
         m.for_each_inst(|i| {
-            used.extend(i.ty.iter().chain(&i.args).copied());
+            used.extend(i.ty().iter().chain(i.args()).copied());
         });
         let before = m.globals().len();
-        m.globals_mut()
-            .retain(|g| !(droppable(g.op) && g.result.is_some_and(|r| !used.contains(&r))));
+        shaderstep::ir::rewrite::retain_globals(m, |g| {
+            !(droppable(g.op()) && g.result().is_some_and(|r| !used.contains(&r)))
+        });
         if m.globals().len() == before {
             break;
         }
@@ -110,17 +111,20 @@ fn normalized_module(mut m: Module) -> Module {
         .iter()
         .map(|g| {
             let (d, k) = g
-                .result
+                .result()
                 .map_or((0, String::new()), |r| key(&m, r, &mut memo));
             (d, k, g.clone())
         })
         .collect();
     globals.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
-    *m.globals_mut() = globals.into_iter().map(|(_, _, g)| g).collect();
+    shaderstep::ir::rewrite::reorder_globals(
+        &mut m,
+        globals.into_iter().map(|(_, _, g)| g).collect(),
+    );
     m.reindex();
     let mut order: HashMap<Id, Id> = HashMap::new();
     m.for_each_inst(|i| {
-        for id in i.result.iter().chain(&i.ty).chain(&i.args) {
+        for id in i.result().iter().chain(&i.ty()).chain(i.args()) {
             let next = order.len() as Id + 1;
             order.entry(*id).or_insert(next);
         }
@@ -316,20 +320,20 @@ fn printf_operands_defined(m: &Module) -> Result<usize, String> {
         .preamble
         .iter()
         .find(|i| {
-            i.op == Op::ExtInstImport
+            i.op() == Op::ExtInstImport
                 && matches!(i.lits().first(), Some(rspirv::dr::Operand::LiteralString(s)) if s == "NonSemantic.DebugPrintf")
         })
-        .and_then(|i| i.result)
+        .and_then(|i| i.result())
         .ok_or("no NonSemantic.DebugPrintf import left")?;
     let mut found = 0;
     for f in m.functions() {
         for i in f.body() {
-            if i.op != Op::ExtInst || i.args.first() != Some(&set) {
+            if i.op() != Op::ExtInst || i.args().first() != Some(&set) {
                 continue;
             }
             found += 1;
-            for a in &i.args[1..] {
-                if m.global(*a).is_some_and(|g| g.op == Op::Undef) {
+            for a in &i.args()[1..] {
+                if m.global(*a).is_some_and(|g| g.op() == Op::Undef) {
                     return Err(format!("DebugPrintf prints an OpUndef (%{a})"));
                 }
             }

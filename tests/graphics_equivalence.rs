@@ -598,9 +598,9 @@ fn a_wrong_fragment_shader_is_caught() {
         let build = f
             .layout()
             .map(|(_, i)| i)
-            .find(|&i| f.inst(i).op == Op::CompositeConstruct);
+            .find(|&i| f.inst(i).op() == Op::CompositeConstruct);
         if let Some(build) = build {
-            f.inst_mut(build).args.swap(0, 1);
+            shaderstep::ir::rewrite::edit_args(f, build, |a| a.swap(0, 1));
             found = true;
             break;
         }

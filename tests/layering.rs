@@ -148,6 +148,38 @@ fn passes_make_instructions_through_the_builder() {
     );
 }
 
+/// One way to change the IR (issue 48): outside `ir` an instruction's fields are private and
+/// the in-place accessors are `ir`'s own, so passes, the linker, reduce and the app change a
+/// module only through the rewrite kit (`Builder`, `Edits`, `rewrite_inst`, `retype`,
+/// `edit_args`, `insert_blocks`, ...). Privacy holds it; this says so where it is read.
+#[test]
+fn pipeline_and_app_change_the_ir_only_through_the_kit() {
+    let writes = [
+        ".inst_mut(",
+        ".blocks_mut(",
+        ".block_mut(",
+        ".block_insts_mut(",
+        ".global_mut(",
+        ".globals_mut(",
+        ".annotations_mut(",
+        ".function_list_mut(",
+        ".args[",
+        ".args.push(",
+        ".args.retain(",
+        ".args.extend(",
+        ".args.clear(",
+        ".args.remove(",
+        ".args.iter_mut(",
+        ".op = ",
+        ".ty = ",
+        ".result = ",
+        ".loc = ",
+    ];
+    assert_none("src/pipeline", &writes, &[]);
+    assert_none("src/app", &writes, &[]);
+    assert_none("src/views", &writes, &[]);
+}
+
 /// Code a pass adds to a function gets the source location in force where it goes: passes add
 /// instructions through the kit's insertions (`insert_inst`, `append_inst`, `replace_inst`,
 /// `Edits`, `add_inst_like`), never through the arena's bare `add_inst`, and set no

@@ -88,8 +88,8 @@ fn check(m: &Module, l: &Listing) {
     let uint = m
         .globals()
         .iter()
-        .find(|g| g.op == spirv::Op::TypeInt)
-        .and_then(|g| g.result)
+        .find(|g| g.op() == spirv::Op::TypeInt)
+        .and_then(|g| g.result())
         .unwrap();
     assert_eq!(l.info(l.def_row(uint).unwrap()).func, None);
 
@@ -176,8 +176,8 @@ fn check_debug_lines(m: &Module, l: &Listing) {
     let file = m
         .debug
         .iter()
-        .find(|i| i.op == spirv::Op::String)
-        .and_then(|i| i.result)
+        .find(|i| i.op() == spirv::Op::String)
+        .and_then(|i| i.result())
         .unwrap();
     let source = |name: &str| l.info(l.def_row(id_named(m, name)).unwrap()).source;
     assert_eq!(source("a"), Some((file, 12)));

@@ -90,7 +90,7 @@ fn markers_become_each_instructions_location() {
     let m = module();
     let f = &m.functions()[0];
     let body = located(f);
-    let ops: Vec<Op> = body.iter().map(|(i, _)| i.op).collect();
+    let ops: Vec<Op> = body.iter().map(|(i, _)| i.op()).collect();
     assert_eq!(
         ops,
         [
@@ -146,11 +146,12 @@ fn the_writer_says_each_location_once_and_reads_back_the_same() {
     let (x, y) = (located(a), located(b));
     assert_eq!(x.len(), y.len());
     for ((i, l), (j, k)) in x.iter().zip(&y) {
-        assert_eq!(i.op, j.op);
+        assert_eq!(i.op(), j.op());
         assert_eq!(
-            l, k,
+            l,
+            k,
             "the location of {:?} changed through the writer",
-            i.op
+            i.op()
         );
     }
     let text = common::spirv_dis(&words, &["--raw-id", "--no-header"]);
@@ -208,7 +209,7 @@ fn the_text_form_says_locations_in_loc_lines_and_reads_them_back() {
             said(&m, l),
             said(&back, k),
             "the location of {:?} changed through the text",
-            i.op
+            i.op()
         );
     }
     // What a reader is told when a location does not read.
@@ -238,7 +239,7 @@ fn code_made_where_other_code_stands_takes_its_location() {
     let id = m.fresh_id().unwrap();
     let f = m.function_at_mut(0);
     // Before the entry block's store: after the variable, which has no location, the store's.
-    let load = Inst::with_args(Op::Load, f.def.ty, Some(id), vec![]);
+    let load = Inst::with_args(Op::Load, f.def.ty(), Some(id), vec![]);
     let i = f.insert_inst(0, 1, load);
     let store = f.block(0).insts[2];
     assert_eq!(f.location_of(i), f.location_of(store));

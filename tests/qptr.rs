@@ -76,8 +76,9 @@ fn corpus_through_qptr_and_default_validates() {
                         }
                         _ => {
                             let uses_qptrs = f.insts().any(|i| {
-                                i.ty.and_then(|t| m.global(t))
-                                    .is_some_and(|t| t.op == spirv::Op::TypeUntypedPointerKHR)
+                                i.ty()
+                                    .and_then(|t| m.global(t))
+                                    .is_some_and(|t| t.op() == spirv::Op::TypeUntypedPointerKHR)
                             });
                             lowered += usize::from(uses_qptrs);
                         }
@@ -629,8 +630,8 @@ fn deeply_shared_struct_types_are_laid_out_quickly() {
         .globals()
         .iter()
         .rev()
-        .find(|g| g.op == spirv::Op::TypeStruct)
-        .and_then(|g| g.result)
+        .find(|g| g.op() == spirv::Op::TypeStruct)
+        .and_then(|g| g.result())
         .unwrap();
     assert_eq!(layout.align(top), 4);
 }

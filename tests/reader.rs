@@ -604,7 +604,7 @@ fn compare_decoders(name: &str, words: &[u32]) -> usize {
     };
     assert_eq!(ours.len(), theirs.len(), "{name}: instruction count");
     for (k, (a, b)) in ours.iter().zip(&theirs).enumerate() {
-        let a = agreed(a.op, a.ty, a.result, &a.to_operands());
+        let a = agreed(a.op(), a.ty(), a.result(), &a.to_operands());
         let b = agreed(b.class.opcode, b.result_type, b.result_id, &b.operands);
         assert_eq!(a, b, "{name}: instruction #{}", k + 1);
     }

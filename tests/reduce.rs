@@ -27,9 +27,10 @@ impl Pass for BreakFMul {
             let mul = f
                 .layout()
                 .map(|(_, i)| i)
-                .find(|&i| f.inst(i).op == Op::FMul);
+                .find(|&i| f.inst(i).op() == Op::FMul);
             if let Some(mul) = mul {
-                f.inst_mut(mul).op = Op::IMul;
+                let (ty, operands) = (f.inst(mul).ty(), f.inst(mul).to_operands());
+                shaderstep::ir::rewrite::rewrite_inst(f, mul, Op::IMul, ty, operands);
                 return Ok(Changed::Yes);
             }
         }
@@ -49,7 +50,7 @@ impl Pass for FailOnFDiv {
     fn run(&self, m: &mut Module, _: &mut PassCx) -> Result<Changed, PassError> {
         if m.functions()
             .iter()
-            .any(|f| f.insts().any(|i| i.op == Op::FDiv))
+            .any(|f| f.insts().any(|i| i.op() == Op::FDiv))
         {
             return Err(PassError("cannot divide floats".into()));
         }
@@ -116,11 +117,11 @@ fn scratch(tag: &str) -> std::path::PathBuf {
 fn reads_unwritten(m: &Module) -> bool {
     m.functions().iter().any(|f| {
         f.insts()
-            .filter(|i| i.op == Op::Variable && i.args.is_empty())
-            .filter_map(|v| v.result)
+            .filter(|i| i.op() == Op::Variable && i.args().is_empty())
+            .filter_map(|v| v.result())
             .any(|v| {
-                let stored = f.insts().any(|i| i.op == Op::Store && i.args[0] == v);
-                let loaded = f.insts().any(|i| i.op == Op::Load && i.args[0] == v);
+                let stored = f.insts().any(|i| i.op() == Op::Store && i.args()[0] == v);
+                let loaded = f.insts().any(|i| i.op() == Op::Load && i.args()[0] == v);
                 loaded && !stored
             })
     })
@@ -144,7 +145,7 @@ fn a_miscompile_is_reduced_to_a_fifth_and_still_differs() {
     let reduced = to_a_fifth(&test, &words);
     let out = shaderstep::ir::spirv::read::read_words(&reduced.words).unwrap();
     let mut undef = false;
-    out.for_each_inst(|i| undef |= i.op == Op::Undef);
+    out.for_each_inst(|i| undef |= i.op() == Op::Undef);
     assert!(!undef, "no OpUndef under differs");
     assert!(!reads_unwritten(&out), "no read of memory nothing wrote");
 }
@@ -186,7 +187,7 @@ fn a_failing_pass_is_reduced_with_the_same_error() {
     let reduced = to_a_fifth(&test, &words);
     let out = shaderstep::ir::spirv::read::read_words(&reduced.words).unwrap();
     let mut divides = false;
-    out.for_each_inst(|i| divides |= i.op == Op::FDiv);
+    out.for_each_inst(|i| divides |= i.op() == Op::FDiv);
     assert!(divides);
 }
 

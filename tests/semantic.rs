@@ -197,15 +197,15 @@ impl Pass for MoveColorOutput {
             .globals()
             .iter()
             .filter(|g| {
-                g.op == spirv::Op::Variable
+                g.op() == spirv::Op::Variable
                     && g.lits().first() == Some(&Operand::StorageClass(spirv::StorageClass::Output))
             })
-            .filter_map(|g| g.result)
+            .filter_map(|g| g.result())
             .collect();
         let mut changed = Changed::No;
-        for a in m.annotations_mut() {
+        shaderstep::ir::rewrite::edit_annotations(m, |a| {
             let target = a.arg(0).unwrap_or(0);
-            if a.op == spirv::Op::Decorate
+            if a.op() == spirv::Op::Decorate
                 && outputs.contains(&target)
                 && a.lits()
                     == [
@@ -216,7 +216,8 @@ impl Pass for MoveColorOutput {
                 a.lits_mut()[1] = Operand::LiteralBit32(1);
                 changed = Changed::Yes;
             }
-        }
+            true
+        });
         Ok(changed)
     }
 }
@@ -238,11 +239,12 @@ impl Pass for FractToFloor {
         let mut changed = Changed::No;
         for f in m.functions_mut() {
             let fract = f.layout().map(|(_, i)| i).find(|&i| {
-                f.inst(i).op == spirv::Op::ExtInst
+                f.inst(i).op() == spirv::Op::ExtInst
                     && f.inst(i).lits().first() == Some(&Operand::LiteralExtInstInteger(FRACT))
             });
             if let Some(i) = fract {
-                f.inst_mut(i).lits_mut()[0] = Operand::LiteralExtInstInteger(FLOOR);
+                shaderstep::ir::rewrite::set_lit(f, i, 0, Operand::LiteralExtInstInteger(FLOOR))
+                    .unwrap();
                 changed = Changed::Yes;
             }
         }

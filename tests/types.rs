@@ -12,7 +12,7 @@ use shaderstep::pipeline::{Checks, Pipeline};
 fn bitcasts(words: &[u32]) -> usize {
     let m = read::read_words(words).unwrap();
     let mut n = 0;
-    m.for_each_inst(|i| n += usize::from(i.op == spirv::Op::Bitcast));
+    m.for_each_inst(|i| n += usize::from(i.op() == spirv::Op::Bitcast));
     n
 }
 

@@ -75,7 +75,7 @@ fn records(words: &[u32]) -> (usize, usize, usize) {
     let import = |name: &str| {
         m.preamble.iter().find_map(|i| {
             matches!(i.lits().first(), Some(rspirv::dr::Operand::LiteralString(s)) if s == name)
-                .then_some(i.result)
+                .then_some(i.result())
                 .flatten()
         })
     };
@@ -97,7 +97,7 @@ fn records(words: &[u32]) -> (usize, usize, usize) {
         .functions()
         .iter()
         .flat_map(|f| f.body())
-        .filter(|i| of(i, dbg) && i.lit_u32(0) == Some(28) && i.args.len() < 4)
+        .filter(|i| of(i, dbg) && i.lit_u32(0) == Some(28) && i.args().len() < 4)
         .count();
     (in_functions, global, malformed)
 }

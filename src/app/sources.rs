@@ -132,7 +132,7 @@ pub fn resolve(
     let mut embedded: BTreeMap<Id, String> = BTreeMap::new();
     for inst in &module.debug {
         if let (Op::Source, [file], [_, _, Operand::LiteralString(text)]) =
-            (inst.op, inst.args.as_slice(), inst.lits())
+            (inst.op(), inst.args(), inst.lits())
         {
             embedded.entry(*file).or_insert_with(|| text.clone());
         }

@@ -680,7 +680,7 @@ impl Function {
     }
 
     /// The instruction, to change in place. Change its result only through `set_result`.
-    pub fn inst_mut(&mut self, i: InstId) -> &mut Inst {
+    pub(in crate::ir) fn inst_mut(&mut self, i: InstId) -> &mut Inst {
         if self.insts[i.index()].is_terminator() {
             self.touch_cfg();
         } else {
@@ -853,7 +853,7 @@ impl Function {
 
     /// The instruction list of block `b`, to reorder or to take instructions out of (what is
     /// taken out stays in the arena until `free_inst`).
-    pub fn block_insts_mut(&mut self, b: usize) -> &mut Vec<InstId> {
+    pub(in crate::ir) fn block_insts_mut(&mut self, b: usize) -> &mut Vec<InstId> {
         self.touch_code();
         &mut self.blocks[b].insts
     }
@@ -909,7 +909,7 @@ impl Function {
     }
 
     /// One block, to change anything of it (its instructions stay in the arena).
-    pub fn block_mut(&mut self, b: usize) -> &mut Block {
+    pub(in crate::ir) fn block_mut(&mut self, b: usize) -> &mut Block {
         self.touch_cfg();
         self.block_index = OnceLock::new();
         &mut self.blocks[b]
@@ -917,7 +917,7 @@ impl Function {
 
     /// The layout, to add, remove or reorder blocks. The instructions of a block taken out
     /// stay in the arena (unreachable from the layout) until `free_block`.
-    pub fn blocks_mut(&mut self) -> &mut Vec<Block> {
+    pub(in crate::ir) fn blocks_mut(&mut self) -> &mut Vec<Block> {
         self.touch_cfg();
         self.block_index = OnceLock::new();
         &mut self.blocks

@@ -25,17 +25,17 @@ pub type Args = smallvec::SmallVec<[Id; 4]>;
 /// instructions at different source locations are the same instruction (`loc` aside).
 #[derive(Clone, Debug)]
 pub struct Inst {
-    pub op: Op,
-    pub ty: Option<Id>,
-    pub result: Option<Id>,
+    pub(in crate::ir) op: Op,
+    pub(in crate::ir) ty: Option<Id>,
+    pub(in crate::ir) result: Option<Id>,
     /// Id operands in operand order: `IdRef`, `IdScope` and `IdMemorySemantics` alike (the
     /// grammar tells them apart where it matters, see `spirv::grammar::scope_operands`).
-    pub args: Args,
+    pub(in crate::ir) args: Args,
     /// Literal and enumerant operands, boxed: most instructions have none, and a step of a
     /// large module holds a copy of each of its instructions.
     lits: Option<Box<Lits>>,
     /// Its source location, in its function's table (`Loc::NONE` outside function bodies).
-    pub loc: Loc,
+    pub(in crate::ir) loc: Loc,
 }
 
 /// An instruction's literal and enumerant operands, never empty.
@@ -120,6 +120,31 @@ impl Inst {
 
     pub fn label(id: Id) -> Self {
         Inst::with_args(Op::Label, None, Some(id), vec![])
+    }
+
+    /// Its opcode.
+    pub fn op(&self) -> Op {
+        self.op
+    }
+
+    /// Its result type, if it has one.
+    pub fn ty(&self) -> Option<Id> {
+        self.ty
+    }
+
+    /// Its result id, if it has one.
+    pub fn result(&self) -> Option<Id> {
+        self.result
+    }
+
+    /// Its id operands, in operand order.
+    pub fn args(&self) -> &[Id] {
+        &self.args
+    }
+
+    /// Its source location (`Loc::NONE` outside function bodies).
+    pub fn loc(&self) -> Loc {
+        self.loc
     }
 
     /// The literal and enumerant operands, in order.

@@ -118,7 +118,7 @@ impl Module {
     }
 
     /// The annotations, to change (the decoration index is rebuilt on next use).
-    pub fn annotations_mut(&mut self) -> &mut Vec<Inst> {
+    pub(in crate::ir) fn annotations_mut(&mut self) -> &mut Vec<Inst> {
         self.decoration_index = OnceLock::new();
         &mut self.annotations
     }
@@ -150,7 +150,7 @@ impl Module {
 
     /// The globals, to change wholesale (the id index is rebuilt on next use; call `reindex`
     /// when types or constants changed, so interning sees them).
-    pub fn globals_mut(&mut self) -> &mut Vec<Inst> {
+    pub(in crate::ir) fn globals_mut(&mut self) -> &mut Vec<Inst> {
         self.global_index = OnceLock::new();
         &mut self.globals
     }
@@ -176,7 +176,7 @@ impl Module {
     }
 
     /// Global `id`, to change in place (its result must stay).
-    pub fn global_mut(&mut self, id: Id) -> Option<&mut Inst> {
+    pub(in crate::ir) fn global_mut(&mut self, id: Id) -> Option<&mut Inst> {
         let k = self.global_position(id)?;
         Some(&mut self.globals[k])
     }
@@ -201,7 +201,7 @@ impl Module {
     }
 
     /// The functions, to add, remove or reorder (the id index is rebuilt on next use).
-    pub fn function_list_mut(&mut self) -> &mut Vec<Arc<Function>> {
+    pub(in crate::ir) fn function_list_mut(&mut self) -> &mut Vec<Arc<Function>> {
         self.function_index = OnceLock::new();
         &mut self.functions
     }

@@ -145,8 +145,8 @@ pub fn mix(m: &Module) -> Mix {
         let class_of = |ptr: crate::ir::Id| -> String {
             let ty = m
                 .global(ptr)
-                .and_then(|g| g.ty)
-                .or_else(|| f.def_of(ptr).and_then(|d| d.ty));
+                .and_then(|g| g.ty())
+                .or_else(|| f.def_of(ptr).and_then(|d| d.ty()));
             ty.and_then(|t| crate::ir::types::pointer_type(m, t))
                 .map_or_else(|| "other".to_string(), |(c, _)| format!("{c:?}"))
         };
@@ -156,10 +156,12 @@ pub fn mix(m: &Module) -> Mix {
             }
         }
         for inst in f.body() {
-            let kind = match inst.op {
-                Op::Load => Kind::Load(inst.args.first().map_or("other".into(), |p| class_of(*p))),
+            let kind = match inst.op() {
+                Op::Load => {
+                    Kind::Load(inst.args().first().map_or("other".into(), |p| class_of(*p)))
+                }
                 Op::Store => {
-                    Kind::Store(inst.args.first().map_or("other".into(), |p| class_of(*p)))
+                    Kind::Store(inst.args().first().map_or("other".into(), |p| class_of(*p)))
                 }
                 Op::BranchConditional | Op::Switch => Kind::Branch,
                 Op::FunctionCall => Kind::Call,

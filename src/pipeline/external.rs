@@ -32,7 +32,7 @@ pub fn target_env(m: &Module) -> String {
     let caps: Vec<spirv::Capability> = m
         .preamble
         .iter()
-        .filter(|i| i.op == Op::Capability)
+        .filter(|i| i.op() == Op::Capability)
         .filter_map(|i| match i.lits().first() {
             Some(Operand::Capability(c)) => Some(*c),
             _ => None,

@@ -55,10 +55,10 @@ fn definition(m: &Module, id: Id) -> Option<(Option<Id>, Option<&Inst>)> {
         return Some((None, Some(g)));
     }
     for f in m.functions() {
-        if f.def.result == Some(id) {
+        if f.def.result() == Some(id) {
             return Some((None, Some(&f.def)));
         }
-        if let Some(p) = f.params.iter().find(|p| p.result == Some(id)) {
+        if let Some(p) = f.params.iter().find(|p| p.result() == Some(id)) {
             return Some((None, Some(p)));
         }
         if f.blocks().iter().any(|b| b.label == id) {
@@ -80,7 +80,7 @@ fn named(m: &Module, name: &str) -> Option<Id> {
     let mut found = m
         .debug
         .iter()
-        .filter(|i| i.op == spirv::Op::Name)
+        .filter(|i| i.op() == spirv::Op::Name)
         .filter(|i| matches!(i.lits().first(), Some(rspirv::dr::Operand::LiteralString(n)) if n == name))
         .filter_map(|i| i.arg(0));
     let first = found.next()?;
@@ -98,9 +98,9 @@ fn place(m: &Module, id: Id) -> Option<(Id, Id, spirv::Op, Option<Id>, usize)> {
         .insts
         .iter()
         .take_while(|&&i| i != at)
-        .filter(|&&i| f.inst(i).op == inst.op && f.inst(i).ty == inst.ty)
+        .filter(|&&i| f.inst(i).op() == inst.op() && f.inst(i).ty() == inst.ty())
         .count();
-    Some((f.id(), block.label, inst.op, inst.ty, rank))
+    Some((f.id(), block.label, inst.op(), inst.ty(), rank))
 }
 
 /// The function that defines `id` (its result, a parameter or a value in its body), or that
@@ -109,7 +109,7 @@ fn function_of(m: &Module, id: Id) -> Option<Id> {
     m.functions()
         .iter()
         .find(|f| {
-            f.id() == id || f.params.iter().any(|p| p.result == Some(id)) || f.value(id).is_some()
+            f.id() == id || f.params.iter().any(|p| p.result() == Some(id)) || f.value(id).is_some()
         })
         .map(|f| f.id())
 }
@@ -126,10 +126,10 @@ fn replaced_in_uses(prev: &Module, m: &Module, id: Id) -> Option<Id> {
             continue;
         };
         for user in f.body().filter(|u| u.id_operands().any(|a| a == id)) {
-            let Some(now) = user.result.and_then(|r| g.def_of(r)) else {
+            let Some(now) = user.result().and_then(|r| g.def_of(r)) else {
                 continue;
             };
-            if now.op != user.op || now.id_operands().count() != user.id_operands().count() {
+            if now.op() != user.op() || now.id_operands().count() != user.id_operands().count() {
                 continue;
             }
             for (was, is) in user.id_operands().zip(now.id_operands()) {
@@ -146,7 +146,7 @@ fn replaced_in_uses(prev: &Module, m: &Module, id: Id) -> Option<Id> {
         }
     }
     // The value that took its place has its type.
-    let ty = |m: &Module, v: Id| definition(m, v).map(|(_, i)| i.and_then(|i| i.ty));
+    let ty = |m: &Module, v: Id| definition(m, v).map(|(_, i)| i.and_then(|i| i.ty()));
     by.filter(|&b| b != id && ty(m, b).is_some_and(|t| Some(t) == ty(prev, id)))
 }
 
@@ -159,9 +159,9 @@ fn at_place(prev: &Module, m: &Module, id: Id) -> Option<Id> {
         .insts
         .iter()
         .map(|&i| f.inst(i))
-        .filter(|i| i.op == op && i.ty == ty)
+        .filter(|i| i.op() == op && i.ty() == ty)
         .nth(rank)?
-        .result?;
+        .result()?;
     definition(prev, new).is_none().then_some(new)
 }
 
@@ -298,5 +298,5 @@ pub fn history(run: &Run, value: Id) -> Vec<Event> {
 /// Whether two definitions of one value are the same instruction (ids compared as they are:
 /// a renumbering shows as a replacement, not a change).
 fn same_inst(a: &Inst, b: &Inst) -> bool {
-    a.op == b.op && a.ty == b.ty && a.operands().eq(b.operands())
+    a.op() == b.op() && a.ty() == b.ty() && a.operands().eq(b.operands())
 }

@@ -633,7 +633,7 @@ fn without_embedded_source(words: Vec<u32>) -> Vec<u32> {
     let mut changed = false;
     for inst in &mut module.debug {
         // OpSource Language Version [File] [Source]
-        if inst.op == spirv::Op::Source && inst.operand_count() == 4 {
+        if inst.op() == spirv::Op::Source && inst.operand_count() == 4 {
             inst.truncate_operands(3);
             changed = true;
         }

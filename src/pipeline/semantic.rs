@@ -40,7 +40,7 @@ pub fn driver_words(module: &crate::ir::Module) -> Result<Vec<u32>, String> {
         return Ok(words);
     };
     let exact = |d: &crate::ir::Inst| {
-        d.op == Op::Decorate
+        d.op() == Op::Decorate
             && d.lits().first() == Some(&Operand::Decoration(Decoration::NoContraction))
     };
     let already: std::collections::HashSet<u32> = m
@@ -53,7 +53,7 @@ pub fn driver_words(module: &crate::ir::Module) -> Result<Vec<u32>, String> {
     for f in m.functions() {
         for i in f.insts() {
             let arithmetic = matches!(
-                i.op,
+                i.op(),
                 Op::FAdd
                     | Op::FSub
                     | Op::FMul
@@ -66,7 +66,7 @@ pub fn driver_words(module: &crate::ir::Module) -> Result<Vec<u32>, String> {
                     | Op::Dot
                     | Op::ExtInst
             );
-            if let (true, Some(r)) = (arithmetic, i.result) {
+            if let (true, Some(r)) = (arithmetic, i.result()) {
                 if !already.contains(&r) {
                     results.push(r);
                 }
@@ -245,7 +245,7 @@ fn writable(kind: &Kind) -> bool {
 fn may_race(m: &crate::ir::Module) -> bool {
     let sets = crate::ir::ops::ExtSets::of(m);
     let shared = m.globals().iter().any(|g| {
-        g.op == spirv::Op::Variable
+        g.op() == spirv::Op::Variable
             && matches!(
                 g.lits().first(),
                 Some(rspirv::dr::Operand::StorageClass(
@@ -256,7 +256,7 @@ fn may_race(m: &crate::ir::Module) -> bool {
     shared
         || m.functions().iter().any(|f| {
             f.insts().any(|i| {
-                crate::ir::inst::is_atomic(i.op)
+                crate::ir::inst::is_atomic(i.op())
                     || crate::ir::ops::attrs_of(i, &sets).contains(crate::ir::ops::Attrs::WAVE)
             })
         })

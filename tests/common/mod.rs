@@ -391,9 +391,10 @@ impl shaderstep::pipeline::Pass for SwapAddSub {
             let add = f
                 .layout()
                 .map(|(_, i)| i)
-                .find(|&i| f.inst(i).op == spirv::Op::IAdd);
+                .find(|&i| f.inst(i).op() == spirv::Op::IAdd);
             if let Some(add) = add {
-                f.inst_mut(add).op = spirv::Op::ISub;
+                let (ty, operands) = (f.inst(add).ty(), f.inst(add).to_operands());
+                shaderstep::ir::rewrite::rewrite_inst(f, add, spirv::Op::ISub, ty, operands);
                 changed = shaderstep::pipeline::Changed::Yes;
             }
         }

@@ -12,8 +12,19 @@
 //! - `clone_body`: a copy of a function's body under fresh ids (`clone.rs`);
 //! - `drop_debug_uses_in_module`, `relocate`, `InlineSite`: debug info kept right as values go
 //!   and code moves between functions (`debug.rs`).
+//! - `retype`, `edit_args`, `set_lit`, `insert_blocks`, `take_blocks`, `move_insts`, the
+//!   entry-point interface, `freeze_spec_constants`, and the retain/take/append of globals,
+//!   annotations and functions; `Inst::retyped`/`renamed`/`with_arg`/`with_args_edited` for
+//!   copies (`change.rs`).
+//!
+//! Outside `ir` an instruction's fields and the in-place accessors (`Function::inst_mut`,
+//! `blocks_mut`, `Module::globals_mut`, ...) are private: reading is open, changing goes
+//! through here. Passes never change an interned constant in place: a constant of another
+//! shape is interned anew and its uses replaced. The one exception is the reducer shrinking
+//! a struct or array type together with its constants (`edit_global_args`, which reindexes).
 
 mod blocks;
+mod change;
 mod clone;
 mod cursor;
 mod debug;
@@ -24,6 +35,13 @@ mod ssa;
 pub use blocks::{
     fold_branch, merge_into_predecessor, mergeable_into_predecessor, prune_unreachable,
     redirect_phis, remove_phi_incoming, split_block,
+};
+pub use change::{
+    add_interface, append_annotations, append_functions, append_globals, edit_annotations,
+    edit_args, edit_global_args, freeze_spec_constants, insert_blocks, move_global_before,
+    move_insts, reorder_globals, restore_function, retain_annotations, retain_functions,
+    retain_globals, retain_interface, retype, set_lit, take_annotations, take_blocks,
+    take_functions, take_globals,
 };
 pub use clone::{clone_body, ClonedBlock};
 pub use cursor::{out_of_ids, rewrite_inst, Builder};

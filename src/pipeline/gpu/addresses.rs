@@ -40,7 +40,7 @@ impl Sites {
 /// Whether `ty` is a pointer to a physical storage buffer.
 fn is_address(m: &Module, ty: u32) -> bool {
     m.global(ty).is_some_and(|t| {
-        t.op == Op::TypePointer
+        t.op() == Op::TypePointer
             && t.lits().first() == Some(&Operand::StorageClass(StorageClass::PhysicalStorageBuffer))
     })
 }
@@ -49,9 +49,9 @@ fn is_address(m: &Module, ty: u32) -> bool {
 /// a 64-bit integer or a pair of 32-bit ones): then any 8 aligned bytes may be read as one.
 pub fn makes_addresses(m: &Module) -> bool {
     m.functions().iter().any(|f| {
-        f.insts().any(|i| match i.op {
+        f.insts().any(|i| match i.op() {
             Op::ConvertUToPtr => true,
-            Op::Bitcast => i.ty.is_some_and(|t| is_address(m, t)),
+            Op::Bitcast => i.ty().is_some_and(|t| is_address(m, t)),
             _ => false,
         })
     })
@@ -69,20 +69,20 @@ fn walk(m: &Module, bytes: &Bytes, ty: u32, base: u64, out: &mut Vec<u64>, depth
     let Some(t) = m.global(ty) else {
         return;
     };
-    match t.op {
+    match t.op() {
         Op::TypePointer if is_address(m, ty) => out.push(base),
         Op::TypeStruct => {
-            for (k, &member) in t.args.iter().enumerate() {
+            for (k, &member) in t.args().iter().enumerate() {
                 if let Some(at) = bytes.member_offset(ty, k as u32) {
                     walk(m, bytes, member, base + at, out, depth + 1);
                 }
             }
         }
         Op::TypeArray | Op::TypeRuntimeArray => {
-            let Some(&element) = t.args.first() else {
+            let Some(&element) = t.args().first() else {
                 return;
             };
-            let count = match t.op {
+            let count = match t.op() {
                 Op::TypeArray => bytes.element_count(ty).unwrap_or(0),
                 _ => RUNTIME_ELEMENTS,
             };
@@ -111,10 +111,10 @@ pub fn size(m: &Module, bytes: &Bytes, ty: u32) -> Option<u64> {
         return Some(8);
     }
     let t = m.global(ty)?;
-    match t.op {
+    match t.op() {
         Op::TypeStruct => {
             let mut end = 0;
-            for (k, &member) in t.args.iter().enumerate() {
+            for (k, &member) in t.args().iter().enumerate() {
                 end = end.max(bytes.member_offset(ty, k as u32)? + size(m, bytes, member)?);
             }
             Some(end)
@@ -122,7 +122,7 @@ pub fn size(m: &Module, bytes: &Bytes, ty: u32) -> Option<u64> {
         Op::TypeArray => {
             let n = bytes.element_count(ty)?;
             let stride = bytes.element_stride(Place::of(ty))?;
-            Some(stride * n.saturating_sub(1) + size(m, bytes, *t.args.first()?)?)
+            Some(stride * n.saturating_sub(1) + size(m, bytes, *t.args().first()?)?)
         }
         _ => bytes.size(Place::of(ty)),
     }
@@ -133,8 +133,8 @@ pub fn size(m: &Module, bytes: &Bytes, ty: u32) -> Option<u64> {
 pub fn pointee_sites(m: &Module, bytes: &Bytes) -> Vec<u64> {
     let mut out = Vec::new();
     for g in m.globals() {
-        if g.op == Op::TypePointer && g.result.is_some_and(|r| is_address(m, r)) {
-            if let Some(&pointee) = g.args.first() {
+        if g.op() == Op::TypePointer && g.result().is_some_and(|r| is_address(m, r)) {
+            if let Some(&pointee) = g.args().first() {
                 pointer_offsets(m, bytes, pointee, 0, &mut out);
             }
         }

@@ -70,7 +70,7 @@ impl Layout {
         }) {
             return Err("not a compute shader".into());
         }
-        let type_of = |id: u32| m.globals().iter().find(|g| g.result == Some(id));
+        let type_of = |id: u32| m.globals().iter().find(|g| g.result() == Some(id));
         let bytes = crate::ir::qptr::Layout::new(&m);
         let mut push = 0;
         let mut sites = addresses::Sites::default();
@@ -81,7 +81,7 @@ impl Layout {
                 .iter()
                 .find_map(|a| match (a.arg(0), a.lits()) {
                     (Some(t), [Operand::Decoration(d), Operand::LiteralBit32(v), ..])
-                        if a.op == Op::Decorate && t == id && *d == what =>
+                        if a.op() == Op::Decorate && t == id && *d == what =>
                     {
                         Some(*v)
                     }
@@ -89,14 +89,15 @@ impl Layout {
                 })
         };
         for g in m.globals() {
-            let (Op::Variable, Some(Operand::StorageClass(class))) = (g.op, g.lits().first())
+            let (Op::Variable, Some(Operand::StorageClass(class))) = (g.op(), g.lits().first())
             else {
                 continue;
             };
-            let pointee =
-                g.ty.and_then(type_of)
-                    .and_then(|p| p.arg(0))
-                    .ok_or("a variable of unknown type")?;
+            let pointee = g
+                .ty()
+                .and_then(type_of)
+                .and_then(|p| p.arg(0))
+                .ok_or("a variable of unknown type")?;
             match class {
                 StorageClass::PushConstant => {
                     let size = addresses::size(&m, &bytes, pointee)
@@ -111,14 +112,14 @@ impl Layout {
                     // The block itself, through an array of blocks.
                     let mut block = pointee;
                     while let Some(t) = m.global(block) {
-                        match t.op {
-                            Op::TypeArray | Op::TypeRuntimeArray => block = t.args[0],
+                        match t.op() {
+                            Op::TypeArray | Op::TypeRuntimeArray => block = t.args()[0],
                             _ => break,
                         }
                     }
                     let mut offsets = Vec::new();
                     addresses::pointer_offsets(&m, &bytes, block, 0, &mut offsets);
-                    let id = g.result.unwrap_or(0);
+                    let id = g.result().unwrap_or(0);
                     if let (Some(set), Some(binding)) = (
                         decoration(id, spirv::Decoration::DescriptorSet),
                         decoration(id, spirv::Decoration::Binding),
@@ -190,7 +191,7 @@ pub(super) fn holds_address(m: &crate::ir::Module, ty: u32) -> bool {
         let Some(def) = m.global(t) else {
             continue;
         };
-        match def.op {
+        match def.op() {
             Op::TypePointer | Op::TypeForwardPointer
                 if def.lits().first()
                     == Some(&Operand::StorageClass(StorageClass::PhysicalStorageBuffer)) =>
@@ -198,7 +199,7 @@ pub(super) fn holds_address(m: &crate::ir::Module, ty: u32) -> bool {
                 return true
             }
             Op::TypeStruct | Op::TypeArray | Op::TypeRuntimeArray => {
-                todo.extend(def.args.iter().copied())
+                todo.extend(def.args().iter().copied())
             }
             _ => {}
         }
@@ -242,8 +243,8 @@ OpFunctionEnd
         let structs: Vec<u32> = m
             .globals()
             .iter()
-            .filter(|g| g.op == spirv::Op::TypeStruct)
-            .filter_map(|g| g.result)
+            .filter(|g| g.op() == spirv::Op::TypeStruct)
+            .filter_map(|g| g.result())
             .collect();
         // %Data holds a number; %Push holds an address.
         assert!(!super::holds_address(&m, structs[0]));

@@ -133,7 +133,8 @@ impl Globals {
     /// lays out) and keeps what is outside functions.
     pub fn read(words: &[u32]) -> Result<Self, String> {
         let m = read::read_words(words).map_err(|e| e.to_string())?;
-        let dr = |i: &crate::ir::Inst| dr::Instruction::new(i.op, i.ty, i.result, i.to_operands());
+        let dr =
+            |i: &crate::ir::Inst| dr::Instruction::new(i.op(), i.ty(), i.result(), i.to_operands());
         Ok(Globals {
             entry_points: m.entry_points.iter().map(dr).collect(),
             annotations: ungrouped(m.annotations().iter().map(dr).collect()),
@@ -141,7 +142,7 @@ impl Globals {
             types_global_values: m
                 .globals()
                 .iter()
-                .filter(|g| !matches!(g.op, Op::ExtInst | Op::Line | Op::NoLine))
+                .filter(|g| !matches!(g.op(), Op::ExtInst | Op::Line | Op::NoLine))
                 .map(dr)
                 .collect(),
         })

@@ -28,7 +28,7 @@ use spirv::{BuiltIn, Decoration, ExecutionModel, Op, StorageClass};
 use super::stages::{interface, Slot};
 use super::state::{Encoding, NumericClass, PipelineState, Rate, SpecValue};
 use crate::ir::ops::fold::{rule, Value};
-use crate::ir::rewrite::{out_of_ids, Builder};
+use crate::ir::rewrite::{self, out_of_ids, Builder};
 use crate::ir::{Id, Inst, Module};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,10 +70,7 @@ fn lists_all_globals(m: &Module) -> bool {
 }
 
 fn add_to_interface(m: &mut Module, ep: usize, var: Id) {
-    let ep = &mut m.entry_points[ep];
-    if !ep.args[1..].contains(&var) {
-        ep.args.push(var);
-    }
+    rewrite::add_interface(&mut m.entry_points[ep], var);
 }
 
 /// Turns an interface variable into a `Private` one of the same id, so the shader's own loads
@@ -83,22 +80,22 @@ fn make_private(m: &mut Module, ep: usize, var: Id) -> Result<(), String> {
         .global(var)
         .cloned()
         .ok_or("interface variable vanished")?;
-    let pointee =
-        g.ty.and_then(|p| m.global(p))
-            .and_then(|p| p.arg(0))
-            .ok_or("interface variable without a pointer type")?;
+    let pointee = g
+        .ty()
+        .and_then(|p| m.global(p))
+        .and_then(|p| p.arg(0))
+        .ok_or("interface variable without a pointer type")?;
     let ptr = m
         .pointer_to(StorageClass::Private, pointee)
         .ok_or_else(out_of_ids)?;
     // The pointer type may be new, and so after the variable: move the variable to the end.
-    m.globals_mut().retain(|i| i.result != Some(var));
-    let mut v = g;
-    v.ty = Some(ptr);
+    crate::ir::rewrite::retain_globals(m, |i| i.result() != Some(var));
+    let mut v = g.retyped(Some(ptr));
     v.lits_mut()[0] = Operand::StorageClass(StorageClass::Private);
     m.push_global(v);
-    m.annotations_mut().retain(|a| {
-        !(a.op == Op::Decorate
-            && a.args.first() == Some(&var)
+    crate::ir::rewrite::retain_annotations(m, |a| {
+        !(a.op() == Op::Decorate
+            && a.args().first() == Some(&var)
             && matches!(
                 a.lits().first(),
                 Some(Operand::Decoration(
@@ -113,11 +110,7 @@ fn make_private(m: &mut Module, ep: usize, var: Id) -> Result<(), String> {
             ))
     });
     if !lists_all_globals(m) {
-        let mut k = 0;
-        m.entry_points[ep].args.retain(|o| {
-            k += 1;
-            k == 1 || *o != var
-        });
+        rewrite::retain_interface(&mut m.entry_points[ep], |o| o != var);
     }
     Ok(())
 }
@@ -125,12 +118,12 @@ fn make_private(m: &mut Module, ep: usize, var: Id) -> Result<(), String> {
 /// (component type, count, class) of a scalar or vector of 32-bit numbers.
 fn shape(m: &Module, ty: Id) -> Option<(Id, u32, NumericClass)> {
     let t = m.global(ty)?;
-    let (scalar, n) = match (t.op, t.args.as_slice(), t.lits()) {
+    let (scalar, n) = match (t.op(), t.args(), t.lits()) {
         (Op::TypeVector, [c], [Operand::LiteralBit32(n)]) => (*c, *n),
         _ => (ty, 1),
     };
     let s = m.global(scalar)?;
-    let class = match (s.op, s.lits()) {
+    let class = match (s.op(), s.lits()) {
         (Op::TypeFloat, [Operand::LiteralBit32(32), ..]) => NumericClass::Float,
         (Op::TypeInt, [Operand::LiteralBit32(32), Operand::LiteralBit32(0)]) => NumericClass::Uint,
         (Op::TypeInt, [Operand::LiteralBit32(32), Operand::LiteralBit32(1)]) => NumericClass::Sint,
@@ -140,7 +133,7 @@ fn shape(m: &Module, ty: Id) -> Option<(Id, u32, NumericClass)> {
 }
 
 fn pointee(m: &Module, var: Id) -> Option<Id> {
-    let p = m.global(var)?.ty?;
+    let p = m.global(var)?.ty()?;
     m.global(p)?.arg(0)
 }
 
@@ -170,7 +163,7 @@ fn place(
     let sites: Vec<usize> = if at_returns {
         let f = &m.functions()[fi];
         (0..f.blocks().len())
-            .filter(|&b| f.terminator(b).op == Op::Return)
+            .filter(|&b| f.terminator(b).op() == Op::Return)
             .collect()
     } else {
         vec![0]
@@ -206,7 +199,7 @@ fn place(
             f.block(site).insts.len()
         } else {
             f.block_insts(site)
-                .rposition(|i| i.op == Op::Variable)
+                .rposition(|i| i.op() == Op::Variable)
                 .map_or(0, |p| p + 1)
         };
         for (k, inst) in code.into_iter().enumerate() {
@@ -220,7 +213,7 @@ fn place(
 pub fn spec_ids(m: &Module) -> HashMap<Id, u32> {
     m.annotations()
         .iter()
-        .filter_map(|a| match (a.args.as_slice(), a.lits()) {
+        .filter_map(|a| match (a.args(), a.lits()) {
             ([id], [Operand::Decoration(Decoration::SpecId), Operand::LiteralBit32(n)]) => {
                 Some((*id, *n))
             }
@@ -237,12 +230,12 @@ pub fn freeze_spec_constants(m: &mut Module, state: &PipelineState) -> Result<Ve
     let mut frozen = Vec::new();
     let mut frozen_ids = HashSet::new();
     let mut edits = Vec::new();
-    for (n, g) in m.globals().iter().enumerate() {
-        let (Some(id), Some(ty)) = (g.result, g.ty) else {
+    for g in m.globals() {
+        let (Some(id), Some(ty)) = (g.result(), g.ty()) else {
             continue;
         };
         if !matches!(
-            g.op,
+            g.op(),
             Op::SpecConstant | Op::SpecConstantTrue | Op::SpecConstantFalse
         ) {
             continue;
@@ -262,7 +255,7 @@ pub fn freeze_spec_constants(m: &mut Module, state: &PipelineState) -> Result<Ve
                 super::stages::type_sig(m, ty, 0).replace("?", "")
             )
         };
-        let (op, operands) = match (t.op, t.lits(), value) {
+        let (op, operands) = match (t.op(), t.lits(), value) {
             (Op::TypeBool, _, SpecValue::Bool(b)) => (
                 if *b {
                     Op::ConstantTrue
@@ -327,21 +320,17 @@ pub fn freeze_spec_constants(m: &mut Module, state: &PipelineState) -> Result<Ve
         };
         frozen.push(format!("SpecId {spec} %{} = {value}", names.get(id)));
         frozen_ids.insert(id);
-        edits.push((n, op, operands));
+        edits.push((id, op, operands));
     }
-    for (n, op, operands) in edits {
-        let g = &mut m.globals_mut()[n];
-        g.op = op;
-        g.set_operands(operands);
-    }
+    rewrite::freeze_spec_constants(m, edits);
     if frozen.is_empty() {
         return Ok(frozen);
     }
-    m.annotations_mut().retain(|a| {
+    crate::ir::rewrite::retain_annotations(m, |a| {
         !(matches!(
             a.lits().first(),
             Some(Operand::Decoration(Decoration::SpecId))
-        ) && matches!(a.args.first(), Some(i) if frozen_ids.contains(i)))
+        ) && matches!(a.args().first(), Some(i) if frozen_ids.contains(i)))
     });
     fold_spec_dependents(m);
     m.reindex();
@@ -353,10 +342,12 @@ fn fold_spec_dependents(m: &mut Module) {
     let mut values: HashMap<Id, Value> = HashMap::new();
     let mut kinds: HashMap<Id, (Op, u32, bool)> = HashMap::new();
     let mut constant: HashSet<Id> = HashSet::new();
+    // Frozen after the walk, which reads only what it noted of earlier globals.
+    let mut frozen = Vec::new();
     for n in 0..m.globals().len() {
         let g = m.globals()[n].clone();
-        let Some(id) = g.result else { continue };
-        match (g.op, g.lits()) {
+        let Some(id) = g.result() else { continue };
+        match (g.op(), g.lits()) {
             (Op::TypeInt, [Operand::LiteralBit32(w), Operand::LiteralBit32(s)]) => {
                 kinds.insert(id, (Op::TypeInt, *w, *s == 1));
             }
@@ -368,10 +359,10 @@ fn fold_spec_dependents(m: &mut Module) {
             }
             _ => {}
         }
-        let ty_kind = g.ty.and_then(|t| kinds.get(&t).copied());
-        match g.op {
+        let ty_kind = g.ty().and_then(|t| kinds.get(&t).copied());
+        match g.op() {
             Op::ConstantTrue | Op::ConstantFalse => {
-                values.insert(id, Value::Bool(g.op == Op::ConstantTrue));
+                values.insert(id, Value::Bool(g.op() == Op::ConstantTrue));
                 constant.insert(id);
             }
             Op::Constant => {
@@ -410,7 +401,7 @@ fn fold_spec_dependents(m: &mut Module) {
                 constant.insert(id);
             }
             Op::SpecConstantComposite if g.id_operands().all(|p| constant.contains(&p)) => {
-                m.globals_mut()[n].op = Op::ConstantComposite;
+                frozen.push((id, Op::ConstantComposite, g.to_operands()));
                 constant.insert(id);
             }
             Op::SpecConstantOp => {
@@ -448,13 +439,12 @@ fn fold_spec_dependents(m: &mut Module) {
                 };
                 values.insert(id, v);
                 constant.insert(id);
-                let g = &mut m.globals_mut()[n];
-                g.op = op;
-                g.set_operands(operands);
+                frozen.push((id, op, operands));
             }
             _ => {}
         }
     }
+    rewrite::freeze_spec_constants(m, frozen);
 }
 
 /// Finds the `Input` variable decorated with `builtin`, or declares one (an `int`).
@@ -462,7 +452,7 @@ fn builtin_input(m: &mut Module, ep: usize, builtin: BuiltIn) -> Result<Id, Stri
     let found = m
         .annotations()
         .iter()
-        .find_map(|a| match (a.args.as_slice(), a.lits()) {
+        .find_map(|a| match (a.args(), a.lits()) {
             ([v], [Operand::Decoration(Decoration::BuiltIn), Operand::BuiltIn(b)])
                 if *b == builtin =>
             {
@@ -502,14 +492,14 @@ fn builtin_input(m: &mut Module, ep: usize, builtin: BuiltIn) -> Result<Id, Stri
 fn vertex_buffer(m: &mut Module, ep: usize, set: u32, binding: u32) -> Result<Id, String> {
     let decorated = |m: &Module, v: Id, d: Decoration, n: u32| {
         m.annotations().iter().any(|a| {
-            a.op == Op::Decorate
-                && a.args.as_slice() == [v]
+            a.op() == Op::Decorate
+                && a.args() == [v]
                 && a.lits() == [Operand::Decoration(d), Operand::LiteralBit32(n)]
         })
     };
     let existing = m.globals().iter().find_map(|g| {
-        let v = g.result?;
-        (g.op == Op::Variable
+        let v = g.result()?;
+        (g.op() == Op::Variable
             && g.lits().first() == Some(&Operand::StorageClass(StorageClass::StorageBuffer))
             && decorated(m, v, Decoration::DescriptorSet, set)
             && decorated(m, v, Decoration::Binding, binding))

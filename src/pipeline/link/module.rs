@@ -14,6 +14,7 @@ use rspirv::dr::Operand;
 use spirv::{Decoration, LinkageType, Op};
 
 use crate::ir::names::Names;
+use crate::ir::rewrite;
 use crate::ir::{Id, Inst, Module};
 
 /// One module to link and the name errors call it by (its file).
@@ -38,10 +39,10 @@ pub struct LinkReport {
 
 /// `(name, linkage type)` of a `LinkageAttributes` decoration.
 fn linkage(inst: &Inst) -> Option<(Id, &str, LinkageType)> {
-    if inst.op != Op::Decorate {
+    if inst.op() != Op::Decorate {
         return None;
     }
-    match (inst.args.as_slice(), inst.lits()) {
+    match (inst.args(), inst.lits()) {
         (
             [target],
             [Operand::Decoration(Decoration::LinkageAttributes), Operand::LiteralString(name), Operand::LinkageType(t)],
@@ -77,8 +78,8 @@ fn mergeable(op: Op) -> bool {
 fn decorated(m: &Module) -> HashSet<Id> {
     m.annotations()
         .iter()
-        .filter_map(|a| match a.args.first() {
-            Some(t) if matches!(a.op, Op::Decorate | Op::MemberDecorate) => Some(*t),
+        .filter_map(|a| match a.args().first() {
+            Some(t) if matches!(a.op(), Op::Decorate | Op::MemberDecorate) => Some(*t),
             _ => None,
         })
         .collect()
@@ -94,7 +95,7 @@ fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
     let model = |m: &Module| {
         m.preamble
             .iter()
-            .find(|i| i.op == Op::MemoryModel)
+            .find(|i| i.op() == Op::MemoryModel)
             .map(|i| i.to_operands())
     };
     if let (Some(a), Some(bm)) = (model(out), model(&b)) {
@@ -113,15 +114,15 @@ fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
     let mut preamble = Vec::new();
     for mut inst in std::mem::take(&mut b.preamble) {
         rename(&map, &mut inst);
-        match inst.op {
+        match inst.op() {
             Op::MemoryModel => {}
             Op::ExtInstImport => {
                 let existing = out
                     .preamble
                     .iter()
-                    .find(|i| i.op == Op::ExtInstImport && i.lits() == inst.lits())
-                    .and_then(|i| i.result);
-                match (existing, inst.result) {
+                    .find(|i| i.op() == Op::ExtInstImport && i.lits() == inst.lits())
+                    .and_then(|i| i.result());
+                match (existing, inst.result()) {
                     (Some(e), Some(r)) => {
                         map.insert(r, e);
                     }
@@ -134,27 +135,23 @@ fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
     }
     let decorated_b = decorated(&b);
     let decorated_out = decorated(out);
-    let key = |g: &Inst| {
-        let mut k = g.clone();
-        k.result = None;
-        k
-    };
+    let key = |g: &Inst| g.clone().renamed(None);
     let mut known: HashMap<Inst, Id> = out
         .globals()
         .iter()
-        .filter(|g| mergeable(g.op))
+        .filter(|g| mergeable(g.op()))
         .filter_map(|g| {
-            let r = g.result?;
+            let r = g.result()?;
             (!decorated_out.contains(&r)).then(|| (key(g), r))
         })
         .collect();
     let mut globals = Vec::new();
     let mut merged = 0;
-    for mut inst in std::mem::take(b.globals_mut()) {
+    for mut inst in rewrite::take_globals(&mut b) {
         rename(&map, &mut inst);
         if let Some(r) = inst
-            .result
-            .filter(|r| mergeable(inst.op) && !decorated_b.contains(r))
+            .result()
+            .filter(|r| mergeable(inst.op()) && !decorated_b.contains(r))
         {
             let key = key(&inst);
             if let Some(&existing) = known.get(&key) {
@@ -173,21 +170,21 @@ fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
     }
     // Capabilities and extensions in front, imports after them, as the layout wants.
     for inst in preamble {
-        let pos = match inst.op {
+        let pos = match inst.op() {
             Op::Capability => out
                 .preamble
                 .iter()
-                .rposition(|i| i.op == Op::Capability)
+                .rposition(|i| i.op() == Op::Capability)
                 .map_or(0, |p| p + 1),
             Op::Extension => out
                 .preamble
                 .iter()
-                .rposition(|i| matches!(i.op, Op::Capability | Op::Extension))
+                .rposition(|i| matches!(i.op(), Op::Capability | Op::Extension))
                 .map_or(0, |p| p + 1),
             _ => out
                 .preamble
                 .iter()
-                .position(|i| i.op == Op::MemoryModel)
+                .position(|i| i.op() == Op::MemoryModel)
                 .unwrap_or(out.preamble.len()),
         };
         out.preamble.insert(pos, inst);
@@ -195,7 +192,7 @@ fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
     out.entry_points.append(&mut b.entry_points);
     out.execution_modes.append(&mut b.execution_modes);
     // The debug section has three parts in order: strings and sources, names, processes.
-    let part = |i: &Inst| match i.op {
+    let part = |i: &Inst| match i.op() {
         Op::String | Op::Source | Op::SourceContinued | Op::SourceExtension => 0,
         Op::ModuleProcessed => 2,
         _ => 1,
@@ -205,9 +202,9 @@ fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
     // A stable sort keeps each module's order within a part.
     debug.sort_by_key(|i| part(i));
     out.debug = debug;
-    out.annotations_mut().append(b.annotations_mut());
-    out.globals_mut().extend(globals);
-    out.function_list_mut().append(b.function_list_mut());
+    rewrite::append_annotations(out, rewrite::take_annotations(&mut b));
+    rewrite::append_globals(out, globals);
+    rewrite::append_functions(out, rewrite::take_functions(&mut b));
     out.trailing_debug.append(&mut b.trailing_debug);
     out.attributes.append(&mut b.attributes);
     out.bound = out.bound.max(bound);
@@ -220,7 +217,7 @@ fn declared_type(m: &Module, id: Id) -> Option<Id> {
     if let Some(f) = m.function(id) {
         return f.def.arg(0);
     }
-    m.global(id).and_then(|g| g.ty)
+    m.global(id).and_then(|g| g.ty())
 }
 
 pub fn link(inputs: Vec<LinkInput>, opts: LinkOptions) -> Result<(Module, LinkReport), String> {
@@ -300,22 +297,23 @@ pub fn link(inputs: Vec<LinkInput>, opts: LinkOptions) -> Result<(Module, LinkRe
     }
 
     // Imports become their exports: declarations, their names and decorations go.
-    out.function_list_mut()
-        .retain(|f| !resolve.contains_key(&f.id()));
-    out.globals_mut()
-        .retain(|g| !g.result.is_some_and(|r| resolve.contains_key(&r)));
+    rewrite::retain_functions(&mut out, |f| !resolve.contains_key(&f.id()));
+    rewrite::retain_globals(&mut out, |g| {
+        !g.result().is_some_and(|r| resolve.contains_key(&r))
+    });
     let targets = |i: &Inst| i.arg(0);
-    out.annotations_mut()
-        .retain(|a| !targets(a).is_some_and(|t| resolve.contains_key(&t)));
+    rewrite::retain_annotations(&mut out, |a| {
+        !targets(a).is_some_and(|t| resolve.contains_key(&t))
+    });
     out.debug.retain(|d| {
-        !(matches!(d.op, Op::Name | Op::MemberName)
+        !(matches!(d.op(), Op::Name | Op::MemberName)
             && targets(d).is_some_and(|t| resolve.contains_key(&t)))
     });
     out.remap_ids(|id| resolve.get(&id).copied().unwrap_or(id));
 
     // Exports nobody imported from outside: linked, they are ordinary functions now.
     if !opts.keep_exports {
-        out.annotations_mut().retain(|a| match linkage(a) {
+        rewrite::retain_annotations(&mut out, |a| match linkage(a) {
             Some((target, name, LinkageType::Export)) => {
                 report
                     .dropped_exports
@@ -327,7 +325,7 @@ pub fn link(inputs: Vec<LinkInput>, opts: LinkOptions) -> Result<(Module, LinkRe
     }
     if !out.annotations().iter().any(|a| linkage(a).is_some()) {
         out.preamble.retain(|i| {
-            !(i.op == Op::Capability
+            !(i.op() == Op::Capability
                 && matches!(
                     i.lits().first(),
                     Some(Operand::Capability(spirv::Capability::Linkage))

@@ -22,6 +22,7 @@ use spirv::{BuiltIn, Decoration, ExecutionModel, Op, StorageClass};
 
 use crate::ir::fxhash::FxHashSet;
 use crate::ir::names::Names;
+use crate::ir::rewrite;
 use crate::ir::rewrite::{forget, remove_insts, Builder, Replacer};
 use crate::ir::{Id, Module, Opd};
 use crate::pipeline::pass::{Diagnostic, Severity};
@@ -120,9 +121,9 @@ fn footprint(
         Some(Opd::Lit(Operand::LiteralBit32(n))) => *n,
         _ => 0,
     };
-    match t.op {
+    match t.op() {
         Op::TypeFloat | Op::TypeInt | Op::TypeBool | Op::TypeVector => {
-            let (scalar, n) = match t.op {
+            let (scalar, n) = match t.op() {
                 Op::TypeVector => (t.arg(0).unwrap_or(0), lit(1)),
                 _ => (ty, 1),
             };
@@ -163,7 +164,7 @@ fn footprint(
         }
         Op::TypeStruct => {
             let mut taken = 0;
-            for &member in &t.args {
+            for &member in t.args() {
                 taken += footprint(m, member, (location + taken, 0), out, depth + 1);
             }
             taken
@@ -174,7 +175,7 @@ fn footprint(
 
 fn decorations_of(m: &Module, id: Id) -> Vec<&[Operand]> {
     m.decorations_of(id)
-        .filter(|a| a.op == Op::Decorate)
+        .filter(|a| a.op() == Op::Decorate)
         .map(|a| a.lits())
         .collect()
 }
@@ -192,7 +193,7 @@ pub fn type_sig(m: &Module, id: Id, depth: usize) -> String {
         Some(Opd::Lit(Operand::LiteralBit32(n))) => *n,
         _ => 0,
     };
-    match t.op {
+    match t.op() {
         Op::TypeVoid => "void".into(),
         Op::TypeBool => "bool".into(),
         Op::TypeFloat => format!("f{}", lit(0)),
@@ -211,7 +212,11 @@ pub fn type_sig(m: &Module, id: Id, depth: usize) -> String {
         }
         Op::TypeRuntimeArray => format!("[{}]", type_sig(m, id_of(0), depth + 1)),
         Op::TypeStruct => {
-            let members: Vec<String> = t.args.iter().map(|&i| type_sig(m, i, depth + 1)).collect();
+            let members: Vec<String> = t
+                .args()
+                .iter()
+                .map(|&i| type_sig(m, i, depth + 1))
+                .collect();
             format!("struct {{{}}}", members.join(", "))
         }
         other => format!("{other:?}"),
@@ -233,19 +238,20 @@ pub fn interface(m: &Module, class: StorageClass) -> Vec<Var> {
     let listed: HashSet<Id> = m
         .entry_points
         .iter()
-        .flat_map(|ep| ep.args.iter().skip(1).copied())
+        .flat_map(|ep| ep.args().iter().skip(1).copied())
         .collect();
     for g in m.globals() {
-        let (Op::Variable, Some(id)) = (g.op, g.result) else {
+        let (Op::Variable, Some(id)) = (g.op(), g.result()) else {
             continue;
         };
         if g.lits().first() != Some(&Operand::StorageClass(class)) || !listed.contains(&id) {
             continue;
         }
-        let mut pointee =
-            g.ty.and_then(|p| m.global(p))
-                .and_then(|p| p.arg(0))
-                .unwrap_or(0);
+        let mut pointee = g
+            .ty()
+            .and_then(|p| m.global(p))
+            .and_then(|p| p.arg(0))
+            .unwrap_or(0);
         // Per-vertex interfaces (geometry and tessellation inputs, tessellation control
         // outputs, fragment inputs decorated PerVertexKHR) are arrays of what the neighbouring
         // stage writes or reads per vertex.
@@ -257,7 +263,7 @@ pub fn interface(m: &Module, class: StorageClass) -> Vec<Var> {
         if (arrayed && !has(Decoration::Patch)) || has(Decoration::PerVertexKHR) {
             if let Some(e) = m
                 .global(pointee)
-                .filter(|t| t.op == Op::TypeArray)
+                .filter(|t| t.op() == Op::TypeArray)
                 .and_then(|t| t.arg(0))
             {
                 pointee = e;
@@ -424,11 +430,11 @@ fn pointers_into(m: &Module, var: Id) -> HashSet<Id> {
         for f in m.functions() {
             for i in f.insts() {
                 if matches!(
-                    i.op,
+                    i.op(),
                     Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject
-                ) && matches!(i.args.first(), Some(base) if set.contains(base))
+                ) && matches!(i.args().first(), Some(base) if set.contains(base))
                 {
-                    if let Some(r) = i.result {
+                    if let Some(r) = i.result() {
                         set.insert(r);
                     }
                 }
@@ -450,21 +456,16 @@ fn remove_vars(m: &mut Module, vars: &HashSet<Id>) {
     let mut gone: FxHashSet<Id> = vars.iter().copied().collect();
     for f in m.functions_mut() {
         remove_insts(f, &mut gone, |i| {
-            let store = i.op == Op::Store && i.args.first().is_some_and(|p| ptrs.contains(p));
-            let chain = i.result.is_some_and(|r| ptrs.contains(&r));
+            let store = i.op() == Op::Store && i.args().first().is_some_and(|p| ptrs.contains(p));
+            let chain = i.result().is_some_and(|r| ptrs.contains(&r));
             store || chain
         });
     }
     for ep in &mut m.entry_points {
-        // Keep the function operand (the first id) even in the unlikely case it was listed.
-        let mut k = 0;
-        ep.args.retain(|i| {
-            k += 1;
-            k == 1 || !vars.contains(i)
-        });
+        // Keeps the function operand (the first id) even in the unlikely case it was listed.
+        rewrite::retain_interface(ep, |i| !vars.contains(&i));
     }
-    m.globals_mut()
-        .retain(|g| !g.result.is_some_and(|r| vars.contains(&r)));
+    crate::ir::rewrite::retain_globals(m, |g| !g.result().is_some_and(|r| vars.contains(&r)));
     forget(m, &gone);
     m.reindex();
 }
@@ -546,12 +547,12 @@ fn reads_back(m: &Module, var: Id) -> bool {
                 return false;
             }
             let chain = matches!(
-                i.op,
+                i.op(),
                 Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject
             );
             i.id_operands()
                 .enumerate()
-                .any(|(k, id)| ptrs.contains(&id) && !(k == 0 && (i.op == Op::Store || chain)))
+                .any(|(k, id)| ptrs.contains(&id) && !(k == 0 && (i.op() == Op::Store || chain)))
         })
     })
 }
@@ -564,7 +565,7 @@ fn always_blocks(f: &crate::ir::Function) -> Vec<usize> {
     while at < f.blocks().len() && !out.contains(&at) {
         out.push(at);
         let t = f.terminator(at);
-        match (t.op, t.args.first()) {
+        match (t.op(), t.args().first()) {
             (Op::Branch, Some(next)) => match f.block_index(*next) {
                 Some(n) => at = n,
                 None => break,
@@ -596,15 +597,15 @@ fn constant_output(m: &Module, var: Id) -> Option<Id> {
         };
         for (bi, b) in f.blocks().iter().enumerate() {
             for i in b.insts.iter().map(|&i| f.inst(i)) {
-                let Some(p) = i.args.first() else {
+                let Some(p) = i.args().first() else {
                     continue;
                 };
                 if !ptrs.contains(p) {
                     continue;
                 }
-                match i.op {
+                match i.op() {
                     Op::Store if *p == var => {
-                        let v = i.args.get(1)?;
+                        let v = i.args().get(1)?;
                         if value.is_some_and(|x| x != *v) {
                             return None;
                         }
@@ -631,7 +632,7 @@ fn constant_output(m: &Module, var: Id) -> Option<Id> {
 fn is_constant(m: &Module, v: Id) -> bool {
     m.global(v).is_some_and(|def| {
         matches!(
-            def.op,
+            def.op(),
             Op::Constant
                 | Op::ConstantComposite
                 | Op::ConstantTrue
@@ -648,15 +649,15 @@ fn is_constant(m: &Module, v: Id) -> bool {
 fn private_constant(m: &Module, entry: Id, loaded: Id) -> Option<Id> {
     let ef = m.function(entry)?;
     let (load_block, load_at, var) = (0..ef.blocks().len()).find_map(|bi| {
-        ef.block_insts(bi)
-            .enumerate()
-            .find_map(|(k, i)| match (i.op, i.result, i.args.first()) {
+        ef.block_insts(bi).enumerate().find_map(|(k, i)| {
+            match (i.op(), i.result(), i.args().first()) {
                 (Op::Load, Some(r), Some(p)) if r == loaded => Some((bi, k, *p)),
                 _ => None,
-            })
+            }
+        })
     })?;
     let def = m.global(var)?;
-    if def.op != Op::Variable
+    if def.op() != Op::Variable
         || def.lits().first() != Some(&Operand::StorageClass(StorageClass::Private))
     {
         return None;
@@ -674,7 +675,7 @@ fn private_constant(m: &Module, entry: Id, loaded: Id) -> Option<Id> {
                 if sets.is_debug_only(i) || !i.id_operands().any(|u| u == var) {
                     continue;
                 }
-                match (i.op, i.args.as_slice()) {
+                match (i.op(), i.args()) {
                     (Op::Load, [p, ..]) if *p == var => {}
                     (Op::Store, [p, x, ..]) if *p == var => {
                         if value.is_some_and(|c| c != *x) || !is_constant(m, *x) {
@@ -697,14 +698,14 @@ fn private_constant(m: &Module, entry: Id, loaded: Id) -> Option<Id> {
         return Some(c);
     }
     // The initializer differs: a store must run before the load.
-    let stored_first =
-        ef.block_insts(load_block)
-            .take(load_at)
-            .any(|i| match (i.op, i.args.as_slice()) {
-                (Op::Store, [p, ..]) => *p == var,
-                (Op::FunctionCall, [callee, ..]) => stored_surely_in.contains(callee),
-                _ => false,
-            });
+    let stored_first = ef
+        .block_insts(load_block)
+        .take(load_at)
+        .any(|i| match (i.op(), i.args()) {
+            (Op::Store, [p, ..]) => *p == var,
+            (Op::FunctionCall, [callee, ..]) => stored_surely_in.contains(callee),
+            _ => false,
+        });
     stored_first.then_some(c)
 }
 
@@ -713,26 +714,23 @@ fn private_constant(m: &Module, entry: Id, loaded: Id) -> Option<Id> {
 fn copy_constant(from: &Module, c: Id, to: &mut Module, ty: Id) -> Option<Id> {
     let def = from.global(c)?.clone();
     let ty_inst = to.global(ty)?.clone();
-    match def.op {
+    match def.op() {
         Op::Constant | Op::ConstantTrue | Op::ConstantFalse | Op::ConstantNull => {
-            if matches!(def.op, Op::ConstantNull)
-                || type_sig(from, def.ty?, 0) == type_sig(to, ty, 0)
+            if matches!(def.op(), Op::ConstantNull)
+                || type_sig(from, def.ty()?, 0) == type_sig(to, ty, 0)
             {
-                let mut c = def.clone();
-                c.ty = Some(ty);
-                c.result = None;
-                to.intern(c)
+                to.intern(def.clone().retyped(Some(ty)).renamed(None))
             } else {
                 None
             }
         }
         Op::ConstantComposite => {
-            let elem_ty = match (ty_inst.op, ty_inst.args.first()) {
+            let elem_ty = match (ty_inst.op(), ty_inst.args().first()) {
                 (Op::TypeVector, Some(e)) => *e,
                 _ => return None,
             };
             let mut parts = Vec::new();
-            for &part in &def.args {
+            for &part in def.args() {
                 parts.push(copy_constant(from, part, to, elem_ty)?);
             }
             Builder::detached(to).composite(ty, &parts).ok()
@@ -777,8 +775,8 @@ pub fn forward_constants(producer: &Module, consumer: &mut Module) -> Vec<String
                 if sets.is_debug_only(i) || !i.id_operands().any(|u| u == input.id) {
                     continue;
                 }
-                match (i.op, i.result, i.ty) {
-                    (Op::Load, Some(r), Some(t)) if i.args.first() == Some(&input.id) => {
+                match (i.op(), i.result(), i.ty()) {
+                    (Op::Load, Some(r), Some(t)) if i.args().first() == Some(&input.id) => {
                         loads.push((r, t))
                     }
                     _ => other_use = true,
@@ -799,7 +797,7 @@ pub fn forward_constants(producer: &Module, consumer: &mut Module) -> Vec<String
             replace.replace(r, value);
         }
         for f in consumer.functions_mut() {
-            f.retain_all(|i| !i.result.is_some_and(|r| replace.is_replaced(r)));
+            f.retain_all(|i| !i.result().is_some_and(|r| replace.is_replaced(r)));
         }
         replace.apply(consumer, "link-forward-constants");
         gone.insert(input.id);

@@ -38,6 +38,7 @@ use crate::ir::debug::{self, DebugSets};
 use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::ops::ExtSets;
+use crate::ir::rewrite;
 use crate::ir::rewrite::Builder;
 use crate::ir::rewrite::{forget, is_debug_only, prune_unreachable_in, undefine_debug_uses};
 use crate::ir::types::pointer_type;
@@ -53,8 +54,8 @@ fn local_root(f: &Function, mut p: Id, locals: &FxHashSet<Id>) -> Option<Id> {
             return Some(p);
         }
         let i = f.def_of(p)?;
-        match i.op {
-            Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject => p = *i.args.first()?,
+        match i.op() {
+            Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject => p = *i.args().first()?,
             _ => return None,
         }
     }
@@ -68,7 +69,7 @@ fn write_only_globals(m: &Module) -> FxHashSet<Id> {
         .annotations()
         .iter()
         .filter(|a| {
-            a.op == Op::Decorate
+            a.op() == Op::Decorate
                 && matches!(
                     a.lits().first(),
                     Some(rspirv::dr::Operand::Decoration(
@@ -82,13 +83,15 @@ fn write_only_globals(m: &Module) -> FxHashSet<Id> {
         .globals()
         .iter()
         .filter(|g| {
-            g.op == Op::Variable
-                && g.args.is_empty()
-                && g.ty.and_then(|t| pointer_type(m, t)).is_some_and(|(c, _)| {
-                    matches!(c, StorageClass::Private | StorageClass::Workgroup)
-                })
+            g.op() == Op::Variable
+                && g.args().is_empty()
+                && g.ty()
+                    .and_then(|t| pointer_type(m, t))
+                    .is_some_and(|(c, _)| {
+                        matches!(c, StorageClass::Private | StorageClass::Workgroup)
+                    })
         })
-        .filter_map(|g| g.result)
+        .filter_map(|g| g.result())
         .filter(|r| !volatile.contains(r))
         .collect();
     let dsets = DebugSets::of(m);
@@ -96,7 +99,7 @@ fn write_only_globals(m: &Module) -> FxHashSet<Id> {
         // Pointers into a candidate: the chains based on it.
         let mut root: FxHashMap<Id, Id> = FxHashMap::default();
         for inst in f.body().filter(|i| !dsets.is_debug_use(i)) {
-            for (k, a) in inst.args.iter().enumerate() {
+            for (k, a) in inst.args().iter().enumerate() {
                 let Some(v) = root
                     .get(a)
                     .copied()
@@ -104,10 +107,10 @@ fn write_only_globals(m: &Module) -> FxHashSet<Id> {
                 else {
                     continue;
                 };
-                match (inst.op, k) {
+                match (inst.op(), k) {
                     (Op::Store | Op::CopyMemory, 0) => {}
                     (Op::AccessChain | Op::InBoundsAccessChain, 0) => {
-                        if let Some(r) = inst.result {
+                        if let Some(r) = inst.result() {
                             root.insert(r, v);
                         }
                     }
@@ -126,8 +129,8 @@ fn global_root(f: &Function, mut p: Id) -> Option<Id> {
     for _ in 0..64 {
         match f.def_of(p) {
             None => return Some(p),
-            Some(i) if matches!(i.op, Op::AccessChain | Op::InBoundsAccessChain) => {
-                p = *i.args.first()?
+            Some(i) if matches!(i.op(), Op::AccessChain | Op::InBoundsAccessChain) => {
+                p = *i.args().first()?
             }
             Some(_) => return None,
         }
@@ -153,12 +156,12 @@ fn mark(
     let locals: FxHashSet<Id> = f
         .block_insts(0)
         .filter(|i| {
-            i.op == Op::Variable
-                && i.ty
+            i.op() == Op::Variable
+                && i.ty()
                     .and_then(|t| pointer_type(m, t))
                     .is_some_and(|(c, _)| c == StorageClass::Function)
         })
-        .filter_map(|i| i.result)
+        .filter_map(|i| i.result())
         .collect();
     // Stores into each function variable, kept until the variable is live.
     let mut stores_into: FxHashMap<Id, Vec<InstId>> = FxHashMap::default();
@@ -169,16 +172,16 @@ fn mark(
             continue;
         }
         let inst = f.inst(i);
-        let root = match inst.op {
+        let root = match inst.op() {
             Op::Store | Op::CopyMemory => {
-                match inst.args.first().and_then(|&p| local_root(f, p, &locals)) {
+                match inst.args().first().and_then(|&p| local_root(f, p, &locals)) {
                     Some(v) => {
                         stores_into.entry(v).or_default().push(i);
                         false
                     }
                     // Nothing ever reads what it writes.
                     None => !inst
-                        .args
+                        .args()
                         .first()
                         .and_then(|&p| global_root(f, p))
                         .is_some_and(|g| write_only.contains(&g)),
@@ -220,14 +223,14 @@ fn mark(
             let inst = f.inst(i);
             let b = block_of[&i];
             // Operands defined here.
-            for &a in &inst.args {
+            for &a in inst.args() {
                 if let Some(d) = f.value(a) {
                     push(d, &mut live, &mut work);
                 }
             }
             // A live variable makes its stores live.
-            if inst.op == Op::Variable {
-                if let Some(stores) = inst.result.and_then(|r| stores_into.remove(&r)) {
+            if inst.op() == Op::Variable {
+                if let Some(stores) = inst.result().and_then(|r| stores_into.remove(&r)) {
                     for s in stores {
                         push(s, &mut live, &mut work);
                     }
@@ -256,8 +259,8 @@ fn mark(
             };
             depend_on(b, &mut deciding);
             // A live phi needs the edges it chooses between: their blocks run.
-            if inst.op == Op::Phi {
-                for pair in inst.args.chunks(2) {
+            if inst.op() == Op::Phi {
+                for pair in inst.args().chunks(2) {
                     if let Some(p) = f.block_index(pair[1]) {
                         deciding.push(p);
                         depend_on(p, &mut deciding);
@@ -277,7 +280,7 @@ fn mark(
             let t = f.block(b).terminator;
             if reached
                 && f.block(b).merge.is_none()
-                && matches!(f.inst(t).op, Op::BranchConditional | Op::Switch)
+                && matches!(f.inst(t).op(), Op::BranchConditional | Op::Switch)
                 && !live[t.index()]
             {
                 push(t, &mut live, &mut work);
@@ -341,7 +344,7 @@ fn sweep(
             .filter(|_| dsets.is_debug_use(inst));
         if let Some((d, v)) = described.and_then(|d| Some((d, f.value(d)?))) {
             if !live[v.index()] {
-                undefined.extend(f.inst(v).ty.map(|t| (d, t)));
+                undefined.extend(f.inst(v).ty().map(|t| (d, t)));
             }
         }
     }
@@ -355,7 +358,7 @@ fn sweep(
         let removed = f.retain_ids(b, |i, inst| {
             let keep = live[i.index()];
             if !keep {
-                gone.extend(inst.result);
+                gone.extend(inst.result());
             }
             keep
         });
@@ -363,7 +366,7 @@ fn sweep(
         // A dead selection or loop: straight to its merge block.
         let t = f.terminator(b);
         let dead_loop = matches!(f.block(b).merge, Some(crate::ir::Merge::Loop { .. }));
-        if !branch_live && (dead_loop || matches!(t.op, Op::BranchConditional | Op::Switch)) {
+        if !branch_live && (dead_loop || matches!(t.op(), Op::BranchConditional | Op::Switch)) {
             if let Some(merge) = f.block(b).merge.as_ref().map(|m| m.merge_block()) {
                 f.set_merge(b, None);
                 Builder::at_end(m, f, b).branch(merge);
@@ -395,14 +398,14 @@ fn drop_unused_interface(m: &mut Module, sets: &ExtSets) -> bool {
         .globals()
         .iter()
         .filter(|g| {
-            g.op == spirv::Op::Variable
-                && !g.args.is_empty()
+            g.op() == spirv::Op::Variable
+                && !g.args().is_empty()
                 && g.lits().first()
                     == Some(&rspirv::dr::Operand::StorageClass(
                         spirv::StorageClass::Output,
                     ))
         })
-        .filter_map(|g| g.result)
+        .filter_map(|g| g.result())
         .collect();
     let mut changed = false;
     for e in 0..m.entry_points.len() {
@@ -415,19 +418,16 @@ fn drop_unused_interface(m: &mut Module, sets: &ExtSets) -> bool {
             if reached[k] {
                 // A declare or value names a variable without using it.
                 for inst in f.body().filter(|i| !sets.is_debug_use(i)) {
-                    used.extend(inst.args.iter().copied());
+                    used.extend(inst.args().iter().copied());
                 }
             }
         }
         let ep = &mut m.entry_points[e];
-        let before = ep.args.len();
-        let mut k = 0;
-        // The first id is the entry point's function; the interface follows.
-        ep.args.retain(|v| {
-            k += 1;
-            k == 1 || used.contains(v) || sample_rate.contains(v) || initialized_outputs.contains(v)
+        let before = ep.args().len();
+        rewrite::retain_interface(ep, |v| {
+            used.contains(&v) || sample_rate.contains(&v) || initialized_outputs.contains(&v)
         });
-        changed |= ep.args.len() != before;
+        changed |= ep.args().len() != before;
     }
     changed
 }

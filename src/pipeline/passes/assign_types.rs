@@ -21,6 +21,7 @@ use rspirv::dr::Operand;
 use spirv::Op;
 
 use crate::ir::ops;
+use crate::ir::rewrite;
 use crate::ir::rewrite::{forget, Builder, Edits};
 use crate::ir::typing::{Labels, Made, Need, Numeric, TypeInfo};
 use crate::ir::{Id, Inst, InstId, Module};
@@ -149,7 +150,7 @@ fn relabelable_width(info: &TypeInfo, ty: Id) -> Option<u32> {
             return n.label.map(|_| n.width);
         }
         let t = info.type_inst(ty)?;
-        match (t.op, t.args.first()) {
+        match (t.op(), t.args().first()) {
             (Op::TypeArray, Some(e)) => ty = *e,
             _ => return None,
         }
@@ -165,13 +166,16 @@ fn free_locals(m: &Module, info: &TypeInfo) -> Locals {
         let mut candidates: HashMap<Id, u32> = HashMap::new();
         for i in f.body() {
             {
-                match (i.op, i.result, i.lits().first()) {
+                match (i.op(), i.result(), i.lits().first()) {
                     (
                         Op::Variable,
                         Some(r),
                         Some(Operand::StorageClass(spirv::StorageClass::Function)),
                     ) => {
-                        let pointee = i.ty.and_then(|t| info.type_inst(t)).and_then(|t| t.arg(0));
+                        let pointee = i
+                            .ty()
+                            .and_then(|t| info.type_inst(t))
+                            .and_then(|t| t.arg(0));
                         // An initializer of a whole array keeps its kind, as a stored one does.
                         let init_numeric = i.arg(0).is_none_or(|c| {
                             info.value_type(c)
@@ -200,7 +204,7 @@ fn free_locals(m: &Module, info: &TypeInfo) -> Locals {
         let value_types: HashMap<Id, Id> = f
             .body()
             .chain(f.params.iter())
-            .filter_map(|i| Some((i.result?, i.ty?)))
+            .filter_map(|i| Some((i.result()?, i.ty()?)))
             .collect();
         let numeric = |v: Option<Id>| {
             v.and_then(|v| value_types.get(&v).copied().or_else(|| info.value_type(v)))
@@ -209,13 +213,13 @@ fn free_locals(m: &Module, info: &TypeInfo) -> Locals {
         let mut bad: HashSet<Id> = HashSet::new();
         for i in f.body() {
             {
-                for (k, o) in i.args.iter().enumerate() {
+                for (k, o) in i.args().iter().enumerate() {
                     let Some(v) = root.get(o) else {
                         continue;
                     };
-                    let allowed = match i.op {
+                    let allowed = match i.op() {
                         Op::AccessChain | Op::InBoundsAccessChain => k == 0,
-                        Op::Load => k == 0 && numeric(i.result),
+                        Op::Load => k == 0 && numeric(i.result()),
                         Op::Store => k == 0 && numeric(i.arg(1)),
                         // A debug record describes the variable whatever its kind.
                         _ => ops::attrs_of(i, &sets).contains(ops::Attrs::DEBUG_INFO),
@@ -242,28 +246,28 @@ fn analyse(m: &Module) -> Analysis {
     let numeric: HashMap<Id, Numeric> = m
         .globals()
         .iter()
-        .filter_map(|g| Some((g.result?, info.numeric(g.result?)?)))
+        .filter_map(|g| Some((g.result()?, info.numeric(g.result()?)?)))
         .collect();
     let bits_constants: HashMap<Id, (Inst, Numeric)> = m
         .globals()
         .iter()
         .filter(|g| {
             matches!(
-                g.op,
+                g.op(),
                 Op::Constant | Op::ConstantComposite | Op::ConstantNull | Op::Undef
             )
         })
         .filter_map(|g| {
-            let n = *numeric.get(&g.ty?)?;
+            let n = *numeric.get(&g.ty()?)?;
             n.label
                 .is_none()
-                .then(|| (g.result.unwrap_or(0), (g.clone(), n)))
+                .then(|| (g.result().unwrap_or(0), (g.clone(), n)))
         })
         .collect();
     let capabilities = m
         .preamble
         .iter()
-        .filter(|i| i.op == Op::Capability)
+        .filter(|i| i.op() == Op::Capability)
         .filter_map(|i| match i.lits().first() {
             Some(Operand::Capability(c)) => Some(*c),
             _ => None,
@@ -318,22 +322,22 @@ fn analyse(m: &Module) -> Analysis {
     }
     // Definitions: function returns, parameters, instruction results.
     for (fi, f) in m.functions().iter().enumerate() {
-        if let Some(n) = f.def.ty.and_then(|t| info.numeric(t)) {
+        if let Some(n) = f.def.ty().and_then(|t| info.numeric(t)) {
             add(&mut a, f.id(), n, Labels::ALL, DefAt::Return);
         }
         for p in &f.params {
-            if let (Some(r), Some(n)) = (p.result, p.ty.and_then(|t| info.numeric(t))) {
+            if let (Some(r), Some(n)) = (p.result(), p.ty().and_then(|t| info.numeric(t))) {
                 add(&mut a, r, n, Labels::ALL, DefAt::Param { f: fi });
             }
         }
         for (_, iid) in f.layout() {
             let inst = f.inst(iid);
             {
-                let (Some(r), Some(n)) = (inst.result, inst.ty.and_then(|t| info.numeric(t)))
+                let (Some(r), Some(n)) = (inst.result(), inst.ty().and_then(|t| info.numeric(t)))
                 else {
                     continue;
                 };
-                let local = match (inst.op, inst.args.first()) {
+                let local = match (inst.op(), inst.args().first()) {
                     (Op::Load, Some(p)) => locals.root.get(p).copied(),
                     _ => None,
                 };
@@ -348,7 +352,7 @@ fn analyse(m: &Module) -> Analysis {
                 let def = DefAt::Inst {
                     f: fi,
                     inst: iid,
-                    phi: inst.op == Op::Phi,
+                    phi: inst.op() == Op::Phi,
                 };
                 add(&mut a, r, n, domain, def);
             }
@@ -357,10 +361,10 @@ fn analyse(m: &Module) -> Analysis {
     // Module-level typed values read by instructions (spec constants and the like).
     for g in m.globals() {
         if matches!(
-            g.op,
+            g.op(),
             Op::SpecConstant | Op::SpecConstantComposite | Op::SpecConstantOp
         ) {
-            if let (Some(r), Some(n)) = (g.result, g.ty.and_then(|t| info.numeric(t))) {
+            if let (Some(r), Some(n)) = (g.result(), g.ty().and_then(|t| info.numeric(t))) {
                 add(&mut a, r, n, Labels::ALL, DefAt::Global);
             }
         }
@@ -373,21 +377,21 @@ fn analyse(m: &Module) -> Analysis {
                 let Some(t) = info.typing(Some(f), inst) else {
                     continue;
                 };
-                if let (Some(Made::Tied(callee)), Some(r)) = (t.result, inst.result) {
+                if let (Some(Made::Tied(callee)), Some(r)) = (t.result, inst.result()) {
                     ties.push((r, callee));
                 }
                 // A value stored into (or initializing) a free local has the local's kind.
                 // (the local, the index of the stored value among the instruction's ids)
-                let local = match (inst.op, inst.args.first()) {
+                let local = match (inst.op(), inst.args().first()) {
                     (Op::Store, Some(p)) => locals.root.get(p).map(|&v| (v, 1)),
                     (Op::Variable, _) => inst
-                        .result
+                        .result()
                         .filter(|r| locals.free.contains_key(r))
                         .map(|v| (v, 0)),
                     _ => None,
                 };
                 for (k, need) in t.operands {
-                    let Some(&v) = inst.args.get(k) else {
+                    let Some(&v) = inst.args().get(k) else {
                         continue;
                     };
                     let need = match local {
@@ -397,7 +401,7 @@ fn analyse(m: &Module) -> Analysis {
                     let slot = (fi, iid, k);
                     if let Some(&vi) = a.index.get(&v) {
                         a.values[vi].uses.push((slot, need));
-                        if let Some(&ri) = inst.result.and_then(|r| a.index.get(&r)) {
+                        if let Some(&ri) = inst.result().and_then(|r| a.index.get(&r)) {
                             a.values[ri].operands.push(vi);
                         }
                     } else if a.bits_constants.contains_key(&v) {
@@ -405,7 +409,7 @@ fn analyse(m: &Module) -> Analysis {
                             slot,
                             constant: v,
                             need,
-                            reader: inst.result,
+                            reader: inst.result(),
                         });
                     }
                 }
@@ -690,10 +694,10 @@ fn typed_constant_at(
     }
     let (def, n) = a.bits_constants.get(&c)?.clone();
     let ty = m.numeric_type(label, n.width, n.count)?;
-    let id = match def.op {
+    let id = match def.op() {
         Op::ConstantComposite => {
-            let mut parts = Vec::with_capacity(def.args.len());
-            for &o in &def.args {
+            let mut parts = Vec::with_capacity(def.args().len());
+            for &o in def.args() {
                 parts.push(typed_constant_at(m, a, o, label, made, depth + 1)?);
             }
             Builder::detached(m).composite(ty, &parts).ok()?
@@ -713,8 +717,7 @@ fn typed_constant_at(
         }
         // The same constant, of the typed type.
         _ => {
-            let mut i = def.clone();
-            i.ty = Some(ty);
+            let i = def.clone().retyped(Some(ty));
             m.intern(i)?
         }
     };
@@ -755,17 +758,17 @@ pub fn assign_types(m: &mut Module) -> Result<Outcome, String> {
     }
     for f in m.functions_mut() {
         if let Some(&t) = new_types.get(&f.id()) {
-            f.def.ty = Some(t);
+            f.def = f.def.clone().retyped(Some(t));
         }
         for p in &mut f.params {
-            if let Some(&t) = p.result.and_then(|r| new_types.get(&r)) {
-                p.ty = Some(t);
+            if let Some(&t) = p.result().and_then(|r| new_types.get(&r)) {
+                *p = p.clone().retyped(Some(t));
             }
         }
         let ids: Vec<InstId> = f.layout().map(|(_, i)| i).collect();
         for i in ids {
-            if let Some(&t) = f.inst(i).result.and_then(|r| new_types.get(&r)) {
-                f.inst_mut(i).ty = Some(t);
+            if let Some(&t) = f.inst(i).result().and_then(|r| new_types.get(&r)) {
+                rewrite::retype(f, i, Some(t));
             }
         }
     }
@@ -877,7 +880,7 @@ pub fn assign_types(m: &mut Module) -> Result<Outcome, String> {
                                 .insts
                                 .iter()
                                 .copied()
-                                .take_while(|&x| func.inst(x).op == Op::Phi)
+                                .take_while(|&x| func.inst(x).op() == Op::Phi)
                                 .last()
                         })
                         .unwrap_or(i)
@@ -906,17 +909,20 @@ pub fn assign_types(m: &mut Module) -> Result<Outcome, String> {
     // Function types follow their parameters and results.
     for fi in 0..m.functions().len() {
         let f = &m.functions()[fi];
-        let ret = f.def.ty.unwrap_or(0);
-        let params: Vec<Id> = f.params.iter().map(|p| p.ty.unwrap_or(0)).collect();
-        let current = f.def.args.last().copied();
+        let ret = f.def.ty().unwrap_or(0);
+        let params: Vec<Id> = f.params.iter().map(|p| p.ty().unwrap_or(0)).collect();
+        let current = f.def.args().last().copied();
         let same = current.and_then(|c| m.global(c)).is_some_and(|g| {
-            g.args.first() == Some(&ret) && g.args.get(1..) == Some(params.as_slice())
+            g.args().first() == Some(&ret) && g.args().get(1..) == Some(params.as_slice())
         });
         if !same {
             let ty = Builder::detached(m).fn_type(ret, &params)?;
-            if let Some(last) = m.function_at_mut(fi).def.args.last_mut() {
-                *last = ty;
-            }
+            let def = &mut m.function_at_mut(fi).def;
+            *def = def.clone().with_args_edited(|a| {
+                if let Some(last) = a.last_mut() {
+                    *last = ty;
+                }
+            });
         }
     }
     remove_bits_declarations(m);
@@ -948,7 +954,7 @@ fn relabel_type_at(
         return None;
     }
     let def = m.global(ty)?.clone();
-    let new = match (def.op, def.args.as_slice(), def.lits()) {
+    let new = match (def.op(), def.args(), def.lits()) {
         (Op::TypeInt | Op::TypeFloat, _, [Operand::LiteralBit32(w), ..]) => {
             m.numeric_type(label, *w, 1)?
         }
@@ -994,12 +1000,12 @@ fn relabel_local(
     for (_, iid) in func.layout() {
         let i = func.inst(iid);
         {
-            let base = match (i.op, i.args.first()) {
-                (Op::Variable, _) => i.result,
+            let base = match (i.op(), i.args().first()) {
+                (Op::Variable, _) => i.result(),
                 (Op::AccessChain | Op::InBoundsAccessChain, Some(b)) => Some(*b),
                 _ => None,
             };
-            if let (Some(base), Some(r), Some(ty)) = (base, i.result, i.ty) {
+            if let (Some(base), Some(r), Some(ty)) = (base, i.result(), i.ty()) {
                 if pointers.contains(&base) {
                     pointers.insert(r);
                     edits.push((iid, ty));
@@ -1015,7 +1021,7 @@ fn relabel_local(
         };
         let pointee = relabel_type(m, pointee, label, made)?;
         let new_ptr = m.pointer_to(class, pointee)?;
-        m.function_at_mut(f).inst_mut(iid).ty = Some(new_ptr);
+        rewrite::retype(m.function_at_mut(f), iid, Some(new_ptr));
     }
     Some(())
 }
@@ -1026,12 +1032,14 @@ fn remove_bits_declarations(m: &mut Module) {
     let info = TypeInfo::new(m);
     let mut bits: HashSet<Id> = HashSet::new();
     for g in m.globals() {
-        let Some(r) = g.result else { continue };
+        let Some(r) = g.result() else { continue };
         let own = info.numeric(r).is_some_and(|n| n.label.is_none());
-        let typed_by =
-            g.ty.and_then(|t| info.numeric(t))
-                .is_some_and(|n| n.label.is_none());
-        let built_from = crate::ir::inst::is_type(g.op) && g.args.iter().any(|o| bits.contains(o));
+        let typed_by = g
+            .ty()
+            .and_then(|t| info.numeric(t))
+            .is_some_and(|n| n.label.is_none());
+        let built_from =
+            crate::ir::inst::is_type(g.op()) && g.args().iter().any(|o| bits.contains(o));
         if own || typed_by || built_from {
             bits.insert(r);
         }
@@ -1040,7 +1048,7 @@ fn remove_bits_declarations(m: &mut Module) {
     loop {
         let mut used: HashSet<Id> = HashSet::new();
         m.for_each_inst(|i| {
-            if !matches!(i.op, Op::Name | Op::MemberName | Op::Decorate) {
+            if !matches!(i.op(), Op::Name | Op::MemberName | Op::Decorate) {
                 used.extend(i.uses());
             }
         });
@@ -1049,8 +1057,7 @@ fn remove_bits_declarations(m: &mut Module) {
             break;
         }
         bits.retain(|b| !dead.contains(b));
-        m.globals_mut()
-            .retain(|g| !g.result.is_some_and(|r| dead.contains(&r)));
+        crate::ir::rewrite::retain_globals(m, |g| !g.result().is_some_and(|r| dead.contains(&r)));
         forget(m, &dead.iter().copied().collect());
     }
     m.reindex();

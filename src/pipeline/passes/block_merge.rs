@@ -34,7 +34,7 @@ pub struct BlockMerge;
 /// invocations leave them at different iterations (one iteration too many), and a separate
 /// continue block costs two instructions.
 fn makes_body_the_continue_target(f: &Function, s: &JoinState, a: usize, b: usize) -> bool {
-    let conditional = |t: &Inst| matches!(t.op, Op::BranchConditional | Op::Switch);
+    let conditional = |t: &Inst| matches!(t.op(), Op::BranchConditional | Op::Switch);
     let (a_label, b_label) = (s.label(a), s.label(b));
     // `b` is the continue target and `a`, which becomes it, a conditional target of the header.
     let b_continues = s.is_continue_target(b_label)
@@ -42,7 +42,7 @@ fn makes_body_the_continue_target(f: &Function, s: &JoinState, a: usize, b: usiz
             h != a
                 && s.merge(h).and_then(|m| m.continue_target()) == Some(b_label)
                 && conditional(s.terminator(f, h))
-                && s.terminator(f, h).args.contains(&a_label)
+                && s.terminator(f, h).args().contains(&a_label)
         });
     // `a` is a loop header and `b` branches conditionally to its continue target.
     let header_takes_branch = match s.merge(a) {
@@ -51,7 +51,7 @@ fn makes_body_the_continue_target(f: &Function, s: &JoinState, a: usize, b: usiz
         }) => {
             *continue_target != a_label
                 && conditional(s.terminator(f, b))
-                && s.terminator(f, b).args.contains(continue_target)
+                && s.terminator(f, b).args().contains(continue_target)
         }
         _ => false,
     };
@@ -86,7 +86,7 @@ fn merge_function(
 
 pub fn block_merge(m: &mut Module) -> bool {
     let keep_merges = m.preamble.iter().any(|i| {
-        i.op == Op::Extension
+        i.op() == Op::Extension
             && matches!(i.lits().first(), Some(Operand::LiteralString(s)) if s == "SPV_KHR_maximal_reconvergence")
     });
     let mut replace = Replacer::new();

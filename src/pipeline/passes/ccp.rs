@@ -94,11 +94,11 @@ impl Solver<'_> {
 
     fn visit(&mut self, b: usize, i: InstId) {
         let inst = self.f.inst(i);
-        match inst.op {
+        match inst.op() {
             Op::Phi => {
-                let Some(r) = inst.result else { return };
+                let Some(r) = inst.result() else { return };
                 let mut acc = Lattice::Top;
-                for pair in inst.args.chunks(2) {
+                for pair in inst.args().chunks(2) {
                     let (&v, Some(&label)) = (&pair[0], pair.get(1)) else {
                         continue;
                     };
@@ -112,16 +112,16 @@ impl Solver<'_> {
                 self.set(r, acc);
             }
             Op::Branch => {
-                if let Some(t) = inst.args.first().and_then(|&l| self.cfg.block(l)) {
+                if let Some(t) = inst.args().first().and_then(|&l| self.cfg.block(l)) {
                     self.take(b, t);
                 }
             }
             Op::BranchConditional => {
-                let targets: Vec<usize> = inst.args[1..]
+                let targets: Vec<usize> = inst.args()[1..]
                     .iter()
                     .filter_map(|&l| self.cfg.block(l))
                     .collect();
-                match self.value(inst.args[0]) {
+                match self.value(inst.args()[0]) {
                     Lattice::Top => {}
                     Lattice::Const(c) => match (c.as_bool(), targets.as_slice()) {
                         (Some(true), [t, ..]) | (Some(false), [_, t]) => self.take(b, *t),
@@ -131,11 +131,11 @@ impl Solver<'_> {
                 }
             }
             Op::Switch => {
-                let targets: Vec<usize> = inst.args[1..]
+                let targets: Vec<usize> = inst.args()[1..]
                     .iter()
                     .filter_map(|&l| self.cfg.block(l))
                     .collect();
-                match self.value(inst.args[0]) {
+                match self.value(inst.args()[0]) {
                     Lattice::Top => {}
                     Lattice::Const(c) => match switch_target(inst, &c) {
                         Some(label) => {
@@ -149,8 +149,8 @@ impl Solver<'_> {
                 }
             }
             _ => {
-                let Some(r) = inst.result else { return };
-                let lattices: Vec<Lattice> = inst.args.iter().map(|&a| self.value(a)).collect();
+                let Some(r) = inst.result() else { return };
+                let lattices: Vec<Lattice> = inst.args().iter().map(|&a| self.value(a)).collect();
                 let args: Vec<Option<&Const>> = lattices
                     .iter()
                     .map(|l| match l {
@@ -191,7 +191,7 @@ impl Solver<'_> {
                     .chain(std::iter::once(block.terminator))
                     .collect();
                 for i in insts {
-                    if first || self.f.inst(i).op == Op::Phi {
+                    if first || self.f.inst(i).op() == Op::Phi {
                         self.visit(to, i);
                     }
                 }
@@ -240,7 +240,7 @@ fn solve_function(f: &Function, consts: &Consts, sets: &ExtSets) -> Found {
             continue;
         }
         for i in f.block_insts(b) {
-            let (Some(r), Some(ty)) = (i.result, i.ty) else {
+            let (Some(r), Some(ty)) = (i.result(), i.ty()) else {
                 continue;
             };
             if let Some(Lattice::Const(c)) = s.values.get(&r) {
@@ -248,7 +248,7 @@ fn solve_function(f: &Function, consts: &Consts, sets: &ExtSets) -> Found {
             }
         }
         let t = f.terminator(b);
-        if matches!(t.op, Op::BranchConditional | Op::Switch) {
+        if matches!(t.op(), Op::BranchConditional | Op::Switch) {
             let taken: Vec<Id> = t
                 .branch_targets()
                 .iter()
@@ -292,7 +292,7 @@ pub fn ccp(m: &mut Module) -> bool {
             }
         }
         m.with_function(k, |m, f| {
-            f.retain_all(|i| !i.result.is_some_and(|r| folded.contains(&r)));
+            f.retain_all(|i| !i.result().is_some_and(|r| folded.contains(&r)));
             replace.apply_to_function(f);
             // Branches that head no construct take their one edge; headers keep their
             // (now constant) condition for dead-branch.

@@ -21,7 +21,7 @@ pub fn compact_ids(m: &mut Module) -> bool {
         });
     };
     m.for_each_inst(|i| {
-        if let Some(r) = i.result {
+        if let Some(r) = i.result() {
             define(r, &mut map);
         }
     });

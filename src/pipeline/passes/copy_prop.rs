@@ -17,12 +17,12 @@ pub struct CopyProp;
 
 /// The one value a copy or phi stands for, given the replacements found so far.
 fn copied_value(inst: &crate::ir::Inst, replace: &Replacer) -> Option<Id> {
-    let r = inst.result?;
-    match inst.op {
-        Op::CopyObject => inst.args.first().map(|&a| replace.resolve(a)),
+    let r = inst.result()?;
+    match inst.op() {
+        Op::CopyObject => inst.args().first().map(|&a| replace.resolve(a)),
         Op::Phi => {
             let mut value = None;
-            for pair in inst.args.chunks(2) {
+            for pair in inst.args().chunks(2) {
                 let v = replace.resolve(pair[0]);
                 if v == r {
                     continue;
@@ -49,7 +49,7 @@ pub fn copy_prop(m: &mut Module) -> bool {
         loop {
             let mut more = false;
             for inst in f.body() {
-                let Some(r) = inst.result else { continue };
+                let Some(r) = inst.result() else { continue };
                 if replace.is_replaced(r) {
                     continue;
                 }
@@ -63,7 +63,7 @@ pub fn copy_prop(m: &mut Module) -> bool {
             found = true;
         }
         if found {
-            f.retain_all(|i| !i.result.is_some_and(|r| replace.is_replaced(r)));
+            f.retain_all(|i| !i.result().is_some_and(|r| replace.is_replaced(r)));
             replace.apply_to_function(f);
             changed = true;
         }

@@ -22,6 +22,7 @@ use spirv::{Decoration, Op, StorageClass};
 
 use crate::ir::debug::DebugSets;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
+use crate::ir::rewrite;
 use crate::ir::types::{members, pointer_type};
 use crate::ir::{Function, Id, InstId, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
@@ -32,12 +33,12 @@ pub struct CopyPropArrays;
 fn root(m: &Module, f: &Function, mut p: Id) -> Option<Id> {
     for _ in 0..64 {
         if let Some(g) = m.global(p) {
-            return (g.op == Op::Variable).then_some(p);
+            return (g.op() == Op::Variable).then_some(p);
         }
         let i = f.def_of(p)?;
-        match i.op {
+        match i.op() {
             Op::Variable => return Some(p),
-            Op::AccessChain | Op::InBoundsAccessChain => p = *i.args.first()?,
+            Op::AccessChain | Op::InBoundsAccessChain => p = *i.args().first()?,
             _ => return None,
         }
     }
@@ -63,11 +64,11 @@ fn only_read(
                 continue;
             }
             let inst = f.inst(u.inst);
-            match inst.op {
+            match inst.op() {
                 Op::Load if u.arg == 0 => loads.push(u.inst),
                 Op::AccessChain | Op::InBoundsAccessChain if u.arg == 0 => {
                     chains.push(u.inst);
-                    work.extend(inst.result);
+                    work.extend(inst.result());
                 }
                 _ => return false,
             }
@@ -81,12 +82,13 @@ fn never_written_globals(m: &Module) -> FxHashSet<Id> {
     let mut candidates: FxHashSet<Id> = m
         .globals()
         .iter()
-        .filter(|g| g.op == Op::Variable)
+        .filter(|g| g.op() == Op::Variable)
         .filter(|g| {
-            g.ty.and_then(|t| pointer_type(m, t))
+            g.ty()
+                .and_then(|t| pointer_type(m, t))
                 .is_some_and(|(c, _)| c == StorageClass::Private)
         })
-        .filter_map(|g| g.result)
+        .filter_map(|g| g.result())
         .collect();
     let dsets = DebugSets::of(m);
     for f in m.functions() {
@@ -111,7 +113,7 @@ fn read_only(m: &Module, var: Id, class: StorageClass, buffer_blocks: &FxHashSet
         // A `Uniform` variable of a `BufferBlock` struct is a storage buffer in old SPIR-V.
         StorageClass::Uniform => !m
             .global(var)
-            .and_then(|g| g.ty)
+            .and_then(|g| g.ty())
             .and_then(|t| pointer_type(m, t))
             .is_some_and(|(_, s)| buffer_blocks.contains(&s)),
         _ => false,
@@ -143,10 +145,10 @@ fn find_copies(
     let mut out = Vec::new();
     for (_, i) in f.layout() {
         let v = f.inst(i);
-        if v.op != Op::Variable || v.args.len() > 1 {
+        if v.op() != Op::Variable || v.args().len() > 1 {
             continue;
         }
-        let (Some(var), Some(vty)) = (v.result, v.ty) else {
+        let (Some(var), Some(vty)) = (v.result(), v.ty()) else {
             continue;
         };
         let Some((_, pointee)) = pointer_type(m, vty) else {
@@ -154,7 +156,7 @@ fn find_copies(
         };
         let aggregate = m
             .global(pointee)
-            .is_some_and(|t| matches!(t.op, Op::TypeArray | Op::TypeStruct | Op::TypeMatrix))
+            .is_some_and(|t| matches!(t.op(), Op::TypeArray | Op::TypeStruct | Op::TypeMatrix))
             && members(m, pointee).is_some();
         if !aggregate {
             continue;
@@ -163,17 +165,17 @@ fn find_copies(
         let stores: Vec<InstId> = du
             .uses(var)
             .iter()
-            .filter(|u| u.arg == 0 && f.inst(u.inst).op == Op::Store)
+            .filter(|u| u.arg == 0 && f.inst(u.inst).op() == Op::Store)
             .map(|u| u.inst)
             .collect();
         let [store] = stores[..] else { continue };
-        let Some(&value) = f.inst(store).args.get(1) else {
+        let Some(&value) = f.inst(store).args().get(1) else {
             continue;
         };
         let Some(load) = f.value(value).map(|l| f.inst(l)) else {
             continue;
         };
-        if load.op != Op::Load
+        if load.op() != Op::Load
             || load
                 .lits()
                 .iter()
@@ -181,13 +183,13 @@ fn find_copies(
         {
             continue;
         }
-        let Some(&source) = load.args.first() else {
+        let Some(&source) = load.args().first() else {
             continue;
         };
         let Some((class, src_pointee)) = f
             .def_of(source)
             .or_else(|| m.global(source))
-            .and_then(|d| d.ty)
+            .and_then(|d| d.ty())
             .and_then(|t| pointer_type(m, t))
         else {
             continue;
@@ -266,7 +268,7 @@ pub fn copy_prop_arrays(m: &mut Module) -> bool {
                 let f = &m.functions()[k];
                 let Some(elem) = f
                     .inst(ch)
-                    .ty
+                    .ty()
                     .and_then(|t| pointer_type(m, t))
                     .map(|(_, e)| e)
                 else {
@@ -289,16 +291,14 @@ pub fn copy_prop_arrays(m: &mut Module) -> bool {
             let sources: FxHashMap<Id, Id> = [(c.var, c.source)].into_iter().collect();
             for &ch in &c.chains {
                 let ty = retyped[&ch];
-                let inst = f.inst_mut(ch);
-                inst.ty = Some(ty);
-                if let Some(&s) = inst.args.first().and_then(|a| sources.get(a)) {
-                    inst.args[0] = s;
+                rewrite::retype(f, ch, Some(ty));
+                if let Some(&s) = f.inst(ch).args().first().and_then(|a| sources.get(a)) {
+                    f.set_arg(ch, 0, s);
                 }
             }
             for &l in &c.loads {
-                let inst = f.inst_mut(l);
-                if inst.args.first() == Some(&c.var) {
-                    inst.args[0] = c.source;
+                if f.inst(l).args().first() == Some(&c.var) {
+                    f.set_arg(l, 0, c.source);
                 }
             }
         }

@@ -21,6 +21,7 @@ use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::idmap::IdMap;
 use crate::ir::inst::{is_constant, is_spec_constant, is_type};
 use crate::ir::ops::{self, Attrs, ExtSets};
+use crate::ir::rewrite;
 use crate::ir::rewrite::{forget, is_metadata, remove_insts, undefine_debug_uses};
 use crate::ir::{Id, Inst, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
@@ -32,7 +33,7 @@ pub struct Dce;
 /// is from (GLSL.std.450's Modf writes through its pointer; an instruction of a set the table
 /// does not describe counts as having effects). A volatile load is kept.
 pub fn is_pure(inst: &Inst, sets: &ExtSets) -> bool {
-    if inst.op == Op::Load
+    if inst.op() == Op::Load
         && inst.lits().iter().any(
             |o| matches!(o, Operand::MemoryAccess(a) if a.contains(spirv::MemoryAccess::VOLATILE)),
         )
@@ -54,8 +55,8 @@ fn count_uses(m: &Module) -> IdMap<u32> {
     m.for_each_inst(|i| {
         // A forward declaration is no use: it goes with the pointer type it declares. Debug
         // info naming its own function is none either: it goes with it.
-        if is_metadata(i.op)
-            || i.op == Op::TypeForwardPointer
+        if is_metadata(i.op())
+            || i.op() == Op::TypeForwardPointer
             || dsets.is(i, debug::FUNCTION_DEFINITION)
         {
             return;
@@ -68,7 +69,7 @@ fn count_uses(m: &Module) -> IdMap<u32> {
             .is_debug_use(i)
             .then(|| i.arg(debug::ARG_DESCRIBED))
             .flatten()
-            .filter(|&d| m.global(d).is_none_or(|g| g.op != Op::Undef))
+            .filter(|&d| m.global(d).is_none_or(|g| g.op() != Op::Undef))
             .or_else(|| debug::described_global(&dsets, i));
         for u in i.uses() {
             if Some(u) != described {
@@ -93,20 +94,20 @@ pub fn dce(m: &mut Module) -> bool {
         let mut store_uses = IdMap::new(m, 0u32);
         for f in m.functions() {
             for i in f.body() {
-                if let (Op::Store, Some(&p)) = (i.op, i.args.first()) {
+                if let (Op::Store, Some(&p)) = (i.op(), i.args().first()) {
                     // A value stored to itself would count twice; that is fine here.
                     *store_uses.get_mut(p) += 1;
                 }
             }
         }
         let write_only = |i: &Inst| {
-            i.op == Op::Variable && i.result.is_some_and(|r| uses.get(r) == store_uses.get(r))
+            i.op() == Op::Variable && i.result().is_some_and(|r| uses.get(r) == store_uses.get(r))
         };
         let mut dead_vars: FxHashSet<Id> = FxHashSet::default();
         for f in m.functions() {
             for i in f.body() {
                 if write_only(i) {
-                    dead_vars.insert(i.result.expect("variable has a result"));
+                    dead_vars.insert(i.result().expect("variable has a result"));
                 }
             }
         }
@@ -114,7 +115,7 @@ pub fn dce(m: &mut Module) -> bool {
         // interface may list them (SPIR-V 1.4+); that is not a read.
         let mut listed = IdMap::new(m, 0u32);
         for ep in &m.entry_points {
-            for &v in ep.args.iter().skip(1) {
+            for &v in ep.args().iter().skip(1) {
                 *listed.get_mut(v) += 1;
             }
         }
@@ -123,7 +124,7 @@ pub fn dce(m: &mut Module) -> bool {
                 Op::Variable,
                 Some(r),
                 Some(Operand::StorageClass(spirv::StorageClass::Private)),
-            ) = (g.op, g.result, g.lits().first())
+            ) = (g.op(), g.result(), g.lits().first())
             {
                 if *uses.get(r) == *store_uses.get(r) + *listed.get(r) {
                     dead_vars.insert(r);
@@ -134,22 +135,17 @@ pub fn dce(m: &mut Module) -> bool {
         let before_globals = m.globals().len();
         // The private globals that go, with their types: their declares say undefined.
         let mut dead_globals: FxHashMap<Id, Id> = FxHashMap::default();
-        m.globals_mut().retain(|g| {
-            let dead = g.result.is_some_and(|r| dead_vars.contains(&r));
+        crate::ir::rewrite::retain_globals(m, |g| {
+            let dead = g.result().is_some_and(|r| dead_vars.contains(&r));
             if dead && !dsets.is_empty() {
-                dead_globals.extend(g.result.zip(g.ty));
+                dead_globals.extend(g.result().zip(g.ty()));
             }
             !dead
         });
         if m.globals().len() != before_globals {
             changed = true;
             for ep in &mut m.entry_points {
-                // The first id is the entry point's function; the interface follows.
-                let mut k = 0;
-                ep.args.retain(|v| {
-                    k += 1;
-                    k == 1 || !dead_vars.contains(v)
-                });
+                rewrite::retain_interface(ep, |v| !dead_vars.contains(&v));
             }
             removed.extend(dead_vars.iter().copied());
         }
@@ -157,15 +153,16 @@ pub fn dce(m: &mut Module) -> bool {
         for f in m.functions_mut() {
             let mut typed = FxHashMap::default();
             let n = remove_insts(f, &mut removed, |i| {
-                let dead = match i.result {
+                let dead = match i.result() {
                     Some(r) if dead_vars.contains(&r) => true,
                     Some(r) => !used(r) && is_pure(i, &sets),
                     None => {
-                        i.op == Op::Store && i.args.first().is_some_and(|p| dead_vars.contains(p))
+                        i.op() == Op::Store
+                            && i.args().first().is_some_and(|p| dead_vars.contains(p))
                     }
                 };
                 if dead && !dsets.is_empty() {
-                    typed.extend(i.result.zip(i.ty));
+                    typed.extend(i.result().zip(i.ty()));
                 }
                 dead
             });
@@ -192,7 +189,7 @@ pub fn dce(m: &mut Module) -> bool {
             .annotations()
             .iter()
             .filter(|i| {
-                i.op == Op::Decorate
+                i.op() == Op::Decorate
                     && i.lits().iter().any(|o| {
                         matches!(o, Operand::Decoration(spirv::Decoration::LinkageAttributes))
                     })
@@ -200,7 +197,7 @@ pub fn dce(m: &mut Module) -> bool {
             .filter_map(|i| i.arg(0))
             .collect();
         let n = m.functions().len();
-        m.function_list_mut().retain(|f| {
+        crate::ir::rewrite::retain_functions(m, |f| {
             let id = f.id();
             let keep = *uses.get(id) > 0 || exported.contains(&id);
             if !keep {
@@ -247,26 +244,26 @@ pub fn remove_unused_globals(m: &mut Module, removed: &mut FxHashSet<Id>, spec: 
     loop {
         let uses = count_uses(m);
         let n = m.globals().len();
-        m.globals_mut().retain(|g| {
-            if g.op == Op::TypeForwardPointer {
+        crate::ir::rewrite::retain_globals(m, |g| {
+            if g.op() == Op::TypeForwardPointer {
                 return g.arg(0).is_some_and(|p| *uses.get(p) != 0);
             }
-            let removable = is_type(g.op)
-                || matches!(g.op, Op::Variable | Op::Undef)
+            let removable = is_type(g.op())
+                || matches!(g.op(), Op::Variable | Op::Undef)
                 // A local variable no declare or value describes any more describes nothing.
                 || (spec == SpecConstants::Remove && dsets.is(g, debug::LOCAL_VARIABLE))
-                || (is_constant(g.op)
-                    && (spec == SpecConstants::Remove || !is_spec_constant(g.op)));
+                || (is_constant(g.op())
+                    && (spec == SpecConstants::Remove || !is_spec_constant(g.op())));
             let dead = removable
-                && g.result.is_some_and(|r| {
-                    *uses.get(r) == 0 && !(is_constant(g.op) && builtins.contains_key(&r))
+                && g.result().is_some_and(|r| {
+                    *uses.get(r) == 0 && !(is_constant(g.op()) && builtins.contains_key(&r))
                 });
             if dead {
-                removed.extend(g.result);
+                removed.extend(g.result());
                 // A global variable's declares say it is undefined, as a constant's values
                 // do: the variable keeps its place among the source's locals.
-                let described = is_constant(g.op) || g.op == Op::Variable;
-                if let (true, Some(r), Some(t)) = (described, g.result, g.ty) {
+                let described = is_constant(g.op()) || g.op() == Op::Variable;
+                if let (true, Some(r), Some(t)) = (described, g.result(), g.ty()) {
                     constants.insert(r, t);
                 }
             }

@@ -33,8 +33,8 @@ pub struct DeadBranch;
 /// The label block `b`'s terminator goes to when its condition or selector is a constant.
 fn live_target(f: &Function, consts: &Consts, b: usize) -> Option<Id> {
     let t = f.terminator(b);
-    let c = consts.of(*t.args.first()?)?;
-    match t.op {
+    let c = consts.of(*t.args().first()?)?;
+    match t.op() {
         Op::BranchConditional => {
             let targets = t.branch_targets();
             Some(if c.as_bool()? {
@@ -71,7 +71,7 @@ fn simplify_function(m: &mut Module, f: &mut Function, consts: &Consts) -> bool 
         let Some(live) = live_target(f, consts, b) else {
             continue;
         };
-        if f.successors(b).iter().all(|&t| t == live) && f.terminator(b).op == Op::Branch {
+        if f.successors(b).iter().all(|&t| t == live) && f.terminator(b).op() == Op::Branch {
             continue;
         }
         match f.block(b).merge.clone() {
@@ -87,12 +87,13 @@ fn simplify_function(m: &mut Module, f: &mut Function, consts: &Consts) -> bool 
                 fold_branch(f, b, live);
             }
             Some(Merge::Selection { merge, .. }) => {
-                if f.terminator(b).op == Op::Switch && live != merge && nested_break(f, b, merge) {
+                if f.terminator(b).op() == Op::Switch && live != merge && nested_break(f, b, merge)
+                {
                     // Only the live case stays; the switch keeps its merge for the break.
                     if f.successors(b).len() == 1 {
                         continue;
                     }
-                    let selector = f.terminator(b).args[0];
+                    let selector = f.terminator(b).args()[0];
                     let dead: Vec<Id> = f
                         .successors(b)
                         .iter()

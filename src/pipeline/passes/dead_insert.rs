@@ -26,10 +26,10 @@ pub fn dead_inserts(
 ) -> FxHashSet<Id> {
     let mut dead = FxHashSet::default();
     for inst in f.body() {
-        if inst.op != Op::CompositeInsert || !inst.ty.is_some_and(&only) {
+        if inst.op() != Op::CompositeInsert || !inst.ty().is_some_and(&only) {
             continue;
         }
-        let (Some(r), Some(&composite)) = (inst.result, inst.args.get(1)) else {
+        let (Some(r), Some(&composite)) = (inst.result(), inst.args().get(1)) else {
             continue;
         };
         if !live.of(r).reads(&literal_path(inst)) && replace.replace_in(f.id(), r, composite) {
@@ -52,7 +52,7 @@ pub fn dead_insert(m: &mut Module) -> bool {
         let dead = dead_inserts(f, &live, |_| true, &mut replace);
         if !dead.is_empty() {
             let f = m.function_at_mut(k);
-            f.retain_all(|i| !i.result.is_some_and(|r| dead.contains(&r)));
+            f.retain_all(|i| !i.result().is_some_and(|r| dead.contains(&r)));
             replace.apply_to_function(f);
             changed = true;
         }

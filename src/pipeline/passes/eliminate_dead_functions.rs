@@ -25,7 +25,7 @@ fn roots(m: &Module) -> FxHashSet<Id> {
             Op::Decorate,
             Some(t),
             [Operand::Decoration(Decoration::LinkageAttributes), _, Operand::LinkageType(LinkageType::Export)],
-        ) = (a.op, a.arg(0), a.lits())
+        ) = (a.op(), a.arg(0), a.lits())
         {
             roots.insert(t);
         }
@@ -35,15 +35,15 @@ fn roots(m: &Module) -> FxHashSet<Id> {
     // A function named by anything but a call's callee operand, metadata or its debug
     // records is in use.
     let mut note = |i: &crate::ir::Inst| {
-        if is_metadata(i.op)
-            || i.op == Op::EntryPoint
+        if is_metadata(i.op())
+            || i.op() == Op::EntryPoint
             || dsets.is(i, debug::FUNCTION_DEFINITION)
             || dsets.is(i, debug::FUNCTION)
         {
             return;
         }
-        let skip = usize::from(i.op == Op::FunctionCall);
-        for a in i.args.iter().skip(skip) {
+        let skip = usize::from(i.op() == Op::FunctionCall);
+        for a in i.args().iter().skip(skip) {
             if functions.contains(a) {
                 roots.insert(*a);
             }
@@ -75,7 +75,7 @@ pub fn eliminate_dead_functions(m: &mut Module) -> bool {
     }
     let mut gone: FxHashSet<Id> = FxHashSet::default();
     let mut k = 0;
-    m.function_list_mut().retain(|f| {
+    crate::ir::rewrite::retain_functions(m, |f| {
         let keep = live[k];
         k += 1;
         if !keep {

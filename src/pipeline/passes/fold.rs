@@ -29,12 +29,12 @@ pub fn fold(m: &mut Module) -> bool {
             for iid in f.block(b).insts.clone() {
                 replace.rewrite_inst(f, iid);
                 let inst = f.inst(iid);
-                let (Some(result), Some(ty)) = (inst.result, inst.ty) else {
+                let (Some(result), Some(ty)) = (inst.result(), inst.ty()) else {
                     continue;
                 };
-                let args: Vec<Option<&Const>> = inst.args.iter().map(|&a| consts.of(a)).collect();
+                let args: Vec<Option<&Const>> = inst.args().iter().map(|&a| consts.of(a)).collect();
                 let folded = match consts.eval(inst, &args) {
-                    Eval::Operand(k) => inst.args.get(k).copied(),
+                    Eval::Operand(k) => inst.args().get(k).copied(),
                     Eval::Const(c) => consts.materialize(m, ty, &c),
                     Eval::Unknown => None,
                 };
@@ -46,7 +46,7 @@ pub fn fold(m: &mut Module) -> bool {
         }
         // Folded instructions leave; phis and terminators may use values folded later in the
         // walk (loop back edges), which `apply` below rewrites.
-        f.retain_all(|i| !i.result.is_some_and(|r| replace.is_replaced(r)));
+        f.retain_all(|i| !i.result().is_some_and(|r| replace.is_replaced(r)));
     });
     if replace.is_empty() {
         return false;

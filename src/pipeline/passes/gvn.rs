@@ -79,7 +79,7 @@ struct ModuleFacts {
 fn facts(m: &Module) -> ModuleFacts {
     let mut lists: FxHashMap<Id, Vec<Vec<Operand>>> = FxHashMap::default();
     for a in m.annotations() {
-        if a.op == Op::Decorate {
+        if a.op() == Op::Decorate {
             if let Some(t) = a.arg(0) {
                 lists.entry(t).or_default().push(a.lits().to_vec());
             }
@@ -110,19 +110,19 @@ fn facts(m: &Module) -> ModuleFacts {
     let mut sampled_image_types = FxHashSet::default();
     let mut read_only_images = FxHashSet::default();
     for g in m.globals() {
-        let Some(r) = g.result else { continue };
-        if g.op == Op::TypeSampledImage {
+        let Some(r) = g.result() else { continue };
+        if g.op() == Op::TypeSampledImage {
             sampled_image_types.insert(r);
             read_only_images.insert(r);
         }
         // OpTypeImage: sampled type, Dim, Depth, Arrayed, MS, Sampled, Format.
-        if g.op == Op::TypeImage && matches!(g.lits().get(4), Some(Operand::LiteralBit32(1))) {
+        if g.op() == Op::TypeImage && matches!(g.lits().get(4), Some(Operand::LiteralBit32(1))) {
             read_only_images.insert(r);
         }
-        if g.op != Op::Variable {
+        if g.op() != Op::Variable {
             continue;
         }
-        let Some((class, pointee)) = g.ty.and_then(|t| pointer_type(m, t)) else {
+        let Some((class, pointee)) = g.ty().and_then(|t| pointer_type(m, t)) else {
             continue;
         };
         let volatile = decorated(r, Decoration::Volatile)
@@ -160,9 +160,9 @@ fn memory_of(f: &Function, facts: &ModuleFacts, replace: &Replacer, mut p: Id) -
         let Some(i) = f.def_of(p) else {
             return Memory::Other;
         };
-        match i.op {
+        match i.op() {
             Op::Variable => return Memory::Own(p),
-            Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject => match i.args.first() {
+            Op::AccessChain | Op::InBoundsAccessChain | Op::CopyObject => match i.args().first() {
                 Some(&base) => p = base,
                 None => return Memory::Other,
             },
@@ -213,9 +213,9 @@ fn number_function(
         for inst in f.block_insts(b) {
             let attrs = ops::attrs_of(inst, &facts.sets);
             // Writes first: what they change, later loads see.
-            let writes = match inst.op {
+            let writes = match inst.op() {
                 Op::Store | Op::CopyMemory | Op::CopyMemorySized => Some(
-                    inst.args
+                    inst.args()
                         .first()
                         .map_or(Memory::Other, |&p| memory_of(f, facts, replace, p)),
                 ),
@@ -235,14 +235,14 @@ fn number_function(
                     counter += 1;
                     state.own.insert(v, counter);
                 }
-                Some(Memory::Other) if inst.op != Op::Store && inst.op != Op::CopyMemory => {
+                Some(Memory::Other) if inst.op() != Op::Store && inst.op() != Op::CopyMemory => {
                     counter += 1;
                     state.any = counter;
                 }
                 // A store through a pointer of unknown origin may reach any variable.
                 Some(Memory::Other) => {
                     let unknown = inst
-                        .args
+                        .args()
                         .first()
                         .is_none_or(|&p| !is_rooted_elsewhere(f, facts, replace, p));
                     if unknown {
@@ -255,7 +255,7 @@ fn number_function(
             let Some(key) = key_of(f, facts, replace, inst, b, &state) else {
                 continue;
             };
-            let Some(r) = inst.result else { continue };
+            let Some(r) = inst.result() else { continue };
             let candidates = table.entry(key).or_default();
             match candidates.iter().find(|(cb, _)| dt.dominates(*cb, b)) {
                 Some(&(_, v)) => {
@@ -278,8 +278,8 @@ fn is_rooted_elsewhere(f: &Function, facts: &ModuleFacts, replace: &Replacer, mu
             return true;
         }
         match f.def_of(p) {
-            Some(i) if matches!(i.op, Op::AccessChain | Op::InBoundsAccessChain) => {
-                match i.args.first() {
+            Some(i) if matches!(i.op(), Op::AccessChain | Op::InBoundsAccessChain) => {
+                match i.args().first() {
                     Some(&base) => p = base,
                     None => return false,
                 }
@@ -298,18 +298,18 @@ fn key_of(
     b: usize,
     state: &State,
 ) -> Option<Key> {
-    let r = inst.result?;
+    let r = inst.result()?;
     // A sampled image made in a block is used there; a loaded one may be shared.
-    if inst.op != Op::Load
+    if inst.op() != Op::Load
         && inst
-            .ty
+            .ty()
             .is_some_and(|t| facts.sampled_image_types.contains(&t))
     {
         return None;
     }
     let mut memory = (0, 0);
     let mut block = None;
-    match inst.op {
+    match inst.op() {
         Op::SampledImage | Op::Variable | Op::Undef | Op::FunctionCall => return None,
         // An address, computed from its operands.
         Op::ImageTexelPointer => {}
@@ -318,8 +318,8 @@ fn key_of(
         // one dominates reads the same coordinates in the same invocations, and where it is
         // in control flow that is not uniform its derivatives were undefined anyway.
         _ if ops::attrs_of(inst, &facts.sets).contains(Attrs::IMAGE_READ) => {
-            let image = replace.resolve(*inst.args.first()?);
-            let ty = f.def_of(image).and_then(|d| d.ty)?;
+            let image = replace.resolve(*inst.args().first()?);
+            let ty = f.def_of(image).and_then(|d| d.ty())?;
             if !facts.read_only_images.contains(&ty) {
                 return None;
             }
@@ -329,7 +329,7 @@ fn key_of(
             if is_volatile(inst) {
                 return None;
             }
-            let p = *inst.args.first()?;
+            let p = *inst.args().first()?;
             match memory_of(f, facts, replace, p) {
                 Memory::ReadOnly => {}
                 Memory::Own(v) => memory = state.of(v),
@@ -347,13 +347,13 @@ fn key_of(
             }
         }
     }
-    let mut args: Vec<Id> = inst.args.iter().map(|&a| replace.resolve(a)).collect();
+    let mut args: Vec<Id> = inst.args().iter().map(|&a| replace.resolve(a)).collect();
     if args.len() == 2 && ops::attrs_of(inst, &facts.sets).contains(Attrs::COMMUTATIVE) {
         args.sort_unstable();
     }
     Some(Key {
-        op: inst.op,
-        ty: inst.ty,
+        op: inst.op(),
+        ty: inst.ty(),
         args,
         lits: inst.lits().to_vec(),
         block,
@@ -373,7 +373,7 @@ pub fn gvn(m: &mut Module) -> bool {
         let mut removed = FxHashSet::default();
         number_function(f, &facts, &mut replace, &mut removed);
         if !removed.is_empty() {
-            f.retain_all(|i| !i.result.is_some_and(|r| removed.contains(&r)));
+            f.retain_all(|i| !i.result().is_some_and(|r| removed.contains(&r)));
             replace.apply_to_function(f);
             changed = true;
         }

@@ -32,14 +32,14 @@ fn speculatable(inst: &Inst, sets: &ExtSets) -> bool {
     a.contains(Attrs::PURE)
         && !a.contains(Attrs::DERIVATIVE)
         && !a.contains(Attrs::WAVE)
-        && !matches!(inst.op, Op::Phi | Op::SampledImage | Op::Variable)
-        && inst.result.is_some()
+        && !matches!(inst.op(), Op::Phi | Op::SampledImage | Op::Variable)
+        && inst.result().is_some()
 }
 
 /// Whether `OpSelect` can choose between values of type `ty`.
 fn selectable(m: &Module, ty: Id) -> bool {
     let Some(t) = m.global(ty) else { return false };
-    match t.op {
+    match t.op() {
         Op::TypeBool | Op::TypeInt | Op::TypeFloat | Op::TypeVector => true,
         Op::TypeStruct | Op::TypeArray | Op::TypeMatrix => m.header.version >= (1, 4),
         _ => crate::ir::types::dialect_type_width(t, &ExtSets::of(m)).is_some(),
@@ -63,7 +63,7 @@ fn arm(
     let ok = preds.get(&label) == Some(&1)
         && block.merge.is_none()
         && f.successors(b) == [merge]
-        && f.terminator(b).op == Op::Branch
+        && f.terminator(b).op() == Op::Branch
         && f.block_insts(b)
             .filter(|i| !is_debug_only(i, dsets))
             .count()
@@ -119,10 +119,10 @@ fn convert_function(m: &mut Module, f: &mut Function, sets: &ExtSets) -> bool {
                 return None;
             };
             let t = f.terminator(h);
-            if t.op != Op::BranchConditional {
+            if t.op() != Op::BranchConditional {
                 return None;
             }
-            let (cond, tl, fl) = (t.args[0], t.args[1], t.args[2]);
+            let (cond, tl, fl) = (t.args()[0], t.args()[1], t.args()[2]);
             if tl == fl {
                 return None;
             }
@@ -140,10 +140,10 @@ fn convert_function(m: &mut Module, f: &mut Function, sets: &ExtSets) -> bool {
                 .insts
                 .iter()
                 .copied()
-                .take_while(|&i| f.inst(i).op == Op::Phi)
+                .take_while(|&i| f.inst(i).op() == Op::Phi)
                 .collect();
             for &p in &phis {
-                if !f.inst(p).ty.is_some_and(|ty| selectable(m, ty)) {
+                if !f.inst(p).ty().is_some_and(|ty| selectable(m, ty)) {
                     return None;
                 }
             }
@@ -156,9 +156,7 @@ fn convert_function(m: &mut Module, f: &mut Function, sets: &ExtSets) -> bool {
         // The arms' instructions move into the header, before its branch.
         let mut moved_all: Vec<InstId> = Vec::new();
         for a in [ta, fa].into_iter().flatten() {
-            let moved: Vec<InstId> = std::mem::take(f.block_insts_mut(a));
-            moved_all.extend(&moved);
-            f.block_insts_mut(h).extend(moved);
+            moved_all.extend(crate::ir::rewrite::move_insts(f, a, h));
         }
         drop_arm_values(f, h, &moved_all, &dsets);
         // Phis become selects. Before SPIR-V 1.4 a vector select needs a condition of as many
@@ -166,9 +164,9 @@ fn convert_function(m: &mut Module, f: &mut Function, sets: &ExtSets) -> bool {
         let mut splats: Vec<(u32, Id)> = Vec::new();
         for p in phis {
             let width = (m.header.version < (1, 4))
-                .then(|| f.inst(p).ty.and_then(|t| m.global(t)))
+                .then(|| f.inst(p).ty().and_then(|t| m.global(t)))
                 .flatten()
-                .filter(|t| t.op == Op::TypeVector)
+                .filter(|t| t.op() == Op::TypeVector)
                 .and_then(|t| t.lit_u32(0));
             let cond = match width {
                 None => cond,
@@ -189,7 +187,7 @@ fn convert_function(m: &mut Module, f: &mut Function, sets: &ExtSets) -> bool {
             };
             let phi = f.inst(p).clone();
             let value_from = |label: Id| {
-                phi.args
+                phi.args()
                     .chunks(2)
                     .find(|c| c.get(1) == Some(&label))
                     .map(|c| c[0])
@@ -200,14 +198,14 @@ fn convert_function(m: &mut Module, f: &mut Function, sets: &ExtSets) -> bool {
             // The select chooses where the branch did: without a line of its own (a phi
             // seldom has one), it is at the branch's.
             let unlocated =
-                f.location(phi.loc).line.is_none() && f.location(phi.loc).debug_line.is_none();
+                f.location(phi.loc()).line.is_none() && f.location(phi.loc()).debug_line.is_none();
             let loc = if unlocated {
-                f.terminator(h).loc
+                f.terminator(h).loc()
             } else {
-                phi.loc
+                phi.loc()
             };
             let mut select = Builder::detached_at(m, loc);
-            select.ids_as(Op::Select, phi.ty, phi.result, &[cond, vt, vf]);
+            select.ids_as(Op::Select, phi.ty(), phi.result(), &[cond, vt, vf]);
             if let Some(select) = select.take_last() {
                 f.replace_inst(p, select);
             }

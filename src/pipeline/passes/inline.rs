@@ -81,9 +81,9 @@ pub fn inline_where(
             while b < f.blocks().len() {
                 let site = f.block(b).insts.iter().position(|&i| {
                     let inst = f.inst(i);
-                    inst.op == Op::FunctionCall
+                    inst.op() == Op::FunctionCall
                         && !refused.contains(&i)
-                        && inst.result.is_some_and(chosen)
+                        && inst.result().is_some_and(chosen)
                 });
                 let Some(pos) = site else {
                     b += 1;
@@ -198,8 +198,8 @@ fn inline_call(
     let mut map: FxHashMap<Id, Id> = g
         .params
         .iter()
-        .filter_map(|p| p.result)
-        .zip(call.args.iter().skip(1).copied())
+        .filter_map(|p| p.result())
+        .zip(call.args().iter().skip(1).copied())
         .collect();
     let mut fresh = || m.fresh_id();
     let mut blocks = clone_body(g, &mut map, &mut fresh).ok_or_else(out_of_ids)?;
@@ -224,7 +224,7 @@ fn inline_call(
     .ok_or_else(out_of_ids)?;
     // The copies are decorated as the callee's values are (`NonUniform`, `RelaxedPrecision`,
     // `NoContraction`, …); a parameter's decorations stay with it, not with the argument.
-    let params: FxHashSet<Id> = g.params.iter().filter_map(|p| p.result).collect();
+    let params: FxHashSet<Id> = g.params.iter().filter_map(|p| p.result()).collect();
     decorations.copy(
         m,
         map.iter()
@@ -232,34 +232,32 @@ fn inline_call(
             .map(|(&old, &new)| (old, new)),
     );
     // The call leaves; its result is the returned value.
-    let call_id = f.block(b).insts[pos];
-    f.block_insts_mut(b).remove(pos);
-    f.free_inst(call_id);
+    f.remove_inst(b, pos);
     let mut returned = None;
     for cb in &mut blocks {
-        match cb.terminator.op {
+        match cb.terminator.op() {
             // The branch back is where the return was.
             Op::ReturnValue | Op::Return => {
-                if cb.terminator.op == Op::ReturnValue {
+                if cb.terminator.op() == Op::ReturnValue {
                     returned = cb.terminator.arg(0);
                 }
-                let mut back = Builder::detached_at(m, cb.terminator.loc);
+                let mut back = Builder::detached_at(m, cb.terminator.loc());
                 back.branch(after);
                 cb.terminator = back.take_terminator();
             }
             _ => {}
         }
     }
-    if let Some(r) = call.result {
+    if let Some(r) = call.result() {
         let void = call
-            .ty
+            .ty()
             .and_then(|t| m.global(t))
-            .is_some_and(|t| t.op == Op::TypeVoid);
+            .is_some_and(|t| t.op() == Op::TypeVoid);
         if !void {
             let value = match returned {
                 Some(v) => v,
                 // A callee that never returns: the continuation is unreachable.
-                None => m.undef(call.ty.unwrap_or(0)).ok_or_else(out_of_ids)?,
+                None => m.undef(call.ty().unwrap_or(0)).ok_or_else(out_of_ids)?,
             };
             replace.replace_in(f.id(), r, value);
         }
@@ -271,15 +269,15 @@ fn inline_call(
         let mut stores = Vec::new();
         let mut rest = Vec::with_capacity(first.insts.len());
         for mut v in std::mem::take(&mut first.insts) {
-            if v.op != Op::Variable {
+            if v.op() != Op::Variable {
                 rest.push(v);
                 continue;
             }
-            if let (Some(var), Some(&init)) = (v.result, v.args.first()) {
-                let mut store = Builder::detached_at(m, v.loc);
+            if let (Some(var), Some(&init)) = (v.result(), v.args().first()) {
+                let mut store = Builder::detached_at(m, v.loc());
                 store.store(var, init);
                 stores.extend(store.take());
-                v.args.clear();
+                v = v.with_args_edited(|a| a.clear());
             }
             vars.push(v);
         }
@@ -293,7 +291,7 @@ fn inline_call(
         .into_iter()
         .map(|c| f.new_block(c.label, c.insts, c.merge, c.terminator))
         .collect();
-    f.blocks_mut().splice(a..a, new);
+    crate::ir::rewrite::insert_blocks(f, a, new);
     // The branch into the copy is where the call was.
     if let Some(entry) = entry_label {
         let mut branch = Builder::detached_at(m, f.locs.intern(call_loc));
@@ -302,7 +300,7 @@ fn inline_call(
     }
     let at = f
         .block_insts(0)
-        .take_while(|i| i.op == Op::Variable)
+        .take_while(|i| i.op() == Op::Variable)
         .count();
     for (k, v) in vars.into_iter().enumerate() {
         f.insert_inst(0, at + k, v);

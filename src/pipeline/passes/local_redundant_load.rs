@@ -25,15 +25,15 @@ pub struct LocalRedundantLoad;
 fn root(m: &Module, f: &Function, mut p: Id) -> Option<(Id, StorageClass)> {
     for _ in 0..64 {
         if let Some(g) = m.global(p) {
-            return match g.op {
-                Op::Variable => Some((p, pointer_type(m, g.ty?)?.0)),
+            return match g.op() {
+                Op::Variable => Some((p, pointer_type(m, g.ty()?)?.0)),
                 _ => None,
             };
         }
         let i = f.def_of(p)?;
-        match i.op {
-            Op::Variable => return Some((p, pointer_type(m, i.ty?)?.0)),
-            Op::AccessChain | Op::InBoundsAccessChain => p = *i.args.first()?,
+        match i.op() {
+            Op::Variable => return Some((p, pointer_type(m, i.ty()?)?.0)),
+            Op::AccessChain | Op::InBoundsAccessChain => p = *i.args().first()?,
             _ => return None,
         }
     }
@@ -78,7 +78,7 @@ pub fn local_redundant_load(m: &mut Module) -> bool {
                 private_memory(c)
                     && !(c == StorageClass::Uniform
                         && m.global(v)
-                            .and_then(|g| g.ty)
+                            .and_then(|g| g.ty())
                             .and_then(|t| pointer_type(m, t))
                             .is_some_and(|(_, s)| buffer_blocks.contains(&s)))
             })
@@ -87,9 +87,9 @@ pub fn local_redundant_load(m: &mut Module) -> bool {
             // Pointer → the value it holds, by what this block did.
             let mut known: FxHashMap<Id, Id> = FxHashMap::default();
             for inst in f.block_insts(b) {
-                match inst.op {
+                match inst.op() {
                     Op::Load if !is_volatile(inst) => {
-                        let (Some(r), Some(&p)) = (inst.result, inst.args.first()) else {
+                        let (Some(r), Some(&p)) = (inst.result(), inst.args().first()) else {
                             continue;
                         };
                         if let Some(&v) = known.get(&p) {
@@ -99,7 +99,7 @@ pub fn local_redundant_load(m: &mut Module) -> bool {
                         }
                     }
                     Op::Store => {
-                        let (Some(&p), Some(&v)) = (inst.args.first(), inst.args.get(1)) else {
+                        let (Some(&p), Some(&v)) = (inst.args().first(), inst.args().get(1)) else {
                             continue;
                         };
                         // Pointers into the same variable may overlap this one.
@@ -130,14 +130,14 @@ pub fn local_redundant_load(m: &mut Module) -> bool {
                         let a = ops::attrs_of(inst, &sets);
                         let writes = a.contains(Attrs::WRITES_MEMORY)
                             || a.contains(Attrs::BARRIER)
-                            || inst.op == Op::FunctionCall
-                            || inst.op == Op::Load
+                            || inst.op() == Op::FunctionCall
+                            || inst.op() == Op::Load
                             || !(a.contains(Attrs::PURE)
                                 || a.contains(Attrs::READS_MEMORY)
                                 || a.contains(Attrs::WAVE)
                                 // Debug info and DebugPrintf touch no memory.
                                 || sets.is_non_semantic_inst(inst)
-                                || matches!(inst.op, Op::Phi | Op::Variable | Op::Nop));
+                                || matches!(inst.op(), Op::Phi | Op::Variable | Op::Nop));
                         if writes {
                             known.clear();
                         }
@@ -150,7 +150,9 @@ pub fn local_redundant_load(m: &mut Module) -> bool {
         return false;
     }
     for f in m.functions_mut() {
-        f.retain_all(|i| !(i.op == Op::Load && i.result.is_some_and(|r| replace.is_replaced(r))));
+        f.retain_all(|i| {
+            !(i.op() == Op::Load && i.result().is_some_and(|r| replace.is_replaced(r)))
+        });
     }
     replace.apply(m, "local-redundant-load");
     true

@@ -92,13 +92,13 @@ fn trip_count(
     // ways the copies compute.
     let mut state: FxHashMap<Id, Const> = FxHashMap::default();
     for &(r, init, _) in phis {
-        if let (true, Some(c)) = (cond_inst.args.contains(&r), consts.of(init)) {
+        if let (true, Some(c)) = (cond_inst.args().contains(&r), consts.of(init)) {
             state.insert(r, c.clone());
         }
     }
     let eval = |inst: &Inst, state: &FxHashMap<Id, Const>| -> Option<Const> {
         let args: Vec<Option<&Const>> = inst
-            .args
+            .args()
             .iter()
             .map(|a| state.get(a).or_else(|| consts.of(*a)))
             .collect();
@@ -109,7 +109,7 @@ fn trip_count(
         }
     };
     if let Some(other) = cond_inst
-        .args
+        .args()
         .iter()
         .find(|a| !header_values.contains(a) && consts.of(**a).is_none())
     {
@@ -128,13 +128,13 @@ fn trip_count(
         // The next values of the phis the condition reads, from this iteration's.
         let mut next = FxHashMap::default();
         for &(r, _, from_latch) in phis {
-            if !cond_inst.args.contains(&r) {
+            if !cond_inst.args().contains(&r) {
                 continue;
             }
             let v = match f.def_of(from_latch) {
                 Some(inst) if f.value(from_latch).is_some() => {
                     if !inst
-                        .args
+                        .args()
                         .iter()
                         .all(|a| header_values.contains(a) || consts.of(*a).is_some())
                     {
@@ -172,10 +172,10 @@ fn plan(
     let inside: FxHashSet<usize> = blocks.iter().copied().collect();
     let cfg = f.cfg();
     let t = f.terminator(header);
-    if t.op != Op::BranchConditional {
+    if t.op() != Op::BranchConditional {
         return Err("its header does not end in a conditional branch".into());
     }
-    let [cond, on_true, on_false] = t.args[..] else {
+    let [cond, on_true, on_false] = t.args()[..] else {
         return Err("its header's branch lacks operands".into());
     };
     let (body, exit_when) = match (on_true == merge_label, on_false == merge_label) {
@@ -187,7 +187,7 @@ fn plan(
     for &b in &blocks {
         let term = f.terminator(b);
         if matches!(
-            term.op,
+            term.op(),
             Op::Return
                 | Op::ReturnValue
                 | Op::Kill
@@ -203,7 +203,7 @@ fn plan(
                 if latch.replace(b).is_some() {
                     return Err("more than one block branches back to the header".into());
                 }
-                if term.op != Op::Branch {
+                if term.op() != Op::Branch {
                     return Err("the back edge is conditional".into());
                 }
             } else if !inside.contains(&s) && b != header {
@@ -222,18 +222,18 @@ fn plan(
     let latch_label = f.block(latch).label;
     let mut phis = Vec::new();
     for inst in f.block_insts(header) {
-        if inst.op != Op::Phi {
+        if inst.op() != Op::Phi {
             continue;
         }
         let (mut init, mut next) = (None, None);
-        for pair in inst.args.chunks(2) {
+        for pair in inst.args().chunks(2) {
             if pair[1] == latch_label {
                 next = Some(pair[0]);
             } else {
                 init = Some(pair[0]);
             }
         }
-        let (Some(r), Some(init), Some(next)) = (inst.result, init, next) else {
+        let (Some(r), Some(init), Some(next)) = (inst.result(), init, next) else {
             return Err("a header phi lacks an incoming value".into());
         };
         phis.push((r, init, next));
@@ -277,7 +277,7 @@ fn unroll(
         .blocks
         .iter()
         .flat_map(|&b| {
-            std::iter::once(f.block(b).label).chain(f.block_insts(b).filter_map(|i| i.result))
+            std::iter::once(f.block(b).label).chain(f.block_insts(b).filter_map(|i| i.result()))
         })
         .collect();
     let phi_results: FxHashSet<Id> = plan.phis.iter().map(|p| p.0).collect();
@@ -295,7 +295,7 @@ fn unroll(
             // An induction's known value as a constant, so that loops inside, whose bounds
             // it may be, can be unrolled too.
             let known = plan.states[k].get(&r).and_then(|c| {
-                let ty = f.def_of(r)?.ty?;
+                let ty = f.def_of(r)?.ty()?;
                 consts.materialize(m, ty, c)
             });
             let v = match known {
@@ -311,12 +311,12 @@ fn unroll(
     for (k, map) in maps.iter().enumerate() {
         let rename = |id: Id| map.get(&id).copied().unwrap_or(id);
         let copy = |i: &Inst| {
-            let mut c = i.clone();
-            c.result = c.result.map(rename);
-            for a in &mut c.args {
-                *a = rename(*a);
-            }
-            c
+            let result = i.result().map(rename);
+            i.clone().renamed(result).with_args_edited(|args| {
+                for a in args {
+                    *a = rename(*a);
+                }
+            })
         };
         let last = k == plan.trips;
         for &b in &plan.blocks {
@@ -326,7 +326,7 @@ fn unroll(
             let block = f.block(b);
             let insts: Vec<Inst> = f
                 .block_insts(b)
-                .filter(|i| !(b == plan.header && i.op == Op::Phi))
+                .filter(|i| !(b == plan.header && i.op() == Op::Phi))
                 .map(copy)
                 .collect();
             let (merge, terminator) = if b == plan.header {
@@ -338,13 +338,14 @@ fn unroll(
                 } else {
                     rename(plan.body)
                 };
-                let mut on = Builder::detached_at(m, f.terminator(b).loc);
+                let mut on = Builder::detached_at(m, f.terminator(b).loc());
                 on.branch(to);
                 (None, on.take_terminator())
             } else {
                 let mut t = copy(f.terminator(b));
                 if b == plan.latch {
-                    t.args = smallvec::smallvec![maps[k + 1][&header_label]];
+                    let next = maps[k + 1][&header_label];
+                    t = t.with_args_edited(|a| *a = smallvec::smallvec![next]);
                 }
                 let merge = block.merge.clone().map(|mut mg| {
                     mg.remap(rename);
@@ -377,13 +378,13 @@ fn unroll(
     for i in outside_ids {
         let needs = f
             .inst(i)
-            .args
+            .args()
             .iter()
             .any(|a| exit.contains_key(a) || *a == header_label);
         if !needs {
             continue;
         }
-        let is_phi = f.inst(i).op == Op::Phi;
+        let is_phi = f.inst(i).op() == Op::Phi;
         f.map_args(i, |a| {
             if a == header_label {
                 if is_phi {
@@ -405,30 +406,20 @@ fn unroll(
             mg.merge_block() == header_label || mg.continue_target() == Some(header_label)
         });
         if !inside.contains(&b) && names_header {
-            if let Some(mg) = &mut f.block_mut(b).merge {
+            let merge = f.block(b).merge.clone().map(|mut mg| {
                 mg.remap(|id| if id == header_label { first } else { id });
-            }
+                mg
+            });
+            f.set_merge(b, merge);
         }
     }
     // The loop's blocks make way for the copies, where the header was.
     let at = plan.header;
-    let mut old = Vec::new();
-    {
-        let blocks = f.blocks_mut();
-        let mut kept = Vec::with_capacity(blocks.len());
-        for (k, block) in std::mem::take(blocks).into_iter().enumerate() {
-            if inside.contains(&k) {
-                old.push(block);
-            } else {
-                kept.push(block);
-            }
-        }
-        *blocks = kept;
-    }
+    let old = crate::ir::rewrite::take_blocks(f, |k| inside.contains(&k));
     for block in &old {
         gone.insert(block.label);
         for &i in &block.insts {
-            gone.extend(f.inst(i).result);
+            gone.extend(f.inst(i).result());
         }
         f.free_block(block);
     }
@@ -436,10 +427,7 @@ fn unroll(
         .into_iter()
         .map(|(label, insts, merge, t)| f.new_block(label, insts, merge, t))
         .collect();
-    let blocks = f.blocks_mut();
-    let tail = blocks.split_off(at);
-    blocks.extend(made);
-    blocks.extend(tail);
+    crate::ir::rewrite::insert_blocks(f, at, made);
     Some(())
 }
 

@@ -50,18 +50,18 @@ fn promotable(m: &Module, f: &Function, dsets: &DebugSets) -> Vec<Var> {
     let du = f.def_use(dsets);
     let mut out = Vec::new();
     for v in f.block_insts(0) {
-        if v.op != Op::Variable {
+        if v.op() != Op::Variable {
             continue;
         }
-        let Some(id) = v.result else { continue };
-        let Some((_, ty)) = v.ty.and_then(|t| crate::ir::types::pointer_type(m, t)) else {
+        let Some(id) = v.result() else { continue };
+        let Some((_, ty)) = v.ty().and_then(|t| crate::ir::types::pointer_type(m, t)) else {
             continue;
         };
         let ok = du.uses(id).iter().all(|u| {
             let i = f.inst(u.inst);
-            match (i.op, u.arg) {
+            match (i.op(), u.arg) {
                 (Op::Load, 0) => !is_volatile(i),
-                (Op::Store, 0) => !is_volatile(i) && i.args.get(1) != Some(&id),
+                (Op::Store, 0) => !is_volatile(i) && i.args().get(1) != Some(&id),
                 _ => false,
             }
         }) && du
@@ -82,7 +82,7 @@ fn promotable(m: &Module, f: &Function, dsets: &DebugSets) -> Vec<Var> {
                 id,
                 declares,
                 ty,
-                init: v.args.first().copied(),
+                init: v.args().first().copied(),
                 name: m.debug_name(id).map(str::to_string),
             });
         }
@@ -112,7 +112,7 @@ fn promote(m: &mut Module, f: &mut Function, replace: &mut Replacer) -> Result<b
     for (k, v) in vars.iter().enumerate() {
         for u in accesses(v.id) {
             let b = du.block_of(u.inst).expect("in the layout");
-            let list = if f.inst(u.inst).op == Op::Store {
+            let list = if f.inst(u.inst).op() == Op::Store {
                 &mut stores[k]
             } else {
                 &mut loads[k]
@@ -148,7 +148,7 @@ fn promote(m: &mut Module, f: &mut Function, replace: &mut Replacer) -> Result<b
             let first = |op: Op| {
                 insts.iter().position(|&i| {
                     let inst = f.inst(i);
-                    inst.op == op && inst.args.first() == Some(&vars[k].id)
+                    inst.op() == op && inst.args().first() == Some(&vars[k].id)
                 })
             };
             matches!((first(Op::Load), first(Op::Store)), (Some(l), Some(s)) if l < s)
@@ -158,17 +158,17 @@ fn promote(m: &mut Module, f: &mut Function, replace: &mut Replacer) -> Result<b
             for &b in &blocks {
                 for &i in &f.block(b).insts {
                     let inst = f.inst(i);
-                    if inst.args.first() != Some(&vars[k].id) {
+                    if inst.args().first() != Some(&vars[k].id) {
                         continue;
                     }
-                    match inst.op {
-                        Op::Store => current = Some(inst.args[1]),
+                    match inst.op() {
+                        Op::Store => current = Some(inst.args()[1]),
                         Op::Load => {
                             let v = match current {
                                 Some(v) => v,
                                 None => value_of_nothing(m, k)?,
                             };
-                            replace.replace_in(fid, inst.result.unwrap_or(0), v);
+                            replace.replace_in(fid, inst.result().unwrap_or(0), v);
                         }
                         _ => continue,
                     }
@@ -178,7 +178,7 @@ fn promote(m: &mut Module, f: &mut Function, replace: &mut Replacer) -> Result<b
             continue;
         }
         let single_store = accesses(vars[k].id)
-            .filter(|u| f.inst(u.inst).op == Op::Store)
+            .filter(|u| f.inst(u.inst).op() == Op::Store)
             .map(|u| u.inst)
             .collect::<Vec<_>>();
         if let [s] = single_store.as_slice() {
@@ -191,10 +191,10 @@ fn promote(m: &mut Module, f: &mut Function, replace: &mut Replacer) -> Result<b
                 (lb == sb && lp > sp) || (lb != sb && dom.dominates(sb, lb))
             });
             if dominated {
-                let value = f.inst(*s).args[1];
+                let value = f.inst(*s).args()[1];
                 for u in accesses(vars[k].id) {
                     if u.inst != *s {
-                        replace.replace_in(fid, f.inst(u.inst).result.unwrap_or(0), value);
+                        replace.replace_in(fid, f.inst(u.inst).result().unwrap_or(0), value);
                     }
                     dead.insert(u.inst);
                 }
@@ -260,20 +260,20 @@ fn promote(m: &mut Module, f: &mut Function, replace: &mut Replacer) -> Result<b
         }
         for &i in &f.block(b).insts {
             let inst = f.inst(i);
-            let Some(&k) = inst.args.first().and_then(|p| index.get(p)) else {
+            let Some(&k) = inst.args().first().and_then(|p| index.get(p)) else {
                 continue;
             };
             if !in_general[k] {
                 continue;
             }
-            match inst.op {
-                Op::Store => stacks[k].push(inst.args[1]),
+            match inst.op() {
+                Op::Store => stacks[k].push(inst.args()[1]),
                 Op::Load => {
                     let v = match stacks[k].last() {
                         Some(&v) => v,
                         None => value_of_nothing(m, k)?,
                     };
-                    replace.replace_in(fid, inst.result.unwrap_or(0), v);
+                    replace.replace_in(fid, inst.result().unwrap_or(0), v);
                 }
                 _ => continue,
             }
@@ -301,15 +301,15 @@ fn promote(m: &mut Module, f: &mut Function, replace: &mut Replacer) -> Result<b
         }
         for &i in &f.block(b).insts {
             let inst = f.inst(i);
-            let Some(&k) = inst.args.first().and_then(|p| index.get(p)) else {
+            let Some(&k) = inst.args().first().and_then(|p| index.get(p)) else {
                 continue;
             };
-            if !in_general[k] || !matches!(inst.op, Op::Load | Op::Store) {
+            if !in_general[k] || !matches!(inst.op(), Op::Load | Op::Store) {
                 continue;
             }
-            if inst.op == Op::Load {
+            if inst.op() == Op::Load {
                 let u = value_of_nothing(m, k)?;
-                replace.replace_in(fid, inst.result.unwrap_or(0), u);
+                replace.replace_in(fid, inst.result().unwrap_or(0), u);
             }
             dead.insert(i);
         }
@@ -321,7 +321,7 @@ fn promote(m: &mut Module, f: &mut Function, replace: &mut Replacer) -> Result<b
         .annotations()
         .iter()
         .filter(|a| {
-            a.op == Op::Decorate
+            a.op() == Op::Decorate
                 && matches!(
                     a.lits(),
                     [rspirv::dr::Operand::Decoration(
@@ -358,7 +358,7 @@ fn promote(m: &mut Module, f: &mut Function, replace: &mut Replacer) -> Result<b
     let var_ids: FxHashSet<Id> = vars.iter().map(|v| v.id).collect();
     for b in 0..n {
         f.retain_ids(b, |i, inst| {
-            !(dead.contains(&i) || inst.result.is_some_and(|r| var_ids.contains(&r)))
+            !(dead.contains(&i) || inst.result().is_some_and(|r| var_ids.contains(&r)))
         });
     }
     forget(m, &var_ids);
@@ -392,12 +392,12 @@ fn describe_values(
         for p in 0..f.block(b).insts.len() {
             let i = f.block(b).insts[p];
             let inst = f.inst(i);
-            if inst.op != Op::Store || !dead.contains(&i) {
+            if inst.op() != Op::Store || !dead.contains(&i) {
                 continue;
             }
             let (Some(k), Some(&value)) = (
-                inst.args.first().and_then(|v| index.get(v)).copied(),
-                inst.args.get(1),
+                inst.args().first().and_then(|v| index.get(v)).copied(),
+                inst.args().get(1),
             ) else {
                 continue;
             };
@@ -416,7 +416,7 @@ fn describe_values(
             .block(b)
             .insts
             .iter()
-            .take_while(|&&i| f.inst(i).op == Op::Phi)
+            .take_while(|&&i| f.inst(i).op() == Op::Phi)
             .count();
         for (slot, &(k, r)) in list.iter().enumerate() {
             let Some(&declare) = vars[k].declares.first() else {
@@ -437,7 +437,7 @@ fn describe_values(
                     continue;
                 }
             };
-            let id = f.inst(declare).result.unwrap_or(0);
+            let id = f.inst(declare).result().unwrap_or(0);
             let described = debug::value_from_declare(f.inst(declare), initial_value, id);
             f.replace_inst(declare, described);
         }
@@ -459,10 +459,10 @@ fn read_unwritten(
     let du = f.def_use(&dsets);
     let mut loads: Vec<InstId> = Vec::new();
     for v in f.block_insts(0) {
-        if v.op != Op::Variable || !v.args.is_empty() {
+        if v.op() != Op::Variable || !v.args().is_empty() {
             continue;
         }
-        let Some(id) = v.result else { continue };
+        let Some(id) = v.result() else { continue };
         let mut found = Vec::new();
         let mut pointers = vec![id];
         let mut seen: FxHashSet<Id> = FxHashSet::default();
@@ -470,11 +470,11 @@ fn read_unwritten(
         while let Some(p) = pointers.pop() {
             for u in du.uses(p) {
                 let i = f.inst(u.inst);
-                match (i.op, u.arg) {
+                match (i.op(), u.arg) {
                     (Op::Load, 0) => found.push(u.inst),
                     (Op::AccessChain | Op::InBoundsAccessChain, 0) => {
                         // (Chains in a cycle make no valid module, but must not loop here.)
-                        pointers.extend(i.result.filter(|&r| seen.insert(r)));
+                        pointers.extend(i.result().filter(|&r| seen.insert(r)));
                     }
                     _ => only_read = false,
                 }
@@ -490,7 +490,7 @@ fn read_unwritten(
     let dead: FxHashSet<InstId> = loads.iter().copied().collect();
     for l in loads {
         let inst = f.inst(l);
-        let (Some(ty), Some(r)) = (inst.ty, inst.result) else {
+        let (Some(ty), Some(r)) = (inst.ty(), inst.result()) else {
             continue;
         };
         let u = m.undef(ty).ok_or_else(out_of_ids)?;
@@ -527,7 +527,7 @@ fn live_in_blocks(
         }
         let first = f.block(b).insts.iter().find_map(|&i| {
             let inst = f.inst(i);
-            (inst.args.first() == Some(&var)).then_some(inst.op)
+            (inst.args().first() == Some(&var)).then_some(inst.op())
         });
         if first == Some(Op::Load) {
             live[b] = true;

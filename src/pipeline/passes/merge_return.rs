@@ -21,6 +21,7 @@ use spirv::{Op, StorageClass};
 use crate::ir::analysis::ConstructKind;
 use crate::ir::func::{Function, Merge};
 use crate::ir::fxhash::FxHashMap;
+use crate::ir::rewrite;
 use crate::ir::rewrite::{out_of_ids, repair_ssa, split_block, Builder};
 use crate::ir::{Id, Inst, Module};
 use crate::pipeline::pass::{Changed, Diagnostic, Pass, PassCx, PassError, Severity};
@@ -37,7 +38,7 @@ pub fn needs_merge(f: &Function) -> bool {
         return false;
     }
     let returns: Vec<usize> = (0..f.blocks().len())
-        .filter(|&b| is_return(f.terminator(b).op))
+        .filter(|&b| is_return(f.terminator(b).op()))
         .collect();
     match returns.as_slice() {
         [] => false,
@@ -61,13 +62,13 @@ pub fn merge_returns(m: &mut Module, f: &mut Function) -> Result<bool, String> {
     let cfg = f.cfg();
     let n = f.blocks().len();
     let labels: Vec<Id> = f.blocks().iter().map(|b| b.label).collect();
-    let ret_ty = f.def.ty.unwrap_or(0);
-    let void = m.global(ret_ty).is_some_and(|t| t.op == Op::TypeVoid);
+    let ret_ty = f.def.ty().unwrap_or(0);
+    let void = m.global(ret_ty).is_some_and(|t| t.op() == Op::TypeVoid);
 
     // Where each return goes: the merge of its innermost loop, or out (`None`).
     let mut returns: Vec<(usize, Option<usize>)> = Vec::new();
     for b in 0..n {
-        if !is_return(f.terminator(b).op) {
+        if !is_return(f.terminator(b).op()) {
             continue;
         }
         let mut c = structure.innermost[b];
@@ -121,7 +122,7 @@ pub fn merge_returns(m: &mut Module, f: &mut Function) -> Result<bool, String> {
     // The new return stands for the old ones: it takes the location of the last of them.
     let return_loc = returns
         .last()
-        .map(|&(b, _)| f.terminator(b).loc)
+        .map(|&(b, _)| f.terminator(b).loc())
         .unwrap_or_default();
     let mut entry = Builder::detached(m);
     let bool_t = entry.bool_t()?;
@@ -151,8 +152,8 @@ pub fn merge_returns(m: &mut Module, f: &mut Function) -> Result<bool, String> {
     let mut new_preds: FxHashMap<Id, Vec<Id>> = FxHashMap::default();
     for &(b, lp) in &returns {
         let t = f.terminator(b).clone();
-        let value = (t.op == Op::ReturnValue).then(|| t.arg(0)).flatten();
-        let mut glue = Builder::detached_at(m, t.loc);
+        let value = (t.op() == Op::ReturnValue).then(|| t.arg(0)).flatten();
+        let mut glue = Builder::detached_at(m, t.loc());
         match (lp, retval) {
             (None, None) => {
                 if let Some(v) = value {
@@ -191,7 +192,7 @@ pub fn merge_returns(m: &mut Module, f: &mut Function) -> Result<bool, String> {
             None => exit,
         };
         let b = f.block_index(label).expect("a block");
-        let phis = f.block_insts(b).take_while(|i| i.op == Op::Phi).count();
+        let phis = f.block_insts(b).take_while(|i| i.op() == Op::Phi).count();
         let rest = fresh(m)?;
         split_block(f, b, phis, rest).ok_or("a loop's merge block is a loop header")?;
         let mut check = Builder::at_end(m, f, b);
@@ -206,14 +207,13 @@ pub fn merge_returns(m: &mut Module, f: &mut Function) -> Result<bool, String> {
         };
         let phis: Vec<_> = f.block(tb).insts.clone();
         for i in phis {
-            if f.inst(i).op != Op::Phi {
+            if f.inst(i).op() != Op::Phi {
                 break;
             }
-            let ty = f.inst(i).ty.unwrap_or(0);
+            let ty = f.inst(i).ty().unwrap_or(0);
             let undef = m.undef(ty).ok_or_else(out_of_ids)?;
             for &p in &preds {
-                let phi = f.inst_mut(i);
-                phi.args.extend([undef, p]);
+                rewrite::edit_args(f, i, |a| a.extend([undef, p]));
             }
         }
     }
@@ -222,19 +222,20 @@ pub fn merge_returns(m: &mut Module, f: &mut Function) -> Result<bool, String> {
     // the return block. The entry, header and continue target take the old entry's location
     // (the function's scope); the return block the returns'.
     let old_entry = f.block(0).label;
-    let entry_loc = f.inst(f.block(0).terminator).loc;
+    let entry_loc = f.inst(f.block(0).terminator).loc();
     let vars: Vec<_> = f
         .block(0)
         .insts
         .iter()
         .copied()
-        .take_while(|&i| f.inst(i).op == Op::Variable)
+        .take_while(|&i| f.inst(i).op() == Op::Variable)
         .collect();
     let moved: Vec<Inst> = vars.iter().map(|&i| f.inst(i).clone()).collect();
-    f.block_insts_mut(0).drain(..vars.len());
-    for i in vars {
-        f.free_inst(i);
-    }
+    let mut k = 0;
+    f.retain_ids(0, |_, _| {
+        k += 1;
+        k > vars.len()
+    });
     entry_insts.splice(0..0, moved);
     let mut ret = Builder::detached_at(m, return_loc);
     if void {
@@ -268,11 +269,9 @@ pub fn merge_returns(m: &mut Module, f: &mut Function) -> Result<bool, String> {
     );
     let cont_block = f.new_block(cont, vec![], None, cont_term);
     let exit_block = f.new_block(exit, exit_insts, None, exit_term);
-    let blocks = f.blocks_mut();
-    blocks.insert(0, header_block);
-    blocks.insert(0, entry_block);
-    blocks.push(cont_block);
-    blocks.push(exit_block);
+    rewrite::insert_blocks(f, 0, vec![entry_block, header_block]);
+    let end = f.blocks().len();
+    rewrite::insert_blocks(f, end, vec![cont_block, exit_block]);
     repair_ssa(m, f)?;
     Ok(true)
 }

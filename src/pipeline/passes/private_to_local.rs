@@ -15,6 +15,7 @@ use spirv::{Op, StorageClass};
 use crate::ir::analysis::CallGraph;
 use crate::ir::debug::{self, DebugSets};
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
+use crate::ir::rewrite;
 use crate::ir::rewrite::{decorated_ids, out_of_ids, unname_in_records};
 use crate::ir::types::pointer_type;
 use crate::ir::{Id, Inst, InstId, Module};
@@ -27,13 +28,13 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
         .globals()
         .iter()
         .filter(|g| {
-            g.op == Op::Variable
+            g.op() == Op::Variable
                 && matches!(
                     g.lits().first(),
                     Some(Operand::StorageClass(StorageClass::Private))
                 )
         })
-        .filter_map(|g| g.result)
+        .filter_map(|g| g.result())
         .collect();
     if privates.is_empty() {
         return Ok(false);
@@ -55,7 +56,7 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
         // A debug record of the variable does not keep it global: it names DebugInfoNone
         // once the variable is a function's.
         let described = debug::described_global(&dsets, g);
-        for a in g.args.iter().filter(|&&a| Some(a) != described) {
+        for a in g.args().iter().filter(|&&a| Some(a) != described) {
             if privates.contains(a) {
                 note(*a, None);
             }
@@ -71,7 +72,7 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
         let mut root: FxHashMap<Id, Id> = FxHashMap::default();
         for i in f.body() {
             if let (Op::AccessChain | Op::InBoundsAccessChain, Some(r), Some(b)) =
-                (i.op, i.result, i.args.first())
+                (i.op(), i.result(), i.args().first())
             {
                 let base = if privates.contains(b) {
                     Some(*b)
@@ -85,7 +86,7 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
         }
         // A declare or value of a variable does not keep it global (see below).
         for i in f.body().filter(|i| !dsets.is_debug_only(i)) {
-            for (n, a) in i.args.iter().enumerate() {
+            for (n, a) in i.args().iter().enumerate() {
                 let var = if privates.contains(a) {
                     *a
                 } else if let Some(&v) = root.get(a) {
@@ -93,9 +94,9 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
                 } else {
                     continue;
                 };
-                let plain = match i.op {
+                let plain = match i.op() {
                     Op::Load | Op::AccessChain | Op::InBoundsAccessChain => n == 0,
-                    Op::Store => n == 0 && i.args.get(1) != Some(a),
+                    Op::Store => n == 0 && i.args().get(1) != Some(a),
                     Op::CopyMemory => n <= 1,
                     _ => false,
                 };
@@ -119,7 +120,7 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
     for k in 0..m.functions().len() {
         let elsewhere = |i: &Inst| {
             dsets.is_debug_only(i)
-                && i.args
+                && i.args()
                     .iter()
                     .any(|a| home_of.get(a).is_some_and(|&h| h != k))
         };
@@ -130,7 +131,7 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
     unname_in_records(m, &moved_ids);
     // The variables leave the globals and the interfaces…
     let mut defs: FxHashMap<Id, Inst> = FxHashMap::default();
-    m.globals_mut().retain(|g| match g.result {
+    crate::ir::rewrite::retain_globals(m, |g| match g.result() {
         Some(r) if moved_ids.contains(&r) => {
             defs.insert(r, g.clone());
             false
@@ -138,25 +139,20 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
         _ => true,
     });
     for ep in &mut m.entry_points {
-        let mut k = 0;
-        ep.args.retain(|a| {
-            k += 1;
-            k == 1 || !moved_ids.contains(a)
-        });
+        rewrite::retain_interface(ep, |a| !moved_ids.contains(&a));
     }
     // …and enter their function's entry block as Function variables.
     for (v, fi) in &moved {
         let def = &defs[v];
         let (_, pointee) =
-            pointer_type(m, def.ty.unwrap_or(0)).ok_or("a variable without a pointer type")?;
+            pointer_type(m, def.ty().unwrap_or(0)).ok_or("a variable without a pointer type")?;
         let ptr = function_pointer(m, pointee)?;
-        let mut var = def.clone();
-        var.ty = Some(ptr);
+        let mut var = def.clone().retyped(Some(ptr));
         var.lits_mut()[0] = Operand::StorageClass(StorageClass::Function);
         let f = m.function_at_mut(*fi);
         let at = f
             .block_insts(0)
-            .take_while(|i| i.op == Op::Variable)
+            .take_while(|i| i.op() == Op::Variable)
             .count();
         f.insert_inst(0, at, var);
     }
@@ -173,10 +169,10 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
             // Blocks are in dominance order, so a chain's base is seen before the chain.
             for (_, i) in f.layout() {
                 let inst = f.inst(i);
-                if matches!(inst.op, Op::AccessChain | Op::InBoundsAccessChain)
-                    && inst.args.first().is_some_and(|b| from.contains(b))
+                if matches!(inst.op(), Op::AccessChain | Op::InBoundsAccessChain)
+                    && inst.args().first().is_some_and(|b| from.contains(b))
                 {
-                    if let (Some(r), Some(t)) = (inst.result, inst.ty) {
+                    if let (Some(r), Some(t)) = (inst.result(), inst.ty()) {
                         from.insert(r);
                         out.push((i, t));
                     }
@@ -187,7 +183,7 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
         for (i, t) in chains {
             let (_, pointee) = pointer_type(m, t).ok_or("a chain without a pointer type")?;
             let ptr = function_pointer(m, pointee)?;
-            m.function_at_mut(fi).inst_mut(i).ty = Some(ptr);
+            rewrite::retype(m.function_at_mut(fi), i, Some(ptr));
         }
     }
     m.reindex();

@@ -23,6 +23,7 @@ use crate::ir::module::Attribute;
 use crate::ir::names::Names;
 use crate::ir::ops::{self, ExtSets, OpSet};
 use crate::ir::qptr::{find_path, Defs, Index, Layout, Place};
+use crate::ir::rewrite;
 use crate::ir::rewrite::{forget, Builder, Edits};
 use crate::ir::typing::TypeInfo;
 use crate::ir::{Id, Inst, InstId, Module};
@@ -65,7 +66,7 @@ pub struct Plan {
 
 fn pointer_type(m: &Module, ty: Id) -> Option<(StorageClass, Id)> {
     let t = m.global(ty)?;
-    match (t.op, t.lits(), t.args.as_slice()) {
+    match (t.op(), t.lits(), t.args()) {
         (Op::TypePointer, [Operand::StorageClass(c)], [p]) => Some((*c, *p)),
         _ => None,
     }
@@ -73,7 +74,7 @@ fn pointer_type(m: &Module, ty: Id) -> Option<(StorageClass, Id)> {
 
 fn is_qptr_type(m: &Module, ty: Id) -> bool {
     m.global(ty)
-        .is_some_and(|t| t.op == Op::TypeUntypedPointerKHR)
+        .is_some_and(|t| t.op() == Op::TypeUntypedPointerKHR)
 }
 
 /// How an accessed type relates to a member type.
@@ -129,7 +130,7 @@ pub fn plan_function(m: &Module, fi: usize) -> Result<Plan, String> {
             .address(&layout, p)
             .ok_or_else(|| format!("%{} is not an offset from a typed pointer", names().get(p)))?;
         let root_ty = type_of(addr.root)
-            .or_else(|| m.global(addr.root).and_then(|g| g.ty))
+            .or_else(|| m.global(addr.root).and_then(|g| g.ty()))
             .ok_or("a root pointer of unknown type")?;
         let (class, pointee) = pointer_type(m, root_ty).ok_or_else(|| {
             format!(
@@ -160,15 +161,15 @@ pub fn plan_function(m: &Module, fi: usize) -> Result<Plan, String> {
     for (_, iid) in f.layout() {
         let i = f.inst(iid);
         {
-            if !(matches!(i.op, Op::Phi | Op::Select) && i.result.is_some_and(is_qptr)) {
+            if !(matches!(i.op(), Op::Phi | Op::Select) && i.result().is_some_and(is_qptr)) {
                 continue;
             }
-            let r = i.result.unwrap_or(0);
+            let r = i.result().unwrap_or(0);
             // The type accessed through it.
             let accessed = f
                 .body()
-                .find_map(|u| match (u.op, u.args.first()) {
-                    (Op::Load, Some(p)) if *p == r => u.ty,
+                .find_map(|u| match (u.op(), u.args().first()) {
+                    (Op::Load, Some(p)) if *p == r => u.ty(),
                     (Op::Store, Some(p)) if *p == r => u.id_at(1).and_then(type_of),
                     _ => None,
                 })
@@ -176,11 +177,17 @@ pub fn plan_function(m: &Module, fi: usize) -> Result<Plan, String> {
                     format!("the variable pointer %{} is never accessed", names().get(r))
                 })?;
             let values: Vec<(usize, Id)> = i
-                .args
+                .args()
                 .iter()
                 .copied()
                 .enumerate()
-                .filter(|(k, _)| if i.op == Op::Phi { k % 2 == 0 } else { *k >= 1 })
+                .filter(|(k, _)| {
+                    if i.op() == Op::Phi {
+                        k % 2 == 0
+                    } else {
+                        *k >= 1
+                    }
+                })
                 .collect();
             let mut target: Option<Id> = None;
             for (k, v) in values {
@@ -270,20 +277,20 @@ pub fn plan_function(m: &Module, fi: usize) -> Result<Plan, String> {
                 _ => {}
             }
             // Accesses.
-            let (p, access) = match i.op {
-                Op::Load => (i.id_at(0), i.ty),
+            let (p, access) = match i.op() {
+                Op::Load => (i.id_at(0), i.ty()),
                 Op::Store => (i.id_at(0), i.id_at(1).and_then(type_of)),
-                Op::AtomicStore => (i.id_at(0), i.args.last().copied().and_then(type_of)),
-                op if crate::ir::inst::is_atomic(op) => (i.id_at(0), i.ty),
+                Op::AtomicStore => (i.id_at(0), i.args().last().copied().and_then(type_of)),
+                op if crate::ir::inst::is_atomic(op) => (i.id_at(0), i.ty()),
                 _ => {
                     // Any other use of a qptr cannot be lifted.
                     if let Some(q) = i
-                        .args
+                        .args()
                         .iter()
                         .copied()
-                        .find(|&o| is_qptr(o) && !matches!(i.op, Op::Phi | Op::Select))
+                        .find(|&o| is_qptr(o) && !matches!(i.op(), Op::Phi | Op::Select))
                     {
-                        return Err(format!("{:?} uses the qptr %{}", i.op, names().get(q)));
+                        return Err(format!("{:?} uses the qptr %{}", i.op(), names().get(q)));
                     }
                     continue;
                 }
@@ -307,7 +314,7 @@ pub fn plan_function(m: &Module, fi: usize) -> Result<Plan, String> {
                 plan.chains[c].pointee
             };
             if fit(&info, member, access) == Fit::Cast {
-                match i.op {
+                match i.op() {
                     Op::Load => plan.load_casts.push((iid, member)),
                     Op::Store => plan.store_casts.push((iid, member)),
                     _ => {
@@ -334,7 +341,7 @@ fn apply(m: &mut Module, fi: usize, plan: Plan) -> Option<()> {
     let value_types: HashMap<Id, Id> = {
         let mut t = HashMap::new();
         m.for_each_inst(|i| {
-            if let (Some(r), Some(ty)) = (i.result, i.ty) {
+            if let (Some(r), Some(ty)) = (i.result(), i.ty()) {
                 t.insert(r, ty);
             }
         });
@@ -405,7 +412,7 @@ fn apply(m: &mut Module, fi: usize, plan: Plan) -> Option<()> {
         let i = m.functions()[fi].inst(iid).clone();
         let ids: Vec<Id> = i.id_operands().skip(1).collect();
         let mut chain = Builder::detached(m);
-        chain.ids_as(Op::AccessChain, i.ty, i.result, &ids);
+        chain.ids_as(Op::AccessChain, i.ty(), i.result(), &ids);
         replace.insert(iid, chain.take());
     }
     let f = m.function_at_mut(fi);
@@ -424,17 +431,14 @@ fn apply(m: &mut Module, fi: usize, plan: Plan) -> Option<()> {
         let mut cast = Builder::detached(m);
         let tmp = cast.fresh().ok()?;
         let insts = if is_load {
-            let mut load = i.clone();
-            load.ty = Some(member);
-            load.result = Some(tmp);
-            cast.ids_as(Op::Bitcast, i.ty, i.result, &[tmp]);
+            let load = i.clone().retyped(Some(member)).renamed(Some(tmp));
+            cast.ids_as(Op::Bitcast, i.ty(), i.result(), &[tmp]);
             let mut insts = vec![load];
             insts.extend(cast.take());
             insts
         } else {
             let v = i.id_at(1)?;
-            let mut store = i.clone();
-            store.args[1] = tmp;
+            let store = i.clone().with_arg(1, tmp);
             cast.ids_as(Op::Bitcast, Some(member), Some(tmp), &[v]);
             let mut insts = cast.take();
             insts.push(store);
@@ -444,7 +448,7 @@ fn apply(m: &mut Module, fi: usize, plan: Plan) -> Option<()> {
     }
     for (iid, class, t) in phis {
         let ptr = m.pointer_to(class, t)?;
-        m.function_at_mut(fi).inst_mut(iid).ty = Some(ptr);
+        rewrite::retype(m.function_at_mut(fi), iid, Some(ptr));
     }
     // Apply replacements and insertions. An insertion goes where the qptr it replaces was
     // defined: in its place when it goes, after its block's phis when it stays (a phi).
@@ -464,7 +468,7 @@ fn apply(m: &mut Module, fi: usize, plan: Plan) -> Option<()> {
                     .insts
                     .iter()
                     .copied()
-                    .take_while(|&i| f.inst(i).op == Op::Phi)
+                    .take_while(|&i| f.inst(i).op() == Op::Phi)
                     .last()
                     .unwrap_or(iid);
                 for inst in new {
@@ -486,19 +490,18 @@ fn remove_untyped_pointer_capability(m: &mut Module) {
     let qptr_types: HashSet<Id> = m
         .globals()
         .iter()
-        .filter(|g| g.op == Op::TypeUntypedPointerKHR)
-        .filter_map(|g| g.result)
+        .filter(|g| g.op() == Op::TypeUntypedPointerKHR)
+        .filter_map(|g| g.result())
         .collect();
     m.for_each_inst(|i| {
-        if i.ty.is_some_and(|t| qptr_types.contains(&t)) {
+        if i.ty().is_some_and(|t| qptr_types.contains(&t)) {
             used = true;
         }
     });
     if used {
         return;
     }
-    m.globals_mut()
-        .retain(|g| g.op != Op::TypeUntypedPointerKHR);
+    crate::ir::rewrite::retain_globals(m, |g| g.op() != Op::TypeUntypedPointerKHR);
     m.preamble.retain(|i| {
         !(matches!(i.lits().first(), Some(Operand::Capability(spirv::Capability::UntypedPointersKHR)))
             || matches!(i.lits().first(), Some(Operand::LiteralString(s)) if s == "SPV_KHR_untyped_pointers"))
@@ -534,7 +537,7 @@ pub fn qptr_lift(m: &mut Module) -> Result<(bool, Vec<String>), String> {
             f.body().any(|i| {
                 ops::for_inst(i, &sets)
                     .is_some_and(|o| o.set == OpSet::Dialect && o.name.starts_with("qptr."))
-                    || i.ty.is_some_and(|t| is_qptr_type(m, t))
+                    || i.ty().is_some_and(|t| is_qptr_type(m, t))
             })
         };
         if !has_qptrs {
@@ -551,7 +554,7 @@ pub fn qptr_lift(m: &mut Module) -> Result<(bool, Vec<String>), String> {
             let f = &m.functions()[fi];
             plan.removed
                 .iter()
-                .filter_map(|&iid| f.inst(iid).result)
+                .filter_map(|&iid| f.inst(iid).result())
                 .filter(|r| {
                     !plan
                         .chains

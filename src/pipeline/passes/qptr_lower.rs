@@ -49,7 +49,7 @@ fn is_buffer_class(c: StorageClass) -> bool {
 /// A typed pointer type: (storage class, pointee).
 fn pointer_type(m: &Module, ty: Id) -> Option<(StorageClass, Id)> {
     let t = m.global(ty)?;
-    match (t.op, t.lits(), t.args.as_slice()) {
+    match (t.op(), t.lits(), t.args()) {
         (Op::TypePointer, [Operand::StorageClass(c)], [p]) => Some((*c, *p)),
         _ => None,
     }
@@ -60,8 +60,8 @@ fn pointer_type(m: &Module, ty: Id) -> Option<(StorageClass, Id)> {
 fn pointer_of(m: &Module, f: &Function, id: Id) -> Option<(StorageClass, Id)> {
     let ty = m
         .global(id)
-        .and_then(|g| g.ty)
-        .or_else(|| f.def_of(id)?.ty)?;
+        .and_then(|g| g.ty())
+        .or_else(|| f.def_of(id)?.ty())?;
     pointer_type(m, ty)
 }
 
@@ -77,25 +77,25 @@ fn check(m: &Module, f: &Function, names: &std::cell::OnceCell<Names>) -> Result
     let mut roots: HashSet<Id> = HashSet::new();
     let mut phis: HashSet<Id> = HashSet::new();
     for g in m.globals() {
-        if g.op == Op::Variable {
-            pointers.extend(g.result);
-            roots.extend(g.result);
+        if g.op() == Op::Variable {
+            pointers.extend(g.result());
+            roots.extend(g.result());
         }
     }
     for p in &f.params {
-        if p.ty.and_then(|t| pointer_type(m, t)).is_some() {
-            pointers.extend(p.result);
-            roots.extend(p.result);
+        if p.ty().and_then(|t| pointer_type(m, t)).is_some() {
+            pointers.extend(p.result());
+            roots.extend(p.result());
         }
     }
     for i in f.body() {
-        if i.ty.and_then(|t| pointer_type(m, t)).is_some() {
-            pointers.extend(i.result);
-            if matches!(i.op, Op::Phi | Op::Select) {
-                phis.extend(i.result);
+        if i.ty().and_then(|t| pointer_type(m, t)).is_some() {
+            pointers.extend(i.result());
+            if matches!(i.op(), Op::Phi | Op::Select) {
+                phis.extend(i.result());
             }
-            if i.op == Op::Variable {
-                roots.extend(i.result);
+            if i.op() == Op::Variable {
+                roots.extend(i.result());
             }
         }
     }
@@ -103,11 +103,11 @@ fn check(m: &Module, f: &Function, names: &std::cell::OnceCell<Names>) -> Result
     let sets = ops::ExtSets::of(m);
     {
         for i in f.body() {
-            for (k, &p) in i.args.iter().enumerate() {
+            for (k, &p) in i.args().iter().enumerate() {
                 if !pointers.contains(&p) {
                     continue;
                 }
-                let allowed = match i.op {
+                let allowed = match i.op() {
                     Op::Load => k == 0,
                     Op::Store => k == 0,
                     Op::AccessChain | Op::InBoundsAccessChain => {
@@ -138,17 +138,17 @@ fn check(m: &Module, f: &Function, names: &std::cell::OnceCell<Names>) -> Result
                 };
                 if !allowed {
                     let op = ops::for_inst(i, &sets)
-                        .map_or_else(|| format!("{:?}", i.op), |o| o.name.clone());
+                        .map_or_else(|| format!("{:?}", i.op()), |o| o.name.clone());
                     return Err(format!("{op} uses the pointer {}", name(p)));
                 }
             }
-            match i.op {
+            match i.op() {
                 Op::PtrAccessChain | Op::InBoundsPtrAccessChain => {
                     return Err("it uses OpPtrAccessChain (pointer arithmetic)".into())
                 }
                 Op::AccessChain | Op::InBoundsAccessChain => {
                     let base = i.id_at(0).unwrap_or(0);
-                    if class_of(base) == Some(StorageClass::UniformConstant) && i.args.len() > 2 {
+                    if class_of(base) == Some(StorageClass::UniformConstant) && i.args().len() > 2 {
                         return Err("it indexes a multi-dimensional array of handles".into());
                     }
                 }
@@ -218,7 +218,7 @@ fn lower_function(
             .body()
             .chain(m.globals().iter())
             .chain(f.params.iter())
-            .filter_map(|i| Some((i.result?, i.ty?)))
+            .filter_map(|i| Some((i.result()?, i.ty()?)))
             .collect();
         // Where lowered chains leave off: (place, class, typed handle?).
         let mut reached: HashMap<Id, (Place, StorageClass, bool)> = HashMap::new();
@@ -226,13 +226,13 @@ fn lower_function(
         for (_, iid) in f.layout() {
             let i = f.inst(iid);
             {
-                if !matches!(i.op, Op::AccessChain | Op::InBoundsAccessChain) {
+                if !matches!(i.op(), Op::AccessChain | Op::InBoundsAccessChain) {
                     continue;
                 }
-                let (Some(result), Some(base)) = (i.result, i.id_at(0)) else {
+                let (Some(result), Some(base)) = (i.result(), i.id_at(0)) else {
                     continue;
                 };
-                let indices: Vec<Id> = i.args[1..].to_vec();
+                let indices: Vec<Id> = i.args()[1..].to_vec();
                 let (mut place, class, mut handle) = match reached.get(&base) {
                     Some(&r) => r,
                     None => {
@@ -251,7 +251,7 @@ fn lower_function(
                 if handle
                     && layout
                         .type_inst(place.ty)
-                        .is_some_and(|t| matches!(t.op, Op::TypeArray | Op::TypeRuntimeArray))
+                        .is_some_and(|t| matches!(t.op(), Op::TypeArray | Op::TypeRuntimeArray))
                 {
                     // The first index picks a descriptor.
                     let (&index, tail) = rest.split_first().ok_or("an empty access chain")?;
@@ -261,7 +261,7 @@ fn lower_function(
                         .map(Place::of)
                         .ok_or("a descriptor array without an element type")?;
                     let ty = if tail.is_empty() {
-                        i.ty.ok_or("an access chain without a type")?
+                        i.ty().ok_or("an access chain without a type")?
                     } else {
                         0 // Made when applied: pointer to the element.
                     };
@@ -392,7 +392,7 @@ fn lower_function(
                         let base_ty = m.functions()[fi]
                             .def_of(cur)
                             .or_else(|| m.global(cur))
-                            .and_then(|i| i.ty)
+                            .and_then(|i| i.ty())
                             .ok_or("a handle of unknown type")?;
                         let (class, arr) =
                             pointer_type(m, base_ty).ok_or("a handle that is not a pointer")?;
@@ -429,7 +429,7 @@ fn lower_function(
             ops::for_inst(i, &ops::ExtSets::of(m))
                 .is_some_and(|o| o.name != "qptr.handle_array_index")
         })
-        .filter_map(|i| i.result)
+        .filter_map(|i| i.result())
         .collect();
     let mut entry_insts: Vec<Inst> = Vec::new();
     let mut var_qptr: HashMap<Id, Id> = HashMap::new();
@@ -437,18 +437,17 @@ fn lower_function(
     for &iid in &layout {
         {
             let i = m.functions()[fi].inst(iid).clone();
-            if !matches!(i.op, Op::Phi | Op::Select) {
+            if !matches!(i.op(), Op::Phi | Op::Select) {
                 continue;
             }
-            let Some((class, _)) = i.ty.and_then(|t| pointer_type(m, t)) else {
+            let Some((class, _)) = i.ty().and_then(|t| pointer_type(m, t)) else {
                 continue;
             };
             let qptr = qptr_type(m, class).ok_or_else(out_of_ids)?;
-            let mut new = i.clone();
-            new.ty = Some(qptr);
-            let skip = usize::from(i.op == Op::Select);
-            for (k, o) in new.args.iter_mut().enumerate() {
-                let is_value = if i.op == Op::Phi {
+            let mut args = i.args().to_vec();
+            let skip = usize::from(i.op() == Op::Select);
+            for (k, o) in args.iter_mut().enumerate() {
+                let is_value = if i.op() == Op::Phi {
                     k % 2 == 0
                 } else {
                     k >= skip
@@ -474,6 +473,10 @@ fn lower_function(
                 };
                 *o = q;
             }
+            let new = i
+                .clone()
+                .retyped(Some(qptr))
+                .with_args_edited(|a| a.copy_from_slice(&args));
             m.function_at_mut(fi).replace_inst(iid, new);
             changed = true;
         }
@@ -482,7 +485,7 @@ fn lower_function(
     for &iid in &layout {
         {
             let i = m.functions()[fi].inst(iid).clone();
-            if i.op != Op::CopyMemory {
+            if i.op() != Op::CopyMemory {
                 continue;
             }
             let (Some(dst), Some(src)) = (i.id_at(0), i.id_at(1)) else {
@@ -556,7 +559,7 @@ pub(crate) fn struct_out_params(m: &mut Module, fi: usize, locals_only: bool) ->
                 continue;
             };
             if sets.kind(set) == Some(ops::SetKind::Glsl) && matches!(n, MODF | FREXP) {
-                if let ([_, x, p], Some(r), Some(t)) = (i.args.as_slice(), i.result, i.ty) {
+                if let ([_, x, p], Some(r), Some(t)) = (i.args(), i.result(), i.ty()) {
                     let (class, written) = pointer_of(m, f, *p)?;
                     if locals_only && class != StorageClass::Function {
                         continue;
@@ -565,12 +568,12 @@ pub(crate) fn struct_out_params(m: &mut Module, fi: usize, locals_only: bool) ->
                     // `untype`) is not one `assign-types` gives types back to.
                     let scalar = |ty: Id| {
                         m.global(ty)
-                            .is_some_and(|g| matches!(g.op, Op::TypeFloat | Op::TypeInt))
+                            .is_some_and(|g| matches!(g.op(), Op::TypeFloat | Op::TypeInt))
                     };
                     let typed = |ty: Id| {
                         scalar(ty)
                             || m.global(ty).is_some_and(|g| {
-                                g.op == Op::TypeVector && g.arg(0).is_some_and(scalar)
+                                g.op() == Op::TypeVector && g.arg(0).is_some_and(scalar)
                             })
                     };
                     if typed(t) && typed(written) {
@@ -616,7 +619,7 @@ pub fn qptr_lower(m: &mut Module, experimental: bool) -> Result<Outcome, String>
         let rewrote = struct_out_params(m, fi, false) == Some(true);
         if let Err(why) = check(m, &m.functions()[fi], &names) {
             if rewrote {
-                m.function_list_mut()[fi] = before_rewrite;
+                crate::ir::rewrite::restore_function(m, fi, before_rewrite);
             }
             fallbacks.push((fid, why));
             continue;
@@ -628,14 +631,14 @@ pub fn qptr_lower(m: &mut Module, experimental: bool) -> Result<Outcome, String>
             Ok(false) => {}
             Ok(true) => {}
             Err(why) => {
-                m.function_list_mut()[fi] = original;
+                crate::ir::rewrite::restore_function(m, fi, original);
                 fallbacks.push((fid, why));
                 continue;
             }
         }
         // Only what can be lifted back stays lowered.
         if let Err(why) = plan_function(m, fi) {
-            m.function_list_mut()[fi] = original;
+            crate::ir::rewrite::restore_function(m, fi, original);
             fallbacks.push((fid, format!("its pointers could not be lifted back: {why}")));
             continue;
         }

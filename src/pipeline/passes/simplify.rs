@@ -371,13 +371,13 @@ impl Matcher<'_> {
                 let Some(inst) = self.f.def_of(id) else {
                     return false;
                 };
-                if inst.op != *op || inst.args.len() != args.len() {
+                if inst.op() != *op || inst.args().len() != args.len() {
                     return false;
                 }
                 let saved = env.len();
                 if args
                     .iter()
-                    .zip(&inst.args)
+                    .zip(inst.args())
                     .all(|(p, &a)| self.matches(p, a, env))
                 {
                     return true;
@@ -386,8 +386,8 @@ impl Matcher<'_> {
                 let commutative =
                     ops::info(*op).is_some_and(|i| i.attrs.contains(Attrs::COMMUTATIVE));
                 if commutative && args.len() == 2 {
-                    if self.matches(&args[0], inst.args[1], env)
-                        && self.matches(&args[1], inst.args[0], env)
+                    if self.matches(&args[0], inst.args()[1], env)
+                        && self.matches(&args[1], inst.args()[0], env)
                     {
                         return true;
                     }
@@ -414,12 +414,12 @@ fn rewrite_ids(op: Op, args: impl IntoIterator<Item = Id>) -> Outcome {
 }
 
 fn lit_constant(m: &mut Module, consts: &mut Consts, ty: Id, l: &Lit) -> Option<Id> {
-    let scalar_ty = match m.global(ty)?.op {
+    let scalar_ty = match m.global(ty)?.op() {
         Op::TypeVector => m.global(ty)?.arg(0)?,
         _ => ty,
     };
     let t = m.global(scalar_ty)?;
-    let value = match (t.op, l) {
+    let value = match (t.op(), l) {
         (Op::TypeInt, Lit::Int(v)) => {
             let width = t.lit_u32(0)?;
             Value::Int {
@@ -449,9 +449,9 @@ fn apply_rules(
     replace: &Replacer,
     inst: &Inst,
 ) -> Option<Outcome> {
-    let r = inst.result?;
-    let ty = inst.ty?;
-    for rule in rules_for(inst.op) {
+    let r = inst.result()?;
+    let ty = inst.ty()?;
+    for rule in rules_for(inst.op()) {
         let mut env = Vec::new();
         let matched = Matcher { f, consts, replace }.matches(&rule.pattern, r, &mut env);
         if !matched {
@@ -488,17 +488,17 @@ fn extract(from: Id, path: &[u32]) -> Outcome {
 /// Where component `k` of a vector value comes from, looking through shuffles: (vector, index).
 fn vector_source(m: &Module, f: &Function, replace: &Replacer, v: Id, k: u32) -> (Id, u32) {
     let v = replace.resolve(v);
-    if let Some(s) = f.def_of(v).filter(|s| s.op == Op::VectorShuffle) {
+    if let Some(s) = f.def_of(v).filter(|s| s.op() == Op::VectorShuffle) {
         let sel = literal_path(s);
         if let (Some(&a), Some(&b), Some(&idx)) =
-            (s.args.first(), s.args.get(1), sel.get(k as usize))
+            (s.args().first(), s.args().get(1), sel.get(k as usize))
         {
             let a = replace.resolve(a);
             let b = replace.resolve(b);
             let na = f
                 .def_of(a)
-                .and_then(|d| d.ty)
-                .or_else(|| m.global(a).and_then(|g| g.ty));
+                .and_then(|d| d.ty())
+                .or_else(|| m.global(a).and_then(|g| g.ty()));
             if let Some(n) = na.and_then(|t| vector_len(m, t)) {
                 if idx != u32::MAX {
                     return if idx < n { (a, idx) } else { (b, idx - n) };
@@ -511,13 +511,13 @@ fn vector_source(m: &Module, f: &Function, replace: &Replacer, v: Id, k: u32) ->
 
 fn type_of(m: &Module, f: &Function, v: Id) -> Option<Id> {
     f.def_of(v)
-        .and_then(|d| d.ty)
-        .or_else(|| m.global(v).and_then(|g| g.ty))
+        .and_then(|d| d.ty())
+        .or_else(|| m.global(v).and_then(|g| g.ty()))
         .or_else(|| {
             f.params
                 .iter()
-                .find(|p| p.result == Some(v))
-                .and_then(|p| p.ty)
+                .find(|p| p.result() == Some(v))
+                .and_then(|p| p.ty())
         })
 }
 
@@ -529,30 +529,30 @@ fn composite(
     decorated: &FxHashSet<Id>,
     inst: &Inst,
 ) -> Option<Outcome> {
-    inst.result?;
-    let ty = inst.ty?;
-    let arg = |k: usize| inst.args.get(k).map(|&a| replace.resolve(a));
-    match inst.op {
+    inst.result()?;
+    let ty = inst.ty()?;
+    let arg = |k: usize| inst.args().get(k).map(|&a| replace.resolve(a));
+    match inst.op() {
         Op::Bitcast => {
             // A bitcast back to the type a bitcast came from: the value it came from.
             let inner = f.def_of(arg(0)?)?;
-            if inner.op != Op::Bitcast {
+            if inner.op() != Op::Bitcast {
                 return None;
             }
-            let from = replace.resolve(*inner.args.first()?);
+            let from = replace.resolve(*inner.args().first()?);
             (type_of(m, f, from)? == ty).then_some(Outcome::Value(from))
         }
         Op::Select => {
             // A vector condition of constants, some true, some false: a shuffle of the two.
             let n = vector_len(m, ty)?;
             let cond = m.global(arg(0)?)?;
-            if cond.op != Op::ConstantComposite || cond.args.len() != n as usize {
+            if cond.op() != Op::ConstantComposite || cond.args().len() != n as usize {
                 return None;
             }
             let picks: Vec<bool> = cond
-                .args
+                .args()
                 .iter()
-                .map(|&c| match m.global(c).map(|g| g.op) {
+                .map(|&c| match m.global(c).map(|g| g.op()) {
                     Some(Op::ConstantTrue) => Some(true),
                     Some(Op::ConstantFalse) => Some(false),
                     _ => None,
@@ -572,27 +572,28 @@ fn composite(
         }
         Op::AccessChain | Op::InBoundsAccessChain => {
             let base = arg(0)?;
-            if inst.args.len() == 1 {
+            if inst.args().len() == 1 {
                 // No index: the base itself.
                 return Some(Outcome::Value(base));
             }
             // A chain into a chain is one chain, unless the inner one is decorated
             // (`NonUniform` belongs to the pointer it marks).
             let def = f.def_of(base)?;
-            if !matches!(def.op, Op::AccessChain | Op::InBoundsAccessChain)
+            if !matches!(def.op(), Op::AccessChain | Op::InBoundsAccessChain)
                 || decorated.contains(&base)
             {
                 return None;
             }
-            let op = if inst.op == Op::InBoundsAccessChain && def.op == Op::InBoundsAccessChain {
+            let op = if inst.op() == Op::InBoundsAccessChain && def.op() == Op::InBoundsAccessChain
+            {
                 Op::InBoundsAccessChain
             } else {
                 Op::AccessChain
             };
             let args: Vec<Id> = def
-                .args
+                .args()
                 .iter()
-                .chain(&inst.args[1..])
+                .chain(&inst.args()[1..])
                 .map(|&a| replace.resolve(a))
                 .collect();
             Some(rewrite_ids(op, args))
@@ -601,11 +602,13 @@ fn composite(
             let path = literal_path(inst);
             let c = arg(0)?;
             let def = f.def_of(c)?;
-            match def.op {
+            match def.op() {
                 Op::CompositeInsert => {
                     let ipath = literal_path(def);
-                    let (part, whole) =
-                        (replace.resolve(def.args[0]), replace.resolve(def.args[1]));
+                    let (part, whole) = (
+                        replace.resolve(def.args()[0]),
+                        replace.resolve(def.args()[1]),
+                    );
                     let common = path.iter().zip(&ipath).take_while(|(a, b)| a == b).count();
                     if common == ipath.len() {
                         // The insert wrote what is read, or a composite containing it.
@@ -623,8 +626,8 @@ fn composite(
                 }
                 Op::CompositeConstruct => {
                     let k = *path.first()? as usize;
-                    let cty = def.ty?;
-                    let parts: Vec<Id> = def.args.iter().map(|&a| replace.resolve(a)).collect();
+                    let cty = def.ty()?;
+                    let parts: Vec<Id> = def.args().iter().map(|&a| replace.resolve(a)).collect();
                     let part = match vector_len(m, cty) {
                         // A vector built from pieces: find the piece holding component k.
                         Some(_) => {
@@ -669,16 +672,16 @@ fn composite(
             // Every part of one composite, in order: that composite (a vector may also be
             // built from smaller vectors, which this does not see through).
             let n = crate::ir::types::members(m, ty)?.count();
-            if inst.args.len() != n as usize {
+            if inst.args().len() != n as usize {
                 return None;
             }
             let mut source = None;
-            for (k, &a) in inst.args.iter().enumerate() {
+            for (k, &a) in inst.args().iter().enumerate() {
                 let e = f.def_of(replace.resolve(a))?;
-                if e.op != Op::CompositeExtract || literal_path(e) != [k as u32] {
+                if e.op() != Op::CompositeExtract || literal_path(e) != [k as u32] {
                     return None;
                 }
-                let v = replace.resolve(e.args[0]);
+                let v = replace.resolve(e.args()[0]);
                 match source {
                     None => source = Some(v),
                     Some(s) if s == v => {}
@@ -742,13 +745,15 @@ fn composite(
                 let [k] = path.as_slice() else { return None };
                 let slot = parts.get_mut(*k as usize)?;
                 if slot.is_none() {
-                    *slot = Some(replace.resolve(cur.args[0]));
+                    *slot = Some(replace.resolve(cur.args()[0]));
                 }
                 if parts.iter().all(Option::is_some) {
                     break;
                 }
-                match f.def_of(replace.resolve(cur.args[1])) {
-                    Some(d) if d.op == Op::CompositeInsert && d.ty == Some(ty) => cur = d.clone(),
+                match f.def_of(replace.resolve(cur.args()[1])) {
+                    Some(d) if d.op() == Op::CompositeInsert && d.ty() == Some(ty) => {
+                        cur = d.clone()
+                    }
                     _ => return None,
                 }
             }
@@ -774,7 +779,7 @@ fn simplify_function(
         let mut any = false;
         let ids: Vec<InstId> = f.layout().map(|(_, i)| i).collect();
         for i in ids {
-            let op = f.inst(i).op;
+            let op = f.inst(i).op();
             let composite_op = matches!(
                 op,
                 Op::Bitcast
@@ -790,7 +795,7 @@ fn simplify_function(
                 continue;
             }
             let inst = f.inst(i).clone();
-            let Some(r) = inst.result else { continue };
+            let Some(r) = inst.result() else { continue };
             if replace.is_replaced(r) {
                 continue;
             }
@@ -801,7 +806,7 @@ fn simplify_function(
                     any |= replace.replace_in(fid, r, v);
                 }
                 Some(Outcome::Rewrite(op, operands)) => {
-                    rewrite_inst(f, i, op, inst.ty, operands);
+                    rewrite_inst(f, i, op, inst.ty(), operands);
                     any = true;
                 }
                 _ => {}
@@ -813,7 +818,7 @@ fn simplify_function(
         changed = true;
     }
     if changed {
-        f.retain_all(|i| !i.result.is_some_and(|r| replace.is_replaced(r)));
+        f.retain_all(|i| !i.result().is_some_and(|r| replace.is_replaced(r)));
         replace.apply_to_function(f);
     }
     changed

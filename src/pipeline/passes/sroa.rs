@@ -61,34 +61,34 @@ fn uses_of(m: &Module, f: &Function, v: Id) -> Option<Uses> {
     }
     for u in du.uses(v) {
         let i = f.inst(u.inst);
-        match (i.op, u.arg) {
+        match (i.op(), u.arg) {
             (Op::Load, 0) if !is_volatile(i) => out.loads.push(u.inst),
-            (Op::Store, 0) if !is_volatile(i) && i.args.get(1) != Some(&v) => {
+            (Op::Store, 0) if !is_volatile(i) && i.args().get(1) != Some(&v) => {
                 out.stores.push(u.inst)
             }
-            (Op::CopyMemory, 0 | 1) if i.args[0] != i.args[1] => out.copies.push(u.inst),
+            (Op::CopyMemory, 0 | 1) if i.args()[0] != i.args()[1] => out.copies.push(u.inst),
             (Op::AccessChain | Op::InBoundsAccessChain, 0) => {
-                let idx: Vec<Option<u32>> = i.args[1..]
+                let idx: Vec<Option<u32>> = i.args()[1..]
                     .iter()
                     .map(|&a| const_int(m, a).and_then(|c| u32::try_from(c).ok()))
                     .collect();
                 let path: Vec<u32> = idx.iter().map_while(|c| *c).collect();
                 // The chain's result may only be loaded, stored or indexed further.
-                let r = i.result?;
+                let r = i.result()?;
                 let plain = du
                     .uses(r)
                     .iter()
-                    .all(|w| matches!(f.inst(w.inst).op, Op::Load | Op::Store));
+                    .all(|w| matches!(f.inst(w.inst).op(), Op::Load | Op::Store));
                 let all = plain && idx.iter().all(Option::is_some);
                 let fine = du.uses(r).iter().all(|w| {
                     let j = f.inst(w.inst);
                     matches!(
-                        (j.op, w.arg),
+                        (j.op(), w.arg),
                         (Op::Load, 0)
                             | (Op::Store, 0)
                             | (Op::AccessChain | Op::InBoundsAccessChain, 0)
                     ) && !is_volatile(j)
-                        && !(j.op == Op::Store && j.args.get(1) == Some(&r))
+                        && !(j.op() == Op::Store && j.args().get(1) == Some(&r))
                 });
                 if !fine {
                     return None;
@@ -113,7 +113,7 @@ fn round(
     let mut candidates = Vec::new();
     for &i in &f.block(0).insts {
         let v = f.inst(i);
-        let (Op::Variable, Some(id), Some(ptr)) = (v.op, v.result, v.ty) else {
+        let (Op::Variable, Some(id), Some(ptr)) = (v.op(), v.result(), v.ty()) else {
             continue;
         };
         if decorated.contains(&id) {
@@ -123,7 +123,7 @@ fn round(
             continue;
         };
         if let Some(uses) = uses_of(m, f, id) {
-            candidates.push((i, id, pointee, v.args.first().copied(), uses));
+            candidates.push((i, id, pointee, v.args().first().copied(), uses));
         }
     }
     // Copies become a load and a store of the whole first, which the next round handles.
@@ -140,8 +140,8 @@ fn round(
             }
             let copy = f.inst(c).clone();
             let mut b = Builder::detached(m);
-            let tmp = b.load(ty, copy.args[1])?;
-            b.store(copy.args[0], tmp);
+            let tmp = b.load(ty, copy.args()[1])?;
+            b.store(copy.args()[0], tmp);
             edits.replace_with(c, b.take());
         }
         edits.apply(f);
@@ -150,7 +150,7 @@ fn round(
     let mut edits = Edits::new();
     let mut changed = false;
     for (var_inst, v, pointee, init, uses) in candidates {
-        let t = m.global(pointee).map(|t| t.op);
+        let t = m.global(pointee).map(|t| t.op());
         let splittable = match t {
             Some(Op::TypeStruct) => true,
             Some(Op::TypeArray) => members(m, pointee).is_some_and(|ms| ms.count() <= MAX_ELEMENTS),
@@ -168,7 +168,7 @@ fn round(
                 split(m, f, &mut edits, var_inst, v, pointee, init, &uses, replace)?;
                 gone.insert(v);
                 // Its chains go too: what debug info said of them goes with them.
-                gone.extend(uses.chains.iter().filter_map(|c| f.inst(c.0).result));
+                gone.extend(uses.chains.iter().filter_map(|c| f.inst(c.0).result()));
                 changed = true;
             }
         } else if !uses.chains.is_empty()
@@ -180,7 +180,7 @@ fn round(
             // Every path stays inside the type (an array sized by a spec constant has no
             // known members, and an index past the end is no member).
             convert_chains(m, f, &mut edits, v, pointee, &uses)?;
-            gone.extend(uses.chains.iter().filter_map(|c| f.inst(c.0).result));
+            gone.extend(uses.chains.iter().filter_map(|c| f.inst(c.0).result()));
             changed = true;
         }
     }
@@ -225,8 +225,8 @@ fn split(
             .pointer_to(StorageClass::Function, mt)
             .ok_or_else(out_of_ids)?;
         let part_init = match &init_def {
-            Some(d) if d.op == Op::ConstantComposite => d.args.get(k).copied(),
-            Some(d) if d.op == Op::ConstantNull => Some(m.null(mt).ok_or_else(out_of_ids)?),
+            Some(d) if d.op() == Op::ConstantComposite => d.args().get(k).copied(),
+            Some(d) if d.op() == Op::ConstantNull => Some(m.null(mt).ok_or_else(out_of_ids)?),
             _ => None,
         };
         let mut b = Builder::detached(m);
@@ -241,13 +241,15 @@ fn split(
     // Chains take the member's variable.
     for (c, path, _) in &uses.chains {
         let chain = f.inst(*c);
-        if chain.args.len() == 2 {
-            replace.replace_in(f.id(), chain.result.unwrap_or(0), part(path[0])?);
+        if chain.args().len() == 2 {
+            replace.replace_in(f.id(), chain.result().unwrap_or(0), part(path[0])?);
             edits.remove(*c);
         } else {
-            let mut new = chain.clone();
-            new.args.remove(1);
-            new.args[0] = part(path[0])?;
+            let base = part(path[0])?;
+            let new = chain.clone().with_args_edited(|a| {
+                a.remove(1);
+                a[0] = base;
+            });
             edits.replace(*c, new);
         }
     }
@@ -259,12 +261,12 @@ fn split(
         for (k, &mt) in member_types.iter().enumerate() {
             pieces.push(b.load(mt, part(k as u32)?)?);
         }
-        b.ids_as(Op::CompositeConstruct, load.ty, load.result, &pieces);
+        b.ids_as(Op::CompositeConstruct, load.ty(), load.result(), &pieces);
         edits.replace_with(l, b.take());
     }
     // Whole stores: an extract and a store per member.
     for &s in &uses.stores {
-        let value = f.inst(s).args[1];
+        let value = f.inst(s).args()[1];
         let mut b = Builder::detached(m);
         for (k, &mt) in member_types.iter().enumerate() {
             let id = b.extract(mt, value, &[k as u32])?;
@@ -277,15 +279,16 @@ fn split(
     for &d in &uses.declares {
         for (k, p) in parts.iter().enumerate() {
             let Some(p) = *p else { continue };
-            let mut part_declare = f.inst(d).clone();
-            let Some(described) = part_declare.args.get_mut(debug::ARG_DESCRIBED) else {
+            let declare = f.inst(d);
+            if declare.args().len() <= debug::ARG_DESCRIBED {
                 continue;
-            };
-            *described = p;
-            part_declare
-                .args
-                .push(m.u32_constant(k as u32).ok_or_else(out_of_ids)?);
-            part_declare.result = Some(m.fresh_id().ok_or_else(out_of_ids)?);
+            }
+            let declare = declare.clone();
+            let index = m.u32_constant(k as u32).ok_or_else(out_of_ids)?;
+            let part_declare = declare
+                .with_arg(debug::ARG_DESCRIBED, p)
+                .with_args_edited(|a| a.push(index))
+                .renamed(Some(m.fresh_id().ok_or_else(out_of_ids)?));
             edits.insert_before(d, part_declare);
         }
         edits.remove(d);
@@ -306,18 +309,18 @@ fn convert_chains(
 ) -> Result<(), String> {
     let du = f.def_use(&DebugSets::of(m));
     for (c, path, _) in &uses.chains {
-        let chain_result = f.inst(*c).result.unwrap_or(0);
+        let chain_result = f.inst(*c).result().unwrap_or(0);
         let member_ty = member_type(m, ty, path).ok_or("a path outside its type")?;
         let lits: Vec<Operand> = path.iter().map(|&k| Operand::LiteralBit32(k)).collect();
         for u in du.users(chain_result) {
             let inst = f.inst(u);
             let mut b = Builder::detached(m);
             let whole = b.load(ty, v)?;
-            if inst.op == Op::Load {
-                let result = inst.result.ok_or("a load without a result")?;
+            if inst.op() == Op::Load {
+                let result = inst.result().ok_or("a load without a result")?;
                 b.extract_as(member_ty, result, whole, path);
             } else {
-                let mut ops = vec![Operand::IdRef(inst.args[1]), Operand::IdRef(whole)];
+                let mut ops = vec![Operand::IdRef(inst.args()[1]), Operand::IdRef(whole)];
                 ops.extend(lits.iter().cloned());
                 let updated = b.op(Op::CompositeInsert, ty, ops)?;
                 b.store(v, updated);

@@ -25,10 +25,10 @@ pub fn strip_debug(m: &mut Module) -> bool {
     let debug_sets: HashSet<Id> = m
         .preamble
         .iter()
-        .filter_map(|i| i.result.filter(|&r| sets.is_debug_info(r)))
+        .filter_map(|i| i.result().filter(|&r| sets.is_debug_info(r)))
         .collect();
     let is_debug_info = |i: &Inst| {
-        i.op == Op::ExtInst && matches!(i.args.first(), Some(set) if debug_sets.contains(set))
+        i.op() == Op::ExtInst && matches!(i.args().first(), Some(set) if debug_sets.contains(set))
     };
     // Instructions of other non-semantic sets that name what goes go too: they cannot be
     // said without it.
@@ -36,12 +36,13 @@ pub fn strip_debug(m: &mut Module) -> bool {
     loop {
         let before = dropped.len();
         m.for_each_inst(|i| {
-            let named_gone =
-                || sets.is_non_semantic_inst(i) && i.args[1..].iter().any(|a| dropped.contains(a));
+            let named_gone = || {
+                sets.is_non_semantic_inst(i) && i.args()[1..].iter().any(|a| dropped.contains(a))
+            };
             // (Strings stay while something names them, see below.)
-            let gone = (is_debug(i.op) && i.op != Op::String) || is_debug_info(i);
+            let gone = (is_debug(i.op()) && i.op() != Op::String) || is_debug_info(i);
             if gone || named_gone() {
-                dropped.extend(i.result);
+                dropped.extend(i.result());
             }
         });
         if dropped.len() == before {
@@ -49,12 +50,12 @@ pub fn strip_debug(m: &mut Module) -> bool {
         }
     }
     let drop = |i: &Inst| {
-        (is_debug(i.op) && i.op != Op::String)
+        (is_debug(i.op()) && i.op() != Op::String)
             || is_debug_info(i)
-            || i.result.is_some_and(|r| dropped.contains(&r))
+            || i.result().is_some_and(|r| dropped.contains(&r))
     };
     m.trailing_debug.retain(|i| !drop(i));
-    m.globals_mut().retain(|i| !drop(i));
+    crate::ir::rewrite::retain_globals(m, |i| !drop(i));
     for f in m.functions_mut() {
         f.prologue_debug.retain(|i| !drop(i));
         f.leading_debug.retain(|i| !drop(i));
@@ -65,22 +66,22 @@ pub fn strip_debug(m: &mut Module) -> bool {
     // The strings what is left names (another non-semantic set's instructions may).
     let mut named: HashSet<Id> = HashSet::new();
     m.for_each_inst(|i| {
-        if !is_debug(i.op) {
-            named.extend(i.args.iter().copied());
+        if !is_debug(i.op()) {
+            named.extend(i.args().iter().copied());
         }
     });
     m.debug
-        .retain(|i| i.op == Op::String && i.result.is_some_and(|r| named.contains(&r)));
+        .retain(|i| i.op() == Op::String && i.result().is_some_and(|r| named.contains(&r)));
     if !debug_sets.is_empty() {
         m.preamble
-            .retain(|i| !i.result.is_some_and(|r| debug_sets.contains(&r)));
+            .retain(|i| !i.result().is_some_and(|r| debug_sets.contains(&r)));
         let any_left = m
             .preamble
             .iter()
             .any(|i| import_name(i).is_some_and(|n| n.starts_with("NonSemantic.")));
         if !any_left {
             m.preamble.retain(|i| {
-                !(i.op == Op::Extension
+                !(i.op() == Op::Extension
                     && matches!(i.lits().first(), Some(Operand::LiteralString(s)) if s == "SPV_KHR_non_semantic_info"))
             });
         }

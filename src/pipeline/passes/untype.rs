@@ -50,7 +50,7 @@ fn linkage_functions(m: &Module) -> HashSet<Id> {
     m.annotations()
         .iter()
         .filter(|i| {
-            i.op == Op::Decorate
+            i.op() == Op::Decorate
                 && matches!(
                     i.lits().first(),
                     Some(Operand::Decoration(spirv::Decoration::LinkageAttributes))
@@ -71,11 +71,11 @@ fn plan(m: &Module) -> Plan {
     let mut call_results: Vec<(Id, Id)> = Vec::new();
     for (fi, f) in m.functions().iter().enumerate() {
         if linked.contains(&f.id()) {
-            pinned.extend(f.params.iter().filter_map(|p| p.result));
+            pinned.extend(f.params.iter().filter_map(|p| p.result()));
             pinned.insert(f.id());
         }
         for p in &f.params {
-            candidates.extend(p.result.filter(|r| typed_numeric(*r)));
+            candidates.extend(p.result().filter(|r| typed_numeric(*r)));
         }
         for (_, iid) in f.layout() {
             let inst = f.inst(iid);
@@ -86,11 +86,11 @@ fn plan(m: &Module) -> Plan {
             {
                 match info.typing(Some(f), inst) {
                     None => {
-                        pinned.extend(inst.result);
-                        pinned.extend(inst.args.iter().copied());
+                        pinned.extend(inst.result());
+                        pinned.extend(inst.args().iter().copied());
                     }
                     Some(t) => {
-                        if let Some(r) = inst.result.filter(|r| typed_numeric(*r)) {
+                        if let Some(r) = inst.result().filter(|r| typed_numeric(*r)) {
                             candidates.push(r);
                             if let Some(Made::Tied(callee)) = t.result {
                                 call_results.push((r, callee));
@@ -109,7 +109,7 @@ fn plan(m: &Module) -> Plan {
         .filter(|f| !pinned.contains(&f.id()) && !f.is_declaration())
         .filter(|f| {
             f.def
-                .ty
+                .ty()
                 .and_then(|t| info.numeric(t))
                 .is_some_and(|n| n.label.is_some())
         })
@@ -151,17 +151,18 @@ impl Cx {
         let numeric: HashMap<Id, Numeric> = m
             .globals()
             .iter()
-            .filter_map(|g| Some((g.result?, info.numeric(g.result?)?)))
+            .filter_map(|g| Some((g.result()?, info.numeric(g.result()?)?)))
             .collect();
         let constants = m
             .globals()
             .iter()
-            .filter(|g| is_numeric_constant(g.op))
+            .filter(|g| is_numeric_constant(g.op()))
             .filter(|g| {
-                g.ty.and_then(|t| numeric.get(&t))
+                g.ty()
+                    .and_then(|t| numeric.get(&t))
                     .is_some_and(|n| n.label.is_some())
             })
-            .filter_map(|g| Some((g.result?, g.clone())))
+            .filter_map(|g| Some((g.result()?, g.clone())))
             .collect();
         Cx {
             numeric,
@@ -196,10 +197,10 @@ impl Cx {
             return None;
         }
         let def = self.constants.get(&c)?.clone();
-        let old_ty = def.ty?;
+        let old_ty = def.ty()?;
         let n = *self.numeric.get(&old_ty)?;
         let ty = self.bits_of(m, old_ty)?;
-        let id = match def.op {
+        let id = match def.op() {
             // Zero is zero whatever its kind: 0 and 0.0 become one constant.
             Op::ConstantNull if n.count == 1 => {
                 let word = if n.width > 32 {
@@ -210,8 +211,8 @@ impl Cx {
                 Builder::detached(m).constant(ty, word).ok()?
             }
             Op::ConstantComposite => {
-                let mut parts = Vec::with_capacity(def.args.len());
-                for &o in &def.args {
+                let mut parts = Vec::with_capacity(def.args().len());
+                for &o in def.args() {
                     parts.push(self.bits_constant_at(m, o, depth + 1)?);
                 }
                 Builder::detached(m).composite(ty, &parts).ok()?
@@ -228,8 +229,7 @@ impl Cx {
             }
             // The same constant, of the bit-vector type.
             _ => {
-                let mut i = def.clone();
-                i.ty = Some(ty);
+                let i = def.clone().retyped(Some(ty));
                 m.intern(i)?
             }
         };
@@ -248,7 +248,7 @@ pub fn untype(m: &mut Module) -> Result<bool, String> {
     for fi in 0..m.functions().len() {
         let fid = m.functions()[fi].id();
         let mut sig_changed = false;
-        let ret = m.functions()[fi].def.ty;
+        let ret = m.functions()[fi].def.ty();
         let new_ret = match ret {
             Some(t) if plan.returns.contains(&fid) => {
                 sig_changed = true;
@@ -259,23 +259,25 @@ pub fn untype(m: &mut Module) -> Result<bool, String> {
         let mut param_types = Vec::new();
         for pi in 0..m.functions()[fi].params.len() {
             let p = m.functions()[fi].params[pi].clone();
-            let new = match p.result.and_then(|r| plan.values.get(&r)) {
+            let new = match p.result().and_then(|r| plan.values.get(&r)) {
                 Some(&old) => {
                     sig_changed = true;
                     cx.bits_of(m, old).ok_or_else(out_of_ids)?
                 }
-                None => p.ty.unwrap_or(0),
+                None => p.ty().unwrap_or(0),
             };
-            m.function_at_mut(fi).params[pi].ty = Some(new);
+            let param = &mut m.function_at_mut(fi).params[pi];
+            *param = param.clone().retyped(Some(new));
             param_types.push(new);
         }
         if sig_changed {
             let fn_type = Builder::detached(m).fn_type(new_ret.unwrap_or(0), &param_types)?;
             let def = &mut m.function_at_mut(fi).def;
-            def.ty = new_ret;
-            if let Some(last) = def.args.last_mut() {
-                *last = fn_type;
-            }
+            *def = def.clone().retyped(new_ret).with_args_edited(|a| {
+                if let Some(last) = a.last_mut() {
+                    *last = fn_type;
+                }
+            });
             changed = true;
         }
     }
@@ -287,15 +289,15 @@ pub fn untype(m: &mut Module) -> Result<bool, String> {
             {
                 let inst = m.functions()[fi].inst(iid).clone();
                 let mut new = inst.clone();
-                if let Some(&old) = inst.result.and_then(|r| plan.values.get(&r)) {
-                    new.ty = Some(cx.bits_of(m, old).ok_or_else(out_of_ids)?);
+                if let Some(&old) = inst.result().and_then(|r| plan.values.get(&r)) {
+                    new = new.retyped(Some(cx.bits_of(m, old).ok_or_else(out_of_ids)?));
                 }
                 for &k in plan.operands.get(&(fi, iid)).into_iter().flatten() {
-                    let Some(&c) = new.args.get(k) else {
+                    let Some(&c) = new.args().get(k) else {
                         continue;
                     };
                     if cx.constants.contains_key(&c) {
-                        new.args[k] = cx.bits_constant(m, c).ok_or_else(out_of_ids)?;
+                        new = new.with_arg(k, cx.bits_constant(m, c).ok_or_else(out_of_ids)?);
                     }
                 }
                 if new != inst {
@@ -310,7 +312,7 @@ pub fn untype(m: &mut Module) -> Result<bool, String> {
     let value_types: HashMap<Id, Id> = {
         let mut t = HashMap::new();
         m.for_each_inst(|i| {
-            if let (Some(r), Some(ty)) = (i.result, i.ty) {
+            if let (Some(r), Some(ty)) = (i.result(), i.ty()) {
                 t.insert(r, ty);
             }
         });
@@ -320,7 +322,7 @@ pub fn untype(m: &mut Module) -> Result<bool, String> {
     for f in m.functions() {
         for i in f.body() {
             if let (Op::Bitcast, Some(r), Some(t), Some(&src)) =
-                (i.op, i.result, i.ty, i.args.first())
+                (i.op(), i.result(), i.ty(), i.args().first())
             {
                 if value_types.get(&src) == Some(&t) {
                     replace.replace_in(f.id(), r, src);
@@ -330,7 +332,7 @@ pub fn untype(m: &mut Module) -> Result<bool, String> {
     }
     if !replace.is_empty() {
         for f in m.functions_mut() {
-            f.retain_all(|i| !i.result.is_some_and(|r| replace.is_replaced(r)));
+            f.retain_all(|i| !i.result().is_some_and(|r| replace.is_replaced(r)));
         }
         changed = true;
         replace.apply(m, "untype");
@@ -340,7 +342,7 @@ pub fn untype(m: &mut Module) -> Result<bool, String> {
     if !cx.made.is_empty() {
         let mut used: HashSet<Id> = HashSet::new();
         m.for_each_inst(|i| {
-            if !matches!(i.op, Op::Name | Op::Decorate | Op::MemberName) {
+            if !matches!(i.op(), Op::Name | Op::Decorate | Op::MemberName) {
                 used.extend(i.uses());
             }
         });
@@ -350,8 +352,7 @@ pub fn untype(m: &mut Module) -> Result<bool, String> {
             .copied()
             .filter(|c| !used.contains(c))
             .collect();
-        m.globals_mut()
-            .retain(|g| !g.result.is_some_and(|r| dead.contains(&r)));
+        crate::ir::rewrite::retain_globals(m, |g| !g.result().is_some_and(|r| dead.contains(&r)));
         forget(m, &dead);
         m.reindex();
     }

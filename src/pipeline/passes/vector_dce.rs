@@ -26,17 +26,17 @@ pub struct VectorDce;
 
 /// The operand rewrites for constructs and shuffles: (instruction, operand index, its type).
 fn unread_operands(m: &Module, f: &Function, live: &LiveParts) -> Vec<(InstId, usize, Id)> {
-    let local_ty = |id: Id| f.value(id).and_then(|i| f.inst(i).ty);
+    let local_ty = |id: Id| f.value(id).and_then(|i| f.inst(i).ty());
     let mut out = Vec::new();
     for (_, i) in f.layout() {
         let inst = f.inst(i);
-        let Some(r) = inst.result else { continue };
+        let Some(r) = inst.result() else { continue };
         let parts: &Parts = live.of(r);
-        match inst.op {
-            Op::CompositeConstruct if inst.ty.and_then(|t| vector_len(m, t)).is_some() => {
+        match inst.op() {
+            Op::CompositeConstruct if inst.ty().and_then(|t| vector_len(m, t)).is_some() => {
                 let mut at = 0u32;
-                for (k, &c) in inst.args.iter().enumerate() {
-                    let ty = f.def_of(c).or_else(|| m.global(c)).and_then(|d| d.ty);
+                for (k, &c) in inst.args().iter().enumerate() {
+                    let ty = f.def_of(c).or_else(|| m.global(c)).and_then(|d| d.ty());
                     let width = ty.and_then(|t| vector_len(m, t)).unwrap_or(1);
                     // Constants and parameters cost nothing here.
                     if let (Some(ty), Some(_)) = (ty, f.value(c)) {
@@ -49,9 +49,9 @@ fn unread_operands(m: &Module, f: &Function, live: &LiveParts) -> Vec<(InstId, u
             }
             Op::VectorShuffle => {
                 let na = inst
-                    .args
+                    .args()
                     .first()
-                    .and_then(|&a| local_ty(a).or_else(|| m.global(a).and_then(|g| g.ty)))
+                    .and_then(|&a| local_ty(a).or_else(|| m.global(a).and_then(|g| g.ty())))
                     .and_then(|t| vector_len(m, t))
                     .unwrap_or(0);
                 let picks: Vec<u32> = inst
@@ -65,7 +65,7 @@ fn unread_operands(m: &Module, f: &Function, live: &LiveParts) -> Vec<(InstId, u
                     })
                     .collect();
                 for (k, from_a) in [(0, true), (1, false)] {
-                    let Some(ty) = inst.args.get(k).and_then(|&a| local_ty(a)) else {
+                    let Some(ty) = inst.args().get(k).and_then(|&a| local_ty(a)) else {
                         continue;
                     };
                     if !picks.iter().any(|&c| (c < na) == from_a) {
@@ -94,10 +94,10 @@ fn frees(
     };
     let def = f.inst(i);
     let only_user = user.is_none_or(|u| du.uses(id).iter().all(|x| x.inst == u));
-    if def.op == Op::Phi || !is_pure(def, sets) || !only_user {
+    if def.op() == Op::Phi || !is_pure(def, sets) || !only_user {
         return 0;
     }
-    let mut args = def.args.clone();
+    let mut args = def.args().to_vec();
     args.sort_unstable();
     args.dedup();
     1 + if depth == 0 {
@@ -118,7 +118,7 @@ fn remove_unused(m: &mut Module, f: &mut Function, sets: &ExtSets, gone: &mut Fx
         if sets.is_debug_only(inst) {
             continue;
         }
-        for &a in &inst.args {
+        for &a in inst.args() {
             *uses.entry(a).or_default() += 1;
         }
     }
@@ -127,18 +127,18 @@ fn remove_unused(m: &mut Module, f: &mut Function, sets: &ExtSets, gone: &mut Fx
         .map(|(_, i)| i)
         .filter(|&i| {
             let inst = f.inst(i);
-            inst.op != Op::Phi && inst.result.is_some_and(|r| !uses.contains_key(&r))
+            inst.op() != Op::Phi && inst.result().is_some_and(|r| !uses.contains_key(&r))
         })
         .collect();
     let mut dead: FxHashSet<Id> = FxHashSet::default();
     while let Some(i) = work.pop() {
         let inst = f.inst(i);
-        let Some(r) = inst.result else { continue };
+        let Some(r) = inst.result() else { continue };
         if dead.contains(&r) || !is_pure(inst, sets) || uses.get(&r).is_some_and(|&n| n > 0) {
             continue;
         }
         dead.insert(r);
-        for &a in &inst.args {
+        for &a in inst.args() {
             if let Some(n) = uses.get_mut(&a) {
                 *n -= 1;
                 if *n == 0 {
@@ -152,10 +152,10 @@ fn remove_unused(m: &mut Module, f: &mut Function, sets: &ExtSets, gone: &mut Fx
     if !dead.is_empty() {
         let typed: FxHashMap<Id, Id> = dead
             .iter()
-            .filter_map(|&r| Some((r, f.def_of(r)?.ty?)))
+            .filter_map(|&r| Some((r, f.def_of(r)?.ty()?)))
             .collect();
         let _ = undefine_debug_uses(m, f, sets, &typed);
-        f.retain_all(|i| !i.result.is_some_and(|r| dead.contains(&r)));
+        f.retain_all(|i| !i.result().is_some_and(|r| dead.contains(&r)));
         gone.extend(dead);
     }
 }
@@ -170,14 +170,14 @@ pub fn vector_dce(m: &mut Module) -> bool {
     let mut used_by_code: FxHashSet<Id> = FxHashSet::default();
     for f in m.functions() {
         for inst in f.body().filter(|i| !sets.is_debug_only(i)) {
-            used_by_code.extend(inst.args.iter().copied());
+            used_by_code.extend(inst.args().iter().copied());
         }
     }
     let mut undefs: FxHashSet<Id> = m
         .globals()
         .iter()
-        .filter(|g| g.op == Op::Undef && g.result.is_some_and(|r| used_by_code.contains(&r)))
-        .filter_map(|g| g.ty)
+        .filter(|g| g.op() == Op::Undef && g.result().is_some_and(|r| used_by_code.contains(&r)))
+        .filter_map(|g| g.ty())
         .collect();
     for k in 0..m.functions().len() {
         if m.functions()[k].is_declaration() {
@@ -191,8 +191,8 @@ pub fn vector_dce(m: &mut Module) -> bool {
             let du = f.def_use(&sets);
             let unread: Vec<(Id, Id)> = f
                 .body()
-                .filter(|i| i.op != Op::Phi && !dead.contains(&i.result.unwrap_or(0)))
-                .filter_map(|i| Some((i.result?, i.ty?, i)))
+                .filter(|i| i.op() != Op::Phi && !dead.contains(&i.result().unwrap_or(0)))
+                .filter_map(|i| Some((i.result()?, i.ty()?, i)))
                 .filter(|(r, ty, i)| {
                     is_vector(*ty) && du.is_used(*r) && live.of(*r).is_none() && is_pure(i, &sets)
                 })
@@ -218,8 +218,8 @@ pub fn vector_dce(m: &mut Module) -> bool {
             let mut operands: Vec<_> = operands
                 .into_iter()
                 .map(|(i, k, ty)| {
-                    let c = f.inst(i).args[k];
-                    let only_here = f.inst(i).args.iter().filter(|&&a| a == c).count() == 1;
+                    let c = f.inst(i).args()[k];
+                    let only_here = f.inst(i).args().iter().filter(|&&a| a == c).count() == 1;
                     let freed = if only_here {
                         frees(f, &du, &sets, c, Some(i), 8)
                     } else {
@@ -239,7 +239,7 @@ pub fn vector_dce(m: &mut Module) -> bool {
                 }
             }
             if !dead.is_empty() || edits {
-                f.retain_all(|i| !i.result.is_some_and(|r| dead.contains(&r)));
+                f.retain_all(|i| !i.result().is_some_and(|r| dead.contains(&r)));
                 replace.apply_to_function(f);
                 remove_unused(m, f, &sets, &mut gone);
                 changed = true;

@@ -27,6 +27,7 @@ use super::semantic::{self, pass_steps, Feed, Finding};
 use super::validate::{check_step, spirv_of, StepCheck};
 use super::{Pipeline, Run};
 use crate::ir::fxhash::FxHashSet;
+use crate::ir::rewrite;
 use crate::ir::rewrite::{Builder, Replacer};
 use crate::ir::{Id, Module};
 
@@ -356,13 +357,13 @@ enum Chance {
 
 /// Whether `ty` is an integer type or a vector of integers.
 fn integer_typed(m: &Module, ty: Id) -> bool {
-    m.global(ty).is_some_and(|t| match t.op {
+    m.global(ty).is_some_and(|t| match t.op() {
         Op::TypeInt => true,
         Op::TypeVector => t
-            .args
+            .args()
             .first()
             .and_then(|&e| m.global(e))
-            .is_some_and(|e| e.op == Op::TypeInt),
+            .is_some_and(|e| e.op() == Op::TypeInt),
         _ => false,
     })
 }
@@ -379,13 +380,13 @@ fn loops_computing_indices(m: &Module, f: &crate::ir::Function) -> Vec<Vec<usize
             .blocks
             .iter()
             .flat_map(|&b| f.block_insts(b))
-            .filter(|i| i.ty.is_some_and(|t| integer_typed(m, t)))
-            .filter_map(|i| i.result)
+            .filter(|i| i.ty().is_some_and(|t| integer_typed(m, t)))
+            .filter_map(|i| i.result())
             .collect();
         let used_after = (0..f.blocks().len()).filter(|&b| !inside(b)).any(|b| {
             f.block_insts(b)
                 .chain([f.terminator(b)])
-                .any(|i| i.args.iter().any(|a| made.contains(a)))
+                .any(|i| i.args().iter().any(|a| made.contains(a)))
         });
         if used_after {
             out.push(l.blocks.clone());
@@ -401,13 +402,13 @@ fn variable_of(m: &Module, f: &crate::ir::Function, ptr: Id) -> Option<Id> {
         match f.def_of(at).or_else(|| m.global(at)) {
             Some(d)
                 if matches!(
-                    d.op,
+                    d.op(),
                     Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain
                 ) =>
             {
-                at = d.args[0]
+                at = d.args()[0]
             }
-            Some(d) if d.op == Op::Variable => return Some(at),
+            Some(d) if d.op() == Op::Variable => return Some(at),
             _ => return None,
         }
     }
@@ -420,13 +421,13 @@ fn read_variables(m: &Module) -> std::collections::HashSet<Id> {
     let mut out = std::collections::HashSet::new();
     for f in m.functions() {
         for i in f.insts() {
-            let pointers: Vec<Id> = match i.op {
+            let pointers: Vec<Id> = match i.op() {
                 Op::Load | Op::CopyMemory | Op::CopyMemorySized => {
-                    i.args.last().copied().into_iter().collect()
+                    i.args().last().copied().into_iter().collect()
                 }
-                Op::FunctionCall => i.args.iter().skip(1).copied().collect(),
+                Op::FunctionCall => i.args().iter().skip(1).copied().collect(),
                 op if crate::ir::inst::is_atomic(op) => {
-                    i.args.first().copied().into_iter().collect()
+                    i.args().first().copied().into_iter().collect()
                 }
                 _ => Vec::new(),
             };
@@ -436,17 +437,17 @@ fn read_variables(m: &Module) -> std::collections::HashSet<Id> {
                         out.insert(v);
                     }
                     // A pointer of unknown origin may read anything: every variable counts.
-                    None if i.op != Op::FunctionCall => {
+                    None if i.op() != Op::FunctionCall => {
                         out.extend(
                             m.globals()
                                 .iter()
-                                .filter(|g| g.op == Op::Variable)
-                                .filter_map(|g| g.result),
+                                .filter(|g| g.op() == Op::Variable)
+                                .filter_map(|g| g.result()),
                         );
                         out.extend(
                             f.insts()
-                                .filter(|g| g.op == Op::Variable)
-                                .filter_map(|g| g.result),
+                                .filter(|g| g.op() == Op::Variable)
+                                .filter_map(|g| g.result()),
                         );
                     }
                     None => {}
@@ -491,7 +492,7 @@ fn store_may_go(
 fn nullable(m: &Module, ty: Id) -> bool {
     m.global(ty).is_some_and(|t| {
         matches!(
-            t.op,
+            t.op(),
             Op::TypeInt
                 | Op::TypeFloat
                 | Op::TypeBool
@@ -506,7 +507,7 @@ fn nullable(m: &Module, ty: Id) -> bool {
 /// Whether a constant may stand for a value of type `ty`: a null constant, or outside
 /// `differs` an `OpUndef` of a type with no null (an image, a sampler; never a pointer).
 fn constant_may_stand_for(m: &Module, ty: Id, differs: bool) -> bool {
-    let pointer = m.global(ty).is_some_and(|t| t.op == Op::TypePointer);
+    let pointer = m.global(ty).is_some_and(|t| t.op() == Op::TypePointer);
     nullable(m, ty) || (!differs && !pointer)
 }
 
@@ -533,7 +534,7 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
             if !m.debug.is_empty()
                 || m.functions().iter().any(|f| {
                     f.insts()
-                        .any(|i| matches!(i.op, Op::Line | Op::NoLine | Op::ExtInst))
+                        .any(|i| matches!(i.op(), Op::Line | Op::NoLine | Op::ExtInst))
                 }) =>
         {
             out.push(Chance::DebugInfo)
@@ -542,13 +543,13 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
             let mut called: std::collections::HashSet<Id> = m
                 .entry_points
                 .iter()
-                .filter_map(|e| e.args.first().copied())
+                .filter_map(|e| e.args().first().copied())
                 .collect();
             for f in m.functions() {
                 called.extend(
                     f.insts()
-                        .filter(|i| i.op == Op::FunctionCall)
-                        .filter_map(|i| i.args.first().copied()),
+                        .filter(|i| i.op() == Op::FunctionCall)
+                        .filter_map(|i| i.args().first().copied()),
                 );
             }
             out.extend(
@@ -566,7 +567,7 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
             let mut vars: Vec<Id> = m
                 .entry_points
                 .iter()
-                .flat_map(|e| e.args.iter().skip(1).copied())
+                .flat_map(|e| e.args().iter().skip(1).copied())
                 .collect();
             vars.sort_unstable();
             vars.dedup();
@@ -584,12 +585,12 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
             let sets = crate::ir::ops::ExtSets::of(m);
             if m.globals()
                 .iter()
-                .any(|g| g.result.is_some_and(|r| !used.contains(&r)))
+                .any(|g| g.result().is_some_and(|r| !used.contains(&r)))
             {
                 out.push(Chance::UnusedGlobals);
             }
             for g in m.globals() {
-                if let Some(r) = g.result {
+                if let Some(r) = g.result() {
                     if !used.contains(&r) {
                         out.push(Chance::UnusedGlobal(r));
                     }
@@ -597,11 +598,11 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
             }
             for f in m.functions() {
                 for i in f.insts() {
-                    if let Some(r) = i.result {
+                    if let Some(r) = i.result() {
                         if !used.contains(&r)
-                            && !matches!(i.op, Op::Label | Op::Function | Op::FunctionParameter)
+                            && !matches!(i.op(), Op::Label | Op::Function | Op::FunctionParameter)
                             && (!differs
-                                || i.op == Op::Variable
+                                || i.op() == Op::Variable
                                 || super::passes::dce::is_pure(i, &sets))
                         {
                             out.push(Chance::Unused(f.id(), r));
@@ -615,9 +616,9 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
                 .iter()
                 .enumerate()
                 .filter(|(_, i)| {
-                    i.op == Op::Extension
-                        || i.op == Op::ExtInstImport
-                        || (i.op == Op::Capability
+                    i.op() == Op::Extension
+                        || i.op() == Op::ExtInstImport
+                        || (i.op() == Op::Capability
                             && i.lits().first()
                                 != Some(&rspirv::dr::Operand::Capability(
                                     spirv::Capability::Shader,
@@ -636,8 +637,8 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
     if differs {
         for f in m.functions() {
             for i in f.insts() {
-                if DIVISIONS.contains(&i.op) {
-                    divisors.extend(i.args.get(1).copied());
+                if DIVISIONS.contains(&i.op()) {
+                    divisors.extend(i.args().get(1).copied());
                 }
             }
         }
@@ -652,19 +653,19 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
         for (b, block) in f.blocks().iter().enumerate() {
             let mut seen: std::collections::HashMap<Op, usize> = Default::default();
             for i in f.block_insts(b) {
-                match (edit, i.op) {
+                match (edit, i.op()) {
                     (Edit::Calls, Op::FunctionCall) => {
-                        if let Some(r) = i.result {
+                        if let Some(r) = i.result() {
                             out.push(Chance::Call(fid, r));
                             inlines.push(Chance::Inline(fid, r));
                         }
                     }
-                    (Edit::Unused, op) if i.result.is_none() => {
+                    (Edit::Unused, op) if i.result().is_none() => {
                         let k = *seen.entry(op).and_modify(|n| *n += 1).or_insert(0);
                         // Under `differs` only what writes memory whose contents are defined
                         // without it; else anything (what is then invalid is refused).
                         let may = match op {
-                            Op::Store => store_may_go(m, f, i.args[0], differs, &read),
+                            Op::Store => store_may_go(m, f, i.args()[0], differs, &read),
                             Op::ImageWrite => true,
                             _ => !differs,
                         };
@@ -674,24 +675,25 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
                     }
                     // An atomic whose result nothing uses is a store.
                     (Edit::Unused, op) if crate::ir::inst::is_atomic(op) => {
-                        if let Some(r) = i.result {
-                            if !used.contains(&r) && store_may_go(m, f, i.args[0], differs, &read) {
+                        if let Some(r) = i.result() {
+                            if !used.contains(&r) && store_may_go(m, f, i.args()[0], differs, &read)
+                            {
                                 out.push(Chance::Unused(fid, r));
                             }
                         }
                     }
                     (Edit::Operands, op)
                         if !matches!(op, Op::Phi | Op::AccessChain | Op::InBoundsAccessChain)
-                            && i.result.is_some() =>
+                            && i.result().is_some() =>
                     {
-                        for (k, &a) in i.args.iter().enumerate() {
+                        for (k, &a) in i.args().iter().enumerate() {
                             // Values computed in the function, of a type a constant has.
-                            let Some(ty) = f.def_of(a).and_then(|d| d.ty) else {
+                            let Some(ty) = f.def_of(a).and_then(|d| d.ty()) else {
                                 continue;
                             };
                             let divisor = DIVISIONS.contains(&op) && k == 1;
                             if constant_may_stand_for(m, ty, differs) && !(differs && divisor) {
-                                out.push(Chance::Operand(fid, i.result.unwrap_or(0), k));
+                                out.push(Chance::Operand(fid, i.result().unwrap_or(0), k));
                             }
                         }
                     }
@@ -701,7 +703,7 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
                     {
                         // Other types (images, samplers, pointers) become `OpUndef`, except
                         // under `differs`.
-                        if let (Some(r), Some(ty)) = (i.result, i.ty) {
+                        if let (Some(r), Some(ty)) = (i.result(), i.ty()) {
                             if constant_may_stand_for(m, ty, differs) && !divisors.contains(&r) {
                                 out.push(Chance::Value(fid, r))
                             }
@@ -710,14 +712,14 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
                             let integer = integer_typed(m, ty);
                             if !(differs && (integer || divisors.contains(&r))) {
                                 forwards.extend(
-                                    i.args
+                                    i.args()
                                         .iter()
                                         .enumerate()
                                         .filter(|&(_, &a)| {
                                             a != r
                                                 && f.def_of(a)
                                                     .or_else(|| m.global(a))
-                                                    .and_then(|d| d.ty)
+                                                    .and_then(|d| d.ty())
                                                     == Some(ty)
                                         })
                                         .map(|(k, _)| Chance::Forward(fid, r, k)),
@@ -729,7 +731,7 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
                 }
             }
             if edit == Edit::Branches
-                && f.terminator(b).op == Op::BranchConditional
+                && f.terminator(b).op() == Op::BranchConditional
                 && !kept_loops.iter().any(|l| l.binary_search(&b).is_ok())
             {
                 out.push(Chance::Branch(fid, block.label, true));
@@ -759,12 +761,12 @@ fn tidy(m: &mut Module, passes: &[&str]) {
 fn used_ids(m: &Module) -> std::collections::HashSet<Id> {
     let mut used = std::collections::HashSet::new();
     m.for_each_inst(|i| {
-        if !crate::ir::rewrite::is_metadata(i.op) {
-            used.extend(i.args.iter().copied().chain(i.ty));
+        if !crate::ir::rewrite::is_metadata(i.op()) {
+            used.extend(i.args().iter().copied().chain(i.ty()));
         }
     });
     for e in &m.entry_points {
-        used.extend(e.args.iter().copied());
+        used.extend(e.args().iter().copied());
     }
     used
 }
@@ -787,8 +789,8 @@ fn sweep(m: &mut Module, mut suspects: Vec<(Id, Id)>, forget: &mut FxHashSet<Id>
             let Some(def) = f.def_of(id) else {
                 continue;
             };
-            if !(def.op == Op::Variable || super::passes::dce::is_pure(def, &sets))
-                || def.op == Op::Label
+            if !(def.op() == Op::Variable || super::passes::dce::is_pure(def, &sets))
+                || def.op() == Op::Label
             {
                 continue;
             }
@@ -803,9 +805,9 @@ fn sweep(m: &mut Module, mut suspects: Vec<(Id, Id)>, forget: &mut FxHashSet<Id>
 
 /// Takes the instruction making value `r` out of `f`: its id operands.
 fn take_value(f: &mut crate::ir::Function, r: Id) -> Option<crate::ir::inst::Args> {
-    let args = f.def_of(r)?.args.clone();
-    let b = (0..f.blocks().len()).find(|&b| f.block_insts(b).any(|i| i.result == Some(r)))?;
-    f.retain_insts(b, |i| i.result != Some(r));
+    let args = crate::ir::inst::Args::from(f.def_of(r)?.args());
+    let b = (0..f.blocks().len()).find(|&b| f.block_insts(b).any(|i| i.result() == Some(r)))?;
+    f.retain_insts(b, |i| i.result() != Some(r));
     Some(args)
 }
 
@@ -816,7 +818,7 @@ fn drop_globals(m: &mut Module, first: Option<Id>, cascade: bool, forget: &mut F
     loop {
         let used = used_ids(m);
         let mut gone = Vec::new();
-        m.globals_mut().retain(|g| match g.result {
+        crate::ir::rewrite::retain_globals(m, |g| match g.result() {
             Some(r) if !used.contains(&r) && suspects.as_ref().is_none_or(|s| s.contains(&r)) => {
                 gone.push(g.clone());
                 false
@@ -826,13 +828,16 @@ fn drop_globals(m: &mut Module, first: Option<Id>, cascade: bool, forget: &mut F
         if gone.is_empty() {
             return;
         }
-        forget.extend(gone.iter().filter_map(|g| g.result));
+        forget.extend(gone.iter().filter_map(|g| g.result()));
         if !cascade {
             return;
         }
         if let Some(s) = &mut suspects {
             s.clear();
-            s.extend(gone.iter().flat_map(|g| g.args.iter().copied().chain(g.ty)));
+            s.extend(
+                gone.iter()
+                    .flat_map(|g| g.args().iter().copied().chain(g.ty())),
+            );
         }
     }
 }
@@ -877,19 +882,19 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
             Chance::Preamble(k) => preamble.push(k),
             Chance::Interface(v) => interface.push(v),
             Chance::Value(fid, r) => {
-                let ty = m.function(fid)?.def_of(r)?.ty?;
+                let ty = m.function(fid)?.def_of(r)?.ty()?;
                 let null = null_of(&mut m, ty)?;
                 replacer.replace(r, null);
                 gone.push((fid, r));
             }
             Chance::Forward(fid, r, k) => {
-                let a = *m.function(fid)?.def_of(r)?.args.get(k)?;
+                let a = *m.function(fid)?.def_of(r)?.args().get(k)?;
                 replacer.replace(r, a);
                 gone.push((fid, r));
             }
             Chance::Operand(fid, r, k) => {
-                let a = *m.function(fid)?.def_of(r)?.args.get(k)?;
-                let ty = m.function(fid)?.def_of(a)?.ty?;
+                let a = *m.function(fid)?.def_of(r)?.args().get(k)?;
+                let ty = m.function(fid)?.def_of(a)?.ty()?;
                 let constant = null_of(&mut m, ty)?;
                 let f = m.function_mut(fid)?;
                 let i = f.value(r)?;
@@ -904,8 +909,8 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
             Chance::Call(fid, r) => {
                 let (ty, void) = {
                     let f = m.function(fid)?;
-                    let ty = f.def_of(r)?.ty?;
-                    (ty, m.global(ty).is_some_and(|t| t.op == Op::TypeVoid))
+                    let ty = f.def_of(r)?.ty()?;
+                    (ty, m.global(ty).is_some_and(|t| t.op() == Op::TypeVoid))
                 };
                 if !void {
                     if !nullable(&m, ty) {
@@ -924,7 +929,7 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
             Chance::ShortArray(a, dynamic) => arrays.push((a, dynamic)),
             Chance::DeadFunction(fid) => {
                 forget.extend(m.function(fid)?.defined_ids());
-                m.function_list_mut().retain(|f| f.id() != fid);
+                crate::ir::rewrite::retain_functions(&mut m, |f| f.id() != fid);
             }
             Chance::Branch(fid, label, taken) => {
                 let t = {
@@ -945,8 +950,8 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
     for k in entries.into_iter().rev() {
         if k < m.entry_points.len() {
             let ep = m.entry_points.remove(k);
-            let f = ep.args.first().copied();
-            m.execution_modes.retain(|e| e.args.first().copied() != f);
+            let f = ep.args().first().copied();
+            m.execution_modes.retain(|e| e.args().first().copied() != f);
         }
     }
     plain.sort_by_key(|p| std::cmp::Reverse(p.3));
@@ -955,12 +960,12 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
         let b = f.block_index(label)?;
         let mut seen = 0;
         f.retain_insts(b, |i| {
-            if i.op != op || i.result.is_some() {
+            if i.op() != op || i.result().is_some() {
                 return true;
             }
             seen += 1;
             if seen - 1 == k {
-                suspects.extend(i.args.iter().map(|&a| (fid, a)));
+                suspects.extend(i.args().iter().map(|&a| (fid, a)));
                 return false;
             }
             true
@@ -976,12 +981,12 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
     // Members last first, so the numbers of those still to go hold.
     members.sort_by_key(|&(s, k)| (s, std::cmp::Reverse(k)));
     for (s, k) in members {
-        let ty = *m.global(s)?.args.get(k as usize)?;
+        let ty = *m.global(s)?.args().get(k as usize)?;
         types::remove_member(&mut m, s, k)?;
         drop_globals(&mut m, Some(ty), swept, &mut forget);
     }
     for (a, dynamic) in arrays {
-        let length = *m.global(a)?.args.get(1)?;
+        let length = *m.global(a)?.args().get(1)?;
         types::shorten_array(&mut m, a, dynamic)?;
         drop_globals(&mut m, Some(length), swept, &mut forget);
     }
@@ -993,15 +998,14 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
             cleanups.push("eliminate-dead-functions");
         }
     }
-    drop_at(m.annotations_mut(), &annotations);
+    let mut k = 0;
+    rewrite::retain_annotations(&mut m, |_| {
+        k += 1;
+        !annotations.contains(&(k - 1))
+    });
     drop_at(&mut m.preamble, &preamble);
     for e in &mut m.entry_points {
-        // The function, then the interface.
-        let mut k = 0;
-        e.args.retain(|a| {
-            k += 1;
-            k == 1 || !interface.contains(a)
-        });
+        rewrite::retain_interface(e, |a| !interface.contains(&a));
     }
     replacer.apply(&mut m, "reduce");
     for (fid, r) in gone {
@@ -1083,7 +1087,7 @@ fn size(m: &Module, words: &[u32]) -> (usize, usize, usize, usize, u64) {
         .iter()
         .map(|f| {
             f.insts()
-                .flat_map(|i| i.args.iter())
+                .flat_map(|i| i.args().iter())
                 .filter(|&&a| f.def_of(a).is_some())
                 .count()
         })
@@ -1565,8 +1569,8 @@ mod tests {
         let value = move |m: &Module, op: &str| {
             m.functions()[0]
                 .insts()
-                .find(|i| format!("{:?}", i.op) == op)
-                .and_then(|i| i.result)
+                .find(|i| format!("{:?}", i.op()) == op)
+                .and_then(|i| i.result())
                 .unwrap()
         };
         (m, fid, value)
@@ -1635,9 +1639,9 @@ mod tests {
         assert!(chances.contains(&Chance::Forward(fid, z, 0)), "{chances:?}");
         let c = apply(&m, &[Chance::Forward(fid, z, 0)], false).unwrap();
         let f = &c.functions()[0];
-        assert!(f.insts().all(|i| i.op != Op::FMul));
-        let convert = f.insts().find(|i| i.op == Op::ConvertFToS).unwrap();
-        assert_eq!(convert.args[0], y);
+        assert!(f.insts().all(|i| i.op() != Op::FMul));
+        let convert = f.insts().find(|i| i.op() == Op::ConvertFToS).unwrap();
+        assert_eq!(convert.args()[0], y);
         assert!(verified(&c));
     }
 

@@ -8,6 +8,7 @@ use std::collections::{HashMap, HashSet};
 use rspirv::dr::Operand;
 use spirv::Op;
 
+use crate::ir::rewrite;
 use crate::ir::rewrite::Builder;
 use crate::ir::types::{const_int, pointer_type};
 use crate::ir::{Function, Id, InstId, Module};
@@ -33,14 +34,14 @@ struct Step {
 
 /// The type of value `id` seen from function `f`.
 fn type_of(m: &Module, f: &Function, id: Id) -> Option<Id> {
-    f.def_of(id).or_else(|| m.global(id)).and_then(|d| d.ty)
+    f.def_of(id).or_else(|| m.global(id)).and_then(|d| d.ty())
 }
 
 /// Every step of every index path of the module's functions; `None` when a path goes where
 /// this cannot follow (a spec-constant operation, a type it does not know), so no type edit
 /// is offered.
 fn steps(m: &Module) -> Option<Vec<Step>> {
-    if m.globals().iter().any(|g| g.op == Op::SpecConstantOp) {
+    if m.globals().iter().any(|g| g.op() == Op::SpecConstantOp) {
         return None;
     }
     let mut out = Vec::new();
@@ -49,31 +50,31 @@ fn steps(m: &Module) -> Option<Vec<Step>> {
         for b in 0..f.blocks().len() {
             for &i in &f.block(b).insts {
                 let inst = f.inst(i);
-                match inst.op {
+                match inst.op() {
                     Op::AccessChain
                     | Op::InBoundsAccessChain
                     | Op::PtrAccessChain
                     | Op::InBoundsPtrAccessChain => {
-                        let base = type_of(m, f, *inst.args.first()?)?;
+                        let base = type_of(m, f, *inst.args().first()?)?;
                         let (_, mut ty) = pointer_type(m, base)?;
                         // A pointer access chain's first index steps over elements of what
                         // the base points into, not into its type.
-                        let first = if matches!(inst.op, Op::AccessChain | Op::InBoundsAccessChain)
-                        {
-                            1
-                        } else {
-                            2
-                        };
-                        for k in first..inst.args.len() {
-                            let index = const_int(m, inst.args[k]);
+                        let first =
+                            if matches!(inst.op(), Op::AccessChain | Op::InBoundsAccessChain) {
+                                1
+                            } else {
+                                2
+                            };
+                        for k in first..inst.args().len() {
+                            let index = const_int(m, inst.args()[k]);
                             ty = step(m, ty, index, Site::Arg(fid, i, k), &mut out)?;
                         }
                     }
                     Op::CompositeExtract | Op::CompositeInsert => {
-                        let object = if inst.op == Op::CompositeExtract {
-                            inst.args.first()
+                        let object = if inst.op() == Op::CompositeExtract {
+                            inst.args().first()
                         } else {
-                            inst.args.get(1)
+                            inst.args().get(1)
                         };
                         let mut ty = type_of(m, f, *object?)?;
                         for (k, lit) in inst.lits().iter().enumerate() {
@@ -85,7 +86,7 @@ fn steps(m: &Module) -> Option<Vec<Step>> {
                         }
                     }
                     Op::ArrayLength => {
-                        let (_, ty) = pointer_type(m, type_of(m, f, *inst.args.first()?)?)?;
+                        let (_, ty) = pointer_type(m, type_of(m, f, *inst.args().first()?)?)?;
                         let index = inst.lit_u32(0).map(u64::from);
                         out.push(Step {
                             ty,
@@ -104,16 +105,16 @@ fn steps(m: &Module) -> Option<Vec<Step>> {
 /// Records a step into `ty` and returns the type it reaches.
 fn step(m: &Module, ty: Id, index: Option<u64>, at: Site, out: &mut Vec<Step>) -> Option<Id> {
     let t = m.global(ty)?;
-    match t.op {
+    match t.op() {
         Op::TypeStruct => {
             out.push(Step { ty, index, at });
-            t.args.get(usize::try_from(index?).ok()?).copied()
+            t.args().get(usize::try_from(index?).ok()?).copied()
         }
         Op::TypeArray | Op::TypeRuntimeArray => {
             out.push(Step { ty, index, at });
-            t.args.first().copied()
+            t.args().first().copied()
         }
-        Op::TypeVector | Op::TypeMatrix => t.args.first().copied(),
+        Op::TypeVector | Op::TypeMatrix => t.args().first().copied(),
         _ => None,
     }
 }
@@ -132,21 +133,21 @@ pub(super) fn chances(m: &Module, dynamic: bool) -> (Vec<(Id, u32)>, Vec<Id>) {
     let mut members = Vec::new();
     let mut arrays = Vec::new();
     for g in m.globals() {
-        let Some(ty) = g.result else {
+        let Some(ty) = g.result() else {
             continue;
         };
         let seen = reached.get(&ty);
-        match g.op {
-            Op::TypeStruct if g.args.len() > 1 => {
+        match g.op() {
+            Op::TypeStruct if g.args().len() > 1 => {
                 members.extend(
-                    (0..g.args.len() as u32)
+                    (0..g.args().len() as u32)
                         .filter(|&k| seen.is_none_or(|s| !s.contains(&Some(u64::from(k)))))
                         .map(|k| (ty, k)),
                 );
             }
             Op::TypeArray => {
                 let long = g
-                    .args
+                    .args()
                     .get(1)
                     .and_then(|&n| const_int(m, n))
                     .is_some_and(|n| n > 1);
@@ -168,8 +169,8 @@ pub(super) fn chances(m: &Module, dynamic: bool) -> (Vec<(Id, u32)>, Vec<Id>) {
 pub(super) fn array_elements(m: &Module) -> u64 {
     m.globals()
         .iter()
-        .filter(|g| g.op == Op::TypeArray)
-        .filter_map(|g| const_int(m, *g.args.get(1)?))
+        .filter(|g| g.op() == Op::TypeArray)
+        .filter_map(|g| const_int(m, *g.args().get(1)?))
         .sum()
 }
 
@@ -189,14 +190,13 @@ pub(super) fn remove_member(m: &mut Module, s: Id, k: u32) -> Option<()> {
     for (at, index) in moved {
         match at {
             Site::Arg(fid, i, p) => {
-                let old = m.function(fid)?.inst(i).args[p];
+                let old = m.function(fid)?.inst(i).args()[p];
                 let new = constant_like(m, old, index)?;
                 m.function_mut(fid)?.set_arg(i, p, new);
             }
             Site::Lit(fid, i, p) => {
-                let f = m.function_mut(fid)?;
-                *f.inst_mut(i).lits_mut().get_mut(p)? =
-                    Operand::LiteralBit32(u32::try_from(index).ok()?);
+                let lit = Operand::LiteralBit32(u32::try_from(index).ok()?);
+                rewrite::set_lit(m.function_mut(fid)?, i, p, lit)?;
             }
         }
     }
@@ -206,34 +206,30 @@ pub(super) fn remove_member(m: &mut Module, s: Id, k: u32) -> Option<()> {
             parts.remove(k_at);
         }
     };
-    if let Some(g) = m.globals_mut().iter_mut().find(|g| g.result == Some(s)) {
-        without_member(&mut g.args);
-    }
+    rewrite::edit_global_args(m, |g| g.result() == Some(s), without_member);
     edit_parts(m, s, without_member);
     // Member decorations and names: the member's go, those after it move down.
-    let renumber = |list: &mut Vec<crate::ir::Inst>| {
-        list.retain_mut(|i| {
-            if !matches!(
-                i.op,
-                Op::MemberDecorate | Op::MemberName | Op::MemberDecorateString
-            ) || i.args.first() != Some(&s)
-            {
-                return true;
-            }
-            match i.lit_u32(0) {
-                Some(j) if j == k => false,
-                Some(j) if j > k => {
-                    if let Some(l) = i.lits_mut().first_mut() {
-                        *l = Operand::LiteralBit32(j - 1);
-                    }
-                    true
+    let renumber = |i: &mut crate::ir::Inst| {
+        if !matches!(
+            i.op(),
+            Op::MemberDecorate | Op::MemberName | Op::MemberDecorateString
+        ) || i.args().first() != Some(&s)
+        {
+            return true;
+        }
+        match i.lit_u32(0) {
+            Some(j) if j == k => false,
+            Some(j) if j > k => {
+                if let Some(l) = i.lits_mut().first_mut() {
+                    *l = Operand::LiteralBit32(j - 1);
                 }
-                _ => true,
+                true
             }
-        })
+            _ => true,
+        }
     };
-    renumber(m.annotations_mut());
-    renumber(&mut m.debug);
+    rewrite::edit_annotations(m, renumber);
+    m.debug.retain_mut(renumber);
     m.reindex();
     Some(())
 }
@@ -249,17 +245,12 @@ pub(super) fn shorten_array(m: &mut Module, a: Id, dynamic: bool) -> Option<()> 
     {
         return None;
     }
-    let length = *m.global(a)?.args.get(1)?;
+    let length = *m.global(a)?.args().get(1)?;
     let one = constant_like(m, length, 1)?;
-    let globals = m.globals_mut();
-    let at = globals.iter().position(|g| g.result == Some(a))?;
-    globals[at].args[1] = one;
+    m.global_position(a)?;
+    rewrite::edit_global_args(m, |g| g.result() == Some(a), |args| args[1] = one);
     // A new constant comes last: it must come before the array that uses it.
-    let made = globals.iter().position(|g| g.result == Some(one))?;
-    if made > at {
-        let constant = globals.remove(made);
-        globals.insert(at, constant);
-    }
+    rewrite::move_global_before(m, one, a)?;
     edit_parts(m, a, |parts| parts.truncate(1));
     m.reindex();
     Some(())
@@ -268,7 +259,7 @@ pub(super) fn shorten_array(m: &mut Module, a: Id, dynamic: bool) -> Option<()> 
 /// An integer constant of the type of constant `like` (and its width), holding `value`.
 fn constant_like(m: &mut Module, like: Id, value: u64) -> Option<Id> {
     let c = m.global(like)?;
-    let ty = c.ty?;
+    let ty = c.ty()?;
     let word = match c.lits() {
         [Operand::LiteralBit64(_)] => Operand::LiteralBit64(value),
         _ => Operand::LiteralBit32(u32::try_from(value).ok()?),
@@ -278,21 +269,24 @@ fn constant_like(m: &mut Module, like: Id, value: u64) -> Option<Id> {
 
 /// Edits the parts of every composite of type `ty`: its constants and its constructs.
 fn edit_parts(m: &mut Module, ty: Id, edit: impl Fn(&mut crate::ir::inst::Args)) {
-    for g in m.globals_mut() {
-        if g.ty == Some(ty) && matches!(g.op, Op::ConstantComposite | Op::SpecConstantComposite) {
-            edit(&mut g.args);
-        }
-    }
+    rewrite::edit_global_args(
+        m,
+        |g| {
+            g.ty() == Some(ty)
+                && matches!(g.op(), Op::ConstantComposite | Op::SpecConstantComposite)
+        },
+        &edit,
+    );
     for f in m.functions_mut() {
         let constructs: Vec<InstId> = (0..f.blocks().len())
             .flat_map(|b| f.block(b).insts.clone())
             .filter(|&i| {
                 let inst = f.inst(i);
-                inst.op == Op::CompositeConstruct && inst.ty == Some(ty)
+                inst.op() == Op::CompositeConstruct && inst.ty() == Some(ty)
             })
             .collect();
         for i in constructs {
-            edit(&mut f.inst_mut(i).args);
+            rewrite::edit_args(f, i, &edit);
         }
     }
 }
@@ -353,15 +347,15 @@ mod tests {
         assert_eq!(members, [(s, 1)], "only member 1 is unreached");
         assert_eq!(arrays.len(), 1, "the array is indexed at 0 only");
         remove_member(&mut m, s, 1).unwrap();
-        assert_eq!(m.global(s).unwrap().args.len(), 2);
+        assert_eq!(m.global(s).unwrap().args().len(), 2);
         // The load of member 2 now reads member 1; member 2's Offset is member 1's.
         let f = &m.functions()[0];
-        let chain = f.insts().find(|i| i.op == Op::AccessChain).unwrap();
-        assert_eq!(const_int(&m, chain.args[1]), Some(1));
+        let chain = f.insts().find(|i| i.op() == Op::AccessChain).unwrap();
+        assert_eq!(const_int(&m, chain.args()[1]), Some(1));
         let offsets: Vec<(u32, u32)> = m
             .annotations()
             .iter()
-            .filter(|i| i.op == Op::MemberDecorate)
+            .filter(|i| i.op() == Op::MemberDecorate)
             .map(|i| (i.lit_u32(0).unwrap(), i.lit_u32(2).unwrap()))
             .collect();
         assert_eq!(offsets, [(0, 0), (1, 8)]);
@@ -376,7 +370,7 @@ mod tests {
         let (_, arrays) = chances(&m, false);
         shorten_array(&mut m, arrays[0], false).unwrap();
         let a = m.global(arrays[0]).unwrap();
-        assert_eq!(const_int(&m, a.args[1]), Some(1));
+        assert_eq!(const_int(&m, a.args()[1]), Some(1));
         assert_valid(&m);
     }
 
