@@ -64,6 +64,20 @@ fn no_arg(cmd: &str, arg: Option<&str>, a: Action) -> Result<Action, String> {
     }
 }
 
+/// The column and row a pointer command takes.
+fn cell(cmd: &str, arg: Option<&str>) -> Result<(u16, u16), String> {
+    let cell: Vec<u16> = arg
+        .unwrap_or("")
+        .split_whitespace()
+        .map(str::parse)
+        .collect::<Result<_, _>>()
+        .map_err(|_| format!(":{cmd} takes a column and a row"))?;
+    match cell[..] {
+        [c, r] => Ok((c, r)),
+        _ => Err(format!(":{cmd} takes a column and a row")),
+    }
+}
+
 /// Every command: first those the help lists, in its order, then the key actions.
 pub static COMMANDS: &[Command] = &[
     Command {
@@ -810,91 +824,27 @@ pub static COMMANDS: &[Command] = &[
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| {
-            let cell: Vec<u16> = arg
-                .unwrap_or("")
-                .split_whitespace()
-                .map(str::parse)
-                .collect::<Result<_, _>>()
-                .map_err(|_| format!(":{cmd} takes a column and a row"))?;
-            let [c, r] = cell[..] else {
-                return Err(format!(":{cmd} takes a column and a row"));
-            };
-            Ok(match cmd {
-                "click" => Action::Click(c, r),
-                "drag" => Action::Drag(c, r),
-                "wheel-up" => Action::WheelUp(c, r),
-                _ => Action::WheelDown(c, r),
-            })
-        },
+        parse: |cmd, arg| cell(cmd, arg).map(|(c, r)| Action::Click(c, r)),
     },
     Command {
         name: "drag",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| {
-            let cell: Vec<u16> = arg
-                .unwrap_or("")
-                .split_whitespace()
-                .map(str::parse)
-                .collect::<Result<_, _>>()
-                .map_err(|_| format!(":{cmd} takes a column and a row"))?;
-            let [c, r] = cell[..] else {
-                return Err(format!(":{cmd} takes a column and a row"));
-            };
-            Ok(match cmd {
-                "click" => Action::Click(c, r),
-                "drag" => Action::Drag(c, r),
-                "wheel-up" => Action::WheelUp(c, r),
-                _ => Action::WheelDown(c, r),
-            })
-        },
+        parse: |cmd, arg| cell(cmd, arg).map(|(c, r)| Action::Drag(c, r)),
     },
     Command {
         name: "wheel-up",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| {
-            let cell: Vec<u16> = arg
-                .unwrap_or("")
-                .split_whitespace()
-                .map(str::parse)
-                .collect::<Result<_, _>>()
-                .map_err(|_| format!(":{cmd} takes a column and a row"))?;
-            let [c, r] = cell[..] else {
-                return Err(format!(":{cmd} takes a column and a row"));
-            };
-            Ok(match cmd {
-                "click" => Action::Click(c, r),
-                "drag" => Action::Drag(c, r),
-                "wheel-up" => Action::WheelUp(c, r),
-                _ => Action::WheelDown(c, r),
-            })
-        },
+        parse: |cmd, arg| cell(cmd, arg).map(|(c, r)| Action::WheelUp(c, r)),
     },
     Command {
         name: "wheel-down",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| {
-            let cell: Vec<u16> = arg
-                .unwrap_or("")
-                .split_whitespace()
-                .map(str::parse)
-                .collect::<Result<_, _>>()
-                .map_err(|_| format!(":{cmd} takes a column and a row"))?;
-            let [c, r] = cell[..] else {
-                return Err(format!(":{cmd} takes a column and a row"));
-            };
-            Ok(match cmd {
-                "click" => Action::Click(c, r),
-                "drag" => Action::Drag(c, r),
-                "wheel-up" => Action::WheelUp(c, r),
-                _ => Action::WheelDown(c, r),
-            })
-        },
+        parse: |cmd, arg| cell(cmd, arg).map(|(c, r)| Action::WheelDown(c, r)),
     },
 ];
