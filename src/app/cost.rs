@@ -76,7 +76,7 @@ fn run_inner(args: &CostArgs) -> Result<String, String> {
 type Column = (&'static str, fn(&Cost) -> u32);
 
 /// The columns of the table, besides the pass and the instructions.
-const COLUMNS: &[Column] = &[
+static COLUMNS: &[Column] = &[
     ("arith", |c| c.mix.get(&Kind::Arithmetic)),
     ("transc", |c| c.mix.get(&Kind::Transcendental)),
     ("conv", |c| c.mix.get(&Kind::Conversion)),

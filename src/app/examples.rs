@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 /// Every bundled example: its file name and its bytes as built.
-pub const EXAMPLES: &[(&str, &[u8])] = &[
+pub static EXAMPLES: &[(&str, &[u8])] = &[
     (
         "lighting.frag",
         include_bytes!("../../assets/examples/lighting.frag"),

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 /// Extensions of the files the browser lists.
-pub const SHADER_EXTENSIONS: &[&str] = &[
+pub static SHADER_EXTENSIONS: &[&str] = &[
     "spv", "spvasm", "wgsl", "vert", "frag", "comp", "geom", "tesc", "tese", "glsl", "hlsl",
     "slang",
 ];

@@ -113,7 +113,7 @@ impl Mix {
     }
 }
 
-const TRANSCENDENTAL: &[&str] = &[
+static TRANSCENDENTAL: &[&str] = &[
     "Exp",
     "Exp2",
     "Log",

@@ -104,7 +104,7 @@ macro_rules! o_passes {
     };
 }
 
-pub const PRESETS: &[Preset] = &[
+pub static PRESETS: &[Preset] = &[
     Preset {
         name: "roundtrip",
         description: "read into the IR, check it, write it back unchanged",

@@ -68,7 +68,7 @@ const fn bits_type(
 }
 
 /// Partition `STABLE_FEATURE`.
-pub const STABLE: &[Slot] = &[
+pub static STABLE: &[Slot] = &[
     bits_type(
         "bits.b8",
         &[
@@ -152,7 +152,7 @@ pub const STABLE: &[Slot] = &[
 
 /// Partition `EXPERIMENTAL` (0x8000): accepted only with `--experimental`; a module that uses one
 /// is marked *preview*.
-pub const EXPERIMENTAL: &[Slot] = &[Slot::Op(DialectOp {
+pub static EXPERIMENTAL: &[Slot] = &[Slot::Op(DialectOp {
     name: "qptr.copy",
     class: OpClass::Memory,
     attrs: Attrs::READS_MEMORY.union(Attrs::WRITES_MEMORY),

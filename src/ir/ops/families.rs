@@ -6,22 +6,22 @@ use super::{
     Rule,
 };
 
-const FLOATS: &[Overload] = &[Overload {
+static FLOATS: &[Overload] = &[Overload {
     kind: Kind::Float,
     widths: &[16, 32, 64],
     vector: true,
 }];
-const INTS: &[Overload] = &[Overload {
+static INTS: &[Overload] = &[Overload {
     kind: Kind::Int,
     widths: &[8, 16, 32, 64],
     vector: true,
 }];
-const BOOLS: &[Overload] = &[Overload {
+static BOOLS: &[Overload] = &[Overload {
     kind: Kind::Bool,
     widths: &[1],
     vector: true,
 }];
-const NUMBERS: &[Overload] = &[
+static NUMBERS: &[Overload] = &[
     Overload {
         kind: Kind::Int,
         widths: &[8, 16, 32, 64],
@@ -40,7 +40,7 @@ const WRITES: Attrs = Attrs::WRITES_MEMORY;
 const RW: Attrs = Attrs::READS_MEMORY.union(Attrs::WRITES_MEMORY);
 
 /// Ops whose two value operands may be swapped.
-pub const COMMUTATIVE: &[&str] = &[
+pub static COMMUTATIVE: &[&str] = &[
     "FAdd",
     "FMul",
     "IAdd",
@@ -64,7 +64,7 @@ pub const COMMUTATIVE: &[&str] = &[
     "IAddCarry",
 ];
 
-pub const FAMILIES: &[Family] = &[
+pub static FAMILIES: &[Family] = &[
     Family {
         name: "float-arithmetic",
         typing: "f: f",
@@ -583,7 +583,7 @@ pub const FAMILIES: &[Family] = &[
 /// Core ops that need a SPIR-V version above 1.0 (from the SPIR-V grammar's `version` field). An
 /// op listed here is also valid in an older module that declares one of the extensions the
 /// grammar gives for it.
-pub const VERSIONED: &[((u8, u8), &[&str])] = &[
+pub static VERSIONED: &[((u8, u8), &[&str])] = &[
     (
         (1, 1),
         &[
@@ -667,7 +667,7 @@ pub const VERSIONED: &[((u8, u8), &[&str])] = &[
 
 /// Extensions that bring a versioned op to older modules, where rspirv's grammar does not list
 /// them (it keeps one spelling per op, not the extension's alias).
-pub const EARLY_EXTENSIONS: &[(&str, &[&str])] = &[
+pub static EARLY_EXTENSIONS: &[(&str, &[&str])] = &[
     ("DecorateId", &["SPV_GOOGLE_hlsl_functionality1"]),
     ("TerminateInvocation", &["SPV_KHR_terminate_invocation"]),
     (
@@ -698,7 +698,7 @@ pub const EARLY_EXTENSIONS: &[(&str, &[&str])] = &[
 
 /// Typing signatures of single ops where their family's does not fit (see `Typing`). Subgroup
 /// ops list their scope operand first.
-pub const TYPINGS: &[(&str, &str)] = &[
+pub static TYPINGS: &[(&str, &str)] = &[
     // Unsigned division reads and makes exactly one unsigned type.
     ("UDiv", "u: u"),
     ("UMod", "u: u"),
@@ -837,7 +837,7 @@ const fn sparse(plain: ImageAccess) -> ImageAccess {
 
 /// How image ops read their operands and what they make, by op (from the SPIR-V specification
 /// of each instruction): what `assign-types` reads for the operands their typing spells `c`.
-pub const IMAGES: &[(&str, ImageAccess)] = &[
+pub static IMAGES: &[(&str, ImageAccess)] = &[
     ("ImageSampleImplicitLod", SAMPLE),
     ("ImageSampleExplicitLod", SAMPLE),
     ("ImageSampleProjImplicitLod", SAMPLE),

@@ -5,22 +5,22 @@
 
 use super::{Attrs, Family, Kind, OpClass, Overload, Rule};
 
-const FLOATS: &[Overload] = &[Overload {
+static FLOATS: &[Overload] = &[Overload {
     kind: Kind::Float,
     widths: &[16, 32, 64],
     vector: true,
 }];
-const FLOATS_16_32: &[Overload] = &[Overload {
+static FLOATS_16_32: &[Overload] = &[Overload {
     kind: Kind::Float,
     widths: &[16, 32],
     vector: true,
 }];
-const INTS: &[Overload] = &[Overload {
+static INTS: &[Overload] = &[Overload {
     kind: Kind::Int,
     widths: &[8, 16, 32, 64],
     vector: true,
 }];
-const INTS_32: &[Overload] = &[Overload {
+static INTS_32: &[Overload] = &[Overload {
     kind: Kind::Int,
     widths: &[32],
     vector: true,
@@ -28,7 +28,7 @@ const INTS_32: &[Overload] = &[Overload {
 
 const PURE: Attrs = Attrs::PURE;
 
-pub const FAMILIES: &[Family] = &[
+pub static FAMILIES: &[Family] = &[
     Family {
         name: "glsl-float",
         typing: "f: f",
@@ -154,7 +154,7 @@ pub const FAMILIES: &[Family] = &[
 ];
 
 /// Typing signatures of single instructions where their family's does not fit.
-pub const TYPINGS: &[(&str, &str)] = &[
+pub static TYPINGS: &[(&str, &str)] = &[
     ("Determinant", "f: c"),
     ("Ldexp", "f: f i"),
     ("PackDouble2x32", "f: i"),

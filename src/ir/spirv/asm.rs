@@ -451,7 +451,7 @@ pub fn enum_value(kind: OperandKind, name: &str) -> Option<u32> {
 }
 
 /// Enum kinds a bare-word parameter of an enumerant may belong to (decorations take these).
-const PARAM_ENUM_KINDS: &[OperandKind] = &[
+static PARAM_ENUM_KINDS: &[OperandKind] = &[
     OperandKind::BuiltIn,
     OperandKind::FunctionParameterAttribute,
     OperandKind::FPRoundingMode,

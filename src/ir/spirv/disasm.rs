@@ -38,7 +38,7 @@ fn mask_text<'a>(bits: u32, names: impl Iterator<Item = (&'a str, u32)>) -> Stri
 
 /// `CONST_OFFSET` → `ConstOffset`, keeping vendor suffixes and the grammar's acronyms.
 pub fn camel(screaming: &str) -> String {
-    const UPPER: &[&str] = &[
+    static UPPER: &[&str] = &[
         "KHR", "EXT", "INTEL", "NV", "AMD", "ALTERA", "ARM", "NSZ", "QCOM",
     ];
     match screaming {
@@ -306,7 +306,7 @@ pub fn op_name(op: Op) -> String {
 
 /// Known generator vendors (the SPIR-V registry's `generators` table), for the header comment
 /// and for reading it back.
-pub const GENERATORS: &[(u32, &str)] = &[
+pub static GENERATORS: &[(u32, &str)] = &[
     (0, "Khronos"),
     (1, "LunarG"),
     (2, "Valve"),

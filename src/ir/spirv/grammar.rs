@@ -119,7 +119,7 @@ fn named_at(name: &str) -> Option<usize> {
 
 /// Older spellings of renamed ops (the SPIR-V grammar's `aliases`), which rspirv's table does
 /// not list but `spirv-dis` and other tools still print: assembled as the op they name.
-const ALIASES: &[(&str, &str)] = &[
+static ALIASES: &[(&str, &str)] = &[
     ("DecorateStringGOOGLE", "DecorateString"),
     ("MemberDecorateStringGOOGLE", "MemberDecorateString"),
     ("ReportIntersectionNV", "ReportIntersectionKHR"),

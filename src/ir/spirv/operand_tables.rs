@@ -222,7 +222,7 @@ pub(super) fn params(kind: K) -> &'static [(u32, &'static [K])] {
     }
 }
 
-const DECORATION: &[(u32, &[K])] = &[
+static DECORATION: &[(u32, &[K])] = &[
     (spirv::Decoration::SpecId as u32, &[K::LiteralInteger]),
     (spirv::Decoration::ArrayStride as u32, &[K::LiteralInteger]),
     (spirv::Decoration::MatrixStride as u32, &[K::LiteralInteger]),
@@ -453,7 +453,7 @@ const DECORATION: &[(u32, &[K])] = &[
     ),
 ];
 
-const EXECUTION_MODE: &[(u32, &[K])] = &[
+static EXECUTION_MODE: &[(u32, &[K])] = &[
     (
         spirv::ExecutionMode::Invocations as u32,
         &[K::LiteralInteger],
@@ -606,7 +606,7 @@ const EXECUTION_MODE: &[(u32, &[K])] = &[
     ),
 ];
 
-const IMAGE_OPERANDS: &[(u32, &[K])] = &[
+static IMAGE_OPERANDS: &[(u32, &[K])] = &[
     (spirv::ImageOperands::BIAS.bits(), &[K::IdRef]),
     (spirv::ImageOperands::LOD.bits(), &[K::IdRef]),
     (spirv::ImageOperands::GRAD.bits(), &[K::IdRef, K::IdRef]),
@@ -626,7 +626,7 @@ const IMAGE_OPERANDS: &[(u32, &[K])] = &[
     (spirv::ImageOperands::OFFSETS.bits(), &[K::IdRef]),
 ];
 
-const LOOP_CONTROL: &[(u32, &[K])] = &[
+static LOOP_CONTROL: &[(u32, &[K])] = &[
     (
         spirv::LoopControl::DEPENDENCY_LENGTH.bits(),
         &[K::LiteralInteger],
@@ -686,7 +686,7 @@ const LOOP_CONTROL: &[(u32, &[K])] = &[
     ),
 ];
 
-const MEMORY_ACCESS: &[(u32, &[K])] = &[
+static MEMORY_ACCESS: &[(u32, &[K])] = &[
     (spirv::MemoryAccess::ALIGNED.bits(), &[K::LiteralInteger]),
     (
         spirv::MemoryAccess::MAKE_POINTER_AVAILABLE.bits(),
@@ -703,7 +703,7 @@ const MEMORY_ACCESS: &[(u32, &[K])] = &[
     (spirv::MemoryAccess::NO_ALIAS_INTEL_MASK.bits(), &[K::IdRef]),
 ];
 
-const TENSOR_ADDRESSING_OPERANDS: &[(u32, &[K])] = &[
+static TENSOR_ADDRESSING_OPERANDS: &[(u32, &[K])] = &[
     (
         spirv::TensorAddressingOperands::TENSOR_VIEW.bits(),
         &[K::IdRef],
@@ -714,7 +714,7 @@ const TENSOR_ADDRESSING_OPERANDS: &[(u32, &[K])] = &[
     ),
 ];
 
-const TENSOR_OPERANDS: &[(u32, &[K])] = &[
+static TENSOR_OPERANDS: &[(u32, &[K])] = &[
     (
         spirv::TensorOperands::OUT_OF_BOUNDS_VALUE_ARM.bits(),
         &[K::IdRef],
