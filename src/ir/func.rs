@@ -194,8 +194,8 @@ impl PartialEq for Function {
 /// The location written markers carry (see `Function::for_each_written_in`); no table has it.
 const MARKER: Loc = Loc(u32::MAX);
 
-/// What writing a function's blocks in order carries from one to the next: the markers said
-/// (a scope holds across blocks) and the result ids given to `OpExtInst` markers.
+/// What writing a function's blocks in order carries from one to the next: the result ids
+/// given to `OpExtInst` markers (markers said end with their block).
 pub struct MarkerIds {
     emitter: Emitter,
     taken: usize,
@@ -616,8 +616,8 @@ impl Function {
     }
 
     /// Block `b` as written after its label: its instructions, each after the location markers
-    /// that say where it is, its merge and its terminator. A scope said in one block holds in the next: call this for every block,
-    /// in layout order, with the same `ids`.
+    /// that say where it is, its merge and its terminator. Markers said in one block end with
+    /// it; `ids` gives the marker result ids, shared by every block in layout order.
     pub fn for_each_written_in(&self, b: usize, ids: &mut MarkerIds, f: &mut impl FnMut(&Inst)) {
         let block = &self.blocks[b];
         let emitter = &mut ids.emitter;

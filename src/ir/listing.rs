@@ -266,9 +266,11 @@ impl ListingBuilder {
         self.scope = (0, 0);
     }
 
+    /// A block starts with no line and no scope: markers end with the block that says them.
     pub fn enter_block(&mut self, label: Id) {
         self.block = label;
         self.source = (0, 0);
+        self.scope = (0, 0);
     }
 
     /// The source line of the lines that follow (until the next block or `set_source`).
@@ -276,7 +278,7 @@ impl ListingBuilder {
         self.source = source.unwrap_or((0, 0));
     }
 
-    /// The debug scope of the lines that follow (until the next function or `set_scope`).
+    /// The debug scope of the lines that follow (until the next block or `set_scope`).
     pub fn set_scope(&mut self, scope: Option<(Id, Option<Id>)>) {
         self.scope = scope.map_or((0, 0), |(sc, at)| (sc, at.unwrap_or(0)));
     }
@@ -299,7 +301,7 @@ impl ListingBuilder {
                             .unwrap_or((0, 0));
                     }
                     Some((Flavor::Shader, debug::NO_LINE)) => self.source = (0, 0),
-                    // A scope holds across blocks, to the next scope or the function's end.
+                    // A scope holds to the next scope or the block's end.
                     Some((_, debug::SCOPE)) => {
                         self.scope = (inst.arg(1).unwrap_or(0), inst.arg(2).unwrap_or(0));
                     }

@@ -9,9 +9,10 @@
 //! (`markers::Emitter`).
 //!
 //! What a marker covers, as SPIR-V and spirv-opt read it: an `OpLine` or `DebugLine` holds
-//! until the next marker of its family, its `No…` form or the end of the block; a `DebugScope`
-//! holds across blocks, in layout order, until the next `DebugScope`/`DebugNoScope` or the end of
-//! the function. A scope change ends the `DebugLine` in force (so it is said again after one).
+//! until the next marker of its family, its `No…` form or the end of the block, and so does a
+//! `DebugScope` (until the next `DebugScope`/`DebugNoScope` or the block's terminator: spirv-opt's
+//! reader gives the next block no scope until it says one). A scope change ends the `DebugLine`
+//! in force (so it is said again after one).
 //!
 //! Each function interns its locations in its own table ([`Locations`]): an instruction holds
 //! a [`Loc`], four bytes, and instructions moved to another function (inlining) are given a

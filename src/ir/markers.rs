@@ -75,10 +75,10 @@ impl Tracker {
         }
     }
 
-    /// A new block: lines end with the block before, the scope does not.
+    /// A new block: every marker ends with the block before, the scope too (spirv-opt's
+    /// reader gives a block that says no `DebugScope` none).
     pub fn start_block(&mut self) {
-        self.state.line = None;
-        self.state.debug_line = None;
+        self.state = Location::default();
     }
 }
 
@@ -105,9 +105,9 @@ impl Emitter {
         }
     }
 
+    /// A new block: nothing said before holds, so a block's scope is said in it again.
     pub fn start_block(&mut self) {
-        self.said.line = None;
-        self.said.debug_line = None;
+        self.said = Location::default();
     }
 
     /// The markers to say before an instruction at `to`, given `id` for each `OpExtInst` one.
