@@ -6,6 +6,7 @@ pub mod analysis;
 pub mod build;
 pub mod consts;
 pub mod debug;
+pub mod exec;
 pub mod ext_sets;
 pub mod func;
 pub mod fxhash;

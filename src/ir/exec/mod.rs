@@ -1,0 +1,1402 @@
+//! An interpreter of the IR: runs a compute entry point of any step over every invocation of
+//! a dispatch, on buffers given as bytes, and says what each executed instruction computed and
+//! where the shader does what SPIR-V leaves undefined. It knows nothing of Vulkan: whoever
+//! runs it (`pipeline`) gives it the same bytes the driver harness gives the driver.
+//!
+//! Values are `consts::Const` and every pure instruction is evaluated by `Consts::eval`, the
+//! constant folder's evaluator (the op table's rules applied component-wise), so the folder
+//! and the interpreter share one evaluation of each op. Where a rule declines an operand
+//! (division by zero, a shift by the width or more) the result is undefined: a finding, and
+//! the value is `Undef` from there on. Memory is a tree per variable (`memory::Mem`).
+//!
+//! Invocations of a workgroup run one after the other, each until it ends or reaches a
+//! workgroup barrier; when every one has reached it, they go on. The order is fixed (x, then
+//! y, then z; workgroups likewise), so two runs execute the same instructions in the same
+//! order, which is what comparing two steps value by value relies on.
+
+mod memory;
+
+use std::fmt;
+
+use rspirv::dr::Operand;
+use spirv::{BuiltIn, ExecutionMode, ExecutionModel, Op, StorageClass};
+
+use super::consts::{self, Const, Consts, Eval};
+use super::ext_sets::ExtSets;
+use super::func::Function;
+use super::fxhash::FxHashMap;
+use super::inst::{Id, Inst};
+use super::module::Module;
+use super::ops;
+use super::qptr::{Layout, Place};
+use memory::Bytes;
+pub use memory::Mem;
+
+/// What a dispatch reads: the bytes of each buffer binding, push constants, and how many
+/// workgroups run.
+#[derive(Clone, Debug, Default)]
+pub struct Inputs {
+    pub buffers: Vec<Buffer>,
+    pub push_constants: Vec<u8>,
+    pub groups: [u32; 3],
+}
+
+/// The bytes of the buffer at a descriptor set and binding.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Buffer {
+    pub set: u32,
+    pub binding: u32,
+    pub bytes: Vec<u8>,
+}
+
+/// Limits of a run.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// Instructions executed in all invocations together before the run stops (a loop that
+    /// does not end is a finding, never a hang).
+    pub budget: u64,
+    /// Results recorded in the trace before recording stops (the run goes on).
+    pub trace_limit: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            budget: 20_000_000,
+            trace_limit: 2_000_000,
+        }
+    }
+}
+
+/// A value an instruction computed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Const(Const),
+    /// Where a pointer points: a variable and the path into it.
+    Pointer(Pointer),
+    /// An undefined value: `OpUndef`, an unwritten variable, an undefined result.
+    Undef,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pointer {
+    root: usize,
+    path: Vec<u32>,
+}
+
+/// One executed instruction's result, in execution order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    /// The invocation: its index in the dispatch (`Execution::invocation_of` gives its id).
+    pub invocation: u32,
+    pub id: Id,
+    pub value: Value,
+}
+
+/// What SPIR-V leaves undefined, seen while running.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FindingKind {
+    /// An op's result is undefined for its operands (division by zero, an over-wide shift…).
+    UndefinedResult,
+    /// An index past the end of what it indexes.
+    OutOfBounds,
+    /// A load of memory never written.
+    UninitialisedRead,
+    /// An undefined value stored to memory the dispatch hands back.
+    UndefinedOutput,
+    /// `OpUnreachable` executed.
+    Unreachable,
+    /// The instruction budget ran out (a loop that may not end).
+    Budget,
+    /// Some invocations of a workgroup ended while others wait at a barrier.
+    DivergentBarrier,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    pub kind: FindingKind,
+    pub invocation: u32,
+    /// The instruction's result id, or for one without a result the id of its block.
+    pub at: Id,
+    /// The function it is in.
+    pub function: Id,
+    /// The source line, from the location the instruction carries.
+    pub line: Option<u32>,
+    pub detail: String,
+    /// How many times it happened (findings of one kind at one instruction are counted).
+    pub count: u64,
+}
+
+/// Why a module cannot be run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal(pub String);
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What a run did.
+#[derive(Clone, Debug)]
+pub struct Execution {
+    /// The buffers afterwards, as given.
+    pub buffers: Vec<Buffer>,
+    pub findings: Vec<Finding>,
+    pub trace: Vec<Event>,
+    /// Whether the trace stopped at `Options::trace_limit`.
+    pub trace_cut: bool,
+    pub executed: u64,
+    pub local_size: [u32; 3],
+    pub groups: [u32; 3],
+}
+
+impl Execution {
+    /// The global invocation id of invocation number `k`.
+    pub fn invocation_of(&self, k: u32) -> [u32; 3] {
+        let [lx, ly, lz] = self.local_size;
+        let per_group = lx * ly * lz;
+        let (group, local) = (k / per_group, k % per_group);
+        let [gx, gy, _] = self.groups;
+        let g = [group % gx, group / gx % gy, group / (gx * gy)];
+        let l = [local % lx, local / lx % ly, local / (lx * ly)];
+        [g[0] * lx + l[0], g[1] * ly + l[1], g[2] * lz + l[2]]
+    }
+
+    /// The number of the invocation with global id `id`.
+    pub fn invocation_number(&self, id: [u32; 3]) -> Option<u32> {
+        let [lx, ly, lz] = self.local_size;
+        let [gx, gy, gz] = self.groups;
+        if id[0] >= gx * lx || id[1] >= gy * ly || id[2] >= gz * lz {
+            return None;
+        }
+        let g = [id[0] / lx, id[1] / ly, id[2] / lz];
+        let l = [id[0] % lx, id[1] % ly, id[2] % lz];
+        let group = g[0] + gx * (g[1] + gy * g[2]);
+        let local = l[0] + lx * (l[1] + ly * l[2]);
+        Some(group * lx * ly * lz + local)
+    }
+}
+
+/// Where two runs of the same inputs first part: the earliest result of `a`, in its
+/// execution order, whose counterpart in `b` (the same invocation, the same id, its same
+/// occurrence) holds another value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Difference {
+    pub invocation: u32,
+    pub id: Id,
+    pub value: Value,
+    pub against: Value,
+}
+
+pub fn first_difference(a: &Execution, b: &Execution) -> Option<Difference> {
+    // The k-th result of each (invocation, id) in b.
+    let mut seen: FxHashMap<(u32, Id), Vec<&Value>> = FxHashMap::default();
+    for e in &b.trace {
+        seen.entry((e.invocation, e.id)).or_default().push(&e.value);
+    }
+    let mut counts: FxHashMap<(u32, Id), usize> = FxHashMap::default();
+    for e in &a.trace {
+        let n = counts.entry((e.invocation, e.id)).or_default();
+        let k = *n;
+        *n += 1;
+        let Some(other) = seen.get(&(e.invocation, e.id)).and_then(|v| v.get(k)) else {
+            continue;
+        };
+        if !same(&e.value, other) {
+            return Some(Difference {
+                invocation: e.invocation,
+                id: e.id,
+                value: e.value.clone(),
+                against: (*other).clone(),
+            });
+        }
+    }
+    None
+}
+
+/// Values compare by what they are, pointers by where they point within their variable
+/// (variables are numbered per run).
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Pointer(p), Value::Pointer(q)) => p.path == q.path,
+        _ => a == b,
+    }
+}
+
+/// Runs the compute entry point `entry` (or the first one) of `m` over `inputs`.
+pub fn run(
+    m: &Module,
+    entry: Option<&str>,
+    inputs: &Inputs,
+    options: &Options,
+) -> Result<Execution, Refusal> {
+    let mut machine = Machine::new(m, entry, inputs, options)?;
+    machine.dispatch()?;
+    machine.finish()
+}
+
+/// A function pre-read for running: its blocks by label.
+struct Code<'m> {
+    f: &'m Function,
+    block_of: FxHashMap<Id, usize>,
+}
+
+/// A call in progress.
+struct Frame {
+    func: usize,
+    block: usize,
+    /// The next instruction of the block (its length: the terminator).
+    ip: usize,
+    values: FxHashMap<Id, Value>,
+    /// The caller's id the return value goes to.
+    result: Option<Id>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    Running,
+    AtBarrier,
+    Done,
+}
+
+struct Invocation {
+    number: u32,
+    local: [u32; 3],
+    group: [u32; 3],
+    frames: Vec<Frame>,
+    /// Root of each global variable, as this invocation sees it.
+    globals: FxHashMap<Id, usize>,
+    state: State,
+}
+
+/// Which variables hand their contents back (buffers the caller gave).
+struct BufferRoot {
+    root: usize,
+    var: Id,
+    pointee: Id,
+    input: usize,
+}
+
+struct Machine<'m> {
+    m: &'m Module,
+    consts: Consts,
+    sets: ExtSets,
+    layout: Layout<'m>,
+    code: Vec<Code<'m>>,
+    func_index: FxHashMap<Id, usize>,
+    entry: usize,
+    local_size: [u32; 3],
+    groups: [u32; 3],
+    inputs: &'m Inputs,
+    options: Options,
+    memory: Vec<Mem>,
+    /// Roots shared by every invocation (buffers, push constants).
+    shared: FxHashMap<Id, usize>,
+    buffers: Vec<BufferRoot>,
+    builtins: FxHashMap<Id, BuiltIn>,
+    findings: Vec<Finding>,
+    finding_index: FxHashMap<(u8, Id, u32), usize>,
+    trace: Vec<Event>,
+    trace_cut: bool,
+    executed: u64,
+    out_of_budget: bool,
+}
+
+/// Control leaving an instruction.
+enum Step {
+    Next,
+    Barrier,
+    Done,
+}
+
+impl<'m> Machine<'m> {
+    fn new(
+        m: &'m Module,
+        entry: Option<&str>,
+        inputs: &'m Inputs,
+        options: &Options,
+    ) -> Result<Self, Refusal> {
+        let ep = m
+            .entry_points
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e.lits().first(),
+                    Some(Operand::ExecutionModel(ExecutionModel::GLCompute))
+                )
+            })
+            .find(|e| entry.is_none_or(|name| entry_name(e) == Some(name)))
+            .ok_or_else(|| {
+                Refusal(match entry {
+                    Some(name) => format!("no compute entry point named {name:?}"),
+                    None => "no compute entry point: exec runs compute shaders so far".into(),
+                })
+            })?;
+        let entry_fn = ep
+            .arg(0)
+            .ok_or_else(|| Refusal("a broken OpEntryPoint".into()))?;
+        let consts = Consts::new(m);
+        let mut code = Vec::new();
+        let mut func_index = FxHashMap::default();
+        for (k, f) in m.functions().iter().enumerate() {
+            func_index.insert(f.id(), k);
+            let block_of = (0..f.blocks().len())
+                .map(|b| (f.block(b).label, b))
+                .collect();
+            code.push(Code { f, block_of });
+        }
+        let &entry_index = func_index
+            .get(&entry_fn)
+            .ok_or_else(|| Refusal("the entry point's function is not defined".into()))?;
+        let builtins = super::types::builtins(m);
+        let local_size = local_size(m, entry_fn, &consts, &builtins)?;
+        let groups = inputs.groups.map(|g| g.max(1));
+        let invocations = u64::from(local_size.iter().product::<u32>())
+            * u64::from(groups.iter().product::<u32>());
+        if invocations > 1 << 20 {
+            return Err(Refusal(format!(
+                "{invocations} invocations: more than exec runs"
+            )));
+        }
+        let mut machine = Machine {
+            m,
+            sets: ExtSets::of(m),
+            layout: Layout::new(m),
+            consts,
+            code,
+            func_index,
+            entry: entry_index,
+            local_size,
+            groups,
+            inputs,
+            options: *options,
+            memory: Vec::new(),
+            shared: FxHashMap::default(),
+            buffers: Vec::new(),
+            builtins,
+            findings: Vec::new(),
+            finding_index: FxHashMap::default(),
+            trace: Vec::new(),
+            trace_cut: false,
+            executed: 0,
+            out_of_budget: false,
+        };
+        machine.bind_buffers()?;
+        Ok(machine)
+    }
+
+    /// Reads every buffer and push-constant variable from the inputs.
+    fn bind_buffers(&mut self) -> Result<(), Refusal> {
+        let m = self.m;
+        for g in m.globals() {
+            if g.op() != Op::Variable {
+                continue;
+            }
+            let (Some(var), Some(ptr_ty)) = (g.result(), g.ty()) else {
+                continue;
+            };
+            let Some((class, pointee)) = super::types::pointer_type(m, ptr_ty) else {
+                continue;
+            };
+            let bytes = match class {
+                StorageClass::StorageBuffer | StorageClass::Uniform => {
+                    let (set, binding) = self.binding_of(var);
+                    let Some(k) = self
+                        .inputs
+                        .buffers
+                        .iter()
+                        .position(|b| b.set == set && b.binding == binding)
+                    else {
+                        return Err(Refusal(format!(
+                            "no bytes given for the buffer at set {set}, binding {binding}"
+                        )));
+                    };
+                    self.buffers.push(BufferRoot {
+                        root: self.memory.len(),
+                        var,
+                        pointee,
+                        input: k,
+                    });
+                    &self.inputs.buffers[k].bytes
+                }
+                StorageClass::PushConstant => &self.inputs.push_constants,
+                StorageClass::UniformConstant
+                | StorageClass::Image
+                | StorageClass::PhysicalStorageBuffer => {
+                    if self.is_used(var) {
+                        return Err(Refusal(format!(
+                            "%{var} is a {class:?} variable: exec runs buffers so far, not images, samplers or device addresses"
+                        )));
+                    }
+                    continue;
+                }
+                _ => continue,
+            };
+            let mem = Bytes {
+                layout: &self.layout,
+                consts: &self.consts,
+            }
+            .read(Place::of(pointee), bytes, 0)
+            .ok_or_else(|| Refusal(format!("cannot lay out the buffer %{var}")))?;
+            self.shared.insert(var, self.memory.len());
+            self.memory.push(mem);
+        }
+        Ok(())
+    }
+
+    fn is_used(&self, var: Id) -> bool {
+        self.m
+            .functions()
+            .iter()
+            .any(|f| f.insts().any(|i| i.args().contains(&var)))
+    }
+
+    fn binding_of(&self, var: Id) -> (u32, u32) {
+        let mut set_binding = (0, 0);
+        for d in self.m.decorations_of(var) {
+            match d.lits() {
+                [Operand::Decoration(spirv::Decoration::DescriptorSet), Operand::LiteralBit32(v)] => {
+                    set_binding.0 = *v
+                }
+                [Operand::Decoration(spirv::Decoration::Binding), Operand::LiteralBit32(v)] => {
+                    set_binding.1 = *v
+                }
+                _ => {}
+            }
+        }
+        set_binding
+    }
+
+    fn dispatch(&mut self) -> Result<(), Refusal> {
+        let [gx, gy, gz] = self.groups;
+        let [lx, ly, lz] = self.local_size;
+        let per_group = lx * ly * lz;
+        let mut group_number = 0;
+        for z in 0..gz {
+            for y in 0..gy {
+                for x in 0..gx {
+                    let group = [x, y, z];
+                    let workgroup = self.fresh_globals(&[StorageClass::Workgroup])?;
+                    let mut invs = Vec::with_capacity(per_group as usize);
+                    for k in 0..per_group {
+                        let local = [k % lx, k / lx % ly, k / (lx * ly)];
+                        let mut globals = self.shared.clone();
+                        globals.extend(workgroup.iter().map(|(&a, &b)| (a, b)));
+                        globals.extend(
+                            self.fresh_globals(&[StorageClass::Private, StorageClass::Function])?,
+                        );
+                        let mut inv = Invocation {
+                            number: group_number * per_group + k,
+                            local,
+                            group,
+                            frames: Vec::new(),
+                            globals,
+                            state: State::Running,
+                        };
+                        self.builtin_inputs(&mut inv);
+                        inv.frames.push(Frame {
+                            func: self.entry,
+                            block: 0,
+                            ip: 0,
+                            values: FxHashMap::default(),
+                            result: None,
+                        });
+                        invs.push(inv);
+                    }
+                    self.run_group(&mut invs)?;
+                    group_number += 1;
+                    if self.out_of_budget {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Fresh roots for the module's variables of the given classes (initializers applied).
+    fn fresh_globals(&mut self, classes: &[StorageClass]) -> Result<FxHashMap<Id, usize>, Refusal> {
+        let mut out = FxHashMap::default();
+        for g in self.m.globals() {
+            if g.op() != Op::Variable {
+                continue;
+            }
+            let (Some(var), Some(ptr_ty)) = (g.result(), g.ty()) else {
+                continue;
+            };
+            let Some((class, pointee)) = super::types::pointer_type(self.m, ptr_ty) else {
+                continue;
+            };
+            if !classes.contains(&class) {
+                continue;
+            }
+            let init = g.arg(0).and_then(|i| self.consts.of(i).cloned());
+            let mem = Mem::fresh(&self.consts, pointee, init.as_ref())
+                .ok_or_else(|| Refusal(format!("cannot make the variable %{var}")))?;
+            out.insert(var, self.memory.len());
+            self.memory.push(mem);
+        }
+        Ok(out)
+    }
+
+    /// Input variables decorated as built-ins hold the invocation's ids.
+    fn builtin_inputs(&mut self, inv: &mut Invocation) {
+        let [lx, ly, lz] = self.local_size;
+        let uvec3 = |v: [u32; 3]| {
+            Const::Composite(
+                v.iter()
+                    .map(|&x| {
+                        Const::Scalar(ops::fold::Value::Int {
+                            bits: u64::from(x),
+                            width: 32,
+                        })
+                    })
+                    .collect(),
+            )
+        };
+        let uint = |x: u32| {
+            Const::Scalar(ops::fold::Value::Int {
+                bits: u64::from(x),
+                width: 32,
+            })
+        };
+        for (&var, &b) in &self.builtins {
+            let l = inv.local;
+            let g = inv.group;
+            let value = match b {
+                BuiltIn::LocalInvocationId => uvec3(l),
+                BuiltIn::WorkgroupId => uvec3(g),
+                BuiltIn::NumWorkgroups => uvec3(self.groups),
+                BuiltIn::WorkgroupSize => uvec3(self.local_size),
+                BuiltIn::GlobalInvocationId => {
+                    uvec3([g[0] * lx + l[0], g[1] * ly + l[1], g[2] * lz + l[2]])
+                }
+                BuiltIn::LocalInvocationIndex => uint(l[0] + lx * (l[1] + ly * l[2])),
+                _ => continue,
+            };
+            inv.globals.insert(var, self.memory.len());
+            self.memory.push(Mem::of(&value));
+        }
+    }
+
+    fn run_group(&mut self, invs: &mut [Invocation]) -> Result<(), Refusal> {
+        loop {
+            for inv in invs.iter_mut() {
+                while inv.state == State::Running {
+                    match self.step(inv)? {
+                        Step::Next => {}
+                        Step::Barrier => inv.state = State::AtBarrier,
+                        Step::Done => inv.state = State::Done,
+                    }
+                    if self.out_of_budget {
+                        return Ok(());
+                    }
+                }
+            }
+            let waiting: Vec<usize> = (0..invs.len())
+                .filter(|&k| invs[k].state == State::AtBarrier)
+                .collect();
+            if waiting.is_empty() {
+                return Ok(());
+            }
+            if waiting.len() < invs.len() {
+                let inv = &invs[waiting[0]];
+                let (func, at) = self.position(inv);
+                self.find(
+                    FindingKind::DivergentBarrier,
+                    inv.number,
+                    func,
+                    at,
+                    None,
+                    format!(
+                        "{} of {} invocations wait at a barrier the others never reach",
+                        waiting.len(),
+                        invs.len()
+                    ),
+                );
+            }
+            for k in waiting {
+                invs[k].state = State::Running;
+            }
+        }
+    }
+
+    fn position(&self, inv: &Invocation) -> (Id, Id) {
+        match inv.frames.last() {
+            Some(fr) => {
+                let f = self.code[fr.func].f;
+                (f.id(), f.block(fr.block).label)
+            }
+            None => (0, 0),
+        }
+    }
+
+    /// Runs one instruction of `inv`.
+    fn step(&mut self, inv: &mut Invocation) -> Result<Step, Refusal> {
+        self.executed += 1;
+        if self.executed > self.options.budget {
+            let (func, at) = self.position(inv);
+            self.find(
+                FindingKind::Budget,
+                inv.number,
+                func,
+                at,
+                None,
+                format!(
+                    "{} instructions executed: the run stops here",
+                    self.options.budget
+                ),
+            );
+            self.out_of_budget = true;
+            return Ok(Step::Done);
+        }
+        let fr = inv.frames.last().expect("a running invocation has a frame");
+        let code = &self.code[fr.func];
+        let f = code.f;
+        let block = f.block(fr.block);
+        let (at, is_terminator) = match block.insts.get(fr.ip) {
+            Some(&i) => (i, false),
+            None => (block.terminator, true),
+        };
+        let inst = f.inst(at);
+        let func_id = f.id();
+        if is_terminator {
+            return self.terminator(inv, inst, func_id);
+        }
+        inv.frames.last_mut().expect("checked").ip += 1;
+        match inst.op() {
+            // Phis were evaluated on entering the block.
+            Op::Phi | Op::Nop | Op::Line | Op::NoLine | Op::MemoryBarrier => Ok(Step::Next),
+            Op::ExtInst
+                if inst
+                    .ext_inst()
+                    .is_some_and(|(s, _)| self.sets.is_non_semantic(s)) =>
+            {
+                Ok(Step::Next)
+            }
+            Op::ControlBarrier => {
+                let scope = inst
+                    .arg(0)
+                    .and_then(|s| self.consts.of(s))
+                    .and_then(Const::as_int_bits);
+                // Execution scope Workgroup (2) or wider waits for the workgroup.
+                Ok(match scope {
+                    Some((s, _)) if s <= 2 => Step::Barrier,
+                    _ => Step::Next,
+                })
+            }
+            Op::Variable => {
+                let ty = inst
+                    .ty()
+                    .and_then(|t| super::types::pointer_type(self.m, t));
+                let init = match inst.arg(0) {
+                    Some(i) => match self.value(inv, i) {
+                        Value::Const(c) => Some(c),
+                        _ => None,
+                    },
+                    None => None,
+                };
+                let mem = ty
+                    .and_then(|(_, pointee)| Mem::fresh(&self.consts, pointee, init.as_ref()))
+                    .ok_or_else(|| Refusal(format!("cannot make the variable %{}", id_of(inst))))?;
+                let root = self.memory.len();
+                self.memory.push(mem);
+                self.set(
+                    inv,
+                    inst,
+                    Value::Pointer(Pointer {
+                        root,
+                        path: Vec::new(),
+                    }),
+                );
+                Ok(Step::Next)
+            }
+            Op::AccessChain | Op::InBoundsAccessChain => {
+                let v = self.access_chain(inv, inst, func_id);
+                self.set(inv, inst, v);
+                Ok(Step::Next)
+            }
+            Op::Load => {
+                let v = match self.value(inv, inst.arg(0).unwrap_or(0)) {
+                    Value::Pointer(p) => match self.memory[p.root].at(&p.path).map(Mem::value) {
+                        Some(Some(c)) => Value::Const(c),
+                        Some(None) => {
+                            self.find(
+                                FindingKind::UninitialisedRead,
+                                inv.number,
+                                func_id,
+                                id_of(inst),
+                                Some(at),
+                                "a load of memory nothing wrote".into(),
+                            );
+                            Value::Undef
+                        }
+                        None => Value::Undef,
+                    },
+                    _ => Value::Undef,
+                };
+                self.set(inv, inst, v);
+                Ok(Step::Next)
+            }
+            Op::Store => {
+                let ptr = self.value(inv, inst.arg(0).unwrap_or(0));
+                let value = self.value(inv, inst.arg(1).unwrap_or(0));
+                self.store(inv, &ptr, &value, func_id, at, inst);
+                Ok(Step::Next)
+            }
+            Op::CopyMemory => {
+                let dst = self.value(inv, inst.arg(0).unwrap_or(0));
+                let src = self.value(inv, inst.arg(1).unwrap_or(0));
+                let v = match src {
+                    Value::Pointer(p) => self.memory[p.root]
+                        .at(&p.path)
+                        .and_then(Mem::value)
+                        .map_or(Value::Undef, Value::Const),
+                    _ => Value::Undef,
+                };
+                self.store(inv, &dst, &v, func_id, at, inst);
+                Ok(Step::Next)
+            }
+            Op::ArrayLength => {
+                let k = inst.lit_u32(0).unwrap_or(0);
+                let v = match self.value(inv, inst.arg(0).unwrap_or(0)) {
+                    Value::Pointer(p) => {
+                        let mut path = p.path.clone();
+                        path.push(k);
+                        self.memory[p.root].at(&path).map_or(Value::Undef, |m| {
+                            Value::Const(Const::Scalar(ops::fold::Value::Int {
+                                bits: m.parts() as u64,
+                                width: 32,
+                            }))
+                        })
+                    }
+                    _ => Value::Undef,
+                };
+                self.set(inv, inst, v);
+                Ok(Step::Next)
+            }
+            Op::FunctionCall => {
+                let callee = inst.arg(0).unwrap_or(0);
+                let &k = self
+                    .func_index
+                    .get(&callee)
+                    .ok_or_else(|| Refusal(format!("a call of %{callee}, which is not defined")))?;
+                let mut values = FxHashMap::default();
+                for (p, &a) in self.code[k].f.params.iter().zip(&inst.args()[1..]) {
+                    if let Some(r) = p.result() {
+                        values.insert(r, self.value(inv, a));
+                    }
+                }
+                if inv.frames.len() > 256 {
+                    return Err(Refusal("calls nested more than 256 deep".into()));
+                }
+                inv.frames.push(Frame {
+                    func: k,
+                    block: 0,
+                    ip: 0,
+                    values,
+                    result: inst.result(),
+                });
+                self.enter_block(inv, 0, None);
+                Ok(Step::Next)
+            }
+            Op::AtomicLoad
+            | Op::AtomicStore
+            | Op::AtomicExchange
+            | Op::AtomicCompareExchange
+            | Op::AtomicIIncrement
+            | Op::AtomicIDecrement
+            | Op::AtomicIAdd
+            | Op::AtomicISub
+            | Op::AtomicSMin
+            | Op::AtomicUMin
+            | Op::AtomicSMax
+            | Op::AtomicUMax
+            | Op::AtomicAnd
+            | Op::AtomicOr
+            | Op::AtomicXor => {
+                self.atomic(inv, inst, func_id, at)?;
+                Ok(Step::Next)
+            }
+            Op::CopyObject => {
+                let v = self.value(inv, inst.arg(0).unwrap_or(0));
+                self.set(inv, inst, v);
+                Ok(Step::Next)
+            }
+            _ => {
+                let v = self.evaluate(inv, inst, func_id, at)?;
+                self.set(inv, inst, v);
+                Ok(Step::Next)
+            }
+        }
+    }
+
+    /// A pure instruction, by the constant folder's evaluator.
+    fn evaluate(
+        &mut self,
+        inv: &Invocation,
+        inst: &Inst,
+        func: Id,
+        at: super::func::InstId,
+    ) -> Result<Value, Refusal> {
+        let skip = usize::from(inst.op() == Op::ExtInst);
+        let values: Vec<Value> = inst.args().iter().map(|&a| self.value(inv, a)).collect();
+        if values.iter().any(|v| matches!(v, Value::Pointer(_))) {
+            if inst.op() == Op::Select {
+                let cond = match &values[0] {
+                    Value::Const(c) => c.as_bool(),
+                    _ => None,
+                };
+                return Ok(match cond {
+                    Some(true) => values[1].clone(),
+                    Some(false) => values[2].clone(),
+                    None => Value::Undef,
+                });
+            }
+            return Err(Refusal(format!(
+                "{} on pointers is not run yet",
+                op_name(inst, &self.sets)
+            )));
+        }
+        let args: Vec<Option<&Const>> = values
+            .iter()
+            .enumerate()
+            .map(|(k, v)| match v {
+                Value::Const(c) => Some(c),
+                // An extended instruction's set is not a value.
+                _ if k < skip => None,
+                _ => None,
+            })
+            .collect();
+        match self.consts.eval(inst, &args) {
+            Eval::Const(c) => Ok(Value::Const(c)),
+            Eval::Operand(k) => Ok(values.get(k).cloned().unwrap_or(Value::Undef)),
+            Eval::Unknown => {
+                if values[skip..].iter().any(|v| matches!(v, Value::Undef)) {
+                    return Ok(Value::Undef);
+                }
+                let has_rule = ops::for_inst(inst, &self.sets).is_some_and(|i| i.fold.is_some());
+                if has_rule {
+                    self.find(
+                        FindingKind::UndefinedResult,
+                        inv.number,
+                        func,
+                        id_of(inst),
+                        Some(at),
+                        format!(
+                            "{} of {} is undefined",
+                            op_name(inst, &self.sets),
+                            values[skip..]
+                                .iter()
+                                .map(show)
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    );
+                    Ok(Value::Undef)
+                } else {
+                    Err(Refusal(format!(
+                        "{} is not run yet",
+                        op_name(inst, &self.sets)
+                    )))
+                }
+            }
+        }
+    }
+
+    fn access_chain(&mut self, inv: &Invocation, inst: &Inst, func: Id) -> Value {
+        let Value::Pointer(base) = self.value(inv, inst.arg(0).unwrap_or(0)) else {
+            return Value::Undef;
+        };
+        let mut path = base.path.clone();
+        for &ix in &inst.args()[1..] {
+            let index = match self.value(inv, ix) {
+                Value::Const(c) => c.as_int_bits().map(|(bits, width)| {
+                    // Indices are signed or unsigned by their type; a negative one is out
+                    // of bounds either way, so read them as signed.
+                    let shift = 64 - width.min(64);
+                    ((bits << shift) as i64) >> shift
+                }),
+                _ => None,
+            };
+            let len = self.memory[base.root].at(&path).map_or(0, Mem::parts);
+            match index {
+                Some(k) if k >= 0 && (k as usize) < len => path.push(k as u32),
+                Some(k) => {
+                    self.find(
+                        FindingKind::OutOfBounds,
+                        inv.number,
+                        func,
+                        id_of(inst),
+                        None,
+                        format!("index {k} of something {len} long"),
+                    );
+                    return Value::Undef;
+                }
+                None => return Value::Undef,
+            }
+        }
+        Value::Pointer(Pointer {
+            root: base.root,
+            path,
+        })
+    }
+
+    fn store(
+        &mut self,
+        inv: &Invocation,
+        ptr: &Value,
+        value: &Value,
+        func: Id,
+        at: super::func::InstId,
+        inst: &Inst,
+    ) {
+        let Value::Pointer(p) = ptr else {
+            // Through an out-of-bounds or undefined pointer: already a finding, or undefined.
+            return;
+        };
+        let c = match value {
+            Value::Const(c) => Some(c),
+            _ => None,
+        };
+        if c.is_none() && self.buffers.iter().any(|b| b.root == p.root) {
+            self.find(
+                FindingKind::UndefinedOutput,
+                inv.number,
+                func,
+                inst.arg(1).unwrap_or(0),
+                Some(at),
+                "an undefined value is stored to a buffer".into(),
+            );
+        }
+        if let Some(slot) = self.memory[p.root].at_mut(&p.path) {
+            slot.store(c);
+        }
+    }
+
+    fn atomic(
+        &mut self,
+        inv: &mut Invocation,
+        inst: &Inst,
+        func: Id,
+        at: super::func::InstId,
+    ) -> Result<(), Refusal> {
+        let ptr = self.value(inv, inst.arg(0).unwrap_or(0));
+        let Value::Pointer(p) = ptr else {
+            self.set(inv, inst, Value::Undef);
+            return Ok(());
+        };
+        let old = self.memory[p.root].at(&p.path).and_then(Mem::value);
+        // Operands after pointer, scope and semantics (two semantics for a compare-exchange).
+        let operand = |k: usize| inst.args().get(k).copied();
+        let value_at = |s: &Self, k: usize| match operand(k).map(|a| s.value(inv, a)) {
+            Some(Value::Const(c)) => Some(c),
+            _ => None,
+        };
+        let one = |c: &Const| match c {
+            Const::Scalar(ops::fold::Value::Int { width, .. }) => {
+                Some(Const::Scalar(ops::fold::Value::Int {
+                    bits: 1,
+                    width: *width,
+                }))
+            }
+            _ => None,
+        };
+        // The op table's rule of the arithmetic the atomic does.
+        let binary = |op: Op, a: &Const, b: &Const| -> Option<Const> {
+            let rule = ops::fold::rule(op)?;
+            let (Const::Scalar(x), Const::Scalar(y)) = (a, b) else {
+                return None;
+            };
+            rule(&[*x, *y]).map(Const::Scalar)
+        };
+        let (new, result) = match inst.op() {
+            Op::AtomicLoad => (None, old.clone()),
+            Op::AtomicStore => (value_at(self, 3), None),
+            Op::AtomicExchange => (value_at(self, 3), old.clone()),
+            Op::AtomicCompareExchange => {
+                let (value, comparator) = (value_at(self, 4), value_at(self, 5));
+                let swap = old.is_some() && old == comparator;
+                (if swap { value } else { None }, old.clone())
+            }
+            Op::AtomicIIncrement | Op::AtomicIDecrement => {
+                let op = if inst.op() == Op::AtomicIIncrement {
+                    Op::IAdd
+                } else {
+                    Op::ISub
+                };
+                let new = old.as_ref().and_then(|o| binary(op, o, &one(o)?));
+                (new, old.clone())
+            }
+            op => {
+                let rule_op = match op {
+                    Op::AtomicIAdd => Op::IAdd,
+                    Op::AtomicISub => Op::ISub,
+                    Op::AtomicSMin => Op::SLessThan,
+                    Op::AtomicUMin => Op::ULessThan,
+                    Op::AtomicSMax => Op::SGreaterThan,
+                    Op::AtomicUMax => Op::UGreaterThan,
+                    Op::AtomicAnd => Op::BitwiseAnd,
+                    Op::AtomicOr => Op::BitwiseOr,
+                    Op::AtomicXor => Op::BitwiseXor,
+                    _ => {
+                        return Err(Refusal(format!(
+                            "{} is not run yet",
+                            op_name(inst, &self.sets)
+                        )))
+                    }
+                };
+                let v = value_at(self, 3);
+                let new = match (old.as_ref(), v.as_ref()) {
+                    (Some(o), Some(v)) => match rule_op {
+                        // Min and max keep the old value unless the new one is past it.
+                        Op::SLessThan | Op::ULessThan | Op::SGreaterThan | Op::UGreaterThan => {
+                            let keep = binary(rule_op, o, v).and_then(|b| b.as_bool());
+                            keep.map(|k| if k { o.clone() } else { v.clone() })
+                        }
+                        _ => binary(rule_op, o, v),
+                    },
+                    _ => None,
+                };
+                (new, old.clone())
+            }
+        };
+        if inst.op() != Op::AtomicLoad {
+            let stored = new.map_or(Value::Undef, Value::Const);
+            self.store(inv, &Value::Pointer(p), &stored, func, at, inst);
+        }
+        if inst.result().is_some() {
+            self.set(inv, inst, result.map_or(Value::Undef, Value::Const));
+        }
+        Ok(())
+    }
+
+    fn terminator(&mut self, inv: &mut Invocation, inst: &Inst, func: Id) -> Result<Step, Refusal> {
+        let target = match inst.op() {
+            Op::Branch => inst.arg(0),
+            Op::BranchConditional => match self.value(inv, inst.arg(0).unwrap_or(0)) {
+                Value::Const(c) => match c.as_bool() {
+                    Some(true) => inst.arg(1),
+                    Some(false) => inst.arg(2),
+                    None => None,
+                },
+                _ => {
+                    self.find(
+                        FindingKind::UndefinedResult,
+                        inv.number,
+                        func,
+                        self.position(inv).1,
+                        None,
+                        "a branch on an undefined condition".into(),
+                    );
+                    return Ok(Step::Done);
+                }
+            },
+            Op::Switch => match self.value(inv, inst.arg(0).unwrap_or(0)) {
+                Value::Const(c) => consts::switch_target(inst, &c),
+                _ => {
+                    self.find(
+                        FindingKind::UndefinedResult,
+                        inv.number,
+                        func,
+                        self.position(inv).1,
+                        None,
+                        "a switch on an undefined selector".into(),
+                    );
+                    return Ok(Step::Done);
+                }
+            },
+            Op::Return | Op::ReturnValue => {
+                let value = if inst.op() == Op::ReturnValue {
+                    Some(self.value(inv, inst.arg(0).unwrap_or(0)))
+                } else {
+                    None
+                };
+                let done = inv.frames.pop().expect("a running invocation has a frame");
+                if inv.frames.is_empty() {
+                    return Ok(Step::Done);
+                }
+                if let (Some(r), Some(v)) = (done.result, value) {
+                    self.record(inv.number, r, &v);
+                    inv.frames.last_mut().expect("checked").values.insert(r, v);
+                }
+                return Ok(Step::Next);
+            }
+            Op::Unreachable => {
+                let at = self.position(inv).1;
+                self.find(
+                    FindingKind::Unreachable,
+                    inv.number,
+                    func,
+                    at,
+                    None,
+                    "OpUnreachable executed".into(),
+                );
+                return Ok(Step::Done);
+            }
+            Op::Kill | Op::TerminateInvocation => return Ok(Step::Done),
+            _ => {
+                return Err(Refusal(format!(
+                    "{} is not run yet",
+                    op_name(inst, &self.sets)
+                )))
+            }
+        };
+        let fr = inv.frames.last().expect("checked");
+        let from = fr.block;
+        let Some(&to) = target.and_then(|t| self.code[fr.func].block_of.get(&t)) else {
+            return Err(Refusal("a branch to no block".into()));
+        };
+        self.enter_block(inv, to, Some(from));
+        Ok(Step::Next)
+    }
+
+    /// Moves the top frame to block `to` and evaluates its phis, all at once, for the edge
+    /// from `from`.
+    fn enter_block(&mut self, inv: &mut Invocation, to: usize, from: Option<usize>) {
+        let fr = inv.frames.last().expect("a running invocation has a frame");
+        let f = self.code[fr.func].f;
+        let block = f.block(to);
+        let from_label = from.map(|b| f.block(b).label);
+        let mut phis = Vec::new();
+        for &i in &block.insts {
+            let inst = f.inst(i);
+            if inst.op() != Op::Phi {
+                break;
+            }
+            let incoming = inst
+                .args()
+                .chunks(2)
+                .find(|pair| Some(pair[1]) == from_label)
+                .map(|pair| pair[0]);
+            let v = incoming.map_or(Value::Undef, |v| self.value(inv, v));
+            if let Some(r) = inst.result() {
+                phis.push((r, v));
+            }
+        }
+        let fr = inv.frames.last_mut().expect("checked");
+        fr.block = to;
+        fr.ip = 0;
+        for (r, v) in phis {
+            self.record(inv.number, r, &v);
+            inv.frames.last_mut().expect("checked").values.insert(r, v);
+        }
+    }
+
+    /// The value of id `id` for `inv`: a result of its current call, a constant, a global.
+    fn value(&self, inv: &Invocation, id: Id) -> Value {
+        if let Some(v) = inv.frames.last().and_then(|fr| fr.values.get(&id)) {
+            return v.clone();
+        }
+        if let Some(&root) = inv.globals.get(&id) {
+            return Value::Pointer(Pointer {
+                root,
+                path: Vec::new(),
+            });
+        }
+        match self.consts.of(id) {
+            Some(c) => Value::Const(c.clone()),
+            None => Value::Undef,
+        }
+    }
+
+    fn set(&mut self, inv: &mut Invocation, inst: &Inst, v: Value) {
+        if let Some(r) = inst.result() {
+            self.record(inv.number, r, &v);
+            inv.frames
+                .last_mut()
+                .expect("a running invocation has a frame")
+                .values
+                .insert(r, v);
+        }
+    }
+
+    fn record(&mut self, invocation: u32, id: Id, value: &Value) {
+        if self.trace.len() < self.options.trace_limit {
+            self.trace.push(Event {
+                invocation,
+                id,
+                value: value.clone(),
+            });
+        } else {
+            self.trace_cut = true;
+        }
+    }
+
+    fn find(
+        &mut self,
+        kind: FindingKind,
+        invocation: u32,
+        function: Id,
+        at: Id,
+        inst: Option<super::func::InstId>,
+        detail: String,
+    ) {
+        let key = (kind.clone() as u8, at, function);
+        if let Some(&k) = self.finding_index.get(&key) {
+            self.findings[k].count += 1;
+            return;
+        }
+        let line = inst.and_then(|i| {
+            let f = self.code[*self.func_index.get(&function)?].f;
+            source_line(&self.consts, f, i)
+        });
+        self.finding_index.insert(key, self.findings.len());
+        self.findings.push(Finding {
+            kind,
+            invocation,
+            at,
+            function,
+            line,
+            detail,
+            count: 1,
+        });
+    }
+
+    fn finish(self) -> Result<Execution, Refusal> {
+        let mut buffers = self.inputs.buffers.clone();
+        let bytes = Bytes {
+            layout: &self.layout,
+            consts: &self.consts,
+        };
+        for b in &self.buffers {
+            let out = &mut buffers[b.input].bytes;
+            bytes
+                .write(Place::of(b.pointee), &self.memory[b.root], out, 0)
+                .ok_or_else(|| Refusal(format!("cannot write the buffer %{} back", b.var)))?;
+        }
+        Ok(Execution {
+            buffers,
+            findings: self.findings,
+            trace: self.trace,
+            trace_cut: self.trace_cut,
+            executed: self.executed.min(self.options.budget),
+            local_size: self.local_size,
+            groups: self.groups,
+        })
+    }
+}
+
+fn op_name(inst: &Inst, sets: &ExtSets) -> String {
+    ops::for_inst(inst, sets).map_or_else(|| format!("Op{:?}", inst.op()), |i| i.name.clone())
+}
+
+fn id_of(inst: &Inst) -> Id {
+    inst.result().unwrap_or(0)
+}
+
+fn entry_name(ep: &Inst) -> Option<&str> {
+    ep.lits().iter().find_map(|o| match o {
+        Operand::LiteralString(s) => Some(s.as_str()),
+        _ => None,
+    })
+}
+
+/// The workgroup size: a `WorkgroupSize` built-in constant, else the entry's `LocalSize` or
+/// `LocalSizeId`.
+fn local_size(
+    m: &Module,
+    entry: Id,
+    consts: &Consts,
+    builtins: &FxHashMap<Id, BuiltIn>,
+) -> Result<[u32; 3], Refusal> {
+    let as_u32 = |id: Id| {
+        consts
+            .of(id)
+            .and_then(Const::as_int_bits)
+            .map(|(b, _)| b as u32)
+    };
+    for (&id, &b) in builtins {
+        if b == BuiltIn::WorkgroupSize {
+            if let Some(Const::Composite(parts)) = consts.of(id) {
+                let v: Vec<u32> = parts
+                    .iter()
+                    .filter_map(|p| p.as_int_bits().map(|(b, _)| b as u32))
+                    .collect();
+                if let [x, y, z] = v[..] {
+                    return Ok([x, y, z]);
+                }
+            }
+        }
+    }
+    for mode in &m.execution_modes {
+        if mode.arg(0) != Some(entry) {
+            continue;
+        }
+        match mode.lits() {
+            [Operand::ExecutionMode(ExecutionMode::LocalSize), Operand::LiteralBit32(x), Operand::LiteralBit32(y), Operand::LiteralBit32(z)] =>
+            {
+                return Ok([*x, *y, *z]);
+            }
+            [Operand::ExecutionMode(ExecutionMode::LocalSizeId), ..] => {
+                let ids = &mode.args()[1..];
+                if let [x, y, z] = ids {
+                    if let (Some(x), Some(y), Some(z)) = (as_u32(*x), as_u32(*y), as_u32(*z)) {
+                        return Ok([x, y, z]);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Err(Refusal("the entry point has no workgroup size".into()))
+}
+
+/// The source line an instruction carries: its `DebugLine`'s first line, else its `OpLine`'s.
+fn source_line(consts: &Consts, f: &Function, i: super::func::InstId) -> Option<u32> {
+    let loc = f.location_of(i);
+    if let Some(d) = loc.debug_line {
+        if let Some((line, _)) = consts.of(d.lines[0]).and_then(Const::as_int_bits) {
+            return Some(line as u32);
+        }
+    }
+    loc.line.map(|l| l.line)
+}
+
+/// A value as the CLI and the UI print it.
+pub fn show(v: &Value) -> String {
+    match v {
+        Value::Const(c) => show_const(c),
+        Value::Pointer(p) => {
+            if p.path.is_empty() {
+                "&var".into()
+            } else {
+                format!(
+                    "&var[{}]",
+                    p.path
+                        .iter()
+                        .map(u32::to_string)
+                        .collect::<Vec<_>>()
+                        .join("][")
+                )
+            }
+        }
+        Value::Undef => "undef".into(),
+    }
+}
+
+pub fn show_const(c: &Const) -> String {
+    use ops::fold::Value as V;
+    match c {
+        Const::Scalar(V::Int { bits, width }) => {
+            let shift = 64 - (*width).min(64);
+            let signed = ((bits << shift) as i64) >> shift;
+            if signed < 0 {
+                format!("{bits} ({signed})")
+            } else {
+                bits.to_string()
+            }
+        }
+        Const::Scalar(V::Float { value, .. }) => format!("{value:?}"),
+        Const::Scalar(V::Bool(b)) => b.to_string(),
+        Const::Bits { bits, width } => format!("0x{bits:0w$x}", w = (*width as usize) / 4),
+        Const::Composite(parts) => format!(
+            "({})",
+            parts.iter().map(show_const).collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests;
