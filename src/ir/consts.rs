@@ -524,6 +524,101 @@ impl Consts {
         Some(Eval::Const(c))
     }
 
+    /// Evaluates the linear algebra ops (`OpDot`, `OpMatrixTimesVector`, `OpVectorTimesMatrix`,
+    /// `OpMatrixTimesMatrix`, `OpMatrixTimesScalar`, `OpOuterProduct`, `OpTranspose`) as the
+    /// op table's `OpFMul` and `OpFAdd` rules, products summed in component order. `eval`
+    /// leaves them alone: a driver may fuse or reorder those sums, so folding them would fix
+    /// one rounding of several allowed; the interpreter, which must give some value, uses this.
+    pub fn eval_linear_algebra(&self, inst: &Inst, args: &[Option<&Const>]) -> Eval {
+        self.linear_algebra(inst, args)
+            .map_or(Eval::Unknown, Eval::Const)
+    }
+
+    fn linear_algebra(&self, inst: &Inst, args: &[Option<&Const>]) -> Option<Const> {
+        let ty = inst.ty?;
+        let arg = |k: usize| args.get(k).copied().flatten();
+        let parts = |c: &Const| match c {
+            Const::Composite(p) => Some(p.clone()),
+            _ => None,
+        };
+        let columns =
+            |c: &Const| -> Option<Vec<Vec<Const>>> { parts(c)?.iter().map(parts).collect() };
+        let float = match self.elem_scalar(ty) {
+            Some(s) => s,
+            // A matrix result: its columns' scalar type.
+            None => match self.shapes.get(&ty)? {
+                Shape::Matrix { column, .. } => self.elem_scalar(*column)?,
+                _ => return None,
+            },
+        };
+        let how = [Val::Float, Val::Float];
+        let mul =
+            |a: &Const, b: &Const| self.apply(ops::fold::rule(Op::FMul)?, &[a, b], float, &how);
+        let add =
+            |a: &Const, b: &Const| self.apply(ops::fold::rule(Op::FAdd)?, &[a, b], float, &how);
+        let dot = |a: &[Const], b: &[Const]| -> Option<Const> {
+            if a.len() != b.len() || a.is_empty() {
+                return None;
+            }
+            let mut sum = mul(&a[0], &b[0])?;
+            for (x, y) in a.iter().zip(b).skip(1) {
+                sum = add(&sum, &mul(x, y)?)?;
+            }
+            Some(sum)
+        };
+        // The rows of a matrix given as columns.
+        let transpose = |cols: &[Vec<Const>]| -> Option<Vec<Vec<Const>>> {
+            let n = cols.first()?.len();
+            (0..n)
+                .map(|r| cols.iter().map(|c| c.get(r).cloned()).collect())
+                .collect()
+        };
+        let matrix = |cols: Vec<Vec<Const>>| {
+            Const::Composite(cols.into_iter().map(Const::Composite).collect())
+        };
+        Some(match inst.op {
+            Op::Dot => dot(&parts(arg(0)?)?, &parts(arg(1)?)?)?,
+            Op::VectorTimesMatrix => {
+                let v = parts(arg(0)?)?;
+                let m = columns(arg(1)?)?;
+                Const::Composite(m.iter().map(|c| dot(&v, c)).collect::<Option<_>>()?)
+            }
+            Op::MatrixTimesVector => {
+                let rows = transpose(&columns(arg(0)?)?)?;
+                let v = parts(arg(1)?)?;
+                Const::Composite(rows.iter().map(|r| dot(r, &v)).collect::<Option<_>>()?)
+            }
+            Op::MatrixTimesMatrix => {
+                let rows = transpose(&columns(arg(0)?)?)?;
+                let b = columns(arg(1)?)?;
+                matrix(
+                    b.iter()
+                        .map(|c| rows.iter().map(|r| dot(r, c)).collect::<Option<Vec<_>>>())
+                        .collect::<Option<_>>()?,
+                )
+            }
+            Op::MatrixTimesScalar => {
+                let s = arg(1)?;
+                matrix(
+                    columns(arg(0)?)?
+                        .iter()
+                        .map(|c| c.iter().map(|x| mul(x, s)).collect::<Option<Vec<_>>>())
+                        .collect::<Option<_>>()?,
+                )
+            }
+            Op::OuterProduct => {
+                let (a, b) = (parts(arg(0)?)?, parts(arg(1)?)?);
+                matrix(
+                    b.iter()
+                        .map(|y| a.iter().map(|x| mul(x, y)).collect::<Option<Vec<_>>>())
+                        .collect::<Option<_>>()?,
+                )
+            }
+            Op::Transpose => matrix(transpose(&columns(arg(0)?)?)?),
+            _ => return None,
+        })
+    }
+
     /// The scalar type of a scalar or vector type.
     fn elem_scalar(&self, ty: Id) -> Option<Scalar> {
         match self.shapes.get(&ty)? {

@@ -869,7 +869,11 @@ impl<'m> Machine<'m> {
                 _ => None,
             })
             .collect();
-        match self.consts.eval(inst, &args) {
+        let eval = match self.consts.eval(inst, &args) {
+            Eval::Unknown => self.consts.eval_linear_algebra(inst, &args),
+            e => e,
+        };
+        match eval {
             Eval::Const(c) => Ok(Value::Const(c)),
             Eval::Operand(k) => Ok(values.get(k).cloned().unwrap_or(Value::Undef)),
             Eval::Unknown => {

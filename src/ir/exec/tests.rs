@@ -206,3 +206,107 @@ OpFunctionEnd
     assert_eq!(e.findings.len(), 1);
     assert_eq!(e.findings[0].kind, FindingKind::Budget);
 }
+
+/// Each workgroup reverses its four words through workgroup memory, across a barrier.
+const REVERSE: &str = r#"%u2 = OpConstant %uint 2
+%u4 = OpConstant %uint 4
+%u264 = OpConstant %uint 264
+%arr4 = OpTypeArray %uint %u4
+%ptr_wg_arr = OpTypePointer Workgroup %arr4
+%ptr_wg_u = OpTypePointer Workgroup %uint
+%shared = OpVariable %ptr_wg_arr Workgroup
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%id = OpLoad %v3uint %gid
+%i = OpCompositeExtract %uint %id 0
+%l = OpUMod %uint %i %u4
+%p = OpAccessChain %ptr_u %data %u0 %i
+%x = OpLoad %uint %p
+%s = OpAccessChain %ptr_wg_u %shared %l
+OpStore %s %x
+OpControlBarrier %u2 %u2 %u264
+%r = OpISub %uint %u3 %l
+%sr = OpAccessChain %ptr_wg_u %shared %r
+%y = OpLoad %uint %sr
+OpStore %p %y
+OpReturn
+OpFunctionEnd
+"#;
+
+#[test]
+fn invocations_wait_for_each_other_at_a_barrier() {
+    let e = run_text(REVERSE, &[1, 2, 3, 4, 5, 6, 7, 8], [2, 1, 1]);
+    assert_eq!(words(&e.buffers[0].bytes), [4, 3, 2, 1, 8, 7, 6, 5]);
+    assert!(e.findings.is_empty(), "{:?}", e.findings);
+}
+
+/// Each invocation adds its number plus one to word 8 and keeps what was there before; the
+/// order invocations run in is fixed, so what each sees is too.
+const ATOMIC: &str = r#"%u8 = OpConstant %uint 8
+%u1dev = OpConstant %uint 1
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%id = OpLoad %v3uint %gid
+%i = OpCompositeExtract %uint %id 0
+%n = OpFunctionCall %uint %next %i
+%total = OpAccessChain %ptr_u %data %u0 %u8
+%old = OpAtomicIAdd %uint %total %u1dev %u0 %n
+%p = OpAccessChain %ptr_u %data %u0 %i
+OpStore %p %old
+OpReturn
+OpFunctionEnd
+%next = OpFunction %uint None %fn_uu
+%a = OpFunctionParameter %uint
+%body = OpLabel
+%b = OpIAdd %uint %a %u1
+OpReturnValue %b
+OpFunctionEnd
+"#;
+
+#[test]
+fn calls_return_values_and_atomics_read_modify_write() {
+    let text = ATOMIC.replace("%u8 = ", "%fn_uu = OpTypeFunction %uint %uint\n%u8 = ");
+    let e = run_text(&text, &[0; 9], [2, 1, 1]);
+    assert_eq!(words(&e.buffers[0].bytes), [0, 1, 3, 6, 10, 15, 21, 28, 36]);
+}
+
+const LINEAR: &str = r#"%float = OpTypeFloat 32
+%v2 = OpTypeVector %float 2
+%m2 = OpTypeMatrix %v2 2
+%f1 = OpConstant %float 1
+%f2 = OpConstant %float 2
+%f3 = OpConstant %float 3
+%f4 = OpConstant %float 4
+%f5 = OpConstant %float 5
+%f6 = OpConstant %float 6
+%c0 = OpConstantComposite %v2 %f1 %f2
+%c1 = OpConstantComposite %v2 %f3 %f4
+%m = OpConstantComposite %m2 %c0 %c1
+%v = OpConstantComposite %v2 %f5 %f6
+%u2 = OpConstant %uint 2
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%r = OpMatrixTimesVector %v2 %m %v
+%r0 = OpCompositeExtract %float %r 0
+%r1 = OpCompositeExtract %float %r 1
+%d = OpDot %float %v %v
+%a = OpConvertFToU %uint %r0
+%b = OpConvertFToU %uint %r1
+%c = OpConvertFToU %uint %d
+%p0 = OpAccessChain %ptr_u %data %u0 %u0
+%p1 = OpAccessChain %ptr_u %data %u0 %u1
+%p2 = OpAccessChain %ptr_u %data %u0 %u2
+OpStore %p0 %a
+OpStore %p1 %b
+OpStore %p2 %c
+OpReturn
+OpFunctionEnd
+"#;
+
+#[test]
+fn matrices_and_dot_products_are_the_folder_rules_composed() {
+    let text = LINEAR.replace("LocalSize 4 1 1", "LocalSize 1 1 1");
+    let e = run_text(&text, &[0; 3], [1, 1, 1]);
+    // Columns (1, 2) and (3, 4) times (5, 6); (5, 6) . (5, 6).
+    assert_eq!(words(&e.buffers[0].bytes), [23, 34, 61]);
+}
