@@ -110,6 +110,46 @@ pub enum Command {
     /// spirv-val rejects, a pass that fails, a step whose results differ on the driver or that
     /// crashes it, or what a command says is interesting.
     Reduce(Deferred<ReduceArgs>),
+    /// Run a compute shader's step in shaderstep's interpreter on the inputs the driver
+    /// harness makes: the outputs, one invocation's values in program order, undefined
+    /// behaviour found, and the first value that differs from another step.
+    #[command(after_help = EXEC_EXAMPLES)]
+    Exec(Deferred<ExecArgs>),
+}
+
+const EXEC_EXAMPLES: &str = "\
+Examples:
+  shaderstep exec blur.comp --step last --invocation 5,0,0
+  shaderstep exec blur.comp --step ccp --against-step 0 --json";
+
+#[derive(clap::Args, Debug)]
+pub struct ExecArgs {
+    /// The shader (as `run` takes it).
+    pub input: PathBuf,
+    #[command(flatten)]
+    pub pipeline: PipelineChoice,
+    /// The step to run: a pass number (0 is the input), the first step of a pass of that
+    /// name, or `last`. Default: the input.
+    #[arg(long, value_name = "STEP")]
+    pub step: Option<String>,
+    /// The invocation whose values are printed, by global invocation id (default 0,0,0).
+    #[arg(long, value_name = "X,Y,Z")]
+    pub invocation: Option<String>,
+    /// The compute entry point to run (default: the first).
+    #[arg(long, value_name = "NAME")]
+    pub entry: Option<String>,
+    /// Another step of the same run to compare with, value by value.
+    #[arg(long, value_name = "STEP", conflicts_with = "against")]
+    pub against_step: Option<String>,
+    /// Another shader to compare with, value by value (the same step of its run).
+    #[arg(long, value_name = "FILE")]
+    pub against: Option<PathBuf>,
+    /// One JSON object: outputs, values, findings and the first difference.
+    #[arg(long)]
+    pub json: bool,
+    /// Instructions executed, in all invocations together, before the run stops.
+    #[arg(long, value_name = "N", default_value_t = 20_000_000)]
+    pub budget: u64,
 }
 
 /// Which pipeline a command runs: a preset, a pass list or an external optimizer.

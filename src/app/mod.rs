@@ -11,6 +11,7 @@ pub mod derive;
 pub mod disk;
 pub mod event_loop;
 pub mod examples;
+pub mod exec;
 pub mod highlight;
 pub mod input;
 pub mod keymap;
@@ -60,6 +61,7 @@ pub fn main(cli: Cli) -> color_eyre::Result<i32> {
         Some(Command::Replay(args)) => replay_command(&args),
         Some(Command::Cost(args)) => Ok(cost::run(&args)),
         Some(Command::Reduce(args)) => Ok(reduce::run(&args)),
+        Some(Command::Exec(args)) => Ok(exec::run(&args)),
         Some(Command::Ops(args)) => {
             use crate::ir::ops;
             let text = if args.json {

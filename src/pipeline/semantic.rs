@@ -102,7 +102,7 @@ impl Feed<'_> {
 const CONFIRM_RUNS: usize = 2;
 
 /// Workgroups dispatched: two, so that a shader's workgroups can disagree.
-const GROUPS: [u32; 3] = [2, 1, 1];
+pub const GROUPS: [u32; 3] = [2, 1, 1];
 
 /// How long the input may run (the first run opens the device too).
 const INPUT_LIMIT: Duration = Duration::from_secs(20);

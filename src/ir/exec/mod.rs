@@ -680,9 +680,11 @@ impl<'m> Machine<'m> {
                     .arg(0)
                     .and_then(|s| self.consts.of(s))
                     .and_then(Const::as_int_bits);
-                // Execution scope Workgroup (2) or wider waits for the workgroup.
+                // Execution scope Subgroup (3) or wider waits for the workgroup: every
+                // invocation of a workgroup is one subgroup here, and lavapipe too waits for
+                // the workgroup at any control barrier.
                 Ok(match scope {
-                    Some((s, _)) if s <= 2 => Step::Barrier,
+                    Some((s, _)) if s <= 3 => Step::Barrier,
                     _ => Step::Next,
                 })
             }
@@ -1345,6 +1347,106 @@ fn local_size(
         }
     }
     Err(Refusal("the entry point has no workgroup size".into()))
+}
+
+/// Where the bytes `theirs` of the buffer at `set`, `binding` (the driver's, say) part from
+/// `ours`, read as the module's types: `None` when they agree. Integers must be equal;
+/// floats equal, both NaN, both zero or denormal (Vulkan lets a driver flush denormals), or
+/// within 2^-18 of the larger magnitude (the extended instructions and division are not
+/// correctly rounded on drivers, and a driver may reorder a dot product's sums).
+pub fn compare_buffer(
+    m: &Module,
+    set: u32,
+    binding: u32,
+    ours: &[u8],
+    theirs: &[u8],
+) -> Option<String> {
+    let consts = Consts::new(m);
+    let layout = Layout::new(m);
+    let bytes = Bytes {
+        layout: &layout,
+        consts: &consts,
+    };
+    let pointee = m.globals().iter().find_map(|g| {
+        let var = g.result()?;
+        let binds = m.decorations_of(var).fold((None, None), |(s, b), d| match d.lits() {
+            [Operand::Decoration(spirv::Decoration::DescriptorSet), Operand::LiteralBit32(v)] => {
+                (Some(*v), b)
+            }
+            [Operand::Decoration(spirv::Decoration::Binding), Operand::LiteralBit32(v)] => {
+                (s, Some(*v))
+            }
+            _ => (s, b),
+        });
+        (g.op() == Op::Variable && binds == (Some(set), Some(binding)))
+            .then(|| super::types::pointer_type(m, g.ty()?).map(|(_, p)| p))
+            .flatten()
+    });
+    let Some(pointee) = pointee else {
+        return (ours != theirs).then(|| "the bytes differ".to_string());
+    };
+    let (Some(a), Some(b)) = (
+        bytes.read(Place::of(pointee), ours, 0),
+        bytes.read(Place::of(pointee), theirs, 0),
+    ) else {
+        return (ours != theirs).then(|| "the bytes differ".to_string());
+    };
+    let mut path = Vec::new();
+    differ(&a, &b, &mut path).map(|(x, y)| {
+        format!(
+            "[{}]: {x} here, {y} there",
+            path.iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join("][")
+        )
+    })
+}
+
+fn differ(a: &Mem, b: &Mem, path: &mut Vec<u32>) -> Option<(String, String)> {
+    match (a, b) {
+        (Mem::Parts(x), Mem::Parts(y)) => {
+            for (k, (p, q)) in x.iter().zip(y).enumerate() {
+                path.push(k as u32);
+                if let Some(d) = differ(p, q, path) {
+                    return Some(d);
+                }
+                path.pop();
+            }
+            None
+        }
+        (Mem::Leaf(Some(x)), Mem::Leaf(Some(y))) => {
+            (!close(x, y)).then(|| (show_const(x), show_const(y)))
+        }
+        _ => None,
+    }
+}
+
+fn close(a: &Const, b: &Const) -> bool {
+    use ops::fold::Value as V;
+    match (a, b) {
+        (Const::Scalar(V::Float { value: x, width }), Const::Scalar(V::Float { value: y, .. })) => {
+            let tiny = match width {
+                16 => 6.1e-5,
+                32 => f64::from(f32::MIN_POSITIVE),
+                _ => f64::MIN_POSITIVE,
+            };
+            x.to_bits() == y.to_bits()
+                || (x.is_nan() && y.is_nan())
+                || (x.abs() < tiny && y.abs() < tiny)
+                || (x - y).abs() <= x.abs().max(y.abs()) / f64::from(1u32 << 18)
+        }
+        _ => a == b,
+    }
+}
+
+/// The source line of the instruction that defines `id` in `m` (for reports).
+pub fn line_of(m: &Module, id: Id) -> Option<u32> {
+    let consts = Consts::new(m);
+    m.functions().iter().find_map(|f| {
+        let i = f.value(id)?;
+        source_line(&consts, f, i)
+    })
 }
 
 /// The source line an instruction carries: its `DebugLine`'s first line, else its `OpLine`'s.

@@ -137,6 +137,21 @@ pub fn rule(op: Op) -> Option<FoldFn> {
                     .map(|v| v as u64)
             })
         },
+        // The remainder with the divisor's sign.
+        Op::SMod => |a| {
+            int2(a, |x, y, w| {
+                let (x, y) = (signed(x, w), signed(y, w));
+                x.checked_rem(y)
+                    .filter(|_| !(x == min_signed(w) && y == -1))
+                    .map(|r| {
+                        (if r != 0 && (r < 0) != (y < 0) {
+                            r + y
+                        } else {
+                            r
+                        }) as u64
+                    })
+            })
+        },
         Op::BitwiseAnd => |a| int2(a, |x, y, _| Some(x & y)),
         Op::BitwiseOr => |a| int2(a, |x, y, _| Some(x | y)),
         Op::BitwiseXor => |a| int2(a, |x, y, _| Some(x ^ y)),
