@@ -99,16 +99,15 @@ fn the_interpreter_agrees_with_lavapipe() {
             )
             .unwrap_or_else(|e| panic!("{name}: the driver does not run it: {e:?}"));
         let mut first = None;
-        for b in &ran.execution.buffers {
+        for (b, contents) in ran.execution.buffers.iter().zip(&ran.execution.contents) {
             let k = layout
                 .slots()
                 .iter()
                 .position(|(s, _)| s.set == b.set && s.binding == b.binding)
                 .unwrap();
             assert_eq!(inputs.buffers.len(), ran.execution.buffers.len());
-            let theirs = &driver[k][..b.bytes.len().min(driver[k].len())];
-            let ours = &b.bytes[..theirs.len()];
-            if let Some(what) = compare_buffer(&ran.module, b.set, b.binding, ours, theirs) {
+            if let Some(what) = compare_buffer(&ran.module, b.set, b.binding, contents, &driver[k])
+            {
                 first.get_or_insert(format!("set {} binding {}{what}", b.set, b.binding));
             }
         }

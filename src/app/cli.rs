@@ -144,6 +144,10 @@ pub struct ExecArgs {
     /// Another shader to compare with, value by value (the same step of its run).
     #[arg(long, value_name = "FILE")]
     pub against: Option<PathBuf>,
+    /// Run the same step on the Vulkan driver (in a worker process) with the same inputs and
+    /// compare every buffer, typed: integers exactly, floats within 2^-18 (denormals may flush).
+    #[arg(long)]
+    pub check_driver: bool,
     /// One JSON object: outputs, values, findings and the first difference.
     #[arg(long)]
     pub json: bool,

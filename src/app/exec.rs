@@ -88,6 +88,12 @@ fn run_inner(args: &ExecArgs) -> Result<String, String> {
         }
         (None, None) => None,
     };
+    // Some(Ok(None)): the driver agrees; Some(Ok(Some(where))): it does not; Some(Err): it
+    // cannot run the step.
+    let driver = args.check_driver.then(|| {
+        crate::pipeline::gpu::isolated::Isolated::open_here(false)
+            .and_then(|gpu| crate::pipeline::exec::check_driver(&gpu, &ran, entry))
+    });
     let difference = against
         .as_ref()
         .and_then(|(_, other)| first_difference(&ran.execution, &other.execution));
@@ -102,17 +108,18 @@ fn run_inner(args: &ExecArgs) -> Result<String, String> {
             size[2]
         )
     })?;
+    let report = Report {
+        picked: &picked,
+        ran: &ran,
+        number,
+        against: against.as_ref(),
+        difference: difference.as_ref(),
+        driver: driver.as_ref(),
+    };
     Ok(if args.json {
-        json(&picked, &ran, number, against.as_ref(), difference.as_ref())
+        json(&report)
     } else {
-        text(
-            &args.input,
-            &picked,
-            &ran,
-            number,
-            against.as_ref(),
-            difference.as_ref(),
-        )
+        text(&args.input, &report)
     })
 }
 
@@ -187,14 +194,19 @@ fn inputs_of(ran: &Ran) -> Vec<exec::Buffer> {
     .unwrap_or_default()
 }
 
-fn text(
-    input: &Path,
-    picked: &Picked,
-    ran: &Ran,
+/// What a run of `exec` found, for printing.
+struct Report<'a> {
+    picked: &'a Picked,
+    ran: &'a Ran,
     number: u32,
-    against: Option<&(String, Ran)>,
-    difference: Option<&Difference>,
-) -> String {
+    against: Option<&'a (String, Ran)>,
+    difference: Option<&'a Difference>,
+    driver: Option<&'a Result<Option<String>, String>>,
+}
+
+fn text(input: &Path, r: &Report) -> String {
+    let (picked, ran, number, against, difference) =
+        (r.picked, r.ran, r.number, r.against, r.difference);
     let e = &ran.execution;
     let m = &ran.module;
     let mut out = String::new();
@@ -233,7 +245,12 @@ fn text(
         out.push('\n');
     }
     let _ = writeln!(out, "invocation {}:", join(&e.invocation_of(number)));
-    for (shown, ev) in e.trace.iter().filter(|ev| ev.invocation == number).enumerate() {
+    for (shown, ev) in e
+        .trace
+        .iter()
+        .filter(|ev| ev.invocation == number)
+        .enumerate()
+    {
         if shown == 200 {
             out.push_str("  … (the first 200 values)\n");
             break;
@@ -281,16 +298,22 @@ fn text(
             }
         }
     }
+    match r.driver {
+        None => {}
+        Some(Ok(None)) => out.push_str("driver: agrees on every buffer\n"),
+        Some(Ok(Some(what))) => {
+            let _ = writeln!(out, "driver: disagrees at {what}");
+        }
+        Some(Err(why)) => {
+            let _ = writeln!(out, "driver: cannot run it: {why}");
+        }
+    }
     out
 }
 
-fn json(
-    picked: &Picked,
-    ran: &Ran,
-    number: u32,
-    against: Option<&(String, Ran)>,
-    difference: Option<&Difference>,
-) -> String {
+fn json(r: &Report) -> String {
+    let (picked, ran, number, against, difference) =
+        (r.picked, r.ran, r.number, r.against, r.difference);
     let e = &ran.execution;
     let m = &ran.module;
     let inv = |k: u32| {
@@ -354,8 +377,26 @@ fn json(
         }
         _ => out.push_str("null"),
     }
-    // The driver is not asked here (`--check-driver` is not there yet).
-    out.push_str(",\"driver_agrees\":null,\"undefined_behaviour\":[");
+    // null: not asked, or the driver cannot run the step (`driver_error` says why).
+    match r.driver {
+        Some(Ok(None)) => out.push_str(",\"driver_agrees\":true"),
+        Some(Ok(Some(what))) => {
+            let _ = write!(
+                out,
+                ",\"driver_agrees\":false,\"driver_difference\":\"{}\"",
+                json_escape(what)
+            );
+        }
+        Some(Err(why)) => {
+            let _ = write!(
+                out,
+                ",\"driver_agrees\":null,\"driver_error\":\"{}\"",
+                json_escape(why)
+            );
+        }
+        None => out.push_str(",\"driver_agrees\":null"),
+    }
+    out.push_str(",\"undefined_behaviour\":[");
     for (k, f) in e.findings.iter().enumerate() {
         let comma = if k > 0 { "," } else { "" };
         let _ = write!(

@@ -9,7 +9,9 @@ use crate::ir::spirv::read;
 use crate::ir::Module;
 
 use super::gpu::reflect::Kind;
-use super::gpu::{push_bytes, Layout};
+use std::time::Duration;
+
+use super::gpu::{push_bytes, Device, Layout};
 use super::semantic::{driver_words, initial_bytes, GROUPS};
 
 /// What the harness gives a compute shader's dispatch, for the interpreter. `data`: the bytes
@@ -47,6 +49,8 @@ pub fn harness_inputs(
 /// gets it) and what it did.
 pub struct Ran {
     pub module: Module,
+    /// The words run (the driver's).
+    pub words: Vec<u32>,
     pub execution: Execution,
 }
 
@@ -61,5 +65,47 @@ pub fn run_step(
     let module = read::read_words(&words).map_err(|e| e.to_string())?;
     let inputs = harness_inputs(&words, entry, data)?;
     let execution = exec::run(&module, entry, &inputs, options).map_err(|r| r.to_string())?;
-    Ok(Ran { module, execution })
+    Ok(Ran {
+        module,
+        words,
+        execution,
+    })
+}
+
+/// Runs what `ran` ran on `device` with the same inputs and compares every buffer the shader
+/// binds, typed (`exec::compare_buffer`): `Ok(None)` when they agree, `Ok(Some(where))` when
+/// they do not, `Err` when the driver cannot run it.
+pub fn check_driver(
+    device: &dyn Device,
+    ran: &Ran,
+    entry: Option<&str>,
+) -> Result<Option<String>, String> {
+    let layout = Layout::of_entry(&ran.words, entry)?;
+    let slots = layout.slots();
+    let buffers: Vec<Vec<u8>> = slots
+        .iter()
+        .map(|(b, e)| initial_bytes(b, *e, None))
+        .collect();
+    let theirs = device
+        .run_buffers(
+            &ran.words,
+            &layout,
+            GROUPS,
+            &buffers,
+            Duration::from_secs(20),
+        )
+        .map_err(|e| e.to_string())?;
+    for (b, ours) in ran.execution.buffers.iter().zip(&ran.execution.contents) {
+        let Some(k) = slots
+            .iter()
+            .position(|(s, e)| *e == 0 && s.set == b.set && s.binding == b.binding)
+        else {
+            continue;
+        };
+        let Some(t) = theirs.get(k) else { continue };
+        if let Some(what) = exec::compare_buffer(&ran.module, b.set, b.binding, ours, t) {
+            return Ok(Some(format!("set {} binding {}{what}", b.set, b.binding)));
+        }
+    }
+    Ok(None)
 }

@@ -140,8 +140,11 @@ impl fmt::Display for Refusal {
 /// What a run did.
 #[derive(Clone, Debug)]
 pub struct Execution {
-    /// The buffers afterwards, as given.
+    /// The buffers afterwards, as given (words holding an undefined value keep their bytes).
     pub buffers: Vec<Buffer>,
+    /// The same as the shader's types see them, an undefined value an empty leaf (for
+    /// `compare_buffer`: a driver may put anything there).
+    pub contents: Vec<Mem>,
     pub findings: Vec<Finding>,
     pub trace: Vec<Event>,
     /// Whether the trace stopped at `Options::trace_limit`.
@@ -1266,7 +1269,9 @@ impl<'m> Machine<'m> {
             layout: &self.layout,
             consts: &self.consts,
         };
+        let mut contents: Vec<Mem> = buffers.iter().map(|_| Mem::Parts(Vec::new())).collect();
         for b in &self.buffers {
+            contents[b.input] = self.memory[b.root].clone();
             let out = &mut buffers[b.input].bytes;
             bytes
                 .write(Place::of(b.pointee), &self.memory[b.root], out, 0)
@@ -1274,6 +1279,7 @@ impl<'m> Machine<'m> {
         }
         Ok(Execution {
             buffers,
+            contents,
             findings: self.findings,
             trace: self.trace,
             trace_cut: self.trace_cut,
@@ -1350,7 +1356,8 @@ fn local_size(
 }
 
 /// Where the bytes `theirs` of the buffer at `set`, `binding` (the driver's, say) part from
-/// `ours`, read as the module's types: `None` when they agree. Integers must be equal;
+/// `ours` (`Execution::contents`), read as the module's types: `None` when they agree; where
+/// `ours` holds an undefined value, any value agrees. Integers must be equal;
 /// floats equal, both NaN, both zero or denormal (Vulkan lets a driver flush denormals), or
 /// within 2^-18 of the larger magnitude (the extended instructions and division are not
 /// correctly rounded on drivers, and a driver may reorder a dot product's sums).
@@ -1358,7 +1365,7 @@ pub fn compare_buffer(
     m: &Module,
     set: u32,
     binding: u32,
-    ours: &[u8],
+    ours: &Mem,
     theirs: &[u8],
 ) -> Option<String> {
     let consts = Consts::new(m);
@@ -1382,17 +1389,11 @@ pub fn compare_buffer(
             .then(|| super::types::pointer_type(m, g.ty()?).map(|(_, p)| p))
             .flatten()
     });
-    let Some(pointee) = pointee else {
-        return (ours != theirs).then(|| "the bytes differ".to_string());
-    };
-    let (Some(a), Some(b)) = (
-        bytes.read(Place::of(pointee), ours, 0),
-        bytes.read(Place::of(pointee), theirs, 0),
-    ) else {
-        return (ours != theirs).then(|| "the bytes differ".to_string());
+    let Some(b) = pointee.and_then(|p| bytes.read(Place::of(p), theirs, 0)) else {
+        return Some(": the driver's bytes do not read as the buffer's type".into());
     };
     let mut path = Vec::new();
-    differ(&a, &b, &mut path).map(|(x, y)| {
+    differ(ours, &b, &mut path).map(|(x, y)| {
         format!(
             "[{}]: {x} here, {y} there",
             path.iter()
