@@ -415,6 +415,17 @@ impl<'m> Machine<'m> {
                             "no bytes given for the buffer at set {set}, binding {binding}"
                         )));
                     };
+                    // Variables bound to one binding are one buffer.
+                    if let Some(other) = self.buffers.iter().find(|b| b.input == k) {
+                        if other.pointee != pointee {
+                            return Err(Refusal(format!(
+                                "%{var} and %{} are both set {set}, binding {binding}, as different types: exec does not run aliased buffers yet",
+                                other.var
+                            )));
+                        }
+                        self.shared.insert(var, other.root);
+                        continue;
+                    }
                     self.buffers.push(BufferRoot {
                         root: self.memory.len(),
                         var,

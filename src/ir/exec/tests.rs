@@ -310,3 +310,30 @@ fn matrices_and_dot_products_are_the_folder_rules_composed() {
     // Columns (1, 2) and (3, 4) times (5, 6); (5, 6) . (5, 6).
     assert_eq!(words(&e.buffers[0].bytes), [23, 34, 61]);
 }
+
+#[test]
+fn variables_bound_to_one_binding_are_one_buffer() {
+    // %alias is set 0, binding 0 too: the store through it is what %data reads back.
+    let text = format!("{HEAD}{AFFINE}")
+        .replace(
+            "OpDecorate %data Binding 0\n",
+            "OpDecorate %data Binding 0\nOpDecorate %alias DescriptorSet 0\nOpDecorate %alias Binding 0\n",
+        )
+        .replace(
+            "%gid = OpVariable %ptr_in Input\n",
+            "%gid = OpVariable %ptr_in Input\n%alias = OpVariable %ptr_buf StorageBuffer\n",
+        )
+        .replace("%p = OpAccessChain %ptr_u %data %u0 %i\n%x = OpLoad %uint %p", "%p = OpAccessChain %ptr_u %alias %u0 %i\n%x = OpLoad %uint %p");
+    let m = module(&text);
+    let inputs = Inputs {
+        buffers: vec![Buffer {
+            set: 0,
+            binding: 0,
+            bytes: bytes(&[1, 2, 3, 4]),
+        }],
+        push_constants: Vec::new(),
+        groups: [1, 1, 1],
+    };
+    let e = run(&m, None, &inputs, &Options::default()).expect("runs");
+    assert_eq!(words(&e.buffers[0].bytes), [3, 7, 11, 15]);
+}
