@@ -150,6 +150,17 @@ pub struct Consts {
 
 impl Consts {
     pub fn new(m: &Module) -> Self {
+        Self::read(m, false)
+    }
+
+    /// `new` with specialization constants at their defaults too (`OpSpecConstantOp` as the
+    /// op it names): what a pipeline that sets none runs. For the interpreter; the folder must
+    /// not take a spec constant's default for its value.
+    pub fn with_spec_defaults(m: &Module) -> Self {
+        Self::read(m, true)
+    }
+
+    fn read(m: &Module, spec_defaults: bool) -> Self {
         let mut c = Consts {
             shapes: FxHashMap::default(),
             values: FxHashMap::default(),
@@ -192,11 +203,44 @@ impl Consts {
                 c.shapes.insert(id, s);
                 continue;
             }
-            if let Some(v) = c.read_global(g) {
+            let v = match c.read_global(g) {
+                None if spec_defaults => c.read_spec_default(g),
+                v => v,
+            };
+            if let Some(v) = v {
                 c.values.insert(id, v);
             }
         }
         c
+    }
+
+    fn read_spec_default(&self, g: &Inst) -> Option<Const> {
+        let as_constant = |op: Op| {
+            let mut plain = g.clone();
+            plain.op = op;
+            self.read_global(&plain)
+        };
+        match g.op {
+            Op::SpecConstantTrue => as_constant(Op::ConstantTrue),
+            Op::SpecConstantFalse => as_constant(Op::ConstantFalse),
+            Op::SpecConstant => as_constant(Op::Constant),
+            Op::SpecConstantComposite => as_constant(Op::ConstantComposite),
+            Op::SpecConstantOp => {
+                let ops = g.to_operands();
+                let Some(Operand::LiteralSpecConstantOpInteger(inner)) = ops.first() else {
+                    return None;
+                };
+                let inst = Inst::new(*inner, g.ty, g.result, ops[1..].to_vec());
+                let args: Vec<Option<&Const>> =
+                    inst.args.iter().map(|a| self.values.get(a)).collect();
+                match self.eval(&inst, &args) {
+                    Eval::Const(c) => Some(c),
+                    Eval::Operand(k) => args.get(k).copied().flatten().cloned(),
+                    Eval::Unknown => None,
+                }
+            }
+            _ => None,
+        }
     }
 
     fn read_global(&self, g: &Inst) -> Option<Const> {

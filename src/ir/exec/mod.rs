@@ -339,7 +339,7 @@ impl<'m> Machine<'m> {
         let entry_fn = ep
             .arg(0)
             .ok_or_else(|| Refusal("a broken OpEntryPoint".into()))?;
-        let consts = Consts::new(m);
+        let consts = Consts::with_spec_defaults(m);
         let mut code = Vec::new();
         let mut func_index = FxHashMap::default();
         for (k, f) in m.functions().iter().enumerate() {
@@ -896,7 +896,9 @@ impl<'m> Machine<'m> {
                 if values[skip..].iter().any(|v| matches!(v, Value::Undef)) {
                     return Ok(Value::Undef);
                 }
-                let has_rule = ops::for_inst(inst, &self.sets).is_some_and(|i| i.fold.is_some());
+                // A float out of an integer's range converts to an undefined value too.
+                let has_rule = ops::for_inst(inst, &self.sets).is_some_and(|i| i.fold.is_some())
+                    || matches!(inst.op(), Op::ConvertFToU | Op::ConvertFToS);
                 if has_rule {
                     self.find(
                         FindingKind::UndefinedResult,
@@ -1379,7 +1381,7 @@ pub fn compare_buffer(
     ours: &Mem,
     theirs: &[u8],
 ) -> Option<String> {
-    let consts = Consts::new(m);
+    let consts = Consts::with_spec_defaults(m);
     let layout = Layout::new(m);
     let bytes = Bytes {
         layout: &layout,
@@ -1454,7 +1456,7 @@ fn close(a: &Const, b: &Const) -> bool {
 
 /// The source line of the instruction that defines `id` in `m` (for reports).
 pub fn line_of(m: &Module, id: Id) -> Option<u32> {
-    let consts = Consts::new(m);
+    let consts = Consts::with_spec_defaults(m);
     m.functions().iter().find_map(|f| {
         let i = f.value(id)?;
         source_line(&consts, f, i)

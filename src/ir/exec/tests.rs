@@ -337,3 +337,32 @@ fn variables_bound_to_one_binding_are_one_buffer() {
     let e = run(&m, None, &inputs, &Options::default()).expect("runs");
     assert_eq!(words(&e.buffers[0].bytes), [3, 7, 11, 15]);
 }
+
+#[test]
+fn specialization_constants_run_at_their_defaults() {
+    // A WorkgroupSize built-in made of spec constants overrides LocalSize: two invocations a
+    // group, each adding the spec constant op's 3 + 4.
+    let text = format!("{HEAD}{AFFINE}")
+        .replace(
+            "OpDecorate %gid BuiltIn GlobalInvocationId\n",
+            "OpDecorate %gid BuiltIn GlobalInvocationId\nOpDecorate %wgs BuiltIn WorkgroupSize\n",
+        )
+        .replace(
+            "%u10 = OpConstant %uint 10\n",
+            "%u10 = OpConstant %uint 10\n%s2 = OpSpecConstant %uint 2\n%wgs = OpSpecConstantComposite %v3uint %s2 %u1 %u1\n%s4 = OpSpecConstant %uint 4\n%s7 = OpSpecConstantOp %uint IAdd %u3 %s4\n",
+        )
+        .replace("%z = OpIAdd %uint %y %i", "%z = OpIAdd %uint %y %s7");
+    let m = module(&text);
+    let inputs = Inputs {
+        buffers: vec![Buffer {
+            set: 0,
+            binding: 0,
+            bytes: bytes(&[1, 2, 3, 4, 5]),
+        }],
+        push_constants: Vec::new(),
+        groups: [2, 1, 1],
+    };
+    let e = run(&m, None, &inputs, &Options::default()).expect("runs");
+    assert_eq!(e.local_size, [2, 1, 1]);
+    assert_eq!(words(&e.buffers[0].bytes), [10, 13, 16, 19, 5]);
+}
