@@ -157,6 +157,7 @@ fn kind_name(k: &FindingKind) -> &'static str {
         FindingKind::Unreachable => "unreachable executed",
         FindingKind::Budget => "instruction budget",
         FindingKind::DivergentBarrier => "divergent barrier",
+        FindingKind::Race => "race",
     }
 }
 

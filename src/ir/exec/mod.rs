@@ -24,7 +24,7 @@ use spirv::{BuiltIn, ExecutionMode, ExecutionModel, Op, StorageClass};
 use super::consts::{self, Const, Consts, Eval};
 use super::ext_sets::ExtSets;
 use super::func::Function;
-use super::fxhash::FxHashMap;
+use super::fxhash::{FxHashMap, FxHashSet};
 use super::inst::{Id, Inst};
 use super::module::Module;
 use super::ops;
@@ -110,6 +110,9 @@ pub enum FindingKind {
     Budget,
     /// Some invocations of a workgroup ended while others wait at a barrier.
     DivergentBarrier,
+    /// Two invocations access the same memory, one of them writing, with neither a barrier
+    /// nor atomics between them (invocations of different workgroups are never ordered).
+    Race,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -271,6 +274,22 @@ struct Invocation {
     /// Root of each global variable, as this invocation sees it.
     globals: FxHashMap<Id, usize>,
     state: State,
+    /// Workgroup barriers passed: accesses of a workgroup in different phases are ordered.
+    phase: u32,
+}
+
+/// Who accessed memory: (invocation, workgroup number, phase).
+type Accessor = (u32, u32, u32);
+
+/// The last write and the last read of a place other invocations can reach.
+#[derive(Default)]
+struct Accesses {
+    writer: Option<Accessor>,
+    reader: Option<Accessor>,
+}
+
+fn ordered(a: Accessor, b: Accessor) -> bool {
+    a.0 == b.0 || (a.1 == b.1 && a.2 != b.2)
 }
 
 /// Which variables hand their contents back (buffers the caller gave).
@@ -304,6 +323,11 @@ struct Machine<'m> {
     trace_cut: bool,
     executed: u64,
     out_of_budget: bool,
+    /// Roots several invocations reach (buffers, workgroup memory).
+    shared_roots: FxHashSet<usize>,
+    accesses: FxHashMap<(usize, Vec<u32>), Accesses>,
+    /// Places a race made undefined.
+    raced: FxHashSet<(usize, Vec<u32>)>,
 }
 
 /// Control leaving an instruction.
@@ -384,6 +408,9 @@ impl<'m> Machine<'m> {
             trace_cut: false,
             executed: 0,
             out_of_budget: false,
+            shared_roots: FxHashSet::default(),
+            accesses: FxHashMap::default(),
+            raced: FxHashSet::default(),
         };
         machine.bind_buffers()?;
         Ok(machine)
@@ -454,6 +481,7 @@ impl<'m> Machine<'m> {
             .read(Place::of(pointee), bytes, 0)
             .ok_or_else(|| Refusal(format!("cannot lay out the buffer %{var}")))?;
             self.shared.insert(var, self.memory.len());
+            self.shared_roots.insert(self.memory.len());
             self.memory.push(mem);
         }
         Ok(())
@@ -492,6 +520,7 @@ impl<'m> Machine<'m> {
                 for x in 0..gx {
                     let group = [x, y, z];
                     let workgroup = self.fresh_globals(&[StorageClass::Workgroup])?;
+                    self.shared_roots.extend(workgroup.values().copied());
                     let mut invs = Vec::with_capacity(per_group as usize);
                     for k in 0..per_group {
                         let local = [k % lx, k / lx % ly, k / (lx * ly)];
@@ -507,6 +536,7 @@ impl<'m> Machine<'m> {
                             frames: Vec::new(),
                             globals,
                             state: State::Running,
+                            phase: 0,
                         };
                         self.builtin_inputs(&mut inv);
                         inv.frames.push(Frame {
@@ -632,6 +662,7 @@ impl<'m> Machine<'m> {
             }
             for k in waiting {
                 invs[k].state = State::Running;
+                invs[k].phase += 1;
             }
         }
     }
@@ -734,7 +765,11 @@ impl<'m> Machine<'m> {
                 Ok(Step::Next)
             }
             Op::Load => {
-                let v = match self.value(inv, inst.arg(0).unwrap_or(0)) {
+                let ptr = self.value(inv, inst.arg(0).unwrap_or(0));
+                if let Value::Pointer(p) = &ptr {
+                    self.access(inv, p, false, func_id, at, inst);
+                }
+                let v = match ptr {
                     Value::Pointer(p) => match self.memory[p.root].at(&p.path).map(Mem::value) {
                         Some(Some(c)) => Value::Const(c),
                         Some(None) => {
@@ -982,6 +1017,9 @@ impl<'m> Machine<'m> {
             Value::Const(c) => Some(c),
             _ => None,
         };
+        if inst.op() == Op::Store || inst.op() == Op::CopyMemory {
+            self.access(inv, p, true, func, at, inst);
+        }
         if c.is_none() && self.buffers.iter().any(|b| b.root == p.root) {
             self.find(
                 FindingKind::UndefinedOutput,
@@ -995,6 +1033,59 @@ impl<'m> Machine<'m> {
         if let Some(slot) = self.memory[p.root].at_mut(&p.path) {
             slot.store(c);
         }
+    }
+
+    /// Notes a plain (not atomic) access of shared memory; a race with an earlier one of
+    /// another invocation, unordered with it, is a finding and leaves the place undefined.
+    fn access(
+        &mut self,
+        inv: &Invocation,
+        p: &Pointer,
+        write: bool,
+        func: Id,
+        at: super::func::InstId,
+        inst: &Inst,
+    ) {
+        if !self.shared_roots.contains(&p.root) {
+            return;
+        }
+        let per_group = self.local_size.iter().product::<u32>();
+        let me: Accessor = (inv.number, inv.number / per_group, inv.phase);
+        let a = self.accesses.entry((p.root, p.path.clone())).or_default();
+        let other = match (a.writer, a.reader) {
+            (Some(w), _) if !ordered(w, me) => Some((w, "wrote")),
+            (_, Some(r)) if write && !ordered(r, me) => Some((r, "read")),
+            _ => None,
+        };
+        if write {
+            a.writer = Some(me);
+        } else {
+            a.reader = Some(me);
+        }
+        if let Some((o, what)) = other {
+            self.raced.insert((p.root, p.path.clone()));
+            let [x, y, z] = self.invocation_id(o.0);
+            self.find(
+                FindingKind::Race,
+                inv.number,
+                func,
+                inst.result().unwrap_or_else(|| inst.arg(0).unwrap_or(0)),
+                Some(at),
+                format!(
+                    "invocation {x},{y},{z} {what} this place with no barrier or atomics between"
+                ),
+            );
+        }
+    }
+
+    fn invocation_id(&self, k: u32) -> [u32; 3] {
+        let [lx, ly, lz] = self.local_size;
+        let per_group = lx * ly * lz;
+        let (group, local) = (k / per_group, k % per_group);
+        let [gx, gy, _] = self.groups;
+        let g = [group % gx, group / gx % gy, group / (gx * gy)];
+        let l = [local % lx, local / lx % ly, local / (lx * ly)];
+        [g[0] * lx + l[0], g[1] * ly + l[1], g[2] * lz + l[2]]
     }
 
     fn atomic(
@@ -1284,7 +1375,15 @@ impl<'m> Machine<'m> {
         };
         let mut contents: Vec<Mem> = buffers.iter().map(|_| Mem::Parts(Vec::new())).collect();
         for b in &self.buffers {
-            contents[b.input] = self.memory[b.root].clone();
+            let mut mem = self.memory[b.root].clone();
+            for (root, path) in &self.raced {
+                if *root == b.root {
+                    if let Some(m) = mem.at_mut(path) {
+                        m.store(None);
+                    }
+                }
+            }
+            contents[b.input] = mem;
             let out = &mut buffers[b.input].bytes;
             bytes
                 .write(Place::of(b.pointee), &self.memory[b.root], out, 0)

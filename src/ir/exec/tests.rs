@@ -366,3 +366,37 @@ fn specialization_constants_run_at_their_defaults() {
     assert_eq!(e.local_size, [2, 1, 1]);
     assert_eq!(words(&e.buffers[0].bytes), [10, 13, 16, 19, 5]);
 }
+
+#[test]
+fn invocations_writing_one_word_without_a_barrier_race() {
+    // Every invocation stores its id into word 0 after the barrier: nothing orders those
+    // stores, within a workgroup or across the two.
+    let body = REVERSE
+        .replace(
+            "%s = OpAccessChain %ptr_wg_u %shared %l\nOpStore %s %x\n",
+            "",
+        )
+        .replace(
+            "%sr = OpAccessChain %ptr_wg_u %shared %r\n%y = OpLoad %uint %sr\n",
+            "",
+        )
+        .replace(
+            "OpStore %p %y",
+            "%w = OpAccessChain %ptr_u %data %u0 %u0\nOpStore %w %i",
+        );
+    let e = run_text(&body, &[9, 9, 9, 9, 9, 9, 9, 9], [2, 1, 1]);
+    let races: Vec<&Finding> = e
+        .findings
+        .iter()
+        .filter(|f| f.kind == FindingKind::Race)
+        .collect();
+    assert_eq!(races.len(), 1, "{:?}", e.findings);
+    assert!(races[0].detail.contains("wrote"), "{:?}", races[0]);
+    assert_eq!(
+        e.contents[0].at(&[0, 0]),
+        Some(&Mem::Leaf(None)),
+        "a raced word is undefined"
+    );
+    // (The workgroup-memory accesses of REVERSE, ordered by its barrier, do not race:
+    // `invocations_wait_for_each_other_at_a_barrier` finds nothing.)
+}
