@@ -1,11 +1,13 @@
 //! Every `:` command, declared once: its name and aliases, how its arguments read, what `Tab`
-//! completes after it and its help. `Action`'s parsing, the help screen and the prompt's
-//! completion read this table; key actions (`step-next`, `click`…) are commands too, listed
-//! without help of their own (the key map says what their keys do).
+//! completes after it and its help; and the default keys (`KEYS`), each naming the command it
+//! runs and saying once what it does. `Action`'s parsing, the help screen, the key map and the
+//! prompt's completion read these tables; key actions (`step-next`, `click`…) are commands
+//! too, listed without help of their own (their keys say what they do).
 
 use std::path::PathBuf;
 
 use super::action::{on_off, Action, SplitTo, ViewMode};
+use super::keymap::Context;
 
 /// What `Tab` completes after a command's name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -848,3 +850,189 @@ pub static COMMANDS: &[Command] = &[
         parse: |cmd, arg| cell(cmd, arg).map(|(c, r)| Action::WheelDown(c, r)),
     },
 ];
+
+/// Default keys: in `contexts`, each of `keys` runs `command` (a command line, read by the
+/// table above). One row per thing done, so its text is written once; the help lists the
+/// rows of each context in this order, the keys of a row together.
+pub struct DefaultKeys {
+    pub contexts: &'static [Context],
+    pub keys: &'static [&'static str],
+    pub command: &'static str,
+    pub help: &'static str,
+}
+
+const fn keys(
+    context: &'static [Context],
+    keys: &'static [&'static str],
+    command: &'static str,
+    help: &'static str,
+) -> DefaultKeys {
+    DefaultKeys {
+        contexts: context,
+        keys,
+        command,
+        help,
+    }
+}
+
+/// The default key map. Context-specific bindings win over global ones.
+pub static KEYS: &[DefaultKeys] =
+    {
+        use Context::{
+            Code, Diagnostics, Global, Help, Link, Passes, Popup, Prompt, Shaders, Values,
+        };
+        &[
+        keys(&[Global], &["q", "<C-c>"], "quit", "quit (asks first while a bisect runs)"),
+        keys(&[Global], &["?"], "help", "show or hide this help"),
+        keys(&[Global], &[":"], "command-line", "command line (:step :diff :func :write …)"),
+        keys(&[Global], &["/"], "search-prompt", "search the code pane"),
+        keys(&[Global], &["n"], "find-next", "next search match"),
+        keys(&[Global], &["N"], "find-prev", "previous search match"),
+        keys(&[Global], &["<Tab>"], "focus", "focus shaders / pass list / code / diagnostics"),
+        keys(&[Global], &["J", "<C-n>"], "step-next", "next step"),
+        keys(&[Global], &["K", "<C-p>"], "step-prev", "previous step"),
+        keys(&[Global], &["m"], "mark", "mark the selected step as diff base"),
+        keys(&[Global], &["d"], "view diff", "diff selected step against base"),
+        keys(&[Global], &["D"], "view split", "diff side by side"),
+        keys(&[Global], &["i"], "view ir", "IR text view"),
+        keys(&[Global], &["s"], "view spirv", "SPIR-V disassembly view"),
+        keys(&[Global], &["t"], "toggle-text", "toggle IR / SPIR-V text (in diffs too)"),
+        keys(&[Global], &["}"], "next-hunk", "next change"),
+        keys(&[Global], &["{"], "prev-hunk", "previous change"),
+        keys(&[Global], &["r"], "ignore-renumbering", "diffs: ignore renumbered ids"),
+        keys(&[Global], &["H"], "hide-unchanged", "hide steps that changed nothing"),
+        keys(&[Global], &["f"], "func-at-cursor", "only the function at the cursor / all"),
+        keys(&[Global], &["]"], "next-input", "next shader"),
+        keys(&[Global], &["["], "prev-input", "previous shader"),
+        keys(
+            &[Global],
+            &["p"],
+            "diff-prev",
+            "diff against this step of the previous run (after a reload)",
+        ),
+        keys(
+            &[Global],
+            &["("],
+            "compare-step -1",
+            "compared pipeline: diff against its step before",
+        ),
+        keys(
+            &[Global],
+            &[")"],
+            "compare-step 1",
+            "compared pipeline: diff against its next step",
+        ),
+        keys(&[Global], &[">"], "scroll-right", "scroll the code right"),
+        keys(&[Global], &["<lt>"], "scroll-left", "scroll the code left"),
+        keys(&[Global], &["R"], "reload", "reload inputs from disk"),
+        keys(&[Global], &["+"], "split +4", "widen the left column (or drag its edge)"),
+        keys(&[Global], &["-"], "split -4", "narrow the left column"),
+        keys(&[Global], &["<C-d>", "<PageDown>"], "page-down", "page down"),
+        keys(&[Global], &["<C-u>", "<PageUp>"], "page-up", "page up"),
+        keys(&[Global], &["g", "<Home>"], "top", "top"),
+        keys(&[Global], &["G", "<End>"], "bottom", "bottom"),
+        keys(&[Global], &["j", "<Down>"], "down 1", "down"),
+        keys(&[Global], &["k", "<Up>"], "up 1", "up"),
+        keys(&[Passes], &["<Enter>"], "first-change", "first change of this pass"),
+        keys(&[Code], &["l", "<Right>"], "next-token", "select next id on the line"),
+        keys(&[Code], &["h", "<Left>"], "prev-token", "select previous id on the line"),
+        keys(&[Code], &["<Enter>"], "definition", "go to the definition of the selected id"),
+        keys(
+            &[Code],
+            &["u"],
+            "uses",
+            "uses of the selected id: listed below, n/N walk them",
+        ),
+        keys(&[Code], &["y"], "history", "history of the selected id across the passes"),
+        // `o` for op: J and K step in every pane, as the status bar and help say.
+        keys(&[Code], &["o"], "op-info", "the op table's entry for this line's op"),
+        keys(&[Shaders], &["<Enter>"], "focus", "show this shader's passes"),
+        keys(
+            &[Shaders],
+            &["/"],
+            "filter-prompt",
+            "list only the shaders named like what is typed (Esc: all)",
+        ),
+        keys(
+            &[Global],
+            &["L"],
+            "link",
+            "link view: the stage interface table (--pipeline)",
+        ),
+        keys(
+            &[Global],
+            &["P"],
+            "pressure",
+            "pressure gutter: live components after each line (Enter on the ▲ peak: what is live)",
+        ),
+        keys(
+            &[Global],
+            &["S"],
+            "source",
+            "source pane: the source line of the instruction at the cursor",
+        ),
+        keys(
+            &[Global],
+            &["e"],
+            "edit",
+            "open $EDITOR at the source line of the instruction at the cursor",
+        ),
+        keys(
+            &[Global],
+            &["c"],
+            "source-caller",
+            "source pane: the line inlined code was called from (again: further out)",
+        ),
+        keys(
+            &[Link],
+            &["<Enter>"],
+            "link-jump writer",
+            "jump to the variable in the earlier stage (writer)",
+        ),
+        keys(
+            &[Link],
+            &["o"],
+            "link-jump reader",
+            "jump to the variable in the later stage (reader)",
+        ),
+        keys(
+            &[Diagnostics],
+            &["<Enter>"],
+            "goto-diagnostic",
+            "go to the instruction it is about",
+        ),
+        keys(
+            &[Values],
+            &["<Enter>"],
+            "value-goto",
+            "go to the use, or to the step with the value selected",
+        ),
+        keys(&[Values], &["x"], "value-close", "close the list"),
+        keys(&[Global], &["<Esc>"], "cancel", "clear the search and the message"),
+        keys(&[Help], &["<Esc>", "q", "?"], "help", "close the help"),
+        keys(&[Popup], &["<Esc>", "q", "o", "<Enter>"], "close-popup", "close the box"),
+        keys(&[Prompt], &["<Enter>"], "prompt-submit", "run the command or search"),
+        keys(&[Prompt], &["<Esc>", "<C-c>"], "prompt-cancel", "leave the prompt"),
+        keys(&[Prompt], &["<Up>"], "prompt-history-prev", "the command before (history)"),
+        keys(&[Prompt], &["<Down>"], "prompt-history-next", "the command after (history)"),
+        keys(
+            &[Prompt],
+            &["<Tab>"],
+            "prompt-complete",
+            "complete: commands, pass names, steps, presets, shaders",
+        ),
+        keys(
+            &[Prompt],
+            &["<BS>"],
+            "prompt-backspace",
+            "delete the last character (leaves when empty)",
+        ),
+        // The help and information boxes scroll alike.
+        keys(&[Help, Popup], &["j", "<Down>"], "down 1", "scroll down"),
+        keys(&[Help, Popup], &["k", "<Up>"], "up 1", "scroll up"),
+        keys(&[Help, Popup], &["<C-d>", "<PageDown>"], "page-down", "page down"),
+        keys(&[Help, Popup], &["<C-u>", "<PageUp>"], "page-up", "page up"),
+        keys(&[Help, Popup], &["g", "<Home>"], "top", "to the top"),
+        keys(&[Help, Popup], &["G", "<End>"], "bottom", "to the end"),
+    ]
+    };
