@@ -186,6 +186,7 @@ fn the_tui_names_the_step_that_crashes_the_driver_and_keeps_running() {
     app.settle();
     let msg = app
         .state
+        .status
         .message
         .as_ref()
         .map(|m| m.text.clone())
@@ -200,7 +201,7 @@ fn the_tui_names_the_step_that_crashes_the_driver_and_keeps_running() {
     // Still running: it takes the next action.
     app.handle(AppEvent::Action(Action::BisectRun(None)));
     app.settle();
-    assert!(app.state.message.is_some());
+    assert!(app.state.status.message.is_some());
 }
 
 /// Writes an executable shell script `name` into `dir`.

@@ -388,6 +388,7 @@ fn the_tui_reduces_for_what_the_bisect_found_and_opens_the_result() {
     app.handle(AppEvent::Action(Action::Reduce(None)));
     let msg = app
         .state
+        .status
         .message
         .as_ref()
         .map(|m| m.text.clone())
@@ -399,6 +400,7 @@ fn the_tui_reduces_for_what_the_bisect_found_and_opens_the_result() {
     app.settle();
     let msg = app
         .state
+        .status
         .message
         .as_ref()
         .map(|m| m.text.clone())
@@ -420,7 +422,12 @@ fn the_tui_reduces_for_what_the_bisect_found_and_opens_the_result() {
     // The reduced shader's step against the original's same step: most lines are gone.
     app.handle(AppEvent::Action(Action::DiffInput(None)));
     let key = app.state.panel.key.clone().expect("a diff is shown");
-    assert_eq!(key.against.0, Against::Input(0), "{:?}", app.state.message);
+    assert_eq!(
+        key.against.0,
+        Against::Input(0),
+        "{:?}",
+        app.state.status.message
+    );
     match &app.state.panel.rows {
         Rows::Diff { added, removed, .. } => {
             assert!(*removed > 5 * *added.max(&1), "+{added} -{removed}")
@@ -428,6 +435,6 @@ fn the_tui_reduces_for_what_the_bisect_found_and_opens_the_result() {
         Rows::Text { .. } => panic!("no diff shown"),
     }
     app.handle(AppEvent::Action(Action::DiffInput(Some("off".into()))));
-    assert_eq!(app.state.against, Against::Steps);
+    assert_eq!(app.state.diff.against, Against::Steps);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -488,7 +488,7 @@ fn prompt_history_is_kept_across_runs() {
     for a in [Action::CommandLine, Action::PromptHistory(true)] {
         app.handle(AppEvent::Action(a));
     }
-    assert_eq!(app.state.mode, Mode::Command("step verify".into()));
+    assert_eq!(app.state.prompt.mode, Mode::Command("step verify".into()));
     // A command run now is there for the next run.
     app.handle(AppEvent::Action(Action::PromptCancel));
     app.handle(AppEvent::Action(Action::CommandLine));
@@ -502,7 +502,7 @@ fn prompt_history_is_kept_across_runs() {
     for a in [Action::CommandLine, Action::PromptHistory(true)] {
         app.handle(AppEvent::Action(a));
     }
-    assert_eq!(app.state.mode, Mode::Command("view diff".into()));
+    assert_eq!(app.state.prompt.mode, Mode::Command("view diff".into()));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

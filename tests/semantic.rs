@@ -71,6 +71,7 @@ fn bisect_run_in_the_tui_selects_and_marks_the_step() {
     assert_eq!(s.step, 3, "the first differing step is selected");
     assert!(s.step_has_errors(3), "and marked in the pass list");
     let msg = s
+        .status
         .message
         .as_ref()
         .map(|m| m.text.clone())

@@ -151,7 +151,7 @@ fn app() -> App {
         false,
     );
     assert_eq!(app.state.docs[0].requested, 1);
-    app.state.message = None;
+    app.state.status.message = None;
     app
 }
 
@@ -192,7 +192,7 @@ fn the_first_steps_show_while_the_run_goes_on() {
     assert!(app.state.run_under_way(), "not done until the run is");
     // :bisect waits for the whole run.
     app.handle(AppEvent::Action(Action::Bisect));
-    let said = app.state.message.as_ref().map(|m| m.text.clone());
+    let said = app.state.status.message.as_ref().map(|m| m.text.clone());
     assert!(
         said.as_deref()
             .is_some_and(|m| m.contains("still under way")),
@@ -280,7 +280,7 @@ fn a_compared_pipeline_that_cannot_run_leaves_no_run_awaited() {
     let doc = &app.state.docs[0];
     assert_eq!(doc.compare_answered, doc.compare_requested);
     assert!(app.state.compare.spec.is_none());
-    let said = app.state.message.as_ref().map(|m| m.text.clone());
+    let said = app.state.status.message.as_ref().map(|m| m.text.clone());
     assert!(
         said.as_deref()
             .is_some_and(|m| m.contains("unknown preset 'no-such-preset'")),

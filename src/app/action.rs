@@ -1,5 +1,6 @@
 //! `Action`: the only way state changes. It parses from and prints as the `:` command syntax,
-//! so key maps, the command line and replay scripts share one vocabulary.
+//! as the command table (`commands`) says, so key maps, the command line and replay scripts
+//! share one vocabulary.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -339,7 +340,7 @@ pub(super) fn on_off(arg: Option<&str>) -> Result<Option<bool>, String> {
     }
 }
 
-fn on_off_text(v: &Option<bool>) -> &'static str {
+pub(super) fn on_off_text(v: Option<bool>) -> &'static str {
     match v {
         None => "",
         Some(true) => " on",
@@ -348,107 +349,18 @@ fn on_off_text(v: &Option<bool>) -> &'static str {
 }
 
 impl fmt::Display for Action {
+    /// The command line the command table gives the action; what is not a command is shown
+    /// as what it is, for logs.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Action::Quit => write!(f, "quit"),
-            Action::Help => write!(f, "help"),
-            Action::Focus => write!(f, "focus"),
-            Action::Up(n) => write!(f, "up {n}"),
-            Action::Down(n) => write!(f, "down {n}"),
-            Action::PageUp => write!(f, "page-up"),
-            Action::PageDown => write!(f, "page-down"),
-            Action::Top => write!(f, "top"),
-            Action::Bottom => write!(f, "bottom"),
-            Action::Left => write!(f, "left"),
-            Action::Right => write!(f, "right"),
-            Action::StepNext => write!(f, "step-next"),
-            Action::StepPrev => write!(f, "step-prev"),
-            Action::Step(s) => write!(f, "step {s}"),
-            Action::Mark => write!(f, "mark"),
-            Action::Diff(None) => write!(f, "diff"),
-            Action::Diff(Some((a, b))) => write!(f, "diff {a} {b}"),
-            Action::View(m) => write!(f, "view {}", m.name()),
-            Action::ToggleText => write!(f, "toggle-text"),
-            Action::HideUnchanged(v) => write!(f, "hide-unchanged{}", on_off_text(v)),
-            Action::IgnoreRenumbering(v) => write!(f, "ignore-renumbering{}", on_off_text(v)),
-            Action::NextHunk => write!(f, "next-hunk"),
-            Action::PrevHunk => write!(f, "prev-hunk"),
-            Action::Find(t) => write!(f, "find {t}"),
-            Action::FindNext => write!(f, "find-next"),
-            Action::FindPrev => write!(f, "find-prev"),
-            Action::Func(None) => write!(f, "func"),
-            Action::Func(Some(n)) => write!(f, "func {n}"),
-            Action::FuncAtCursor => write!(f, "func-at-cursor"),
-            Action::Goto(n) => write!(f, "goto {n}"),
-            Action::NextToken => write!(f, "next-token"),
-            Action::PrevToken => write!(f, "prev-token"),
-            Action::Definition => write!(f, "definition"),
-            Action::Uses => write!(f, "uses"),
-            Action::History => write!(f, "history"),
-            Action::Lost => write!(f, "lost"),
-            Action::ValueGoto => write!(f, "value-goto"),
-            Action::ValueClose => write!(f, "value-close"),
-            Action::Cancel => write!(f, "cancel"),
-            Action::ClosePopup => write!(f, "close-popup"),
-            // By code point: a space would not survive the command's trimming.
-            Action::PromptInsert(c) => write!(f, "prompt-insert {}", *c as u32),
-            Action::PromptBackspace => write!(f, "prompt-backspace"),
-            Action::PromptSubmit => write!(f, "prompt-submit"),
-            Action::PromptCancel => write!(f, "prompt-cancel"),
-            Action::PromptHistory(true) => write!(f, "prompt-history-prev"),
-            Action::PromptHistory(false) => write!(f, "prompt-history-next"),
-            Action::PromptComplete => write!(f, "prompt-complete"),
-            Action::Click(c, r) => write!(f, "click {c} {r}"),
-            Action::Drag(c, r) => write!(f, "drag {c} {r}"),
-            Action::Split(SplitTo::Default) => write!(f, "split"),
-            Action::Split(SplitTo::At(n)) => write!(f, "split {n}"),
-            Action::Split(SplitTo::By(n)) => write!(f, "split {n:+}"),
-            Action::WheelUp(c, r) => write!(f, "wheel-up {c} {r}"),
-            Action::WheelDown(c, r) => write!(f, "wheel-down {c} {r}"),
-            // Not a command: shown as what it is, for logs.
             Action::Answer(_) => write!(f, "answer"),
             Action::Disk(facts) => write!(f, "disk ({} paths)", facts.len()),
             Action::Resize(w, h) => write!(f, "resize {w}x{h}"),
-            Action::FirstChange => write!(f, "first-change"),
-            Action::Write(p, false) => write!(f, "write {}", p.display()),
-            Action::Write(p, true) => write!(f, "write! {}", p.display()),
-            Action::Reload => write!(f, "reload"),
-            Action::NextInput => write!(f, "next-input"),
-            Action::PrevInput => write!(f, "prev-input"),
-            Action::Shader(n) => write!(f, "shader {n}"),
-            Action::DiffPrev => write!(f, "diff-prev"),
-            Action::DiffInput(None) => write!(f, "diff-input"),
-            Action::DiffInput(Some(name)) => write!(f, "diff-input {name}"),
-            Action::LinkView => write!(f, "link"),
-            Action::SourcePane(v) => write!(f, "source{}", on_off_text(v)),
-            Action::Bands(v) => write!(f, "bands{}", on_off_text(v)),
-            Action::Pressure(v) => write!(f, "pressure{}", on_off_text(v)),
-            Action::CostPane => write!(f, "cost"),
-            Action::Live => write!(f, "live"),
-            Action::Peak => write!(f, "peak"),
-            Action::Sources => write!(f, "sources"),
-            Action::EditSource => write!(f, "edit"),
-            Action::SourceCaller => write!(f, "source-caller"),
-            Action::LinkJump(false) => write!(f, "link-jump writer"),
-            Action::LinkJump(true) => write!(f, "link-jump reader"),
-            Action::ScrollRight => write!(f, "scroll-right"),
-            Action::ScrollLeft => write!(f, "scroll-left"),
-            Action::OpInfo => write!(f, "op-info"),
-            Action::Messages => write!(f, "messages"),
-            Action::GotoDiagnostic => write!(f, "goto-diagnostic"),
-            Action::Bisect => write!(f, "bisect"),
-            Action::Compare(Some(spec)) => write!(f, "compare {spec}"),
-            Action::Compare(None) => write!(f, "compare off"),
-            Action::CompareStep(n) => write!(f, "compare-step {n}"),
-            Action::BisectRun(None) => write!(f, "bisect run"),
-            Action::BisectRun(Some(p)) => write!(f, "bisect run {}", p.display()),
-            Action::Reduce(None) => write!(f, "reduce"),
-            Action::Reduce(Some(p)) => write!(f, "reduce {p}"),
-            Action::CommandLine => write!(f, "command-line"),
-            Action::SearchPrompt => write!(f, "search-prompt"),
-            Action::FilterPrompt => write!(f, "filter-prompt"),
-            Action::Filter(t) if t.is_empty() => write!(f, "filter"),
-            Action::Filter(t) => write!(f, "filter {t}"),
+            // Every other action is a command's (a test checks each).
+            action => match super::commands::command_line(action) {
+                Some(line) => f.write_str(&line),
+                None => write!(f, "{action:?}"),
+            },
         }
     }
 }
@@ -469,7 +381,7 @@ impl FromStr for Action {
             return Err("empty command".into());
         }
         match super::commands::find(cmd) {
-            Some(command) => (command.parse)(cmd, arg),
+            Some(command) => command.parse(cmd, arg),
             None => match cmd.parse::<usize>() {
                 Ok(n) => Ok(Action::Goto(n)),
                 Err(_) => Err(format!("unknown command ':{cmd}' (press ? for help)")),
@@ -589,6 +501,28 @@ mod command_table_tests {
             }
         }
         assert!(usages > 35, "only {usages} usages");
+    }
+
+    /// `Display` is the table's: each bare command's action prints as its name, and every
+    /// default key's action prints as a command line that reads back as it.
+    #[test]
+    fn actions_print_as_their_commands_line() {
+        use crate::app::commands::{Form, KEYS};
+        for command in COMMANDS {
+            if let Form::Bare(action) = &command.form {
+                assert_eq!(action.to_string(), command.name);
+            }
+        }
+        for row in KEYS {
+            let action: Action = row.command.parse().unwrap();
+            assert_eq!(action.to_string().parse::<Action>(), Ok(action));
+        }
+        assert_eq!(Action::Up(1).to_string(), "up 1");
+        assert_eq!(
+            Action::Write(PathBuf::from("o.spv"), true).to_string(),
+            "write! o.spv"
+        );
+        assert_eq!(Action::Resize(80, 24).to_string(), "resize 80x24");
     }
 
     /// Names and aliases are found, and no spelling names two commands.

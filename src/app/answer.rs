@@ -162,7 +162,7 @@ pub(super) fn compared_run(s: &mut State, done: Done) {
                 // First the final outputs: ours against theirs.
                 s.compare.base = Some(n.saturating_sub(1));
                 s.step = s.step_count().saturating_sub(1);
-                s.against = Against::Steps;
+                s.diff.against = Against::Steps;
                 if !matches!(s.view, ViewMode::Diff | ViewMode::Split) {
                     s.view = ViewMode::Diff;
                 }
@@ -210,10 +210,10 @@ pub(super) fn bisect(
                 if let Some(run) = s.docs[doc].run.as_ref() {
                     let steps = crate::pipeline::semantic::pass_steps(run);
                     if let Some(k) = steps.iter().position(|&x| x == i) {
-                        s.last_found = Some((doc, generation, k, "invalid"));
+                        s.bisect.last_found = Some((doc, generation, k, "invalid"));
                     }
                 }
-                s.found.insert((doc, generation, i), diags);
+                s.bisect.found.insert((doc, generation, i), diags);
                 if doc == s.doc {
                     s.step = i;
                     s.diags.cursor = 0;
@@ -278,20 +278,20 @@ pub(super) fn bisect_run(
                         Finding::Hangs => "hangs the driver",
                     };
                     let diag = Diagnostic::new(Severity::Error, format!("{how}: {}", d.what));
-                    s.found.insert((doc, generation, step), vec![diag]);
+                    s.bisect.found.insert((doc, generation, step), vec![diag]);
                     let property = match d.finding {
                         Finding::Differs => Some("differs"),
                         Finding::Crashes | Finding::Hangs => Some("crash"),
                         Finding::Fails => None,
                     };
                     if let (Some(p), true) = (property, doc == s.doc) {
-                        s.last_found = Some((doc, generation, d.pass_index, p));
+                        s.bisect.last_found = Some((doc, generation, d.pass_index, p));
                     }
                     if doc == s.doc {
                         s.step = step;
-                        s.base = None;
+                        s.diff.base = None;
                         s.compare.base = None;
-                        s.against = Against::Steps;
+                        s.diff.against = Against::Steps;
                         s.diags.cursor = 0;
                         if !matches!(s.view, ViewMode::Diff | ViewMode::Split) {
                             s.view = ViewMode::Diff;

@@ -1,11 +1,13 @@
 //! Every `:` command, declared once: its name and aliases, how its arguments read, what `Tab`
-//! completes after it and its help. `Action`'s parsing, the help screen and the prompt's
-//! completion read this table; key actions (`step-next`, `click`…) are commands too, listed
-//! without help of their own (the key map says what their keys do).
+//! completes after it and its help; and the default keys (`KEYS`), each naming the command it
+//! runs and saying once what it does. `Action`'s parsing and printing, the help screen, the key
+//! map and the prompt's completion read these tables; key actions (`step-next`, `click`…) are
+//! commands too, listed without help of their own (their keys say what they do).
 
 use std::path::PathBuf;
 
-use super::action::{on_off, Action, SplitTo, ViewMode};
+use super::action::{on_off, on_off_text, Action, SplitTo, ViewMode};
+use super::keymap::Context;
 
 /// What `Tab` completes after a command's name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,8 +33,20 @@ pub struct Command {
     /// Its forms and what each does, for the help (none: a key action).
     pub usage: &'static [(&'static str, &'static str)],
     pub complete: Complete,
-    /// The action, from the name as typed and the rest of the line.
-    pub parse: fn(&str, Option<&str>) -> Result<Action, String>,
+    pub form: Form,
+}
+
+/// How a command's arguments read, and print back.
+pub enum Form {
+    /// It takes no argument: it is always this action.
+    Bare(Action),
+    Args {
+        /// The action, from the name as typed and the rest of the line.
+        parse: fn(&str, Option<&str>) -> Result<Action, String>,
+        /// What follows the name in the command line for `action`, when it is one of this
+        /// command's (arguments after a space, or `!` for `write!`); `None` when it is not.
+        print: fn(&Action) -> Option<String>,
+    },
 }
 
 impl Command {
@@ -40,6 +54,32 @@ impl Command {
     pub fn is_key_action(&self) -> bool {
         self.usage.is_empty()
     }
+
+    /// The action the command line `cmd ARG` stands for (`cmd`: this command's name or an
+    /// alias, as typed).
+    pub fn parse(&self, cmd: &str, arg: Option<&str>) -> Result<Action, String> {
+        match &self.form {
+            Form::Bare(action) => match arg {
+                None => Ok(action.clone()),
+                Some(x) => Err(format!(":{cmd} takes no argument (got '{x}')")),
+            },
+            Form::Args { parse, .. } => parse(cmd, arg),
+        }
+    }
+
+    /// `action` as this command's line, when it is one of this command's.
+    pub fn print(&self, action: &Action) -> Option<String> {
+        let rest = match &self.form {
+            Form::Bare(a) => (a == action).then(String::new)?,
+            Form::Args { print, .. } => print(action)?,
+        };
+        Some(format!("{}{rest}", self.name))
+    }
+}
+
+/// The command line that stands for `action`, if a command does.
+pub fn command_line(action: &Action) -> Option<String> {
+    COMMANDS.iter().find_map(|c| c.print(action))
 }
 
 /// The command spelled `name` (its name or an alias).
@@ -54,14 +94,6 @@ fn count(arg: Option<&str>) -> Result<usize, String> {
     arg.map_or(Ok(1), |a| {
         a.parse().map_err(|_| format!("'{a}' is not a count"))
     })
-}
-
-/// `a`, for a command that takes no argument.
-fn no_arg(cmd: &str, arg: Option<&str>, a: Action) -> Result<Action, String> {
-    match arg {
-        None => Ok(a),
-        Some(x) => Err(format!(":{cmd} takes no argument (got '{x}')")),
-    }
 }
 
 /// The column and row a pointer command takes.
@@ -88,10 +120,16 @@ pub static COMMANDS: &[Command] = &[
             "select a step by number or pass name",
         )],
         complete: Complete::Steps,
-        parse: |_cmd, arg| Ok(Action::Step(
-            arg.ok_or(":step needs a step number or pass name")?
-                .parse()?,
-        )),
+        form: Form::Args {
+            parse: |_cmd, arg| Ok(Action::Step(
+                arg.ok_or(":step needs a step number or pass name")?
+                    .parse()?,
+            )),
+            print: |a| match a {
+                Action::Step(s) => Some(format!(" {s}")),
+                _ => None,
+            },
+        },
     },
     Command {
         name: "diff",
@@ -101,15 +139,22 @@ pub static COMMANDS: &[Command] = &[
             "compare step A with step B (bN: step N of the compared pipeline)",
         )],
         complete: Complete::Steps,
-        parse: |_cmd, arg| match arg {
-            None => Ok(Action::Diff(None)),
-            Some(a) => {
-                let parts: Vec<&str> = a.split_whitespace().collect();
-                match parts.as_slice() {
-                    [x, y] => Ok(Action::Diff(Some((x.parse()?, y.parse()?)))),
-                    _ => Err(":diff takes two steps (`:diff 2 5`) or none".into()),
+        form: Form::Args {
+            parse: |_cmd, arg| match arg {
+                None => Ok(Action::Diff(None)),
+                Some(a) => {
+                    let parts: Vec<&str> = a.split_whitespace().collect();
+                    match parts.as_slice() {
+                        [x, y] => Ok(Action::Diff(Some((x.parse()?, y.parse()?)))),
+                        _ => Err(":diff takes two steps (`:diff 2 5`) or none".into()),
+                    }
                 }
-            }
+            },
+            print: |a| match a {
+                Action::Diff(None) => Some(String::new()),
+                Action::Diff(Some((x, y))) => Some(format!(" {x} {y}")),
+                _ => None,
+            },
         },
     },
     Command {
@@ -120,12 +165,19 @@ pub static COMMANDS: &[Command] = &[
             "run a second pipeline beside this one; diff the outputs (:compare off)",
         )],
         complete: Complete::Presets,
-        parse: |_cmd, arg| match arg.map(str::trim) {
-            Some("off") => Ok(Action::Compare(None)),
-            Some(spec) if !spec.is_empty() => Ok(Action::Compare(Some(spec.to_string()))),
-            _ => {
-                Err(":compare needs a preset, a pass list or 'spirv-opt FLAGS' (or off)".into())
-            }
+        form: Form::Args {
+            parse: |_cmd, arg| match arg.map(str::trim) {
+                Some("off") => Ok(Action::Compare(None)),
+                Some(spec) if !spec.is_empty() => Ok(Action::Compare(Some(spec.to_string()))),
+                _ => {
+                    Err(":compare needs a preset, a pass list or 'spirv-opt FLAGS' (or off)".into())
+                }
+            },
+            print: |a| match a {
+                Action::Compare(Some(spec)) => Some(format!(" {spec}")),
+                Action::Compare(None) => Some(" off".into()),
+                _ => None,
+            },
         },
     },
     Command {
@@ -136,12 +188,18 @@ pub static COMMANDS: &[Command] = &[
             "IR text, disassembly, unified or side-by-side diff",
         )],
         complete: Complete::View,
-        parse: |_cmd, arg| match arg {
-            Some("ir") => Ok(Action::View(ViewMode::Ir)),
-            Some("spirv") => Ok(Action::View(ViewMode::Spirv)),
-            Some("diff") => Ok(Action::View(ViewMode::Diff)),
-            Some("split") => Ok(Action::View(ViewMode::Split)),
-            _ => Err(":view takes ir, spirv, diff or split".into()),
+        form: Form::Args {
+            parse: |_cmd, arg| match arg {
+                Some("ir") => Ok(Action::View(ViewMode::Ir)),
+                Some("spirv") => Ok(Action::View(ViewMode::Spirv)),
+                Some("diff") => Ok(Action::View(ViewMode::Diff)),
+                Some("split") => Ok(Action::View(ViewMode::Split)),
+                _ => Err(":view takes ir, spirv, diff or split".into()),
+            },
+            print: |a| match a {
+                Action::View(m) => Some(format!(" {}", m.name())),
+                _ => None,
+            },
         },
     },
     Command {
@@ -152,9 +210,16 @@ pub static COMMANDS: &[Command] = &[
             "show one function across all steps (:func alone: all)",
         )],
         complete: Complete::Nothing,
-        parse: |_cmd, arg| Ok(Action::Func(
-            arg.map(|a| a.trim_start_matches('%').to_string()),
-        )),
+        form: Form::Args {
+            parse: |_cmd, arg| Ok(Action::Func(
+                arg.map(|a| a.trim_start_matches('%').to_string()),
+            )),
+            print: |a| match a {
+                Action::Func(None) => Some(String::new()),
+                Action::Func(Some(n)) => Some(format!(" {n}")),
+                _ => None,
+            },
+        },
     },
     Command {
         name: "find",
@@ -164,9 +229,15 @@ pub static COMMANDS: &[Command] = &[
             "search (like /)",
         )],
         complete: Complete::Nothing,
-        parse: |_cmd, arg| Ok(Action::Find(
-            arg.ok_or(":find needs text to search for")?.to_string(),
-        )),
+        form: Form::Args {
+            parse: |_cmd, arg| Ok(Action::Find(
+                arg.ok_or(":find needs text to search for")?.to_string(),
+            )),
+            print: |a| match a {
+                Action::Find(t) => Some(format!(" {t}")),
+                _ => None,
+            },
+        },
     },
     Command {
         name: "goto",
@@ -176,12 +247,18 @@ pub static COMMANDS: &[Command] = &[
             "go to line N (also :N)",
         )],
         complete: Complete::Nothing,
-        parse: |_cmd, arg| {
-            let a = arg.ok_or(":goto needs a line number")?;
-            let n: usize = a
-                .parse()
-                .map_err(|_| format!("'{a}' is not a line number"))?;
-            Ok(Action::Goto(n))
+        form: Form::Args {
+            parse: |_cmd, arg| {
+                let a = arg.ok_or(":goto needs a line number")?;
+                let n: usize = a
+                    .parse()
+                    .map_err(|_| format!("'{a}' is not a line number"))?;
+                Ok(Action::Goto(n))
+            },
+            print: |a| match a {
+                Action::Goto(n) => Some(format!(" {n}")),
+                _ => None,
+            },
         },
     },
     Command {
@@ -192,7 +269,13 @@ pub static COMMANDS: &[Command] = &[
             "list only steps that changed something",
         )],
         complete: Complete::OnOff,
-        parse: |_cmd, arg| Ok(Action::HideUnchanged(on_off(arg)?)),
+        form: Form::Args {
+            parse: |_cmd, arg| Ok(Action::HideUnchanged(on_off(arg)?)),
+            print: |a| match a {
+                Action::HideUnchanged(v) => Some(on_off_text(*v).into()),
+                _ => None,
+            },
+        },
     },
     Command {
         name: "ignore-renumbering",
@@ -202,7 +285,13 @@ pub static COMMANDS: &[Command] = &[
             "diffs hide lines that only renumber ids",
         )],
         complete: Complete::OnOff,
-        parse: |_cmd, arg| Ok(Action::IgnoreRenumbering(on_off(arg)?)),
+        form: Form::Args {
+            parse: |_cmd, arg| Ok(Action::IgnoreRenumbering(on_off(arg)?)),
+            print: |a| match a {
+                Action::IgnoreRenumbering(v) => Some(on_off_text(*v).into()),
+                _ => None,
+            },
+        },
     },
     Command {
         name: "write",
@@ -212,10 +301,17 @@ pub static COMMANDS: &[Command] = &[
             "write the selected step as a SPIR-V binary (lifted out of the dialect); ! replaces a file",
         )],
         complete: Complete::Nothing,
-        parse: |cmd, arg| Ok(Action::Write(
-            PathBuf::from(arg.ok_or(":write needs a file path")?),
-            cmd.ends_with('!'),
-        )),
+        form: Form::Args {
+            parse: |cmd, arg| Ok(Action::Write(
+                PathBuf::from(arg.ok_or(":write needs a file path")?),
+                cmd.ends_with('!'),
+            )),
+            print: |a| match a {
+                Action::Write(p, false) => Some(format!(" {}", p.display())),
+                Action::Write(p, true) => Some(format!("! {}", p.display())),
+                _ => None,
+            },
+        },
     },
     Command {
         name: "mark",
@@ -225,7 +321,7 @@ pub static COMMANDS: &[Command] = &[
             "use the selected step as diff base",
         )],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::Mark),
+        form: Form::Bare(Action::Mark),
     },
     Command {
         name: "bisect",
@@ -239,13 +335,21 @@ pub static COMMANDS: &[Command] = &[
             "run the shader after every step (Vulkan; buffers from FILE); select the first that computes otherwise",
         )],
         complete: Complete::Nothing,
-        parse: |_cmd, arg| match arg.map(str::trim) {
-            None | Some("") => Ok(Action::Bisect),
-            Some("run") => Ok(Action::BisectRun(None)),
-            Some(a) if a.starts_with("run ") => Ok(Action::BisectRun(Some(PathBuf::from(
-                a["run ".len()..].trim(),
-            )))),
-            Some(other) => Err(format!(":bisect takes nothing or run, not '{other}'")),
+        form: Form::Args {
+            parse: |_cmd, arg| match arg.map(str::trim) {
+                None | Some("") => Ok(Action::Bisect),
+                Some("run") => Ok(Action::BisectRun(None)),
+                Some(a) if a.starts_with("run ") => Ok(Action::BisectRun(Some(PathBuf::from(
+                    a["run ".len()..].trim(),
+                )))),
+                Some(other) => Err(format!(":bisect takes nothing or run, not '{other}'")),
+            },
+            print: |a| match a {
+                Action::Bisect => Some(String::new()),
+                Action::BisectRun(None) => Some(" run".into()),
+                Action::BisectRun(Some(p)) => Some(format!(" run {}", p.display())),
+                _ => None,
+            },
         },
     },
     Command {
@@ -256,10 +360,17 @@ pub static COMMANDS: &[Command] = &[
             "the smallest shader still showing what the bisect found (or invalid|differs|crash|fails at this step, or 'COMMAND'); Esc stops",
         )],
         complete: Complete::Nothing,
-        parse: |_cmd, arg| Ok(Action::Reduce(
-            arg.map(|a| a.trim().trim_matches('\'').to_string())
-                .filter(|a| !a.is_empty()),
-        )),
+        form: Form::Args {
+            parse: |_cmd, arg| Ok(Action::Reduce(
+                arg.map(|a| a.trim().trim_matches('\'').to_string())
+                    .filter(|a| !a.is_empty()),
+            )),
+            print: |a| match a {
+                Action::Reduce(None) => Some(String::new()),
+                Action::Reduce(Some(p)) => Some(format!(" {p}")),
+                _ => None,
+            },
+        },
     },
     Command {
         name: "history",
@@ -269,7 +380,7 @@ pub static COMMANDS: &[Command] = &[
             "the selected value's history across the steps, listed under the code",
         )],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::History),
+        form: Form::Bare(Action::History),
     },
     Command {
         name: "uses",
@@ -279,7 +390,7 @@ pub static COMMANDS: &[Command] = &[
             "the selected value's uses, listed under the code",
         )],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::Uses),
+        form: Form::Bare(Action::Uses),
     },
     Command {
         name: "lost",
@@ -289,7 +400,7 @@ pub static COMMANDS: &[Command] = &[
             "the source lines the selected step no longer has code for, with the code that went",
         )],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::Lost),
+        form: Form::Bare(Action::Lost),
     },
     Command {
         name: "messages",
@@ -299,7 +410,7 @@ pub static COMMANDS: &[Command] = &[
             "every message said so far, whole (long ones are cut in the status bar), newest first",
         )],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::Messages),
+        form: Form::Bare(Action::Messages),
     },
     Command {
         name: "sources",
@@ -309,7 +420,7 @@ pub static COMMANDS: &[Command] = &[
             "the source files of the step (#includes too), where each was found; Enter shows one",
         )],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::Sources),
+        form: Form::Bare(Action::Sources),
     },
     Command {
         name: "bands",
@@ -319,7 +430,13 @@ pub static COMMANDS: &[Command] = &[
             "colour bands per source line in the code and source panes, as Compiler Explorer draws them",
         )],
         complete: Complete::OnOff,
-        parse: |_cmd, arg| Ok(Action::Bands(on_off(arg)?)),
+        form: Form::Args {
+            parse: |_cmd, arg| Ok(Action::Bands(on_off(arg)?)),
+            print: |a| match a {
+                Action::Bands(v) => Some(on_off_text(*v).into()),
+                _ => None,
+            },
+        },
     },
     Command {
         name: "source",
@@ -329,7 +446,13 @@ pub static COMMANDS: &[Command] = &[
             "the source pane: the source line of the instruction at the cursor (alone: toggle)",
         )],
         complete: Complete::OnOff,
-        parse: |_cmd, arg| Ok(Action::SourcePane(on_off(arg)?)),
+        form: Form::Args {
+            parse: |_cmd, arg| Ok(Action::SourcePane(on_off(arg)?)),
+            print: |a| match a {
+                Action::SourcePane(v) => Some(on_off_text(*v).into()),
+                _ => None,
+            },
+        },
     },
     Command {
         name: "pressure",
@@ -339,7 +462,13 @@ pub static COMMANDS: &[Command] = &[
             "the pressure gutter: 32-bit components live after each line, by heat, the peak marked ▲ (alone: toggle)",
         )],
         complete: Complete::OnOff,
-        parse: |_cmd, arg| Ok(Action::Pressure(on_off(arg)?)),
+        form: Form::Args {
+            parse: |_cmd, arg| Ok(Action::Pressure(on_off(arg)?)),
+            print: |a| match a {
+                Action::Pressure(v) => Some(on_off_text(*v).into()),
+                _ => None,
+            },
+        },
     },
     Command {
         name: "cost",
@@ -349,7 +478,7 @@ pub static COMMANDS: &[Command] = &[
             "the cost pane: the step's instruction mix against its base step's, and a chart over the steps",
         )],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::CostPane),
+        form: Form::Bare(Action::CostPane),
     },
     Command {
         name: "peak",
@@ -359,7 +488,7 @@ pub static COMMANDS: &[Command] = &[
             "go to the instruction after which the step's pressure peaks (the gutter marks it ▲)",
         )],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::Peak),
+        form: Form::Bare(Action::Peak),
     },
     Command {
         name: "live",
@@ -369,7 +498,7 @@ pub static COMMANDS: &[Command] = &[
             "the values live after the cursor's instruction, heaviest first (Enter on a peak line too)",
         )],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::Live),
+        form: Form::Bare(Action::Live),
     },
     Command {
         name: "filter",
@@ -379,7 +508,14 @@ pub static COMMANDS: &[Command] = &[
             "list only the shaders whose names contain TEXT (/ in the browser; alone: all)",
         )],
         complete: Complete::Nothing,
-        parse: |_cmd, arg| Ok(Action::Filter(arg.unwrap_or("").trim().to_string())),
+        form: Form::Args {
+            parse: |_cmd, arg| Ok(Action::Filter(arg.unwrap_or("").trim().to_string())),
+            print: |a| match a {
+                Action::Filter(t) if t.is_empty() => Some(String::new()),
+                Action::Filter(t) => Some(format!(" {t}")),
+                _ => None,
+            },
+        },
     },
     Command {
         name: "shader",
@@ -389,10 +525,16 @@ pub static COMMANDS: &[Command] = &[
             "select the shader whose name contains NAME (also :open)",
         )],
         complete: Complete::Shaders,
-        parse: |_cmd, arg| Ok(Action::Shader(
-            arg.ok_or(":shader needs (part of) a shader's name")?
-                .to_string(),
-        )),
+        form: Form::Args {
+            parse: |_cmd, arg| Ok(Action::Shader(
+                arg.ok_or(":shader needs (part of) a shader's name")?
+                    .to_string(),
+            )),
+            print: |a| match a {
+                Action::Shader(n) => Some(format!(" {n}")),
+                _ => None,
+            },
+        },
     },
     Command {
         name: "diff-prev",
@@ -402,7 +544,7 @@ pub static COMMANDS: &[Command] = &[
             "diff against this step of the previous run (what the last save changed)",
         )],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::DiffPrev),
+        form: Form::Bare(Action::DiffPrev),
     },
     Command {
         name: "diff-input",
@@ -412,7 +554,14 @@ pub static COMMANDS: &[Command] = &[
             "diff against this step of another input (alone: the one this was reduced from)",
         )],
         complete: Complete::Nothing,
-        parse: |_cmd, arg| Ok(Action::DiffInput(arg.map(str::to_string))),
+        form: Form::Args {
+            parse: |_cmd, arg| Ok(Action::DiffInput(arg.map(str::to_string))),
+            print: |a| match a {
+                Action::DiffInput(None) => Some(String::new()),
+                Action::DiffInput(Some(name)) => Some(format!(" {name}")),
+                _ => None,
+            },
+        },
     },
     Command {
         name: "first-change",
@@ -422,7 +571,7 @@ pub static COMMANDS: &[Command] = &[
             "go to the first line the selected pass changed",
         )],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::FirstChange),
+        form: Form::Bare(Action::FirstChange),
     },
     Command {
         name: "split",
@@ -432,19 +581,27 @@ pub static COMMANDS: &[Command] = &[
             "the left column N wide, or wider or narrower by N (alone: as the screen makes it; + and - too, or drag its edge)",
         )],
         complete: Complete::Nothing,
-        parse: |_cmd, arg| {
-            let to = match arg.map(str::trim) {
-                None | Some("") => SplitTo::Default,
-                Some(a) => {
-                    let bad = || format!(":split takes a width, +N or -N, not '{a}'");
-                    if a.starts_with(['+', '-']) {
-                        SplitTo::By(a.parse().map_err(|_| bad())?)
-                    } else {
-                        SplitTo::At(a.parse().map_err(|_| bad())?)
+        form: Form::Args {
+            parse: |_cmd, arg| {
+                let to = match arg.map(str::trim) {
+                    None | Some("") => SplitTo::Default,
+                    Some(a) => {
+                        let bad = || format!(":split takes a width, +N or -N, not '{a}'");
+                        if a.starts_with(['+', '-']) {
+                            SplitTo::By(a.parse().map_err(|_| bad())?)
+                        } else {
+                            SplitTo::At(a.parse().map_err(|_| bad())?)
+                        }
                     }
-                }
-            };
-            Ok(Action::Split(to))
+                };
+                Ok(Action::Split(to))
+            },
+            print: |a| match a {
+                Action::Split(SplitTo::Default) => Some(String::new()),
+                Action::Split(SplitTo::At(n)) => Some(format!(" {n}")),
+                Action::Split(SplitTo::By(n)) => Some(format!(" {n:+}")),
+                _ => None,
+            },
         },
     },
     Command {
@@ -455,10 +612,16 @@ pub static COMMANDS: &[Command] = &[
             "move the compared step the diff is against by N (:compare first)",
         )],
         complete: Complete::Nothing,
-        parse: |_cmd, arg| {
-            let a = arg.ok_or(":compare-step needs a count (1, -1)")?;
-            let n: isize = a.parse().map_err(|_| format!("'{a}' is not a count"))?;
-            Ok(Action::CompareStep(n))
+        form: Form::Args {
+            parse: |_cmd, arg| {
+                let a = arg.ok_or(":compare-step needs a count (1, -1)")?;
+                let n: isize = a.parse().map_err(|_| format!("'{a}' is not a count"))?;
+                Ok(Action::CompareStep(n))
+            },
+            print: |a| match a {
+                Action::CompareStep(n) => Some(format!(" {n}")),
+                _ => None,
+            },
         },
     },
     Command {
@@ -469,7 +632,7 @@ pub static COMMANDS: &[Command] = &[
             "the link view: the interface between linked stages (--pipeline)",
         )],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::LinkView),
+        form: Form::Bare(Action::LinkView),
     },
     Command {
         name: "link-jump",
@@ -479,10 +642,17 @@ pub static COMMANDS: &[Command] = &[
             "from the link view's row to its variable in the stage that writes or reads it",
         )],
         complete: Complete::Nothing,
-        parse: |_cmd, arg| match arg {
-            Some("writer") | None => Ok(Action::LinkJump(false)),
-            Some("reader") => Ok(Action::LinkJump(true)),
-            Some(other) => Err(format!(":link-jump takes writer or reader, not '{other}'")),
+        form: Form::Args {
+            parse: |_cmd, arg| match arg {
+                Some("writer") | None => Ok(Action::LinkJump(false)),
+                Some("reader") => Ok(Action::LinkJump(true)),
+                Some(other) => Err(format!(":link-jump takes writer or reader, not '{other}'")),
+            },
+            print: |a| match a {
+                Action::LinkJump(false) => Some(" writer".into()),
+                Action::LinkJump(true) => Some(" reader".into()),
+                _ => None,
+            },
         },
     },
     Command {
@@ -493,7 +663,7 @@ pub static COMMANDS: &[Command] = &[
             "open $VISUAL/$EDITOR at the source line of the instruction at the cursor",
         )],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::EditSource),
+        form: Form::Bare(Action::EditSource),
     },
     Command {
         name: "source-caller",
@@ -503,7 +673,7 @@ pub static COMMANDS: &[Command] = &[
             "source pane on inlined code: the line it was called from (again: further out)",
         )],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::SourceCaller),
+        form: Form::Bare(Action::SourceCaller),
     },
     Command {
         name: "op-info",
@@ -513,7 +683,7 @@ pub static COMMANDS: &[Command] = &[
             "the op table's entry for the op on the cursor line",
         )],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::OpInfo),
+        form: Form::Bare(Action::OpInfo),
     },
     Command {
         name: "reload",
@@ -523,7 +693,7 @@ pub static COMMANDS: &[Command] = &[
             "read the inputs again",
         )],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::Reload),
+        form: Form::Bare(Action::Reload),
     },
     Command {
         name: "quit",
@@ -533,318 +703,547 @@ pub static COMMANDS: &[Command] = &[
             "leave (also :q)",
         )],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::Quit),
+        form: Form::Bare(Action::Quit),
     },
     Command {
         name: "help",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::Help),
+        form: Form::Bare(Action::Help),
     },
     Command {
         name: "focus",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::Focus),
+        form: Form::Bare(Action::Focus),
     },
     Command {
         name: "up",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |_cmd, arg| Ok(Action::Up(count(arg)?)),
+        form: Form::Args {
+            parse: |_cmd, arg| Ok(Action::Up(count(arg)?)),
+            print: |a| match a {
+                Action::Up(n) => Some(format!(" {n}")),
+                _ => None,
+            },
+        },
     },
     Command {
         name: "down",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |_cmd, arg| Ok(Action::Down(count(arg)?)),
+        form: Form::Args {
+            parse: |_cmd, arg| Ok(Action::Down(count(arg)?)),
+            print: |a| match a {
+                Action::Down(n) => Some(format!(" {n}")),
+                _ => None,
+            },
+        },
     },
     Command {
         name: "page-up",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::PageUp),
+        form: Form::Bare(Action::PageUp),
     },
     Command {
         name: "page-down",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::PageDown),
+        form: Form::Bare(Action::PageDown),
     },
     Command {
         name: "top",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::Top),
+        form: Form::Bare(Action::Top),
     },
     Command {
         name: "bottom",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::Bottom),
+        form: Form::Bare(Action::Bottom),
     },
     Command {
         name: "left",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::Left),
+        form: Form::Bare(Action::Left),
     },
     Command {
         name: "right",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::Right),
+        form: Form::Bare(Action::Right),
     },
     Command {
         name: "step-next",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::StepNext),
+        form: Form::Bare(Action::StepNext),
     },
     Command {
         name: "step-prev",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::StepPrev),
+        form: Form::Bare(Action::StepPrev),
     },
     Command {
         name: "toggle-text",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::ToggleText),
+        form: Form::Bare(Action::ToggleText),
     },
     Command {
         name: "next-hunk",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::NextHunk),
+        form: Form::Bare(Action::NextHunk),
     },
     Command {
         name: "prev-hunk",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::PrevHunk),
+        form: Form::Bare(Action::PrevHunk),
     },
     Command {
         name: "find-next",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::FindNext),
+        form: Form::Bare(Action::FindNext),
     },
     Command {
         name: "find-prev",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::FindPrev),
+        form: Form::Bare(Action::FindPrev),
     },
     Command {
         name: "func-at-cursor",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::FuncAtCursor),
+        form: Form::Bare(Action::FuncAtCursor),
     },
     Command {
         name: "next-token",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::NextToken),
+        form: Form::Bare(Action::NextToken),
     },
     Command {
         name: "prev-token",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::PrevToken),
+        form: Form::Bare(Action::PrevToken),
     },
     Command {
         name: "definition",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::Definition),
+        form: Form::Bare(Action::Definition),
     },
     Command {
         name: "value-goto",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::ValueGoto),
+        form: Form::Bare(Action::ValueGoto),
     },
     Command {
         name: "value-close",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::ValueClose),
+        form: Form::Bare(Action::ValueClose),
     },
     Command {
         name: "goto-diagnostic",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::GotoDiagnostic),
+        form: Form::Bare(Action::GotoDiagnostic),
     },
     Command {
         name: "next-input",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::NextInput),
+        form: Form::Bare(Action::NextInput),
     },
     Command {
         name: "prev-input",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::PrevInput),
+        form: Form::Bare(Action::PrevInput),
     },
     Command {
         name: "scroll-right",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::ScrollRight),
+        form: Form::Bare(Action::ScrollRight),
     },
     Command {
         name: "scroll-left",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::ScrollLeft),
+        form: Form::Bare(Action::ScrollLeft),
     },
     Command {
         name: "cancel",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::Cancel),
+        form: Form::Bare(Action::Cancel),
     },
     Command {
         name: "close-popup",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::ClosePopup),
+        form: Form::Bare(Action::ClosePopup),
     },
     Command {
         name: "command-line",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::CommandLine),
+        form: Form::Bare(Action::CommandLine),
     },
     Command {
         name: "search-prompt",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::SearchPrompt),
+        form: Form::Bare(Action::SearchPrompt),
     },
     Command {
         name: "filter-prompt",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::FilterPrompt),
+        form: Form::Bare(Action::FilterPrompt),
     },
     Command {
         name: "prompt-insert",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |_cmd, arg| arg
-            .and_then(|a| a.parse::<u32>().ok())
-            .and_then(char::from_u32)
-            .map(Action::PromptInsert)
-            .ok_or_else(|| ":prompt-insert takes a character's code point".to_string()),
+        form: Form::Args {
+            parse: |_cmd, arg| arg
+                .and_then(|a| a.parse::<u32>().ok())
+                .and_then(char::from_u32)
+                .map(Action::PromptInsert)
+                .ok_or_else(|| ":prompt-insert takes a character's code point".to_string()),
+            print: |a| match a {
+                // By code point: a space would not survive the command's trimming.
+                Action::PromptInsert(c) => Some(format!(" {}", *c as u32)),
+                _ => None,
+            },
+        },
     },
     Command {
         name: "prompt-backspace",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::PromptBackspace),
+        form: Form::Bare(Action::PromptBackspace),
     },
     Command {
         name: "prompt-submit",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::PromptSubmit),
+        form: Form::Bare(Action::PromptSubmit),
     },
     Command {
         name: "prompt-cancel",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::PromptCancel),
+        form: Form::Bare(Action::PromptCancel),
     },
     Command {
         name: "prompt-history-prev",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::PromptHistory(true)),
+        form: Form::Bare(Action::PromptHistory(true)),
     },
     Command {
         name: "prompt-history-next",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::PromptHistory(false)),
+        form: Form::Bare(Action::PromptHistory(false)),
     },
     Command {
         name: "prompt-complete",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| no_arg(cmd, arg, Action::PromptComplete),
+        form: Form::Bare(Action::PromptComplete),
     },
     Command {
         name: "click",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| cell(cmd, arg).map(|(c, r)| Action::Click(c, r)),
+        form: Form::Args {
+            parse: |cmd, arg| cell(cmd, arg).map(|(c, r)| Action::Click(c, r)),
+            print: |a| match a {
+                Action::Click(c, r) => Some(format!(" {c} {r}")),
+                _ => None,
+            },
+        },
     },
     Command {
         name: "drag",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| cell(cmd, arg).map(|(c, r)| Action::Drag(c, r)),
+        form: Form::Args {
+            parse: |cmd, arg| cell(cmd, arg).map(|(c, r)| Action::Drag(c, r)),
+            print: |a| match a {
+                Action::Drag(c, r) => Some(format!(" {c} {r}")),
+                _ => None,
+            },
+        },
     },
     Command {
         name: "wheel-up",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| cell(cmd, arg).map(|(c, r)| Action::WheelUp(c, r)),
+        form: Form::Args {
+            parse: |cmd, arg| cell(cmd, arg).map(|(c, r)| Action::WheelUp(c, r)),
+            print: |a| match a {
+                Action::WheelUp(c, r) => Some(format!(" {c} {r}")),
+                _ => None,
+            },
+        },
     },
     Command {
         name: "wheel-down",
         aliases: &[],
         usage: &[],
         complete: Complete::Nothing,
-        parse: |cmd, arg| cell(cmd, arg).map(|(c, r)| Action::WheelDown(c, r)),
+        form: Form::Args {
+            parse: |cmd, arg| cell(cmd, arg).map(|(c, r)| Action::WheelDown(c, r)),
+            print: |a| match a {
+                Action::WheelDown(c, r) => Some(format!(" {c} {r}")),
+                _ => None,
+            },
+        },
     },
 ];
+
+/// Default keys: in `contexts`, each of `keys` runs `command` (a command line, read by the
+/// table above). One row per thing done, so its text is written once; the help lists the
+/// rows of each context in this order, the keys of a row together.
+pub struct DefaultKeys {
+    pub contexts: &'static [Context],
+    pub keys: &'static [&'static str],
+    pub command: &'static str,
+    pub help: &'static str,
+}
+
+const fn keys(
+    context: &'static [Context],
+    keys: &'static [&'static str],
+    command: &'static str,
+    help: &'static str,
+) -> DefaultKeys {
+    DefaultKeys {
+        contexts: context,
+        keys,
+        command,
+        help,
+    }
+}
+
+/// The default key map. Context-specific bindings win over global ones.
+pub static KEYS: &[DefaultKeys] =
+    {
+        use Context::{
+            Code, Diagnostics, Global, Help, Link, Passes, Popup, Prompt, Shaders, Values,
+        };
+        &[
+        keys(&[Global], &["q", "<C-c>"], "quit", "quit (asks first while a bisect runs)"),
+        keys(&[Global], &["?"], "help", "show or hide this help"),
+        keys(&[Global], &[":"], "command-line", "command line (:step :diff :func :write …)"),
+        keys(&[Global], &["/"], "search-prompt", "search the code pane"),
+        keys(&[Global], &["n"], "find-next", "next search match"),
+        keys(&[Global], &["N"], "find-prev", "previous search match"),
+        keys(&[Global], &["<Tab>"], "focus", "focus shaders / pass list / code / diagnostics"),
+        keys(&[Global], &["J", "<C-n>"], "step-next", "next step"),
+        keys(&[Global], &["K", "<C-p>"], "step-prev", "previous step"),
+        keys(&[Global], &["m"], "mark", "mark the selected step as diff base"),
+        keys(&[Global], &["d"], "view diff", "diff selected step against base"),
+        keys(&[Global], &["D"], "view split", "diff side by side"),
+        keys(&[Global], &["i"], "view ir", "IR text view"),
+        keys(&[Global], &["s"], "view spirv", "SPIR-V disassembly view"),
+        keys(&[Global], &["t"], "toggle-text", "toggle IR / SPIR-V text (in diffs too)"),
+        keys(&[Global], &["}"], "next-hunk", "next change"),
+        keys(&[Global], &["{"], "prev-hunk", "previous change"),
+        keys(&[Global], &["r"], "ignore-renumbering", "diffs: ignore renumbered ids"),
+        keys(&[Global], &["H"], "hide-unchanged", "hide steps that changed nothing"),
+        keys(&[Global], &["f"], "func-at-cursor", "only the function at the cursor / all"),
+        keys(&[Global], &["]"], "next-input", "next shader"),
+        keys(&[Global], &["["], "prev-input", "previous shader"),
+        keys(
+            &[Global],
+            &["p"],
+            "diff-prev",
+            "diff against this step of the previous run (after a reload)",
+        ),
+        keys(
+            &[Global],
+            &["("],
+            "compare-step -1",
+            "compared pipeline: diff against its step before",
+        ),
+        keys(
+            &[Global],
+            &[")"],
+            "compare-step 1",
+            "compared pipeline: diff against its next step",
+        ),
+        keys(&[Global], &[">"], "scroll-right", "scroll the code right"),
+        keys(&[Global], &["<lt>"], "scroll-left", "scroll the code left"),
+        keys(&[Global], &["R"], "reload", "reload inputs from disk"),
+        keys(&[Global], &["+"], "split +4", "widen the left column (or drag its edge)"),
+        keys(&[Global], &["-"], "split -4", "narrow the left column"),
+        keys(&[Global], &["<C-d>", "<PageDown>"], "page-down", "page down"),
+        keys(&[Global], &["<C-u>", "<PageUp>"], "page-up", "page up"),
+        keys(&[Global], &["g", "<Home>"], "top", "top"),
+        keys(&[Global], &["G", "<End>"], "bottom", "bottom"),
+        keys(&[Global], &["j", "<Down>"], "down 1", "down"),
+        keys(&[Global], &["k", "<Up>"], "up 1", "up"),
+        keys(&[Passes], &["<Enter>"], "first-change", "first change of this pass"),
+        keys(&[Code], &["l", "<Right>"], "next-token", "select next id on the line"),
+        keys(&[Code], &["h", "<Left>"], "prev-token", "select previous id on the line"),
+        keys(&[Code], &["<Enter>"], "definition", "go to the definition of the selected id"),
+        keys(
+            &[Code],
+            &["u"],
+            "uses",
+            "uses of the selected id: listed below, n/N walk them",
+        ),
+        keys(&[Code], &["y"], "history", "history of the selected id across the passes"),
+        // `o` for op: J and K step in every pane, as the status bar and help say.
+        keys(&[Code], &["o"], "op-info", "the op table's entry for this line's op"),
+        keys(&[Shaders], &["<Enter>"], "focus", "show this shader's passes"),
+        keys(
+            &[Shaders],
+            &["/"],
+            "filter-prompt",
+            "list only the shaders named like what is typed (Esc: all)",
+        ),
+        keys(
+            &[Global],
+            &["L"],
+            "link",
+            "link view: the stage interface table (--pipeline)",
+        ),
+        keys(
+            &[Global],
+            &["P"],
+            "pressure",
+            "pressure gutter: live components after each line (Enter on the ▲ peak: what is live)",
+        ),
+        keys(
+            &[Global],
+            &["S"],
+            "source",
+            "source pane: the source line of the instruction at the cursor",
+        ),
+        keys(
+            &[Global],
+            &["e"],
+            "edit",
+            "open $EDITOR at the source line of the instruction at the cursor",
+        ),
+        keys(
+            &[Global],
+            &["c"],
+            "source-caller",
+            "source pane: the line inlined code was called from (again: further out)",
+        ),
+        keys(
+            &[Link],
+            &["<Enter>"],
+            "link-jump writer",
+            "jump to the variable in the earlier stage (writer)",
+        ),
+        keys(
+            &[Link],
+            &["o"],
+            "link-jump reader",
+            "jump to the variable in the later stage (reader)",
+        ),
+        keys(
+            &[Diagnostics],
+            &["<Enter>"],
+            "goto-diagnostic",
+            "go to the instruction it is about",
+        ),
+        keys(
+            &[Values],
+            &["<Enter>"],
+            "value-goto",
+            "go to the use, or to the step with the value selected",
+        ),
+        keys(&[Values], &["x"], "value-close", "close the list"),
+        keys(&[Global], &["<Esc>"], "cancel", "clear the search and the message"),
+        keys(&[Help], &["<Esc>", "q", "?"], "help", "close the help"),
+        keys(&[Popup], &["<Esc>", "q", "o", "<Enter>"], "close-popup", "close the box"),
+        keys(&[Prompt], &["<Enter>"], "prompt-submit", "run the command or search"),
+        keys(&[Prompt], &["<Esc>", "<C-c>"], "prompt-cancel", "leave the prompt"),
+        keys(&[Prompt], &["<Up>"], "prompt-history-prev", "the command before (history)"),
+        keys(&[Prompt], &["<Down>"], "prompt-history-next", "the command after (history)"),
+        keys(
+            &[Prompt],
+            &["<Tab>"],
+            "prompt-complete",
+            "complete: commands, pass names, steps, presets, shaders",
+        ),
+        keys(
+            &[Prompt],
+            &["<BS>"],
+            "prompt-backspace",
+            "delete the last character (leaves when empty)",
+        ),
+        // The help and information boxes scroll alike.
+        keys(&[Help, Popup], &["j", "<Down>"], "down 1", "scroll down"),
+        keys(&[Help, Popup], &["k", "<Up>"], "up 1", "scroll up"),
+        keys(&[Help, Popup], &["<C-d>", "<PageDown>"], "page-down", "page down"),
+        keys(&[Help, Popup], &["<C-u>", "<PageUp>"], "page-up", "page up"),
+        keys(&[Help, Popup], &["g", "<Home>"], "top", "to the top"),
+        keys(&[Help, Popup], &["G", "<End>"], "bottom", "to the end"),
+    ]
+    };

@@ -197,8 +197,8 @@ pub fn refresh_panel(s: &mut State) {
         return;
     }
     s.step = s.step.min(steps - 1);
-    if s.base.is_some_and(|b| b >= steps) {
-        s.base = None;
+    if s.diff.base.is_some_and(|b| b >= steps) {
+        s.diff.base = None;
     }
     let is_diff = matches!(s.view, ViewMode::Diff | ViewMode::Split);
     let key = PanelKey {
@@ -209,7 +209,7 @@ pub fn refresh_panel(s: &mut State) {
         step: s.step,
         base: s.base_step(),
         func: s.func.clone(),
-        ignore_renumbering: s.ignore_renumbering,
+        ignore_renumbering: s.diff.ignore_renumbering,
         against: match s.diff_against() {
             _ if !is_diff => (Against::Steps, 0),
             Against::Input(d) => (Against::Input(d), s.docs[d].generation),
@@ -264,7 +264,7 @@ pub fn refresh_panel(s: &mut State) {
             let d = diff_lines(
                 &old.lines[ro.clone()],
                 &lines.lines[rn.clone()],
-                s.ignore_renumbering,
+                s.diff.ignore_renumbering,
             );
             let shift = |l: DiffLine| DiffLine {
                 change: l.change,
@@ -352,7 +352,7 @@ fn fit_to_layout(s: &mut State) {
         rows_by_source(s);
     }
     let files = step_sources(s);
-    s.source_line = files
+    s.source.cursor_line = files
         .as_deref()
         .and_then(|files| source_line_at_cursor(s, files));
     refresh_source_pane(s, files.as_deref());
@@ -434,7 +434,7 @@ pub fn sources_of_step(s: &mut State, step: usize) -> Option<Arc<SourceFiles>> {
     }
     let module = step.module.clone();
     let (path, own) = (doc.path.clone(), doc.source.clone());
-    let search = s.source_paths.clone();
+    let search = s.source.paths.clone();
     let texts = &mut s.cache.disk_texts;
     let files = Arc::new(super::sources::resolve(
         &module,
@@ -605,8 +605,12 @@ fn refresh_source_pane(s: &mut State, files: Option<&SourceFiles>) {
         return;
     }
     let Some(doc) = s.current() else {
+        // Nothing derived is left; what the user set and the cursor's line stay.
         s.source = super::state::SourcePane {
             shown: true,
+            paths: std::mem::take(&mut s.source.paths),
+            bands: s.source.bands,
+            cursor_line: s.source.cursor_line.take(),
             ..Default::default()
         };
         return;
@@ -773,7 +777,7 @@ fn refresh_source_pane(s: &mut State, files: Option<&SourceFiles>) {
     }
     s.source.scroll = s.source.scroll.min(len.saturating_sub(rows.min(len)));
     // For the colour bands: the lines of the file shown that have code in the code pane.
-    match (s.bands, s.source.file_id, s.panel.key.clone()) {
+    match (s.source.bands, s.source.file_id, s.panel.key.clone()) {
         (true, Some(file), Some(panel)) if !source_step => {
             let key = (panel, file);
             if s.cache.band_lines_key.as_ref() != Some(&key) {

@@ -163,7 +163,7 @@ impl App {
         let modules = !linked && pipeline.links() && docs.len() > 1 && roots.is_empty();
         let batched = linked || modules;
         let mut state = State::new(docs, roots, names, size, color);
-        state.source_paths = inputs.source_paths.clone();
+        state.source.paths = inputs.source_paths.clone();
         if let Some(text) = inputs
             .history_file
             .as_ref()
@@ -171,8 +171,8 @@ impl App {
         {
             for line in text.lines() {
                 match line.split_once(' ') {
-                    Some(("cmd", c)) => state.history.push(true, c),
-                    Some(("find", f)) => state.history.push(false, f),
+                    Some(("cmd", c)) => state.prompt.history.push(true, c),
+                    Some(("find", f)) => state.prompt.history.push(false, f),
                     _ => {}
                 }
             }
@@ -539,7 +539,7 @@ impl App {
                     };
                 (property, step)
             }
-            None => match s.last_found {
+            None => match s.bisect.last_found {
                 Some((d, _, k, what)) if d == s.doc => (what.parse().ok()?, Some(k)),
                 _ => return Some(Outcome::Failed("nothing found to reduce for".into())),
             },

@@ -25,7 +25,10 @@ pub fn handle_key(s: &mut State, keymap: &Keymap, key: Key) -> Vec<Effect> {
 
 /// The context whose bindings a key is looked up in.
 pub fn key_context(s: &State) -> Context {
-    if matches!(s.mode, Mode::Command(_) | Mode::Search(_) | Mode::Filter(_)) {
+    if matches!(
+        s.prompt.mode,
+        Mode::Command(_) | Mode::Search(_) | Mode::Filter(_)
+    ) {
         return Context::Prompt;
     }
     if s.help.shown {

@@ -1,10 +1,11 @@
 //! Keys and key maps. Keys have one notation (`j`, `<C-d>`, `<Enter>`, `<S-Tab>`) shared by the
-//! key map, the help overlay and replay scripts; the key map is data, and the help overlay is
-//! generated from it so the two cannot drift.
+//! key map, the help overlay and replay scripts; the default keys are data in the command
+//! table (`commands::KEYS`), each naming its command, and the help overlay is generated from
+//! the key map so the two cannot drift.
 
 use std::fmt;
 
-use super::action::{Action, ViewMode};
+use super::action::Action;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum KeyCode {
@@ -247,301 +248,27 @@ pub fn apply_overrides(bindings: &mut Vec<Binding>, overrides: &[(String, String
     errors
 }
 
-/// The default key map. Context-specific bindings win over global ones.
+/// The default key map, as the command table's `KEYS` declares it: a binding per context and
+/// key, its action read from the command the row names. Context-specific bindings win over
+/// global ones.
 pub fn default_keymap() -> Vec<Binding> {
-    use Action as A;
-    use Context::{Code, Diagnostics, Global, Help, Link, Passes, Popup, Prompt, Shaders, Values};
-    let b = |context, keys: &'static str, action, help: &'static str| Binding {
-        context,
-        keys: keys.into(),
-        action,
-        help: help.into(),
-    };
-    let mut map = vec![
-        b(
-            Global,
-            "q",
-            A::Quit,
-            "quit (asks first while a bisect runs)",
-        ),
-        b(
-            Global,
-            "<C-c>",
-            A::Quit,
-            "quit (asks first while a bisect runs)",
-        ),
-        b(Global, "?", A::Help, "show or hide this help"),
-        b(
-            Global,
-            ":",
-            A::CommandLine,
-            "command line (:step :diff :func :write …)",
-        ),
-        b(Global, "/", A::SearchPrompt, "search the code pane"),
-        b(Global, "n", A::FindNext, "next search match"),
-        b(Global, "N", A::FindPrev, "previous search match"),
-        b(
-            Global,
-            "<Tab>",
-            A::Focus,
-            "focus shaders / pass list / code / diagnostics",
-        ),
-        b(Global, "J", A::StepNext, "next step"),
-        b(Global, "<C-n>", A::StepNext, "next step"),
-        b(Global, "K", A::StepPrev, "previous step"),
-        b(Global, "<C-p>", A::StepPrev, "previous step"),
-        b(Global, "m", A::Mark, "mark the selected step as diff base"),
-        b(
-            Global,
-            "d",
-            A::View(ViewMode::Diff),
-            "diff selected step against base",
-        ),
-        b(Global, "D", A::View(ViewMode::Split), "diff side by side"),
-        b(Global, "i", A::View(ViewMode::Ir), "IR text view"),
-        b(
-            Global,
-            "s",
-            A::View(ViewMode::Spirv),
-            "SPIR-V disassembly view",
-        ),
-        b(
-            Global,
-            "t",
-            A::ToggleText,
-            "toggle IR / SPIR-V text (in diffs too)",
-        ),
-        b(Global, "}", A::NextHunk, "next change"),
-        b(Global, "{", A::PrevHunk, "previous change"),
-        b(
-            Global,
-            "r",
-            A::IgnoreRenumbering(None),
-            "diffs: ignore renumbered ids",
-        ),
-        b(
-            Global,
-            "H",
-            A::HideUnchanged(None),
-            "hide steps that changed nothing",
-        ),
-        b(
-            Global,
-            "f",
-            A::FuncAtCursor,
-            "only the function at the cursor / all",
-        ),
-        b(Global, "]", A::NextInput, "next shader"),
-        b(Global, "[", A::PrevInput, "previous shader"),
-        b(
-            Global,
-            "p",
-            A::DiffPrev,
-            "diff against this step of the previous run (after a reload)",
-        ),
-        b(
-            Global,
-            "(",
-            A::CompareStep(-1),
-            "compared pipeline: diff against its step before",
-        ),
-        b(
-            Global,
-            ")",
-            A::CompareStep(1),
-            "compared pipeline: diff against its next step",
-        ),
-        b(Global, ">", A::ScrollRight, "scroll the code right"),
-        b(Global, "<lt>", A::ScrollLeft, "scroll the code left"),
-        b(Global, "R", A::Reload, "reload inputs from disk"),
-        b(
-            Global,
-            "+",
-            A::Split(crate::app::action::SplitTo::By(4)),
-            "widen the left column (or drag its edge)",
-        ),
-        b(
-            Global,
-            "-",
-            A::Split(crate::app::action::SplitTo::By(-4)),
-            "narrow the left column",
-        ),
-        b(Global, "<C-d>", A::PageDown, "page down"),
-        b(Global, "<PageDown>", A::PageDown, "page down"),
-        b(Global, "<C-u>", A::PageUp, "page up"),
-        b(Global, "<PageUp>", A::PageUp, "page up"),
-        b(Global, "g", A::Top, "top"),
-        b(Global, "<Home>", A::Top, "top"),
-        b(Global, "G", A::Bottom, "bottom"),
-        b(Global, "<End>", A::Bottom, "bottom"),
-        b(Global, "j", A::Down(1), "down"),
-        b(Global, "<Down>", A::Down(1), "down"),
-        b(Global, "k", A::Up(1), "up"),
-        b(Global, "<Up>", A::Up(1), "up"),
-        b(
-            Passes,
-            "<Enter>",
-            A::FirstChange,
-            "first change of this pass",
-        ),
-        b(Code, "l", A::NextToken, "select next id on the line"),
-        b(Code, "<Right>", A::NextToken, "select next id on the line"),
-        b(Code, "h", A::PrevToken, "select previous id on the line"),
-        b(
-            Code,
-            "<Left>",
-            A::PrevToken,
-            "select previous id on the line",
-        ),
-        b(
-            Code,
-            "<Enter>",
-            A::Definition,
-            "go to the definition of the selected id",
-        ),
-        b(
-            Code,
-            "u",
-            A::Uses,
-            "uses of the selected id: listed below, n/N walk them",
-        ),
-        b(
-            Code,
-            "y",
-            A::History,
-            "history of the selected id across the passes",
-        ),
-        // `o` for op: J and K step in every pane, as the status bar and help say.
-        b(
-            Code,
-            "o",
-            A::OpInfo,
-            "the op table's entry for this line's op",
-        ),
-        b(Shaders, "<Enter>", A::Focus, "show this shader's passes"),
-        b(
-            Shaders,
-            "/",
-            A::FilterPrompt,
-            "list only the shaders named like what is typed (Esc: all)",
-        ),
-        b(
-            Global,
-            "L",
-            A::LinkView,
-            "link view: the stage interface table (--pipeline)",
-        ),
-        b(
-            Global,
-            "P",
-            A::Pressure(None),
-            "pressure gutter: live components after each line (Enter on the ▲ peak: what is live)",
-        ),
-        b(
-            Global,
-            "S",
-            A::SourcePane(None),
-            "source pane: the source line of the instruction at the cursor",
-        ),
-        b(
-            Global,
-            "e",
-            A::EditSource,
-            "open $EDITOR at the source line of the instruction at the cursor",
-        ),
-        b(
-            Global,
-            "c",
-            A::SourceCaller,
-            "source pane: the line inlined code was called from (again: further out)",
-        ),
-        b(
-            Link,
-            "<Enter>",
-            A::LinkJump(false),
-            "jump to the variable in the earlier stage (writer)",
-        ),
-        b(
-            Link,
-            "o",
-            A::LinkJump(true),
-            "jump to the variable in the later stage (reader)",
-        ),
-        b(
-            Diagnostics,
-            "<Enter>",
-            A::GotoDiagnostic,
-            "go to the instruction it is about",
-        ),
-        b(
-            Values,
-            "<Enter>",
-            A::ValueGoto,
-            "go to the use, or to the step with the value selected",
-        ),
-        b(Values, "x", A::ValueClose, "close the list"),
-        b(
-            Global,
-            "<Esc>",
-            A::Cancel,
-            "clear the search and the message",
-        ),
-        b(Help, "<Esc>", A::Help, "close the help"),
-        b(Help, "q", A::Help, "close the help"),
-        b(Help, "?", A::Help, "close the help"),
-        b(Popup, "<Esc>", A::ClosePopup, "close the box"),
-        b(Popup, "q", A::ClosePopup, "close the box"),
-        b(Popup, "o", A::ClosePopup, "close the box"),
-        b(Popup, "<Enter>", A::ClosePopup, "close the box"),
-        b(
-            Prompt,
-            "<Enter>",
-            A::PromptSubmit,
-            "run the command or search",
-        ),
-        b(Prompt, "<Esc>", A::PromptCancel, "leave the prompt"),
-        b(Prompt, "<C-c>", A::PromptCancel, "leave the prompt"),
-        b(
-            Prompt,
-            "<Up>",
-            A::PromptHistory(true),
-            "the command before (history)",
-        ),
-        b(
-            Prompt,
-            "<Down>",
-            A::PromptHistory(false),
-            "the command after (history)",
-        ),
-        b(
-            Prompt,
-            "<Tab>",
-            A::PromptComplete,
-            "complete: commands, pass names, steps, presets, shaders",
-        ),
-        b(
-            Prompt,
-            "<BS>",
-            A::PromptBackspace,
-            "delete the last character (leaves when empty)",
-        ),
-    ];
-    // The help and information boxes scroll alike.
-    for ctx in [Help, Popup] {
-        map.extend([
-            b(ctx, "j", A::Down(1), "scroll down"),
-            b(ctx, "<Down>", A::Down(1), "scroll down"),
-            b(ctx, "k", A::Up(1), "scroll up"),
-            b(ctx, "<Up>", A::Up(1), "scroll up"),
-            b(ctx, "<C-d>", A::PageDown, "page down"),
-            b(ctx, "<PageDown>", A::PageDown, "page down"),
-            b(ctx, "<C-u>", A::PageUp, "page up"),
-            b(ctx, "<PageUp>", A::PageUp, "page up"),
-            b(ctx, "g", A::Top, "to the top"),
-            b(ctx, "<Home>", A::Top, "to the top"),
-            b(ctx, "G", A::Bottom, "to the end"),
-            b(ctx, "<End>", A::Bottom, "to the end"),
-        ]);
+    let mut map = Vec::new();
+    for row in super::commands::KEYS {
+        // Checked for every row by a test.
+        let action: Action = row
+            .command
+            .parse()
+            .unwrap_or_else(|e| panic!("default key command :{}: {e}", row.command));
+        for &context in row.contexts {
+            for &keys in row.keys {
+                map.push(Binding {
+                    context,
+                    keys: keys.into(),
+                    action: action.clone(),
+                    help: row.help.into(),
+                });
+            }
+        }
     }
     map
 }
@@ -620,6 +347,26 @@ mod tests {
         let text: String = keys.iter().map(|k| k.to_string()).collect();
         assert_eq!(text, "jj<C-d><Enter><lt><Space>:");
         assert!(parse_keys("<Frob>").is_err());
+    }
+
+    /// Each default key row names a command of the table and says what it does once: no two
+    /// rows of a context share a text (the help lists the keys of a row together).
+    #[test]
+    fn default_keys_name_commands_and_say_each_thing_once() {
+        use crate::app::commands::{find, KEYS};
+        let mut texts = std::collections::HashSet::new();
+        for row in KEYS {
+            let name = row.command.split_whitespace().next().unwrap_or("");
+            assert!(find(name).is_some(), ":{name} is not a command");
+            assert!(row.command.parse::<Action>().is_ok(), ":{}", row.command);
+            for &context in row.contexts {
+                assert!(
+                    texts.insert((context, row.help)),
+                    "'{}' said twice in {context:?}",
+                    row.help
+                );
+            }
+        }
     }
 
     #[test]

@@ -569,31 +569,21 @@ pub struct State {
     pub doc: usize,
     /// Watched directories (absolute).
     pub roots: Vec<PathBuf>,
-    /// `[source] paths`: where the source pane looks for the files debug info names.
-    pub source_paths: Vec<PathBuf>,
-    /// Colour bands per source line in the code and source panes (`:bands`).
-    pub bands: bool,
-    /// The pressure gutter in the code pane (`P`, `:pressure`).
-    pub pressure: bool,
-    /// The cost pane under the code (`:cost`).
-    pub cost_shown: bool,
-    /// What diffs compare with: steps, or the same step of the previous run or another input.
-    pub against: Against,
     pub pipeline: Vec<&'static str>,
     pub step: usize,
-    /// The step diffs compare against; `None` means the step before the selected one.
-    pub base: Option<usize>,
+    /// What diffs compare: the base step, the previous run or another input.
+    pub diff: DiffPane,
     /// The second pipeline run beside this one (`:compare`) and its pane.
     pub compare: ComparePane,
     pub view: ViewMode,
     pub text: TextKind,
-    pub ignore_renumbering: bool,
     pub func: Option<String>,
     pub search: Option<Search>,
-    /// What shader names must contain to be listed in the browser (`/` there; empty: all).
-    pub browser_filter: String,
+    /// The shader browser.
+    pub browser: BrowserPane,
     pub focus: Focus,
-    pub mode: Mode,
+    /// The `:` and `/` prompt, and what was typed in it before.
+    pub prompt: PromptPane,
     pub help: HelpPane,
     /// An information box over the screen (the op table entry shown by `o`).
     pub popup: Option<Popup>,
@@ -601,40 +591,26 @@ pub struct State {
     pub values: Option<ValueList>,
     /// Where the panes are (see `Layout`).
     pub layout: Layout,
-    /// The left column's width the user chose (`+`, `-`, `:split`, a drag of its edge);
-    /// `None`: as the screen's width makes it.
-    pub split: Option<u16>,
+    /// The split between the left column and the code.
+    pub split: SplitPane,
     /// The long jobs under way that quitting would stop (`bisect run`), kept by the event loop.
     pub jobs: Vec<&'static str>,
     /// Quit was asked for while a job ran: asking again quits.
     pub quit_asked: bool,
-    /// The mouse went down on the left column's edge: dragging moves it.
-    pub dragging_split: bool,
-    pub message: Option<Message>,
-    /// Every message said, oldest first, whole (`:messages`), the last `MESSAGES_KEPT`.
-    pub messages: Vec<Message>,
-    /// Commands and searches submitted, oldest first (kept across runs by the event loop).
-    pub history: PromptHistory,
+    /// The status bar's message, and every message said.
+    pub status: StatusPane,
     /// Where the code pane is: its cursor, scroll and selected id.
     pub code: CodePane,
     pub passes: PassPane,
     pub diags: DiagPane,
-    /// Diagnostics found after the run (`:bisect`), by (doc, generation, step).
-    pub found: HashMap<(usize, u64, usize), Vec<Diagnostic>>,
-    /// What the last bisect found, for `:reduce`: (doc, generation, pass number, the
-    /// property: `invalid`, `differs` or `crash`).
-    pub last_found: Option<(usize, u64, usize, &'static str)>,
-    /// A reduction under way: its progress line.
-    pub reducing: Option<String>,
+    /// What the bisects found, and a reduction under way.
+    pub bisect: BisectPane,
     pub size: (u16, u16),
     pub quit: bool,
     pub color: bool,
     pub panel: Panel,
     /// What `derive` keeps to avoid doing work twice (see `Cache`).
     pub cache: Cache,
-    /// `file:line  text`: the source line of the instruction under the cursor, from the
-    /// module's line info (derived before each draw).
-    pub source_line: Option<String>,
     /// The docs are the stages of one pipeline, run and linked together (`--pipeline`).
     pub linked: bool,
     /// The docs run together (linked stages, or modules linked with `--preset link`).
@@ -643,13 +619,87 @@ pub struct State {
     pub link: LinkPane,
     /// The source pane: the source file of the instruction under the code cursor.
     pub source: SourcePane,
+    /// The cost pane and the pressure gutter.
+    pub cost: CostPane,
+}
+
+/// What diffs compare the selected step with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DiffPane {
+    /// Steps, or the same step of the previous run or another input.
+    pub against: Against,
+    /// The step diffs compare against; `None` means the step before the selected one.
+    pub base: Option<usize>,
+    /// Diffs hide lines that only renumber ids (`r`, `:ignore-renumbering`).
+    pub ignore_renumbering: bool,
+}
+
+/// The cost pane under the code (`:cost`) and the pressure gutter of the code pane (`P`,
+/// `:pressure`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CostPane {
+    pub shown: bool,
+    pub pressure: bool,
+}
+
+/// The shader browser.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BrowserPane {
+    /// What shader names must contain to be listed (`/` there; empty: all).
+    pub filter: String,
+}
+
+/// The prompt: what is typed, and the history of what was.
+#[derive(Clone, Debug)]
+pub struct PromptPane {
+    pub mode: Mode,
+    /// Commands and searches submitted, oldest first (kept across runs by the event loop).
+    pub history: PromptHistory,
+}
+
+/// What the status bar says, and what it said (`:messages`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StatusPane {
+    pub message: Option<Message>,
+    /// Every message said, oldest first, whole (`:messages`), the last `MESSAGES_KEPT`.
+    pub messages: Vec<Message>,
+}
+
+/// What the bisects found and a reduction under way (`:bisect`, `:reduce`).
+#[derive(Default)]
+pub struct BisectPane {
+    /// Diagnostics found after the run (`:bisect`), by (doc, generation, step).
+    pub found: HashMap<(usize, u64, usize), Vec<Diagnostic>>,
+    /// What the last bisect found, for `:reduce`: (doc, generation, pass number, the
+    /// property: `invalid`, `differs` or `crash`).
+    pub last_found: Option<(usize, u64, usize, &'static str)>,
+    /// A reduction under way: its progress line.
+    pub reducing: Option<String>,
+}
+
+/// The split between the left column (shaders, passes) and the code.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SplitPane {
+    /// The left column's width the user chose (`+`, `-`, `:split`, a drag of its edge);
+    /// `None`: as the screen's width makes it.
+    pub width: Option<u16>,
+    /// The mouse went down on the left column's edge: dragging moves it.
+    pub dragging: bool,
 }
 
 /// The source pane (`S`, `:source`): the source file of the instruction under the code
-/// cursor at the selected step, its line marked. All but `shown` is derived before each draw.
+/// cursor at the selected step, its line marked. All but `shown`, `paths` and `bands` is
+/// derived before each draw.
 #[derive(Clone, Debug, Default)]
 pub struct SourcePane {
     pub shown: bool,
+    /// `[source] paths`: where the pane looks for the files debug info names.
+    pub paths: Vec<PathBuf>,
+    /// Colour bands per source line in the code and source panes (`:bands`).
+    pub bands: bool,
+    /// `file:line  text`: the source line of the instruction under the cursor, from the
+    /// module's line info (the code pane's title says it).
+    pub cursor_line: Option<String>,
     /// The file shown; kept while the cursor is on an instruction with no location.
     pub file: Option<SourceFile>,
     /// The marked line (1-based), when the cursor's instruction came from a line of `file`.
@@ -810,40 +860,32 @@ impl State {
             docs,
             doc: 0,
             roots,
-            source_paths: Vec::new(),
-            bands: false,
-            pressure: false,
-            cost_shown: false,
-            against: Against::Steps,
             pipeline,
             step: 0,
-            base: None,
+            diff: DiffPane::default(),
             compare: ComparePane::default(),
             view: ViewMode::Ir,
             text: TextKind::Ir,
-            ignore_renumbering: false,
             func: None,
             search: None,
-            browser_filter: String::new(),
+            browser: BrowserPane::default(),
             focus: Focus::Passes,
-            mode: Mode::Normal,
+            prompt: PromptPane {
+                mode: Mode::Normal,
+                history: PromptHistory::default(),
+            },
             help: HelpPane::default(),
             popup: None,
             values: None,
             layout: Layout::default(),
-            split: None,
+            split: SplitPane::default(),
             jobs: Vec::new(),
             quit_asked: false,
-            dragging_split: false,
-            message: None,
-            messages: Vec::new(),
-            history: PromptHistory::default(),
+            status: StatusPane::default(),
             code: CodePane::default(),
             passes: PassPane::default(),
             diags: DiagPane::default(),
-            found: HashMap::new(),
-            last_found: None,
-            reducing: None,
+            bisect: BisectPane::default(),
             size,
             quit: false,
             color,
@@ -853,11 +895,11 @@ impl State {
                 next_text_id: 1,
                 ..Cache::default()
             },
-            source_line: None,
             linked: false,
             batched: false,
             link: LinkPane::default(),
             source: SourcePane::default(),
+            cost: CostPane::default(),
         }
     }
 
@@ -871,7 +913,7 @@ impl State {
 
     /// The shaders the browser lists (present ones, named like its filter), in display order.
     pub fn listed_docs(&self) -> Vec<usize> {
-        let filter = &self.browser_filter;
+        let filter = &self.browser.filter;
         // Smart case, as searches: a lower-case filter matches any case.
         let sensitive = filter.chars().any(char::is_uppercase);
         let lower = filter.to_lowercase();
@@ -976,7 +1018,7 @@ impl State {
 
     /// What diffs compare with now: another input only while it is open with a run.
     pub fn diff_against(&self) -> Against {
-        match self.against {
+        match self.diff.against {
             Against::Input(d)
                 if d == self.doc || self.docs.get(d).is_none_or(|doc| doc.run.is_none()) =>
             {
@@ -999,7 +1041,7 @@ impl State {
     }
 
     pub fn base_step(&self) -> usize {
-        self.base.unwrap_or(self.step.saturating_sub(1))
+        self.diff.base.unwrap_or(self.step.saturating_sub(1))
     }
 
     /// Steps listed in the pass list (all, or only those that changed something).
@@ -1027,7 +1069,7 @@ impl State {
             Some(st) => st.diagnostics.iter().collect(),
             None => Vec::new(),
         };
-        if let Some(found) = self.found.get(&(self.doc, doc.generation, i)) {
+        if let Some(found) = self.bisect.found.get(&(self.doc, doc.generation, i)) {
             out.extend(found.iter());
         }
         out
@@ -1054,13 +1096,13 @@ impl State {
     }
 
     fn say(&mut self, m: Message) {
-        if self.messages.last() != Some(&m) {
-            self.messages.push(m.clone());
-            if self.messages.len() > MESSAGES_KEPT {
-                self.messages.remove(0);
+        if self.status.messages.last() != Some(&m) {
+            self.status.messages.push(m.clone());
+            if self.status.messages.len() > MESSAGES_KEPT {
+                self.status.messages.remove(0);
             }
         }
-        self.message = Some(m);
+        self.status.message = Some(m);
     }
 }
 

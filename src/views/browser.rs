@@ -15,11 +15,11 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let focused = s.focus == Focus::Shaders;
     let listed = s.listed_docs();
     let running = listed.iter().filter(|&&i| s.docs[i].running()).count();
-    let count = if s.browser_filter.is_empty() {
+    let count = if s.browser.filter.is_empty() {
         listed.len().to_string()
     } else {
         let all = s.docs.iter().filter(|d| d.present).count();
-        format!("{} of {all} /{}", listed.len(), s.browser_filter)
+        format!("{} of {all} /{}", listed.len(), s.browser.filter)
     };
     let title = if running > 0 {
         format!(" shaders {count} · {running} running ")
@@ -32,7 +32,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let inner_w = area.width.saturating_sub(2) as usize;
     let rows = area.height.saturating_sub(2) as usize;
     if listed.is_empty() {
-        let msg = if s.browser_filter.is_empty() {
+        let msg = if s.browser.filter.is_empty() {
             Line::styled("no shaders here yet", t.unchanged)
         } else {
             Line::styled("none named so (Esc: all)", t.unchanged)

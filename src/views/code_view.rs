@@ -205,7 +205,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let mut block = Block::bordered()
         .border_style(if focused { t.border_focus } else { t.border })
         .title(Span::styled(title, t.title));
-    if let Some(src) = &s.source_line {
+    if let Some(src) = &s.source.cursor_line {
         let width = (area.width as usize).saturating_sub(4);
         let src: String = format!(" {src} ").chars().take(width).collect();
         block = block.title_bottom(Span::styled(src, t.title));
@@ -252,11 +252,12 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
             let digits = range.end.max(1).to_string().len().max(3);
             // The pressure gutter: what the worker computed for this step (blank until then).
             let cost = s
+                .cost
                 .pressure
                 .then(|| s.run().and_then(|r| r.steps.get(s.step)))
                 .flatten()
                 .and_then(|st| st.known_cost());
-            let gutter_w = if s.pressure { 4 } else { 0 };
+            let gutter_w = if s.cost.pressure { 4 } else { 0 };
             let text_w = (inner.width as usize).saturating_sub(digits + 1 + gutter_w);
             let mut out = Vec::with_capacity(rows);
             for r in s.code.scroll..(s.code.scroll + rows).min(range.len()) {
@@ -264,7 +265,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                 let text = &lines[i];
                 let is_cursor = r == s.code.cursor;
                 let mut spans = Vec::with_capacity(8);
-                if s.pressure {
+                if s.cost.pressure {
                     spans.push(pressure_cell(listing, i, cost, t));
                 }
                 spans.push(Span::styled(format!("{:>digits$}", i + 1), t.gutter));
@@ -486,7 +487,7 @@ fn pressure_cell(
 /// The colour band of code row `r` (`:bands`): the colour of the source line its instruction
 /// came from, which the source pane gives that line too.
 fn band_style(s: &State, t: &Theme, r: usize) -> Option<Style> {
-    if !s.bands {
+    if !s.source.bands {
         return None;
     }
     let (listing, k) = s.panel.row_line(r)?;

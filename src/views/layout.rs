@@ -40,6 +40,7 @@ pub fn areas(s: &State) -> Areas {
     };
     let pass_width = s
         .split
+        .width
         .unwrap_or(default)
         .clamp(12.min(area.width), area.width.saturating_sub(20).max(12))
         .min(area.width);
@@ -82,7 +83,7 @@ pub fn areas(s: &State) -> Areas {
         (code, None)
     };
     // The cost pane: a table of the mix beside a chart over the steps.
-    let (code, cost) = if s.cost_shown && code.height >= 14 {
+    let (code, cost) = if s.cost.shown && code.height >= 14 {
         let h = (code.height / 2).clamp(8, 16);
         let [c, k] = Layout::vertical([Constraint::Min(6), Constraint::Length(h)]).areas(code);
         (c, Some(k))

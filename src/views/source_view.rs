@@ -58,7 +58,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
             ));
             let mut line = Line::from(spans);
             // A line with code at this step has the band colour its code has (`:bands`).
-            if s.bands && pane.code_lines.contains(&(i as u32 + 1)) {
+            if s.source.bands && pane.code_lines.contains(&(i as u32 + 1)) {
                 line = line.style(super::code_view::band_of(t, i as u32 + 1));
             }
             if marked {

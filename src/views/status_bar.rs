@@ -11,7 +11,7 @@ use crate::app::action::ViewMode;
 use crate::app::state::{Against, Mode, State, TextKind};
 
 pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
-    let prompt = match &s.mode {
+    let prompt = match &s.prompt.mode {
         Mode::Command(buf) => Some(format!(":{buf}")),
         Mode::Search(buf) => Some(format!("/{buf}")),
         Mode::Filter(buf) => Some(format!("shaders named like /{buf}")),
@@ -20,6 +20,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     if let Some(p) = prompt {
         // What the prompt said meanwhile (completions, "nothing completes"), after the cursor.
         let said = s
+            .status
             .message
             .as_ref()
             .map(|m| format!("   {}", m.text.lines().next().unwrap_or("")))
@@ -113,7 +114,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     if s.passes.hide_unchanged {
         parts.push(Span::styled("│ changed only ", t.status));
     }
-    if s.ignore_renumbering && matches!(s.view, ViewMode::Diff | ViewMode::Split) {
+    if s.diff.ignore_renumbering && matches!(s.view, ViewMode::Diff | ViewMode::Split) {
         parts.push(Span::styled("│ ids ignored ", t.status));
     }
     if let Some(d) = s.current() {
@@ -129,7 +130,10 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     }
     let used: usize = parts.iter().map(|p| p.content.chars().count()).sum();
     let room = (area.width as usize).saturating_sub(used + 3);
-    let right = match (&s.message, s.current().and_then(|d| d.error.as_ref())) {
+    let right = match (
+        &s.status.message,
+        s.current().and_then(|d| d.error.as_ref()),
+    ) {
         (Some(m), _) => Span::styled(
             format!(" {} ", fit_message(&m.text, room)),
             if m.error { t.message_error } else { t.message },

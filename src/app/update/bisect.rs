@@ -24,7 +24,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 s.set_error("nothing to reduce: the input has not loaded");
                 return Vec::new();
             }
-            if property.is_none() && s.last_found.is_none_or(|(d, ..)| d != s.doc) {
+            if property.is_none() && s.bisect.last_found.is_none_or(|(d, ..)| d != s.doc) {
                 s.set_error(
                     "nothing found to reduce for: run :bisect or :bisect run first, or name the property (:reduce invalid|differs|crash|fails|'COMMAND')",
                 );

@@ -17,8 +17,8 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                     .into_iter()
                     .any(|i| s.docs[i].display_name(&s.roots).contains(&name))
             };
-            if !s.browser_filter.is_empty() && !named(s) {
-                s.browser_filter.clear();
+            if !s.browser.filter.is_empty() && !named(s) {
+                s.browser.filter.clear();
             }
             let listed = s.listed_docs();
             let found = listed
@@ -39,13 +39,13 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
         Action::Filter(text) => {
             filter(s, text);
             let n = s.listed_docs().len();
-            match (s.browser_filter.is_empty(), n) {
+            match (s.browser.filter.is_empty(), n) {
                 (true, _) => s.set_message("every shader listed"),
-                (false, 0) => s.set_error(format!("no shader named like '{}'", s.browser_filter)),
+                (false, 0) => s.set_error(format!("no shader named like '{}'", s.browser.filter)),
                 (false, n) => s.set_message(format!(
                     "{n} of {} shaders named like '{}'",
                     s.docs.iter().filter(|d| d.present).count(),
-                    s.browser_filter
+                    s.browser.filter
                 )),
             }
         }
@@ -57,7 +57,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
 /// Lists only the shaders named like `text`; the selection moves to the first of them when
 /// the filter hides the selected one (none listed: it stays).
 pub(super) fn filter(s: &mut State, text: String) {
-    s.browser_filter = text;
+    s.browser.filter = text;
     let listed = s.listed_docs();
     if !listed.contains(&s.doc) {
         if let Some(&first) = listed.first() {
@@ -76,7 +76,7 @@ pub(in crate::app) fn select_doc(s: &mut State, i: usize) {
     if let Some(step) = aligned {
         s.step = step;
     }
-    s.against = Against::Steps;
+    s.diff.against = Against::Steps;
     s.func = None;
     s.code.cursor = 0;
     s.code.scroll = 0;

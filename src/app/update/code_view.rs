@@ -82,7 +82,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             }
         }
         // With the pressure gutter on, Enter on a function's peak lists what is live there.
-        Action::Definition if s.pressure && super::cost::cursor_on_peak(s) => {
+        Action::Definition if s.cost.pressure && super::cost::cursor_on_peak(s) => {
             return super::update(s, Action::Live);
         }
         Action::Definition => definition(s),

@@ -41,7 +41,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             };
             let from = s.compare.base.unwrap_or(n - 1) as isize;
             s.compare.base = Some((from + by).clamp(0, n as isize - 1) as usize);
-            s.against = Against::Steps;
+            s.diff.against = Against::Steps;
             if !matches!(s.view, ViewMode::Diff | ViewMode::Split) {
                 s.view = ViewMode::Diff;
             }

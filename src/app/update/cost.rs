@@ -10,8 +10,8 @@ use crate::ir::analysis::liveness::{Liveness, Weights};
 pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
     match action {
         Action::Pressure(on) => {
-            s.pressure = on.unwrap_or(!s.pressure);
-            if !s.pressure {
+            s.cost.pressure = on.unwrap_or(!s.cost.pressure);
+            if !s.cost.pressure {
                 s.set_message("pressure gutter off");
                 return Vec::new();
             }
@@ -24,8 +24,8 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             }
         }
         Action::CostPane => {
-            s.cost_shown = !s.cost_shown;
-            if s.cost_shown {
+            s.cost.shown = !s.cost.shown;
+            if s.cost.shown {
                 s.set_message("cost: the step's mix against its base step's; the chart marks the step (:cost closes)");
             }
         }

@@ -12,7 +12,7 @@ use crate::app::state::{Against, Rows, State, TextKind};
 pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
     match action {
         Action::Diff(None) => {
-            s.against = Against::Steps;
+            s.diff.against = Against::Steps;
             s.view = if s.view == ViewMode::Split {
                 ViewMode::Split
             } else {
@@ -36,7 +36,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             }
             match step_index(&run, &b) {
                 Ok(b) => {
-                    s.against = Against::Steps;
+                    s.diff.against = Against::Steps;
                     s.compare.base = Some(a);
                     select_step(s, b);
                     if !matches!(s.view, ViewMode::Diff | ViewMode::Split) {
@@ -53,9 +53,9 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             };
             match (step_index(&run, &a), step_index(&run, &b)) {
                 (Ok(a), Ok(b)) => {
-                    s.against = Against::Steps;
+                    s.diff.against = Against::Steps;
                     s.compare.base = None;
-                    s.base = Some(a);
+                    s.diff.base = Some(a);
                     select_step(s, b);
                     if !matches!(s.view, ViewMode::Diff | ViewMode::Split) {
                         s.view = ViewMode::Diff;
@@ -66,9 +66,9 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             }
         }
         Action::View(v) => {
-            let was_diff =
-                matches!(s.view, ViewMode::Diff | ViewMode::Split) && s.against == Against::Steps;
-            s.against = Against::Steps;
+            let was_diff = matches!(s.view, ViewMode::Diff | ViewMode::Split)
+                && s.diff.against == Against::Steps;
+            s.diff.against = Against::Steps;
             s.view = v;
             if matches!(v, ViewMode::Diff | ViewMode::Split) && !was_diff {
                 first_hunk(s);
@@ -80,8 +80,8 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             }
         }
         Action::IgnoreRenumbering(v) => {
-            s.ignore_renumbering = v.unwrap_or(!s.ignore_renumbering);
-            s.set_message(if s.ignore_renumbering {
+            s.diff.ignore_renumbering = v.unwrap_or(!s.diff.ignore_renumbering);
+            s.set_message(if s.diff.ignore_renumbering {
                 "diffs hide lines that only renumber ids"
             } else {
                 "diffs show every changed line"
@@ -120,20 +120,20 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 s.set_error("no previous run yet: save the file and its new run can be compared with this one");
                 return Vec::new();
             }
-            s.against = Against::PreviousRun;
+            s.diff.against = Against::PreviousRun;
             if s.view != ViewMode::Split {
                 s.view = ViewMode::Diff;
             }
             first_hunk(s);
-            if !matches!(&s.message, Some(m) if m.text == "no differences") {
+            if !matches!(&s.status.message, Some(m) if m.text == "no differences") {
                 s.set_message(
                     "diff against the same step of the previous run (d: against the base step)",
                 );
             }
         }
         Action::DiffInput(Some(name)) if name == "off" => {
-            if matches!(s.against, Against::Input(_)) {
-                s.against = Against::Steps;
+            if matches!(s.diff.against, Against::Input(_)) {
+                s.diff.against = Against::Steps;
                 s.set_message("diffs are against the base step again");
             }
         }
@@ -145,12 +145,12 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                     return Vec::new();
                 }
             };
-            s.against = Against::Input(d);
+            s.diff.against = Against::Input(d);
             if s.view != ViewMode::Split {
                 s.view = ViewMode::Diff;
             }
             first_hunk(s);
-            if !matches!(&s.message, Some(m) if m.text == "no differences") {
+            if !matches!(&s.status.message, Some(m) if m.text == "no differences") {
                 s.set_message(format!(
                     "diff against the same step of {} (:diff-input off: against the base step)",
                     s.docs[d].display_name(&s.roots)

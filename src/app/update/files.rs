@@ -24,12 +24,12 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 crate::app::answer::bisect_run(s, &docs, result)
             }
             Some(Answered::Reducing(line)) => {
-                s.reducing = Some(line.clone());
+                s.bisect.reducing = Some(line.clone());
                 s.set_message(line);
             }
             Some(Answered::Reduced(result)) => {
                 s.jobs.retain(|j| *j != "reduce");
-                s.reducing = None;
+                s.bisect.reducing = None;
                 match result {
                     Ok((original, path, summary)) => {
                         // The reduced shader opens as an input of its own, with its own steps.
@@ -56,7 +56,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 s.set_error(format!("{e} (the settings before stay)"));
             }
             Some(Answered::Settings(Ok(settings))) => {
-                s.source_paths = settings.source_paths;
+                s.source.paths = settings.source_paths;
                 // The compilers and source paths change what the inputs show: they run again.
                 let effects = handle(s, Action::Reload);
                 if settings.key_errors.is_empty() {
@@ -191,7 +191,7 @@ fn outcome(s: &mut State, o: crate::app::action::Outcome) {
                 s.jobs.push(job);
             }
             if job == "reduce" {
-                s.reducing = Some(said.clone());
+                s.bisect.reducing = Some(said.clone());
             }
             s.set_message(said);
         }

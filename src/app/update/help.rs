@@ -18,10 +18,13 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             // Why the selected input does not load, first (a compiler's whole output), then
             // the messages, newest first; an error's first line marked `!`.
             let load_error = s.current().and_then(|d| d.error.clone());
-            let said = load_error
-                .iter()
-                .map(|e| (e.as_str(), true))
-                .chain(s.messages.iter().rev().map(|m| (m.text.as_str(), m.error)));
+            let said = load_error.iter().map(|e| (e.as_str(), true)).chain(
+                s.status
+                    .messages
+                    .iter()
+                    .rev()
+                    .map(|m| (m.text.as_str(), m.error)),
+            );
             let mut lines = Vec::new();
             for (text, error) in said {
                 for (k, l) in text.lines().enumerate() {
@@ -33,7 +36,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 lines.push("no messages yet".into());
             }
             s.popup = Some(crate::app::state::Popup {
-                title: format!("messages, newest first ({})", s.messages.len()),
+                title: format!("messages, newest first ({})", s.status.messages.len()),
                 lines,
                 scroll: 0,
             });

@@ -21,25 +21,25 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
         Action::Click(col, row) => {
             // A press on the left column's edge starts moving it.
             let edge = s.layout.passes.x + s.layout.passes.width;
-            s.dragging_split = row < s.layout.status.y && (col + 1 == edge || col == edge);
-            if s.dragging_split {
+            s.split.dragging = row < s.layout.status.y && (col + 1 == edge || col == edge);
+            if s.split.dragging {
                 return Vec::new();
             }
             return mouse(s, col, row, Press::Click);
         }
         Action::Drag(col, _) => {
-            if s.dragging_split {
-                s.split = Some(col + 1);
+            if s.split.dragging {
+                s.split.width = Some(col + 1);
             }
         }
         Action::Split(to) => {
             let now = s.layout.passes.width;
-            s.split = match to {
+            s.split.width = match to {
                 SplitTo::Default => None,
                 SplitTo::At(n) => Some(n),
                 SplitTo::By(d) => Some(now.saturating_add_signed(d)),
             };
-            s.dragging_split = false;
+            s.split.dragging = false;
         }
         Action::WheelUp(col, row) => return mouse(s, col, row, Press::WheelUp),
         Action::WheelDown(col, row) => return mouse(s, col, row, Press::WheelDown),

@@ -82,7 +82,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         action,
         Action::Answer(..) | Action::Disk(..) | Action::Resize(..)
     ) {
-        s.message = None;
+        s.status.message = None;
         if action != Action::Quit {
             s.quit_asked = false;
         }
@@ -193,7 +193,7 @@ mod tests {
         s.jobs = vec!["bisect run"];
         update(&mut s, Action::Quit);
         assert!(!s.quit);
-        let said = s.message.clone().unwrap().text;
+        let said = s.status.message.clone().unwrap().text;
         assert!(said.contains("bisect run is still running"), "{said}");
         update(&mut s, Action::Down(1));
         update(&mut s, Action::Quit);

@@ -24,13 +24,13 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             }
         }
         Action::Mark => {
-            s.against = Against::Steps;
+            s.diff.against = Against::Steps;
             s.compare.base = None;
-            if s.base == Some(s.step) {
-                s.base = None;
+            if s.diff.base == Some(s.step) {
+                s.diff.base = None;
                 s.set_message("diff base cleared: diffs compare with the previous step");
             } else {
-                s.base = Some(s.step);
+                s.diff.base = Some(s.step);
                 s.set_message(format!("diff base: step {}", s.step));
             }
         }
@@ -96,7 +96,7 @@ fn first_change(s: &mut State) {
     let (base, step, kind) = (s.step - 1, s.step, s.text);
     let old = step_lines(s, base, kind);
     let new = step_lines(s, step, kind);
-    let d = diff_lines(&old.lines, &new.lines, s.ignore_renumbering);
+    let d = diff_lines(&old.lines, &new.lines, s.diff.ignore_renumbering);
     s.focus = Focus::Code;
     if !run.steps[step].changed || d.is_empty() {
         s.set_message(format!("{} changed nothing", run.steps[step].pass));

@@ -10,45 +10,45 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
     match action {
         Action::Cancel => {
             s.search = None;
-            s.message = None;
+            s.status.message = None;
             // A reduction under way stops, keeping the smallest shader so far.
-            if s.reducing.is_some() {
+            if s.bisect.reducing.is_some() {
                 return vec![Effect::StopReduce];
             }
             // In the browser, Esc lists every shader again.
-            if s.focus == Focus::Shaders && !s.browser_filter.is_empty() {
-                s.browser_filter.clear();
+            if s.focus == Focus::Shaders && !s.browser.filter.is_empty() {
+                s.browser.filter.clear();
             }
         }
         Action::PromptInsert(c) => {
             if let Some(buf) = prompt_text(s) {
                 buf.push(c);
             }
-            s.message = None;
+            s.status.message = None;
             filter_as_typed(s);
         }
         Action::PromptBackspace => {
             if prompt_text(s).is_some_and(|buf| buf.pop().is_none()) {
-                s.mode = Mode::Normal;
+                s.prompt.mode = Mode::Normal;
             }
             filter_as_typed(s);
         }
         Action::PromptCancel => {
             // A filter left with Esc lists every shader again.
-            if matches!(s.mode, Mode::Filter(_)) {
+            if matches!(s.prompt.mode, Mode::Filter(_)) {
                 super::browser::filter(s, String::new());
             }
-            s.mode = Mode::Normal;
-            s.history.at = None;
+            s.prompt.mode = Mode::Normal;
+            s.prompt.history.at = None;
         }
         Action::PromptHistory(back) => browse(s, back),
         Action::PromptComplete => complete(s),
         Action::PromptSubmit => {
-            let mode = std::mem::replace(&mut s.mode, Mode::Normal);
-            s.history.at = None;
+            let mode = std::mem::replace(&mut s.prompt.mode, Mode::Normal);
+            s.prompt.history.at = None;
             match &mode {
-                Mode::Command(buf) => s.history.push(true, buf),
-                Mode::Search(buf) => s.history.push(false, buf),
+                Mode::Command(buf) => s.prompt.history.push(true, buf),
+                Mode::Search(buf) => s.prompt.history.push(false, buf),
                 Mode::Normal | Mode::Filter(_) => {}
             }
             let mut effects = Vec::new();
@@ -79,16 +79,16 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
         }
         // A fresh prompt says nothing yet: what it shows after the cursor is its own.
         Action::CommandLine => {
-            s.mode = Mode::Command(String::new());
-            s.message = None;
+            s.prompt.mode = Mode::Command(String::new());
+            s.status.message = None;
         }
         Action::SearchPrompt => {
-            s.mode = Mode::Search(String::new());
-            s.message = None;
+            s.prompt.mode = Mode::Search(String::new());
+            s.status.message = None;
         }
         Action::FilterPrompt => {
-            s.mode = Mode::Filter(s.browser_filter.clone());
-            s.message = None;
+            s.prompt.mode = Mode::Filter(s.browser.filter.clone());
+            s.status.message = None;
             filter_as_typed(s);
         }
         other => unreachable!("not an action of prompt: {other:?}"),
@@ -98,7 +98,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
 
 /// The browser's filter follows the `/` prompt typed in it, and says how many it lists.
 fn filter_as_typed(s: &mut State) {
-    let Mode::Filter(text) = &s.mode else {
+    let Mode::Filter(text) = &s.prompt.mode else {
         return;
     };
     super::browser::filter(s, text.clone());
@@ -110,17 +110,17 @@ fn filter_as_typed(s: &mut State) {
 /// `Up`/`Down` in the prompt: the command (or search) before or after the one shown; after the
 /// newest, what was typed before browsing.
 fn browse(s: &mut State, back: bool) {
-    let (typed, command) = match &s.mode {
+    let (typed, command) = match &s.prompt.mode {
         Mode::Command(b) => (b.clone(), true),
         Mode::Search(b) => (b.clone(), false),
         Mode::Normal | Mode::Filter(_) => return,
     };
     let list = if command {
-        &s.history.commands
+        &s.prompt.history.commands
     } else {
-        &s.history.searches
+        &s.prompt.history.searches
     };
-    let (at, draft) = match s.history.at.take() {
+    let (at, draft) = match s.prompt.history.at.take() {
         Some((at, draft)) => (Some(at), draft),
         None => (None, typed),
     };
@@ -135,8 +135,8 @@ fn browse(s: &mut State, back: bool) {
         Some(k) => list[list.len() - 1 - k].clone(),
         None => draft.clone(),
     };
-    s.history.at = next.map(|k| (k, draft));
-    s.mode = if command {
+    s.prompt.history.at = next.map(|k| (k, draft));
+    s.prompt.mode = if command {
         Mode::Command(text)
     } else {
         Mode::Search(text)
@@ -147,7 +147,7 @@ fn browse(s: &mut State, back: bool) {
 /// number (`:step`, `:diff`), a preset (`:compare`), a shader (`:shader`), on/off. One
 /// candidate completes; several complete their common part and are listed in the status bar.
 fn complete(s: &mut State) {
-    let Mode::Command(buf) = &s.mode else {
+    let Mode::Command(buf) = &s.prompt.mode else {
         return;
     };
     let buf = buf.clone();
@@ -194,7 +194,7 @@ fn complete(s: &mut State) {
     matches.dedup();
     match matches.as_slice() {
         [] => s.set_error(format!("nothing completes '{word}'")),
-        [one] => s.mode = Mode::Command(format!("{head}{one} ")),
+        [one] => s.prompt.mode = Mode::Command(format!("{head}{one} ")),
         many => {
             let common = many.iter().skip(1).fold(many[0].clone(), |acc, m| {
                 acc.chars()
@@ -203,7 +203,7 @@ fn complete(s: &mut State) {
                     .map(|(a, _)| a)
                     .collect()
             });
-            s.mode = Mode::Command(format!("{head}{common}"));
+            s.prompt.mode = Mode::Command(format!("{head}{common}"));
             s.set_message(many.join("  "));
         }
     }
@@ -211,7 +211,7 @@ fn complete(s: &mut State) {
 
 /// The prompt's text, for an edit: `None` outside the prompt.
 fn prompt_text(s: &mut State) -> Option<&mut String> {
-    match &mut s.mode {
+    match &mut s.prompt.mode {
         Mode::Command(buf) | Mode::Search(buf) | Mode::Filter(buf) => Some(buf),
         Mode::Normal => None,
     }

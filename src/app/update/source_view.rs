@@ -17,8 +17,8 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             }
         }
         Action::Bands(on) => {
-            s.bands = on.unwrap_or(!s.bands);
-            s.set_message(if s.bands {
+            s.source.bands = on.unwrap_or(!s.source.bands);
+            s.set_message(if s.source.bands {
                 "colour bands: each source line and its code share a colour"
             } else {
                 "colour bands off"
@@ -75,7 +75,7 @@ pub(super) fn move_line(s: &mut State, d: isize) {
     match row {
         Some(r) => {
             jump_to(s, r);
-            s.message = None;
+            s.status.message = None;
         }
         None => s.set_message(format!(
             "line {line} has no code at this step{}",

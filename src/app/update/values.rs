@@ -350,7 +350,7 @@ fn value_goto(s: &mut State) {
             if row.is_none() && entry.step > 0 {
                 // Gone at this step: the diff shows the line that went.
                 s.view = ViewMode::Diff;
-                s.base = None;
+                s.diff.base = None;
                 refresh_panel(s);
                 row = s.panel.row_defining(id);
             }
@@ -359,7 +359,7 @@ fn value_goto(s: &mut State) {
         // A lost line whose code had no result: the diff of the step shows what went.
         (None, None) if list.kind == ValueListKind::Lost => {
             s.view = ViewMode::Diff;
-            s.base = None;
+            s.diff.base = None;
             refresh_panel(s);
             s.set_message(format!("the diff shows what went: {}", entry.text.trim()));
             return;

@@ -210,6 +210,21 @@ impl<'m> Verifier<'m> {
             self.error(func, at, e);
             return;
         }
+        self.type_sizes(func, i, at);
+        let Some(info) = info else { return };
+        self.target(func, i, info, at);
+        if let Some(f) = f {
+            // A kind error from the rule would be said again as a missing overload.
+            if (info.set != OpSet::Core || !matches!(i.op, Op::Function | Op::FunctionParameter))
+                && !self.result_rule(f, i, info, at)
+            {
+                self.overload(f, i, info, at);
+            }
+        }
+    }
+
+    /// Vector sizes and scalar widths a SPIR-V type can have.
+    fn type_sizes(&mut self, func: Option<Id>, i: &Inst, at: Option<Id>) {
         if i.op == Op::TypeVector {
             let n = i.lit_u32(0).unwrap_or(0);
             let any = self
@@ -234,7 +249,11 @@ impl<'m> Verifier<'m> {
                 );
             }
         }
-        let Some(info) = info else { return };
+    }
+
+    /// Rules 8 and 9 for one instruction: the experimental gate, the SPIR-V version its op
+    /// needs, and the capabilities its op and its enumerant operands need.
+    fn target(&mut self, func: Option<Id>, i: &Inst, info: &OpInfo, at: Option<Id>) {
         if info.experimental() && !self.options.experimental {
             self.error(
                 func,
@@ -304,14 +323,6 @@ impl<'m> Verifier<'m> {
                         ),
                     );
                 }
-            }
-        }
-        if let Some(f) = f {
-            // A kind error from the rule would be said again as a missing overload.
-            if (info.set != OpSet::Core || !matches!(i.op, Op::Function | Op::FunctionParameter))
-                && !self.result_rule(f, i, info, at)
-            {
-                self.overload(f, i, info, at);
             }
         }
     }

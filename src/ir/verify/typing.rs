@@ -26,6 +26,62 @@ impl Members {
     }
 }
 
+/// Where a result rule is checked: the function and instruction its findings name, the op's
+/// name, the result type, and the value operands that have a type, with it.
+struct RuleSite<'a> {
+    fid: Option<Id>,
+    at: Option<Id>,
+    op: &'a str,
+    result: Id,
+    typed: Vec<(Id, Id)>,
+}
+
+/// A shape as findings say it: `an i32`, `a bool`, `4 × f32`.
+fn describe((k, w, n): (Kind, u32, u32)) -> String {
+    let element = if k == Kind::Bool {
+        "bool".to_string()
+    } else {
+        format!("{}{w}", k.short())
+    };
+    if n == 1 {
+        let article = if matches!(k, Kind::Int | Kind::Float) {
+            "an"
+        } else {
+            "a"
+        };
+        format!("{article} {element}")
+    } else {
+        format!("{n} × {element}")
+    }
+}
+
+/// A signed integer shape where an unsigned one is wanted: `a signed i32`, `2 × signed i32`.
+fn signed_text((_, w, n): (Kind, u32, u32)) -> String {
+    if n == 1 {
+        format!("a signed i{w}")
+    } else {
+        format!("{n} × signed i{w}")
+    }
+}
+
+/// The kind a typing symbol wants (`Same`: the result's), as findings say it.
+fn kind_text(want: Val, result: Option<Kind>, plural: bool) -> &'static str {
+    let kind = match want {
+        Val::Same => result,
+        other => other.kind(),
+    };
+    match (kind, want.unsigned(), plural) {
+        (Some(Kind::Int), true, false) => "an unsigned integer",
+        (Some(Kind::Int), true, true) => "unsigned integers",
+        (Some(Kind::Int), false, false) => "an integer",
+        (Some(Kind::Int), false, true) => "integers",
+        (Some(Kind::Float), _, false) => "a float",
+        (Some(Kind::Float), _, true) => "floats",
+        (_, _, false) => "a bool",
+        (_, _, true) => "bools",
+    }
+}
+
 impl<'m> Verifier<'m> {
     /// Element kind and width of a numeric or bool type, looking through vectors and matrices.
     pub(super) fn element(&self, ty: Id) -> Option<(Kind, u32)> {
@@ -185,304 +241,303 @@ impl<'m> Verifier<'m> {
         let (Some(t), true) = (i.ty, info.rule != Rule::None) else {
             return false;
         };
-        let fid = Some(f.id());
         let operands = self.value_operands(i, info);
-        let typed: Vec<(Id, Id)> = operands
-            .iter()
-            .filter_map(|v| Some((*v, self.value_type(*v)?)))
-            .collect();
-        let describe = |(k, w, n): (Kind, u32, u32)| {
-            let element = if k == Kind::Bool {
-                "bool".to_string()
-            } else {
-                format!("{}{w}", k.short())
-            };
-            if n == 1 {
-                let article = if matches!(k, Kind::Int | Kind::Float) {
-                    "an"
-                } else {
-                    "a"
-                };
-                format!("{article} {element}")
-            } else {
-                format!("{n} × {element}")
-            }
+        let site = RuleSite {
+            fid: Some(f.id()),
+            at,
+            op: &info.name,
+            result: t,
+            typed: operands
+                .iter()
+                .filter_map(|v| Some((*v, self.value_type(*v)?)))
+                .collect(),
         };
-        let signed_text = |(_, w, n): (Kind, u32, u32)| {
-            if n == 1 {
-                format!("a signed i{w}")
-            } else {
-                format!("{n} × signed i{w}")
-            }
-        };
-        let kind_text = |want: Val, result: Option<Kind>, plural: bool| {
-            let kind = match want {
-                Val::Same => result,
-                other => other.kind(),
-            };
-            let text = match (kind, want.unsigned(), plural) {
-                (Some(Kind::Int), true, false) => "an unsigned integer",
-                (Some(Kind::Int), true, true) => "unsigned integers",
-                (Some(Kind::Int), false, false) => "an integer",
-                (Some(Kind::Int), false, true) => "integers",
-                (Some(Kind::Float), _, false) => "a float",
-                (Some(Kind::Float), _, true) => "floats",
-                (_, _, false) => "a bool",
-                (_, _, true) => "bools",
-            };
-            text.to_string()
-        };
-        let rs = self.shape(t);
-        // Element kinds, from the typing. A comparison's bool result is its rule's to check;
-        // a same-type rule compares whole types, which says more than the kind.
-        if let Some(typing) = info.typing.clone() {
-            if info.rule != Rule::Compare && self.fits(t, typing.result, None) == Some(false) {
-                let rs = rs.expect("a type that fits or not is a scalar or vector");
-                let signed = if typing.result.unsigned() && rs.0 == Kind::Int {
-                    "signed"
-                } else {
-                    ""
-                };
-                let what = if signed.is_empty() {
-                    describe(rs)
-                } else {
-                    signed_text(rs)
-                };
-                self.error(
-                    fid,
-                    at,
-                    format!(
-                        "{} gives %{t}, {what}; it gives {}",
-                        info.name,
-                        kind_text(typing.result, None, true)
-                    ),
-                );
-                return true;
-            }
-            if info.rule != Rule::SameType {
-                let result_kind = rs.map(|s| s.0);
-                let mut wrong = false;
-                for (k, &(v, vt)) in typed.iter().enumerate() {
-                    let want = typing.operand(k);
-                    if self.fits(vt, want, result_kind) != Some(false) {
-                        continue;
-                    }
-                    let Some(vs) = self.shape(vt) else { continue };
-                    let what = if want.unsigned() && vs.0 == Kind::Int {
-                        signed_text(vs)
-                    } else {
-                        describe(vs)
-                    };
-                    self.error(
-                        fid,
-                        at,
-                        format!(
-                            "{} operand %{v} is {what}, not {}",
-                            info.name,
-                            kind_text(want, result_kind, false)
-                        ),
-                    );
-                    wrong = true;
-                }
-                if wrong {
-                    return true;
-                }
-            }
+        if self.result_kinds(&site, info) {
+            return true;
         }
         match info.rule {
             Rule::None => {}
-            Rule::SameType => {
-                for (v, vt) in typed {
-                    if !self.compatible(vt, t) {
-                        // spirv-val lets signedness differ for some ops (GLSL.std.450's SAbs
-                        // on unsigned values); kind, width and count must agree.
-                        let message =
-                            format!("{} operand %{v} has type %{vt}, the result %{t}", info.name);
-                        if self.shape(vt).is_some() && self.shape(vt) == self.shape(t) {
-                            self.warn(fid, at, message);
-                        } else {
-                            self.error(fid, at, message);
-                        }
-                    }
-                }
+            Rule::SameType => self.same_type_rule(&site),
+            Rule::SameShape => self.same_shape_rule(&site, false),
+            Rule::Shift => self.same_shape_rule(&site, true),
+            Rule::Compare => self.compare_rule(&site),
+            Rule::SameCount => self.same_count_rule(&site),
+            Rule::Resize => self.resize_rule(&site),
+            Rule::Reduce => self.reduce_rule(&site),
+            Rule::Select => self.select_rule(&site),
+        }
+        false
+    }
+
+    /// Element kinds, from the op's typing: the result's, then each value operand's. Returns
+    /// whether one is wrong. A comparison's bool result is its rule's to check; a same-type
+    /// rule compares whole types, which says more than the kind.
+    fn result_kinds(&mut self, site: &RuleSite, info: &OpInfo) -> bool {
+        let Some(typing) = info.typing.clone() else {
+            return false;
+        };
+        let (fid, at, t) = (site.fid, site.at, site.result);
+        let rs = self.shape(t);
+        if info.rule != Rule::Compare && self.fits(t, typing.result, None) == Some(false) {
+            let rs = rs.expect("a type that fits or not is a scalar or vector");
+            let what = if typing.result.unsigned() && rs.0 == Kind::Int {
+                signed_text(rs)
+            } else {
+                describe(rs)
+            };
+            self.error(
+                fid,
+                at,
+                format!(
+                    "{} gives %{t}, {what}; it gives {}",
+                    site.op,
+                    kind_text(typing.result, None, true)
+                ),
+            );
+            return true;
+        }
+        if info.rule == Rule::SameType {
+            return false;
+        }
+        let result_kind = rs.map(|s| s.0);
+        let mut wrong = false;
+        for (k, &(v, vt)) in site.typed.iter().enumerate() {
+            let want = typing.operand(k);
+            if self.fits(vt, want, result_kind) != Some(false) {
+                continue;
             }
-            Rule::SameShape | Rule::Shift => {
-                let Some(rs) = self.shape(t) else {
-                    return false;
-                };
-                for (k, (v, vt)) in typed.into_iter().enumerate() {
-                    let Some(vs) = self.shape(vt) else { continue };
-                    let ok = if info.rule == Rule::Shift && k == 1 {
-                        vs.2 == rs.2
-                    } else {
-                        vs.1 == rs.1 && vs.2 == rs.2
-                    };
-                    if !ok {
-                        self.error(
-                            fid,
-                            at,
-                            format!(
-                                "{} operand %{v} is {}; the result is {}",
-                                info.name,
-                                describe(vs),
-                                describe(rs)
-                            ),
-                        );
-                    }
-                }
-            }
-            Rule::Compare => {
-                let shapes: Vec<(Id, (Kind, u32, u32))> = typed
-                    .iter()
-                    .filter_map(|(v, vt)| Some((*v, self.shape(*vt)?)))
-                    .collect();
-                let Some(&(_, first)) = shapes.first() else {
-                    return false;
-                };
-                let result_ok = self
-                    .shape(t)
-                    .is_some_and(|(k, _, n)| k == Kind::Bool && n == first.2);
-                if !result_ok {
-                    self.error(
-                        fid,
-                        at,
-                        format!(
-                            "{} gives %{t}; it must give {}",
-                            info.name,
-                            if first.2 == 1 {
-                                "a bool".to_string()
-                            } else {
-                                format!("a vector of {} bools", first.2)
-                            }
-                        ),
-                    );
-                }
-                for &(v, vs) in &shapes[1..] {
-                    if vs.1 != first.1 || vs.2 != first.2 {
-                        self.error(
-                            fid,
-                            at,
-                            format!(
-                                "{} compares {} with {} (%{v})",
-                                info.name,
-                                describe(first),
-                                describe(vs)
-                            ),
-                        );
-                    }
-                }
-            }
-            Rule::SameCount => {
-                let Some(rs) = self.shape(t) else {
-                    return false;
-                };
-                for (v, vt) in typed {
-                    let Some(vs) = self.shape(vt) else { continue };
-                    if vs.2 != rs.2 {
-                        self.error(
-                            fid,
-                            at,
-                            format!(
-                                "{} operand %{v} has {} component{}; the result {}",
-                                info.name,
-                                vs.2,
-                                if vs.2 == 1 { "" } else { "s" },
-                                rs.2
-                            ),
-                        );
-                    }
-                }
-            }
-            Rule::Resize => {
-                let Some(rs) = rs else { return false };
-                for (v, vt) in typed {
-                    let Some(vs) = self.shape(vt) else { continue };
-                    if vs.2 != rs.2 || vs.1 == rs.1 {
-                        let why = if vs.2 != rs.2 {
-                            "the component counts differ"
-                        } else {
-                            "a conversion changes the width"
-                        };
-                        self.error(
-                            fid,
-                            at,
-                            format!(
-                                "{} operand %{v} is {}; the result is {}: {why}",
-                                info.name,
-                                describe(vs),
-                                describe(rs)
-                            ),
-                        );
-                    }
-                }
-            }
-            Rule::Reduce => {
-                let Some(rs) = rs else { return false };
-                if rs.2 != 1 {
-                    self.error(
-                        fid,
-                        at,
-                        format!(
-                            "{} gives %{t}, {}; it gives a scalar",
-                            info.name,
-                            describe(rs)
-                        ),
-                    );
-                    return false;
-                }
-                let mut count = None;
-                for (v, vt) in typed {
-                    let Some(vs) = self.shape(vt) else { continue };
-                    let problem = if vs.2 == 1 {
-                        Some("it takes vectors".to_string())
-                    } else if vs.1 != rs.1 {
-                        Some(format!("the result is {}", describe(rs)))
-                    } else if count.is_some_and(|n| n != vs.2) {
-                        Some("the operands' component counts differ".to_string())
-                    } else {
-                        None
-                    };
-                    count = Some(vs.2);
-                    if let Some(problem) = problem {
-                        self.error(
-                            fid,
-                            at,
-                            format!("{} operand %{v} is {}; {problem}", info.name, describe(vs)),
-                        );
-                    }
-                }
-            }
-            Rule::Select => {
-                let Some((&(c, ct), objects)) = typed.split_first() else {
-                    return false;
-                };
-                if let (Some(cs), Some(rs)) = (self.shape(ct), rs) {
-                    if cs.2 != 1 && cs.2 != rs.2 {
-                        self.error(
-                            fid,
-                            at,
-                            format!(
-                                "{} condition %{c} is {}; the result is {}: a vector condition needs \
-                                 a vector result of its component count",
-                                info.name,
-                                describe(cs),
-                                describe(rs)
-                            ),
-                        );
-                    }
-                }
-                for &(v, vt) in objects {
-                    if !self.compatible(vt, t) {
-                        self.error(
-                            fid,
-                            at,
-                            format!("{} operand %{v} has type %{vt}, the result %{t}", info.name),
-                        );
-                    }
+            let Some(vs) = self.shape(vt) else { continue };
+            let what = if want.unsigned() && vs.0 == Kind::Int {
+                signed_text(vs)
+            } else {
+                describe(vs)
+            };
+            self.error(
+                fid,
+                at,
+                format!(
+                    "{} operand %{v} is {what}, not {}",
+                    site.op,
+                    kind_text(want, result_kind, false)
+                ),
+            );
+            wrong = true;
+        }
+        wrong
+    }
+
+    /// `Rule::SameType`: every value operand has the result type.
+    fn same_type_rule(&mut self, site: &RuleSite) {
+        let t = site.result;
+        for &(v, vt) in &site.typed {
+            if !self.compatible(vt, t) {
+                // spirv-val lets signedness differ for some ops (GLSL.std.450's SAbs
+                // on unsigned values); kind, width and count must agree.
+                let message = format!("{} operand %{v} has type %{vt}, the result %{t}", site.op);
+                if self.shape(vt).is_some() && self.shape(vt) == self.shape(t) {
+                    self.warn(site.fid, site.at, message);
+                } else {
+                    self.error(site.fid, site.at, message);
                 }
             }
         }
-        false
+    }
+
+    /// `Rule::SameShape`, and `Rule::Shift` (`shift`), whose second operand needs only the
+    /// result's component count.
+    fn same_shape_rule(&mut self, site: &RuleSite, shift: bool) {
+        let Some(rs) = self.shape(site.result) else {
+            return;
+        };
+        for (k, &(v, vt)) in site.typed.iter().enumerate() {
+            let Some(vs) = self.shape(vt) else { continue };
+            let ok = if shift && k == 1 {
+                vs.2 == rs.2
+            } else {
+                vs.1 == rs.1 && vs.2 == rs.2
+            };
+            if !ok {
+                self.error(
+                    site.fid,
+                    site.at,
+                    format!(
+                        "{} operand %{v} is {}; the result is {}",
+                        site.op,
+                        describe(vs),
+                        describe(rs)
+                    ),
+                );
+            }
+        }
+    }
+
+    /// `Rule::Compare`: a bool result of the operands' count; operands of one shape.
+    fn compare_rule(&mut self, site: &RuleSite) {
+        let t = site.result;
+        let shapes: Vec<(Id, (Kind, u32, u32))> = site
+            .typed
+            .iter()
+            .filter_map(|(v, vt)| Some((*v, self.shape(*vt)?)))
+            .collect();
+        let Some(&(_, first)) = shapes.first() else {
+            return;
+        };
+        let result_ok = self
+            .shape(t)
+            .is_some_and(|(k, _, n)| k == Kind::Bool && n == first.2);
+        if !result_ok {
+            self.error(
+                site.fid,
+                site.at,
+                format!(
+                    "{} gives %{t}; it must give {}",
+                    site.op,
+                    if first.2 == 1 {
+                        "a bool".to_string()
+                    } else {
+                        format!("a vector of {} bools", first.2)
+                    }
+                ),
+            );
+        }
+        for &(v, vs) in &shapes[1..] {
+            if vs.1 != first.1 || vs.2 != first.2 {
+                self.error(
+                    site.fid,
+                    site.at,
+                    format!(
+                        "{} compares {} with {} (%{v})",
+                        site.op,
+                        describe(first),
+                        describe(vs)
+                    ),
+                );
+            }
+        }
+    }
+
+    /// `Rule::SameCount`: every operand has the result's component count.
+    fn same_count_rule(&mut self, site: &RuleSite) {
+        let Some(rs) = self.shape(site.result) else {
+            return;
+        };
+        for &(v, vt) in &site.typed {
+            let Some(vs) = self.shape(vt) else { continue };
+            if vs.2 != rs.2 {
+                self.error(
+                    site.fid,
+                    site.at,
+                    format!(
+                        "{} operand %{v} has {} component{}; the result {}",
+                        site.op,
+                        vs.2,
+                        if vs.2 == 1 { "" } else { "s" },
+                        rs.2
+                    ),
+                );
+            }
+        }
+    }
+
+    /// `Rule::Resize`: the result's component count, another width.
+    fn resize_rule(&mut self, site: &RuleSite) {
+        let Some(rs) = self.shape(site.result) else {
+            return;
+        };
+        for &(v, vt) in &site.typed {
+            let Some(vs) = self.shape(vt) else { continue };
+            if vs.2 != rs.2 || vs.1 == rs.1 {
+                let why = if vs.2 != rs.2 {
+                    "the component counts differ"
+                } else {
+                    "a conversion changes the width"
+                };
+                self.error(
+                    site.fid,
+                    site.at,
+                    format!(
+                        "{} operand %{v} is {}; the result is {}: {why}",
+                        site.op,
+                        describe(vs),
+                        describe(rs)
+                    ),
+                );
+            }
+        }
+    }
+
+    /// `Rule::Reduce`: a scalar result of vectors of one count and the result's width.
+    fn reduce_rule(&mut self, site: &RuleSite) {
+        let t = site.result;
+        let Some(rs) = self.shape(t) else {
+            return;
+        };
+        if rs.2 != 1 {
+            self.error(
+                site.fid,
+                site.at,
+                format!(
+                    "{} gives %{t}, {}; it gives a scalar",
+                    site.op,
+                    describe(rs)
+                ),
+            );
+            return;
+        }
+        let mut count = None;
+        for &(v, vt) in &site.typed {
+            let Some(vs) = self.shape(vt) else { continue };
+            let problem = if vs.2 == 1 {
+                Some("it takes vectors".to_string())
+            } else if vs.1 != rs.1 {
+                Some(format!("the result is {}", describe(rs)))
+            } else if count.is_some_and(|n| n != vs.2) {
+                Some("the operands' component counts differ".to_string())
+            } else {
+                None
+            };
+            count = Some(vs.2);
+            if let Some(problem) = problem {
+                self.error(
+                    site.fid,
+                    site.at,
+                    format!("{} operand %{v} is {}; {problem}", site.op, describe(vs)),
+                );
+            }
+        }
+    }
+
+    /// `Rule::Select`: a bool condition (a vector one: of the result's count), the other
+    /// operands of the result type.
+    fn select_rule(&mut self, site: &RuleSite) {
+        let t = site.result;
+        let Some((&(c, ct), objects)) = site.typed.split_first() else {
+            return;
+        };
+        if let (Some(cs), Some(rs)) = (self.shape(ct), self.shape(t)) {
+            if cs.2 != 1 && cs.2 != rs.2 {
+                self.error(
+                    site.fid,
+                    site.at,
+                    format!(
+                        "{} condition %{c} is {}; the result is {}: a vector condition needs \
+                         a vector result of its component count",
+                        site.op,
+                        describe(cs),
+                        describe(rs)
+                    ),
+                );
+            }
+        }
+        for &(v, vt) in objects {
+            if !self.compatible(vt, t) {
+                self.error(
+                    site.fid,
+                    site.at,
+                    format!("{} operand %{v} has type %{vt}, the result %{t}", site.op),
+                );
+            }
+        }
     }
 
     pub(super) fn operand_types(&mut self, f: &Function, i: &Inst, at: Option<Id>) {

@@ -1,0 +1,349 @@
+//! The interestingness test: what makes a candidate interesting (`Property`), at which step,
+//! and how a candidate is judged — in this process, on a thread of its own (`Judge`), or on
+//! the driver's worker; `prepare` finds the step and checks the input has the property.
+
+use std::sync::Arc;
+
+use crate::pipeline::external::{spirv_val_with, target_env, Validation};
+use crate::pipeline::gpu::Device;
+use crate::pipeline::semantic::{self, pass_steps, Feed, Finding};
+use crate::pipeline::validate::{check_step, StepCheck};
+use crate::pipeline::{Pipeline, Run};
+
+/// What makes a candidate interesting.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Property {
+    /// The step's output is rejected by spirv-val.
+    Invalid,
+    /// The step's results differ from its input's on the driver.
+    Differs,
+    /// The driver crashes or hangs on the step's output.
+    Crash,
+    /// The step's pass fails with the same diagnostic.
+    Fails,
+    /// A command, given the candidate's path last, exits 0.
+    Command(String),
+}
+
+impl std::str::FromStr for Property {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Ok(match s {
+            "invalid" => Property::Invalid,
+            "differs" => Property::Differs,
+            "crash" => Property::Crash,
+            "fails" => Property::Fails,
+            "" => return Err("an empty property".into()),
+            command => Property::Command(command.to_string()),
+        })
+    }
+}
+
+/// The interestingness test: the property, at which step of the pipeline.
+pub struct Test<'a> {
+    pub pipeline: &'a Pipeline,
+    pub property: Property,
+    /// The pass step (0 is the first pass) the property is about; none for a command.
+    pub step: Option<usize>,
+    /// That step's pass, by name.
+    pub pass: Option<&'static str>,
+    /// For `fails`: the error the pass fails with on the input.
+    pub error: Option<String>,
+    pub gpu: Option<&'a dyn Device>,
+    /// The SPIR-V environment candidates are validated in, and the block layout rules the
+    /// input needs (`--scalar-block-layout`…).
+    pub env: String,
+    pub layout: Option<&'static str>,
+    /// Where a command's candidates are written.
+    pub scratch: std::path::PathBuf,
+}
+
+/// Which step `which` names in `run`: a pass number, or the first step of a pass of that
+/// name.
+pub fn step_named(run: &Run, which: &str) -> Result<usize, String> {
+    let steps = pass_steps(run);
+    if let Ok(k) = which.parse::<usize>() {
+        return if k < steps.len() {
+            Ok(k)
+        } else {
+            Err(format!(
+                "there is no step {k}: the pipeline has {} steps",
+                steps.len()
+            ))
+        };
+    }
+    steps
+        .iter()
+        .position(|&i| run.steps[i].pass == which)
+        .ok_or_else(|| {
+            let mut names: Vec<&str> = steps.iter().map(|&i| run.steps[i].pass).collect();
+            names.dedup();
+            format!(
+                "the pipeline has no pass '{which}' (it runs: {})",
+                names.join(", ")
+            )
+        })
+}
+
+impl Test<'_> {
+    /// Whether `words` still have the property (they are valid SPIR-V: checked before).
+    pub fn holds(&self, words: &[u32]) -> Result<bool, String> {
+        match self.judge() {
+            Some(judge) => judge.holds(words, &self.scratch),
+            None => self.holds_on_driver(words),
+        }
+    }
+
+    /// What judges candidates off the main thread: all but the properties that need the
+    /// driver (one worker process, asked in turn).
+    pub(super) fn judge(&self) -> Option<Judge<'_>> {
+        (!matches!(self.property, Property::Differs | Property::Crash)).then_some(Judge {
+            pipeline: self.pipeline,
+            property: &self.property,
+            step: self.step,
+            error: self.error.as_deref(),
+            env: &self.env,
+            layout: self.layout,
+        })
+    }
+
+    fn holds_on_driver(&self, words: &[u32]) -> Result<bool, String> {
+        let run = self.pipeline.run(Arc::new(words.to_vec()));
+        let k = self
+            .step
+            .ok_or("the property is about a step, and none is named")?;
+        if pass_steps(&run).get(k).is_none() {
+            // The pipeline stopped before the step: a pass failed earlier.
+            return Ok(false);
+        }
+        let gpu = self
+            .gpu
+            .ok_or("the property needs a Vulkan driver, and none is open")?;
+        // This step and the one before: the difference must begin at this one.
+        let feed = Feed {
+            window: Some((k.saturating_sub(1), k)),
+            ..Feed::default()
+        };
+        Ok(match semantic::bisect(gpu, &[&run], feed, &|| false) {
+            Ok(b) => b.first.is_some_and(|d| {
+                d.pass_index == k
+                    && match self.property {
+                        Property::Differs => d.finding == Finding::Differs,
+                        _ => matches!(d.finding, Finding::Crashes | Finding::Hangs),
+                    }
+            }),
+            // The candidate no longer runs at all (its input fails): not it.
+            Err(_) => false,
+        })
+    }
+
+    /// Whether spirv-val accepts `words`.
+    pub(super) fn valid(&self, words: &[u32]) -> Result<bool, String> {
+        valid_under(words, &self.env, self.layout)
+    }
+}
+
+/// Whether spirv-val accepts `words` in `env` under the block `layout` rules.
+pub(super) fn valid_under(words: &[u32], env: &str, layout: Option<&str>) -> Result<bool, String> {
+    let options: Vec<&str> = layout.into_iter().collect();
+    Ok(matches!(
+        spirv_val_with(words, env, &options)?,
+        Validation::Valid
+    ))
+}
+
+/// A `Test` without the driver: it judges candidates on any thread.
+pub(super) struct Judge<'a> {
+    pipeline: &'a Pipeline,
+    property: &'a Property,
+    step: Option<usize>,
+    error: Option<&'a str>,
+    env: &'a str,
+    layout: Option<&'static str>,
+}
+
+impl Judge<'_> {
+    fn holds(&self, words: &[u32], scratch: &std::path::Path) -> Result<bool, String> {
+        if let Property::Command(command) = self.property {
+            return run_command(command, words, scratch);
+        }
+        let run = self.pipeline.run(Arc::new(words.to_vec()));
+        let k = self
+            .step
+            .ok_or("the property is about a step, and none is named")?;
+        let Some(&i) = pass_steps(&run).get(k) else {
+            return Ok(false);
+        };
+        Ok(match self.property {
+            Property::Invalid => {
+                run.failed.is_none_or(|f| f > i)
+                    && matches!(check_step(&run.steps[i].module)?, StepCheck::Invalid { .. })
+            }
+            Property::Fails => run.failed == Some(i) && run.steps[i].error.as_deref() == self.error,
+            _ => false,
+        })
+    }
+
+    /// Valid and interesting. A command sees only valid candidates (a script may make no
+    /// sense of others); the properties judged here come first otherwise, since most
+    /// candidates lose them and spirv-val costs a process each.
+    pub(super) fn accepts(&self, words: &[u32], scratch: &std::path::Path) -> Result<bool, String> {
+        let valid = || valid_under(words, self.env, self.layout);
+        let command = matches!(self.property, Property::Command(_));
+        if command && !valid()? {
+            return Ok(false);
+        }
+        Ok(self.holds(words, scratch)? && (command || valid()?))
+    }
+}
+
+/// Runs `command` with the candidate, written to `path`, as its last argument: whether it
+/// exits 0.
+pub(super) fn run_command(
+    command: &str,
+    words: &[u32],
+    path: &std::path::Path,
+) -> Result<bool, String> {
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    let status = command_for(command, path)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .map_err(|e| format!("cannot run '{command}': {e}"))?;
+    Ok(status.success())
+}
+
+/// The process that runs `command` on `path`: the command itself when it is plain words (a
+/// process fewer per candidate, which is much of a candidate's cost), else a shell that runs
+/// it as written.
+pub(super) fn command_for(command: &str, path: &std::path::Path) -> std::process::Command {
+    let plain =
+        |c: char| c.is_ascii_alphanumeric() || c.is_ascii_whitespace() || "_./=,:+-@%".contains(c);
+    let mut words = command.split_ascii_whitespace();
+    match words.next() {
+        Some(program) if command.chars().all(plain) && !program.contains('=') => {
+            let mut run = std::process::Command::new(program);
+            run.args(words).arg(path);
+            run
+        }
+        _ => {
+            let mut run = std::process::Command::new("sh");
+            run.arg("-c")
+                .arg(format!("{command} \"$1\""))
+                .arg("sh")
+                .arg(path);
+            run
+        }
+    }
+}
+
+/// The `Test` for `property` on `words`: the step it is about found (named by `step`, else
+/// by the bisect that finds such a step), and checked to hold on the input. Errors say why
+/// no reduction can start.
+pub fn prepare<'a>(
+    pipeline: &'a Pipeline,
+    property: Property,
+    step: Option<&str>,
+    words: &[u32],
+    gpu: Option<&'a dyn Device>,
+    scratch: std::path::PathBuf,
+) -> Result<Test<'a>, String> {
+    let module = crate::ir::spirv::read::read_words(words).map_err(|e| e.to_string())?;
+    let env = target_env(&module);
+    // The block layout rules the input is valid under: candidates are held to the same.
+    let mut layout = None;
+    let mut first_error = None;
+    for rules in [
+        None,
+        Some("--relax-block-layout"),
+        Some("--scalar-block-layout"),
+    ] {
+        let options: Vec<&str> = rules.into_iter().collect();
+        match spirv_val_with(words, &env, &options)? {
+            Validation::Valid => {
+                layout = Some(rules);
+                break;
+            }
+            Validation::Invalid(messages) => {
+                first_error.get_or_insert_with(|| {
+                    messages.first().map_or(String::new(), |m| m.text.clone())
+                });
+            }
+        }
+    }
+    let Some(layout) = layout else {
+        return Err(format!(
+            "the input is not valid SPIR-V, so candidates could not be checked against it: {}",
+            first_error.unwrap_or_default()
+        ));
+    };
+    let run = pipeline.run(Arc::new(words.to_vec()));
+    let steps = pass_steps(&run);
+    let found = match (&property, step) {
+        (Property::Command(_), _) => None,
+        (_, Some(which)) => Some(step_named(&run, which)?),
+        (Property::Invalid, None) => {
+            let first = crate::pipeline::validate::first_invalid(&run)?;
+            let (i, ..) = first
+                .first
+                .ok_or("every step of the input is valid: there is nothing to reduce")?;
+            steps.iter().position(|&s| s == i)
+        }
+        (Property::Fails, None) => {
+            let f = run
+                .failed
+                .ok_or("no pass fails on the input: there is nothing to reduce")?;
+            steps.iter().position(|&s| s == f)
+        }
+        (Property::Differs | Property::Crash, None) => {
+            let gpu = gpu.ok_or("the property needs a Vulkan driver")?;
+            let b = semantic::bisect(gpu, &[&run], Feed::default(), &|| false)?;
+            let summary = b.summary();
+            let d = b
+                .first
+                .ok_or_else(|| format!("the bisect finds no such step: {summary}"))?;
+            Some(d.pass_index)
+        }
+    };
+    let error = match (&property, found) {
+        (Property::Fails, Some(k)) => steps.get(k).and_then(|&i| run.steps[i].error.clone()),
+        _ => None,
+    };
+    let test = Test {
+        pipeline,
+        property,
+        step: found,
+        pass: found.and_then(|k| steps.get(k)).map(|&i| run.steps[i].pass),
+        error,
+        gpu,
+        env,
+        layout,
+        scratch,
+    };
+    if let Property::Command(command) = &test.property {
+        // A command that cannot run at all is said before any work.
+        let program = command.split_whitespace().next().unwrap_or("");
+        let exists = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("command -v {program}"))
+            .stdout(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !exists {
+            return Err(format!("cannot run '{command}': no program '{program}'"));
+        }
+    }
+    if !test.holds(words)? {
+        let what = match (&test.property, found) {
+            (Property::Command(c), _) => format!("'{c}' does not exit 0 on the input"),
+            (p, Some(k)) => format!(
+                "the input does not have the property {p:?} at step {k} ({})",
+                steps.get(k).map_or("?", |&i| run.steps[i].pass)
+            ),
+            (p, None) => format!("the input does not have the property {p:?}"),
+        };
+        return Err(what);
+    }
+    Ok(test)
+}
