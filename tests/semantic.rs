@@ -237,7 +237,7 @@ impl Pass for FractToFloor {
         const FRACT: u32 = 10;
         const FLOOR: u32 = 8;
         let mut changed = Changed::No;
-        for f in m.functions_mut() {
+        for f in shaderstep::ir::rewrite::functions_mut(m) {
             let fract = f.layout().map(|(_, i)| i).find(|&i| {
                 f.inst(i).op() == spirv::Op::ExtInst
                     && f.inst(i).lits().first() == Some(&Operand::LiteralExtInstInteger(FRACT))

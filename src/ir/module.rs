@@ -196,7 +196,7 @@ impl Module {
     }
 
     /// Every function, to change its body (its id must stay).
-    pub fn functions_mut(&mut self) -> impl Iterator<Item = &mut Function> {
+    pub(in crate::ir) fn functions_mut(&mut self) -> impl Iterator<Item = &mut Function> {
         self.functions.iter_mut().map(Arc::make_mut)
     }
 
@@ -225,20 +225,20 @@ impl Module {
     }
 
     /// Function `id`, to change its body (its id must stay).
-    pub fn function_mut(&mut self, id: Id) -> Option<&mut Function> {
+    pub(in crate::ir) fn function_mut(&mut self, id: Id) -> Option<&mut Function> {
         let k = self.function_position(id)?;
         Some(Arc::make_mut(&mut self.functions[k]))
     }
 
     /// The function at position `k`, to change its body (its id must stay).
-    pub fn function_at_mut(&mut self, k: usize) -> &mut Function {
+    pub(in crate::ir) fn function_at_mut(&mut self, k: usize) -> &mut Function {
         Arc::make_mut(&mut self.functions[k])
     }
 
     /// Edits function `k` with the rest of the module at hand: the function is taken out while
     /// `edit` runs (the module holds a body-less stand-in with its definition), so `edit` may
     /// add types, constants and ids to the module meanwhile.
-    pub fn with_function<R>(
+    pub(in crate::ir) fn with_function<R>(
         &mut self,
         k: usize,
         edit: impl FnOnce(&mut Module, &mut Function) -> R,
@@ -251,7 +251,10 @@ impl Module {
     }
 
     /// Edits every function that has a body, in order (see `with_function`).
-    pub fn edit_functions(&mut self, mut edit: impl FnMut(&mut Module, &mut Function)) {
+    pub(in crate::ir) fn edit_functions(
+        &mut self,
+        mut edit: impl FnMut(&mut Module, &mut Function),
+    ) {
         for k in 0..self.functions.len() {
             if !self.functions[k].is_declaration() {
                 self.with_function(k, &mut edit);
@@ -427,7 +430,7 @@ impl Module {
 
     /// Renames every id the module defines or uses (results, operands, block labels, merge
     /// annotations, attributes) through `f`. The bound is the caller's to update.
-    pub fn remap_ids(&mut self, f: impl Fn(Id) -> Id) {
+    pub(in crate::ir) fn remap_ids(&mut self, f: impl Fn(Id) -> Id) {
         for section in [
             &mut self.preamble,
             &mut self.entry_points,

@@ -234,8 +234,8 @@ pub fn append_functions(m: &mut Module, functions: Vec<Arc<Function>>) {
     m.function_list_mut().extend(functions);
 }
 
-/// Puts back function `k` of `m` as it was before a change being undone (`saved` is the copy
-/// taken then: the same function, so ids and the function index stay right).
+/// Puts `saved` in place of function `k` of `m`: the same function (so ids and the function
+/// index stay right), as it was before a change being undone or as a copy edited apart.
 pub fn restore_function(m: &mut Module, k: usize, saved: Arc<Function>) {
     debug_assert_eq!(m.functions()[k].id(), saved.id());
     m.function_list_mut()[k] = saved;

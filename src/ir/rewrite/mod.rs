@@ -29,6 +29,7 @@ mod clone;
 mod cursor;
 mod debug;
 mod edits;
+mod functions;
 mod join;
 mod ssa;
 
@@ -50,6 +51,9 @@ pub use debug::{
     undefine_debug_uses, unname_in_records, Described, InlineSite,
 };
 pub use edits::Edits;
+pub use functions::{
+    edit_functions, function_at_mut, function_mut, functions_mut, remap_ids, with_function,
+};
 pub use join::{join_blocks, JoinState};
 pub use ssa::repair_ssa;
 

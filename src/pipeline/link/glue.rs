@@ -194,7 +194,7 @@ fn place(
                 b.take()
             }
         };
-        let f = m.function_at_mut(fi);
+        let f = rewrite::function_at_mut(m, fi);
         let at = if at_returns {
             f.block(site).insts.len()
         } else {

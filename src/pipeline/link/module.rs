@@ -88,7 +88,7 @@ fn decorated(m: &Module) -> HashSet<Id> {
 /// Appends `b` to `out`, renaming its ids past `out`'s and merging equal types and constants.
 fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
     let shift = out.bound.max(1) - 1;
-    b.remap_ids(|id| id + shift);
+    rewrite::remap_ids(&mut b, |id| id + shift);
     let bound = b.bound.max(1) + shift;
 
     // Memory models must agree.
@@ -163,7 +163,7 @@ fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
         }
         globals.push(inst);
     }
-    b.remap_ids(|id| map.get(&id).copied().unwrap_or(id));
+    rewrite::remap_ids(&mut b, |id| map.get(&id).copied().unwrap_or(id));
     // Preamble and globals were taken out of `b` before the last rename: rename them too.
     for inst in preamble.iter_mut().chain(globals.iter_mut()) {
         rename(&map, inst);
@@ -309,7 +309,7 @@ pub fn link(inputs: Vec<LinkInput>, opts: LinkOptions) -> Result<(Module, LinkRe
         !(matches!(d.op(), Op::Name | Op::MemberName)
             && targets(d).is_some_and(|t| resolve.contains_key(&t)))
     });
-    out.remap_ids(|id| resolve.get(&id).copied().unwrap_or(id));
+    rewrite::remap_ids(&mut out, |id| resolve.get(&id).copied().unwrap_or(id));
 
     // Exports nobody imported from outside: linked, they are ordinary functions now.
     if !opts.keep_exports {

@@ -454,7 +454,7 @@ fn remove_vars(m: &mut Module, vars: &HashSet<Id>) {
         ptrs.extend(pointers_into(m, v));
     }
     let mut gone: FxHashSet<Id> = vars.iter().copied().collect();
-    for f in m.functions_mut() {
+    for f in rewrite::functions_mut(m) {
         remove_insts(f, &mut gone, |i| {
             let store = i.op() == Op::Store && i.args().first().is_some_and(|p| ptrs.contains(p));
             let chain = i.result().is_some_and(|r| ptrs.contains(&r));
@@ -796,7 +796,7 @@ pub fn forward_constants(producer: &Module, consumer: &mut Module) -> Vec<String
         for &(r, _) in &loads {
             replace.replace(r, value);
         }
-        for f in consumer.functions_mut() {
+        for f in rewrite::functions_mut(consumer) {
             f.retain_all(|i| !i.result().is_some_and(|r| replace.is_replaced(r)));
         }
         replace.apply(consumer, "link-forward-constants");

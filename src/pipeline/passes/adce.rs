@@ -438,7 +438,7 @@ pub fn adce(m: &mut Module) -> bool {
     let write_only = write_only_globals(m);
     let mut gone: FxHashSet<Id> = FxHashSet::default();
     let mut changed = false;
-    m.edit_functions(|m, f| {
+    rewrite::edit_functions(m, |m, f| {
         if let Some(g) = sweep(m, f, &sets, &dsets, &write_only) {
             gone.extend(g);
             changed = true;

@@ -756,7 +756,7 @@ pub fn assign_types(m: &mut Module) -> Result<Outcome, String> {
             new_types.insert(v.id, ty);
         }
     }
-    for f in m.functions_mut() {
+    for f in rewrite::functions_mut(m) {
         if let Some(&t) = new_types.get(&f.id()) {
             f.def = f.def.clone().retyped(Some(t));
         }
@@ -861,7 +861,7 @@ pub fn assign_types(m: &mut Module) -> Result<Outcome, String> {
     }
     let changed = true;
     for ((fi, iid, k), id) in operand_edits {
-        m.function_at_mut(fi).set_arg(iid, k, id);
+        rewrite::function_at_mut(m, fi).set_arg(iid, k, id);
     }
     // Insert bitcasts: after their definition (after a phi's block's phis), or at the top of
     // the entry block (after its variables) for parameters and module-level values.
@@ -903,7 +903,7 @@ pub fn assign_types(m: &mut Module) -> Result<Outcome, String> {
             .after_variables(&m.functions()[f], inst);
     }
     for (fi, e) in edits {
-        e.apply(m.function_at_mut(fi));
+        e.apply(rewrite::function_at_mut(m, fi));
     }
 
     // Function types follow their parameters and results.
@@ -917,7 +917,7 @@ pub fn assign_types(m: &mut Module) -> Result<Outcome, String> {
         });
         if !same {
             let ty = Builder::detached(m).fn_type(ret, &params)?;
-            let def = &mut m.function_at_mut(fi).def;
+            let def = &mut rewrite::function_at_mut(m, fi).def;
             *def = def.clone().with_args_edited(|a| {
                 if let Some(last) = a.last_mut() {
                     *last = ty;
@@ -1021,7 +1021,7 @@ fn relabel_local(
         };
         let pointee = relabel_type(m, pointee, label, made)?;
         let new_ptr = m.pointer_to(class, pointee)?;
-        rewrite::retype(m.function_at_mut(f), iid, Some(new_ptr));
+        rewrite::retype(rewrite::function_at_mut(m, f), iid, Some(new_ptr));
     }
     Some(())
 }

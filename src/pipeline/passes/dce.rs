@@ -150,7 +150,7 @@ pub fn dce(m: &mut Module) -> bool {
             removed.extend(dead_vars.iter().copied());
         }
         let mut undefined: Vec<FxHashMap<Id, Id>> = Vec::new();
-        for f in m.functions_mut() {
+        for f in rewrite::functions_mut(m) {
             let mut typed = FxHashMap::default();
             let n = remove_insts(f, &mut removed, |i| {
                 let dead = match i.result() {
@@ -175,7 +175,7 @@ pub fn dce(m: &mut Module) -> bool {
             if typed.is_empty() {
                 continue;
             }
-            m.with_function(k, |m, f| undefine_debug_uses(m, f, &dsets, typed));
+            rewrite::with_function(m, k, |m, f| undefine_debug_uses(m, f, &dsets, typed));
         }
         if !changed {
             break;
@@ -274,7 +274,7 @@ pub fn remove_unused_globals(m: &mut Module, removed: &mut FxHashSet<Id>, spec: 
         if !constants.is_empty() && !dsets.is_empty() {
             // Interning must not hand out what just went (an `OpUndef` nothing used).
             m.reindex();
-            m.edit_functions(|m, f| {
+            rewrite::edit_functions(m, |m, f| {
                 let _ = undefine_debug_uses(m, f, &dsets, &constants);
             });
         }

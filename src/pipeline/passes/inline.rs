@@ -26,7 +26,7 @@ use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::names::Names;
 use crate::ir::rewrite::Builder;
 use crate::ir::rewrite::{
-    clone_body, out_of_ids, relocate, settle_declares, split_block, Decorations, InlineSite,
+    self, clone_body, out_of_ids, relocate, settle_declares, split_block, Decorations, InlineSite,
     Replacer,
 };
 use crate::ir::{Id, Inst, InstId, Module};
@@ -75,7 +75,7 @@ pub fn inline_where(
         let caller = m.functions()[fi].id();
         // The caller is taken out of the module while its calls are replaced, so templates
         // and ids can come from the module meanwhile (and it comes back on an error too).
-        m.with_function(fi, |m, f| {
+        rewrite::with_function(m, fi, |m, f| {
             let mut refused: FxHashSet<InstId> = FxHashSet::default();
             let mut b = 0;
             while b < f.blocks().len() {

@@ -15,6 +15,8 @@
 //! One that returns from a continue construct, or whose flag check would land in a loop's
 //! continue target, is left as it is with a diagnostic naming it.
 
+use std::sync::Arc;
+
 use rspirv::dr::Operand;
 use spirv::{Op, StorageClass};
 
@@ -294,7 +296,7 @@ impl Pass for MergeReturn {
             match merge_returns(m, &mut f) {
                 Ok(c) => {
                     changed |= c;
-                    *m.function_at_mut(k) = f;
+                    rewrite::restore_function(m, k, Arc::new(f));
                 }
                 Err(why) => failed.push((f.id(), why)),
             }

@@ -125,7 +125,7 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
                     .any(|a| home_of.get(a).is_some_and(|&h| h != k))
         };
         if m.functions()[k].body().any(elsewhere) {
-            m.function_at_mut(k).retain_all(|i| !elsewhere(i));
+            rewrite::function_at_mut(m, k).retain_all(|i| !elsewhere(i));
         }
     }
     unname_in_records(m, &moved_ids);
@@ -149,7 +149,7 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
         let ptr = function_pointer(m, pointee)?;
         let mut var = def.clone().retyped(Some(ptr));
         var.lits_mut()[0] = Operand::StorageClass(StorageClass::Function);
-        let f = m.function_at_mut(*fi);
+        let f = rewrite::function_at_mut(m, *fi);
         let at = f
             .block_insts(0)
             .take_while(|i| i.op() == Op::Variable)
@@ -183,7 +183,7 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
         for (i, t) in chains {
             let (_, pointee) = pointer_type(m, t).ok_or("a chain without a pointer type")?;
             let ptr = function_pointer(m, pointee)?;
-            rewrite::retype(m.function_at_mut(fi), i, Some(ptr));
+            rewrite::retype(rewrite::function_at_mut(m, fi), i, Some(ptr));
         }
     }
     m.reindex();

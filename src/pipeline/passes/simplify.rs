@@ -32,7 +32,7 @@ use crate::ir::consts::{mask, Const, Consts};
 use crate::ir::func::Function;
 use crate::ir::fxhash::FxHashSet;
 use crate::ir::ops::{self, fold::Value, Attrs, Val};
-use crate::ir::rewrite::{rewrite_inst, Replacer};
+use crate::ir::rewrite::{self, rewrite_inst, Replacer};
 use crate::ir::types::{literal_path, vector_len};
 use crate::ir::{Id, Inst, InstId, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
@@ -829,7 +829,7 @@ pub fn simplify(m: &mut Module) -> bool {
     let mut replace = Replacer::new();
     let mut changed = false;
     let decorated: FxHashSet<Id> = m.annotations().iter().filter_map(|a| a.arg(0)).collect();
-    m.edit_functions(|m, f| {
+    rewrite::edit_functions(m, |m, f| {
         changed |= simplify_function(m, &mut consts, &decorated, f, &mut replace);
     });
     replace.apply(m, "simplify");

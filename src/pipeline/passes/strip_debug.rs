@@ -14,6 +14,7 @@ use spirv::Op;
 
 use crate::ir::ext_sets::{import_name, ExtSets};
 use crate::ir::inst::is_debug;
+use crate::ir::rewrite;
 use crate::ir::{Id, Inst, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
 
@@ -55,8 +56,8 @@ pub fn strip_debug(m: &mut Module) -> bool {
             || i.result().is_some_and(|r| dropped.contains(&r))
     };
     m.trailing_debug.retain(|i| !drop(i));
-    crate::ir::rewrite::retain_globals(m, |i| !drop(i));
-    for f in m.functions_mut() {
+    rewrite::retain_globals(m, |i| !drop(i));
+    for f in rewrite::functions_mut(m) {
         f.prologue_debug.retain(|i| !drop(i));
         f.leading_debug.retain(|i| !drop(i));
         f.epilogue_debug.retain(|i| !drop(i));

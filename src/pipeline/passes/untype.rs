@@ -17,7 +17,7 @@ use spirv::Op;
 
 use crate::ir::fxhash::FxHashSet;
 use crate::ir::ops;
-use crate::ir::rewrite::{forget, Builder, Replacer};
+use crate::ir::rewrite::{self, forget, Builder, Replacer};
 use crate::ir::typing::{Made, Numeric, TypeInfo};
 use crate::ir::InstId;
 use crate::ir::{Id, Inst, Module};
@@ -266,13 +266,13 @@ pub fn untype(m: &mut Module) -> Result<bool, String> {
                 }
                 None => p.ty().unwrap_or(0),
             };
-            let param = &mut m.function_at_mut(fi).params[pi];
+            let param = &mut rewrite::function_at_mut(m, fi).params[pi];
             *param = param.clone().retyped(Some(new));
             param_types.push(new);
         }
         if sig_changed {
             let fn_type = Builder::detached(m).fn_type(new_ret.unwrap_or(0), &param_types)?;
-            let def = &mut m.function_at_mut(fi).def;
+            let def = &mut rewrite::function_at_mut(m, fi).def;
             *def = def.clone().retyped(new_ret).with_args_edited(|a| {
                 if let Some(last) = a.last_mut() {
                     *last = fn_type;
@@ -302,7 +302,7 @@ pub fn untype(m: &mut Module) -> Result<bool, String> {
                 }
                 if new != inst {
                     changed = true;
-                    m.function_at_mut(fi).replace_inst(iid, new);
+                    rewrite::function_at_mut(m, fi).replace_inst(iid, new);
                 }
             }
         }
@@ -331,7 +331,7 @@ pub fn untype(m: &mut Module) -> Result<bool, String> {
         }
     }
     if !replace.is_empty() {
-        for f in m.functions_mut() {
+        for f in rewrite::functions_mut(m) {
             f.retain_all(|i| !i.result().is_some_and(|r| replace.is_replaced(r)));
         }
         changed = true;

@@ -783,7 +783,7 @@ fn sweep(m: &mut Module, mut suspects: Vec<(Id, Id)>, forget: &mut FxHashSet<Id>
             if used.contains(&id) || forget.contains(&id) {
                 continue;
             }
-            let Some(f) = m.function_mut(fid) else {
+            let Some(f) = rewrite::function_mut(m, fid) else {
                 continue;
             };
             let Some(def) = f.def_of(id) else {
@@ -896,7 +896,7 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
                 let a = *m.function(fid)?.def_of(r)?.args().get(k)?;
                 let ty = m.function(fid)?.def_of(a)?.ty()?;
                 let constant = null_of(&mut m, ty)?;
-                let f = m.function_mut(fid)?;
+                let f = rewrite::function_mut(&mut m, fid)?;
                 let i = f.value(r)?;
                 f.set_arg(i, k, constant);
                 suspects.push((fid, a));
@@ -919,7 +919,7 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
                     let null = null_of(&mut m, ty)?;
                     replacer.replace(r, null);
                 }
-                let args = take_value(m.function_mut(fid)?, r)?;
+                let args = take_value(rewrite::function_mut(&mut m, fid)?, r)?;
                 suspects.extend(args.iter().skip(1).map(|&a| (fid, a)));
                 cleanups.push("eliminate-dead-functions");
             }
@@ -936,7 +936,7 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
                     let mut b = Builder::detached(&mut m);
                     b.cbool(taken).ok()?
                 };
-                let f = m.function_mut(fid)?;
+                let f = rewrite::function_mut(&mut m, fid)?;
                 let b = f.block_index(label)?;
                 let term = f.block(b).terminator;
                 f.set_arg(term, 0, t);
@@ -956,7 +956,7 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
     }
     plain.sort_by_key(|p| std::cmp::Reverse(p.3));
     for (fid, label, op, k) in plain {
-        let f = m.function_mut(fid)?;
+        let f = rewrite::function_mut(&mut m, fid)?;
         let b = f.block_index(label)?;
         let mut seen = 0;
         f.retain_insts(b, |i| {
@@ -1009,7 +1009,7 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
     }
     replacer.apply(&mut m, "reduce");
     for (fid, r) in gone {
-        let args = take_value(m.function_mut(fid)?, r)?;
+        let args = take_value(rewrite::function_mut(&mut m, fid)?, r)?;
         suspects.extend(args.iter().map(|&a| (fid, a)));
         forget.insert(r);
     }

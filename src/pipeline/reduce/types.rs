@@ -192,11 +192,11 @@ pub(super) fn remove_member(m: &mut Module, s: Id, k: u32) -> Option<()> {
             Site::Arg(fid, i, p) => {
                 let old = m.function(fid)?.inst(i).args()[p];
                 let new = constant_like(m, old, index)?;
-                m.function_mut(fid)?.set_arg(i, p, new);
+                rewrite::function_mut(m, fid)?.set_arg(i, p, new);
             }
             Site::Lit(fid, i, p) => {
                 let lit = Operand::LiteralBit32(u32::try_from(index).ok()?);
-                rewrite::set_lit(m.function_mut(fid)?, i, p, lit)?;
+                rewrite::set_lit(rewrite::function_mut(m, fid)?, i, p, lit)?;
             }
         }
     }
@@ -277,7 +277,7 @@ fn edit_parts(m: &mut Module, ty: Id, edit: impl Fn(&mut crate::ir::inst::Args))
         },
         &edit,
     );
-    for f in m.functions_mut() {
+    for f in rewrite::functions_mut(m) {
         let constructs: Vec<InstId> = (0..f.blocks().len())
             .flat_map(|b| f.block(b).insts.clone())
             .filter(|&i| {
