@@ -202,23 +202,18 @@ impl Pass for MoveColorOutput {
             })
             .filter_map(|g| g.result())
             .collect();
-        let mut changed = Changed::No;
-        shaderstep::ir::rewrite::edit_annotations(m, |a| {
+        let changed = shaderstep::ir::rewrite::edit_annotations(m, |a| {
             let target = a.arg(0).unwrap_or(0);
-            if a.op() == spirv::Op::Decorate
+            (a.op() == spirv::Op::Decorate
                 && outputs.contains(&target)
                 && a.lits()
                     == [
                         Operand::Decoration(spirv::Decoration::Location),
                         Operand::LiteralBit32(0),
-                    ]
-            {
-                a.lits_mut()[1] = Operand::LiteralBit32(1);
-                changed = Changed::Yes;
-            }
-            true
+                    ])
+            .then(|| a.clone().with_lit(1, Operand::LiteralBit32(1)))
         });
-        Ok(changed)
+        Ok(changed.into())
     }
 }
 

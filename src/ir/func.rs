@@ -946,20 +946,9 @@ impl Function {
         }
     }
 
-    /// Applies `f` to every instruction of the body, in layout order.
-    pub fn for_each_inst_mut(&mut self, mut f: impl FnMut(&mut Inst)) {
-        self.touch_cfg();
-        let Function { insts, blocks, .. } = self;
-        for block in blocks.iter() {
-            for &i in block.insts.iter().chain(std::iter::once(&block.terminator)) {
-                f(&mut insts[i.index()]);
-            }
-        }
-    }
-
     /// Renames every id of the function (definition, parameters, body, labels, merge
     /// annotations) through `f`.
-    pub fn remap_ids(&mut self, f: &impl Fn(Id) -> Id) {
+    pub(in crate::ir) fn remap_ids(&mut self, f: &impl Fn(Id) -> Id) {
         self.def.remap_ids(f);
         for p in &mut self.params {
             p.remap_ids(f);

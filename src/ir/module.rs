@@ -461,35 +461,6 @@ impl Module {
         self.decoration_index = OnceLock::new();
         self.reindex();
     }
-
-    /// Every instruction outside function bodies, mutably (sections, function definitions,
-    /// parameters and debug lines), then every body instruction.
-    pub fn for_each_inst_mut(&mut self, mut f: impl FnMut(&mut Inst)) {
-        for section in [
-            &mut self.preamble,
-            &mut self.entry_points,
-            &mut self.execution_modes,
-            &mut self.debug,
-            &mut self.annotations,
-            &mut self.globals,
-        ] {
-            section.iter_mut().for_each(&mut f);
-        }
-        for func in self.functions.iter_mut().map(Arc::make_mut) {
-            func.leading_debug.iter_mut().for_each(&mut f);
-            for b in func.blocks_mut() {
-                b.lines.iter_mut().for_each(&mut f);
-            }
-            f(&mut func.def);
-            func.params.iter_mut().for_each(&mut f);
-            func.prologue_debug.iter_mut().for_each(&mut f);
-            func.epilogue_debug.iter_mut().for_each(&mut f);
-            func.for_each_inst_mut(&mut f);
-        }
-        self.trailing_debug.iter_mut().for_each(&mut f);
-        self.global_index = OnceLock::new();
-        self.decoration_index = OnceLock::new();
-    }
 }
 
 /// Whether a global may stand for every equal one: an internable type or constant, or a

@@ -40,6 +40,20 @@ impl Inst {
         edit(&mut self.args);
         self
     }
+
+    /// The same instruction with literal `k` (counted among the literals) set to `lit`.
+    /// Panics when it has no such literal.
+    pub fn with_lit(mut self, k: usize, lit: Operand) -> Inst {
+        self.lits_mut()[k] = lit;
+        self
+    }
+
+    /// The same instruction with every id it holds (result type, result, operands) renamed
+    /// through `f`: one taken out of a module for another (the linker).
+    pub fn remapped(mut self, f: impl FnMut(Id) -> Id) -> Inst {
+        self.remap_ids(f);
+        self
+    }
 }
 
 /// Sets the result type of instruction `i` of `f`.
@@ -203,10 +217,17 @@ pub fn retain_annotations(m: &mut Module, keep: impl FnMut(&Inst) -> bool) {
     m.annotations_mut().retain(keep);
 }
 
-/// Keeps the annotations for which `edit` returns true, after it changed their literals
-/// (a member decoration renumbered as a member goes).
-pub fn edit_annotations(m: &mut Module, edit: impl FnMut(&mut Inst) -> bool) {
-    m.annotations_mut().retain_mut(edit);
+/// Replaces each annotation for which `edit` gives a changed copy (made with
+/// `Inst::with_lit`, ...); returns whether any changed.
+pub fn edit_annotations(m: &mut Module, mut edit: impl FnMut(&Inst) -> Option<Inst>) -> bool {
+    let mut changed = false;
+    for a in m.annotations_mut() {
+        if let Some(new) = edit(a) {
+            changed |= new != *a;
+            *a = new;
+        }
+    }
+    changed
 }
 
 /// Takes all annotations out of `m` (to merge them into another module).

@@ -31,6 +31,7 @@ mod debug;
 mod edits;
 mod functions;
 mod join;
+mod sections;
 mod ssa;
 
 pub use blocks::{
@@ -55,6 +56,7 @@ pub use functions::{
     edit_functions, function_at_mut, function_mut, functions_mut, remap_ids, with_function,
 };
 pub use join::{join_blocks, JoinState};
+pub use sections::{drop_member_info, drop_source_text};
 pub use ssa::repair_ssa;
 
 use spirv::Op;

@@ -90,8 +90,9 @@ fn make_private(m: &mut Module, ep: usize, var: Id) -> Result<(), String> {
         .ok_or_else(out_of_ids)?;
     // The pointer type may be new, and so after the variable: move the variable to the end.
     crate::ir::rewrite::retain_globals(m, |i| i.result() != Some(var));
-    let mut v = g.retyped(Some(ptr));
-    v.lits_mut()[0] = Operand::StorageClass(StorageClass::Private);
+    let v = g
+        .retyped(Some(ptr))
+        .with_lit(0, Operand::StorageClass(StorageClass::Private));
     m.push_global(v);
     crate::ir::rewrite::retain_annotations(m, |a| {
         !(a.op() == Op::Decorate

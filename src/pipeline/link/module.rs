@@ -108,12 +108,11 @@ fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
 
     // Ids of `b` that become ids of `out`.
     let mut map: HashMap<Id, Id> = HashMap::new();
-    let rename = |map: &HashMap<Id, Id>, inst: &mut Inst| {
-        inst.remap_ids(|id| map.get(&id).copied().unwrap_or(id))
-    };
+    let rename =
+        |map: &HashMap<Id, Id>, inst: Inst| inst.remapped(|id| map.get(&id).copied().unwrap_or(id));
     let mut preamble = Vec::new();
-    for mut inst in std::mem::take(&mut b.preamble) {
-        rename(&map, &mut inst);
+    for inst in std::mem::take(&mut b.preamble) {
+        let inst = rename(&map, inst);
         match inst.op() {
             Op::MemoryModel => {}
             Op::ExtInstImport => {
@@ -147,8 +146,8 @@ fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
         .collect();
     let mut globals = Vec::new();
     let mut merged = 0;
-    for mut inst in rewrite::take_globals(&mut b) {
-        rename(&map, &mut inst);
+    for inst in rewrite::take_globals(&mut b) {
+        let inst = rename(&map, inst);
         if let Some(r) = inst
             .result()
             .filter(|r| mergeable(inst.op()) && !decorated_b.contains(r))
@@ -165,9 +164,8 @@ fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
     }
     rewrite::remap_ids(&mut b, |id| map.get(&id).copied().unwrap_or(id));
     // Preamble and globals were taken out of `b` before the last rename: rename them too.
-    for inst in preamble.iter_mut().chain(globals.iter_mut()) {
-        rename(&map, inst);
-    }
+    let preamble: Vec<Inst> = preamble.into_iter().map(|i| rename(&map, i)).collect();
+    let globals: Vec<Inst> = globals.into_iter().map(|g| rename(&map, g)).collect();
     // Capabilities and extensions in front, imports after them, as the layout wants.
     for inst in preamble {
         let pos = match inst.op() {

@@ -147,8 +147,10 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
         let (_, pointee) =
             pointer_type(m, def.ty().unwrap_or(0)).ok_or("a variable without a pointer type")?;
         let ptr = function_pointer(m, pointee)?;
-        let mut var = def.clone().retyped(Some(ptr));
-        var.lits_mut()[0] = Operand::StorageClass(StorageClass::Function);
+        let var = def
+            .clone()
+            .retyped(Some(ptr))
+            .with_lit(0, Operand::StorageClass(StorageClass::Function));
         let f = rewrite::function_at_mut(m, *fi);
         let at = f
             .block_insts(0)

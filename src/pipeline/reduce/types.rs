@@ -209,27 +209,7 @@ pub(super) fn remove_member(m: &mut Module, s: Id, k: u32) -> Option<()> {
     rewrite::edit_global_args(m, |g| g.result() == Some(s), without_member);
     edit_parts(m, s, without_member);
     // Member decorations and names: the member's go, those after it move down.
-    let renumber = |i: &mut crate::ir::Inst| {
-        if !matches!(
-            i.op(),
-            Op::MemberDecorate | Op::MemberName | Op::MemberDecorateString
-        ) || i.args().first() != Some(&s)
-        {
-            return true;
-        }
-        match i.lit_u32(0) {
-            Some(j) if j == k => false,
-            Some(j) if j > k => {
-                if let Some(l) = i.lits_mut().first_mut() {
-                    *l = Operand::LiteralBit32(j - 1);
-                }
-                true
-            }
-            _ => true,
-        }
-    };
-    rewrite::edit_annotations(m, renumber);
-    m.debug.retain_mut(renumber);
+    rewrite::drop_member_info(m, s, k);
     m.reindex();
     Some(())
 }
