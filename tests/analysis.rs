@@ -52,7 +52,7 @@ fn block(m: &Module, f: &Function, name: &str) -> usize {
 }
 
 fn id(m: &Module, name: &str) -> Id {
-    m.debug
+    m.debug()
         .iter()
         .find_map(|i| match (i.arg(0), i.lits()) {
             (Some(t), [rspirv::dr::Operand::LiteralString(s)]) if s == name => Some(t),

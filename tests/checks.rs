@@ -65,7 +65,7 @@ impl Pass for DropOrigin {
         "test pass: emits invalid SPIR-V"
     }
     fn run(&self, m: &mut Module, _: &mut PassCx) -> Result<Changed, PassError> {
-        m.execution_modes.clear();
+        shaderstep::ir::rewrite::retain_execution_modes(m, |_| false);
         Ok(Changed::Yes)
     }
 }

@@ -317,7 +317,7 @@ fn first_difference(a: &str, b: &str) -> String {
 /// (after the set and the format string) is an `OpUndef`.
 fn printf_operands_defined(m: &Module) -> Result<usize, String> {
     let set = m
-        .preamble
+        .preamble()
         .iter()
         .find(|i| {
             i.op() == Op::ExtInstImport

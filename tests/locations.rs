@@ -239,7 +239,7 @@ fn code_made_where_other_code_stands_takes_its_location() {
     let id = m.fresh_id().unwrap();
     let f = shaderstep::ir::rewrite::function_at_mut(&mut m, 0);
     // Before the entry block's store: after the variable, which has no location, the store's.
-    let load = Inst::with_args(Op::Load, f.def.ty(), Some(id), vec![]);
+    let load = Inst::with_args(Op::Load, f.def().ty(), Some(id), vec![]);
     let i = f.insert_inst(0, 1, load);
     let store = f.block(0).insts[2];
     assert_eq!(f.location_of(i), f.location_of(store));

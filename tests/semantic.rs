@@ -187,7 +187,7 @@ impl Pass for MoveColorOutput {
     }
     fn run(&self, m: &mut Module, _: &mut PassCx) -> Result<Changed, PassError> {
         use rspirv::dr::Operand;
-        let fragment = m.entry_points.iter().any(|e| {
+        let fragment = m.entry_points().iter().any(|e| {
             e.lits().first() == Some(&Operand::ExecutionModel(spirv::ExecutionModel::Fragment))
         });
         if !fragment {

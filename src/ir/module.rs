@@ -64,11 +64,11 @@ pub struct Replacement {
 pub struct Module {
     pub header: Header,
     /// `OpCapability`, `OpExtension`, `OpExtInstImport`, `OpMemoryModel` — in order.
-    pub preamble: Vec<Inst>,
-    pub entry_points: Vec<Inst>,
-    pub execution_modes: Vec<Inst>,
+    pub(in crate::ir) preamble: Vec<Inst>,
+    pub(in crate::ir) entry_points: Vec<Inst>,
+    pub(in crate::ir) execution_modes: Vec<Inst>,
     /// `OpString`, `OpSource*`, `OpName`, `OpMemberName`, `OpModuleProcessed`.
-    pub debug: Vec<Inst>,
+    pub(in crate::ir) debug: Vec<Inst>,
     /// Decorations and decoration groups.
     annotations: Vec<Inst>,
     /// The positions in `annotations` of the decorations of each id, built on first use.
@@ -82,7 +82,7 @@ pub struct Module {
     functions: Vec<Arc<Function>>,
     function_index: OnceLock<FxHashMap<Id, usize>>,
     /// `OpLine`/`OpNoLine` and non-semantic instructions after the last function.
-    pub trailing_debug: Vec<Inst>,
+    pub(in crate::ir) trailing_debug: Vec<Inst>,
     /// One past the largest id in use.
     pub bound: u32,
     /// Analysis results attached to ids.
@@ -110,6 +110,33 @@ impl PartialEq for Module {
 }
 
 impl Module {
+    // ---- Sections (read here; changed through the rewrite kit) ----
+
+    /// `OpCapability`, `OpExtension`, `OpExtInstImport`, `OpMemoryModel`, in order.
+    pub fn preamble(&self) -> &[Inst] {
+        &self.preamble
+    }
+
+    /// The `OpEntryPoint`s, in order.
+    pub fn entry_points(&self) -> &[Inst] {
+        &self.entry_points
+    }
+
+    /// The `OpExecutionMode*`s, in order.
+    pub fn execution_modes(&self) -> &[Inst] {
+        &self.execution_modes
+    }
+
+    /// `OpString`, `OpSource*`, `OpName`, `OpMemberName`, `OpModuleProcessed`, in order.
+    pub fn debug(&self) -> &[Inst] {
+        &self.debug
+    }
+
+    /// `OpLine`/`OpNoLine` and non-semantic instructions after the last function.
+    pub fn trailing_debug(&self) -> &[Inst] {
+        &self.trailing_debug
+    }
+
     // ---- Decorations ----
 
     /// Decorations and decoration groups, in order.

@@ -1,6 +1,6 @@
-//! Small changes of single instructions: their type, result and id operands, and the
-//! interface of an entry point. Outside `ir` an instruction's fields are read-only; these (and
-//! `Function`'s own `set_arg`, `map_args`, `replace_inst`, `set_result`) are how it changes.
+//! Small changes of single instructions: their type, result and id operands. Outside `ir` an
+//! instruction's fields are read-only; these (and `Function`'s own `set_arg`, `map_args`,
+//! `replace_inst`, `set_result`) are how it changes.
 //!
 //! Two kinds: `Inst`'s `retyped`, `renamed`, `with_arg`, ... make a new instruction value from
 //! one (a copy about to be inserted or interned); the free functions change an instruction
@@ -71,24 +71,6 @@ pub fn edit_args(f: &mut Function, i: InstId, edit: impl FnOnce(&mut Args)) {
     if args != f.inst(i).args {
         f.inst_mut(i).args = args;
     }
-}
-
-/// Adds `var` to the interface of entry point `ep` (an `OpEntryPoint`) unless it is there.
-pub fn add_interface(ep: &mut Inst, var: Id) {
-    debug_assert_eq!(ep.op, Op::EntryPoint);
-    if !ep.args[1..].contains(&var) {
-        ep.args.push(var);
-    }
-}
-
-/// Keeps the interface ids of entry point `ep` for which `keep` holds (its function stays).
-pub fn retain_interface(ep: &mut Inst, mut keep: impl FnMut(Id) -> bool) {
-    debug_assert_eq!(ep.op, Op::EntryPoint);
-    let mut k = 0;
-    ep.args.retain(|a| {
-        k += 1;
-        k == 1 || keep(*a)
-    });
 }
 
 /// Freezes each specialization constant `id` to `op` with `operands` (an `OpConstant*` of

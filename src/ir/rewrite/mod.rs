@@ -39,11 +39,10 @@ pub use blocks::{
     redirect_phis, remove_phi_incoming, split_block,
 };
 pub use change::{
-    add_interface, append_annotations, append_functions, append_globals, edit_annotations,
-    edit_args, edit_global_args, freeze_spec_constants, insert_blocks, move_global_before,
-    move_insts, reorder_globals, restore_function, retain_annotations, retain_functions,
-    retain_globals, retain_interface, retype, set_lit, take_annotations, take_blocks,
-    take_functions, take_globals,
+    append_annotations, append_functions, append_globals, edit_annotations, edit_args,
+    edit_global_args, freeze_spec_constants, insert_blocks, move_global_before, move_insts,
+    reorder_globals, restore_function, retain_annotations, retain_functions, retain_globals,
+    retype, set_lit, take_annotations, take_blocks, take_functions, take_globals,
 };
 pub use clone::{clone_body, ClonedBlock};
 pub use cursor::{out_of_ids, rewrite_inst, Builder};
@@ -56,7 +55,12 @@ pub use functions::{
     edit_functions, function_at_mut, function_mut, functions_mut, remap_ids, with_function,
 };
 pub use join::{join_blocks, JoinState};
-pub use sections::{drop_member_info, drop_source_text};
+pub use sections::{
+    add_interface, add_to_preamble, append_sections, drop_member_info, drop_source_text,
+    remove_entry_point, retain_debug, retain_execution_modes, retain_function_debug,
+    retain_interface, retain_interfaces, retain_preamble, retain_trailing_debug, retype_param,
+    set_function_type, set_return_type,
+};
 pub use ssa::repair_ssa;
 
 use spirv::Op;

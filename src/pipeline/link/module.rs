@@ -93,7 +93,7 @@ fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
 
     // Memory models must agree.
     let model = |m: &Module| {
-        m.preamble
+        m.preamble()
             .iter()
             .find(|i| i.op() == Op::MemoryModel)
             .map(|i| i.to_operands())
@@ -111,13 +111,13 @@ fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
     let rename =
         |map: &HashMap<Id, Id>, inst: Inst| inst.remapped(|id| map.get(&id).copied().unwrap_or(id));
     let mut preamble = Vec::new();
-    for inst in std::mem::take(&mut b.preamble) {
-        let inst = rename(&map, inst);
+    for inst in b.preamble() {
+        let inst = rename(&map, inst.clone());
         match inst.op() {
             Op::MemoryModel => {}
             Op::ExtInstImport => {
                 let existing = out
-                    .preamble
+                    .preamble()
                     .iter()
                     .find(|i| i.op() == Op::ExtInstImport && i.lits() == inst.lits())
                     .and_then(|i| i.result());
@@ -128,7 +128,7 @@ fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
                     _ => preamble.push(inst),
                 }
             }
-            _ if out.preamble.contains(&inst) => {}
+            _ if out.preamble().contains(&inst) => {}
             _ => preamble.push(inst),
         }
     }
@@ -163,47 +163,16 @@ fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
         globals.push(inst);
     }
     rewrite::remap_ids(&mut b, |id| map.get(&id).copied().unwrap_or(id));
-    // Preamble and globals were taken out of `b` before the last rename: rename them too.
-    let preamble: Vec<Inst> = preamble.into_iter().map(|i| rename(&map, i)).collect();
-    let globals: Vec<Inst> = globals.into_iter().map(|g| rename(&map, g)).collect();
-    // Capabilities and extensions in front, imports after them, as the layout wants.
+    // The preamble was read and the globals taken out of `b` before the last rename: rename
+    // them too. Capabilities and extensions go in front, imports after them.
     for inst in preamble {
-        let pos = match inst.op() {
-            Op::Capability => out
-                .preamble
-                .iter()
-                .rposition(|i| i.op() == Op::Capability)
-                .map_or(0, |p| p + 1),
-            Op::Extension => out
-                .preamble
-                .iter()
-                .rposition(|i| matches!(i.op(), Op::Capability | Op::Extension))
-                .map_or(0, |p| p + 1),
-            _ => out
-                .preamble
-                .iter()
-                .position(|i| i.op() == Op::MemoryModel)
-                .unwrap_or(out.preamble.len()),
-        };
-        out.preamble.insert(pos, inst);
+        rewrite::add_to_preamble(out, rename(&map, inst));
     }
-    out.entry_points.append(&mut b.entry_points);
-    out.execution_modes.append(&mut b.execution_modes);
-    // The debug section has three parts in order: strings and sources, names, processes.
-    let part = |i: &Inst| match i.op() {
-        Op::String | Op::Source | Op::SourceContinued | Op::SourceExtension => 0,
-        Op::ModuleProcessed => 2,
-        _ => 1,
-    };
-    let mut debug: Vec<Inst> = std::mem::take(&mut out.debug);
-    debug.append(&mut b.debug);
-    // A stable sort keeps each module's order within a part.
-    debug.sort_by_key(|i| part(i));
-    out.debug = debug;
+    let globals: Vec<Inst> = globals.into_iter().map(|g| rename(&map, g)).collect();
+    rewrite::append_sections(out, &mut b);
     rewrite::append_annotations(out, rewrite::take_annotations(&mut b));
     rewrite::append_globals(out, globals);
     rewrite::append_functions(out, rewrite::take_functions(&mut b));
-    out.trailing_debug.append(&mut b.trailing_debug);
     out.attributes.append(&mut b.attributes);
     out.bound = out.bound.max(bound);
     Ok(merged)
@@ -213,7 +182,7 @@ fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
 /// pointer type.
 fn declared_type(m: &Module, id: Id) -> Option<Id> {
     if let Some(f) = m.function(id) {
-        return f.def.arg(0);
+        return f.def().arg(0);
     }
     m.global(id).and_then(|g| g.ty())
 }
@@ -303,7 +272,7 @@ pub fn link(inputs: Vec<LinkInput>, opts: LinkOptions) -> Result<(Module, LinkRe
     rewrite::retain_annotations(&mut out, |a| {
         !targets(a).is_some_and(|t| resolve.contains_key(&t))
     });
-    out.debug.retain(|d| {
+    rewrite::retain_debug(&mut out, |d| {
         !(matches!(d.op(), Op::Name | Op::MemberName)
             && targets(d).is_some_and(|t| resolve.contains_key(&t)))
     });
@@ -322,7 +291,7 @@ pub fn link(inputs: Vec<LinkInput>, opts: LinkOptions) -> Result<(Module, LinkRe
         });
     }
     if !out.annotations().iter().any(|a| linkage(a).is_some()) {
-        out.preamble.retain(|i| {
+        rewrite::retain_preamble(&mut out, |i| {
             !(i.op() == Op::Capability
                 && matches!(
                     i.lits().first(),

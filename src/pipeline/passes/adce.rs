@@ -408,8 +408,8 @@ fn drop_unused_interface(m: &mut Module, sets: &ExtSets) -> bool {
         .filter_map(|g| g.result())
         .collect();
     let mut changed = false;
-    for e in 0..m.entry_points.len() {
-        let Some(root) = m.entry_points[e].arg(0).and_then(|f| cg.index(f)) else {
+    for e in 0..m.entry_points().len() {
+        let Some(root) = m.entry_points()[e].arg(0).and_then(|f| cg.index(f)) else {
             continue;
         };
         let reached = cg.reachable_from([root]);
@@ -422,12 +422,9 @@ fn drop_unused_interface(m: &mut Module, sets: &ExtSets) -> bool {
                 }
             }
         }
-        let ep = &mut m.entry_points[e];
-        let before = ep.args().len();
-        rewrite::retain_interface(ep, |v| {
+        changed |= rewrite::retain_interface(m, e, |v| {
             used.contains(&v) || sample_rate.contains(&v) || initialized_outputs.contains(&v)
         });
-        changed |= ep.args().len() != before;
     }
     changed
 }

@@ -85,7 +85,7 @@ fn merge_function(
 }
 
 pub fn block_merge(m: &mut Module) -> bool {
-    let keep_merges = m.preamble.iter().any(|i| {
+    let keep_merges = m.preamble().iter().any(|i| {
         i.op() == Op::Extension
             && matches!(i.lits().first(), Some(Operand::LiteralString(s)) if s == "SPV_KHR_maximal_reconvergence")
     });

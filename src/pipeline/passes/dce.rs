@@ -114,7 +114,7 @@ pub fn dce(m: &mut Module) -> bool {
         // Private globals too: no other invocation or stage sees them. An entry point's
         // interface may list them (SPIR-V 1.4+); that is not a read.
         let mut listed = IdMap::new(m, 0u32);
-        for ep in &m.entry_points {
+        for ep in m.entry_points() {
             for &v in ep.args().iter().skip(1) {
                 *listed.get_mut(v) += 1;
             }
@@ -144,9 +144,7 @@ pub fn dce(m: &mut Module) -> bool {
         });
         if m.globals().len() != before_globals {
             changed = true;
-            for ep in &mut m.entry_points {
-                rewrite::retain_interface(ep, |v| !dead_vars.contains(&v));
-            }
+            rewrite::retain_interfaces(m, |v| !dead_vars.contains(&v));
             removed.extend(dead_vars.iter().copied());
         }
         let mut undefined: Vec<FxHashMap<Id, Id>> = Vec::new();

@@ -45,7 +45,7 @@ pub struct Skipped {
 }
 
 fn dont_inline(f: &Function) -> bool {
-    matches!(f.def.lits().first(), Some(Operand::FunctionControl(c)) if c.contains(FunctionControl::DONT_INLINE))
+    matches!(f.def().lits().first(), Some(Operand::FunctionControl(c)) if c.contains(FunctionControl::DONT_INLINE))
 }
 
 /// A callee ready to be copied in: single return, or the reason it cannot be.
@@ -196,7 +196,7 @@ fn inline_call(
     };
     // Parameters are the arguments.
     let mut map: FxHashMap<Id, Id> = g
-        .params
+        .params()
         .iter()
         .filter_map(|p| p.result())
         .zip(call.args().iter().skip(1).copied())
@@ -224,7 +224,7 @@ fn inline_call(
     .ok_or_else(out_of_ids)?;
     // The copies are decorated as the callee's values are (`NonUniform`, `RelaxedPrecision`,
     // `NoContraction`, …); a parameter's decorations stay with it, not with the argument.
-    let params: FxHashSet<Id> = g.params.iter().filter_map(|p| p.result()).collect();
+    let params: FxHashSet<Id> = g.params().iter().filter_map(|p| p.result()).collect();
     decorations.copy(
         m,
         map.iter()

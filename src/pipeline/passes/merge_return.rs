@@ -64,7 +64,7 @@ pub fn merge_returns(m: &mut Module, f: &mut Function) -> Result<bool, String> {
     let cfg = f.cfg();
     let n = f.blocks().len();
     let labels: Vec<Id> = f.blocks().iter().map(|b| b.label).collect();
-    let ret_ty = f.def.ty().unwrap_or(0);
+    let ret_ty = f.def().ty().unwrap_or(0);
     let void = m.global(ret_ty).is_some_and(|t| t.op() == Op::TypeVoid);
 
     // Where each return goes: the merge of its innermost loop, or out (`None`).

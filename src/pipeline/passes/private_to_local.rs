@@ -63,7 +63,7 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
         }
     }
     let cg = CallGraph::new(m);
-    let entry_fns: FxHashSet<Id> = m.entry_points.iter().filter_map(|e| e.arg(0)).collect();
+    let entry_fns: FxHashSet<Id> = m.entry_points().iter().filter_map(|e| e.arg(0)).collect();
     for (k, f) in m.functions().iter().enumerate() {
         // Only entry point functions nobody calls run exactly once per invocation.
         let once = entry_fns.contains(&f.id()) && cg.call_sites[k] == 0;
@@ -138,9 +138,7 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
         }
         _ => true,
     });
-    for ep in &mut m.entry_points {
-        rewrite::retain_interface(ep, |a| !moved_ids.contains(&a));
-    }
+    rewrite::retain_interfaces(m, |a| !moved_ids.contains(&a));
     // …and enter their function's entry block as Function variables.
     for (v, fi) in &moved {
         let def = &defs[v];

@@ -502,9 +502,11 @@ fn remove_untyped_pointer_capability(m: &mut Module) {
         return;
     }
     crate::ir::rewrite::retain_globals(m, |g| g.op() != Op::TypeUntypedPointerKHR);
-    m.preamble.retain(|i| {
-        !(matches!(i.lits().first(), Some(Operand::Capability(spirv::Capability::UntypedPointersKHR)))
-            || matches!(i.lits().first(), Some(Operand::LiteralString(s)) if s == "SPV_KHR_untyped_pointers"))
+    crate::ir::rewrite::retain_preamble(m, |i| {
+        !(matches!(
+            i.lits().first(),
+            Some(Operand::Capability(spirv::Capability::UntypedPointersKHR))
+        ) || matches!(i.lits().first(), Some(Operand::LiteralString(s)) if s == "SPV_KHR_untyped_pointers"))
     });
     m.reindex();
 }

@@ -82,7 +82,7 @@ fn check(m: &Module, f: &Function, names: &std::cell::OnceCell<Names>) -> Result
             roots.extend(g.result());
         }
     }
-    for p in &f.params {
+    for p in f.params() {
         if p.ty().and_then(|t| pointer_type(m, t)).is_some() {
             pointers.extend(p.result());
             roots.extend(p.result());
@@ -217,7 +217,7 @@ fn lower_function(
         let types: HashMap<Id, Id> = f
             .body()
             .chain(m.globals().iter())
-            .chain(f.params.iter())
+            .chain(f.params().iter())
             .filter_map(|i| Some((i.result()?, i.ty()?)))
             .collect();
         // Where lowered chains leave off: (place, class, typed handle?).

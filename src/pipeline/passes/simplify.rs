@@ -514,7 +514,7 @@ fn type_of(m: &Module, f: &Function, v: Id) -> Option<Id> {
         .and_then(|d| d.ty())
         .or_else(|| m.global(v).and_then(|g| g.ty()))
         .or_else(|| {
-            f.params
+            f.params()
                 .iter()
                 .find(|p| p.result() == Some(v))
                 .and_then(|p| p.ty())

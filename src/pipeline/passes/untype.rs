@@ -71,10 +71,10 @@ fn plan(m: &Module) -> Plan {
     let mut call_results: Vec<(Id, Id)> = Vec::new();
     for (fi, f) in m.functions().iter().enumerate() {
         if linked.contains(&f.id()) {
-            pinned.extend(f.params.iter().filter_map(|p| p.result()));
+            pinned.extend(f.params().iter().filter_map(|p| p.result()));
             pinned.insert(f.id());
         }
-        for p in &f.params {
+        for p in f.params() {
             candidates.extend(p.result().filter(|r| typed_numeric(*r)));
         }
         for (_, iid) in f.layout() {
@@ -108,7 +108,7 @@ fn plan(m: &Module) -> Plan {
         .iter()
         .filter(|f| !pinned.contains(&f.id()) && !f.is_declaration())
         .filter(|f| {
-            f.def
+            f.def()
                 .ty()
                 .and_then(|t| info.numeric(t))
                 .is_some_and(|n| n.label.is_some())
@@ -248,7 +248,7 @@ pub fn untype(m: &mut Module) -> Result<bool, String> {
     for fi in 0..m.functions().len() {
         let fid = m.functions()[fi].id();
         let mut sig_changed = false;
-        let ret = m.functions()[fi].def.ty();
+        let ret = m.functions()[fi].def().ty();
         let new_ret = match ret {
             Some(t) if plan.returns.contains(&fid) => {
                 sig_changed = true;
@@ -257,8 +257,8 @@ pub fn untype(m: &mut Module) -> Result<bool, String> {
             t => t,
         };
         let mut param_types = Vec::new();
-        for pi in 0..m.functions()[fi].params.len() {
-            let p = m.functions()[fi].params[pi].clone();
+        for pi in 0..m.functions()[fi].params().len() {
+            let p = m.functions()[fi].params()[pi].clone();
             let new = match p.result().and_then(|r| plan.values.get(&r)) {
                 Some(&old) => {
                     sig_changed = true;
@@ -266,18 +266,14 @@ pub fn untype(m: &mut Module) -> Result<bool, String> {
                 }
                 None => p.ty().unwrap_or(0),
             };
-            let param = &mut rewrite::function_at_mut(m, fi).params[pi];
-            *param = param.clone().retyped(Some(new));
+            rewrite::retype_param(rewrite::function_at_mut(m, fi), pi, new);
             param_types.push(new);
         }
         if sig_changed {
             let fn_type = Builder::detached(m).fn_type(new_ret.unwrap_or(0), &param_types)?;
-            let def = &mut rewrite::function_at_mut(m, fi).def;
-            *def = def.clone().retyped(new_ret).with_args_edited(|a| {
-                if let Some(last) = a.last_mut() {
-                    *last = fn_type;
-                }
-            });
+            let f = rewrite::function_at_mut(m, fi);
+            rewrite::set_return_type(f, new_ret);
+            rewrite::set_function_type(f, fn_type);
             changed = true;
         }
     }

@@ -531,7 +531,7 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
     };
     match edit {
         Edit::DebugInfo
-            if !m.debug.is_empty()
+            if !m.debug().is_empty()
                 || m.functions().iter().any(|f| {
                     f.insts()
                         .any(|i| matches!(i.op(), Op::Line | Op::NoLine | Op::ExtInst))
@@ -541,7 +541,7 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
         }
         Edit::Calls => {
             let mut called: std::collections::HashSet<Id> = m
-                .entry_points
+                .entry_points()
                 .iter()
                 .filter_map(|e| e.args().first().copied())
                 .collect();
@@ -560,12 +560,12 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
                     .map(Chance::DeadFunction),
             );
         }
-        Edit::EntryPoints if m.entry_points.len() > 1 => {
-            out.extend((0..m.entry_points.len()).map(Chance::Entry))
+        Edit::EntryPoints if m.entry_points().len() > 1 => {
+            out.extend((0..m.entry_points().len()).map(Chance::Entry))
         }
         Edit::Interface => {
             let mut vars: Vec<Id> = m
-                .entry_points
+                .entry_points()
                 .iter()
                 .flat_map(|e| e.args().iter().skip(1).copied())
                 .collect();
@@ -612,7 +612,7 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
             }
         }
         Edit::Capabilities => out.extend(
-            m.preamble
+            m.preamble()
                 .iter()
                 .enumerate()
                 .filter(|(_, i)| {
@@ -765,7 +765,7 @@ fn used_ids(m: &Module) -> std::collections::HashSet<Id> {
             used.extend(i.args().iter().copied().chain(i.ty()));
         }
     });
-    for e in &m.entry_points {
+    for e in m.entry_points() {
         used.extend(e.args().iter().copied());
     }
     used
@@ -948,10 +948,8 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
     }
     entries.sort_unstable();
     for k in entries.into_iter().rev() {
-        if k < m.entry_points.len() {
-            let ep = m.entry_points.remove(k);
-            let f = ep.args().first().copied();
-            m.execution_modes.retain(|e| e.args().first().copied() != f);
+        if k < m.entry_points().len() {
+            rewrite::remove_entry_point(&mut m, k);
         }
     }
     plain.sort_by_key(|p| std::cmp::Reverse(p.3));
@@ -971,13 +969,6 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
             true
         });
     }
-    let drop_at = |list: &mut Vec<crate::ir::Inst>, at: &[usize]| {
-        let mut k = 0;
-        list.retain(|_| {
-            k += 1;
-            !at.contains(&(k - 1))
-        });
-    };
     // Members last first, so the numbers of those still to go hold.
     members.sort_by_key(|&(s, k)| (s, std::cmp::Reverse(k)));
     for (s, k) in members {
@@ -1003,10 +994,12 @@ fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module> {
         k += 1;
         !annotations.contains(&(k - 1))
     });
-    drop_at(&mut m.preamble, &preamble);
-    for e in &mut m.entry_points {
-        rewrite::retain_interface(e, |a| !interface.contains(&a));
-    }
+    let mut k = 0;
+    rewrite::retain_preamble(&mut m, |_| {
+        k += 1;
+        !preamble.contains(&(k - 1))
+    });
+    rewrite::retain_interfaces(&mut m, |a| !interface.contains(&a));
     replacer.apply(&mut m, "reduce");
     for (fid, r) in gone {
         let args = take_value(rewrite::function_mut(&mut m, fid)?, r)?;
