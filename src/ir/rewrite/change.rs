@@ -100,23 +100,6 @@ pub fn freeze_spec_constants(
     }
 }
 
-/// Changes the id operands of the globals (types and constants) `which` selects through
-/// `edit`, then rebuilds the intern table so interning sees them as they now are. For the
-/// reducer, which shrinks a type and its constants together (every use means the shrunk
-/// one); a pass wanting a constant of another shape interns a new one and replaces the uses.
-pub fn edit_global_args(
-    m: &mut Module,
-    mut which: impl FnMut(&Inst) -> bool,
-    mut edit: impl FnMut(&mut Args),
-) {
-    for g in m.globals_mut() {
-        if which(g) {
-            edit(&mut g.args);
-        }
-    }
-    m.reindex();
-}
-
 /// Moves global `id` to just before global `before`, if it comes after it (a global made
 /// late that an earlier one now uses). Returns `None` when either is not a global.
 pub fn move_global_before(m: &mut Module, id: Id, before: Id) -> Option<()> {

@@ -20,8 +20,8 @@
 //! Outside `ir` an instruction's fields and the in-place accessors (`Function::inst_mut`,
 //! `blocks_mut`, `Module::globals_mut`, ...) are private: reading is open, changing goes
 //! through here. Passes never change an interned constant in place: a constant of another
-//! shape is interned anew and its uses replaced. The one exception is the reducer shrinking
-//! a struct or array type together with its constants (`edit_global_args`, which reindexes).
+//! shape is interned anew and its uses replaced, the reducer's shrunk structs and arrays
+//! included (`reshape.rs`).
 
 mod blocks;
 mod change;
@@ -31,6 +31,7 @@ mod debug;
 mod edits;
 mod functions;
 mod join;
+mod reshape;
 mod sections;
 mod ssa;
 
@@ -40,9 +41,9 @@ pub use blocks::{
 };
 pub use change::{
     append_annotations, append_functions, append_globals, edit_annotations, edit_args,
-    edit_global_args, freeze_spec_constants, insert_blocks, move_global_before, move_insts,
-    reorder_globals, restore_function, retain_annotations, retain_functions, retain_globals,
-    retype, set_lit, take_annotations, take_blocks, take_functions, take_globals,
+    freeze_spec_constants, insert_blocks, move_global_before, move_insts, reorder_globals,
+    restore_function, retain_annotations, retain_functions, retain_globals, retype, set_lit,
+    take_annotations, take_blocks, take_functions, take_globals,
 };
 pub use clone::{clone_body, ClonedBlock};
 pub use cursor::{out_of_ids, rewrite_inst, Builder};
@@ -55,6 +56,7 @@ pub use functions::{
     edit_functions, function_at_mut, function_mut, functions_mut, remap_ids, with_function,
 };
 pub use join::{join_blocks, JoinState};
+pub use reshape::{reshape_aggregate, reshape_composites};
 pub use sections::{
     add_interface, add_to_preamble, append_sections, drop_member_info, drop_source_text,
     remove_entry_point, retain_debug, retain_execution_modes, retain_function_debug,
