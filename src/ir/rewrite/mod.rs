@@ -12,16 +12,23 @@
 //! - `clone_body`: a copy of a function's body under fresh ids (`clone.rs`);
 //! - `drop_debug_uses_in_module`, `relocate`, `InlineSite`: debug info kept right as values go
 //!   and code moves between functions (`debug.rs`).
-//! - `retype`, `edit_args`, `set_lit`, `insert_blocks`, `take_blocks`, `move_insts`, the
-//!   entry-point interface, `freeze_spec_constants`, and the retain/take/append of globals,
-//!   annotations and functions; `Inst::retyped`/`renamed`/`with_arg`/`with_args_edited` for
-//!   copies (`change.rs`).
+//! - `retype`, `edit_args`, `set_lit`, `insert_blocks`, `take_blocks`, `move_insts`,
+//!   `freeze_spec_constants`, and the retain/take/append of globals, annotations and
+//!   functions; `Inst::retyped`/`renamed`/`with_arg`/`with_lit`/`remapped`/
+//!   `with_args_edited` for copies (`change.rs`);
+//! - the preamble, entry points and their interfaces, execution modes, the debug sections,
+//!   and a function's signature and debug lines (`sections.rs`);
+//! - `function_at_mut`, `with_function`, `edit_functions`, ...: a function handed out to
+//!   change, and `remap_ids` renaming a whole module (`functions.rs`);
+//! - `reshape_aggregate`, `reshape_composites`: a struct or array type and its composites
+//!   changing shape together (`reshape.rs`).
 //!
-//! Outside `ir` an instruction's fields and the in-place accessors (`Function::inst_mut`,
-//! `blocks_mut`, `Module::globals_mut`, ...) are private: reading is open, changing goes
-//! through here. Passes never change an interned constant in place: a constant of another
-//! shape is interned anew and its uses replaced, the reducer's shrunk structs and arrays
-//! included (`reshape.rs`).
+//! Outside `ir` an instruction's fields and `&mut self` methods, the sections of modules and
+//! functions, and the in-place accessors (`Function::inst_mut`, `blocks_mut`,
+//! `Module::globals_mut`, `functions_mut`, ...) are private: reading is open, changing goes
+//! through here. Interned constants are never rewritten in place: a constant of another shape
+//! is interned anew and its uses replaced (`Replacer` then renames it inside the composites
+//! that hold it, as it renames every use).
 
 mod blocks;
 mod change;
