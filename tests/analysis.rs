@@ -6,8 +6,8 @@ use shaderstep::ir::analysis::{CallGraph, ConstructKind, DomTree, PostDomTree, S
 use shaderstep::ir::ext_sets::ExtSets;
 use shaderstep::ir::fxhash::{FxHashMap, FxHashSet};
 use shaderstep::ir::rewrite::{
-    clone_body, forget, join_blocks, merge_into_predecessor, prune_unreachable, repair_ssa,
-    split_block, Edits, Replacer,
+    clone_body, forget, function_at_mut, join_blocks, merge_into_predecessor, prune_unreachable,
+    repair_ssa, restore_function, split_block, Edits, Replacer,
 };
 use shaderstep::ir::verify::{verify, Level};
 use shaderstep::ir::{parse, Function, Id, Inst, Module};
@@ -52,7 +52,7 @@ fn block(m: &Module, f: &Function, name: &str) -> usize {
 }
 
 fn id(m: &Module, name: &str) -> Id {
-    m.debug
+    m.debug()
         .iter()
         .find_map(|i| match (i.arg(0), i.lits()) {
             (Some(t), [rspirv::dr::Operand::LiteralString(s)]) if s == name => Some(t),
@@ -206,7 +206,7 @@ fn def_use_chains_and_placement() {
 #[test]
 fn analyses_stay_cached_until_what_they_read_changes() {
     let mut m = module(NAMES, DIAMOND_LOOP);
-    let f = m.function_at_mut(0);
+    let f = function_at_mut(&mut m, 0);
     let dom = f.domtree();
     let sets = ExtSets::default();
     let _ = f.def_use(&sets);
@@ -299,7 +299,7 @@ OpFunctionEnd
 fn splitting_and_merging_blocks_keep_phis_right() {
     let mut m = module(NAMES, DIAMOND_LOOP);
     let then = block(&m, &m.functions()[0], "then");
-    let f = m.function_at_mut(0);
+    let f = function_at_mut(&mut m, 0);
     // Split "then" after its add: the merge's phi now names the new block.
     let new_label = 2000;
     let nb = split_block(f, then, 1, new_label).expect("a plain block splits");
@@ -316,12 +316,12 @@ fn splitting_and_merging_blocks_keep_phis_right() {
     m.bound = m.bound.max(2001);
     assert_valid(&m);
     // And merged back: the phi names the original block again.
-    let f = m.function_at_mut(0);
+    let f = function_at_mut(&mut m, 0);
     let replaced = merge_into_predecessor(f, then + 1).expect("one predecessor");
     assert!(replaced.is_empty());
     assert_valid(&m);
     // A merge block is not merged away.
-    let f = m.function_at_mut(0);
+    let f = function_at_mut(&mut m, 0);
     let header = (0..f.blocks().len())
         .find(|&b| {
             f.block(b)
@@ -391,7 +391,7 @@ OpFunctionEnd
     let mut r = Replacer::new();
     assert!(r.replace_in(m.functions()[0].id(), b, a));
     assert!(!r.replace(a, b), "a cycle is refused");
-    m.function_at_mut(0).retain_all(|i| i.result() != Some(b));
+    function_at_mut(&mut m, 0).retain_all(|i| i.result() != Some(b));
     r.apply(&mut m, "test");
     // The store takes %a; %b's name and decoration went with it, not onto %a.
     let store = m.functions()[0]
@@ -417,7 +417,7 @@ OpFunctionEnd
 #[test]
 fn edits_anchor_to_instructions_not_positions() {
     let mut m = module(NAMES, DIAMOND_LOOP);
-    let f = m.function_at_mut(0);
+    let f = function_at_mut(&mut m, 0);
     // The entry block: the variable, then the load of %c.
     let x = f.block(0).insts[1];
     let c = f.inst(x).result().unwrap();
@@ -459,7 +459,7 @@ OpFunctionEnd
 "#,
     );
     assert_valid(&m);
-    let f = m.function_at_mut(0);
+    let f = function_at_mut(&mut m, 0);
     let gone = prune_unreachable(f, &mut |_| 0);
     assert_eq!(f.blocks().len(), 2);
     assert_eq!(gone.len(), 2, "the block and its value");
@@ -499,7 +499,7 @@ OpFunctionEnd
     let mut f = shaderstep::ir::Function::clone(&m.functions()[0]);
     let n = repair_ssa(&mut m, &mut f).unwrap();
     assert_eq!(n, 1);
-    *m.function_at_mut(0) = f;
+    restore_function(&mut m, 0, std::sync::Arc::new(f));
     assert_valid(&m);
 }
 
@@ -584,7 +584,7 @@ fn joining_all_blocks_at_once_is_joining_them_one_by_one() {
             if m.functions()[k].is_declaration() {
                 continue;
             }
-            let f = one_by_one.function_at_mut(k);
+            let f = function_at_mut(&mut one_by_one, k);
             let mut undef = |_| 0;
             prune_unreachable(f, &mut undef);
             let mut b = 1;
@@ -593,7 +593,7 @@ fn joining_all_blocks_at_once_is_joining_them_one_by_one() {
                     b += 1;
                 }
             }
-            let g = at_once.function_at_mut(k);
+            let g = function_at_mut(&mut at_once, k);
             prune_unreachable(g, &mut undef);
             join_blocks(g, &mut |_, _, _, _| false);
             compared += 1;

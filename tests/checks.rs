@@ -42,7 +42,7 @@ impl Pass for CorruptIds {
     }
     fn run(&self, m: &mut Module, _: &mut PassCx) -> Result<Changed, PassError> {
         let bound = m.bound;
-        let f = m.function_at_mut(0);
+        let f = shaderstep::ir::rewrite::function_at_mut(m, 0);
         let store = f.block(0).insts.clone();
         let store = store
             .into_iter()
@@ -65,7 +65,7 @@ impl Pass for DropOrigin {
         "test pass: emits invalid SPIR-V"
     }
     fn run(&self, m: &mut Module, _: &mut PassCx) -> Result<Changed, PassError> {
-        m.execution_modes.clear();
+        shaderstep::ir::rewrite::retain_execution_modes(m, |_| false);
         Ok(Changed::Yes)
     }
 }
@@ -200,7 +200,7 @@ impl Pass for MangleStore {
         "test pass: malformed operands"
     }
     fn run(&self, m: &mut Module, _: &mut PassCx) -> Result<Changed, PassError> {
-        let f = m.function_at_mut(0);
+        let f = shaderstep::ir::rewrite::function_at_mut(m, 0);
         let store = f.block(0).insts.clone();
         let store = store
             .into_iter()

@@ -100,7 +100,7 @@ fn size_preset_validates_and_shrinks() {
             ));
         }
         let m = read::read_words(&out).unwrap();
-        if m.debug.iter().any(|i| i.op() == spirv::Op::Name) {
+        if m.debug().iter().any(|i| i.op() == spirv::Op::Name) {
             failures.push(format!(
                 "{}: OpName left after strip-debug",
                 s.path.display()

@@ -129,7 +129,7 @@ fn normalized_module(mut m: Module) -> Module {
             order.entry(*id).or_insert(next);
         }
     });
-    m.remap_ids(|id| order.get(&id).copied().unwrap_or(id));
+    shaderstep::ir::rewrite::remap_ids(&mut m, |id| order.get(&id).copied().unwrap_or(id));
     m.bound = order.len() as u32 + 1;
     m.header.generator = 0;
     m
@@ -317,7 +317,7 @@ fn first_difference(a: &str, b: &str) -> String {
 /// (after the set and the format string) is an `OpUndef`.
 fn printf_operands_defined(m: &Module) -> Result<usize, String> {
     let set = m
-        .preamble
+        .preamble()
         .iter()
         .find(|i| {
             i.op() == Op::ExtInstImport

@@ -155,7 +155,7 @@ fn a_wrong_compilation_is_caught() {
     let layout = Layout::of(&s.words).unwrap();
     let mut m = shaderstep::ir::spirv::read::read_words(&s.words).unwrap();
     let mut found = false;
-    for f in m.functions_mut() {
+    for f in shaderstep::ir::rewrite::functions_mut(&mut m) {
         let add = f
             .layout()
             .map(|(_, i)| i)

@@ -57,7 +57,7 @@ fn committed_debug_builds_load_validate_and_embed_their_source() {
         let file = texts
             .iter()
             .find_map(|(file, text)| {
-                let name = m.debug.iter().find(|i| i.result() == Some(*file))?;
+                let name = m.debug().iter().find(|i| i.result() == Some(*file))?;
                 match name.lits().first() {
                     Some(rspirv::dr::Operand::LiteralString(n)) if n == source => Some(text),
                     _ => None,

@@ -594,7 +594,7 @@ fn a_wrong_fragment_shader_is_caught() {
         .unwrap();
     let mut m = shaderstep::ir::spirv::read::read_words(&p.fs).unwrap();
     let mut found = false;
-    for f in m.functions_mut() {
+    for f in shaderstep::ir::rewrite::functions_mut(&mut m) {
         let build = f
             .layout()
             .map(|(_, i)| i)

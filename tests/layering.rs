@@ -148,36 +148,171 @@ fn passes_make_instructions_through_the_builder() {
     );
 }
 
-/// One way to change the IR (issue 48): outside `ir` an instruction's fields are private and
-/// the in-place accessors are `ir`'s own, so passes, the linker, reduce and the app change a
-/// module only through the rewrite kit (`Builder`, `Edits`, `rewrite_inst`, `retype`,
-/// `edit_args`, `insert_blocks`, ...). Privacy holds it; this says so where it is read.
+/// The mutators `ir` keeps to itself (issue 48): the in-place accessors of functions and
+/// modules, `Inst`'s `&mut self` methods, and handing out functions or renaming ids other than
+/// through the kit (`rewrite::function_at_mut`, `rewrite::remap_ids`, ...).
+const IR_ONLY: [&str; 18] = [
+    "inst_mut",
+    "blocks_mut",
+    "block_mut",
+    "block_insts_mut",
+    "global_mut",
+    "globals_mut",
+    "annotations_mut",
+    "function_list_mut",
+    "functions_mut",
+    "function_mut",
+    "function_at_mut",
+    "with_function",
+    "edit_functions",
+    "set_operands",
+    "push_operand",
+    "truncate_operands",
+    "lits_mut",
+    "remap_ids",
+];
+
+/// Fields of `Module` and `Function` holding instructions: read through the accessor of the
+/// same name, changed through the kit (`retain_preamble`, `retain_interfaces`,
+/// `set_return_type`, `retype_param`, ...).
+const SECTIONS: [&str; 10] = [
+    "preamble",
+    "entry_points",
+    "execution_modes",
+    "debug",
+    "trailing_debug",
+    "def",
+    "params",
+    "prologue_debug",
+    "leading_debug",
+    "epilogue_debug",
+];
+
+/// Whether `line` changes field `field` of something in place: borrows it mutably, assigns
+/// it, or calls a `Vec` method that changes it. Reading it (`m.entry_points()`, another
+/// type's field of the same name compared or iterated) is not a change.
+fn changes_field(line: &str, field: &str) -> bool {
+    let dotted = format!(".{field}");
+    line.match_indices(&dotted).any(|(at, _)| {
+        let rest = &line[at + dotted.len()..];
+        if rest.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '(') {
+            return false;
+        }
+        let receiver =
+            line[..at].trim_end_matches(|c: char| c.is_alphanumeric() || "_.".contains(c));
+        receiver.ends_with("&mut ")
+            || [
+                " = ",
+                " += ",
+                "[",
+                ".retain",
+                ".push",
+                ".insert(",
+                ".remove(",
+                ".append(",
+                ".extend(",
+                ".clear(",
+                ".iter_mut(",
+                ".drain(",
+                ".truncate(",
+                ".sort",
+                ".splice(",
+                ".swap(",
+                ".dedup",
+            ]
+            .iter()
+            .any(|w| rest.starts_with(w))
+    })
+}
+
+/// One way to change the IR (issue 48): outside `ir` an instruction's fields and `&mut self`
+/// methods are private, and so are the sections of modules and functions and the in-place
+/// accessors, so passes, the linker, reduce and the app change a module only through the
+/// rewrite kit (`Builder`, `Edits`, `rewrite_inst`, `retype`, `edit_args`, `insert_blocks`,
+/// `retain_preamble`, ...). Privacy holds it; this says so where it is read, and checks that
+/// what it looks for is what `ir` keeps private.
 #[test]
 fn pipeline_and_app_change_the_ir_only_through_the_kit() {
-    let writes = [
-        ".inst_mut(",
-        ".blocks_mut(",
-        ".block_mut(",
-        ".block_insts_mut(",
-        ".global_mut(",
-        ".globals_mut(",
-        ".annotations_mut(",
-        ".function_list_mut(",
-        ".args[",
-        ".args.push(",
-        ".args.retain(",
-        ".args.extend(",
-        ".args.clear(",
-        ".args.remove(",
-        ".args.iter_mut(",
-        ".op = ",
-        ".ty = ",
-        ".result = ",
-        ".loc = ",
-    ];
-    assert_none("src/pipeline", &writes, &[]);
-    assert_none("src/app", &writes, &[]);
-    assert_none("src/views", &writes, &[]);
+    let mut writes: Vec<String> = IR_ONLY.iter().map(|m| format!(".{m}(")).collect();
+    writes.extend(
+        [
+            ".args[",
+            ".args.push(",
+            ".args.retain(",
+            ".args.extend(",
+            ".args.clear(",
+            ".args.remove(",
+            ".args.iter_mut(",
+            ".op = ",
+            ".ty = ",
+            ".result = ",
+            ".loc = ",
+        ]
+        .map(String::from),
+    );
+    let writes: Vec<&str> = writes.iter().map(String::as_str).collect();
+    for dir in ["src/pipeline", "src/app", "src/views"] {
+        assert_none(dir, &writes, &[]);
+        let mut bad = Vec::new();
+        for path in sources(dir) {
+            for line in code_naming(&path, &SECTIONS) {
+                if SECTIONS.iter().any(|f| changes_field(&line, f)) {
+                    bad.push(format!("{}: {line}", path.display()));
+                }
+            }
+        }
+        assert!(
+            bad.is_empty(),
+            "{dir} changes a section of a module or function in place:\n{}",
+            bad.join("\n")
+        );
+    }
+
+    // What is looked for is real: each mutator is defined in `ir` and private to it, and each
+    // section is a field private to `ir` read through an accessor of its name.
+    let ir: String = sources("src/ir")
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    for m in IR_ONLY {
+        assert!(
+            ["(", "<"]
+                .iter()
+                .any(|open| ir.contains(&format!("pub(in crate::ir) fn {m}{open}"))),
+            "`{m}` is not a method private to ir: update IR_ONLY"
+        );
+    }
+    for f in SECTIONS {
+        assert!(
+            ir.contains(&format!("pub(in crate::ir) {f}: "))
+                && ir.contains(&format!("pub fn {f}(&self)")),
+            "`{f}` is not a field private to ir with a reader: update SECTIONS"
+        );
+    }
+    // And the check of sections sees changes, not reads.
+    for changed in [
+        "for ep in &mut m.entry_points {",
+        "m.preamble.retain(|i| keep(i));",
+        "out.debug.append(&mut b.debug);",
+        "f.def = f.def.clone().retyped(Some(t));",
+        "let p = &mut m.functions_mut()[0].params[1];",
+    ] {
+        assert!(
+            SECTIONS.iter().any(|f| changes_field(changed, f)),
+            "not seen as a change: {changed}"
+        );
+    }
+    for read in [
+        "for ep in m.entry_points() {",
+        "if v.def == DefAt::Global {",
+        ".or_else(|| m.entry_points.iter().find(of_model))",
+        "let n = f.params().len();",
+    ] {
+        assert!(
+            !SECTIONS.iter().any(|f| changes_field(read, f)),
+            "seen as a change: {read}"
+        );
+    }
 }
 
 /// Code a pass adds to a function gets the source location in force where it goes: passes add

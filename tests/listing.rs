@@ -174,7 +174,7 @@ OpFunctionEnd
 
 fn check_debug_lines(m: &Module, l: &Listing) {
     let file = m
-        .debug
+        .debug()
         .iter()
         .find(|i| i.op() == spirv::Op::String)
         .and_then(|i| i.result())

@@ -294,9 +294,9 @@ fn the_text_form_says_locations_in_loc_lines_and_reads_them_back() {
 fn code_made_where_other_code_stands_takes_its_location() {
     let mut m = module();
     let id = m.fresh_id().unwrap();
-    let f = m.function_at_mut(0);
+    let f = shaderstep::ir::rewrite::function_at_mut(&mut m, 0);
     // Before the entry block's store: after the variable, which has no location, the store's.
-    let load = Inst::with_args(Op::Load, f.def.ty(), Some(id), vec![]);
+    let load = Inst::with_args(Op::Load, f.def().ty(), Some(id), vec![]);
     let i = f.insert_inst(0, 1, load);
     let store = f.block(0).insts[2];
     assert_eq!(f.location_of(i), f.location_of(store));

@@ -23,7 +23,7 @@ impl Pass for BreakFMul {
         "test pass: makes the module invalid"
     }
     fn run(&self, m: &mut Module, _: &mut PassCx) -> Result<Changed, PassError> {
-        for f in m.functions_mut() {
+        for f in shaderstep::ir::rewrite::functions_mut(m) {
             let mul = f
                 .layout()
                 .map(|(_, i)| i)

@@ -188,7 +188,7 @@ impl Pass for MoveColorOutput {
     }
     fn run(&self, m: &mut Module, _: &mut PassCx) -> Result<Changed, PassError> {
         use rspirv::dr::Operand;
-        let fragment = m.entry_points.iter().any(|e| {
+        let fragment = m.entry_points().iter().any(|e| {
             e.lits().first() == Some(&Operand::ExecutionModel(spirv::ExecutionModel::Fragment))
         });
         if !fragment {
@@ -203,23 +203,18 @@ impl Pass for MoveColorOutput {
             })
             .filter_map(|g| g.result())
             .collect();
-        let mut changed = Changed::No;
-        shaderstep::ir::rewrite::edit_annotations(m, |a| {
+        let changed = shaderstep::ir::rewrite::edit_annotations(m, |a| {
             let target = a.arg(0).unwrap_or(0);
-            if a.op() == spirv::Op::Decorate
+            (a.op() == spirv::Op::Decorate
                 && outputs.contains(&target)
                 && a.lits()
                     == [
                         Operand::Decoration(spirv::Decoration::Location),
                         Operand::LiteralBit32(0),
-                    ]
-            {
-                a.lits_mut()[1] = Operand::LiteralBit32(1);
-                changed = Changed::Yes;
-            }
-            true
+                    ])
+            .then(|| a.clone().with_lit(1, Operand::LiteralBit32(1)))
         });
-        Ok(changed)
+        Ok(changed.into())
     }
 }
 
@@ -238,7 +233,7 @@ impl Pass for FractToFloor {
         const FRACT: u32 = 10;
         const FLOOR: u32 = 8;
         let mut changed = Changed::No;
-        for f in m.functions_mut() {
+        for f in shaderstep::ir::rewrite::functions_mut(m) {
             let fract = f.layout().map(|(_, i)| i).find(|&i| {
                 f.inst(i).op() == spirv::Op::ExtInst
                     && f.inst(i).lits().first() == Some(&Operand::LiteralExtInstInteger(FRACT))

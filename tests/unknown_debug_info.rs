@@ -73,7 +73,7 @@ OpFunctionEnd
 fn records(words: &[u32]) -> (usize, usize, usize) {
     let m = shaderstep::ir::spirv::read::read_words(words).unwrap();
     let import = |name: &str| {
-        m.preamble.iter().find_map(|i| {
+        m.preamble().iter().find_map(|i| {
             matches!(i.lits().first(), Some(rspirv::dr::Operand::LiteralString(s)) if s == name)
                 .then_some(i.result())
                 .flatten()

@@ -130,7 +130,7 @@ pub fn resolve(
     read: &mut dyn FnMut(&Path) -> Option<String>,
 ) -> Sources {
     let mut embedded: BTreeMap<Id, String> = BTreeMap::new();
-    for inst in &module.debug {
+    for inst in module.debug() {
         if let (Op::Source, [file], [_, _, Operand::LiteralString(text)]) =
             (inst.op(), inst.args(), inst.lits())
         {

@@ -138,7 +138,7 @@ impl Doc {
     pub fn stage(&self) -> Option<String> {
         let module = &self.run.as_ref()?.steps.first()?.module;
         let mut names: Vec<&str> = Vec::new();
-        for ep in &module.entry_points {
+        for ep in module.entry_points() {
             if let Some(rspirv::dr::Operand::ExecutionModel(m)) = ep.lits().first() {
                 let n = stage_name(*m);
                 if !names.contains(&n) {

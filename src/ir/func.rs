@@ -143,16 +143,16 @@ pub struct Stamps {
 #[derive(Clone, Debug)]
 pub struct Function {
     /// The `OpFunction` instruction: result type, result id, control, function type.
-    pub def: Inst,
-    pub params: Vec<Inst>,
+    pub(in crate::ir) def: Inst,
+    pub(in crate::ir) params: Vec<Inst>,
     /// `OpLine`/`OpNoLine` (and non-semantic debug instructions such as `DebugScope`) between
     /// `OpFunction` and the first label, kept in place.
-    pub prologue_debug: Vec<Inst>,
+    pub(in crate::ir) prologue_debug: Vec<Inst>,
     /// The same between the previous `OpFunctionEnd` and this `OpFunction`.
-    pub leading_debug: Vec<Inst>,
+    pub(in crate::ir) leading_debug: Vec<Inst>,
     /// The same between the last block's terminator and `OpFunctionEnd` (spirv-opt puts a
     /// `DebugNoScope` there).
-    pub epilogue_debug: Vec<Inst>,
+    pub(in crate::ir) epilogue_debug: Vec<Inst>,
     insts: Vec<Inst>,
     /// The source locations its instructions' `loc` index (see `ir::loc`).
     pub locs: Locations,
@@ -330,6 +330,32 @@ impl Function {
 
     pub fn id(&self) -> Id {
         self.def.result.unwrap_or(0)
+    }
+
+    /// The `OpFunction` instruction: result type, result id, control, function type.
+    pub fn def(&self) -> &Inst {
+        &self.def
+    }
+
+    /// The `OpFunctionParameter`s, in order.
+    pub fn params(&self) -> &[Inst] {
+        &self.params
+    }
+
+    /// Line info and non-semantic debug instructions between `OpFunction` and the first
+    /// label.
+    pub fn prologue_debug(&self) -> &[Inst] {
+        &self.prologue_debug
+    }
+
+    /// The same between the previous `OpFunctionEnd` and this `OpFunction`.
+    pub fn leading_debug(&self) -> &[Inst] {
+        &self.leading_debug
+    }
+
+    /// The same between the last block's terminator and `OpFunctionEnd`.
+    pub fn epilogue_debug(&self) -> &[Inst] {
+        &self.epilogue_debug
     }
 
     pub fn is_declaration(&self) -> bool {
@@ -946,20 +972,9 @@ impl Function {
         }
     }
 
-    /// Applies `f` to every instruction of the body, in layout order.
-    pub fn for_each_inst_mut(&mut self, mut f: impl FnMut(&mut Inst)) {
-        self.touch_cfg();
-        let Function { insts, blocks, .. } = self;
-        for block in blocks.iter() {
-            for &i in block.insts.iter().chain(std::iter::once(&block.terminator)) {
-                f(&mut insts[i.index()]);
-            }
-        }
-    }
-
     /// Renames every id of the function (definition, parameters, body, labels, merge
     /// annotations) through `f`.
-    pub fn remap_ids(&mut self, f: &impl Fn(Id) -> Id) {
+    pub(in crate::ir) fn remap_ids(&mut self, f: &impl Fn(Id) -> Id) {
         self.def.remap_ids(f);
         for p in &mut self.params {
             p.remap_ids(f);

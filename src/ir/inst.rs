@@ -158,7 +158,7 @@ impl Inst {
     }
 
     /// The literals, to change in place (their number and positions stay).
-    pub fn lits_mut(&mut self) -> &mut [Operand] {
+    pub(in crate::ir) fn lits_mut(&mut self) -> &mut [Operand] {
         self.lits
             .as_mut()
             .map_or(Default::default(), |l| &mut l.ops)
@@ -235,7 +235,7 @@ impl Inst {
     }
 
     /// Replaces every operand.
-    pub fn set_operands(&mut self, operands: Vec<Operand>) {
+    pub(in crate::ir) fn set_operands(&mut self, operands: Vec<Operand>) {
         self.args.clear();
         self.lits = None;
         for o in operands {
@@ -244,7 +244,7 @@ impl Inst {
     }
 
     /// Appends an operand after the last one.
-    pub fn push_operand(&mut self, o: Operand) {
+    pub(in crate::ir) fn push_operand(&mut self, o: Operand) {
         match operand_id(&o) {
             Some(id) => self.args.push(id),
             None => {
@@ -262,7 +262,7 @@ impl Inst {
     }
 
     /// Keeps the first `n` operands.
-    pub fn truncate_operands(&mut self, n: usize) {
+    pub(in crate::ir) fn truncate_operands(&mut self, n: usize) {
         let mut ops = self.to_operands();
         ops.truncate(n);
         self.set_operands(ops);
@@ -307,7 +307,7 @@ impl Inst {
     }
 
     /// Applies `f` to every id this instruction refers to (result type included) and its result.
-    pub fn remap_ids(&mut self, mut f: impl FnMut(Id) -> Id) {
+    pub(in crate::ir) fn remap_ids(&mut self, mut f: impl FnMut(Id) -> Id) {
         if let Some(t) = self.ty.as_mut() {
             *t = f(*t);
         }

@@ -64,11 +64,11 @@ pub struct Replacement {
 pub struct Module {
     pub header: Header,
     /// `OpCapability`, `OpExtension`, `OpExtInstImport`, `OpMemoryModel` — in order.
-    pub preamble: Vec<Inst>,
-    pub entry_points: Vec<Inst>,
-    pub execution_modes: Vec<Inst>,
+    pub(in crate::ir) preamble: Vec<Inst>,
+    pub(in crate::ir) entry_points: Vec<Inst>,
+    pub(in crate::ir) execution_modes: Vec<Inst>,
     /// `OpString`, `OpSource*`, `OpName`, `OpMemberName`, `OpModuleProcessed`.
-    pub debug: Vec<Inst>,
+    pub(in crate::ir) debug: Vec<Inst>,
     /// Decorations and decoration groups.
     annotations: Vec<Inst>,
     /// The positions in `annotations` of the decorations of each id, built on first use.
@@ -82,7 +82,7 @@ pub struct Module {
     functions: Vec<Arc<Function>>,
     function_index: OnceLock<FxHashMap<Id, usize>>,
     /// `OpLine`/`OpNoLine` and non-semantic instructions after the last function.
-    pub trailing_debug: Vec<Inst>,
+    pub(in crate::ir) trailing_debug: Vec<Inst>,
     /// One past the largest id in use.
     pub bound: u32,
     /// Analysis results attached to ids.
@@ -110,6 +110,33 @@ impl PartialEq for Module {
 }
 
 impl Module {
+    // ---- Sections (read here; changed through the rewrite kit) ----
+
+    /// `OpCapability`, `OpExtension`, `OpExtInstImport`, `OpMemoryModel`, in order.
+    pub fn preamble(&self) -> &[Inst] {
+        &self.preamble
+    }
+
+    /// The `OpEntryPoint`s, in order.
+    pub fn entry_points(&self) -> &[Inst] {
+        &self.entry_points
+    }
+
+    /// The `OpExecutionMode*`s, in order.
+    pub fn execution_modes(&self) -> &[Inst] {
+        &self.execution_modes
+    }
+
+    /// `OpString`, `OpSource*`, `OpName`, `OpMemberName`, `OpModuleProcessed`, in order.
+    pub fn debug(&self) -> &[Inst] {
+        &self.debug
+    }
+
+    /// `OpLine`/`OpNoLine` and non-semantic instructions after the last function.
+    pub fn trailing_debug(&self) -> &[Inst] {
+        &self.trailing_debug
+    }
+
     // ---- Decorations ----
 
     /// Decorations and decoration groups, in order.
@@ -196,7 +223,7 @@ impl Module {
     }
 
     /// Every function, to change its body (its id must stay).
-    pub fn functions_mut(&mut self) -> impl Iterator<Item = &mut Function> {
+    pub(in crate::ir) fn functions_mut(&mut self) -> impl Iterator<Item = &mut Function> {
         self.functions.iter_mut().map(Arc::make_mut)
     }
 
@@ -225,20 +252,20 @@ impl Module {
     }
 
     /// Function `id`, to change its body (its id must stay).
-    pub fn function_mut(&mut self, id: Id) -> Option<&mut Function> {
+    pub(in crate::ir) fn function_mut(&mut self, id: Id) -> Option<&mut Function> {
         let k = self.function_position(id)?;
         Some(Arc::make_mut(&mut self.functions[k]))
     }
 
     /// The function at position `k`, to change its body (its id must stay).
-    pub fn function_at_mut(&mut self, k: usize) -> &mut Function {
+    pub(in crate::ir) fn function_at_mut(&mut self, k: usize) -> &mut Function {
         Arc::make_mut(&mut self.functions[k])
     }
 
     /// Edits function `k` with the rest of the module at hand: the function is taken out while
     /// `edit` runs (the module holds a body-less stand-in with its definition), so `edit` may
     /// add types, constants and ids to the module meanwhile.
-    pub fn with_function<R>(
+    pub(in crate::ir) fn with_function<R>(
         &mut self,
         k: usize,
         edit: impl FnOnce(&mut Module, &mut Function) -> R,
@@ -251,7 +278,10 @@ impl Module {
     }
 
     /// Edits every function that has a body, in order (see `with_function`).
-    pub fn edit_functions(&mut self, mut edit: impl FnMut(&mut Module, &mut Function)) {
+    pub(in crate::ir) fn edit_functions(
+        &mut self,
+        mut edit: impl FnMut(&mut Module, &mut Function),
+    ) {
         for k in 0..self.functions.len() {
             if !self.functions[k].is_declaration() {
                 self.with_function(k, &mut edit);
@@ -427,7 +457,7 @@ impl Module {
 
     /// Renames every id the module defines or uses (results, operands, block labels, merge
     /// annotations, attributes) through `f`. The bound is the caller's to update.
-    pub fn remap_ids(&mut self, f: impl Fn(Id) -> Id) {
+    pub(in crate::ir) fn remap_ids(&mut self, f: impl Fn(Id) -> Id) {
         for section in [
             &mut self.preamble,
             &mut self.entry_points,
@@ -457,35 +487,6 @@ impl Module {
         self.function_index = OnceLock::new();
         self.decoration_index = OnceLock::new();
         self.reindex();
-    }
-
-    /// Every instruction outside function bodies, mutably (sections, function definitions,
-    /// parameters and debug lines), then every body instruction.
-    pub fn for_each_inst_mut(&mut self, mut f: impl FnMut(&mut Inst)) {
-        for section in [
-            &mut self.preamble,
-            &mut self.entry_points,
-            &mut self.execution_modes,
-            &mut self.debug,
-            &mut self.annotations,
-            &mut self.globals,
-        ] {
-            section.iter_mut().for_each(&mut f);
-        }
-        for func in self.functions.iter_mut().map(Arc::make_mut) {
-            func.leading_debug.iter_mut().for_each(&mut f);
-            for b in func.blocks_mut() {
-                b.lines.iter_mut().for_each(&mut f);
-            }
-            f(&mut func.def);
-            func.params.iter_mut().for_each(&mut f);
-            func.prologue_debug.iter_mut().for_each(&mut f);
-            func.epilogue_debug.iter_mut().for_each(&mut f);
-            func.for_each_inst_mut(&mut f);
-        }
-        self.trailing_debug.iter_mut().for_each(&mut f);
-        self.global_index = OnceLock::new();
-        self.decoration_index = OnceLock::new();
     }
 }
 

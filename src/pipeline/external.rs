@@ -30,7 +30,7 @@ pub enum Validation {
 /// its SPIR-V version for shaders, the universal environment for kernels and linkable modules.
 pub fn target_env(m: &Module) -> String {
     let caps: Vec<spirv::Capability> = m
-        .preamble
+        .preamble()
         .iter()
         .filter(|i| i.op() == Op::Capability)
         .filter_map(|i| match i.lits().first() {

@@ -55,10 +55,10 @@ fn definition(m: &Module, id: Id) -> Option<(Option<Id>, Option<&Inst>)> {
         return Some((None, Some(g)));
     }
     for f in m.functions() {
-        if f.def.result() == Some(id) {
-            return Some((None, Some(&f.def)));
+        if f.def().result() == Some(id) {
+            return Some((None, Some(f.def())));
         }
-        if let Some(p) = f.params.iter().find(|p| p.result() == Some(id)) {
+        if let Some(p) = f.params().iter().find(|p| p.result() == Some(id)) {
             return Some((None, Some(p)));
         }
         if f.blocks().iter().any(|b| b.label == id) {
@@ -78,7 +78,7 @@ fn definition(m: &Module, id: Id) -> Option<(Option<Id>, Option<&Inst>)> {
 /// The value named `name` in module `m`, if exactly one has that debug name.
 fn named(m: &Module, name: &str) -> Option<Id> {
     let mut found = m
-        .debug
+        .debug()
         .iter()
         .filter(|i| i.op() == spirv::Op::Name)
         .filter(|i| matches!(i.lits().first(), Some(rspirv::dr::Operand::LiteralString(n)) if n == name))
@@ -109,7 +109,9 @@ fn function_of(m: &Module, id: Id) -> Option<Id> {
     m.functions()
         .iter()
         .find(|f| {
-            f.id() == id || f.params.iter().any(|p| p.result() == Some(id)) || f.value(id).is_some()
+            f.id() == id
+                || f.params().iter().any(|p| p.result() == Some(id))
+                || f.value(id).is_some()
         })
         .map(|f| f.id())
 }

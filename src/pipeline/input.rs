@@ -630,15 +630,7 @@ fn without_embedded_source(words: Vec<u32>) -> Vec<u32> {
     let Ok(mut module) = read::read_words(&words) else {
         return words;
     };
-    let mut changed = false;
-    for inst in &mut module.debug {
-        // OpSource Language Version [File] [Source]
-        if inst.op() == spirv::Op::Source && inst.operand_count() == 4 {
-            inst.truncate_operands(3);
-            changed = true;
-        }
-    }
-    if changed {
+    if crate::ir::rewrite::drop_source_text(&mut module) {
         crate::ir::spirv::write::write_words(&module)
     } else {
         words

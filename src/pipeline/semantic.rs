@@ -557,7 +557,7 @@ fn entry_points(run: &Run) -> Vec<(ExecutionModel, String)> {
     };
     run.steps[first]
         .module
-        .entry_points
+        .entry_points()
         .iter()
         .filter_map(|e| match e.lits() {
             [Operand::ExecutionModel(m), Operand::LiteralString(n), ..] => Some((*m, n.clone())),

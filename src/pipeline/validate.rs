@@ -67,7 +67,7 @@ pub struct AsSpirv {
 /// A step's module as SPIR-V: written as it is, or, in the dialect, a copy lifted out of it
 /// first. Err: why it is not SPIR-V (a copy lifted still uses the dialect).
 pub fn spirv_of(module: &Module) -> Result<AsSpirv, String> {
-    if !module.preamble.iter().any(ops::is_dialect_import) {
+    if !module.preamble().iter().any(ops::is_dialect_import) {
         return Ok(AsSpirv {
             words: write::write_words(module),
             lifted: None,

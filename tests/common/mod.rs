@@ -387,7 +387,7 @@ impl shaderstep::pipeline::Pass for SwapAddSub {
         _: &mut shaderstep::pipeline::PassCx,
     ) -> Result<shaderstep::pipeline::Changed, shaderstep::pipeline::PassError> {
         let mut changed = shaderstep::pipeline::Changed::No;
-        for f in m.functions_mut() {
+        for f in shaderstep::ir::rewrite::functions_mut(m) {
             let add = f
                 .layout()
                 .map(|(_, i)| i)

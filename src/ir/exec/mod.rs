@@ -345,7 +345,7 @@ impl<'m> Machine<'m> {
         options: &Options,
     ) -> Result<Self, Refusal> {
         let ep = m
-            .entry_points
+            .entry_points()
             .iter()
             .filter(|e| {
                 matches!(
@@ -834,7 +834,7 @@ impl<'m> Machine<'m> {
                     .get(&callee)
                     .ok_or_else(|| Refusal(format!("a call of %{callee}, which is not defined")))?;
                 let mut values = FxHashMap::default();
-                for (p, &a) in self.code[k].f.params.iter().zip(&inst.args()[1..]) {
+                for (p, &a) in self.code[k].f.params().iter().zip(&inst.args()[1..]) {
                     if let Some(r) = p.result() {
                         values.insert(r, self.value(inv, a));
                     }
@@ -1444,7 +1444,7 @@ fn local_size(
             }
         }
     }
-    for mode in &m.execution_modes {
+    for mode in m.execution_modes() {
         if mode.arg(0) != Some(entry) {
             continue;
         }

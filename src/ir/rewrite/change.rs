@@ -1,6 +1,6 @@
-//! Small changes of single instructions: their type, result and id operands, and the
-//! interface of an entry point. Outside `ir` an instruction's fields are read-only; these (and
-//! `Function`'s own `set_arg`, `map_args`, `replace_inst`, `set_result`) are how it changes.
+//! Small changes of single instructions: their type, result and id operands. Outside `ir` an
+//! instruction's fields are read-only; these (and `Function`'s own `set_arg`, `map_args`,
+//! `replace_inst`, `set_result`) are how it changes.
 //!
 //! Two kinds: `Inst`'s `retyped`, `renamed`, `with_arg`, ... make a new instruction value from
 //! one (a copy about to be inserted or interned); the free functions change an instruction
@@ -40,6 +40,20 @@ impl Inst {
         edit(&mut self.args);
         self
     }
+
+    /// The same instruction with literal `k` (counted among the literals) set to `lit`.
+    /// Panics when it has no such literal.
+    pub fn with_lit(mut self, k: usize, lit: Operand) -> Inst {
+        self.lits_mut()[k] = lit;
+        self
+    }
+
+    /// The same instruction with every id it holds (result type, result, operands) renamed
+    /// through `f`: one taken out of a module for another (the linker).
+    pub fn remapped(mut self, f: impl FnMut(Id) -> Id) -> Inst {
+        self.remap_ids(f);
+        self
+    }
 }
 
 /// Sets the result type of instruction `i` of `f`.
@@ -57,24 +71,6 @@ pub fn edit_args(f: &mut Function, i: InstId, edit: impl FnOnce(&mut Args)) {
     if args != f.inst(i).args {
         f.inst_mut(i).args = args;
     }
-}
-
-/// Adds `var` to the interface of entry point `ep` (an `OpEntryPoint`) unless it is there.
-pub fn add_interface(ep: &mut Inst, var: Id) {
-    debug_assert_eq!(ep.op, Op::EntryPoint);
-    if !ep.args[1..].contains(&var) {
-        ep.args.push(var);
-    }
-}
-
-/// Keeps the interface ids of entry point `ep` for which `keep` holds (its function stays).
-pub fn retain_interface(ep: &mut Inst, mut keep: impl FnMut(Id) -> bool) {
-    debug_assert_eq!(ep.op, Op::EntryPoint);
-    let mut k = 0;
-    ep.args.retain(|a| {
-        k += 1;
-        k == 1 || keep(*a)
-    });
 }
 
 /// Freezes each specialization constant `id` to `op` with `operands` (an `OpConstant*` of
@@ -102,23 +98,6 @@ pub fn freeze_spec_constants(
     if any {
         m.reindex();
     }
-}
-
-/// Changes the id operands of the globals (types and constants) `which` selects through
-/// `edit`, then rebuilds the intern table so interning sees them as they now are. For the
-/// reducer, which shrinks a type and its constants together (every use means the shrunk
-/// one); a pass wanting a constant of another shape interns a new one and replaces the uses.
-pub fn edit_global_args(
-    m: &mut Module,
-    mut which: impl FnMut(&Inst) -> bool,
-    mut edit: impl FnMut(&mut Args),
-) {
-    for g in m.globals_mut() {
-        if which(g) {
-            edit(&mut g.args);
-        }
-    }
-    m.reindex();
 }
 
 /// Moves global `id` to just before global `before`, if it comes after it (a global made
@@ -203,10 +182,17 @@ pub fn retain_annotations(m: &mut Module, keep: impl FnMut(&Inst) -> bool) {
     m.annotations_mut().retain(keep);
 }
 
-/// Keeps the annotations for which `edit` returns true, after it changed their literals
-/// (a member decoration renumbered as a member goes).
-pub fn edit_annotations(m: &mut Module, edit: impl FnMut(&mut Inst) -> bool) {
-    m.annotations_mut().retain_mut(edit);
+/// Replaces each annotation for which `edit` gives a changed copy (made with
+/// `Inst::with_lit`, ...); returns whether any changed.
+pub fn edit_annotations(m: &mut Module, mut edit: impl FnMut(&Inst) -> Option<Inst>) -> bool {
+    let mut changed = false;
+    for a in m.annotations_mut() {
+        if let Some(new) = edit(a) {
+            changed |= new != *a;
+            *a = new;
+        }
+    }
+    changed
 }
 
 /// Takes all annotations out of `m` (to merge them into another module).
@@ -234,8 +220,8 @@ pub fn append_functions(m: &mut Module, functions: Vec<Arc<Function>>) {
     m.function_list_mut().extend(functions);
 }
 
-/// Puts back function `k` of `m` as it was before a change being undone (`saved` is the copy
-/// taken then: the same function, so ids and the function index stay right).
+/// Puts `saved` in place of function `k` of `m`: the same function (so ids and the function
+/// index stay right), as it was before a change being undone or as a copy edited apart.
 pub fn restore_function(m: &mut Module, k: usize, saved: Arc<Function>) {
     debug_assert_eq!(m.functions()[k].id(), saved.id());
     m.function_list_mut()[k] = saved;

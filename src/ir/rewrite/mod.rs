@@ -12,16 +12,23 @@
 //! - `clone_body`: a copy of a function's body under fresh ids (`clone.rs`);
 //! - `drop_debug_uses_in_module`, `relocate`, `InlineSite`: debug info kept right as values go
 //!   and code moves between functions (`debug.rs`).
-//! - `retype`, `edit_args`, `set_lit`, `insert_blocks`, `take_blocks`, `move_insts`, the
-//!   entry-point interface, `freeze_spec_constants`, and the retain/take/append of globals,
-//!   annotations and functions; `Inst::retyped`/`renamed`/`with_arg`/`with_args_edited` for
-//!   copies (`change.rs`).
+//! - `retype`, `edit_args`, `set_lit`, `insert_blocks`, `take_blocks`, `move_insts`,
+//!   `freeze_spec_constants`, and the retain/take/append of globals, annotations and
+//!   functions; `Inst::retyped`/`renamed`/`with_arg`/`with_lit`/`remapped`/
+//!   `with_args_edited` for copies (`change.rs`);
+//! - the preamble, entry points and their interfaces, execution modes, the debug sections,
+//!   and a function's signature and debug lines (`sections.rs`);
+//! - `function_at_mut`, `with_function`, `edit_functions`, ...: a function handed out to
+//!   change, and `remap_ids` renaming a whole module (`functions.rs`);
+//! - `reshape_aggregate`, `reshape_composites`: a struct or array type and its composites
+//!   changing shape together (`reshape.rs`).
 //!
-//! Outside `ir` an instruction's fields and the in-place accessors (`Function::inst_mut`,
-//! `blocks_mut`, `Module::globals_mut`, ...) are private: reading is open, changing goes
-//! through here. Passes never change an interned constant in place: a constant of another
-//! shape is interned anew and its uses replaced. The one exception is the reducer shrinking
-//! a struct or array type together with its constants (`edit_global_args`, which reindexes).
+//! Outside `ir` an instruction's fields and `&mut self` methods, the sections of modules and
+//! functions, and the in-place accessors (`Function::inst_mut`, `blocks_mut`,
+//! `Module::globals_mut`, `functions_mut`, ...) are private: reading is open, changing goes
+//! through here. Interned constants are never rewritten in place: a constant of another shape
+//! is interned anew and its uses replaced (`Replacer` then renames it inside the composites
+//! that hold it, as it renames every use).
 
 mod blocks;
 mod change;
@@ -29,7 +36,10 @@ mod clone;
 mod cursor;
 mod debug;
 mod edits;
+mod functions;
 mod join;
+mod reshape;
+mod sections;
 mod ssa;
 
 pub use blocks::{
@@ -37,11 +47,10 @@ pub use blocks::{
     redirect_phis, remove_phi_incoming, split_block,
 };
 pub use change::{
-    add_interface, append_annotations, append_functions, append_globals, edit_annotations,
-    edit_args, edit_global_args, freeze_spec_constants, insert_blocks, move_global_before,
-    move_insts, reorder_globals, restore_function, retain_annotations, retain_functions,
-    retain_globals, retain_interface, retype, set_lit, take_annotations, take_blocks,
-    take_functions, take_globals,
+    append_annotations, append_functions, append_globals, edit_annotations, edit_args,
+    freeze_spec_constants, insert_blocks, move_global_before, move_insts, reorder_globals,
+    restore_function, retain_annotations, retain_functions, retain_globals, retype, set_lit,
+    take_annotations, take_blocks, take_functions, take_globals,
 };
 pub use clone::{clone_body, ClonedBlock};
 pub use cursor::{out_of_ids, rewrite_inst, Builder};
@@ -50,7 +59,17 @@ pub use debug::{
     undefine_debug_uses, unname_in_records, Described, InlineSite,
 };
 pub use edits::Edits;
+pub use functions::{
+    edit_functions, function_at_mut, function_mut, functions_mut, remap_ids, with_function,
+};
 pub use join::{join_blocks, JoinState};
+pub use reshape::{reshape_aggregate, reshape_composites};
+pub use sections::{
+    add_interface, add_to_preamble, append_sections, drop_member_info, drop_source_text,
+    remove_entry_point, retain_debug, retain_execution_modes, retain_function_debug,
+    retain_interface, retain_interfaces, retain_preamble, retain_trailing_debug, retype_param,
+    set_function_type, set_return_type,
+};
 pub use ssa::repair_ssa;
 
 use spirv::Op;

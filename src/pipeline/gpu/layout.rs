@@ -62,7 +62,7 @@ impl Layout {
     /// `of` for the compute entry point called `name` when there is one, else the first.
     pub fn of_entry(words: &[u32], name: Option<&str>) -> Result<Layout, String> {
         let m = read::read_words(words).map_err(|e| e.to_string())?;
-        if !m.entry_points.iter().any(|e| {
+        if !m.entry_points().iter().any(|e| {
             matches!(
                 e.lits().first(),
                 Some(Operand::ExecutionModel(spirv::ExecutionModel::GLCompute))

@@ -136,7 +136,7 @@ impl Globals {
         let dr =
             |i: &crate::ir::Inst| dr::Instruction::new(i.op(), i.ty(), i.result(), i.to_operands());
         Ok(Globals {
-            entry_points: m.entry_points.iter().map(dr).collect(),
+            entry_points: m.entry_points().iter().map(dr).collect(),
             annotations: ungrouped(m.annotations().iter().map(dr).collect()),
             // Non-semantic info says nothing of the interface.
             types_global_values: m

@@ -46,7 +46,7 @@ const GLSL_POW: u32 = 26;
 
 /// The first entry point of `model`: (function id, index in `entry_points`).
 fn entry_of(m: &Module, model: ExecutionModel) -> Option<(Id, usize)> {
-    m.entry_points
+    m.entry_points()
         .iter()
         .enumerate()
         .find_map(|(n, ep)| match (ep.lits().first(), ep.arg(0)) {
@@ -70,7 +70,7 @@ fn lists_all_globals(m: &Module) -> bool {
 }
 
 fn add_to_interface(m: &mut Module, ep: usize, var: Id) {
-    rewrite::add_interface(&mut m.entry_points[ep], var);
+    rewrite::add_interface(m, ep, var);
 }
 
 /// Turns an interface variable into a `Private` one of the same id, so the shader's own loads
@@ -90,8 +90,9 @@ fn make_private(m: &mut Module, ep: usize, var: Id) -> Result<(), String> {
         .ok_or_else(out_of_ids)?;
     // The pointer type may be new, and so after the variable: move the variable to the end.
     crate::ir::rewrite::retain_globals(m, |i| i.result() != Some(var));
-    let mut v = g.retyped(Some(ptr));
-    v.lits_mut()[0] = Operand::StorageClass(StorageClass::Private);
+    let v = g
+        .retyped(Some(ptr))
+        .with_lit(0, Operand::StorageClass(StorageClass::Private));
     m.push_global(v);
     crate::ir::rewrite::retain_annotations(m, |a| {
         !(a.op() == Op::Decorate
@@ -110,7 +111,7 @@ fn make_private(m: &mut Module, ep: usize, var: Id) -> Result<(), String> {
             ))
     });
     if !lists_all_globals(m) {
-        rewrite::retain_interface(&mut m.entry_points[ep], |o| o != var);
+        rewrite::retain_interface(m, ep, |o| o != var);
     }
     Ok(())
 }
@@ -194,7 +195,7 @@ fn place(
                 b.take()
             }
         };
-        let f = m.function_at_mut(fi);
+        let f = rewrite::function_at_mut(m, fi);
         let at = if at_returns {
             f.block(site).insts.len()
         } else {

@@ -88,12 +88,12 @@ fn decorated(m: &Module) -> HashSet<Id> {
 /// Appends `b` to `out`, renaming its ids past `out`'s and merging equal types and constants.
 fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
     let shift = out.bound.max(1) - 1;
-    b.remap_ids(|id| id + shift);
+    rewrite::remap_ids(&mut b, |id| id + shift);
     let bound = b.bound.max(1) + shift;
 
     // Memory models must agree.
     let model = |m: &Module| {
-        m.preamble
+        m.preamble()
             .iter()
             .find(|i| i.op() == Op::MemoryModel)
             .map(|i| i.to_operands())
@@ -108,17 +108,16 @@ fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
 
     // Ids of `b` that become ids of `out`.
     let mut map: HashMap<Id, Id> = HashMap::new();
-    let rename = |map: &HashMap<Id, Id>, inst: &mut Inst| {
-        inst.remap_ids(|id| map.get(&id).copied().unwrap_or(id))
-    };
+    let rename =
+        |map: &HashMap<Id, Id>, inst: Inst| inst.remapped(|id| map.get(&id).copied().unwrap_or(id));
     let mut preamble = Vec::new();
-    for mut inst in std::mem::take(&mut b.preamble) {
-        rename(&map, &mut inst);
+    for inst in b.preamble() {
+        let inst = rename(&map, inst.clone());
         match inst.op() {
             Op::MemoryModel => {}
             Op::ExtInstImport => {
                 let existing = out
-                    .preamble
+                    .preamble()
                     .iter()
                     .find(|i| i.op() == Op::ExtInstImport && i.lits() == inst.lits())
                     .and_then(|i| i.result());
@@ -129,7 +128,7 @@ fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
                     _ => preamble.push(inst),
                 }
             }
-            _ if out.preamble.contains(&inst) => {}
+            _ if out.preamble().contains(&inst) => {}
             _ => preamble.push(inst),
         }
     }
@@ -147,8 +146,8 @@ fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
         .collect();
     let mut globals = Vec::new();
     let mut merged = 0;
-    for mut inst in rewrite::take_globals(&mut b) {
-        rename(&map, &mut inst);
+    for inst in rewrite::take_globals(&mut b) {
+        let inst = rename(&map, inst);
         if let Some(r) = inst
             .result()
             .filter(|r| mergeable(inst.op()) && !decorated_b.contains(r))
@@ -163,49 +162,17 @@ fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
         }
         globals.push(inst);
     }
-    b.remap_ids(|id| map.get(&id).copied().unwrap_or(id));
-    // Preamble and globals were taken out of `b` before the last rename: rename them too.
-    for inst in preamble.iter_mut().chain(globals.iter_mut()) {
-        rename(&map, inst);
-    }
-    // Capabilities and extensions in front, imports after them, as the layout wants.
+    rewrite::remap_ids(&mut b, |id| map.get(&id).copied().unwrap_or(id));
+    // The preamble was read and the globals taken out of `b` before the last rename: rename
+    // them too. Capabilities and extensions go in front, imports after them.
     for inst in preamble {
-        let pos = match inst.op() {
-            Op::Capability => out
-                .preamble
-                .iter()
-                .rposition(|i| i.op() == Op::Capability)
-                .map_or(0, |p| p + 1),
-            Op::Extension => out
-                .preamble
-                .iter()
-                .rposition(|i| matches!(i.op(), Op::Capability | Op::Extension))
-                .map_or(0, |p| p + 1),
-            _ => out
-                .preamble
-                .iter()
-                .position(|i| i.op() == Op::MemoryModel)
-                .unwrap_or(out.preamble.len()),
-        };
-        out.preamble.insert(pos, inst);
+        rewrite::add_to_preamble(out, rename(&map, inst));
     }
-    out.entry_points.append(&mut b.entry_points);
-    out.execution_modes.append(&mut b.execution_modes);
-    // The debug section has three parts in order: strings and sources, names, processes.
-    let part = |i: &Inst| match i.op() {
-        Op::String | Op::Source | Op::SourceContinued | Op::SourceExtension => 0,
-        Op::ModuleProcessed => 2,
-        _ => 1,
-    };
-    let mut debug: Vec<Inst> = std::mem::take(&mut out.debug);
-    debug.append(&mut b.debug);
-    // A stable sort keeps each module's order within a part.
-    debug.sort_by_key(|i| part(i));
-    out.debug = debug;
+    let globals: Vec<Inst> = globals.into_iter().map(|g| rename(&map, g)).collect();
+    rewrite::append_sections(out, &mut b);
     rewrite::append_annotations(out, rewrite::take_annotations(&mut b));
     rewrite::append_globals(out, globals);
     rewrite::append_functions(out, rewrite::take_functions(&mut b));
-    out.trailing_debug.append(&mut b.trailing_debug);
     out.attributes.append(&mut b.attributes);
     out.bound = out.bound.max(bound);
     Ok(merged)
@@ -215,7 +182,7 @@ fn append(out: &mut Module, mut b: Module) -> Result<usize, String> {
 /// pointer type.
 fn declared_type(m: &Module, id: Id) -> Option<Id> {
     if let Some(f) = m.function(id) {
-        return f.def.arg(0);
+        return f.def().arg(0);
     }
     m.global(id).and_then(|g| g.ty())
 }
@@ -305,11 +272,11 @@ pub fn link(inputs: Vec<LinkInput>, opts: LinkOptions) -> Result<(Module, LinkRe
     rewrite::retain_annotations(&mut out, |a| {
         !targets(a).is_some_and(|t| resolve.contains_key(&t))
     });
-    out.debug.retain(|d| {
+    rewrite::retain_debug(&mut out, |d| {
         !(matches!(d.op(), Op::Name | Op::MemberName)
             && targets(d).is_some_and(|t| resolve.contains_key(&t)))
     });
-    out.remap_ids(|id| resolve.get(&id).copied().unwrap_or(id));
+    rewrite::remap_ids(&mut out, |id| resolve.get(&id).copied().unwrap_or(id));
 
     // Exports nobody imported from outside: linked, they are ordinary functions now.
     if !opts.keep_exports {
@@ -324,7 +291,7 @@ pub fn link(inputs: Vec<LinkInput>, opts: LinkOptions) -> Result<(Module, LinkRe
         });
     }
     if !out.annotations().iter().any(|a| linkage(a).is_some()) {
-        out.preamble.retain(|i| {
+        rewrite::retain_preamble(&mut out, |i| {
             !(i.op() == Op::Capability
                 && matches!(
                     i.lits().first(),

@@ -52,7 +52,7 @@ impl std::str::FromStr for LinkOrder {
 
 /// A stage's rank in the pipeline, from its entry point.
 pub fn stage_rank(m: &Module) -> Option<(u32, ExecutionModel)> {
-    m.entry_points
+    m.entry_points()
         .iter()
         .find_map(|ep| match ep.lits().first() {
             Some(Operand::ExecutionModel(model)) => {
@@ -236,7 +236,7 @@ pub fn interface(m: &Module, class: StorageClass) -> Vec<Var> {
     );
     let mut out = Vec::new();
     let listed: HashSet<Id> = m
-        .entry_points
+        .entry_points()
         .iter()
         .flat_map(|ep| ep.args().iter().skip(1).copied())
         .collect();
@@ -454,17 +454,15 @@ fn remove_vars(m: &mut Module, vars: &HashSet<Id>) {
         ptrs.extend(pointers_into(m, v));
     }
     let mut gone: FxHashSet<Id> = vars.iter().copied().collect();
-    for f in m.functions_mut() {
+    for f in rewrite::functions_mut(m) {
         remove_insts(f, &mut gone, |i| {
             let store = i.op() == Op::Store && i.args().first().is_some_and(|p| ptrs.contains(p));
             let chain = i.result().is_some_and(|r| ptrs.contains(&r));
             store || chain
         });
     }
-    for ep in &mut m.entry_points {
-        // Keeps the function operand (the first id) even in the unlikely case it was listed.
-        rewrite::retain_interface(ep, |i| !vars.contains(&i));
-    }
+    // Keeps the function operand (the first id) even in the unlikely case it was listed.
+    rewrite::retain_interfaces(m, |i| !vars.contains(&i));
     crate::ir::rewrite::retain_globals(m, |g| !g.result().is_some_and(|r| vars.contains(&r)));
     forget(m, &gone);
     m.reindex();
@@ -577,7 +575,7 @@ fn always_blocks(f: &crate::ir::Function) -> Vec<usize> {
 }
 
 fn entry_function(m: &Module) -> Option<Id> {
-    m.entry_points.first().and_then(|ep| ep.arg(0))
+    m.entry_points().first().and_then(|ep| ep.arg(0))
 }
 
 /// The constant an output is always written with: every store to it stores the same value,
@@ -796,7 +794,7 @@ pub fn forward_constants(producer: &Module, consumer: &mut Module) -> Vec<String
         for &(r, _) in &loads {
             replace.replace(r, value);
         }
-        for f in consumer.functions_mut() {
+        for f in rewrite::functions_mut(consumer) {
             f.retain_all(|i| !i.result().is_some_and(|r| replace.is_replaced(r)));
         }
         replace.apply(consumer, "link-forward-constants");

@@ -408,8 +408,8 @@ fn drop_unused_interface(m: &mut Module, sets: &ExtSets) -> bool {
         .filter_map(|g| g.result())
         .collect();
     let mut changed = false;
-    for e in 0..m.entry_points.len() {
-        let Some(root) = m.entry_points[e].arg(0).and_then(|f| cg.index(f)) else {
+    for e in 0..m.entry_points().len() {
+        let Some(root) = m.entry_points()[e].arg(0).and_then(|f| cg.index(f)) else {
             continue;
         };
         let reached = cg.reachable_from([root]);
@@ -422,12 +422,9 @@ fn drop_unused_interface(m: &mut Module, sets: &ExtSets) -> bool {
                 }
             }
         }
-        let ep = &mut m.entry_points[e];
-        let before = ep.args().len();
-        rewrite::retain_interface(ep, |v| {
+        changed |= rewrite::retain_interface(m, e, |v| {
             used.contains(&v) || sample_rate.contains(&v) || initialized_outputs.contains(&v)
         });
-        changed |= ep.args().len() != before;
     }
     changed
 }
@@ -438,7 +435,7 @@ pub fn adce(m: &mut Module) -> bool {
     let write_only = write_only_globals(m);
     let mut gone: FxHashSet<Id> = FxHashSet::default();
     let mut changed = false;
-    m.edit_functions(|m, f| {
+    rewrite::edit_functions(m, |m, f| {
         if let Some(g) = sweep(m, f, &sets, &dsets, &write_only) {
             gone.extend(g);
             changed = true;

@@ -203,7 +203,7 @@ fn free_locals(m: &Module, info: &TypeInfo) -> Locals {
         // would keep its kind while the variable took another.
         let value_types: HashMap<Id, Id> = f
             .body()
-            .chain(f.params.iter())
+            .chain(f.params().iter())
             .filter_map(|i| Some((i.result()?, i.ty()?)))
             .collect();
         let numeric = |v: Option<Id>| {
@@ -265,7 +265,7 @@ fn analyse(m: &Module) -> Analysis {
         })
         .collect();
     let capabilities = m
-        .preamble
+        .preamble()
         .iter()
         .filter(|i| i.op() == Op::Capability)
         .filter_map(|i| match i.lits().first() {
@@ -322,10 +322,10 @@ fn analyse(m: &Module) -> Analysis {
     }
     // Definitions: function returns, parameters, instruction results.
     for (fi, f) in m.functions().iter().enumerate() {
-        if let Some(n) = f.def.ty().and_then(|t| info.numeric(t)) {
+        if let Some(n) = f.def().ty().and_then(|t| info.numeric(t)) {
             add(&mut a, f.id(), n, Labels::ALL, DefAt::Return);
         }
-        for p in &f.params {
+        for p in f.params() {
             if let (Some(r), Some(n)) = (p.result(), p.ty().and_then(|t| info.numeric(t))) {
                 add(&mut a, r, n, Labels::ALL, DefAt::Param { f: fi });
             }
@@ -734,10 +734,10 @@ pub fn assign_types(m: &mut Module) -> Result<Outcome, String> {
     let out_of_ids = || "the module has run out of ids".to_string();
     if a.values.iter().all(|v| v.typed) && a.const_uses.is_empty() {
         // Nothing to type; bit-vector declarations may still be left over.
-        let before = (m.globals().len(), m.preamble.len());
+        let before = (m.globals().len(), m.preamble().len());
         remove_bits_declarations(m);
         return Ok(Outcome {
-            changed: before != (m.globals().len(), m.preamble.len()),
+            changed: before != (m.globals().len(), m.preamble().len()),
         });
     }
     let labels = solve(&mut a);
@@ -756,13 +756,13 @@ pub fn assign_types(m: &mut Module) -> Result<Outcome, String> {
             new_types.insert(v.id, ty);
         }
     }
-    for f in m.functions_mut() {
+    for f in rewrite::functions_mut(m) {
         if let Some(&t) = new_types.get(&f.id()) {
-            f.def = f.def.clone().retyped(Some(t));
+            rewrite::set_return_type(f, Some(t));
         }
-        for p in &mut f.params {
-            if let Some(&t) = p.result().and_then(|r| new_types.get(&r)) {
-                *p = p.clone().retyped(Some(t));
+        for k in 0..f.params().len() {
+            if let Some(&t) = f.params()[k].result().and_then(|r| new_types.get(&r)) {
+                rewrite::retype_param(f, k, t);
             }
         }
         let ids: Vec<InstId> = f.layout().map(|(_, i)| i).collect();
@@ -861,7 +861,7 @@ pub fn assign_types(m: &mut Module) -> Result<Outcome, String> {
     }
     let changed = true;
     for ((fi, iid, k), id) in operand_edits {
-        m.function_at_mut(fi).set_arg(iid, k, id);
+        rewrite::function_at_mut(m, fi).set_arg(iid, k, id);
     }
     // Insert bitcasts: after their definition (after a phi's block's phis), or at the top of
     // the entry block (after its variables) for parameters and module-level values.
@@ -903,26 +903,21 @@ pub fn assign_types(m: &mut Module) -> Result<Outcome, String> {
             .after_variables(&m.functions()[f], inst);
     }
     for (fi, e) in edits {
-        e.apply(m.function_at_mut(fi));
+        e.apply(rewrite::function_at_mut(m, fi));
     }
 
     // Function types follow their parameters and results.
     for fi in 0..m.functions().len() {
         let f = &m.functions()[fi];
-        let ret = f.def.ty().unwrap_or(0);
-        let params: Vec<Id> = f.params.iter().map(|p| p.ty().unwrap_or(0)).collect();
-        let current = f.def.args().last().copied();
+        let ret = f.def().ty().unwrap_or(0);
+        let params: Vec<Id> = f.params().iter().map(|p| p.ty().unwrap_or(0)).collect();
+        let current = f.def().args().last().copied();
         let same = current.and_then(|c| m.global(c)).is_some_and(|g| {
             g.args().first() == Some(&ret) && g.args().get(1..) == Some(params.as_slice())
         });
         if !same {
             let ty = Builder::detached(m).fn_type(ret, &params)?;
-            let def = &mut m.function_at_mut(fi).def;
-            *def = def.clone().with_args_edited(|a| {
-                if let Some(last) = a.last_mut() {
-                    *last = ty;
-                }
-            });
+            rewrite::set_function_type(rewrite::function_at_mut(m, fi), ty);
         }
     }
     remove_bits_declarations(m);
@@ -1021,7 +1016,7 @@ fn relabel_local(
         };
         let pointee = relabel_type(m, pointee, label, made)?;
         let new_ptr = m.pointer_to(class, pointee)?;
-        rewrite::retype(m.function_at_mut(f), iid, Some(new_ptr));
+        rewrite::retype(rewrite::function_at_mut(m, f), iid, Some(new_ptr));
     }
     Some(())
 }

@@ -22,7 +22,7 @@ use spirv::Op;
 
 use crate::ir::func::Function;
 use crate::ir::fxhash::FxHashSet;
-use crate::ir::rewrite::{forget, join_blocks, prune_unreachable_in, JoinState, Replacer};
+use crate::ir::rewrite::{self, forget, join_blocks, prune_unreachable_in, JoinState, Replacer};
 use crate::ir::{Id, Inst, Merge, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
 
@@ -85,14 +85,14 @@ fn merge_function(
 }
 
 pub fn block_merge(m: &mut Module) -> bool {
-    let keep_merges = m.preamble.iter().any(|i| {
+    let keep_merges = m.preamble().iter().any(|i| {
         i.op() == Op::Extension
             && matches!(i.lits().first(), Some(Operand::LiteralString(s)) if s == "SPV_KHR_maximal_reconvergence")
     });
     let mut replace = Replacer::new();
     let mut gone = FxHashSet::default();
     let mut changed = false;
-    m.edit_functions(|m, f| {
+    rewrite::edit_functions(m, |m, f| {
         changed |= merge_function(m, f, keep_merges, &mut replace, &mut gone);
     });
     replace.apply(m, "block-merge");

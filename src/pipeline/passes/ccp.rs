@@ -23,7 +23,7 @@ use crate::ir::consts::{switch_target, Const, Consts, Eval};
 use crate::ir::ext_sets::ExtSets;
 use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
-use crate::ir::rewrite::{fold_branch, forget, prune_unreachable_in, Replacer};
+use crate::ir::rewrite::{self, fold_branch, forget, prune_unreachable_in, Replacer};
 use crate::ir::{Id, InstId, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
 
@@ -291,7 +291,7 @@ pub fn ccp(m: &mut Module) -> bool {
                 }
             }
         }
-        m.with_function(k, |m, f| {
+        rewrite::with_function(m, k, |m, f| {
             f.retain_all(|i| !i.result().is_some_and(|r| folded.contains(&r)));
             replace.apply_to_function(f);
             // Branches that head no construct take their one edge; headers keep their

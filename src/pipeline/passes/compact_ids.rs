@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use crate::ir::module::Replacement;
+use crate::ir::rewrite;
 use crate::ir::{Id, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
 
@@ -35,7 +36,7 @@ pub fn compact_ids(m: &mut Module) -> bool {
     if !changed {
         return false;
     }
-    m.remap_ids(|id: Id| map.get(&id).copied().unwrap_or(id));
+    rewrite::remap_ids(m, |id: Id| map.get(&id).copied().unwrap_or(id));
     m.bound = next;
     let mut renamed: Vec<(Id, Id)> = map.into_iter().filter(|(a, b)| a != b).collect();
     renamed.sort_unstable();
@@ -46,7 +47,7 @@ pub fn compact_ids(m: &mut Module) -> bool {
             function: None,
             pass: "compact-ids",
         }));
-    for f in m.functions_mut() {
+    for f in rewrite::functions_mut(m) {
         f.compact();
     }
     true

@@ -9,7 +9,7 @@
 
 use spirv::Op;
 
-use crate::ir::rewrite::Replacer;
+use crate::ir::rewrite::{self, Replacer};
 use crate::ir::{Id, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
 
@@ -42,7 +42,7 @@ fn copied_value(inst: &crate::ir::Inst, replace: &Replacer) -> Option<Id> {
 pub fn copy_prop(m: &mut Module) -> bool {
     let mut changed = false;
     let mut replace = Replacer::new();
-    for f in m.functions_mut() {
+    for f in rewrite::functions_mut(m) {
         let fid = f.id();
         let mut found = false;
         // To a fixed point: a phi may become trivial once its operands are resolved.

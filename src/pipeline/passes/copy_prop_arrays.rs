@@ -286,7 +286,7 @@ pub fn copy_prop_arrays(m: &mut Module) -> bool {
         if !ok {
             continue;
         }
-        let f = m.function_at_mut(k);
+        let f = rewrite::function_at_mut(m, k);
         for c in &copies {
             let sources: FxHashMap<Id, Id> = [(c.var, c.source)].into_iter().collect();
             for &ch in &c.chains {

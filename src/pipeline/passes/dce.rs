@@ -114,7 +114,7 @@ pub fn dce(m: &mut Module) -> bool {
         // Private globals too: no other invocation or stage sees them. An entry point's
         // interface may list them (SPIR-V 1.4+); that is not a read.
         let mut listed = IdMap::new(m, 0u32);
-        for ep in &m.entry_points {
+        for ep in m.entry_points() {
             for &v in ep.args().iter().skip(1) {
                 *listed.get_mut(v) += 1;
             }
@@ -144,13 +144,11 @@ pub fn dce(m: &mut Module) -> bool {
         });
         if m.globals().len() != before_globals {
             changed = true;
-            for ep in &mut m.entry_points {
-                rewrite::retain_interface(ep, |v| !dead_vars.contains(&v));
-            }
+            rewrite::retain_interfaces(m, |v| !dead_vars.contains(&v));
             removed.extend(dead_vars.iter().copied());
         }
         let mut undefined: Vec<FxHashMap<Id, Id>> = Vec::new();
-        for f in m.functions_mut() {
+        for f in rewrite::functions_mut(m) {
             let mut typed = FxHashMap::default();
             let n = remove_insts(f, &mut removed, |i| {
                 let dead = match i.result() {
@@ -175,7 +173,7 @@ pub fn dce(m: &mut Module) -> bool {
             if typed.is_empty() {
                 continue;
             }
-            m.with_function(k, |m, f| undefine_debug_uses(m, f, &dsets, typed));
+            rewrite::with_function(m, k, |m, f| undefine_debug_uses(m, f, &dsets, typed));
         }
         if !changed {
             break;
@@ -274,7 +272,7 @@ pub fn remove_unused_globals(m: &mut Module, removed: &mut FxHashSet<Id>, spec: 
         if !constants.is_empty() && !dsets.is_empty() {
             // Interning must not hand out what just went (an `OpUndef` nothing used).
             m.reindex();
-            m.edit_functions(|m, f| {
+            rewrite::edit_functions(m, |m, f| {
                 let _ = undefine_debug_uses(m, f, &dsets, &constants);
             });
         }

@@ -24,7 +24,7 @@ use crate::ir::consts::{switch_target, Consts};
 use crate::ir::func::Function;
 use crate::ir::fxhash::FxHashSet;
 use crate::ir::rewrite::Builder;
-use crate::ir::rewrite::{fold_branch, forget, prune_unreachable_in};
+use crate::ir::rewrite::{self, fold_branch, forget, prune_unreachable_in};
 use crate::ir::{Id, Merge, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
 
@@ -155,7 +155,7 @@ pub fn dead_branch(m: &mut Module) -> bool {
     let consts = Consts::new(m);
     let mut gone: FxHashSet<Id> = FxHashSet::default();
     let mut changed = false;
-    m.edit_functions(|m, f| {
+    rewrite::edit_functions(m, |m, f| {
         if simplify_function(m, f, &consts) {
             changed = true;
             gone.extend(prune_unreachable_in(m, f));

@@ -9,7 +9,7 @@ use spirv::Op;
 use crate::ir::analysis::live_parts::LiveParts;
 use crate::ir::fxhash::FxHashSet;
 use crate::ir::ops::ExtSets;
-use crate::ir::rewrite::Replacer;
+use crate::ir::rewrite::{self, Replacer};
 use crate::ir::types::literal_path;
 use crate::ir::{Id, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
@@ -51,7 +51,7 @@ pub fn dead_insert(m: &mut Module) -> bool {
         let live = LiveParts::new(m, f, &sets);
         let dead = dead_inserts(f, &live, |_| true, &mut replace);
         if !dead.is_empty() {
-            let f = m.function_at_mut(k);
+            let f = rewrite::function_at_mut(m, k);
             f.retain_all(|i| !i.result().is_some_and(|r| dead.contains(&r)));
             replace.apply_to_function(f);
             changed = true;

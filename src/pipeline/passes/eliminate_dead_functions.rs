@@ -19,7 +19,7 @@ pub struct EliminateDeadFunctions;
 
 /// Functions that must stay whether called or not.
 fn roots(m: &Module) -> FxHashSet<Id> {
-    let mut roots: FxHashSet<Id> = m.entry_points.iter().filter_map(|e| e.arg(0)).collect();
+    let mut roots: FxHashSet<Id> = m.entry_points().iter().filter_map(|e| e.arg(0)).collect();
     for a in m.annotations() {
         if let (
             Op::Decorate,

@@ -14,7 +14,7 @@
 //! capabilities do not allow constants of (the instruction stays).
 
 use crate::ir::consts::{Const, Consts, Eval};
-use crate::ir::rewrite::Replacer;
+use crate::ir::rewrite::{self, Replacer};
 use crate::ir::Module;
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
 
@@ -23,7 +23,7 @@ pub struct Fold;
 pub fn fold(m: &mut Module) -> bool {
     let mut consts = Consts::new(m);
     let mut replace = Replacer::new();
-    m.edit_functions(|m, f| {
+    rewrite::edit_functions(m, |m, f| {
         let fid = f.id();
         for b in 0..f.blocks().len() {
             for iid in f.block(b).insts.clone() {

@@ -32,7 +32,7 @@ use spirv::{BuiltIn, Decoration, Op, StorageClass};
 use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::ops::{self, Attrs, ExtSets};
-use crate::ir::rewrite::Replacer;
+use crate::ir::rewrite::{self, Replacer};
 use crate::ir::types::{is_volatile, pointer_type};
 use crate::ir::{Id, Inst, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
@@ -366,7 +366,7 @@ pub fn gvn(m: &mut Module) -> bool {
     let facts = facts(m);
     let mut replace = Replacer::new();
     let mut changed = false;
-    for f in m.functions_mut() {
+    for f in rewrite::functions_mut(m) {
         if f.is_declaration() {
             continue;
         }

@@ -15,7 +15,7 @@ use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::ops::{self, Attrs, ExtSets};
 use crate::ir::rewrite::Builder;
-use crate::ir::rewrite::{forget, is_debug_only, prune_unreachable_in};
+use crate::ir::rewrite::{self, forget, is_debug_only, prune_unreachable_in};
 use crate::ir::{Id, Inst, InstId, Merge, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
 
@@ -223,7 +223,7 @@ pub fn if_convert(m: &mut Module) -> bool {
     let sets = ExtSets::of(m);
     let mut gone: FxHashSet<Id> = FxHashSet::default();
     let mut changed = false;
-    m.edit_functions(|m, f| {
+    rewrite::edit_functions(m, |m, f| {
         if convert_function(m, f, &sets) {
             changed = true;
             gone.extend(prune_unreachable_in(m, f));

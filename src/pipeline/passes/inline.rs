@@ -26,7 +26,7 @@ use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::names::Names;
 use crate::ir::rewrite::Builder;
 use crate::ir::rewrite::{
-    clone_body, out_of_ids, relocate, settle_declares, split_block, Decorations, InlineSite,
+    self, clone_body, out_of_ids, relocate, settle_declares, split_block, Decorations, InlineSite,
     Replacer,
 };
 use crate::ir::{Id, Inst, InstId, Module};
@@ -45,7 +45,7 @@ pub struct Skipped {
 }
 
 fn dont_inline(f: &Function) -> bool {
-    matches!(f.def.lits().first(), Some(Operand::FunctionControl(c)) if c.contains(FunctionControl::DONT_INLINE))
+    matches!(f.def().lits().first(), Some(Operand::FunctionControl(c)) if c.contains(FunctionControl::DONT_INLINE))
 }
 
 /// A callee ready to be copied in: single return, or the reason it cannot be.
@@ -75,7 +75,7 @@ pub fn inline_where(
         let caller = m.functions()[fi].id();
         // The caller is taken out of the module while its calls are replaced, so templates
         // and ids can come from the module meanwhile (and it comes back on an error too).
-        m.with_function(fi, |m, f| {
+        rewrite::with_function(m, fi, |m, f| {
             let mut refused: FxHashSet<InstId> = FxHashSet::default();
             let mut b = 0;
             while b < f.blocks().len() {
@@ -196,7 +196,7 @@ fn inline_call(
     };
     // Parameters are the arguments.
     let mut map: FxHashMap<Id, Id> = g
-        .params
+        .params()
         .iter()
         .filter_map(|p| p.result())
         .zip(call.args().iter().skip(1).copied())
@@ -224,7 +224,7 @@ fn inline_call(
     .ok_or_else(out_of_ids)?;
     // The copies are decorated as the callee's values are (`NonUniform`, `RelaxedPrecision`,
     // `NoContraction`, …); a parameter's decorations stay with it, not with the argument.
-    let params: FxHashSet<Id> = g.params.iter().filter_map(|p| p.result()).collect();
+    let params: FxHashSet<Id> = g.params().iter().filter_map(|p| p.result()).collect();
     decorations.copy(
         m,
         map.iter()

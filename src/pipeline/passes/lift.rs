@@ -6,6 +6,7 @@
 //! read-back is what the step shows, and the `verify` before it has checked the module.
 
 use crate::ir::ops;
+use crate::ir::rewrite;
 use crate::ir::spirv::{read, write};
 use crate::ir::Module;
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
@@ -30,18 +31,18 @@ impl Pass for Lift {
             )));
         }
         // An import of the dialect nothing uses any more.
-        let before = module.preamble.len();
-        module.preamble.retain(|i| !ops::is_dialect_import(i));
+        let before = module.preamble().len();
+        rewrite::retain_preamble(module, |i| !ops::is_dialect_import(i));
         let words = write::write_words(module);
         if !cx.shown {
             cx.output = Some(words);
-            return Ok((module.preamble.len() != before).into());
+            return Ok((module.preamble().len() != before).into());
         }
         let back = read::read_words(&words)
             .map_err(|e| PassError(format!("lifted SPIR-V does not read back: {e}")))?;
         // Writing what was read back gives the same words unless lifting lost something;
         // comparing encodings is much cheaper than comparing modules.
-        let changed = module.preamble.len() != before || write::write_words(&back) != words;
+        let changed = module.preamble().len() != before || write::write_words(&back) != words;
         *module = back;
         cx.output = Some(words);
         Ok(changed.into())

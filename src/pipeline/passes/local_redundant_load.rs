@@ -14,7 +14,7 @@ use spirv::{Decoration, Op, StorageClass};
 
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::ops::{self, Attrs, ExtSets};
-use crate::ir::rewrite::Replacer;
+use crate::ir::rewrite::{self, Replacer};
 use crate::ir::types::{is_volatile, pointer_type};
 use crate::ir::{Function, Id, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
@@ -149,7 +149,7 @@ pub fn local_redundant_load(m: &mut Module) -> bool {
     if replace.is_empty() {
         return false;
     }
-    for f in m.functions_mut() {
+    for f in rewrite::functions_mut(m) {
         f.retain_all(|i| {
             !(i.op() == Op::Load && i.result().is_some_and(|r| replace.is_replaced(r)))
         });

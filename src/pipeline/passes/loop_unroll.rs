@@ -26,7 +26,7 @@ use crate::ir::consts::{Const, Consts, Eval};
 use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::rewrite::Builder;
-use crate::ir::rewrite::{forget, Decorations};
+use crate::ir::rewrite::{self, forget, Decorations};
 use crate::ir::{Id, Inst, Merge, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Severity};
 
@@ -446,7 +446,7 @@ pub fn loop_unroll(m: &mut Module, notes: &mut Vec<String>) -> bool {
         if !any_marked {
             continue;
         }
-        m.with_function(k, |m, f| {
+        rewrite::with_function(m, k, |m, f| {
             // Why each marked loop was refused; a loop inside one unrolled later is copied, and
             // its copies are tried afresh.
             let mut refused: FxHashMap<Id, String> = FxHashMap::default();

@@ -23,7 +23,7 @@ use crate::ir::debug::{self, DebugSets};
 use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::rewrite::Builder;
-use crate::ir::rewrite::{forget, out_of_ids, Replacer};
+use crate::ir::rewrite::{self, forget, out_of_ids, Replacer};
 use crate::ir::types::is_volatile;
 use crate::ir::{Id, InstId, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
@@ -555,7 +555,7 @@ pub fn mem2reg(m: &mut Module) -> Result<bool, String> {
         // so that the local can be promoted.
         changed |= super::qptr_lower::struct_out_params(m, k, true) == Some(true);
         let mut replace = Replacer::new();
-        let result = m.with_function(k, |m, f| {
+        let result = rewrite::with_function(m, k, |m, f| {
             let result = read_unwritten(m, f, &mut replace)
                 .and_then(|read| Ok(promote(m, f, &mut replace)? | read));
             replace.apply_to_function(f);

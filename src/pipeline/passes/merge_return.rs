@@ -15,6 +15,8 @@
 //! One that returns from a continue construct, or whose flag check would land in a loop's
 //! continue target, is left as it is with a diagnostic naming it.
 
+use std::sync::Arc;
+
 use rspirv::dr::Operand;
 use spirv::{Op, StorageClass};
 
@@ -62,7 +64,7 @@ pub fn merge_returns(m: &mut Module, f: &mut Function) -> Result<bool, String> {
     let cfg = f.cfg();
     let n = f.blocks().len();
     let labels: Vec<Id> = f.blocks().iter().map(|b| b.label).collect();
-    let ret_ty = f.def.ty().unwrap_or(0);
+    let ret_ty = f.def().ty().unwrap_or(0);
     let void = m.global(ret_ty).is_some_and(|t| t.op() == Op::TypeVoid);
 
     // Where each return goes: the merge of its innermost loop, or out (`None`).
@@ -294,7 +296,7 @@ impl Pass for MergeReturn {
             match merge_returns(m, &mut f) {
                 Ok(c) => {
                     changed |= c;
-                    *m.function_at_mut(k) = f;
+                    rewrite::restore_function(m, k, Arc::new(f));
                 }
                 Err(why) => failed.push((f.id(), why)),
             }

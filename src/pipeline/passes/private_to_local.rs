@@ -63,7 +63,7 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
         }
     }
     let cg = CallGraph::new(m);
-    let entry_fns: FxHashSet<Id> = m.entry_points.iter().filter_map(|e| e.arg(0)).collect();
+    let entry_fns: FxHashSet<Id> = m.entry_points().iter().filter_map(|e| e.arg(0)).collect();
     for (k, f) in m.functions().iter().enumerate() {
         // Only entry point functions nobody calls run exactly once per invocation.
         let once = entry_fns.contains(&f.id()) && cg.call_sites[k] == 0;
@@ -125,7 +125,7 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
                     .any(|a| home_of.get(a).is_some_and(|&h| h != k))
         };
         if m.functions()[k].body().any(elsewhere) {
-            m.function_at_mut(k).retain_all(|i| !elsewhere(i));
+            rewrite::function_at_mut(m, k).retain_all(|i| !elsewhere(i));
         }
     }
     unname_in_records(m, &moved_ids);
@@ -138,18 +138,18 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
         }
         _ => true,
     });
-    for ep in &mut m.entry_points {
-        rewrite::retain_interface(ep, |a| !moved_ids.contains(&a));
-    }
+    rewrite::retain_interfaces(m, |a| !moved_ids.contains(&a));
     // …and enter their function's entry block as Function variables.
     for (v, fi) in &moved {
         let def = &defs[v];
         let (_, pointee) =
             pointer_type(m, def.ty().unwrap_or(0)).ok_or("a variable without a pointer type")?;
         let ptr = function_pointer(m, pointee)?;
-        let mut var = def.clone().retyped(Some(ptr));
-        var.lits_mut()[0] = Operand::StorageClass(StorageClass::Function);
-        let f = m.function_at_mut(*fi);
+        let var = def
+            .clone()
+            .retyped(Some(ptr))
+            .with_lit(0, Operand::StorageClass(StorageClass::Function));
+        let f = rewrite::function_at_mut(m, *fi);
         let at = f
             .block_insts(0)
             .take_while(|i| i.op() == Op::Variable)
@@ -183,7 +183,7 @@ pub fn private_to_local(m: &mut Module) -> Result<bool, String> {
         for (i, t) in chains {
             let (_, pointee) = pointer_type(m, t).ok_or("a chain without a pointer type")?;
             let ptr = function_pointer(m, pointee)?;
-            rewrite::retype(m.function_at_mut(fi), i, Some(ptr));
+            rewrite::retype(rewrite::function_at_mut(m, fi), i, Some(ptr));
         }
     }
     m.reindex();

@@ -386,7 +386,7 @@ fn apply(m: &mut Module, fi: usize, plan: Plan) -> Option<()> {
         inserts.entry(c.at).or_default().extend(pre);
         chain_ids.push(id);
     }
-    let f = m.function_at_mut(fi);
+    let f = rewrite::function_at_mut(m, fi);
     for ((iid, k), c) in &plan.operands {
         f.set_arg(*iid, *k, chain_ids[*c]);
     }
@@ -415,7 +415,7 @@ fn apply(m: &mut Module, fi: usize, plan: Plan) -> Option<()> {
         chain.ids_as(Op::AccessChain, i.ty(), i.result(), &ids);
         replace.insert(iid, chain.take());
     }
-    let f = m.function_at_mut(fi);
+    let f = rewrite::function_at_mut(m, fi);
     for &iid in &plan.removed {
         replace.insert(iid, Vec::new());
     }
@@ -448,12 +448,12 @@ fn apply(m: &mut Module, fi: usize, plan: Plan) -> Option<()> {
     }
     for (iid, class, t) in phis {
         let ptr = m.pointer_to(class, t)?;
-        rewrite::retype(m.function_at_mut(fi), iid, Some(ptr));
+        rewrite::retype(rewrite::function_at_mut(m, fi), iid, Some(ptr));
     }
     // Apply replacements and insertions. An insertion goes where the qptr it replaces was
     // defined: in its place when it goes, after its block's phis when it stays (a phi).
     let sets = ExtSets::of(m);
-    let f = m.function_at_mut(fi);
+    let f = rewrite::function_at_mut(m, fi);
     let du = f.def_use(&sets);
     let mut edits = Edits::new();
     let mut inserts: Vec<(InstId, Vec<Inst>)> = inserts.into_iter().collect();
@@ -502,9 +502,11 @@ fn remove_untyped_pointer_capability(m: &mut Module) {
         return;
     }
     crate::ir::rewrite::retain_globals(m, |g| g.op() != Op::TypeUntypedPointerKHR);
-    m.preamble.retain(|i| {
-        !(matches!(i.lits().first(), Some(Operand::Capability(spirv::Capability::UntypedPointersKHR)))
-            || matches!(i.lits().first(), Some(Operand::LiteralString(s)) if s == "SPV_KHR_untyped_pointers"))
+    crate::ir::rewrite::retain_preamble(m, |i| {
+        !(matches!(
+            i.lits().first(),
+            Some(Operand::Capability(spirv::Capability::UntypedPointersKHR))
+        ) || matches!(i.lits().first(), Some(Operand::LiteralString(s)) if s == "SPV_KHR_untyped_pointers"))
     });
     m.reindex();
 }

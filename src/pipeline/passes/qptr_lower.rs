@@ -28,7 +28,7 @@ use crate::ir::module::Attribute;
 use crate::ir::names::Names;
 use crate::ir::ops;
 use crate::ir::qptr::{Layout, Place};
-use crate::ir::rewrite::{Builder, Edits};
+use crate::ir::rewrite::{self, Builder, Edits};
 use crate::ir::{Function, Id, Inst, InstId, Module};
 use crate::pipeline::pass::{Changed, Diagnostic, Pass, PassCx, PassError, Preserves, Severity};
 
@@ -82,7 +82,7 @@ fn check(m: &Module, f: &Function, names: &std::cell::OnceCell<Names>) -> Result
             roots.extend(g.result());
         }
     }
-    for p in &f.params {
+    for p in f.params() {
         if p.ty().and_then(|t| pointer_type(m, t)).is_some() {
             pointers.extend(p.result());
             roots.extend(p.result());
@@ -217,7 +217,7 @@ fn lower_function(
         let types: HashMap<Id, Id> = f
             .body()
             .chain(m.globals().iter())
-            .chain(f.params.iter())
+            .chain(f.params().iter())
             .filter_map(|i| Some((i.result()?, i.ty()?)))
             .collect();
         // Where lowered chains leave off: (place, class, typed handle?).
@@ -477,7 +477,7 @@ fn lower_function(
                 .clone()
                 .retyped(Some(qptr))
                 .with_args_edited(|a| a.copy_from_slice(&args));
-            m.function_at_mut(fi).replace_inst(iid, new);
+            rewrite::function_at_mut(m, fi).replace_inst(iid, new);
             changed = true;
         }
     }
@@ -520,7 +520,7 @@ fn lower_function(
     for (iid, insts) in replacement {
         edits.replace_with(iid, insts);
     }
-    let f = m.function_at_mut(fi);
+    let f = rewrite::function_at_mut(m, fi);
     for inst in entry_insts {
         edits.after_variables(f, inst);
     }
@@ -594,7 +594,7 @@ pub(crate) fn struct_out_params(m: &mut Module, fi: usize, locals_only: bool) ->
         code.store(p, second);
         code.extract_as(t, r, both, &[0]);
         let mut code = code.take();
-        let f = m.function_at_mut(fi);
+        let f = rewrite::function_at_mut(m, fi);
         f.replace_inst(at, code.remove(0));
         for (k, inst) in code.into_iter().enumerate() {
             f.insert_inst(b, pos + 1 + k, inst);

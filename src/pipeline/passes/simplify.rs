@@ -32,7 +32,7 @@ use crate::ir::consts::{mask, Const, Consts};
 use crate::ir::func::Function;
 use crate::ir::fxhash::FxHashSet;
 use crate::ir::ops::{self, fold::Value, Attrs, Val};
-use crate::ir::rewrite::{rewrite_inst, Replacer};
+use crate::ir::rewrite::{self, rewrite_inst, Replacer};
 use crate::ir::types::{literal_path, vector_len};
 use crate::ir::{Id, Inst, InstId, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
@@ -514,7 +514,7 @@ fn type_of(m: &Module, f: &Function, v: Id) -> Option<Id> {
         .and_then(|d| d.ty())
         .or_else(|| m.global(v).and_then(|g| g.ty()))
         .or_else(|| {
-            f.params
+            f.params()
                 .iter()
                 .find(|p| p.result() == Some(v))
                 .and_then(|p| p.ty())
@@ -829,7 +829,7 @@ pub fn simplify(m: &mut Module) -> bool {
     let mut replace = Replacer::new();
     let mut changed = false;
     let decorated: FxHashSet<Id> = m.annotations().iter().filter_map(|a| a.arg(0)).collect();
-    m.edit_functions(|m, f| {
+    rewrite::edit_functions(m, |m, f| {
         changed |= simplify_function(m, &mut consts, &decorated, f, &mut replace);
     });
     replace.apply(m, "simplify");

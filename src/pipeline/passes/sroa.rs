@@ -22,7 +22,7 @@ use spirv::{Op, StorageClass};
 use crate::ir::debug::{self, DebugSets};
 use crate::ir::func::Function;
 use crate::ir::fxhash::FxHashSet;
-use crate::ir::rewrite::{decorated_ids, forget, out_of_ids, Builder, Edits, Replacer};
+use crate::ir::rewrite::{self, decorated_ids, forget, out_of_ids, Builder, Edits, Replacer};
 use crate::ir::types::{const_int, is_volatile, member_type, members, pointer_type};
 use crate::ir::{Id, InstId, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
@@ -341,7 +341,7 @@ pub fn sroa(m: &mut Module) -> Result<bool, String> {
         }
         let mut replace = Replacer::new();
         // Members that are aggregates are split in the next round; bounded for safety.
-        m.with_function(k, |m, f| {
+        rewrite::with_function(m, k, |m, f| {
             for _ in 0..8 {
                 if !round(m, f, &mut replace, &mut gone)? {
                     break;

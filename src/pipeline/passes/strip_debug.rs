@@ -14,6 +14,7 @@ use spirv::Op;
 
 use crate::ir::ext_sets::{import_name, ExtSets};
 use crate::ir::inst::is_debug;
+use crate::ir::rewrite;
 use crate::ir::{Id, Inst, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
 
@@ -23,7 +24,7 @@ pub fn strip_debug(m: &mut Module) -> bool {
     let before = m.inst_count();
     let sets = ExtSets::of(m);
     let debug_sets: HashSet<Id> = m
-        .preamble
+        .preamble()
         .iter()
         .filter_map(|i| i.result().filter(|&r| sets.is_debug_info(r)))
         .collect();
@@ -54,12 +55,10 @@ pub fn strip_debug(m: &mut Module) -> bool {
             || is_debug_info(i)
             || i.result().is_some_and(|r| dropped.contains(&r))
     };
-    m.trailing_debug.retain(|i| !drop(i));
-    crate::ir::rewrite::retain_globals(m, |i| !drop(i));
-    for f in m.functions_mut() {
-        f.prologue_debug.retain(|i| !drop(i));
-        f.leading_debug.retain(|i| !drop(i));
-        f.epilogue_debug.retain(|i| !drop(i));
+    rewrite::retain_trailing_debug(m, |i| !drop(i));
+    rewrite::retain_globals(m, |i| !drop(i));
+    for f in rewrite::functions_mut(m) {
+        rewrite::retain_function_debug(f, |i| !drop(i));
         f.clear_locations();
         f.retain_all(|i| !drop(i));
     }
@@ -70,17 +69,17 @@ pub fn strip_debug(m: &mut Module) -> bool {
             named.extend(i.args().iter().copied());
         }
     });
-    m.debug
-        .retain(|i| i.op() == Op::String && i.result().is_some_and(|r| named.contains(&r)));
+    rewrite::retain_debug(m, |i| {
+        i.op() == Op::String && i.result().is_some_and(|r| named.contains(&r))
+    });
     if !debug_sets.is_empty() {
-        m.preamble
-            .retain(|i| !i.result().is_some_and(|r| debug_sets.contains(&r)));
+        rewrite::retain_preamble(m, |i| !i.result().is_some_and(|r| debug_sets.contains(&r)));
         let any_left = m
-            .preamble
+            .preamble()
             .iter()
             .any(|i| import_name(i).is_some_and(|n| n.starts_with("NonSemantic.")));
         if !any_left {
-            m.preamble.retain(|i| {
+            rewrite::retain_preamble(m, |i| {
                 !(i.op() == Op::Extension
                     && matches!(i.lits().first(), Some(Operand::LiteralString(s)) if s == "SPV_KHR_non_semantic_info"))
             });

@@ -17,7 +17,7 @@ use spirv::Op;
 
 use crate::ir::fxhash::FxHashSet;
 use crate::ir::ops;
-use crate::ir::rewrite::{forget, Builder, Replacer};
+use crate::ir::rewrite::{self, forget, Builder, Replacer};
 use crate::ir::typing::{Made, Numeric, TypeInfo};
 use crate::ir::InstId;
 use crate::ir::{Id, Inst, Module};
@@ -71,10 +71,10 @@ fn plan(m: &Module) -> Plan {
     let mut call_results: Vec<(Id, Id)> = Vec::new();
     for (fi, f) in m.functions().iter().enumerate() {
         if linked.contains(&f.id()) {
-            pinned.extend(f.params.iter().filter_map(|p| p.result()));
+            pinned.extend(f.params().iter().filter_map(|p| p.result()));
             pinned.insert(f.id());
         }
-        for p in &f.params {
+        for p in f.params() {
             candidates.extend(p.result().filter(|r| typed_numeric(*r)));
         }
         for (_, iid) in f.layout() {
@@ -108,7 +108,7 @@ fn plan(m: &Module) -> Plan {
         .iter()
         .filter(|f| !pinned.contains(&f.id()) && !f.is_declaration())
         .filter(|f| {
-            f.def
+            f.def()
                 .ty()
                 .and_then(|t| info.numeric(t))
                 .is_some_and(|n| n.label.is_some())
@@ -248,7 +248,7 @@ pub fn untype(m: &mut Module) -> Result<bool, String> {
     for fi in 0..m.functions().len() {
         let fid = m.functions()[fi].id();
         let mut sig_changed = false;
-        let ret = m.functions()[fi].def.ty();
+        let ret = m.functions()[fi].def().ty();
         let new_ret = match ret {
             Some(t) if plan.returns.contains(&fid) => {
                 sig_changed = true;
@@ -257,8 +257,8 @@ pub fn untype(m: &mut Module) -> Result<bool, String> {
             t => t,
         };
         let mut param_types = Vec::new();
-        for pi in 0..m.functions()[fi].params.len() {
-            let p = m.functions()[fi].params[pi].clone();
+        for pi in 0..m.functions()[fi].params().len() {
+            let p = m.functions()[fi].params()[pi].clone();
             let new = match p.result().and_then(|r| plan.values.get(&r)) {
                 Some(&old) => {
                     sig_changed = true;
@@ -266,18 +266,14 @@ pub fn untype(m: &mut Module) -> Result<bool, String> {
                 }
                 None => p.ty().unwrap_or(0),
             };
-            let param = &mut m.function_at_mut(fi).params[pi];
-            *param = param.clone().retyped(Some(new));
+            rewrite::retype_param(rewrite::function_at_mut(m, fi), pi, new);
             param_types.push(new);
         }
         if sig_changed {
             let fn_type = Builder::detached(m).fn_type(new_ret.unwrap_or(0), &param_types)?;
-            let def = &mut m.function_at_mut(fi).def;
-            *def = def.clone().retyped(new_ret).with_args_edited(|a| {
-                if let Some(last) = a.last_mut() {
-                    *last = fn_type;
-                }
-            });
+            let f = rewrite::function_at_mut(m, fi);
+            rewrite::set_return_type(f, new_ret);
+            rewrite::set_function_type(f, fn_type);
             changed = true;
         }
     }
@@ -302,7 +298,7 @@ pub fn untype(m: &mut Module) -> Result<bool, String> {
                 }
                 if new != inst {
                     changed = true;
-                    m.function_at_mut(fi).replace_inst(iid, new);
+                    rewrite::function_at_mut(m, fi).replace_inst(iid, new);
                 }
             }
         }
@@ -331,7 +327,7 @@ pub fn untype(m: &mut Module) -> Result<bool, String> {
         }
     }
     if !replace.is_empty() {
-        for f in m.functions_mut() {
+        for f in rewrite::functions_mut(m) {
             f.retain_all(|i| !i.result().is_some_and(|r| replace.is_replaced(r)));
         }
         changed = true;

@@ -17,7 +17,7 @@ use crate::ir::analysis::DefUse;
 use crate::ir::func::Function;
 use crate::ir::fxhash::{FxHashMap, FxHashSet};
 use crate::ir::ops::ExtSets;
-use crate::ir::rewrite::{forget, undefine_debug_uses, Replacer};
+use crate::ir::rewrite::{self, forget, undefine_debug_uses, Replacer};
 use crate::ir::types::vector_len;
 use crate::ir::{Id, InstId, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError, Preserves};
@@ -183,7 +183,7 @@ pub fn vector_dce(m: &mut Module) -> bool {
         if m.functions()[k].is_declaration() {
             continue;
         }
-        m.with_function(k, |m, f| {
+        rewrite::with_function(m, k, |m, f| {
             let live = LiveParts::new(m, f, &sets);
             let is_vector = |ty: Id| vector_len(m, ty).is_some();
             let mut dead = dead_inserts(f, &live, is_vector, &mut replace);

@@ -35,7 +35,7 @@ pub(super) fn used_ids(m: &Module) -> std::collections::HashSet<Id> {
             used.extend(i.args().iter().copied().chain(i.ty()));
         }
     });
-    for e in &m.entry_points {
+    for e in m.entry_points() {
         used.extend(e.args().iter().copied());
     }
     used
@@ -53,7 +53,7 @@ pub(super) fn sweep(m: &mut Module, mut suspects: Vec<(Id, Id)>, forget: &mut Fx
             if used.contains(&id) || forget.contains(&id) {
                 continue;
             }
-            let Some(f) = m.function_mut(fid) else {
+            let Some(f) = rewrite::function_mut(m, fid) else {
                 continue;
             };
             let Some(def) = f.def_of(id) else {
@@ -171,7 +171,7 @@ pub(super) fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module>
                 let a = *m.function(fid)?.def_of(r)?.args().get(k)?;
                 let ty = m.function(fid)?.def_of(a)?.ty()?;
                 let constant = null_of(&mut m, ty)?;
-                let f = m.function_mut(fid)?;
+                let f = rewrite::function_mut(&mut m, fid)?;
                 let i = f.value(r)?;
                 f.set_arg(i, k, constant);
                 suspects.push((fid, a));
@@ -194,7 +194,7 @@ pub(super) fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module>
                     let null = null_of(&mut m, ty)?;
                     replacer.replace(r, null);
                 }
-                let args = take_value(m.function_mut(fid)?, r)?;
+                let args = take_value(rewrite::function_mut(&mut m, fid)?, r)?;
                 suspects.extend(args.iter().skip(1).map(|&a| (fid, a)));
                 cleanups.push("eliminate-dead-functions");
             }
@@ -211,7 +211,7 @@ pub(super) fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module>
                     let mut b = Builder::detached(&mut m);
                     b.cbool(taken).ok()?
                 };
-                let f = m.function_mut(fid)?;
+                let f = rewrite::function_mut(&mut m, fid)?;
                 let b = f.block_index(label)?;
                 let term = f.block(b).terminator;
                 f.set_arg(term, 0, t);
@@ -223,15 +223,13 @@ pub(super) fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module>
     }
     entries.sort_unstable();
     for k in entries.into_iter().rev() {
-        if k < m.entry_points.len() {
-            let ep = m.entry_points.remove(k);
-            let f = ep.args().first().copied();
-            m.execution_modes.retain(|e| e.args().first().copied() != f);
+        if k < m.entry_points().len() {
+            rewrite::remove_entry_point(&mut m, k);
         }
     }
     plain.sort_by_key(|p| std::cmp::Reverse(p.3));
     for (fid, label, op, k) in plain {
-        let f = m.function_mut(fid)?;
+        let f = rewrite::function_mut(&mut m, fid)?;
         let b = f.block_index(label)?;
         let mut seen = 0;
         f.retain_insts(b, |i| {
@@ -246,13 +244,6 @@ pub(super) fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module>
             true
         });
     }
-    let drop_at = |list: &mut Vec<crate::ir::Inst>, at: &[usize]| {
-        let mut k = 0;
-        list.retain(|_| {
-            k += 1;
-            !at.contains(&(k - 1))
-        });
-    };
     // Members last first, so the numbers of those still to go hold.
     members.sort_by_key(|&(s, k)| (s, std::cmp::Reverse(k)));
     for (s, k) in members {
@@ -279,13 +270,15 @@ pub(super) fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module>
         k += 1;
         !annotations.contains(&(k - 1))
     });
-    drop_at(&mut m.preamble, &preamble);
-    for e in &mut m.entry_points {
-        rewrite::retain_interface(e, |a| !interface.contains(&a));
-    }
+    let mut k = 0;
+    rewrite::retain_preamble(&mut m, |_| {
+        k += 1;
+        !preamble.contains(&(k - 1))
+    });
+    rewrite::retain_interfaces(&mut m, |a| !interface.contains(&a));
     replacer.apply(&mut m, "reduce");
     for (fid, r) in gone {
-        let args = take_value(m.function_mut(fid)?, r)?;
+        let args = take_value(rewrite::function_mut(&mut m, fid)?, r)?;
         suspects.extend(args.iter().map(|&a| (fid, a)));
         forget.insert(r);
     }

@@ -8,7 +8,7 @@ use crate::ir::{Id, Module};
 
 /// All debug info and names at once, when there are some.
 pub(super) fn debug_info(m: &Module) -> Vec<Chance> {
-    if !m.debug.is_empty()
+    if !m.debug().is_empty()
         || m.functions().iter().any(|f| {
             f.insts()
                 .any(|i| matches!(i.op(), Op::Line | Op::NoLine | Op::ExtInst))
@@ -23,7 +23,7 @@ pub(super) fn debug_info(m: &Module) -> Vec<Chance> {
 /// Each variable of an entry point's interface, out of every entry point.
 pub(super) fn interface(m: &Module) -> Vec<Chance> {
     let mut vars: Vec<Id> = m
-        .entry_points
+        .entry_points()
         .iter()
         .flat_map(|e| e.args().iter().skip(1).copied())
         .collect();
@@ -39,7 +39,7 @@ pub(super) fn decorations(m: &Module) -> Vec<Chance> {
 
 /// Each extension, ext-inst import and capability but `Shader`.
 pub(super) fn capabilities(m: &Module) -> Vec<Chance> {
-    m.preamble
+    m.preamble()
         .iter()
         .enumerate()
         .filter(|(_, i)| {

@@ -8,8 +8,8 @@ use crate::ir::{Id, Module};
 
 /// Each entry point, when there are several.
 pub(super) fn entry_points(m: &Module) -> Vec<Chance> {
-    if m.entry_points.len() > 1 {
-        (0..m.entry_points.len()).map(Chance::Entry).collect()
+    if m.entry_points().len() > 1 {
+        (0..m.entry_points().len()).map(Chance::Entry).collect()
     } else {
         Vec::new()
     }
@@ -19,7 +19,7 @@ pub(super) fn entry_points(m: &Module) -> Vec<Chance> {
 pub(super) fn calls(m: &Module) -> Vec<Chance> {
     let mut out = Vec::new();
     let mut called: std::collections::HashSet<Id> = m
-        .entry_points
+        .entry_points()
         .iter()
         .filter_map(|e| e.args().first().copied())
         .collect();

@@ -192,11 +192,11 @@ pub(super) fn remove_member(m: &mut Module, s: Id, k: u32) -> Option<()> {
             Site::Arg(fid, i, p) => {
                 let old = m.function(fid)?.inst(i).args()[p];
                 let new = constant_like(m, old, index)?;
-                m.function_mut(fid)?.set_arg(i, p, new);
+                rewrite::function_mut(m, fid)?.set_arg(i, p, new);
             }
             Site::Lit(fid, i, p) => {
                 let lit = Operand::LiteralBit32(u32::try_from(index).ok()?);
-                rewrite::set_lit(m.function_mut(fid)?, i, p, lit)?;
+                rewrite::set_lit(rewrite::function_mut(m, fid)?, i, p, lit)?;
             }
         }
     }
@@ -206,31 +206,10 @@ pub(super) fn remove_member(m: &mut Module, s: Id, k: u32) -> Option<()> {
             parts.remove(k_at);
         }
     };
-    rewrite::edit_global_args(m, |g| g.result() == Some(s), without_member);
-    edit_parts(m, s, without_member);
+    rewrite::reshape_aggregate(m, s, without_member)?;
+    rewrite::reshape_composites(m, s, without_member, "reduce")?;
     // Member decorations and names: the member's go, those after it move down.
-    let renumber = |i: &mut crate::ir::Inst| {
-        if !matches!(
-            i.op(),
-            Op::MemberDecorate | Op::MemberName | Op::MemberDecorateString
-        ) || i.args().first() != Some(&s)
-        {
-            return true;
-        }
-        match i.lit_u32(0) {
-            Some(j) if j == k => false,
-            Some(j) if j > k => {
-                if let Some(l) = i.lits_mut().first_mut() {
-                    *l = Operand::LiteralBit32(j - 1);
-                }
-                true
-            }
-            _ => true,
-        }
-    };
-    rewrite::edit_annotations(m, renumber);
-    m.debug.retain_mut(renumber);
-    m.reindex();
+    rewrite::drop_member_info(m, s, k);
     Some(())
 }
 
@@ -248,12 +227,10 @@ pub(super) fn shorten_array(m: &mut Module, a: Id, dynamic: bool) -> Option<()> 
     let length = *m.global(a)?.args().get(1)?;
     let one = constant_like(m, length, 1)?;
     m.global_position(a)?;
-    rewrite::edit_global_args(m, |g| g.result() == Some(a), |args| args[1] = one);
+    rewrite::reshape_aggregate(m, a, |args| args[1] = one)?;
     // A new constant comes last: it must come before the array that uses it.
     rewrite::move_global_before(m, one, a)?;
-    edit_parts(m, a, |parts| parts.truncate(1));
-    m.reindex();
-    Some(())
+    rewrite::reshape_composites(m, a, |parts| parts.truncate(1), "reduce")
 }
 
 /// An integer constant of the type of constant `like` (and its width), holding `value`.
@@ -265,30 +242,6 @@ fn constant_like(m: &mut Module, like: Id, value: u64) -> Option<Id> {
         _ => Operand::LiteralBit32(u32::try_from(value).ok()?),
     };
     Builder::detached(m).constant(ty, word).ok()
-}
-
-/// Edits the parts of every composite of type `ty`: its constants and its constructs.
-fn edit_parts(m: &mut Module, ty: Id, edit: impl Fn(&mut crate::ir::inst::Args)) {
-    rewrite::edit_global_args(
-        m,
-        |g| {
-            g.ty() == Some(ty)
-                && matches!(g.op(), Op::ConstantComposite | Op::SpecConstantComposite)
-        },
-        &edit,
-    );
-    for f in m.functions_mut() {
-        let constructs: Vec<InstId> = (0..f.blocks().len())
-            .flat_map(|b| f.block(b).insts.clone())
-            .filter(|&i| {
-                let inst = f.inst(i);
-                inst.op() == Op::CompositeConstruct && inst.ty() == Some(ty)
-            })
-            .collect();
-        for i in constructs {
-            rewrite::edit_args(f, i, &edit);
-        }
-    }
 }
 
 #[cfg(test)]
@@ -371,6 +324,70 @@ mod tests {
         shorten_array(&mut m, arrays[0], false).unwrap();
         let a = m.global(arrays[0]).unwrap();
         assert_eq!(const_int(&m, a.args()[1]), Some(1));
+        assert_valid(&m);
+    }
+
+    /// Two constants of the struct that differ only in the member taken out become one: each
+    /// is interned anew in its shorter shape, never rewritten where it is, so the module
+    /// keeps one constant per value.
+    #[test]
+    fn constants_of_a_shrunk_struct_are_interned_anew() {
+        let text = SHADER
+            .replace(
+                "        %arr = OpTypeArray",
+                "    %float_1 = OpConstant %float 1
+    %float_2 = OpConstant %float 2
+    %float_3 = OpConstant %float 3
+        %arr = OpTypeArray",
+            )
+            .replace(
+                "        %buf = OpVariable",
+                "         %c1 = OpConstantComposite %S %float_1 %float_2 %float_3
+         %c2 = OpConstantComposite %S %float_1 %float_3 %float_3
+        %buf = OpVariable",
+            )
+            .replace(
+                "               OpReturn",
+                "               OpStore %buf %c1
+               OpStore %buf %c2
+               OpReturn",
+            );
+        let words = crate::ir::spirv::asm::assemble(&text).unwrap();
+        let mut m = super::super::start_of(&words).unwrap();
+        let composites = |m: &Module| -> Vec<Id> {
+            m.globals()
+                .iter()
+                .filter(|g| g.op() == Op::ConstantComposite)
+                .filter_map(|g| g.result())
+                .collect()
+        };
+        let before = composites(&m);
+        assert_eq!(before.len(), 2);
+        let (members, _) = chances(&m, false);
+        let s = members[0].0;
+        assert_eq!(members, [(s, 1)]);
+        remove_member(&mut m, s, 1).unwrap();
+        let after = composites(&m);
+        assert_eq!(after.len(), 1, "the two constants are equal now");
+        assert!(
+            !before.contains(&after[0]),
+            "a new constant, not an old one changed"
+        );
+        assert_eq!(m.global(after[0]).unwrap().args().len(), 2);
+        let stored: Vec<Id> = m.functions()[0]
+            .insts()
+            .filter(|i| i.op() == Op::Store)
+            .map(|i| i.args()[1])
+            .filter(|v| {
+                m.global(*v)
+                    .is_some_and(|g| g.op() == Op::ConstantComposite)
+            })
+            .collect();
+        assert_eq!(
+            stored,
+            [after[0], after[0]],
+            "both stores take the new constant"
+        );
         assert_valid(&m);
     }
 
