@@ -852,21 +852,7 @@ impl<'m> Machine<'m> {
                 self.enter_block(inv, 0, None);
                 Ok(Step::Next)
             }
-            Op::AtomicLoad
-            | Op::AtomicStore
-            | Op::AtomicExchange
-            | Op::AtomicCompareExchange
-            | Op::AtomicIIncrement
-            | Op::AtomicIDecrement
-            | Op::AtomicIAdd
-            | Op::AtomicISub
-            | Op::AtomicSMin
-            | Op::AtomicUMin
-            | Op::AtomicSMax
-            | Op::AtomicUMax
-            | Op::AtomicAnd
-            | Op::AtomicOr
-            | Op::AtomicXor => {
+            op if super::inst::is_atomic(op) => {
                 self.atomic(inv, inst, func_id, at)?;
                 Ok(Step::Next)
             }
@@ -1188,38 +1174,30 @@ impl<'m> Machine<'m> {
     fn terminator(&mut self, inv: &mut Invocation, inst: &Inst, func: Id) -> Result<Step, Refusal> {
         let target = match inst.op() {
             Op::Branch => inst.arg(0),
-            Op::BranchConditional => match self.value(inv, inst.arg(0).unwrap_or(0)) {
-                Value::Const(c) => match c.as_bool() {
-                    Some(true) => inst.arg(1),
-                    Some(false) => inst.arg(2),
-                    None => None,
-                },
-                _ => {
+            Op::BranchConditional | Op::Switch => {
+                let Value::Const(c) = self.value(inv, inst.arg(0).unwrap_or(0)) else {
+                    // Which way control goes is undefined: this invocation stops here.
+                    let at = self.position(inv).1;
                     self.find(
                         FindingKind::UndefinedResult,
                         inv.number,
                         func,
-                        self.position(inv).1,
+                        at,
                         None,
-                        "a branch on an undefined condition".into(),
+                        format!("{} on an undefined value", op_name(inst, &self.sets)),
                     );
                     return Ok(Step::Done);
+                };
+                if inst.op() == Op::Switch {
+                    consts::switch_target(inst, &c)
+                } else {
+                    match c.as_bool() {
+                        Some(true) => inst.arg(1),
+                        Some(false) => inst.arg(2),
+                        None => None,
+                    }
                 }
-            },
-            Op::Switch => match self.value(inv, inst.arg(0).unwrap_or(0)) {
-                Value::Const(c) => consts::switch_target(inst, &c),
-                _ => {
-                    self.find(
-                        FindingKind::UndefinedResult,
-                        inv.number,
-                        func,
-                        self.position(inv).1,
-                        None,
-                        "a switch on an undefined selector".into(),
-                    );
-                    return Ok(Step::Done);
-                }
-            },
+            }
             Op::Return | Op::ReturnValue => {
                 let value = if inst.op() == Op::ReturnValue {
                     Some(self.value(inv, inst.arg(0).unwrap_or(0)))
