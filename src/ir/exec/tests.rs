@@ -47,17 +47,22 @@ OpDecorate %data Binding 0
 %u10 = OpConstant %uint 10
 "#;
 
-fn run_text(body: &str, data: &[u32], groups: [u32; 3]) -> Execution {
-    let m = module(&format!("{HEAD}{body}"));
-    let inputs = Inputs {
+/// Set 0, binding 0 holding `bytes`, over `groups` workgroups.
+fn one_buffer(bytes: Vec<u8>, groups: [u32; 3]) -> Inputs {
+    Inputs {
         buffers: vec![Buffer {
             set: 0,
             binding: 0,
-            bytes: bytes(data),
+            bytes,
         }],
         push_constants: Vec::new(),
         groups,
-    };
+    }
+}
+
+fn run_text(body: &str, data: &[u32], groups: [u32; 3]) -> Execution {
+    let m = module(&format!("{HEAD}{body}"));
+    let inputs = one_buffer(bytes(data), groups);
     run(&m, None, &inputs, &Options::default()).expect("runs")
 }
 
@@ -189,15 +194,7 @@ OpReturn
 OpFunctionEnd
 "#;
     let m = module(&format!("{HEAD}%true = OpConstantTrue %bool\n{body}"));
-    let inputs = Inputs {
-        buffers: vec![Buffer {
-            set: 0,
-            binding: 0,
-            bytes: vec![0; 16],
-        }],
-        push_constants: Vec::new(),
-        groups: [1, 1, 1],
-    };
+    let inputs = one_buffer(vec![0; 16], [1, 1, 1]);
     let options = Options {
         budget: 10_000,
         ..Options::default()
@@ -325,15 +322,7 @@ fn variables_bound_to_one_binding_are_one_buffer() {
         )
         .replace("%p = OpAccessChain %ptr_u %data %u0 %i\n%x = OpLoad %uint %p", "%p = OpAccessChain %ptr_u %alias %u0 %i\n%x = OpLoad %uint %p");
     let m = module(&text);
-    let inputs = Inputs {
-        buffers: vec![Buffer {
-            set: 0,
-            binding: 0,
-            bytes: bytes(&[1, 2, 3, 4]),
-        }],
-        push_constants: Vec::new(),
-        groups: [1, 1, 1],
-    };
+    let inputs = one_buffer(bytes(&[1, 2, 3, 4]), [1, 1, 1]);
     let e = run(&m, None, &inputs, &Options::default()).expect("runs");
     assert_eq!(words(&e.buffers[0].bytes), [3, 7, 11, 15]);
 }
@@ -353,15 +342,7 @@ fn specialization_constants_run_at_their_defaults() {
         )
         .replace("%z = OpIAdd %uint %y %i", "%z = OpIAdd %uint %y %s7");
     let m = module(&text);
-    let inputs = Inputs {
-        buffers: vec![Buffer {
-            set: 0,
-            binding: 0,
-            bytes: bytes(&[1, 2, 3, 4, 5]),
-        }],
-        push_constants: Vec::new(),
-        groups: [2, 1, 1],
-    };
+    let inputs = one_buffer(bytes(&[1, 2, 3, 4, 5]), [2, 1, 1]);
     let e = run(&m, None, &inputs, &Options::default()).expect("runs");
     assert_eq!(e.local_size, [2, 1, 1]);
     assert_eq!(words(&e.buffers[0].bytes), [10, 13, 16, 19, 5]);
