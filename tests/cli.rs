@@ -982,3 +982,22 @@ fn the_tui_without_a_terminal_says_so() {
     assert!(err.contains("needs a terminal"), "{err}");
     assert!(!err.contains("panicked") && o.stdout.is_empty(), "{err}");
 }
+
+#[test]
+fn each_command_s_help_starts_with_its_own_description() {
+    for (command, starts) in [
+        ("cost", "What each step costs the GPU"),
+        ("reduce", "Reduce a shader to the smallest one"),
+        (
+            "exec",
+            "Run a compute shader's step in shaderstep's interpreter",
+        ),
+    ] {
+        let out = shaderstep(&[command, "--help"]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.starts_with(starts),
+            "`{command} --help` starts with another text:\n{text}"
+        );
+    }
+}

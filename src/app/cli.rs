@@ -156,7 +156,8 @@ pub struct ExecArgs {
     pub budget: u64,
 }
 
-/// Which pipeline a command runs: a preset, a pass list or an external optimizer.
+// Which pipeline a command runs: a preset, a pass list or an external optimizer. (A plain
+// comment: a doc comment here would become the about text of every command that flattens it.)
 #[derive(clap::Args, Debug)]
 pub struct PipelineChoice {
     /// Named pipeline to run (see `shaderstep passes`).
