@@ -11,6 +11,7 @@ use rspirv::dr::Operand;
 use spirv::Op;
 
 use super::build::NarrowCaps;
+use super::ext_sets::SetKind;
 use super::fxhash::FxHashMap;
 use super::inst::{Id, Inst};
 use super::module::Module;
@@ -569,8 +570,10 @@ impl Consts {
     }
 
     /// Evaluates the linear algebra ops (`OpDot`, `OpMatrixTimesVector`, `OpVectorTimesMatrix`,
-    /// `OpMatrixTimesMatrix`, `OpMatrixTimesScalar`, `OpOuterProduct`, `OpTranspose`) as the
-    /// op table's `OpFMul` and `OpFAdd` rules, products summed in component order. `eval`
+    /// `OpMatrixTimesMatrix`, `OpMatrixTimesScalar`, `OpOuterProduct`, `OpTranspose`, and
+    /// GLSL.std.450's `Length`, `Distance`, `Cross`, `Normalize`, `FaceForward`, `Reflect`) as
+    /// the op table's rules composed (`OpFMul`, `OpFAdd`, `OpFSub`, `OpFDiv`, `Sqrt`), products
+    /// summed in component order. `eval`
     /// leaves them alone: a driver may fuse or reorder those sums, so folding them would fix
     /// one rounding of several allowed; the interpreter, which must give some value, uses this.
     pub fn eval_linear_algebra(&self, inst: &Inst, args: &[Option<&Const>]) -> Eval {
@@ -659,6 +662,92 @@ impl Consts {
                 )
             }
             Op::Transpose => matrix(transpose(&columns(arg(0)?)?)?),
+            Op::ExtInst if self.sets.kind(inst.args.first().copied()?) == Some(SetKind::Glsl) => {
+                // GLSL.std.450's geometric functions, on scalars or vectors (operand k is
+                // argument k + 1: the first is the set).
+                let list = |k: usize| -> Option<Vec<Const>> {
+                    let c = arg(k + 1)?;
+                    Some(parts(c).unwrap_or_else(|| vec![c.clone()]))
+                };
+                let one = |v: Vec<Const>, scalar: bool| {
+                    if scalar {
+                        v.into_iter().next()
+                    } else {
+                        Some(Const::Composite(v))
+                    }
+                };
+                let scalar =
+                    |k: usize| arg(k + 1).is_some_and(|c| !matches!(c, Const::Composite(_)));
+                let rule = |op: Op| ops::fold::rule(op);
+                let sub = |a: &Const, b: &Const| self.apply(rule(Op::FSub)?, &[a, b], float, &how);
+                let div = |a: &Const, b: &Const| self.apply(rule(Op::FDiv)?, &[a, b], float, &how);
+                let sqrt = |a: &Const| self.apply(ops::fold::glsl_rule(31)?, &[a], float, &how);
+                let length = |v: &[Const]| sqrt(&dot(v, v)?);
+                let (_, number) = ops::ext_inst_parts(inst)?;
+                match number {
+                    // Length, Distance
+                    66 => length(&list(0)?)?,
+                    67 => {
+                        let (a, b) = (list(0)?, list(1)?);
+                        let d: Vec<Const> = a
+                            .iter()
+                            .zip(&b)
+                            .map(|(x, y)| sub(x, y))
+                            .collect::<Option<_>>()?;
+                        length(&d)?
+                    }
+                    // Cross
+                    68 => {
+                        let (a, b) = (list(0)?, list(1)?);
+                        if a.len() != 3 || b.len() != 3 {
+                            return None;
+                        }
+                        let term =
+                            |i: usize, j: usize| sub(&mul(&a[i], &b[j])?, &mul(&a[j], &b[i])?);
+                        Const::Composite(vec![term(1, 2)?, term(2, 0)?, term(0, 1)?])
+                    }
+                    // Normalize
+                    69 => {
+                        let v = list(0)?;
+                        let len = length(&v)?;
+                        one(
+                            v.iter().map(|x| div(x, &len)).collect::<Option<_>>()?,
+                            scalar(0),
+                        )?
+                    }
+                    // FaceForward(N, I, Nref): N if dot(Nref, I) < 0, else -N.
+                    70 => {
+                        let (n, i, r) = (list(0)?, list(1)?, list(2)?);
+                        let Const::Scalar(ops::fold::Value::Float { value, .. }) = dot(&r, &i)?
+                        else {
+                            return None;
+                        };
+                        let neg = rule(Op::FNegate)?;
+                        let out = if value < 0.0 {
+                            n
+                        } else {
+                            n.iter()
+                                .map(|x| self.apply(neg, &[x], float, &how))
+                                .collect::<Option<_>>()?
+                        };
+                        one(out, scalar(0))?
+                    }
+                    // Reflect(I, N): I - 2 dot(N, I) N.
+                    71 => {
+                        let (i, n) = (list(0)?, list(1)?);
+                        let d = dot(&n, &i)?;
+                        let twice = add(&d, &d)?;
+                        one(
+                            i.iter()
+                                .zip(&n)
+                                .map(|(x, y)| sub(x, &mul(&twice, y)?))
+                                .collect::<Option<_>>()?,
+                            scalar(0),
+                        )?
+                    }
+                    _ => return None,
+                }
+            }
             _ => return None,
         })
     }

@@ -21,7 +21,13 @@ pub fn harness_inputs(
     entry: Option<&str>,
     data: Option<&[u8]>,
 ) -> Result<Inputs, String> {
-    let layout = Layout::of_entry(words, entry)?;
+    let layout = Layout::of_entry(words, entry).map_err(|why| {
+        if why == "not a compute shader" {
+            "not a compute shader: exec runs compute shaders so far (vertex and fragment stages are not run yet)".to_string()
+        } else {
+            why
+        }
+    })?;
     let mut buffers = Vec::new();
     for b in &layout.bindings {
         match b.kind {

@@ -381,3 +381,58 @@ fn invocations_writing_one_word_without_a_barrier_race() {
     // (The workgroup-memory accesses of REVERSE, ordered by its barrier, do not race:
     // `invocations_wait_for_each_other_at_a_barrier` finds nothing.)
 }
+
+const GEOMETRY: &str = r#"%float = OpTypeFloat 32
+%v3 = OpTypeVector %float 3
+%f0 = OpConstant %float 0
+%f1 = OpConstant %float 1
+%f3 = OpConstant %float 3
+%f4 = OpConstant %float 4
+%x = OpConstantComposite %v3 %f1 %f0 %f0
+%y = OpConstantComposite %v3 %f0 %f1 %f0
+%a = OpConstantComposite %v3 %f3 %f4 %f0
+%u2 = OpConstant %uint 2
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%len = OpExtInst %float %glsl Length %a
+%z = OpExtInst %v3 %glsl Cross %x %y
+%z2 = OpCompositeExtract %float %z 2
+%n = OpExtInst %v3 %glsl Normalize %a
+%n1 = OpCompositeExtract %float %n 1
+%n1x10 = OpFMul %float %n1 %f4
+%r = OpExtInst %v3 %glsl Reflect %a %y
+%r1 = OpCompositeExtract %float %r 1
+%neg = OpFNegate %float %r1
+%p0 = OpAccessChain %ptr_u %data %u0 %u0
+%p1 = OpAccessChain %ptr_u %data %u0 %u1
+%p2 = OpAccessChain %ptr_u %data %u0 %u2
+%w0 = OpConvertFToU %uint %len
+%w1 = OpConvertFToU %uint %z2
+%w2 = OpConvertFToU %uint %neg
+OpStore %p0 %w0
+OpStore %p1 %w1
+OpStore %p2 %w2
+OpReturn
+OpFunctionEnd
+"#;
+
+#[test]
+fn geometric_functions_are_the_folder_rules_composed() {
+    let text = format!("{HEAD}{GEOMETRY}")
+        .replace(
+            "OpMemoryModel Logical GLSL450\n",
+            "%glsl = OpExtInstImport \"GLSL.std.450\"\nOpMemoryModel Logical GLSL450\n",
+        )
+        .replace("LocalSize 4 1 1", "LocalSize 1 1 1");
+    let m = module(&text);
+    let e = run(
+        &m,
+        None,
+        &one_buffer(bytes(&[0; 3]), [1, 1, 1]),
+        &Options::default(),
+    )
+    .expect("runs");
+    // |(3, 4, 0)| = 5; x × y = z; (3, 4, 0) reflected on y: (3, -4, 0).
+    assert_eq!(words(&e.buffers[0].bytes), [5, 1, 4]);
+    assert!(e.findings.is_empty(), "{:?}", e.findings);
+}
