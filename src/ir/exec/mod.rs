@@ -378,6 +378,9 @@ impl<'m> Machine<'m> {
             .ok_or_else(|| Refusal("the entry point's function is not defined".into()))?;
         let builtins = super::types::builtins(m);
         let local_size = local_size(m, entry_fn, &consts, &builtins)?;
+        if local_size.contains(&0) {
+            return Err(Refusal(format!("a workgroup size of {local_size:?}")));
+        }
         let groups = inputs.groups.map(|g| g.max(1));
         let invocations = u64::from(local_size.iter().product::<u32>())
             * u64::from(groups.iter().product::<u32>());
@@ -834,7 +837,12 @@ impl<'m> Machine<'m> {
                     .get(&callee)
                     .ok_or_else(|| Refusal(format!("a call of %{callee}, which is not defined")))?;
                 let mut values = FxHashMap::default();
-                for (p, &a) in self.code[k].f.params().iter().zip(&inst.args()[1..]) {
+                for (p, &a) in self.code[k]
+                    .f
+                    .params()
+                    .iter()
+                    .zip(inst.args().get(1..).unwrap_or_default())
+                {
                     if let Some(r) = p.result() {
                         values.insert(r, self.value(inv, a));
                     }
@@ -953,7 +961,7 @@ impl<'m> Machine<'m> {
             return Value::Undef;
         };
         let mut path = base.path.clone();
-        for &ix in &inst.args()[1..] {
+        for &ix in inst.args().get(1..).unwrap_or_default() {
             let index = match self.value(inv, ix) {
                 Value::Const(c) => c.as_int_bits().map(|(bits, width)| {
                     // Indices are signed or unsigned by their type; a negative one is out
@@ -1432,7 +1440,7 @@ fn local_size(
                 return Ok([*x, *y, *z]);
             }
             [Operand::ExecutionMode(ExecutionMode::LocalSizeId), ..] => {
-                let ids = &mode.args()[1..];
+                let ids = mode.args().get(1..).unwrap_or_default();
                 if let [x, y, z] = ids {
                     if let (Some(x), Some(y), Some(z)) = (as_u32(*x), as_u32(*y), as_u32(*z)) {
                         return Ok([x, y, z]);
