@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::cli::ExecArgs;
 use super::run::json_escape;
-use crate::ir::exec::{self, first_difference, show, Difference, Execution, FindingKind, Options};
+use crate::ir::exec::{self, first_difference, show, Difference, FindingKind, Options};
 use crate::ir::{Id, Module};
 use crate::pipeline::exec::{run_step, Ran};
 use crate::pipeline::reduce::step_named;
@@ -162,17 +162,13 @@ fn kind_name(k: &FindingKind) -> &'static str {
 }
 
 /// Words of each buffer the run changed: (set, binding, changed words, first changed).
-fn changed(inputs_after: &Execution, before: &[exec::Buffer]) -> Vec<(u32, u32, usize, usize)> {
-    inputs_after
+fn changed(ran: &Ran) -> Vec<(u32, u32, usize, usize)> {
+    ran.execution
         .buffers
         .iter()
-        .zip(before)
+        .zip(&ran.inputs.buffers)
         .map(|(after, before)| {
-            let words = |b: &[u8]| -> Vec<u32> {
-                b.chunks(4)
-                    .map(|c| c.iter().rev().fold(0u32, |w, &x| (w << 8) | u32::from(x)))
-                    .collect()
-            };
+            let words = |b: &[u8]| -> Vec<u32> { b.chunks(4).map(word).collect() };
             let (a, b) = (words(&after.bytes), words(&before.bytes));
             let diff: Vec<usize> = (0..a.len()).filter(|&k| a[k] != b[k]).collect();
             (
@@ -185,14 +181,9 @@ fn changed(inputs_after: &Execution, before: &[exec::Buffer]) -> Vec<(u32, u32, 
         .collect()
 }
 
-fn inputs_of(ran: &Ran) -> Vec<exec::Buffer> {
-    crate::pipeline::exec::harness_inputs(
-        &crate::ir::spirv::write::write_words(&ran.module),
-        None,
-        None,
-    )
-    .map(|i| i.buffers)
-    .unwrap_or_default()
+/// A little-endian word (fewer bytes at a buffer's end read as its low bytes).
+fn word(bytes: &[u8]) -> u32 {
+    bytes.iter().rev().fold(0, |w, &x| (w << 8) | u32::from(x))
 }
 
 /// What a run of `exec` found, for printing.
@@ -223,8 +214,7 @@ fn text(input: &Path, r: &Report) -> String {
         e.executed
     );
     out.push_str("outputs:\n");
-    let before = inputs_of(ran);
-    for (set, binding, n, first) in changed(e, &before) {
+    for (set, binding, n, first) in changed(ran) {
         if n == 0 {
             let _ = writeln!(out, "  set {set} binding {binding}: unchanged");
             continue;
@@ -239,8 +229,7 @@ fn text(input: &Path, r: &Report) -> String {
             .find(|b| b.set == set && b.binding == binding);
         if let Some(b) = b {
             for w in b.bytes.chunks(4).skip(first).take(8) {
-                let v = w.iter().rev().fold(0u32, |x, &y| (x << 8) | u32::from(y));
-                let _ = write!(out, " {v:#010x}");
+                let _ = write!(out, " {:#010x}", word(w));
             }
         }
         out.push('\n');
@@ -333,8 +322,7 @@ fn json(r: &Report) -> String {
         e.local_size[2]
     );
     out.push_str(",\"outputs\":[");
-    let before = inputs_of(ran);
-    for (k, (set, binding, n, _)) in changed(e, &before).into_iter().enumerate() {
+    for (k, (set, binding, n, _)) in changed(ran).into_iter().enumerate() {
         let comma = if k > 0 { "," } else { "" };
         let _ = write!(
             out,

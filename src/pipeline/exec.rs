@@ -8,9 +8,9 @@ use crate::ir::exec::{self, Buffer, Execution, Inputs, Options};
 use crate::ir::spirv::read;
 use crate::ir::Module;
 
-use super::gpu::reflect::Kind;
 use std::time::Duration;
 
+use super::gpu::reflect::Kind;
 use super::gpu::{push_bytes, Device, Layout};
 use super::semantic::{driver_words, initial_bytes, GROUPS};
 
@@ -57,6 +57,8 @@ pub struct Ran {
     pub module: Module,
     /// The words run (the driver's).
     pub words: Vec<u32>,
+    /// What it ran on (the buffers as they were before).
+    pub inputs: Inputs,
     pub execution: Execution,
 }
 
@@ -74,6 +76,7 @@ pub fn run_step(
     Ok(Ran {
         module,
         words,
+        inputs,
         execution,
     })
 }

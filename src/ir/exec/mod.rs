@@ -160,13 +160,7 @@ pub struct Execution {
 impl Execution {
     /// The global invocation id of invocation number `k`.
     pub fn invocation_of(&self, k: u32) -> [u32; 3] {
-        let [lx, ly, lz] = self.local_size;
-        let per_group = lx * ly * lz;
-        let (group, local) = (k / per_group, k % per_group);
-        let [gx, gy, _] = self.groups;
-        let g = [group % gx, group / gx % gy, group / (gx * gy)];
-        let l = [local % lx, local / lx % ly, local / (lx * ly)];
-        [g[0] * lx + l[0], g[1] * ly + l[1], g[2] * lz + l[2]]
+        invocation_id(self.local_size, self.groups, k)
     }
 
     /// The number of the invocation with global id `id`.
@@ -434,7 +428,7 @@ impl<'m> Machine<'m> {
             };
             let bytes = match class {
                 StorageClass::StorageBuffer | StorageClass::Uniform => {
-                    let (set, binding) = self.binding_of(var);
+                    let (set, binding) = binding_of(self.m, var);
                     let Some(k) = self
                         .inputs
                         .buffers
@@ -495,22 +489,6 @@ impl<'m> Machine<'m> {
             .functions()
             .iter()
             .any(|f| f.insts().any(|i| i.args().contains(&var)))
-    }
-
-    fn binding_of(&self, var: Id) -> (u32, u32) {
-        let mut set_binding = (0, 0);
-        for d in self.m.decorations_of(var) {
-            match d.lits() {
-                [Operand::Decoration(spirv::Decoration::DescriptorSet), Operand::LiteralBit32(v)] => {
-                    set_binding.0 = *v
-                }
-                [Operand::Decoration(spirv::Decoration::Binding), Operand::LiteralBit32(v)] => {
-                    set_binding.1 = *v
-                }
-                _ => {}
-            }
-        }
-        set_binding
     }
 
     fn dispatch(&mut self) -> Result<(), Refusal> {
@@ -1058,7 +1036,7 @@ impl<'m> Machine<'m> {
         }
         if let Some((o, what)) = other {
             self.raced.insert((p.root, p.path.clone()));
-            let [x, y, z] = self.invocation_id(o.0);
+            let [x, y, z] = invocation_id(self.local_size, self.groups, o.0);
             self.find(
                 FindingKind::Race,
                 inv.number,
@@ -1070,16 +1048,6 @@ impl<'m> Machine<'m> {
                 ),
             );
         }
-    }
-
-    fn invocation_id(&self, k: u32) -> [u32; 3] {
-        let [lx, ly, lz] = self.local_size;
-        let per_group = lx * ly * lz;
-        let (group, local) = (k / per_group, k % per_group);
-        let [gx, gy, _] = self.groups;
-        let g = [group % gx, group / gx % gy, group / (gx * gy)];
-        let l = [local % lx, local / lx % ly, local / (lx * ly)];
-        [g[0] * lx + l[0], g[1] * ly + l[1], g[2] * lz + l[2]]
     }
 
     fn atomic(
@@ -1388,6 +1356,35 @@ impl<'m> Machine<'m> {
     }
 }
 
+/// The global invocation id of invocation number `k` of a dispatch (workgroups in x, y, z
+/// order, invocations likewise within each).
+fn invocation_id(local_size: [u32; 3], groups: [u32; 3], k: u32) -> [u32; 3] {
+    let [lx, ly, lz] = local_size;
+    let per_group = lx * ly * lz;
+    let (group, local) = (k / per_group, k % per_group);
+    let [gx, gy, _] = groups;
+    let g = [group % gx, group / gx % gy, group / (gx * gy)];
+    let l = [local % lx, local / lx % ly, local / (lx * ly)];
+    [g[0] * lx + l[0], g[1] * ly + l[1], g[2] * lz + l[2]]
+}
+
+/// The descriptor set and binding of variable `var` (0 where it has no decoration).
+fn binding_of(m: &Module, var: Id) -> (u32, u32) {
+    let mut set_binding = (0, 0);
+    for d in m.decorations_of(var) {
+        match d.lits() {
+            [Operand::Decoration(spirv::Decoration::DescriptorSet), Operand::LiteralBit32(v)] => {
+                set_binding.0 = *v
+            }
+            [Operand::Decoration(spirv::Decoration::Binding), Operand::LiteralBit32(v)] => {
+                set_binding.1 = *v
+            }
+            _ => {}
+        }
+    }
+    set_binding
+}
+
 fn op_name(inst: &Inst, sets: &ExtSets) -> String {
     ops::for_inst(inst, sets).map_or_else(|| format!("Op{:?}", inst.op()), |i| i.name.clone())
 }
@@ -1474,18 +1471,10 @@ pub fn compare_buffer(
     };
     let pointee = m.globals().iter().find_map(|g| {
         let var = g.result()?;
-        let binds = m.decorations_of(var).fold((None, None), |(s, b), d| match d.lits() {
-            [Operand::Decoration(spirv::Decoration::DescriptorSet), Operand::LiteralBit32(v)] => {
-                (Some(*v), b)
-            }
-            [Operand::Decoration(spirv::Decoration::Binding), Operand::LiteralBit32(v)] => {
-                (s, Some(*v))
-            }
-            _ => (s, b),
-        });
-        (g.op() == Op::Variable && binds == (Some(set), Some(binding)))
-            .then(|| super::types::pointer_type(m, g.ty()?).map(|(_, p)| p))
-            .flatten()
+        let (class, pointee) = super::types::pointer_type(m, g.ty()?)?;
+        let buffer = matches!(class, StorageClass::StorageBuffer | StorageClass::Uniform);
+        (g.op() == Op::Variable && buffer && binding_of(m, var) == (set, binding))
+            .then_some(pointee)
     });
     let Some(b) = pointee.and_then(|p| bytes.read(Place::of(p), theirs, 0)) else {
         return Some(": the driver's bytes do not read as the buffer's type".into());

@@ -60,10 +60,20 @@ fn one_buffer(bytes: Vec<u8>, groups: [u32; 3]) -> Inputs {
     }
 }
 
+/// `HEAD` then `body`, run on one buffer holding `data`.
 fn run_text(body: &str, data: &[u32], groups: [u32; 3]) -> Execution {
-    let m = module(&format!("{HEAD}{body}"));
-    let inputs = one_buffer(bytes(data), groups);
-    run(&m, None, &inputs, &Options::default()).expect("runs")
+    run_module(&format!("{HEAD}{body}"), data, groups)
+}
+
+/// A whole module's text, run on one buffer holding `data`.
+fn run_module(text: &str, data: &[u32], groups: [u32; 3]) -> Execution {
+    run(
+        &module(text),
+        None,
+        &one_buffer(bytes(data), groups),
+        &Options::default(),
+    )
+    .expect("runs")
 }
 
 /// data[i] = data[i] * 3 + i, over two workgroups of four.
@@ -321,9 +331,7 @@ fn variables_bound_to_one_binding_are_one_buffer() {
             "%gid = OpVariable %ptr_in Input\n%alias = OpVariable %ptr_buf StorageBuffer\n",
         )
         .replace("%p = OpAccessChain %ptr_u %data %u0 %i\n%x = OpLoad %uint %p", "%p = OpAccessChain %ptr_u %alias %u0 %i\n%x = OpLoad %uint %p");
-    let m = module(&text);
-    let inputs = one_buffer(bytes(&[1, 2, 3, 4]), [1, 1, 1]);
-    let e = run(&m, None, &inputs, &Options::default()).expect("runs");
+    let e = run_module(&text, &[1, 2, 3, 4], [1, 1, 1]);
     assert_eq!(words(&e.buffers[0].bytes), [3, 7, 11, 15]);
 }
 
@@ -341,9 +349,7 @@ fn specialization_constants_run_at_their_defaults() {
             "%u10 = OpConstant %uint 10\n%s2 = OpSpecConstant %uint 2\n%wgs = OpSpecConstantComposite %v3uint %s2 %u1 %u1\n%s4 = OpSpecConstant %uint 4\n%s7 = OpSpecConstantOp %uint IAdd %u3 %s4\n",
         )
         .replace("%z = OpIAdd %uint %y %i", "%z = OpIAdd %uint %y %s7");
-    let m = module(&text);
-    let inputs = one_buffer(bytes(&[1, 2, 3, 4, 5]), [2, 1, 1]);
-    let e = run(&m, None, &inputs, &Options::default()).expect("runs");
+    let e = run_module(&text, &[1, 2, 3, 4, 5], [2, 1, 1]);
     assert_eq!(e.local_size, [2, 1, 1]);
     assert_eq!(words(&e.buffers[0].bytes), [10, 13, 16, 19, 5]);
 }
@@ -424,14 +430,7 @@ fn geometric_functions_are_the_folder_rules_composed() {
             "%glsl = OpExtInstImport \"GLSL.std.450\"\nOpMemoryModel Logical GLSL450\n",
         )
         .replace("LocalSize 4 1 1", "LocalSize 1 1 1");
-    let m = module(&text);
-    let e = run(
-        &m,
-        None,
-        &one_buffer(bytes(&[0; 3]), [1, 1, 1]),
-        &Options::default(),
-    )
-    .expect("runs");
+    let e = run_module(&text, &[0; 3], [1, 1, 1]);
     // |(3, 4, 0)| = 5; x × y = z; (3, 4, 0) reflected on y: (3, -4, 0).
     assert_eq!(words(&e.buffers[0].bytes), [5, 1, 4]);
     assert!(e.findings.is_empty(), "{:?}", e.findings);
