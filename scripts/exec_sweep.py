@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""The interpreter against the driver over a corpus's compute shaders: `shaderstep exec
+"""The interpreter against the driver over a corpus's shaders of one stage: `shaderstep exec
 --check-driver --json` on each input, tallied — agreements, disagreements (each listed),
-refusals by reason, and exec's median time.
+refusals by reason, and exec's median time. Compute shaders are dispatched, vertex and
+fragment shaders drawn (behind or before a generated partner stage).
 
     scripts/exec_sweep.py [BINARY] [CORPUS_DIR]   (defaults: target/release/shaderstep,
-                                                   ../shared/corpus/valid/comp)
+                                                   ../shared/corpus/valid/comp; the
+                                                   directory's name says the stage)
 """
 import collections
 import json
@@ -61,7 +63,9 @@ def main():
             tally["driver cannot run it"] += 1
             refusals["driver: " + reason(out.get("driver_error", ""))] += 1
     ran = tally["agree"] + tally["disagree"]
-    print(f"{len(files)} compute shaders: {tally['agree']} agree, {tally['disagree']} disagree, "
+    stage = {"comp": "compute", "frag": "fragment", "vert": "vertex"}.get(
+        os.path.basename(os.path.normpath(corpus)), os.path.basename(os.path.normpath(corpus)))
+    print(f"{len(files)} {stage} shaders: {tally['agree']} agree, {tally['disagree']} disagree, "
           f"{tally['refused']} refused by exec, {tally['driver cannot run it']} not run by the driver")
     if ran:
         print(f"agreement where both run: {100 * tally['agree'] / ran:.1f} %; "

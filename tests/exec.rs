@@ -7,8 +7,10 @@ mod common;
 use std::sync::Arc;
 
 use common::{corpus, shaderstep, SwapAddSub};
-use shaderstep::ir::exec::{compare_buffer, first_difference, show, FindingKind, Options};
-use shaderstep::pipeline::exec::{harness_inputs, run_step};
+use shaderstep::ir::exec::{compare_buffer, first_difference, show, FindingKind, Options, Who};
+use shaderstep::pipeline::exec::{
+    check_draw_driver, check_driver, harness_inputs, models, run_draw_step, run_step,
+};
 use shaderstep::pipeline::gpu::{Device, Gpu, Layout};
 use shaderstep::pipeline::semantic::{driver_words, initial_bytes, GROUPS};
 use shaderstep::pipeline::Pipeline;
@@ -128,6 +130,199 @@ fn the_interpreter_agrees_with_lavapipe() {
     assert!(agree.len() >= 8, "only {} shaders run", agree.len());
 }
 
+/// Every vertex and fragment shader of the project's corpus that the interpreter draws gives
+/// the attachments lavapipe gives (floats within the interpolation tolerance), drawn alone
+/// with the harness's generated partner stage.
+#[test]
+fn the_interpreter_draws_what_lavapipe_draws() {
+    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
+    let (mut agree, mut refused, mut differ) = (Vec::new(), Vec::new(), Vec::new());
+    for s in corpus() {
+        let name = s.name();
+        let run = Pipeline::from_names(&["lower", "lift"])
+            .unwrap()
+            .run(Arc::new(s.words));
+        let Some(step) = run.final_module() else {
+            continue;
+        };
+        let has = models(step);
+        if has.contains(&spirv::ExecutionModel::GLCompute) {
+            continue;
+        }
+        let ran = match run_draw_step(step, None, &Options::default()) {
+            Ok(r) => r,
+            Err(why) => {
+                refused.push(format!("{name}: {why}"));
+                continue;
+            }
+        };
+        match check_draw_driver(&gpu, &ran) {
+            Ok(None) => agree.push(name),
+            Ok(Some(what)) => differ.push(format!("{name}: {what}")),
+            Err(why) => refused.push(format!("{name}: the driver cannot draw it: {why}")),
+        }
+    }
+    eprintln!(
+        "agree: {}\nrefused ({}):\n  {}\ndiffer ({}):\n  {}",
+        agree.join(", "),
+        refused.len(),
+        refused.join("\n  "),
+        differ.len(),
+        differ.join("\n  ")
+    );
+    assert!(differ.is_empty(), "the interpreter and lavapipe draw apart");
+    assert!(agree.len() >= 6, "only {} shaders drawn", agree.len());
+}
+
+/// A fragment shader written here: derivatives (fine and coarse), discard, flat integers, `FragCoord` and a uniform buffer, drawn
+/// by the interpreter as lavapipe draws it; a miscompiled step is named by the first value
+/// that differs, in the fragment stage.
+#[test]
+fn fragments_run_in_quads_with_derivatives_and_discard() {
+    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
+    let source = "#version 450\n\
+        layout(location = 0) in vec2 uv;\n\
+        layout(location = 1) flat in int tag;\n\
+        layout(location = 0) out vec4 colour;\n\
+        layout(binding = 0) uniform U { vec4 tint; int cut; };\n\
+        void main() {\n\
+          vec2 p = uv * uv * 7.0;\n\
+          if (int(gl_FragCoord.x) == cut + 3) discard;\n\
+          float edge = dFdxFine(p.x) + dFdyCoarse(p.y) + fwidth(p.x * p.y);\n\
+          int k = tag + 2;\n\
+          colour = tint * edge + vec4(float(k), gl_FragCoord.xy / 24.0, 1.0);\n\
+        }\n";
+    let words = common::glslang_words("quads.frag", source.as_bytes(), &[]);
+    let mut p = Pipeline::from_names(&["lower", "verify", "dce", "verify", "lift"]).unwrap();
+    p.passes.insert(3, Box::new(SwapAddSub));
+    let run = p.run(Arc::new(words));
+    assert!(run.ok());
+    let options = Options::default();
+    let input = run_draw_step(&run.steps[1].module, None, &options).unwrap();
+    assert_eq!(check_draw_driver(&gpu, &input).unwrap(), None);
+    assert!(input.execution.covers());
+    let swapped = run
+        .steps
+        .iter()
+        .position(|s| s.pass == "swap-add-sub")
+        .unwrap();
+    let before = run_draw_step(&run.steps[swapped - 1].module, None, &options).unwrap();
+    let after = run_draw_step(&run.steps[swapped].module, None, &options).unwrap();
+    assert!(first_difference(&before.execution.vertex, &after.execution.vertex).is_none());
+    let d = first_difference(&before.execution.fragment, &after.execution.fragment)
+        .expect("the swapped add differs");
+    let op = before
+        .fragment
+        .0
+        .functions()
+        .iter()
+        .find_map(|f| f.def_of(d.id))
+        .map(|i| i.op());
+    assert_eq!(op, Some(Op::IAdd), "{d:?}");
+    assert_ne!(before.execution.attachments, after.execution.attachments);
+    assert_eq!(
+        check_draw_driver(&gpu, &after).unwrap(),
+        None,
+        "the driver draws the miscompiled step as the interpreter does"
+    );
+}
+
+/// A vertex shader written here: attributes, a matrix from a uniform buffer, a clip distance
+/// and an output block, drawn before the generated fragment stage as lavapipe draws it (its
+/// triangles' edges run helper invocations).
+#[test]
+fn vertices_run_with_attributes_clip_distances_and_blocks() {
+    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
+    let source = "#version 450\n\
+        layout(location = 0) in vec4 position;\n\
+        layout(location = 1) in ivec2 ids;\n\
+        layout(binding = 0) uniform U { mat4 m; };\n\
+        layout(location = 0) out Block { vec3 normal; flat int id; } o;\n\
+        out gl_PerVertex { vec4 gl_Position; float gl_ClipDistance[1]; };\n\
+        void main() {\n\
+          gl_Position = m * vec4(position.xy, 0.5, 1.0);\n\
+          gl_ClipDistance[0] = position.x + 0.5;\n\
+          o.normal = normalize(position.xyz + vec3(0.1));\n\
+          o.id = ids.x * 3 + gl_VertexIndex;\n\
+        }\n";
+    let words = common::glslang_words("verts.vert", source.as_bytes(), &[]);
+    let run = Pipeline::from_names(&["lower", "lift"])
+        .unwrap()
+        .run(Arc::new(words));
+    let ran = run_draw_step(run.final_module().unwrap(), None, &Options::default()).unwrap();
+    assert!(ran.execution.covers());
+    assert_eq!(
+        ran.execution.vertex.who.len(),
+        24,
+        "12 vertices, 2 instances"
+    );
+    let helpers = ran
+        .execution
+        .fragment
+        .who
+        .iter()
+        .filter(|w| matches!(w, Who::Fragment { helper: true, .. }))
+        .count();
+    assert!(helpers > 0, "the triangles' edges have helper invocations");
+    assert_eq!(check_draw_driver(&gpu, &ran).unwrap(), None);
+}
+
+/// Images written here, run by the interpreter as lavapipe runs them: sampling with the
+/// harness's sampler (nearest, repeat; arrays, gathers, depth comparisons), fetches, sizes;
+/// storage images and texel buffers read and written by a compute shader.
+#[test]
+fn images_are_sampled_read_and_written_as_lavapipe_does() {
+    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
+    let fragment = "#version 450\n\
+        layout(location = 0) in vec2 uv;\n\
+        layout(binding = 0) uniform sampler2D tex;\n\
+        layout(binding = 1) uniform sampler2DArray arr;\n\
+        layout(binding = 2) uniform sampler2DShadow sh;\n\
+        layout(location = 0) out vec4 c;\n\
+        void main() {\n\
+          vec4 a = texture(tex, uv * 3.0 - 0.3);\n\
+          vec4 b = texelFetch(tex, ivec2(gl_FragCoord.xy) & 7, 0);\n\
+          vec4 d = textureGather(tex, uv, 1);\n\
+          float s = texture(sh, vec3(uv, 0.4));\n\
+          c = a + b * 0.5 + d * 0.25 + texture(arr, vec3(uv, 1.0)) + vec4(s)\n\
+            + vec4(textureSize(tex, 0), 0, 0);\n\
+        }\n";
+    let words = common::glslang_words("images.frag", fragment.as_bytes(), &[]);
+    let run = Pipeline::from_names(&["lower", "lift"])
+        .unwrap()
+        .run(Arc::new(words));
+    let ran = run_draw_step(run.final_module().unwrap(), None, &Options::default()).unwrap();
+    assert!(ran.execution.covers());
+    assert_eq!(check_draw_driver(&gpu, &ran).unwrap(), None);
+    let compute = "#version 450\n\
+        layout(local_size_x = 8, local_size_y = 2) in;\n\
+        layout(binding = 0, rgba8) uniform image2D img;\n\
+        layout(binding = 1, r32f) uniform readonly image2D src;\n\
+        layout(binding = 2, rgba32ui) uniform uimage2D ui;\n\
+        layout(binding = 3) uniform samplerBuffer tb;\n\
+        layout(binding = 4, std430) buffer B { vec4 o[]; };\n\
+        void main() {\n\
+          ivec2 p = ivec2(gl_GlobalInvocationID.xy) & 7;\n\
+          vec4 v = imageLoad(img, p);\n\
+          float f = imageLoad(src, p.yx).x;\n\
+          imageStore(img, p, v.bgra * 0.5 + f);\n\
+          uvec4 u = imageLoad(ui, p);\n\
+          imageStore(ui, p, u * 3u + uvec4(p.x));\n\
+          o[gl_GlobalInvocationID.x + p.y * 16] = texelFetch(tb, p.x * 3) + vec4(imageSize(img), 0, 0);\n\
+        }\n";
+    let words = common::glslang_words("images.comp", compute.as_bytes(), &[]);
+    let run = Pipeline::from_names(&["lower", "lift"])
+        .unwrap()
+        .run(Arc::new(words));
+    let ran = run_step(run.final_module().unwrap(), None, None, &Options::default()).unwrap();
+    assert_eq!(ran.execution.images.len(), 4);
+    assert_ne!(
+        ran.execution.images[0].texels, ran.inputs.images[0].texels,
+        "the storage image was written"
+    );
+    assert_eq!(check_driver(&gpu, &ran, None).unwrap(), None);
+}
+
 #[test]
 fn the_exec_command_prints_outputs_values_and_findings() {
     let dir = common::temp_dir("exec");
@@ -160,4 +355,45 @@ fn the_exec_command_prints_outputs_values_and_findings() {
     let out = shaderstep(&["exec", p, "--invocation", "9,0,0"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no invocation 9,0,0"));
+    let out = shaderstep(&["exec", p, "--pixel", "1,1"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("use --invocation"));
+}
+
+/// `exec` draws a fragment shader: the attachments, the chosen pixel's values, and with
+/// `--json` the invocation named as a pixel.
+#[test]
+fn the_exec_command_draws_fragment_shaders() {
+    let dir = common::temp_dir("exec-frag");
+    let path = dir.join("grad.frag");
+    std::fs::write(
+        &path,
+        "#version 450\nlayout(location = 0) out vec4 c;\n\
+         void main() {\n  c = vec4(gl_FragCoord.xy * 0.5, dFdx(gl_FragCoord.x), 1.0);\n}\n",
+    )
+    .unwrap();
+    let p = path.to_str().unwrap();
+    let out = shaderstep(&["exec", p, "--pixel", "3,4"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("behind a generated vertex stage"), "{text}");
+    assert!(
+        text.contains("location 0: 576 of 576 texels drawn"),
+        "{text}"
+    );
+    assert!(
+        text.contains("pixel 3,4 = (1.75, 2.25, 1.0, 1.0)"),
+        "{text}"
+    );
+    assert!(text.contains("pixel 3,4 of triangle"), "{text}");
+    let out = shaderstep(&["exec", p, "--json", "--vertex", "2"]);
+    let json = String::from_utf8_lossy(&out.stdout);
+    assert!(json.contains("\"stage\":\"fragment\""), "{json}");
+    assert!(json.contains("\"invocation\":\"vertex 2\""), "{json}");
+    let out = shaderstep(&["exec", p, "--vertex", "99"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no vertex 99"));
 }

@@ -133,9 +133,17 @@ pub struct ExecArgs {
     #[arg(long, value_name = "STEP")]
     pub step: Option<String>,
     /// The invocation whose values are printed, by global invocation id (default 0,0,0).
-    #[arg(long, value_name = "X,Y,Z")]
+    #[arg(long, value_name = "X,Y,Z", conflicts_with_all = ["pixel", "vertex"])]
     pub invocation: Option<String>,
-    /// The compute entry point to run (default: the first).
+    /// A draw: the fragment whose values are printed, by pixel (the last one drawn there;
+    /// default: the first fragment drawn).
+    #[arg(long, value_name = "X,Y", conflicts_with = "vertex")]
+    pub pixel: Option<String>,
+    /// A draw: the vertex whose values are printed (its index in the first instance).
+    #[arg(long, value_name = "N")]
+    pub vertex: Option<u32>,
+    /// The entry point to run (default: the first compute one, else the vertex and fragment
+    /// ones drawn).
     #[arg(long, value_name = "NAME")]
     pub entry: Option<String>,
     /// Another step of the same run to compare with, value by value.
@@ -145,7 +153,8 @@ pub struct ExecArgs {
     #[arg(long, value_name = "FILE")]
     pub against: Option<PathBuf>,
     /// Run the same step on the Vulkan driver (in a worker process) with the same inputs and
-    /// compare every buffer, typed: integers exactly, floats within 2^-18 (denormals may flush).
+    /// compare every buffer and attachment, typed: integers exactly, floats within 2^-18
+    /// (denormals may flush).
     #[arg(long)]
     pub check_driver: bool,
     /// One JSON object: outputs, values, findings and the first difference.

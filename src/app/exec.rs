@@ -1,6 +1,7 @@
-//! `shaderstep exec`: a compute shader's step run in the interpreter (`ir::exec`) on the
-//! harness's inputs (`pipeline::exec`): what it wrote, one invocation's values in program
-//! order, the undefined behaviour found, and where it first parts from another step.
+//! `shaderstep exec`: a step run in the interpreter (`ir::exec`) on the harness's inputs
+//! (`pipeline::exec`), a compute shader dispatched, a vertex or fragment stage drawn: what it
+//! wrote, one invocation's values in program order, the undefined behaviour found, and where
+//! it first parts from another step.
 
 use std::fmt::Write;
 use std::path::Path;
@@ -9,10 +10,11 @@ use super::cli::ExecArgs;
 use super::run::json_escape;
 use crate::ir::exec::{self, first_difference, show, Difference, FindingKind, Options};
 use crate::ir::{Id, Module};
-use crate::pipeline::exec::{run_step, Ran};
+use crate::pipeline::exec::{check_draw_driver, models, run_draw_step, run_step, DrawnStage, Ran};
 use crate::pipeline::reduce::step_named;
 use crate::pipeline::semantic::pass_steps;
 use crate::pipeline::Run;
+use spirv::ExecutionModel;
 
 /// Exit status: 0; 1 when the shader does not load, a pass fails or the step cannot run.
 pub fn run(args: &ExecArgs) -> i32 {
@@ -61,17 +63,28 @@ fn compile(path: &Path, args: &ExecArgs) -> Result<Run, String> {
 }
 
 fn run_inner(args: &ExecArgs) -> Result<String, String> {
-    let invocation = match &args.invocation {
-        Some(text) => parse_invocation(text)?,
-        None => [0, 0, 0],
-    };
     let options = Options {
         budget: args.budget,
         ..Options::default()
     };
-    let entry = args.entry.as_deref();
     let run = compile(&args.input, args)?;
     let picked = pick(&run, args.step.as_deref())?;
+    let has = models(&run.steps[picked.index].module);
+    if !has.contains(&ExecutionModel::GLCompute)
+        && (has.contains(&ExecutionModel::Vertex) || has.contains(&ExecutionModel::Fragment))
+    {
+        return draw(args, &run, &picked, &options);
+    }
+    if args.pixel.is_some() || args.vertex.is_some() {
+        return Err(
+            "--pixel and --vertex choose an invocation of a draw; this is a compute shader: use --invocation X,Y,Z".into(),
+        );
+    }
+    let invocation = match &args.invocation {
+        Some(text) => parse_invocation(text)?,
+        None => [0, 0, 0],
+    };
+    let entry = args.entry.as_deref();
     let ran = run_step(&run.steps[picked.index].module, entry, None, &options)?;
     let against = match (&args.against_step, &args.against) {
         (Some(which), _) => {
@@ -108,13 +121,204 @@ fn run_inner(args: &ExecArgs) -> Result<String, String> {
             size[2]
         )
     })?;
+    let e = &ran.execution;
+    let outputs = changed(&ran)
+        .into_iter()
+        .map(|(set, binding, n, first)| {
+            let b = e
+                .buffers
+                .iter()
+                .find(|b| b.set == set && b.binding == binding);
+            let mut text = if n == 0 {
+                format!("set {set} binding {binding}: unchanged")
+            } else {
+                format!("set {set} binding {binding}: {n} words written, from word {first}:")
+            };
+            for w in b
+                .filter(|_| n > 0)
+                .map_or(&[][..], |b| &b.bytes[..])
+                .chunks(4)
+                .skip(first)
+                .take(8)
+            {
+                let _ = write!(text, " {:#010x}", word(w));
+            }
+            let json = format!("{{\"set\":{set},\"binding\":{binding},\"words_written\":{n}}}");
+            (text, json)
+        })
+        .collect();
     let report = Report {
-        picked: &picked,
-        ran: &ran,
-        number,
-        against: against.as_ref(),
-        difference: difference.as_ref(),
+        header: format!(
+            "{}, {} workgroups of {}x{}x{}, {} instructions executed",
+            picked.label,
+            e.groups.iter().product::<u32>(),
+            e.local_size[0],
+            e.local_size[1],
+            e.local_size[2],
+            e.executed
+        ),
+        json_header: format!(
+            "\"step\":\"{}\",\"executed\":{},\"workgroups\":{},\"local_size\":[{},{},{}]",
+            json_escape(&picked.label),
+            e.executed,
+            e.groups.iter().product::<u32>(),
+            e.local_size[0],
+            e.local_size[1],
+            e.local_size[2]
+        ),
+        outputs,
+        stages: vec![("", &ran.module, &ran.execution)],
+        shown: (0, number),
+        against: against.as_ref().map(|(label, _)| label.as_str()),
+        difference: difference.as_ref().map(|d| (0, d)),
         driver: driver.as_ref(),
+        driver_noun: "buffer and image",
+    };
+    Ok(if args.json {
+        json(&report)
+    } else {
+        text(&args.input, &report)
+    })
+}
+
+/// `exec` of a vertex or fragment step: drawn as the semantic bisect draws it.
+fn draw(args: &ExecArgs, run: &Run, picked: &Picked, options: &Options) -> Result<String, String> {
+    if args.invocation.is_some() {
+        return Err("--invocation chooses an invocation of a compute dispatch; this step is drawn: use --pixel X,Y or --vertex N".into());
+    }
+    let entry = args.entry.as_deref();
+    let ran = run_draw_step(&run.steps[picked.index].module, entry, options)?;
+    let against = match (&args.against_step, &args.against) {
+        (Some(which), _) => {
+            let other = pick(run, Some(which))?;
+            let r = run_draw_step(&run.steps[other.index].module, entry, options)?;
+            Some((other.label, r))
+        }
+        (None, Some(path)) => {
+            let other_run = compile(path, args).map_err(|e| format!("{}: {e}", path.display()))?;
+            let other = pick(&other_run, args.step.as_deref())?;
+            let r = run_draw_step(&other_run.steps[other.index].module, entry, options)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            Some((format!("{} {}", path.display(), other.label), r))
+        }
+        (None, None) => None,
+    };
+    let driver = args.check_driver.then(|| {
+        crate::pipeline::gpu::isolated::Isolated::open_here(false)
+            .and_then(|gpu| check_draw_driver(&gpu, &ran))
+    });
+    let d = &ran.execution;
+    // The vertex stage first: what it computes feeds the fragments.
+    let difference = against.as_ref().and_then(|(_, other)| {
+        first_difference(&d.vertex, &other.execution.vertex)
+            .map(|x| (0, x))
+            .or_else(|| first_difference(&d.fragment, &other.execution.fragment).map(|x| (1, x)))
+    });
+    let shown = match (args.vertex, &args.pixel, ran.stage) {
+        (Some(n), _, _) => {
+            if n >= ran.inputs.vertices {
+                return Err(format!(
+                    "no vertex {n}: the draw has {} vertices",
+                    ran.inputs.vertices
+                ));
+            }
+            (0, n)
+        }
+        (None, Some(p), _) => {
+            let [x, y, _] =
+                parse_invocation(p).map_err(|_| format!("--pixel {p:?}: give X,Y (numbers)"))?;
+            let k = d.pixel(x, y).ok_or_else(|| {
+                format!(
+                    "nothing is drawn at pixel {x},{y} (the framebuffer is {}x{})",
+                    ran.inputs.size.0, ran.inputs.size.1
+                )
+            })?;
+            (1, k)
+        }
+        (None, None, DrawnStage::Vertex) => (0, 0),
+        (None, None, _) => {
+            let first = d
+                .fragment
+                .who
+                .iter()
+                .position(|w| matches!(w, exec::Who::Fragment { helper: false, .. }));
+            match first {
+                Some(k) => (1, k as u32),
+                None => (0, 0),
+            }
+        }
+    };
+    let (w, h) = ran.inputs.size;
+    let mut outputs = Vec::new();
+    for (location, a) in d.attachments.iter().enumerate() {
+        if a.words.is_empty() {
+            continue;
+        }
+        let drawn = a
+            .words
+            .chunks(4)
+            .filter(|t| t.iter().any(|w| *w != Some(0)))
+            .count();
+        let mut text = format!("location {location}: {drawn} of {} texels drawn", w * h);
+        if let Some(exec::Who::Fragment { x, y, .. }) = d
+            .fragment
+            .who
+            .get(shown.1 as usize)
+            .filter(|_| shown.0 == 1)
+        {
+            let t = ((y * w + x) * 4) as usize;
+            let texel: Vec<String> = a.words[t..t + 4]
+                .iter()
+                .map(|v| match v {
+                    None => "undef".into(),
+                    Some(v) if a.float => format!("{:?}", f32::from_bits(*v)),
+                    Some(v) => (*v as i32).to_string(),
+                })
+                .collect();
+            let _ = write!(text, "; pixel {x},{y} = ({})", texel.join(", "));
+        }
+        let json = format!("{{\"location\":{location},\"texels_drawn\":{drawn}}}");
+        outputs.push((text, json));
+    }
+    let partner = match ran.stage {
+        DrawnStage::Fragment => ", behind a generated vertex stage",
+        DrawnStage::Vertex => ", before a generated fragment stage",
+        DrawnStage::Both => "",
+    };
+    let stage = match ran.stage {
+        DrawnStage::Fragment => "fragment",
+        DrawnStage::Vertex => "vertex",
+        DrawnStage::Both => "vertex and fragment",
+    };
+    let report = Report {
+        header: format!(
+            "{}, a draw of {} vertices x {} instances into {} attachments of {w}x{h} ({} data{partner}), {} + {} instructions executed",
+            picked.label,
+            ran.inputs.vertices,
+            ran.inputs.instances,
+            outputs.len(),
+            ran.fill,
+            d.vertex.executed,
+            d.fragment.executed
+        ),
+        json_header: format!(
+            "\"step\":\"{}\",\"stage\":\"{stage}\",\"executed\":{},\"vertices\":{},\"instances\":{},\"fill\":\"{}\"",
+            json_escape(&picked.label),
+            d.vertex.executed + d.fragment.executed,
+            ran.inputs.vertices,
+            ran.inputs.instances,
+            ran.fill
+        ),
+        outputs,
+        stages: vec![
+            ("vertex stage", &ran.vertex.0, &d.vertex),
+            ("fragment stage", &ran.fragment.0, &d.fragment),
+        ],
+        shown,
+        against: against.as_ref().map(|(label, _)| label.as_str()),
+        difference: difference.as_ref().map(|(k, x)| (*k, x)),
+        driver: driver.as_ref(),
+        driver_noun: "attachment texel",
     };
     Ok(if args.json {
         json(&report)
@@ -188,53 +392,43 @@ fn word(bytes: &[u8]) -> u32 {
 
 /// What a run of `exec` found, for printing.
 struct Report<'a> {
-    picked: &'a Picked,
-    ran: &'a Ran,
-    number: u32,
-    against: Option<&'a (String, Ran)>,
-    difference: Option<&'a Difference>,
+    /// After the file name: the step, what ran, how much.
+    header: String,
+    json_header: String,
+    /// Each buffer or attachment: a line of text and a JSON object.
+    outputs: Vec<(String, String)>,
+    /// The stages run: a label ("" for a dispatch), the module and its run.
+    stages: Vec<(&'a str, &'a Module, &'a exec::Execution)>,
+    /// Whose values are printed: a stage and an invocation of it.
+    shown: (usize, u32),
+    against: Option<&'a str>,
+    /// The first difference, in which stage.
+    difference: Option<(usize, &'a Difference)>,
     driver: Option<&'a Result<Option<String>, String>>,
+    /// What the driver's comparison compares, for "agrees on every …".
+    driver_noun: &'static str,
+}
+
+impl Report<'_> {
+    /// "set 0", or for a draw "(fragment stage) …".
+    fn stage_label(&self, k: usize) -> String {
+        match self.stages[k].0 {
+            "" => String::new(),
+            label => format!(" ({label})"),
+        }
+    }
 }
 
 fn text(input: &Path, r: &Report) -> String {
-    let (picked, ran, number, against, difference) =
-        (r.picked, r.ran, r.number, r.against, r.difference);
-    let e = &ran.execution;
-    let m = &ran.module;
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{}: {}, {} workgroups of {}x{}x{}, {} instructions executed",
-        input.display(),
-        picked.label,
-        e.groups.iter().product::<u32>(),
-        e.local_size[0],
-        e.local_size[1],
-        e.local_size[2],
-        e.executed
-    );
+    let _ = writeln!(out, "{}: {}", input.display(), r.header);
     out.push_str("outputs:\n");
-    for (set, binding, n, first) in changed(ran) {
-        if n == 0 {
-            let _ = writeln!(out, "  set {set} binding {binding}: unchanged");
-            continue;
-        }
-        let _ = write!(
-            out,
-            "  set {set} binding {binding}: {n} words written, from word {first}:"
-        );
-        let b = &e
-            .buffers
-            .iter()
-            .find(|b| b.set == set && b.binding == binding);
-        if let Some(b) = b {
-            for w in b.bytes.chunks(4).skip(first).take(8) {
-                let _ = write!(out, " {:#010x}", word(w));
-            }
-        }
-        out.push('\n');
+    for (line, _) in &r.outputs {
+        let _ = writeln!(out, "  {line}");
     }
-    let _ = writeln!(out, "invocation {}:", join(&e.invocation_of(number)));
+    let (_, m, e) = r.stages[r.shown.0];
+    let number = r.shown.1;
+    let _ = writeln!(out, "{}{}:", e.describe(number), r.stage_label(r.shown.0));
     for (shown, ev) in e
         .trace
         .iter()
@@ -247,10 +441,12 @@ fn text(input: &Path, r: &Report) -> String {
         }
         let _ = writeln!(out, "  {} = {}", name(m, ev.id), show(&ev.value));
     }
-    if e.findings.is_empty() {
+    if r.stages.iter().all(|(_, _, e)| e.findings.is_empty()) {
         out.push_str("undefined behaviour: none found\n");
     } else {
         out.push_str("undefined behaviour:\n");
+    }
+    for (k, (_, m, e)) in r.stages.iter().enumerate() {
         for f in &e.findings {
             let line = f.line.map(|l| format!(", line {l}")).unwrap_or_default();
             let times = if f.count > 1 {
@@ -260,28 +456,31 @@ fn text(input: &Path, r: &Report) -> String {
             };
             let _ = writeln!(
                 out,
-                "  {} at {}{line}, invocation {}: {}{times}",
+                "  {} at {}{line}, {}{}: {}{times}",
                 kind_name(&f.kind),
                 name(m, f.at),
-                join(&e.invocation_of(f.invocation)),
+                e.describe(f.invocation),
+                r.stage_label(k),
                 f.detail
             );
         }
     }
-    if let Some((label, _)) = against {
-        match difference {
+    if let Some(label) = r.against {
+        match r.difference {
             None => {
                 let _ = writeln!(out, "against {label}: every value the same");
             }
-            Some(d) => {
+            Some((k, d)) => {
+                let (_, m, e) = r.stages[k];
                 let line = exec::line_of(m, d.id)
                     .map(|l| format!(", line {l}"))
                     .unwrap_or_default();
                 let _ = writeln!(
                     out,
-                    "against {label}: first differs at {}{line}, invocation {}: {} here, {} there",
+                    "against {label}: first differs at {}{line}, {}{}: {} here, {} there",
                     name(m, d.id),
-                    join(&e.invocation_of(d.invocation)),
+                    e.describe(d.invocation),
+                    r.stage_label(k),
                     show(&d.value),
                     show(&d.against)
                 );
@@ -290,7 +489,9 @@ fn text(input: &Path, r: &Report) -> String {
     }
     match r.driver {
         None => {}
-        Some(Ok(None)) => out.push_str("driver: agrees on every buffer\n"),
+        Some(Ok(None)) => {
+            let _ = writeln!(out, "driver: agrees on every {}", r.driver_noun);
+        }
         Some(Ok(Some(what))) => {
             let _ = writeln!(out, "driver: disagrees at {what}");
         }
@@ -301,35 +502,29 @@ fn text(input: &Path, r: &Report) -> String {
     out
 }
 
-fn json(r: &Report) -> String {
-    let (picked, ran, number, against, difference) =
-        (r.picked, r.ran, r.number, r.against, r.difference);
-    let e = &ran.execution;
-    let m = &ran.module;
-    let inv = |k: u32| {
+/// An invocation in JSON: `[x,y,z]` for a dispatch, its description for a draw.
+fn json_invocation(e: &exec::Execution, k: u32) -> String {
+    if e.who.is_empty() {
         let v = e.invocation_of(k);
         format!("[{},{},{}]", v[0], v[1], v[2])
-    };
+    } else {
+        format!("\"{}\"", json_escape(&e.describe(k)))
+    }
+}
+
+fn json(r: &Report) -> String {
     let mut out = String::from("{");
+    out.push_str(&r.json_header);
+    out.push_str(",\"outputs\":[");
+    let outputs: Vec<&str> = r.outputs.iter().map(|(_, j)| j.as_str()).collect();
+    out.push_str(&outputs.join(","));
+    let (_, _, e) = r.stages[r.shown.0];
+    let number = r.shown.1;
     let _ = write!(
         out,
-        "\"step\":\"{}\",\"executed\":{},\"workgroups\":{},\"local_size\":[{},{},{}]",
-        json_escape(&picked.label),
-        e.executed,
-        e.groups.iter().product::<u32>(),
-        e.local_size[0],
-        e.local_size[1],
-        e.local_size[2]
+        "],\"invocation\":{},\"values\":[",
+        json_invocation(e, number)
     );
-    out.push_str(",\"outputs\":[");
-    for (k, (set, binding, n, _)) in changed(ran).into_iter().enumerate() {
-        let comma = if k > 0 { "," } else { "" };
-        let _ = write!(
-            out,
-            "{comma}{{\"set\":{set},\"binding\":{binding},\"words_written\":{n}}}"
-        );
-    }
-    let _ = write!(out, "],\"invocation\":{},\"values\":[", inv(number));
     for (k, ev) in e
         .trace
         .iter()
@@ -345,8 +540,9 @@ fn json(r: &Report) -> String {
         );
     }
     out.push_str("],\"first_difference\":");
-    match (against, difference) {
-        (Some(_), Some(d)) => {
+    match (r.against, r.difference) {
+        (Some(_), Some((k, d))) => {
+            let (label, m, e) = r.stages[k];
             let source = exec::line_of(m, d.id).map_or("null".into(), |l| l.to_string());
             let instruction = m
                 .functions()
@@ -354,12 +550,17 @@ fn json(r: &Report) -> String {
                 .find_map(|f| f.def_of(d.id))
                 .map(|i| format!("{:?}", i.op()))
                 .unwrap_or_default();
+            let stage = if label.is_empty() {
+                String::new()
+            } else {
+                format!(",\"stage\":\"{}\"", json_escape(label))
+            };
             let _ = write!(
                 out,
-                "{{\"id\":{},\"instruction\":\"Op{}\",\"invocation\":{},\"value\":\"{}\",\"against_value\":\"{}\",\"source\":{source}}}",
+                "{{\"id\":{},\"instruction\":\"Op{}\",\"invocation\":{},\"value\":\"{}\",\"against_value\":\"{}\",\"source\":{source}{stage}}}",
                 d.id,
                 json_escape(&instruction),
-                inv(d.invocation),
+                json_invocation(e, d.invocation),
                 json_escape(&show(&d.value)),
                 json_escape(&show(&d.against))
             );
@@ -386,18 +587,27 @@ fn json(r: &Report) -> String {
         None => out.push_str(",\"driver_agrees\":null"),
     }
     out.push_str(",\"undefined_behaviour\":[");
-    for (k, f) in e.findings.iter().enumerate() {
-        let comma = if k > 0 { "," } else { "" };
-        let _ = write!(
-            out,
-            "{comma}{{\"kind\":\"{}\",\"id\":{},\"invocation\":{},\"source\":{},\"count\":{},\"detail\":\"{}\"}}",
-            kind_name(&f.kind),
-            f.at,
-            inv(f.invocation),
-            f.line.map_or("null".into(), |l| l.to_string()),
-            f.count,
-            json_escape(&f.detail)
-        );
+    let mut first = true;
+    for (label, _, e) in &r.stages {
+        for f in &e.findings {
+            let comma = if first { "" } else { "," };
+            first = false;
+            let stage = if label.is_empty() {
+                String::new()
+            } else {
+                format!(",\"stage\":\"{}\"", json_escape(label))
+            };
+            let _ = write!(
+                out,
+                "{comma}{{\"kind\":\"{}\",\"id\":{},\"invocation\":{},\"source\":{},\"count\":{},\"detail\":\"{}\"{stage}}}",
+                kind_name(&f.kind),
+                f.at,
+                json_invocation(e, f.invocation),
+                f.line.map_or("null".into(), |l| l.to_string()),
+                f.count,
+                json_escape(&f.detail)
+            );
+        }
     }
     out.push_str("]}\n");
     out

@@ -10,8 +10,10 @@ use crate::ir::Module;
 
 use std::time::Duration;
 
-use super::gpu::reflect::Kind;
-use super::gpu::{push_bytes, Device, Layout};
+use spirv::ExecutionModel;
+
+use super::gpu::reflect::{reflect_entry, setup, Kind, FILLS, SIZE};
+use super::gpu::{push_bytes, stand_in, Device, Layout, Resource, Setup};
 use super::semantic::{driver_words, initial_bytes, GROUPS};
 
 /// What the harness gives a compute shader's dispatch, for the interpreter. `data`: the bytes
@@ -29,16 +31,33 @@ pub fn harness_inputs(
         }
     })?;
     let mut buffers = Vec::new();
+    let (mut images, mut samplers, mut unsupported) = (Vec::new(), Vec::new(), Vec::new());
     for b in &layout.bindings {
-        match b.kind {
+        match &b.kind {
             Kind::Buffer { .. } if b.count == 1 => buffers.push(Buffer {
                 set: b.set,
                 binding: b.binding,
                 bytes: initial_bytes(b, 0, data),
             }),
-            // Images, samplers and arrays of descriptors: the interpreter refuses the shader
-            // if it uses them.
-            _ => {}
+            Kind::Buffer { .. } => unsupported.push((
+                b.set,
+                b.binding,
+                "an array of buffers, which exec does not run yet".to_string(),
+            )),
+            Kind::Image(image) => {
+                for e in 0..b.count {
+                    match image.for_exec((b.set, b.binding, e), initial_bytes(b, e, data)) {
+                        Ok(i) => images.push(i),
+                        Err(why) => unsupported.push((b.set, b.binding, why)),
+                    }
+                }
+            }
+            Kind::Sampler => samplers.extend((0..b.count).map(|element| exec::SamplerBinding {
+                set: b.set,
+                binding: b.binding,
+                element,
+                sampler: exec::Sampler { compare: false },
+            })),
         }
     }
     if !layout.addresses.is_empty() {
@@ -47,6 +66,9 @@ pub fn harness_inputs(
     Ok(Inputs {
         buffers,
         push_constants: push_bytes(layout.push),
+        images,
+        samplers,
+        unsupported,
         groups: GROUPS,
     })
 }
@@ -114,6 +136,283 @@ pub fn check_driver(
         let Some(t) = theirs.get(k) else { continue };
         if let Some(what) = exec::compare_buffer(&ran.module, b.set, b.binding, ours, t) {
             return Ok(Some(format!("set {} binding {}{what}", b.set, b.binding)));
+        }
+    }
+    for image in &ran.execution.images {
+        let Some(k) = slots
+            .iter()
+            .position(|(s, e)| (s.set, s.binding, *e) == (image.set, image.binding, image.element))
+        else {
+            continue;
+        };
+        let Some(t) = theirs.get(k) else { continue };
+        if let Some(what) = compare_image(image, t) {
+            return Ok(Some(format!(
+                "set {} binding {}{}, {what}",
+                image.set,
+                image.binding,
+                if image.element > 0 {
+                    format!("[{}]", image.element)
+                } else {
+                    String::new()
+                }
+            )));
+        }
+    }
+    Ok(None)
+}
+
+/// Where an image's texels part from `theirs`: 32-bit floats as attachments compare
+/// (`exec::close_words`), every other format exactly.
+fn compare_image(image: &exec::Image, theirs: &[u8]) -> Option<String> {
+    let float = image.encoding == exec::Encoding::Float && image.component_bytes == 4;
+    let step = if image.component_bytes == 4 { 4 } else { 1 };
+    let texel = (image.components * image.component_bytes) as usize;
+    let word = |b: &[u8]| b.iter().rev().fold(0u32, |w, &x| (w << 8) | u32::from(x));
+    let differ = image
+        .texels
+        .chunks(step)
+        .zip(theirs.chunks(step))
+        .position(|(o, t)| {
+            if float {
+                !exec::close_words(word(o), word(t), true)
+            } else {
+                o != t
+            }
+        })?;
+    let at = differ * step / texel.max(1);
+    let read = |b: &[u8]| {
+        b.get(at * texel..(at + 1) * texel)
+            .map(|t| format!("{t:02x?}"))
+            .unwrap_or_default()
+    };
+    Some(format!(
+        "texel {at}: {} here, {} there",
+        read(&image.texels),
+        read(theirs)
+    ))
+}
+
+/// Which stage of a draw a step is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DrawnStage {
+    /// A vertex shader alone, drawn before a generated fragment stage.
+    Vertex,
+    /// A fragment shader alone, drawn behind a generated vertex stage.
+    Fragment,
+    /// A module with both.
+    Both,
+}
+
+/// A step drawn: both stages as run (the step's and, for a stage alone, the generated
+/// partner the driver harness draws it with), what fed them and what they did.
+pub struct DrawRan {
+    pub stage: DrawnStage,
+    pub vertex: (Module, Vec<u32>, String),
+    pub fragment: (Module, Vec<u32>, String),
+    pub setup: Setup,
+    /// The harness's fill the draw used (the first with which the step draws something).
+    pub fill: &'static str,
+    pub inputs: exec::DrawInputs,
+    pub execution: exec::DrawExecution,
+}
+
+impl DrawRan {
+    /// The module of the step itself (the fragment stage's for a module with both).
+    pub fn module(&self) -> &Module {
+        match self.stage {
+            DrawnStage::Vertex => &self.vertex.0,
+            _ => &self.fragment.0,
+        }
+    }
+}
+
+/// The execution models of a module's entry points.
+pub fn models(m: &Module) -> Vec<ExecutionModel> {
+    m.entry_points()
+        .iter()
+        .filter_map(|e| match e.lits().first() {
+            Some(rspirv::dr::Operand::ExecutionModel(x)) => Some(*x),
+            _ => None,
+        })
+        .collect()
+}
+
+/// What the harness gives a draw, for the interpreter: the same descriptors, push
+/// constants, vertex attributes and attachments the driver gets from `setup`.
+pub fn draw_inputs(setup: &Setup) -> exec::DrawInputs {
+    let mut buffers = Vec::new();
+    let (mut images, mut samplers, mut unsupported) = (Vec::new(), Vec::new(), Vec::new());
+    for d in &setup.descriptors {
+        for (element, r) in d.elements.iter().enumerate() {
+            let at = (d.set, d.binding, element as u32);
+            match r {
+                Resource::Buffer { bytes, .. } if d.elements.len() == 1 => buffers.push(Buffer {
+                    set: d.set,
+                    binding: d.binding,
+                    bytes: bytes.clone(),
+                }),
+                Resource::Buffer { .. } => unsupported.push((
+                    d.set,
+                    d.binding,
+                    "an array of buffers, which exec does not run yet".to_string(),
+                )),
+                Resource::Image { image, texels } => match image.for_exec(at, texels.clone()) {
+                    Ok(i) => images.push(i),
+                    Err(why) => unsupported.push((d.set, d.binding, why)),
+                },
+                Resource::Sampler => samplers.push(exec::SamplerBinding {
+                    set: d.set,
+                    binding: d.binding,
+                    element: element as u32,
+                    sampler: exec::Sampler { compare: false },
+                }),
+            }
+        }
+    }
+    let attributes = setup
+        .attributes
+        .iter()
+        .filter_map(|&(location, binding, _, _)| {
+            let (_, _, _, bytes) = setup.vertex_buffers.iter().find(|b| b.0 == binding)?;
+            Some(exec::Attribute {
+                location,
+                bytes: bytes.clone(),
+            })
+        })
+        .collect();
+    exec::DrawInputs {
+        buffers,
+        push_constants: setup.push.clone(),
+        images,
+        samplers,
+        unsupported,
+        attributes,
+        vertices: setup.vertices,
+        instances: setup.instances,
+        size: SIZE,
+        attachments: setup
+            .colors
+            .iter()
+            .map(|c| c.map_or(0, |a| a.mask.as_raw() as u8))
+            .collect(),
+    }
+}
+
+/// Draws `step` (a vertex or a fragment stage, or a module with both) on the interpreter as
+/// the semantic bisect draws it on the driver: the stand-in partner of a stage alone, the
+/// setup made from reflection, the first of the fills with which it draws something.
+pub fn run_draw_step(
+    step: &Module,
+    entry: Option<&str>,
+    options: &Options,
+) -> Result<DrawRan, String> {
+    let words = driver_words(step)?;
+    let module = read::read_words(&words).map_err(|e| e.to_string())?;
+    let has = models(&module);
+    let (vertex, fragment) = (
+        has.contains(&ExecutionModel::Vertex),
+        has.contains(&ExecutionModel::Fragment),
+    );
+    let reflect = |model| {
+        reflect_entry(&words, model, entry).map_err(|e| format!("cannot draw the stage: {e}"))
+    };
+    let (stage, vs_words, fs_words) = match (vertex, fragment) {
+        (true, true) => (DrawnStage::Both, words.clone(), words.clone()),
+        (false, true) => {
+            let made = stand_in::vertex_for(&reflect(ExecutionModel::Fragment)?)?;
+            (DrawnStage::Fragment, made, words.clone())
+        }
+        (true, false) => {
+            let made = stand_in::fragment_for(&reflect(ExecutionModel::Vertex)?)?;
+            (DrawnStage::Vertex, words.clone(), made)
+        }
+        (false, false) => return Err("no vertex or fragment entry point".into()),
+    };
+    let vstage = reflect_entry(&vs_words, ExecutionModel::Vertex, entry)
+        .map_err(|e| format!("cannot draw the vertex stage: {e}"))?;
+    let fstage = reflect_entry(&fs_words, ExecutionModel::Fragment, entry)
+        .map_err(|e| format!("cannot draw the fragment stage: {e}"))?;
+    let vs = read::read_words(&vs_words).map_err(|e| e.to_string())?;
+    let fs = read::read_words(&fs_words).map_err(|e| e.to_string())?;
+    let mut drawn = None;
+    for (fill, data) in FILLS {
+        let set = setup(&vstage, &fstage, 12, 2, data)?;
+        let inputs = draw_inputs(&set);
+        let execution = exec::draw(
+            (&vs, Some(&vstage.entry)),
+            (&fs, Some(&fstage.entry)),
+            &inputs,
+            options,
+        )
+        .map_err(|r| r.to_string())?;
+        let covers = execution.covers();
+        drawn = Some((set, fill, inputs, execution));
+        if covers {
+            break;
+        }
+    }
+    let (setup, fill, inputs, execution) = drawn.expect("there are fills");
+    Ok(DrawRan {
+        stage,
+        vertex: (vs, vs_words, vstage.entry),
+        fragment: (fs, fs_words, fstage.entry),
+        setup,
+        fill,
+        inputs,
+        execution,
+    })
+}
+
+/// Draws what `ran` drew on `device` and compares every attachment texel: integers exactly,
+/// floats as `exec::close_words` allows; texels the interpreter leaves undefined are not
+/// compared. `Ok(None)` when they agree.
+pub fn check_draw_driver(device: &dyn Device, ran: &DrawRan) -> Result<Option<String>, String> {
+    let theirs = ran
+        .setup
+        .draw(
+            device,
+            (&ran.vertex.1, &ran.vertex.2),
+            (&ran.fragment.1, &ran.fragment.2),
+            Duration::from_secs(20),
+        )
+        .map_err(|e| e.to_string())?;
+    let ours = ran
+        .execution
+        .attachments
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| !a.words.is_empty());
+    for ((location, a), t) in ours.zip(&theirs.colors) {
+        let words: Vec<u32> = t
+            .chunks(4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect();
+        let differ = a
+            .words
+            .iter()
+            .zip(&words)
+            .enumerate()
+            .filter(|(_, (o, t))| o.is_some_and(|o| !exec::close_words(o, **t, a.float)))
+            .map(|(k, _)| k)
+            .collect::<Vec<_>>();
+        if let Some(&k) = differ.first() {
+            let texel = k / 4;
+            let (x, y) = (texel as u32 % SIZE.0, texel as u32 / SIZE.0);
+            let show = |w: u32| {
+                if a.float {
+                    format!("{}", f32::from_bits(w))
+                } else {
+                    format!("{}", w as i32)
+                }
+            };
+            return Ok(Some(format!(
+                "attachment {location}, pixel {x},{y}, component {}: {} here, {} there ({} words differ)",
+                k % 4,
+                a.words[k].map_or("undef".into(), show),
+                show(words[k]),
+                differ.len()
+            )));
         }
     }
     Ok(None)

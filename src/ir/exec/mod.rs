@@ -14,7 +14,10 @@
 //! y, then z; workgroups likewise), so two runs execute the same instructions in the same
 //! order, which is what comparing two steps value by value relies on.
 
+mod draw;
+mod images;
 mod memory;
+pub mod raster;
 
 use std::fmt;
 
@@ -29,15 +32,22 @@ use super::inst::{Id, Inst};
 use super::module::Module;
 use super::ops;
 use super::qptr::{Layout, Place};
+pub use draw::{draw, Attachment, Attribute, DrawExecution, DrawInputs, Who};
+pub use images::{Dim as ImageDim, Encoding, Image, Sampler, SamplerBinding};
 use memory::Bytes;
 pub use memory::Mem;
 
-/// What a dispatch reads: the bytes of each buffer binding, push constants, and how many
-/// workgroups run.
+/// What a dispatch reads: the bytes of each buffer binding, push constants, images and
+/// samplers, and how many workgroups run.
 #[derive(Clone, Debug, Default)]
 pub struct Inputs {
     pub buffers: Vec<Buffer>,
     pub push_constants: Vec<u8>,
+    pub images: Vec<Image>,
+    pub samplers: Vec<SamplerBinding>,
+    /// Bindings the caller could not describe, with why: a shader that uses one is refused
+    /// with that reason.
+    pub unsupported: Vec<(u32, u32, String)>,
     pub groups: [u32; 3],
 }
 
@@ -57,6 +67,12 @@ pub struct Options {
     pub budget: u64,
     /// Results recorded in the trace before recording stops (the run goes on).
     pub trace_limit: usize,
+    /// A fragment stage's 32-bit float arithmetic reads denormal operands as zero and
+    /// flushes denormal results to zero, unless the entry point asks for `DenormPreserve`.
+    /// Vulkan lets a driver do either; lavapipe flushes in its fragment shading threads and
+    /// not in compute or vertex processing. Moving bits (bitcasts, composites, selects)
+    /// flushes nothing.
+    pub flush_denormals: bool,
 }
 
 impl Default for Options {
@@ -64,6 +80,7 @@ impl Default for Options {
         Options {
             budget: 20_000_000,
             trace_limit: 2_000_000,
+            flush_denormals: true,
         }
     }
 }
@@ -74,8 +91,18 @@ pub enum Value {
     Const(Const),
     /// Where a pointer points: a variable and the path into it.
     Pointer(Pointer),
+    /// An image, a sampler or both (`OpSampledImage`).
+    Handle(Handle),
     /// An undefined value: `OpUndef`, an unwritten variable, an undefined result.
     Undef,
+}
+
+/// What an image or sampler variable holds: the image (its number among the run's) and the
+/// sampler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Handle {
+    image: Option<usize>,
+    sampler: Option<Sampler>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -145,6 +172,8 @@ impl fmt::Display for Refusal {
 pub struct Execution {
     /// The buffers afterwards, as given (words holding an undefined value keep their bytes).
     pub buffers: Vec<Buffer>,
+    /// The images afterwards (storage images as the shader left them).
+    pub images: Vec<Image>,
     /// The same as the shader's types see them, an undefined value an empty leaf (for
     /// `compare_buffer`: a driver may put anything there).
     pub contents: Vec<Mem>,
@@ -155,9 +184,22 @@ pub struct Execution {
     pub executed: u64,
     pub local_size: [u32; 3],
     pub groups: [u32; 3],
+    /// For a vertex or fragment stage, whose each invocation is (empty for compute).
+    pub who: Vec<Who>,
 }
 
 impl Execution {
+    /// An invocation as a person names it: `invocation 3,0,0`, `vertex 5`, `pixel 3,4`.
+    pub fn describe(&self, k: u32) -> String {
+        match self.who.get(k as usize) {
+            Some(w) => w.to_string(),
+            None => {
+                let [x, y, z] = self.invocation_of(k);
+                format!("invocation {x},{y},{z}")
+            }
+        }
+    }
+
     /// The global invocation id of invocation number `k`.
     pub fn invocation_of(&self, k: u32) -> [u32; 3] {
         invocation_id(self.local_size, self.groups, k)
@@ -231,7 +273,7 @@ pub fn run(
     inputs: &Inputs,
     options: &Options,
 ) -> Result<Execution, Refusal> {
-    let mut machine = Machine::new(m, entry, inputs, options)?;
+    let mut machine = Machine::new(m, ExecutionModel::GLCompute, entry, inputs, options)?;
     machine.dispatch()?;
     machine.finish()
 }
@@ -257,6 +299,8 @@ struct Frame {
 enum State {
     Running,
     AtBarrier,
+    /// At a derivative, waiting for the rest of its quad.
+    AtQuad,
     Done,
 }
 
@@ -270,6 +314,11 @@ struct Invocation {
     state: State,
     /// Workgroup barriers passed: accesses of a workgroup in different phases are ordered.
     phase: u32,
+    /// A fragment's helper invocation: it runs for its quad's derivatives, and its writes
+    /// to memory others see have no effect.
+    helper: bool,
+    /// It ended at `OpKill` or `OpTerminateInvocation`: its outputs are discarded.
+    killed: bool,
 }
 
 /// Who accessed memory: (invocation, workgroup number, phase).
@@ -296,6 +345,10 @@ struct BufferRoot {
 
 struct Machine<'m> {
     m: &'m Module,
+    model: ExecutionModel,
+    /// Whether float arithmetic flushes denormals (`Options::flush_denormals`, unless the
+    /// entry point asks `DenormPreserve`).
+    flush: bool,
     consts: Consts,
     sets: ExtSets,
     layout: Layout<'m>,
@@ -322,36 +375,47 @@ struct Machine<'m> {
     accesses: FxHashMap<(usize, Vec<u32>), Accesses>,
     /// Places a race made undefined.
     raced: FxHashSet<(usize, Vec<u32>)>,
+    /// The entry point's interface (its `OpEntryPoint` operands after the name).
+    interface: Vec<Id>,
+    /// Whose each invocation of a vertex or fragment stage is.
+    who: Vec<Who>,
+    images: Vec<Image>,
+    /// Roots of image and sampler variables: what each element holds.
+    handles: FxHashMap<usize, Vec<Option<Handle>>>,
 }
 
 /// Control leaving an instruction.
 enum Step {
     Next,
     Barrier,
+    /// A derivative: it needs the values of the rest of the quad.
+    Quad,
     Done,
 }
 
 impl<'m> Machine<'m> {
     fn new(
         m: &'m Module,
+        model: ExecutionModel,
         entry: Option<&str>,
         inputs: &'m Inputs,
         options: &Options,
     ) -> Result<Self, Refusal> {
+        let stage = match model {
+            ExecutionModel::GLCompute => "compute",
+            ExecutionModel::Vertex => "vertex",
+            ExecutionModel::Fragment => "fragment",
+            other => return Err(Refusal(format!("exec does not run {other:?} shaders"))),
+        };
         let ep = m
             .entry_points()
             .iter()
-            .filter(|e| {
-                matches!(
-                    e.lits().first(),
-                    Some(Operand::ExecutionModel(ExecutionModel::GLCompute))
-                )
-            })
+            .filter(|e| matches!(e.lits().first(), Some(Operand::ExecutionModel(x)) if *x == model))
             .find(|e| entry.is_none_or(|name| entry_name(e) == Some(name)))
             .ok_or_else(|| {
                 Refusal(match entry {
-                    Some(name) => format!("no compute entry point named {name:?}"),
-                    None => "no compute entry point: exec runs compute shaders so far".into(),
+                    Some(name) => format!("no {stage} entry point named {name:?}"),
+                    None => format!("no {stage} entry point"),
                 })
             })?;
         let entry_fn = ep
@@ -371,7 +435,11 @@ impl<'m> Machine<'m> {
             .get(&entry_fn)
             .ok_or_else(|| Refusal("the entry point's function is not defined".into()))?;
         let builtins = super::types::builtins(m);
-        let local_size = local_size(m, entry_fn, &consts, &builtins)?;
+        let local_size = if model == ExecutionModel::GLCompute {
+            local_size(m, entry_fn, &consts, &builtins)?
+        } else {
+            [1, 1, 1]
+        };
         if local_size.contains(&0) {
             return Err(Refusal(format!("a workgroup size of {local_size:?}")));
         }
@@ -383,8 +451,17 @@ impl<'m> Machine<'m> {
                 "{invocations} invocations: more than exec runs"
             )));
         }
+        let preserve = m.execution_modes().iter().any(|mode| {
+            mode.arg(0) == Some(entry_fn)
+                && matches!(
+                    mode.lits().first(),
+                    Some(Operand::ExecutionMode(ExecutionMode::DenormPreserve))
+                )
+        });
         let mut machine = Machine {
             m,
+            model,
+            flush: options.flush_denormals && model == ExecutionModel::Fragment && !preserve,
             sets: ExtSets::of(m),
             layout: Layout::new(m),
             consts,
@@ -408,6 +485,10 @@ impl<'m> Machine<'m> {
             shared_roots: FxHashSet::default(),
             accesses: FxHashMap::default(),
             raced: FxHashSet::default(),
+            interface: ep.args().get(1..).unwrap_or_default().to_vec(),
+            who: Vec::new(),
+            images: inputs.images.clone(),
+            handles: FxHashMap::default(),
         };
         machine.bind_buffers()?;
         Ok(machine)
@@ -459,12 +540,14 @@ impl<'m> Machine<'m> {
                     &self.inputs.buffers[k].bytes
                 }
                 StorageClass::PushConstant => &self.inputs.push_constants,
-                StorageClass::UniformConstant
-                | StorageClass::Image
-                | StorageClass::PhysicalStorageBuffer => {
+                StorageClass::UniformConstant => {
+                    self.bind_handles(var, pointee)?;
+                    continue;
+                }
+                StorageClass::Image | StorageClass::PhysicalStorageBuffer => {
                     if self.is_used(var) {
                         return Err(Refusal(format!(
-                            "%{var} is a {class:?} variable: exec runs buffers so far, not images, samplers or device addresses"
+                            "%{var} is a {class:?} variable: exec does not run device addresses yet"
                         )));
                     }
                     continue;
@@ -481,6 +564,93 @@ impl<'m> Machine<'m> {
             self.shared_roots.insert(self.memory.len());
             self.memory.push(mem);
         }
+        Ok(())
+    }
+
+    /// Gives an image or sampler variable (or an array of them) what the inputs bind there.
+    fn bind_handles(&mut self, var: Id, pointee: Id) -> Result<(), Refusal> {
+        let (set, binding) = binding_of(self.m, var);
+        let ty = self.layout.type_inst(pointee);
+        let (elem, count) = match ty.map(|t| (t.op(), t)) {
+            Some((Op::TypeArray, t)) => {
+                let n = t.arg(1).and_then(|n| self.layout.constant(n)).unwrap_or(0);
+                (t.arg(0).unwrap_or(0), Some(n as u32))
+            }
+            Some((Op::TypeRuntimeArray, t)) => (t.arg(0).unwrap_or(0), None),
+            _ => (pointee, None),
+        };
+        let kind = self.layout.type_inst(elem).map(|t| t.op());
+        if !matches!(
+            kind,
+            Some(Op::TypeImage | Op::TypeSampledImage | Op::TypeSampler)
+        ) {
+            // Acceleration structures and the like: refused where used.
+            if self.is_used(var) {
+                return Err(Refusal(format!(
+                    "%{var} is a {} variable, which exec does not run",
+                    kind.map_or("typeless".into(), |k| format!("Op{k:?}"))
+                )));
+            }
+            return Ok(());
+        }
+        let arrayed = ty.is_some_and(|t| matches!(t.op(), Op::TypeArray | Op::TypeRuntimeArray));
+        let given = self
+            .inputs
+            .images
+            .iter()
+            .filter(|i| (i.set, i.binding) == (set, binding))
+            .map(|i| i.element + 1)
+            .chain(
+                self.inputs
+                    .samplers
+                    .iter()
+                    .filter(|s| (s.set, s.binding) == (set, binding))
+                    .map(|s| s.element + 1),
+            )
+            .max()
+            .unwrap_or(0);
+        let count = count.unwrap_or(given).max(1);
+        let mut handles = Vec::new();
+        for element in 0..count {
+            let image = self
+                .inputs
+                .images
+                .iter()
+                .position(|i| (i.set, i.binding, i.element) == (set, binding, element));
+            let sampler = match image {
+                Some(k) => self.inputs.images[k].sampler,
+                None => self
+                    .inputs
+                    .samplers
+                    .iter()
+                    .find(|s| (s.set, s.binding, s.element) == (set, binding, element))
+                    .map(|s| s.sampler),
+            };
+            let bound = match kind {
+                Some(Op::TypeSampler) => sampler.is_some(),
+                _ => image.is_some(),
+            };
+            handles.push(bound.then_some(Handle { image, sampler }));
+        }
+        if handles.iter().any(Option::is_none) && self.is_used(var) {
+            let why = self
+                .inputs
+                .unsupported
+                .iter()
+                .find(|u| (u.0, u.1) == (set, binding))
+                .map_or("nothing is bound there".to_string(), |u| u.2.clone());
+            return Err(Refusal(format!(
+                "set {set} binding {binding} (%{var}): {why}"
+            )));
+        }
+        let root = self.memory.len();
+        self.memory.push(if arrayed {
+            Mem::Parts(vec![Mem::Leaf(None); handles.len()])
+        } else {
+            Mem::Leaf(None)
+        });
+        self.handles.insert(root, handles);
+        self.shared.insert(var, root);
         Ok(())
     }
 
@@ -518,6 +688,8 @@ impl<'m> Machine<'m> {
                             globals,
                             state: State::Running,
                             phase: 0,
+                            helper: false,
+                            killed: false,
                         };
                         self.builtin_inputs(&mut inv);
                         inv.frames.push(Frame {
@@ -612,12 +784,17 @@ impl<'m> Machine<'m> {
                     match self.step(inv)? {
                         Step::Next => {}
                         Step::Barrier => inv.state = State::AtBarrier,
+                        Step::Quad => inv.state = State::AtQuad,
                         Step::Done => inv.state = State::Done,
                     }
                     if self.out_of_budget {
                         return Ok(());
                     }
                 }
+            }
+            if invs.iter().any(|i| i.state == State::AtQuad) {
+                self.derivatives(invs);
+                continue;
             }
             let waiting: Vec<usize> = (0..invs.len())
                 .filter(|&k| invs[k].state == State::AtBarrier)
@@ -645,6 +822,69 @@ impl<'m> Machine<'m> {
                 invs[k].state = State::Running;
                 invs[k].phase += 1;
             }
+        }
+    }
+
+    /// The instruction `inv` is at.
+    fn current(&self, inv: &Invocation) -> Option<(&'m Function, super::func::InstId)> {
+        let fr = inv.frames.last()?;
+        let f = self.code[fr.func].f;
+        let block = f.block(fr.block);
+        Some((f, *block.insts.get(fr.ip)?))
+    }
+
+    /// Gives every invocation of a quad (`invs`: (0,0), (1,0), (0,1), (1,1)) waiting at a
+    /// derivative its result, from the operand's values in the quad's invocations waiting at
+    /// the same instruction. A partner elsewhere (ended, or in other control flow) leaves the
+    /// result undefined, as SPIR-V does.
+    fn derivatives(&mut self, invs: &mut [Invocation]) {
+        let at: Vec<Option<(Id, super::func::InstId)>> = invs
+            .iter()
+            .map(|i| {
+                (i.state == State::AtQuad)
+                    .then(|| self.current(i).map(|(f, k)| (f.id(), k)))
+                    .flatten()
+            })
+            .collect();
+        let mut results = Vec::new();
+        for k in 0..invs.len() {
+            let Some((f, i)) = self.current(&invs[k]).filter(|_| at[k].is_some()) else {
+                continue;
+            };
+            let inst = f.inst(i);
+            let operand = |j: usize| -> Option<Const> {
+                (at[j] == at[k])
+                    .then(|| match self.value(&invs[j], inst.arg(0).unwrap_or(0)) {
+                        Value::Const(c) => Some(c),
+                        _ => None,
+                    })
+                    .flatten()
+            };
+            // Every derivative is a fine one: Vulkan lets coarse ones be computed as fine,
+            // and lavapipe does so.
+            let (row, col) = (k / 2 * 2, k % 2);
+            let (dx, dy) = ((row, row + 1), (col, col + 2));
+            let diff = |(a, b): (usize, usize)| -> Option<Const> {
+                let (a, b) = (operand(a)?, operand(b)?);
+                floats2(Op::FSub, &b, &a)
+            };
+            let v = match inst.op() {
+                Op::DPdx | Op::DPdxFine | Op::DPdxCoarse => diff(dx),
+                Op::DPdy | Op::DPdyFine | Op::DPdyCoarse => diff(dy),
+                _ => diff(dx)
+                    .zip(diff(dy))
+                    .and_then(|(x, y)| floats2(Op::FAdd, &abs(&x)?, &abs(&y)?)),
+            };
+            results.push((k, inst, v.map_or(Value::Undef, Value::Const)));
+        }
+        for (k, inst, v) in results {
+            self.set(&mut invs[k], inst, v);
+            invs[k]
+                .frames
+                .last_mut()
+                .expect("waiting at an instruction")
+                .ip += 1;
+            invs[k].state = State::Running;
         }
     }
 
@@ -701,6 +941,30 @@ impl<'m> Machine<'m> {
             {
                 Ok(Step::Next)
             }
+            Op::DPdx
+            | Op::DPdy
+            | Op::Fwidth
+            | Op::DPdxFine
+            | Op::DPdyFine
+            | Op::FwidthFine
+            | Op::DPdxCoarse
+            | Op::DPdyCoarse
+            | Op::FwidthCoarse
+                if self.model == ExecutionModel::Fragment =>
+            {
+                // Run when the whole quad is here (`derivatives`).
+                inv.frames.last_mut().expect("checked").ip -= 1;
+                Ok(Step::Quad)
+            }
+            Op::DemoteToHelperInvocation => {
+                inv.helper = true;
+                Ok(Step::Next)
+            }
+            Op::IsHelperInvocationEXT => {
+                let v = Value::Const(Const::Scalar(ops::fold::Value::Bool(inv.helper)));
+                self.set(inv, inst, v);
+                Ok(Step::Next)
+            }
             Op::ControlBarrier => {
                 let scope = inst
                     .arg(0)
@@ -751,6 +1015,18 @@ impl<'m> Machine<'m> {
                     self.access(inv, p, false, func_id, at, inst);
                 }
                 let v = match ptr {
+                    Value::Pointer(p) if self.handles.contains_key(&p.root) => {
+                        let k = p.path.first().copied().unwrap_or(0) as usize;
+                        self.handles[&p.root]
+                            .get(k)
+                            .copied()
+                            .flatten()
+                            .map_or(Value::Undef, Value::Handle)
+                    }
+                    // What a racing read gets is undefined.
+                    Value::Pointer(p) if self.raced.contains(&(p.root, p.path.clone())) => {
+                        Value::Undef
+                    }
                     Value::Pointer(p) => match self.memory[p.root].at(&p.path).map(Mem::value) {
                         Some(Some(c)) => Value::Const(c),
                         Some(None) => {
@@ -813,6 +1089,7 @@ impl<'m> Machine<'m> {
                 let &k = self
                     .func_index
                     .get(&callee)
+                    .filter(|&&k| !self.code[k].f.blocks().is_empty())
                     .ok_or_else(|| Refusal(format!("a call of %{callee}, which is not defined")))?;
                 let mut values = FxHashMap::default();
                 for (p, &a) in self.code[k]
@@ -836,6 +1113,29 @@ impl<'m> Machine<'m> {
                     result: inst.result(),
                 });
                 self.enter_block(inv, 0, None);
+                Ok(Step::Next)
+            }
+            Op::SampledImage
+            | Op::Image
+            | Op::ImageSampleImplicitLod
+            | Op::ImageSampleExplicitLod
+            | Op::ImageSampleProjImplicitLod
+            | Op::ImageSampleProjExplicitLod
+            | Op::ImageSampleDrefImplicitLod
+            | Op::ImageSampleDrefExplicitLod
+            | Op::ImageSampleProjDrefImplicitLod
+            | Op::ImageSampleProjDrefExplicitLod
+            | Op::ImageFetch
+            | Op::ImageRead
+            | Op::ImageWrite
+            | Op::ImageGather
+            | Op::ImageDrefGather
+            | Op::ImageQuerySize
+            | Op::ImageQuerySizeLod
+            | Op::ImageQueryLevels
+            | Op::ImageQuerySamples => {
+                let v = self.image_op(inv, inst, func_id, at)?;
+                self.set(inv, inst, v);
                 Ok(Step::Next)
             }
             op if super::inst::is_atomic(op) => {
@@ -882,18 +1182,20 @@ impl<'m> Machine<'m> {
                 op_name(inst, &self.sets)
             )));
         }
-        let args: Vec<Option<&Const>> = values
+        let flush = self.flush && !moves_bits(inst.op());
+        let flushed: Vec<Option<Const>> = values
             .iter()
-            .enumerate()
-            .map(|(k, v)| match v {
-                Value::Const(c) => Some(c),
+            .map(|v| match v {
+                Value::Const(c) if flush => Some(flush_denormal(c)),
+                Value::Const(c) => Some(c.clone()),
                 // An extended instruction's set is not a value.
-                _ if k < skip => None,
                 _ => None,
             })
             .collect();
+        let args: Vec<Option<&Const>> = flushed.iter().map(Option::as_ref).collect();
         let eval = match self.consts.eval(inst, &args) {
             Eval::Unknown => self.consts.eval_linear_algebra(inst, &args),
+            Eval::Const(c) if flush => Eval::Const(flush_denormal(&c)),
             e => e,
         };
         match eval {
@@ -989,6 +1291,10 @@ impl<'m> Machine<'m> {
             Value::Const(c) => Some(c),
             _ => None,
         };
+        // A helper invocation's writes to memory others see have no effect.
+        if inv.helper && self.shared_roots.contains(&p.root) {
+            return;
+        }
         if inst.op() == Op::Store || inst.op() == Op::CopyMemory {
             self.access(inv, p, true, func, at, inst);
         }
@@ -1036,16 +1342,20 @@ impl<'m> Machine<'m> {
         }
         if let Some((o, what)) = other {
             self.raced.insert((p.root, p.path.clone()));
-            let [x, y, z] = invocation_id(self.local_size, self.groups, o.0);
+            let other = match self.who.get(o.0 as usize) {
+                Some(w) => w.to_string(),
+                None => {
+                    let [x, y, z] = invocation_id(self.local_size, self.groups, o.0);
+                    format!("invocation {x},{y},{z}")
+                }
+            };
             self.find(
                 FindingKind::Race,
                 inv.number,
                 func,
                 inst.result().unwrap_or_else(|| inst.arg(0).unwrap_or(0)),
                 Some(at),
-                format!(
-                    "invocation {x},{y},{z} {what} this place with no barrier or atomics between"
-                ),
+                format!("{other} {what} this place with no barrier or atomics between"),
             );
         }
     }
@@ -1058,7 +1368,8 @@ impl<'m> Machine<'m> {
         at: super::func::InstId,
     ) -> Result<(), Refusal> {
         let ptr = self.value(inv, inst.arg(0).unwrap_or(0));
-        let Value::Pointer(p) = ptr else {
+        // A helper invocation's atomics are not done; their results are undefined.
+        let (Value::Pointer(p), false) = (ptr, inv.helper) else {
             self.set(inv, inst, Value::Undef);
             return Ok(());
         };
@@ -1202,7 +1513,10 @@ impl<'m> Machine<'m> {
                 );
                 return Ok(Step::Done);
             }
-            Op::Kill | Op::TerminateInvocation => return Ok(Step::Done),
+            Op::Kill | Op::TerminateInvocation => {
+                inv.killed = true;
+                return Ok(Step::Done);
+            }
             _ => {
                 return Err(Refusal(format!(
                     "{} is not run yet",
@@ -1345,6 +1659,7 @@ impl<'m> Machine<'m> {
         }
         Ok(Execution {
             buffers,
+            images: self.images,
             contents,
             findings: self.findings,
             trace: self.trace,
@@ -1352,6 +1667,7 @@ impl<'m> Machine<'m> {
             executed: self.executed.min(self.options.budget),
             local_size: self.local_size,
             groups: self.groups,
+            who: self.who,
         })
     }
 }
@@ -1383,6 +1699,71 @@ fn binding_of(m: &Module, var: Id) -> (u32, u32) {
         }
     }
     set_binding
+}
+
+/// Ops that move bits without doing float arithmetic on them: a denormal goes through.
+fn moves_bits(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Bitcast
+            | Op::CopyObject
+            | Op::CompositeConstruct
+            | Op::CompositeExtract
+            | Op::CompositeInsert
+            | Op::VectorShuffle
+            | Op::VectorExtractDynamic
+            | Op::VectorInsertDynamic
+            | Op::Select
+            | Op::CopyLogical
+    )
+}
+
+/// `c` with every 32-bit denormal float made a zero of its sign.
+fn flush_denormal(c: &Const) -> Const {
+    match c {
+        Const::Scalar(ops::fold::Value::Float { value, width: 32 })
+            if *value != 0.0 && value.abs() < f64::from(f32::MIN_POSITIVE) =>
+        {
+            Const::Scalar(ops::fold::Value::Float {
+                value: 0.0f64.copysign(*value),
+                width: 32,
+            })
+        }
+        Const::Composite(parts) => Const::Composite(parts.iter().map(flush_denormal).collect()),
+        other => other.clone(),
+    }
+}
+
+/// The op table's rule of `op` applied to float scalars or vectors component by component.
+fn floats2(op: Op, a: &Const, b: &Const) -> Option<Const> {
+    match (a, b) {
+        (Const::Scalar(x), Const::Scalar(y)) => ops::fold::rule(op)?(&[*x, *y]).map(Const::Scalar),
+        (Const::Composite(x), Const::Composite(y)) if x.len() == y.len() => x
+            .iter()
+            .zip(y)
+            .map(|(p, q)| floats2(op, p, q))
+            .collect::<Option<Vec<_>>>()
+            .map(Const::Composite),
+        _ => None,
+    }
+}
+
+/// `|a|` of a float scalar or vector.
+fn abs(a: &Const) -> Option<Const> {
+    match a {
+        Const::Scalar(ops::fold::Value::Float { value, width }) => {
+            Some(Const::Scalar(ops::fold::Value::Float {
+                value: value.abs(),
+                width: *width,
+            }))
+        }
+        Const::Composite(x) => x
+            .iter()
+            .map(abs)
+            .collect::<Option<Vec<_>>>()
+            .map(Const::Composite),
+        _ => None,
+    }
 }
 
 fn op_name(inst: &Inst, sets: &ExtSets) -> String {
@@ -1510,6 +1891,23 @@ fn differ(a: &Mem, b: &Mem, path: &mut Vec<u32>) -> Option<(String, String)> {
     }
 }
 
+/// Whether two attachment words agree: integers exactly; floats as `compare_buffer` allows,
+/// or within 2^-14 of the larger magnitude (at least 1). Vulkan asks only that interpolation
+/// be "sufficiently accurate": a driver interpolates from plane equations in single precision,
+/// with errors relative to the vertices' values rather than to the result, so a value that
+/// interpolates to near zero between large ones may be off by more than its own precision.
+pub fn close_words(ours: u32, theirs: u32, float: bool) -> bool {
+    if !float {
+        return ours == theirs;
+    }
+    let (x, y) = (
+        f64::from(f32::from_bits(ours)),
+        f64::from(f32::from_bits(theirs)),
+    );
+    let f = |value: f64| Const::Scalar(ops::fold::Value::Float { value, width: 32 });
+    close(&f(x), &f(y)) || (x - y).abs() <= x.abs().max(y.abs()).max(1.0) / f64::from(1u32 << 14)
+}
+
 fn close(a: &Const, b: &Const) -> bool {
     use ops::fold::Value as V;
     match (a, b) {
@@ -1566,6 +1964,10 @@ pub fn show(v: &Value) -> String {
                 )
             }
         }
+        Value::Handle(h) => match h.image {
+            Some(k) => format!("image {k}"),
+            None => "sampler".into(),
+        },
         Value::Undef => "undef".into(),
     }
 }

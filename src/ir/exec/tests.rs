@@ -55,8 +55,8 @@ fn one_buffer(bytes: Vec<u8>, groups: [u32; 3]) -> Inputs {
             binding: 0,
             bytes,
         }],
-        push_constants: Vec::new(),
         groups,
+        ..Inputs::default()
     }
 }
 

@@ -252,6 +252,64 @@ impl Image {
     }
 }
 
+impl Image {
+    /// The image as the interpreter takes it (`ir::exec::Image`), holding `texels`, bound at
+    /// `set`, `binding` and array element `element`; `Err` says why it cannot.
+    pub fn for_exec(
+        &self,
+        (set, binding, element): (u32, u32, u32),
+        texels: Vec<u8>,
+    ) -> Result<crate::ir::exec::Image, String> {
+        use crate::ir::exec::{Encoding, ImageDim, Sampler};
+        let dim = match self.dim {
+            Dim::D1 => ImageDim::D1,
+            Dim::D2 => ImageDim::D2,
+            Dim::D3 => ImageDim::D3,
+            Dim::Buffer => ImageDim::Buffer,
+            Dim::Cube => return Err(format!("{self}, which exec does not run yet")),
+            Dim::Subpass(_) => return Err(format!("{self}, which exec does not run yet")),
+        };
+        if self.multisampled {
+            return Err(format!("{self}, which exec does not run yet"));
+        }
+        let (format, store, components, component_bytes) = self.layout();
+        let name = format!("{format:?}");
+        let encoding = match store {
+            Store::Float => Encoding::Float,
+            Store::Norm if name.contains("SNORM") => Encoding::Snorm,
+            Store::Norm => Encoding::Unorm,
+            Store::Int if component_bytes > 4 => {
+                return Err(format!(
+                    "{self} in a 64-bit format, which exec does not run yet"
+                ))
+            }
+            Store::Int if name.contains("SINT") => Encoding::Sint,
+            Store::Int => Encoding::Uint,
+            Store::Packed => {
+                return Err(format!(
+                    "{self} in a packed format ({name}), which exec does not run yet"
+                ))
+            }
+        };
+        let (w, h, d, layers) = self.extent();
+        Ok(crate::ir::exec::Image {
+            set,
+            binding,
+            element,
+            dim,
+            arrayed: self.arrayed,
+            extent: [w, h, d, layers],
+            encoding,
+            components,
+            component_bytes,
+            texels,
+            sampler: (self.combined || self.depth).then_some(Sampler {
+                compare: self.depth,
+            }),
+        })
+    }
+}
+
 /// -1, -0.75, … 1 as IEEE halves.
 const HALVES: [u16; 9] = [
     0xbc00, 0xba00, 0xb800, 0xb400, 0x0000, 0x3400, 0x3800, 0x3a00, 0x3c00,

@@ -756,7 +756,9 @@ pub fn setup(
         attributes,
         descriptors,
         push: if vs.push || fs.push {
-            data(99, 32)
+            // 256 bytes: every push constant block the limit Vulkan guarantees (128) or
+            // lavapipe allows (256) holds.
+            data(99, 64)
         } else {
             Vec::new()
         },

@@ -1,0 +1,553 @@
+//! Images, texel buffers and samplers as the interpreter reads and writes them: texels as
+//! bytes in a format (`Encoding`, components, bytes per component), addressed as Vulkan
+//! does, and sampled as the harness's sampler does — nearest texel, `REPEAT` addressing, one
+//! mip level (so the level of detail, implicit or explicit, changes nothing), depth images
+//! compared with `LESS_OR_EQUAL`. A sampler the harness does not make is never given.
+
+use super::super::consts::{decode_float, encode_float, Const};
+use super::super::ops::fold::Value as V;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dim {
+    D1,
+    D2,
+    D3,
+    /// A texel buffer.
+    Buffer,
+}
+
+/// How a format's components are stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    Float,
+    Unorm,
+    Snorm,
+    Sint,
+    Uint,
+}
+
+/// An image (or texel buffer) bound at a descriptor set, binding and array element.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Image {
+    pub set: u32,
+    pub binding: u32,
+    pub element: u32,
+    pub dim: Dim,
+    pub arrayed: bool,
+    /// Width, height, depth and layers.
+    pub extent: [u32; 4],
+    pub encoding: Encoding,
+    pub components: u32,
+    /// 1, 2 or 4 (floats: 2 or 4).
+    pub component_bytes: u32,
+    /// Texels, row by row, layer by layer.
+    pub texels: Vec<u8>,
+    /// The sampler of a combined image sampler.
+    pub sampler: Option<Sampler>,
+}
+
+/// The harness's sampler: nearest, `REPEAT`, one level; `compare`: depth comparisons with
+/// `LESS_OR_EQUAL`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sampler {
+    pub compare: bool,
+}
+
+/// A sampler bound alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SamplerBinding {
+    pub set: u32,
+    pub binding: u32,
+    pub element: u32,
+    pub sampler: Sampler,
+}
+
+impl Image {
+    fn texel_bytes(&self) -> usize {
+        (self.components * self.component_bytes) as usize
+    }
+
+    /// The number of texel `[x, y, z, layer]`, when inside the image.
+    fn index(&self, at: [i64; 4]) -> Option<usize> {
+        let [w, h, d, l] = self.extent.map(i64::from);
+        let [x, y, z, layer] = at;
+        let inside = (0..w).contains(&x)
+            && (0..h).contains(&y)
+            && (0..d).contains(&z)
+            && (0..l).contains(&layer);
+        inside.then(|| (((layer * d + z) * h + y) * w + x) as usize)
+    }
+
+    /// The texel at `at` as four components (missing ones read 0, 0, 0, 1), as floats or
+    /// integers by the format; `None` outside the image.
+    pub fn read(&self, at: [i64; 4]) -> Option<[Const; 4]> {
+        let start = self.index(at)? * self.texel_bytes();
+        let bytes = self.texels.get(start..start + self.texel_bytes())?;
+        let n = self.component_bytes as usize;
+        let float = !matches!(self.encoding, Encoding::Sint | Encoding::Uint);
+        Some(std::array::from_fn(|c| {
+            let Some(raw) = bytes.get(c * n..c * n + n) else {
+                let missing = if c == 3 { 1 } else { 0 };
+                return if float {
+                    f32c(f64::from(missing))
+                } else {
+                    int(missing)
+                };
+            };
+            let bits = raw
+                .iter()
+                .rev()
+                .fold(0u64, |acc, &b| (acc << 8) | u64::from(b));
+            let max = |signed: bool| ((1u64 << (8 * n - usize::from(signed))) - 1) as f64;
+            let signed = |bits: u64| {
+                let shift = 64 - 8 * n;
+                ((bits << shift) as i64) >> shift
+            };
+            match self.encoding {
+                Encoding::Float => f32c(decode_float(bits, (8 * n) as u32)),
+                Encoding::Unorm => f32c(bits as f64 / max(false)),
+                Encoding::Snorm => f32c((signed(bits) as f64 / max(true)).max(-1.0)),
+                Encoding::Sint => int(signed(bits) as u32),
+                Encoding::Uint => int(bits as u32),
+            }
+        }))
+    }
+
+    /// Writes the texel at `at` from `value`'s components (as many as the format has);
+    /// `false` outside the image or for a value of another shape.
+    pub fn write(&mut self, at: [i64; 4], value: &Const) -> bool {
+        let Some(index) = self.index(at) else {
+            return false;
+        };
+        let parts: Vec<&Const> = match value {
+            Const::Composite(parts) => parts.iter().collect(),
+            scalar => vec![scalar],
+        };
+        let n = self.component_bytes as usize;
+        let start = index * self.texel_bytes();
+        for c in 0..self.components as usize {
+            let Some(part) = parts.get(c) else { break };
+            let bits: u64 = match (self.encoding, part) {
+                (Encoding::Float, Const::Scalar(V::Float { value, .. })) => {
+                    let Some(b) = encode_float(*value, (8 * n) as u32) else {
+                        return false;
+                    };
+                    b
+                }
+                (Encoding::Unorm, Const::Scalar(V::Float { value, .. })) => {
+                    let max = ((1u64 << (8 * n)) - 1) as f64;
+                    (value.clamp(0.0, 1.0) * max).round_ties_even() as u64
+                }
+                (Encoding::Snorm, Const::Scalar(V::Float { value, .. })) => {
+                    let max = ((1u64 << (8 * n - 1)) - 1) as f64;
+                    (value.clamp(-1.0, 1.0) * max).round_ties_even() as i64 as u64
+                }
+                (Encoding::Sint | Encoding::Uint, Const::Scalar(V::Int { bits, .. })) => *bits,
+                _ => return false,
+            };
+            for k in 0..n {
+                if let Some(b) = self.texels.get_mut(start + c * n + k) {
+                    *b = (bits >> (8 * k)) as u8;
+                }
+            }
+        }
+        true
+    }
+
+    /// How many coordinates address a texel (the layer apart).
+    pub fn coordinates(&self) -> usize {
+        match self.dim {
+            Dim::D1 | Dim::Buffer => 1,
+            Dim::D2 => 2,
+            Dim::D3 => 3,
+        }
+    }
+
+    /// The texel integer coordinates `coords` (and the layer after them) address.
+    pub fn texel_at(&self, coords: &[i64]) -> [i64; 4] {
+        let n = self.coordinates();
+        let get = |k: usize| coords.get(k).copied().unwrap_or(0);
+        let layer = if self.arrayed { get(n) } else { 0 };
+        [
+            get(0),
+            if n > 1 { get(1) } else { 0 },
+            if n > 2 { get(2) } else { 0 },
+            layer,
+        ]
+    }
+
+    /// The texel the sampler takes at normalized coordinates `coords` (the layer after
+    /// them, unnormalized), moved by `offset` texels: the nearest, wrapped around.
+    pub fn nearest(&self, coords: &[f64], offset: &[i64]) -> [i64; 4] {
+        let n = self.coordinates();
+        let mut at = [0i64; 4];
+        for (k, slot) in at.iter_mut().enumerate().take(n) {
+            let size = i64::from(self.extent[k]);
+            // In single precision, as a driver computes it.
+            let u = (coords.get(k).copied().unwrap_or(0.0) as f32) * size as f32;
+            let i = u.floor() as i64 + offset.get(k).copied().unwrap_or(0);
+            *slot = i.rem_euclid(size.max(1));
+        }
+        if self.arrayed {
+            let layers = i64::from(self.extent[3]);
+            let layer = coords.get(n).copied().unwrap_or(0.0).round_ties_even() as i64;
+            at[3] = layer.clamp(0, layers - 1);
+        }
+        at
+    }
+
+    /// The 2×2 texels linear filtering would read around `coords`, in `OpImageGather`'s order:
+    /// (i0, j1), (i1, j1), (i1, j0), (i0, j0).
+    pub fn footprint(&self, coords: &[f64], offset: &[i64]) -> [[i64; 4]; 4] {
+        let base = self.nearest(coords, offset);
+        let corner = |k: usize| {
+            let size = i64::from(self.extent[k]);
+            let u = (coords.get(k).copied().unwrap_or(0.0) as f32) * size as f32 - 0.5;
+            let i0 = u.floor() as i64 + offset.get(k).copied().unwrap_or(0);
+            (i0.rem_euclid(size.max(1)), (i0 + 1).rem_euclid(size.max(1)))
+        };
+        let (i0, i1) = corner(0);
+        let (j0, j1) = if self.coordinates() > 1 {
+            corner(1)
+        } else {
+            (0, 0)
+        };
+        let at = |i: i64, j: i64| [i, j, base[2], base[3]];
+        [at(i0, j1), at(i1, j1), at(i1, j0), at(i0, j0)]
+    }
+}
+
+fn f32c(x: f64) -> Const {
+    Const::Scalar(V::Float {
+        value: f64::from(x as f32),
+        width: 32,
+    })
+}
+
+fn int(x: u32) -> Const {
+    Const::Scalar(V::Int {
+        bits: u64::from(x),
+        width: 32,
+    })
+}
+
+/// The image operands' ids, by `ImageOperands` bit (operands come in the order of the bits).
+struct Operands {
+    offset: Vec<i64>,
+    sample: Option<i64>,
+}
+
+impl super::Machine<'_> {
+    fn handle(&self, inv: &super::Invocation, id: super::Id) -> Option<super::Handle> {
+        match self.value(inv, id) {
+            super::Value::Handle(h) => Some(h),
+            _ => None,
+        }
+    }
+
+    fn components(&self, inv: &super::Invocation, id: super::Id) -> Option<Vec<Const>> {
+        match self.value(inv, id) {
+            super::Value::Const(Const::Composite(parts)) => Some(parts),
+            super::Value::Const(c) => Some(vec![c]),
+            _ => None,
+        }
+    }
+
+    fn operands(&self, inv: &super::Invocation, inst: &super::Inst, first: usize) -> Operands {
+        let mask = inst
+            .lits()
+            .iter()
+            .find_map(|o| match o {
+                rspirv::dr::Operand::ImageOperands(m) => Some(m.bits()),
+                _ => None,
+            })
+            .unwrap_or(0);
+        let ids = inst.args().get(first..).unwrap_or_default();
+        let mut out = Operands {
+            offset: Vec::new(),
+            sample: None,
+        };
+        let ints = |id: super::Id| -> Vec<i64> {
+            self.components(inv, id)
+                .unwrap_or_default()
+                .iter()
+                .map(|c| signed(c).unwrap_or(0))
+                .collect()
+        };
+        let mut k = 0;
+        // Bias, Lod, Grad (two), ConstOffset, Offset, ConstOffsets, Sample, MinLod,
+        // MakeTexelAvailable, MakeTexelVisible: how many ids each bit takes.
+        let widths = [1, 1, 2, 1, 1, 1, 1, 1, 1, 1];
+        for (bit, width) in widths.iter().enumerate() {
+            if mask & (1 << bit) == 0 {
+                continue;
+            }
+            if let Some(&id) = ids.get(k) {
+                match bit {
+                    3 | 4 => out.offset = ints(id),
+                    6 => out.sample = ints(id).first().copied(),
+                    _ => {}
+                }
+            }
+            k += width;
+        }
+        out
+    }
+
+    /// Runs an image instruction.
+    pub(super) fn image_op(
+        &mut self,
+        inv: &mut super::Invocation,
+        inst: &super::Inst,
+        func: super::Id,
+        at: super::super::func::InstId,
+    ) -> Result<super::Value, super::Refusal> {
+        use super::Value;
+        use spirv::Op;
+        let args = inst.args();
+        let arg = |k: usize| args.get(k).copied().unwrap_or(0);
+        let handle = self.handle(inv, arg(0));
+        match inst.op() {
+            Op::SampledImage => {
+                let sampler = self.handle(inv, arg(1)).and_then(|h| h.sampler);
+                return Ok(handle.map_or(Value::Undef, |h| {
+                    Value::Handle(super::Handle {
+                        image: h.image,
+                        sampler,
+                    })
+                }));
+            }
+            Op::Image => {
+                return Ok(handle.map_or(Value::Undef, |h| {
+                    Value::Handle(super::Handle {
+                        image: h.image,
+                        sampler: None,
+                    })
+                }))
+            }
+            _ => {}
+        }
+        let Some((k, sampler)) = handle.and_then(|h| Some((h.image?, h.sampler))) else {
+            return Ok(Value::Undef);
+        };
+        let img = &self.images[k];
+        match inst.op() {
+            Op::ImageQuerySize | Op::ImageQuerySizeLod => {
+                let n = img.coordinates();
+                let mut size: Vec<Const> = img.extent[..n].iter().map(|&x| int(x)).collect();
+                if img.arrayed {
+                    size.push(int(img.extent[3]));
+                }
+                return Ok(Value::Const(if size.len() == 1 {
+                    size.remove(0)
+                } else {
+                    Const::Composite(size)
+                }));
+            }
+            Op::ImageQueryLevels | Op::ImageQuerySamples => return Ok(Value::Const(int(1))),
+            _ => {}
+        }
+        let Some(coords) = self.components(inv, arg(1)) else {
+            return Ok(Value::Undef);
+        };
+        let fetch = matches!(inst.op(), Op::ImageFetch | Op::ImageRead | Op::ImageWrite);
+        let first_operand = match inst.op() {
+            Op::ImageWrite
+            | Op::ImageGather
+            | Op::ImageDrefGather
+            | Op::ImageSampleDrefImplicitLod
+            | Op::ImageSampleDrefExplicitLod
+            | Op::ImageSampleProjDrefImplicitLod
+            | Op::ImageSampleProjDrefExplicitLod => 3,
+            _ => 2,
+        };
+        let operands = self.operands(inv, inst, first_operand);
+        if operands.sample.is_some_and(|s| s != 0) {
+            return Err(super::Refusal("multisampled images are not run yet".into()));
+        }
+        let texel_at = if fetch {
+            let ints: Vec<i64> = coords
+                .iter()
+                .map(|c| signed(c).unwrap_or(i64::MIN))
+                .collect();
+            let mut at = img.texel_at(&ints);
+            for (a, o) in at.iter_mut().zip(&operands.offset) {
+                *a += o;
+            }
+            at
+        } else {
+            if sampler.is_none() {
+                return Err(super::Refusal("an image sampled without a sampler".into()));
+            }
+            let mut floats: Vec<f64> = coords
+                .iter()
+                .map(|c| float(c).unwrap_or(f64::NAN))
+                .collect();
+            if matches!(
+                inst.op(),
+                Op::ImageSampleProjImplicitLod
+                    | Op::ImageSampleProjExplicitLod
+                    | Op::ImageSampleProjDrefImplicitLod
+                    | Op::ImageSampleProjDrefExplicitLod
+            ) {
+                let q = floats.get(img.coordinates()).copied().unwrap_or(1.0);
+                for f in floats.iter_mut().take(img.coordinates()) {
+                    *f = f64::from((*f as f32) / (q as f32));
+                }
+            }
+            if floats.iter().any(|f| !f.is_finite()) {
+                return Ok(Value::Undef);
+            }
+            if matches!(inst.op(), Op::ImageGather | Op::ImageDrefGather) {
+                let texels = img
+                    .footprint(&floats, &operands.offset)
+                    .map(|t| img.read(t));
+                let component = match inst.op() {
+                    Op::ImageGather => self
+                        .components(inv, arg(2))
+                        .and_then(|c| c.first().and_then(signed))
+                        .unwrap_or(0) as usize,
+                    _ => 0,
+                };
+                let reference = self
+                    .components(inv, arg(2))
+                    .and_then(|c| c.first().and_then(float));
+                let parts: Option<Vec<Const>> = texels
+                    .iter()
+                    .map(|t| {
+                        let c = t.as_ref()?[component.min(3)].clone();
+                        Some(match (inst.op(), reference) {
+                            (Op::ImageDrefGather, Some(r)) => compare(r, &c)?,
+                            _ => c,
+                        })
+                    })
+                    .collect();
+                return Ok(parts.map_or(Value::Undef, |p| Value::Const(Const::Composite(p))));
+            }
+            img.nearest(&floats, &operands.offset)
+        };
+        if inst.op() == Op::ImageWrite {
+            let value = match self.value(inv, arg(2)) {
+                Value::Const(c) => c,
+                _ => return Ok(Value::Undef),
+            };
+            if inv.helper {
+                return Ok(Value::Undef);
+            }
+            if !self.images[k].write(texel_at, &value) {
+                self.find(
+                    super::FindingKind::OutOfBounds,
+                    inv.number,
+                    func,
+                    inst.args().first().copied().unwrap_or(0),
+                    Some(at),
+                    format!("an image write at {texel_at:?}, outside the image"),
+                );
+            }
+            return Ok(Value::Undef);
+        }
+        let Some(texel) = img.read(texel_at) else {
+            self.find(
+                super::FindingKind::OutOfBounds,
+                inv.number,
+                func,
+                super::id_of(inst),
+                Some(at),
+                format!("a texel read at {texel_at:?}, outside the image"),
+            );
+            return Ok(Value::Undef);
+        };
+        let dref = matches!(
+            inst.op(),
+            Op::ImageSampleDrefImplicitLod
+                | Op::ImageSampleDrefExplicitLod
+                | Op::ImageSampleProjDrefImplicitLod
+                | Op::ImageSampleProjDrefExplicitLod
+        );
+        if dref {
+            let reference = self
+                .components(inv, arg(2))
+                .and_then(|c| c.first().and_then(float));
+            return Ok(reference
+                .and_then(|r| compare(r, &texel[0]))
+                .map_or(Value::Undef, Value::Const));
+        }
+        // The result has as many components as its type (a storage image may be read into
+        // fewer than four).
+        let n = inst
+            .ty()
+            .and_then(|t| super::super::types::vector_len(self.m, t))
+            .unwrap_or(1) as usize;
+        let mut parts: Vec<Const> = texel.into_iter().take(n.max(1)).collect();
+        Ok(Value::Const(if parts.len() == 1 {
+            parts.remove(0)
+        } else {
+            Const::Composite(parts)
+        }))
+    }
+}
+
+/// A depth comparison, `LESS_OR_EQUAL`: 1.0 when the reference is at most the texel's depth.
+fn compare(reference: f64, texel: &Const) -> Option<Const> {
+    let depth = float(texel)?;
+    let r = f64::from(reference.clamp(0.0, 1.0) as f32);
+    Some(f32c(if r <= depth { 1.0 } else { 0.0 }))
+}
+
+fn float(c: &Const) -> Option<f64> {
+    match c {
+        Const::Scalar(V::Float { value, .. }) => Some(*value),
+        _ => None,
+    }
+}
+
+fn signed(c: &Const) -> Option<i64> {
+    let (bits, width) = c.as_int_bits()?;
+    let shift = 64 - width.min(64);
+    Some(((bits << shift) as i64) >> shift)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn image(encoding: Encoding, component_bytes: u32, texels: Vec<u8>) -> Image {
+        Image {
+            set: 0,
+            binding: 0,
+            element: 0,
+            dim: Dim::D2,
+            arrayed: false,
+            extent: [2, 2, 1, 1],
+            encoding,
+            components: 4,
+            component_bytes,
+            texels,
+            sampler: None,
+        }
+    }
+
+    /// Normalized texels read as Vulkan converts them, and write back rounded.
+    #[test]
+    fn unorm_texels_read_and_write() {
+        let mut img = image(Encoding::Unorm, 1, (0..16).map(|k| k * 17).collect());
+        let t = img.read([1, 0, 0, 0]).unwrap();
+        assert_eq!(t[0], f32c(68.0 / 255.0));
+        assert!(img.write(
+            [1, 1, 0, 0],
+            &Const::Composite(vec![f32c(1.0), f32c(0.5), f32c(-3.0), f32c(0.0)])
+        ));
+        assert_eq!(&img.texels[12..16], &[255, 128, 0, 0]);
+        assert!(img.read([2, 0, 0, 0]).is_none(), "outside");
+    }
+
+    /// Nearest sampling wraps (`REPEAT`) and takes the texel the coordinate falls in.
+    #[test]
+    fn nearest_sampling_wraps() {
+        let img = image(Encoding::Float, 4, vec![0; 64]);
+        assert_eq!(img.nearest(&[0.75, 0.25], &[]), [1, 0, 0, 0]);
+        assert_eq!(img.nearest(&[-0.25, 1.25], &[]), [1, 0, 0, 0]);
+        assert_eq!(img.nearest(&[0.25, 0.25], &[1, 0]), [1, 0, 0, 0]);
+        assert_eq!(img.footprint(&[0.5, 0.5], &[])[3], [0, 0, 0, 0]);
+    }
+}
