@@ -234,7 +234,10 @@ fn int(x: u32) -> Const {
 /// The image operands' ids, by `ImageOperands` bit (operands come in the order of the bits).
 struct Operands {
     offset: Vec<i64>,
+    /// `ConstOffsets`: one offset for each texel a gather reads.
+    offsets: Option<Vec<Vec<i64>>>,
     sample: Option<i64>,
+    lod: Option<i64>,
 }
 
 impl super::Machine<'_> {
@@ -265,7 +268,9 @@ impl super::Machine<'_> {
         let ids = inst.args().get(first..).unwrap_or_default();
         let mut out = Operands {
             offset: Vec::new(),
+            offsets: None,
             sample: None,
+            lod: None,
         };
         let ints = |id: super::Id| -> Vec<i64> {
             self.components(inv, id)
@@ -284,7 +289,24 @@ impl super::Machine<'_> {
             }
             if let Some(&id) = ids.get(k) {
                 match bit {
+                    1 => out.lod = ints(id).first().copied(),
                     3 | 4 => out.offset = ints(id),
+                    5 => {
+                        out.offsets = match self.value(inv, id) {
+                            super::Value::Const(Const::Composite(parts)) => Some(
+                                parts
+                                    .iter()
+                                    .map(|p| match p {
+                                        Const::Composite(xy) => {
+                                            xy.iter().map(|c| signed(c).unwrap_or(0)).collect()
+                                        }
+                                        _ => Vec::new(),
+                                    })
+                                    .collect(),
+                            ),
+                            _ => None,
+                        }
+                    }
                     6 => out.sample = ints(id).first().copied(),
                     _ => {}
                 }
@@ -374,6 +396,10 @@ impl super::Machine<'_> {
             for (a, o) in at.iter_mut().zip(&operands.offset) {
                 *a += o;
             }
+            // The image has one level: any other is outside it.
+            if operands.lod.is_some_and(|l| l != 0) {
+                at[0] = -1;
+            }
             at
         } else {
             if sampler.is_none() {
@@ -398,10 +424,30 @@ impl super::Machine<'_> {
             if floats.iter().any(|f| !f.is_finite()) {
                 return Ok(Value::Undef);
             }
+            let compares = matches!(
+                inst.op(),
+                Op::ImageDrefGather
+                    | Op::ImageSampleDrefImplicitLod
+                    | Op::ImageSampleDrefExplicitLod
+                    | Op::ImageSampleProjDrefImplicitLod
+                    | Op::ImageSampleProjDrefExplicitLod
+            );
+            if compares && !sampler.is_some_and(|s| s.compare) {
+                // A depth comparison through a sampler that does not compare is undefined
+                // (a separate sampler, as the harness binds it, never compares).
+                return Ok(Value::Undef);
+            }
             if matches!(inst.op(), Op::ImageGather | Op::ImageDrefGather) {
-                let texels = img
-                    .footprint(&floats, &operands.offset)
-                    .map(|t| img.read(t));
+                let texels: [Option<[Const; 4]>; 4] = match &operands.offsets {
+                    // Each texel from its own offset's footprint, its (i0, j0) texel.
+                    Some(offsets) => std::array::from_fn(|i| {
+                        let offset = offsets.get(i).cloned().unwrap_or_default();
+                        img.read(img.footprint(&floats, &offset)[3])
+                    }),
+                    None => img
+                        .footprint(&floats, &operands.offset)
+                        .map(|t| img.read(t)),
+                };
                 let component = match inst.op() {
                     Op::ImageGather => self
                         .components(inv, arg(2))
