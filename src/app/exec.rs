@@ -7,9 +7,11 @@ use std::path::Path;
 
 use super::cli::ExecArgs;
 use super::run::json_escape;
-use crate::ir::exec::{self, first_difference, show, Difference, FindingKind, Options};
-use crate::ir::{Id, Module};
-use crate::pipeline::exec::{run_step, Ran};
+use crate::ir::exec::{self, first_difference, show, Difference, Options};
+use crate::pipeline::exec::{
+    finding_kind_name, finding_text, first_difference_text, invocation_text, run_step, value_name,
+    Ran,
+};
 use crate::pipeline::reduce::step_named;
 use crate::pipeline::semantic::pass_steps;
 use crate::pipeline::Run;
@@ -102,7 +104,7 @@ fn run_inner(args: &ExecArgs) -> Result<String, String> {
         let size: Vec<u32> = (0..3).map(|k| e.groups[k] * e.local_size[k]).collect();
         format!(
             "no invocation {}: the dispatch is {}x{}x{}",
-            join(&invocation),
+            invocation_text(invocation),
             size[0],
             size[1],
             size[2]
@@ -134,30 +136,6 @@ fn parse_invocation(text: &str) -> Result<[u32; 3], String> {
         [x, y] => Ok([x, y, 0]),
         [x, y, z] => Ok([x, y, z]),
         _ => Err(format!("--invocation {text:?}: give X,Y,Z")),
-    }
-}
-
-fn join(v: &[u32; 3]) -> String {
-    format!("{},{},{}", v[0], v[1], v[2])
-}
-
-fn name(m: &Module, id: Id) -> String {
-    match m.debug_name(id) {
-        Some(n) if !n.is_empty() => format!("%{id} ({n})"),
-        _ => format!("%{id}"),
-    }
-}
-
-fn kind_name(k: &FindingKind) -> &'static str {
-    match k {
-        FindingKind::UndefinedResult => "undefined result",
-        FindingKind::OutOfBounds => "out of bounds",
-        FindingKind::UninitialisedRead => "uninitialised read",
-        FindingKind::UndefinedOutput => "undefined output",
-        FindingKind::Unreachable => "unreachable executed",
-        FindingKind::Budget => "instruction budget",
-        FindingKind::DivergentBarrier => "divergent barrier",
-        FindingKind::Race => "race",
     }
 }
 
@@ -234,7 +212,11 @@ fn text(input: &Path, r: &Report) -> String {
         }
         out.push('\n');
     }
-    let _ = writeln!(out, "invocation {}:", join(&e.invocation_of(number)));
+    let _ = writeln!(
+        out,
+        "invocation {}:",
+        invocation_text(e.invocation_of(number))
+    );
     for (shown, ev) in e
         .trace
         .iter()
@@ -245,27 +227,14 @@ fn text(input: &Path, r: &Report) -> String {
             out.push_str("  … (the first 200 values)\n");
             break;
         }
-        let _ = writeln!(out, "  {} = {}", name(m, ev.id), show(&ev.value));
+        let _ = writeln!(out, "  {} = {}", value_name(m, ev.id), show(&ev.value));
     }
     if e.findings.is_empty() {
         out.push_str("undefined behaviour: none found\n");
     } else {
         out.push_str("undefined behaviour:\n");
         for f in &e.findings {
-            let line = f.line.map(|l| format!(", line {l}")).unwrap_or_default();
-            let times = if f.count > 1 {
-                format!(" ({} times)", f.count)
-            } else {
-                String::new()
-            };
-            let _ = writeln!(
-                out,
-                "  {} at {}{line}, invocation {}: {}{times}",
-                kind_name(&f.kind),
-                name(m, f.at),
-                join(&e.invocation_of(f.invocation)),
-                f.detail
-            );
+            let _ = writeln!(out, "  {}", finding_text(ran, f));
         }
     }
     if let Some((label, _)) = against {
@@ -274,16 +243,11 @@ fn text(input: &Path, r: &Report) -> String {
                 let _ = writeln!(out, "against {label}: every value the same");
             }
             Some(d) => {
-                let line = exec::line_of(m, d.id)
-                    .map(|l| format!(", line {l}"))
-                    .unwrap_or_default();
+                // From the other run's value to this one's.
                 let _ = writeln!(
                     out,
-                    "against {label}: first differs at {}{line}, invocation {}: {} here, {} there",
-                    name(m, d.id),
-                    join(&e.invocation_of(d.invocation)),
-                    show(&d.value),
-                    show(&d.against)
+                    "against {label}: first difference: {}",
+                    first_difference_text(ran, d)
                 );
             }
         }
@@ -391,7 +355,7 @@ fn json(r: &Report) -> String {
         let _ = write!(
             out,
             "{comma}{{\"kind\":\"{}\",\"id\":{},\"invocation\":{},\"source\":{},\"count\":{},\"detail\":\"{}\"}}",
-            kind_name(&f.kind),
+            finding_kind_name(&f.kind),
             f.at,
             inv(f.invocation),
             f.line.map_or("null".into(), |l| l.to_string()),
