@@ -485,7 +485,7 @@ mod command_table_tests {
             .replace("[!]", "")
             .replace("writer|reader", "reader")
             .replace("[N|+N|-N]", "40")
-            .replace("[--oracle interp|driver|both]", "--oracle interp")
+            .replace("[--oracle O]", "--oracle interp")
     }
 
     /// Each usage the help shows parses, and what it parses to prints as a command that

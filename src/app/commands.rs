@@ -349,8 +349,8 @@ pub static COMMANDS: &[Command] = &[
             "spirv-val every step; select the first invalid one",
         ),
         (
-            "bisect run [--oracle interp|driver|both] [FILE]",
-            "run the shader after every step (the interpreter where it agrees with the driver on the input, else Vulkan; buffers from FILE); select the first that computes otherwise, naming its first differing value",
+            "bisect run [--oracle O] [FILE]",
+            "run the shader after every step (buffers from FILE); select the first that computes otherwise, naming its first differing value. O: interp, driver or both; default: the interpreter where it agrees with Vulkan on the input",
         )],
         complete: Complete::Nothing,
         form: Form::Args {

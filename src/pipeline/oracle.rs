@@ -193,7 +193,8 @@ pub(super) fn bisect<'g>(
 /// step.
 fn both_said(b: &BisectRun, theirs: &Result<BisectRun, String>) -> String {
     let interp = match theirs {
-        Err(why) => return format!("the interpreter does not bisect it: {why}"),
+        // Why names the interpreter: it cannot run the input, or runs no such stage.
+        Err(why) => return why.clone(),
         Ok(t) => t,
     };
     match (&b.first, &interp.first) {
