@@ -1001,3 +1001,31 @@ fn each_command_s_help_starts_with_its_own_description() {
         );
     }
 }
+
+/// `run --bisect-run --oracle interp`: no driver is needed, and the summary says the
+/// interpreter ran the steps; on a fragment shader it is an error saying why.
+#[test]
+fn bisect_run_takes_the_oracle() {
+    let file = |p: &str| format!("{}/tests/shaders/{p}", env!("CARGO_MANIFEST_DIR"));
+    let comp = file("glslang/dxbc_loop.comp");
+    let args = ["--preset", "O", "--bisect-run", "--oracle", "interp"];
+    let out = shaderstep(&[&["run", comp.as_str()][..], &args].concat());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", stderr(&out));
+    assert!(
+        text.contains("every step computes what the input does")
+            && text.contains("on the interpreter: ")
+            && text.contains("the interpreter decides"),
+        "{text}"
+    );
+    let frag = file("pipeline/lit.frag");
+    let out = shaderstep(&[&["run", frag.as_str()][..], &args].concat());
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("compute shaders only so far, and this is a fragment stage"),
+        "{}",
+        stderr(&out)
+    );
+    let out = shaderstep(&["run", comp.as_str(), "--bisect-run", "--oracle", "gpu"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}

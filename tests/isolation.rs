@@ -182,7 +182,10 @@ fn the_tui_names_the_step_that_crashes_the_driver_and_keeps_running() {
     let mut pipeline = Pipeline::from_names(&["lower", "verify", "lift"]).unwrap();
     pipeline.passes.insert(2, Box::new(WildPointer));
     let mut app = App::new(vec![path], pipeline, (120, 30), false);
-    app.handle(AppEvent::Action(Action::BisectRun(None)));
+    app.handle(AppEvent::Action(Action::BisectRun(
+        None,
+        Default::default(),
+    )));
     app.settle();
     let msg = app
         .state
@@ -199,7 +202,10 @@ fn the_tui_names_the_step_that_crashes_the_driver_and_keeps_running() {
     let step = app.state.step;
     assert!(app.state.step_has_errors(step), "the step is marked");
     // Still running: it takes the next action.
-    app.handle(AppEvent::Action(Action::BisectRun(None)));
+    app.handle(AppEvent::Action(Action::BisectRun(
+        None,
+        Default::default(),
+    )));
     app.settle();
     assert!(app.state.status.message.is_some());
 }

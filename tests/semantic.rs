@@ -13,7 +13,7 @@ use shaderstep::ir::Module;
 use shaderstep::pipeline::gpu::Gpu;
 use shaderstep::pipeline::pass::{Changed, Pass, PassCx, PassError};
 use shaderstep::pipeline::registry;
-use shaderstep::pipeline::semantic::{bisect_run, Feed};
+use shaderstep::pipeline::semantic::{bisect_run, bisect_with, Feed, Oracle};
 use shaderstep::pipeline::Pipeline;
 
 /// `lower, verify, dce, swap-add-sub, verify, lift`.
@@ -65,7 +65,10 @@ fn bisect_run_in_the_tui_selects_and_marks_the_step() {
     let path = dir.join("loop.spv");
     std::fs::write(&path, words_to_bytes(&shader("dxbc_loop"))).unwrap();
     let mut app = App::new(vec![path], wrong_pipeline(), (120, 30), false);
-    app.handle(AppEvent::Action(Action::BisectRun(None)));
+    app.handle(AppEvent::Action(Action::BisectRun(
+        None,
+        Default::default(),
+    )));
     app.settle();
     let s = &app.state;
     assert_eq!(s.step, 3, "the first differing step is selected");
@@ -727,4 +730,220 @@ OpFunctionEnd
     };
     let b = bisect_run(&gpu, &run, other, &|| false).unwrap();
     assert_eq!(b.first.expect("a difference").pass, "swap-add-sub");
+}
+
+/// The bisect with `oracle` on `runs`, given a device only when `gpu` is.
+fn bisect_on(
+    gpu: Option<&Gpu>,
+    runs: &[&shaderstep::pipeline::Run],
+    oracle: Oracle,
+) -> Result<shaderstep::pipeline::semantic::BisectRun, String> {
+    let open = || -> Result<&dyn shaderstep::pipeline::gpu::Device, String> {
+        match gpu {
+            Some(g) => Ok(g),
+            None => Err("no driver here: the test gives none".into()),
+        }
+    };
+    let feed = Feed {
+        oracle,
+        ..Feed::default()
+    };
+    bisect_with(&open, runs, feed, &|| false)
+}
+
+/// `--oracle interp` needs no driver: the test pass is found on the interpreter alone, named
+/// by the value it made differ (the subtract it wrote, or the add it replaced, with both
+/// values); O keeps what the shader computes there too.
+#[test]
+fn the_interpreter_alone_finds_the_pass_and_its_first_differing_value() {
+    let run = wrong_pipeline().run(Arc::new(shader("dxbc_loop")));
+    let b = bisect_on(None, &[&run], Oracle::Interp).unwrap_or_else(|e| panic!("{e}"));
+    let first = b.first.clone().expect("a difference");
+    assert_eq!(
+        (first.step, first.pass),
+        (3, "swap-add-sub"),
+        "{}",
+        b.summary()
+    );
+    assert!(first.what.starts_with("set 0 binding"), "{}", first.what);
+    let value = first.value.clone().expect("the first differing value");
+    assert!(
+        value.contains("= OpISub") || value.contains("= OpIAdd"),
+        "{value}"
+    );
+    assert!(
+        value.contains(" → ") && value.contains("(invocation "),
+        "{value}"
+    );
+    let summary = b.summary();
+    assert!(
+        summary.contains("first step whose results differ: 3 swap-add-sub")
+            && summary.contains("; first difference: %")
+            && summary.contains("the interpreter decides"),
+        "{summary}"
+    );
+    // Without the test pass, every step computes what the input does.
+    let run = Pipeline::from_names(&["lower", "verify", "dce", "verify", "lift"])
+        .unwrap()
+        .run(Arc::new(shader("dxbc_loop")));
+    let b = bisect_on(None, &[&run], Oracle::Interp).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(b.first, None, "{}", b.summary());
+    assert!(b.setup.starts_with("the interpreter: "), "{}", b.setup);
+    // Under O, sroa turns the stores to the vector the loop keeps its state in into loads,
+    // inserts and stores of the whole vector, the first load reading nothing written: the
+    // interpreter makes the whole vector undefined (a driver does not), branches on it and
+    // blames sroa, saying the undefined behaviour it saw there first.
+    let o = Pipeline::preset("O")
+        .unwrap()
+        .run(Arc::new(shader("dxbc_loop")));
+    let b = bisect_on(None, &[&o], Oracle::Interp).unwrap_or_else(|e| panic!("{e}"));
+    let first = b.first.clone().expect("sroa, on the interpreter alone");
+    assert_eq!(first.pass, "sroa", "{}", b.summary());
+    assert!(
+        first
+            .undefined
+            .iter()
+            .any(|u| u.starts_with("uninitialised read")),
+        "{}",
+        b.summary()
+    );
+}
+
+/// Test pass: renumbers every id (compact-ids), then turns the first add into a subtract, so
+/// the step's ids are not the step before's.
+struct RenumberThenSwap;
+impl Pass for RenumberThenSwap {
+    fn name(&self) -> &'static str {
+        "renumber-then-swap"
+    }
+    fn description(&self) -> &'static str {
+        "test pass: renumbers ids and changes what the shader computes"
+    }
+    fn run(&self, m: &mut Module, cx: &mut PassCx) -> Result<Changed, PassError> {
+        registry::pass("compact-ids")
+            .expect("compact-ids is a pass")
+            .run(m, cx)?;
+        SwapAddSub.run(m, cx)?;
+        Ok(Changed::Yes)
+    }
+}
+
+/// Across a step that renumbers ids, values are matched as the value history matches them:
+/// the first difference is still the subtract, named by the step's own id.
+#[test]
+fn a_step_that_renumbers_ids_is_compared_value_by_value() {
+    // Debug info is stripped first, so that no name holds the ids in place.
+    let mut p =
+        Pipeline::from_names(&["lower", "verify", "strip-debug", "dce", "verify", "lift"]).unwrap();
+    p.passes.insert(4, Box::new(RenumberThenSwap));
+    let run = p.run(Arc::new(shader("dxbc_loop")));
+    assert!(run.ok());
+    let b = bisect_on(None, &[&run], Oracle::Interp).unwrap_or_else(|e| panic!("{e}"));
+    let first = b.first.clone().expect("a difference");
+    assert_eq!(first.pass, "renumber-then-swap", "{}", b.summary());
+    let value = first.value.expect("the first differing value");
+    assert!(value.contains("= OpISub"), "{value}");
+    assert!(value.contains("ids of step 4"), "{value}");
+}
+
+/// `auto` runs the input on both: where they agree, the interpreter bisects, and the summary
+/// says so; the driver oracle names the first differing value too; `both` reports the
+/// driver's step and that the interpreter blames the same one.
+#[test]
+fn the_oracle_is_chosen_on_the_input_and_both_agree_on_the_step() {
+    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
+    let run = wrong_pipeline().run(Arc::new(shader("dxbc_loop")));
+    let auto = bisect_on(Some(&gpu), &[&run], Oracle::Auto).unwrap();
+    assert!(
+        auto.summary()
+            .contains("the interpreter agrees with the driver on the input, so it decides"),
+        "{}",
+        auto.summary()
+    );
+    assert_eq!(auto.first.as_ref().map(|d| d.step), Some(3));
+    let driver = bisect_on(Some(&gpu), &[&run], Oracle::Driver).unwrap();
+    let d = driver.first.clone().expect("a difference");
+    assert_eq!(d.pass, "swap-add-sub");
+    assert!(
+        d.value
+            .as_deref()
+            .is_some_and(|v| v.contains("OpISub") || v.contains("OpIAdd")),
+        "{}",
+        driver.summary()
+    );
+    assert_eq!(
+        driver.oracle, None,
+        "the driver alone says nothing of oracles"
+    );
+    let both = bisect_on(Some(&gpu), &[&run], Oracle::Both).unwrap();
+    assert_eq!(both.first.as_ref().map(|d| d.step), Some(d.step));
+    assert!(
+        both.summary()
+            .contains("the interpreter blames the same step"),
+        "{}",
+        both.summary()
+    );
+    // O keeps the meaning: auto bisects on the interpreter and finds nothing; the steps whose
+    // results only the interpreter finds undefined (from sroa on) the driver runs.
+    let o = Pipeline::preset("O")
+        .unwrap()
+        .run(Arc::new(shader("dxbc_loop")));
+    let b = bisect_on(Some(&gpu), &[&o], Oracle::Auto).unwrap();
+    assert_eq!(b.first, None, "{}", b.summary());
+    assert!(b.setup.starts_with("the interpreter: "), "{}", b.setup);
+    assert!(!b.driver_judged.is_empty(), "{}", b.summary());
+}
+
+/// A fragment shader: `--oracle interp` is an error saying why; `auto` bisects on the driver
+/// and says why in one clause.
+#[test]
+fn graphics_stages_are_the_drivers() {
+    let words = shaderstep::pipeline::input::load(std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/shaders/pipeline/lit.frag"
+    )))
+    .unwrap()
+    .words;
+    let o = Pipeline::preset("O").unwrap().run(Arc::new(words));
+    let e = bisect_on(None, &[&o], Oracle::Interp).unwrap_err();
+    assert!(
+        e.contains("--oracle interp: the bisect runs the interpreter on compute shaders only so far, and this is a fragment stage"),
+        "{e}"
+    );
+    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
+    let b = bisect_on(Some(&gpu), &[&o], Oracle::Auto).unwrap();
+    assert_eq!(b.first, None, "{}", b.summary());
+    assert!(
+        b.summary().contains(
+            "the bisect runs the interpreter on compute shaders only so far, and this is a fragment stage, so the driver decides"
+        ),
+        "{}",
+        b.summary()
+    );
+}
+
+/// `:bisect run` takes the oracle before the file, and prints it back.
+#[test]
+fn bisect_run_commands_take_the_oracle() {
+    let parse = |s: &str| s.parse::<Action>();
+    assert_eq!(
+        parse(":bisect run --oracle interp"),
+        Ok(Action::BisectRun(None, Oracle::Interp))
+    );
+    assert_eq!(
+        parse(":bisect run --oracle=both data 1.bin"),
+        Ok(Action::BisectRun(
+            Some(std::path::PathBuf::from("data 1.bin")),
+            Oracle::Both
+        ))
+    );
+    assert_eq!(
+        parse(":bisect run"),
+        Ok(Action::BisectRun(None, Oracle::Auto))
+    );
+    assert!(parse(":bisect run --oracle gpu")
+        .unwrap_err()
+        .contains("auto, interp, driver or both"));
+    let a = Action::BisectRun(None, Oracle::Driver);
+    assert_eq!(a.to_string(), "bisect run --oracle driver");
 }

@@ -154,9 +154,10 @@ pub enum Action {
     Compare(Option<String>),
     /// Move the compared step that diffs are against, by this many steps.
     CompareStep(isize),
-    /// Run the shader after every step on a Vulkan driver; select the first step whose
-    /// results differ from the input's. With a file: the bytes buffers start with.
-    BisectRun(Option<PathBuf>),
+    /// Run the shader after every step (on the oracle given: the interpreter, a Vulkan driver,
+    /// or both); select the first step whose results differ from the input's. With a file:
+    /// the bytes buffers start with.
+    BisectRun(Option<PathBuf>, crate::pipeline::oracle::Oracle),
     /// Reduce the input to the smallest that still shows what the last bisect found, or the
     /// property given (`invalid`, `differs`, `crash`, `fails` at the step shown, or a command).
     Reduce(Option<String>),
@@ -430,6 +431,12 @@ mod tests {
             Action::Messages,
             Action::EditSource,
             Action::SourceCaller,
+            Action::BisectRun(None, Default::default()),
+            Action::BisectRun(
+                Some(PathBuf::from("data.bin")),
+                crate::pipeline::oracle::Oracle::Interp,
+            ),
+            Action::BisectRun(None, crate::pipeline::oracle::Oracle::Both),
         ];
         for a in actions {
             let text = a.to_string();
@@ -478,6 +485,7 @@ mod command_table_tests {
             .replace("[!]", "")
             .replace("writer|reader", "reader")
             .replace("[N|+N|-N]", "40")
+            .replace("[--oracle O]", "--oracle interp")
     }
 
     /// Each usage the help shows parses, and what it parses to prints as a command that

@@ -277,7 +277,13 @@ pub(super) fn bisect_run(
                         Finding::Crashes => "crashes the driver",
                         Finding::Hangs => "hangs the driver",
                     };
-                    let diag = Diagnostic::new(Severity::Error, format!("{how}: {}", d.what));
+                    let value = d
+                        .value
+                        .as_ref()
+                        .map(|v| format!("; first difference: {v}"))
+                        .unwrap_or_default();
+                    let diag =
+                        Diagnostic::new(Severity::Error, format!("{how}: {}{value}", d.what));
                     s.bisect.found.insert((doc, generation, step), vec![diag]);
                     let property = match d.finding {
                         Finding::Differs => Some("differs"),

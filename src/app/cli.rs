@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use clap::builder::TypedValueParser;
 use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Parser, Debug)]
@@ -360,6 +361,19 @@ pub struct RunArgs {
     /// either alone (drawn with a stage made for it).
     #[arg(long)]
     pub bisect_run: bool,
+
+    /// With --bisect-run: who runs the steps. `interp`: shaderstep's interpreter alone, no
+    /// driver compile per step (compute shaders); `driver`: the Vulkan driver alone; `both`:
+    /// the driver's answer, and where the interpreter's differs; `auto` (the default): the
+    /// interpreter where it agrees with the driver on the input, else the driver.
+    #[arg(
+        long,
+        value_name = "ORACLE",
+        requires = "bisect_run",
+        value_parser = clap::builder::PossibleValuesParser::new(crate::pipeline::oracle::Oracle::NAMES)
+            .map(|s| s.parse::<crate::pipeline::oracle::Oracle>().unwrap_or_default())
+    )]
+    pub oracle: Option<crate::pipeline::oracle::Oracle>,
 
     /// With --bisect-run: the entry point to run when a module has several of its stage
     /// (else the first).

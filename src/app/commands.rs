@@ -110,6 +110,24 @@ fn cell(cmd: &str, arg: Option<&str>) -> Result<(u16, u16), String> {
     }
 }
 
+/// What follows `:bisect run`: `[--oracle O | --oracle=O] [FILE]` (the file's name as it is,
+/// spaces and all).
+fn parse_bisect_run(rest: &str) -> Result<Action, String> {
+    let (oracle, file) = match rest.strip_prefix("--oracle") {
+        Some(after) => {
+            let after = after.strip_prefix('=').unwrap_or(after).trim_start();
+            let (name, file) = after.split_once(char::is_whitespace).unwrap_or((after, ""));
+            if name.is_empty() {
+                return Err(":bisect run --oracle takes auto, interp, driver or both".into());
+            }
+            (name.parse()?, file.trim())
+        }
+        None => (Default::default(), rest),
+    };
+    let file = (!file.is_empty()).then(|| PathBuf::from(file));
+    Ok(Action::BisectRun(file, oracle))
+}
+
 /// Every command: first those the help lists, in its order, then the key actions.
 pub static COMMANDS: &[Command] = &[
     Command {
@@ -331,23 +349,29 @@ pub static COMMANDS: &[Command] = &[
             "spirv-val every step; select the first invalid one",
         ),
         (
-            "bisect run [FILE]",
-            "run the shader after every step (Vulkan; buffers from FILE); select the first that computes otherwise",
+            "bisect run [--oracle O] [FILE]",
+            "run the shader after every step (buffers from FILE); select the first that computes otherwise, naming its first differing value. O: interp, driver or both; default: the interpreter where it agrees with Vulkan on the input",
         )],
         complete: Complete::Nothing,
         form: Form::Args {
             parse: |_cmd, arg| match arg.map(str::trim) {
                 None | Some("") => Ok(Action::Bisect),
-                Some("run") => Ok(Action::BisectRun(None)),
-                Some(a) if a.starts_with("run ") => Ok(Action::BisectRun(Some(PathBuf::from(
-                    a["run ".len()..].trim(),
-                )))),
+                Some("run") => Ok(Action::BisectRun(None, Default::default())),
+                Some(a) if a.starts_with("run ") => parse_bisect_run(a["run ".len()..].trim()),
                 Some(other) => Err(format!(":bisect takes nothing or run, not '{other}'")),
             },
             print: |a| match a {
                 Action::Bisect => Some(String::new()),
-                Action::BisectRun(None) => Some(" run".into()),
-                Action::BisectRun(Some(p)) => Some(format!(" run {}", p.display())),
+                Action::BisectRun(data, oracle) => {
+                    let mut s = String::from(" run");
+                    if *oracle != Default::default() {
+                        s.push_str(&format!(" --oracle {oracle}"));
+                    }
+                    if let Some(p) = data {
+                        s.push_str(&format!(" {}", p.display()));
+                    }
+                    Some(s)
+                }
                 _ => None,
             },
         },

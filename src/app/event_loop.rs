@@ -443,9 +443,13 @@ impl App {
     }
 
     /// Starts a semantic bisect of the current input's run on a thread of its own (it runs the
-    /// shader once per step on a Vulkan driver; a shader that hangs is given up after the
-    /// device's timeout).
-    fn start_bisect_run(&mut self, data: Option<PathBuf>) -> Option<Outcome> {
+    /// shader once per step on `oracle`: the interpreter, or a Vulkan driver, opened only when
+    /// asked for, where a shader that hangs is given up after the device's timeout).
+    fn start_bisect_run(
+        &mut self,
+        data: Option<PathBuf>,
+        oracle: crate::pipeline::oracle::Oracle,
+    ) -> Option<Outcome> {
         let s = &self.state;
         let data = match data
             .map(|p| std::fs::read(&p).map_err(|e| (p, e)))
@@ -482,17 +486,25 @@ impl App {
                 // A panic is a bug, but it must not leave the app waiting for an answer.
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     // In a worker process: a driver that crashes or hangs is a finding.
-                    crate::pipeline::gpu::isolated::Isolated::open_here(false).and_then(|gpu| {
-                        crate::pipeline::semantic::bisect(
-                            &gpu,
-                            &runs,
-                            crate::pipeline::semantic::Feed {
-                                data: data.as_deref(),
-                                ..Default::default()
-                            },
-                            &|| false,
-                        )
-                    })
+                    let gpu = std::cell::OnceCell::new();
+                    let open = || -> Result<&dyn crate::pipeline::gpu::Device, String> {
+                        match gpu.get_or_init(|| {
+                            crate::pipeline::gpu::isolated::Isolated::open_here(false)
+                        }) {
+                            Ok(g) => Ok(g),
+                            Err(e) => Err(e.clone()),
+                        }
+                    };
+                    crate::pipeline::semantic::bisect_with(
+                        &open,
+                        &runs,
+                        crate::pipeline::semantic::Feed {
+                            data: data.as_deref(),
+                            oracle,
+                            ..Default::default()
+                        },
+                        &|| false,
+                    )
                 }))
                 .unwrap_or_else(|_| Err("internal error in the bisect run (please report)".into()));
                 let _ = tx.send(result);
@@ -722,7 +734,7 @@ impl App {
                 }
                 Effect::Bisect => self.bisect(),
                 Effect::Compare { spec, jobs } => self.start_compare(spec, jobs),
-                Effect::BisectRun(data) => self.start_bisect_run(data),
+                Effect::BisectRun(data, oracle) => self.start_bisect_run(data, oracle),
                 Effect::Reduce(property) => self.start_reduce(property),
                 Effect::StopReduce => {
                     if let Some(job) = &self.reduce {

@@ -8,9 +8,12 @@ use std::path::Path;
 
 use super::cli::ExecArgs;
 use super::run::json_escape;
-use crate::ir::exec::{self, first_difference, show, Difference, FindingKind, Options};
-use crate::ir::{Id, Module};
-use crate::pipeline::exec::{check_draw_driver, models, run_draw_step, run_step, DrawnStage, Ran};
+use crate::ir::exec::{self, first_difference, show, Difference, Options};
+use crate::ir::Module;
+use crate::pipeline::exec::{
+    check_draw_driver, finding_kind_name, finding_text, first_difference_text, invocation_text,
+    models, run_draw_step, run_step, value_name, DrawnStage, Ran,
+};
 use crate::pipeline::reduce::step_named;
 use crate::pipeline::semantic::pass_steps;
 use crate::pipeline::Run;
@@ -115,7 +118,7 @@ fn run_inner(args: &ExecArgs) -> Result<String, String> {
         let size: Vec<u32> = (0..3).map(|k| e.groups[k] * e.local_size[k]).collect();
         format!(
             "no invocation {}: the dispatch is {}x{}x{}",
-            join(&invocation),
+            invocation_text(invocation),
             size[0],
             size[1],
             size[2]
@@ -341,30 +344,6 @@ fn parse_invocation(text: &str) -> Result<[u32; 3], String> {
     }
 }
 
-fn join(v: &[u32; 3]) -> String {
-    format!("{},{},{}", v[0], v[1], v[2])
-}
-
-fn name(m: &Module, id: Id) -> String {
-    match m.debug_name(id) {
-        Some(n) if !n.is_empty() => format!("%{id} ({n})"),
-        _ => format!("%{id}"),
-    }
-}
-
-fn kind_name(k: &FindingKind) -> &'static str {
-    match k {
-        FindingKind::UndefinedResult => "undefined result",
-        FindingKind::OutOfBounds => "out of bounds",
-        FindingKind::UninitialisedRead => "uninitialised read",
-        FindingKind::UndefinedOutput => "undefined output",
-        FindingKind::Unreachable => "unreachable executed",
-        FindingKind::Budget => "instruction budget",
-        FindingKind::DivergentBarrier => "divergent barrier",
-        FindingKind::Race => "race",
-    }
-}
-
 /// Words of each buffer the run changed: (set, binding, changed words, first changed).
 fn changed(ran: &Ran) -> Vec<(u32, u32, usize, usize)> {
     ran.execution
@@ -410,7 +389,7 @@ struct Report<'a> {
 }
 
 impl Report<'_> {
-    /// "set 0", or for a draw "(fragment stage) …".
+    /// For a draw, which stage: " (fragment stage)"; nothing for a dispatch.
     fn stage_label(&self, k: usize) -> String {
         match self.stages[k].0 {
             "" => String::new(),
@@ -439,7 +418,7 @@ fn text(input: &Path, r: &Report) -> String {
             out.push_str("  … (the first 200 values)\n");
             break;
         }
-        let _ = writeln!(out, "  {} = {}", name(m, ev.id), show(&ev.value));
+        let _ = writeln!(out, "  {} = {}", value_name(m, ev.id), show(&ev.value));
     }
     if r.stages.iter().all(|(_, _, e)| e.findings.is_empty()) {
         out.push_str("undefined behaviour: none found\n");
@@ -448,21 +427,7 @@ fn text(input: &Path, r: &Report) -> String {
     }
     for (k, (_, m, e)) in r.stages.iter().enumerate() {
         for f in &e.findings {
-            let line = f.line.map(|l| format!(", line {l}")).unwrap_or_default();
-            let times = if f.count > 1 {
-                format!(" ({} times)", f.count)
-            } else {
-                String::new()
-            };
-            let _ = writeln!(
-                out,
-                "  {} at {}{line}, {}{}: {}{times}",
-                kind_name(&f.kind),
-                name(m, f.at),
-                e.describe(f.invocation),
-                r.stage_label(k),
-                f.detail
-            );
+            let _ = writeln!(out, "  {}{}", finding_text(m, e, f), r.stage_label(k));
         }
     }
     if let Some(label) = r.against {
@@ -471,18 +436,13 @@ fn text(input: &Path, r: &Report) -> String {
                 let _ = writeln!(out, "against {label}: every value the same");
             }
             Some((k, d)) => {
+                // From the other run's value to this one's.
                 let (_, m, e) = r.stages[k];
-                let line = exec::line_of(m, d.id)
-                    .map(|l| format!(", line {l}"))
-                    .unwrap_or_default();
                 let _ = writeln!(
                     out,
-                    "against {label}: first differs at {}{line}, {}{}: {} here, {} there",
-                    name(m, d.id),
-                    e.describe(d.invocation),
-                    r.stage_label(k),
-                    show(&d.value),
-                    show(&d.against)
+                    "against {label}: first difference: {}{}",
+                    first_difference_text(m, e, d),
+                    r.stage_label(k)
                 );
             }
         }
@@ -600,7 +560,7 @@ fn json(r: &Report) -> String {
             let _ = write!(
                 out,
                 "{comma}{{\"kind\":\"{}\",\"id\":{},\"invocation\":{},\"source\":{},\"count\":{},\"detail\":\"{}\"{stage}}}",
-                kind_name(&f.kind),
+                finding_kind_name(&f.kind),
                 f.at,
                 json_invocation(e, f.invocation),
                 f.line.map_or("null".into(), |l| l.to_string()),

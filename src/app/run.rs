@@ -203,8 +203,16 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
         }
         None => None,
     };
-    // Opened once, for every input: creating a device costs more than a run.
-    let mut gpu: Option<Result<crate::pipeline::gpu::isolated::Isolated, String>> = None;
+    // Opened once, for every input, and only when a bisect asks for it (`--oracle interp`
+    // never does): creating a device costs more than a run.
+    let gpu: std::cell::OnceCell<Result<crate::pipeline::gpu::isolated::Isolated, String>> =
+        std::cell::OnceCell::new();
+    let open = || -> Result<&dyn crate::pipeline::gpu::Device, String> {
+        match gpu.get_or_init(|| crate::pipeline::gpu::isolated::Isolated::open_here(false)) {
+            Ok(g) => Ok(g),
+            Err(e) => Err(e.clone()),
+        }
+    };
     if to_stdout && !quiet_result && args.emit == Emit::Spv && std::io::stdout().is_terminal() {
         return Err(
             "refusing to write a SPIR-V binary to a terminal: use -o FILE, or --emit spvasm|ir"
@@ -314,25 +322,22 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
             args.bisect_run && (!args.stages.pipeline || std::ptr::eq(path, &runs[0].0));
         if bisect_here {
             // In a worker process: a driver that crashes or hangs is a finding, not our end.
-            let gpu = gpu
-                .get_or_insert_with(|| crate::pipeline::gpu::isolated::Isolated::open_here(false));
             let together: Vec<&crate::pipeline::Run> = if args.stages.pipeline {
                 runs.iter().map(|(_, r)| r).collect()
             } else {
                 vec![run]
             };
-            let result = gpu.as_ref().map_err(Clone::clone).and_then(|g| {
-                crate::pipeline::semantic::bisect(
-                    g,
-                    &together,
-                    crate::pipeline::semantic::Feed {
-                        data: bisect_data.as_deref(),
-                        entry: args.entry.as_deref(),
-                        ..Default::default()
-                    },
-                    &|| false,
-                )
-            });
+            let result = crate::pipeline::semantic::bisect_with(
+                &open,
+                &together,
+                crate::pipeline::semantic::Feed {
+                    data: bisect_data.as_deref(),
+                    entry: args.entry.as_deref(),
+                    oracle: args.oracle.unwrap_or_default(),
+                    ..Default::default()
+                },
+                &|| false,
+            );
             match result {
                 Ok(b) => {
                     let _ = writeln!(stdout, "{}: {}", path.display(), b.summary());

@@ -7,6 +7,7 @@
 use crate::ir::exec::{self, Buffer, Execution, Inputs, Options};
 use crate::ir::spirv::read;
 use crate::ir::Module;
+use crate::ir::{exec::FindingKind, Id};
 
 use std::time::Duration;
 
@@ -416,4 +417,145 @@ pub fn check_draw_driver(device: &dyn Device, ran: &DrawRan) -> Result<Option<St
         }
     }
     Ok(None)
+}
+
+/// `check_driver` for a run whose buffers started with `data` (the bisect's `--bisect-data`)
+/// rather than the pattern: the driver gets the bytes the interpreter got. `Ok(None)` when
+/// they agree on every buffer, `Ok(Some(where))` when they do not, `Err` when the driver
+/// cannot run it.
+pub fn driver_disagreement(
+    device: &dyn Device,
+    ran: &Ran,
+    entry: Option<&str>,
+    data: Option<&[u8]>,
+) -> Result<Option<String>, String> {
+    let theirs = driver_buffers(device, ran, entry, data)?;
+    for ((b, ours), t) in ran
+        .execution
+        .buffers
+        .iter()
+        .zip(&ran.execution.contents)
+        .zip(&theirs)
+    {
+        if let Some(what) = exec::compare_buffer(&ran.module, b.set, b.binding, ours, &t.bytes) {
+            return Ok(Some(format!("set {} binding {}{what}", b.set, b.binding)));
+        }
+    }
+    Ok(None)
+}
+
+/// The buffers of `ran` (`ran.execution.buffers`, in their order) as the driver leaves them
+/// when it runs `ran`'s words on the same inputs (every buffer from `data`, else the
+/// pattern). A buffer the driver's layout does not bind keeps the bytes it started with.
+pub fn driver_buffers(
+    device: &dyn Device,
+    ran: &Ran,
+    entry: Option<&str>,
+    data: Option<&[u8]>,
+) -> Result<Vec<Buffer>, String> {
+    let layout = Layout::of_entry(&ran.words, entry)?;
+    let slots = layout.slots();
+    let buffers: Vec<Vec<u8>> = slots
+        .iter()
+        .map(|(b, e)| initial_bytes(b, *e, data))
+        .collect();
+    let theirs = device
+        .run_buffers(
+            &ran.words,
+            &layout,
+            GROUPS,
+            &buffers,
+            Duration::from_secs(20),
+        )
+        .map_err(|e| e.to_string())?;
+    Ok(ran
+        .execution
+        .buffers
+        .iter()
+        .zip(&ran.inputs.buffers)
+        .map(|(b, before)| {
+            let k = slots
+                .iter()
+                .position(|(s, e)| *e == 0 && s.set == b.set && s.binding == b.binding);
+            Buffer {
+                set: b.set,
+                binding: b.binding,
+                bytes: k
+                    .and_then(|k| theirs.get(k))
+                    .unwrap_or(&before.bytes)
+                    .clone(),
+            }
+        })
+        .collect())
+}
+
+/// A value as reports name it: `%12`, or `%12 (sum)` where the module gives it a name.
+pub fn value_name(m: &Module, id: Id) -> String {
+    match m.debug_name(id) {
+        Some(n) if !n.is_empty() => format!("%{id} ({n})"),
+        _ => format!("%{id}"),
+    }
+}
+
+/// An invocation's global id as reports write it: `1,0,0`.
+pub fn invocation_text(id: [u32; 3]) -> String {
+    format!("{},{},{}", id[0], id[1], id[2])
+}
+
+/// What reports call a kind of undefined behaviour.
+pub fn finding_kind_name(k: &FindingKind) -> &'static str {
+    match k {
+        FindingKind::UndefinedResult => "undefined result",
+        FindingKind::OutOfBounds => "out of bounds",
+        FindingKind::UninitialisedRead => "uninitialised read",
+        FindingKind::UndefinedOutput => "undefined output",
+        FindingKind::Unreachable => "unreachable executed",
+        FindingKind::Budget => "instruction budget",
+        FindingKind::DivergentBarrier => "divergent barrier",
+        FindingKind::Race => "race",
+    }
+}
+
+/// One finding of a run of `m`, as reports list it: `undefined result at %12, line 5,
+/// invocation 0,0,0: division by zero (3 times)` (a draw's invocations as `pixel 3,4 of
+/// triangle 0`, `vertex 5`).
+pub fn finding_text(m: &Module, e: &exec::Execution, f: &exec::Finding) -> String {
+    let line = f.line.map(|l| format!(", line {l}")).unwrap_or_default();
+    let times = if f.count > 1 {
+        format!(" ({} times)", f.count)
+    } else {
+        String::new()
+    };
+    format!(
+        "{} at {}{line}, {}: {}{times}",
+        finding_kind_name(&f.kind),
+        value_name(m, f.at),
+        e.describe(f.invocation),
+        f.detail
+    )
+}
+
+/// The instruction that defines `id` in `m`, in SPIR-V assembly with numbered ids:
+/// `%12 (sum) = OpISub %6 %10 %11`.
+pub fn instruction_text(m: &Module, id: Id) -> Option<String> {
+    let inst = m.functions().iter().find_map(|f| f.def_of(id))?;
+    let cx = crate::ir::spirv::disasm::Context::new(m, crate::ir::names::Names::raw());
+    Some(format!("{} = {}", value_name(m, id), cx.format_body(inst)))
+}
+
+/// Where a run of `m` (`e`) first parts from another run of the same inputs (`d`, from
+/// `exec::first_difference(e, other)`), one line: the instruction, the other run's value,
+/// then this one's, the invocation and the source line —
+/// `%12 = OpISub %6 %10 %11: 7 → 3 (invocation 0,0,0), line 5`.
+pub fn first_difference_text(m: &Module, e: &exec::Execution, d: &exec::Difference) -> String {
+    let what = instruction_text(m, d.id).unwrap_or_else(|| value_name(m, d.id));
+    let line = exec::line_of(m, d.id)
+        .map(|l| format!(", line {l}"))
+        .unwrap_or_default();
+    format!(
+        "{what}: {} → {} ({}){line}",
+        exec::show(&d.against),
+        exec::show(&d.value),
+        e.describe(d.invocation)
+    )
 }

@@ -297,6 +297,54 @@ pub fn history(run: &Run, value: Id) -> Vec<Event> {
     events
 }
 
+/// The values step `k` of `run` renamed: each id of step `k - 1` that step `k` calls by
+/// another id, mapped to that id. Only renamings count, not merges: a replacement whose new
+/// value was already there (a value replaced by an equal one) keeps both ids, as two values.
+/// Our passes record renamings (`compact-ids`); across an external step a value gone is
+/// followed as `history` follows it (its debug name, what its users use in its place, its
+/// place), where the id that takes its place is a new one. Comparing two steps value by value
+/// (the semantic bisect's first differing value) goes through this map.
+pub fn renamed(run: &Run, k: usize) -> crate::ir::fxhash::FxHashMap<Id, Id> {
+    let mut out = crate::ir::fxhash::FxHashMap::default();
+    let (Some(prev), Some(step)) = (
+        k.checked_sub(1).and_then(|j| run.steps.get(j)),
+        run.steps.get(k),
+    ) else {
+        return out;
+    };
+    let (prev, m) = (&prev.module, &step.module);
+    if step.pass.starts_with("spirv-opt:") {
+        for f in prev.functions() {
+            for id in f.body().filter_map(|i| i.result()) {
+                if definition(m, id).is_some() {
+                    continue;
+                }
+                let by = prev
+                    .debug_name(id)
+                    .and_then(|n| named(m, n))
+                    .or_else(|| replaced_in_uses(prev, m, id))
+                    .or_else(|| at_place(prev, m, id));
+                if let Some(by) = by.filter(|&b| definition(prev, b).is_none()) {
+                    out.insert(id, by);
+                }
+            }
+        }
+        return out;
+    }
+    // A renaming: the old id is gone (or names another renamed value now) and the new one
+    // is new (or was another renamed value's).
+    let olds: crate::ir::fxhash::FxHashSet<Id> = step.replacements.iter().map(|r| r.old).collect();
+    let news: crate::ir::fxhash::FxHashSet<Id> = step.replacements.iter().map(|r| r.new).collect();
+    for r in &step.replacements {
+        let gone = definition(m, r.old).is_none() || news.contains(&r.old);
+        let fresh = definition(prev, r.new).is_none() || olds.contains(&r.new);
+        if gone && fresh {
+            out.insert(r.old, r.new);
+        }
+    }
+    out
+}
+
 /// Whether two definitions of one value are the same instruction (ids compared as they are:
 /// a renumbering shows as a replacement, not a change).
 fn same_inst(a: &Inst, b: &Inst) -> bool {

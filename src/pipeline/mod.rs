@@ -11,6 +11,7 @@ pub mod history;
 pub mod input;
 pub mod link;
 pub mod manager;
+pub mod oracle;
 pub mod pass;
 pub mod passes;
 pub mod reduce;

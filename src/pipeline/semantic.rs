@@ -16,6 +16,9 @@
 //! Runs of the input that disagree (races, reads of memory nothing wrote) leave the words
 //! they disagree on out; a step found to differ is run again, and the input too, before it is
 //! blamed. The driver gets float arithmetic without contraction (`driver_words`).
+//!
+//! This file is the driver's bisect; `oracle` decides who runs the steps (`Feed::oracle`: the
+//! interpreter, the driver, or both) and names a blamed step's first differing value.
 
 use spirv::ExecutionModel;
 
@@ -23,6 +26,7 @@ use std::time::{Duration, Instant};
 
 use super::gpu::reflect::{covers, difference, mixed, reflect_entry, setup, Kind, FILLS};
 use super::gpu::{Binding, Device, DeviceError, Layout, BUFFER_SIZE};
+pub use super::oracle::Oracle;
 use super::validate::spirv_of;
 use super::Run;
 
@@ -80,7 +84,8 @@ pub fn driver_words(module: &crate::ir::Module) -> Result<Vec<u32>, String> {
     Ok(write::write_words(&m))
 }
 
-/// What a semantic bisect feeds the shader, beyond its fixed patterns.
+/// What a semantic bisect feeds the shader, beyond its fixed patterns, and who says what a
+/// step computes.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Feed<'a> {
     /// The bytes every buffer starts with (repeated to fill it).
@@ -90,10 +95,13 @@ pub struct Feed<'a> {
     /// Only the passes numbered from `.0` to `.1` are run and compared (`reduce` asks whether
     /// one step, and not the one before, differs); the others count as the same.
     pub window: Option<(usize, usize)>,
+    /// The interpreter, the driver or both (`oracle`); the default is the interpreter where it
+    /// agrees with the driver on the input, else the driver.
+    pub oracle: Oracle,
 }
 
 impl Feed<'_> {
-    fn skips(&self, pass: usize) -> bool {
+    pub(super) fn skips(&self, pass: usize) -> bool {
         self.window.is_some_and(|(lo, hi)| pass < lo || pass > hi)
     }
 }
@@ -160,6 +168,13 @@ pub struct Difference {
     /// Which buffer and word, and how: `set 0 binding 1, word 4: 0x3f800000 (1) → …`; or how
     /// the driver failed, crashed or hung.
     pub what: String,
+    /// The first value that differs between the step before and this one, as the interpreter
+    /// runs them (`pipeline::exec::first_difference_text`), with this step's ids:
+    /// `%12 = OpISub %6 %10 %11: 7 → 3 (invocation 0,0,0), line 5`. `None` where the
+    /// interpreter cannot run both (graphics stages so far) or finds every value the same.
+    pub value: Option<String>,
+    /// Undefined behaviour the interpreter finds at this step and not at the one before.
+    pub undefined: Vec<String>,
 }
 
 /// What a semantic bisect found.
@@ -179,6 +194,12 @@ pub struct BisectRun {
     /// The shader writes no storage buffer or image: nothing was compared, only the driver's
     /// crashes, hangs and failures looked for.
     pub writes_nothing: bool,
+    /// Which oracle decided and why, where the bisect chose or compared them: `the
+    /// interpreter agrees with the driver on the input, so it decides`.
+    pub oracle: Option<String>,
+    /// Steps whose results the interpreter finds undefined where the input's are not, which
+    /// the driver then ran and found computing what the input does (`auto`).
+    pub driver_judged: Vec<usize>,
 }
 
 impl BisectRun {
@@ -195,14 +216,35 @@ impl BisectRun {
                 self.varying, self.stable
             ));
         }
+        if !self.driver_judged.is_empty() {
+            skipped.push_str(&format!(
+                "; {} steps whose results the interpreter finds undefined compute what the input does on the driver",
+                self.driver_judged.len()
+            ));
+        }
+        if let Some(why) = &self.oracle {
+            skipped.push_str(&format!("; {why}"));
+        }
         match &self.first {
-            Some(d) => format!(
-                "{}: {} {} — {}{skipped}",
-                d.finding.first_step(),
-                d.step,
-                d.pass,
-                d.what
-            ),
+            Some(d) => {
+                let mut found = String::new();
+                if let Some(v) = &d.value {
+                    found.push_str(&format!("; first difference: {v}"));
+                }
+                if !d.undefined.is_empty() {
+                    found.push_str(&format!(
+                        "; undefined behaviour first found at this step: {}",
+                        d.undefined.join("; ")
+                    ));
+                }
+                format!(
+                    "{}: {} {} — {}{found}{skipped}",
+                    d.finding.first_step(),
+                    d.step,
+                    d.pass,
+                    d.what
+                )
+            }
             None if self.writes_nothing => format!(
                 "every step runs as the input does — it writes no storage buffer or image, so only the driver's crashes, hangs and failures were looked for ({} steps on {}){skipped}",
                 self.compared, self.setup
@@ -232,7 +274,7 @@ pub fn initial_bytes(b: &Binding, element: u32, data: Option<&[u8]>) -> Vec<u8> 
 }
 
 /// Whether a shader can write what a binding holds.
-fn writable(kind: &Kind) -> bool {
+pub(super) fn writable(kind: &Kind) -> bool {
     match kind {
         Kind::Buffer { storage } => *storage,
         Kind::Image(image) => image.storage,
@@ -469,6 +511,8 @@ pub fn bisect_run(
         varying: varying.len(),
         stable: total - varying.len(),
         writes_nothing: !writes,
+        oracle: None,
+        driver_judged: Vec::new(),
     };
     for (k, &i) in steps.iter().enumerate().skip(1) {
         if cancelled() {
@@ -495,6 +539,8 @@ pub fn bisect_run(
                     pass: step.pass,
                     finding: Finding::of(&e),
                     what: format!("it does not run: {e}"),
+                    value: None,
+                    undefined: Vec::new(),
                 });
                 return Ok(out);
             }
@@ -535,6 +581,8 @@ pub fn bisect_run(
                 pass: step.pass,
                 finding: Finding::Differs,
                 what,
+                value: None,
+                undefined: Vec::new(),
             });
             return Ok(out);
         }
@@ -550,7 +598,7 @@ pub fn pass_steps(run: &Run) -> Vec<usize> {
 }
 
 /// The entry points of a run's input: (execution model, name).
-fn entry_points(run: &Run) -> Vec<(ExecutionModel, String)> {
+pub(super) fn entry_points(run: &Run) -> Vec<(ExecutionModel, String)> {
     use rspirv::dr::Operand;
     let Some(&first) = pass_steps(run).first() else {
         return Vec::new();
@@ -571,11 +619,26 @@ fn models(run: &Run) -> Vec<ExecutionModel> {
     entry_points(run).into_iter().map(|(m, _)| m).collect()
 }
 
-/// A semantic bisect of whatever `runs` are: one compute shader, one module with a vertex and
-/// a fragment entry point, or the linked stages of a graphics pipeline (a vertex and a fragment
-/// stage among them, their steps side by side).
+/// The device a bisect opens when, and only when, it needs one (`--oracle interp` never does).
+pub type Opener<'g> = dyn Fn() -> Result<&'g dyn Device, String> + 'g;
+
+/// A semantic bisect of whatever `runs` are, asking `gpu` and the interpreter as `feed.oracle`
+/// says (`bisect_with`).
 pub fn bisect(
     gpu: &dyn Device,
+    runs: &[&Run],
+    feed: Feed,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<BisectRun, String> {
+    bisect_with(&|| Ok(gpu), runs, feed, cancelled)
+}
+
+/// A semantic bisect of whatever `runs` are: one compute shader, one module with a vertex and
+/// a fragment entry point, or the linked stages of a graphics pipeline (a vertex and a fragment
+/// stage among them, their steps side by side). `feed.oracle` says who runs the steps
+/// (`oracle::bisect`); the driver's device is opened by `open` the first time it is needed.
+pub fn bisect_with<'g>(
+    open: &Opener<'g>,
     runs: &[&Run],
     feed: Feed,
     cancelled: &dyn Fn() -> bool,
@@ -593,6 +656,16 @@ pub fn bisect(
             ));
         }
     }
+    super::oracle::bisect(open, runs, feed, cancelled)
+}
+
+/// The driver's bisect of `runs`: compute shaders dispatched, graphics stages drawn.
+pub(super) fn driver_bisect(
+    gpu: &dyn Device,
+    runs: &[&Run],
+    feed: Feed,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<BisectRun, String> {
     let with = |m: ExecutionModel| runs.iter().copied().find(|r| models(r).contains(&m));
     match (
         runs,
@@ -762,6 +835,8 @@ fn draw_bisect(
         varying: varying.len(),
         stable: total - varying.len(),
         writes_nothing: false,
+        oracle: None,
+        driver_judged: Vec::new(),
         setup: format!(
             "{device}: {} attachments of {}×{}{}, {fill} data{}",
             before.colors.len(),
@@ -841,6 +916,8 @@ fn draw_bisect(
                         pass,
                         finding: Finding::Differs,
                         what: format!("{what}{which}"),
+                        value: None,
+                        undefined: Vec::new(),
                     });
                     return Ok(out);
                 }
@@ -852,6 +929,8 @@ fn draw_bisect(
                     pass,
                     finding: Finding::of(&e),
                     what: format!("it does not draw{which}: {e}"),
+                    value: None,
+                    undefined: Vec::new(),
                 });
                 return Ok(out);
             }

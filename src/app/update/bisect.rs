@@ -8,16 +8,16 @@ use crate::app::state::State;
 /// Applies the actions `update` routes here.
 pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
     match action {
-        Action::Bisect | Action::BisectRun(_) | Action::Reduce(_) if s.run_under_way() => {
+        Action::Bisect | Action::BisectRun(..) | Action::Reduce(_) if s.run_under_way() => {
             s.set_error("the run is still under way: bisect it once it is done");
         }
         Action::Bisect => return vec![Effect::Bisect],
-        Action::BisectRun(data) => {
+        Action::BisectRun(data, oracle) => {
             if s.run().is_none() {
                 s.set_error("nothing to run: the input has not loaded");
                 return Vec::new();
             }
-            return vec![Effect::BisectRun(data)];
+            return vec![Effect::BisectRun(data, oracle)];
         }
         Action::Reduce(property) => {
             if s.run().is_none() {

@@ -59,7 +59,7 @@ pub enum Effect {
     Bisect,
     /// Run the current input after every step on a Vulkan driver (in the background), buffers
     /// starting with the bytes of a file when one is given.
-    BisectRun(Option<PathBuf>),
+    BisectRun(Option<PathBuf>, crate::pipeline::oracle::Oracle),
     /// Reduce the current input (in the background) while it has the property: the one named,
     /// else what the last bisect found.
     Reduce(Option<String>),

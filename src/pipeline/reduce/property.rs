@@ -120,8 +120,10 @@ impl Test<'_> {
             .gpu
             .ok_or("the property needs a Vulkan driver, and none is open")?;
         // This step and the one before: the difference must begin at this one.
+        // On the driver, as the property is stated.
         let feed = Feed {
             window: Some((k.saturating_sub(1), k)),
+            oracle: semantic::Oracle::Driver,
             ..Feed::default()
         };
         Ok(match semantic::bisect(gpu, &[&run], feed, &|| false) {
@@ -298,7 +300,11 @@ pub fn prepare<'a>(
         }
         (Property::Differs | Property::Crash, None) => {
             let gpu = gpu.ok_or("the property needs a Vulkan driver")?;
-            let b = semantic::bisect(gpu, &[&run], Feed::default(), &|| false)?;
+            let feed = Feed {
+                oracle: semantic::Oracle::Driver,
+                ..Feed::default()
+            };
+            let b = semantic::bisect(gpu, &[&run], feed, &|| false)?;
             let summary = b.summary();
             let d = b
                 .first

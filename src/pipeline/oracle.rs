@@ -1,0 +1,543 @@
+//! Who says what a step computes in a semantic bisect (`--oracle`, `:bisect run --oracle`):
+//! the Vulkan driver (`semantic::driver_bisect`), shaderstep's own interpreter (`ir::exec`, run
+//! on a step by `pipeline::exec` with the inputs the driver harness builds), or both.
+//!
+//! - `interp`: every step that changed the module runs in the interpreter; no step is compiled
+//!   by a driver. The interpreter is deterministic, so nothing is run twice to find words that
+//!   vary; a race or an undefined value is undefined in its results and agrees with anything.
+//!   A step's buffers are compared with the input's typed (`exec::compare_buffer`, which allows
+//!   what Vulkan leaves to the implementation). A step it refuses is skipped, with why.
+//! - `driver`: the driver runs every step (what the bisect did before the interpreter).
+//! - `both`: both bisect; the driver's answer is reported, and where the interpreter's differs.
+//! - `auto` (the default): the input runs on both; where they agree on every output the
+//!   interpreter bisects, else the driver, and the summary says which decided and why.
+//!
+//! Whichever oracle blames a step, the interpreter names the first value that differs between
+//! the step before and that one (`exec::first_difference`, ids matched across the step as the
+//! value history matches them: `history::renamed`), and the undefined behaviour found first
+//! there. The bisect runs the interpreter on compute shaders only so far (`exec` draws vertex
+//! and fragment stages; the bisect does not yet): `interpreter_stage` is the one place that
+//! says what it can run, where graphics stages will plug in.
+
+use std::fmt;
+use std::str::FromStr;
+
+use spirv::ExecutionModel;
+
+use super::exec::{
+    driver_buffers, driver_disagreement, finding_text, first_difference_text, run_step, Ran,
+};
+use super::gpu::Device;
+use super::gpu::{Layout, BUFFER_SIZE};
+use super::history::renamed;
+use super::semantic::{
+    driver_bisect, entry_points, pass_steps, writable, BisectRun, Difference, Feed, Finding,
+    Opener, GROUPS,
+};
+use super::Run;
+use crate::ir::exec::{first_difference, Buffer, Event, Execution, FindingKind, Options};
+use crate::ir::fxhash::FxHashMap;
+use crate::ir::Id;
+
+/// Who runs the steps of a semantic bisect.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Oracle {
+    /// The interpreter where it agrees with the driver on the input, else the driver.
+    #[default]
+    Auto,
+    /// The interpreter alone.
+    Interp,
+    /// The driver alone.
+    Driver,
+    /// Both; the driver's answer, and where the interpreter's differs.
+    Both,
+}
+
+impl Oracle {
+    /// The spellings `--oracle` takes, in the order the help lists them.
+    pub const NAMES: [&'static str; 4] = ["auto", "interp", "driver", "both"];
+}
+
+impl FromStr for Oracle {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Oracle, String> {
+        match s {
+            "auto" => Ok(Oracle::Auto),
+            "interp" => Ok(Oracle::Interp),
+            "driver" => Ok(Oracle::Driver),
+            "both" => Ok(Oracle::Both),
+            other => Err(format!(
+                "the oracle is auto, interp, driver or both, not '{other}'"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for Oracle {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(match self {
+            Oracle::Auto => "auto",
+            Oracle::Interp => "interp",
+            Oracle::Driver => "driver",
+            Oracle::Both => "both",
+        })
+    }
+}
+
+/// The run whose stage the interpreter can run, of `runs` (with `entry` the entry point
+/// named), or why it cannot: it runs one compute shader so far. The one place that decides
+/// it: a graphics interpreter adds its stages here.
+pub fn interpreter_stage<'r>(runs: &[&'r Run], entry: Option<&str>) -> Result<&'r Run, String> {
+    let only = "the bisect runs the interpreter on compute shaders only so far";
+    let [one] = runs else {
+        return Err(format!(
+            "{only}, and these are a graphics pipeline's stages"
+        ));
+    };
+    let points = entry_points(one);
+    let model = match entry {
+        Some(name) => points.iter().find(|(_, n)| n == name).map(|(m, _)| *m),
+        None if points.iter().any(|(m, _)| *m == ExecutionModel::GLCompute) => {
+            Some(ExecutionModel::GLCompute)
+        }
+        None => points.first().map(|(m, _)| *m),
+    };
+    match model {
+        Some(ExecutionModel::GLCompute) => Ok(one),
+        Some(m) => Err(format!("{only}, and this is a {} stage", stage_name(m))),
+        None => Err(format!("{only}, and the module has no entry point")),
+    }
+}
+
+fn stage_name(m: ExecutionModel) -> String {
+    match m {
+        ExecutionModel::Vertex => "vertex".into(),
+        ExecutionModel::Fragment => "fragment".into(),
+        other => format!("{other:?}").to_lowercase(),
+    }
+}
+
+/// The semantic bisect of `runs` as `feed.oracle` says (see the module doc).
+pub(super) fn bisect<'g>(
+    open: &Opener<'g>,
+    runs: &[&Run],
+    feed: Feed,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<BisectRun, String> {
+    let stage = interpreter_stage(runs, feed.entry);
+    let driver = |why: Option<String>| -> Result<BisectRun, String> {
+        let mut b = driver_bisect(open()?, runs, feed, cancelled)?;
+        b.oracle = why;
+        if let Ok(run) = &stage {
+            name_first_value(run, feed, &mut b);
+        }
+        Ok(b)
+    };
+    match feed.oracle {
+        Oracle::Driver => driver(None),
+        Oracle::Interp => {
+            let run = stage.as_ref().map_err(|why| {
+                format!(
+                    "--oracle interp: {why}: bisect it with the driver (--oracle driver, or auto)"
+                )
+            })?;
+            let mut b = interp_bisect(run, feed, None, None, cancelled)?;
+            b.oracle = Some("the interpreter decides".into());
+            Ok(b)
+        }
+        Oracle::Both => {
+            let mut b = driver(None)?;
+            let theirs = match &stage {
+                Ok(run) => interp_bisect(run, feed, None, None, cancelled),
+                Err(why) => Err(why.clone()),
+            };
+            b.oracle = Some(both_said(&b, &theirs));
+            Ok(b)
+        }
+        Oracle::Auto => {
+            let run = match &stage {
+                Ok(run) => *run,
+                Err(why) => return driver(Some(format!("{why}, so the driver decides"))),
+            };
+            let first = *pass_steps(run).first().ok_or("the run has no steps")?;
+            let input = match run_input(run, first, feed) {
+                Ok(ran) => ran,
+                Err(why) => return driver(Some(format!("{why}, so the driver decides"))),
+            };
+            let gpu = open();
+            let checked = gpu.as_ref().map_err(Clone::clone).and_then(|gpu| {
+                driver_disagreement(*gpu, &input, feed.entry, feed.data)
+                    .map_err(|e| format!("the driver does not run the input: {e}"))
+            });
+            let why = match checked {
+                Ok(None) => {
+                    "the interpreter agrees with the driver on the input, so it decides".to_string()
+                }
+                Ok(Some(what)) => {
+                    return driver(Some(format!(
+                        "the interpreter disagrees with the driver on the input: {}, so the driver decides",
+                        arrow(&what, "the interpreter", "the driver", false)
+                    )));
+                }
+                Err(e) => format!("{e}, so the interpreter decides"),
+            };
+            // Where the interpreter finds a step's results undefined, the driver says.
+            let confirm = gpu.ok();
+            let mut b = interp_bisect(run, feed, Some(input), confirm, cancelled)?;
+            b.oracle = Some(why);
+            Ok(b)
+        }
+    }
+}
+
+/// What `both` says beside the driver's answer `b`: whether the interpreter blames the same
+/// step.
+fn both_said(b: &BisectRun, theirs: &Result<BisectRun, String>) -> String {
+    let interp = match theirs {
+        // Why names the interpreter: it cannot run the input, or runs no such stage.
+        Err(why) => return why.clone(),
+        Ok(t) => t,
+    };
+    match (&b.first, &interp.first) {
+        (Some(d), Some(i)) if d.pass_index == i.pass_index => {
+            "the interpreter blames the same step".into()
+        }
+        (None, None) => "the interpreter agrees".into(),
+        (_, Some(i)) => format!(
+            "the interpreter disagrees: it blames step {} {} — {}",
+            i.step, i.pass, i.what
+        ),
+        (Some(_), None) => format!(
+            "the interpreter disagrees: every step computes what the input does there ({} steps{})",
+            interp.compared,
+            if interp.skipped.is_empty() {
+                String::new()
+            } else {
+                format!(", {} skipped", interp.skipped.len())
+            }
+        ),
+    }
+}
+
+/// Options of the bisect's own runs: no trace (only the buffers are compared; the two steps a
+/// value is named from run again with one).
+fn untraced() -> Options {
+    Options {
+        trace_limit: 0,
+        ..Options::default()
+    }
+}
+
+/// The input run in the interpreter for a bisect, or why it cannot be.
+fn run_input(run: &Run, first: usize, feed: Feed) -> Result<Ran, String> {
+    let ran = run_step(&run.steps[first].module, feed.entry, feed.data, &untraced())
+        .map_err(|why| format!("the interpreter cannot run the input: {why}"))?;
+    if ran
+        .execution
+        .findings
+        .iter()
+        .any(|f| f.kind == FindingKind::Budget)
+    {
+        return Err(format!(
+            "the input runs past the interpreter's budget ({} instructions)",
+            Options::default().budget
+        ));
+    }
+    Ok(ran)
+}
+
+/// The bisect on the interpreter: every step that changed the module runs, and the first
+/// whose buffers differ from the input's is blamed. `input`: the input already run. A step
+/// whose results differ only where the interpreter finds them undefined, or whose run has
+/// undefined behaviour of a kind the input's has not, runs on `confirm` when given, which
+/// decides for it: the interpreter makes a whole value undefined where a part of it is (a
+/// vector loaded from a variable partly written), and what follows (a branch on it) with it,
+/// which a driver does not.
+pub fn interp_bisect(
+    run: &Run,
+    feed: Feed,
+    input: Option<Ran>,
+    confirm: Option<&dyn Device>,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<BisectRun, String> {
+    let steps = pass_steps(run);
+    let &first = steps.first().ok_or("the run has no steps")?;
+    let input = match input {
+        Some(ran) => ran,
+        None => run_input(run, first, feed)?,
+    };
+    let layout = Layout::of_entry(&input.words, feed.entry)?;
+    let buffers = &input.execution.buffers;
+    let total: usize = buffers.iter().map(|b| b.bytes.len().div_ceil(4)).sum();
+    let writes = layout.bindings.iter().any(|b| writable(&b.kind)) && total > 0;
+    let push = match input.inputs.push_constants.len() {
+        0 => String::new(),
+        n => format!(", {n} bytes of push constants"),
+    };
+    let held = match buffers.len() {
+        1 => format!("1 buffer of {} KiB", BUFFER_SIZE / 1024),
+        n => format!("{n} buffers of {} KiB", BUFFER_SIZE / 1024),
+    };
+    let mut out = BisectRun {
+        first: None,
+        compared: 1,
+        skipped: Vec::new(),
+        setup: format!("the interpreter: {held}{push}, {} workgroups", GROUPS[0]),
+        varying: 0,
+        stable: total,
+        writes_nothing: !writes,
+        oracle: None,
+        driver_judged: Vec::new(),
+    };
+    for (k, &i) in steps.iter().enumerate().skip(1) {
+        if cancelled() {
+            return Err("cancelled".into());
+        }
+        let step = &run.steps[i];
+        if !step.changed || feed.skips(k) {
+            out.compared += 1;
+            continue;
+        }
+        let ran = match run_step(&step.module, feed.entry, feed.data, &untraced()) {
+            Ok(r) => r,
+            Err(why) => {
+                out.skipped
+                    .push((i, format!("the interpreter cannot run it: {why}")));
+                continue;
+            }
+        };
+        out.compared += 1;
+        if differs(&input, &ran.execution.buffers, false).is_none() {
+            continue;
+        }
+        let undefined = undefined_only(&input, &ran);
+        let what = differs(&input, &ran.execution.buffers, undefined).unwrap_or_default();
+        if let (true, Some(gpu)) = (undefined || new_undefined_behaviour(&input, &ran), confirm) {
+            let theirs = driver_buffers(gpu, &ran, feed.entry, feed.data);
+            if theirs.is_ok_and(|t| differs(&input, &t, false).is_none()) {
+                out.driver_judged.push(i);
+                continue;
+            }
+        }
+        out.first = Some(Difference {
+            step: i,
+            pass_index: k,
+            pass: step.pass,
+            finding: Finding::Differs,
+            what,
+            value: None,
+            undefined: Vec::new(),
+        });
+        name_first_value(run, feed, &mut out);
+        return Ok(out);
+    }
+    Ok(out)
+}
+
+/// Where the buffers a step left (`theirs`) part from the input's, typed: the input's contents
+/// against their bytes (a buffer the step no longer binds holds what it started with).
+/// `undefined`: the step's value there is undefined (`undefined_only`), and is said so.
+fn differs(input: &Ran, theirs: &[Buffer], undefined: bool) -> Option<String> {
+    for (b, ours) in input
+        .execution
+        .buffers
+        .iter()
+        .zip(&input.execution.contents)
+    {
+        let same = |x: &&Buffer| x.set == b.set && x.binding == b.binding;
+        let Some(theirs) = theirs
+            .iter()
+            .find(same)
+            .or_else(|| input.inputs.buffers.iter().find(same))
+        else {
+            continue;
+        };
+        let what =
+            crate::ir::exec::compare_buffer(&input.module, b.set, b.binding, ours, &theirs.bytes);
+        if let Some(what) = what {
+            return Some(format!(
+                "set {} binding {}{}",
+                b.set,
+                b.binding,
+                arrow(&what, "the input", "the step", undefined)
+            ));
+        }
+    }
+    None
+}
+
+/// Whether a step's results differ from the input's only where the interpreter finds the
+/// step's undefined: read the other way round (the step's contents, whose undefined values
+/// agree with anything, against the input's bytes), every buffer both bind agrees.
+fn undefined_only(input: &Ran, step: &Ran) -> bool {
+    let step_buffers = step.execution.buffers.iter().zip(&step.execution.contents);
+    let mut bound = 0;
+    for (b, contents) in step_buffers {
+        let Some(before) = input
+            .execution
+            .buffers
+            .iter()
+            .find(|x| x.set == b.set && x.binding == b.binding)
+        else {
+            continue;
+        };
+        bound += 1;
+        let what = crate::ir::exec::compare_buffer(
+            &step.module,
+            b.set,
+            b.binding,
+            contents,
+            &before.bytes,
+        );
+        if what.is_some() {
+            return false;
+        }
+    }
+    bound == input.execution.buffers.len()
+}
+
+/// Whether `step`'s run has undefined behaviour of a kind `input`'s has not.
+fn new_undefined_behaviour(input: &Ran, step: &Ran) -> bool {
+    let had = &input.execution.findings;
+    step.execution
+        .findings
+        .iter()
+        .any(|f| !had.iter().any(|g| g.kind == f.kind))
+}
+
+/// `compare_buffer`'s `[3]: X here, Y there` as `[3]: X → Y` (`Y` is `undefined` where
+/// `undefined` says so: the bytes there are what the buffer held before); anything else with
+/// what here and there are.
+fn arrow(what: &str, here: &str, there: &str, undefined: bool) -> String {
+    let parts = what.rsplit_once(": ").and_then(|(place, values)| {
+        let (x, y) = values.strip_suffix(" there")?.split_once(" here, ")?;
+        let y = if undefined { "undefined" } else { y };
+        Some(format!("{place}: {x} → {y}"))
+    });
+    parts.unwrap_or_else(|| format!("{what} (here: {here}; there: {there})"))
+}
+
+/// How many of the findings first found at a step the summary lists.
+const FINDINGS_SAID: usize = 3;
+
+/// Names in `b.first` (a step whose results differ) the first value that differs between the
+/// step before it and it, as the interpreter runs them, and the undefined behaviour found at
+/// it and not before. The step before is the latest one the interpreter runs. Nothing is said
+/// where it runs neither, or for a reducer's question (`feed.window`: yes or no is all it
+/// asks).
+fn name_first_value(run: &Run, feed: Feed, b: &mut BisectRun) {
+    let Some(d) = b.first.as_mut().filter(|d| d.finding == Finding::Differs) else {
+        return;
+    };
+    if feed.window.is_some() {
+        return;
+    }
+    let steps = pass_steps(run);
+    let Some(&blamed) = steps.get(d.pass_index) else {
+        return;
+    };
+    let Ok(after) = run_step(
+        &run.steps[blamed].module,
+        feed.entry,
+        feed.data,
+        &Options::default(),
+    ) else {
+        return;
+    };
+    let before = steps[..d.pass_index].iter().rev().find_map(|&j| {
+        run_step(
+            &run.steps[j].module,
+            feed.entry,
+            feed.data,
+            &Options::default(),
+        )
+        .ok()
+        .map(|r| (j, r))
+    });
+    let Some((j, before)) = before else {
+        return;
+    };
+    // The step before's ids as the blamed step calls them.
+    let maps: Vec<FxHashMap<Id, Id>> = (j + 1..=blamed)
+        .map(|k| renamed(run, k))
+        .filter(|m| !m.is_empty())
+        .collect();
+    let forward = |id: Id| maps.iter().fold(id, |i, m| *m.get(&i).unwrap_or(&i));
+    let theirs = if maps.is_empty() {
+        before.execution.clone()
+    } else {
+        Execution {
+            trace: before
+                .execution
+                .trace
+                .iter()
+                .map(|e| Event {
+                    id: forward(e.id),
+                    ..e.clone()
+                })
+                .collect(),
+            ..before.execution.clone()
+        }
+    };
+    if let Some(diff) = first_difference(&after.execution, &theirs) {
+        let mut text = first_difference_text(&after.module, &after.execution, &diff);
+        if !maps.is_empty() {
+            text.push_str(&format!(
+                " (ids of step {blamed}: the step renumbered some, matched as the value history matches them)"
+            ));
+        }
+        d.value = Some(text);
+    }
+    let new: Vec<String> = after
+        .execution
+        .findings
+        .iter()
+        .filter(|f| {
+            !theirs
+                .findings
+                .iter()
+                .any(|g| g.kind == f.kind && forward(g.at) == f.at)
+        })
+        .map(|f| finding_text(&after.module, &after.execution, f))
+        .collect();
+    d.undefined = new.iter().take(FINDINGS_SAID).cloned().collect();
+    if new.len() > FINDINGS_SAID {
+        d.undefined
+            .push(format!("and {} more", new.len() - FINDINGS_SAID));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn oracles_read_back_as_they_print() {
+        for name in Oracle::NAMES {
+            assert_eq!(name.parse::<Oracle>().unwrap().to_string(), name);
+        }
+        assert!("gpu".parse::<Oracle>().unwrap_err().contains("not 'gpu'"));
+    }
+
+    #[test]
+    fn a_typed_difference_reads_as_an_arrow() {
+        assert_eq!(arrow("[3]: 7 here, 3 there", "a", "b", false), "[3]: 7 → 3");
+        assert_eq!(
+            arrow("[3]: 7 here, 3 there", "a", "b", true),
+            "[3]: 7 → undefined"
+        );
+        assert_eq!(
+            arrow("[0][1]: (1, 2) here, (1, 3) there", "a", "b", false),
+            "[0][1]: (1, 2) → (1, 3)"
+        );
+        assert_eq!(
+            arrow(
+                ": the driver's bytes do not read as the buffer's type",
+                "a",
+                "b",
+                false
+            ),
+            ": the driver's bytes do not read as the buffer's type (here: a; there: b)"
+        );
+    }
+}
