@@ -26,6 +26,7 @@ use super::super::fxhash::FxHashMap;
 use super::super::inst::Id;
 use super::super::module::Module;
 use super::super::ops::fold::Value as V;
+use super::images::{f32c as float, int};
 use super::raster;
 use super::{Buffer, Execution, Frame, Inputs, Invocation, Machine, Mem, Options, Refusal, State};
 
@@ -366,20 +367,6 @@ fn const_to_word(c: &Const) -> Option<u32> {
         Const::Scalar(V::Int { bits, .. }) | Const::Bits { bits, .. } => Some(*bits as u32),
         _ => None,
     }
-}
-
-fn float(x: f64) -> Const {
-    Const::Scalar(V::Float {
-        value: f64::from(x as f32),
-        width: 32,
-    })
-}
-
-fn int(x: u32) -> Const {
-    Const::Scalar(V::Int {
-        bits: u64::from(x),
-        width: 32,
-    })
 }
 
 /// What one vertex left: its position, clip distances and each (location, component).

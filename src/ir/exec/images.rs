@@ -217,14 +217,16 @@ impl Image {
     }
 }
 
-fn f32c(x: f64) -> Const {
+/// A 32-bit float (`x` rounded to single precision).
+pub(super) fn f32c(x: f64) -> Const {
     Const::Scalar(V::Float {
         value: f64::from(x as f32),
         width: 32,
     })
 }
 
-fn int(x: u32) -> Const {
+/// A 32-bit integer.
+pub(super) fn int(x: u32) -> Const {
     Const::Scalar(V::Int {
         bits: u64::from(x),
         width: 32,
