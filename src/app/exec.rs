@@ -190,18 +190,28 @@ fn draw(args: &ExecArgs, run: &Run, picked: &Picked, options: &Options) -> Resul
         return Err("--invocation chooses an invocation of a compute dispatch; this step is drawn: use --pixel X,Y or --vertex N".into());
     }
     let entry = args.entry.as_deref();
-    let ran = run_draw_step(&run.steps[picked.index].module, entry, options)?;
+    let ran = run_draw_step(&run.steps[picked.index].module, entry, None, options)?;
     let against = match (&args.against_step, &args.against) {
         (Some(which), _) => {
             let other = pick(run, Some(which))?;
-            let r = run_draw_step(&run.steps[other.index].module, entry, options)?;
+            let r = run_draw_step(
+                &run.steps[other.index].module,
+                entry,
+                Some(ran.fill),
+                options,
+            )?;
             Some((other.label, r))
         }
         (None, Some(path)) => {
             let other_run = compile(path, args).map_err(|e| format!("{}: {e}", path.display()))?;
             let other = pick(&other_run, args.step.as_deref())?;
-            let r = run_draw_step(&other_run.steps[other.index].module, entry, options)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
+            let r = run_draw_step(
+                &other_run.steps[other.index].module,
+                entry,
+                Some(ran.fill),
+                options,
+            )
+            .map_err(|e| format!("{}: {e}", path.display()))?;
             Some((format!("{} {}", path.display(), other.label), r))
         }
         (None, None) => None,

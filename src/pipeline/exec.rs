@@ -302,10 +302,12 @@ pub fn draw_inputs(setup: &Setup) -> exec::DrawInputs {
 
 /// Draws `step` (a vertex or a fragment stage, or a module with both) on the interpreter as
 /// the semantic bisect draws it on the driver: the stand-in partner of a stage alone, the
-/// setup made from reflection, the first of the fills with which it draws something.
+/// setup made from reflection, the first of the fills with which it draws something — or
+/// the fill named `fill`, so that two steps compared run on the same data.
 pub fn run_draw_step(
     step: &Module,
     entry: Option<&str>,
+    fill: Option<&str>,
     options: &Options,
 ) -> Result<DrawRan, String> {
     let words = driver_words(step)?;
@@ -337,7 +339,11 @@ pub fn run_draw_step(
     let vs = read::read_words(&vs_words).map_err(|e| e.to_string())?;
     let fs = read::read_words(&fs_words).map_err(|e| e.to_string())?;
     let mut drawn = None;
-    for (fill, data) in FILLS {
+    for (name, data) in FILLS {
+        if fill.is_some_and(|f| f != name) {
+            continue;
+        }
+        let fill = name;
         let set = setup(&vstage, &fstage, 12, 2, data)?;
         let inputs = draw_inputs(&set);
         let execution = exec::draw(

@@ -17,6 +17,7 @@
 mod draw;
 mod images;
 mod memory;
+mod partly;
 pub mod raster;
 
 use std::fmt;
@@ -93,6 +94,9 @@ pub enum Value {
     Pointer(Pointer),
     /// An image, a sampler or both (`OpSampledImage`).
     Handle(Handle),
+    /// A composite some of whose parts are undefined (each part a `Const`, `Partly` or
+    /// `Undef`).
+    Partly(Vec<Value>),
     /// An undefined value: `OpUndef`, an unwritten variable, an undefined result.
     Undef,
 }
@@ -1027,21 +1031,23 @@ impl<'m> Machine<'m> {
                     Value::Pointer(p) if self.raced.contains(&(p.root, p.path.clone())) => {
                         Value::Undef
                     }
-                    Value::Pointer(p) => match self.memory[p.root].at(&p.path).map(Mem::value) {
-                        Some(Some(c)) => Value::Const(c),
-                        Some(None) => {
-                            self.find(
-                                FindingKind::UninitialisedRead,
-                                inv.number,
-                                func_id,
-                                id_of(inst),
-                                Some(at),
-                                "a load of memory nothing wrote".into(),
-                            );
-                            Value::Undef
+                    Value::Pointer(p) => {
+                        match self.memory[p.root].at(&p.path).map(partly::mem_value) {
+                            Some(v @ (Value::Const(_) | Value::Partly(_))) => v,
+                            Some(_) => {
+                                self.find(
+                                    FindingKind::UninitialisedRead,
+                                    inv.number,
+                                    func_id,
+                                    id_of(inst),
+                                    Some(at),
+                                    "a load of memory nothing wrote".into(),
+                                );
+                                Value::Undef
+                            }
+                            None => Value::Undef,
                         }
-                        None => Value::Undef,
-                    },
+                    }
                     _ => Value::Undef,
                 };
                 self.set(inv, inst, v);
@@ -1059,8 +1065,7 @@ impl<'m> Machine<'m> {
                 let v = match src {
                     Value::Pointer(p) => self.memory[p.root]
                         .at(&p.path)
-                        .and_then(Mem::value)
-                        .map_or(Value::Undef, Value::Const),
+                        .map_or(Value::Undef, partly::mem_value),
                     _ => Value::Undef,
                 };
                 self.store(inv, &dst, &v, func_id, at, inst);
@@ -1182,17 +1187,39 @@ impl<'m> Machine<'m> {
                 op_name(inst, &self.sets)
             )));
         }
-        let flush = self.flush && !moves_bits(inst.op());
-        let flushed: Vec<Option<Const>> = values
+        if values
             .iter()
-            .map(|v| match v {
-                Value::Const(c) if flush => Some(flush_denormal(c)),
-                Value::Const(c) => Some(c.clone()),
-                // An extended instruction's set is not a value.
-                _ => None,
-            })
-            .collect();
-        let args: Vec<Option<&Const>> = flushed.iter().map(Option::as_ref).collect();
+            .any(|v| matches!(v, Value::Partly(_) | Value::Undef))
+        {
+            if let Some(v) = self.move_parts(inv, inst, &values) {
+                return Ok(v);
+            }
+        }
+        let flush = self.flush && !moves_bits(inst.op());
+        // Flushed copies only where flushing happens: most runs read the values in place.
+        let flushed: Vec<Option<Const>> = if flush {
+            values
+                .iter()
+                .map(|v| match v {
+                    Value::Const(c) => Some(flush_denormal(c)),
+                    _ => None,
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let args: Vec<Option<&Const>> = if flush {
+            flushed.iter().map(Option::as_ref).collect()
+        } else {
+            values
+                .iter()
+                .map(|v| match v {
+                    Value::Const(c) => Some(c),
+                    // An extended instruction's set is not a value.
+                    _ => None,
+                })
+                .collect()
+        };
         let eval = match self.consts.eval(inst, &args) {
             Eval::Unknown => self.consts.eval_linear_algebra(inst, &args),
             Eval::Const(c) if flush => Eval::Const(flush_denormal(&c)),
@@ -1202,7 +1229,10 @@ impl<'m> Machine<'m> {
             Eval::Const(c) => Ok(Value::Const(c)),
             Eval::Operand(k) => Ok(values.get(k).cloned().unwrap_or(Value::Undef)),
             Eval::Unknown => {
-                if values[skip..].iter().any(|v| matches!(v, Value::Undef)) {
+                if values[skip..]
+                    .iter()
+                    .any(|v| matches!(v, Value::Undef | Value::Partly(_)))
+                {
                     return Ok(Value::Undef);
                 }
                 // A float out of an integer's range converts to an undefined value too.
@@ -1287,10 +1317,7 @@ impl<'m> Machine<'m> {
             // Through an out-of-bounds or undefined pointer: already a finding, or undefined.
             return;
         };
-        let c = match value {
-            Value::Const(c) => Some(c),
-            _ => None,
-        };
+        let defined = matches!(value, Value::Const(_));
         // A helper invocation's writes to memory others see have no effect.
         if inv.helper && self.shared_roots.contains(&p.root) {
             return;
@@ -1298,7 +1325,7 @@ impl<'m> Machine<'m> {
         if inst.op() == Op::Store || inst.op() == Op::CopyMemory {
             self.access(inv, p, true, func, at, inst);
         }
-        if c.is_none() && self.buffers.iter().any(|b| b.root == p.root) {
+        if !defined && self.buffers.iter().any(|b| b.root == p.root) {
             self.find(
                 FindingKind::UndefinedOutput,
                 inv.number,
@@ -1309,7 +1336,7 @@ impl<'m> Machine<'m> {
             );
         }
         if let Some(slot) = self.memory[p.root].at_mut(&p.path) {
-            slot.store(c);
+            partly::store_value(slot, value);
         }
     }
 
@@ -1968,6 +1995,10 @@ pub fn show(v: &Value) -> String {
             Some(k) => format!("image {k}"),
             None => "sampler".into(),
         },
+        Value::Partly(parts) => format!(
+            "({})",
+            parts.iter().map(show).collect::<Vec<_>>().join(", ")
+        ),
         Value::Undef => "undef".into(),
     }
 }

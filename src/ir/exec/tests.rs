@@ -435,3 +435,57 @@ fn geometric_functions_are_the_folder_rules_composed() {
     assert_eq!(words(&e.buffers[0].bytes), [5, 1, 4]);
     assert!(e.findings.is_empty(), "{:?}", e.findings);
 }
+
+/// A vector written one component at a time, loaded whole, with its other components never
+/// written: the written one stays defined through the load, an insert, a shuffle and an
+/// extract; only the unwritten ones are undefined.
+#[test]
+fn a_partly_written_vector_keeps_its_defined_parts() {
+    let body = r#"%v2uint = OpTypeVector %uint 2
+%ptr_fv = OpTypePointer Function %v2uint
+%ptr_fx = OpTypePointer Function %uint
+%undef = OpUndef %v2uint
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%v = OpVariable %ptr_fv Function
+%id = OpLoad %v3uint %gid
+%i = OpCompositeExtract %uint %id 0
+%vx = OpAccessChain %ptr_fx %v %u0
+OpStore %vx %i
+%whole = OpLoad %v2uint %v
+%ins = OpCompositeInsert %v2uint %i %undef 1
+%shuf = OpVectorShuffle %v2uint %whole %ins 0 3
+%a = OpCompositeExtract %uint %shuf 0
+%b = OpCompositeExtract %uint %shuf 1
+%sum = OpIAdd %uint %a %b
+%p = OpAccessChain %ptr_u %data %u0 %i
+OpStore %p %sum
+%y = OpCompositeExtract %uint %whole 1
+%q = OpIAdd %uint %i %u1
+%pq = OpAccessChain %ptr_u %data %u0 %q
+OpStore %pq %y
+OpReturn
+OpFunctionEnd
+"#;
+    let e = run_text(body, &[0; 8], [1, 1, 1]);
+    let whole = e
+        .trace
+        .iter()
+        .find(|ev| ev.invocation == 1 && matches!(ev.value, Value::Partly(_)))
+        .expect("a partly defined value");
+    assert_eq!(show(&whole.value), "(1, undef)");
+    assert!(
+        !e.findings
+            .iter()
+            .any(|f| f.kind == FindingKind::UninitialisedRead),
+        "the load of a partly written vector is no finding: {:?}",
+        e.findings
+    );
+    // Invocation 3 wrote 3 + 3 (its own word) and nothing after it; the undefined component
+    // stored past each invocation's word is a finding.
+    assert_eq!(words(&e.buffers[0].bytes)[3], 6);
+    assert!(e
+        .findings
+        .iter()
+        .any(|f| f.kind == FindingKind::UndefinedOutput));
+}

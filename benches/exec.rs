@@ -1,0 +1,157 @@
+//! Benchmark (not a test): the interpreter's speed. Instructions executed per second on a
+//! loop-heavy compute kernel and on a fragment shader that samples a texture in a loop, each
+//! beside the driver (lavapipe, in this process) running the same words on the same inputs:
+//! its compile and dispatch or draw, timed the same way. Prints figures; never fails for speed.
+//! (The median `exec` over the corpus: `scripts/exec_sweep.py`.)
+//!
+//! cargo bench --bench exec
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use shaderstep::ir::exec::Options;
+use shaderstep::pipeline::exec::{run_draw_step, run_step};
+use shaderstep::pipeline::gpu::{Device, Gpu, Layout};
+use shaderstep::pipeline::semantic::{driver_words, initial_bytes, GROUPS};
+use shaderstep::pipeline::{input, Pipeline};
+
+const KERNEL: &str = "#version 450
+layout(local_size_x = 64) in;
+layout(std430, binding = 0) buffer B { float data[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    float x = data[i];
+    uint h = i * 2654435761u;
+    for (int k = 0; k < 400; k++) {
+        x = x * 0.999 + float(h & 255u) * 0.001;
+        h ^= h << 13; h ^= h >> 17; h ^= h << 5;
+        if ((h & 3u) == 0u) { x = sqrt(abs(x)) + 0.5; }
+    }
+    data[i] = x;
+}
+";
+
+const SAMPLING: &str = "#version 450
+layout(location = 0) in vec2 uv;
+layout(binding = 0) uniform texture2D image;
+layout(binding = 1) uniform sampler nearest;
+layout(location = 0) out vec4 colour;
+void main() {
+    vec4 acc = vec4(0.0);
+    for (int k = 0; k < 24; k++) {
+        vec2 p = uv + vec2(float(k) * 0.031, float(k) * 0.017);
+        acc += texture(sampler2D(image, nearest), p) * (1.0 / float(k + 1)) + vec4(dFdx(p.x), dFdy(p.y), 0.0, 0.0);
+    }
+    colour = acc;
+}
+";
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn step_of(name: &str, text: &str) -> shaderstep::ir::Module {
+    let dir = std::env::temp_dir().join(format!("shaderstep-bench-exec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    let words = input::load(&path).unwrap_or_else(|e| panic!("{e}")).words;
+    let _ = std::fs::remove_dir_all(&dir);
+    let run = Pipeline::from_names(&["lower", "lift"])
+        .unwrap()
+        .run(Arc::new(words));
+    shaderstep::ir::Module::clone(run.final_module().expect("the shader compiles"))
+}
+
+fn report(what: &str, executed: u64, interp: Duration, driver: Option<Duration>) {
+    let rate = executed as f64 / interp.as_secs_f64();
+    print!(
+        "{what}: {executed} instructions in {:.1} ms: {:.1} M instructions/s",
+        interp.as_secs_f64() * 1e3,
+        rate / 1e6
+    );
+    match driver {
+        Some(d) => println!(
+            "; lavapipe (compile and run) {:.1} ms: interpreter/driver {:.2}x",
+            d.as_secs_f64() * 1e3,
+            interp.as_secs_f64() / d.as_secs_f64()
+        ),
+        None => println!("; lavapipe unavailable"),
+    }
+}
+
+fn main() {
+    let options = Options::default();
+    let gpu = Gpu::lavapipe().ok();
+    let kernel = step_of("kernel.comp", KERNEL);
+    let mut times = Vec::new();
+    let mut executed = 0;
+    for _ in 0..5 {
+        let t = Instant::now();
+        let ran = run_step(&kernel, None, None, &options).unwrap();
+        times.push(t.elapsed());
+        executed = ran.execution.executed;
+    }
+    let driver = gpu.as_ref().map(|gpu| {
+        let words = driver_words(&kernel).unwrap();
+        let layout = Layout::of_entry(&words, None).unwrap();
+        let buffers: Vec<Vec<u8>> = layout
+            .slots()
+            .iter()
+            .map(|(b, e)| initial_bytes(b, *e, None))
+            .collect();
+        median(
+            (0..5)
+                .map(|_| {
+                    let t = Instant::now();
+                    gpu.run_buffers(&words, &layout, GROUPS, &buffers, Duration::from_secs(20))
+                        .unwrap();
+                    t.elapsed()
+                })
+                .collect(),
+        )
+    });
+    report(
+        "loop-heavy compute kernel (2 x 64 invocations)",
+        executed,
+        median(times),
+        driver,
+    );
+
+    let fragment = step_of("sampling.frag", SAMPLING);
+    let mut times = Vec::new();
+    let mut ran = None;
+    for _ in 0..5 {
+        let t = Instant::now();
+        let r = run_draw_step(&fragment, None, None, &options).unwrap();
+        times.push(t.elapsed());
+        ran = Some(r);
+    }
+    let ran = ran.unwrap();
+    let executed = ran.execution.vertex.executed + ran.execution.fragment.executed;
+    let driver = gpu.as_ref().map(|gpu| {
+        median(
+            (0..5)
+                .map(|_| {
+                    let t = Instant::now();
+                    ran.setup
+                        .draw(
+                            gpu,
+                            (&ran.vertex.1, &ran.vertex.2),
+                            (&ran.fragment.1, &ran.fragment.2),
+                            Duration::from_secs(20),
+                        )
+                        .unwrap();
+                    t.elapsed()
+                })
+                .collect(),
+        )
+    });
+    report(
+        "fragment shader sampling in a loop (24x24, 8 triangles)",
+        executed,
+        median(times),
+        driver,
+    );
+}
