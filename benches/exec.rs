@@ -124,7 +124,7 @@ fn main() {
     let mut ran = None;
     for _ in 0..5 {
         let t = Instant::now();
-        let r = run_draw_step(&fragment, None, None, &options).unwrap();
+        let r = run_draw_step(&fragment, None, &options).unwrap();
         times.push(t.elapsed());
         ran = Some(r);
     }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use common::{corpus, shaderstep, SwapAddSub};
 use shaderstep::ir::exec::{compare_buffer, first_difference, show, FindingKind, Options, Who};
 use shaderstep::pipeline::exec::{
-    check_draw_driver, check_driver, harness_inputs, models, run_draw_step, run_step,
+    check_draw_driver, check_driver, harness_inputs, models, run_draw_on, run_draw_step, run_step,
 };
 use shaderstep::pipeline::gpu::{Device, Gpu, Layout};
 use shaderstep::pipeline::semantic::{driver_words, initial_bytes, GROUPS};
@@ -149,7 +149,7 @@ fn the_interpreter_draws_what_lavapipe_draws() {
         if has.contains(&spirv::ExecutionModel::GLCompute) {
             continue;
         }
-        let ran = match run_draw_step(step, None, None, &Options::default()) {
+        let ran = match run_draw_step(step, None, &Options::default()) {
             Ok(r) => r,
             Err(why) => {
                 refused.push(format!("{name}: {why}"));
@@ -198,7 +198,7 @@ fn fragments_run_in_quads_with_derivatives_and_discard() {
     let run = p.run(Arc::new(words));
     assert!(run.ok());
     let options = Options::default();
-    let input = run_draw_step(&run.steps[1].module, None, None, &options).unwrap();
+    let input = run_draw_step(&run.steps[1].module, None, &options).unwrap();
     assert_eq!(check_draw_driver(&gpu, &input).unwrap(), None);
     assert!(input.execution.covers());
     let swapped = run
@@ -206,15 +206,8 @@ fn fragments_run_in_quads_with_derivatives_and_discard() {
         .iter()
         .position(|s| s.pass == "swap-add-sub")
         .unwrap();
-    let before = run_draw_step(
-        &run.steps[swapped - 1].module,
-        None,
-        Some(input.fill),
-        &options,
-    )
-    .unwrap();
-    let after =
-        run_draw_step(&run.steps[swapped].module, None, Some(input.fill), &options).unwrap();
+    let before = run_draw_on(&run.steps[swapped - 1].module, &input, &options).unwrap();
+    let after = run_draw_on(&run.steps[swapped].module, &input, &options).unwrap();
     assert!(first_difference(&before.execution.vertex, &after.execution.vertex).is_none());
     let d = first_difference(&before.execution.fragment, &after.execution.fragment)
         .expect("the swapped add differs");
@@ -256,7 +249,7 @@ fn vertices_run_with_attributes_clip_distances_and_blocks() {
     let run = Pipeline::from_names(&["lower", "lift"])
         .unwrap()
         .run(Arc::new(words));
-    let ran = run_draw_step(run.final_module().unwrap(), None, None, &Options::default()).unwrap();
+    let ran = run_draw_step(run.final_module().unwrap(), None, &Options::default()).unwrap();
     assert!(ran.execution.covers());
     assert_eq!(
         ran.execution.vertex.who.len(),
@@ -298,7 +291,7 @@ fn images_are_sampled_read_and_written_as_lavapipe_does() {
     let run = Pipeline::from_names(&["lower", "lift"])
         .unwrap()
         .run(Arc::new(words));
-    let ran = run_draw_step(run.final_module().unwrap(), None, None, &Options::default()).unwrap();
+    let ran = run_draw_step(run.final_module().unwrap(), None, &Options::default()).unwrap();
     assert!(ran.execution.covers());
     assert_eq!(check_draw_driver(&gpu, &ran).unwrap(), None);
     let compute = "#version 450\n\

@@ -12,7 +12,7 @@ use crate::ir::exec::{self, first_difference, show, Difference, Options};
 use crate::ir::Module;
 use crate::pipeline::exec::{
     check_draw_driver, finding_kind_name, finding_text, first_difference_text, invocation_text,
-    models, run_draw_step, run_step, value_name, DrawnStage, Ran,
+    models, run_draw_on, run_draw_step, run_step, value_name, DrawnStage, Ran,
 };
 use crate::pipeline::reduce::step_named;
 use crate::pipeline::semantic::pass_steps;
@@ -190,28 +190,18 @@ fn draw(args: &ExecArgs, run: &Run, picked: &Picked, options: &Options) -> Resul
         return Err("--invocation chooses an invocation of a compute dispatch; this step is drawn: use --pixel X,Y or --vertex N".into());
     }
     let entry = args.entry.as_deref();
-    let ran = run_draw_step(&run.steps[picked.index].module, entry, None, options)?;
+    let ran = run_draw_step(&run.steps[picked.index].module, entry, options)?;
     let against = match (&args.against_step, &args.against) {
         (Some(which), _) => {
             let other = pick(run, Some(which))?;
-            let r = run_draw_step(
-                &run.steps[other.index].module,
-                entry,
-                Some(ran.fill),
-                options,
-            )?;
+            let r = run_draw_on(&run.steps[other.index].module, &ran, options)?;
             Some((other.label, r))
         }
         (None, Some(path)) => {
             let other_run = compile(path, args).map_err(|e| format!("{}: {e}", path.display()))?;
             let other = pick(&other_run, args.step.as_deref())?;
-            let r = run_draw_step(
-                &other_run.steps[other.index].module,
-                entry,
-                Some(ran.fill),
-                options,
-            )
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+            let r = run_draw_on(&other_run.steps[other.index].module, &ran, options)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
             Some((format!("{} {}", path.display(), other.label), r))
         }
         (None, None) => None,

@@ -302,12 +302,10 @@ pub fn draw_inputs(setup: &Setup) -> exec::DrawInputs {
 
 /// Draws `step` (a vertex or a fragment stage, or a module with both) on the interpreter as
 /// the semantic bisect draws it on the driver: the stand-in partner of a stage alone, the
-/// setup made from reflection, the first of the fills with which it draws something — or
-/// the fill named `fill`, so that two steps compared run on the same data.
+/// setup made from reflection, the first of the fills with which it draws something.
 pub fn run_draw_step(
     step: &Module,
     entry: Option<&str>,
-    fill: Option<&str>,
     options: &Options,
 ) -> Result<DrawRan, String> {
     let words = driver_words(step)?;
@@ -339,11 +337,7 @@ pub fn run_draw_step(
     let vs = read::read_words(&vs_words).map_err(|e| e.to_string())?;
     let fs = read::read_words(&fs_words).map_err(|e| e.to_string())?;
     let mut drawn = None;
-    for (name, data) in FILLS {
-        if fill.is_some_and(|f| f != name) {
-            continue;
-        }
-        let fill = name;
+    for (fill, data) in FILLS {
         let set = setup(&vstage, &fstage, 12, 2, data)?;
         let inputs = draw_inputs(&set);
         let execution = exec::draw(
@@ -367,6 +361,38 @@ pub fn run_draw_step(
         setup,
         fill,
         inputs,
+        execution,
+    })
+}
+
+/// Draws `step`, another step of the run `base` drew, exactly as `base` was drawn: its setup
+/// (attachments, descriptors, fill) and, for a stage alone, its generated partner, as the
+/// driver bisect draws every step with the input's. Two steps compared so run on the same
+/// data, and a step that moves an output to another location draws nothing where the input
+/// drew.
+pub fn run_draw_on(step: &Module, base: &DrawRan, options: &Options) -> Result<DrawRan, String> {
+    let words = driver_words(step)?;
+    let module = read::read_words(&words).map_err(|e| e.to_string())?;
+    let own = |entry: &str| (module.clone(), words.clone(), entry.to_string());
+    let (vertex, fragment) = match base.stage {
+        DrawnStage::Fragment => (base.vertex.clone(), own(&base.fragment.2)),
+        DrawnStage::Vertex => (own(&base.vertex.2), base.fragment.clone()),
+        DrawnStage::Both => (own(&base.vertex.2), own(&base.fragment.2)),
+    };
+    let execution = exec::draw(
+        (&vertex.0, Some(&vertex.2)),
+        (&fragment.0, Some(&fragment.2)),
+        &base.inputs,
+        options,
+    )
+    .map_err(|r| r.to_string())?;
+    Ok(DrawRan {
+        stage: base.stage,
+        vertex,
+        fragment,
+        setup: base.setup.clone(),
+        fill: base.fill,
+        inputs: base.inputs.clone(),
         execution,
     })
 }

@@ -15,9 +15,11 @@
 //! Whichever oracle blames a step, the interpreter names the first value that differs between
 //! the step before and that one (`exec::first_difference`, ids matched across the step as the
 //! value history matches them: `history::renamed`), and the undefined behaviour found first
-//! there. The bisect runs the interpreter on compute shaders only so far (`exec` draws vertex
-//! and fragment stages; the bisect does not yet): `interpreter_stage` is the one place that
-//! says what it can run, where graphics stages will plug in.
+//! there. A vertex or fragment shader alone (or a module with both) is drawn (`draw`); the
+//! linked stages of a pipeline are bisected by the driver only so far: `interpreter_stage` and
+//! `draw::drawn_stage` say what the interpreter can run.
+
+mod draw;
 
 use std::fmt;
 use std::str::FromStr;
@@ -84,11 +86,11 @@ impl fmt::Display for Oracle {
     }
 }
 
-/// The run whose stage the interpreter can run, of `runs` (with `entry` the entry point
-/// named), or why it cannot: it runs one compute shader so far. The one place that decides
-/// it: a graphics interpreter adds its stages here.
+/// The compute shader of `runs` the interpreter dispatches (with `entry` the entry point
+/// named), or why it cannot: one compute shader. A vertex or fragment stage alone is drawn
+/// (`draw::drawn_stage`, asked first); a pipeline's linked stages are not run yet.
 pub fn interpreter_stage<'r>(runs: &[&'r Run], entry: Option<&str>) -> Result<&'r Run, String> {
-    let only = "the bisect runs the interpreter on compute shaders only so far";
+    let only = "the bisect runs the interpreter on compute shaders and on vertex or fragment shaders drawn alone so far";
     let [one] = runs else {
         return Err(format!(
             "{only}, and these are a graphics pipeline's stages"
@@ -124,6 +126,9 @@ pub(super) fn bisect<'g>(
     feed: Feed,
     cancelled: &dyn Fn() -> bool,
 ) -> Result<BisectRun, String> {
+    if let Some(run) = draw::drawn_stage(runs, feed.entry) {
+        return draw::bisect(open, runs, run, feed, cancelled);
+    }
     let stage = interpreter_stage(runs, feed.entry);
     let driver = |why: Option<String>| -> Result<BisectRun, String> {
         let mut b = driver_bisect(open()?, runs, feed, cancelled)?;
@@ -250,9 +255,8 @@ fn run_input(run: &Run, first: usize, feed: Feed) -> Result<Ran, String> {
 /// whose buffers differ from the input's is blamed. `input`: the input already run. A step
 /// whose results differ only where the interpreter finds them undefined, or whose run has
 /// undefined behaviour of a kind the input's has not, runs on `confirm` when given, which
-/// decides for it: the interpreter makes a whole value undefined where a part of it is (a
-/// vector loaded from a variable partly written), and what follows (a branch on it) with it,
-/// which a driver does not.
+/// decides for it: where SPIR-V leaves a value undefined, a driver still computes something,
+/// and a pass may change what.
 pub fn interp_bisect(
     run: &Run,
     feed: Feed,

@@ -756,9 +756,12 @@ pub fn setup(
         attributes,
         descriptors,
         push: if vs.push || fs.push {
-            // 256 bytes: every push constant block the limit Vulkan guarantees (128) or
-            // lavapipe allows (256) holds.
-            data(99, 64)
+            // 256 bytes, so that every block lavapipe allows (256) is defined: the pattern
+            // in the 128 Vulkan guarantees, zeros after (a count or index there, such as a
+            // skinning shader's joint offset, keeps the draw where the pattern would not).
+            let mut push = data(99, 32);
+            push.resize(256, 0);
+            push
         } else {
             Vec::new()
         },

@@ -1,0 +1,325 @@
+//! The oracles for a vertex or a fragment shader alone (or one module with both stages), drawn
+//! as the driver bisect draws it: the interpreter draws every step that changed the module
+//! as it drew the input (`exec::run_draw_on`: the input's setup, fill and generated partner)
+//! and compares its attachments
+//! texel by texel (`exec::close_words`; a texel the interpreter leaves undefined agrees with
+//! anything) and its storage buffers typed; the first that differs is blamed and its first
+//! differing value named, the vertex stage's before the fragment stage's.
+
+use super::super::exec::{
+    check_draw_driver, finding_text, first_difference_text, run_draw_on, run_draw_step, DrawRan,
+};
+use super::super::semantic::{
+    driver_bisect, pass_steps, BisectRun, Difference, Feed, Finding, Opener,
+};
+use super::super::Run;
+use super::{both_said, untraced, Oracle, FINDINGS_SAID};
+use crate::ir::exec::{close_words, compare_buffer, first_difference, FindingKind, Options};
+
+/// The bisect of a stage drawn alone, as `feed.oracle` says.
+pub(super) fn bisect<'g>(
+    open: &Opener<'g>,
+    runs: &[&Run],
+    run: &Run,
+    feed: Feed,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<BisectRun, String> {
+    let driver = |why: Option<String>| -> Result<BisectRun, String> {
+        let mut b = driver_bisect(open()?, runs, feed, cancelled)?;
+        b.oracle = why;
+        name_first_value(run, feed, None, &mut b);
+        Ok(b)
+    };
+    match feed.oracle {
+        Oracle::Driver => driver(None),
+        Oracle::Interp => {
+            let mut b = interp_bisect(run, feed, None, cancelled)?;
+            b.oracle = Some("the interpreter decides".into());
+            Ok(b)
+        }
+        Oracle::Both => {
+            let mut b = driver(None)?;
+            let theirs = interp_bisect(run, feed, None, cancelled);
+            b.oracle = Some(both_said(&b, &theirs));
+            Ok(b)
+        }
+        Oracle::Auto => {
+            let input = match run_input(run, feed) {
+                Ok(ran) => ran,
+                Err(why) => return driver(Some(format!("{why}, so the driver decides"))),
+            };
+            let checked = open().and_then(|gpu| {
+                check_draw_driver(gpu, &input)
+                    .map_err(|e| format!("the driver does not draw the input: {e}"))
+            });
+            let why = match checked {
+                Ok(None) => {
+                    "the interpreter draws the input as the driver does, so it decides".to_string()
+                }
+                Ok(Some(what)) => {
+                    return driver(Some(format!(
+                        "the interpreter draws the input otherwise than the driver ({what}), so the driver decides"
+                    )));
+                }
+                Err(e) => format!("{e}, so the interpreter decides"),
+            };
+            let mut b = interp_bisect(run, feed, Some(input), cancelled)?;
+            b.oracle = Some(why);
+            Ok(b)
+        }
+    }
+}
+
+/// The input drawn in the interpreter for a bisect, or why it cannot be.
+fn run_input(run: &Run, feed: Feed) -> Result<DrawRan, String> {
+    let &first = pass_steps(run).first().ok_or("the run has no steps")?;
+    let ran = run_draw_step(&run.steps[first].module, feed.entry, &untraced())
+        .map_err(|why| format!("the interpreter cannot draw the input: {why}"))?;
+    let out_of_budget = [&ran.execution.vertex, &ran.execution.fragment]
+        .iter()
+        .any(|e| e.findings.iter().any(|f| f.kind == FindingKind::Budget));
+    if out_of_budget {
+        return Err(format!(
+            "the input draws past the interpreter's budget ({} instructions)",
+            Options::default().budget
+        ));
+    }
+    Ok(ran)
+}
+
+/// The bisect on the interpreter: every step that changed the module is drawn on the input's
+/// fill, and the first whose attachments or storage buffers differ from the input's is blamed.
+fn interp_bisect(
+    run: &Run,
+    feed: Feed,
+    input: Option<DrawRan>,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<BisectRun, String> {
+    let steps = pass_steps(run);
+    let input = match input {
+        Some(ran) => ran,
+        None => run_input(run, feed)?,
+    };
+    let texels: usize = input
+        .execution
+        .attachments
+        .iter()
+        .map(|a| a.words.len())
+        .sum();
+    let attachments = input
+        .execution
+        .attachments
+        .iter()
+        .filter(|a| !a.words.is_empty())
+        .count();
+    let (w, h) = input.inputs.size;
+    let mut out = BisectRun {
+        first: None,
+        compared: 1,
+        skipped: Vec::new(),
+        setup: format!(
+            "the interpreter: {attachments} attachments of {w}×{h}, {} data{}",
+            input.fill,
+            match input.stage {
+                super::super::exec::DrawnStage::Fragment => ", behind a generated vertex stage",
+                super::super::exec::DrawnStage::Vertex => ", before a generated fragment stage",
+                super::super::exec::DrawnStage::Both => "",
+            }
+        ),
+        varying: 0,
+        stable: texels,
+        writes_nothing: texels == 0 && input.execution.fragment.buffers.is_empty(),
+        oracle: None,
+        driver_judged: Vec::new(),
+    };
+    for (k, &i) in steps.iter().enumerate().skip(1) {
+        if cancelled() {
+            return Err("cancelled".into());
+        }
+        let step = &run.steps[i];
+        if !step.changed || feed.skips(k) {
+            out.compared += 1;
+            continue;
+        }
+        let ran = match run_draw_on(&step.module, &input, &untraced()) {
+            Ok(r) => r,
+            Err(why) => {
+                out.skipped
+                    .push((i, format!("the interpreter cannot draw it: {why}")));
+                continue;
+            }
+        };
+        out.compared += 1;
+        let Some(what) = differs(&input, &ran) else {
+            continue;
+        };
+        out.first = Some(Difference {
+            step: i,
+            pass_index: k,
+            pass: step.pass,
+            finding: Finding::Differs,
+            what,
+            value: None,
+            undefined: Vec::new(),
+        });
+        name_first_value(run, feed, Some(&input), &mut out);
+        return Ok(out);
+    }
+    Ok(out)
+}
+
+/// Where a step's draw parts from the input's: the first attachment texel both define and
+/// that differs, else the first storage buffer word, typed.
+fn differs(input: &DrawRan, step: &DrawRan) -> Option<String> {
+    let (w, _) = input.inputs.size;
+    for (location, (a, b)) in input
+        .execution
+        .attachments
+        .iter()
+        .zip(&step.execution.attachments)
+        .enumerate()
+    {
+        let differ = |(_, (x, y)): &(usize, (&Option<u32>, &Option<u32>))| match (x, y) {
+            (Some(x), Some(y)) => !close_words(*x, *y, a.float),
+            _ => false,
+        };
+        let Some((k, (x, y))) = a.words.iter().zip(&b.words).enumerate().find(differ) else {
+            continue;
+        };
+        let count = a
+            .words
+            .iter()
+            .zip(&b.words)
+            .enumerate()
+            .filter(differ)
+            .count();
+        let show = |v: u32| {
+            if a.float {
+                format!("{:?}", f32::from_bits(v))
+            } else {
+                (v as i32).to_string()
+            }
+        };
+        let texel = (k / 4) as u32;
+        return Some(format!(
+            "attachment {location}, pixel {},{}, component {}: {} → {} ({count} words differ)",
+            texel % w,
+            texel / w,
+            k % 4,
+            x.map_or("undefined".into(), show),
+            y.map_or("undefined".into(), show)
+        ));
+    }
+    let module = input.module();
+    for (b, ours) in input
+        .execution
+        .fragment
+        .buffers
+        .iter()
+        .zip(&input.execution.fragment.contents)
+    {
+        let theirs = step
+            .execution
+            .fragment
+            .buffers
+            .iter()
+            .find(|x| (x.set, x.binding) == (b.set, b.binding))?;
+        if let Some(what) = compare_buffer(module, b.set, b.binding, ours, &theirs.bytes) {
+            return Some(format!("set {} binding {}{what}", b.set, b.binding));
+        }
+    }
+    None
+}
+
+/// Names in `b.first` the first value that differs between the step before the blamed one
+/// and it, both drawn as `input` (the input's draw; drawn here when not given) was, and the
+/// undefined behaviour found at it and not before. Ids are the steps' own (a step that
+/// renumbers ids is not matched across here, as it is for compute shaders).
+fn name_first_value(run: &Run, feed: Feed, input: Option<&DrawRan>, b: &mut BisectRun) {
+    let Some(d) = b.first.as_mut().filter(|d| d.finding == Finding::Differs) else {
+        return;
+    };
+    if feed.window.is_some() {
+        return;
+    }
+    let steps = pass_steps(run);
+    let drawn;
+    let input = match input {
+        Some(i) => i,
+        None => match run_input(run, feed) {
+            Ok(i) => {
+                drawn = i;
+                &drawn
+            }
+            Err(_) => return,
+        },
+    };
+    let draw = |i: usize| run_draw_on(&run.steps[i].module, input, &Options::default()).ok();
+    let Some(after) = steps.get(d.pass_index).and_then(|&i| draw(i)) else {
+        return;
+    };
+    let Some(before) = steps[..d.pass_index].iter().rev().find_map(|&j| draw(j)) else {
+        return;
+    };
+    let stages = [
+        (
+            "vertex stage",
+            &after.vertex.0,
+            &after.execution.vertex,
+            &before.execution.vertex,
+        ),
+        (
+            "fragment stage",
+            &after.fragment.0,
+            &after.execution.fragment,
+            &before.execution.fragment,
+        ),
+    ];
+    for (label, m, e, theirs) in stages {
+        if let Some(diff) = first_difference(e, theirs) {
+            d.value = Some(format!("{} ({label})", first_difference_text(m, e, &diff)));
+            break;
+        }
+    }
+    let mut new = Vec::new();
+    for (label, m, e, theirs) in stages {
+        for f in &e.findings {
+            if !theirs
+                .findings
+                .iter()
+                .any(|g| g.kind == f.kind && g.at == f.at)
+            {
+                new.push(format!("{} ({label})", finding_text(m, e, f)));
+            }
+        }
+    }
+    d.undefined = new.iter().take(FINDINGS_SAID).cloned().collect();
+    if new.len() > FINDINGS_SAID {
+        d.undefined
+            .push(format!("and {} more", new.len() - FINDINGS_SAID));
+    }
+}
+
+/// The run of a vertex or fragment stage the interpreter draws alone: one run whose entry
+/// point (`entry`, else the first) is one, or that has both.
+pub(super) fn drawn_stage<'r>(runs: &[&'r Run], entry: Option<&str>) -> Option<&'r Run> {
+    let [one] = runs else {
+        return None;
+    };
+    let points = super::super::semantic::entry_points(one);
+    let model = match entry {
+        Some(name) => points.iter().find(|(_, n)| n == name).map(|(m, _)| *m),
+        None if points
+            .iter()
+            .any(|(m, _)| *m == spirv::ExecutionModel::GLCompute) =>
+        {
+            None
+        }
+        None => points.first().map(|(m, _)| *m),
+    }?;
+    matches!(
+        model,
+        spirv::ExecutionModel::Vertex | spirv::ExecutionModel::Fragment
+    )
+    .then_some(*one)
+}
