@@ -295,11 +295,12 @@ fn draw(args: &ExecArgs, run: &Run, picked: &Picked, options: &Options) -> Resul
     };
     let report = Report {
         header: format!(
-            "{}, a draw of {} vertices x {} instances into {} attachments of {w}x{h} ({} data{partner}), {} + {} instructions executed",
+            "{}, a draw of {} vertices x {} instances into {} attachment{} of {w}x{h} ({} data{partner}), {} + {} instructions executed",
             picked.label,
             ran.inputs.vertices,
             ran.inputs.instances,
             outputs.len(),
+            if outputs.len() == 1 { "" } else { "s" },
             ran.fill,
             d.vertex.executed,
             d.fragment.executed

@@ -520,8 +520,14 @@ impl<'m> Machine<'m> {
                         .iter()
                         .position(|b| b.set == set && b.binding == binding)
                     else {
+                        let why = self
+                            .inputs
+                            .unsupported
+                            .iter()
+                            .find(|u| (u.0, u.1) == (set, binding))
+                            .map_or("no bytes are given for it".to_string(), |u| u.2.clone());
                         return Err(Refusal(format!(
-                            "no bytes given for the buffer at set {set}, binding {binding}"
+                            "the buffer at set {set}, binding {binding} (%{var}): {why}"
                         )));
                     };
                     // Variables bound to one binding are one buffer.

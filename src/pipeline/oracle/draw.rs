@@ -118,7 +118,8 @@ fn interp_bisect(
         compared: 1,
         skipped: Vec::new(),
         setup: format!(
-            "the interpreter: {attachments} attachments of {w}×{h}, {} data{}",
+            "the interpreter: {attachments} attachment{} of {w}×{h}, {} data{}",
+            if attachments == 1 { "" } else { "s" },
             input.fill,
             match input.stage {
                 super::super::exec::DrawnStage::Fragment => ", behind a generated vertex stage",
