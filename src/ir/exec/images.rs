@@ -44,6 +44,8 @@ pub struct Image {
     pub texels: Vec<u8>,
     /// The sampler of a combined image sampler.
     pub sampler: Option<Sampler>,
+    /// After a run: the texels a race left undefined (their bytes are any one writer's).
+    pub undefined_texels: Vec<usize>,
 }
 
 /// The harness's sampler: nearest, `REPEAT`, one level; `compare`: depth comparisons with
@@ -242,7 +244,31 @@ struct Operands {
     lod: Option<i64>,
 }
 
+/// The first of the pseudo-roots race detection knows images' texels by: image `k`'s texel
+/// `t` is place `[t]` of root `IMAGE_ROOTS + k`.
+pub(super) const IMAGE_ROOTS: usize = usize::MAX / 2;
+
 impl super::Machine<'_> {
+    /// Notes a read or write of texel `at` of image `k` for race detection; `true` when the
+    /// texel is one a race made undefined.
+    fn texel_access(
+        &mut self,
+        inv: &super::Invocation,
+        (k, at): (usize, [i64; 4]),
+        write: bool,
+        (func, inst_at, inst): (super::Id, super::super::func::InstId, &super::Inst),
+    ) -> bool {
+        let Some(t) = self.images[k].index(at) else {
+            return false;
+        };
+        let place = super::Pointer {
+            root: IMAGE_ROOTS + k,
+            path: vec![t as u32],
+        };
+        self.access(inv, &place, write, func, inst_at, inst);
+        self.raced.contains(&(place.root, place.path))
+    }
+
     fn handle(&self, inv: &super::Invocation, id: super::Id) -> Option<super::Handle> {
         match self.value(inv, id) {
             super::Value::Handle(h) => Some(h),
@@ -386,6 +412,8 @@ impl super::Machine<'_> {
             _ => 2,
         };
         let operands = self.operands(inv, inst, first_operand);
+        // A projective sample divides the coordinates, and a depth reference too, by q.
+        let mut q = 1.0f32;
         if operands.sample.is_some_and(|s| s != 0) {
             return Err(super::Refusal("multisampled images are not run yet".into()));
         }
@@ -418,9 +446,9 @@ impl super::Machine<'_> {
                     | Op::ImageSampleProjDrefImplicitLod
                     | Op::ImageSampleProjDrefExplicitLod
             ) {
-                let q = floats.get(img.coordinates()).copied().unwrap_or(1.0);
+                q = floats.get(img.coordinates()).copied().unwrap_or(1.0) as f32;
                 for f in floats.iter_mut().take(img.coordinates()) {
-                    *f = f64::from((*f as f32) / (q as f32));
+                    *f = f64::from((*f as f32) / q);
                 }
             }
             if floats.iter().any(|f| !f.is_finite()) {
@@ -482,6 +510,7 @@ impl super::Machine<'_> {
             if inv.helper {
                 return Ok(Value::Undef);
             }
+            self.texel_access(inv, (k, texel_at), true, (func, at, inst));
             if !self.images[k].write(texel_at, &value) {
                 self.find(
                     super::FindingKind::OutOfBounds,
@@ -494,6 +523,11 @@ impl super::Machine<'_> {
             }
             return Ok(Value::Undef);
         }
+        if fetch && self.texel_access(inv, (k, texel_at), false, (func, at, inst)) {
+            // What a racing read gets is undefined.
+            return Ok(Value::Undef);
+        }
+        let img = &self.images[k];
         let Some(texel) = img.read(texel_at) else {
             self.find(
                 super::FindingKind::OutOfBounds,
@@ -515,7 +549,8 @@ impl super::Machine<'_> {
         if dref {
             let reference = self
                 .components(inv, arg(2))
-                .and_then(|c| c.first().and_then(float));
+                .and_then(|c| c.first().and_then(float))
+                .map(|r| f64::from((r as f32) / q));
             return Ok(reference
                 .and_then(|r| compare(r, &texel[0]))
                 .map_or(Value::Undef, Value::Const));
@@ -536,9 +571,11 @@ impl super::Machine<'_> {
 }
 
 /// A depth comparison, `LESS_OR_EQUAL`: 1.0 when the reference is at most the texel's depth.
+/// The reference is not clamped: Vulkan clamps it to [0, 1] for normalized depth formats
+/// only, and the harness's depth images are 32-bit floats.
 fn compare(reference: f64, texel: &Const) -> Option<Const> {
     let depth = float(texel)?;
-    let r = f64::from(reference.clamp(0.0, 1.0) as f32);
+    let r = f64::from(reference as f32);
     Some(f32c(if r <= depth { 1.0 } else { 0.0 }))
 }
 
@@ -572,6 +609,7 @@ mod tests {
             component_bytes,
             texels,
             sampler: None,
+            undefined_texels: Vec::new(),
         }
     }
 

@@ -494,6 +494,10 @@ impl<'m> Machine<'m> {
             images: inputs.images.clone(),
             handles: FxHashMap::default(),
         };
+        let images = machine.images.len();
+        machine
+            .shared_roots
+            .extend((0..images).map(|k| images::IMAGE_ROOTS + k));
         machine.bind_buffers()?;
         Ok(machine)
     }
@@ -1690,9 +1694,22 @@ impl<'m> Machine<'m> {
                 .write(Place::of(b.pointee), &self.memory[b.root], out, 0)
                 .ok_or_else(|| Refusal(format!("cannot write the buffer %{} back", b.var)))?;
         }
+        let mut images = self.images;
+        for (root, path) in &self.raced {
+            if let (Some(image), Some(&t)) = (
+                root.checked_sub(images::IMAGE_ROOTS)
+                    .and_then(|k| images.get_mut(k)),
+                path.first(),
+            ) {
+                image.undefined_texels.push(t as usize);
+            }
+        }
+        for image in &mut images {
+            image.undefined_texels.sort_unstable();
+        }
         Ok(Execution {
             buffers,
-            images: self.images,
+            images,
             contents,
             findings: self.findings,
             trace: self.trace,

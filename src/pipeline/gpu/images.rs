@@ -306,6 +306,7 @@ impl Image {
             sampler: (self.combined || self.depth).then_some(Sampler {
                 compare: self.depth,
             }),
+            undefined_texels: Vec::new(),
         })
     }
 }
