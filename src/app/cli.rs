@@ -154,8 +154,8 @@ pub struct ExecArgs {
     #[arg(long, value_name = "FILE")]
     pub against: Option<PathBuf>,
     /// Run the same step on the Vulkan driver (in a worker process) with the same inputs and
-    /// compare every buffer and attachment, typed: integers exactly, floats within 2^-18
-    /// (denormals may flush).
+    /// compare every buffer, image and attachment, typed: integers exactly, floats within
+    /// 2^-18 (denormals may flush).
     #[arg(long)]
     pub check_driver: bool,
     /// One JSON object: outputs, values, findings and the first difference.

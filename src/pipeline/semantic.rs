@@ -284,7 +284,7 @@ pub(super) fn writable(kind: &Kind) -> bool {
 
 /// Whether a shader's results may change from run to run of the same module: it uses atomics,
 /// subgroup operations or workgroup memory (whose order between invocations is the driver's).
-fn may_race(m: &crate::ir::Module) -> bool {
+pub fn may_race(m: &crate::ir::Module) -> bool {
     let sets = crate::ir::ops::ExtSets::of(m);
     let shared = m.globals().iter().any(|g| {
         g.op() == spirv::Op::Variable
