@@ -988,10 +988,7 @@ fn each_command_s_help_starts_with_its_own_description() {
     for (command, starts) in [
         ("cost", "What each step costs the GPU"),
         ("reduce", "Reduce a shader to the smallest one"),
-        (
-            "exec",
-            "Run a compute shader's step in shaderstep's interpreter",
-        ),
+        ("exec", "Run a step in shaderstep's interpreter"),
     ] {
         let out = shaderstep(&[command, "--help"]);
         let text = String::from_utf8_lossy(&out.stdout);

@@ -111,9 +111,10 @@ pub enum Command {
     /// spirv-val rejects, a pass that fails, a step whose results differ on the driver or that
     /// crashes it, or what a command says is interesting.
     Reduce(Deferred<ReduceArgs>),
-    /// Run a compute shader's step in shaderstep's interpreter on the inputs the driver
-    /// harness makes: the outputs, one invocation's values in program order, undefined
-    /// behaviour found, and the first value that differs from another step.
+    /// Run a step in shaderstep's interpreter on the inputs the driver harness makes (a compute
+    /// shader dispatched, a vertex or fragment shader drawn): the outputs, one invocation's
+    /// values in program order, undefined behaviour found, and the first value that differs
+    /// from another step.
     #[command(after_help = EXEC_EXAMPLES)]
     Exec(Deferred<ExecArgs>),
 }
@@ -121,7 +122,8 @@ pub enum Command {
 const EXEC_EXAMPLES: &str = "\
 Examples:
   shaderstep exec blur.comp --step last --invocation 5,0,0
-  shaderstep exec blur.comp --step ccp --against-step 0 --json";
+  shaderstep exec blur.comp --step ccp --against-step 0 --json
+  shaderstep exec phong.frag --pixel 12,7 --check-driver";
 
 #[derive(clap::Args, Debug)]
 pub struct ExecArgs {
