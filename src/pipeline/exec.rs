@@ -14,7 +14,7 @@ use std::time::Duration;
 use spirv::ExecutionModel;
 
 use super::gpu::reflect::{reflect_entry, setup, Kind, FILLS, SIZE};
-use super::gpu::{push_bytes, stand_in, Device, Layout, Resource, Setup};
+use super::gpu::{push_bytes, stand_in, Binding, Device, Layout, Resource, Setup};
 use super::semantic::{driver_words, initial_bytes, GROUPS};
 
 /// What the harness gives a compute shader's dispatch, for the interpreter. `data`: the bytes
@@ -104,21 +104,37 @@ pub fn run_step(
     })
 }
 
-/// Runs what `ran` ran on `device` with the same inputs and compares every buffer the shader
-/// binds, typed (`exec::compare_buffer`): `Ok(None)` when they agree, `Ok(Some(where))` when
-/// they do not, `Err` when the driver cannot run it.
+/// Runs what `ran` ran on `device` with the same inputs and compares every buffer and image
+/// the shader binds, typed (`exec::compare_buffer`, `compare_image`): `Ok(None)` when they
+/// agree, `Ok(Some(where))` when they do not, `Err` when the driver cannot run it.
 pub fn check_driver(
     device: &dyn Device,
     ran: &Ran,
     entry: Option<&str>,
 ) -> Result<Option<String>, String> {
+    driver_disagreement(device, ran, entry, None)
+}
+
+/// Runs a shader on the driver, each slot's bytes afterwards.
+trait DriverRun: Fn() -> Result<Vec<Vec<u8>>, String> {}
+impl<F: Fn() -> Result<Vec<Vec<u8>>, String>> DriverRun for F {}
+
+/// `ran`'s words run on `device` on the bytes its inputs were made from (every buffer from
+/// `data`, else the pattern): the layout's slots, and a closure that runs them and gives each
+/// slot's bytes afterwards.
+fn driver_run<'a>(
+    device: &'a dyn Device,
+    ran: &'a Ran,
+    entry: Option<&str>,
+    data: Option<&[u8]>,
+) -> Result<(Vec<(Binding, u32)>, impl DriverRun + 'a), String> {
     let layout = Layout::of_entry(&ran.words, entry)?;
     let slots = layout.slots();
     let buffers: Vec<Vec<u8>> = slots
         .iter()
-        .map(|(b, e)| initial_bytes(b, *e, None))
+        .map(|(b, e)| initial_bytes(b, *e, data))
         .collect();
-    let run = || {
+    let run = move || {
         device
             .run_buffers(
                 &ran.words,
@@ -129,57 +145,7 @@ pub fn check_driver(
             )
             .map_err(|e| e.to_string())
     };
-    let theirs = run()?;
-    // Where invocations race or meet at atomics, the driver's order is its own and may
-    // change from run to run: a second run, and what the interpreter computes agrees when it
-    // is what either run gave.
-    let again = if super::semantic::may_race(&ran.module) {
-        Some(run()?)
-    } else {
-        None
-    };
-    let other = |k: usize| again.as_ref().and_then(|a| a.get(k));
-    for (b, ours) in ran.execution.buffers.iter().zip(&ran.execution.contents) {
-        let Some(k) = slots
-            .iter()
-            .position(|(s, e)| *e == 0 && s.set == b.set && s.binding == b.binding)
-        else {
-            continue;
-        };
-        let Some(t) = theirs.get(k) else { continue };
-        let what = exec::compare_buffer(&ran.module, b.set, b.binding, ours, t).filter(|_| {
-            other(k).is_none_or(|t| {
-                exec::compare_buffer(&ran.module, b.set, b.binding, ours, t).is_some()
-            })
-        });
-        if let Some(what) = what {
-            return Ok(Some(format!("set {} binding {}{what}", b.set, b.binding)));
-        }
-    }
-    for image in &ran.execution.images {
-        let Some(k) = slots
-            .iter()
-            .position(|(s, e)| (s.set, s.binding, *e) == (image.set, image.binding, image.element))
-        else {
-            continue;
-        };
-        let Some(t) = theirs.get(k) else { continue };
-        let what = compare_image(image, t)
-            .filter(|_| other(k).is_none_or(|t| compare_image(image, t).is_some()));
-        if let Some(what) = what {
-            return Ok(Some(format!(
-                "set {} binding {}{}, {what}",
-                image.set,
-                image.binding,
-                if image.element > 0 {
-                    format!("[{}]", image.element)
-                } else {
-                    String::new()
-                }
-            )));
-        }
-    }
-    Ok(None)
+    Ok((slots, run))
 }
 
 /// Where an image's texels part from `theirs`: 32-bit floats as attachments compare
@@ -479,25 +445,62 @@ pub fn check_draw_driver(device: &dyn Device, ran: &DrawRan) -> Result<Option<St
 }
 
 /// `check_driver` for a run whose buffers started with `data` (the bisect's `--bisect-data`)
-/// rather than the pattern: the driver gets the bytes the interpreter got. `Ok(None)` when
-/// they agree on every buffer, `Ok(Some(where))` when they do not, `Err` when the driver
-/// cannot run it.
+/// rather than the pattern: the driver gets the bytes the interpreter got.
 pub fn driver_disagreement(
     device: &dyn Device,
     ran: &Ran,
     entry: Option<&str>,
     data: Option<&[u8]>,
 ) -> Result<Option<String>, String> {
-    let theirs = driver_buffers(device, ran, entry, data)?;
-    for ((b, ours), t) in ran
-        .execution
-        .buffers
-        .iter()
-        .zip(&ran.execution.contents)
-        .zip(&theirs)
-    {
-        if let Some(what) = exec::compare_buffer(&ran.module, b.set, b.binding, ours, &t.bytes) {
+    let (slots, run) = driver_run(device, ran, entry, data)?;
+    let theirs = run()?;
+    // Where invocations race or meet at atomics, the driver's order is its own and may
+    // change from run to run: a second run, and what the interpreter computes agrees when it
+    // is what either run gave.
+    let again = if super::semantic::may_race(&ran.module) {
+        Some(run()?)
+    } else {
+        None
+    };
+    let other = |k: usize| again.as_ref().and_then(|a| a.get(k));
+    for (b, ours) in ran.execution.buffers.iter().zip(&ran.execution.contents) {
+        let Some(k) = slots
+            .iter()
+            .position(|(s, e)| *e == 0 && s.set == b.set && s.binding == b.binding)
+        else {
+            continue;
+        };
+        let Some(t) = theirs.get(k) else { continue };
+        let what = exec::compare_buffer(&ran.module, b.set, b.binding, ours, t).filter(|_| {
+            other(k).is_none_or(|t| {
+                exec::compare_buffer(&ran.module, b.set, b.binding, ours, t).is_some()
+            })
+        });
+        if let Some(what) = what {
             return Ok(Some(format!("set {} binding {}{what}", b.set, b.binding)));
+        }
+    }
+    for image in &ran.execution.images {
+        let Some(k) = slots
+            .iter()
+            .position(|(s, e)| (s.set, s.binding, *e) == (image.set, image.binding, image.element))
+        else {
+            continue;
+        };
+        let Some(t) = theirs.get(k) else { continue };
+        let what = compare_image(image, t)
+            .filter(|_| other(k).is_none_or(|t| compare_image(image, t).is_some()));
+        if let Some(what) = what {
+            return Ok(Some(format!(
+                "set {} binding {}{}, {what}",
+                image.set,
+                image.binding,
+                if image.element > 0 {
+                    format!("[{}]", image.element)
+                } else {
+                    String::new()
+                }
+            )));
         }
     }
     Ok(None)
@@ -512,21 +515,8 @@ pub fn driver_buffers(
     entry: Option<&str>,
     data: Option<&[u8]>,
 ) -> Result<Vec<Buffer>, String> {
-    let layout = Layout::of_entry(&ran.words, entry)?;
-    let slots = layout.slots();
-    let buffers: Vec<Vec<u8>> = slots
-        .iter()
-        .map(|(b, e)| initial_bytes(b, *e, data))
-        .collect();
-    let theirs = device
-        .run_buffers(
-            &ran.words,
-            &layout,
-            GROUPS,
-            &buffers,
-            Duration::from_secs(20),
-        )
-        .map_err(|e| e.to_string())?;
+    let (slots, run) = driver_run(device, ran, entry, data)?;
+    let theirs = run()?;
     Ok(ran
         .execution
         .buffers
