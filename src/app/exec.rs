@@ -89,21 +89,7 @@ fn run_inner(args: &ExecArgs) -> Result<String, String> {
     };
     let entry = args.entry.as_deref();
     let ran = run_step(&run.steps[picked.index].module, entry, None, &options)?;
-    let against = match (&args.against_step, &args.against) {
-        (Some(which), _) => {
-            let other = pick(&run, Some(which))?;
-            let r = run_step(&run.steps[other.index].module, entry, None, &options)?;
-            Some((other.label, r))
-        }
-        (None, Some(path)) => {
-            let other_run = compile(path, args).map_err(|e| format!("{}: {e}", path.display()))?;
-            let other = pick(&other_run, args.step.as_deref())?;
-            let r = run_step(&other_run.steps[other.index].module, entry, None, &options)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
-            Some((format!("{} {}", path.display(), other.label), r))
-        }
-        (None, None) => None,
-    };
+    let against = against(args, &run, |m| run_step(m, entry, None, &options))?;
     // Some(Ok(None)): the driver agrees; Some(Ok(Some(where))): it does not; Some(Err): it
     // cannot run the step.
     let driver = args.check_driver.then(|| {
@@ -191,21 +177,7 @@ fn draw(args: &ExecArgs, run: &Run, picked: &Picked, options: &Options) -> Resul
     }
     let entry = args.entry.as_deref();
     let ran = run_draw_step(&run.steps[picked.index].module, entry, options)?;
-    let against = match (&args.against_step, &args.against) {
-        (Some(which), _) => {
-            let other = pick(run, Some(which))?;
-            let r = run_draw_on(&run.steps[other.index].module, &ran, options)?;
-            Some((other.label, r))
-        }
-        (None, Some(path)) => {
-            let other_run = compile(path, args).map_err(|e| format!("{}: {e}", path.display()))?;
-            let other = pick(&other_run, args.step.as_deref())?;
-            let r = run_draw_on(&other_run.steps[other.index].module, &ran, options)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
-            Some((format!("{} {}", path.display(), other.label), r))
-        }
-        (None, None) => None,
-    };
+    let against = against(args, run, |m| run_draw_on(m, &ran, options))?;
     let driver = args.check_driver.then(|| {
         crate::pipeline::gpu::isolated::Isolated::open_here(false)
             .and_then(|gpu| check_draw_driver(&gpu, &ran))
@@ -329,6 +301,29 @@ fn draw(args: &ExecArgs, run: &Run, picked: &Picked, options: &Options) -> Resul
     } else {
         text(&args.input, &report)
     })
+}
+
+/// The other run `--against-step` or `--against` names, run by `runner`, with how reports
+/// call it.
+fn against<R>(
+    args: &ExecArgs,
+    run: &Run,
+    runner: impl Fn(&Module) -> Result<R, String>,
+) -> Result<Option<(String, R)>, String> {
+    match (&args.against_step, &args.against) {
+        (Some(which), _) => {
+            let other = pick(run, Some(which))?;
+            Ok(Some((other.label, runner(&run.steps[other.index].module)?)))
+        }
+        (None, Some(path)) => {
+            let at = |e: String| format!("{}: {e}", path.display());
+            let other_run = compile(path, args).map_err(at)?;
+            let other = pick(&other_run, args.step.as_deref())?;
+            let r = runner(&other_run.steps[other.index].module).map_err(at)?;
+            Ok(Some((format!("{} {}", path.display(), other.label), r)))
+        }
+        (None, None) => Ok(None),
+    }
 }
 
 fn parse_invocation(text: &str) -> Result<[u32; 3], String> {
@@ -463,6 +458,15 @@ fn text(input: &Path, r: &Report) -> String {
     out
 }
 
+/// A draw's stage as a JSON member (`,"stage":"fragment stage"`); nothing for a dispatch.
+fn json_stage(label: &str) -> String {
+    if label.is_empty() {
+        String::new()
+    } else {
+        format!(",\"stage\":\"{}\"", json_escape(label))
+    }
+}
+
 /// An invocation in JSON: `[x,y,z]` for a dispatch, its description for a draw.
 fn json_invocation(e: &exec::Execution, k: u32) -> String {
     if e.who.is_empty() {
@@ -511,11 +515,7 @@ fn json(r: &Report) -> String {
                 .find_map(|f| f.def_of(d.id))
                 .map(|i| format!("{:?}", i.op()))
                 .unwrap_or_default();
-            let stage = if label.is_empty() {
-                String::new()
-            } else {
-                format!(",\"stage\":\"{}\"", json_escape(label))
-            };
+            let stage = json_stage(label);
             let _ = write!(
                 out,
                 "{{\"id\":{},\"instruction\":\"Op{}\",\"invocation\":{},\"value\":\"{}\",\"against_value\":\"{}\",\"source\":{source}{stage}}}",
@@ -553,11 +553,7 @@ fn json(r: &Report) -> String {
         for f in &e.findings {
             let comma = if first { "" } else { "," };
             first = false;
-            let stage = if label.is_empty() {
-                String::new()
-            } else {
-                format!(",\"stage\":\"{}\"", json_escape(label))
-            };
+            let stage = json_stage(label);
             let _ = write!(
                 out,
                 "{comma}{{\"kind\":\"{}\",\"id\":{},\"invocation\":{},\"source\":{},\"count\":{},\"detail\":\"{}\"{stage}}}",
