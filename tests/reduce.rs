@@ -230,6 +230,63 @@ fn what_cannot_be_reduced_is_said_first() {
     .err()
     .unwrap();
     assert!(e.contains("cannot run 'no-such-tool --flag'"), "{e}");
+    // A command the input does not satisfy: the message shows how it was run.
+    let e = prepare(
+        &pipeline,
+        Property::Command("grep -q NoSuchText \"$1\" && true".into()),
+        None,
+        &words,
+        None,
+        scratch("r4"),
+    )
+    .err()
+    .unwrap();
+    assert!(
+        e.contains("does not exit 0 on the input")
+            && e.contains("it ran: sh -c 'grep -q NoSuchText \"$1\" && true' sh ")
+            && e.contains("candidate.spv"),
+        "{e}"
+    );
+}
+
+/// An output that exists is not overwritten unless asked; the default output takes the next
+/// free name.
+#[test]
+fn an_existing_output_is_kept() {
+    let dir = temp_dir("reduce-keep");
+    let input = dir.join("pbr.spv");
+    std::fs::write(&input, words_to_bytes(&shader("pbr"))).unwrap();
+    let taken = dir.join("taken.spv");
+    std::fs::write(&taken, b"mine").unwrap();
+    let r = shaderstep(&[
+        "reduce",
+        input.to_str().unwrap(),
+        "--until",
+        "true",
+        "-o",
+        taken.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(
+        !r.status.success() && err.contains("exists: --force overwrites it"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&taken).unwrap(), b"mine");
+    assert_eq!(
+        shaderstep::pipeline::reduce::default_output(&input),
+        dir.join("pbr.reduced.spv")
+    );
+    std::fs::write(dir.join("pbr.reduced.spv"), b"earlier").unwrap();
+    assert_eq!(
+        shaderstep::pipeline::reduce::default_output(&input),
+        dir.join("pbr.reduced-2.spv")
+    );
+    // A reduced shader reduced again counts on from its own name.
+    assert_eq!(
+        shaderstep::pipeline::reduce::default_output(&dir.join("pbr.reduced.spv")),
+        dir.join("pbr.reduced-2.spv")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `shaderstep reduce --until 'COMMAND'`: the command gets the candidate's path last and exits
@@ -239,22 +296,19 @@ fn a_command_says_what_is_interesting() {
     let dir = temp_dir("reduce-cli");
     let input = dir.join("pbr.spv");
     std::fs::write(&input, words_to_bytes(&shader("pbr"))).unwrap();
-    let script = dir.join("interesting.sh");
-    // The script also notes every candidate spirv-val rejects: it should see none.
+    // The command names the candidate as `$1`, as a shell script would (it is not also
+    // appended); it also notes every candidate spirv-val rejects: it should see none, and
+    // every candidate it sees is a `.spv` file.
     let invalid = dir.join("invalid.log");
-    std::fs::write(
-        &script,
-        format!(
-            "#!/bin/sh\nspirv-val \"$1\" >/dev/null 2>&1 || echo \"$1\" >> {}\n\
-             spirv-dis \"$1\" | grep -q OpImageSampleImplicitLod\n",
-            invalid.display()
-        ),
-    )
-    .unwrap();
-    let until = format!("sh {}", script.display());
+    let until = format!(
+        "case \"$1\" in *.spv) ;; *) echo \"$1\" >> {0};; esac; \
+         spirv-val \"$1\" >/dev/null 2>&1 || echo \"$1\" >> {0}; \
+         spirv-dis \"$1\" | grep -q OpImageSampleImplicitLod",
+        invalid.display()
+    );
     let out = reduced(&[input.to_str().unwrap(), "--until", &until]);
-    let reduced = dir.join("pbr.spv.reduced.spv");
-    let asm = std::fs::read_to_string(dir.join("pbr.spv.reduced.spvasm")).unwrap();
+    let reduced = dir.join("pbr.reduced.spv");
+    let asm = std::fs::read_to_string(dir.join("pbr.reduced.spvasm")).unwrap();
     assert!(asm.contains("OpImageSampleImplicitLod"), "{asm}");
     assert!(
         out.contains("instructions") && out.contains("candidates tried"),
@@ -265,7 +319,7 @@ fn a_command_says_what_is_interesting() {
     assert!(words.len() * 5 < shader("pbr").len(), "{out}");
     assert!(
         !invalid.exists(),
-        "the command was given invalid candidates: {}",
+        "the command was given invalid candidates, or ones not named .spv: {}",
         std::fs::read_to_string(&invalid).unwrap_or_default()
     );
     let _ = std::fs::remove_dir_all(&dir);
@@ -280,14 +334,15 @@ fn a_call_that_must_stay_is_inlined() {
     let input = dir.join("phong.spv");
     std::fs::write(&input, words_to_bytes(&shader("phong"))).unwrap();
     let script = dir.join("interesting.sh");
+    // No `#!` line: the kernel will not run it, the shell does (as spirv-reduce's would).
     std::fs::write(
         &script,
-        "#!/bin/sh\nspirv-opt --eliminate-dead-functions \"$1\" -o - | spirv-dis - | grep -q ' Pow '\n",
+        "spirv-opt --eliminate-dead-functions \"$1\" -o - | spirv-dis - | grep -q ' Pow '\n",
     )
     .unwrap();
-    let until = format!("sh {}", script.display());
-    reduced(&[input.to_str().unwrap(), "--until", &until]);
-    let asm = std::fs::read_to_string(dir.join("phong.spv.reduced.spvasm")).unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    reduced(&[input.to_str().unwrap(), "--until", script.to_str().unwrap()]);
+    let asm = std::fs::read_to_string(dir.join("phong.reduced.spvasm")).unwrap();
     assert!(asm.contains(" Pow "), "{asm}");
     assert_eq!(asm.matches("OpFunction ").count(), 1, "{asm}");
     assert!(!asm.contains("OpFunctionCall"), "{asm}");
@@ -412,11 +467,8 @@ fn the_tui_reduces_for_what_the_bisect_found_and_opens_the_result() {
     app.settle();
     assert_eq!(app.state.docs.len(), 2);
     let current = &app.state.docs[app.state.doc];
-    assert!(current
-        .abs
-        .to_string_lossy()
-        .ends_with("pbr.spv.reduced.spv"));
-    let reduced = common::spv_words(&dir.join("pbr.spv.reduced.spv"));
+    assert!(current.abs.to_string_lossy().ends_with("pbr.reduced.spv"));
+    let reduced = common::spv_words(&dir.join("pbr.reduced.spv"));
     common::validate(&reduced, false).unwrap();
     assert!(reduced.len() * 5 < shader("pbr").len());
     // The reduced shader's step against the original's same step: most lines are gone.

@@ -214,10 +214,13 @@ pub struct ReduceArgs {
     /// of that name. Default: the step the matching bisect finds.
     #[arg(long, value_name = "STEP")]
     pub step: Option<String>,
-    /// Where the reduced shader goes (default: INPUT.reduced.spv); its disassembly goes
-    /// beside it as .spvasm.
+    /// Where the reduced shader goes (default: NAME.reduced.spv beside the input, or
+    /// NAME.reduced-2.spv and on if that exists); its disassembly goes beside it as .spvasm.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+    /// Overwrite the output file if it exists.
+    #[arg(short, long)]
+    pub force: bool,
 }
 
 #[derive(clap::Args, Debug)]

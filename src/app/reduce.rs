@@ -27,6 +27,12 @@ fn run_inner(args: &ReduceArgs) -> Result<(), String> {
         .output
         .clone()
         .unwrap_or_else(|| reduce::default_output(&args.input));
+    if output.exists() && !args.force {
+        return Err(format!(
+            "{} exists: --force overwrites it, or -o names another file",
+            output.display()
+        ));
+    }
     let terminal = std::io::stderr().is_terminal();
     // Ctrl-C stops the reduction: the smallest shader so far is written.
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));

@@ -46,11 +46,34 @@ impl std::fmt::Display for Progress {
     }
 }
 
-/// Where a reduction of `input` is written unless told: `INPUT.reduced.spv` beside it.
+/// Where a reduction of `input` is written unless told: `NAME.reduced.spv` beside it, or
+/// `NAME.reduced-2.spv` and on when that exists (a reduction never overwrites a file it was
+/// not told to). A reduced shader reduced again counts on from its own name.
 pub fn default_output(input: &std::path::Path) -> std::path::PathBuf {
-    let mut name = input.as_os_str().to_owned();
-    name.push(".reduced.spv");
-    std::path::PathBuf::from(name)
+    let stem = input
+        .file_stem()
+        .unwrap_or(input.as_os_str())
+        .to_string_lossy();
+    let base = match stem.rsplit_once(".reduced") {
+        Some((base, n))
+            if n.is_empty()
+                || n.strip_prefix('-')
+                    .is_some_and(|n| n.parse::<u32>().is_ok()) =>
+        {
+            base.to_string()
+        }
+        _ => stem.into_owned(),
+    };
+    (1..)
+        .map(|n| {
+            let name = match n {
+                1 => format!("{base}.reduced.spv"),
+                n => format!("{base}.reduced-{n}.spv"),
+            };
+            input.with_file_name(name)
+        })
+        .find(|p| !p.exists())
+        .expect("some name is free")
 }
 
 /// Whether our verifier finds nothing wrong with a candidate: a check in this process
@@ -63,11 +86,15 @@ pub(super) fn verified(m: &Module) -> bool {
     })
 }
 
-/// The scratch file of lane `j`.
+/// The scratch file of lane `j`: `candidate.spv` becomes `candidate-j.spv`, so a command
+/// that goes by the extension (spirv-dis, spirv-val) sees every candidate as SPIR-V.
 pub(super) fn scratch_for(base: &std::path::Path, j: usize) -> std::path::PathBuf {
-    let mut name = base.as_os_str().to_owned();
-    name.push(format!(".{j}"));
-    std::path::PathBuf::from(name)
+    let stem = base.file_stem().unwrap_or_default().to_string_lossy();
+    let name = match base.extension() {
+        Some(ext) => format!("{stem}-{j}.{}", ext.to_string_lossy()),
+        None => format!("{stem}-{j}"),
+    };
+    base.with_file_name(name)
 }
 
 /// What a reduction makes smaller, in this order: instructions in functions, their operands

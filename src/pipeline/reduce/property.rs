@@ -199,8 +199,7 @@ impl Judge<'_> {
     }
 }
 
-/// Runs `command` with the candidate, written to `path`, as its last argument: whether it
-/// exits 0.
+/// Runs `command` on the candidate, written to `path`: whether it exits 0.
 pub(super) fn run_command(
     command: &str,
     words: &[u32],
@@ -208,17 +207,27 @@ pub(super) fn run_command(
 ) -> Result<bool, String> {
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-    let status = command_for(command, path)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .map_err(|e| format!("cannot run '{command}': {e}"))?;
+    let status = |mut run: std::process::Command| {
+        run.stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+    };
+    let status = match status(command_for(command, path)) {
+        // A script without a `#!` line: the shell runs it, as spirv-reduce's would be.
+        Err(e) if e.raw_os_error() == Some(ENOEXEC) => status(through_shell(command, path)),
+        other => other,
+    }
+    .map_err(|e| format!("cannot run '{command}': {e}"))?;
     Ok(status.success())
 }
 
-/// The process that runs `command` on `path`: the command itself when it is plain words (a
-/// process fewer per candidate, which is much of a candidate's cost), else a shell that runs
-/// it as written.
+/// "Exec format error": a file that is not a program the kernel can start.
+const ENOEXEC: i32 = 8;
+
+/// The process that runs `command` on `path`. A command that names the file as `$1` gets it
+/// there, through the shell; otherwise the path is its last argument — given to the command
+/// itself when it is plain words (a process fewer per candidate, which is much of a
+/// candidate's cost), else to a shell that runs it as written.
 pub(super) fn command_for(command: &str, path: &std::path::Path) -> std::process::Command {
     let plain =
         |c: char| c.is_ascii_alphanumeric() || c.is_ascii_whitespace() || "_./=,:+-@%".contains(c);
@@ -229,15 +238,42 @@ pub(super) fn command_for(command: &str, path: &std::path::Path) -> std::process
             run.args(words).arg(path);
             run
         }
-        _ => {
-            let mut run = std::process::Command::new("sh");
-            run.arg("-c")
-                .arg(format!("{command} \"$1\""))
-                .arg("sh")
-                .arg(path);
-            run
-        }
+        _ => through_shell(command, path),
     }
+}
+
+/// `command` run by `sh` with the candidate as `$1`, appended when the command does not use
+/// `$1` itself.
+fn through_shell(command: &str, path: &std::path::Path) -> std::process::Command {
+    let uses_arg = command.contains("$1") || command.contains("${1");
+    let script = if uses_arg {
+        command.to_string()
+    } else {
+        format!("{command} \"$1\"")
+    };
+    let mut run = std::process::Command::new("sh");
+    run.arg("-c").arg(script).arg("sh").arg(path);
+    run
+}
+
+/// How `command` is run on `path`, as a shell would write it: for messages.
+pub fn command_line(command: &str, path: &std::path::Path) -> String {
+    let run = command_for(command, path);
+    std::iter::once(run.get_program())
+        .chain(run.get_args())
+        .map(|a| {
+            let a = a.to_string_lossy();
+            if !a.is_empty()
+                && a.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_./=,:+-@%".contains(c))
+            {
+                a.into_owned()
+            } else {
+                format!("'{}'", a.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The `Test` for `property` on `words`: the step it is about found (named by `step`, else
@@ -342,7 +378,10 @@ pub fn prepare<'a>(
     }
     if !test.holds(words)? {
         let what = match (&test.property, found) {
-            (Property::Command(c), _) => format!("'{c}' does not exit 0 on the input"),
+            (Property::Command(c), _) => format!(
+                "the command does not exit 0 on the input; it ran: {}",
+                command_line(c, &test.scratch)
+            ),
             (p, Some(k)) => format!(
                 "the input does not have the property {p:?} at step {k} ({})",
                 steps.get(k).map_or("?", |&i| run.steps[i].pass)
