@@ -390,6 +390,8 @@ pub struct ValueEntry {
     pub line: Option<usize>,
     pub value: Option<Id>,
     pub text: String,
+    /// For `:lost`: the source file and line that went, to find its code in the diff.
+    pub source: Option<(String, u32)>,
 }
 
 /// The value list pane (`u`, `y`): a value's uses in the selected step, or its history

@@ -143,6 +143,7 @@ fn live_entries(s: &State) -> Result<(String, u32, Vec<ValueEntry>), String> {
                 |l| listing.lines[l].trim().to_string(),
             );
             ValueEntry {
+                source: None,
                 step: s.step,
                 line,
                 value: Some(id),

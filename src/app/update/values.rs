@@ -99,6 +99,7 @@ fn uses_list(s: &mut State, tok: &str, id: crate::ir::Id) -> ValueList {
     let entries = (0..listing.len())
         .filter(|&k| listing.info(k).uses.contains(&id))
         .map(|k| ValueEntry {
+            source: None,
             step: s.step,
             line: Some(k),
             value: Some(id),
@@ -149,6 +150,7 @@ fn history_list(s: &State, tok: &str, id: crate::ir::Id) -> ValueList {
                 EventKind::Lost => "lost: no record, name or place to follow it by".to_string(),
             };
             entries.push(ValueEntry {
+                source: None,
                 step: e.step,
                 line: None,
                 value: Some(e.value),
@@ -206,6 +208,7 @@ fn lost(s: &mut State) {
                 None => format!("Op{:?}", carrier.op),
             };
             ValueEntry {
+                source: Some((file.clone(), *line)),
                 step,
                 line: None,
                 value: carrier.result,
@@ -257,6 +260,7 @@ fn sources(s: &mut State) {
                 ""
             };
             ValueEntry {
+                source: None,
                 step,
                 line: None,
                 value: Some(id),
@@ -352,15 +356,27 @@ fn value_goto(s: &mut State) {
                 s.view = ViewMode::Diff;
                 s.diff.base = None;
                 refresh_panel(s);
-                row = s.panel.row_defining(id);
+                row = s.panel.row_defining(id).or_else(|| {
+                    let (file, line) = entry.source.as_ref()?;
+                    row_of_lost_line(s, file, *line)
+                });
             }
             row
         }
-        // A lost line whose code had no result: the diff of the step shows what went.
+        // A lost line whose code had no result: the diff of the step shows what went, at the
+        // first line that carried it.
         (None, None) if list.kind == ValueListKind::Lost => {
             s.view = ViewMode::Diff;
             s.diff.base = None;
             refresh_panel(s);
+            if let Some(r) = entry
+                .source
+                .as_ref()
+                .and_then(|(file, line)| row_of_lost_line(s, file, *line))
+            {
+                jump_to(s, r);
+                s.focus = Focus::Code;
+            }
             s.set_message(format!("the diff shows what went: {}", entry.text.trim()));
             return;
         }
@@ -374,4 +390,22 @@ fn value_goto(s: &mut State) {
         }
         None => s.set_error(format!("{} is not shown at step {}", list.name, entry.step)),
     }
+}
+
+/// The diff row of the step before's code for source `line` of `file`: a line the step
+/// removed, else any line of the step before that carried it.
+fn row_of_lost_line(s: &State, file: &str, line: u32) -> Option<usize> {
+    let before = s.run()?.steps.get(s.step.checked_sub(1)?)?;
+    let strings = crate::ir::debug::strings(&before.module);
+    let Rows::Diff { old, rows, .. } = &s.panel.rows else {
+        return None;
+    };
+    let carries = |o: usize| {
+        old.info(o)
+            .source
+            .is_some_and(|(f, l)| l == line && strings.get(&f).is_some_and(|n| n == file))
+    };
+    rows.iter()
+        .position(|r| r.new.is_none() && r.old.is_some_and(carries))
+        .or_else(|| rows.iter().position(|r| r.old.is_some_and(carries)))
 }
