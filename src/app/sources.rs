@@ -89,13 +89,12 @@ impl Sources {
 }
 
 /// Where a file the module names as `name` may be on disk: the name itself when absolute;
-/// else beside the input, in each search directory, and (as compilers record the path they
-/// were given, relative to where they ran) the bare file name in the same places.
+/// else beside the input and in each search directory. Then, as the recorded path may be of
+/// another machine (a build elsewhere, in CI) or relative to where the compiler ran, the
+/// path's tails in the same places, down to the bare file name (`/ci/src/lib/light.glsl`:
+/// `src/lib/light.glsl`, `lib/light.glsl`, `light.glsl`); `/` and `\` both separate.
 pub fn candidates(name: &str, input: &Path, search: &[PathBuf]) -> Vec<PathBuf> {
     let path = Path::new(name);
-    if path.is_absolute() {
-        return vec![path.to_path_buf()];
-    }
     let beside = input
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -109,12 +108,25 @@ pub fn candidates(name: &str, input: &Path, search: &[PathBuf]) -> Vec<PathBuf> 
             out.push(p);
         }
     };
-    for d in &dirs {
-        push(d.join(path));
-    }
-    if let Some(file) = path.file_name().filter(|f| Path::new(f) != path) {
+    if path.is_absolute() {
+        push(path.to_path_buf());
+    } else {
         for d in &dirs {
-            push(d.join(file));
+            push(d.join(path));
+        }
+    }
+    let parts: Vec<&str> = name
+        .split(['/', '\\'])
+        .filter(|p| !p.is_empty() && *p != "." && *p != ".." && !p.ends_with(':'))
+        .collect();
+    // Longest tails first: the closest match to the recorded path wins.
+    for k in (1..=parts.len()).rev() {
+        let tail: PathBuf = parts[parts.len() - k..].iter().collect();
+        if tail.as_path() == path {
+            continue;
+        }
+        for d in &dirs {
+            push(d.join(&tail));
         }
     }
     out
@@ -258,9 +270,30 @@ mod tests {
                 PathBuf::from("/inc/a.glsl"),
             ]
         );
+        // A path of another machine: its tails beside the input and in the search paths.
         assert_eq!(
-            candidates("/abs/a.glsl", Path::new("x.spv"), &[]),
-            [PathBuf::from("/abs/a.glsl")]
+            candidates(
+                "/ci/src/a.glsl",
+                Path::new("/w/x.spv"),
+                &[PathBuf::from("/inc")]
+            ),
+            [
+                PathBuf::from("/ci/src/a.glsl"),
+                PathBuf::from("/w/ci/src/a.glsl"),
+                PathBuf::from("/inc/ci/src/a.glsl"),
+                PathBuf::from("/w/src/a.glsl"),
+                PathBuf::from("/inc/src/a.glsl"),
+                PathBuf::from("/w/a.glsl"),
+                PathBuf::from("/inc/a.glsl"),
+            ]
+        );
+        assert_eq!(
+            candidates("C:\\build\\a.hlsl", Path::new("/w/x.spv"), &[]),
+            [
+                PathBuf::from("/w/C:\\build\\a.hlsl"),
+                PathBuf::from("/w/build/a.hlsl"),
+                PathBuf::from("/w/a.hlsl"),
+            ]
         );
     }
 
