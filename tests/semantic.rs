@@ -961,3 +961,35 @@ fn bisect_run_commands_take_the_oracle() {
     let a = Action::BisectRun(None, Oracle::Driver);
     assert_eq!(a.to_string(), "bisect run --oracle driver");
 }
+
+/// A shader the driver refuses: the refusal names what the shader uses that the driver does not
+/// offer, instead of the driver's "unknown error".
+#[test]
+fn a_refused_pipeline_says_what_the_driver_lacks() {
+    let dir = common::temp_dir("refused");
+    let words = common::glslang_words(
+        "partitioned.comp",
+        b"#version 450\n\
+         #extension GL_NV_shader_subgroup_partitioned : require\n\
+         layout(local_size_x = 32) in;\n\
+         layout(set = 0, binding = 0) buffer B { uint v[]; } b;\n\
+         void main() {\n\
+             uint x = b.v[gl_LocalInvocationID.x];\n\
+             b.v[gl_LocalInvocationID.x] = subgroupPartitionedAddNV(x, subgroupPartitionNV(x & 3u));\n\
+         }\n",
+        &["--target-env", "vulkan1.1"],
+    );
+    let input = dir.join("partitioned.spv");
+    std::fs::write(&input, common::words_to_bytes(&words)).unwrap();
+    let r = common::shaderstep(&["run", input.to_str().unwrap(), "--bisect-run"]);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(!r.status.success(), "{err}");
+    assert!(
+        err.contains("refuses the compute pipeline")
+            && err
+                .contains("SPV_NV_shader_subgroup_partitioned (VK_NV_shader_subgroup_partitioned)")
+            && err.contains("does not offer"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -122,7 +122,7 @@ impl Gpu {
                     .layout(pipeline_layout)],
                 None,
             )
-            .map_err(|(_, e)| err("compute pipeline", e))?[0];
+            .map_err(|(_, e)| self.refusal("compute pipeline", e, &[words]))?[0];
         c.pipelines.push(pipeline);
         let cmd = self.begin(d, c)?;
         let shader = vk::PipelineStageFlags::COMPUTE_SHADER;

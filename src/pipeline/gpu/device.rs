@@ -70,9 +70,16 @@ impl Gpu {
                     .map_err(|e| format!("cannot create a device on {name}: {e}"))?;
                 let queue = device.get_device_queue(family, 0);
                 let memory = instance.get_physical_device_memory_properties(physical);
-                Ok((device, queue, family, memory, name))
+                let extensions = instance
+                    .enumerate_device_extension_properties(physical)
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|x| x.extension_name_as_c_str().ok())
+                    .map(|c| c.to_string_lossy().into_owned())
+                    .collect();
+                Ok((device, queue, family, memory, name, extensions))
             })();
-            let (device, queue, family, memory, name) = match made {
+            let (device, queue, family, memory, name, extensions) = match made {
                 Ok(m) => m,
                 Err(e) => {
                     instance.destroy_instance(None);
@@ -87,6 +94,7 @@ impl Gpu {
                 family,
                 memory,
                 name,
+                extensions,
                 timeout: std::time::Duration::from_secs(10),
                 hung: std::cell::Cell::new(false),
             })

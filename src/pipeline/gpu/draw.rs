@@ -292,7 +292,7 @@ impl Gpu {
             .subpass(0);
         let pipeline = d
             .create_graphics_pipelines(vk::PipelineCache::null(), &[info], None)
-            .map_err(|(_, e)| err("graphics pipeline", e))?[0];
+            .map_err(|(_, e)| self.refusal("graphics pipeline", e, &[draw.vs, draw.fs]))?[0];
         c.pipelines.push(pipeline);
         let cmd = self.begin(d, c)?;
         let shaders =
