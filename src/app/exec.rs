@@ -267,12 +267,11 @@ fn draw(args: &ExecArgs, run: &Run, picked: &Picked, options: &Options) -> Resul
     };
     let report = Report {
         header: format!(
-            "{}, a draw of {} vertices x {} instances into {} attachment{} of {w}x{h} ({} data{partner}), {} + {} instructions executed",
+            "{}, a draw of {} vertices x {} instances into {} of {w}x{h} (inputs in the {} pattern{partner}), {} + {} instructions executed",
             picked.label,
             ran.inputs.vertices,
             ran.inputs.instances,
-            outputs.len(),
-            if outputs.len() == 1 { "" } else { "s" },
+            crate::pipeline::semantic::counted(outputs.len(), "attachment"),
             ran.fill,
             d.vertex.executed,
             d.fragment.executed

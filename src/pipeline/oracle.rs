@@ -30,11 +30,11 @@ use super::exec::{
     driver_buffers, driver_disagreement, finding_text, first_difference_text, run_step, Ran,
 };
 use super::gpu::Device;
-use super::gpu::{Layout, BUFFER_SIZE};
+use super::gpu::Layout;
 use super::history::renamed;
 use super::semantic::{
-    driver_bisect, entry_points, pass_steps, writable, BisectRun, Difference, Feed, Finding,
-    Opener, GROUPS,
+    driver_bisect, entry_points, pass_steps, setup_text, writable, BisectRun, Difference, Feed,
+    Finding, Opener,
 };
 use super::Run;
 use crate::ir::exec::{first_difference, Buffer, Event, Execution, FindingKind, Options};
@@ -276,17 +276,14 @@ pub fn interp_bisect(
     let writes = layout.bindings.iter().any(|b| writable(&b.kind)) && total > 0;
     let push = match input.inputs.push_constants.len() {
         0 => String::new(),
-        n => format!(", {n} bytes of push constants"),
+        n => format!("{n} bytes of push constants"),
     };
-    let held = match buffers.len() {
-        1 => format!("1 buffer of {} KiB", BUFFER_SIZE / 1024),
-        n => format!("{n} buffers of {} KiB", BUFFER_SIZE / 1024),
-    };
+    let images = input.inputs.images.len();
     let mut out = BisectRun {
         first: None,
         compared: 1,
         skipped: Vec::new(),
-        setup: format!("the interpreter: {held}{push}, {} workgroups", GROUPS[0]),
+        setup: setup_text("the interpreter", buffers.len(), images, &push),
         varying: 0,
         stable: total,
         writes_nothing: !writes,

@@ -257,6 +257,32 @@ impl BisectRun {
     }
 }
 
+/// `n` things, in the plural unless one.
+pub fn counted(n: usize, thing: &str) -> String {
+    format!("{n} {thing}{}", if n == 1 { "" } else { "s" })
+}
+
+/// What a dispatch of the bisect ran with, for its summary: the device (or the interpreter),
+/// then what it held, only what there is of it.
+pub fn setup_text(device: &str, buffers: usize, images: usize, push: &str) -> String {
+    let mut held = Vec::new();
+    if buffers > 0 {
+        held.push(format!(
+            "{} of {} KiB",
+            counted(buffers, "buffer"),
+            BUFFER_SIZE / 1024
+        ));
+    }
+    if images > 0 {
+        held.push(counted(images, "image"));
+    }
+    if !push.is_empty() {
+        held.push(push.to_string());
+    }
+    held.push(counted(GROUPS[0] as usize, "workgroup"));
+    format!("{device}: {}", held.join(", "))
+}
+
 /// The bytes a binding starts with: `data` repeated to fill it, or the fixed pattern the
 /// graphics draws use too (`reflect::mixed`: small integers every fourth word, where counts and
 /// indices usually live; floats elsewhere), different per binding and per buffer of an array.
@@ -474,7 +500,7 @@ pub fn bisect_run(
     // The driver's name without its build details (`llvmpipe`, not its LLVM version).
     let device = gpu.name().split(" (").next().unwrap_or(gpu.name());
     let push = if layout.push > 0 {
-        format!(", {} bytes of push constants", layout.push)
+        format!("{} bytes of push constants", layout.push)
     } else {
         String::new()
     };
@@ -487,22 +513,7 @@ pub fn bisect_run(
         .iter()
         .filter(|(b, _)| matches!(b.kind, Kind::Image(_)))
         .count();
-    let mut held = Vec::new();
-    match buffer_count {
-        0 => {}
-        1 => held.push(format!("1 buffer of {} KiB", BUFFER_SIZE / 1024)),
-        n => held.push(format!("{n} buffers of {} KiB", BUFFER_SIZE / 1024)),
-    }
-    match images {
-        0 => {}
-        1 => held.push("1 image".into()),
-        n => held.push(format!("{n} images")),
-    }
-    let setup = format!(
-        "{device}: {}{push}, {} workgroups",
-        held.join(", "),
-        GROUPS[0]
-    );
+    let setup = setup_text(device, buffer_count, images, &push);
     let mut out = BisectRun {
         first: None,
         compared: 1,
@@ -838,8 +849,8 @@ fn draw_bisect(
         oracle: None,
         driver_judged: Vec::new(),
         setup: format!(
-            "{device}: {} attachments of {}×{}{}, {fill} data{}",
-            before.colors.len(),
+            "{device}: {} of {}×{}{}, inputs in the {fill} pattern{}",
+            counted(before.colors.len(), "attachment"),
             super::gpu::reflect::SIZE.0,
             super::gpu::reflect::SIZE.1,
             match (&vertex, &fragment) {
@@ -945,6 +956,17 @@ mod tests {
 
     fn words(ws: &[u32]) -> Vec<u8> {
         ws.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    /// A summary says only what the dispatch held, in the right number.
+    #[test]
+    fn setups_say_what_there_is() {
+        assert_eq!(setup_text("llvmpipe", 0, 0, ""), "llvmpipe: 2 workgroups");
+        assert_eq!(
+            setup_text("llvmpipe", 1, 2, "16 bytes of push constants"),
+            "llvmpipe: 1 buffer of 16 KiB, 2 images, 16 bytes of push constants, 2 workgroups"
+        );
+        assert_eq!(counted(1, "attachment"), "1 attachment");
     }
 
     /// A draw's words that vary between draws of the input are zeroed before images are

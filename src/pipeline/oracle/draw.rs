@@ -118,8 +118,8 @@ fn interp_bisect(
         compared: 1,
         skipped: Vec::new(),
         setup: format!(
-            "the interpreter: {attachments} attachment{} of {w}×{h}, {} data{}",
-            if attachments == 1 { "" } else { "s" },
+            "the interpreter: {} of {w}×{h}, inputs in the {} pattern{}",
+            super::super::semantic::counted(attachments, "attachment"),
             input.fill,
             match input.stage {
                 super::super::exec::DrawnStage::Fragment => ", behind a generated vertex stage",
