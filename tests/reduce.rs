@@ -464,6 +464,16 @@ fn the_tui_reduces_for_what_the_bisect_found_and_opens_the_result() {
         msg.contains("instructions") && msg.contains("reduced.spv"),
         "{msg}"
     );
+    // Its progress was shown, not kept: :messages has the outcome.
+    let progress: Vec<&str> = app
+        .state
+        .status
+        .messages
+        .iter()
+        .map(|m| m.text.as_str())
+        .filter(|t| t.ends_with("(Esc stops)"))
+        .collect();
+    assert!(progress.is_empty(), "{progress:?}");
     app.settle();
     assert_eq!(app.state.docs.len(), 2);
     let current = &app.state.docs[app.state.doc];

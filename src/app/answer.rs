@@ -211,6 +211,7 @@ pub(super) fn bisect(
                     let steps = crate::pipeline::semantic::pass_steps(run);
                     if let Some(k) = steps.iter().position(|&x| x == i) {
                         s.bisect.last_found = Some((doc, generation, k, "invalid"));
+                        s.bisect.last_clean = None;
                     }
                 }
                 s.bisect.found.insert((doc, generation, i), diags);
@@ -222,6 +223,8 @@ pub(super) fn bisect(
             s.set_error(msg);
         }
         None if found.skipped == 0 => {
+            s.bisect.last_clean = Some((doc, ":bisect found every step valid"));
+            s.bisect.last_found = s.bisect.last_found.filter(|(d, ..)| *d != doc);
             s.set_message(format!("all {} steps validate", found.passes))
         }
         None => s.set_message(format!(
@@ -256,6 +259,13 @@ pub(super) fn bisect_run(
         Ok(b) => {
             let summary = format!("{about}{}{stale}", b.summary());
             let Some(d) = &b.first else {
+                if let [(doc, _)] = docs {
+                    s.bisect.last_clean = Some((
+                        *doc,
+                        ":bisect run found every step computing what the input does",
+                    ));
+                    s.bisect.last_found = s.bisect.last_found.filter(|(d, ..)| d != doc);
+                }
                 s.set_message(summary);
                 return;
             };
@@ -292,6 +302,7 @@ pub(super) fn bisect_run(
                     };
                     if let (Some(p), true) = (property, doc == s.doc) {
                         s.bisect.last_found = Some((doc, generation, d.pass_index, p));
+                        s.bisect.last_clean = None;
                     }
                     if doc == s.doc {
                         s.step = step;

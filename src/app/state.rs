@@ -675,6 +675,9 @@ pub struct BisectPane {
     /// What the last bisect found, for `:reduce`: (doc, generation, pass number, the
     /// property: `invalid`, `differs` or `crash`).
     pub last_found: Option<(usize, u64, usize, &'static str)>,
+    /// The last bisect of a document that found nothing: (doc, which bisect), so `:reduce`
+    /// can say why it has nothing to reduce for.
+    pub last_clean: Option<(usize, &'static str)>,
     /// A reduction under way: its progress line.
     pub reducing: Option<String>,
 }
@@ -1094,6 +1097,14 @@ impl State {
         self.say(Message {
             text: text.into(),
             error: true,
+        });
+    }
+
+    /// A job's progress: shown on the status line, not kept in `:messages` (its end is).
+    pub fn show_progress(&mut self, text: impl Into<String>) {
+        self.status.message = Some(Message {
+            text: text.into(),
+            error: false,
         });
     }
 

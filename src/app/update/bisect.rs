@@ -25,9 +25,16 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 return Vec::new();
             }
             if property.is_none() && s.bisect.last_found.is_none_or(|(d, ..)| d != s.doc) {
-                s.set_error(
-                    "nothing found to reduce for: run :bisect or :bisect run first, or name the property (:reduce invalid|differs|crash|fails|'COMMAND')",
-                );
+                const NAME: &str =
+                    "name what to keep (:reduce invalid|differs|crash|fails|'COMMAND')";
+                s.set_error(match s.bisect.last_clean {
+                    Some((d, what)) if d == s.doc => {
+                        format!("nothing to reduce for: {what}; {NAME}")
+                    }
+                    _ => format!(
+                        "nothing found to reduce for: run :bisect or :bisect run first, or {NAME}"
+                    ),
+                });
                 return Vec::new();
             }
             return vec![Effect::Reduce(property)];

@@ -25,7 +25,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             }
             Some(Answered::Reducing(line)) => {
                 s.bisect.reducing = Some(line.clone());
-                s.set_message(line);
+                s.show_progress(line);
             }
             Some(Answered::Reduced(result)) => {
                 s.jobs.retain(|j| *j != "reduce");
