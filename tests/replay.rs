@@ -289,6 +289,9 @@ fn no_color_means_no_colours() {
         } else {
             assert_eq!(coloured, 0, "NO_COLOR screen has coloured cells");
         }
+        // Without colours the focused pane (one) has a thick frame.
+        let thick = buf.content().iter().filter(|c| c.symbol() == "┏").count();
+        assert_eq!(thick, usize::from(!color), "thick corners (colour {color})");
     }
 }
 

@@ -4,7 +4,7 @@
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph};
+use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::theme::Theme;
@@ -26,9 +26,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     } else {
         format!(" shaders {count} ")
     };
-    let block = Block::bordered()
-        .border_style(if focused { t.border_focus } else { t.border })
-        .title(Span::styled(title, t.title));
+    let block = t.pane(focused).title(Span::styled(title, t.title));
     let inner_w = area.width.saturating_sub(2) as usize;
     let rows = area.height.saturating_sub(2) as usize;
     if listed.is_empty() {

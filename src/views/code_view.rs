@@ -6,7 +6,7 @@ use std::ops::Range;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph};
+use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::theme::Theme;
@@ -202,9 +202,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     } else {
         title
     };
-    let mut block = Block::bordered()
-        .border_style(if focused { t.border_focus } else { t.border })
-        .title(Span::styled(title, t.title));
+    let mut block = t.pane(focused).title(Span::styled(title, t.title));
     if let Some(src) = &s.source.cursor_line {
         let width = (area.width as usize).saturating_sub(4);
         let src: String = format!(" {src} ").chars().take(width).collect();

@@ -2,7 +2,7 @@
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph};
+use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::theme::Theme;
@@ -25,9 +25,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         "Enter: go to",
         area.width,
     );
-    let block = Block::bordered()
-        .border_style(if focused { t.border_focus } else { t.border })
-        .title(Span::styled(title, t.title));
+    let block = t.pane(focused).title(Span::styled(title, t.title));
     let rows = area.height.saturating_sub(2) as usize;
     let width = area.width.saturating_sub(2) as usize;
     let cursor = s.diags.cursor.min(diags.len().saturating_sub(1));

@@ -3,7 +3,7 @@
 
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::Span;
-use ratatui::widgets::{Block, Cell, Row, Table};
+use ratatui::widgets::{Cell, Row, Table};
 use ratatui::Frame;
 
 use super::theme::Theme;
@@ -42,9 +42,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         "Enter: writer, o: reader",
         area.width,
     );
-    let block = Block::bordered()
-        .border_style(if focused { t.border_focus } else { t.border })
-        .title(Span::styled(title, t.title));
+    let block = t.pane(focused).title(Span::styled(title, t.title));
     let visible = area.height.saturating_sub(3) as usize;
     // On a narrow pane the type and interpolation go, so that who writes and who reads each
     // slot, and what became of it, stay readable.

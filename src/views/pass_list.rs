@@ -41,9 +41,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         Some(r) => format!(" passes {}/{} ", s.visible_steps().len(), r.steps.len()),
         None => " passes ".to_string(),
     };
-    let block = Block::bordered()
-        .border_style(if focused { t.border_focus } else { t.border })
-        .title(Span::styled(title, t.title));
+    let block = t.pane(focused).title(Span::styled(title, t.title));
     let Some(run) = s.run() else {
         let msg = match s.current().and_then(|d| d.error.as_deref()) {
             Some(e) => vec![

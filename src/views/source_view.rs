@@ -4,7 +4,7 @@
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph, Wrap};
+use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
 use super::code_view::{line_styles, styled};
@@ -14,8 +14,8 @@ use crate::app::state::State;
 pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let pane = &s.source;
     let focused = s.focus == crate::app::state::Focus::Source;
-    let block = Block::bordered()
-        .border_style(if focused { t.border_focus } else { t.border })
+    let block = t
+        .pane(focused)
         .title(Span::styled(pane.title.clone(), t.title));
     let inner = block.inner(area);
     frame.render_widget(block, area);

@@ -58,6 +58,23 @@ impl Theme {
 }
 
 impl Theme {
+    /// A pane's frame: the focused one stands out by colour, or, without colours (`NO_COLOR`),
+    /// by a thick border (bold alone is hard to see on many terminals).
+    pub fn pane(&self, focused: bool) -> ratatui::widgets::Block<'static> {
+        use ratatui::widgets::{Block, BorderType};
+        Block::bordered()
+            .border_style(if focused {
+                self.border_focus
+            } else {
+                self.border
+            })
+            .border_type(if focused && !self.color {
+                BorderType::Thick
+            } else {
+                BorderType::Plain
+            })
+    }
+
     pub fn new(color: bool) -> Self {
         let plain = Style::new();
         if !color {

@@ -3,7 +3,7 @@
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph};
+use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::theme::Theme;
@@ -37,9 +37,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         ),
     };
     let title = super::text::title(&what, hint, area.width);
-    let block = Block::bordered()
-        .border_style(if focused { t.border_focus } else { t.border })
-        .title(Span::styled(title, t.title));
+    let block = t.pane(focused).title(Span::styled(title, t.title));
     let rows = area.height.saturating_sub(2) as usize;
     let cursor = list.cursor.min(n.saturating_sub(1));
     let first = cursor.saturating_sub(rows.saturating_sub(1));
