@@ -74,12 +74,20 @@ pub fn shorten_apart(names: &[String], range: std::ops::Range<usize>, width: usi
             if shared < SHORT_FRONT {
                 return shorten_middle(name, width);
             }
+            let boundary = |k: usize| k > 0 && matches!(chars[k - 1], '.' | '-' | '_' | '/');
             let mut from = shared.min(n - 1);
-            if let Some(k) = (from.saturating_sub(WORD)..=from)
-                .rev()
-                .find(|&k| matches!(chars[k - 1], '.' | '-' | '_' | '/'))
-            {
+            if let Some(k) = (from.saturating_sub(WORD)..=from).rev().find(|&k| boundary(k)) {
                 from = k;
+            }
+            // What is left is short (the name is its neighbour's less a suffix: `a.spv`
+            // beside `a.reduced.spv`): the room is filled from further back, from a word's
+            // start, so the rest of the name shows too.
+            let room = width.saturating_sub(1);
+            if n - from < room {
+                let back = n - room;
+                from = (back..(back + WORD).min(from))
+                    .find(|&k| boundary(k))
+                    .unwrap_or(back);
             }
             let rest: String = chars[from..].iter().collect();
             format!("…{}", shorten_middle(&rest, width.saturating_sub(1)))
@@ -163,5 +171,18 @@ mod tests {
         // Cut at the front or the back alone, they would look the same.
         let front = |s: &str| s.chars().take(23).collect::<String>();
         assert_eq!(front(&names[2]), front(&names[3]));
+    }
+
+    /// A name that is its neighbour's less a suffix keeps more than its extension.
+    #[test]
+    fn a_name_and_its_reduced_copy_stay_readable() {
+        let names: Vec<String> = [
+            "shaders-hlsl-no-opt.asm.comp.image-atomic.asm.comp.reduced.spv",
+            "shaders-hlsl-no-opt.asm.comp.image-atomic.asm.comp.spv",
+        ]
+        .map(String::from)
+        .to_vec();
+        let shown = shorten_apart(&names, 0..names.len(), 19);
+        assert_eq!(shown, ["…comp.reduced.spv", "…asm.comp.spv"]);
     }
 }
