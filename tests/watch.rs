@@ -172,3 +172,28 @@ fn a_broken_save_keeps_the_last_good_run_and_says_why() {
     assert_eq!(b.status(), DocStatus::CompileError);
     assert!(b.error.as_deref().unwrap().contains("b.spv"));
 }
+
+/// A file shaderstep wrote itself and opened (a reduction's output) is not reloaded when the
+/// watcher reports that write; a later save is.
+#[test]
+fn its_own_write_is_not_a_change() {
+    let dir = scratch("own-write");
+    let path = dir.join("a.wgsl");
+    std::fs::write(&path, shader(1)).unwrap();
+    let mut app = open_dir(&dir);
+    app.state.docs[0].own_write = shaderstep::app::watch::stamp(&path);
+    let generation = app.state.docs[0].generation;
+    changed(&mut app, std::slice::from_ref(&path));
+    app.settle();
+    assert_eq!(app.state.docs[0].generation, generation, "not run again");
+    assert_eq!(app.state.docs[0].reloads, 0);
+    std::fs::write(&path, shader(22)).unwrap();
+    changed(&mut app, std::slice::from_ref(&path));
+    app.settle();
+    assert!(
+        source_text(&app, 0).contains("0.22"),
+        "a later save is loaded"
+    );
+    assert_eq!(app.state.docs[0].reloads, 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -232,6 +232,18 @@ pub enum Action {
     Resize(u16, u16),
 }
 
+/// A file's modification time and length: what tells one write of it from another.
+pub type FileStamp = (std::time::SystemTime, u64);
+
+/// A finished reduction: the input reduced, the reduced shader written (and its stamp then),
+/// what was done.
+pub type Reduced = (
+    std::path::PathBuf,
+    std::path::PathBuf,
+    Option<FileStamp>,
+    String,
+);
+
 /// A path that changed on disk, as the event loop found it (it does the file system reads;
 /// `update` decides what to reload, list or unlist). Not a command: it cannot be typed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -240,6 +252,8 @@ pub enum DiskFact {
     File {
         path: PathBuf,
         listed_under: Option<usize>,
+        /// When it was last written and its length, where the file system says.
+        stamp: Option<FileStamp>,
     },
     /// A directory that appeared, with the shaders under it and the directory listing each.
     Dir { files: Vec<(PathBuf, usize)> },
@@ -304,7 +318,7 @@ pub enum Answered {
     Reducing(String),
     /// A reduction ended: the input reduced and the reduced shader written (their paths) and
     /// what was done, or why it could not be.
-    Reduced(Result<(std::path::PathBuf, std::path::PathBuf, String), String>),
+    Reduced(Result<Reduced, String>),
     /// shaderstep.toml read again, or why it could not be.
     Settings(Result<Settings, String>),
 }

@@ -17,7 +17,11 @@ pub(super) fn apply(s: &mut State, facts: Vec<DiskFact>) -> Vec<Effect> {
     for fact in facts {
         match fact {
             DiskFact::WatchError(e) => s.set_error(e),
-            DiskFact::File { path, listed_under } => {
+            DiskFact::File {
+                path,
+                listed_under,
+                stamp,
+            } => {
                 // A source file the source pane read: read again, compared again.
                 let read = s
                     .cache
@@ -32,7 +36,10 @@ pub(super) fn apply(s: &mut State, facts: Vec<DiskFact>) -> Vec<Effect> {
                 }
                 if let Some(i) = s.docs.iter().position(|d| d.abs == path) {
                     s.docs[i].present = true;
-                    effects.push(super::update::load(s, i));
+                    // shaderstep's own write of it (opened already) is no change.
+                    if stamp.is_none() || stamp != s.docs[i].own_write {
+                        effects.push(super::update::load(s, i));
+                    }
                 } else if let Some(r) = listed_under {
                     effects.extend(list(s, path, r));
                 }

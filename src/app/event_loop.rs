@@ -88,7 +88,7 @@ struct BisectJob {
 
 /// A reduction running in the background (`:reduce`).
 struct ReduceJob {
-    done: std::sync::mpsc::Receiver<Result<(PathBuf, PathBuf, String), String>>,
+    done: std::sync::mpsc::Receiver<Result<super::action::Reduced, String>>,
     progress: std::sync::mpsc::Receiver<String>,
     stop: Arc<std::sync::atomic::AtomicBool>,
 }
@@ -584,7 +584,8 @@ impl App {
                         },
                         &|| stopped.load(std::sync::atomic::Ordering::Relaxed),
                     )?;
-                    Ok((original, output, summary))
+                    let stamp = super::watch::stamp(&output);
+                    Ok((original, output, stamp, summary))
                 }))
                 .unwrap_or_else(|_| Err("internal error in the reduction (please report)".into()));
                 let _ = tx.send(result);
@@ -641,6 +642,7 @@ impl App {
                 found.push(DiskFact::File {
                     path: p.clone(),
                     listed_under,
+                    stamp: super::watch::stamp(p),
                 });
             } else if p.is_dir() {
                 let files = match root_of(p) {

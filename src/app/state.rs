@@ -38,6 +38,9 @@ pub struct Doc {
     /// Bumped on every successful reload; part of every cache key.
     pub generation: u64,
     pub reloads: u64,
+    /// The file as shaderstep itself wrote it (a reduction's output): the watcher's report of
+    /// that write is not a change to load again.
+    pub own_write: Option<super::action::FileStamp>,
     /// Token of the newest load asked for, and of the newest whose result arrived.
     pub requested: u64,
     pub answered: u64,
@@ -100,6 +103,7 @@ impl Doc {
             error: None,
             generation: 0,
             reloads: 0,
+            own_write: None,
             requested: 0,
             answered: 0,
             present: true,

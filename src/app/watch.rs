@@ -26,6 +26,12 @@ pub struct Watcher {
     pub errors: Receiver<String>,
 }
 
+/// When `p` was last written and its length, if it can be read.
+pub fn stamp(p: &Path) -> Option<super::action::FileStamp> {
+    let m = std::fs::metadata(p).ok()?;
+    Some((m.modified().ok()?, m.len()))
+}
+
 pub fn absolute(p: &Path) -> PathBuf {
     std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }

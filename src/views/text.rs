@@ -76,7 +76,10 @@ pub fn shorten_apart(names: &[String], range: std::ops::Range<usize>, width: usi
             }
             let boundary = |k: usize| k > 0 && matches!(chars[k - 1], '.' | '-' | '_' | '/');
             let mut from = shared.min(n - 1);
-            if let Some(k) = (from.saturating_sub(WORD)..=from).rev().find(|&k| boundary(k)) {
+            if let Some(k) = (from.saturating_sub(WORD)..=from)
+                .rev()
+                .find(|&k| boundary(k))
+            {
                 from = k;
             }
             // What is left is short (the name is its neighbour's less a suffix: `a.spv`

@@ -31,7 +31,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 s.jobs.retain(|j| *j != "reduce");
                 s.bisect.reducing = None;
                 match result {
-                    Ok((original, path, summary)) => {
+                    Ok((original, path, stamp, summary)) => {
                         // The reduced shader opens as an input of its own, with its own steps.
                         let abs = crate::app::watch::absolute(&path);
                         let i = match s.docs.iter().position(|d| d.abs == abs) {
@@ -42,6 +42,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                             }
                         };
                         s.docs[i].reduced_from = Some(original);
+                        s.docs[i].own_write = stamp;
                         super::browser::select_doc(s, i);
                         let effect = load(s, i);
                         s.set_message(format!(
