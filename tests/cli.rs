@@ -1027,3 +1027,46 @@ fn bisect_run_takes_the_oracle() {
     let out = shaderstep(&["run", comp.as_str(), "--bisect-run", "--oracle", "gpu"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
+
+/// `cost DIR`: every shader under the directory (as `run DIR -o OUT` finds them: files that
+/// are not shaders skipped), each reported; a directory with none is an error.
+#[test]
+fn cost_takes_a_directory() {
+    let dir = temp_dir("cost-dir");
+    let tree = dir.join("tree");
+    std::fs::create_dir_all(tree.join("sub")).unwrap();
+    std::fs::write(tree.join("small.spvasm"), SMALL_ASM).unwrap();
+    std::fs::write(
+        tree.join("sub/tint.wgsl"),
+        "@fragment fn main(@location(0) c: vec4<f32>) -> @location(0) vec4<f32> { return c * 2.0; }\n",
+    )
+    .unwrap();
+    std::fs::write(tree.join("notes.txt"), "not a shader").unwrap();
+    let out = shaderstep(&["cost", tree.to_str().unwrap(), "--preset", "O"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", stderr(&out));
+    for shader in ["small.spvasm", "tint.wgsl"] {
+        assert!(
+            text.lines()
+                .any(|l| l.ends_with(shader) && l.starts_with(tree.to_str().unwrap())),
+            "no table for {shader}:\n{text}"
+        );
+    }
+    assert_eq!(text.matches("pressure").count(), 2, "{text}");
+    assert!(!text.contains("notes.txt"), "{text}");
+    let json = shaderstep(&["cost", tree.to_str().unwrap(), "--json"]);
+    let json = String::from_utf8_lossy(&json.stdout);
+    assert!(
+        json.contains("small.spvasm\",\"step\":") && json.contains("tint.wgsl\",\"step\":"),
+        "{json}"
+    );
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = shaderstep(&["cost", empty.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("no shaders under it"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -222,7 +222,7 @@ pub struct ReduceArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct CostArgs {
-    /// Shaders to compile (as `run` takes them).
+    /// Shaders or directories (every shader under them, as `run DIR` finds them).
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
     #[command(flatten)]
