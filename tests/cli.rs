@@ -190,12 +190,20 @@ fn unknown_pass_and_preset_are_errors() {
         "--emit",
         "ir",
     ]);
-    assert_eq!(out.status.code(), Some(1));
+    // A preset is a name the command line knows: an unknown one is a usage error, listing them.
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
-        stderr(&out).contains("unknown preset 'nope'"),
-        "{}",
-        stderr(&out)
+        err.contains("'nope'") && err.contains("roundtrip") && err.contains("O-size"),
+        "{err}"
     );
+    for command in [&["cost"][..], &["exec"], &["reduce", "--until", "invalid"]] {
+        let path = path.to_str().unwrap();
+        let out = shaderstep(&[command, &[path, "--preset", "nope"]].concat());
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{command:?}: {err}");
+        assert!(err.contains("'nope'") && err.contains("O-size"), "{err}");
+    }
 }
 
 #[test]

@@ -27,7 +27,7 @@ pub struct Cli {
     pub watch: Vec<PathBuf>,
 
     /// Named pipeline to run in the TUI (see `shaderstep passes`).
-    #[arg(long, default_value = super::DEFAULT_PRESET, conflicts_with = "passes")]
+    #[arg(long, default_value = super::DEFAULT_PRESET, conflicts_with = "passes", value_parser = preset_names())]
     pub preset: String,
 
     /// Comma-separated passes to run in the TUI instead of a preset.
@@ -90,6 +90,14 @@ impl<T: clap::Args> clap::Args for Deferred<T> {
     fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
         cmd.defer(T::augment_args_for_update)
     }
+}
+
+/// The presets `--preset` takes: an unknown name is a usage error (exit 2) listing them, and
+/// shell completions offer them.
+fn preset_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(
+        crate::pipeline::registry::PRESETS.iter().map(|p| p.name),
+    )
 }
 
 #[derive(Subcommand, Debug)]
@@ -173,7 +181,7 @@ pub struct ExecArgs {
 #[derive(clap::Args, Debug)]
 pub struct PipelineChoice {
     /// Named pipeline to run (see `shaderstep passes`).
-    #[arg(long, default_value = "O", conflicts_with = "passes")]
+    #[arg(long, default_value = "O", conflicts_with = "passes", value_parser = preset_names())]
     pub preset: String,
     /// Comma-separated passes to run instead of a preset.
     #[arg(long, value_delimiter = ',')]
@@ -309,7 +317,7 @@ pub struct RunArgs {
     pub inputs: Vec<PathBuf>,
 
     /// Named pipeline to run (see `shaderstep passes`).
-    #[arg(long, default_value = "roundtrip", conflicts_with = "passes")]
+    #[arg(long, default_value = "roundtrip", conflicts_with = "passes", value_parser = preset_names())]
     pub preset: String,
 
     /// Comma-separated list of passes to run, in order, e.g. `lower,verify,strip-debug,lift`.
