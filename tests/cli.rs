@@ -1078,3 +1078,34 @@ fn cost_takes_a_directory() {
         stderr(&out)
     );
 }
+
+/// The subcommands, as the command line declares them (not clap's own `help`).
+fn subcommands() -> Vec<clap::Command> {
+    use clap::CommandFactory;
+    let mut cmd = shaderstep::app::cli::Cli::command();
+    cmd.build();
+    cmd.get_subcommands()
+        .filter(|s| s.get_name() != "help")
+        .cloned()
+        .collect()
+}
+
+/// Every command's help ends with examples, as ripgrep's and cargo's do.
+#[test]
+fn every_command_s_help_has_examples() {
+    let out = shaderstep(&["--help"]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("\nExamples:\n  shaderstep"),
+        "shaderstep --help"
+    );
+    for sub in subcommands() {
+        let name = sub.get_name();
+        let out = shaderstep(&[name, "--help"]);
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{name}: {}", stderr(&out));
+        assert!(
+            help.contains(&format!("\nExamples:\n  shaderstep {name}")),
+            "`{name} --help` has no examples:\n{help}"
+        );
+    }
+}
