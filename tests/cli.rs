@@ -1079,6 +1079,30 @@ fn cost_takes_a_directory() {
     );
 }
 
+/// `completions SHELL`: a script clap_complete makes from the command line the binary parses
+/// (subcommands, their options, the presets); a shell it does not know is a usage error.
+#[test]
+fn completions_cover_the_subcommands() {
+    let out = shaderstep(&["completions", "bash"]);
+    let script = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(script.contains("complete -F _shaderstep"), "{script}");
+    for word in ["run", "reduce", "cost", "--print-after-all", "O-size"] {
+        assert!(script.contains(word), "no {word} in the bash script");
+    }
+    for shell in ["zsh", "fish", "elvish", "powershell"] {
+        let out = shaderstep(&["completions", shell]);
+        assert!(out.status.success(), "{shell}: {}", stderr(&out));
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("reduce"),
+            "{shell}"
+        );
+    }
+    let out = shaderstep(&["completions", "tcsh"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("bash"), "{}", stderr(&out));
+}
+
 /// The subcommands, as the command line declares them (not clap's own `help`).
 fn subcommands() -> Vec<clap::Command> {
     use clap::CommandFactory;
@@ -1088,6 +1112,40 @@ fn subcommands() -> Vec<clap::Command> {
         .filter(|s| s.get_name() != "help")
         .cloned()
         .collect()
+}
+
+/// `man`: one roff page, a section per subcommand holding every one of its options.
+#[test]
+fn man_page_covers_every_subcommand_and_option() {
+    let out = shaderstep(&["man"]);
+    let page = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // Only roff requests (string definitions) come before the title.
+    let title = page.lines().position(|l| l.starts_with(".TH shaderstep 1"));
+    let title = title.unwrap_or_else(|| panic!("no .TH:\n{page}"));
+    assert!(
+        page.lines().take(title).all(|l| l.starts_with('.')),
+        "{page}"
+    );
+    let subs = subcommands();
+    assert!(subs.len() >= 9, "{}", subs.len());
+    for sub in &subs {
+        let heading = format!(".SH \"SHADERSTEP {}\"", sub.get_name().to_uppercase());
+        let start = page
+            .find(&heading)
+            .unwrap_or_else(|| panic!("no section {heading}"));
+        let section = &page[start + heading.len()..];
+        let section = &section[..section.find("\n.SH ").unwrap_or(section.len())];
+        for long in sub.get_arguments().filter_map(|a| a.get_long()) {
+            // roff escapes every dash.
+            let option = format!("\\-\\-{}", long.replace('-', "\\-"));
+            assert!(
+                section.contains(&option),
+                "{heading} does not list --{long}"
+            );
+        }
+        assert!(section.contains(".SS EXAMPLES"), "{heading}: no examples");
+    }
 }
 
 /// Every command's help ends with examples, as ripgrep's and cargo's do.

@@ -137,6 +137,12 @@ pub enum Command {
     /// from another step.
     #[command(after_help = EXEC_EXAMPLES)]
     Exec(Deferred<ExecArgs>),
+    /// Print a completion script for a shell: subcommands, options, presets.
+    #[command(after_help = COMPLETIONS_EXAMPLES)]
+    Completions(Deferred<CompletionsArgs>),
+    /// Print the man page (roff): the command and every subcommand with its options.
+    #[command(after_help = MAN_EXAMPLES)]
+    Man,
 }
 
 const RUN_EXAMPLES: &str = "\
@@ -172,6 +178,24 @@ Examples:
   shaderstep reduce shader.spv --preset O --until differs
   shaderstep reduce shader.spv --passes gvn,adce --until invalid --step gvn -o small.spv
   shaderstep reduce shader.spv --until ./interesting.sh";
+
+const COMPLETIONS_EXAMPLES: &str = "\
+Examples:
+  shaderstep completions bash > ~/.local/share/bash-completion/completions/shaderstep
+  shaderstep completions zsh > ~/.zfunc/_shaderstep
+  shaderstep completions fish > ~/.config/fish/completions/shaderstep.fish";
+
+const MAN_EXAMPLES: &str = "\
+Examples:
+  shaderstep man > ~/.local/share/man/man1/shaderstep.1
+  shaderstep man | man -l -";
+
+#[derive(clap::Args, Debug)]
+pub struct CompletionsArgs {
+    /// The shell the script is for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
 
 const EXEC_EXAMPLES: &str = "\
 Examples:
