@@ -190,12 +190,20 @@ fn unknown_pass_and_preset_are_errors() {
         "--emit",
         "ir",
     ]);
-    assert_eq!(out.status.code(), Some(1));
+    // A preset is a name the command line knows: an unknown one is a usage error, listing them.
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
-        stderr(&out).contains("unknown preset 'nope'"),
-        "{}",
-        stderr(&out)
+        err.contains("'nope'") && err.contains("roundtrip") && err.contains("O-size"),
+        "{err}"
     );
+    for command in [&["cost"][..], &["exec"], &["reduce", "--until", "invalid"]] {
+        let path = path.to_str().unwrap();
+        let out = shaderstep(&[command, &[path, "--preset", "nope"]].concat());
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{command:?}: {err}");
+        assert!(err.contains("'nope'") && err.contains("O-size"), "{err}");
+    }
 }
 
 #[test]
@@ -1026,4 +1034,136 @@ fn bisect_run_takes_the_oracle() {
     );
     let out = shaderstep(&["run", comp.as_str(), "--bisect-run", "--oracle", "gpu"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
+/// `cost DIR`: every shader under the directory (as `run DIR -o OUT` finds them: files that
+/// are not shaders skipped), each reported; a directory with none is an error.
+#[test]
+fn cost_takes_a_directory() {
+    let dir = temp_dir("cost-dir");
+    let tree = dir.join("tree");
+    std::fs::create_dir_all(tree.join("sub")).unwrap();
+    std::fs::write(tree.join("small.spvasm"), SMALL_ASM).unwrap();
+    std::fs::write(
+        tree.join("sub/tint.wgsl"),
+        "@fragment fn main(@location(0) c: vec4<f32>) -> @location(0) vec4<f32> { return c * 2.0; }\n",
+    )
+    .unwrap();
+    std::fs::write(tree.join("notes.txt"), "not a shader").unwrap();
+    let out = shaderstep(&["cost", tree.to_str().unwrap(), "--preset", "O"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", stderr(&out));
+    for shader in ["small.spvasm", "tint.wgsl"] {
+        assert!(
+            text.lines()
+                .any(|l| l.ends_with(shader) && l.starts_with(tree.to_str().unwrap())),
+            "no table for {shader}:\n{text}"
+        );
+    }
+    assert_eq!(text.matches("pressure").count(), 2, "{text}");
+    assert!(!text.contains("notes.txt"), "{text}");
+    let json = shaderstep(&["cost", tree.to_str().unwrap(), "--json"]);
+    let json = String::from_utf8_lossy(&json.stdout);
+    assert!(
+        json.contains("small.spvasm\",\"step\":") && json.contains("tint.wgsl\",\"step\":"),
+        "{json}"
+    );
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = shaderstep(&["cost", empty.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("no shaders under it"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// `completions SHELL`: a script clap_complete makes from the command line the binary parses
+/// (subcommands, their options, the presets); a shell it does not know is a usage error.
+#[test]
+fn completions_cover_the_subcommands() {
+    let out = shaderstep(&["completions", "bash"]);
+    let script = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(script.contains("complete -F _shaderstep"), "{script}");
+    for word in ["run", "reduce", "cost", "--print-after-all", "O-size"] {
+        assert!(script.contains(word), "no {word} in the bash script");
+    }
+    for shell in ["zsh", "fish", "elvish", "powershell"] {
+        let out = shaderstep(&["completions", shell]);
+        assert!(out.status.success(), "{shell}: {}", stderr(&out));
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("reduce"),
+            "{shell}"
+        );
+    }
+    let out = shaderstep(&["completions", "tcsh"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("bash"), "{}", stderr(&out));
+}
+
+/// The subcommands, as the command line declares them (not clap's own `help`).
+fn subcommands() -> Vec<clap::Command> {
+    use clap::CommandFactory;
+    let mut cmd = shaderstep::app::cli::Cli::command();
+    cmd.build();
+    cmd.get_subcommands()
+        .filter(|s| s.get_name() != "help")
+        .cloned()
+        .collect()
+}
+
+/// `man`: one roff page, a section per subcommand holding every one of its options.
+#[test]
+fn man_page_covers_every_subcommand_and_option() {
+    let out = shaderstep(&["man"]);
+    let page = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // Only roff requests (string definitions) come before the title.
+    let title = page.lines().position(|l| l.starts_with(".TH shaderstep 1"));
+    let title = title.unwrap_or_else(|| panic!("no .TH:\n{page}"));
+    assert!(
+        page.lines().take(title).all(|l| l.starts_with('.')),
+        "{page}"
+    );
+    let subs = subcommands();
+    assert!(subs.len() >= 9, "{}", subs.len());
+    for sub in &subs {
+        let heading = format!(".SH \"SHADERSTEP {}\"", sub.get_name().to_uppercase());
+        let start = page
+            .find(&heading)
+            .unwrap_or_else(|| panic!("no section {heading}"));
+        let section = &page[start + heading.len()..];
+        let section = &section[..section.find("\n.SH ").unwrap_or(section.len())];
+        for long in sub.get_arguments().filter_map(|a| a.get_long()) {
+            // roff escapes every dash.
+            let option = format!("\\-\\-{}", long.replace('-', "\\-"));
+            assert!(
+                section.contains(&option),
+                "{heading} does not list --{long}"
+            );
+        }
+        assert!(section.contains(".SS EXAMPLES"), "{heading}: no examples");
+    }
+}
+
+/// Every command's help ends with examples, as ripgrep's and cargo's do.
+#[test]
+fn every_command_s_help_has_examples() {
+    let out = shaderstep(&["--help"]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("\nExamples:\n  shaderstep"),
+        "shaderstep --help"
+    );
+    for sub in subcommands() {
+        let name = sub.get_name();
+        let out = shaderstep(&[name, "--help"]);
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{name}: {}", stderr(&out));
+        assert!(
+            help.contains(&format!("\nExamples:\n  shaderstep {name}")),
+            "`{name} --help` has no examples:\n{help}"
+        );
+    }
 }

@@ -33,18 +33,11 @@ enum Outcome {
     Failed(String),
 }
 
-/// The jobs for `inputs` (files and directories) writing under `out`: a directory's shaders at
-/// their path under it, a file given by name at the top. The output keeps the input's stem
-/// (`lit.frag` → `lit.spv`) unless a neighbour shares it (`lit.vert`, `lit.frag` →
-/// `lit.vert.spv`, `lit.frag.spv`), with the extension of what is written.
-pub fn plan(inputs: &[PathBuf], out: &Path, emit: Emit) -> Vec<Job> {
-    let ext = match emit {
-        Emit::Spv => "spv",
-        Emit::Spvasm => "spvasm",
-        Emit::Ir => "ir",
-    };
-    // (input, its path under the output directory)
-    let mut found: Vec<(PathBuf, PathBuf)> = Vec::new();
+/// Every shader `inputs` (files and directories) name, with its path under an output
+/// directory: a directory's listed shaders (the watch mode's rules) at their path under it, a
+/// file given by name as it is, at the top.
+pub fn shaders(inputs: &[PathBuf]) -> Vec<(PathBuf, PathBuf)> {
+    let mut found = Vec::new();
     for i in inputs {
         if i.is_dir() {
             for f in super::workspace::scan(i) {
@@ -58,6 +51,20 @@ pub fn plan(inputs: &[PathBuf], out: &Path, emit: Emit) -> Vec<Job> {
             found.push((i.clone(), name));
         }
     }
+    found
+}
+
+/// The jobs for `inputs` (files and directories) writing under `out`: a directory's shaders at
+/// their path under it, a file given by name at the top. The output keeps the input's stem
+/// (`lit.frag` → `lit.spv`) unless a neighbour shares it (`lit.vert`, `lit.frag` →
+/// `lit.vert.spv`, `lit.frag.spv`), with the extension of what is written.
+pub fn plan(inputs: &[PathBuf], out: &Path, emit: Emit) -> Vec<Job> {
+    let ext = match emit {
+        Emit::Spv => "spv",
+        Emit::Spvasm => "spvasm",
+        Emit::Ir => "ir",
+    };
+    let found = shaders(inputs);
     // How many of the outputs share each directory and stem (counted once, not per file).
     let stem = |p: &Path| {
         (

@@ -11,7 +11,8 @@ use clap::{Parser, Subcommand, ValueEnum};
     version,
     about = "Step through a shader compiler's passes: SPIR-V in, IR after every pass, SPIR-V out",
     long_about = None,
-    args_conflicts_with_subcommands = true
+    args_conflicts_with_subcommands = true,
+    after_help = TUI_EXAMPLES
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -27,7 +28,7 @@ pub struct Cli {
     pub watch: Vec<PathBuf>,
 
     /// Named pipeline to run in the TUI (see `shaderstep passes`).
-    #[arg(long, default_value = super::DEFAULT_PRESET, conflicts_with = "passes")]
+    #[arg(long, default_value = super::DEFAULT_PRESET, conflicts_with = "passes", value_parser = preset_names())]
     pub preset: String,
 
     /// Comma-separated passes to run in the TUI instead of a preset.
@@ -92,24 +93,43 @@ impl<T: clap::Args> clap::Args for Deferred<T> {
     }
 }
 
+/// The presets `--preset` takes: an unknown name is a usage error (exit 2) listing them, and
+/// shell completions offer them.
+fn preset_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(
+        crate::pipeline::registry::PRESETS.iter().map(|p| p.name),
+    )
+}
+
+const TUI_EXAMPLES: &str = "\
+Examples:
+  shaderstep
+  shaderstep shaders/ --preset O-size
+  shaderstep lighting.frag --compare 'spirv-opt -O'";
+
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run a pipeline without a UI: print the IR after every pass or write the resulting SPIR-V.
+    #[command(after_help = RUN_EXAMPLES)]
     Run(Deferred<RunArgs>),
     /// List every pass and preset with a one-line description.
+    #[command(after_help = PASSES_EXAMPLES)]
     Passes,
     /// Print the op table: every op with its opcode, class, overloads, attributes and docs.
+    #[command(after_help = OPS_EXAMPLES)]
     Ops(Deferred<OpsArgs>),
     /// Drive the TUI from a script without a terminal: assert on the screen, write snapshots
     /// (text and SVG).
-    #[command(long_about = REPLAY_HELP)]
+    #[command(long_about = REPLAY_HELP, after_help = REPLAY_EXAMPLES)]
     Replay(Deferred<ReplayArgs>),
     /// What each step costs the GPU: register pressure (peak 32-bit components live) and the
     /// instruction mix, per shader and step.
+    #[command(after_help = COST_EXAMPLES)]
     Cost(Deferred<CostArgs>),
     /// Reduce a shader to the smallest one that still shows what a bisect found: a step
     /// spirv-val rejects, a pass that fails, a step whose results differ on the driver or that
     /// crashes it, or what a command says is interesting.
+    #[command(after_help = REDUCE_EXAMPLES)]
     Reduce(Deferred<ReduceArgs>),
     /// Run a step in shaderstep's interpreter on the inputs the driver harness makes (a compute
     /// shader dispatched, a vertex or fragment shader drawn): the outputs, one invocation's
@@ -117,6 +137,64 @@ pub enum Command {
     /// from another step.
     #[command(after_help = EXEC_EXAMPLES)]
     Exec(Deferred<ExecArgs>),
+    /// Print a completion script for a shell: subcommands, options, presets.
+    #[command(after_help = COMPLETIONS_EXAMPLES)]
+    Completions(Deferred<CompletionsArgs>),
+    /// Print the man page (roff): the command and every subcommand with its options.
+    #[command(after_help = MAN_EXAMPLES)]
+    Man,
+}
+
+const RUN_EXAMPLES: &str = "\
+Examples:
+  shaderstep run shader.spv --preset O -o out.spv
+  shaderstep run lighting.frag --preset memory --print-after-all
+  shaderstep run shaders/ --preset O -o out/ -j 8";
+
+const PASSES_EXAMPLES: &str = "\
+Examples:
+  shaderstep passes
+  shaderstep run shader.spv --passes inline,sroa,mem2reg --print-after-all";
+
+const OPS_EXAMPLES: &str = "\
+Examples:
+  shaderstep ops
+  shaderstep ops --json
+  shaderstep ops --markdown > docs/ops.md";
+
+const REPLAY_EXAMPLES: &str = "\
+Examples:
+  shaderstep replay smoke.replay
+  shaderstep replay tour.replay --out shots --size 160x48";
+
+const COST_EXAMPLES: &str = "\
+Examples:
+  shaderstep cost lighting.frag --preset O
+  shaderstep cost shaders/ --json
+  shaderstep cost lighting.frag --listing";
+
+const REDUCE_EXAMPLES: &str = "\
+Examples:
+  shaderstep reduce shader.spv --preset O --until differs
+  shaderstep reduce shader.spv --passes gvn,adce --until invalid --step gvn -o small.spv
+  shaderstep reduce shader.spv --until ./interesting.sh";
+
+const COMPLETIONS_EXAMPLES: &str = "\
+Examples:
+  shaderstep completions bash > ~/.local/share/bash-completion/completions/shaderstep
+  shaderstep completions zsh > ~/.zfunc/_shaderstep
+  shaderstep completions fish > ~/.config/fish/completions/shaderstep.fish";
+
+const MAN_EXAMPLES: &str = "\
+Examples:
+  shaderstep man > ~/.local/share/man/man1/shaderstep.1
+  shaderstep man | man -l -";
+
+#[derive(clap::Args, Debug)]
+pub struct CompletionsArgs {
+    /// The shell the script is for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 const EXEC_EXAMPLES: &str = "\
@@ -173,7 +251,7 @@ pub struct ExecArgs {
 #[derive(clap::Args, Debug)]
 pub struct PipelineChoice {
     /// Named pipeline to run (see `shaderstep passes`).
-    #[arg(long, default_value = "O", conflicts_with = "passes")]
+    #[arg(long, default_value = "O", conflicts_with = "passes", value_parser = preset_names())]
     pub preset: String,
     /// Comma-separated passes to run instead of a preset.
     #[arg(long, value_delimiter = ',')]
@@ -225,7 +303,7 @@ pub struct ReduceArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct CostArgs {
-    /// Shaders to compile (as `run` takes them).
+    /// Shaders or directories (every shader under them, as `run DIR` finds them).
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
     #[command(flatten)]
@@ -312,7 +390,7 @@ pub struct RunArgs {
     pub inputs: Vec<PathBuf>,
 
     /// Named pipeline to run (see `shaderstep passes`).
-    #[arg(long, default_value = "roundtrip", conflicts_with = "passes")]
+    #[arg(long, default_value = "roundtrip", conflicts_with = "passes", value_parser = preset_names())]
     pub preset: String,
 
     /// Comma-separated list of passes to run, in order, e.g. `lower,verify,strip-debug,lift`.

@@ -9,7 +9,8 @@ use crate::pipeline::compile::{compile, Together};
 use crate::pipeline::cost::{Cost, Kind};
 use crate::pipeline::Run;
 
-/// Exit status: 0, or 1 when an input does not load or a pass fails.
+/// Exit status: 0, or 1 when an input does not load, a pass fails or a directory holds no
+/// shader.
 pub fn run(args: &CostArgs) -> i32 {
     match run_inner(args) {
         Ok(text) => {
@@ -24,10 +25,22 @@ pub fn run(args: &CostArgs) -> i32 {
 }
 
 fn run_inner(args: &CostArgs) -> Result<String, String> {
-    let config = super::config::load(&[], &args.inputs)?.0;
+    // Directories are searched for shaderstep.toml as roots, as the TUI does.
+    let (roots, files): (Vec<_>, Vec<_>) = args.inputs.iter().cloned().partition(|p| p.is_dir());
+    let config = super::config::load(&roots, &files)?.0;
     let pipeline = args.pipeline.pipeline(&config)?.with_snapshots(true);
+    // A directory: every shader under it, as `run DIR -o OUT` compiles them.
+    let inputs: Vec<_> = super::batch::shaders(&args.inputs)
+        .into_iter()
+        .map(|(shader, _)| shader)
+        .collect();
+    let mut failures: Vec<String> = roots
+        .iter()
+        .filter(|r| !inputs.iter().any(|i| i.starts_with(r)))
+        .map(|r| format!("{}: no shaders under it", r.display()))
+        .collect();
     let results = compile(
-        &args.inputs,
+        &inputs,
         &pipeline,
         &config.front_ends,
         &Together::Apart,
@@ -36,7 +49,6 @@ fn run_inner(args: &CostArgs) -> Result<String, String> {
     )
     .expect("a compile nothing cancels finishes");
     let mut out = String::new();
-    let mut failures = Vec::new();
     for result in results {
         let compiled = match result {
             Ok(c) => c,

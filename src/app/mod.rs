@@ -14,6 +14,7 @@ pub mod examples;
 pub mod exec;
 pub mod highlight;
 pub mod input;
+pub mod install;
 pub mod keymap;
 pub mod reduce;
 pub mod replay;
@@ -35,8 +36,12 @@ use crate::pipeline::registry;
 /// Writes to standard output; a reader that went away (`shaderstep ops | head`) ends the
 /// output quietly instead of panicking.
 fn print_quietly(text: &str) {
+    print_quietly_bytes(text.as_bytes());
+}
+
+fn print_quietly_bytes(bytes: &[u8]) {
     use std::io::Write;
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    let _ = std::io::stdout().lock().write_all(bytes);
 }
 
 /// Runs the parsed command line; returns the process exit status.
@@ -62,6 +67,14 @@ pub fn main(cli: Cli) -> color_eyre::Result<i32> {
         Some(Command::Cost(args)) => Ok(cost::run(&args)),
         Some(Command::Reduce(args)) => Ok(reduce::run(&args)),
         Some(Command::Exec(args)) => Ok(exec::run(&args)),
+        Some(Command::Completions(args)) => {
+            print_quietly_bytes(&install::completions(args.shell));
+            Ok(0)
+        }
+        Some(Command::Man) => {
+            print_quietly(&install::man());
+            Ok(0)
+        }
         Some(Command::Ops(args)) => {
             use crate::ir::ops;
             let text = if args.json {
