@@ -177,7 +177,8 @@ const REDUCE_EXAMPLES: &str = "\
 Examples:
   shaderstep reduce shader.spv --preset O --until differs
   shaderstep reduce shader.spv --passes gvn,adce --until invalid --step gvn -o small.spv
-  shaderstep reduce shader.spv --until ./interesting.sh";
+  shaderstep reduce shader.spv --until ./interesting.sh
+  shaderstep reduce shader.spv --until 'spirv-dis \"$1\" | grep -q OpLoopMerge'";
 
 const COMPLETIONS_EXAMPLES: &str = "\
 Examples:
@@ -284,8 +285,8 @@ pub struct ReduceArgs {
     /// What the reduced shader must still show: `invalid` (the step's output is rejected by
     /// spirv-val), `differs` (its results differ on the driver), `crash` (the driver crashes
     /// or hangs on it), `fails` (the pass fails with the same error), or 'COMMAND' (exits 0
-    /// when the candidate, whose path it gets last, is still interesting: spirv-reduce's
-    /// convention).
+    /// when the candidate, whose path it gets last, or as `$1` where it says `$1`, is still
+    /// interesting: spirv-reduce's convention; a script without `#!` runs through `sh`).
     #[arg(long, value_name = "PROPERTY")]
     pub until: String,
     /// The step it is about: its pass number (0 is the first pass) or the first step of a pass
