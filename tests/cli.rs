@@ -121,6 +121,18 @@ fn malformed_assembly_has_line_and_column() {
     );
 }
 
+/// A text file named `.spv` that is not assembly (notes that mention an opcode further down)
+/// is "not SPIR-V", not a parse error at some line of it.
+#[test]
+fn a_text_file_named_spv_is_not_spirv() {
+    let text = "Notes on the shader\n\nThe loop below\nOpLoopMerge is where it goes wrong.\n";
+    expect_bad(
+        "notes.spv",
+        text.as_bytes(),
+        "not a SPIR-V binary (expected 0x07230203), and the text is not SPIR-V assembly",
+    );
+}
+
 #[test]
 fn wgsl_that_fails_to_compile() {
     let src = "@fragment\nfn main() -> @location(0) vec4<f32> {\n    let x: f32 = 1.0;\n    return vec4<f32>(x, y, 0.0, 1.0);\n}\n";

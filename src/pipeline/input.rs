@@ -342,11 +342,14 @@ pub fn detect(path: &Path, bytes: &[u8]) -> Result<InputKind, InputError> {
         }
         _ => {}
     }
-    // Content sniffing for `.spv` text and unknown extensions.
-    let looks_asm = text.lines().any(|l| {
-        let l = l.trim_start();
-        l.starts_with("Op") || (l.starts_with('%') && l.contains("= Op"))
-    });
+    // Content sniffing for `.spv` text and unknown extensions: assembly when its first line
+    // that is not blank or a comment is an instruction (a text that only mentions one further
+    // down is something else, and would get a parse error for a line of it).
+    let looks_asm = text
+        .lines()
+        .map(str::trim_start)
+        .find(|l| !l.is_empty() && !l.starts_with(';'))
+        .is_some_and(|l| l.starts_with("Op") || (l.starts_with('%') && l.contains("= Op")));
     if looks_asm {
         return Ok(InputKind::SpirvAsm);
     }
