@@ -130,7 +130,11 @@ pub(super) fn run(s: &mut State, done: Done) {
                     s.set_error(format!("{name}: {short}"));
                 }
             } else if had_run {
-                s.set_error(format!("{short} — showing the last good run"));
+                // The line is of the saved text; the steps shown are of an earlier one (the
+                // code pane's title says so too).
+                s.set_error(format!(
+                    "{short} (in the saved version; the last that loaded is shown)"
+                ));
             } else {
                 s.set_error(short);
             }

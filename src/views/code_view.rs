@@ -197,6 +197,13 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
             step_name(s.step)
         ),
     };
+    // A stale run is of an earlier version of the file than the one the error is about.
+    let title = match s.current() {
+        Some(d) if d.error.is_some() && s.run().is_some() => {
+            format!("{}(the last version that loaded) ", title)
+        }
+        _ => title,
+    };
     let title = if s.code.hscroll > 0 {
         format!("{title}› col {} ", s.code.hscroll + 1)
     } else {
