@@ -37,19 +37,63 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let (Some(now), before) = (cost_of(step), cost_of(base)) else {
-        frame.render_widget(
-            Paragraph::new(Line::styled("computing the step's cost…", t.unchanged)),
-            inner,
-        );
+        let why = if run.steps[step].is_source() {
+            "the source text has no cost: select a step (J, or :step NAME)"
+        } else {
+            "computing the step's cost…"
+        };
+        frame.render_widget(Paragraph::new(Line::styled(why, t.unchanged)), inner);
         return;
     };
     let table_w = 43.min(inner.width);
     let [left, right] =
         Layout::horizontal([Constraint::Length(table_w), Constraint::Fill(1)]).areas(inner);
-    frame.render_widget(Paragraph::new(table(&now, before.as_deref(), t)), left);
     if right.width >= 20 {
+        frame.render_widget(Paragraph::new(table(&now, before.as_deref(), t)), left);
         chart(frame, right, s, t);
+        return;
     }
+    // No room beside the table (80 columns): the peak pressure over the steps goes under it,
+    // one column a step, the selected step marked.
+    let [top, bottom] = Layout::vertical([Constraint::Fill(1), Constraint::Length(2)]).areas(inner);
+    frame.render_widget(Paragraph::new(table(&now, before.as_deref(), t)), top);
+    pressure_strip(frame, bottom, s, t);
+}
+
+/// Each step's peak pressure as a bar, in the columns there are (the last steps' when there
+/// are more steps than columns), with the selected step's column marked under it.
+fn pressure_strip(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
+    let Some(run) = s.run() else { return };
+    let peaks: Vec<Option<u32>> = run
+        .steps
+        .iter()
+        .map(|st| st.known_cost().map(|c| c.pressure.max))
+        .collect();
+    let high = peaks.iter().flatten().copied().max().unwrap_or(0).max(1);
+    let label = format!(" peak ≤{high}");
+    let width = usize::from(area.width).saturating_sub(label.chars().count());
+    let first = peaks.len().saturating_sub(width);
+    const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    let bars: String = peaks[first..]
+        .iter()
+        .map(|p| match p {
+            Some(p) => BARS[((*p as usize * 7) / high as usize).min(7)],
+            None => ' ',
+        })
+        .collect();
+    let mark: String = (first..peaks.len())
+        .map(|i| if i == s.step { '^' } else { ' ' })
+        .collect();
+    frame.render_widget(
+        Paragraph::new(vec![
+            Line::from(vec![
+                Span::styled(bars, t.changed),
+                Span::styled(label, t.unchanged),
+            ]),
+            Line::styled(format!("{mark} step {}", s.step), t.unchanged),
+        ]),
+        area,
+    );
 }
 
 /// The mix of the step against its base: kind, base count, step count, change.

@@ -294,7 +294,10 @@ pub fn draw(frame: &mut Frame, area: Rect, keymap: &[Binding], scroll: usize, t:
     let page = p.rows * p.columns;
     let scroll = scroll.min(all.len().saturating_sub(page));
     let shown = all.len().saturating_sub(scroll).min(page);
-    frame.render_widget(Clear, p.rect);
+    // Where the margins around the box are thin, the panes' text in them reads as part of the
+    // help: the whole screen is cleared instead.
+    let thin = p.rect.width + 8 >= area.width || p.rect.height + 4 >= area.height;
+    frame.render_widget(Clear, if thin { area } else { p.rect });
     let position = if all.len() > page {
         format!(
             " {}–{} of {}, j/k to scroll",

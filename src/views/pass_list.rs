@@ -83,8 +83,10 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         .max(3);
     // Number, base mark, marker and the delta column: what every row has besides its name.
     let fixed = 3 + 1 + 2 + 1 + delta_w;
+    // With the cost pane open the pressure column comes before the debug-info marks.
+    let press_first = if s.cost.shown { PRESSURE_W } else { 0 };
     let loss_w = Some(loss_width(run))
-        .filter(|&w| inner_w >= fixed + w + longest.min(9))
+        .filter(|&w| inner_w >= fixed + press_first + w + longest.min(9))
         .unwrap_or(0);
     // Each step's peak pressure (what the worker computed) and its change from the step
     // before: after the debug-info marks, before the timings.
@@ -93,8 +95,11 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         .iter()
         .map(|st| st.known_cost().map(|c| c.pressure.max))
         .collect();
+    // With the cost pane open the pressure is what is looked at: names give way to it (cut
+    // to 8 characters), where otherwise it waits for room.
+    let names_min = if s.cost.shown { 8 } else { 20 };
     let press_w = if pressures.iter().any(Option::is_some)
-        && inner_w >= fixed + loss_w + PRESSURE_W + longest.min(20)
+        && inner_w >= fixed + loss_w + PRESSURE_W + longest.min(names_min)
     {
         PRESSURE_W
     } else {
