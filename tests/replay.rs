@@ -240,6 +240,11 @@ fn bad_input() {
 }
 
 #[test]
+fn glsl() {
+    run("glsl");
+}
+
+#[test]
 fn scrub_replaces_timings_and_paths() {
     assert_eq!(
         scrub("│  0 * lower   1.0ms │ 12µs 3s"),
