@@ -383,10 +383,10 @@ fn edit_opens_the_editor_at_the_source_line() {
     let script = "size 110x30\n\
                   open assets/examples/lighting.frag\n\
                   cmd :step lower\n\
-                  cmd :find %3 = OpString\n\
+                  cmd :find %1 = OpString\n\
                   key e\n\
                   expect \"no source line for the instruction at the cursor\"\n\
-                  cmd :find %101 = OpFMul\n\
+                  cmd :find %42 = OpFMul\n\
                   key e\n\
                   expect \"edited \"\n\
                   expect \"lighting.frag:40\"\n";
