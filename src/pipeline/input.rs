@@ -522,10 +522,22 @@ fn glslang_to_spirv(
     ));
     std::fs::create_dir_all(&scratch)
         .map_err(|e| err(None, format!("cannot make {}: {e}", scratch.display())))?;
+    // Our stage pragma is not glslang's, which refuses it before `#version` (where a `.glsl`
+    // file may have it): its lines are blanked, keeping the others' numbers.
+    let text = String::from_utf8_lossy(bytes);
+    let is_pragma = |l: &str| l.trim_start().starts_with("#pragma shader_stage");
+    let cleaned = text.lines().any(is_pragma).then(|| {
+        text.lines()
+            .map(|l| if is_pragma(l) { "" } else { l })
+            .collect::<Vec<_>>()
+            .join("\n")
+    });
+    let bytes = cleaned.as_ref().map_or(bytes, |c| c.as_bytes());
     let result = (|| {
         // The file itself where it holds these bytes (its `#include`s resolve beside it, and
-        // the line info names it); else a copy under its own name.
-        let on_disk = std::fs::read(path).is_ok_and(|b| b == bytes);
+        // the line info names it); else a copy under its own name, whose `#include`s are
+        // looked for beside the file too.
+        let on_disk = cleaned.is_none() && std::fs::read(path).is_ok_and(|b| b == bytes);
         let source = if on_disk {
             path.to_path_buf()
         } else {
@@ -534,6 +546,15 @@ fn glslang_to_spirv(
                 .map_err(|e| err(None, format!("cannot write {}: {e}", copy.display())))?;
             copy
         };
+        let beside = path.parent().filter(|_| !on_disk).map(|d| {
+            let mut arg = std::ffi::OsString::from("-I");
+            arg.push(if d.as_os_str().is_empty() {
+                ".".as_ref()
+            } else {
+                d
+            });
+            arg
+        });
         let output = scratch.join("out.spv");
         let stage_name = match stage {
             Stage::Vertex => "vert",
@@ -541,15 +562,9 @@ fn glslang_to_spirv(
             Stage::Compute => "comp",
         };
         let out = std::process::Command::new(program)
-            .args([
-                "-V",
-                "-g",
-                "--target-env",
-                "vulkan1.1",
-                "--amb",
-                "--aml",
-                "-S",
-            ])
+            .args(["-V", "-g", "--target-env", "vulkan1.1", "--amb", "--aml"])
+            .args(beside)
+            .arg("-S")
             .arg(stage_name)
             .arg(&source)
             .arg("-o")
