@@ -149,6 +149,50 @@ fn glsl_that_fails_to_compile() {
     expect_bad("broken.frag", src.as_bytes(), "GLSL does not compile");
 }
 
+/// A `.glsl` file may name its stage in a `#pragma shader_stage(...)` line before `#version`:
+/// the pragma is ours, whichever front end compiles the file (glslangValidator refuses it
+/// there), and the lines after it keep their numbers. With glslangValidator the file's
+/// `#include`s still resolve beside it.
+#[test]
+fn a_stage_pragma_may_come_before_version() {
+    let dir = temp_dir("pragma");
+    let head = "#pragma shader_stage(fragment)\n#version 450\nlayout(location = 0) out vec4 c;\n";
+    let good = dir.join("outline.glsl");
+    std::fs::write(&good, format!("{head}void main() {{ c = vec4(1.0); }}\n")).unwrap();
+    let out_path = dir.join("out.spv");
+    let out = shaderstep(&[
+        "run",
+        good.to_str().unwrap(),
+        "-o",
+        out_path.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let words =
+        shaderstep::ir::spirv::read::words_from_bytes(&std::fs::read(&out_path).unwrap()).unwrap();
+    validate(&words, true).unwrap();
+    expect_bad(
+        "broken.glsl",
+        format!("{head}void main() {{\n    c = vec4(1.0) + true;\n}}\n").as_bytes(),
+        "broken.glsl:5: GLSL does not compile",
+    );
+    let glslang = std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("glslangValidator").is_file()));
+    if glslang {
+        std::fs::write(dir.join("tint.h"), "const vec4 TINT = vec4(0.5);\n").unwrap();
+        let included = dir.join("included.glsl");
+        std::fs::write(
+            &included,
+            format!(
+                "{head}#extension GL_GOOGLE_include_directive : require\n#include \"tint.h\"\n\
+                 void main() {{ c = TINT; }}\n"
+            ),
+        )
+        .unwrap();
+        let out = shaderstep(&["run", included.to_str().unwrap(), "--emit", "ir"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+}
+
 #[test]
 fn text_in_a_spv_file_is_assembled() {
     let dir = temp_dir("spvtext");

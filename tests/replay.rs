@@ -12,7 +12,16 @@ fn scrub(text: &str) -> String {
         let mut l = line.to_string();
         if let Some(start) = l.find("/shaderstep-replay-") {
             let end = l[start + 1..].find('/').map_or(l.len(), |e| start + 1 + e);
-            let from = l[..start].rfind(' ').map_or(0, |s| s + 1);
+            // The path starts after a space or a pane's border.
+            let from = l[..start]
+                .char_indices()
+                .rfind(|(_, c)| matches!(c, ' ' | '│'))
+                .map_or(0, |(i, c)| i + c.len_utf8());
+            // The scratch directory is as long as the process id: the row keeps its width,
+            // padded after the path, so that what follows stays where it was.
+            let pad = l[from..end].chars().count().saturating_sub("$TMP".len());
+            let token_end = l[end..].find([' ', '│']).map_or(l.len(), |e| end + e);
+            l.insert_str(token_end, &" ".repeat(pad));
             l.replace_range(from..end, "$TMP");
         }
         // Replace every "<digits>[.<digit>](µs|ms|s)" token with a placeholder of equal width.
@@ -240,6 +249,11 @@ fn bad_input() {
 }
 
 #[test]
+fn glsl() {
+    run("glsl");
+}
+
+#[test]
 fn scrub_replaces_timings_and_paths() {
     assert_eq!(
         scrub("│  0 * lower   1.0ms │ 12µs 3s"),
@@ -247,8 +261,15 @@ fn scrub_replaces_timings_and_paths() {
     );
     assert_eq!(
         scrub("x /tmp/shaderstep-replay-12-3/a.wgsl y"),
-        "x $TMP/a.wgsl y\n"
+        format!("x $TMP/a.wgsl{} y\n", " ".repeat(27 - 4))
     );
+    // Whatever the process id, a pane's row scrubs alike, its border kept.
+    let row = |pid: &str| {
+        let path = format!("/tmp/shaderstep-replay-{pid}-1/empty");
+        scrub(&format!("│{path}{}││", " ".repeat(40 - path.len())))
+    };
+    assert_eq!(row("7"), row("4194304"));
+    assert!(row("7").starts_with("│$TMP/empty "), "{}", row("7"));
     assert_eq!(scrub("%float_2 v4s"), "%float_2 v4s\n");
     assert_eq!(scrub("+17   <1ms |"), "+17      t |\n");
 }
@@ -365,10 +386,10 @@ fn edit_opens_the_editor_at_the_source_line() {
     let script = "size 110x30\n\
                   open assets/examples/lighting.frag\n\
                   cmd :step lower\n\
-                  cmd :find %3 = OpString\n\
+                  cmd :find %1 = OpString\n\
                   key e\n\
                   expect \"no source line for the instruction at the cursor\"\n\
-                  cmd :find %101 = OpFMul\n\
+                  cmd :find %42 = OpFMul\n\
                   key e\n\
                   expect \"edited \"\n\
                   expect \"lighting.frag:40\"\n";

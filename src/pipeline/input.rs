@@ -466,49 +466,11 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Loaded, InputError> {
         }
         InputKind::Glsl(stage) => {
             let src = text();
-            let naga_stage = match stage {
-                Stage::Vertex => naga::ShaderStage::Vertex,
-                Stage::Fragment => naga::ShaderStage::Fragment,
-                Stage::Compute => naga::ShaderStage::Compute,
+            let words = match glslang() {
+                Some(program) => glslang_to_spirv(path, program, stage, bytes)?,
+                None => naga_glsl(path, stage, &src)?,
             };
-            // naga's preprocessor does not know our stage pragma.
-            let cleaned: String = src
-                .lines()
-                .map(|l| {
-                    if l.trim_start().starts_with("#pragma shader_stage") {
-                        ""
-                    } else {
-                        l
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join("\n");
-            let module = naga::front::glsl::Frontend::default()
-                .parse(&naga::front::glsl::Options::from(naga_stage), &cleaned)
-                .map_err(|e| {
-                    let first = e.errors.first();
-                    let line = first
-                        .and_then(|f| f.location(&cleaned))
-                        .map(|l| l.line_number as usize);
-                    let msg = first.map(|f| f.kind.to_string()).unwrap_or_default();
-                    err(
-                        line,
-                        format!(
-                            "GLSL does not compile: {msg}\n{}",
-                            e.emit_to_string_with_path(&cleaned, &path.display().to_string())
-                        ),
-                    )
-                })?;
-            (
-                naga_to_spirv(
-                    path,
-                    "GLSL",
-                    &cleaned,
-                    module,
-                    naga::back::spv::SourceLanguage::GLSL,
-                )?,
-                Some(src),
-            )
+            (words, Some(src))
         }
     };
     // Decode once here, so a broken module is reported as the input's fault.
@@ -524,6 +486,189 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Loaded, InputError> {
         source,
     })
 }
+
+/// glslangValidator, the reference GLSL compiler, when it is on `PATH`: GLSL goes through it
+/// (naga's GLSL front end refuses much ordinary GLSL, such as combined image samplers).
+/// Looked up once.
+fn glslang() -> Option<&'static Path> {
+    static FOUND: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    FOUND
+        .get_or_init(|| {
+            let path = std::env::var_os("PATH")?;
+            std::env::split_paths(&path)
+                .map(|dir| dir.join("glslangValidator"))
+                .find(|p| p.is_file())
+        })
+        .as_deref()
+}
+
+/// Compiles GLSL with glslangValidator as Vulkan GLSL (SPIR-V 1.3, as the WGSL path writes),
+/// with line info (`-g`), and bindings and locations assigned where the source gives none, so
+/// shaders written for OpenGL (`uniform sampler2D tex;`) open too.
+fn glslang_to_spirv(
+    path: &Path,
+    program: &Path,
+    stage: Stage,
+    bytes: &[u8],
+) -> Result<Vec<u32>, InputError> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let err = |line: Option<usize>, message: String| InputError {
+        path: path.to_path_buf(),
+        line,
+        message,
+    };
+    let scratch = std::env::temp_dir().join(format!(
+        "shaderstep-glsl-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&scratch)
+        .map_err(|e| err(None, format!("cannot make {}: {e}", scratch.display())))?;
+    // Our stage pragma is not glslang's, which refuses it before `#version` (where a `.glsl`
+    // file may have it): its lines are blanked, keeping the others' numbers.
+    let text = String::from_utf8_lossy(bytes);
+    let is_pragma = |l: &str| l.trim_start().starts_with("#pragma shader_stage");
+    let cleaned = text.lines().any(is_pragma).then(|| {
+        text.lines()
+            .map(|l| if is_pragma(l) { "" } else { l })
+            .collect::<Vec<_>>()
+            .join("\n")
+    });
+    let bytes = cleaned.as_ref().map_or(bytes, |c| c.as_bytes());
+    let result = (|| {
+        // The file itself where it holds these bytes (its `#include`s resolve beside it, and
+        // the line info names it); else a copy under its own name, whose `#include`s are
+        // looked for beside the file too.
+        let on_disk = cleaned.is_none() && std::fs::read(path).is_ok_and(|b| b == bytes);
+        let source = if on_disk {
+            path.to_path_buf()
+        } else {
+            let copy = scratch.join(path.file_name().unwrap_or("shader.glsl".as_ref()));
+            std::fs::write(&copy, bytes)
+                .map_err(|e| err(None, format!("cannot write {}: {e}", copy.display())))?;
+            copy
+        };
+        let beside = path.parent().filter(|_| !on_disk).map(|d| {
+            let mut arg = std::ffi::OsString::from("-I");
+            arg.push(if d.as_os_str().is_empty() {
+                ".".as_ref()
+            } else {
+                d
+            });
+            arg
+        });
+        let output = scratch.join("out.spv");
+        let stage_name = match stage {
+            Stage::Vertex => "vert",
+            Stage::Fragment => "frag",
+            Stage::Compute => "comp",
+        };
+        let out = std::process::Command::new(program)
+            .args(["-V", "-g", "--target-env", "vulkan1.1", "--amb", "--aml"])
+            .args(beside)
+            .arg("-S")
+            .arg(stage_name)
+            .arg(&source)
+            .arg("-o")
+            .arg(&output)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|e| err(None, format!("cannot run {}: {e}", program.display())))?;
+        if !out.status.success() {
+            // glslang names the file on a line of its own first, then `ERROR: FILE:LINE: …`.
+            let shown = source.display().to_string();
+            let name = path.file_name().map_or_else(
+                || path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            let messages: Vec<String> = String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .chain(String::from_utf8_lossy(&out.stderr).lines())
+                .map(str::trim_end)
+                .filter(|l| !l.is_empty() && *l != shown)
+                .filter(|l| !l.starts_with("SPIR-V is not generated"))
+                .map(|l| l.replace(&shown, &name))
+                .collect();
+            // The first error heads the message (it is what a status line shows), all follow.
+            let first = messages
+                .iter()
+                .find_map(|l| l.strip_prefix("ERROR: "))
+                .map(|l| l.strip_prefix(&format!("{name}:")).unwrap_or(l))
+                .map(|l| l.trim_start_matches(|c: char| c.is_ascii_digit() || c == ':'))
+                .unwrap_or("")
+                .trim();
+            let messages = messages.join("\n");
+            return Err(err(
+                line_in_messages(&messages, path),
+                format!("GLSL does not compile (glslangValidator): {first}\n{messages}"),
+            ));
+        }
+        let bytes = std::fs::read(&output).map_err(|e| {
+            err(
+                None,
+                format!("glslangValidator succeeded but wrote no SPIR-V: {e}"),
+            )
+        })?;
+        read::words_from_bytes(&bytes).map_err(|e| err(None, e.to_string()))
+    })();
+    let _ = std::fs::remove_dir_all(&scratch);
+    Ok(without_embedded_source(result?))
+}
+
+/// Compiles GLSL with naga's front end, in process: when glslangValidator is not installed.
+fn naga_glsl(path: &Path, stage: Stage, src: &str) -> Result<Vec<u32>, InputError> {
+    let err = |line: Option<usize>, message: String| InputError {
+        path: path.to_path_buf(),
+        line,
+        message,
+    };
+    let naga_stage = match stage {
+        Stage::Vertex => naga::ShaderStage::Vertex,
+        Stage::Fragment => naga::ShaderStage::Fragment,
+        Stage::Compute => naga::ShaderStage::Compute,
+    };
+    // naga's preprocessor does not know our stage pragma.
+    let cleaned: String = src
+        .lines()
+        .map(|l| {
+            if l.trim_start().starts_with("#pragma shader_stage") {
+                ""
+            } else {
+                l
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let module = naga::front::glsl::Frontend::default()
+        .parse(&naga::front::glsl::Options::from(naga_stage), &cleaned)
+        .map_err(|e| {
+            let first = e.errors.first();
+            let line = first
+                .and_then(|f| f.location(&cleaned))
+                .map(|l| l.line_number as usize);
+            let msg = first.map(|f| f.kind.to_string()).unwrap_or_default();
+            err(
+                line,
+                format!(
+                    "GLSL does not compile: {msg}\n{}\n{GLSLANG_HINT}",
+                    e.emit_to_string_with_path(&cleaned, &path.display().to_string())
+                ),
+            )
+        })?;
+    naga_to_spirv(
+        path,
+        "GLSL",
+        &cleaned,
+        module,
+        naga::back::spv::SourceLanguage::GLSL,
+    )
+}
+
+/// naga's GLSL front end takes a subset of GLSL; glslangValidator takes it all.
+const GLSLANG_HINT: &str = "(this is naga's GLSL front end, which takes only part of GLSL; \
+glslangValidator, the reference compiler, would take this shader: install it (Debian: \
+apt-get install glslang-tools) and shaderstep compiles GLSL with it)";
 
 /// An error and its causes, outermost first: naga's validation errors nest.
 fn error_chain(e: &dyn std::error::Error) -> String {

@@ -30,12 +30,35 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let inner_w = area.width.saturating_sub(2) as usize;
     let rows = area.height.saturating_sub(2) as usize;
     if listed.is_empty() {
-        let msg = if s.browser.filter.is_empty() {
-            Line::styled("no shaders here yet", t.unchanged)
+        let msg = if !s.browser.filter.is_empty() {
+            vec![Line::styled("none named so (Esc: all)", t.unchanged)]
+        } else if s.roots.is_empty() {
+            vec![Line::styled("no shaders here yet", t.unchanged)]
         } else {
-            Line::styled("none named so (Esc: all)", t.unchanged)
+            // The directories were scanned when they were opened: say what was looked for.
+            let roots: Vec<String> = s.roots.iter().map(|r| r.display().to_string()).collect();
+            let extensions: Vec<String> = crate::app::workspace::SHADER_EXTENSIONS
+                .iter()
+                .map(|e| format!(".{e}"))
+                .collect();
+            vec![
+                Line::styled(format!("no shaders under {}", roots.join(", ")), t.error),
+                Line::styled("(a shader saved there shows here)", t.unchanged),
+                Line::styled(
+                    format!(
+                        "looks for {}, not hidden or .gitignored",
+                        extensions.join(" ")
+                    ),
+                    t.unchanged,
+                ),
+            ]
         };
-        frame.render_widget(Paragraph::new(msg).block(block), area);
+        frame.render_widget(
+            Paragraph::new(msg)
+                .wrap(ratatui::widgets::Wrap { trim: false })
+                .block(block),
+            area,
+        );
         return;
     }
     let first = s.browser_first_row(rows);

@@ -59,7 +59,12 @@ pub fn areas(s: &State) -> Areas {
     let (code, source) = source_split(s, code);
     let (shaders, passes) = if browser {
         let listed = s.listed_docs().len() as u16;
-        let h = (listed.max(1) + 2).min((left.height / 3).max(5));
+        // An empty directory gets room to say what it looks for.
+        let h = if s.docs.is_empty() && !s.roots.is_empty() {
+            8.min(left.height / 2)
+        } else {
+            (listed.max(1) + 2).min((left.height / 3).max(5))
+        };
         let [b, p] = Layout::vertical([Constraint::Length(h), Constraint::Min(0)]).areas(left);
         (Some(b), p)
     } else {

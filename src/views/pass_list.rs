@@ -44,11 +44,14 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let block = t.pane(focused).title(Span::styled(title, t.title));
     let Some(run) = s.run() else {
         let msg = match s.current().and_then(|d| d.error.as_deref()) {
-            Some(e) => vec![
-                Line::styled("cannot load:", t.error),
-                Line::raw(e.to_string()),
-            ],
-            None => vec![Line::styled("loading…", t.unchanged)],
+            // A compiler's message keeps its lines.
+            Some(e) => std::iter::once(Line::styled("cannot load:", t.error))
+                .chain(e.lines().map(|l| Line::raw(l.to_string())))
+                .collect(),
+            None if s.docs.iter().any(|d| d.present) => {
+                vec![Line::styled("loading…", t.unchanged)]
+            }
+            None => vec![Line::styled("no shader open", t.unchanged)],
         };
         frame.render_widget(
             Paragraph::new(msg).wrap(Wrap { trim: false }).block(block),
