@@ -176,7 +176,7 @@ fn run_bisect_run_on_the_command_line() {
         "vs-first",
         "--bisect-run",
     ]);
-    assert!(out.contains("attachments"), "{out}");
+    assert!(out.contains("1 attachment of 24×24"), "{out}");
 }
 
 /// Moves the fragment stage's colour output from location 0 to location 1: still valid, but
@@ -270,7 +270,7 @@ fn a_graphics_pipeline_is_drawn_after_every_step() {
         .unwrap();
     assert_eq!(b.first, None, "{}", b.summary());
     assert!(
-        b.setup.contains("1 attachments") && !b.setup.contains("nothing"),
+        b.setup.contains("1 attachment of") && !b.setup.contains("nothing"),
         "{}",
         b.setup
     );
