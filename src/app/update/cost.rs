@@ -25,7 +25,12 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
         }
         Action::CostPane => {
             s.cost.shown = !s.cost.shown;
-            if s.cost.shown {
+            if s.cost.shown && s.run().is_none() {
+                // The pane shows once there are steps; until then, why there are none.
+                s.set_error(
+                    "cost: the shader has no steps to cost yet (it has not loaded; the pane opens with its run)",
+                );
+            } else if s.cost.shown {
                 s.set_message("cost: the step's mix against its base step's; the chart marks the step (:cost closes)");
             }
         }
