@@ -784,3 +784,24 @@ fn without_embedded_source(words: Vec<u32>) -> Vec<u32> {
         words
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Where naga's GLSL front end refuses a shader (a combined sampler), its message says
+    /// glslang would take it and how to install it (naga is used when glslang is not).
+    #[test]
+    fn naga_refusals_point_to_glslang() {
+        let src = "#version 450\nuniform sampler2D tex;\nlayout(location = 0) in vec2 uv;\n\
+                   layout(location = 0) out vec4 c;\nvoid main() { c = texture(tex, uv); }\n";
+        let e = naga_glsl(Path::new("t.frag"), Stage::Fragment, src).unwrap_err();
+        assert!(e.message.contains("GLSL does not compile"), "{}", e.message);
+        assert!(
+            e.message.contains("glslangValidator")
+                && e.message.contains("apt-get install glslang-tools"),
+            "{}",
+            e.message
+        );
+    }
+}
