@@ -3,7 +3,7 @@
 
 use super::Effect;
 use crate::app::action::{Action, ViewMode};
-use crate::app::derive::refresh_panel;
+use crate::app::derive::{refresh_panel, step_text, Side};
 use crate::app::state::{id_tokens, Focus, State, TextKind};
 
 /// Applies the actions `update` routes here.
@@ -24,7 +24,12 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
         }
         Action::Func(name) => {
             let was_one = s.func.is_some();
-            s.func = name.filter(|n| !n.is_empty());
+            let name = name.filter(|n| !n.is_empty()).map(|n| {
+                let n = n.trim_start_matches('%').to_string();
+                let (_, listing) = step_text(s, Side::Current, s.step, s.text);
+                source_named(&listing, &n).unwrap_or(n)
+            });
+            s.func = name;
             refresh_panel(s);
             if let Some(f) = &s.func {
                 if s.panel.is_empty() {
@@ -188,4 +193,22 @@ pub(super) fn show_whole_step(s: &mut State) {
     }
     s.func = None;
     refresh_panel(s);
+}
+
+/// The function of `listing` a name from the source means: itself when a function prints so,
+/// else the one function whose printed name is it and a compiler's mangling of the parameter
+/// types (glslang names `distribution_ggx(f1;f1;`, printed `distribution_ggx_f1_f1_`).
+fn source_named(listing: &crate::ir::listing::Listing, name: &str) -> Option<String> {
+    if listing.function_named(name).is_some() {
+        return None;
+    }
+    let mut mangled = listing.functions.iter().filter(|f| {
+        f.name
+            .strip_prefix(name)
+            .is_some_and(|rest| rest.starts_with('(') || rest.starts_with('_'))
+    });
+    match (mangled.next(), mangled.next()) {
+        (Some(f), None) => Some(f.name.clone()),
+        _ => None,
+    }
 }
