@@ -180,6 +180,27 @@ fn decorations_of(m: &Module, id: Id) -> Vec<&[Operand]> {
         .collect()
 }
 
+/// The built-in a block of built-ins stands for: its `Position` member's, else its first
+/// member's (by `OpMemberDecorate … BuiltIn`).
+fn block_builtin(m: &Module, ty: Id) -> Option<BuiltIn> {
+    let mut members: Vec<(u32, BuiltIn)> = m
+        .decorations_of(ty)
+        .filter(|a| a.op() == Op::MemberDecorate)
+        .filter_map(|a| match a.lits() {
+            [Operand::LiteralBit32(k), Operand::Decoration(Decoration::BuiltIn), Operand::BuiltIn(b)] => {
+                Some((*k, *b))
+            }
+            _ => None,
+        })
+        .collect();
+    members.sort_by_key(|&(k, _)| k);
+    members
+        .iter()
+        .find(|(_, b)| *b == BuiltIn::Position)
+        .or(members.first())
+        .map(|&(_, b)| b)
+}
+
 /// A type's spelling independent of ids, so two modules' types can be compared.
 pub fn type_sig(m: &Module, id: Id, depth: usize) -> String {
     let Some(t) = m.global(id) else {
@@ -296,9 +317,13 @@ pub fn interface(m: &Module, class: StorageClass) -> Vec<Var> {
         let slot = match (location, builtin) {
             (Some(l), _) => Slot::Location(l, component),
             (None, Some(b)) => Slot::BuiltIn(b),
-            // A block of built-ins (gl_PerVertex) is matched by its members' built-ins; it is
+            // A block of built-ins (gl_PerVertex, as glslang writes `gl_Position`) stands for
+            // its Position (else its first built-in): shown as that, and, as every built-in,
             // never dead and never constant here.
-            (None, None) => continue,
+            (None, None) => match block_builtin(m, pointee) {
+                Some(b) => Slot::BuiltIn(b),
+                None => continue,
+            },
         };
         interpolation.sort_by_key(|d| *d as u32);
         let mut words = Vec::new();
