@@ -232,9 +232,11 @@ fn unknown_pass_and_preset_are_errors() {
         "--emit",
         "ir",
     ]);
-    assert_eq!(out.status.code(), Some(1));
+    // A usage error (exit 2), as an unknown preset is.
+    assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("unknown pass 'frobnicate'"),
+        stderr(&out).contains("invalid value 'frobnicate'")
+            && stderr(&out).contains("unknown pass"),
         "{}",
         stderr(&out)
     );

@@ -32,7 +32,7 @@ pub struct Cli {
     pub preset: String,
 
     /// Comma-separated passes to run in the TUI instead of a preset.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_parser = pass_name)]
     pub passes: Option<Vec<String>>,
 
     /// Step through an external optimizer instead of our passes: `--external 'spirv-opt -O'`
@@ -99,6 +99,14 @@ fn preset_names() -> clap::builder::PossibleValuesParser {
     clap::builder::PossibleValuesParser::new(
         crate::pipeline::registry::PRESETS.iter().map(|p| p.name),
     )
+}
+
+/// A name `--passes` takes: an unknown one is a usage error (exit 2), as an unknown preset is.
+fn pass_name(name: &str) -> Result<String, String> {
+    match crate::pipeline::registry::pass(name) {
+        Some(_) => Ok(name.to_string()),
+        None => Err("unknown pass (run `shaderstep passes` for the list)".into()),
+    }
 }
 
 const TUI_EXAMPLES: &str = "\
@@ -255,7 +263,7 @@ pub struct PipelineChoice {
     #[arg(long, default_value = "O", conflicts_with = "passes", value_parser = preset_names())]
     pub preset: String,
     /// Comma-separated passes to run instead of a preset.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_parser = pass_name)]
     pub passes: Option<Vec<String>>,
     /// spirv-opt's passes as the steps: `--external 'spirv-opt -O'`.
     #[arg(long, value_name = "COMMAND", conflicts_with_all = ["preset", "passes"])]
@@ -396,7 +404,7 @@ pub struct RunArgs {
 
     /// Comma-separated list of passes to run, in order, e.g. `lower,verify,strip-debug,lift`.
     /// `lower` is added in front when missing.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_parser = pass_name)]
     pub passes: Option<Vec<String>>,
 
     /// Run an external optimizer instead of our passes, one step per pass it runs:
