@@ -1094,6 +1094,32 @@ fn bisect_run_takes_the_oracle() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
 
+/// `run DIR` and `cost DIR` read the directory's own shaderstep.toml (as the TUI does): its
+/// compiler for `.hlsl` (here spirv-as, on assembly) compiles the tree's HLSL, which nothing
+/// else would take.
+#[test]
+fn a_directory_reads_its_own_settings() {
+    let dir = temp_dir("dir-settings");
+    let tree = dir.join("tree");
+    std::fs::create_dir_all(&tree).unwrap();
+    std::fs::write(tree.join("asm.hlsl"), SMALL_ASM).unwrap();
+    let spirv_as = common::tool("spirv-as");
+    std::fs::write(
+        tree.join("shaderstep.toml"),
+        format!(
+            "[compilers]\nhlsl = \"{} {{input}} -o {{output}}\"\n",
+            spirv_as.display()
+        ),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let r = shaderstep(&["run", tree.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(r.status.success(), "{}", stderr(&r));
+    let r = shaderstep(&["cost", tree.to_str().unwrap()]);
+    assert!(r.status.success(), "{}", stderr(&r));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `cost DIR`: every shader under the directory (as `run DIR -o OUT` finds them: files that
 /// are not shaders skipped), each reported; a directory with none is an error.
 #[test]

@@ -143,8 +143,10 @@ pub fn stage_link(args: &super::cli::PipelineArgs) -> Result<StageLink, String> 
 }
 
 fn run_inner(args: &RunArgs) -> Result<(), String> {
-    // shaderstep.toml as the TUI finds it: its compilers load the inputs here too.
-    let config = super::config::load(&[], &args.inputs)?.0;
+    // shaderstep.toml as the TUI finds it (a directory is searched as a root): its compilers
+    // load the inputs here too.
+    let (roots, files): (Vec<_>, Vec<_>) = args.inputs.iter().cloned().partition(|p| p.is_dir());
+    let config = super::config::load(&roots, &files)?.0;
     let pipeline = match &args.external {
         Some(command) => {
             if args.stages.pipeline {
