@@ -249,6 +249,11 @@ impl<'m> Layout<'m> {
         }
     }
 
+    /// The `ArrayStride` decorating `ty` (an array, or a pointer for `OpPtrAccessChain`).
+    pub fn array_stride(&self, ty: Id) -> Option<u64> {
+        self.strides.get(&ty).copied()
+    }
+
     /// Number of elements of an array, vector or matrix (`None` for a runtime array).
     pub fn element_count(&self, ty: Id) -> Option<u64> {
         let t = self.type_inst(ty)?;

@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use spirv::ExecutionModel;
 
+use super::gpu::addresses::{pointee_fill, write_sites, POINTEES};
 use super::gpu::reflect::{reflect_entry, setup, Kind, FILLS, SIZE};
 use super::gpu::{push_bytes, stand_in, Binding, Device, Layout, Resource, Setup};
 use super::semantic::{driver_words, initial_bytes, GROUPS};
@@ -61,17 +62,44 @@ pub fn harness_inputs(
             })),
         }
     }
-    if !layout.addresses.is_empty() {
-        return Err("the shader reads buffer addresses, which exec does not run yet".into());
-    }
+    let mut push_constants = push_bytes(layout.push);
+    let pointees = addressed(&layout, &mut buffers, &mut push_constants);
     Ok(Inputs {
         buffers,
-        push_constants: push_bytes(layout.push),
+        push_constants,
         images,
         samplers,
         unsupported,
         groups: GROUPS,
+        pointees,
     })
+}
+
+/// Where the shader reads buffer addresses, the buffers behind them, and the addresses
+/// written where the driver harness writes them (`addresses::write_sites`), the
+/// interpreter's addresses (`exec::address_of`) for the driver's.
+fn addressed(layout: &Layout, buffers: &mut [Buffer], push: &mut [u8]) -> Vec<Vec<u8>> {
+    let sites = &layout.addresses;
+    if sites.is_empty() {
+        return Vec::new();
+    }
+    let mut pointees: Vec<Vec<u8>> = (0..POINTEES).map(pointee_fill).collect();
+    for (k, p) in pointees.iter_mut().enumerate() {
+        write_sites(p, &sites.pointees, k + 1, exec::address_of);
+    }
+    // Slots are numbered over every element of every binding, as the driver binds them.
+    let mut slot = 0;
+    for (b, offsets) in layout.bindings.iter().zip(&sites.bindings) {
+        if let Some(buffer) = buffers
+            .iter_mut()
+            .find(|x| (x.set, x.binding) == (b.set, b.binding))
+        {
+            write_sites(&mut buffer.bytes, offsets, slot, exec::address_of);
+        }
+        slot += b.count as usize;
+    }
+    write_sites(push, &sites.push, 0, exec::address_of);
+    pointees
 }
 
 /// A step as run: the module the interpreter ran (the step's SPIR-V read back, as the driver
@@ -146,6 +174,42 @@ fn driver_run<'a>(
             .map_err(|e| e.to_string())
     };
     Ok((slots, run))
+}
+
+/// Where buffer `k` behind addresses parts from `theirs`, by 4-byte words: the buffer has no
+/// one type, so a word compares exactly unless both sides read as normal 32-bit floats,
+/// which compare as attachments do (`exec::close_words`); bytes an undefined value went to
+/// agree with anything.
+fn compare_pointee(
+    ours: &[u8],
+    undefined: &[(usize, u64)],
+    k: usize,
+    theirs: &[u8],
+) -> Option<String> {
+    let word = |b: &[u8]| b.iter().rev().fold(0u32, |w, &x| (w << 8) | u32::from(x));
+    let normal = |w: u32| (1..255).contains(&((w >> 23) & 0xff));
+    let at = ours
+        .chunks(4)
+        .zip(theirs.chunks(4))
+        .enumerate()
+        .position(|(n, (o, t))| {
+            let differs = o.iter().zip(t).enumerate().any(|(b, (x, y))| {
+                x != y && undefined.binary_search(&(k, (n * 4 + b) as u64)).is_err()
+            });
+            let (x, y) = (word(o), word(t));
+            differs && !(normal(x) && normal(y) && exec::close_words(x, y, true))
+        })?
+        * 4;
+    let read = |b: &[u8]| {
+        b.get(at..at + 4)
+            .map(|w| format!("{w:02x?}"))
+            .unwrap_or_default()
+    };
+    Some(format!(
+        "byte {at}: {} here, {} there",
+        read(ours),
+        read(theirs)
+    ))
 }
 
 /// Where an image's texels part from `theirs`: 32-bit floats as attachments compare
@@ -478,6 +542,21 @@ pub fn driver_disagreement(
         });
         if let Some(what) = what {
             return Ok(Some(format!("set {} binding {}{what}", b.set, b.binding)));
+        }
+    }
+    // The buffers behind addresses come after the slots.
+    for (k, ours) in ran.execution.pointees.iter().enumerate() {
+        let Some(t) = theirs.get(slots.len() + k) else {
+            continue;
+        };
+        let what =
+            compare_pointee(ours, &ran.execution.undefined_pointee_bytes, k, t).filter(|_| {
+                other(slots.len() + k).is_none_or(|t| {
+                    compare_pointee(ours, &ran.execution.undefined_pointee_bytes, k, t).is_some()
+                })
+            });
+        if let Some(what) = what {
+            return Ok(Some(format!("the buffer behind address {}, {what}", k + 1)));
         }
     }
     for image in &ran.execution.images {

@@ -391,6 +391,7 @@ pub fn draw(
         samplers: inputs.samplers.clone(),
         unsupported: inputs.unsupported.clone(),
         groups: [1, 1, 1],
+        pointees: Vec::new(),
     };
     let mut vm = Machine::new(
         vs,

@@ -165,6 +165,18 @@ impl Bytes<'_> {
                 }
                 Some(Mem::Parts(parts))
             }
+            // Only buffer addresses are pointers in memory with a layout: 64-bit integers.
+            Op::TypePointer => {
+                *budget = budget.checked_sub(1)?;
+                Some(Mem::Leaf(read_scalar(
+                    Scalar::Int {
+                        width: 64,
+                        signed: false,
+                    },
+                    bytes,
+                    offset,
+                )))
+            }
             _ => {
                 *budget = budget.checked_sub(1)?;
                 let Shape::Scalar(s) = self.consts.shape(place.ty)? else {

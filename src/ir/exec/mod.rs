@@ -14,6 +14,7 @@
 //! y, then z; workgroups likewise), so two runs execute the same instructions in the same
 //! order, which is what comparing two steps value by value relies on.
 
+mod addresses;
 mod draw;
 mod images;
 mod memory;
@@ -33,6 +34,7 @@ use super::inst::{Id, Inst};
 use super::module::Module;
 use super::ops;
 use super::qptr::{Layout, Place};
+pub use addresses::address_of;
 pub use draw::{draw, Attachment, Attribute, DrawExecution, DrawInputs, Who};
 pub use images::{Dim as ImageDim, Encoding, Image, Sampler, SamplerBinding};
 use memory::Bytes;
@@ -50,6 +52,9 @@ pub struct Inputs {
     /// with that reason.
     pub unsupported: Vec<(u32, u32, String)>,
     pub groups: [u32; 3],
+    /// The bytes of the buffers behind buffer addresses: buffer `k` is at `address_of(k)`,
+    /// and whatever holds an address (buffers, push constants, these) holds such numbers.
+    pub pointees: Vec<Vec<u8>>,
 }
 
 /// The bytes of the buffer at a descriptor set and binding.
@@ -190,6 +195,10 @@ pub struct Execution {
     pub groups: [u32; 3],
     /// For a vertex or fragment stage, whose each invocation is (empty for compute).
     pub who: Vec<Who>,
+    /// The buffers behind addresses afterwards, and the bytes of them an undefined value was stored to (buffer,
+    /// offset), sorted.
+    pub pointees: Vec<Vec<u8>>,
+    pub undefined_pointee_bytes: Vec<(usize, u64)>,
 }
 
 impl Execution {
@@ -386,6 +395,9 @@ struct Machine<'m> {
     images: Vec<Image>,
     /// Roots of image and sampler variables: what each element holds.
     handles: FxHashMap<usize, Vec<Option<Handle>>>,
+    /// The buffers behind addresses (`addresses`) and the bytes of them left undefined.
+    phys: Vec<Vec<u8>>,
+    phys_undefined: FxHashSet<(usize, u64)>,
 }
 
 /// Control leaving an instruction.
@@ -493,11 +505,17 @@ impl<'m> Machine<'m> {
             who: Vec::new(),
             images: inputs.images.clone(),
             handles: FxHashMap::default(),
+            phys: inputs.pointees.clone(),
+            phys_undefined: FxHashSet::default(),
         };
         let images = machine.images.len();
         machine
             .shared_roots
             .extend((0..images).map(|k| images::IMAGE_ROOTS + k));
+        let pointees = machine.phys.len();
+        machine
+            .shared_roots
+            .extend((0..pointees).map(|k| addresses::PHYS_ROOTS + k));
         machine.bind_buffers()?;
         Ok(machine)
     }
@@ -1004,7 +1022,13 @@ impl<'m> Machine<'m> {
                     None => None,
                 };
                 let mem = ty
-                    .and_then(|(_, pointee)| Mem::fresh(&self.consts, pointee, init.as_ref()))
+                    .and_then(|(_, pointee)| {
+                        if self.is_address_type(pointee) {
+                            // An address is a 64-bit integer in memory.
+                            return Some(Mem::Leaf(init.clone()));
+                        }
+                        Mem::fresh(&self.consts, pointee, init.as_ref())
+                    })
                     .ok_or_else(|| Refusal(format!("cannot make the variable %{}", id_of(inst))))?;
                 let root = self.memory.len();
                 self.memory.push(mem);
@@ -1018,13 +1042,33 @@ impl<'m> Machine<'m> {
                 );
                 Ok(Step::Next)
             }
-            Op::AccessChain | Op::InBoundsAccessChain => {
-                let v = self.access_chain(inv, inst, func_id);
+            Op::AccessChain
+            | Op::InBoundsAccessChain
+            | Op::PtrAccessChain
+            | Op::InBoundsPtrAccessChain => {
+                let base = self.value(inv, inst.arg(0).unwrap_or(0));
+                let v = match addresses::as_address(&base) {
+                    Some(address) => self.address_chain(inv, inst, address),
+                    None if matches!(inst.op(), Op::AccessChain | Op::InBoundsAccessChain) => {
+                        self.access_chain(inv, inst, func_id)
+                    }
+                    None => {
+                        return Err(Refusal(format!(
+                            "{} on variables is not run yet",
+                            op_name(inst, &self.sets)
+                        )))
+                    }
+                };
                 self.set(inv, inst, v);
                 Ok(Step::Next)
             }
             Op::Load => {
                 let ptr = self.value(inv, inst.arg(0).unwrap_or(0));
+                if let (Some(address), Some(ty)) = (addresses::as_address(&ptr), inst.ty()) {
+                    let v = self.load_address(inv, address, ty, func_id, at, inst);
+                    self.set(inv, inst, v);
+                    return Ok(Step::Next);
+                }
                 if let Value::Pointer(p) = &ptr {
                     self.access(inv, p, false, func_id, at, inst);
                 }
@@ -1066,6 +1110,12 @@ impl<'m> Machine<'m> {
             Op::Store => {
                 let ptr = self.value(inv, inst.arg(0).unwrap_or(0));
                 let value = self.value(inv, inst.arg(1).unwrap_or(0));
+                if let Some(address) = addresses::as_address(&ptr) {
+                    if let Some(ty) = self.address_pointee(inv, inst.arg(0).unwrap_or(0)) {
+                        self.store_address(inv, address, ty, &value, func_id, at, inst);
+                    }
+                    return Ok(Step::Next);
+                }
                 self.store(inv, &ptr, &value, func_id, at, inst);
                 Ok(Step::Next)
             }
@@ -1159,6 +1209,18 @@ impl<'m> Machine<'m> {
             }
             Op::CopyObject => {
                 let v = self.value(inv, inst.arg(0).unwrap_or(0));
+                self.set(inv, inst, v);
+                Ok(Step::Next)
+            }
+            Op::PtrEqual | Op::PtrNotEqual => {
+                let v = self.pointers_equal(inv, inst);
+                self.set(inv, inst, v);
+                Ok(Step::Next)
+            }
+            Op::ConvertUToPtr | Op::ConvertPtrToU | Op::Bitcast
+                if self.convert_address(inv, inst).is_some() =>
+            {
+                let v = self.convert_address(inv, inst).unwrap_or(Value::Undef);
                 self.set(inv, inst, v);
                 Ok(Step::Next)
             }
@@ -1405,12 +1467,24 @@ impl<'m> Machine<'m> {
         at: super::func::InstId,
     ) -> Result<(), Refusal> {
         let ptr = self.value(inv, inst.arg(0).unwrap_or(0));
+        let address =
+            addresses::as_address(&ptr).zip(self.address_pointee(inv, inst.arg(0).unwrap_or(0)));
         // A helper invocation's atomics are not done; their results are undefined.
-        let (Value::Pointer(p), false) = (ptr, inv.helper) else {
-            self.set(inv, inst, Value::Undef);
-            return Ok(());
+        let old = match (&ptr, address, inv.helper) {
+            (_, _, true) => {
+                self.set(inv, inst, Value::Undef);
+                return Ok(());
+            }
+            (_, Some((a, ty)), _) => match self.load_address(inv, a, ty, func, at, inst) {
+                Value::Const(c) => Some(c),
+                _ => None,
+            },
+            (Value::Pointer(p), None, _) => self.memory[p.root].at(&p.path).and_then(Mem::value),
+            _ => {
+                self.set(inv, inst, Value::Undef);
+                return Ok(());
+            }
         };
-        let old = self.memory[p.root].at(&p.path).and_then(Mem::value);
         // Operands after pointer, scope and semantics (two semantics for a compare-exchange).
         let operand = |k: usize| inst.args().get(k).copied();
         let value_at = |s: &Self, k: usize| match operand(k).map(|a| s.value(inv, a)) {
@@ -1487,7 +1561,10 @@ impl<'m> Machine<'m> {
         };
         if inst.op() != Op::AtomicLoad {
             let stored = new.map_or(Value::Undef, Value::Const);
-            self.store(inv, &Value::Pointer(p), &stored, func, at, inst);
+            match address {
+                Some((a, ty)) => self.store_address(inv, a, ty, &stored, func, at, inst),
+                None => self.store(inv, &ptr, &stored, func, at, inst),
+            }
         }
         if inst.result().is_some() {
             self.set(inv, inst, result.map_or(Value::Undef, Value::Const));
@@ -1707,7 +1784,19 @@ impl<'m> Machine<'m> {
         for image in &mut images {
             image.undefined_texels.sort_unstable();
         }
+        let pointees = self.phys;
+        let mut undefined = self.phys_undefined;
+        // What racing accesses left is undefined.
+        for (root, path) in &self.raced {
+            if let (Some(k), Some(&w)) = (root.checked_sub(addresses::PHYS_ROOTS), path.first()) {
+                undefined.extend((0..4).map(|b| (k, u64::from(w) * 4 + b)));
+            }
+        }
+        let mut undefined_pointee_bytes: Vec<(usize, u64)> = undefined.into_iter().collect();
+        undefined_pointee_bytes.sort_unstable();
         Ok(Execution {
+            pointees,
+            undefined_pointee_bytes,
             buffers,
             images,
             contents,

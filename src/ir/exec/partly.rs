@@ -53,7 +53,7 @@ fn normalize(parts: Vec<Value>) -> Value {
 
 impl Machine<'_> {
     /// The type of value `id` in `inv`'s current function, or of a global one.
-    fn type_of(&self, inv: &Invocation, id: Id) -> Option<Id> {
+    pub(super) fn type_of(&self, inv: &Invocation, id: Id) -> Option<Id> {
         let fr = inv.frames.last()?;
         let f = self.code[fr.func].f;
         f.def_of(id)

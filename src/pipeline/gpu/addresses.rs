@@ -145,13 +145,33 @@ pub fn pointee_sites(m: &Module, bytes: &Bytes) -> Vec<u64> {
     out
 }
 
+/// The bytes buffer `k` of those pointers point to starts with (before its own pointer sites
+/// are written): the same for the driver and the interpreter.
+pub fn pointee_fill(k: usize) -> Vec<u8> {
+    let mut bytes = super::reflect::mixed(0x5054 + k as u32, BUFFER_SIZE / 4);
+    bytes.resize(BUFFER_SIZE, 0);
+    bytes
+}
+
+/// Writes at `sites` of `bytes` the address of a pointee (`address(k)`), taking the pointees
+/// in turn from `first`: each binding element's sites start at its slot number, the push
+/// constants' at 0, pointee `k`'s own at `k + 1`.
+pub fn write_sites(bytes: &mut [u8], sites: &[u64], first: usize, address: impl Fn(usize) -> u64) {
+    for (i, &at) in sites.iter().enumerate() {
+        let at = at as usize;
+        if let Some(word) = bytes.get_mut(at..at + 8) {
+            word.copy_from_slice(&address((first + i) % POINTEES).to_le_bytes());
+        }
+    }
+}
+
 /// Buffers pointers point to, with their addresses.
 pub(super) struct Pointees {
     buffers: Vec<(*mut u8, u64)>,
 }
 
 impl Gpu {
-    /// `POINTEES` buffers with addresses, each `BUFFER_SIZE` bytes of `fill(k)`, their own
+    /// `POINTEES` buffers with addresses, each `BUFFER_SIZE` bytes of `pointee_fill(k)`, their own
     /// pointer sites holding addresses of the next one.
     // SAFETY: callers pass `self.device` and the run's `Cleanup`; each buffer is bound to memory
     // allocated with DEVICE_ADDRESS before its address is asked, and `write` stays in its mapped
@@ -161,14 +181,12 @@ impl Gpu {
         d: &ash::Device,
         c: &mut Cleanup,
         sites: &[u64],
-        fill: &dyn Fn(usize) -> Vec<u8>,
     ) -> Result<Pointees, String> {
         let mut buffers = Vec::new();
         for k in 0..POINTEES {
             let usage =
                 vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS;
-            let mut bytes = fill(k);
-            bytes.resize(BUFFER_SIZE, 0);
+            let bytes = pointee_fill(k);
             let (buffer, ptr) = self.host_buffer_with(d, c, usage, &bytes, 0, true)?;
             let address =
                 d.get_buffer_device_address(&vk::BufferDeviceAddressInfo::default().buffer(buffer));
@@ -201,13 +219,7 @@ impl Pointees {
 
     /// Writes addresses at `sites` of `bytes`.
     pub(super) fn write_bytes(&self, bytes: &mut [u8], sites: &[u64], first: usize) {
-        for (i, &at) in sites.iter().enumerate() {
-            let at = at as usize;
-            if let Some(word) = bytes.get_mut(at..at + 8) {
-                let (_, address) = self.buffers[(first + i) % POINTEES];
-                word.copy_from_slice(&address.to_le_bytes());
-            }
-        }
+        write_sites(bytes, sites, first, |k| self.buffers[k].1);
     }
 
     /// Every pointee's bytes after the run.
@@ -220,13 +232,49 @@ impl Pointees {
             .collect()
     }
 
-    /// `bytes` with every address of a pointee replaced by its number (1 up): addresses
-    /// change from run to run, the buffer they name does not.
+    /// Where the shader overwrote half of an address written at a site (a 32-bit store into
+    /// it), the half left is the interpreter's half of the same address (as `unaddressed`), so
+    /// that what is left compares too.
+    pub(super) fn unaddressed_halves(&self, bytes: &mut [u8], sites: &[u64], first: usize) {
+        let inside = |v: u64| {
+            self.buffers
+                .iter()
+                .any(|&(_, a)| a != 0 && (a..a + BUFFER_SIZE as u64).contains(&v))
+        };
+        for (i, &at) in sites.iter().enumerate() {
+            let at = at as usize;
+            let Some(word) = bytes.get_mut(at..at + 8) else {
+                continue;
+            };
+            let v = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
+            if inside(v) {
+                continue;
+            }
+            let k = (first + i) % POINTEES;
+            let (real, ours) = (self.buffers[k].1, crate::ir::exec::address_of(k));
+            let (mut lo, mut hi) = (v & 0xffff_ffff, v >> 32);
+            if lo == real & 0xffff_ffff {
+                lo = ours & 0xffff_ffff;
+            }
+            if hi == real >> 32 {
+                hi = ours >> 32;
+            }
+            word.copy_from_slice(&(lo | hi << 32).to_le_bytes());
+        }
+    }
+
+    /// `bytes` with every address into a pointee replaced by the interpreter's address of the
+    /// same place (`exec::address_of(k)` plus the offset): real addresses change from run to
+    /// run, the buffer and offset they name do not, and so the driver's results and the
+    /// interpreter's compare as they are.
     pub(super) fn unaddressed(&self, bytes: &mut [u8]) {
         for word in bytes.chunks_exact_mut(8) {
             let v = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
-            if let Some(k) = self.buffers.iter().position(|&(_, a)| a == v && a != 0) {
-                word.copy_from_slice(&(k as u64 + 1).to_le_bytes());
+            let inside = self.buffers.iter().enumerate().find_map(|(k, &(_, a))| {
+                (a != 0 && (a..a + BUFFER_SIZE as u64).contains(&v)).then(|| (k, v - a))
+            });
+            if let Some((k, offset)) = inside {
+                word.copy_from_slice(&(crate::ir::exec::address_of(k) + offset).to_le_bytes());
             }
         }
     }

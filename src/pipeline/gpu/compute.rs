@@ -77,9 +77,7 @@ impl Gpu {
         let pointees = if sites.is_empty() {
             None
         } else {
-            let p = self.pointees(d, c, &sites.pointees, &|k| {
-                reflect::mixed(0x5054 + k as u32, BUFFER_SIZE / 4)
-            })?;
+            let p = self.pointees(d, c, &sites.pointees)?;
             let mut k = 0;
             for (b, offsets) in layout.bindings.iter().zip(&sites.bindings) {
                 for _ in 0..b.count {
@@ -144,8 +142,19 @@ impl Gpu {
         self.submit_and_wait(d, c, cmd)?;
         let mut out = bound.contents();
         if let Some(p) = pointees {
+            // Each slot's sites, and where its addresses started (as written above).
+            let mut slot_sites = Vec::new();
+            for (b, offsets) in layout.bindings.iter().zip(&sites.bindings) {
+                slot_sites.extend((0..b.count).map(|_| offsets.as_slice()));
+            }
             out.extend(p.contents());
-            for bytes in &mut out {
+            let n = out.len() - super::addresses::POINTEES;
+            for (k, bytes) in out.iter_mut().enumerate() {
+                let (at, first) = match k.checked_sub(n) {
+                    Some(pointee) => (sites.pointees.as_slice(), pointee + 1),
+                    None => (slot_sites.get(k).copied().unwrap_or_default(), k),
+                };
+                p.unaddressed_halves(bytes, at, first);
                 p.unaddressed(bytes);
             }
         }
