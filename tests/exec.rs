@@ -499,3 +499,31 @@ fn run_glsl(name: &str, source: &str) -> shaderstep::pipeline::exec::Ran {
     let step = shaderstep::ir::spirv::read::read_words(&words).unwrap();
     run_step(&step, None, None, &Options::default()).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
+
+/// An array of buffers: each element is its own binding slot, read and written by index, as
+/// lavapipe binds them.
+#[test]
+fn arrays_of_buffers_are_bound_element_by_element() {
+    const SOURCE: &str = r#"#version 450
+layout(local_size_x = 3) in;
+layout(set = 0, binding = 0, std430) buffer Words { uint w[4]; } words[3];
+void main() {
+    uint i = gl_LocalInvocationID.x;
+    if (gl_WorkGroupID.x == 0) {
+        words[i].w[0] = words[(i + 1) % 3].w[1] + i;
+    }
+}
+"#;
+    let ran = run_glsl("buffer-array.comp", SOURCE);
+    let word = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    let e = &ran.execution;
+    assert_eq!(e.buffers.len(), 3);
+    for i in 0..3 {
+        let b = &e.buffers[i];
+        assert_eq!((b.set, b.binding, b.element), (0, 0, i as u32));
+        let next = &ran.inputs.buffers[(i + 1) % 3].bytes;
+        assert_eq!(word(&b.bytes, 0), word(next, 4).wrapping_add(i as u32), "element {i}");
+    }
+    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(check_driver(&gpu, &ran, None), Ok(None));
+}

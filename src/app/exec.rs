@@ -113,26 +113,41 @@ fn run_inner(args: &ExecArgs) -> Result<String, String> {
     let e = &ran.execution;
     let outputs = changed(&ran)
         .into_iter()
-        .map(|(set, binding, n, first)| {
-            let b = e
-                .buffers
-                .iter()
-                .find(|b| b.set == set && b.binding == binding);
-            let mut text = if n == 0 {
-                format!("set {set} binding {binding}: unchanged")
-            } else {
-                format!("set {set} binding {binding}: {n} words written, from word {first}:")
+        .map(|(k, n, first)| {
+            // Buffers the shader binds, then those behind buffer addresses.
+            let (name, bytes, json) = match e.buffers.get(k) {
+                Some(b) => (
+                    b.name(),
+                    &b.bytes,
+                    format!(
+                        "{{\"set\":{},\"binding\":{},\"element\":{},\"words_written\":{n}}}",
+                        b.set, b.binding, b.element
+                    ),
+                ),
+                None => {
+                    let p = k - e.buffers.len();
+                    (
+                        format!("the buffer behind address {}", p + 1),
+                        &e.pointees[p],
+                        format!("{{\"behind_address\":{},\"words_written\":{n}}}", p + 1),
+                    )
+                }
             };
-            for w in b
+            let mut text = if n == 0 {
+                format!("{name}: unchanged")
+            } else {
+                format!("{name}: {n} words written, from word {first}:")
+            };
+            for w in bytes
+                .get(..)
                 .filter(|_| n > 0)
-                .map_or(&[][..], |b| &b.bytes[..])
+                .unwrap_or_default()
                 .chunks(4)
                 .skip(first)
                 .take(8)
             {
                 let _ = write!(text, " {:#010x}", word(w));
             }
-            let json = format!("{{\"set\":{set},\"binding\":{binding},\"words_written\":{n}}}");
             (text, json)
         })
         .collect();
@@ -339,22 +354,24 @@ fn parse_invocation(text: &str) -> Result<[u32; 3], String> {
     }
 }
 
-/// Words of each buffer the run changed: (set, binding, changed words, first changed).
-fn changed(ran: &Ran) -> Vec<(u32, u32, usize, usize)> {
-    ran.execution
+/// Words of each buffer the run changed, the bound buffers' then those behind addresses:
+/// (the buffer's number in that order, changed words, first changed).
+fn changed(ran: &Ran) -> Vec<(usize, usize, usize)> {
+    let bound = ran
+        .execution
         .buffers
         .iter()
         .zip(&ran.inputs.buffers)
-        .map(|(after, before)| {
+        .map(|(after, before)| (&after.bytes, &before.bytes));
+    let behind = ran.execution.pointees.iter().zip(&ran.inputs.pointees);
+    bound
+        .chain(behind)
+        .enumerate()
+        .map(|(k, (after, before))| {
             let words = |b: &[u8]| -> Vec<u32> { b.chunks(4).map(word).collect() };
-            let (a, b) = (words(&after.bytes), words(&before.bytes));
+            let (a, b) = (words(after), words(before));
             let diff: Vec<usize> = (0..a.len()).filter(|&k| a[k] != b[k]).collect();
-            (
-                after.set,
-                after.binding,
-                diff.len(),
-                diff.first().copied().unwrap_or(0),
-            )
+            (k, diff.len(), diff.first().copied().unwrap_or(0))
         })
         .collect()
 }

@@ -36,16 +36,12 @@ pub fn harness_inputs(
     let (mut images, mut samplers, mut unsupported) = (Vec::new(), Vec::new(), Vec::new());
     for b in &layout.bindings {
         match &b.kind {
-            Kind::Buffer { .. } if b.count == 1 => buffers.push(Buffer {
+            Kind::Buffer { .. } => buffers.extend((0..b.count).map(|element| Buffer {
                 set: b.set,
                 binding: b.binding,
-                bytes: initial_bytes(b, 0, data),
-            }),
-            Kind::Buffer { .. } => unsupported.push((
-                b.set,
-                b.binding,
-                "an array of buffers, which exec does not run yet".to_string(),
-            )),
+                element,
+                bytes: initial_bytes(b, element, data),
+            })),
             Kind::Image(image) => {
                 for e in 0..b.count {
                     match image.for_exec((b.set, b.binding, e), initial_bytes(b, e, data)) {
@@ -90,11 +86,16 @@ fn addressed(layout: &Layout, buffers: &mut [Buffer], push: &mut [u8]) -> Vec<Ve
     // Slots are numbered over every element of every binding, as the driver binds them.
     let mut slot = 0;
     for (b, offsets) in layout.bindings.iter().zip(&sites.bindings) {
-        if let Some(buffer) = buffers
+        for buffer in buffers
             .iter_mut()
-            .find(|x| (x.set, x.binding) == (b.set, b.binding))
+            .filter(|x| (x.set, x.binding) == (b.set, b.binding))
         {
-            write_sites(&mut buffer.bytes, offsets, slot, exec::address_of);
+            write_sites(
+                &mut buffer.bytes,
+                offsets,
+                slot + buffer.element as usize,
+                exec::address_of,
+            );
         }
         slot += b.count as usize;
     }
@@ -305,16 +306,12 @@ pub fn draw_inputs(setup: &Setup) -> exec::DrawInputs {
         for (element, r) in d.elements.iter().enumerate() {
             let at = (d.set, d.binding, element as u32);
             match r {
-                Resource::Buffer { bytes, .. } if d.elements.len() == 1 => buffers.push(Buffer {
+                Resource::Buffer { bytes, .. } => buffers.push(Buffer {
                     set: d.set,
                     binding: d.binding,
+                    element: element as u32,
                     bytes: bytes.clone(),
                 }),
-                Resource::Buffer { .. } => unsupported.push((
-                    d.set,
-                    d.binding,
-                    "an array of buffers, which exec does not run yet".to_string(),
-                )),
                 Resource::Image { image, texels } => match image.for_exec(at, texels.clone()) {
                     Ok(i) => images.push(i),
                     Err(why) => unsupported.push((d.set, d.binding, why)),
@@ -530,7 +527,7 @@ pub fn driver_disagreement(
     for (b, ours) in ran.execution.buffers.iter().zip(&ran.execution.contents) {
         let Some(k) = slots
             .iter()
-            .position(|(s, e)| *e == 0 && s.set == b.set && s.binding == b.binding)
+            .position(|(s, e)| *e == b.element && s.set == b.set && s.binding == b.binding)
         else {
             continue;
         };
@@ -541,7 +538,7 @@ pub fn driver_disagreement(
             })
         });
         if let Some(what) = what {
-            return Ok(Some(format!("set {} binding {}{what}", b.set, b.binding)));
+            return Ok(Some(format!("{}{what}", b.name())));
         }
     }
     // The buffers behind addresses come after the slots.
@@ -604,10 +601,11 @@ pub fn driver_buffers(
         .map(|(b, before)| {
             let k = slots
                 .iter()
-                .position(|(s, e)| *e == 0 && s.set == b.set && s.binding == b.binding);
+                .position(|(s, e)| *e == b.element && s.set == b.set && s.binding == b.binding);
             Buffer {
                 set: b.set,
                 binding: b.binding,
+                element: b.element,
                 bytes: k
                     .and_then(|k| theirs.get(k))
                     .unwrap_or(&before.bytes)

@@ -345,7 +345,7 @@ fn differs(input: &Ran, theirs: &[Buffer], undefined: bool) -> Option<String> {
         .iter()
         .zip(&input.execution.contents)
     {
-        let same = |x: &&Buffer| x.set == b.set && x.binding == b.binding;
+        let same = |x: &&Buffer| x.is(b);
         let Some(theirs) = theirs
             .iter()
             .find(same)
@@ -357,9 +357,8 @@ fn differs(input: &Ran, theirs: &[Buffer], undefined: bool) -> Option<String> {
             crate::ir::exec::compare_buffer(&input.module, b.set, b.binding, ours, &theirs.bytes);
         if let Some(what) = what {
             return Some(format!(
-                "set {} binding {}{}",
-                b.set,
-                b.binding,
+                "{}{}",
+                b.name(),
                 arrow(&what, "the input", "the step", undefined)
             ));
         }
@@ -374,12 +373,7 @@ fn undefined_only(input: &Ran, step: &Ran) -> bool {
     let step_buffers = step.execution.buffers.iter().zip(&step.execution.contents);
     let mut bound = 0;
     for (b, contents) in step_buffers {
-        let Some(before) = input
-            .execution
-            .buffers
-            .iter()
-            .find(|x| x.set == b.set && x.binding == b.binding)
-        else {
+        let Some(before) = input.execution.buffers.iter().find(|x| x.is(b)) else {
             continue;
         };
         bound += 1;

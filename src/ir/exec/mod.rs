@@ -57,12 +57,29 @@ pub struct Inputs {
     pub pointees: Vec<Vec<u8>>,
 }
 
-/// The bytes of the buffer at a descriptor set and binding.
+/// The bytes of the buffer at a descriptor set and binding (and element of an array of
+/// buffers bound there).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Buffer {
     pub set: u32,
     pub binding: u32,
+    pub element: u32,
     pub bytes: Vec<u8>,
+}
+
+impl Buffer {
+    /// Whether it is the buffer `other` is (the same set, binding and element).
+    pub fn is(&self, other: &Buffer) -> bool {
+        (self.set, self.binding, self.element) == (other.set, other.binding, other.element)
+    }
+
+    /// `set S binding B`, with `[E]` for an element of an array.
+    pub fn name(&self) -> String {
+        match self.element {
+            0 => format!("set {} binding {}", self.set, self.binding),
+            e => format!("set {} binding {}[{e}]", self.set, self.binding),
+        }
+    }
 }
 
 /// Limits of a run.
@@ -352,8 +369,11 @@ fn ordered(a: Accessor, b: Accessor) -> bool {
 struct BufferRoot {
     root: usize,
     var: Id,
+    /// The buffer's type (an element's, for an array of buffers).
     pointee: Id,
     input: usize,
+    /// For an array of buffers, the element's index in the variable.
+    element: Option<u32>,
 }
 
 struct Machine<'m> {
@@ -534,6 +554,12 @@ impl<'m> Machine<'m> {
                 continue;
             };
             let bytes = match class {
+                StorageClass::StorageBuffer | StorageClass::Uniform
+                    if self.block_array(pointee).is_some() =>
+                {
+                    self.bind_buffer_array(var, pointee)?;
+                    continue;
+                }
                 StorageClass::StorageBuffer | StorageClass::Uniform => {
                     let (set, binding) = binding_of(self.m, var);
                     let Some(k) = self
@@ -568,6 +594,7 @@ impl<'m> Machine<'m> {
                         var,
                         pointee,
                         input: k,
+                        element: None,
                     });
                     &self.inputs.buffers[k].bytes
                 }
@@ -596,6 +623,80 @@ impl<'m> Machine<'m> {
             self.shared_roots.insert(self.memory.len());
             self.memory.push(mem);
         }
+        Ok(())
+    }
+
+    /// The block type of an array of buffers (`pointee`, an array of structs).
+    fn block_array(&self, pointee: Id) -> Option<Id> {
+        let t = self.layout.type_inst(pointee)?;
+        let elem = match t.op() {
+            Op::TypeArray | Op::TypeRuntimeArray => t.arg(0)?,
+            _ => return None,
+        };
+        (self.layout.type_inst(elem)?.op() == Op::TypeStruct).then_some(elem)
+    }
+
+    /// An array of buffers: one variable whose elements are the buffers the inputs give at
+    /// its binding, element by element.
+    fn bind_buffer_array(&mut self, var: Id, pointee: Id) -> Result<(), Refusal> {
+        let (set, binding) = binding_of(self.m, var);
+        let block = self.block_array(pointee).unwrap_or(0);
+        let mut given: Vec<(u32, usize)> = (0..self.inputs.buffers.len())
+            .filter(|&k| {
+                let b = &self.inputs.buffers[k];
+                (b.set, b.binding) == (set, binding)
+            })
+            .map(|k| (self.inputs.buffers[k].element, k))
+            .collect();
+        given.sort_unstable();
+        let declared = self
+            .layout
+            .element_count(pointee)
+            .map_or(given.len(), |n| n as usize);
+        if given.is_empty()
+            || given.len() < declared
+            || given.iter().enumerate().any(|(e, &(x, _))| x as usize != e)
+        {
+            let why = self
+                .inputs
+                .unsupported
+                .iter()
+                .find(|u| (u.0, u.1) == (set, binding))
+                .map_or("not every element is given".to_string(), |u| u.2.clone());
+            return Err(Refusal(format!(
+                "the buffers at set {set}, binding {binding} (%{var}): {why}"
+            )));
+        }
+        if self
+            .buffers
+            .iter()
+            .any(|b| given.iter().any(|&(_, k)| k == b.input))
+        {
+            return Err(Refusal(format!(
+                "%{var} shares set {set}, binding {binding} with another variable: exec does not run aliased buffers yet"
+            )));
+        }
+        let root = self.memory.len();
+        let mut parts = Vec::new();
+        for &(element, k) in &given {
+            let mem = Bytes {
+                layout: &self.layout,
+                consts: &self.consts,
+            }
+            .read(Place::of(block), &self.inputs.buffers[k].bytes, 0)
+            .ok_or_else(|| Refusal(format!("cannot lay out the buffer %{var}[{element}]")))?;
+            parts.push(mem);
+            self.buffers.push(BufferRoot {
+                root,
+                var,
+                pointee: block,
+                input: k,
+                element: Some(element),
+            });
+        }
+        self.memory.push(Mem::Parts(parts));
+        self.shared.insert(var, root);
+        self.shared_roots.insert(root);
         Ok(())
     }
 
@@ -1757,19 +1858,25 @@ impl<'m> Machine<'m> {
         };
         let mut contents: Vec<Mem> = buffers.iter().map(|_| Mem::Parts(Vec::new())).collect();
         for b in &self.buffers {
-            let mut mem = self.memory[b.root].clone();
+            // An element of an array of buffers is a part of the variable's memory.
+            let within: Vec<u32> = b.element.into_iter().collect();
+            let Some(held) = self.memory[b.root].at(&within) else {
+                continue;
+            };
+            let mut mem = held.clone();
             for (root, path) in &self.raced {
-                if *root == b.root {
-                    if let Some(m) = mem.at_mut(path) {
+                if let (true, Some(rest)) = (*root == b.root, path.strip_prefix(within.as_slice()))
+                {
+                    if let Some(m) = mem.at_mut(rest) {
                         m.store(None);
                     }
                 }
             }
-            contents[b.input] = mem;
             let out = &mut buffers[b.input].bytes;
             bytes
-                .write(Place::of(b.pointee), &self.memory[b.root], out, 0)
+                .write(Place::of(b.pointee), held, out, 0)
                 .ok_or_else(|| Refusal(format!("cannot write the buffer %{} back", b.var)))?;
+            contents[b.input] = mem;
         }
         let mut images = self.images;
         for (root, path) in &self.raced {
@@ -1995,6 +2102,13 @@ pub fn compare_buffer(
         let buffer = matches!(class, StorageClass::StorageBuffer | StorageClass::Uniform);
         (g.op() == Op::Variable && buffer && binding_of(m, var) == (set, binding))
             .then_some(pointee)
+    });
+    // An array of buffers: `theirs` is one element.
+    let pointee = pointee.map(|p| match layout.type_inst(p) {
+        Some(t) if matches!(t.op(), Op::TypeArray | Op::TypeRuntimeArray) => {
+            t.arg(0).filter(|&e| layout.struct_type(e)).unwrap_or(p)
+        }
+        _ => p,
     });
     let Some(b) = pointee.and_then(|p| bytes.read(Place::of(p), theirs, 0)) else {
         return Some(": the driver's bytes do not read as the buffer's type".into());

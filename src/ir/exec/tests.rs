@@ -53,6 +53,7 @@ fn one_buffer(bytes: Vec<u8>, groups: [u32; 3]) -> Inputs {
         buffers: vec![Buffer {
             set: 0,
             binding: 0,
+            element: 0,
             bytes,
         }],
         groups,

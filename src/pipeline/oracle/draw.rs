@@ -219,14 +219,9 @@ fn differs(input: &DrawRan, step: &DrawRan) -> Option<String> {
         .iter()
         .zip(&input.execution.fragment.contents)
     {
-        let theirs = step
-            .execution
-            .fragment
-            .buffers
-            .iter()
-            .find(|x| (x.set, x.binding) == (b.set, b.binding))?;
+        let theirs = step.execution.fragment.buffers.iter().find(|x| x.is(b))?;
         if let Some(what) = compare_buffer(module, b.set, b.binding, ours, &theirs.bytes) {
-            return Some(format!("set {} binding {}{what}", b.set, b.binding));
+            return Some(format!("{}{what}", b.name()));
         }
     }
     None
