@@ -522,7 +522,11 @@ void main() {
         let b = &e.buffers[i];
         assert_eq!((b.set, b.binding, b.element), (0, 0, i as u32));
         let next = &ran.inputs.buffers[(i + 1) % 3].bytes;
-        assert_eq!(word(&b.bytes, 0), word(next, 4).wrapping_add(i as u32), "element {i}");
+        assert_eq!(
+            word(&b.bytes, 0),
+            word(next, 4).wrapping_add(i as u32),
+            "element {i}"
+        );
     }
     let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(check_driver(&gpu, &ran, None), Ok(None));

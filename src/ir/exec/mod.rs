@@ -568,12 +568,7 @@ impl<'m> Machine<'m> {
                         .iter()
                         .position(|b| b.set == set && b.binding == binding)
                     else {
-                        let why = self
-                            .inputs
-                            .unsupported
-                            .iter()
-                            .find(|u| (u.0, u.1) == (set, binding))
-                            .map_or("no bytes are given for it".to_string(), |u| u.2.clone());
+                        let why = self.unsupported_why(set, binding, "no bytes are given for it");
                         return Err(Refusal(format!(
                             "the buffer at set {set}, binding {binding} (%{var}): {why}"
                         )));
@@ -626,6 +621,15 @@ impl<'m> Machine<'m> {
         Ok(())
     }
 
+    /// Why the caller gave nothing at a binding (`Inputs::unsupported`), else `otherwise`.
+    fn unsupported_why(&self, set: u32, binding: u32, otherwise: &str) -> String {
+        self.inputs
+            .unsupported
+            .iter()
+            .find(|u| (u.0, u.1) == (set, binding))
+            .map_or(otherwise.to_string(), |u| u.2.clone())
+    }
+
     /// The block type of an array of buffers (`pointee`, an array of structs).
     fn block_array(&self, pointee: Id) -> Option<Id> {
         let t = self.layout.type_inst(pointee)?;
@@ -657,12 +661,7 @@ impl<'m> Machine<'m> {
             || given.len() < declared
             || given.iter().enumerate().any(|(e, &(x, _))| x as usize != e)
         {
-            let why = self
-                .inputs
-                .unsupported
-                .iter()
-                .find(|u| (u.0, u.1) == (set, binding))
-                .map_or("not every element is given".to_string(), |u| u.2.clone());
+            let why = self.unsupported_why(set, binding, "not every element is given");
             return Err(Refusal(format!(
                 "the buffers at set {set}, binding {binding} (%{var}): {why}"
             )));
@@ -766,12 +765,7 @@ impl<'m> Machine<'m> {
             handles.push(bound.then_some(Handle { image, sampler }));
         }
         if handles.iter().any(Option::is_none) && self.is_used(var) {
-            let why = self
-                .inputs
-                .unsupported
-                .iter()
-                .find(|u| (u.0, u.1) == (set, binding))
-                .map_or("nothing is bound there".to_string(), |u| u.2.clone());
+            let why = self.unsupported_why(set, binding, "nothing is bound there");
             return Err(Refusal(format!(
                 "set {set} binding {binding} (%{var}): {why}"
             )));
