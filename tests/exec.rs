@@ -9,7 +9,8 @@ use std::sync::Arc;
 use common::{corpus, shaderstep, SwapAddSub};
 use shaderstep::ir::exec::{compare_buffer, first_difference, show, FindingKind, Options, Who};
 use shaderstep::pipeline::exec::{
-    check_draw_driver, check_driver, harness_inputs, models, run_draw_on, run_draw_step, run_step,
+    check_draw_driver, check_driver, driver_subgroup_size, harness_inputs, models, run_draw_on,
+    run_draw_step, run_step, uses_subgroups,
 };
 use shaderstep::pipeline::gpu::{Device, Gpu, Layout};
 use shaderstep::pipeline::semantic::{driver_words, initial_bytes, GROUPS};
@@ -529,5 +530,74 @@ void main() {
         );
     }
     let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(check_driver(&gpu, &ran, None), Ok(None));
+}
+
+/// Subgroup operations with lavapipe's subgroup size: uniform and divergent reductions,
+/// scans, ballots, shuffles and elections, in `if`s and in a loop whose trip count varies by
+/// invocation, so the reconvergence rule is what lavapipe does. The uniform parts are
+/// checked by hand too.
+#[test]
+fn subgroup_operations_reconverge_as_lavapipe_does() {
+    const SOURCE: &str = r#"#version 450
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0, std430) buffer Out { uint sum[64]; uint v[64]; uint elected[8]; } o;
+layout(set = 0, binding = 1, std430) buffer In { uint x[]; } data;
+void main() {
+    uint g = gl_GlobalInvocationID.x;
+    uint x = data.x[g] & 15u;
+    o.sum[g] = subgroupAdd(x);
+    uint r = 0u;
+    if (x > 7u) {
+        r += subgroupInclusiveAdd(x) * 100u;
+    } else {
+        r += subgroupBallotBitCount(subgroupBallot(true)) * 10000u;
+    }
+    for (uint k = 0u; k < (x & 3u); k++) {
+        r += subgroupMax(k + x);
+    }
+    r += subgroupShuffleXor(x, 1u) * 1000000u;
+    o.v[g] = r;
+    if (subgroupElect()) {
+        o.elected[g / gl_SubgroupSize] = gl_SubgroupInvocationID + 100u * gl_SubgroupSize;
+    }
+}
+"#;
+    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
+    let size = driver_subgroup_size(&gpu).unwrap();
+    assert!([4, 8, 16].contains(&size), "lavapipe's SIMD width: {size}");
+    let words = common::glslang_words(
+        "subgroups.comp",
+        SOURCE.as_bytes(),
+        &["--target-env", "vulkan1.2"],
+    );
+    let step = shaderstep::ir::spirv::read::read_words(&words).unwrap();
+    assert!(uses_subgroups(&step));
+    let options = Options {
+        subgroup_size: size,
+        ..Options::default()
+    };
+    let ran = run_step(&step, None, None, &options).unwrap();
+    let size = size as usize;
+    let word = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    let input = &ran.inputs.buffers[1].bytes;
+    let x = |g: usize| word(input, 4 * g) & 15;
+    let out = &ran.execution.buffers[0].bytes;
+    for g in 0..64 {
+        let first = g / size * size;
+        let sum: u32 = (first..first + size).map(x).sum();
+        assert_eq!(word(out, 4 * g), sum, "subgroupAdd at {g}");
+    }
+    for s in 0..64 / size {
+        assert_eq!(
+            word(out, 512 + 4 * s),
+            100 * size as u32,
+            "elected in subgroup {s}"
+        );
+    }
     assert_eq!(check_driver(&gpu, &ran, None), Ok(None));
 }

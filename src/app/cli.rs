@@ -253,6 +253,10 @@ pub struct ExecArgs {
     /// Instructions executed, in all invocations together, before the run stops.
     #[arg(long, value_name = "N", default_value_t = 20_000_000)]
     pub budget: u64,
+    /// Invocations of a subgroup in a compute dispatch [default: the driver's under
+    /// --check-driver, else 8, lavapipe's on x86-64 with AVX2].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=128))]
+    pub subgroup_size: Option<u32>,
 }
 
 // Which pipeline a command runs: a preset, a pass list or an external optimizer. (A plain

@@ -88,14 +88,28 @@ fn run_inner(args: &ExecArgs) -> Result<String, String> {
         None => [0, 0, 0],
     };
     let entry = args.entry.as_deref();
-    let ran = run_step(&run.steps[picked.index].module, entry, None, &options)?;
+    let step = &run.steps[picked.index].module;
+    let gpu = args
+        .check_driver
+        .then(|| crate::pipeline::gpu::isolated::Isolated::open_here(false));
+    // The driver's subgroup size, where the step has subgroups and the driver is asked.
+    let subgroup_size = match (args.subgroup_size, &gpu) {
+        (Some(n), _) => n,
+        (None, Some(Ok(gpu))) if crate::pipeline::exec::uses_subgroups(step) => {
+            crate::pipeline::exec::driver_subgroup_size(gpu)?
+        }
+        _ => options.subgroup_size,
+    };
+    let options = Options {
+        subgroup_size,
+        ..options
+    };
+    let ran = run_step(step, entry, None, &options)?;
     let against = against(args, &run, |m| run_step(m, entry, None, &options))?;
     // Some(Ok(None)): the driver agrees; Some(Ok(Some(where))): it does not; Some(Err): it
     // cannot run the step.
-    let driver = args.check_driver.then(|| {
-        crate::pipeline::gpu::isolated::Isolated::open_here(false)
-            .and_then(|gpu| crate::pipeline::exec::check_driver(&gpu, &ran, entry))
-    });
+    let driver =
+        gpu.map(|gpu| gpu.and_then(|gpu| crate::pipeline::exec::check_driver(&gpu, &ran, entry)));
     let difference = against
         .as_ref()
         .and_then(|(_, other)| first_difference(&ran.execution, &other.execution));

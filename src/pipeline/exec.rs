@@ -103,6 +103,71 @@ fn addressed(layout: &Layout, buffers: &mut [Buffer], push: &mut [u8]) -> Vec<Ve
     pointees
 }
 
+/// A compute shader that writes its subgroup size to set 0, binding 0.
+const SUBGROUP_PROBE: &str = r#"OpCapability Shader
+OpCapability GroupNonUniform
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %size
+OpExecutionMode %main LocalSize 1 1 1
+OpDecorate %size BuiltIn SubgroupSize
+OpDecorate %block Block
+OpMemberDecorate %block 0 Offset 0
+OpDecorate %out DescriptorSet 0
+OpDecorate %out Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%in_ptr = OpTypePointer Input %uint
+%size = OpVariable %in_ptr Input
+%block = OpTypeStruct %uint
+%block_ptr = OpTypePointer StorageBuffer %block
+%out = OpVariable %block_ptr StorageBuffer
+%uint_ptr = OpTypePointer StorageBuffer %uint
+%zero = OpConstant %uint 0
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%n = OpLoad %uint %size
+%p = OpAccessChain %uint_ptr %out %zero
+OpStore %p %n
+OpReturn
+OpFunctionEnd
+"#;
+
+/// The subgroup size `device` gives a compute shader, asked of the driver by running one.
+pub fn driver_subgroup_size(device: &dyn Device) -> Result<u32, String> {
+    let words = crate::ir::spirv::asm::assemble(SUBGROUP_PROBE).map_err(|e| e.to_string())?;
+    let layout = Layout::of_entry(&words, None)?;
+    let out = device
+        .run_buffers(
+            &words,
+            &layout,
+            [1, 1, 1],
+            &[vec![0; 4]],
+            Duration::from_secs(20),
+        )
+        .map_err(|e| format!("asking the driver its subgroup size: {e}"))?;
+    out.first()
+        .and_then(|b| b.get(..4))
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .filter(|&n| (1..=128).contains(&n))
+        .ok_or_else(|| "the driver gave no subgroup size".to_string())
+}
+
+/// Whether a module uses subgroup operations or built-ins (its capabilities say).
+pub fn uses_subgroups(m: &Module) -> bool {
+    m.preamble().iter().any(|i| {
+        matches!(
+            i.lits(),
+            [rspirv::dr::Operand::Capability(
+                spirv::Capability::GroupNonUniform
+                    | spirv::Capability::SubgroupBallotKHR
+                    | spirv::Capability::SubgroupVoteKHR
+                    | spirv::Capability::Groups
+            )]
+        ) && i.op() == spirv::Op::Capability
+    })
+}
+
 /// A step as run: the module the interpreter ran (the step's SPIR-V read back, as the driver
 /// gets it) and what it did.
 pub struct Ran {

@@ -447,6 +447,7 @@ impl Machine<'_> {
                 ip: 0,
                 values: FxHashMap::default(),
                 result: None,
+                loops: Vec::new(),
             }],
             globals,
             state: State::Running,

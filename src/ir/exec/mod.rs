@@ -20,6 +20,7 @@ mod images;
 mod memory;
 mod partly;
 pub mod raster;
+mod subgroup;
 
 use std::fmt;
 
@@ -96,6 +97,9 @@ pub struct Options {
     /// not in compute or vertex processing. Moving bits (bitcasts, composites, selects)
     /// flushes nothing.
     pub flush_denormals: bool,
+    /// Invocations of a subgroup in a compute dispatch (`subgroup`): the driver's. 8 is
+    /// lavapipe's on x86-64 with AVX2 (its SIMD width in 32-bit lanes).
+    pub subgroup_size: u32,
 }
 
 impl Default for Options {
@@ -104,6 +108,7 @@ impl Default for Options {
             budget: 20_000_000,
             trace_limit: 2_000_000,
             flush_denormals: true,
+            subgroup_size: 8,
         }
     }
 }
@@ -323,6 +328,10 @@ struct Frame {
     values: FxHashMap<Id, Value>,
     /// The caller's id the return value goes to.
     result: Option<Id>,
+    /// The loops of this call the invocation is in, innermost last: (header block, merge
+    /// label, back edges taken to the header). Invocations of a subgroup are active together
+    /// where they are in the same iterations (`subgroup`).
+    loops: Vec<(usize, Id, u32)>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -331,6 +340,8 @@ enum State {
     AtBarrier,
     /// At a derivative, waiting for the rest of its quad.
     AtQuad,
+    /// At a subgroup operation, waiting for the rest of its subgroup.
+    AtSubgroup,
     Done,
 }
 
@@ -426,6 +437,8 @@ enum Step {
     Barrier,
     /// A derivative: it needs the values of the rest of the quad.
     Quad,
+    /// A subgroup operation: it needs the values of the rest of the subgroup.
+    Subgroup,
     Done,
 }
 
@@ -825,6 +838,7 @@ impl<'m> Machine<'m> {
                             ip: 0,
                             values: FxHashMap::default(),
                             result: None,
+                            loops: Vec::new(),
                         });
                         invs.push(inv);
                     }
@@ -885,6 +899,21 @@ impl<'m> Machine<'m> {
                 width: 32,
             })
         };
+        let size = self.options.subgroup_size.max(1);
+        let index = inv.local[0] + lx * (inv.local[1] + ly * inv.local[2]);
+        // A `uvec4` of the lanes of a subgroup `pick` takes.
+        let mask = |pick: &dyn Fn(u32) -> bool| {
+            Const::Composite(
+                (0..4)
+                    .map(|w| {
+                        let bits = (0..32)
+                            .filter(|&b| w * 32 + b < size && pick(w * 32 + b))
+                            .fold(0u64, |acc, b| acc | 1 << b);
+                        uint(bits as u32)
+                    })
+                    .collect(),
+            )
+        };
         for (&var, &b) in &self.builtins {
             let l = inv.local;
             let g = inv.group;
@@ -897,6 +926,15 @@ impl<'m> Machine<'m> {
                     uvec3([g[0] * lx + l[0], g[1] * ly + l[1], g[2] * lz + l[2]])
                 }
                 BuiltIn::LocalInvocationIndex => uint(l[0] + lx * (l[1] + ly * l[2])),
+                BuiltIn::SubgroupSize => uint(size),
+                BuiltIn::SubgroupLocalInvocationId => uint(index % size),
+                BuiltIn::SubgroupId => uint(index / size),
+                BuiltIn::NumSubgroups => uint((lx * ly * lz).div_ceil(size)),
+                BuiltIn::SubgroupEqMask => mask(&|l| l == index % size),
+                BuiltIn::SubgroupGeMask => mask(&|l| l >= index % size),
+                BuiltIn::SubgroupGtMask => mask(&|l| l > index % size),
+                BuiltIn::SubgroupLeMask => mask(&|l| l <= index % size),
+                BuiltIn::SubgroupLtMask => mask(&|l| l < index % size),
                 _ => continue,
             };
             inv.globals.insert(var, self.memory.len());
@@ -912,6 +950,7 @@ impl<'m> Machine<'m> {
                         Step::Next => {}
                         Step::Barrier => inv.state = State::AtBarrier,
                         Step::Quad => inv.state = State::AtQuad,
+                        Step::Subgroup => inv.state = State::AtSubgroup,
                         Step::Done => inv.state = State::Done,
                     }
                     if self.out_of_budget {
@@ -921,6 +960,10 @@ impl<'m> Machine<'m> {
             }
             if invs.iter().any(|i| i.state == State::AtQuad) {
                 self.derivatives(invs);
+                continue;
+            }
+            if invs.iter().any(|i| i.state == State::AtSubgroup) {
+                self.subgroups(invs);
                 continue;
             }
             let waiting: Vec<usize> = (0..invs.len())
@@ -1083,6 +1126,11 @@ impl<'m> Machine<'m> {
                 inv.frames.last_mut().expect("checked").ip -= 1;
                 Ok(Step::Quad)
             }
+            op if subgroup::is_subgroup_op(op) && self.model == ExecutionModel::GLCompute => {
+                // Run when the rest of the subgroup is here (`subgroups`).
+                inv.frames.last_mut().expect("checked").ip -= 1;
+                Ok(Step::Subgroup)
+            }
             Op::DemoteToHelperInvocation => {
                 inv.helper = true;
                 Ok(Step::Next)
@@ -1097,9 +1145,8 @@ impl<'m> Machine<'m> {
                     .arg(0)
                     .and_then(|s| self.consts.of(s))
                     .and_then(Const::as_int_bits);
-                // Execution scope Subgroup (3) or wider waits for the workgroup: every
-                // invocation of a workgroup is one subgroup here, and lavapipe too waits for
-                // the workgroup at any control barrier.
+                // Execution scope Subgroup (3) or wider waits for the workgroup, as lavapipe
+                // does at any control barrier.
                 Ok(match scope {
                     Some((s, _)) if s <= 3 => Step::Barrier,
                     _ => Step::Next,
@@ -1271,6 +1318,7 @@ impl<'m> Machine<'m> {
                     ip: 0,
                     values,
                     result: inst.result(),
+                    loops: Vec::new(),
                 });
                 self.enter_block(inv, 0, None);
                 Ok(Step::Next)
@@ -1763,6 +1811,29 @@ impl<'m> Machine<'m> {
             let v = incoming.map_or(Value::Undef, |v| self.value(inv, v));
             if let Some(r) = inst.result() {
                 phis.push((r, v));
+            }
+        }
+        let fr = inv.frames.last_mut().expect("checked");
+        // Leaving loops through their merge, entering one through its header, or going round.
+        if let Some(k) = fr
+            .loops
+            .iter()
+            .rposition(|&(_, merge, _)| merge == block.label)
+        {
+            fr.loops.truncate(k);
+        }
+        if let Some(merge) = block
+            .merge
+            .as_ref()
+            .filter(|m| m.continue_target().is_some())
+        {
+            match fr.loops.iter().rposition(|&(header, _, _)| header == to) {
+                // Round again (a `continue` out of inner loops leaves them too).
+                Some(k) => {
+                    fr.loops.truncate(k + 1);
+                    fr.loops[k].2 += 1;
+                }
+                None => fr.loops.push((to, merge.merge_block(), 0)),
             }
         }
         let fr = inv.frames.last_mut().expect("checked");
