@@ -83,7 +83,12 @@ impl Image {
     /// The texel at `at` as four components (missing ones read 0, 0, 0, 1), as floats or
     /// integers by the format; `None` outside the image.
     pub fn read(&self, at: [i64; 4]) -> Option<[Const; 4]> {
-        let start = self.index(at)? * self.texel_bytes();
+        self.read_texel(self.index(at)?)
+    }
+
+    /// `read` of the texel numbered `t` (in `texels` order).
+    pub fn read_texel(&self, t: usize) -> Option<[Const; 4]> {
+        let start = t * self.texel_bytes();
         let bytes = self.texels.get(start..start + self.texel_bytes())?;
         let n = self.component_bytes as usize;
         let float = !matches!(self.encoding, Encoding::Sint | Encoding::Uint);
@@ -118,9 +123,14 @@ impl Image {
     /// Writes the texel at `at` from `value`'s components (as many as the format has);
     /// `false` outside the image or for a value of another shape.
     pub fn write(&mut self, at: [i64; 4], value: &Const) -> bool {
-        let Some(index) = self.index(at) else {
-            return false;
-        };
+        match self.index(at) {
+            Some(t) => self.write_texel(t, value),
+            None => false,
+        }
+    }
+
+    /// `write` of the texel numbered `t`.
+    pub fn write_texel(&mut self, index: usize, value: &Const) -> bool {
         let parts: Vec<&Const> = match value {
             Const::Composite(parts) => parts.iter().collect(),
             scalar => vec![scalar],
@@ -267,6 +277,60 @@ impl super::Machine<'_> {
         };
         self.access(inv, &place, write, func, inst_at, inst);
         self.raced.contains(&(place.root, place.path))
+    }
+
+    /// `OpImageTexelPointer`: a pointer to a texel of a storage image, for atomics: place
+    /// `[t]` of the image's pseudo-root, as race detection knows texels. Out of the image it
+    /// is an out-of-bounds finding and an undefined pointer.
+    pub(super) fn texel_pointer(
+        &mut self,
+        inv: &super::Invocation,
+        inst: &super::Inst,
+        func: super::Id,
+    ) -> Result<super::Value, super::Refusal> {
+        let image = match self.value(inv, inst.arg(0).unwrap_or(0)) {
+            super::Value::Pointer(p) => self
+                .handles
+                .get(&p.root)
+                .and_then(|h| h.get(p.path.first().copied().unwrap_or(0) as usize))
+                .copied()
+                .flatten()
+                .and_then(|h| h.image),
+            _ => None,
+        };
+        let Some(k) = image else {
+            return Ok(super::Value::Undef);
+        };
+        if self.images[k].component_bytes != 4 {
+            return Err(super::Refusal(
+                "atomics on a texel of other than 32 bits are not run yet".into(),
+            ));
+        }
+        let Some(coords) = self.components(inv, inst.arg(1).unwrap_or(0)) else {
+            return Ok(super::Value::Undef);
+        };
+        let coords: Vec<i64> = coords.iter().filter_map(signed).collect();
+        let at = self.images[k].texel_at(&coords);
+        match self.images[k].index(at) {
+            Some(t) => Ok(super::Value::Pointer(super::Pointer {
+                root: IMAGE_ROOTS + k,
+                path: vec![t as u32],
+            })),
+            None => {
+                self.find(
+                    super::FindingKind::OutOfBounds,
+                    inv.number,
+                    func,
+                    super::id_of(inst),
+                    None,
+                    format!(
+                        "texel {coords:?} of an image {:?} large",
+                        self.images[k].extent
+                    ),
+                );
+                Ok(super::Value::Undef)
+            }
+        }
     }
 
     fn handle(&self, inv: &super::Invocation, id: super::Id) -> Option<super::Handle> {

@@ -1355,6 +1355,11 @@ impl<'m> Machine<'m> {
                 self.set(inv, inst, v);
                 Ok(Step::Next)
             }
+            Op::ImageTexelPointer => {
+                let v = self.texel_pointer(inv, inst, func_id)?;
+                self.set(inv, inst, v);
+                Ok(Step::Next)
+            }
             Op::PtrEqual | Op::PtrNotEqual => {
                 let v = self.pointers_equal(inv, inst);
                 self.set(inv, inst, v);
@@ -1612,6 +1617,15 @@ impl<'m> Machine<'m> {
         let ptr = self.value(inv, inst.arg(0).unwrap_or(0));
         let address =
             addresses::as_address(&ptr).zip(self.address_pointee(inv, inst.arg(0).unwrap_or(0)));
+        // A texel of a storage image (`OpImageTexelPointer`): image and texel.
+        let texel = match &ptr {
+            Value::Pointer(p) if (images::IMAGE_ROOTS..addresses::PHYS_ROOTS).contains(&p.root) => {
+                p.path
+                    .first()
+                    .map(|&t| (p.root - images::IMAGE_ROOTS, t as usize))
+            }
+            _ => None,
+        };
         // A helper invocation's atomics are not done; their results are undefined.
         let old = match (&ptr, address, inv.helper) {
             (_, _, true) => {
@@ -1622,6 +1636,16 @@ impl<'m> Machine<'m> {
                 Value::Const(c) => Some(c),
                 _ => None,
             },
+            (_, None, _) if texel.is_some() => {
+                let (k, t) = texel.unwrap_or_default();
+                let raced = self
+                    .raced
+                    .contains(&(images::IMAGE_ROOTS + k, vec![t as u32]));
+                self.images[k]
+                    .read_texel(t)
+                    .filter(|_| !raced)
+                    .map(|[c, ..]| c)
+            }
             (Value::Pointer(p), None, _) => self.memory[p.root].at(&p.path).and_then(Mem::value),
             _ => {
                 self.set(inv, inst, Value::Undef);
@@ -1680,6 +1704,9 @@ impl<'m> Machine<'m> {
                     Op::AtomicAnd => Op::BitwiseAnd,
                     Op::AtomicOr => Op::BitwiseOr,
                     Op::AtomicXor => Op::BitwiseXor,
+                    Op::AtomicFAddEXT => Op::FAdd,
+                    Op::AtomicFMinEXT => Op::FOrdLessThan,
+                    Op::AtomicFMaxEXT => Op::FOrdGreaterThan,
                     _ => {
                         return Err(Refusal(format!(
                             "{} is not run yet",
@@ -1691,7 +1718,12 @@ impl<'m> Machine<'m> {
                 let new = match (old.as_ref(), v.as_ref()) {
                     (Some(o), Some(v)) => match rule_op {
                         // Min and max keep the old value unless the new one is past it.
-                        Op::SLessThan | Op::ULessThan | Op::SGreaterThan | Op::UGreaterThan => {
+                        Op::SLessThan
+                        | Op::ULessThan
+                        | Op::SGreaterThan
+                        | Op::UGreaterThan
+                        | Op::FOrdLessThan
+                        | Op::FOrdGreaterThan => {
                             let keep = binary(rule_op, o, v).and_then(|b| b.as_bool());
                             keep.map(|k| if k { o.clone() } else { v.clone() })
                         }
@@ -1704,9 +1736,18 @@ impl<'m> Machine<'m> {
         };
         if inst.op() != Op::AtomicLoad {
             let stored = new.map_or(Value::Undef, Value::Const);
-            match address {
-                Some((a, ty)) => self.store_address(inv, a, ty, &stored, func, at, inst),
-                None => self.store(inv, &ptr, &stored, func, at, inst),
+            match (address, texel) {
+                (Some((a, ty)), _) => self.store_address(inv, a, ty, &stored, func, at, inst),
+                (None, Some((k, t))) => match &stored {
+                    Value::Const(c) => {
+                        self.images[k].write_texel(t, c);
+                    }
+                    // What an undefined result leaves in a texel is undefined.
+                    _ => {
+                        self.raced.insert((images::IMAGE_ROOTS + k, vec![t as u32]));
+                    }
+                },
+                (None, None) => self.store(inv, &ptr, &stored, func, at, inst),
             }
         }
         if inst.result().is_some() {
