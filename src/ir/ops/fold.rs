@@ -5,6 +5,8 @@
 
 use spirv::Op;
 
+use crate::ir::number::{f16_to_f64, f64_to_f16};
+
 /// A scalar constant: integers as their bits (the op says how to read them), floats in the
 /// precision of their width.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -61,12 +63,13 @@ fn fits_signed(v: i64, width: u32) -> bool {
     width >= 64 || (min_signed(width)..=-(min_signed(width) + 1)).contains(&v)
 }
 
-/// Rounds to the precision of the width (f32 arithmetic happens in f32).
+/// Rounds to the precision of the width (f32 arithmetic happens in f32, f16 in f16), so a rule
+/// of several steps rounds after each as the type's own arithmetic would.
 fn round(value: f64, width: u32) -> f64 {
-    if width == 32 {
-        f64::from(value as f32)
-    } else {
-        value
+    match width {
+        16 => f16_to_f64(f64_to_f16(value)),
+        32 => f64::from(value as f32),
+        _ => value,
     }
 }
 
@@ -545,5 +548,28 @@ mod tests {
             "SAbs(INT_MIN)"
         );
         assert!(glsl_rule(33).is_none(), "Determinant is not folded");
+    }
+
+    fn fw(value: f64, width: u32) -> Value {
+        Value::Float { value, width }
+    }
+
+    fn core(op: Op) -> FoldFn {
+        rule(op).unwrap_or_else(|| panic!("{op:?} has a rule"))
+    }
+
+    #[test]
+    fn f16_arithmetic_rounds_to_f16() {
+        // 1 + 2^-11 is halfway between 1 and the next f16: ties to even, 1.
+        let h = |x| fw(x, 16);
+        assert_eq!(core(Op::FAdd)(&[h(1.0), h(2f64.powi(-11))]), Some(h(1.0)));
+        assert_eq!(
+            core(Op::FAdd)(&[h(1.0), h(3.0 * 2f64.powi(-11))]),
+            Some(h(1.0 + 2f64.powi(-9)))
+        );
+        assert_eq!(
+            core(Op::FMul)(&[h(65504.0), h(2.0)]),
+            Some(h(f64::INFINITY))
+        );
     }
 }
