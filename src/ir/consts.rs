@@ -16,7 +16,8 @@ use super::fxhash::FxHashMap;
 use super::inst::{Id, Inst};
 use super::module::Module;
 use super::number::{f16_to_f64, f64_to_f16, ScalarKind};
-use super::ops::{self, fold::Value, ExtSets, Val};
+use super::ops::fold::{FoldFn, Value};
+use super::ops::{self, ExtSets, Val};
 
 /// A constant.
 #[derive(Clone, Debug)]
@@ -499,19 +500,6 @@ impl Consts {
                         .collect::<Option<Vec<_>>>()?,
                 )
             }
-            Op::IsNan | Op::IsInf => {
-                let is_nan = inst.op == Op::IsNan;
-                self.map_components(arg(0)?, &|x| match x {
-                    Const::Scalar(Value::Float { value, .. }) => {
-                        Some(Const::Scalar(Value::Bool(if is_nan {
-                            value.is_nan()
-                        } else {
-                            value.is_infinite()
-                        })))
-                    }
-                    _ => None,
-                })?
-            }
             Op::Any | Op::All => {
                 let Const::Composite(v) = arg(0)? else {
                     return None;
@@ -545,28 +533,61 @@ impl Consts {
                 let how: Vec<Val> = (0..values.len())
                     .map(|n| info.typing.as_ref().map_or(Val::Any, |t| t.operand(n)))
                     .collect();
-                let elem = self.elem_scalar(ty)?;
-                match values.first()? {
-                    Const::Composite(first) => {
-                        let n = first.len();
-                        let mut out = Vec::with_capacity(n);
-                        for k in 0..n {
-                            let comps: Vec<&Const> = values
-                                .iter()
-                                .map(|v| match v {
-                                    Const::Composite(c) if c.len() == n => c.get(k),
-                                    _ => None,
-                                })
-                                .collect::<Option<_>>()?;
-                            out.push(self.apply(rule, &comps, elem, &how)?);
-                        }
-                        Const::Composite(out)
-                    }
-                    _ => self.apply(rule, &values, elem, &how)?,
-                }
+                self.each(rule, &values, ty, &how)?
             }
         };
         Some(Eval::Const(c))
+    }
+
+    /// Whether `eval` computes `inst` (or `eval_linear_algebra` does) whenever its operands are
+    /// constants: then an `Unknown` for constant operands says SPIR-V leaves the result
+    /// undefined rather than that the evaluator does not know the op. The interpreter tells the
+    /// two apart with this.
+    pub fn evaluates(&self, inst: &Inst) -> bool {
+        let linear_algebra = match ops::ext_inst_parts(inst) {
+            Some((set, n)) => self.sets.kind(set) == Some(SetKind::Glsl) && matches!(n, 66..=71),
+            None => matches!(
+                inst.op,
+                Op::Dot
+                    | Op::VectorTimesMatrix
+                    | Op::MatrixTimesVector
+                    | Op::MatrixTimesMatrix
+                    | Op::MatrixTimesScalar
+                    | Op::OuterProduct
+                    | Op::Transpose
+            ),
+        };
+        linear_algebra
+            || matches!(
+                inst.op,
+                Op::CopyObject
+                    | Op::Select
+                    | Op::CompositeConstruct
+                    | Op::CompositeExtract
+                    | Op::CompositeInsert
+                    | Op::VectorShuffle
+                    | Op::VectorTimesScalar
+                    | Op::Any
+                    | Op::All
+                    // A float out of the integer's range (the other conversions decline
+                    // only what they cannot round once).
+                    | Op::ConvertFToU
+                    | Op::ConvertFToS
+            )
+            || ops::for_inst(inst, &self.sets).is_some_and(|i| i.fold.is_some())
+    }
+
+    /// A component-wise rule on scalars, or on vectors component by component (a scalar
+    /// operand beside vectors stands for each of their components).
+    fn each(&self, rule: FoldFn, values: &[&Const], ty: Id, how: &[Val]) -> Option<Const> {
+        let elem = self.elem_scalar(ty)?;
+        let Some(n) = vector_len(values) else {
+            return self.apply(rule, values, elem, how);
+        };
+        let out = (0..n)
+            .map(|k| self.apply(rule, &component(values, n, k)?, elem, how))
+            .collect::<Option<Vec<_>>>()?;
+        Some(Const::Composite(out))
     }
 
     /// Evaluates the linear algebra ops (`OpDot`, `OpMatrixTimesVector`, `OpVectorTimesMatrix`,
@@ -781,37 +802,69 @@ impl Consts {
         to: Scalar,
         how: &[Val],
     ) -> Option<Const> {
-        let values: Vec<Value> = args
-            .iter()
-            .enumerate()
-            .map(|(n, a)| match a {
-                Const::Scalar(v) => Some(*v),
-                Const::Bits { bits, width } => read_bits(*bits, *width, how.get(n).copied()?),
-                Const::Composite(_) => None,
-            })
-            .collect::<Option<_>>()?;
-        let v = rule(&values)?;
-        Some(match (to, v) {
-            (Scalar::Bits { width }, Value::Float { value, .. }) => Const::Bits {
-                bits: encode_float(value, width)?,
-                width,
-            },
-            (Scalar::Bits { width }, Value::Int { bits, .. }) => Const::Bits {
-                bits: bits & mask(width),
-                width,
-            },
-            (Scalar::Float { width }, Value::Float { value, .. }) => Const::Scalar(Value::Float {
-                value: round_float(value, width)?,
-                width,
-            }),
-            (Scalar::Int { width, .. }, Value::Int { bits, .. }) => Const::Scalar(Value::Int {
-                bits: bits & mask(width),
-                width,
-            }),
-            (Scalar::Bool, Value::Bool(b)) => Const::Scalar(Value::Bool(b)),
-            _ => return None,
-        })
+        to_const(rule(&read_values(args, how)?)?, to)
     }
+}
+
+/// The component count of the vectors among `values`, if any is one.
+fn vector_len(values: &[&Const]) -> Option<usize> {
+    values.iter().find_map(|v| match v {
+        Const::Composite(c) => Some(c.len()),
+        _ => None,
+    })
+}
+
+/// Component `k` of each of `values`: of a vector of `n` components its `k`-th, a scalar
+/// itself.
+fn component<'c>(values: &[&'c Const], n: usize, k: usize) -> Option<Vec<&'c Const>> {
+    values
+        .iter()
+        .map(|v| match v {
+            Const::Composite(c) if c.len() == n => c.get(k),
+            Const::Composite(_) => None,
+            s => Some(*s),
+        })
+        .collect()
+}
+
+/// Scalar constants as a rule reads them: bit-vectors as `how` says for each.
+fn read_values(args: &[&Const], how: &[Val]) -> Option<Vec<Value>> {
+    args.iter()
+        .enumerate()
+        .map(|(n, a)| read_value(a, how.get(n).copied().unwrap_or(Val::Any)))
+        .collect()
+}
+
+fn read_value(c: &Const, how: Val) -> Option<Value> {
+    match c {
+        Const::Scalar(v) => Some(*v),
+        Const::Bits { bits, width } => read_bits(*bits, *width, how),
+        Const::Composite(_) => None,
+    }
+}
+
+/// A rule's scalar as a constant of scalar type `to` (floats rounded to its width).
+fn to_const(v: Value, to: Scalar) -> Option<Const> {
+    Some(match (to, v) {
+        (Scalar::Bits { width }, Value::Float { value, .. }) => Const::Bits {
+            bits: encode_float(value, width)?,
+            width,
+        },
+        (Scalar::Bits { width }, Value::Int { bits, .. }) => Const::Bits {
+            bits: bits & mask(width),
+            width,
+        },
+        (Scalar::Float { width }, Value::Float { value, .. }) => Const::Scalar(Value::Float {
+            value: round_float(value, width)?,
+            width,
+        }),
+        (Scalar::Int { width, .. }, Value::Int { bits, .. }) => Const::Scalar(Value::Int {
+            bits: bits & mask(width),
+            width,
+        }),
+        (Scalar::Bool, Value::Bool(b)) => Const::Scalar(Value::Bool(b)),
+        _ => return None,
+    })
 }
 
 /// The label a switch on constant `c` goes to.

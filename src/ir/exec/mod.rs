@@ -1245,10 +1245,8 @@ impl<'m> Machine<'m> {
                 {
                     return Ok(Value::Undef);
                 }
-                // A float out of an integer's range converts to an undefined value too.
-                let has_rule = ops::for_inst(inst, &self.sets).is_some_and(|i| i.fold.is_some())
-                    || matches!(inst.op(), Op::ConvertFToU | Op::ConvertFToS);
-                if has_rule {
+                // The evaluator computes the op but not on these operands: undefined.
+                if self.consts.evaluates(inst) {
                     self.find(
                         FindingKind::UndefinedResult,
                         inv.number,

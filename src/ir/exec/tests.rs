@@ -489,3 +489,112 @@ OpFunctionEnd
         .iter()
         .any(|f| f.kind == FindingKind::UndefinedOutput));
 }
+
+/// Types and capabilities the op tests below share: one invocation reads `%in0`, `%in1`, …
+/// (the buffer's words) and stores `%o0`, `%o1`, … (words) over them.
+const OPS_HEAD: &str = r#"; Version: 1.6
+OpCapability Shader
+OpCapability Float16
+OpCapability Float64
+OpCapability Int64
+OpCapability DotProduct
+OpCapability DotProductInput4x8BitPacked
+OpCapability ExpectAssumeKHR
+OpCapability IntegerFunctions2INTEL
+OpExtension "SPV_KHR_expect_assume"
+OpExtension "SPV_INTEL_shader_integer_functions2"
+%glsl = OpExtInstImport "GLSL.std.450"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %data
+OpExecutionMode %main LocalSize 1 1 1
+OpDecorate %buf Block
+OpMemberDecorate %buf 0 Offset 0
+OpDecorate %arr ArrayStride 4
+OpDecorate %data DescriptorSet 0
+OpDecorate %data Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%int = OpTypeInt 32 1
+%ulong = OpTypeInt 64 0
+%half = OpTypeFloat 16
+%float = OpTypeFloat 32
+%double = OpTypeFloat 64
+%bool = OpTypeBool
+%v2uint = OpTypeVector %uint 2
+%v2half = OpTypeVector %half 2
+%v2float = OpTypeVector %float 2
+%m2float = OpTypeMatrix %v2float 2
+%arr = OpTypeRuntimeArray %uint
+%buf = OpTypeStruct %arr
+%ptr_buf = OpTypePointer StorageBuffer %buf
+%ptr_u = OpTypePointer StorageBuffer %uint
+%data = OpVariable %ptr_buf StorageBuffer
+%u0 = OpConstant %uint 0
+%u1 = OpConstant %uint 1
+%u2 = OpConstant %uint 2
+%u4 = OpConstant %uint 4
+%u8 = OpConstant %uint 8
+%u30 = OpConstant %uint 30
+%f0 = OpConstant %float 0
+%f1 = OpConstant %float 1
+%f2 = OpConstant %float 2
+%f4 = OpConstant %float 4
+%true = OpConstantTrue %bool
+"#;
+
+/// Runs `types` (more types and constants) and `body` (instructions defining `%o0`…
+/// `%o{outs - 1}`, words) on one invocation whose buffer holds `input`, loaded as `%in0`…;
+/// the words it stores and its findings.
+fn run_ops(types: &str, body: &str, outs: usize, input: &[u32]) -> (Vec<u32>, Vec<Finding>) {
+    let mut text = format!("{OPS_HEAD}{types}");
+    let n = outs.max(input.len());
+    for k in 0..n {
+        text += &format!("%k{k} = OpConstant %uint {k}\n");
+    }
+    text += "%main = OpFunction %void None %fn\n%entry = OpLabel\n";
+    for k in 0..input.len() {
+        text += &format!(
+            "%pin{k} = OpAccessChain %ptr_u %data %u0 %k{k}\n%in{k} = OpLoad %uint %pin{k}\n"
+        );
+    }
+    text += body;
+    for k in 0..outs {
+        text +=
+            &format!("%pout{k} = OpAccessChain %ptr_u %data %u0 %k{k}\nOpStore %pout{k} %o{k}\n");
+    }
+    text += "OpReturn\nOpFunctionEnd\n";
+    let mut data = input.to_vec();
+    data.resize(n, 0);
+    let e = run_module(&text, &data, [1, 1, 1]);
+    (words(&e.buffers[0].bytes), e.findings)
+}
+
+#[test]
+fn bit_field_ops_run_on_vectors_with_scalar_offset_and_count() {
+    let body = r#"%v = OpCompositeConstruct %v2uint %in0 %in1
+%s = OpBitFieldSExtract %v2uint %v %u8 %u4
+%o0 = OpCompositeExtract %uint %s 0
+%o1 = OpCompositeExtract %uint %s 1
+%i = OpBitFieldInsert %v2uint %v %s %u4 %u4
+%o2 = OpCompositeExtract %uint %i 0
+%r = OpBitReverse %uint %in1
+%o3 = OpBitCount %uint %r
+%o4 = OpUCountLeadingZerosINTEL %uint %in1
+%o5 = OpBitFieldUExtract %uint %in0 %u30 %u4
+"#;
+    let (w, findings) = run_ops("", body, 6, &[0x0000_0f00, 0x0000_0700]);
+    // Bits 8..12: 0xf (sign-extended, -1) and 7; -1's low four bits put at bit 4 of 0xf00.
+    assert_eq!(&w[..5], [0xffff_ffff, 7, 0xff0, 3, 21]);
+    // A field past bit 31 is undefined: a finding, and so is the word stored from it.
+    let kinds: Vec<&FindingKind> = findings.iter().map(|f| &f.kind).collect();
+    assert_eq!(
+        kinds,
+        [&FindingKind::UndefinedResult, &FindingKind::UndefinedOutput],
+        "{findings:?}"
+    );
+    assert!(
+        findings[0].detail.contains("OpBitFieldUExtract"),
+        "{findings:?}"
+    );
+}

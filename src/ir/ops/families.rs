@@ -142,8 +142,12 @@ pub static FAMILIES: &[Family] = &[
         attrs: PURE,
         overloads: INTS,
         rule: Rule::None,
-        doc: "Bit-field insertion, extraction, reversal and population count.",
-        ops: &["BitFieldInsert", "BitFieldSExtract", "BitFieldUExtract", "BitReverse", "BitCount"],
+        doc: "Bit-field insertion, extraction, reversal, population count and (SPV_INTEL_shader_integer_functions2) \
+              leading and trailing zero counts.",
+        ops: &[
+            "BitFieldInsert", "BitFieldSExtract", "BitFieldUExtract", "BitReverse", "BitCount",
+            "UCountLeadingZerosINTEL", "UCountTrailingZerosINTEL",
+        ],
     },
     Family {
         name: "linear-algebra",

@@ -1,7 +1,8 @@
 //! Constant-folding rules of the op table: for ops that have one, the value of the op applied
-//! to constant scalar operands. A rule returns `None` where SPIR-V leaves the result undefined
-//! (division by zero, shifts by the width or more, signed overflow of division), so folding
-//! never invents a value the hardware would not compute.
+//! to constant scalar operands, component by component. A rule returns `None` where SPIR-V
+//! leaves the result undefined (division by zero, shifts by the width or more, signed
+//! overflow of division, a bit field past the width), so folding never invents a value the
+//! hardware would not compute. Float results are rounded to their width after each step.
 
 use spirv::Op;
 
@@ -73,6 +74,7 @@ fn round(value: f64, width: u32) -> f64 {
     }
 }
 
+/// A rule applied component by component: a result from the operands' components at one index.
 pub type FoldFn = fn(&[Value]) -> Option<Value>;
 
 fn int2(a: &[Value], f: impl Fn(u64, u64, u32) -> Option<u64>) -> Option<Value> {
@@ -102,6 +104,40 @@ fn float2(a: &[Value], f: impl Fn(f64, f64) -> f64) -> Option<Value> {
 fn float_cmp(a: &[Value], f: impl Fn(f64, f64) -> bool) -> Option<Value> {
     let ((x, _), (y, _)) = (a.first()?.float()?, a.get(1)?.float()?);
     Some(Value::Bool(f(x, y)))
+}
+
+fn unordered_or(a: &[Value], f: impl Fn(f64, f64) -> bool) -> Option<Value> {
+    float_cmp(a, |x, y| x.is_nan() || y.is_nan() || f(x, y))
+}
+
+/// A classification of one float, by its value and width.
+fn float_class(a: &[Value], f: impl Fn(f64, u32) -> bool) -> Option<Value> {
+    let (x, w) = a.first()?.float()?;
+    Some(Value::Bool(f(x, w)))
+}
+
+const MIN_NORMAL_F16: f64 = 1.0 / 16384.0;
+
+/// The smallest positive normal number of a float width.
+fn min_normal(width: u32) -> Option<f64> {
+    match width {
+        16 => Some(MIN_NORMAL_F16),
+        32 => Some(f64::from(f32::MIN_POSITIVE)),
+        64 => Some(f64::MIN_POSITIVE),
+        _ => None,
+    }
+}
+
+/// The mask of the bit field at `offset` of `count` bits in a `width`-bit base, with the
+/// offset and count; `None` when the field does not fit (undefined). Both are read unsigned.
+fn field_mask(offset: &Value, count: &Value, width: u32) -> Option<(u64, u32, u32)> {
+    let ((offset, ow), (count, cw)) = (offset.int()?, count.int()?);
+    let (offset, count) = (offset & mask(ow), count & mask(cw));
+    if offset.checked_add(count)? > u64::from(width) {
+        return None;
+    }
+    let (offset, count) = (offset as u32, count as u32);
+    Some((mask(count).checked_shl(offset).unwrap_or(0), offset, count))
 }
 
 fn bool2(a: &[Value], f: impl Fn(bool, bool) -> bool) -> Option<Value> {
@@ -208,6 +244,119 @@ pub fn rule(op: Op) -> Option<FoldFn> {
         Op::FOrdLessThanEqual => |a| float_cmp(a, |x, y| x <= y),
         Op::FOrdGreaterThan => |a| float_cmp(a, |x, y| x > y),
         Op::FOrdGreaterThanEqual => |a| float_cmp(a, |x, y| x >= y),
+        // Unordered: true when either is NaN, else the comparison.
+        Op::FUnordEqual => |a| unordered_or(a, |x, y| x == y),
+        Op::FUnordNotEqual => |a| unordered_or(a, |x, y| x != y),
+        Op::FUnordLessThan => |a| unordered_or(a, |x, y| x < y),
+        Op::FUnordLessThanEqual => |a| unordered_or(a, |x, y| x <= y),
+        Op::FUnordGreaterThan => |a| unordered_or(a, |x, y| x > y),
+        Op::FUnordGreaterThanEqual => |a| unordered_or(a, |x, y| x >= y),
+        Op::Ordered => |a| float_cmp(a, |x, y| !x.is_nan() && !y.is_nan()),
+        Op::Unordered => |a| float_cmp(a, |x, y| x.is_nan() || y.is_nan()),
+        Op::IsNan => |a| float_class(a, |x, _| x.is_nan()),
+        Op::IsInf => |a| float_class(a, |x, _| x.is_infinite()),
+        Op::IsFinite => |a| float_class(a, |x, _| x.is_finite()),
+        // Normal at the operand's width: an f32 denormal is a normal f64.
+        Op::IsNormal => |a| {
+            float_class(a, |x, w| {
+                x.is_finite() && min_normal(w).is_some_and(|m| x.abs() >= m)
+            })
+        },
+        Op::SignBitSet => |a| float_class(a, |x, _| x.is_sign_negative()),
+        // The remainder with the dividend's sign: exact (fmod), so representable at any
+        // width; undefined for a zero divisor.
+        Op::FRem => |a| {
+            let ((x, w), (y, _)) = (a.first()?.float()?, a.get(1)?.float()?);
+            (y != 0.0).then(|| Value::Float {
+                value: x % y,
+                width: w,
+            })
+        },
+        // The remainder with the divisor's sign, as x - y * floor(x / y) with each step
+        // rounded to the width (what GLSL's mod() is defined as); undefined for a zero
+        // divisor.
+        Op::FMod => |a| {
+            let ((x, w), (y, _)) = (a.first()?.float()?, a.get(1)?.float()?);
+            if y == 0.0 {
+                return None;
+            }
+            let q = round(x / y, w).floor();
+            Some(Value::Float {
+                value: round(x - round(y * q, w), w),
+                width: w,
+            })
+        },
+        Op::QuantizeToF16 => |a| {
+            let (x, w) = a.first()?.float()?;
+            let h = f16_to_f64(f64_to_f16(x));
+            // Below f16's normals the result is a zero of either sign, the
+            // implementation's choice.
+            if x != 0.0 && x.abs() < MIN_NORMAL_F16 {
+                return None;
+            }
+            Some(Value::Float { value: h, width: w })
+        },
+        // Count and Offset are read unsigned; a field past the width is undefined.
+        Op::BitFieldInsert => |a| {
+            let ((base, w), (insert, _)) = (a.first()?.int()?, a.get(1)?.int()?);
+            let (field, offset, _) = field_mask(a.get(2)?, a.get(3)?, w)?;
+            let moved = insert.checked_shl(offset).unwrap_or(0);
+            Some(Value::Int {
+                bits: ((base & !field) | (moved & field)) & mask(w),
+                width: w,
+            })
+        },
+        Op::BitFieldUExtract => |a| {
+            let (base, w) = a.first()?.int()?;
+            let (field, offset, _) = field_mask(a.get(1)?, a.get(2)?, w)?;
+            Some(Value::Int {
+                bits: (base & field).checked_shr(offset).unwrap_or(0),
+                width: w,
+            })
+        },
+        // The field's top bit fills the rest; a field of no bits is 0.
+        Op::BitFieldSExtract => |a| {
+            let (base, w) = a.first()?.int()?;
+            let (field, offset, count) = field_mask(a.get(1)?, a.get(2)?, w)?;
+            let bits = if count == 0 {
+                0
+            } else {
+                signed((base & field) >> offset, count) as u64
+            };
+            Some(Value::Int {
+                bits: bits & mask(w),
+                width: w,
+            })
+        },
+        Op::BitReverse => |a| {
+            let (x, w) = a.first()?.int()?;
+            Some(Value::Int {
+                bits: (x & mask(w)).reverse_bits() >> (64 - w),
+                width: w,
+            })
+        },
+        Op::BitCount => |a| {
+            let (x, w) = a.first()?.int()?;
+            Some(Value::Int {
+                bits: u64::from((x & mask(w)).count_ones()),
+                width: w,
+            })
+        },
+        // SPV_INTEL_shader_integer_functions2: the width for 0.
+        Op::UCountLeadingZerosINTEL => |a| {
+            let (x, w) = a.first()?.int()?;
+            Some(Value::Int {
+                bits: u64::from((x & mask(w)).leading_zeros() - (64 - w)),
+                width: w,
+            })
+        },
+        Op::UCountTrailingZerosINTEL => |a| {
+            let (x, w) = a.first()?.int()?;
+            Some(Value::Int {
+                bits: u64::from((x & mask(w)).trailing_zeros().min(w)),
+                width: w,
+            })
+        },
         Op::LogicalAnd => |a| bool2(a, |x, y| x && y),
         Op::LogicalOr => |a| bool2(a, |x, y| x || y),
         Op::LogicalEqual => |a| bool2(a, |x, y| x == y),
@@ -554,6 +703,19 @@ mod tests {
         Value::Float { value, width }
     }
 
+    fn iw(bits: u64, width: u32) -> Value {
+        Value::Int { bits, width }
+    }
+
+    /// The bits of a float result, so -0.0 is not 0.0 and NaN is itself.
+    fn bits(v: Option<Value>) -> Option<(u64, u32)> {
+        match v? {
+            Value::Float { value, width } => Some((value.to_bits(), width)),
+            Value::Int { bits, width } => Some((bits, width)),
+            Value::Bool(b) => Some((u64::from(b), 1)),
+        }
+    }
+
     fn core(op: Op) -> FoldFn {
         rule(op).unwrap_or_else(|| panic!("{op:?} has a rule"))
     }
@@ -571,5 +733,177 @@ mod tests {
             core(Op::FMul)(&[h(65504.0), h(2.0)]),
             Some(h(f64::INFINITY))
         );
+    }
+
+    #[test]
+    fn float_remainders_take_the_sign_of_their_operand() {
+        let f = |x| fw(x, 32);
+        let (rem, fmod) = (core(Op::FRem), core(Op::FMod));
+        assert_eq!(rem(&[f(5.5), f(2.0)]), Some(f(1.5)));
+        assert_eq!(rem(&[f(-5.5), f(2.0)]), Some(f(-1.5)), "sign of x");
+        assert_eq!(rem(&[f(5.5), f(-2.0)]), Some(f(1.5)));
+        assert_eq!(bits(rem(&[f(-4.0), f(2.0)])), bits(Some(f(-0.0))));
+        assert_eq!(fmod(&[f(-5.5), f(2.0)]), Some(f(0.5)), "sign of y");
+        assert_eq!(fmod(&[f(5.5), f(-2.0)]), Some(f(-0.5)));
+        assert_eq!(fmod(&[f(5.5), f(2.0)]), Some(f(1.5)));
+        assert_eq!(rem(&[f(1.0), f(0.0)]), None, "FRem by zero");
+        assert_eq!(fmod(&[f(1.0), f(-0.0)]), None, "FMod by zero");
+        assert!(rem(&[f(f64::INFINITY), f(2.0)]).is_some_and(|v| v.float().unwrap().0.is_nan()));
+        assert!(fmod(&[f(f64::NAN), f(2.0)]).is_some_and(|v| v.float().unwrap().0.is_nan()));
+        // Each step rounds to f32: 1e10 / 3 is 3333333248 in f32, and 3 times that,
+        // 9999999744, is 1e10 in f32: the formula gives 0 where the exact remainder is 1.
+        assert_eq!(rem(&[f(1e10), f(3.0)]), Some(f(1.0)), "FRem is exact");
+        assert_eq!(fmod(&[f(1e10), f(3.0)]), Some(f(0.0)));
+        // In f16 too: 2048 / 1.7001953125 is 1205 in f16 (1204.59 exactly), and 1.70019 *
+        // 1205 is 2048 in f16; in f64 all through the remainder would be 0.96484375.
+        let y = 1.7001953125;
+        assert_eq!(
+            core(Op::FMod)(&[fw(2048.0, 16), fw(y, 16)]),
+            Some(fw(0.0, 16))
+        );
+        assert_eq!(
+            core(Op::FMod)(&[fw(2048.0, 64), fw(y, 64)]),
+            Some(fw(2048.0 - 1204.0 * y, 64))
+        );
+    }
+
+    #[test]
+    fn float_comparisons_follow_nan_rules() {
+        let f = |x| fw(x, 32);
+        let nan = f(f64::NAN);
+        let t = Some(Value::Bool(true));
+        let no = Some(Value::Bool(false));
+        for (op, on_nan, less) in [
+            (Op::FOrdEqual, no, no),
+            (Op::FUnordEqual, t, no),
+            (Op::FOrdNotEqual, no, t),
+            (Op::FUnordNotEqual, t, t),
+            (Op::FOrdLessThan, no, t),
+            (Op::FUnordLessThan, t, t),
+            (Op::FOrdLessThanEqual, no, t),
+            (Op::FUnordLessThanEqual, t, t),
+            (Op::FOrdGreaterThan, no, no),
+            (Op::FUnordGreaterThan, t, no),
+            (Op::FOrdGreaterThanEqual, no, no),
+            (Op::FUnordGreaterThanEqual, t, no),
+            (Op::Ordered, no, t),
+            (Op::Unordered, t, no),
+        ] {
+            assert_eq!(core(op)(&[nan, f(1.0)]), on_nan, "{op:?} with NaN");
+            assert_eq!(core(op)(&[f(1.0), nan]), on_nan, "{op:?} with NaN");
+            assert_eq!(core(op)(&[f(1.0), f(2.0)]), less, "{op:?} 1 vs 2");
+        }
+        assert_eq!(core(Op::FUnordEqual)(&[f(0.0), f(-0.0)]), t, "0 = -0");
+        assert_eq!(core(Op::FUnordLessThanEqual)(&[f(2.0), f(2.0)]), t);
+        assert_eq!(core(Op::FUnordGreaterThan)(&[f(2.0), f(2.0)]), no);
+        // Classification at the operand's width: 2^-130 is an f32 denormal.
+        assert_eq!(core(Op::IsNormal)(&[f(2f64.powi(-130))]), no);
+        assert_eq!(core(Op::IsNormal)(&[fw(2f64.powi(-130), 64)]), t);
+        assert_eq!(core(Op::IsNormal)(&[fw(2f64.powi(-15), 16)]), no);
+        assert_eq!(core(Op::IsNormal)(&[f(0.0)]), no);
+        assert_eq!(core(Op::IsFinite)(&[f(f64::INFINITY)]), no);
+        assert_eq!(core(Op::IsInf)(&[f(f64::NEG_INFINITY)]), t);
+        assert_eq!(core(Op::IsNan)(&[nan]), t);
+        assert_eq!(core(Op::SignBitSet)(&[f(-0.0)]), t);
+        assert_eq!(core(Op::SignBitSet)(&[f(0.0)]), no);
+    }
+
+    #[test]
+    fn bit_field_ops_at_every_width() {
+        let (ins, sx, ux) = (
+            core(Op::BitFieldInsert),
+            core(Op::BitFieldSExtract),
+            core(Op::BitFieldUExtract),
+        );
+        let u = |x| iw(x, 32);
+        assert_eq!(ux(&[u(0xabcd_1234), u(8), u(12)]), Some(u(0xd12)));
+        assert_eq!(
+            sx(&[u(0xabcd_1234), u(8), u(12)]),
+            Some(u(0xffff_fd12)),
+            "bit 19 set"
+        );
+        assert_eq!(sx(&[u(0xabcd_1234), u(4), u(4)]), Some(u(3)), "bit 7 clear");
+        assert_eq!(
+            ux(&[u(0xffff_ffff), u(32), u(0)]),
+            Some(u(0)),
+            "an empty field at the end"
+        );
+        assert_eq!(
+            sx(&[u(0xffff_ffff), u(5), u(0)]),
+            Some(u(0)),
+            "an empty field is 0"
+        );
+        assert_eq!(ux(&[u(1), u(31), u(2)]), None, "past the width");
+        assert_eq!(
+            ux(&[u(1), u(0xffff_ffff), u(2)]),
+            None,
+            "offset read unsigned"
+        );
+        assert_eq!(
+            ins(&[u(0xffff_0000), u(0x1ab), u(4), u(8)]),
+            Some(u(0xffff_0ab0))
+        );
+        assert_eq!(
+            ins(&[u(7), u(0xff), u(3), u(0)]),
+            Some(u(7)),
+            "no bits: the base"
+        );
+        assert_eq!(ins(&[u(7), u(0xff), u(30), u(3)]), None);
+        // 8, 16 and 64 bits, with offset and count of another width.
+        assert_eq!(sx(&[iw(0x80, 8), u(4), u(4)]), Some(iw(0xf8, 8)));
+        assert_eq!(
+            ux(&[iw(0xbeef, 16), iw(8, 8), iw(8, 8)]),
+            Some(iw(0xbe, 16))
+        );
+        assert_eq!(
+            sx(&[iw(0x8000_0000_0000_0000, 64), u(32), u(32)]),
+            Some(iw(0xffff_ffff_8000_0000, 64))
+        );
+        assert_eq!(
+            ins(&[iw(0, 64), iw(u64::MAX, 64), u(0), u(64)]),
+            Some(iw(u64::MAX, 64))
+        );
+        assert_eq!(core(Op::BitReverse)(&[u(1)]), Some(u(0x8000_0000)));
+        assert_eq!(core(Op::BitReverse)(&[iw(0x01, 8)]), Some(iw(0x80, 8)));
+        assert_eq!(
+            core(Op::BitReverse)(&[iw(0x00f0, 16)]),
+            Some(iw(0x0f00, 16))
+        );
+        assert_eq!(
+            core(Op::BitReverse)(&[iw(3, 64)]),
+            Some(iw(0xc000_0000_0000_0000, 64))
+        );
+        assert_eq!(core(Op::BitCount)(&[u(0xf0f0_0001)]), Some(u(9)));
+        assert_eq!(core(Op::BitCount)(&[iw(u64::MAX, 64)]), Some(iw(64, 64)));
+        assert_eq!(core(Op::BitCount)(&[iw(0xff, 8)]), Some(iw(8, 8)));
+        let clz = core(Op::UCountLeadingZerosINTEL);
+        let ctz = core(Op::UCountTrailingZerosINTEL);
+        assert_eq!(clz(&[u(1)]), Some(u(31)));
+        assert_eq!(clz(&[u(0)]), Some(u(32)));
+        assert_eq!(clz(&[iw(0x10, 8)]), Some(iw(3, 8)));
+        assert_eq!(ctz(&[u(0)]), Some(u(32)));
+        assert_eq!(ctz(&[iw(0x100, 16)]), Some(iw(8, 16)));
+    }
+
+    #[test]
+    fn quantize_to_f16_rounds_to_nearest_even_and_declines_signless_zeros() {
+        let q = core(Op::QuantizeToF16);
+        let f = |x| fw(x, 32);
+        assert_eq!(q(&[f(1.0 + 2f64.powi(-11))]), Some(f(1.0)), "a tie to even");
+        assert_eq!(
+            q(&[f(1.0 + 2f64.powi(-11) + 2f64.powi(-20))]),
+            Some(f(1.0 + 2f64.powi(-10)))
+        );
+        assert_eq!(q(&[f(70000.0)]), Some(f(f64::INFINITY)));
+        assert_eq!(q(&[f(-70000.0)]), Some(f(f64::NEG_INFINITY)));
+        assert_eq!(q(&[f(65504.0)]), Some(f(65504.0)));
+        assert_eq!(bits(q(&[f(-0.0)])), bits(Some(f(-0.0))));
+        assert_eq!(
+            q(&[f(2f64.powi(-14))]),
+            Some(f(2f64.powi(-14))),
+            "the smallest normal"
+        );
+        assert_eq!(q(&[f(1e-6)]), None, "a zero of either sign");
+        assert!(q(&[f(f64::NAN)]).is_some_and(|v| v.float().unwrap().0.is_nan()));
     }
 }
