@@ -541,8 +541,8 @@ impl Consts {
 
     /// Whether `eval` computes `inst` (or `eval_linear_algebra` does) whenever its operands are
     /// constants: then an `Unknown` for constant operands says SPIR-V leaves the result
-    /// undefined rather than that the evaluator does not know the op. The interpreter tells the
-    /// two apart with this.
+    /// undefined (or to the implementation's choice: `Round` of x.5) rather than that the
+    /// evaluator does not know the op. The interpreter tells the two apart with this.
     pub fn evaluates(&self, inst: &Inst) -> bool {
         let linear_algebra = match ops::ext_inst_parts(inst) {
             Some((set, n)) => self.sets.kind(set) == Some(SetKind::Glsl) && matches!(n, 66..=71),

@@ -598,3 +598,56 @@ fn bit_field_ops_run_on_vectors_with_scalar_offset_and_count() {
         "{findings:?}"
     );
 }
+
+#[test]
+fn float_ops_follow_their_nan_sign_and_rounding_rules() {
+    let body = r#"%x = OpBitcast %float %in0
+%nan = OpBitcast %float %in1
+%r = OpExtInst %float %glsl Round %x
+%o0 = OpBitcast %uint %r
+%m = OpFMod %float %x %f2
+%o1 = OpBitcast %uint %m
+%q = OpFRem %float %x %f2
+%o2 = OpBitcast %uint %q
+%ne = OpFUnordNotEqual %bool %nan %nan
+%lt = OpFUnordLessThan %bool %nan %f1
+%ord = OpFOrdLessThan %bool %nan %f1
+%b0 = OpSelect %uint %ne %u1 %u0
+%b1 = OpSelect %uint %lt %u2 %u0
+%b2 = OpSelect %uint %ord %u4 %u0
+%b01 = OpBitwiseOr %uint %b0 %b1
+%o3 = OpBitwiseOr %uint %b01 %b2
+%n = OpExtInst %float %glsl NMin %nan %x
+%o4 = OpBitcast %uint %n
+%c = OpExtInst %float %glsl NClamp %nan %f1 %f2
+%o5 = OpBitcast %uint %c
+%z = OpQuantizeToF16 %float %big
+%o6 = OpBitcast %uint %z
+%half_x = OpExtInst %float %glsl Round %f2_5
+%o7 = OpBitcast %uint %half_x
+"#;
+    let types = "%big = OpConstant %float 70000\n%f2_5 = OpConstant %float 2.5\n";
+    let (w, findings) = run_ops(types, body, 8, &[(-5.25f32).to_bits(), 0x7fc0_0000]);
+    let b = |x: f32| x.to_bits();
+    // FMod takes the divisor's sign, FRem the dividend's; NaN is unordered; NMin and NClamp
+    // take the number; 70000 is past f16's range.
+    assert_eq!(
+        &w[..7],
+        [
+            b(-5.0),
+            b(0.75),
+            b(-1.25),
+            0b011,
+            b(-5.25),
+            b(1.0),
+            b(f32::INFINITY)
+        ]
+    );
+    // Round of exactly 2.5 has no one value: undefined.
+    assert!(
+        findings
+            .iter()
+            .any(|f| f.kind == FindingKind::UndefinedResult && f.detail.contains("Round of 2.5")),
+        "{findings:?}"
+    );
+}

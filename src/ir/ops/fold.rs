@@ -1,8 +1,9 @@
 //! Constant-folding rules of the op table: for ops that have one, the value of the op applied
 //! to constant scalar operands, component by component. A rule returns `None` where SPIR-V
 //! leaves the result undefined (division by zero, shifts by the width or more, signed
-//! overflow of division, a bit field past the width), so folding never invents a value the
-//! hardware would not compute. Float results are rounded to their width after each step.
+//! overflow of division, a bit field past the width) or to the implementation's choice
+//! (`Round` of x.5), so folding never invents a value the hardware would not compute. Float
+//! results are rounded to their width after each step.
 
 use spirv::Op;
 
@@ -374,6 +375,42 @@ fn float1(a: &[Value], f: impl Fn(f64) -> f64) -> Option<Value> {
     })
 }
 
+fn lowest_set(x: u64) -> i128 {
+    if x == 0 {
+        -1
+    } else {
+        i128::from(x.trailing_zeros())
+    }
+}
+
+fn highest_set(x: u64) -> i128 {
+    if x == 0 {
+        -1
+    } else {
+        i128::from(63 - x.leading_zeros())
+    }
+}
+
+/// GLSL.std.450's NMin and NMax of two floats: the other one when one is NaN (NaN when both
+/// are), else y when it is the smaller (larger) and x otherwise.
+fn nmin(x: f64, y: f64) -> f64 {
+    numbers(x, y, |x, y| if y < x { y } else { x })
+}
+
+fn nmax(x: f64, y: f64) -> f64 {
+    numbers(x, y, |x, y| if x < y { y } else { x })
+}
+
+fn numbers(x: f64, y: f64, f: impl Fn(f64, f64) -> f64) -> f64 {
+    if x.is_nan() {
+        y
+    } else if y.is_nan() {
+        x
+    } else {
+        f(x, y)
+    }
+}
+
 /// Integer operands of one width, read signed or unsigned.
 fn ints(a: &[Value], is_signed: bool) -> Option<(Vec<i128>, u32)> {
     let w = a.first()?.int()?.1;
@@ -512,6 +549,13 @@ pub fn glsl_rule(number: u32) -> Option<FoldFn> {
                 width: w,
             })
         },
+        // Round: a halfway case goes the way the implementation chooses, so x.5 has no
+        // one value and is not folded (the interpreter takes it as undefined).
+        1 => |a| {
+            let (x, _) = a.first()?.float()?;
+            (x.fract().abs() != 0.5).then_some(())?;
+            float1(a, f64::round)
+        },
         // RoundEven
         2 => |a| float1(a, f64::round_ties_even),
         3 => |a| float1(a, f64::trunc),
@@ -562,6 +606,35 @@ pub fn glsl_rule(number: u32) -> Option<FoldFn> {
                 value: v[0].max(v[1]).min(v[2]),
                 width: w,
             })
+        },
+        79 => |a| float2(a, nmin),
+        80 => |a| float2(a, nmax),
+        // NClamp: NMin(NMax(x, min), max); undefined when min > max.
+        81 => |a| {
+            let ((x, w), (lo, _), (hi, _)) =
+                (a.first()?.float()?, a.get(1)?.float()?, a.get(2)?.float()?);
+            if lo > hi {
+                return None;
+            }
+            Some(Value::Float {
+                value: nmin(nmax(x, lo), hi),
+                width: w,
+            })
+        },
+        // FindILsb, FindUMsb: -1 when no bit is set.
+        73 => |a| {
+            let (x, w) = a.first()?.int()?;
+            Some(int_result(lowest_set(x & mask(w)), w))
+        },
+        75 => |a| {
+            let (x, w) = a.first()?.int()?;
+            Some(int_result(highest_set(x & mask(w)), w))
+        },
+        // FindSMsb: of a negative value, its highest clear bit; -1 for 0 and -1.
+        74 => |a| {
+            let (x, w) = a.first()?.int()?;
+            let v = if signed(x, w) < 0 { !x } else { x };
+            Some(int_result(highest_set(v & mask(w)), w))
         },
         38 => |a| ints(a, false).map(|(v, w)| int_result(v[0].min(v[1]), w)),
         39 => |a| ints(a, true).map(|(v, w)| int_result(v[0].min(v[1]), w)),
@@ -883,6 +956,67 @@ mod tests {
         assert_eq!(clz(&[iw(0x10, 8)]), Some(iw(3, 8)));
         assert_eq!(ctz(&[u(0)]), Some(u(32)));
         assert_eq!(ctz(&[iw(0x100, 16)]), Some(iw(8, 16)));
+    }
+
+    #[test]
+    fn glsl_rounding_min_max_and_bit_finding() {
+        let f = |x| fw(x, 32);
+        let g = |n| glsl_rule(n).unwrap();
+        assert_eq!(g(1)(&[f(2.4)]), Some(f(2.0)), "Round");
+        assert_eq!(g(1)(&[f(-2.6)]), Some(f(-3.0)), "Round");
+        assert_eq!(
+            g(1)(&[f(2.5)]),
+            None,
+            "Round of x.5 is the implementation's"
+        );
+        assert_eq!(
+            g(1)(&[f(-0.5)]),
+            None,
+            "Round of x.5 is the implementation's"
+        );
+        assert_eq!(
+            bits(g(1)(&[f(-0.25)])),
+            bits(Some(f(-0.0))),
+            "Round keeps the sign"
+        );
+        assert_eq!(g(1)(&[f(f64::INFINITY)]), Some(f(f64::INFINITY)));
+        assert_eq!(g(3)(&[f(-2.7)]), Some(f(-2.0)), "Trunc");
+        assert_eq!(g(10)(&[fw(-0.25, 16)]), Some(fw(0.75, 16)), "Fract in f16");
+        let nan = f(f64::NAN);
+        assert_eq!(g(79)(&[nan, f(1.0)]), Some(f(1.0)), "NMin of NaN");
+        assert_eq!(g(79)(&[f(1.0), nan]), Some(f(1.0)), "NMin of NaN");
+        assert_eq!(g(80)(&[nan, f(-1.0)]), Some(f(-1.0)), "NMax of NaN");
+        assert!(g(80)(&[nan, nan]).is_some_and(|v| v.float().unwrap().0.is_nan()));
+        assert_eq!(g(79)(&[f(3.0), f(2.0)]), Some(f(2.0)), "NMin");
+        assert_eq!(g(80)(&[f(3.0), f(2.0)]), Some(f(3.0)), "NMax");
+        assert_eq!(g(81)(&[nan, f(0.0), f(1.0)]), Some(f(0.0)), "NClamp of NaN");
+        assert_eq!(
+            g(81)(&[f(5.0), nan, f(1.0)]),
+            Some(f(1.0)),
+            "NClamp, NaN low"
+        );
+        assert_eq!(
+            g(81)(&[f(0.5), f(1.0), f(0.0)]),
+            None,
+            "NClamp with min > max"
+        );
+        assert_eq!(g(73)(&[i(0b1000)]), Some(i(3)), "FindILsb");
+        assert_eq!(g(73)(&[i(0)]), Some(i(0xffff_ffff)), "FindILsb(0)");
+        assert_eq!(g(75)(&[i(0x8000_0000)]), Some(i(31)), "FindUMsb");
+        assert_eq!(g(75)(&[i(0)]), Some(i(0xffff_ffff)), "FindUMsb(0)");
+        assert_eq!(g(74)(&[i(0x10)]), Some(i(4)), "FindSMsb");
+        assert_eq!(
+            g(74)(&[i(0xffff_ffef)]),
+            Some(i(4)),
+            "FindSMsb(-17): bit 4 clear"
+        );
+        assert_eq!(g(74)(&[i(0x8000_0000)]), Some(i(30)), "FindSMsb(INT_MIN)");
+        assert_eq!(g(74)(&[i(0)]), Some(i(0xffff_ffff)), "FindSMsb(0)");
+        assert_eq!(
+            g(74)(&[i(0xffff_ffff)]),
+            Some(i(0xffff_ffff)),
+            "FindSMsb(-1)"
+        );
     }
 
     #[test]
