@@ -2,7 +2,8 @@
 //! module's constants, computed from instructions with constant operands, and written back as
 //! interned constants. The folding passes (`ccp`, and through it the constant parts of
 //! `dead-branch`) evaluate with this; scalar rules come from the op table (`ops::fold`) and
-//! apply component-wise to vectors.
+//! apply component-wise to vectors (or make a struct's two members, or take whole vectors, as
+//! the rule's shape says).
 //!
 //! Bit-vector scalars (`untype`) are kept as their bits; an op reads them as its typing says
 //! (`OpFAdd` as floats, `OpIAdd` as integers).
@@ -16,7 +17,7 @@ use super::fxhash::FxHashMap;
 use super::inst::{Id, Inst};
 use super::module::Module;
 use super::number::{f16_to_f64, f64_to_f16, ScalarKind};
-use super::ops::fold::{FoldFn, Value};
+use super::ops::fold::{Fold, FoldFn, PairFn, Value, WholeFn};
 use super::ops::{self, ExtSets, Val};
 
 /// A constant.
@@ -525,7 +526,7 @@ impl Consts {
             }
             _ => {
                 let info = ops::for_inst(inst, &self.sets)?;
-                let rule = info.fold?;
+                let fold = info.fold?;
                 // An extended instruction's first id is its set.
                 let skip = usize::from(inst.op == Op::ExtInst);
                 let values: Vec<&Const> =
@@ -533,7 +534,11 @@ impl Consts {
                 let how: Vec<Val> = (0..values.len())
                     .map(|n| info.typing.as_ref().map_or(Val::Any, |t| t.operand(n)))
                     .collect();
-                self.each(rule, &values, ty, &how)?
+                match fold {
+                    Fold::Each(rule) => self.each(rule, &values, ty, &how)?,
+                    Fold::Pair(rule) => self.pair(rule, &values, ty, &how)?,
+                    Fold::Whole(rule) => self.whole(rule, &values, ty, &how)?,
+                }
             }
         };
         Some(Eval::Const(c))
@@ -588,6 +593,68 @@ impl Consts {
             .map(|k| self.apply(rule, &component(values, n, k)?, elem, how))
             .collect::<Option<Vec<_>>>()?;
         Some(Const::Composite(out))
+    }
+
+    /// A component-wise rule with two results, into the two members of a struct: scalars,
+    /// or vectors of the operands' component count.
+    fn pair(&self, rule: PairFn, values: &[&Const], ty: Id, how: &[Val]) -> Option<Const> {
+        let Shape::Struct(members) = self.shapes.get(&ty)? else {
+            return None;
+        };
+        let &[t0, t1] = members.as_slice() else {
+            return None;
+        };
+        let (s0, s1) = (self.elem_scalar(t0)?, self.elem_scalar(t1)?);
+        let one = |comps: &[&Const]| -> Option<(Const, Const)> {
+            let (a, b) = rule(&read_values(comps, how)?)?;
+            Some((to_const(a, s0)?, to_const(b, s1)?))
+        };
+        let Some(n) = vector_len(values) else {
+            let (a, b) = one(values)?;
+            return Some(Const::Composite(vec![a, b]));
+        };
+        let (mut first, mut second) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        for k in 0..n {
+            let (a, b) = one(&component(values, n, k)?)?;
+            first.push(a);
+            second.push(b);
+        }
+        Some(Const::Composite(vec![
+            Const::Composite(first),
+            Const::Composite(second),
+        ]))
+    }
+
+    /// A rule over whole operands, its components made the result's scalar or vector.
+    fn whole(&self, rule: WholeFn, values: &[&Const], ty: Id, how: &[Val]) -> Option<Const> {
+        let operands: Vec<Vec<Value>> = values
+            .iter()
+            .enumerate()
+            .map(|(n, v)| {
+                let how = how.get(n).copied().unwrap_or(Val::Any);
+                match v {
+                    Const::Composite(parts) => parts.iter().map(|p| read_value(p, how)).collect(),
+                    s => Some(vec![read_value(s, how)?]),
+                }
+            })
+            .collect::<Option<_>>()?;
+        let out = rule(&operands)?;
+        match self.shapes.get(&ty)? {
+            Shape::Scalar(s) => match out.as_slice() {
+                [v] => to_const(*v, *s),
+                _ => None,
+            },
+            Shape::Vector { n, .. } => {
+                let s = self.elem_scalar(ty)?;
+                (out.len() == *n as usize).then_some(())?;
+                Some(Const::Composite(
+                    out.into_iter()
+                        .map(|v| to_const(v, s))
+                        .collect::<Option<_>>()?,
+                ))
+            }
+            _ => None,
+        }
     }
 
     /// Evaluates the linear algebra ops (`OpDot`, `OpMatrixTimesVector`, `OpVectorTimesMatrix`,

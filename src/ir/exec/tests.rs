@@ -651,3 +651,119 @@ fn float_ops_follow_their_nan_sign_and_rounding_rules() {
         "{findings:?}"
     );
 }
+
+#[test]
+fn ops_with_struct_results_make_both_members() {
+    let types = r#"%carry = OpTypeStruct %uint %uint
+%carry2 = OpTypeStruct %v2uint %v2uint
+%wide = OpTypeStruct %int %int
+%modf = OpTypeStruct %float %float
+%frexp = OpTypeStruct %float %int
+%u3 = OpConstant %uint 3
+%int2 = OpConstant %int 2
+"#;
+    let body = r#"%c = OpIAddCarry %carry %in0 %u2
+%o0 = OpCompositeExtract %uint %c 0
+%o1 = OpCompositeExtract %uint %c 1
+%v = OpCompositeConstruct %v2uint %in0 %u1
+%w = OpCompositeConstruct %v2uint %u3 %u2
+%b = OpISubBorrow %carry2 %v %w
+%o2 = OpCompositeExtract %uint %b 0 1
+%o3 = OpCompositeExtract %uint %b 1 1
+%neg = OpBitcast %int %in1
+%s = OpSMulExtended %wide %neg %int2
+%lo = OpCompositeExtract %int %s 0
+%hi = OpCompositeExtract %int %s 1
+%o4 = OpBitcast %uint %lo
+%o5 = OpBitcast %uint %hi
+%x = OpBitcast %float %in2
+%m = OpExtInst %modf %glsl ModfStruct %x
+%mf = OpCompositeExtract %float %m 0
+%mw = OpCompositeExtract %float %m 1
+%o6 = OpBitcast %uint %mf
+%o7 = OpBitcast %uint %mw
+%e = OpExtInst %frexp %glsl FrexpStruct %x
+%em = OpCompositeExtract %float %e 0
+%ee = OpCompositeExtract %int %e 1
+%o8 = OpBitcast %uint %em
+%o9 = OpBitcast %uint %ee
+"#;
+    let (w, findings) = run_ops(
+        types,
+        body,
+        10,
+        &[0xffff_ffff, 0x8000_0000, (-6.0f32).to_bits()],
+    );
+    let b = |x: f32| x.to_bits();
+    // 0xffffffff + 2 carries; 1 - 2 (second components) borrows; INT_MIN * 2 = -2^32; -6
+    // splits into -0.0 and -6, and into -0.75 * 2^3.
+    assert_eq!(
+        w,
+        [
+            1,
+            1,
+            0xffff_ffff,
+            1,
+            0,
+            0xffff_ffff,
+            b(-0.0),
+            b(-6.0),
+            b(-0.75),
+            3
+        ]
+    );
+    assert!(findings.is_empty(), "{findings:?}");
+}
+
+#[test]
+fn integer_functions_dot_products_and_packing() {
+    let body = r#"%o0 = OpExtInst %uint %glsl FindSMsb %in0
+%o1 = OpExtInst %uint %glsl FindILsb %in1
+%o2 = OpExtInst %uint %glsl FindUMsb %u0
+%d = OpSDot %int %in2 %in3 PackedVectorFormat4x8Bit
+%o3 = OpBitcast %uint %d
+%o4 = OpUDot %uint %in2 %in3 PackedVectorFormat4x8Bit
+%v = OpCompositeConstruct %v2float %f1 %fm2
+%o5 = OpExtInst %uint %glsl PackHalf2x16 %v
+%u = OpExtInst %v2float %glsl UnpackHalf2x16 %o5
+%hi = OpCompositeExtract %float %u 1
+%o6 = OpBitcast %uint %hi
+%o7 = OpExtInst %uint %glsl PackUnorm4x8 %v4
+%dv = OpCompositeConstruct %v2uint %in1 %in0
+%dd = OpExtInst %double %glsl PackDouble2x32 %dv
+%dw = OpExtInst %v2uint %glsl UnpackDouble2x32 %dd
+%o8 = OpCompositeExtract %uint %dw 1
+%o9 = OpUDotAccSat %uint %in2 %in3 %high PackedVectorFormat4x8Bit
+"#;
+    let types = r#"%high = OpConstant %uint 0xffffff00
+%fm2 = OpConstant %float -2
+%v4float = OpTypeVector %float 4
+%f0_2 = OpConstant %float 0.2
+%v4 = OpConstantComposite %v4float %f1 %f0 %f0_2 %f4
+"#;
+    // -17: its highest clear bit is 4; 0x50: its lowest set bit 4; bytes (-1, 2, 3, -128)
+    // and (-1, 1, 1, 2) dot to 1 + 2 + 3 - 256 signed, 65025 + 5 + 256 unsigned.
+    let (w, findings) = run_ops(
+        types,
+        body,
+        10,
+        &[(-17i32) as u32, 0x50, 0x8003_02ff, 0x0201_01ff],
+    );
+    assert_eq!(
+        w,
+        [
+            4,
+            4,
+            0xffff_ffff,
+            (-250i32) as u32,
+            65286,
+            0xc000_3c00,
+            (-2.0f32).to_bits(),
+            0xff33_00ff,
+            (-17i32) as u32,
+            0xffff_ffff
+        ],
+        "…, and 65286 added to 0xffffff00 saturates"
+    );
+    assert!(findings.is_empty(), "{findings:?}");
+}

@@ -150,6 +150,18 @@ pub static FAMILIES: &[Family] = &[
         ],
     },
     Family {
+        name: "int-dot",
+        typing: "i: i",
+        class: OpClass::Binary,
+        attrs: PURE,
+        overloads: &[Overload { kind: Kind::Int, widths: &[8, 16, 32, 64], vector: false }],
+        rule: Rule::None,
+        doc: "Integer dot products of two vectors, or of two 32-bit integers each packed as four 8-bit components; \
+              S, U and SU say how each operand's components are extended. The result keeps the low bits of the sum; \
+              the AccSat forms add an accumulator, saturating.",
+        ops: &["SDot", "UDot", "SUDot", "SDotAccSat", "UDotAccSat", "SUDotAccSat"],
+    },
+    Family {
         name: "linear-algebra",
         typing: "f: f",
         class: OpClass::Binary,

@@ -1,9 +1,11 @@
 //! Constant-folding rules of the op table: for ops that have one, the value of the op applied
-//! to constant scalar operands, component by component. A rule returns `None` where SPIR-V
-//! leaves the result undefined (division by zero, shifts by the width or more, signed
-//! overflow of division, a bit field past the width) or to the implementation's choice
-//! (`Round` of x.5), so folding never invents a value the hardware would not compute. Float
-//! results are rounded to their width after each step.
+//! to constant scalar operands — one result per component (`Fold::Each`), two for ops whose
+//! result is a struct of two members (`Fold::Pair`: carries, high halves, modf), or over the
+//! operands' components together (`Fold::Whole`: packing, integer dot products). A rule
+//! returns `None` where SPIR-V leaves the result undefined (division by zero, shifts by the
+//! width or more, signed overflow of division, a bit field past the width) or to the
+//! implementation's choice (`Round` of x.5), so folding never invents a value the hardware
+//! would not compute. Float results are rounded to their width after each step.
 
 use spirv::Op;
 
@@ -77,6 +79,49 @@ fn round(value: f64, width: u32) -> f64 {
 
 /// A rule applied component by component: a result from the operands' components at one index.
 pub type FoldFn = fn(&[Value]) -> Option<Value>;
+
+/// A rule with two results per component: the two members of a struct result (the low bits and
+/// the carry, the fraction and the whole part).
+pub type PairFn = fn(&[Value]) -> Option<(Value, Value)>;
+
+/// A rule over whole operands: each operand's components in order (a scalar is one), giving the
+/// result's components in order (a scalar result is one). For ops whose components do not line
+/// up: packing, unpacking, dot products.
+pub type WholeFn = fn(&[Vec<Value>]) -> Option<Vec<Value>>;
+
+/// How an op folds: the shape of its rule.
+#[derive(Clone, Copy, Debug)]
+pub enum Fold {
+    /// Component by component; a scalar operand beside vector ones stands for every
+    /// component (the offset and count of a bit-field op).
+    Each(FoldFn),
+    /// Component by component, into a struct of two members of the operands' shape.
+    Pair(PairFn),
+    Whole(WholeFn),
+}
+
+impl Fold {
+    /// Whether each result component comes from the operands' components at its index only.
+    pub fn is_component_wise(self) -> bool {
+        matches!(self, Fold::Each(_))
+    }
+}
+
+/// How a core op folds, if it does.
+pub fn fold(op: Op) -> Option<Fold> {
+    rule(op)
+        .map(Fold::Each)
+        .or_else(|| pair_rule(op).map(Fold::Pair))
+        .or_else(|| whole_rule(op).map(Fold::Whole))
+}
+
+/// How a GLSL.std.450 instruction folds, if it does.
+pub fn glsl_fold(number: u32) -> Option<Fold> {
+    glsl_rule(number)
+        .map(Fold::Each)
+        .or_else(|| glsl_pair_rule(number).map(Fold::Pair))
+        .or_else(|| glsl_whole_rule(number).map(Fold::Whole))
+}
 
 fn int2(a: &[Value], f: impl Fn(u64, u64, u32) -> Option<u64>) -> Option<Value> {
     let ((x, w), (y, w2)) = (a.first()?.int()?, a.get(1)?.int()?);
@@ -652,6 +697,331 @@ pub fn glsl_rule(number: u32) -> Option<FoldFn> {
     })
 }
 
+fn int_pair(a: &[Value], f: impl Fn(u64, u64, u32) -> (u64, u64)) -> Option<(Value, Value)> {
+    let ((x, w), (y, w2)) = (a.first()?.int()?, a.get(1)?.int()?);
+    if w != w2 {
+        return None;
+    }
+    let (lo, hi) = f(x & mask(w), y & mask(w), w);
+    let int = |bits: u64| Value::Int {
+        bits: bits & mask(w),
+        width: w,
+    };
+    Some((int(lo), int(hi)))
+}
+
+/// The rule of a core op whose result is a struct of two members (`Fold::Pair`).
+pub fn pair_rule(op: Op) -> Option<PairFn> {
+    Some(match op {
+        // The sum and its carry out of the width.
+        Op::IAddCarry => |a| {
+            int_pair(a, |x, y, w| {
+                let sum = u128::from(x) + u128::from(y);
+                (sum as u64, (sum >> w) as u64)
+            })
+        },
+        // The difference and whether it borrowed (x < y unsigned).
+        Op::ISubBorrow => |a| int_pair(a, |x, y, _| (x.wrapping_sub(y), u64::from(x < y))),
+        // The low and high halves of the full product.
+        Op::UMulExtended => |a| {
+            int_pair(a, |x, y, w| {
+                let p = u128::from(x) * u128::from(y);
+                (p as u64, (p >> w) as u64)
+            })
+        },
+        Op::SMulExtended => |a| {
+            int_pair(a, |x, y, w| {
+                let p = i128::from(signed(x, w)) * i128::from(signed(y, w));
+                (p as u64, (p >> w) as u64)
+            })
+        },
+        _ => return None,
+    })
+}
+
+/// The rule of a GLSL.std.450 instruction whose result is a struct of two members.
+pub fn glsl_pair_rule(number: u32) -> Option<PairFn> {
+    Some(match number {
+        // ModfStruct: the fraction and the whole part, both with the sign of x (so -0.0 for
+        // the fraction of a negative whole number). The set does not say what the parts of
+        // an infinity or a NaN are: not folded.
+        36 => |a| {
+            let (x, w) = a.first()?.float()?;
+            x.is_finite().then_some(())?;
+            let whole = x.trunc();
+            let float = |value| Value::Float { value, width: w };
+            Some((float((x - whole).copysign(x)), float(whole)))
+        },
+        // FrexpStruct: x = m * 2^e with 0.5 <= |m| < 1, and (x, 0) for a zero; undefined for
+        // an infinity or a NaN. The exponent member is a 32-bit integer.
+        52 => |a| {
+            let (x, w) = a.first()?.float()?;
+            x.is_finite().then_some(())?;
+            let (m, e) = frexp(x);
+            Some((
+                Value::Float { value: m, width: w },
+                Value::Int {
+                    bits: i64::from(e) as u64 & mask(32),
+                    width: 32,
+                },
+            ))
+        },
+        _ => return None,
+    })
+}
+
+/// `x` as `m * 2^e` with `0.5 <= |m| < 1` (exact: only the exponent changes); `(x, 0)` for a
+/// zero.
+fn frexp(x: f64) -> (f64, i32) {
+    if x == 0.0 {
+        return (x, 0);
+    }
+    // An f64 subnormal is made normal first.
+    let (x, bias) = if x.abs() < f64::MIN_POSITIVE {
+        (x * 2f64.powi(64), -64)
+    } else {
+        (x, 0)
+    };
+    let bits = x.to_bits();
+    let e = ((bits >> 52) & 0x7ff) as i32 - 1022;
+    let m = f64::from_bits((bits & !(0x7ff << 52)) | (1022 << 52));
+    (m, e + bias)
+}
+
+/// The components of a 4x8 packed integer (`PackedVectorFormat4x8Bit`): the lowest byte is
+/// the first; each an 8-bit integer.
+fn unpack_4x8(v: &[Value]) -> Option<Vec<Value>> {
+    match v {
+        [Value::Int { bits, width: 32 }] => Some(
+            (0..4)
+                .map(|k| Value::Int {
+                    bits: (bits >> (8 * k)) & 0xff,
+                    width: 8,
+                })
+                .collect(),
+        ),
+        _ => Some(v.to_vec()),
+    }
+}
+
+/// An integer component, sign- or zero-extended.
+fn extend(v: &Value, is_signed: bool) -> Option<i128> {
+    let (bits, w) = v.int()?;
+    Some(if is_signed {
+        i128::from(signed(bits, w))
+    } else {
+        i128::from(bits & mask(w))
+    })
+}
+
+/// An integer dot product: the components extended (signed or not, per operand) and
+/// multiplied, the products summed. Exact, so the result type's width takes the low bits,
+/// as SPIR-V defines the result. Two 32-bit scalars are vectors packed 4x8 (the only packed
+/// format; a scalar operand is only valid with it).
+fn int_dot(a: &[Vec<Value>], signed1: bool, signed2: bool) -> Option<Vec<Value>> {
+    let (x, y) = (unpack_4x8(a.first()?)?, unpack_4x8(a.get(1)?)?);
+    if x.len() != y.len() || x.is_empty() {
+        return None;
+    }
+    // Wrapping keeps the low bits right even where 64-bit products overflow i128.
+    let mut sum = 0i128;
+    for (p, q) in x.iter().zip(&y) {
+        sum = sum.wrapping_add(extend(p, signed1)?.wrapping_mul(extend(q, signed2)?));
+    }
+    Some(vec![Value::Int {
+        bits: sum as u64,
+        width: 64,
+    }])
+}
+
+/// An integer dot product added to an accumulator (of the result type), saturating to its
+/// range (signed or not as `signed_result`). SPIR-V leaves the result undefined when a
+/// product or a sum before the accumulation overflows the result type; the sums may be
+/// taken in any order, so any that could (positive or negative products alone past the
+/// range) is not folded.
+fn int_dot_acc_sat(
+    a: &[Vec<Value>],
+    signed1: bool,
+    signed2: bool,
+    signed_result: bool,
+) -> Option<Vec<Value>> {
+    let (x, y) = (unpack_4x8(a.first()?)?, unpack_4x8(a.get(1)?)?);
+    let [Value::Int { bits: acc, width }] = a.get(2)?.as_slice() else {
+        return None;
+    };
+    let (acc, width) = (*acc, *width);
+    if x.len() != y.len() || x.is_empty() || width > 64 {
+        return None;
+    }
+    let (min, max) = if signed_result {
+        (
+            i128::from(min_signed(width)),
+            -i128::from(min_signed(width)) - 1,
+        )
+    } else {
+        (0, i128::from(mask(width)))
+    };
+    let (mut positive, mut negative) = (0i128, 0i128);
+    for (p, q) in x.iter().zip(&y) {
+        let product = extend(p, signed1)?.checked_mul(extend(q, signed2)?)?;
+        if !(min..=max).contains(&product) {
+            return None;
+        }
+        if product > 0 {
+            positive = positive.checked_add(product)?;
+        } else {
+            negative = negative.checked_add(product)?;
+        }
+    }
+    if positive > max || negative < min {
+        return None;
+    }
+    let acc = if signed_result {
+        i128::from(signed(acc, width))
+    } else {
+        i128::from(acc & mask(width))
+    };
+    let sum = (positive + negative + acc).clamp(min, max);
+    Some(vec![Value::Int {
+        bits: (sum as u64) & mask(width),
+        width,
+    }])
+}
+
+/// The rule of a core op over whole operands (`Fold::Whole`).
+pub fn whole_rule(op: Op) -> Option<WholeFn> {
+    Some(match op {
+        Op::SDot => |a| int_dot(a, true, true),
+        Op::UDot => |a| int_dot(a, false, false),
+        Op::SUDot => |a| int_dot(a, true, false),
+        Op::SDotAccSat => |a| int_dot_acc_sat(a, true, true, true),
+        Op::UDotAccSat => |a| int_dot_acc_sat(a, false, false, false),
+        Op::SUDotAccSat => |a| int_dot_acc_sat(a, true, false, true),
+        _ => return None,
+    })
+}
+
+/// 32-bit floats, `n` of them.
+fn f32s(v: &[Value], n: usize) -> Option<Vec<f64>> {
+    (v.len() == n).then_some(())?;
+    v.iter()
+        .map(|x| x.float().filter(|(_, w)| *w == 32).map(|(x, _)| x))
+        .collect()
+}
+
+/// One 32-bit integer's `n` fields of `bits` bits, lowest first.
+fn fields(v: &[Value], n: u32, bits: u32) -> Option<Vec<u64>> {
+    let [Value::Int { bits: x, width: 32 }] = v else {
+        return None;
+    };
+    Some((0..n).map(|k| (x >> (k * bits)) & mask(bits)).collect())
+}
+
+/// Packs `n` normalized floats into one 32-bit integer, the first in the lowest bits: each
+/// clamped to [lo, 1], scaled by `scale` (rounded to f32, as the shader's multiply is) and
+/// rounded to an integer. GLSL leaves which way a halfway case rounds to the
+/// implementation, so one is not folded; neither is a NaN, which clamping leaves undefined.
+fn pack_norm(v: &[Value], n: usize, lo: f64, scale: f64) -> Option<Vec<Value>> {
+    let bits = 32 / n as u32;
+    let mut word = 0u64;
+    for (k, x) in f32s(v, n)?.into_iter().enumerate() {
+        if x.is_nan() {
+            return None;
+        }
+        let scaled = f64::from((x.clamp(lo, 1.0) * scale) as f32);
+        if scaled.fract().abs() == 0.5 {
+            return None;
+        }
+        word |= ((scaled.round() as i64 as u64) & mask(bits)) << (k as u32 * bits);
+    }
+    Some(vec![Value::Int {
+        bits: word,
+        width: 32,
+    }])
+}
+
+/// Unpacks `n` normalized fields of a 32-bit integer into 32-bit floats: each divided by
+/// `scale` (rounded to f32) and, when signed, clamped to [-1, 1].
+fn unpack_norm(v: &[Value], n: u32, is_signed: bool, scale: f64) -> Option<Vec<Value>> {
+    let bits = 32 / n;
+    Some(
+        fields(v, n, bits)?
+            .into_iter()
+            .map(|f| {
+                let x = if is_signed {
+                    signed(f, bits) as f64
+                } else {
+                    f as f64
+                };
+                Value::Float {
+                    value: round(x / scale, 32).max(-1.0),
+                    width: 32,
+                }
+            })
+            .collect(),
+    )
+}
+
+/// The rule of a GLSL.std.450 instruction over whole operands: packing and unpacking.
+pub fn glsl_whole_rule(number: u32) -> Option<WholeFn> {
+    Some(match number {
+        54 => |a| pack_norm(a.first()?, 4, -1.0, 127.0),
+        55 => |a| pack_norm(a.first()?, 4, 0.0, 255.0),
+        56 => |a| pack_norm(a.first()?, 2, -1.0, 32767.0),
+        57 => |a| pack_norm(a.first()?, 2, 0.0, 65535.0),
+        // PackHalf2x16: each rounded to the nearest f16, ties to even.
+        58 => |a| {
+            let v = f32s(a.first()?, 2)?;
+            Some(vec![Value::Int {
+                bits: u64::from(f64_to_f16(v[0])) | (u64::from(f64_to_f16(v[1])) << 16),
+                width: 32,
+            }])
+        },
+        // PackDouble2x32: the first integer is the low half.
+        59 => |a| {
+            let h = fields_of_pair(a.first()?)?;
+            Some(vec![Value::Float {
+                value: f64::from_bits(h.0 | (h.1 << 32)),
+                width: 64,
+            }])
+        },
+        60 => |a| unpack_norm(a.first()?, 2, true, 32767.0),
+        61 => |a| unpack_norm(a.first()?, 2, false, 65535.0),
+        62 => |a| {
+            Some(
+                fields(a.first()?, 2, 16)?
+                    .into_iter()
+                    .map(|h| Value::Float {
+                        value: f16_to_f64(h as u16),
+                        width: 32,
+                    })
+                    .collect(),
+            )
+        },
+        63 => |a| unpack_norm(a.first()?, 4, true, 127.0),
+        64 => |a| unpack_norm(a.first()?, 4, false, 255.0),
+        65 => |a| {
+            let [Value::Float { value, width: 64 }] = a.first()?.as_slice() else {
+                return None;
+            };
+            let bits = value.to_bits();
+            let int = |bits: u64| Value::Int { bits, width: 32 };
+            Some(vec![int(bits & mask(32)), int(bits >> 32)])
+        },
+        _ => return None,
+    })
+}
+
+/// Two 32-bit integers.
+fn fields_of_pair(v: &[Value]) -> Option<(u64, u64)> {
+    match v {
+        [Value::Int { bits: a, width: 32 }, Value::Int { bits: b, width: 32 }] => {
+            Some((a & mask(32), b & mask(32)))
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1039,5 +1409,196 @@ mod tests {
         );
         assert_eq!(q(&[f(1e-6)]), None, "a zero of either sign");
         assert!(q(&[f(f64::NAN)]).is_some_and(|v| v.float().unwrap().0.is_nan()));
+    }
+
+    #[test]
+    fn extended_arithmetic_gives_both_halves() {
+        let p = |op| pair_rule(op).unwrap();
+        let u = |x| iw(x, 32);
+        assert_eq!(
+            p(Op::IAddCarry)(&[u(0xffff_ffff), u(2)]),
+            Some((u(1), u(1)))
+        );
+        assert_eq!(p(Op::IAddCarry)(&[u(1), u(2)]), Some((u(3), u(0))));
+        assert_eq!(
+            p(Op::IAddCarry)(&[iw(0xff, 8), iw(0xff, 8)]),
+            Some((iw(0xfe, 8), iw(1, 8)))
+        );
+        assert_eq!(
+            p(Op::IAddCarry)(&[iw(u64::MAX, 64), iw(1, 64)]),
+            Some((iw(0, 64), iw(1, 64)))
+        );
+        assert_eq!(
+            p(Op::ISubBorrow)(&[u(1), u(2)]),
+            Some((u(0xffff_ffff), u(1)))
+        );
+        assert_eq!(p(Op::ISubBorrow)(&[u(2), u(2)]), Some((u(0), u(0))));
+        assert_eq!(
+            p(Op::UMulExtended)(&[u(0xffff_ffff), u(0xffff_ffff)]),
+            Some((u(1), u(0xffff_fffe)))
+        );
+        assert_eq!(
+            p(Op::SMulExtended)(&[u(0xffff_ffff), u(0xffff_ffff)]),
+            Some((u(1), u(0))),
+            "-1 * -1"
+        );
+        assert_eq!(
+            p(Op::SMulExtended)(&[u(0x8000_0000), u(2)]),
+            Some((u(0), u(0xffff_ffff))),
+            "INT_MIN * 2 = -2^32"
+        );
+        assert_eq!(
+            p(Op::UMulExtended)(&[iw(u64::MAX, 64), iw(u64::MAX, 64)]),
+            Some((iw(1, 64), iw(u64::MAX - 1, 64)))
+        );
+        assert_eq!(
+            p(Op::SMulExtended)(&[iw(0xf0, 8), iw(0x10, 8)]),
+            Some((iw(0, 8), iw(0xff, 8))),
+            "-16 * 16 = -256"
+        );
+    }
+
+    #[test]
+    fn modf_and_frexp_split_floats() {
+        let g = |n| glsl_pair_rule(n).unwrap();
+        let f = |x| fw(x, 32);
+        let split = |r: Option<(Value, Value)>| r.map(|(a, b)| (bits(Some(a)), bits(Some(b))));
+        assert_eq!(split(g(36)(&[f(-2.75)])), split(Some((f(-0.75), f(-2.0)))));
+        assert_eq!(
+            split(g(36)(&[f(-3.0)])),
+            split(Some((f(-0.0), f(-3.0)))),
+            "the fraction keeps the sign"
+        );
+        assert_eq!(g(36)(&[f(f64::INFINITY)]), None);
+        assert_eq!(g(52)(&[f(8.0)]), Some((f(0.5), i(4))));
+        assert_eq!(g(52)(&[f(-0.75)]), Some((f(-0.75), i(0))));
+        assert_eq!(g(52)(&[f(0.1)]), Some((f(0.8), i((-3i32) as u32 as u64))));
+        assert_eq!(split(g(52)(&[f(-0.0)])), split(Some((f(-0.0), i(0)))));
+        assert_eq!(
+            g(52)(&[f(2f64.powi(-140))]),
+            Some((f(0.5), i((-139i32) as u32 as u64))),
+            "an f32 denormal"
+        );
+        assert_eq!(
+            g(52)(&[fw(f64::from_bits(1), 64)]),
+            Some((fw(0.5, 64), i((-1073i32) as u32 as u64))),
+            "the smallest f64"
+        );
+        assert_eq!(g(52)(&[f(f64::NAN)]), None);
+    }
+
+    #[test]
+    fn integer_dot_products_extend_each_operand_as_the_op_says() {
+        let w = |op| whole_rule(op).unwrap();
+        let v8 = |xs: &[u64]| xs.iter().map(|&x| iw(x, 8)).collect::<Vec<_>>();
+        let (a, b) = (v8(&[0xff, 2, 3, 0x80]), v8(&[0xff, 1, 1, 2]));
+        // Signed: -1*-1 + 2 + 3 - 256; unsigned: 255*255 + 2 + 3 + 256; mixed: -1*255 + 5 - 256.
+        let low = |v: i64| Some(vec![iw(v as u64, 64)]);
+        assert_eq!(w(Op::SDot)(&[a.clone(), b.clone()]), low(-250));
+        assert_eq!(w(Op::UDot)(&[a.clone(), b.clone()]), low(65286));
+        assert_eq!(w(Op::SUDot)(&[a, b]), low(-506));
+        // The same packed in 32-bit integers, the first component lowest.
+        let (pa, pb) = (vec![i(0x8003_02ff)], vec![i(0x0201_01ff)]);
+        assert_eq!(w(Op::SDot)(&[pa.clone(), pb.clone()]), low(-250));
+        assert_eq!(w(Op::UDot)(&[pa, pb]), low(65286));
+        let big = vec![iw(u64::MAX, 64); 2];
+        assert_eq!(
+            w(Op::UDot)(&[big.clone(), big]),
+            low(2),
+            "the low bits of 2 (2^64 - 1)^2"
+        );
+        // Accumulating, saturating to the accumulator's (the result's) type.
+        let acc = |x: u64, width| vec![iw(x, width)];
+        let (a, b) = (v8(&[0xff, 2, 3, 0x80]), v8(&[0xff, 1, 1, 2]));
+        assert_eq!(
+            w(Op::SDotAccSat)(&[a.clone(), b.clone(), acc(100, 32)]),
+            Some(vec![iw((-150i32) as u32 as u64, 32)])
+        );
+        assert_eq!(
+            w(Op::SDotAccSat)(&[a.clone(), b.clone(), acc(0x8000_0000, 32)]),
+            Some(vec![iw(0x8000_0000, 32)]),
+            "INT_MIN - 250 saturates"
+        );
+        assert_eq!(
+            w(Op::UDotAccSat)(&[a.clone(), b.clone(), acc(0xffff_ff00, 32)]),
+            Some(vec![iw(0xffff_ffff, 32)]),
+            "saturates at the top"
+        );
+        assert_eq!(
+            w(Op::SUDotAccSat)(&[a.clone(), b.clone(), acc(6, 16)]),
+            Some(vec![iw(u64::from((-500i16) as u16), 16)])
+        );
+        // 255 * 255 is past an 8-bit result: undefined; so are sums that may overflow in
+        // some order.
+        assert_eq!(w(Op::UDotAccSat)(&[a, b, acc(0, 8)]), None);
+        let (p, q) = (v8(&[100, 100, 0x9c, 0]), v8(&[1, 1, 1, 0]));
+        assert_eq!(
+            w(Op::SDotAccSat)(&[p, q, acc(0, 8)]),
+            None,
+            "100 + 100 - 100: 200 overflows first"
+        );
+        assert_eq!(
+            w(Op::SDotAccSat)(&[v8(&[100, 0x9c]), v8(&[1, 1]), acc(127, 8)]),
+            Some(vec![iw(127, 8)]),
+            "100 - 100 + 127"
+        );
+    }
+
+    #[test]
+    fn packing_and_unpacking() {
+        let g = |n| glsl_whole_rule(n).unwrap();
+        let f = |x| fw(x, 32);
+        let word = |x| Some(vec![i(x)]);
+        assert_eq!(
+            g(58)(&[vec![f(1.0), f(-2.0)]]),
+            word(0xc000_3c00),
+            "PackHalf2x16"
+        );
+        assert_eq!(
+            g(58)(&[vec![f(1.0 + 2f64.powi(-11)), f(1e6)]]),
+            word(0x7c00_3c00),
+            "ties to even; too large is infinity"
+        );
+        assert_eq!(g(62)(&[vec![i(0xc000_3c00)]]), Some(vec![f(1.0), f(-2.0)]));
+        assert_eq!(
+            g(54)(&[vec![f(1.0), f(-1.0), f(0.25), f(-2.0)]]),
+            word(0x8120_817f),
+            "PackSnorm4x8: 127, -127, 32 (31.75), -127 (clamped)"
+        );
+        assert_eq!(
+            g(54)(&[vec![f(0.5), f(0.0), f(0.0), f(0.0)]]),
+            None,
+            "0.5 * 127 is a tie"
+        );
+        assert_eq!(
+            g(55)(&[vec![f(1.0), f(0.0), f(0.2), f(7.0)]]),
+            word(0xff33_00ff)
+        );
+        assert_eq!(g(57)(&[vec![f(1.0), f(0.5)]]), None, "0.5 * 65535 is a tie");
+        assert_eq!(g(57)(&[vec![f(1.0), f(0.25)]]), word(0x4000_ffff));
+        assert_eq!(g(56)(&[vec![f(-1.0), f(f64::NAN)]]), None);
+        assert_eq!(g(56)(&[vec![f(-1.0), f(0.0)]]), word(0x0000_8001));
+        assert_eq!(
+            g(63)(&[vec![i(0x8081_7f00)]]),
+            Some(vec![f(0.0), f(1.0), f(-1.0), f(-1.0)]),
+            "UnpackSnorm4x8: -128 clamps to -1"
+        );
+        assert_eq!(
+            g(64)(&[vec![i(0x0000_ff33)]]),
+            Some(vec![f(f64::from(0.2f32)), f(1.0), f(0.0), f(0.0)])
+        );
+        assert_eq!(g(61)(&[vec![i(0xffff_0000)]]), Some(vec![f(0.0), f(1.0)]));
+        assert_eq!(
+            g(60)(&[vec![i(0x8000_4000)]]),
+            Some(vec![f(f64::from(16384.0f32 / 32767.0)), f(-1.0)])
+        );
+        let d = fw(-2.5, 64);
+        let halves = g(65)(&[vec![d]]).unwrap();
+        assert_eq!(
+            halves,
+            vec![i(0), i(0xc004_0000)],
+            "UnpackDouble2x32: low half first"
+        );
+        assert_eq!(g(59)(&[halves]), Some(vec![d]), "PackDouble2x32");
     }
 }
