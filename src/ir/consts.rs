@@ -3,7 +3,8 @@
 //! interned constants. The folding passes (`ccp`, and through it the constant parts of
 //! `dead-branch`) evaluate with this; scalar rules come from the op table (`ops::fold`) and
 //! apply component-wise to vectors (or make a struct's two members, or take whole vectors, as
-//! the rule's shape says).
+//! the rule's shape says); composite ops, bitcasts and dynamic indices, which move bits, are
+//! evaluated here.
 //!
 //! Bit-vector scalars (`untype`) are kept as their bits; an op reads them as its typing says
 //! (`OpFAdd` as floats, `OpIAdd` as integers).
@@ -413,7 +414,8 @@ impl Consts {
                 .collect()
         };
         let c = match inst.op {
-            Op::CopyObject => return Some(Eval::Operand(0)),
+            // (ExpectKHR's second operand is only a hint.)
+            Op::CopyObject | Op::ExpectKHR => return Some(Eval::Operand(0)),
             Op::Select => {
                 let cond = arg(0)?;
                 if let Some(b) = cond.as_bool() {
@@ -518,12 +520,32 @@ impl Consts {
             | Op::ConvertUToF
             | Op::UConvert
             | Op::SConvert
-            | Op::FConvert
-            | Op::Bitcast => {
+            | Op::FConvert => {
                 let to = self.elem_scalar(ty)?;
                 let op = inst.op;
                 self.map_components(arg(0)?, &|x| convert(op, x, to))?
             }
+            Op::Bitcast => self.bitcast(arg(0)?, ty)?,
+            // An index past the vector's end leaves the result undefined.
+            Op::VectorExtractDynamic => {
+                let Const::Composite(v) = arg(0)? else {
+                    return None;
+                };
+                let (k, _) = arg(1)?.as_int_bits()?;
+                v.get(usize::try_from(k).ok()?)?.clone()
+            }
+            Op::VectorInsertDynamic => {
+                let Const::Composite(v) = arg(0)? else {
+                    return None;
+                };
+                let (k, _) = arg(2)?.as_int_bits()?;
+                let mut v = v.clone();
+                *v.get_mut(usize::try_from(k).ok()?)? = arg(1)?.clone();
+                Const::Composite(v)
+            }
+            // The same parts under a type of the same structure: a constant, not the operand
+            // (whose type is another).
+            Op::CopyLogical => arg(0)?.clone(),
             _ => {
                 let info = ops::for_inst(inst, &self.sets)?;
                 let fold = info.fold?;
@@ -566,6 +588,7 @@ impl Consts {
             || matches!(
                 inst.op,
                 Op::CopyObject
+                    | Op::ExpectKHR
                     | Op::Select
                     | Op::CompositeConstruct
                     | Op::CompositeExtract
@@ -578,6 +601,10 @@ impl Consts {
                     // only what they cannot round once).
                     | Op::ConvertFToU
                     | Op::ConvertFToS
+                    | Op::Bitcast
+                    | Op::VectorExtractDynamic
+                    | Op::VectorInsertDynamic
+                    | Op::CopyLogical
             )
             || ops::for_inst(inst, &self.sets).is_some_and(|i| i.fold.is_some())
     }
@@ -654,6 +681,62 @@ impl Consts {
                 ))
             }
             _ => None,
+        }
+    }
+
+    /// A bitcast: the operand's bits, its first component lowest, cut into the result's
+    /// components (SPIR-V: of the type with more components, the lower-numbered ones hold
+    /// the lower bits of a component of the other).
+    fn bitcast(&self, x: &Const, ty: Id) -> Option<Const> {
+        let parts: Vec<&Const> = match x {
+            Const::Composite(p) => p.iter().collect(),
+            s => vec![s],
+        };
+        let mut bytes = Vec::new();
+        for p in parts {
+            let (bits, width) = match p {
+                Const::Scalar(Value::Int { bits, width }) | Const::Bits { bits, width } => {
+                    (*bits, *width)
+                }
+                Const::Scalar(Value::Float { value, width }) => {
+                    (encode_float(*value, *width)?, *width)
+                }
+                _ => return None,
+            };
+            let size = usize::try_from(width / 8)
+                .ok()
+                .filter(|s| (1..=8).contains(s))?;
+            bytes.extend_from_slice(&bits.to_le_bytes()[..size]);
+        }
+        let to = self.elem_scalar(ty)?;
+        let width = match to {
+            Scalar::Int { width, .. } | Scalar::Float { width } | Scalar::Bits { width } => width,
+            Scalar::Bool => return None,
+        };
+        let size = usize::try_from(width / 8)
+            .ok()
+            .filter(|s| (1..=8).contains(s))?;
+        let count = match self.shapes.get(&ty)? {
+            Shape::Vector { n, .. } => Some(*n as usize),
+            _ => None,
+        };
+        (bytes.len() == size * count.unwrap_or(1)).then_some(())?;
+        let mut comps = bytes.chunks(size).map(|c| {
+            let mut word = [0u8; 8];
+            word[..size].copy_from_slice(c);
+            let bits = u64::from_le_bytes(word);
+            match to {
+                Scalar::Float { width } => Const::Scalar(Value::Float {
+                    value: decode_float(bits, width),
+                    width,
+                }),
+                Scalar::Bits { width } => Const::Bits { bits, width },
+                _ => Const::Scalar(Value::Int { bits, width }),
+            }
+        });
+        match count {
+            Some(_) => Some(Const::Composite(comps.collect())),
+            None => comps.next(),
         }
     }
 
@@ -1018,27 +1101,6 @@ fn convert(op: Op, x: &Const, to: Scalar) -> Option<Const> {
         }
         (Op::FConvert, Const::Scalar(Value::Float { value, .. }), Scalar::Float { width }) => {
             float(*value, width)
-        }
-        // Same-width reinterpretation of a scalar.
-        (Op::Bitcast, _, _) => {
-            let (bits, w) = match x {
-                Const::Scalar(Value::Int { bits, width }) | Const::Bits { bits, width } => {
-                    (*bits, *width)
-                }
-                Const::Scalar(Value::Float { value, width }) => {
-                    (encode_float(*value, *width)?, *width)
-                }
-                _ => return None,
-            };
-            match to {
-                Scalar::Int { width, .. } if width == w => Some(int(bits, width)),
-                Scalar::Float { width } if width == w => Some(Const::Scalar(Value::Float {
-                    value: decode_float(bits, width),
-                    width,
-                })),
-                Scalar::Bits { width } if width == w => Some(Const::Bits { bits, width }),
-                _ => None,
-            }
         }
         _ => None,
     }

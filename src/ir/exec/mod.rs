@@ -947,7 +947,10 @@ impl<'m> Machine<'m> {
         inv.frames.last_mut().expect("checked").ip += 1;
         match inst.op() {
             // Phis were evaluated on entering the block.
-            Op::Phi | Op::Nop | Op::Line | Op::NoLine | Op::MemoryBarrier => Ok(Step::Next),
+            // An assumption tells the compiler something; running, there is nothing to do.
+            Op::Phi | Op::Nop | Op::Line | Op::NoLine | Op::MemoryBarrier | Op::AssumeTrueKHR => {
+                Ok(Step::Next)
+            }
             Op::ExtInst
                 if inst
                     .ext_inst()

@@ -571,6 +571,40 @@ fn run_ops(types: &str, body: &str, outs: usize, input: &[u32]) -> (Vec<u32>, Ve
 }
 
 #[test]
+fn bitcasts_between_component_counts_keep_the_first_component_lowest() {
+    let body = r#"%v = OpCompositeConstruct %v2uint %in0 %in1
+%d = OpBitcast %double %v
+%d3 = OpFAdd %double %d %d1
+%w = OpBitcast %v2uint %d3
+%o0 = OpCompositeExtract %uint %w 1
+%o1 = OpCompositeExtract %uint %w 0
+%l = OpBitcast %ulong %v
+%hi = OpShiftRightLogical %ulong %l %ul32
+%o2 = OpUConvert %uint %hi
+%h = OpBitcast %v2half %in2
+%h1 = OpCompositeExtract %half %h 1
+%f = OpFConvert %float %h1
+%o3 = OpBitcast %uint %f
+%back = OpBitcast %uint %h
+%o4 = OpIAdd %uint %back %u1
+"#;
+    let types = "%d1 = OpConstant %double 1\n%ul32 = OpConstant %ulong 32\n";
+    // (0, 0x40000000) is the double 2.0; plus 1 is 3.0, 0x4008000000000000.
+    let (w, findings) = run_ops(types, body, 5, &[0, 0x4000_0000, 0xc000_3c00]);
+    assert_eq!(
+        w,
+        [
+            0x4008_0000,
+            0,
+            0x4000_0000,
+            (-2.0f32).to_bits(),
+            0xc000_3c01
+        ]
+    );
+    assert!(findings.is_empty(), "{findings:?}");
+}
+
+#[test]
 fn bit_field_ops_run_on_vectors_with_scalar_offset_and_count() {
     let body = r#"%v = OpCompositeConstruct %v2uint %in0 %in1
 %s = OpBitFieldSExtract %v2uint %v %u8 %u4
@@ -766,4 +800,34 @@ fn integer_functions_dot_products_and_packing() {
         "…, and 65286 added to 0xffffff00 saturates"
     );
     assert!(findings.is_empty(), "{findings:?}");
+}
+
+#[test]
+fn dynamic_indices_logical_copies_and_assumptions() {
+    let types = r#"%pa = OpTypeStruct %uint %float
+%pb = OpTypeStruct %uint %float
+%u99 = OpConstant %uint 99
+"#;
+    let body = r#"%v = OpCompositeConstruct %v2uint %in0 %in1
+%o0 = OpVectorExtractDynamic %uint %v %in2
+%ins = OpVectorInsertDynamic %v2uint %v %u99 %u0
+%o1 = OpCompositeExtract %uint %ins 0
+%o2 = OpCompositeExtract %uint %ins 1
+%a = OpCompositeConstruct %pa %in0 %f2
+%c = OpCopyLogical %pb %a
+%o3 = OpCompositeExtract %uint %c 0
+OpAssumeTrueKHR %true
+%o4 = OpVectorExtractDynamic %uint %v %in3
+%o5 = OpExpectKHR %uint %in1 %u1
+"#;
+    let (w, findings) = run_ops(types, body, 6, &[7, 8, 1, 2]);
+    assert_eq!(&w[..4], [8, 99, 8, 7]);
+    assert_eq!(w[5], 8, "ExpectKHR is its value");
+    // Index 2 of a two-component vector: undefined.
+    assert_eq!(findings.len(), 2, "{findings:?}");
+    assert_eq!(findings[0].kind, FindingKind::UndefinedResult);
+    assert!(
+        findings[0].detail.contains("OpVectorExtractDynamic"),
+        "{findings:?}"
+    );
 }

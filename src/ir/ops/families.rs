@@ -312,8 +312,9 @@ pub static FAMILIES: &[Family] = &[
         attrs: PURE,
         overloads: &[],
         rule: Rule::SameType,
-        doc: "Copies a value of any type; the operand has the result type.",
-        ops: &["CopyObject"],
+        doc: "Copies a value of any type; the operand has the result type. ExpectKHR also names the value the \
+              first most likely is (a hint, of the same type).",
+        ops: &["CopyObject", "ExpectKHR"],
     },
     Family {
         name: "pointer",
