@@ -572,7 +572,9 @@ impl Consts {
     /// evaluator does not know the op. The interpreter tells the two apart with this.
     pub fn evaluates(&self, inst: &Inst) -> bool {
         let linear_algebra = match ops::ext_inst_parts(inst) {
-            Some((set, n)) => self.sets.kind(set) == Some(SetKind::Glsl) && matches!(n, 66..=71),
+            Some((set, n)) => {
+                self.sets.kind(set) == Some(SetKind::Glsl) && matches!(n, 33 | 34 | 66..=71)
+            }
             None => matches!(
                 inst.op,
                 Op::Dot
@@ -742,9 +744,9 @@ impl Consts {
 
     /// Evaluates the linear algebra ops (`OpDot`, `OpMatrixTimesVector`, `OpVectorTimesMatrix`,
     /// `OpMatrixTimesMatrix`, `OpMatrixTimesScalar`, `OpOuterProduct`, `OpTranspose`, and
-    /// GLSL.std.450's `Length`, `Distance`, `Cross`, `Normalize`, `FaceForward`, `Reflect`) as
-    /// the op table's rules composed (`OpFMul`, `OpFAdd`, `OpFSub`, `OpFDiv`, `Sqrt`), products
-    /// summed in component order. `eval`
+    /// GLSL.std.450's `Length`, `Distance`, `Cross`, `Normalize`, `FaceForward`, `Reflect`,
+    /// `Determinant`, `MatrixInverse`) as the op table's rules composed (`OpFMul`, `OpFAdd`,
+    /// `OpFSub`, `OpFDiv`, `Sqrt`), products summed in component order. `eval`
     /// leaves them alone: a driver may fuse or reorder those sums, so folding them would fix
     /// one rounding of several allowed; the interpreter, which must give some value, uses this.
     pub fn eval_linear_algebra(&self, inst: &Inst, args: &[Option<&Const>]) -> Eval {
@@ -834,8 +836,8 @@ impl Consts {
             }
             Op::Transpose => matrix(transpose(&columns(arg(0)?)?)?),
             Op::ExtInst if self.sets.kind(inst.args.first().copied()?) == Some(SetKind::Glsl) => {
-                // GLSL.std.450's geometric functions, on scalars or vectors (operand k is
-                // argument k + 1: the first is the set).
+                // GLSL.std.450's geometric and matrix functions, on scalars or vectors (operand
+                // k is argument k + 1: the first is the set).
                 let list = |k: usize| -> Option<Vec<Const>> {
                     let c = arg(k + 1)?;
                     Some(parts(c).unwrap_or_else(|| vec![c.clone()]))
@@ -856,6 +858,41 @@ impl Consts {
                 let length = |v: &[Const]| sqrt(&dot(v, v)?);
                 let (_, number) = ops::ext_inst_parts(inst)?;
                 match number {
+                    33 => self.determinant(&transpose(&columns(arg(1)?)?)?, float)?,
+                    // MatrixInverse: the adjugate over the determinant (entry (r, c) is the
+                    // cofactor of (c, r) divided by it); undefined for a singular matrix.
+                    34 => {
+                        let rows = transpose(&columns(arg(1)?)?)?;
+                        let n = rows.len();
+                        rows.iter().all(|r| r.len() == n).then_some(())?;
+                        let det = self.determinant(&rows, float)?;
+                        let zero = match &det {
+                            Const::Scalar(Value::Float { value, .. }) => *value == 0.0,
+                            Const::Bits { bits, width } => decode_float(*bits, *width) == 0.0,
+                            _ => return None,
+                        };
+                        if zero {
+                            return None;
+                        }
+                        let neg = rule(Op::FNegate)?;
+                        let cofactor = |r: usize, c: usize| -> Option<Const> {
+                            let minor = self.determinant(&minor(&rows, r, c), float)?;
+                            if (r + c) % 2 == 1 {
+                                self.apply(neg, &[&minor], float, &how)
+                            } else {
+                                Some(minor)
+                            }
+                        };
+                        matrix(
+                            (0..n)
+                                .map(|c| {
+                                    (0..n)
+                                        .map(|r| div(&cofactor(c, r)?, &det))
+                                        .collect::<Option<Vec<_>>>()
+                                })
+                                .collect::<Option<_>>()?,
+                        )
+                    }
                     // Length, Distance
                     66 => length(&list(0)?)?,
                     67 => {
@@ -923,6 +960,34 @@ impl Consts {
         })
     }
 
+    /// The determinant of a square matrix given as rows, by cofactors along the first row,
+    /// as the op table's FMul, FAdd and FSub composed.
+    fn determinant(&self, rows: &[Vec<Const>], float: Scalar) -> Option<Const> {
+        let how = [Val::Float, Val::Float];
+        let op =
+            |op: Op, a: &Const, b: &Const| self.apply(ops::fold::rule(op)?, &[a, b], float, &how);
+        match rows.len() {
+            // (A 2x2 inverse's cofactors.)
+            1 => rows[0].first().cloned(),
+            2 => op(
+                Op::FSub,
+                &op(Op::FMul, rows[0].first()?, rows[1].get(1)?)?,
+                &op(Op::FMul, rows[0].get(1)?, rows[1].first()?)?,
+            ),
+            _ => {
+                let mut sum: Option<Const> = None;
+                for (c, x) in rows.first()?.iter().enumerate() {
+                    let term = op(Op::FMul, x, &self.determinant(&minor(rows, 0, c), float)?)?;
+                    sum = Some(match sum {
+                        None => term,
+                        Some(s) => op(if c % 2 == 1 { Op::FSub } else { Op::FAdd }, &s, &term)?,
+                    });
+                }
+                sum
+            }
+        }
+    }
+
     /// The scalar type of a scalar or vector type.
     fn elem_scalar(&self, ty: Id) -> Option<Scalar> {
         match self.shapes.get(&ty)? {
@@ -954,6 +1019,21 @@ impl Consts {
     ) -> Option<Const> {
         to_const(rule(&read_values(args, how)?)?, to)
     }
+}
+
+/// A matrix given as rows without row `row` and column `col`.
+fn minor(rows: &[Vec<Const>], row: usize, col: usize) -> Vec<Vec<Const>> {
+    rows.iter()
+        .enumerate()
+        .filter(|(r, _)| *r != row)
+        .map(|(_, r)| {
+            r.iter()
+                .enumerate()
+                .filter(|(c, _)| *c != col)
+                .map(|(_, x)| x.clone())
+                .collect()
+        })
+        .collect()
 }
 
 /// The component count of the vectors among `values`, if any is one.

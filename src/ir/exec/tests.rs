@@ -831,3 +831,80 @@ OpAssumeTrueKHR %true
         "{findings:?}"
     );
 }
+
+#[test]
+fn matrix_inverse_is_the_folder_rules_composed() {
+    // Columns (1, 2) and (3, 4): rows (1 3; 2 4), determinant -2, inverse (-2 1.5; 1 -0.5).
+    let types = r#"%f3 = OpConstant %float 3
+%c0 = OpConstantComposite %v2float %f1 %f2
+%c1 = OpConstantComposite %v2float %f3 %f4
+%m = OpConstantComposite %m2float %c0 %c1
+%z = OpConstantComposite %v2float %f0 %f0
+%singular = OpConstantComposite %m2float %c0 %z
+"#;
+    let body = r#"%i = OpExtInst %m2float %glsl MatrixInverse %m
+%i00 = OpCompositeExtract %float %i 0 0
+%i01 = OpCompositeExtract %float %i 0 1
+%i10 = OpCompositeExtract %float %i 1 0
+%i11 = OpCompositeExtract %float %i 1 1
+%o0 = OpBitcast %uint %i00
+%o1 = OpBitcast %uint %i01
+%o2 = OpBitcast %uint %i10
+%o3 = OpBitcast %uint %i11
+%det = OpExtInst %float %glsl Determinant %m
+%o4 = OpBitcast %uint %det
+%s = OpExtInst %m2float %glsl MatrixInverse %singular
+%s00 = OpCompositeExtract %float %s 0 0
+%o5 = OpBitcast %uint %s00
+"#;
+    // 3x3: rows (2 0 0; 0 1 2; 0 1 3), inverse (0.5 0 0; 0 3 -2; 0 -1 1). 4x4: rows
+    // (1 0 0 1; 0 2 0 0; 0 0 4 0; 0 0 0 8), whose inverse has -1/8 at row 0, column 3.
+    let types = format!(
+        "{types}{}",
+        r#"%v3float = OpTypeVector %float 3
+%m3float = OpTypeMatrix %v3float 3
+%v4float = OpTypeVector %float 4
+%m4float = OpTypeMatrix %v4float 4
+%f8 = OpConstant %float 8
+%a0 = OpConstantComposite %v3float %f2 %f0 %f0
+%a1 = OpConstantComposite %v3float %f0 %f1 %f1
+%a2 = OpConstantComposite %v3float %f0 %f2 %f3
+%m3 = OpConstantComposite %m3float %a0 %a1 %a2
+%b0 = OpConstantComposite %v4float %f1 %f0 %f0 %f0
+%b1 = OpConstantComposite %v4float %f0 %f2 %f0 %f0
+%b2 = OpConstantComposite %v4float %f0 %f0 %f4 %f0
+%b3 = OpConstantComposite %v4float %f1 %f0 %f0 %f8
+%m4 = OpConstantComposite %m4float %b0 %b1 %b2 %b3
+"#
+    );
+    let body = format!(
+        "{body}{}",
+        r#"%i3 = OpExtInst %m3float %glsl MatrixInverse %m3
+%i3_11 = OpCompositeExtract %float %i3 1 1
+%i3_21 = OpCompositeExtract %float %i3 2 1
+%i3_12 = OpCompositeExtract %float %i3 1 2
+%o6 = OpBitcast %uint %i3_11
+%o7 = OpBitcast %uint %i3_21
+%o8 = OpBitcast %uint %i3_12
+%i4 = OpExtInst %m4float %glsl MatrixInverse %m4
+%i4_30 = OpCompositeExtract %float %i4 3 0
+%i4_33 = OpCompositeExtract %float %i4 3 3
+%o9 = OpBitcast %uint %i4_30
+%o10 = OpBitcast %uint %i4_33
+"#
+    );
+    let (w, findings) = run_ops(&types, &body, 11, &[]);
+    let b = |x: f32| x.to_bits();
+    assert_eq!(&w[..5], [b(-2.0), b(1.0), b(1.5), b(-0.5), b(-2.0)]);
+    assert_eq!(
+        &w[6..],
+        [b(3.0), b(-2.0), b(-1.0), b(-0.125), b(0.125)],
+        "3x3 and 4x4"
+    );
+    assert_eq!(
+        findings[0].kind,
+        FindingKind::UndefinedResult,
+        "{findings:?}"
+    );
+    assert!(findings[0].detail.contains("MatrixInverse"), "{findings:?}");
+}
