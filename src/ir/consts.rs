@@ -2,7 +2,9 @@
 //! module's constants, computed from instructions with constant operands, and written back as
 //! interned constants. The folding passes (`ccp`, and through it the constant parts of
 //! `dead-branch`) evaluate with this; scalar rules come from the op table (`ops::fold`) and
-//! apply component-wise to vectors.
+//! apply component-wise to vectors (or make a struct's two members, or take whole vectors, as
+//! the rule's shape says); composite ops, bitcasts and dynamic indices, which move bits, are
+//! evaluated here.
 //!
 //! Bit-vector scalars (`untype`) are kept as their bits; an op reads them as its typing says
 //! (`OpFAdd` as floats, `OpIAdd` as integers).
@@ -16,7 +18,8 @@ use super::fxhash::FxHashMap;
 use super::inst::{Id, Inst};
 use super::module::Module;
 use super::number::{f16_to_f64, f64_to_f16, ScalarKind};
-use super::ops::{self, fold::Value, ExtSets, Val};
+use super::ops::fold::{Fold, FoldFn, PairFn, Value, WholeFn};
+use super::ops::{self, ExtSets, Val};
 
 /// A constant.
 #[derive(Clone, Debug)]
@@ -411,7 +414,8 @@ impl Consts {
                 .collect()
         };
         let c = match inst.op {
-            Op::CopyObject => return Some(Eval::Operand(0)),
+            // (ExpectKHR's second operand is only a hint.)
+            Op::CopyObject | Op::ExpectKHR => return Some(Eval::Operand(0)),
             Op::Select => {
                 let cond = arg(0)?;
                 if let Some(b) = cond.as_bool() {
@@ -499,19 +503,6 @@ impl Consts {
                         .collect::<Option<Vec<_>>>()?,
                 )
             }
-            Op::IsNan | Op::IsInf => {
-                let is_nan = inst.op == Op::IsNan;
-                self.map_components(arg(0)?, &|x| match x {
-                    Const::Scalar(Value::Float { value, .. }) => {
-                        Some(Const::Scalar(Value::Bool(if is_nan {
-                            value.is_nan()
-                        } else {
-                            value.is_infinite()
-                        })))
-                    }
-                    _ => None,
-                })?
-            }
             Op::Any | Op::All => {
                 let Const::Composite(v) = arg(0)? else {
                     return None;
@@ -529,15 +520,35 @@ impl Consts {
             | Op::ConvertUToF
             | Op::UConvert
             | Op::SConvert
-            | Op::FConvert
-            | Op::Bitcast => {
+            | Op::FConvert => {
                 let to = self.elem_scalar(ty)?;
                 let op = inst.op;
                 self.map_components(arg(0)?, &|x| convert(op, x, to))?
             }
+            Op::Bitcast => self.bitcast(arg(0)?, ty)?,
+            // An index past the vector's end leaves the result undefined.
+            Op::VectorExtractDynamic => {
+                let Const::Composite(v) = arg(0)? else {
+                    return None;
+                };
+                let (k, _) = arg(1)?.as_int_bits()?;
+                v.get(usize::try_from(k).ok()?)?.clone()
+            }
+            Op::VectorInsertDynamic => {
+                let Const::Composite(v) = arg(0)? else {
+                    return None;
+                };
+                let (k, _) = arg(2)?.as_int_bits()?;
+                let mut v = v.clone();
+                *v.get_mut(usize::try_from(k).ok()?)? = arg(1)?.clone();
+                Const::Composite(v)
+            }
+            // The same parts under a type of the same structure: a constant, not the operand
+            // (whose type is another).
+            Op::CopyLogical => arg(0)?.clone(),
             _ => {
                 let info = ops::for_inst(inst, &self.sets)?;
-                let rule = info.fold?;
+                let fold = info.fold?;
                 // An extended instruction's first id is its set.
                 let skip = usize::from(inst.op == Op::ExtInst);
                 let values: Vec<&Const> =
@@ -545,35 +556,197 @@ impl Consts {
                 let how: Vec<Val> = (0..values.len())
                     .map(|n| info.typing.as_ref().map_or(Val::Any, |t| t.operand(n)))
                     .collect();
-                let elem = self.elem_scalar(ty)?;
-                match values.first()? {
-                    Const::Composite(first) => {
-                        let n = first.len();
-                        let mut out = Vec::with_capacity(n);
-                        for k in 0..n {
-                            let comps: Vec<&Const> = values
-                                .iter()
-                                .map(|v| match v {
-                                    Const::Composite(c) if c.len() == n => c.get(k),
-                                    _ => None,
-                                })
-                                .collect::<Option<_>>()?;
-                            out.push(self.apply(rule, &comps, elem, &how)?);
-                        }
-                        Const::Composite(out)
-                    }
-                    _ => self.apply(rule, &values, elem, &how)?,
+                match fold {
+                    Fold::Each(rule) => self.each(rule, &values, ty, &how)?,
+                    Fold::Pair(rule) => self.pair(rule, &values, ty, &how)?,
+                    Fold::Whole(rule) => self.whole(rule, &values, ty, &how)?,
                 }
             }
         };
         Some(Eval::Const(c))
     }
 
+    /// Whether `eval` computes `inst` (or `eval_linear_algebra` does) whenever its operands are
+    /// constants: then an `Unknown` for constant operands says SPIR-V leaves the result
+    /// undefined (or to the implementation's choice: `Round` of x.5) rather than that the
+    /// evaluator does not know the op. The interpreter tells the two apart with this.
+    pub fn evaluates(&self, inst: &Inst) -> bool {
+        let linear_algebra = match ops::ext_inst_parts(inst) {
+            Some((set, n)) => {
+                self.sets.kind(set) == Some(SetKind::Glsl) && matches!(n, 33 | 34 | 66..=71)
+            }
+            None => matches!(
+                inst.op,
+                Op::Dot
+                    | Op::VectorTimesMatrix
+                    | Op::MatrixTimesVector
+                    | Op::MatrixTimesMatrix
+                    | Op::MatrixTimesScalar
+                    | Op::OuterProduct
+                    | Op::Transpose
+            ),
+        };
+        linear_algebra
+            || matches!(
+                inst.op,
+                Op::CopyObject
+                    | Op::ExpectKHR
+                    | Op::Select
+                    | Op::CompositeConstruct
+                    | Op::CompositeExtract
+                    | Op::CompositeInsert
+                    | Op::VectorShuffle
+                    | Op::VectorTimesScalar
+                    | Op::Any
+                    | Op::All
+                    // A float out of the integer's range (the other conversions decline
+                    // only what they cannot round once).
+                    | Op::ConvertFToU
+                    | Op::ConvertFToS
+                    | Op::Bitcast
+                    | Op::VectorExtractDynamic
+                    | Op::VectorInsertDynamic
+                    | Op::CopyLogical
+            )
+            || ops::for_inst(inst, &self.sets).is_some_and(|i| i.fold.is_some())
+    }
+
+    /// A component-wise rule on scalars, or on vectors component by component (a scalar
+    /// operand beside vectors stands for each of their components).
+    fn each(&self, rule: FoldFn, values: &[&Const], ty: Id, how: &[Val]) -> Option<Const> {
+        let elem = self.elem_scalar(ty)?;
+        let Some(n) = vector_len(values) else {
+            return self.apply(rule, values, elem, how);
+        };
+        let out = (0..n)
+            .map(|k| self.apply(rule, &component(values, n, k)?, elem, how))
+            .collect::<Option<Vec<_>>>()?;
+        Some(Const::Composite(out))
+    }
+
+    /// A component-wise rule with two results, into the two members of a struct: scalars,
+    /// or vectors of the operands' component count.
+    fn pair(&self, rule: PairFn, values: &[&Const], ty: Id, how: &[Val]) -> Option<Const> {
+        let Shape::Struct(members) = self.shapes.get(&ty)? else {
+            return None;
+        };
+        let &[t0, t1] = members.as_slice() else {
+            return None;
+        };
+        let (s0, s1) = (self.elem_scalar(t0)?, self.elem_scalar(t1)?);
+        let one = |comps: &[&Const]| -> Option<(Const, Const)> {
+            let (a, b) = rule(&read_values(comps, how)?)?;
+            Some((to_const(a, s0)?, to_const(b, s1)?))
+        };
+        let Some(n) = vector_len(values) else {
+            let (a, b) = one(values)?;
+            return Some(Const::Composite(vec![a, b]));
+        };
+        let (mut first, mut second) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        for k in 0..n {
+            let (a, b) = one(&component(values, n, k)?)?;
+            first.push(a);
+            second.push(b);
+        }
+        Some(Const::Composite(vec![
+            Const::Composite(first),
+            Const::Composite(second),
+        ]))
+    }
+
+    /// A rule over whole operands, its components made the result's scalar or vector.
+    fn whole(&self, rule: WholeFn, values: &[&Const], ty: Id, how: &[Val]) -> Option<Const> {
+        let operands: Vec<Vec<Value>> = values
+            .iter()
+            .enumerate()
+            .map(|(n, v)| {
+                let how = how.get(n).copied().unwrap_or(Val::Any);
+                match v {
+                    Const::Composite(parts) => parts.iter().map(|p| read_value(p, how)).collect(),
+                    s => Some(vec![read_value(s, how)?]),
+                }
+            })
+            .collect::<Option<_>>()?;
+        let out = rule(&operands)?;
+        match self.shapes.get(&ty)? {
+            Shape::Scalar(s) => match out.as_slice() {
+                [v] => to_const(*v, *s),
+                _ => None,
+            },
+            Shape::Vector { n, .. } => {
+                let s = self.elem_scalar(ty)?;
+                (out.len() == *n as usize).then_some(())?;
+                Some(Const::Composite(
+                    out.into_iter()
+                        .map(|v| to_const(v, s))
+                        .collect::<Option<_>>()?,
+                ))
+            }
+            _ => None,
+        }
+    }
+
+    /// A bitcast: the operand's bits, its first component lowest, cut into the result's
+    /// components (SPIR-V: of the type with more components, the lower-numbered ones hold
+    /// the lower bits of a component of the other).
+    fn bitcast(&self, x: &Const, ty: Id) -> Option<Const> {
+        let parts: Vec<&Const> = match x {
+            Const::Composite(p) => p.iter().collect(),
+            s => vec![s],
+        };
+        let mut bytes = Vec::new();
+        for p in parts {
+            let (bits, width) = match p {
+                Const::Scalar(Value::Int { bits, width }) | Const::Bits { bits, width } => {
+                    (*bits, *width)
+                }
+                Const::Scalar(Value::Float { value, width }) => {
+                    (encode_float(*value, *width)?, *width)
+                }
+                _ => return None,
+            };
+            let size = usize::try_from(width / 8)
+                .ok()
+                .filter(|s| (1..=8).contains(s))?;
+            bytes.extend_from_slice(&bits.to_le_bytes()[..size]);
+        }
+        let to = self.elem_scalar(ty)?;
+        let width = match to {
+            Scalar::Int { width, .. } | Scalar::Float { width } | Scalar::Bits { width } => width,
+            Scalar::Bool => return None,
+        };
+        let size = usize::try_from(width / 8)
+            .ok()
+            .filter(|s| (1..=8).contains(s))?;
+        let count = match self.shapes.get(&ty)? {
+            Shape::Vector { n, .. } => Some(*n as usize),
+            _ => None,
+        };
+        (bytes.len() == size * count.unwrap_or(1)).then_some(())?;
+        let mut comps = bytes.chunks(size).map(|c| {
+            let mut word = [0u8; 8];
+            word[..size].copy_from_slice(c);
+            let bits = u64::from_le_bytes(word);
+            match to {
+                Scalar::Float { width } => Const::Scalar(Value::Float {
+                    value: decode_float(bits, width),
+                    width,
+                }),
+                Scalar::Bits { width } => Const::Bits { bits, width },
+                _ => Const::Scalar(Value::Int { bits, width }),
+            }
+        });
+        match count {
+            Some(_) => Some(Const::Composite(comps.collect())),
+            None => comps.next(),
+        }
+    }
+
     /// Evaluates the linear algebra ops (`OpDot`, `OpMatrixTimesVector`, `OpVectorTimesMatrix`,
     /// `OpMatrixTimesMatrix`, `OpMatrixTimesScalar`, `OpOuterProduct`, `OpTranspose`, and
-    /// GLSL.std.450's `Length`, `Distance`, `Cross`, `Normalize`, `FaceForward`, `Reflect`) as
-    /// the op table's rules composed (`OpFMul`, `OpFAdd`, `OpFSub`, `OpFDiv`, `Sqrt`), products
-    /// summed in component order. `eval`
+    /// GLSL.std.450's `Length`, `Distance`, `Cross`, `Normalize`, `FaceForward`, `Reflect`,
+    /// `Determinant`, `MatrixInverse`) as the op table's rules composed (`OpFMul`, `OpFAdd`,
+    /// `OpFSub`, `OpFDiv`, `Sqrt`), products summed in component order. `eval`
     /// leaves them alone: a driver may fuse or reorder those sums, so folding them would fix
     /// one rounding of several allowed; the interpreter, which must give some value, uses this.
     pub fn eval_linear_algebra(&self, inst: &Inst, args: &[Option<&Const>]) -> Eval {
@@ -663,8 +836,8 @@ impl Consts {
             }
             Op::Transpose => matrix(transpose(&columns(arg(0)?)?)?),
             Op::ExtInst if self.sets.kind(inst.args.first().copied()?) == Some(SetKind::Glsl) => {
-                // GLSL.std.450's geometric functions, on scalars or vectors (operand k is
-                // argument k + 1: the first is the set).
+                // GLSL.std.450's geometric and matrix functions, on scalars or vectors (operand
+                // k is argument k + 1: the first is the set).
                 let list = |k: usize| -> Option<Vec<Const>> {
                     let c = arg(k + 1)?;
                     Some(parts(c).unwrap_or_else(|| vec![c.clone()]))
@@ -685,6 +858,41 @@ impl Consts {
                 let length = |v: &[Const]| sqrt(&dot(v, v)?);
                 let (_, number) = ops::ext_inst_parts(inst)?;
                 match number {
+                    33 => self.determinant(&transpose(&columns(arg(1)?)?)?, float)?,
+                    // MatrixInverse: the adjugate over the determinant (entry (r, c) is the
+                    // cofactor of (c, r) divided by it); undefined for a singular matrix.
+                    34 => {
+                        let rows = transpose(&columns(arg(1)?)?)?;
+                        let n = rows.len();
+                        rows.iter().all(|r| r.len() == n).then_some(())?;
+                        let det = self.determinant(&rows, float)?;
+                        let zero = match &det {
+                            Const::Scalar(Value::Float { value, .. }) => *value == 0.0,
+                            Const::Bits { bits, width } => decode_float(*bits, *width) == 0.0,
+                            _ => return None,
+                        };
+                        if zero {
+                            return None;
+                        }
+                        let neg = rule(Op::FNegate)?;
+                        let cofactor = |r: usize, c: usize| -> Option<Const> {
+                            let minor = self.determinant(&minor(&rows, r, c), float)?;
+                            if (r + c) % 2 == 1 {
+                                self.apply(neg, &[&minor], float, &how)
+                            } else {
+                                Some(minor)
+                            }
+                        };
+                        matrix(
+                            (0..n)
+                                .map(|c| {
+                                    (0..n)
+                                        .map(|r| div(&cofactor(c, r)?, &det))
+                                        .collect::<Option<Vec<_>>>()
+                                })
+                                .collect::<Option<_>>()?,
+                        )
+                    }
                     // Length, Distance
                     66 => length(&list(0)?)?,
                     67 => {
@@ -752,6 +960,34 @@ impl Consts {
         })
     }
 
+    /// The determinant of a square matrix given as rows, by cofactors along the first row,
+    /// as the op table's FMul, FAdd and FSub composed.
+    fn determinant(&self, rows: &[Vec<Const>], float: Scalar) -> Option<Const> {
+        let how = [Val::Float, Val::Float];
+        let op =
+            |op: Op, a: &Const, b: &Const| self.apply(ops::fold::rule(op)?, &[a, b], float, &how);
+        match rows.len() {
+            // (A 2x2 inverse's cofactors.)
+            1 => rows[0].first().cloned(),
+            2 => op(
+                Op::FSub,
+                &op(Op::FMul, rows[0].first()?, rows[1].get(1)?)?,
+                &op(Op::FMul, rows[0].get(1)?, rows[1].first()?)?,
+            ),
+            _ => {
+                let mut sum: Option<Const> = None;
+                for (c, x) in rows.first()?.iter().enumerate() {
+                    let term = op(Op::FMul, x, &self.determinant(&minor(rows, 0, c), float)?)?;
+                    sum = Some(match sum {
+                        None => term,
+                        Some(s) => op(if c % 2 == 1 { Op::FSub } else { Op::FAdd }, &s, &term)?,
+                    });
+                }
+                sum
+            }
+        }
+    }
+
     /// The scalar type of a scalar or vector type.
     fn elem_scalar(&self, ty: Id) -> Option<Scalar> {
         match self.shapes.get(&ty)? {
@@ -781,37 +1017,84 @@ impl Consts {
         to: Scalar,
         how: &[Val],
     ) -> Option<Const> {
-        let values: Vec<Value> = args
-            .iter()
-            .enumerate()
-            .map(|(n, a)| match a {
-                Const::Scalar(v) => Some(*v),
-                Const::Bits { bits, width } => read_bits(*bits, *width, how.get(n).copied()?),
-                Const::Composite(_) => None,
-            })
-            .collect::<Option<_>>()?;
-        let v = rule(&values)?;
-        Some(match (to, v) {
-            (Scalar::Bits { width }, Value::Float { value, .. }) => Const::Bits {
-                bits: encode_float(value, width)?,
-                width,
-            },
-            (Scalar::Bits { width }, Value::Int { bits, .. }) => Const::Bits {
-                bits: bits & mask(width),
-                width,
-            },
-            (Scalar::Float { width }, Value::Float { value, .. }) => Const::Scalar(Value::Float {
-                value: round_float(value, width)?,
-                width,
-            }),
-            (Scalar::Int { width, .. }, Value::Int { bits, .. }) => Const::Scalar(Value::Int {
-                bits: bits & mask(width),
-                width,
-            }),
-            (Scalar::Bool, Value::Bool(b)) => Const::Scalar(Value::Bool(b)),
-            _ => return None,
-        })
+        to_const(rule(&read_values(args, how)?)?, to)
     }
+}
+
+/// A matrix given as rows without row `row` and column `col`.
+fn minor(rows: &[Vec<Const>], row: usize, col: usize) -> Vec<Vec<Const>> {
+    rows.iter()
+        .enumerate()
+        .filter(|(r, _)| *r != row)
+        .map(|(_, r)| {
+            r.iter()
+                .enumerate()
+                .filter(|(c, _)| *c != col)
+                .map(|(_, x)| x.clone())
+                .collect()
+        })
+        .collect()
+}
+
+/// The component count of the vectors among `values`, if any is one.
+fn vector_len(values: &[&Const]) -> Option<usize> {
+    values.iter().find_map(|v| match v {
+        Const::Composite(c) => Some(c.len()),
+        _ => None,
+    })
+}
+
+/// Component `k` of each of `values`: of a vector of `n` components its `k`-th, a scalar
+/// itself.
+fn component<'c>(values: &[&'c Const], n: usize, k: usize) -> Option<Vec<&'c Const>> {
+    values
+        .iter()
+        .map(|v| match v {
+            Const::Composite(c) if c.len() == n => c.get(k),
+            Const::Composite(_) => None,
+            s => Some(*s),
+        })
+        .collect()
+}
+
+/// Scalar constants as a rule reads them: bit-vectors as `how` says for each.
+fn read_values(args: &[&Const], how: &[Val]) -> Option<Vec<Value>> {
+    args.iter()
+        .enumerate()
+        .map(|(n, a)| read_value(a, how.get(n).copied().unwrap_or(Val::Any)))
+        .collect()
+}
+
+fn read_value(c: &Const, how: Val) -> Option<Value> {
+    match c {
+        Const::Scalar(v) => Some(*v),
+        Const::Bits { bits, width } => read_bits(*bits, *width, how),
+        Const::Composite(_) => None,
+    }
+}
+
+/// A rule's scalar as a constant of scalar type `to` (floats rounded to its width).
+fn to_const(v: Value, to: Scalar) -> Option<Const> {
+    Some(match (to, v) {
+        (Scalar::Bits { width }, Value::Float { value, .. }) => Const::Bits {
+            bits: encode_float(value, width)?,
+            width,
+        },
+        (Scalar::Bits { width }, Value::Int { bits, .. }) => Const::Bits {
+            bits: bits & mask(width),
+            width,
+        },
+        (Scalar::Float { width }, Value::Float { value, .. }) => Const::Scalar(Value::Float {
+            value: round_float(value, width)?,
+            width,
+        }),
+        (Scalar::Int { width, .. }, Value::Int { bits, .. }) => Const::Scalar(Value::Int {
+            bits: bits & mask(width),
+            width,
+        }),
+        (Scalar::Bool, Value::Bool(b)) => Const::Scalar(Value::Bool(b)),
+        _ => return None,
+    })
 }
 
 /// The label a switch on constant `c` goes to.
@@ -898,27 +1181,6 @@ fn convert(op: Op, x: &Const, to: Scalar) -> Option<Const> {
         }
         (Op::FConvert, Const::Scalar(Value::Float { value, .. }), Scalar::Float { width }) => {
             float(*value, width)
-        }
-        // Same-width reinterpretation of a scalar.
-        (Op::Bitcast, _, _) => {
-            let (bits, w) = match x {
-                Const::Scalar(Value::Int { bits, width }) | Const::Bits { bits, width } => {
-                    (*bits, *width)
-                }
-                Const::Scalar(Value::Float { value, width }) => {
-                    (encode_float(*value, *width)?, *width)
-                }
-                _ => return None,
-            };
-            match to {
-                Scalar::Int { width, .. } if width == w => Some(int(bits, width)),
-                Scalar::Float { width } if width == w => Some(Const::Scalar(Value::Float {
-                    value: decode_float(bits, width),
-                    width,
-                })),
-                Scalar::Bits { width } if width == w => Some(Const::Bits { bits, width }),
-                _ => None,
-            }
         }
         _ => None,
     }

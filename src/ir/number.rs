@@ -101,36 +101,63 @@ pub fn f16_to_f64(h: u16) -> f64 {
     }
 }
 
-/// Rounds to the nearest half-precision value.
+/// Rounds to the nearest half-precision value, ties to even, from the f64 itself (rounding to
+/// f32 first would round twice: 1 + 2^-11 + 2^-40 would tie at f32 and go to 1).
 pub fn f64_to_f16(v: f64) -> u16 {
-    let bits = (v as f32).to_bits();
-    let sign = ((bits >> 16) & 0x8000) as u16;
-    let exp = ((bits >> 23) & 0xff) as i32;
-    let mant = bits & 0x7f_ffff;
-    if exp == 0xff {
-        return sign | 0x7c00 | if mant != 0 { 0x200 } else { 0 };
+    let sign: u16 = if v.is_sign_negative() { 0x8000 } else { 0 };
+    let a = v.abs();
+    if a.is_nan() {
+        return sign | 0x7e00;
     }
-    let e = exp - 127 + 15;
-    if e >= 0x1f {
+    // The binade, no lower than the smallest normal one: below it the step stays 2^-24.
+    let e = (((a.to_bits() >> 52) as i32) - 1023).max(-14);
+    if e > 15 {
         return sign | 0x7c00;
     }
-    if e <= 0 {
-        if e < -10 {
-            return sign;
+    // Scaling by a power of two is exact, so this is the one rounding: n steps of 2^(e-10),
+    // at most 2048 (a carry into the next binade, which the sum below absorbs).
+    let n = (a * 2f64.powi(10 - e)).round_ties_even() as u32;
+    // In the lowest binade this is n itself: subnormals and the first normals alike.
+    let bits = (((e + 15) as u32) << 10) + n - 1024;
+    sign | bits.min(0x7c00) as u16
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn half_precision_rounds_once_to_nearest_even() {
+        assert_eq!(f64_to_f16(1.0), 0x3c00);
+        assert_eq!(f64_to_f16(-2.0), 0xc000);
+        assert_eq!(f64_to_f16(-0.0), 0x8000);
+        assert_eq!(f64_to_f16(65504.0), 0x7bff, "the largest finite");
+        assert_eq!(f64_to_f16(65519.99), 0x7bff);
+        assert_eq!(
+            f64_to_f16(65520.0),
+            0x7c00,
+            "a tie past the largest rounds to infinity"
+        );
+        assert_eq!(f64_to_f16(f64::NEG_INFINITY), 0xfc00);
+        assert_eq!(f64_to_f16(f64::NAN) & 0x7e00, 0x7e00);
+        // Ties go to the even neighbour; just above a tie goes up, even when f32 would have
+        // made it a tie first.
+        assert_eq!(f64_to_f16(1.0 + 2f64.powi(-11)), 0x3c00);
+        assert_eq!(f64_to_f16(1.0 + 3.0 * 2f64.powi(-11)), 0x3c02);
+        assert_eq!(f64_to_f16(1.0 + 2f64.powi(-11) + 2f64.powi(-40)), 0x3c01);
+        // Subnormals: steps of 2^-24; half of the smallest ties to zero, above it rounds up.
+        assert_eq!(f64_to_f16(2f64.powi(-24)), 0x0001);
+        assert_eq!(f64_to_f16(2f64.powi(-25)), 0x0000);
+        assert_eq!(f64_to_f16(2f64.powi(-25) + 2f64.powi(-60)), 0x0001);
+        assert_eq!(f64_to_f16(-3.0 * 2f64.powi(-25)), 0x8002);
+        assert_eq!(
+            f64_to_f16(2f64.powi(-14) - 2f64.powi(-26)),
+            0x0400,
+            "up into the normals"
+        );
+        assert_eq!(f64_to_f16(1e-300), 0x0000);
+        for h in [0x0001u16, 0x03ff, 0x0400, 0x3555, 0x7bff, 0x8001, 0xfbff] {
+            assert_eq!(f64_to_f16(f16_to_f64(h)), h, "{h:#06x} round-trips");
         }
-        let m = mant | 0x80_0000;
-        let shift = (14 - e) as u32;
-        let half = 1 << (shift - 1);
-        let mut r = m >> shift;
-        if (m & ((1 << shift) - 1)) > half || ((m & ((1 << shift) - 1)) == half && r & 1 == 1) {
-            r += 1;
-        }
-        return sign | r as u16;
     }
-    let mut r = ((e as u32) << 10) | (mant >> 13);
-    let rem = mant & 0x1fff;
-    if rem > 0x1000 || (rem == 0x1000 && r & 1 == 1) {
-        r += 1;
-    }
-    sign | r as u16
 }

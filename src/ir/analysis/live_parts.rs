@@ -141,7 +141,7 @@ fn component_wise(m: &Module, f: &Function, inst: &Inst, sets: &ExtSets) -> bool
         // A bitcast may change the component count (two 32-bit words from one 64-bit value).
         Op::Bitcast => false,
         _ => {
-            ops::for_inst(inst, sets).is_some_and(|i| i.fold.is_some())
+            ops::for_inst(inst, sets).is_some_and(|i| i.fold.is_some_and(|f| f.is_component_wise()))
                 && inst.args.iter().all(|&a| {
                     // Every vector operand has the result's shape (the set id of an extended
                     // instruction has no type).

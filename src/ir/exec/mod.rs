@@ -1103,7 +1103,10 @@ impl<'m> Machine<'m> {
         inv.frames.last_mut().expect("checked").ip += 1;
         match inst.op() {
             // Phis were evaluated on entering the block.
-            Op::Phi | Op::Nop | Op::Line | Op::NoLine | Op::MemoryBarrier => Ok(Step::Next),
+            // An assumption tells the compiler something; running, there is nothing to do.
+            Op::Phi | Op::Nop | Op::Line | Op::NoLine | Op::MemoryBarrier | Op::AssumeTrueKHR => {
+                Ok(Step::Next)
+            }
             Op::ExtInst
                 if inst
                     .ext_inst()
@@ -1455,10 +1458,8 @@ impl<'m> Machine<'m> {
                 {
                     return Ok(Value::Undef);
                 }
-                // A float out of an integer's range converts to an undefined value too.
-                let has_rule = ops::for_inst(inst, &self.sets).is_some_and(|i| i.fold.is_some())
-                    || matches!(inst.op(), Op::ConvertFToU | Op::ConvertFToS);
-                if has_rule {
+                // The evaluator computes the op but not on these operands: undefined.
+                if self.consts.evaluates(inst) {
                     self.find(
                         FindingKind::UndefinedResult,
                         inv.number,

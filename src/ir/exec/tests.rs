@@ -490,3 +490,422 @@ OpFunctionEnd
         .iter()
         .any(|f| f.kind == FindingKind::UndefinedOutput));
 }
+
+/// Types and capabilities the op tests below share: one invocation reads `%in0`, `%in1`, …
+/// (the buffer's words) and stores `%o0`, `%o1`, … (words) over them.
+const OPS_HEAD: &str = r#"; Version: 1.6
+OpCapability Shader
+OpCapability Float16
+OpCapability Float64
+OpCapability Int64
+OpCapability DotProduct
+OpCapability DotProductInput4x8BitPacked
+OpCapability ExpectAssumeKHR
+OpCapability IntegerFunctions2INTEL
+OpExtension "SPV_KHR_expect_assume"
+OpExtension "SPV_INTEL_shader_integer_functions2"
+%glsl = OpExtInstImport "GLSL.std.450"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %data
+OpExecutionMode %main LocalSize 1 1 1
+OpDecorate %buf Block
+OpMemberDecorate %buf 0 Offset 0
+OpDecorate %arr ArrayStride 4
+OpDecorate %data DescriptorSet 0
+OpDecorate %data Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%int = OpTypeInt 32 1
+%ulong = OpTypeInt 64 0
+%half = OpTypeFloat 16
+%float = OpTypeFloat 32
+%double = OpTypeFloat 64
+%bool = OpTypeBool
+%v2uint = OpTypeVector %uint 2
+%v2half = OpTypeVector %half 2
+%v2float = OpTypeVector %float 2
+%m2float = OpTypeMatrix %v2float 2
+%arr = OpTypeRuntimeArray %uint
+%buf = OpTypeStruct %arr
+%ptr_buf = OpTypePointer StorageBuffer %buf
+%ptr_u = OpTypePointer StorageBuffer %uint
+%data = OpVariable %ptr_buf StorageBuffer
+%u0 = OpConstant %uint 0
+%u1 = OpConstant %uint 1
+%u2 = OpConstant %uint 2
+%u4 = OpConstant %uint 4
+%u8 = OpConstant %uint 8
+%u30 = OpConstant %uint 30
+%f0 = OpConstant %float 0
+%f1 = OpConstant %float 1
+%f2 = OpConstant %float 2
+%f4 = OpConstant %float 4
+%true = OpConstantTrue %bool
+"#;
+
+/// Runs `types` (more types and constants) and `body` (instructions defining `%o0`…
+/// `%o{outs - 1}`, words) on one invocation whose buffer holds `input`, loaded as `%in0`…;
+/// the words it stores and its findings.
+fn run_ops(types: &str, body: &str, outs: usize, input: &[u32]) -> (Vec<u32>, Vec<Finding>) {
+    let mut text = format!("{OPS_HEAD}{types}");
+    let n = outs.max(input.len());
+    for k in 0..n {
+        text += &format!("%k{k} = OpConstant %uint {k}\n");
+    }
+    text += "%main = OpFunction %void None %fn\n%entry = OpLabel\n";
+    for k in 0..input.len() {
+        text += &format!(
+            "%pin{k} = OpAccessChain %ptr_u %data %u0 %k{k}\n%in{k} = OpLoad %uint %pin{k}\n"
+        );
+    }
+    text += body;
+    for k in 0..outs {
+        text +=
+            &format!("%pout{k} = OpAccessChain %ptr_u %data %u0 %k{k}\nOpStore %pout{k} %o{k}\n");
+    }
+    text += "OpReturn\nOpFunctionEnd\n";
+    let mut data = input.to_vec();
+    data.resize(n, 0);
+    let e = run_module(&text, &data, [1, 1, 1]);
+    (words(&e.buffers[0].bytes), e.findings)
+}
+
+#[test]
+fn bitcasts_between_component_counts_keep_the_first_component_lowest() {
+    let body = r#"%v = OpCompositeConstruct %v2uint %in0 %in1
+%d = OpBitcast %double %v
+%d3 = OpFAdd %double %d %d1
+%w = OpBitcast %v2uint %d3
+%o0 = OpCompositeExtract %uint %w 1
+%o1 = OpCompositeExtract %uint %w 0
+%l = OpBitcast %ulong %v
+%hi = OpShiftRightLogical %ulong %l %ul32
+%o2 = OpUConvert %uint %hi
+%h = OpBitcast %v2half %in2
+%h1 = OpCompositeExtract %half %h 1
+%f = OpFConvert %float %h1
+%o3 = OpBitcast %uint %f
+%back = OpBitcast %uint %h
+%o4 = OpIAdd %uint %back %u1
+"#;
+    let types = "%d1 = OpConstant %double 1\n%ul32 = OpConstant %ulong 32\n";
+    // (0, 0x40000000) is the double 2.0; plus 1 is 3.0, 0x4008000000000000.
+    let (w, findings) = run_ops(types, body, 5, &[0, 0x4000_0000, 0xc000_3c00]);
+    assert_eq!(
+        w,
+        [
+            0x4008_0000,
+            0,
+            0x4000_0000,
+            (-2.0f32).to_bits(),
+            0xc000_3c01
+        ]
+    );
+    assert!(findings.is_empty(), "{findings:?}");
+}
+
+#[test]
+fn bit_field_ops_run_on_vectors_with_scalar_offset_and_count() {
+    let body = r#"%v = OpCompositeConstruct %v2uint %in0 %in1
+%s = OpBitFieldSExtract %v2uint %v %u8 %u4
+%o0 = OpCompositeExtract %uint %s 0
+%o1 = OpCompositeExtract %uint %s 1
+%i = OpBitFieldInsert %v2uint %v %s %u4 %u4
+%o2 = OpCompositeExtract %uint %i 0
+%r = OpBitReverse %uint %in1
+%o3 = OpBitCount %uint %r
+%o4 = OpUCountLeadingZerosINTEL %uint %in1
+%o5 = OpBitFieldUExtract %uint %in0 %u30 %u4
+"#;
+    let (w, findings) = run_ops("", body, 6, &[0x0000_0f00, 0x0000_0700]);
+    // Bits 8..12: 0xf (sign-extended, -1) and 7; -1's low four bits put at bit 4 of 0xf00.
+    assert_eq!(&w[..5], [0xffff_ffff, 7, 0xff0, 3, 21]);
+    // A field past bit 31 is undefined: a finding, and so is the word stored from it.
+    let kinds: Vec<&FindingKind> = findings.iter().map(|f| &f.kind).collect();
+    assert_eq!(
+        kinds,
+        [&FindingKind::UndefinedResult, &FindingKind::UndefinedOutput],
+        "{findings:?}"
+    );
+    assert!(
+        findings[0].detail.contains("OpBitFieldUExtract"),
+        "{findings:?}"
+    );
+}
+
+#[test]
+fn float_ops_follow_their_nan_sign_and_rounding_rules() {
+    let body = r#"%x = OpBitcast %float %in0
+%nan = OpBitcast %float %in1
+%r = OpExtInst %float %glsl Round %x
+%o0 = OpBitcast %uint %r
+%m = OpFMod %float %x %f2
+%o1 = OpBitcast %uint %m
+%q = OpFRem %float %x %f2
+%o2 = OpBitcast %uint %q
+%ne = OpFUnordNotEqual %bool %nan %nan
+%lt = OpFUnordLessThan %bool %nan %f1
+%ord = OpFOrdLessThan %bool %nan %f1
+%b0 = OpSelect %uint %ne %u1 %u0
+%b1 = OpSelect %uint %lt %u2 %u0
+%b2 = OpSelect %uint %ord %u4 %u0
+%b01 = OpBitwiseOr %uint %b0 %b1
+%o3 = OpBitwiseOr %uint %b01 %b2
+%n = OpExtInst %float %glsl NMin %nan %x
+%o4 = OpBitcast %uint %n
+%c = OpExtInst %float %glsl NClamp %nan %f1 %f2
+%o5 = OpBitcast %uint %c
+%z = OpQuantizeToF16 %float %big
+%o6 = OpBitcast %uint %z
+%half_x = OpExtInst %float %glsl Round %f2_5
+%o7 = OpBitcast %uint %half_x
+"#;
+    let types = "%big = OpConstant %float 70000\n%f2_5 = OpConstant %float 2.5\n";
+    let (w, findings) = run_ops(types, body, 8, &[(-5.25f32).to_bits(), 0x7fc0_0000]);
+    let b = |x: f32| x.to_bits();
+    // FMod takes the divisor's sign, FRem the dividend's; NaN is unordered; NMin and NClamp
+    // take the number; 70000 is past f16's range.
+    assert_eq!(
+        &w[..7],
+        [
+            b(-5.0),
+            b(0.75),
+            b(-1.25),
+            0b011,
+            b(-5.25),
+            b(1.0),
+            b(f32::INFINITY)
+        ]
+    );
+    // Round of exactly 2.5 has no one value: undefined.
+    assert!(
+        findings
+            .iter()
+            .any(|f| f.kind == FindingKind::UndefinedResult && f.detail.contains("Round of 2.5")),
+        "{findings:?}"
+    );
+}
+
+#[test]
+fn ops_with_struct_results_make_both_members() {
+    let types = r#"%carry = OpTypeStruct %uint %uint
+%carry2 = OpTypeStruct %v2uint %v2uint
+%wide = OpTypeStruct %int %int
+%modf = OpTypeStruct %float %float
+%frexp = OpTypeStruct %float %int
+%u3 = OpConstant %uint 3
+%int2 = OpConstant %int 2
+"#;
+    let body = r#"%c = OpIAddCarry %carry %in0 %u2
+%o0 = OpCompositeExtract %uint %c 0
+%o1 = OpCompositeExtract %uint %c 1
+%v = OpCompositeConstruct %v2uint %in0 %u1
+%w = OpCompositeConstruct %v2uint %u3 %u2
+%b = OpISubBorrow %carry2 %v %w
+%o2 = OpCompositeExtract %uint %b 0 1
+%o3 = OpCompositeExtract %uint %b 1 1
+%neg = OpBitcast %int %in1
+%s = OpSMulExtended %wide %neg %int2
+%lo = OpCompositeExtract %int %s 0
+%hi = OpCompositeExtract %int %s 1
+%o4 = OpBitcast %uint %lo
+%o5 = OpBitcast %uint %hi
+%x = OpBitcast %float %in2
+%m = OpExtInst %modf %glsl ModfStruct %x
+%mf = OpCompositeExtract %float %m 0
+%mw = OpCompositeExtract %float %m 1
+%o6 = OpBitcast %uint %mf
+%o7 = OpBitcast %uint %mw
+%e = OpExtInst %frexp %glsl FrexpStruct %x
+%em = OpCompositeExtract %float %e 0
+%ee = OpCompositeExtract %int %e 1
+%o8 = OpBitcast %uint %em
+%o9 = OpBitcast %uint %ee
+"#;
+    let (w, findings) = run_ops(
+        types,
+        body,
+        10,
+        &[0xffff_ffff, 0x8000_0000, (-6.0f32).to_bits()],
+    );
+    let b = |x: f32| x.to_bits();
+    // 0xffffffff + 2 carries; 1 - 2 (second components) borrows; INT_MIN * 2 = -2^32; -6
+    // splits into -0.0 and -6, and into -0.75 * 2^3.
+    assert_eq!(
+        w,
+        [
+            1,
+            1,
+            0xffff_ffff,
+            1,
+            0,
+            0xffff_ffff,
+            b(-0.0),
+            b(-6.0),
+            b(-0.75),
+            3
+        ]
+    );
+    assert!(findings.is_empty(), "{findings:?}");
+}
+
+#[test]
+fn integer_functions_dot_products_and_packing() {
+    let body = r#"%o0 = OpExtInst %uint %glsl FindSMsb %in0
+%o1 = OpExtInst %uint %glsl FindILsb %in1
+%o2 = OpExtInst %uint %glsl FindUMsb %u0
+%d = OpSDot %int %in2 %in3 PackedVectorFormat4x8Bit
+%o3 = OpBitcast %uint %d
+%o4 = OpUDot %uint %in2 %in3 PackedVectorFormat4x8Bit
+%v = OpCompositeConstruct %v2float %f1 %fm2
+%o5 = OpExtInst %uint %glsl PackHalf2x16 %v
+%u = OpExtInst %v2float %glsl UnpackHalf2x16 %o5
+%hi = OpCompositeExtract %float %u 1
+%o6 = OpBitcast %uint %hi
+%o7 = OpExtInst %uint %glsl PackUnorm4x8 %v4
+%dv = OpCompositeConstruct %v2uint %in1 %in0
+%dd = OpExtInst %double %glsl PackDouble2x32 %dv
+%dw = OpExtInst %v2uint %glsl UnpackDouble2x32 %dd
+%o8 = OpCompositeExtract %uint %dw 1
+%o9 = OpUDotAccSat %uint %in2 %in3 %high PackedVectorFormat4x8Bit
+"#;
+    let types = r#"%high = OpConstant %uint 0xffffff00
+%fm2 = OpConstant %float -2
+%v4float = OpTypeVector %float 4
+%f0_2 = OpConstant %float 0.2
+%v4 = OpConstantComposite %v4float %f1 %f0 %f0_2 %f4
+"#;
+    // -17: its highest clear bit is 4; 0x50: its lowest set bit 4; bytes (-1, 2, 3, -128)
+    // and (-1, 1, 1, 2) dot to 1 + 2 + 3 - 256 signed, 65025 + 5 + 256 unsigned.
+    let (w, findings) = run_ops(
+        types,
+        body,
+        10,
+        &[(-17i32) as u32, 0x50, 0x8003_02ff, 0x0201_01ff],
+    );
+    assert_eq!(
+        w,
+        [
+            4,
+            4,
+            0xffff_ffff,
+            (-250i32) as u32,
+            65286,
+            0xc000_3c00,
+            (-2.0f32).to_bits(),
+            0xff33_00ff,
+            (-17i32) as u32,
+            0xffff_ffff
+        ],
+        "…, and 65286 added to 0xffffff00 saturates"
+    );
+    assert!(findings.is_empty(), "{findings:?}");
+}
+
+#[test]
+fn dynamic_indices_logical_copies_and_assumptions() {
+    let types = r#"%pa = OpTypeStruct %uint %float
+%pb = OpTypeStruct %uint %float
+%u99 = OpConstant %uint 99
+"#;
+    let body = r#"%v = OpCompositeConstruct %v2uint %in0 %in1
+%o0 = OpVectorExtractDynamic %uint %v %in2
+%ins = OpVectorInsertDynamic %v2uint %v %u99 %u0
+%o1 = OpCompositeExtract %uint %ins 0
+%o2 = OpCompositeExtract %uint %ins 1
+%a = OpCompositeConstruct %pa %in0 %f2
+%c = OpCopyLogical %pb %a
+%o3 = OpCompositeExtract %uint %c 0
+OpAssumeTrueKHR %true
+%o4 = OpVectorExtractDynamic %uint %v %in3
+%o5 = OpExpectKHR %uint %in1 %u1
+"#;
+    let (w, findings) = run_ops(types, body, 6, &[7, 8, 1, 2]);
+    assert_eq!(&w[..4], [8, 99, 8, 7]);
+    assert_eq!(w[5], 8, "ExpectKHR is its value");
+    // Index 2 of a two-component vector: undefined.
+    assert_eq!(findings.len(), 2, "{findings:?}");
+    assert_eq!(findings[0].kind, FindingKind::UndefinedResult);
+    assert!(
+        findings[0].detail.contains("OpVectorExtractDynamic"),
+        "{findings:?}"
+    );
+}
+
+#[test]
+fn matrix_inverse_is_the_folder_rules_composed() {
+    // Columns (1, 2) and (3, 4): rows (1 3; 2 4), determinant -2, inverse (-2 1.5; 1 -0.5).
+    let types = r#"%f3 = OpConstant %float 3
+%c0 = OpConstantComposite %v2float %f1 %f2
+%c1 = OpConstantComposite %v2float %f3 %f4
+%m = OpConstantComposite %m2float %c0 %c1
+%z = OpConstantComposite %v2float %f0 %f0
+%singular = OpConstantComposite %m2float %c0 %z
+"#;
+    let body = r#"%i = OpExtInst %m2float %glsl MatrixInverse %m
+%i00 = OpCompositeExtract %float %i 0 0
+%i01 = OpCompositeExtract %float %i 0 1
+%i10 = OpCompositeExtract %float %i 1 0
+%i11 = OpCompositeExtract %float %i 1 1
+%o0 = OpBitcast %uint %i00
+%o1 = OpBitcast %uint %i01
+%o2 = OpBitcast %uint %i10
+%o3 = OpBitcast %uint %i11
+%det = OpExtInst %float %glsl Determinant %m
+%o4 = OpBitcast %uint %det
+%s = OpExtInst %m2float %glsl MatrixInverse %singular
+%s00 = OpCompositeExtract %float %s 0 0
+%o5 = OpBitcast %uint %s00
+"#;
+    // 3x3: rows (2 0 0; 0 1 2; 0 1 3), inverse (0.5 0 0; 0 3 -2; 0 -1 1). 4x4: rows
+    // (1 0 0 1; 0 2 0 0; 0 0 4 0; 0 0 0 8), whose inverse has -1/8 at row 0, column 3.
+    let types = format!(
+        "{types}{}",
+        r#"%v3float = OpTypeVector %float 3
+%m3float = OpTypeMatrix %v3float 3
+%v4float = OpTypeVector %float 4
+%m4float = OpTypeMatrix %v4float 4
+%f8 = OpConstant %float 8
+%a0 = OpConstantComposite %v3float %f2 %f0 %f0
+%a1 = OpConstantComposite %v3float %f0 %f1 %f1
+%a2 = OpConstantComposite %v3float %f0 %f2 %f3
+%m3 = OpConstantComposite %m3float %a0 %a1 %a2
+%b0 = OpConstantComposite %v4float %f1 %f0 %f0 %f0
+%b1 = OpConstantComposite %v4float %f0 %f2 %f0 %f0
+%b2 = OpConstantComposite %v4float %f0 %f0 %f4 %f0
+%b3 = OpConstantComposite %v4float %f1 %f0 %f0 %f8
+%m4 = OpConstantComposite %m4float %b0 %b1 %b2 %b3
+"#
+    );
+    let body = format!(
+        "{body}{}",
+        r#"%i3 = OpExtInst %m3float %glsl MatrixInverse %m3
+%i3_11 = OpCompositeExtract %float %i3 1 1
+%i3_21 = OpCompositeExtract %float %i3 2 1
+%i3_12 = OpCompositeExtract %float %i3 1 2
+%o6 = OpBitcast %uint %i3_11
+%o7 = OpBitcast %uint %i3_21
+%o8 = OpBitcast %uint %i3_12
+%i4 = OpExtInst %m4float %glsl MatrixInverse %m4
+%i4_30 = OpCompositeExtract %float %i4 3 0
+%i4_33 = OpCompositeExtract %float %i4 3 3
+%o9 = OpBitcast %uint %i4_30
+%o10 = OpBitcast %uint %i4_33
+"#
+    );
+    let (w, findings) = run_ops(&types, &body, 11, &[]);
+    let b = |x: f32| x.to_bits();
+    assert_eq!(&w[..5], [b(-2.0), b(1.0), b(1.5), b(-0.5), b(-2.0)]);
+    assert_eq!(
+        &w[6..],
+        [b(3.0), b(-2.0), b(-1.0), b(-0.125), b(0.125)],
+        "3x3 and 4x4"
+    );
+    assert_eq!(
+        findings[0].kind,
+        FindingKind::UndefinedResult,
+        "{findings:?}"
+    );
+    assert!(findings[0].detail.contains("MatrixInverse"), "{findings:?}");
+}

@@ -142,8 +142,24 @@ pub static FAMILIES: &[Family] = &[
         attrs: PURE,
         overloads: INTS,
         rule: Rule::None,
-        doc: "Bit-field insertion, extraction, reversal and population count.",
-        ops: &["BitFieldInsert", "BitFieldSExtract", "BitFieldUExtract", "BitReverse", "BitCount"],
+        doc: "Bit-field insertion, extraction, reversal, population count and (SPV_INTEL_shader_integer_functions2) \
+              leading and trailing zero counts.",
+        ops: &[
+            "BitFieldInsert", "BitFieldSExtract", "BitFieldUExtract", "BitReverse", "BitCount",
+            "UCountLeadingZerosINTEL", "UCountTrailingZerosINTEL",
+        ],
+    },
+    Family {
+        name: "int-dot",
+        typing: "i: i",
+        class: OpClass::Binary,
+        attrs: PURE,
+        overloads: &[Overload { kind: Kind::Int, widths: &[8, 16, 32, 64], vector: false }],
+        rule: Rule::None,
+        doc: "Integer dot products of two vectors, or of two 32-bit integers each packed as four 8-bit components; \
+              S, U and SU say how each operand's components are extended. The result keeps the low bits of the sum; \
+              the AccSat forms add an accumulator, saturating.",
+        ops: &["SDot", "UDot", "SUDot", "SDotAccSat", "UDotAccSat", "SUDotAccSat"],
     },
     Family {
         name: "linear-algebra",
@@ -296,8 +312,9 @@ pub static FAMILIES: &[Family] = &[
         attrs: PURE,
         overloads: &[],
         rule: Rule::SameType,
-        doc: "Copies a value of any type; the operand has the result type.",
-        ops: &["CopyObject"],
+        doc: "Copies a value of any type; the operand has the result type. ExpectKHR also names the value the \
+              first most likely is (a hint, of the same type).",
+        ops: &["CopyObject", "ExpectKHR"],
     },
     Family {
         name: "pointer",

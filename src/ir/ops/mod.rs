@@ -501,7 +501,7 @@ pub struct OpInfo {
     /// Extensions that make the op available before `min_version` (of all its spellings).
     pub extensions: Vec<&'static str>,
     /// How to compute the op on constant operands, where that is defined.
-    pub fold: Option<fold::FoldFn>,
+    pub fold: Option<fold::Fold>,
     /// What kinds of values the op reads and makes; `None` when the table does not say.
     pub typing: Option<Typing>,
     /// Image ops: their coordinate, the operand after it and their result.
@@ -640,7 +640,7 @@ fn core_entry(opcode: u32) -> Option<OpInfo> {
             .find(|(_, names)| names.contains(&g.opname))
             .map(|(v, _)| *v),
         extensions,
-        fold: fold::rule(g.opcode),
+        fold: fold::fold(g.opcode),
         typing: typing_of(g.opname, own_typing, family),
         image: families::IMAGES
             .iter()
@@ -682,7 +682,7 @@ fn glsl_entry(number: u32) -> Option<OpInfo> {
         capabilities: g.capabilities.to_vec(),
         min_version: None,
         extensions: Vec::new(),
-        fold: fold::glsl_rule(number),
+        fold: fold::glsl_fold(number),
         typing: typing_of(
             g.opname,
             glsl::TYPINGS
