@@ -15,7 +15,7 @@ use spirv::ExecutionModel;
 
 use super::gpu::addresses::{pointee_fill, write_sites, POINTEES};
 use super::gpu::reflect::{reflect_entry, setup, Kind, FILLS, SIZE};
-use super::gpu::{push_bytes, stand_in, Binding, Device, Layout, Resource, Setup};
+use super::gpu::{push_bytes, stand_in, Binding, Device, DeviceError, Layout, Resource, Setup};
 use super::semantic::{driver_words, initial_bytes, GROUPS};
 
 /// What the harness gives a compute shader's dispatch, for the interpreter. `data`: the bytes
@@ -206,12 +206,12 @@ pub fn check_driver(
     ran: &Ran,
     entry: Option<&str>,
 ) -> Result<Option<String>, String> {
-    driver_disagreement(device, ran, entry, None)
+    driver_disagreement(device, ran, entry, None).map_err(|e| e.to_string())
 }
 
 /// Runs a shader on the driver, each slot's bytes afterwards.
-trait DriverRun: Fn() -> Result<Vec<Vec<u8>>, String> {}
-impl<F: Fn() -> Result<Vec<Vec<u8>>, String>> DriverRun for F {}
+trait DriverRun: Fn() -> Result<Vec<Vec<u8>>, DeviceError> {}
+impl<F: Fn() -> Result<Vec<Vec<u8>>, DeviceError>> DriverRun for F {}
 
 /// `ran`'s words run on `device` on the bytes its inputs were made from (every buffer from
 /// `data`, else the pattern): the layout's slots, and a closure that runs them and gives each
@@ -221,23 +221,21 @@ fn driver_run<'a>(
     ran: &'a Ran,
     entry: Option<&str>,
     data: Option<&[u8]>,
-) -> Result<(Vec<(Binding, u32)>, impl DriverRun + 'a), String> {
-    let layout = Layout::of_entry(&ran.words, entry)?;
+) -> Result<(Vec<(Binding, u32)>, impl DriverRun + 'a), DeviceError> {
+    let layout = Layout::of_entry(&ran.words, entry).map_err(DeviceError::Failed)?;
     let slots = layout.slots();
     let buffers: Vec<Vec<u8>> = slots
         .iter()
         .map(|(b, e)| initial_bytes(b, *e, data))
         .collect();
     let run = move || {
-        device
-            .run_buffers(
-                &ran.words,
-                &layout,
-                GROUPS,
-                &buffers,
-                Duration::from_secs(20),
-            )
-            .map_err(|e| e.to_string())
+        device.run_buffers(
+            &ran.words,
+            &layout,
+            GROUPS,
+            &buffers,
+            Duration::from_secs(20),
+        )
     };
     Ok((slots, run))
 }
@@ -577,7 +575,7 @@ pub fn driver_disagreement(
     ran: &Ran,
     entry: Option<&str>,
     data: Option<&[u8]>,
-) -> Result<Option<String>, String> {
+) -> Result<Option<String>, DeviceError> {
     let (slots, run) = driver_run(device, ran, entry, data)?;
     let theirs = run()?;
     // Where invocations race or meet at atomics, the driver's order is its own and may
@@ -655,7 +653,7 @@ pub fn driver_buffers(
     ran: &Ran,
     entry: Option<&str>,
     data: Option<&[u8]>,
-) -> Result<Vec<Buffer>, String> {
+) -> Result<Vec<Buffer>, DeviceError> {
     let (slots, run) = driver_run(device, ran, entry, data)?;
     let theirs = run()?;
     Ok(ran

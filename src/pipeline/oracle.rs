@@ -29,8 +29,8 @@ use spirv::ExecutionModel;
 use super::exec::{
     driver_buffers, driver_disagreement, finding_text, first_difference_text, run_step, Ran,
 };
-use super::gpu::Device;
 use super::gpu::Layout;
+use super::gpu::{Device, DeviceError};
 use super::history::renamed;
 use super::semantic::{
     driver_bisect, entry_points, pass_steps, setup_text, writable, BisectRun, Difference, Feed,
@@ -170,10 +170,10 @@ pub(super) fn bisect<'g>(
                 Err(why) => return driver(Some(format!("{why}, so the driver decides"))),
             };
             let gpu = open();
-            let checked = gpu.as_ref().map_err(Clone::clone).and_then(|gpu| {
-                driver_disagreement(*gpu, &input, feed.entry, feed.data)
-                    .map_err(|e| format!("the driver does not run the input: {e}"))
-            });
+            let checked = match &gpu {
+                Ok(gpu) => driver_disagreement(*gpu, &input, feed.entry, feed.data),
+                Err(e) => Err(DeviceError::Failed(e.clone())),
+            };
             let why = match checked {
                 Ok(None) => {
                     "the interpreter agrees with the driver on the input, so it decides".to_string()
@@ -184,7 +184,13 @@ pub(super) fn bisect<'g>(
                         arrow(&what, "the interpreter", "the driver", false)
                     )));
                 }
-                Err(e) => format!("{e}, so the interpreter decides"),
+                // A driver that crashes or hangs on the input is for the driver's bisect to
+                // report.
+                Err(DeviceError::Crashed(_) | DeviceError::Hung(_)) => return driver(None),
+                Err(e) if gpu.is_err() => format!("{e}, so the interpreter decides"),
+                Err(e) => {
+                    format!("the driver does not run the input: {e}, so the interpreter decides")
+                }
             };
             // Where the interpreter finds a step's results undefined, the driver says.
             let confirm = gpu.ok();
@@ -308,23 +314,44 @@ pub fn interp_bisect(
             }
         };
         out.compared += 1;
-        if differs(&input, &ran.execution.buffers, false).is_none() {
+        let differs_here = differs(&input, &ran.execution.buffers, false).is_some();
+        // An out-of-bounds access the input has not (a load through a wild address, say)
+        // leaves the interpreter's results as they were and may still crash the driver.
+        let wild = new_out_of_bounds(&input, &ran) && confirm.is_some();
+        if !differs_here && !wild {
             continue;
         }
-        let undefined = undefined_only(&input, &ran);
-        let what = differs(&input, &ran.execution.buffers, undefined).unwrap_or_default();
-        if let (true, Some(gpu)) = (undefined || new_undefined_behaviour(&input, &ran), confirm) {
-            let theirs = driver_buffers(gpu, &ran, feed.entry, feed.data);
-            if theirs.is_ok_and(|t| differs(&input, &t, false).is_none()) {
-                out.driver_judged.push(i);
-                continue;
+        let new_undefined = new_undefined_behaviour(&input, &ran);
+        let undefined = differs_here && undefined_only(&input, &ran);
+        let mut what = differs(&input, &ran.execution.buffers, undefined).unwrap_or_default();
+        let mut finding = Finding::Differs;
+        if let (true, Some(gpu)) = (undefined || new_undefined, confirm) {
+            match driver_buffers(gpu, &ran, feed.entry, feed.data) {
+                Ok(t) => match differs(&input, &t, false) {
+                    None => {
+                        if differs_here {
+                            out.driver_judged.push(i);
+                        }
+                        continue;
+                    }
+                    Some(theirs) if !differs_here => what = theirs,
+                    Some(_) => {}
+                },
+                // What the interpreter finds undefined, the driver crashes or hangs on.
+                Err(e @ (DeviceError::Crashed(_) | DeviceError::Hung(_))) => {
+                    finding = Finding::of(&e);
+                    what = e.to_string();
+                }
+                // The driver cannot judge it: the interpreter's results stand.
+                Err(_) if !differs_here => continue,
+                Err(_) => {}
             }
         }
         out.first = Some(Difference {
             step: i,
             pass_index: k,
             pass: step.pass,
-            finding: Finding::Differs,
+            finding,
             what,
             value: None,
             undefined: Vec::new(),
@@ -392,6 +419,17 @@ fn undefined_only(input: &Ran, step: &Ran) -> bool {
 }
 
 /// Whether `step`'s run has undefined behaviour of a kind `input`'s has not.
+/// Whether `step`'s run accesses out of bounds where `input`'s does not.
+fn new_out_of_bounds(input: &Ran, step: &Ran) -> bool {
+    let oob = |r: &Ran| {
+        r.execution
+            .findings
+            .iter()
+            .any(|f| f.kind == FindingKind::OutOfBounds)
+    };
+    oob(step) && !oob(input)
+}
+
 fn new_undefined_behaviour(input: &Ran, step: &Ran) -> bool {
     let had = &input.execution.findings;
     step.execution

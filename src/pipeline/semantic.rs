@@ -135,7 +135,7 @@ pub enum Finding {
 }
 
 impl Finding {
-    fn of(e: &DeviceError) -> Finding {
+    pub(super) fn of(e: &DeviceError) -> Finding {
         match e {
             DeviceError::Failed(_) => Finding::Fails,
             DeviceError::Crashed(_) => Finding::Crashes,
