@@ -1048,14 +1048,15 @@ impl<'m> Machine<'m> {
             results.push((k, inst, v.map_or(Value::Undef, Value::Const)));
         }
         for (k, inst, v) in results {
-            self.set(&mut invs[k], inst, v);
-            invs[k]
-                .frames
-                .last_mut()
-                .expect("waiting at an instruction")
-                .ip += 1;
-            invs[k].state = State::Running;
+            self.resume(&mut invs[k], inst, v);
         }
+    }
+
+    /// An invocation waiting at `inst` (for its quad or subgroup) gets its result and goes on.
+    fn resume(&mut self, inv: &mut Invocation, inst: &Inst, v: Value) {
+        self.set(inv, inst, v);
+        inv.frames.last_mut().expect("waiting at an instruction").ip += 1;
+        inv.state = State::Running;
     }
 
     fn position(&self, inv: &Invocation) -> (Id, Id) {

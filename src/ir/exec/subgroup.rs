@@ -295,13 +295,7 @@ impl Machine<'_> {
             results.push((k, v));
         }
         for (k, v) in results {
-            self.set(&mut invs[k], inst, v);
-            invs[k]
-                .frames
-                .last_mut()
-                .expect("waiting at an instruction")
-                .ip += 1;
-            invs[k].state = State::Running;
+            self.resume(&mut invs[k], inst, v);
         }
     }
 
