@@ -993,3 +993,32 @@ fn a_refused_pipeline_says_what_the_driver_lacks() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A miscompile whose only effect is in a buffer behind a buffer address: the interpreter
+/// oracle compares those buffers too and blames the test pass, with no driver.
+#[test]
+fn the_interpreter_oracle_sees_buffers_behind_addresses() {
+    const SOURCE: &str = r#"#version 450
+#extension GL_EXT_buffer_reference : require
+layout(local_size_x = 1) in;
+layout(buffer_reference, std430) buffer Node { uint value[]; };
+layout(set = 0, binding = 0, std430) buffer Roots { Node node; };
+void main() {
+    uint g = gl_WorkGroupID.x;
+    node.value[g] = node.value[g] + 5u;
+}
+"#;
+    let words = common::glslang_words(
+        "bda-bisect.comp",
+        SOURCE.as_bytes(),
+        &["--target-env", "vulkan1.2"],
+    );
+    let run = wrong_pipeline().run(Arc::new(words));
+    let b = bisect_on(None, &[&run], Oracle::Interp).unwrap();
+    let first = b
+        .first
+        .as_ref()
+        .unwrap_or_else(|| panic!("{}", b.summary()));
+    assert_eq!(first.pass, "swap-add-sub", "{}", b.summary());
+    assert!(first.what.contains("behind address"), "{}", b.summary());
+}

@@ -244,7 +244,7 @@ fn driver_run<'a>(
 /// one type, so a word compares exactly unless both sides read as normal 32-bit floats,
 /// which compare as attachments do (`exec::close_words`); bytes an undefined value went to
 /// agree with anything.
-fn compare_pointee(
+pub(super) fn compare_pointee(
     ours: &[u8],
     undefined: &[(usize, u64)],
     k: usize,

@@ -314,7 +314,9 @@ pub fn interp_bisect(
             }
         };
         out.compared += 1;
-        let differs_here = differs(&input, &ran.execution.buffers, false).is_some();
+        let behind = pointees_differ(&input, &ran);
+        let differs_here =
+            behind.is_some() || differs(&input, &ran.execution.buffers, false).is_some();
         // An out-of-bounds access the input has not (a load through a wild address, say)
         // leaves the interpreter's results as they were and may still crash the driver.
         let wild = new_out_of_bounds(&input, &ran) && confirm.is_some();
@@ -323,7 +325,9 @@ pub fn interp_bisect(
         }
         let new_undefined = new_undefined_behaviour(&input, &ran);
         let undefined = differs_here && undefined_only(&input, &ran);
-        let mut what = differs(&input, &ran.execution.buffers, undefined).unwrap_or_default();
+        let mut what = differs(&input, &ran.execution.buffers, undefined)
+            .or(behind)
+            .unwrap_or_default();
         let mut finding = Finding::Differs;
         if let (true, Some(gpu)) = (undefined || new_undefined, confirm) {
             match driver_buffers(gpu, &ran, feed.entry, feed.data) {
@@ -419,6 +423,32 @@ fn undefined_only(input: &Ran, step: &Ran) -> bool {
 }
 
 /// Whether `step`'s run has undefined behaviour of a kind `input`'s has not.
+/// Where the buffers behind buffer addresses a step left part from the input's (bytes either
+/// run left undefined agree).
+fn pointees_differ(input: &Ran, step: &Ran) -> Option<String> {
+    let (a, b) = (&input.execution, &step.execution);
+    let mut undefined: Vec<(usize, u64)> = a
+        .undefined_pointee_bytes
+        .iter()
+        .chain(&b.undefined_pointee_bytes)
+        .copied()
+        .collect();
+    undefined.sort_unstable();
+    a.pointees
+        .iter()
+        .zip(&b.pointees)
+        .enumerate()
+        .find_map(|(k, (x, y))| {
+            super::exec::compare_pointee(x, &undefined, k, y).map(|what| {
+                format!(
+                    "the buffer behind address {}, {}",
+                    k + 1,
+                    arrow(&what, "the input", "the step", false)
+                )
+            })
+        })
+}
+
 /// Whether `step`'s run accesses out of bounds where `input`'s does not.
 fn new_out_of_bounds(input: &Ran, step: &Ran) -> bool {
     let oob = |r: &Ran| {
