@@ -745,7 +745,7 @@ impl Consts {
     /// Evaluates the linear algebra ops (`OpDot`, `OpMatrixTimesVector`, `OpVectorTimesMatrix`,
     /// `OpMatrixTimesMatrix`, `OpMatrixTimesScalar`, `OpOuterProduct`, `OpTranspose`, and
     /// GLSL.std.450's `Length`, `Distance`, `Cross`, `Normalize`, `FaceForward`, `Reflect`,
-    /// `Determinant`, `MatrixInverse`) as the op table's rules composed (`OpFMul`, `OpFAdd`,
+    /// `Refract`, `FMix`, `Determinant`, `MatrixInverse`) as the op table's rules composed (`OpFMul`, `OpFAdd`,
     /// `OpFSub`, `OpFDiv`, `Sqrt`), products summed in component order. `eval`
     /// leaves them alone: a driver may fuse or reorder those sums, so folding them would fix
     /// one rounding of several allowed; the interpreter, which must give some value, uses this.
@@ -856,6 +856,16 @@ impl Consts {
                 let div = |a: &Const, b: &Const| self.apply(rule(Op::FDiv)?, &[a, b], float, &how);
                 let sqrt = |a: &Const| self.apply(ops::fold::glsl_rule(31)?, &[a], float, &how);
                 let length = |v: &[Const]| sqrt(&dot(v, v)?);
+                // 1.0 in the float type of `like`.
+                let unit = |like: &Const| -> Option<Const> {
+                    let width = match like {
+                        Const::Scalar(Value::Float { width, .. }) | Const::Bits { width, .. } => {
+                            *width
+                        }
+                        _ => return None,
+                    };
+                    Some(Const::Scalar(Value::Float { value: 1.0, width }))
+                };
                 let (_, number) = ops::ext_inst_parts(inst)?;
                 match number {
                     33 => self.determinant(&transpose(&columns(arg(1)?)?)?, float)?,
@@ -936,6 +946,46 @@ impl Consts {
                         } else {
                             n.iter()
                                 .map(|x| self.apply(neg, &[x], float, &how))
+                                .collect::<Option<_>>()?
+                        };
+                        one(out, scalar(0))?
+                    }
+                    // FMix(x, y, a): x (1 - a) + y a, as Vulkan states its precision, component
+                    // by component (a scalar `a` for every component).
+                    46 => {
+                        let (x, y, a) = (list(0)?, list(1)?, list(2)?);
+                        let at = |v: &[Const], i: usize| v.get(i).or(v.first()).cloned();
+                        let one_minus = |a: &Const| sub(&unit(a)?, a);
+                        one(
+                            (0..x.len())
+                                .map(|i| {
+                                    let (xi, yi, ai) = (at(&x, i)?, at(&y, i)?, at(&a, i)?);
+                                    add(&mul(&xi, &one_minus(&ai)?)?, &mul(&yi, &ai)?)
+                                })
+                                .collect::<Option<_>>()?,
+                            scalar(0),
+                        )?
+                    }
+                    // Refract(I, N, eta): with k = 1 - eta² (1 - dot(N, I)²), a zero vector when
+                    // k < 0, else eta I - (eta dot(N, I) + sqrt(k)) N.
+                    72 => {
+                        let (i, n) = (list(0)?, list(1)?);
+                        let eta = arg(3)?;
+                        let d = dot(&n, &i)?;
+                        let one_c = unit(&d)?;
+                        let k = sub(&one_c, &mul(&mul(eta, eta)?, &sub(&one_c, &mul(&d, &d)?)?)?)?;
+                        let negative = match &k {
+                            Const::Scalar(Value::Float { value, .. }) => *value < 0.0,
+                            Const::Bits { bits, width } => decode_float(*bits, *width) < 0.0,
+                            _ => return None,
+                        };
+                        let out: Vec<Const> = if negative {
+                            i.iter().map(|x| sub(x, x)).collect::<Option<_>>()?
+                        } else {
+                            let t = add(&mul(eta, &d)?, &sqrt(&k)?)?;
+                            i.iter()
+                                .zip(&n)
+                                .map(|(x, y)| sub(&mul(eta, x)?, &mul(&t, y)?))
                                 .collect::<Option<_>>()?
                         };
                         one(out, scalar(0))?

@@ -1195,15 +1195,7 @@ impl<'m> Machine<'m> {
                 let base = self.value(inv, inst.arg(0).unwrap_or(0));
                 let v = match addresses::as_address(&base) {
                     Some(address) => self.address_chain(inv, inst, address),
-                    None if matches!(inst.op(), Op::AccessChain | Op::InBoundsAccessChain) => {
-                        self.access_chain(inv, inst, func_id)
-                    }
-                    None => {
-                        return Err(Refusal(format!(
-                            "{} on variables is not run yet",
-                            op_name(inst, &self.sets)
-                        )))
-                    }
+                    None => self.access_chain(inv, inst, func_id),
                 };
                 self.set(inv, inst, v);
                 Ok(Step::Next)
@@ -1493,7 +1485,18 @@ impl<'m> Machine<'m> {
             return Value::Undef;
         };
         let mut path = base.path.clone();
-        for &ix in inst.args().get(1..).unwrap_or_default() {
+        // `OpPtrAccessChain`'s first index moves along the array the base points into: it
+        // adds to the base's last index (a pointer to a whole variable has none to move).
+        let ptr_chain = matches!(inst.op(), Op::PtrAccessChain | Op::InBoundsPtrAccessChain);
+        let mut element = ptr_chain.then(|| path.pop()).flatten();
+        if ptr_chain && element.is_none() {
+            match self.value(inv, inst.arg(1).unwrap_or(0)) {
+                Value::Const(c) if c.as_int_bits().is_some_and(|(b, _)| b == 0) => {}
+                _ => return Value::Undef,
+            }
+        }
+        let skip = if ptr_chain && element.is_none() { 2 } else { 1 };
+        for &ix in inst.args().get(skip..).unwrap_or_default() {
             let index = match self.value(inv, ix) {
                 Value::Const(c) => c.as_int_bits().map(|(bits, width)| {
                     // Indices are signed or unsigned by their type; a negative one is out
@@ -1503,6 +1506,7 @@ impl<'m> Machine<'m> {
                 }),
                 _ => None,
             };
+            let index = index.map(|k| k + element.take().map_or(0, i64::from));
             let len = self.memory[base.root].at(&path).map_or(0, Mem::parts);
             match index {
                 Some(k) if k >= 0 && (k as usize) < len => path.push(k as u32),

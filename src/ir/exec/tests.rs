@@ -909,3 +909,70 @@ fn matrix_inverse_is_the_folder_rules_composed() {
     );
     assert!(findings[0].detail.contains("MatrixInverse"), "{findings:?}");
 }
+
+#[test]
+fn mix_and_refract_are_the_folder_rules_composed() {
+    let types = r#"%f3 = OpConstant %float 3
+%f025 = OpConstant %float 0.25
+%f05 = OpConstant %float 0.5
+%f2e = OpConstant %float 2
+%x = OpConstantComposite %v2float %f0 %f4
+%y = OpConstantComposite %v2float %f4 %f0
+%a = OpConstantComposite %v2float %f025 %f05
+%i = OpConstantComposite %v2float %f0 %f1
+%n = OpConstantComposite %v2float %f0 %f1
+%j = OpConstantComposite %v2float %f1 %f0
+"#;
+    // mix((0, 4), (4, 0), (0.25, 0.5)) = (1, 2). refract((0, 1), (0, 1), 0.5): k = 1,
+    // (0, 1) * 0.5 - (0.5 + 1) (0, 1) = (0, -1). refract((1, 0), (0, 1), 2): k = -3, so 0.
+    let body = r#"%m = OpExtInst %v2float %glsl FMix %x %y %a
+%m0 = OpCompositeExtract %float %m 0
+%m1 = OpCompositeExtract %float %m 1
+%o0 = OpBitcast %uint %m0
+%o1 = OpBitcast %uint %m1
+%r = OpExtInst %v2float %glsl Refract %i %n %f05
+%r1 = OpCompositeExtract %float %r 1
+%o2 = OpBitcast %uint %r1
+%t = OpExtInst %v2float %glsl Refract %j %n %f2e
+%t0 = OpCompositeExtract %float %t 0
+%o3 = OpBitcast %uint %t0
+"#;
+    let (w, findings) = run_ops(types, body, 4, &[]);
+    let b = |x: f32| x.to_bits();
+    assert_eq!(w, [b(1.0), b(2.0), b(-1.0), b(0.0)], "{findings:?}");
+}
+
+#[test]
+fn a_pointer_access_chain_moves_along_the_array_its_base_is_in() {
+    // data[0] = *(&data[1] + 2) on a variable pointer: data[3]; one invocation writes.
+    let text = HEAD
+        .replace(
+            "OpCapability Shader\n",
+            "OpCapability Shader\nOpCapability VariablePointersStorageBuffer\n",
+        )
+        .replace(
+            "OpDecorate %arr ArrayStride 4\n",
+            "OpDecorate %arr ArrayStride 4\nOpDecorate %ptr_u ArrayStride 4\n",
+        );
+    let body = r#"%u2 = OpConstant %uint 2
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%id = OpLoad %v3uint %gid
+%i = OpCompositeExtract %uint %id 0
+%first = OpIEqual %bool %i %u0
+OpSelectionMerge %end None
+OpBranchConditional %first %write %end
+%write = OpLabel
+%p = OpAccessChain %ptr_u %data %u0 %u1
+%q = OpPtrAccessChain %ptr_u %p %u2
+%x = OpLoad %uint %q
+%o = OpAccessChain %ptr_u %data %u0 %u0
+OpStore %o %x
+OpBranch %end
+%end = OpLabel
+OpReturn
+OpFunctionEnd
+"#;
+    let e = run_module(&format!("{text}{body}"), &[0, 10, 20, 30, 40], [1, 1, 1]);
+    assert_eq!(words(&e.buffers[0].bytes), [30, 10, 20, 30, 40]);
+}
