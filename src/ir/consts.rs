@@ -573,7 +573,8 @@ impl Consts {
     pub fn evaluates(&self, inst: &Inst) -> bool {
         let linear_algebra = match ops::ext_inst_parts(inst) {
             Some((set, n)) => {
-                self.sets.kind(set) == Some(SetKind::Glsl) && matches!(n, 33 | 34 | 66..=71)
+                self.sets.kind(set) == Some(SetKind::Glsl)
+                    && matches!(n, 33 | 34 | 46 | 49 | 50 | 66..=72)
             }
             None => matches!(
                 inst.op,
@@ -949,6 +950,51 @@ impl Consts {
                                 .collect::<Option<_>>()?
                         };
                         one(out, scalar(0))?
+                    }
+                    // Fma(a, b, c): a b + c, which Vulkan lets a driver fuse or not; the
+                    // unfused product and sum here, component by component.
+                    50 => {
+                        let (a, b, c) = (list(0)?, list(1)?, list(2)?);
+                        one(
+                            (0..a.len())
+                                .map(|i| add(&mul(a.get(i)?, b.get(i)?)?, c.get(i)?))
+                                .collect::<Option<_>>()?,
+                            scalar(0),
+                        )?
+                    }
+                    // SmoothStep(e0, e1, x): t = clamp((x - e0) / (e1 - e0), 0, 1), then
+                    // t t (3 - 2 t); undefined where e0 >= e1 (a scalar edge for every
+                    // component).
+                    49 => {
+                        let (e0, e1, x) = (list(0)?, list(1)?, list(2)?);
+                        let at = |v: &[Const], i: usize| v.get(i).or(v.first()).cloned();
+                        let clamp = ops::fold::glsl_rule(43)?;
+                        one(
+                            (0..x.len())
+                                .map(|i| {
+                                    let (lo, hi, xi) = (at(&e0, i)?, at(&e1, i)?, at(&x, i)?);
+                                    let u = unit(&xi)?;
+                                    let zero = sub(&u, &u)?;
+                                    let span = sub(&hi, &lo)?;
+                                    match &span {
+                                        Const::Scalar(Value::Float { value, .. })
+                                            if *value > 0.0 => {}
+                                        _ => return None,
+                                    }
+                                    let t = div(&sub(&xi, &lo)?, &span)?;
+                                    let t = self.apply(
+                                        clamp,
+                                        &[&t, &zero, &u],
+                                        float,
+                                        &[Val::Float; 3],
+                                    )?;
+                                    let three = add(&add(&u, &u)?, &u)?;
+                                    let two_t = add(&t, &t)?;
+                                    mul(&mul(&t, &t)?, &sub(&three, &two_t)?)
+                                })
+                                .collect::<Option<_>>()?,
+                            scalar(0),
+                        )?
                     }
                     // FMix(x, y, a): x (1 - a) + y a, as Vulkan states its precision, component
                     // by component (a scalar `a` for every component).

@@ -1103,11 +1103,17 @@ impl<'m> Machine<'m> {
         }
         inv.frames.last_mut().expect("checked").ip += 1;
         match inst.op() {
-            // Phis were evaluated on entering the block.
-            // An assumption tells the compiler something; running, there is nothing to do.
-            Op::Phi | Op::Nop | Op::Line | Op::NoLine | Op::MemoryBarrier | Op::AssumeTrueKHR => {
-                Ok(Step::Next)
-            }
+            // Phis were evaluated on entering the block. An assumption tells the compiler
+            // something; running, there is nothing to do. Fragments run one after another,
+            // in primitive order, so an interlock's critical section is already ordered.
+            Op::Phi
+            | Op::Nop
+            | Op::Line
+            | Op::NoLine
+            | Op::MemoryBarrier
+            | Op::AssumeTrueKHR
+            | Op::BeginInvocationInterlockEXT
+            | Op::EndInvocationInterlockEXT => Ok(Step::Next),
             Op::ExtInst
                 if inst
                     .ext_inst()
@@ -1354,6 +1360,28 @@ impl<'m> Machine<'m> {
             Op::ImageTexelPointer => {
                 let v = self.texel_pointer(inv, inst, func_id)?;
                 self.set(inv, inst, v);
+                Ok(Step::Next)
+            }
+            // GLSL.std.450 Modf(x, i): the fraction, the whole part stored through `i`.
+            Op::ExtInst
+                if inst.ext_inst().is_some_and(|(s, n)| {
+                    n == 35 && self.sets.kind(s) == Some(super::ext_sets::SetKind::Glsl)
+                }) =>
+            {
+                let x = self.value(inv, inst.arg(1).unwrap_or(0));
+                let ptr = self.value(inv, inst.arg(2).unwrap_or(0));
+                // Trunc, then x minus it; infinities and NaNs have no defined parts.
+                let whole = match &x {
+                    Value::Const(c) => trunc(c),
+                    _ => None,
+                };
+                let fraction = match (&x, &whole) {
+                    (Value::Const(c), Some(w)) => floats2(Op::FSub, c, w),
+                    _ => None,
+                };
+                let whole = whole.map_or(Value::Undef, Value::Const);
+                self.store(inv, &ptr, &whole, func_id, at, inst);
+                self.set(inv, inst, fraction.map_or(Value::Undef, Value::Const));
                 Ok(Step::Next)
             }
             Op::PtrEqual | Op::PtrNotEqual => {
@@ -2100,6 +2128,22 @@ fn floats2(op: Op, a: &Const, b: &Const) -> Option<Const> {
             .iter()
             .zip(y)
             .map(|(p, q)| floats2(op, p, q))
+            .collect::<Option<Vec<_>>>()
+            .map(Const::Composite),
+        _ => None,
+    }
+}
+
+/// GLSL.std.450 `Trunc` of a float scalar or vector, by the op table's rule; `None` for an
+/// infinity or NaN, whose whole part `Modf` does not define.
+fn trunc(a: &Const) -> Option<Const> {
+    match a {
+        Const::Scalar(x @ ops::fold::Value::Float { value, .. }) if value.is_finite() => {
+            ops::fold::glsl_rule(3)?(&[*x]).map(Const::Scalar)
+        }
+        Const::Composite(xs) => xs
+            .iter()
+            .map(trunc)
             .collect::<Option<Vec<_>>>()
             .map(Const::Composite),
         _ => None,

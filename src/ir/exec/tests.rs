@@ -976,3 +976,40 @@ OpFunctionEnd
     let e = run_module(&format!("{text}{body}"), &[0, 10, 20, 30, 40], [1, 1, 1]);
     assert_eq!(words(&e.buffers[0].bytes), [30, 10, 20, 30, 40]);
 }
+
+#[test]
+fn modf_through_a_pointer_fma_and_smoothstep_run() {
+    let types = r#"%ptr_ff = OpTypePointer Function %float
+%f25 = OpConstant %float 2.5
+%fm25 = OpConstant %float -2.5
+%f3 = OpConstant %float 3
+%f05 = OpConstant %float 0.5
+"#;
+    // modf(-2.5) = -0.5 with -2 stored; fma(2.5, 2, 3) = 8; smoothstep(0, 2, 0.5): t = 0.25,
+    // 0.0625 * 2.5 = 0.15625; smoothstep(2, 2, x) is undefined.
+    let body = r#"%whole = OpVariable %ptr_ff Function
+%frac = OpExtInst %float %glsl Modf %fm25 %whole
+%w = OpLoad %float %whole
+%o0 = OpBitcast %uint %frac
+%o1 = OpBitcast %uint %w
+%m = OpExtInst %float %glsl Fma %f25 %f2 %f3
+%o2 = OpBitcast %uint %m
+%s = OpExtInst %float %glsl SmoothStep %f0 %f2 %f05
+%o3 = OpBitcast %uint %s
+%u = OpExtInst %float %glsl SmoothStep %f2 %f2 %f05
+%o4 = OpBitcast %uint %u
+"#;
+    let (w, findings) = run_ops(types, body, 5, &[]);
+    let b = |x: f32| x.to_bits();
+    assert_eq!(
+        &w[..4],
+        [b(-0.5), b(-2.0), b(8.0), b(0.15625)],
+        "{findings:?}"
+    );
+    assert!(
+        findings
+            .iter()
+            .any(|f| f.kind == FindingKind::UndefinedResult && f.detail.contains("SmoothStep")),
+        "{findings:?}"
+    );
+}
