@@ -794,6 +794,35 @@ impl<'m> Machine<'m> {
         Ok(())
     }
 
+    /// An unwritten variable of type `ty`: `Mem::fresh`, and where a part is a buffer address
+    /// (a 64-bit integer in memory) or `void` (nothing), the parts around it by hand, at most
+    /// `memory::MAX_SCALARS` leaves in all (`budget`).
+    fn fresh_variable(&self, ty: Id, budget: &mut usize) -> Option<Mem> {
+        if self.is_address_type(ty) {
+            *budget = budget.checked_sub(1)?;
+            return Some(Mem::Leaf(None));
+        }
+        if let Some(mem) = Mem::fresh(&self.consts, ty, None) {
+            *budget = budget.checked_sub(leaves(&mem))?;
+            return Some(mem);
+        }
+        let t = self.layout.type_inst(ty)?;
+        match (t.op(), self.consts.shape(ty)) {
+            (Op::TypeVoid, _) => Some(Mem::Parts(Vec::new())),
+            (Op::TypeArray, Some(&consts::Shape::Array { elem, n })) => (0..n)
+                .map(|_| self.fresh_variable(elem, budget))
+                .collect::<Option<Vec<_>>>()
+                .map(Mem::Parts),
+            (Op::TypeStruct, _) => t
+                .args()
+                .iter()
+                .map(|&m| self.fresh_variable(m, budget))
+                .collect::<Option<Vec<_>>>()
+                .map(Mem::Parts),
+            _ => None,
+        }
+    }
+
     fn is_used(&self, var: Id) -> bool {
         self.m
             .functions()
@@ -1174,12 +1203,9 @@ impl<'m> Machine<'m> {
                     None => None,
                 };
                 let mem = ty
-                    .and_then(|(_, pointee)| {
-                        if self.is_address_type(pointee) {
-                            // An address is a 64-bit integer in memory.
-                            return Some(Mem::Leaf(init.clone()));
-                        }
-                        Mem::fresh(&self.consts, pointee, init.as_ref())
+                    .and_then(|(_, pointee)| match init {
+                        Some(c) => Some(Mem::of(&c)),
+                        None => self.fresh_variable(pointee, &mut { memory::MAX_SCALARS }),
                     })
                     .ok_or_else(|| Refusal(format!("cannot make the variable %{}", id_of(inst))))?;
                 let root = self.memory.len();
@@ -2131,6 +2157,14 @@ fn floats2(op: Op, a: &Const, b: &Const) -> Option<Const> {
             .collect::<Option<Vec<_>>>()
             .map(Const::Composite),
         _ => None,
+    }
+}
+
+/// How many scalars a memory tree holds.
+fn leaves(mem: &Mem) -> usize {
+    match mem {
+        Mem::Leaf(_) => 1,
+        Mem::Parts(parts) => parts.iter().map(leaves).sum(),
     }
 }
 

@@ -1013,3 +1013,43 @@ fn modf_through_a_pointer_fma_and_smoothstep_run() {
         "{findings:?}"
     );
 }
+
+#[test]
+fn variables_hold_arrays_of_addresses_and_void() {
+    // A function variable of two buffer addresses (and one of `void`, which holds nothing):
+    // an address stored in element 1 and read back is the same number.
+    let text = HEAD
+        .replace(
+            "OpCapability Shader\n",
+            "OpCapability Shader\nOpCapability Int64\nOpCapability PhysicalStorageBufferAddresses\nOpExtension \"SPV_KHR_physical_storage_buffer\"\n",
+        )
+        .replace(
+            "OpMemoryModel Logical GLSL450",
+            "OpMemoryModel PhysicalStorageBuffer64 GLSL450",
+        );
+    let body = r#"%ulong = OpTypeInt 64 0
+%psb = OpTypePointer PhysicalStorageBuffer %uint
+%u2 = OpConstant %uint 2
+%pair = OpTypeArray %psb %u2
+%ptr_pair = OpTypePointer Function %pair
+%ptr_psb = OpTypePointer Function %psb
+%ptr_void = OpTypePointer Function %void
+%big = OpConstant %ulong 81985529216486895
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%v = OpVariable %ptr_pair Function
+%nothing = OpVariable %ptr_void Function
+%a = OpConvertUToPtr %psb %big
+%slot = OpAccessChain %ptr_psb %v %u1
+OpStore %slot %a
+%b = OpLoad %psb %slot
+%n = OpConvertPtrToU %ulong %b
+%lo = OpUConvert %uint %n
+%o = OpAccessChain %ptr_u %data %u0 %u0
+OpStore %o %lo
+OpReturn
+OpFunctionEnd
+"#;
+    let e = run_module(&format!("{text}{body}"), &[0, 0], [1, 1, 1]);
+    assert_eq!(words(&e.buffers[0].bytes)[0], 81985529216486895u64 as u32);
+}
