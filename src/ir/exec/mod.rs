@@ -1256,7 +1256,12 @@ impl<'m> Machine<'m> {
                         Value::Undef
                     }
                     Value::Pointer(p) => {
-                        match self.memory[p.root].at(&p.path).map(partly::mem_value) {
+                        match self
+                            .memory
+                            .get(p.root)
+                            .and_then(|m| m.at(&p.path))
+                            .map(partly::mem_value)
+                        {
                             Some(v @ (Value::Const(_) | Value::Partly(_))) => v,
                             Some(_) => {
                                 self.find(
@@ -1293,8 +1298,10 @@ impl<'m> Machine<'m> {
                 let dst = self.value(inv, inst.arg(0).unwrap_or(0));
                 let src = self.value(inv, inst.arg(1).unwrap_or(0));
                 let v = match src {
-                    Value::Pointer(p) => self.memory[p.root]
-                        .at(&p.path)
+                    Value::Pointer(p) => self
+                        .memory
+                        .get(p.root)
+                        .and_then(|m| m.at(&p.path))
                         .map_or(Value::Undef, partly::mem_value),
                     _ => Value::Undef,
                 };
@@ -1307,12 +1314,15 @@ impl<'m> Machine<'m> {
                     Value::Pointer(p) => {
                         let mut path = p.path.clone();
                         path.push(k);
-                        self.memory[p.root].at(&path).map_or(Value::Undef, |m| {
-                            Value::Const(Const::Scalar(ops::fold::Value::Int {
-                                bits: m.parts() as u64,
-                                width: 32,
-                            }))
-                        })
+                        self.memory.get(p.root).and_then(|m| m.at(&path)).map_or(
+                            Value::Undef,
+                            |m| {
+                                Value::Const(Const::Scalar(ops::fold::Value::Int {
+                                    bits: m.parts() as u64,
+                                    width: 32,
+                                }))
+                            },
+                        )
                     }
                     _ => Value::Undef,
                 };
@@ -1561,7 +1571,11 @@ impl<'m> Machine<'m> {
                 _ => None,
             };
             let index = index.map(|k| k + element.take().map_or(0, i64::from));
-            let len = self.memory[base.root].at(&path).map_or(0, Mem::parts);
+            let len = self
+                .memory
+                .get(base.root)
+                .and_then(|m| m.at(&path))
+                .map_or(0, Mem::parts);
             match index {
                 Some(k) if k >= 0 && (k as usize) < len => path.push(k as u32),
                 Some(k) => {
@@ -1615,7 +1629,7 @@ impl<'m> Machine<'m> {
                 "an undefined value is stored to a buffer".into(),
             );
         }
-        if let Some(slot) = self.memory[p.root].at_mut(&p.path) {
+        if let Some(slot) = self.memory.get_mut(p.root).and_then(|m| m.at_mut(&p.path)) {
             partly::store_value(slot, value);
         }
     }
@@ -1706,7 +1720,11 @@ impl<'m> Machine<'m> {
                     .filter(|_| !raced)
                     .map(|[c, ..]| c)
             }
-            (Value::Pointer(p), None, _) => self.memory[p.root].at(&p.path).and_then(Mem::value),
+            (Value::Pointer(p), None, _) => self
+                .memory
+                .get(p.root)
+                .and_then(|m| m.at(&p.path))
+                .and_then(Mem::value),
             _ => {
                 self.set(inv, inst, Value::Undef);
                 return Ok(());
