@@ -127,6 +127,8 @@ fn run_inner(args: &ExecArgs) -> Result<String, String> {
     let e = &ran.execution;
     let outputs = changed(&ran)
         .into_iter()
+        // The buffers behind addresses are the harness's: listed where the run wrote them.
+        .filter(|&(k, n, _)| n > 0 || k < e.buffers.len())
         .map(|(k, n, first)| {
             // Buffers the shader binds, then those behind buffer addresses.
             let (name, bytes, json) = match e.buffers.get(k) {
