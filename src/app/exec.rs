@@ -154,14 +154,8 @@ fn run_inner(args: &ExecArgs) -> Result<String, String> {
             } else {
                 format!("{name}: {n} words written, from word {first}:")
             };
-            for w in bytes
-                .get(..)
-                .filter(|_| n > 0)
-                .unwrap_or_default()
-                .chunks(4)
-                .skip(first)
-                .take(8)
-            {
+            let written: &[u8] = if n > 0 { bytes } else { &[] };
+            for w in written.chunks(4).skip(first).take(8) {
                 let _ = write!(text, " {:#010x}", word(w));
             }
             (text, json)

@@ -23,15 +23,7 @@ pub struct NarrowCaps(Vec<spirv::Capability>);
 impl NarrowCaps {
     /// The capabilities `m` declares.
     pub fn of(m: &Module) -> Self {
-        NarrowCaps(
-            m.preamble
-                .iter()
-                .filter_map(|i| match (i.op, i.lits()) {
-                    (Op::Capability, [Operand::Capability(c)]) => Some(*c),
-                    _ => None,
-                })
-                .collect(),
-        )
+        NarrowCaps(m.capabilities().collect())
     }
 
     fn has(&self, kind: ops::Kind, width: u32) -> bool {

@@ -117,6 +117,14 @@ impl Module {
         &self.preamble
     }
 
+    /// The capabilities the module declares.
+    pub fn capabilities(&self) -> impl Iterator<Item = spirv::Capability> + '_ {
+        self.preamble.iter().filter_map(|i| match (i.op, i.lits()) {
+            (Op::Capability, [Operand::Capability(c)]) => Some(*c),
+            _ => None,
+        })
+    }
+
     /// The `OpEntryPoint`s, in order.
     pub fn entry_points(&self) -> &[Inst] {
         &self.entry_points

@@ -84,20 +84,15 @@ fn addressed(layout: &Layout, buffers: &mut [Buffer], push: &mut [u8]) -> Vec<Ve
         write_sites(p, &sites.pointees, k + 1, exec::address_of);
     }
     // Slots are numbered over every element of every binding, as the driver binds them.
-    let mut slot = 0;
-    for (b, offsets) in layout.bindings.iter().zip(&sites.bindings) {
-        for buffer in buffers
-            .iter_mut()
-            .filter(|x| (x.set, x.binding) == (b.set, b.binding))
-        {
-            write_sites(
-                &mut buffer.bytes,
-                offsets,
-                slot + buffer.element as usize,
-                exec::address_of,
-            );
+    for ((b, element), (k, offsets)) in layout
+        .slots()
+        .iter()
+        .zip(layout.slot_sites().into_iter().enumerate())
+    {
+        let slot = |x: &&mut Buffer| (x.set, x.binding, x.element) == (b.set, b.binding, *element);
+        if let Some(buffer) = buffers.iter_mut().find(slot) {
+            write_sites(&mut buffer.bytes, offsets, k, exec::address_of);
         }
-        slot += b.count as usize;
     }
     write_sites(push, &sites.push, 0, exec::address_of);
     pointees
@@ -155,16 +150,14 @@ pub fn driver_subgroup_size(device: &dyn Device) -> Result<u32, String> {
 
 /// Whether a module uses subgroup operations or built-ins (its capabilities say).
 pub fn uses_subgroups(m: &Module) -> bool {
-    m.preamble().iter().any(|i| {
+    m.capabilities().any(|c| {
         matches!(
-            i.lits(),
-            [rspirv::dr::Operand::Capability(
-                spirv::Capability::GroupNonUniform
-                    | spirv::Capability::SubgroupBallotKHR
-                    | spirv::Capability::SubgroupVoteKHR
-                    | spirv::Capability::Groups
-            )]
-        ) && i.op() == spirv::Op::Capability
+            c,
+            spirv::Capability::GroupNonUniform
+                | spirv::Capability::SubgroupBallotKHR
+                | spirv::Capability::SubgroupVoteKHR
+                | spirv::Capability::Groups
+        )
     })
 }
 

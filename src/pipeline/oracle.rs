@@ -422,7 +422,6 @@ fn undefined_only(input: &Ran, step: &Ran) -> bool {
     bound == input.execution.buffers.len()
 }
 
-/// Whether `step`'s run has undefined behaviour of a kind `input`'s has not.
 /// Where the buffers behind buffer addresses a step left part from the input's (bytes either
 /// run left undefined agree).
 fn pointees_differ(input: &Ran, step: &Ran) -> Option<String> {
@@ -460,6 +459,7 @@ fn new_out_of_bounds(input: &Ran, step: &Ran) -> bool {
     oob(step) && !oob(input)
 }
 
+/// Whether `step`'s run has undefined behaviour of a kind `input`'s has not.
 fn new_undefined_behaviour(input: &Ran, step: &Ran) -> bool {
     let had = &input.execution.findings;
     step.execution

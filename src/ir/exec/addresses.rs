@@ -73,6 +73,12 @@ impl Machine<'_> {
     /// `OpConvertUToPtr`, `OpConvertPtrToU` and bitcasts to or from an address, `None` for
     /// any other instruction (or a bitcast between two non-pointers).
     pub(super) fn convert_address(&self, inv: &Invocation, inst: &Inst) -> Option<Value> {
+        if !matches!(
+            inst.op(),
+            Op::ConvertUToPtr | Op::ConvertPtrToU | Op::Bitcast
+        ) {
+            return None;
+        }
         let from = inst.arg(0)?;
         let to_address = inst.ty().is_some_and(|t| self.is_address_type(t));
         let from_address = self

@@ -217,8 +217,8 @@ pub struct Execution {
     pub groups: [u32; 3],
     /// For a vertex or fragment stage, whose each invocation is (empty for compute).
     pub who: Vec<Who>,
-    /// The buffers behind addresses afterwards, and the bytes of them an undefined value was stored to (buffer,
-    /// offset), sorted.
+    /// The buffers behind addresses afterwards, and the bytes of them an undefined value was
+    /// stored to (buffer, offset), sorted.
     pub pointees: Vec<Vec<u8>>,
     pub undefined_pointee_bytes: Vec<(usize, u64)>,
 }
@@ -568,7 +568,7 @@ impl<'m> Machine<'m> {
             };
             let bytes = match class {
                 StorageClass::StorageBuffer | StorageClass::Uniform
-                    if self.block_array(pointee).is_some() =>
+                    if block_array(&self.layout, pointee).is_some() =>
                 {
                     self.bind_buffer_array(var, pointee)?;
                     continue;
@@ -643,21 +643,11 @@ impl<'m> Machine<'m> {
             .map_or(otherwise.to_string(), |u| u.2.clone())
     }
 
-    /// The block type of an array of buffers (`pointee`, an array of structs).
-    fn block_array(&self, pointee: Id) -> Option<Id> {
-        let t = self.layout.type_inst(pointee)?;
-        let elem = match t.op() {
-            Op::TypeArray | Op::TypeRuntimeArray => t.arg(0)?,
-            _ => return None,
-        };
-        (self.layout.type_inst(elem)?.op() == Op::TypeStruct).then_some(elem)
-    }
-
     /// An array of buffers: one variable whose elements are the buffers the inputs give at
     /// its binding, element by element.
     fn bind_buffer_array(&mut self, var: Id, pointee: Id) -> Result<(), Refusal> {
         let (set, binding) = binding_of(self.m, var);
-        let block = self.block_array(pointee).unwrap_or(0);
+        let block = block_array(&self.layout, pointee).unwrap_or(0);
         let mut given: Vec<(u32, usize)> = (0..self.inputs.buffers.len())
             .filter(|&k| {
                 let b = &self.inputs.buffers[k];
@@ -794,9 +784,9 @@ impl<'m> Machine<'m> {
         Ok(())
     }
 
-    /// An unwritten variable of type `ty`: `Mem::fresh`, and where a part is a buffer address
-    /// (a 64-bit integer in memory) or `void` (nothing), the parts around it by hand, at most
-    /// `memory::MAX_SCALARS` leaves in all (`budget`).
+    /// An unwritten variable of a type `Mem::fresh` does not make: where a part is a buffer
+    /// address (a 64-bit integer in memory) or `void` (nothing), the parts around it by hand,
+    /// at most `memory::MAX_SCALARS` leaves in all (`budget`).
     fn fresh_variable(&self, ty: Id, budget: &mut usize) -> Option<Mem> {
         if self.is_address_type(ty) {
             *budget = budget.checked_sub(1)?;
@@ -1205,7 +1195,8 @@ impl<'m> Machine<'m> {
                 let mem = ty
                     .and_then(|(_, pointee)| match init {
                         Some(c) => Some(Mem::of(&c)),
-                        None => self.fresh_variable(pointee, &mut { memory::MAX_SCALARS }),
+                        None => Mem::fresh(&self.consts, pointee, None)
+                            .or_else(|| self.fresh_variable(pointee, &mut { memory::MAX_SCALARS })),
                     })
                     .ok_or_else(|| Refusal(format!("cannot make the variable %{}", id_of(inst))))?;
                 let root = self.memory.len();
@@ -1398,26 +1389,27 @@ impl<'m> Machine<'m> {
                 self.set(inv, inst, v);
                 Ok(Step::Next)
             }
-            // GLSL.std.450 Modf(x, i): the fraction, the whole part stored through `i`.
+            // GLSL.std.450 Modf(x, i) and Frexp(x, e): the first part of ModfStruct's and
+            // FrexpStruct's rules, the second stored through the pointer.
             Op::ExtInst
                 if inst.ext_inst().is_some_and(|(s, n)| {
-                    n == 35 && self.sets.kind(s) == Some(super::ext_sets::SetKind::Glsl)
+                    matches!(n, 35 | 51)
+                        && self.sets.kind(s) == Some(super::ext_sets::SetKind::Glsl)
                 }) =>
             {
                 let x = self.value(inv, inst.arg(1).unwrap_or(0));
                 let ptr = self.value(inv, inst.arg(2).unwrap_or(0));
-                // Trunc, then x minus it; infinities and NaNs have no defined parts.
-                let whole = match &x {
-                    Value::Const(c) => trunc(c),
+                let number = inst.ext_inst().map_or(0, |(_, n)| n);
+                let parts = match (&x, ops::fold::glsl_pair_rule(number + 1)) {
+                    (Value::Const(c), Some(rule)) => pair_parts(rule, c),
                     _ => None,
                 };
-                let fraction = match (&x, &whole) {
-                    (Value::Const(c), Some(w)) => floats2(Op::FSub, c, w),
-                    _ => None,
+                let (first, second) = match parts {
+                    Some((a, b)) => (Value::Const(a), Value::Const(b)),
+                    None => (Value::Undef, Value::Undef),
                 };
-                let whole = whole.map_or(Value::Undef, Value::Const);
-                self.store(inv, &ptr, &whole, func_id, at, inst);
-                self.set(inv, inst, fraction.map_or(Value::Undef, Value::Const));
+                self.store(inv, &ptr, &second, func_id, at, inst);
+                self.set(inv, inst, first);
                 Ok(Step::Next)
             }
             Op::PtrEqual | Op::PtrNotEqual => {
@@ -1425,15 +1417,12 @@ impl<'m> Machine<'m> {
                 self.set(inv, inst, v);
                 Ok(Step::Next)
             }
-            Op::ConvertUToPtr | Op::ConvertPtrToU | Op::Bitcast
-                if self.convert_address(inv, inst).is_some() =>
-            {
-                let v = self.convert_address(inv, inst).unwrap_or(Value::Undef);
-                self.set(inv, inst, v);
-                Ok(Step::Next)
-            }
             _ => {
-                let v = self.evaluate(inv, inst, func_id, at)?;
+                // Conversions to and from buffer addresses, else the op table's evaluation.
+                let v = match self.convert_address(inv, inst) {
+                    Some(v) => v,
+                    None => self.evaluate(inv, inst, func_id, at)?,
+                };
                 self.set(inv, inst, v);
                 Ok(Step::Next)
             }
@@ -1955,7 +1944,6 @@ impl<'m> Machine<'m> {
                 None => fr.loops.push((to, merge.merge_block(), 0)),
             }
         }
-        let fr = inv.frames.last_mut().expect("checked");
         fr.block = to;
         fr.ip = 0;
         for (r, v) in phis {
@@ -2178,6 +2166,16 @@ fn floats2(op: Op, a: &Const, b: &Const) -> Option<Const> {
     }
 }
 
+/// The block type of an array of buffers (`ty`, an array of structs).
+fn block_array(layout: &Layout, ty: Id) -> Option<Id> {
+    let t = layout.type_inst(ty)?;
+    let elem = match t.op() {
+        Op::TypeArray | Op::TypeRuntimeArray => t.arg(0)?,
+        _ => return None,
+    };
+    layout.struct_type(elem).then_some(elem)
+}
+
 /// How many scalars a memory tree holds.
 fn leaves(mem: &Mem) -> usize {
     match mem {
@@ -2186,18 +2184,20 @@ fn leaves(mem: &Mem) -> usize {
     }
 }
 
-/// GLSL.std.450 `Trunc` of a float scalar or vector, by the op table's rule; `None` for an
-/// infinity or NaN, whose whole part `Modf` does not define.
-fn trunc(a: &Const) -> Option<Const> {
+/// A rule with two results applied to a scalar or, component by component, a vector: both
+/// results, each of `a`'s shape.
+fn pair_parts(rule: ops::fold::PairFn, a: &Const) -> Option<(Const, Const)> {
     match a {
-        Const::Scalar(x @ ops::fold::Value::Float { value, .. }) if value.is_finite() => {
-            ops::fold::glsl_rule(3)?(&[*x]).map(Const::Scalar)
+        Const::Scalar(x) => rule(&[*x]).map(|(p, q)| (Const::Scalar(p), Const::Scalar(q))),
+        Const::Composite(xs) => {
+            let (p, q): (Vec<Const>, Vec<Const>) = xs
+                .iter()
+                .map(|x| pair_parts(rule, x))
+                .collect::<Option<Vec<_>>>()?
+                .into_iter()
+                .unzip();
+            Some((Const::Composite(p), Const::Composite(q)))
         }
-        Const::Composite(xs) => xs
-            .iter()
-            .map(trunc)
-            .collect::<Option<Vec<_>>>()
-            .map(Const::Composite),
         _ => None,
     }
 }
@@ -2312,12 +2312,7 @@ pub fn compare_buffer(
             .then_some(pointee)
     });
     // An array of buffers: `theirs` is one element.
-    let pointee = pointee.map(|p| match layout.type_inst(p) {
-        Some(t) if matches!(t.op(), Op::TypeArray | Op::TypeRuntimeArray) => {
-            t.arg(0).filter(|&e| layout.struct_type(e)).unwrap_or(p)
-        }
-        _ => p,
-    });
+    let pointee = pointee.map(|p| block_array(&layout, p).unwrap_or(p));
     let Some(b) = pointee.and_then(|p| bytes.read(Place::of(p), theirs, 0)) else {
         return Some(": the driver's bytes do not read as the buffer's type".into());
     };

@@ -232,22 +232,24 @@ impl Pointees {
             .collect()
     }
 
+    /// The pointee a real address is inside, and the offset in it.
+    fn place_of(&self, address: u64) -> Option<(usize, u64)> {
+        self.buffers.iter().enumerate().find_map(|(k, &(_, a))| {
+            (a != 0 && (a..a + BUFFER_SIZE as u64).contains(&address)).then(|| (k, address - a))
+        })
+    }
+
     /// Where the shader overwrote half of an address written at a site (a 32-bit store into
     /// it), the half left is the interpreter's half of the same address (as `unaddressed`), so
     /// that what is left compares too.
     pub(super) fn unaddressed_halves(&self, bytes: &mut [u8], sites: &[u64], first: usize) {
-        let inside = |v: u64| {
-            self.buffers
-                .iter()
-                .any(|&(_, a)| a != 0 && (a..a + BUFFER_SIZE as u64).contains(&v))
-        };
         for (i, &at) in sites.iter().enumerate() {
             let at = at as usize;
             let Some(word) = bytes.get_mut(at..at + 8) else {
                 continue;
             };
             let v = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
-            if inside(v) {
+            if self.place_of(v).is_some() {
                 continue;
             }
             let k = (first + i) % POINTEES;
@@ -270,10 +272,7 @@ impl Pointees {
     pub(super) fn unaddressed(&self, bytes: &mut [u8]) {
         for word in bytes.chunks_exact_mut(8) {
             let v = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
-            let inside = self.buffers.iter().enumerate().find_map(|(k, &(_, a))| {
-                (a != 0 && (a..a + BUFFER_SIZE as u64).contains(&v)).then(|| (k, v - a))
-            });
-            if let Some((k, offset)) = inside {
+            if let Some((k, offset)) = self.place_of(v) {
                 word.copy_from_slice(&(crate::ir::exec::address_of(k) + offset).to_le_bytes());
             }
         }

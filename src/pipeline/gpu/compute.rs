@@ -78,13 +78,9 @@ impl Gpu {
             None
         } else {
             let p = self.pointees(d, c, &sites.pointees)?;
-            let mut k = 0;
-            for (b, offsets) in layout.bindings.iter().zip(&sites.bindings) {
-                for _ in 0..b.count {
-                    if let Some((ptr, len)) = bound.mapped(k) {
-                        p.write(ptr, len, offsets, k);
-                    }
-                    k += 1;
+            for (k, offsets) in layout.slot_sites().into_iter().enumerate() {
+                if let Some((ptr, len)) = bound.mapped(k) {
+                    p.write(ptr, len, offsets, k);
                 }
             }
             p.write_bytes(&mut push, &sites.push, 0);
@@ -143,10 +139,7 @@ impl Gpu {
         let mut out = bound.contents();
         if let Some(p) = pointees {
             // Each slot's sites, and where its addresses started (as written above).
-            let mut slot_sites = Vec::new();
-            for (b, offsets) in layout.bindings.iter().zip(&sites.bindings) {
-                slot_sites.extend((0..b.count).map(|_| offsets.as_slice()));
-            }
+            let slot_sites = layout.slot_sites();
             out.extend(p.contents());
             let n = out.len() - super::addresses::POINTEES;
             for (k, bytes) in out.iter_mut().enumerate() {

@@ -53,6 +53,24 @@ impl Layout {
             .collect()
     }
 
+    /// The byte offsets of each slot's buffer addresses, in `slots` order (none where the
+    /// shader reads no addresses): slot `k`'s take the buffers behind addresses in turn from
+    /// `k` (`addresses::write_sites`).
+    pub fn slot_sites(&self) -> Vec<&[u64]> {
+        self.bindings
+            .iter()
+            .enumerate()
+            .flat_map(|(i, b)| {
+                let at = self
+                    .addresses
+                    .bindings
+                    .get(i)
+                    .map_or(&[][..], Vec::as_slice);
+                (0..b.count).map(move |_| at)
+            })
+            .collect()
+    }
+
     /// `Err` says why the runner cannot run the module (not compute, a resource of a kind it
     /// does not make, push constants holding addresses…).
     pub fn of(words: &[u32]) -> Result<Layout, String> {
