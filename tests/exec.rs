@@ -324,6 +324,53 @@ fn images_are_sampled_read_and_written_as_lavapipe_does() {
     assert_eq!(check_driver(&gpu, &ran, None).unwrap(), None);
 }
 
+/// Cube maps: a face chosen by the direction's major axis, sampled, compared and sized, in
+/// a draw; storage cubes read and written face by face in a dispatch.
+#[test]
+fn cube_images_are_sampled_and_stored_as_lavapipe_does() {
+    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
+    let fragment = "#version 450\n\
+        layout(location = 0) in vec2 uv;\n\
+        layout(binding = 0) uniform samplerCube cube;\n\
+        layout(binding = 1) uniform samplerCubeArray cubes;\n\
+        layout(binding = 2) uniform samplerCubeShadow sh;\n\
+        layout(location = 0) out vec4 c;\n\
+        void main() {\n\
+          vec3 d = vec3(uv * 4.0 - 2.0, uv.x - uv.y * 1.5);\n\
+          vec4 a = texture(cube, d) + texture(cube, d.zxy) * 0.5 + texture(cube, -d.yzx) * 0.25;\n\
+          vec4 b = texture(cubes, vec4(-d, 1.0));\n\
+          float s = texture(sh, vec4(d.yxz, 0.4));\n\
+          c = a + b + vec4(s) + vec4(textureSize(cubes, 0), 0);\n\
+        }\n";
+    let words = common::glslang_words("cube.frag", fragment.as_bytes(), &[]);
+    let run = Pipeline::from_names(&["lower", "lift"])
+        .unwrap()
+        .run(Arc::new(words));
+    let ran = run_draw_step(run.final_module().unwrap(), None, &Options::default()).unwrap();
+    assert!(ran.execution.covers());
+    assert_eq!(check_draw_driver(&gpu, &ran).unwrap(), None);
+    let compute = "#version 450\n\
+        layout(local_size_x = 8, local_size_y = 6) in;\n\
+        layout(binding = 0, rgba32f) uniform imageCube faces;\n\
+        layout(binding = 1, r32ui) uniform uimageCubeArray counts;\n\
+        layout(binding = 2, std430) buffer B { vec4 o[]; };\n\
+        void main() {\n\
+          ivec3 p = ivec3(gl_GlobalInvocationID.x, 7 - gl_GlobalInvocationID.x, gl_GlobalInvocationID.y);\n\
+          vec4 v = imageLoad(faces, p);\n\
+          imageStore(faces, p, v.wzyx + float(p.z));\n\
+          uint n = imageLoad(counts, ivec3(p.xy, p.z + 6)).x;\n\
+          imageStore(counts, ivec3(p.xy, p.z), uvec4(n * 2u + 1u));\n\
+          o[gl_LocalInvocationIndex] = v + vec4(imageSize(faces), imageSize(counts));\n\
+        }\n";
+    let words = common::glslang_words("cube.comp", compute.as_bytes(), &[]);
+    let run = Pipeline::from_names(&["lower", "lift"])
+        .unwrap()
+        .run(Arc::new(words));
+    let ran = run_step(run.final_module().unwrap(), None, None, &Options::default()).unwrap();
+    assert_ne!(ran.execution.images[0].texels, ran.inputs.images[0].texels);
+    assert_eq!(check_driver(&gpu, &ran, None).unwrap(), None);
+}
+
 #[test]
 fn the_exec_command_prints_outputs_values_and_findings() {
     let dir = common::temp_dir("exec");

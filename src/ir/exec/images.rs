@@ -12,6 +12,8 @@ pub enum Dim {
     D1,
     D2,
     D3,
+    /// Six square faces, one layer each (six per cube of an arrayed one).
+    Cube,
     /// A texel buffer.
     Buffer,
 }
@@ -166,19 +168,37 @@ impl Image {
         true
     }
 
-    /// How many coordinates address a texel (the layer apart).
+    /// How many coordinates a sample takes (the layer apart): a cube's are a direction.
     pub fn coordinates(&self) -> usize {
         match self.dim {
             Dim::D1 | Dim::Buffer => 1,
             Dim::D2 => 2,
-            Dim::D3 => 3,
+            Dim::D3 | Dim::Cube => 3,
         }
     }
 
-    /// The texel integer coordinates `coords` (and the layer after them) address.
+    /// The components of `OpImageQuerySize`: the size of a face for a cube, and the number
+    /// of layers (of cubes, for a cube array) after it.
+    pub fn size(&self) -> Vec<u32> {
+        let mut size = match self.dim {
+            Dim::Cube => self.extent[..2].to_vec(),
+            _ => self.extent[..self.coordinates()].to_vec(),
+        };
+        if self.arrayed {
+            let per = if self.dim == Dim::Cube { 6 } else { 1 };
+            size.push(self.extent[3] / per);
+        }
+        size
+    }
+
+    /// The texel integer coordinates `coords` (and the layer after them) address; a cube's
+    /// are `x`, `y` and the face (counted across the cubes of an array).
     pub fn texel_at(&self, coords: &[i64]) -> [i64; 4] {
-        let n = self.coordinates();
         let get = |k: usize| coords.get(k).copied().unwrap_or(0);
+        if self.dim == Dim::Cube {
+            return [get(0), get(1), 0, get(2)];
+        }
+        let n = self.coordinates();
         let layer = if self.arrayed { get(n) } else { 0 };
         [
             get(0),
@@ -191,6 +211,9 @@ impl Image {
     /// The texel the sampler takes at normalized coordinates `coords` (the layer after
     /// them, unnormalized), moved by `offset` texels: the nearest, wrapped around.
     pub fn nearest(&self, coords: &[f64], offset: &[i64]) -> [i64; 4] {
+        if self.dim == Dim::Cube {
+            return self.cube_nearest(coords);
+        }
         let n = self.coordinates();
         let mut at = [0i64; 4];
         for (k, slot) in at.iter_mut().enumerate().take(n) {
@@ -208,24 +231,85 @@ impl Image {
         at
     }
 
-    /// The 2×2 texels linear filtering would read around `coords`, in `OpImageGather`'s order:
-    /// (i0, j1), (i1, j1), (i1, j0), (i0, j0).
-    pub fn footprint(&self, coords: &[f64], offset: &[i64]) -> [[i64; 4]; 4] {
-        let base = self.nearest(coords, offset);
-        let corner = |k: usize| {
-            let size = i64::from(self.extent[k]);
-            let u = (coords.get(k).copied().unwrap_or(0.0) as f32) * size as f32 - 0.5;
-            let i0 = u.floor() as i64 + offset.get(k).copied().unwrap_or(0);
-            (i0.rem_euclid(size.max(1)), (i0 + 1).rem_euclid(size.max(1)))
-        };
-        let (i0, i1) = corner(0);
-        let (j0, j1) = if self.coordinates() > 1 {
-            corner(1)
+    /// The face a direction points at and where on it (in [0, 1]), as Vulkan's cube map face
+    /// selection says: the major axis, `z` before `y` before `x` where two are as long (the
+    /// specification leaves ties to the implementation; this is llvmpipe's order).
+    fn cube_face(coords: &[f64]) -> (i64, f32, f32) {
+        let r = |k: usize| coords.get(k).copied().unwrap_or(0.0) as f32;
+        let (x, y, z) = (r(0), r(1), r(2));
+        let (face, sc, tc, ma) = if z.abs() >= x.abs() && z.abs() >= y.abs() {
+            if z.is_sign_negative() {
+                (5, -x, -y, z)
+            } else {
+                (4, x, -y, z)
+            }
+        } else if y.abs() >= x.abs() {
+            if y.is_sign_negative() {
+                (3, x, -z, y)
+            } else {
+                (2, x, z, y)
+            }
+        } else if x.is_sign_negative() {
+            (1, z, -y, x)
         } else {
-            (0, 0)
+            (0, -z, -y, x)
+        };
+        let ma = ma.abs();
+        (face, (sc / ma) * 0.5 + 0.5, (tc / ma) * 0.5 + 0.5)
+    }
+
+    /// `nearest` on a cube: its face, the texel there clamped to the edge (cube maps ignore
+    /// the sampler's addressing), the cube of an array after the direction.
+    fn cube_nearest(&self, coords: &[f64]) -> [i64; 4] {
+        let (face, s, t) = Self::cube_face(coords);
+        let texel =
+            |u: f32, size: u32| ((u * size as f32).floor() as i64).clamp(0, i64::from(size) - 1);
+        let cube = if self.arrayed {
+            let cubes = i64::from(self.extent[3] / 6).max(1);
+            let c = coords.get(3).copied().unwrap_or(0.0).round_ties_even() as i64;
+            c.clamp(0, cubes - 1)
+        } else {
+            0
+        };
+        [
+            texel(s, self.extent[0]),
+            texel(t, self.extent[1]),
+            0,
+            cube * 6 + face,
+        ]
+    }
+
+    /// The 2×2 texels linear filtering would read around `coords`, in `OpImageGather`'s order:
+    /// (i0, j1), (i1, j1), (i1, j0), (i0, j0). `None` on a cube where they cross an edge:
+    /// seamless filtering takes texels of the next face there, which this does not follow.
+    pub fn footprint(&self, coords: &[f64], offset: &[i64]) -> Option<[[i64; 4]; 4]> {
+        let base = self.nearest(coords, offset);
+        let (i0, i1, j0, j1) = if self.dim == Dim::Cube {
+            let (_, s, t) = Self::cube_face(coords);
+            let corner = |u: f32, size: u32| {
+                let i0 = (u * size as f32 - 0.5).floor() as i64;
+                (i0 >= 0 && i0 + 1 < i64::from(size)).then_some((i0, i0 + 1))
+            };
+            let (i0, i1) = corner(s, self.extent[0])?;
+            let (j0, j1) = corner(t, self.extent[1])?;
+            (i0, i1, j0, j1)
+        } else {
+            let corner = |k: usize| {
+                let size = i64::from(self.extent[k]);
+                let u = (coords.get(k).copied().unwrap_or(0.0) as f32) * size as f32 - 0.5;
+                let i0 = u.floor() as i64 + offset.get(k).copied().unwrap_or(0);
+                (i0.rem_euclid(size.max(1)), (i0 + 1).rem_euclid(size.max(1)))
+            };
+            let (i0, i1) = corner(0);
+            let (j0, j1) = if self.coordinates() > 1 {
+                corner(1)
+            } else {
+                (0, 0)
+            };
+            (i0, i1, j0, j1)
         };
         let at = |i: i64, j: i64| [i, j, base[2], base[3]];
-        [at(i0, j1), at(i1, j1), at(i1, j0), at(i0, j0)]
+        Some([at(i0, j1), at(i1, j1), at(i1, j0), at(i0, j0)])
     }
 }
 
@@ -446,12 +530,17 @@ impl super::Machine<'_> {
         };
         let img = &self.images[k];
         match inst.op() {
+            Op::ImageQuerySizeLod
+                if self
+                    .components(inv, arg(1))
+                    .and_then(|c| c.first().and_then(signed))
+                    != Some(0) =>
+            {
+                // The image has one level: the size of any other is undefined.
+                return Ok(Value::Undef);
+            }
             Op::ImageQuerySize | Op::ImageQuerySizeLod => {
-                let n = img.coordinates();
-                let mut size: Vec<Const> = img.extent[..n].iter().map(|&x| int(x)).collect();
-                if img.arrayed {
-                    size.push(int(img.extent[3]));
-                }
+                let mut size: Vec<Const> = img.size().into_iter().map(int).collect();
                 return Ok(Value::Const(if size.len() == 1 {
                     size.remove(0)
                 } else {
@@ -518,6 +607,10 @@ impl super::Machine<'_> {
             if floats.iter().any(|f| !f.is_finite()) {
                 return Ok(Value::Undef);
             }
+            if img.dim == Dim::Cube && floats.iter().take(3).all(|&f| f as f32 == 0.0) {
+                // A cube sampled towards no direction: no face, no texel.
+                return Ok(Value::Undef);
+            }
             let compares = matches!(
                 inst.op(),
                 Op::ImageDrefGather
@@ -532,14 +625,24 @@ impl super::Machine<'_> {
                 return Ok(Value::Undef);
             }
             if matches!(inst.op(), Op::ImageGather | Op::ImageDrefGather) {
+                let edge = || {
+                    super::Refusal(
+                        "a gather across the edge of a cube's face is not run yet".into(),
+                    )
+                };
                 let texels: [Option<[Const; 4]>; 4] = match &operands.offsets {
                     // Each texel from its own offset's footprint, its (i0, j0) texel.
-                    Some(offsets) => std::array::from_fn(|i| {
-                        let offset = offsets.get(i).cloned().unwrap_or_default();
-                        img.read(img.footprint(&floats, &offset)[3])
-                    }),
+                    Some(offsets) => {
+                        let mut texels: [Option<[Const; 4]>; 4] = Default::default();
+                        for (i, t) in texels.iter_mut().enumerate() {
+                            let offset = offsets.get(i).cloned().unwrap_or_default();
+                            *t = img.read(img.footprint(&floats, &offset).ok_or_else(edge)?[3]);
+                        }
+                        texels
+                    }
                     None => img
                         .footprint(&floats, &operands.offset)
+                        .ok_or_else(edge)?
                         .map(|t| img.read(t)),
                 };
                 let component = match inst.op() {
@@ -693,11 +796,32 @@ mod tests {
 
     /// Nearest sampling wraps (`REPEAT`) and takes the texel the coordinate falls in.
     #[test]
+    fn cube_directions_choose_faces_by_their_major_axis() {
+        let mut img = image(Encoding::Uint, 1, vec![0; 8 * 8 * 12 * 4]);
+        img.dim = Dim::Cube;
+        img.arrayed = true;
+        img.extent = [8, 8, 1, 12];
+        // +X looks down -z: s grows towards -z, t towards -y.
+        assert_eq!(img.nearest(&[1.0, 0.9, -0.9], &[]), [7, 0, 0, 0]);
+        assert_eq!(img.nearest(&[-1.0, -0.9, -0.9, 1.0], &[]), [0, 7, 0, 7]);
+        assert_eq!(img.nearest(&[0.1, 2.0, 0.1], &[]), [4, 4, 0, 2]);
+        assert_eq!(img.nearest(&[0.1, -2.0, 0.1], &[]), [4, 3, 0, 3]);
+        // Ties go to z, then y.
+        assert_eq!(img.nearest(&[1.0, 1.0, 1.0], &[])[3], 4);
+        assert_eq!(img.nearest(&[1.0, -1.0, 0.5], &[])[3], 3);
+        assert_eq!(img.size(), vec![8, 8, 2]);
+        assert_eq!(img.texel_at(&[1, 2, 9]), [1, 2, 0, 9]);
+        // Filtering across a face's edge reads the next face: not followed.
+        assert!(img.footprint(&[1.0, 0.99, 0.0], &[]).is_none());
+        assert!(img.footprint(&[1.0, 0.3, 0.1], &[]).is_some());
+    }
+
+    #[test]
     fn nearest_sampling_wraps() {
         let img = image(Encoding::Float, 4, vec![0; 64]);
         assert_eq!(img.nearest(&[0.75, 0.25], &[]), [1, 0, 0, 0]);
         assert_eq!(img.nearest(&[-0.25, 1.25], &[]), [1, 0, 0, 0]);
         assert_eq!(img.nearest(&[0.25, 0.25], &[1, 0]), [1, 0, 0, 0]);
-        assert_eq!(img.footprint(&[0.5, 0.5], &[])[3], [0, 0, 0, 0]);
+        assert_eq!(img.footprint(&[0.5, 0.5], &[]).unwrap()[3], [0, 0, 0, 0]);
     }
 }

@@ -266,7 +266,7 @@ impl Image {
             Dim::D2 => ImageDim::D2,
             Dim::D3 => ImageDim::D3,
             Dim::Buffer => ImageDim::Buffer,
-            Dim::Cube => return Err(format!("{self}, which exec does not run yet")),
+            Dim::Cube => ImageDim::Cube,
             Dim::Subpass(_) => return Err(format!("{self}, which exec does not run yet")),
         };
         if self.multisampled {
