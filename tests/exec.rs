@@ -371,6 +371,38 @@ fn cube_images_are_sampled_and_stored_as_lavapipe_does() {
     assert_eq!(check_driver(&gpu, &ran, None).unwrap(), None);
 }
 
+/// An input attachment is read at the fragment's own pixel: what a pixel writes is the
+/// attachment's texel there (checked by hand), as on lavapipe.
+#[test]
+fn input_attachments_are_read_at_the_fragments_pixel() {
+    let fragment = "#version 450\n\
+        layout(input_attachment_index = 0, set = 0, binding = 0) uniform subpassInput inp;\n\
+        layout(location = 0) out vec4 c;\n\
+        void main() { c = subpassLoad(inp) * 2.0 - 0.5; }\n";
+    let words = common::glslang_words("attachment.frag", fragment.as_bytes(), &[]);
+    let run = Pipeline::from_names(&["lower", "lift"])
+        .unwrap()
+        .run(Arc::new(words));
+    let ran = run_draw_step(run.final_module().unwrap(), None, &Options::default()).unwrap();
+    let image = &ran.inputs.images[0];
+    let (x, y) = (5u32, 9u32);
+    let texel = image.read([i64::from(x), i64::from(y), 0, 0]).unwrap();
+    let attachment = &ran.execution.attachments[0];
+    let at = ((y * ran.inputs.size.0 + x) * 4) as usize;
+    let red = f32::from_bits(attachment.words[at].expect("pixel 5,9 is drawn"));
+    let shaderstep::ir::consts::Const::Scalar(shaderstep::ir::ops::fold::Value::Float {
+        value,
+        ..
+    }) = texel[0]
+    else {
+        panic!("a float texel: {:?}", texel[0]);
+    };
+    let want = value as f32 * 2.0 - 0.5;
+    assert_eq!(red, want);
+    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(check_draw_driver(&gpu, &ran).unwrap(), None);
+}
+
 #[test]
 fn the_exec_command_prints_outputs_values_and_findings() {
     let dir = common::temp_dir("exec");

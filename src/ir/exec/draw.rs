@@ -454,6 +454,7 @@ impl Machine<'_> {
             phase: 0,
             helper: false,
             killed: false,
+            pixel: None,
         })
     }
 
@@ -632,6 +633,7 @@ impl Machine<'_> {
                         self.fragment_io(&ins, &outs, tri, p, covered.front_facing, primitive)?;
                     let mut inv = self.graphics_invocation(number, io)?;
                     inv.helper = !p.covered;
+                    inv.pixel = Some([p.x, p.y]);
                     self.who.push(Who::Fragment {
                         x: p.x,
                         y: p.y,

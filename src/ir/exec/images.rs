@@ -14,6 +14,9 @@ pub enum Dim {
     D3,
     /// Six square faces, one layer each (six per cube of an arrayed one).
     Cube,
+    /// An input attachment: as big as the framebuffer, read at the fragment's own pixel
+    /// (its coordinates are an offset from there).
+    Subpass,
     /// A texel buffer.
     Buffer,
 }
@@ -172,7 +175,7 @@ impl Image {
     pub fn coordinates(&self) -> usize {
         match self.dim {
             Dim::D1 | Dim::Buffer => 1,
-            Dim::D2 => 2,
+            Dim::D2 | Dim::Subpass => 2,
             Dim::D3 | Dim::Cube => 3,
         }
     }
@@ -578,6 +581,15 @@ impl super::Machine<'_> {
             let mut at = img.texel_at(&ints);
             for (a, o) in at.iter_mut().zip(&operands.offset) {
                 *a += o;
+            }
+            if img.dim == Dim::Subpass {
+                let Some([x, y]) = inv.pixel else {
+                    return Err(super::Refusal(
+                        "an input attachment read outside a fragment stage".into(),
+                    ));
+                };
+                at[0] += i64::from(x);
+                at[1] += i64::from(y);
             }
             // The image has one level: any other is outside it.
             if operands.lod.is_some_and(|l| l != 0) {

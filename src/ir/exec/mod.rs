@@ -360,6 +360,8 @@ struct Invocation {
     helper: bool,
     /// It ended at `OpKill` or `OpTerminateInvocation`: its outputs are discarded.
     killed: bool,
+    /// A fragment's pixel, where its input attachments are read.
+    pixel: Option<[u32; 2]>,
 }
 
 /// Who accessed memory: (invocation, workgroup number, phase).
@@ -849,6 +851,7 @@ impl<'m> Machine<'m> {
                             phase: 0,
                             helper: false,
                             killed: false,
+                            pixel: None,
                         };
                         self.builtin_inputs(&mut inv);
                         inv.frames.push(Frame {

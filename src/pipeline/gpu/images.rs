@@ -267,7 +267,7 @@ impl Image {
             Dim::D3 => ImageDim::D3,
             Dim::Buffer => ImageDim::Buffer,
             Dim::Cube => ImageDim::Cube,
-            Dim::Subpass(_) => return Err(format!("{self}, which exec does not run yet")),
+            Dim::Subpass(_) => ImageDim::Subpass,
         };
         if self.multisampled {
             return Err(format!("{self}, which exec does not run yet"));
