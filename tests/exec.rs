@@ -403,6 +403,42 @@ fn input_attachments_are_read_at_the_fragments_pixel() {
     assert_eq!(check_draw_driver(&gpu, &ran).unwrap(), None);
 }
 
+/// A multisampled image holds one value in every sample: fetches of samples it has read it,
+/// a sample past the last is undefined, and its sample count is 4.
+#[test]
+fn multisampled_images_are_fetched_sample_by_sample() {
+    let fragment = "#version 450\n\
+        layout(binding = 0) uniform sampler2DMS ms;\n\
+        layout(binding = 1) uniform isampler2DMSArray msa;\n\
+        layout(location = 0) out vec4 c;\n\
+        layout(location = 1) out vec4 d;\n\
+        void main() {\n\
+          ivec2 p = ivec2(gl_FragCoord.xy) & 7;\n\
+          c = texelFetch(ms, p, 3) + vec4(texelFetch(msa, ivec3(p, 1), 1)) * 0.5\n\
+            + float(textureSamples(ms));\n\
+          d = texelFetch(ms, p, 4);\n\
+        }\n";
+    let words = common::glslang_words("ms.frag", fragment.as_bytes(), &[]);
+    let run = Pipeline::from_names(&["lower", "lift"])
+        .unwrap()
+        .run(Arc::new(words));
+    let ran = run_draw_step(run.final_module().unwrap(), None, &Options::default()).unwrap();
+    let c = &ran.execution.attachments[0];
+    assert!(
+        c.words.iter().all(Option::is_some),
+        "samples 3 and 1 are defined"
+    );
+    assert!(
+        ran.execution.attachments[1]
+            .words
+            .iter()
+            .any(Option::is_none),
+        "sample 4 is undefined"
+    );
+    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(check_draw_driver(&gpu, &ran).unwrap(), None);
+}
+
 #[test]
 fn the_exec_command_prints_outputs_values_and_findings() {
     let dir = common::temp_dir("exec");

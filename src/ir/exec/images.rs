@@ -51,6 +51,8 @@ pub struct Image {
     pub sampler: Option<Sampler>,
     /// After a run: the texels a race left undefined (their bytes are any one writer's).
     pub undefined_texels: Vec<usize>,
+    /// Samples per texel (1, or 4 for a multisampled image, every sample alike).
+    pub samples: u32,
 }
 
 /// The harness's sampler: nearest, `REPEAT`, one level; `compare`: depth comparisons with
@@ -317,7 +319,7 @@ impl Image {
 }
 
 /// A 32-bit float (`x` rounded to single precision).
-pub(super) fn f32c(x: f64) -> Const {
+pub fn f32c(x: f64) -> Const {
     Const::Scalar(V::Float {
         value: f64::from(x as f32),
         width: 32,
@@ -325,7 +327,7 @@ pub(super) fn f32c(x: f64) -> Const {
 }
 
 /// A 32-bit integer.
-pub(super) fn int(x: u32) -> Const {
+pub fn int(x: u32) -> Const {
     Const::Scalar(V::Int {
         bits: u64::from(x),
         width: 32,
@@ -550,7 +552,8 @@ impl super::Machine<'_> {
                     Const::Composite(size)
                 }));
             }
-            Op::ImageQueryLevels | Op::ImageQuerySamples => return Ok(Value::Const(int(1))),
+            Op::ImageQueryLevels => return Ok(Value::Const(int(1))),
+            Op::ImageQuerySamples => return Ok(Value::Const(int(img.samples))),
             _ => {}
         }
         let Some(coords) = self.components(inv, arg(1)) else {
@@ -570,8 +573,12 @@ impl super::Machine<'_> {
         let operands = self.operands(inv, inst, first_operand);
         // A projective sample divides the coordinates, and a depth reference too, by q.
         let mut q = 1.0f32;
-        if operands.sample.is_some_and(|s| s != 0) {
-            return Err(super::Refusal("multisampled images are not run yet".into()));
+        if operands
+            .sample
+            .is_some_and(|s| !(0..i64::from(img.samples)).contains(&s))
+        {
+            // A sample the image does not have.
+            return Ok(Value::Undef);
         }
         let texel_at = if fetch {
             let ints: Vec<i64> = coords
@@ -789,6 +796,7 @@ mod tests {
             texels,
             sampler: None,
             undefined_texels: Vec::new(),
+            samples: 1,
         }
     }
 

@@ -37,7 +37,10 @@ use super::ops;
 use super::qptr::{Layout, Place};
 pub use addresses::address_of;
 pub use draw::{draw, Attachment, Attribute, DrawExecution, DrawInputs, Who};
-pub use images::{Dim as ImageDim, Encoding, Image, Sampler, SamplerBinding};
+pub use images::{
+    f32c as texel_float, int as texel_int, Dim as ImageDim, Encoding, Image, Sampler,
+    SamplerBinding,
+};
 use memory::Bytes;
 pub use memory::Mem;
 

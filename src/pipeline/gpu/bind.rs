@@ -172,11 +172,7 @@ impl Gpu {
                         let made = self.image_of(d, c, image, usage)?;
                         let (staging, _) =
                             self.host_buffer(d, c, vk::BufferUsageFlags::TRANSFER_SRC, texels, 0)?;
-                        // A seed from the bytes, so that runs of the same setup agree.
-                        let seed = texels
-                            .iter()
-                            .take(64)
-                            .fold(0u32, |a, &b| a.wrapping_mul(31).wrapping_add(u32::from(b)));
+                        let seed = image.clear_seed(texels);
                         bound.uploads.push((made, staging, *image, seed));
                         if image.storage {
                             let (back, ptr) = self.host_buffer(

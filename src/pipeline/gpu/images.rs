@@ -196,16 +196,28 @@ impl Image {
         }
     }
 
+    /// The seed of a multisampled image's value, from the bytes it would otherwise hold, so
+    /// that runs of the same setup agree.
+    pub fn clear_seed(&self, texels: &[u8]) -> u32 {
+        texels
+            .iter()
+            .take(64)
+            .fold(0u32, |a, &b| a.wrapping_mul(31).wrapping_add(u32::from(b)))
+    }
+
     /// The one value a multisampled image is cleared to, from `seed`: small values in the
-    /// format's range.
-    pub fn clear_value(&self, seed: u32) -> vk::ClearColorValue {
+    /// format's range (integers, or eighths for floats), as four components.
+    fn clear_components(&self, seed: u32) -> ([u32; 4], bool) {
         let small = |k: u32| (seed.wrapping_mul(2654435761).wrapping_add(k * 7)) % 9;
-        match self.layout().1 {
-            Store::Int => vk::ClearColorValue {
-                uint32: [small(0), small(1), small(2), small(3)],
-            },
-            _ => vk::ClearColorValue {
-                float32: [0, 1, 2, 3].map(|k| small(k) as f32 / 8.0),
+        ([0, 1, 2, 3].map(small), self.layout().1 == Store::Int)
+    }
+
+    /// `clear_components` as Vulkan takes it.
+    pub fn clear_value(&self, seed: u32) -> vk::ClearColorValue {
+        match self.clear_components(seed) {
+            (ints, true) => vk::ClearColorValue { uint32: ints },
+            (ints, false) => vk::ClearColorValue {
+                float32: ints.map(|k| k as f32 / 8.0),
             },
         }
     }
@@ -269,9 +281,6 @@ impl Image {
             Dim::Cube => ImageDim::Cube,
             Dim::Subpass(_) => ImageDim::Subpass,
         };
-        if self.multisampled {
-            return Err(format!("{self}, which exec does not run yet"));
-        }
         let (format, store, components, component_bytes) = self.layout();
         let name = format!("{format:?}");
         let encoding = match store {
@@ -292,7 +301,7 @@ impl Image {
             }
         };
         let (w, h, d, layers) = self.extent();
-        Ok(crate::ir::exec::Image {
+        let mut image = crate::ir::exec::Image {
             set,
             binding,
             element,
@@ -307,7 +316,27 @@ impl Image {
                 compare: self.depth,
             }),
             undefined_texels: Vec::new(),
-        })
+            samples: if self.multisampled { 4 } else { 1 },
+        };
+        if self.multisampled {
+            // Every sample of every texel holds the value the driver clears it to.
+            let (small, int) = self.clear_components(self.clear_seed(&image.texels));
+            let parts = small
+                .into_iter()
+                .map(|k| {
+                    if int {
+                        crate::ir::exec::texel_int(k)
+                    } else {
+                        crate::ir::exec::texel_float(f64::from(k) / 8.0)
+                    }
+                })
+                .collect();
+            let value = crate::ir::consts::Const::Composite(parts);
+            for t in 0..self.texels() as usize {
+                image.write_texel(t, &value);
+            }
+        }
+        Ok(image)
     }
 }
 
