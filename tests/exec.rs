@@ -268,6 +268,46 @@ fn vertices_run_with_attributes_clip_distances_and_blocks() {
     assert_eq!(check_draw_driver(&gpu, &ran).unwrap(), None);
 }
 
+/// Structs between stages: in a vertex shader's output block (nested, and in an array) and
+/// as a fragment shader's input; each field at the location Vulkan gives it, fed and read by
+/// the generated stage as lavapipe does.
+#[test]
+fn structs_between_stages_take_a_location_per_field() {
+    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
+    let vertex = "#version 450\n\
+        layout(location = 0) in vec4 position;\n\
+        struct Inner { vec2 uv; float w; };\n\
+        struct Outer { Inner inner[2]; vec3 n; };\n\
+        layout(location = 1) out Block { float a; Outer outer; } o;\n\
+        void main() {\n\
+          gl_Position = vec4(position.xy, 0.5, 1.0);\n\
+          o.a = position.z;\n\
+          o.outer.inner[0] = Inner(position.xy * 2.0, position.w);\n\
+          o.outer.inner[1] = Inner(position.yx, float(gl_VertexIndex));\n\
+          o.outer.n = position.xyz - 0.25;\n\
+        }\n";
+    let words = common::glslang_words("structs.vert", vertex.as_bytes(), &[]);
+    let run = Pipeline::from_names(&["lower", "lift"])
+        .unwrap()
+        .run(Arc::new(words));
+    let ran = run_draw_step(run.final_module().unwrap(), None, &Options::default()).unwrap();
+    // a, inner[0].uv, inner[0].w, inner[1].uv, inner[1].w, n: six attachments.
+    assert_eq!(ran.execution.attachments.len(), 6);
+    assert_eq!(check_draw_driver(&gpu, &ran).unwrap(), None);
+    let fragment = "#version 450\n\
+        struct S { vec2 uv; float id; mat2 m; };\n\
+        layout(location = 0) in S s;\n\
+        layout(location = 0) out vec4 c;\n\
+        void main() { c = vec4(s.m * s.uv, s.id, 1.0); }\n";
+    let words = common::glslang_words("structs.frag", fragment.as_bytes(), &[]);
+    let run = Pipeline::from_names(&["lower", "lift"])
+        .unwrap()
+        .run(Arc::new(words));
+    let ran = run_draw_step(run.final_module().unwrap(), None, &Options::default()).unwrap();
+    assert!(ran.execution.covers());
+    assert_eq!(check_draw_driver(&gpu, &ran).unwrap(), None);
+}
+
 /// Images written here, run by the interpreter as lavapipe runs them: sampling with the
 /// harness's sampler (nearest, repeat; arrays, gathers, depth comparisons), fetches, sizes;
 /// storage images and texel buffers read and written by a compute shader.

@@ -21,26 +21,92 @@ use super::{
     MAX_ARRAY_DESCRIPTORS, RUNTIME_ARRAY_BUFFERS,
 };
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Scalar {
+    #[default]
     F32,
     I32,
     U32,
 }
 
-/// A type of the shader interface: scalar, vector, matrix (`cols` > 1), or an array of those.
-#[derive(Clone, Debug)]
+/// A type of the shader interface: scalar, vector, matrix (`cols` > 1), a struct (`fields`
+/// not empty: then `scalar`, `comps` and `cols` say nothing), or an array of one of those.
+#[derive(Clone, Debug, Default)]
 pub struct Ty {
     pub scalar: Scalar,
     pub comps: u32,
     pub cols: u32,
     pub len: Option<u32>,
+    pub fields: Vec<Ty>,
 }
 
 impl Ty {
-    /// Locations it takes (32-bit types only: one per column and element).
+    /// A scalar, vector or matrix, or an array of them.
+    pub fn new(scalar: Scalar, comps: u32, cols: u32, len: Option<u32>) -> Ty {
+        Ty {
+            scalar,
+            comps,
+            cols,
+            len,
+            fields: Vec::new(),
+        }
+    }
+
+    /// Locations it takes (32-bit types only: one per column, element and field).
     pub fn slots(&self) -> u32 {
-        self.len.unwrap_or(1) * self.cols
+        self.len.unwrap_or(1) * self.element_slots()
+    }
+
+    fn element_slots(&self) -> u32 {
+        if self.fields.is_empty() {
+            self.cols
+        } else {
+            self.fields.iter().map(Ty::slots).sum()
+        }
+    }
+
+    /// One element of an array (the type itself otherwise).
+    pub fn element(&self) -> Ty {
+        Ty {
+            len: None,
+            ..self.clone()
+        }
+    }
+
+    /// The scalars and vectors it is made of, each with the indices that reach it, in
+    /// location order: what one location holds.
+    pub fn leaves(&self) -> Vec<(Vec<u32>, Ty)> {
+        let mut out = Vec::new();
+        let element = self.element();
+        let inner: Vec<(Vec<u32>, Ty)> = if !element.fields.is_empty() {
+            let mut inner = Vec::new();
+            for (k, field) in element.fields.iter().enumerate() {
+                for (mut path, leaf) in field.leaves() {
+                    path.insert(0, k as u32);
+                    inner.push((path, leaf));
+                }
+            }
+            inner
+        } else if element.cols > 1 {
+            (0..element.cols)
+                .map(|c| (vec![c], Ty::new(element.scalar, element.comps, 1, None)))
+                .collect()
+        } else {
+            vec![(Vec::new(), element)]
+        };
+        match self.len {
+            Some(len) => {
+                for e in 0..len {
+                    for (path, leaf) in &inner {
+                        let mut path = path.clone();
+                        path.insert(0, e);
+                        out.push((path, leaf.clone()));
+                    }
+                }
+            }
+            None => out = inner,
+        }
+        out
     }
 }
 
@@ -267,12 +333,7 @@ impl<'a> Reflect<'a> {
     pub fn ty(&self, ty: u32) -> Result<Ty, String> {
         let t = self.def(ty)?;
         let o = &t.operands;
-        let scalar = |scalar| Ty {
-            scalar,
-            comps: 1,
-            cols: 1,
-            len: None,
-        };
+        let scalar = |scalar| Ty::new(scalar, 1, 1, None);
         match t.class.opcode {
             Op::TypeFloat if lit(o.first()) == Some(32) => Ok(scalar(Scalar::F32)),
             Op::TypeInt if lit(o.first()) == Some(32) => Ok(scalar(if lit(o.get(1)) == Some(1) {
@@ -304,7 +365,19 @@ impl<'a> Reflect<'a> {
                     ..e
                 })
             }
-            Op::TypeStruct => Err("a struct in an interface block".into()),
+            Op::TypeStruct => {
+                let fields = o
+                    .iter()
+                    .map(|f| self.ty(id(Some(f)).unwrap_or(0)))
+                    .collect::<Result<Vec<Ty>, String>>()?;
+                if fields.is_empty() {
+                    return Err("an empty struct in the interface".into());
+                }
+                Ok(Ty {
+                    fields,
+                    ..Ty::new(Scalar::F32, 1, 1, None)
+                })
+            }
             other => Err(format!("{other:?} (not 32-bit) in the interface")),
         }
     }
@@ -695,9 +768,9 @@ pub fn setup(
         .inputs
         .iter()
         .chain(&fs.outputs)
-        .any(|v| v.members.is_some())
+        .any(|v| v.members.is_some() || !v.ty.fields.is_empty())
     {
-        return Err("a block of vertex inputs or fragment outputs".into());
+        return Err("a block or struct of vertex inputs or fragment outputs".into());
     }
     // Attributes and attachments are set up whole, one per location, with four components:
     // variables at components of one location (`Component`) share it.

@@ -6,7 +6,7 @@
 //!   the triangle (floats interpolate between the corners; integers, flat, take the provoking
 //!   corner's);
 //! - for a vertex shader, a fragment stage that reads each of its outputs and writes each
-//!   (each member, column and element apart) to an attachment of its own.
+//!   (each member, field, column and element apart) to an attachment of its own.
 //!
 //! Interface blocks are declared as the other stage declares them (a `Block` struct at the same
 //! location), so the interfaces match.
@@ -110,7 +110,13 @@ OpFunctionEnd
     fn type_name(&mut self, ty: &Ty) -> String {
         let scalar = scalar_name(ty.scalar);
         let mut name = scalar.to_string();
-        if ty.comps > 1 {
+        if !ty.fields.is_empty() {
+            let fields: Vec<String> = ty.fields.iter().map(|f| self.type_name(f)).collect();
+            // `S…E` around the fields: nested structs get names of their own.
+            name = format!("S{}E", fields.join("_"));
+            let list: Vec<String> = fields.iter().map(|f| format!("%{f}")).collect();
+            self.declare(&name, format!("%{name} = OpTypeStruct {}", list.join(" ")));
+        } else if ty.comps > 1 {
             let vector = format!("v{}{scalar}", ty.comps);
             self.declare(
                 &vector,
@@ -162,6 +168,37 @@ OpFunctionEnd
     /// A value of `ty` (named `name`) that varies with the triangle's corner, for the vertex
     /// stage: one slope and offset per scalar.
     fn varying_value(&mut self, ty: &Ty, name: &str, constants: &mut u32) -> String {
+        // Arrays and structs are built from their elements' and fields' values.
+        let composite: Option<Vec<String>> = if let Some(len) = ty.len {
+            let element = ty.element();
+            let element_name = self.type_name(&element);
+            Some(
+                (0..len)
+                    .map(|_| self.varying_value(&element, &element_name, constants))
+                    .collect(),
+            )
+        } else if !ty.fields.is_empty() {
+            Some(
+                ty.fields
+                    .iter()
+                    .map(|f| {
+                        let n = self.type_name(f);
+                        self.varying_value(f, &n, constants)
+                    })
+                    .collect(),
+            )
+        } else {
+            None
+        };
+        if let Some(parts) = composite {
+            let v = self.next("part");
+            let _ = writeln!(
+                self.body,
+                "{v} = OpCompositeConstruct %{name} {}",
+                parts.join(" ")
+            );
+            return v;
+        }
         let scalar = scalar_name(ty.scalar);
         let mut parts = Vec::new();
         for _ in 0..ty.slots() * ty.comps {
@@ -231,17 +268,7 @@ OpFunctionEnd
                 })
                 .collect();
         }
-        if ty.len.is_some() {
-            let v = self.next("arr");
-            let _ = writeln!(
-                self.body,
-                "{v} = OpCompositeConstruct %{name} {}",
-                parts.join(" ")
-            );
-            v
-        } else {
-            parts.pop().expect("one value")
-        }
+        parts.pop().expect("one value")
     }
 }
 
@@ -319,45 +346,32 @@ pub fn fragment_for(vs: &Stage) -> Result<Vec<u32>, String> {
         let (name, members) = t.var_type(output, k);
         let var = format!("%in{k}");
         t.variable(&var, &name, "Input", output.location, output.component);
-        if members.iter().any(|(ty, _)| ty.scalar != Scalar::F32) || output.flat {
+        let integers = members
+            .iter()
+            .any(|(ty, _)| ty.leaves().iter().any(|(_, l)| l.scalar != Scalar::F32));
+        if integers || output.flat {
             let _ = writeln!(t.decorations, "OpDecorate {var} Flat");
         }
         let _ = writeln!(t.body, "%value{k} = OpLoad %{name} {var}");
         let mut parts = Vec::new();
-        for (j, (ty, ty_name)) in members.iter().enumerate() {
-            let value = if output.members.is_some() {
-                let v = format!("%member{k}_{j}");
-                let _ = writeln!(t.body, "{v} = OpCompositeExtract %{ty_name} %value{k} {j}");
-                v
-            } else {
-                format!("%value{k}")
-            };
-            // Each element and column apart: what an attachment holds.
-            let part = Ty {
-                scalar: ty.scalar,
-                comps: ty.comps,
-                cols: 1,
-                len: None,
-            };
-            let part_name = t.type_name(&part);
-            for e in 0..ty.len.unwrap_or(1) {
-                for c in 0..ty.cols {
-                    let indices = match (ty.len.is_some(), ty.cols > 1) {
-                        (true, true) => format!(" {e} {c}"),
-                        (true, false) => format!(" {e}"),
-                        (false, true) => format!(" {c}"),
-                        (false, false) => String::new(),
-                    };
-                    if indices.is_empty() {
-                        parts.push((value.clone(), part_name.clone()));
-                    } else {
-                        let p = t.next("part");
-                        let _ = writeln!(
-                            t.body,
-                            "{p} = OpCompositeExtract %{part_name} {value}{indices}"
-                        );
-                        parts.push((p, part_name.clone()));
-                    }
+        for (j, (ty, _)) in members.iter().enumerate() {
+            // Each leaf (element, column, field) apart: what an attachment holds.
+            for (mut path, leaf) in ty.leaves() {
+                if output.members.is_some() {
+                    path.insert(0, j as u32);
+                }
+                let part_name = t.type_name(&leaf);
+                if path.is_empty() {
+                    parts.push((format!("%value{k}"), part_name));
+                } else {
+                    let p = t.next("part");
+                    let indices: Vec<String> = path.iter().map(u32::to_string).collect();
+                    let _ = writeln!(
+                        t.body,
+                        "{p} = OpCompositeExtract %{part_name} %value{k} {}",
+                        indices.join(" ")
+                    );
+                    parts.push((p, part_name));
                 }
             }
         }
@@ -396,12 +410,7 @@ mod tests {
         Var {
             location,
             component: 0,
-            ty: Ty {
-                scalar,
-                comps,
-                cols,
-                len,
-            },
+            ty: Ty::new(scalar, comps, cols, len),
             members: None,
             flat: scalar != Scalar::F32,
             noperspective: false,
@@ -494,18 +503,8 @@ mod tests {
     fn interface_blocks_match_the_other_stage() {
         let block = Var {
             members: Some(vec![
-                Ty {
-                    scalar: Scalar::F32,
-                    comps: 4,
-                    cols: 1,
-                    len: None,
-                },
-                Ty {
-                    scalar: Scalar::F32,
-                    comps: 2,
-                    cols: 1,
-                    len: Some(2),
-                },
+                Ty::new(Scalar::F32, 4, 1, None),
+                Ty::new(Scalar::F32, 2, 1, Some(2)),
             ]),
             ..input(1, Scalar::F32, 4, 1, None)
         };
