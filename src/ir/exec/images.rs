@@ -512,7 +512,11 @@ impl super::Machine<'_> {
         let handle = self.handle(inv, arg(0));
         match inst.op() {
             Op::SampledImage => {
-                let sampler = self.handle(inv, arg(1)).and_then(|h| h.sampler);
+                // A sampler read out of its array's bounds (found where it was read) makes
+                // the pair undefined.
+                let Some(sampler) = self.handle(inv, arg(1)).map(|h| h.sampler) else {
+                    return Ok(Value::Undef);
+                };
                 return Ok(handle.map_or(Value::Undef, |h| {
                     Value::Handle(super::Handle {
                         image: h.image,

@@ -106,6 +106,31 @@ pub static FAMILIES: &[Family] = &[
         ops: &["SNegate", "Not"],
     },
     Family {
+        name: "int-intel",
+        typing: "i: i",
+        class: OpClass::Binary,
+        attrs: PURE,
+        overloads: INTS,
+        rule: Rule::SameShape,
+        doc: "SPV_INTEL_shader_integer_functions2, component-wise: absolute differences, saturating sums \
+              and differences, averages (rounded down or to nearest), and products of a 32-bit \
+              integer with the low 16 bits of another.",
+        ops: &[
+            "AbsISubINTEL",
+            "AbsUSubINTEL",
+            "IAddSatINTEL",
+            "UAddSatINTEL",
+            "IAverageINTEL",
+            "UAverageINTEL",
+            "IAverageRoundedINTEL",
+            "UAverageRoundedINTEL",
+            "ISubSatINTEL",
+            "USubSatINTEL",
+            "IMul32x16INTEL",
+            "UMul32x16INTEL",
+        ],
+    },
+    Family {
         name: "int-extended",
         typing: "c: c",
         class: OpClass::Binary,

@@ -49,6 +49,17 @@ fn mask(width: u32) -> u64 {
     }
 }
 
+/// `bits` as a signed integer of `width` bits, widened so sums cannot overflow.
+fn wide(bits: u64, width: u32) -> i128 {
+    i128::from(signed(bits, width))
+}
+
+/// `v` clamped to the signed range of `width` bits, as bits.
+fn saturated(v: i128, width: u32) -> u64 {
+    let max = i128::from(mask(width) >> 1);
+    v.clamp(-max - 1, max) as u64
+}
+
 fn signed(bits: u64, width: u32) -> i64 {
     let shift = 64 - width.min(64);
     ((bits << shift) as i64) >> shift
@@ -237,6 +248,45 @@ pub fn rule(op: Op) -> Option<FoldFn> {
                     })
             })
         },
+        // SPV_INTEL_shader_integer_functions2, computed wide so nothing overflows before
+        // the saturation or the halving.
+        Op::AbsISubINTEL => |a| {
+            int2(a, |x, y, w| {
+                Some((i128::from(signed(x, w)) - i128::from(signed(y, w))).unsigned_abs() as u64)
+            })
+        },
+        Op::AbsUSubINTEL => |a| int2(a, |x, y, w| Some((x & mask(w)).abs_diff(y & mask(w)))),
+        Op::IAddSatINTEL => |a| int2(a, |x, y, w| Some(saturated(wide(x, w) + wide(y, w), w))),
+        Op::ISubSatINTEL => |a| int2(a, |x, y, w| Some(saturated(wide(x, w) - wide(y, w), w))),
+        Op::UAddSatINTEL => |a| {
+            int2(a, |x, y, w| {
+                Some((x & mask(w)).saturating_add(y & mask(w)).min(mask(w)))
+            })
+        },
+        Op::USubSatINTEL => |a| int2(a, |x, y, w| Some((x & mask(w)).saturating_sub(y & mask(w)))),
+        Op::IAverageINTEL => |a| int2(a, |x, y, w| Some(((wide(x, w) + wide(y, w)) >> 1) as u64)),
+        Op::IAverageRoundedINTEL => |a| {
+            int2(a, |x, y, w| {
+                Some(((wide(x, w) + wide(y, w) + 1) >> 1) as u64)
+            })
+        },
+        Op::UAverageINTEL => |a| {
+            int2(a, |x, y, w| {
+                Some(((u128::from(x & mask(w)) + u128::from(y & mask(w))) >> 1) as u64)
+            })
+        },
+        Op::UAverageRoundedINTEL => |a| {
+            int2(a, |x, y, w| {
+                Some(((u128::from(x & mask(w)) + u128::from(y & mask(w)) + 1) >> 1) as u64)
+            })
+        },
+        // The low 16 bits of the second operand, sign- or zero-extended, times the first.
+        Op::IMul32x16INTEL => |a| {
+            int2(a, |x, y, _| {
+                Some(x.wrapping_mul(y as u16 as i16 as i64 as u64))
+            })
+        },
+        Op::UMul32x16INTEL => |a| int2(a, |x, y, _| Some(x.wrapping_mul(y & 0xffff))),
         Op::BitwiseAnd => |a| int2(a, |x, y, _| Some(x & y)),
         Op::BitwiseOr => |a| int2(a, |x, y, _| Some(x | y)),
         Op::BitwiseXor => |a| int2(a, |x, y, _| Some(x ^ y)),
@@ -586,6 +636,25 @@ pub fn glsl_rule(number: u32) -> Option<FoldFn> {
         },
         // InverseSqrt: undefined for x <= 0.
         32 => |a| approx(a, |v| v[0] > 0.0, |v| 1.0 / v[0].sqrt()),
+        // Ldexp(x, e) = x * 2^e, rounded once. Past the width's exponents GLSL leaves the
+        // result undefined (too large) or allows a flush to zero (too small): not folded.
+        53 => |a| {
+            let (x, w) = a.first()?.float()?;
+            let (bits, ew) = a.get(1)?.int()?;
+            let e = signed(bits, ew);
+            let (min, max) = match w {
+                16 => (-14, 16),
+                32 => (-126, 128),
+                _ => (-1022, 1024),
+            };
+            if !(min..=max).contains(&e) {
+                return None;
+            }
+            let value = round(x * 2f64.powi(e as i32), w);
+            let smallest_normal = 2f64.powi(min as i32);
+            (value.is_finite() && (value == 0.0 || value.abs() >= smallest_normal))
+                .then_some(Value::Float { value, width: w })
+        },
         // Step(edge, x): 0 when x < edge, else 1.
         48 => |a| {
             let (v, w) = floats(a)?;
@@ -1326,6 +1395,53 @@ mod tests {
         assert_eq!(clz(&[iw(0x10, 8)]), Some(iw(3, 8)));
         assert_eq!(ctz(&[u(0)]), Some(u(32)));
         assert_eq!(ctz(&[iw(0x100, 16)]), Some(iw(8, 16)));
+    }
+
+    #[test]
+    fn intel_integer_functions_saturate_and_average_without_overflow() {
+        let u = |x| iw(x, 32);
+        let b = |x: i64| iw(x as u8 as u64, 8);
+        assert_eq!(core(Op::AbsISubINTEL)(&[b(-128), b(127)]), Some(iw(255, 8)));
+        assert_eq!(core(Op::AbsUSubINTEL)(&[u(3), u(10)]), Some(u(7)));
+        assert_eq!(core(Op::IAddSatINTEL)(&[b(100), b(100)]), Some(b(127)));
+        assert_eq!(core(Op::ISubSatINTEL)(&[b(-100), b(100)]), Some(b(-128)));
+        assert_eq!(
+            core(Op::UAddSatINTEL)(&[iw(200, 8), iw(100, 8)]),
+            Some(iw(255, 8))
+        );
+        assert_eq!(core(Op::USubSatINTEL)(&[u(3), u(10)]), Some(u(0)));
+        assert_eq!(
+            core(Op::IAverageINTEL)(&[b(-3), b(0)]),
+            Some(b(-2)),
+            "rounded down"
+        );
+        assert_eq!(core(Op::IAverageRoundedINTEL)(&[b(-3), b(0)]), Some(b(-1)));
+        assert_eq!(
+            core(Op::UAverageINTEL)(&[u(0xffff_ffff), u(0xffff_fffd)]),
+            Some(u(0xffff_fffe))
+        );
+        assert_eq!(core(Op::UAverageRoundedINTEL)(&[u(2), u(5)]), Some(u(4)));
+        assert_eq!(
+            core(Op::IMul32x16INTEL)(&[u(3), u(0x1_ffff)]),
+            Some(u(-3i32 as u32 as u64))
+        );
+        assert_eq!(
+            core(Op::UMul32x16INTEL)(&[u(3), u(0x1_ffff)]),
+            Some(u(0x2_fffd))
+        );
+    }
+
+    #[test]
+    fn ldexp_scales_by_powers_of_two_within_the_exponents() {
+        let f = |x| fw(x, 32);
+        let i = |x: i64| iw(x as u32 as u64, 32);
+        let ldexp = glsl_rule(53).unwrap();
+        assert_eq!(ldexp(&[f(0.75), i(4)]), Some(f(12.0)));
+        assert_eq!(ldexp(&[f(-3.0), i(-2)]), Some(f(-0.75)));
+        assert_eq!(ldexp(&[f(1.0), i(129)]), None, "past the largest exponent");
+        assert_eq!(ldexp(&[f(1.0), i(-127)]), None, "may be flushed");
+        assert_eq!(ldexp(&[f(0.0), i(-100)]), Some(f(0.0)));
+        assert_eq!(ldexp(&[fw(1.5, 64), iw(3, 32)]), Some(fw(12.0, 64)));
     }
 
     #[test]
