@@ -308,6 +308,32 @@ fn structs_between_stages_take_a_location_per_field() {
     assert_eq!(check_draw_driver(&gpu, &ran).unwrap(), None);
 }
 
+/// Two variables of different types at one binding view the same bytes (HLSL's aliased
+/// buffers): a store through one is what the other loads.
+#[test]
+fn aliased_buffers_share_their_bytes() {
+    const SOURCE: &str = r#"#version 450
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0, std430) buffer Words { uint w[]; };
+layout(set = 0, binding = 0, std430) buffer Vecs { vec4 v[]; };
+void main() {
+    v[1] = vec4(1.0, 2.0, 3.0, 4.0);
+    w[0] = w[4] + w[7];
+    w[9] = floatBitsToUint(v[0].x);
+}
+"#;
+    let ran = run_glsl("aliased.comp", SOURCE);
+    let word = |at: usize| {
+        let b = &ran.execution.buffers[0].bytes;
+        u32::from_le_bytes(b[at * 4..at * 4 + 4].try_into().unwrap())
+    };
+    assert_eq!(word(4), 1.0f32.to_bits());
+    assert_eq!(word(0), 1.0f32.to_bits().wrapping_add(4.0f32.to_bits()));
+    assert_eq!(word(9), word(0), "the vec4 view sees the word view's store");
+    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(check_driver(&gpu, &ran, None), Ok(None));
+}
+
 /// Images written here, run by the interpreter as lavapipe runs them: sampling with the
 /// harness's sampler (nearest, repeat; arrays, gathers, depth comparisons), fetches, sizes;
 /// storage images and texel buffers read and written by a compute shader.

@@ -434,6 +434,16 @@ struct Machine<'m> {
     /// The buffers behind addresses (`addresses`) and the bytes of them left undefined.
     phys: Vec<Vec<u8>>,
     phys_undefined: FxHashSet<(usize, u64)>,
+    /// Buffers (by input) that variables of different types view: each view's own root,
+    /// kept in step through the bytes, and the view stored to last (what goes back).
+    aliased: FxHashMap<usize, Aliased>,
+}
+
+/// The bytes of a buffer several variables view as different types, as they are now.
+struct Aliased {
+    bytes: Vec<u8>,
+    /// The root and array element of the view stored to last.
+    last: (usize, Option<u32>),
 }
 
 /// Control leaving an instruction.
@@ -545,6 +555,7 @@ impl<'m> Machine<'m> {
             handles: FxHashMap::default(),
             phys: inputs.pointees.clone(),
             phys_undefined: FxHashSet::default(),
+            aliased: FxHashMap::default(),
         };
         let images = machine.images.len();
         machine
@@ -591,17 +602,18 @@ impl<'m> Machine<'m> {
                             "the buffer at set {set}, binding {binding} (%{var}): {why}"
                         )));
                     };
-                    // Variables bound to one binding are one buffer.
-                    if let Some(other) = self.buffers.iter().find(|b| b.input == k) {
-                        if other.pointee != pointee {
-                            return Err(Refusal(format!(
-                                "%{var} and %{} are both set {set}, binding {binding}, as different types: exec does not run aliased buffers yet",
-                                other.var
-                            )));
-                        }
+                    // Variables bound to one binding are one buffer: of one type, one
+                    // root; of different types (HLSL's aliased views), a root each, kept in
+                    // step through the buffer's bytes after every store (`sync_aliases`).
+                    let same = self
+                        .buffers
+                        .iter()
+                        .find(|b| b.input == k && b.pointee == pointee && b.element.is_none());
+                    if let Some(other) = same {
                         self.shared.insert(var, other.root);
                         continue;
                     }
+                    self.alias(k);
                     self.buffers.push(BufferRoot {
                         root: self.memory.len(),
                         var,
@@ -674,14 +686,8 @@ impl<'m> Machine<'m> {
                 "the buffers at set {set}, binding {binding} (%{var}): {why}"
             )));
         }
-        if self
-            .buffers
-            .iter()
-            .any(|b| given.iter().any(|&(_, k)| k == b.input))
-        {
-            return Err(Refusal(format!(
-                "%{var} shares set {set}, binding {binding} with another variable: exec does not run aliased buffers yet"
-            )));
+        for &(_, k) in &given {
+            self.alias(k);
         }
         let root = self.memory.len();
         let mut parts = Vec::new();
@@ -1627,6 +1633,66 @@ impl<'m> Machine<'m> {
         if let Some(slot) = self.memory.get_mut(p.root).and_then(|m| m.at_mut(&p.path)) {
             partly::store_value(slot, value);
         }
+        self.sync_aliases(p.root, &p.path);
+    }
+
+    /// Before a second view of input buffer `k` is bound: the buffer is aliased, when
+    /// another variable views it already.
+    fn alias(&mut self, k: usize) {
+        if let Some(other) = self.buffers.iter().find(|b| b.input == k) {
+            let last = (other.root, other.element);
+            self.aliased.entry(k).or_insert_with(|| Aliased {
+                bytes: self.inputs.buffers[k].bytes.clone(),
+                last,
+            });
+        }
+    }
+
+    /// After a store at `path` of `root`: when that is a view of an aliased buffer, the
+    /// buffer's bytes as the view now holds them, read again by every other view. (Races are
+    /// seen within a view only.)
+    fn sync_aliases(&mut self, root: usize, path: &[u32]) {
+        if self.aliased.is_empty() {
+            return;
+        }
+        let Some(b) = self
+            .buffers
+            .iter()
+            .find(|b| b.root == root && b.element.is_none_or(|e| path.first() == Some(&e)))
+        else {
+            return;
+        };
+        let (input, pointee, element) = (b.input, b.pointee, b.element);
+        let Some(alias) = self.aliased.get_mut(&input) else {
+            return;
+        };
+        let bytes = Bytes {
+            layout: &self.layout,
+            consts: &self.consts,
+        };
+        let within: Vec<u32> = element.into_iter().collect();
+        let Some(view) = self.memory[root].at(&within) else {
+            return;
+        };
+        if bytes
+            .write(Place::of(pointee), view, &mut alias.bytes, 0)
+            .is_none()
+        {
+            return;
+        }
+        alias.last = (root, element);
+        for other in &self.buffers {
+            if other.input != input || (other.root, other.element) == (root, element) {
+                continue;
+            }
+            let Some(mem) = bytes.read(Place::of(other.pointee), &alias.bytes, 0) else {
+                continue;
+            };
+            let within: Vec<u32> = other.element.into_iter().collect();
+            if let Some(slot) = self.memory[other.root].at_mut(&within) {
+                *slot = mem;
+            }
+        }
     }
 
     /// Notes a plain (not atomic) access of shared memory; a race with an earlier one of
@@ -2036,6 +2102,14 @@ impl<'m> Machine<'m> {
         };
         let mut contents: Vec<Mem> = buffers.iter().map(|_| Mem::Parts(Vec::new())).collect();
         for b in &self.buffers {
+            // Of an aliased buffer's views, the one stored to last holds what it became.
+            if self
+                .aliased
+                .get(&b.input)
+                .is_some_and(|a| a.last != (b.root, b.element))
+            {
+                continue;
+            }
             // An element of an array of buffers is a part of the variable's memory.
             let within: Vec<u32> = b.element.into_iter().collect();
             let Some(held) = self.memory[b.root].at(&within) else {
