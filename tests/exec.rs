@@ -334,6 +334,44 @@ void main() {
     assert_eq!(check_driver(&gpu, &ran, None), Ok(None));
 }
 
+/// `interpolateAtOffset`, `AtCentroid` and `AtSample` interpolate an input again (a member
+/// of an array, through an access chain, too), as lavapipe does. Each input is read one way
+/// only: lavapipe 22.3 gives a plain read of an input after `interpolateAtOffset` of it the
+/// offset's value (a driver bug; `exec --check-driver` reports it as a disagreement).
+#[test]
+fn inputs_are_interpolated_again_at_offsets() {
+    let fragment = "#version 450\n\
+        layout(location = 0) in vec2 uv;\n\
+        layout(location = 1) in vec2 st;\n\
+        layout(location = 2) in vec4 parts[2];\n\
+        layout(location = 0) out vec4 c;\n\
+        layout(location = 1) out vec4 d;\n\
+        void main() {\n\
+          c = vec4(interpolateAtOffset(uv, vec2(0.5, 0.0)), interpolateAtOffset(uv, vec2(-0.5, 0.0)));\n\
+          d = interpolateAtOffset(parts[1], vec2(-0.5, 0.125)) + interpolateAtSample(parts[0], 0)\n\
+            + vec4(interpolateAtCentroid(st), 0.0, 0.0);\n\
+        }\n";
+    let words = common::glslang_words("interpolate.frag", fragment.as_bytes(), &[]);
+    let run = Pipeline::from_names(&["lower", "lift"])
+        .unwrap()
+        .run(Arc::new(words));
+    let ran = run_draw_step(run.final_module().unwrap(), None, &Options::default()).unwrap();
+    let c = &ran.execution.attachments[0].words;
+    let pixel = |x: u32, y: u32| ((y * ran.inputs.size.0 + x) * 4) as usize;
+    let at = |k: usize| f32::from_bits(c[k].expect("drawn"));
+    // Half a pixel right of pixel (4, 4) is half a pixel left of pixel (5, 4).
+    let (here, right) = (pixel(4, 4), pixel(5, 4));
+    assert!(
+        (at(here) - at(right + 2)).abs() < 1e-6,
+        "{} {}",
+        at(here),
+        at(right + 2)
+    );
+    assert!(at(here) != at(here + 2), "the offsets move the point");
+    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(check_draw_driver(&gpu, &ran).unwrap(), None);
+}
+
 /// Images written here, run by the interpreter as lavapipe runs them: sampling with the
 /// harness's sampler (nearest, repeat; arrays, gathers, depth comparisons), fetches, sizes;
 /// storage images and texel buffers read and written by a compute shader.

@@ -28,7 +28,9 @@ use super::super::module::Module;
 use super::super::ops::fold::Value as V;
 use super::images::{f32c as float, int};
 use super::raster;
-use super::{Buffer, Execution, Frame, Inputs, Invocation, Machine, Mem, Options, Refusal, State};
+use super::{
+    Buffer, Execution, Frame, Inputs, Invocation, Machine, Mem, Options, Refusal, State, Value,
+};
 
 /// The vertex attribute at a location: four 32-bit components a vertex.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -141,6 +143,7 @@ struct Slot {
     linear: bool,
 }
 
+#[derive(Clone)]
 struct Var {
     id: Id,
     pointee: Id,
@@ -150,6 +153,32 @@ struct Var {
     /// Members that are built-ins (`gl_PerVertex`).
     member_builtins: Vec<(u32, BuiltIn)>,
     slots: Vec<Slot>,
+}
+
+/// The value of input slot `s` at `p` of triangle `tri`: the provoking vertex's where it is
+/// flat (integers always are), else the corners' weighted by `p`'s barycentric coordinates.
+fn interpolated(s: &Slot, tri: &[VertexOut], p: &raster::Pixel) -> Option<Const> {
+    let corner = |v: &VertexOut| v.values.get(&(s.location, s.component)).cloned().flatten();
+    if s.flat || !matches!(s.scalar, Scalar::Float { .. }) {
+        return corner(tri.first()?);
+    }
+    let b = if s.linear { p.linear } else { p.perspective };
+    let mut sum = 0.0;
+    for (k, v) in tri.iter().enumerate() {
+        match corner(v)? {
+            Const::Scalar(V::Float { value, .. }) => sum += b[k] * value,
+            _ => return None,
+        }
+    }
+    Some(float(sum))
+}
+
+/// What a fragment stage's `InterpolateAt*` needs: its inputs, the vertices the draw
+/// placed and the framebuffer's size.
+pub(super) struct Interpolation {
+    ins: Vec<Var>,
+    vertices: Vec<VertexOut>,
+    size: (u32, u32),
 }
 
 /// The entry point's input and output variables.
@@ -370,6 +399,7 @@ fn const_to_word(c: &Const) -> Option<u32> {
 }
 
 /// What one vertex left: its position, clip distances and each (location, component).
+#[derive(Clone)]
 struct VertexOut {
     position: Option<[f64; 4]>,
     clip_distances: Vec<f64>,
@@ -580,6 +610,11 @@ impl Machine<'_> {
         let ins = interface(self, StorageClass::Input)?;
         let outs = interface(self, StorageClass::Output)?;
         let (w, h) = inputs.size;
+        self.interpolation = Some(Interpolation {
+            ins: ins.clone(),
+            vertices: vertices.to_vec(),
+            size: inputs.size,
+        });
         let mut attachments: Vec<Attachment> = inputs
             .attachments
             .iter()
@@ -694,24 +729,7 @@ impl Machine<'_> {
                 mem.store(Some(&v));
             }
             for s in &var.slots {
-                let corner =
-                    |v: &VertexOut| v.values.get(&(s.location, s.component)).cloned().flatten();
-                let value = if s.flat || !matches!(s.scalar, Scalar::Float { .. }) {
-                    corner(&tri[0])
-                } else {
-                    let b = if s.linear { p.linear } else { p.perspective };
-                    let mut sum = Some(0.0);
-                    for (k, v) in tri.iter().enumerate() {
-                        sum = match (sum, corner(v)) {
-                            (Some(acc), Some(Const::Scalar(V::Float { value, .. }))) => {
-                                Some(acc + b[k] * value)
-                            }
-                            _ => None,
-                        };
-                    }
-                    sum.map(float)
-                };
-                if let (Some(v), Some(leaf)) = (value, mem.at_mut(&s.path)) {
+                if let (Some(v), Some(leaf)) = (interpolated(s, tri, p), mem.at_mut(&s.path)) {
                     leaf.store(Some(&v));
                 }
             }
@@ -721,6 +739,87 @@ impl Machine<'_> {
             io.push((var.id, self.fresh(var)?));
         }
         Ok(io)
+    }
+
+    /// `InterpolateAtCentroid`, `InterpolateAtSample` and `InterpolateAtOffset` (GLSL.std.450
+    /// 76 to 78) of the input `ptr` points into: its slots interpolated again, at the pixel's
+    /// centre (the one sample is there, and so is the centroid) or `offset` pixels from it.
+    /// A sample other than 0 is undefined.
+    pub(super) fn interpolate_at(
+        &self,
+        inv: &Invocation,
+        number: u32,
+        ptr: &Value,
+        operand: Option<&Value>,
+    ) -> Result<Value, Refusal> {
+        let refuse = |what: &str| Err(Refusal(format!("{what} outside a drawn fragment stage")));
+        let Some(interpolation) = &self.interpolation else {
+            return refuse("an interpolation");
+        };
+        let Some(&Who::Fragment { x, y, triangle, .. }) = self.who.get(inv.number as usize) else {
+            return refuse("an interpolation");
+        };
+        let Value::Pointer(p) = ptr else {
+            return Ok(Value::Undef);
+        };
+        let floats = |v: Option<&Value>| -> Option<Vec<f64>> {
+            match v? {
+                Value::Const(Const::Composite(parts)) => parts
+                    .iter()
+                    .map(|c| match c {
+                        Const::Scalar(V::Float { value, .. }) => Some(*value),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => None,
+            }
+        };
+        let offset = match number {
+            77 => match operand {
+                Some(Value::Const(c)) if c.as_int_bits().is_some_and(|(b, _)| b == 0) => [0.0; 2],
+                _ => return Ok(Value::Undef),
+            },
+            78 => match floats(operand).as_deref() {
+                Some(&[dx, dy]) => [dx, dy],
+                _ => return Ok(Value::Undef),
+            },
+            _ => [0.0; 2],
+        };
+        let Some(var) = interpolation
+            .ins
+            .iter()
+            .find(|v| inv.globals.get(&v.id) == Some(&p.root))
+        else {
+            return Ok(Value::Undef);
+        };
+        let first = triangle as usize * 3;
+        let Some(tri) = interpolation.vertices.get(first..first + 3) else {
+            return Ok(Value::Undef);
+        };
+        let corners: Option<Vec<[f64; 4]>> = tri.iter().map(|v| v.position).collect();
+        let Some(corners) = corners else {
+            return Ok(Value::Undef);
+        };
+        let at = raster::at_offset(
+            &[corners[0], corners[1], corners[2]],
+            x,
+            y,
+            offset,
+            interpolation.size,
+            true,
+        );
+        let Some(mut mem) = self.memory.get(p.root).and_then(|m| m.at(&p.path)).cloned() else {
+            return Ok(Value::Undef);
+        };
+        for s in &var.slots {
+            let Some(rest) = s.path.strip_prefix(p.path.as_slice()) else {
+                continue;
+            };
+            if let Some(leaf) = mem.at_mut(rest) {
+                leaf.store(interpolated(s, tri, &at).as_ref());
+            }
+        }
+        Ok(super::partly::mem_value(&mem))
     }
 
     /// Whether a fragment's `SampleMask` output, where it writes one, keeps its sample.

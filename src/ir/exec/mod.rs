@@ -437,6 +437,8 @@ struct Machine<'m> {
     /// Buffers (by input) that variables of different types view: each view's own root,
     /// kept in step through the bytes, and the view stored to last (what goes back).
     aliased: FxHashMap<usize, Aliased>,
+    /// A fragment stage's inputs and triangles, for `InterpolateAt*`.
+    interpolation: Option<draw::Interpolation>,
 }
 
 /// The bytes of a buffer several variables view as different types, as they are now.
@@ -556,6 +558,7 @@ impl<'m> Machine<'m> {
             phys: inputs.pointees.clone(),
             phys_undefined: FxHashSet::default(),
             aliased: FxHashMap::default(),
+            interpolation: None,
         };
         let images = machine.images.len();
         machine
@@ -1451,6 +1454,11 @@ impl<'m> Machine<'m> {
     ) -> Result<Value, Refusal> {
         let skip = usize::from(inst.op() == Op::ExtInst);
         let values: Vec<Value> = inst.args().iter().map(|&a| self.value(inv, a)).collect();
+        if let Some((set, n @ 76..=78)) = ops::ext_inst_parts(inst) {
+            if self.sets.kind(set) == Some(super::ext_sets::SetKind::Glsl) {
+                return self.interpolate_at(inv, n, &values[1], values.get(2));
+            }
+        }
         if values.iter().any(|v| matches!(v, Value::Pointer(_))) {
             if inst.op() == Op::Select {
                 let cond = match &values[0] {

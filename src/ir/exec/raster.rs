@@ -194,16 +194,23 @@ fn clip_distances_at(
 }
 
 /// Where pixel (x, y)'s centre lies in the triangle.
-fn at(
+fn at(corners: &[[f64; 4]; 3], x: u32, y: u32, size: (u32, u32), covered: bool) -> Pixel {
+    at_offset(corners, x, y, [0.0, 0.0], size, covered)
+}
+
+/// Where the point `offset` pixels from pixel (x, y)'s centre lies in the triangle (what
+/// `InterpolateAtOffset` interpolates at).
+pub fn at_offset(
     corners: &[[f64; 4]; 3],
     x: u32,
     y: u32,
+    offset: [f64; 2],
     (width, height): (u32, u32),
     covered: bool,
 ) -> Pixel {
-    // The centre in normalized device coordinates.
-    let px = (f64::from(x) + 0.5) / (f64::from(width) / 2.0) - 1.0;
-    let py = (f64::from(y) + 0.5) / (f64::from(height) / 2.0) - 1.0;
+    // The point in normalized device coordinates.
+    let px = (f64::from(x) + 0.5 + offset[0]) / (f64::from(width) / 2.0) - 1.0;
+    let py = (f64::from(y) + 0.5 + offset[1]) / (f64::from(height) / 2.0) - 1.0;
     // k = M⁻¹ (px, py, 1), M's columns the corners' (x, y, w): the homogeneous weights of
     // the corners whose combination projects to the centre.
     let m = |r: usize, c: usize| corners[c][[0, 1, 3][r]];
