@@ -372,6 +372,27 @@ fn inputs_are_interpolated_again_at_offsets() {
     assert_eq!(check_draw_driver(&gpu, &ran).unwrap(), None);
 }
 
+/// `textureQueryLod`: the level read is the one level; the LOD computed is the
+/// implementation's (Vulkan lets it approximate), so it is undefined and not compared.
+#[test]
+fn lod_queries_read_the_one_level() {
+    let fragment = "#version 450\n\
+        layout(location = 0) in vec2 uv;\n\
+        layout(binding = 0) uniform sampler2D tex;\n\
+        layout(location = 0) out vec4 c;\n\
+        void main() { c = vec4(textureQueryLod(tex, uv * 5.0), 1.0, 1.0); }\n";
+    let words = common::glslang_words("lod.frag", fragment.as_bytes(), &[]);
+    let run = Pipeline::from_names(&["lower", "lift"])
+        .unwrap()
+        .run(Arc::new(words));
+    let ran = run_draw_step(run.final_module().unwrap(), None, &Options::default()).unwrap();
+    let c = &ran.execution.attachments[0].words;
+    assert_eq!(c[0], Some(0), "level 0");
+    assert_eq!(c[1], None, "the computed LOD is the implementation's");
+    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(check_draw_driver(&gpu, &ran).unwrap(), None);
+}
+
 /// Images written here, run by the interpreter as lavapipe runs them: sampling with the
 /// harness's sampler (nearest, repeat; arrays, gathers, depth comparisons), fetches, sizes;
 /// storage images and texel buffers read and written by a compute shader.

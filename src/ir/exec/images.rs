@@ -557,6 +557,16 @@ impl super::Machine<'_> {
                 }));
             }
             Op::ImageQueryLevels => return Ok(Value::Const(int(1))),
+            // The level a sample would read is the one level (the harness's sampler clamps
+            // the LOD to [0, 0]); the LOD it computes first is the implementation's: Vulkan
+            // lets it approximate the scale factor and the logarithm, so it has no one value
+            // and is taken as undefined (as `Round` of a halfway case is).
+            Op::ImageQueryLod => {
+                if sampler.is_none() {
+                    return Err(super::Refusal("an image queried without a sampler".into()));
+                }
+                return Ok(Value::Partly(vec![Value::Const(f32c(0.0)), Value::Undef]));
+            }
             Op::ImageQuerySamples => return Ok(Value::Const(int(img.samples))),
             _ => {}
         }

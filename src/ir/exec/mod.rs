@@ -1385,6 +1385,7 @@ impl<'m> Machine<'m> {
             | Op::ImageQuerySize
             | Op::ImageQuerySizeLod
             | Op::ImageQueryLevels
+            | Op::ImageQueryLod
             | Op::ImageQuerySamples => {
                 let v = self.image_op(inv, inst, func_id, at)?;
                 self.set(inv, inst, v);
