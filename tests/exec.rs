@@ -393,6 +393,27 @@ fn lod_queries_read_the_one_level() {
     assert_eq!(check_draw_driver(&gpu, &ran).unwrap(), None);
 }
 
+/// A texel written with an undefined value (here read outside another image) is undefined
+/// after the run, not the bytes it held before.
+#[test]
+fn texels_written_with_undefined_values_are_undefined() {
+    const SOURCE: &str = r#"#version 450
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0, rgba8) uniform readonly image2D src;
+layout(set = 0, binding = 1, rgba8) uniform writeonly image2D dst;
+void main() {
+    int x = int(gl_GlobalInvocationID.x) * 2;
+    imageStore(dst, ivec2(x, 0), imageLoad(src, imageSize(src)));
+    imageStore(dst, ivec2(x + 1, 0), imageLoad(src, ivec2(0, 0)));
+}
+"#;
+    let ran = run_glsl("undefined-texel.comp", SOURCE);
+    // One texel each of the harness's two workgroups.
+    assert_eq!(ran.execution.images[1].undefined_texels, vec![0, 2]);
+    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(check_driver(&gpu, &ran, None), Ok(None));
+}
+
 /// Images written here, run by the interpreter as lavapipe runs them: sampling with the
 /// harness's sampler (nearest, repeat; arrays, gathers, depth comparisons), fetches, sizes;
 /// storage images and texel buffers read and written by a compute shader.

@@ -703,13 +703,21 @@ impl super::Machine<'_> {
             img.nearest(&floats, &operands.offset)
         };
         if inst.op() == Op::ImageWrite {
-            let value = match self.value(inv, arg(2)) {
-                Value::Const(c) => c,
-                _ => return Ok(Value::Undef),
-            };
             if inv.helper {
                 return Ok(Value::Undef);
             }
+            let value = match self.value(inv, arg(2)) {
+                Value::Const(c) => c,
+                _ => {
+                    // What an undefined value leaves in a texel is undefined (partly
+                    // undefined texels too: the bytes of a format mix the components).
+                    if let Some(t) = self.images[k].index(texel_at) {
+                        self.texel_access(inv, (k, texel_at), true, (func, at, inst));
+                        self.raced.insert((IMAGE_ROOTS + k, vec![t as u32]));
+                    }
+                    return Ok(Value::Undef);
+                }
+            };
             self.texel_access(inv, (k, texel_at), true, (func, at, inst));
             if !self.images[k].write(texel_at, &value) {
                 self.find(

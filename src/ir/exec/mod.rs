@@ -422,7 +422,7 @@ struct Machine<'m> {
     /// Roots several invocations reach (buffers, workgroup memory).
     shared_roots: FxHashSet<usize>,
     accesses: FxHashMap<(usize, Vec<u32>), Accesses>,
-    /// Places a race made undefined.
+    /// Places a race (or, for texels, a write of an undefined value) left undefined.
     raced: FxHashSet<(usize, Vec<u32>)>,
     /// The entry point's interface (its `OpEntryPoint` operands after the name).
     interface: Vec<Id>,
