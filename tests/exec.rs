@@ -414,6 +414,34 @@ void main() {
     assert_eq!(check_driver(&gpu, &ran, None), Ok(None));
 }
 
+/// An array sized by a specialization constant has its default's length in a buffer: the
+/// members after it are where the driver puts them.
+#[test]
+fn arrays_sized_by_spec_constants_take_their_default_length() {
+    const SOURCE: &str = r#"#version 450
+layout(local_size_x = 1) in;
+layout(constant_id = 0) const int N = 3;
+layout(set = 0, binding = 0, std430) buffer B { int a[N]; int b[4]; };
+void main() {
+    b[gl_GlobalInvocationID.x] = a[0] + 400;
+}
+"#;
+    let ran = run_glsl("spec-sized.comp", SOURCE);
+    let word = |at: usize| {
+        let b = &ran.execution.buffers[0].bytes;
+        i32::from_le_bytes(b[at * 4..at * 4 + 4].try_into().unwrap())
+    };
+    let before = |at: usize| {
+        let b = &ran.inputs.buffers[0].bytes;
+        i32::from_le_bytes(b[at * 4..at * 4 + 4].try_into().unwrap())
+    };
+    // b starts after a's three words.
+    assert_eq!(word(3), before(0) + 400);
+    assert_eq!(word(4), before(0) + 400);
+    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(check_driver(&gpu, &ran, None), Ok(None));
+}
+
 /// Images written here, run by the interpreter as lavapipe runs them: sampling with the
 /// harness's sampler (nearest, repeat; arrays, gathers, depth comparisons), fetches, sizes;
 /// storage images and texel buffers read and written by a compute shader.

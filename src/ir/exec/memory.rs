@@ -154,7 +154,13 @@ impl Bytes<'_> {
             }
             Op::TypeArray | Op::TypeRuntimeArray | Op::TypeVector | Op::TypeMatrix => {
                 let (stride, elem) = self.layout.element(place)?;
-                let n = match self.layout.element_count(place.ty) {
+                // An array sized by a specialization constant: its default (the layout
+                // knows plain constants only).
+                let spec_sized = match self.consts.shape(place.ty) {
+                    Some(Shape::Array { n, .. }) if t.op() == Op::TypeArray => Some(u64::from(*n)),
+                    _ => None,
+                };
+                let n = match self.layout.element_count(place.ty).or(spec_sized) {
                     Some(n) => n,
                     // A runtime array: the elements that fit in what is left.
                     None => (bytes.len() as u64).saturating_sub(offset) / stride.max(1),
