@@ -118,8 +118,9 @@ pub struct Var {
     pub component: u32,
     /// The variable's type (a block's first member for a block).
     pub ty: Ty,
-    /// The members of an interface block.
+    /// The members of an interface block (or of a struct variable: `block` says which).
     pub members: Option<Vec<Ty>>,
+    pub block: bool,
     pub flat: bool,
     pub noperspective: bool,
 }
@@ -436,6 +437,7 @@ impl<'a> Reflect<'a> {
                 Some(m) => m.first().cloned().ok_or("an empty block")?,
                 None => self.ty(pointee)?,
             },
+            block: members.is_some() && self.decoration(pointee, Decoration::Block).is_some(),
             members,
             flat: self.decoration(var, Decoration::Flat).is_some(),
             noperspective: self.decoration(var, Decoration::NoPerspective).is_some(),

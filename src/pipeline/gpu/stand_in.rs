@@ -159,7 +159,10 @@ OpFunctionEnd
                 let block = format!("block{k}");
                 let list: Vec<String> = members.iter().map(|(_, n)| format!("%{n}")).collect();
                 let _ = writeln!(self.types, "%{block} = OpTypeStruct {}", list.join(" "));
-                let _ = writeln!(self.decorations, "OpDecorate %{block} Block");
+                // A struct variable is not a block: the other stage's is the same kind.
+                if var.block {
+                    let _ = writeln!(self.decorations, "OpDecorate %{block} Block");
+                }
                 (block, members)
             }
         }
@@ -412,6 +415,7 @@ mod tests {
             component: 0,
             ty: Ty::new(scalar, comps, cols, len),
             members: None,
+            block: false,
             flat: scalar != Scalar::F32,
             noperspective: false,
         }
@@ -506,6 +510,7 @@ mod tests {
                 Ty::new(Scalar::F32, 4, 1, None),
                 Ty::new(Scalar::F32, 2, 1, Some(2)),
             ]),
+            block: true,
             ..input(1, Scalar::F32, 4, 1, None)
         };
         let stage = Stage {
