@@ -688,6 +688,51 @@ fn the_exec_command_draws_fragment_shaders() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no vertex 99"));
 }
 
+/// A vertex and a fragment shader given apart are drawn together (no generated stage), the
+/// same step of both; `--against-step` compares the pair at another step, and the driver
+/// draws the same pair.
+#[test]
+fn the_exec_command_draws_a_vertex_and_a_fragment_shader_together() {
+    let dir = common::temp_dir("exec-pair");
+    let vs = dir.join("lit.vert");
+    let fs = dir.join("lit.frag");
+    std::fs::write(
+        &vs,
+        "#version 450\nlayout(location = 0) in vec4 p;\nlayout(location = 3) out vec2 uv;\n\
+         void main() { gl_Position = vec4(p.xy, 0.5, 1.0); uv = p.xy * 0.5 + 0.5; }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &fs,
+        "#version 450\nlayout(location = 3) in vec2 uv;\nlayout(location = 0) out vec4 c;\n\
+         void main() { float k = 2.0; c = vec4(uv * k, uv.x - uv.y, 1.0); }\n",
+    )
+    .unwrap();
+    let (v, f) = (vs.to_str().unwrap(), fs.to_str().unwrap());
+    let out = shaderstep(&[
+        "exec",
+        v,
+        f,
+        "--step",
+        "last",
+        "--check-driver",
+        "--against-step",
+        "0",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("before the fragment shader"), "{text}");
+    assert!(!text.contains("generated"), "{text}");
+    assert!(text.contains("driver: agrees"), "{text}");
+    assert!(text.contains("every value the same"), "{text}");
+    let out = shaderstep(&["exec", v, f, "--against", v]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--against-step"));
+}
+
 /// Buffer device addresses: a binding holds a pointer, the buffer behind it a pointer to
 /// another; loads two hops away, stores and atomics through addresses, and a
 /// read-modify-write that races. The interpreter computes what the harness's bytes say

@@ -210,12 +210,16 @@ const EXEC_EXAMPLES: &str = "\
 Examples:
   shaderstep exec blur.comp --step last --invocation 5,0,0
   shaderstep exec blur.comp --step ccp --against-step 0 --json
-  shaderstep exec phong.frag --pixel 12,7 --check-driver";
+  shaderstep exec phong.frag --pixel 12,7 --check-driver
+  shaderstep exec lit.vert lit.frag --step last --check-driver";
 
 #[derive(clap::Args, Debug)]
 pub struct ExecArgs {
     /// The shader (as `run` takes it).
     pub input: PathBuf,
+    /// A fragment shader to draw the input, a vertex shader, with (as a pipeline links
+    /// them): each goes through the pipeline on its own, and the same step of both is drawn.
+    pub fragment: Option<PathBuf>,
     #[command(flatten)]
     pub pipeline: PipelineChoice,
     /// The step to run: a pass number (0 is the input), the first step of a pass of that

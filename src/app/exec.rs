@@ -12,7 +12,8 @@ use crate::ir::exec::{self, first_difference, show, Difference, Options};
 use crate::ir::Module;
 use crate::pipeline::exec::{
     check_draw_driver, finding_kind_name, finding_text, first_difference_text, invocation_text,
-    models, run_draw_on, run_draw_step, run_step, value_name, DrawnStage, Ran,
+    models, run_draw_on, run_draw_pair, run_draw_step, run_pair_on, run_step, value_name,
+    DrawnStage, Ran,
 };
 use crate::pipeline::reduce::step_named;
 use crate::pipeline::semantic::pass_steps;
@@ -72,11 +73,17 @@ fn run_inner(args: &ExecArgs) -> Result<String, String> {
     };
     let run = compile(&args.input, args)?;
     let picked = pick(&run, args.step.as_deref())?;
+    if let Some(path) = &args.fragment {
+        let at = |e: String| format!("{}: {e}", path.display());
+        let fs_run = compile(path, args).map_err(at)?;
+        let fs_picked = pick(&fs_run, args.step.as_deref()).map_err(at)?;
+        return draw(args, &run, &picked, Some((&fs_run, &fs_picked)), &options);
+    }
     let has = models(&run.steps[picked.index].module);
     if !has.contains(&ExecutionModel::GLCompute)
         && (has.contains(&ExecutionModel::Vertex) || has.contains(&ExecutionModel::Fragment))
     {
-        return draw(args, &run, &picked, &options);
+        return draw(args, &run, &picked, None, &options);
     }
     if args.pixel.is_some() || args.vertex.is_some() {
         return Err(
@@ -196,13 +203,43 @@ fn run_inner(args: &ExecArgs) -> Result<String, String> {
 }
 
 /// `exec` of a vertex or fragment step: drawn as the semantic bisect draws it.
-fn draw(args: &ExecArgs, run: &Run, picked: &Picked, options: &Options) -> Result<String, String> {
+/// A step drawn: the input's alone (with a generated partner stage where it has one stage),
+/// or with `pair`, the fragment shader's run and step, drawn behind it.
+fn draw(
+    args: &ExecArgs,
+    run: &Run,
+    picked: &Picked,
+    pair: Option<(&Run, &Picked)>,
+    options: &Options,
+) -> Result<String, String> {
     if args.invocation.is_some() {
         return Err("--invocation chooses an invocation of a compute dispatch; this step is drawn: use --pixel X,Y or --vertex N".into());
     }
     let entry = args.entry.as_deref();
-    let ran = run_draw_step(&run.steps[picked.index].module, entry, options)?;
-    let against = against(args, run, |m| run_draw_on(m, &ran, options))?;
+    let step = |r: &Run, p: &Picked| r.steps[p.index].module.clone();
+    let (ran, against) = match pair {
+        None => {
+            let ran = run_draw_step(&run.steps[picked.index].module, entry, options)?;
+            let against = against(args, run, |m| run_draw_on(m, &ran, options))?;
+            (ran, against)
+        }
+        Some((fs_run, fs_picked)) => {
+            let ran = run_draw_pair(&step(run, picked), &step(fs_run, fs_picked), entry, options)?;
+            let against = match (&args.against_step, &args.against) {
+                (_, Some(_)) => return Err(
+                    "--against compares with another shader; a vertex and a fragment shader compare with another step of both: use --against-step".into(),
+                ),
+                (Some(which), None) => {
+                    let vs = pick(run, Some(which))?;
+                    let fs = pick(fs_run, Some(which))?;
+                    let other = run_pair_on(&step(run, &vs), &step(fs_run, &fs), &ran, options)?;
+                    Some((vs.label, other))
+                }
+                (None, None) => None,
+            };
+            (ran, against)
+        }
+    };
     let driver = args.check_driver.then(|| {
         crate::pipeline::gpu::isolated::Isolated::open_here(false)
             .and_then(|gpu| check_draw_driver(&gpu, &ran))
@@ -280,10 +317,11 @@ fn draw(args: &ExecArgs, run: &Run, picked: &Picked, options: &Options) -> Resul
         let json = format!("{{\"location\":{location},\"texels_drawn\":{drawn}}}");
         outputs.push((text, json));
     }
-    let partner = match ran.stage {
-        DrawnStage::Fragment => ", behind a generated vertex stage",
-        DrawnStage::Vertex => ", before a generated fragment stage",
-        DrawnStage::Both => "",
+    let partner = match (ran.stage, &args.fragment) {
+        (DrawnStage::Fragment, _) => ", behind a generated vertex stage".to_string(),
+        (DrawnStage::Vertex, _) => ", before a generated fragment stage".to_string(),
+        (DrawnStage::Both, Some(fs)) => format!(", before the fragment shader {}", fs.display()),
+        (DrawnStage::Both, None) => String::new(),
     };
     let stage = match ran.stage {
         DrawnStage::Fragment => "fragment",

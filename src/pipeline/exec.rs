@@ -440,6 +440,31 @@ pub fn run_draw_step(
         }
         (false, false) => return Err("no vertex or fragment entry point".into()),
     };
+    draw_words(stage, vs_words, fs_words, entry, options)
+}
+
+/// Draws a vertex shader and a fragment shader given apart (two modules, as a pipeline
+/// links them): no generated stage; `entry` names either's entry point.
+pub fn run_draw_pair(
+    vs_step: &Module,
+    fs_step: &Module,
+    entry: Option<&str>,
+    options: &Options,
+) -> Result<DrawRan, String> {
+    let vs_words = driver_words(vs_step)?;
+    let fs_words = driver_words(fs_step)?;
+    draw_words(DrawnStage::Both, vs_words, fs_words, entry, options)
+}
+
+/// The draw of `vs_words` and `fs_words` on the interpreter, with the setup reflection
+/// makes, the first of the fills with which it draws something.
+fn draw_words(
+    stage: DrawnStage,
+    vs_words: Vec<u32>,
+    fs_words: Vec<u32>,
+    entry: Option<&str>,
+    options: &Options,
+) -> Result<DrawRan, String> {
     let vstage = reflect_entry(&vs_words, ExecutionModel::Vertex, entry)
         .map_err(|e| format!("cannot draw the vertex stage: {e}"))?;
     let fstage = reflect_entry(&fs_words, ExecutionModel::Fragment, entry)
@@ -489,6 +514,38 @@ pub fn run_draw_on(step: &Module, base: &DrawRan, options: &Options) -> Result<D
         DrawnStage::Vertex => (own(&base.vertex.2), base.fragment.clone()),
         DrawnStage::Both => (own(&base.vertex.2), own(&base.fragment.2)),
     };
+    let execution = exec::draw(
+        (&vertex.0, Some(&vertex.2)),
+        (&fragment.0, Some(&fragment.2)),
+        &base.inputs,
+        options,
+    )
+    .map_err(|r| r.to_string())?;
+    Ok(DrawRan {
+        stage: base.stage,
+        vertex,
+        fragment,
+        setup: base.setup.clone(),
+        fill: base.fill,
+        inputs: base.inputs.clone(),
+        execution,
+    })
+}
+
+/// `run_draw_on` for a pair drawn by `run_draw_pair`: other steps of both stages.
+pub fn run_pair_on(
+    vs_step: &Module,
+    fs_step: &Module,
+    base: &DrawRan,
+    options: &Options,
+) -> Result<DrawRan, String> {
+    let own = |step: &Module, entry: &str| -> Result<(Module, Vec<u32>, String), String> {
+        let words = driver_words(step)?;
+        let module = read::read_words(&words).map_err(|e| e.to_string())?;
+        Ok((module, words, entry.to_string()))
+    };
+    let vertex = own(vs_step, &base.vertex.2)?;
+    let fragment = own(fs_step, &base.fragment.2)?;
     let execution = exec::draw(
         (&vertex.0, Some(&vertex.2)),
         (&fragment.0, Some(&fragment.2)),
