@@ -751,6 +751,48 @@ fn bisect_on(
     bisect_with(&open, runs, feed, &|| false)
 }
 
+/// A pipeline's vertex and fragment stages given apart are bisected on the interpreter too,
+/// their steps side by side: the test pass's subtract in the vertex stage is blamed and
+/// named there; `auto` lets the interpreter decide once it draws the input as lavapipe does.
+#[test]
+fn the_interpreter_bisects_a_vertex_and_a_fragment_stage_together() {
+    let vs = common::glslang_words(
+        "pair.vert",
+        b"#version 450\nlayout(location = 0) in vec4 p;\nlayout(location = 2) out vec2 uv;\n\
+          void main() { int k = gl_VertexIndex + 3; gl_Position = vec4(p.xy, 0.5, 1.0);\n\
+          uv = p.xy * float(k); }\n",
+        &[],
+    );
+    let fs = common::glslang_words(
+        "pair.frag",
+        b"#version 450\nlayout(location = 2) in vec2 uv;\nlayout(location = 0) out vec4 c;\n\
+          void main() { c = vec4(uv, uv.x * uv.y, 1.0); }\n",
+        &[],
+    );
+    let vs_run = wrong_pipeline().run(Arc::new(vs));
+    let fs_run = wrong_pipeline().run(Arc::new(fs));
+    let b = bisect_on(None, &[&vs_run, &fs_run], Oracle::Interp).unwrap_or_else(|e| panic!("{e}"));
+    let first = b.first.clone().expect("a difference");
+    assert_eq!(first.pass, "swap-add-sub", "{}", b.summary());
+    assert!(first.what.starts_with("attachment 0"), "{}", first.what);
+    let value = first.value.expect("the first differing value");
+    assert!(
+        value.contains("OpISub") && value.contains("(vertex stage)"),
+        "{value}"
+    );
+    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
+    let b =
+        bisect_on(Some(&gpu), &[&vs_run, &fs_run], Oracle::Auto).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(b.first.map(|d| d.pass), Some("swap-add-sub"));
+    assert!(
+        b.oracle
+            .as_deref()
+            .is_some_and(|o| o.contains("so it decides")),
+        "{:?}",
+        b.oracle
+    );
+}
+
 /// `--oracle interp` needs no driver: the test pass is found on the interpreter alone, named
 /// by the value it made differ (the subtract it wrote, or the add it replaced, with both
 /// values); O keeps what the shader computes there too.

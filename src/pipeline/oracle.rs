@@ -15,9 +15,9 @@
 //! Whichever oracle blames a step, the interpreter names the first value that differs between
 //! the step before and that one (`exec::first_difference`, ids matched across the step as the
 //! value history matches them: `history::renamed`), and the undefined behaviour found first
-//! there. A vertex or fragment shader alone (or a module with both) is drawn (`draw`); the
-//! linked stages of a pipeline are bisected by the driver only so far: `interpreter_stage` and
-//! `draw::drawn_stage` say what the interpreter can run.
+//! there. A vertex or fragment shader alone (or a module with both), and a pipeline's vertex
+//! and fragment stages given apart, are drawn (`draw`); `interpreter_stage` and `draw::drawn`
+//! say what the interpreter can run.
 
 mod draw;
 
@@ -87,14 +87,12 @@ impl fmt::Display for Oracle {
 }
 
 /// The compute shader of `runs` the interpreter dispatches (with `entry` the entry point
-/// named), or why it cannot: one compute shader. A vertex or fragment stage alone is drawn
-/// (`draw::drawn_stage`, asked first); a pipeline's linked stages are not run yet.
+/// named), or why it cannot: one compute shader. Vertex and fragment stages, alone or as a
+/// pipeline's pair, are drawn (`draw::drawn`, asked first).
 pub fn interpreter_stage<'r>(runs: &[&'r Run], entry: Option<&str>) -> Result<&'r Run, String> {
-    let only = "the bisect runs the interpreter on compute shaders and on vertex or fragment shaders drawn alone so far";
+    let only = "the bisect runs the interpreter on compute shaders, vertex or fragment shaders, and a vertex and a fragment shader drawn together";
     let [one] = runs else {
-        return Err(format!(
-            "{only}, and these are a graphics pipeline's stages"
-        ));
+        return Err(format!("{only}, and these are {} stages", runs.len()));
     };
     let points = entry_points(one);
     let model = match entry {
@@ -126,7 +124,7 @@ pub(super) fn bisect<'g>(
     feed: Feed,
     cancelled: &dyn Fn() -> bool,
 ) -> Result<BisectRun, String> {
-    if let Some(run) = draw::drawn_stage(runs, feed.entry) {
+    if let Some(run) = draw::drawn(runs, feed.entry) {
         return draw::bisect(open, runs, run, feed, cancelled);
     }
     let stage = interpreter_stage(runs, feed.entry);

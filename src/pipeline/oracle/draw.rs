@@ -1,13 +1,15 @@
-//! The oracles for a vertex or a fragment shader alone (or one module with both stages), drawn
-//! as the driver bisect draws it: the interpreter draws every step that changed the module
-//! as it drew the input (`exec::run_draw_on`: the input's setup, fill and generated partner)
-//! and compares its attachments
+//! The oracles for a vertex or a fragment shader alone (or one module with both stages), or a
+//! pipeline's vertex and fragment stages given apart (their steps side by side), drawn as the
+//! driver bisect draws them: the interpreter draws every step that changed a stage as it
+//! drew the input (`exec::run_draw_on`, `run_pair_on`: the input's setup, fill and any
+//! generated partner) and compares its attachments
 //! texel by texel (`exec::close_words`; a texel the interpreter leaves undefined agrees with
 //! anything) and its storage buffers typed; the first that differs is blamed and its first
 //! differing value named, the vertex stage's before the fragment stage's.
 
 use super::super::exec::{
-    check_draw_driver, finding_text, first_difference_text, run_draw_on, run_draw_step, DrawRan,
+    check_draw_driver, finding_text, first_difference_text, models, run_draw_on, run_draw_pair,
+    run_draw_step, run_pair_on, DrawRan,
 };
 use super::super::semantic::{
     driver_bisect, pass_steps, BisectRun, Difference, Feed, Finding, Opener,
@@ -20,7 +22,7 @@ use crate::ir::exec::{close_words, compare_buffer, first_difference, FindingKind
 pub(super) fn bisect<'g>(
     open: &Opener<'g>,
     runs: &[&Run],
-    run: &Run,
+    run: Drawn,
     feed: Feed,
     cancelled: &dyn Fn() -> bool,
 ) -> Result<BisectRun, String> {
@@ -70,10 +72,75 @@ pub(super) fn bisect<'g>(
     }
 }
 
+/// What the interpreter draws for a bisect: a stage alone (or a module with both), or a
+/// graphics pipeline's vertex and fragment stages given apart, their steps side by side.
+#[derive(Clone, Copy)]
+pub(super) enum Drawn<'r> {
+    Alone(&'r Run),
+    Pair(&'r Run, &'r Run),
+}
+
+impl<'r> Drawn<'r> {
+    /// The run steps are named and numbered after (the fragment stage's of a pair).
+    fn named(&self) -> &'r Run {
+        match *self {
+            Drawn::Alone(r) | Drawn::Pair(_, r) => r,
+        }
+    }
+
+    /// Each step, as (vertex stage's, fragment stage's) index in their runs.
+    fn steps(&self) -> Result<Vec<(usize, usize)>, String> {
+        match *self {
+            Drawn::Alone(r) => Ok(pass_steps(r).into_iter().map(|i| (i, i)).collect()),
+            Drawn::Pair(vs, fs) => {
+                let (v, f) = (pass_steps(vs), pass_steps(fs));
+                if v.len() != f.len() {
+                    return Err("the stages' runs do not have the same steps".into());
+                }
+                Ok(v.into_iter().zip(f).collect())
+            }
+        }
+    }
+
+    fn changed(&self, (vi, fi): (usize, usize)) -> bool {
+        match *self {
+            Drawn::Alone(r) => r.steps[fi].changed,
+            Drawn::Pair(vs, fs) => vs.steps[vi].changed || fs.steps[fi].changed,
+        }
+    }
+
+    fn draw(&self, (vi, fi): (usize, usize), entry: Option<&str>) -> Result<DrawRan, String> {
+        match *self {
+            Drawn::Alone(r) => run_draw_step(&r.steps[fi].module, entry, &untraced()),
+            Drawn::Pair(vs, fs) => run_draw_pair(
+                &vs.steps[vi].module,
+                &fs.steps[fi].module,
+                entry,
+                &untraced(),
+            ),
+        }
+    }
+
+    fn draw_on(
+        &self,
+        (vi, fi): (usize, usize),
+        input: &DrawRan,
+        options: &Options,
+    ) -> Result<DrawRan, String> {
+        match *self {
+            Drawn::Alone(r) => run_draw_on(&r.steps[fi].module, input, options),
+            Drawn::Pair(vs, fs) => {
+                run_pair_on(&vs.steps[vi].module, &fs.steps[fi].module, input, options)
+            }
+        }
+    }
+}
+
 /// The input drawn in the interpreter for a bisect, or why it cannot be.
-fn run_input(run: &Run, feed: Feed) -> Result<DrawRan, String> {
-    let &first = pass_steps(run).first().ok_or("the run has no steps")?;
-    let ran = run_draw_step(&run.steps[first].module, feed.entry, &untraced())
+fn run_input(run: Drawn, feed: Feed) -> Result<DrawRan, String> {
+    let &first = run.steps()?.first().ok_or("the run has no steps")?;
+    let ran = run
+        .draw(first, feed.entry)
         .map_err(|why| format!("the interpreter cannot draw the input: {why}"))?;
     let out_of_budget = [&ran.execution.vertex, &ran.execution.fragment]
         .iter()
@@ -90,12 +157,12 @@ fn run_input(run: &Run, feed: Feed) -> Result<DrawRan, String> {
 /// The bisect on the interpreter: every step that changed the module is drawn on the input's
 /// fill, and the first whose attachments or storage buffers differ from the input's is blamed.
 fn interp_bisect(
-    run: &Run,
+    run: Drawn,
     feed: Feed,
     input: Option<DrawRan>,
     cancelled: &dyn Fn() -> bool,
 ) -> Result<BisectRun, String> {
-    let steps = pass_steps(run);
+    let steps = run.steps()?;
     let input = match input {
         Some(ran) => ran,
         None => run_input(run, feed)?,
@@ -133,16 +200,17 @@ fn interp_bisect(
         oracle: None,
         driver_judged: Vec::new(),
     };
-    for (k, &i) in steps.iter().enumerate().skip(1) {
+    for (k, &at) in steps.iter().enumerate().skip(1) {
         if cancelled() {
             return Err("cancelled".into());
         }
-        let step = &run.steps[i];
-        if !step.changed || feed.skips(k) {
+        let i = at.1;
+        let step = &run.named().steps[i];
+        if !run.changed(at) || feed.skips(k) {
             out.compared += 1;
             continue;
         }
-        let ran = match run_draw_on(&step.module, &input, &untraced()) {
+        let ran = match run.draw_on(at, &input, &untraced()) {
             Ok(r) => r,
             Err(why) => {
                 out.skipped
@@ -231,14 +299,16 @@ fn differs(input: &DrawRan, step: &DrawRan) -> Option<String> {
 /// and it, both drawn as `input` (the input's draw; drawn here when not given) was, and the
 /// undefined behaviour found at it and not before. Ids are the steps' own (a step that
 /// renumbers ids is not matched across here, as it is for compute shaders).
-fn name_first_value(run: &Run, feed: Feed, input: Option<&DrawRan>, b: &mut BisectRun) {
+fn name_first_value(run: Drawn, feed: Feed, input: Option<&DrawRan>, b: &mut BisectRun) {
     let Some(d) = b.first.as_mut().filter(|d| d.finding == Finding::Differs) else {
         return;
     };
     if feed.window.is_some() {
         return;
     }
-    let steps = pass_steps(run);
+    let Ok(steps) = run.steps() else {
+        return;
+    };
     let drawn;
     let input = match input {
         Some(i) => i,
@@ -250,8 +320,8 @@ fn name_first_value(run: &Run, feed: Feed, input: Option<&DrawRan>, b: &mut Bise
             Err(_) => return,
         },
     };
-    let draw = |i: usize| run_draw_on(&run.steps[i].module, input, &Options::default()).ok();
-    let Some(after) = steps.get(d.pass_index).and_then(|&i| draw(i)) else {
+    let draw = |at: (usize, usize)| run.draw_on(at, input, &Options::default()).ok();
+    let Some(after) = steps.get(d.pass_index).and_then(|&at| draw(at)) else {
         return;
     };
     let Some(before) = steps[..d.pass_index].iter().rev().find_map(|&j| draw(j)) else {
@@ -296,9 +366,21 @@ fn name_first_value(run: &Run, feed: Feed, input: Option<&DrawRan>, b: &mut Bise
     }
 }
 
-/// The run of a vertex or fragment stage the interpreter draws alone: one run whose entry
-/// point (`entry`, else the first) is one, or that has both.
-pub(super) fn drawn_stage<'r>(runs: &[&'r Run], entry: Option<&str>) -> Option<&'r Run> {
+/// What the interpreter draws for a bisect of `runs`: one run whose entry point (`entry`,
+/// else the first) is a vertex or fragment one, or that has both; or two runs, a vertex and
+/// a fragment stage.
+pub(super) fn drawn<'r>(runs: &[&'r Run], entry: Option<&str>) -> Option<Drawn<'r>> {
+    if let [a, b] = runs {
+        let first = |r: &Run| pass_steps(r).first().map(|&i| models(&r.steps[i].module));
+        let (ma, mb) = (first(a)?, first(b)?);
+        let vertex = |m: &[spirv::ExecutionModel]| m.contains(&spirv::ExecutionModel::Vertex);
+        let fragment = |m: &[spirv::ExecutionModel]| m.contains(&spirv::ExecutionModel::Fragment);
+        return match (vertex(&ma) && fragment(&mb), vertex(&mb) && fragment(&ma)) {
+            (true, _) => Some(Drawn::Pair(a, b)),
+            (_, true) => Some(Drawn::Pair(b, a)),
+            _ => None,
+        };
+    }
     let [one] = runs else {
         return None;
     };
@@ -317,5 +399,5 @@ pub(super) fn drawn_stage<'r>(runs: &[&'r Run], entry: Option<&str>) -> Option<&
         model,
         spirv::ExecutionModel::Vertex | spirv::ExecutionModel::Fragment
     )
-    .then_some(*one)
+    .then_some(Drawn::Alone(one))
 }
