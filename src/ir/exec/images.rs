@@ -121,6 +121,10 @@ impl Image {
                 Encoding::Float => f32c(decode_float(bits, (8 * n) as u32)),
                 Encoding::Unorm => f32c(bits as f64 / max(false)),
                 Encoding::Snorm => f32c((signed(bits) as f64 / max(true)).max(-1.0)),
+                // 64-bit integer formats read as 64-bit integers.
+                Encoding::Sint | Encoding::Uint if n == 8 => {
+                    Const::Scalar(V::Int { bits, width: 64 })
+                }
                 Encoding::Sint => int(signed(bits) as u32),
                 Encoding::Uint => int(bits as u32),
             }
@@ -390,9 +394,9 @@ impl super::Machine<'_> {
         let Some(k) = image else {
             return Ok(super::Value::Undef);
         };
-        if self.images[k].component_bytes != 4 {
+        if !matches!(self.images[k].component_bytes, 4 | 8) {
             return Err(super::Refusal(
-                "atomics on a texel of other than 32 bits are not run yet".into(),
+                "atomics on a texel of other than 32 or 64 bits are not run yet".into(),
             ));
         }
         let Some(coords) = self.components(inv, inst.arg(1).unwrap_or(0)) else {
@@ -837,6 +841,18 @@ mod tests {
     }
 
     /// Nearest sampling wraps (`REPEAT`) and takes the texel the coordinate falls in.
+    #[test]
+    fn sixty_four_bit_texels_read_and_write_whole() {
+        let mut img = image(Encoding::Uint, 8, vec![0; 4 * 8]);
+        img.components = 1;
+        let big = Const::Scalar(V::Int {
+            bits: 0x1234_5678_9abc_def0,
+            width: 64,
+        });
+        assert!(img.write([1, 0, 0, 0], &big));
+        assert_eq!(img.read([1, 0, 0, 0]).map(|[c, ..]| c), Some(big));
+    }
+
     #[test]
     fn cube_directions_choose_faces_by_their_major_axis() {
         let mut img = image(Encoding::Uint, 1, vec![0; 8 * 8 * 12 * 4]);

@@ -287,11 +287,6 @@ impl Image {
             Store::Float => Encoding::Float,
             Store::Norm if name.contains("SNORM") => Encoding::Snorm,
             Store::Norm => Encoding::Unorm,
-            Store::Int if component_bytes > 4 => {
-                return Err(format!(
-                    "{self} in a 64-bit format, which exec does not run yet"
-                ))
-            }
             Store::Int if name.contains("SINT") => Encoding::Sint,
             Store::Int => Encoding::Uint,
             Store::Packed => {
