@@ -442,6 +442,35 @@ void main() {
     assert_eq!(check_driver(&gpu, &ran, None), Ok(None));
 }
 
+/// A vertex shader whose outputs take more attachments than there are, one leaf each, has
+/// them packed four components to an attachment (floats and integers apart), and is drawn
+/// as lavapipe draws it.
+#[test]
+fn many_vertex_outputs_are_packed_into_the_attachments() {
+    let vertex = "#version 450\n\
+        layout(location = 0) in vec4 p;\n\
+        layout(location = 0) out mat3 a;\n\
+        layout(location = 3) out mat3 b;\n\
+        layout(location = 6) out vec2 c[3];\n\
+        layout(location = 9) flat out ivec2 d;\n\
+        void main() {\n\
+          gl_Position = vec4(p.xy, 0.5, 1.0);\n\
+          a = mat3(p.xyz, p.yzw, p.zwx); b = a * 2.0;\n\
+          c[0] = p.xy; c[1] = p.zw; c[2] = p.yx - 1.0;\n\
+          d = ivec2(gl_VertexIndex, gl_InstanceIndex * 7);\n\
+        }\n";
+    let words = common::glslang_words("packed.vert", vertex.as_bytes(), &[]);
+    let run = Pipeline::from_names(&["lower", "lift"])
+        .unwrap()
+        .run(Arc::new(words));
+    let ran = run_draw_step(run.final_module().unwrap(), None, &Options::default()).unwrap();
+    // 24 float components in 6 attachments, 2 integers in a seventh.
+    assert_eq!(ran.execution.attachments.len(), 7);
+    assert!(ran.execution.covers());
+    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(check_draw_driver(&gpu, &ran).unwrap(), None);
+}
+
 /// Images written here, run by the interpreter as lavapipe runs them: sampling with the
 /// harness's sampler (nearest, repeat; arrays, gathers, depth comparisons), fetches, sizes;
 /// storage images and texel buffers read and written by a compute shader.

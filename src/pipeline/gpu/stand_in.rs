@@ -336,15 +336,17 @@ OpStore %position %pos
 const MAX_ATTACHMENTS: u32 = 8;
 
 /// SPIR-V words of a fragment stage that reads every output of `vs` at its location and writes
-/// each (each member, column and element apart) to an attachment of its own, so that whatever
-/// the vertex stage computes shows in the image. More than the attachments hold is an error
-/// that says so.
+/// each (each member, field, column and element apart) to an attachment of its own, so that
+/// whatever the vertex stage computes shows in the image. Where that takes more attachments
+/// than there are, the components are packed instead, four to an attachment (floats and
+/// integers apart); more than that holds is an error that says so.
 pub fn fragment_for(vs: &Stage) -> Result<Vec<u32>, String> {
     let mut t = Text {
         declared: vec!["v4float".into()],
         ..Text::default()
     };
-    let mut attachment = 0u32;
+    // Each leaf read: its value, its type's name and its type.
+    let mut parts: Vec<(String, String, Ty)> = Vec::new();
     for (k, output) in vs.outputs.iter().enumerate() {
         let (name, members) = t.var_type(output, k);
         let var = format!("%in{k}");
@@ -356,16 +358,14 @@ pub fn fragment_for(vs: &Stage) -> Result<Vec<u32>, String> {
             let _ = writeln!(t.decorations, "OpDecorate {var} Flat");
         }
         let _ = writeln!(t.body, "%value{k} = OpLoad %{name} {var}");
-        let mut parts = Vec::new();
         for (j, (ty, _)) in members.iter().enumerate() {
-            // Each leaf (element, column, field) apart: what an attachment holds.
             for (mut path, leaf) in ty.leaves() {
                 if output.members.is_some() {
                     path.insert(0, j as u32);
                 }
                 let part_name = t.type_name(&leaf);
                 if path.is_empty() {
-                    parts.push((format!("%value{k}"), part_name));
+                    parts.push((format!("%value{k}"), part_name, leaf));
                 } else {
                     let p = t.next("part");
                     let indices: Vec<String> = path.iter().map(u32::to_string).collect();
@@ -374,20 +374,60 @@ pub fn fragment_for(vs: &Stage) -> Result<Vec<u32>, String> {
                         "{p} = OpCompositeExtract %{part_name} %value{k} {}",
                         indices.join(" ")
                     );
-                    parts.push((p, part_name));
+                    parts.push((p, part_name, leaf));
                 }
             }
         }
-        for (p, part_name) in parts {
-            if attachment >= MAX_ATTACHMENTS {
-                return Err(format!(
-                    "the vertex shader's outputs take more than {MAX_ATTACHMENTS} attachments of a generated fragment stage"
-                ));
-            }
+    }
+    let too_many = || {
+        format!(
+            "the vertex shader's outputs take more than {MAX_ATTACHMENTS} attachments of a generated fragment stage"
+        )
+    };
+    let mut attachment = 0u32;
+    if parts.len() <= MAX_ATTACHMENTS as usize {
+        for (p, part_name, _) in parts {
             let out = format!("%out{attachment}");
             t.variable(&out, &part_name, "Output", attachment, 0);
             let _ = writeln!(t.body, "OpStore {out} {p}");
             attachment += 1;
+        }
+    } else {
+        // Packed: every component apart, then four of one scalar type to an attachment.
+        for scalar in [Scalar::F32, Scalar::I32, Scalar::U32] {
+            let name = scalar_name(scalar);
+            let mut components = Vec::new();
+            for (p, _, leaf) in parts.iter().filter(|(_, _, l)| l.scalar == scalar) {
+                if leaf.comps == 1 {
+                    components.push(p.clone());
+                    continue;
+                }
+                for c in 0..leaf.comps {
+                    let x = t.next("c");
+                    let _ = writeln!(t.body, "{x} = OpCompositeExtract %{name} {p} {c}");
+                    components.push(x);
+                }
+            }
+            let vector = t.type_name(&Ty::new(scalar, 4, 1, None));
+            for four in components.chunks(4) {
+                if attachment >= MAX_ATTACHMENTS {
+                    return Err(too_many());
+                }
+                let zero = format!("zero_{name}");
+                t.declare(&zero, format!("%{zero} = OpConstant %{name} 0"));
+                let mut list: Vec<String> = four.to_vec();
+                list.resize(4, format!("%{zero}"));
+                let v = t.next("packed");
+                let _ = writeln!(
+                    t.body,
+                    "{v} = OpCompositeConstruct %{vector} {}",
+                    list.join(" ")
+                );
+                let out = format!("%out{attachment}");
+                t.variable(&out, &vector, "Output", attachment, 0);
+                let _ = writeln!(t.body, "OpStore {out} {v}");
+                attachment += 1;
+            }
         }
     }
     if attachment == 0 {
