@@ -1453,6 +1453,11 @@ impl<'m> Machine<'m> {
         func: Id,
         at: super::func::InstId,
     ) -> Result<Value, Refusal> {
+        if !(self.flush && !moves_bits(inst.op())) {
+            if let Some(v) = self.evaluate_in_place(inv, inst) {
+                return Ok(v);
+            }
+        }
         let skip = usize::from(inst.op() == Op::ExtInst);
         let values: Vec<Value> = inst.args().iter().map(|&a| self.value(inv, a)).collect();
         if let Some((set, n @ 76..=78)) = ops::ext_inst_parts(inst) {
@@ -1551,6 +1556,38 @@ impl<'m> Machine<'m> {
                     )))
                 }
             }
+        }
+    }
+
+    /// `evaluate`'s common case, where nothing is flushed and every operand is a constant:
+    /// the operands read where they are, not copied. `None` sends the instruction the whole
+    /// way (an undefined or pointer operand, an op the evaluator does not compute here).
+    fn evaluate_in_place(&self, inv: &Invocation, inst: &Inst) -> Option<Value> {
+        let frame = inv.frames.last()?;
+        let set = usize::from(inst.op() == Op::ExtInst);
+        let mut args: Vec<Option<&Const>> = Vec::with_capacity(inst.args().len());
+        for (k, &a) in inst.args().iter().enumerate() {
+            if k < set {
+                // An extended instruction's set is not a value.
+                args.push(None);
+                continue;
+            }
+            let c = match frame.values.get(&a) {
+                Some(Value::Const(c)) => c,
+                Some(_) => return None,
+                None if inv.globals.contains_key(&a) => return None,
+                None => self.consts.of(a)?,
+            };
+            args.push(Some(c));
+        }
+        let eval = match self.consts.eval(inst, &args) {
+            Eval::Unknown => self.consts.eval_linear_algebra(inst, &args),
+            e => e,
+        };
+        match eval {
+            Eval::Const(c) => Some(Value::Const(c)),
+            Eval::Operand(k) => args.get(k).copied().flatten().cloned().map(Value::Const),
+            Eval::Unknown => None,
         }
     }
 
