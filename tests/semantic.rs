@@ -876,6 +876,22 @@ fn a_step_that_renumbers_ids_is_compared_value_by_value() {
     let value = first.value.expect("the first differing value");
     assert!(value.contains("= OpISub"), "{value}");
     assert!(value.contains("ids of step 4"), "{value}");
+    // The same for a fragment shader drawn on the interpreter.
+    let fragment = common::glslang_words(
+        "renumbered.frag",
+        b"#version 450\nlayout(location = 0) out vec4 c;\n\
+          void main() { int k = int(gl_FragCoord.x) + 3; c = vec4(float(k) * 0.1); }\n",
+        &[],
+    );
+    let run = p.run(Arc::new(fragment));
+    let b = bisect_on(None, &[&run], Oracle::Interp).unwrap_or_else(|e| panic!("{e}"));
+    let first = b.first.clone().expect("a difference");
+    assert_eq!(first.pass, "renumber-then-swap", "{}", b.summary());
+    let value = first.value.expect("the first differing value");
+    assert!(
+        value.contains("= OpISub") && value.contains("renumbered some"),
+        "{value}"
+    );
 }
 
 /// `auto` runs the input on both: where they agree, the interpreter bisects, and the summary

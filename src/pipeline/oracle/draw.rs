@@ -7,16 +7,22 @@
 //! anything) and its storage buffers typed; the first that differs is blamed and its first
 //! differing value named, the vertex stage's before the fragment stage's.
 
+use super::super::exec::DrawnStage;
 use super::super::exec::{
     check_draw_driver, finding_text, first_difference_text, models, run_draw_on, run_draw_pair,
     run_draw_step, run_pair_on, DrawRan,
 };
+use super::super::history::renamed;
 use super::super::semantic::{
     driver_bisect, pass_steps, BisectRun, Difference, Feed, Finding, Opener,
 };
 use super::super::Run;
 use super::{both_said, untraced, Oracle, FINDINGS_SAID};
-use crate::ir::exec::{close_words, compare_buffer, first_difference, FindingKind, Options};
+use crate::ir::exec::{
+    close_words, compare_buffer, first_difference, Execution, FindingKind, Options,
+};
+use crate::ir::fxhash::FxHashMap;
+use crate::ir::inst::Id;
 
 /// The bisect of a stage drawn alone, as `feed.oracle` says.
 pub(super) fn bisect<'g>(
@@ -297,8 +303,9 @@ fn differs(input: &DrawRan, step: &DrawRan) -> Option<String> {
 
 /// Names in `b.first` the first value that differs between the step before the blamed one
 /// and it, both drawn as `input` (the input's draw; drawn here when not given) was, and the
-/// undefined behaviour found at it and not before. Ids are the steps' own (a step that
-/// renumbers ids is not matched across here, as it is for compute shaders).
+/// undefined behaviour found at it and not before. Ids are the blamed step's: where a step
+/// between renumbered some, the earlier step's are matched to them as the value history
+/// matches them (`history::renamed`), stage by stage, as for compute shaders.
 fn name_first_value(run: Drawn, feed: Feed, input: Option<&DrawRan>, b: &mut BisectRun) {
     let Some(d) = b.first.as_mut().filter(|d| d.finding == Finding::Differs) else {
         return;
@@ -321,29 +328,75 @@ fn name_first_value(run: Drawn, feed: Feed, input: Option<&DrawRan>, b: &mut Bis
         },
     };
     let draw = |at: (usize, usize)| run.draw_on(at, input, &Options::default()).ok();
-    let Some(after) = steps.get(d.pass_index).and_then(|&at| draw(at)) else {
+    let Some(&blamed) = steps.get(d.pass_index) else {
         return;
     };
-    let Some(before) = steps[..d.pass_index].iter().rev().find_map(|&j| draw(j)) else {
+    let Some(after) = draw(blamed) else {
         return;
     };
+    let Some((was, before)) = steps[..d.pass_index]
+        .iter()
+        .rev()
+        .find_map(|&j| draw(j).map(|r| (j, r)))
+    else {
+        return;
+    };
+    // The step before's ids as the blamed step calls them, per stage stepped through (a
+    // generated stage is the same at every step).
+    let (vertex_run, fragment_run) = match (run, after.stage) {
+        (Drawn::Pair(vs, fs), _) => (Some(vs), Some(fs)),
+        (Drawn::Alone(r), DrawnStage::Vertex) => (Some(r), None),
+        (Drawn::Alone(r), DrawnStage::Fragment) => (None, Some(r)),
+        (Drawn::Alone(r), DrawnStage::Both) => (Some(r), Some(r)),
+    };
+    let maps = |r: Option<&Run>, from: usize, to: usize| -> Vec<FxHashMap<Id, Id>> {
+        r.map(|r| {
+            (from + 1..=to)
+                .map(|k| renamed(r, k))
+                .filter(|m| !m.is_empty())
+                .collect()
+        })
+        .unwrap_or_default()
+    };
+    let vertex_maps = maps(vertex_run, was.0, blamed.0);
+    let fragment_maps = maps(fragment_run, was.1, blamed.1);
+    let forwarded = |e: &Execution, maps: &[FxHashMap<Id, Id>]| -> Execution {
+        let forward = |id: Id| maps.iter().fold(id, |i, m| *m.get(&i).unwrap_or(&i));
+        let mut e = e.clone();
+        for event in &mut e.trace {
+            event.id = forward(event.id);
+        }
+        for f in &mut e.findings {
+            f.at = forward(f.at);
+        }
+        e
+    };
+    let renumbered = !vertex_maps.is_empty() || !fragment_maps.is_empty();
+    let before_vertex = forwarded(&before.execution.vertex, &vertex_maps);
+    let before_fragment = forwarded(&before.execution.fragment, &fragment_maps);
     let stages = [
         (
             "vertex stage",
             &after.vertex.0,
             &after.execution.vertex,
-            &before.execution.vertex,
+            &before_vertex,
         ),
         (
             "fragment stage",
             &after.fragment.0,
             &after.execution.fragment,
-            &before.execution.fragment,
+            &before_fragment,
         ),
     ];
     for (label, m, e, theirs) in stages {
         if let Some(diff) = first_difference(e, theirs) {
-            d.value = Some(format!("{} ({label})", first_difference_text(m, e, &diff)));
+            let mut text = format!("{} ({label})", first_difference_text(m, e, &diff));
+            if renumbered {
+                text.push_str(
+                    " (ids of the blamed step: it renumbered some, matched as the value history matches them)",
+                );
+            }
+            d.value = Some(text);
             break;
         }
     }
