@@ -1453,7 +1453,7 @@ impl<'m> Machine<'m> {
         func: Id,
         at: super::func::InstId,
     ) -> Result<Value, Refusal> {
-        if !(self.flush && !moves_bits(inst.op())) {
+        if !self.flush || moves_bits(inst.op()) {
             if let Some(v) = self.evaluate_in_place(inv, inst) {
                 return Ok(v);
             }
