@@ -115,6 +115,19 @@ impl<'r> Drawn<'r> {
         }
     }
 
+    /// Which stage of a pair a step changed, as the driver bisect says it: ` (vertex stage)`,
+    /// ` (fragment stage)`, or nothing when both (or for a stage alone).
+    fn which_changed(&self, (vi, fi): (usize, usize)) -> &'static str {
+        match *self {
+            Drawn::Pair(vs, fs) => match (vs.steps[vi].changed, fs.steps[fi].changed) {
+                (true, false) => " (vertex stage)",
+                (false, true) => " (fragment stage)",
+                _ => "",
+            },
+            Drawn::Alone(_) => "",
+        }
+    }
+
     fn draw(&self, (vi, fi): (usize, usize), entry: Option<&str>) -> Result<DrawRan, String> {
         match *self {
             Drawn::Alone(r) => run_draw_step(&r.steps[fi].module, entry, &untraced()),
@@ -233,7 +246,7 @@ fn interp_bisect(
             pass_index: k,
             pass: step.pass,
             finding: Finding::Differs,
-            what,
+            what: format!("{what}{}", run.which_changed(at)),
             value: None,
             undefined: Vec::new(),
         });
