@@ -286,11 +286,7 @@ fn structs_between_stages_take_a_location_per_field() {
           o.outer.inner[1] = Inner(position.yx, float(gl_VertexIndex));\n\
           o.outer.n = position.xyz - 0.25;\n\
         }\n";
-    let words = common::glslang_words("structs.vert", vertex.as_bytes(), &[]);
-    let run = Pipeline::from_names(&["lower", "lift"])
-        .unwrap()
-        .run(Arc::new(words));
-    let ran = run_draw_step(run.final_module().unwrap(), None, &Options::default()).unwrap();
+    let ran = draw_glsl("structs.vert", vertex);
     // a, inner[0].uv, inner[0].w, inner[1].uv, inner[1].w, n: six attachments.
     assert_eq!(ran.execution.attachments.len(), 6);
     assert_eq!(check_draw_driver(&gpu, &ran).unwrap(), None);
@@ -299,11 +295,7 @@ fn structs_between_stages_take_a_location_per_field() {
         layout(location = 0) in S s;\n\
         layout(location = 0) out vec4 c;\n\
         void main() { c = vec4(s.m * s.uv, s.id, 1.0); }\n";
-    let words = common::glslang_words("structs.frag", fragment.as_bytes(), &[]);
-    let run = Pipeline::from_names(&["lower", "lift"])
-        .unwrap()
-        .run(Arc::new(words));
-    let ran = run_draw_step(run.final_module().unwrap(), None, &Options::default()).unwrap();
+    let ran = draw_glsl("structs.frag", fragment);
     assert!(ran.execution.covers());
     assert_eq!(check_draw_driver(&gpu, &ran).unwrap(), None);
 }
@@ -323,15 +315,11 @@ void main() {
 }
 "#;
     let ran = run_glsl("aliased.comp", SOURCE);
-    let word = |at: usize| {
-        let b = &ran.execution.buffers[0].bytes;
-        u32::from_le_bytes(b[at * 4..at * 4 + 4].try_into().unwrap())
-    };
+    let word = |at: usize| word_at(&ran.execution.buffers[0].bytes, at);
     assert_eq!(word(4), 1.0f32.to_bits());
     assert_eq!(word(0), 1.0f32.to_bits().wrapping_add(4.0f32.to_bits()));
     assert_eq!(word(9), word(0), "the vec4 view sees the word view's store");
-    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(check_driver(&gpu, &ran, None), Ok(None));
+    assert_lavapipe_runs(&ran);
 }
 
 /// `interpolateAtOffset`, `AtCentroid` and `AtSample` interpolate an input again (a member
@@ -351,11 +339,7 @@ fn inputs_are_interpolated_again_at_offsets() {
           d = interpolateAtOffset(parts[1], vec2(-0.5, 0.125)) + interpolateAtSample(parts[0], 0)\n\
             + vec4(interpolateAtCentroid(st), 0.0, 0.0);\n\
         }\n";
-    let words = common::glslang_words("interpolate.frag", fragment.as_bytes(), &[]);
-    let run = Pipeline::from_names(&["lower", "lift"])
-        .unwrap()
-        .run(Arc::new(words));
-    let ran = run_draw_step(run.final_module().unwrap(), None, &Options::default()).unwrap();
+    let ran = draw_glsl("interpolate.frag", fragment);
     let c = &ran.execution.attachments[0].words;
     let pixel = |x: u32, y: u32| ((y * ran.inputs.size.0 + x) * 4) as usize;
     let at = |k: usize| f32::from_bits(c[k].expect("drawn"));
@@ -368,8 +352,7 @@ fn inputs_are_interpolated_again_at_offsets() {
         at(right + 2)
     );
     assert!(at(here) != at(here + 2), "the offsets move the point");
-    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(check_draw_driver(&gpu, &ran).unwrap(), None);
+    assert_lavapipe_draws(&ran);
 }
 
 /// `textureQueryLod`: the level read is the one level; the LOD computed is the
@@ -381,16 +364,11 @@ fn lod_queries_read_the_one_level() {
         layout(binding = 0) uniform sampler2D tex;\n\
         layout(location = 0) out vec4 c;\n\
         void main() { c = vec4(textureQueryLod(tex, uv * 5.0), 1.0, 1.0); }\n";
-    let words = common::glslang_words("lod.frag", fragment.as_bytes(), &[]);
-    let run = Pipeline::from_names(&["lower", "lift"])
-        .unwrap()
-        .run(Arc::new(words));
-    let ran = run_draw_step(run.final_module().unwrap(), None, &Options::default()).unwrap();
+    let ran = draw_glsl("lod.frag", fragment);
     let c = &ran.execution.attachments[0].words;
     assert_eq!(c[0], Some(0), "level 0");
     assert_eq!(c[1], None, "the computed LOD is the implementation's");
-    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(check_draw_driver(&gpu, &ran).unwrap(), None);
+    assert_lavapipe_draws(&ran);
 }
 
 /// A texel written with an undefined value (here read outside another image) is undefined
@@ -410,8 +388,7 @@ void main() {
     let ran = run_glsl("undefined-texel.comp", SOURCE);
     // One texel each of the harness's two workgroups.
     assert_eq!(ran.execution.images[1].undefined_texels, vec![0, 2]);
-    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(check_driver(&gpu, &ran, None), Ok(None));
+    assert_lavapipe_runs(&ran);
 }
 
 /// An array sized by a specialization constant has its default's length in a buffer: the
@@ -427,19 +404,12 @@ void main() {
 }
 "#;
     let ran = run_glsl("spec-sized.comp", SOURCE);
-    let word = |at: usize| {
-        let b = &ran.execution.buffers[0].bytes;
-        i32::from_le_bytes(b[at * 4..at * 4 + 4].try_into().unwrap())
-    };
-    let before = |at: usize| {
-        let b = &ran.inputs.buffers[0].bytes;
-        i32::from_le_bytes(b[at * 4..at * 4 + 4].try_into().unwrap())
-    };
+    let word = |at: usize| word_at(&ran.execution.buffers[0].bytes, at) as i32;
+    let before = |at: usize| word_at(&ran.inputs.buffers[0].bytes, at) as i32;
     // b starts after a's three words.
     assert_eq!(word(3), before(0) + 400);
     assert_eq!(word(4), before(0) + 400);
-    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(check_driver(&gpu, &ran, None), Ok(None));
+    assert_lavapipe_runs(&ran);
 }
 
 /// A vertex shader whose outputs take more attachments than there are, one leaf each, has
@@ -459,16 +429,11 @@ fn many_vertex_outputs_are_packed_into_the_attachments() {
           c[0] = p.xy; c[1] = p.zw; c[2] = p.yx - 1.0;\n\
           d = ivec2(gl_VertexIndex, gl_InstanceIndex * 7);\n\
         }\n";
-    let words = common::glslang_words("packed.vert", vertex.as_bytes(), &[]);
-    let run = Pipeline::from_names(&["lower", "lift"])
-        .unwrap()
-        .run(Arc::new(words));
-    let ran = run_draw_step(run.final_module().unwrap(), None, &Options::default()).unwrap();
+    let ran = draw_glsl("packed.vert", vertex);
     // 24 float components in 6 attachments, 2 integers in a seventh.
     assert_eq!(ran.execution.attachments.len(), 7);
     assert!(ran.execution.covers());
-    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(check_draw_driver(&gpu, &ran).unwrap(), None);
+    assert_lavapipe_draws(&ran);
 }
 
 /// Images written here, run by the interpreter as lavapipe runs them: sampling with the
@@ -545,11 +510,7 @@ fn cube_images_are_sampled_and_stored_as_lavapipe_does() {
           float s = texture(sh, vec4(d.yxz, 0.4));\n\
           c = a + b + vec4(s) + vec4(textureSize(cubes, 0), 0);\n\
         }\n";
-    let words = common::glslang_words("cube.frag", fragment.as_bytes(), &[]);
-    let run = Pipeline::from_names(&["lower", "lift"])
-        .unwrap()
-        .run(Arc::new(words));
-    let ran = run_draw_step(run.final_module().unwrap(), None, &Options::default()).unwrap();
+    let ran = draw_glsl("cube.frag", fragment);
     assert!(ran.execution.covers());
     assert_eq!(check_draw_driver(&gpu, &ran).unwrap(), None);
     let compute = "#version 450\n\
@@ -582,11 +543,7 @@ fn input_attachments_are_read_at_the_fragments_pixel() {
         layout(input_attachment_index = 0, set = 0, binding = 0) uniform subpassInput inp;\n\
         layout(location = 0) out vec4 c;\n\
         void main() { c = subpassLoad(inp) * 2.0 - 0.5; }\n";
-    let words = common::glslang_words("attachment.frag", fragment.as_bytes(), &[]);
-    let run = Pipeline::from_names(&["lower", "lift"])
-        .unwrap()
-        .run(Arc::new(words));
-    let ran = run_draw_step(run.final_module().unwrap(), None, &Options::default()).unwrap();
+    let ran = draw_glsl("attachment.frag", fragment);
     let image = &ran.inputs.images[0];
     let (x, y) = (5u32, 9u32);
     let texel = image.read([i64::from(x), i64::from(y), 0, 0]).unwrap();
@@ -602,8 +559,7 @@ fn input_attachments_are_read_at_the_fragments_pixel() {
     };
     let want = value as f32 * 2.0 - 0.5;
     assert_eq!(red, want);
-    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(check_draw_driver(&gpu, &ran).unwrap(), None);
+    assert_lavapipe_draws(&ran);
 }
 
 /// A multisampled image holds one value in every sample: fetches of samples it has read it,
@@ -621,11 +577,7 @@ fn multisampled_images_are_fetched_sample_by_sample() {
             + float(textureSamples(ms));\n\
           d = texelFetch(ms, p, 4);\n\
         }\n";
-    let words = common::glslang_words("ms.frag", fragment.as_bytes(), &[]);
-    let run = Pipeline::from_names(&["lower", "lift"])
-        .unwrap()
-        .run(Arc::new(words));
-    let ran = run_draw_step(run.final_module().unwrap(), None, &Options::default()).unwrap();
+    let ran = draw_glsl("ms.frag", fragment);
     let c = &ran.execution.attachments[0];
     assert!(
         c.words.iter().all(Option::is_some),
@@ -638,8 +590,7 @@ fn multisampled_images_are_fetched_sample_by_sample() {
             .any(Option::is_none),
         "sample 4 is undefined"
     );
-    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(check_draw_driver(&gpu, &ran).unwrap(), None);
+    assert_lavapipe_draws(&ran);
 }
 
 #[test]
@@ -826,8 +777,7 @@ void main() {
     assert!(races >= 1, "{:?}", ran.execution.findings);
     // `n.pad` (buffer 0, offset 20) is left undefined, and so agrees with anything.
     assert!(ran.execution.undefined_pointee_bytes.contains(&(0, 20)));
-    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(check_driver(&gpu, &ran, None), Ok(None));
+    assert_lavapipe_runs(&ran);
 }
 
 /// An address made of two words (`uvec2`) and stored through: a shader that makes addresses
@@ -853,8 +803,7 @@ void main() {
         let at = 12 + 4 * k;
         assert_eq!(ran.execution.pointees[0][at..at + 4], 7u32.to_le_bytes());
     }
-    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(check_driver(&gpu, &ran, None), Ok(None));
+    assert_lavapipe_runs(&ran);
 }
 
 /// GLSL compiled for Vulkan 1.2 and run on the interpreter as a step.
@@ -862,6 +811,34 @@ fn run_glsl(name: &str, source: &str) -> shaderstep::pipeline::exec::Ran {
     let words = common::glslang_words(name, source.as_bytes(), &["--target-env", "vulkan1.2"]);
     let step = shaderstep::ir::spirv::read::read_words(&words).unwrap();
     run_step(&step, None, None, &Options::default()).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// A vertex or fragment shader written here, lowered and lifted again, drawn on the
+/// interpreter as the harness draws it.
+fn draw_glsl(name: &str, source: &str) -> shaderstep::pipeline::exec::DrawRan {
+    let words = common::glslang_words(name, source.as_bytes(), &[]);
+    let run = Pipeline::from_names(&["lower", "lift"])
+        .unwrap()
+        .run(Arc::new(words));
+    run_draw_step(run.final_module().unwrap(), None, &Options::default())
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// That lavapipe computes what the interpreter computed.
+fn assert_lavapipe_runs(ran: &shaderstep::pipeline::exec::Ran) {
+    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(check_driver(&gpu, ran, None), Ok(None));
+}
+
+/// That lavapipe draws what the interpreter drew.
+fn assert_lavapipe_draws(ran: &shaderstep::pipeline::exec::DrawRan) {
+    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(check_draw_driver(&gpu, ran).unwrap(), None);
+}
+
+/// Word `at` (in 4-byte words) of `bytes`.
+fn word_at(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(bytes[at * 4..at * 4 + 4].try_into().unwrap())
 }
 
 /// An array of buffers: each element is its own binding slot, read and written by index, as
@@ -892,8 +869,7 @@ void main() {
             "element {i}"
         );
     }
-    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(check_driver(&gpu, &ran, None), Ok(None));
+    assert_lavapipe_runs(&ran);
 }
 
 /// Subgroup operations with lavapipe's subgroup size: uniform and divergent reductions,
@@ -991,6 +967,5 @@ void main() {
     assert_eq!(word(after, 4), word(before, 4).max(7000));
     assert_eq!(word(after, 8), 77);
     assert_eq!(word(&ran.execution.buffers[0].bytes, 0), word(before, 8));
-    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(check_driver(&gpu, &ran, None), Ok(None));
+    assert_lavapipe_runs(&ran);
 }

@@ -514,22 +514,7 @@ pub fn run_draw_on(step: &Module, base: &DrawRan, options: &Options) -> Result<D
         DrawnStage::Vertex => (own(&base.vertex.2), base.fragment.clone()),
         DrawnStage::Both => (own(&base.vertex.2), own(&base.fragment.2)),
     };
-    let execution = exec::draw(
-        (&vertex.0, Some(&vertex.2)),
-        (&fragment.0, Some(&fragment.2)),
-        &base.inputs,
-        options,
-    )
-    .map_err(|r| r.to_string())?;
-    Ok(DrawRan {
-        stage: base.stage,
-        vertex,
-        fragment,
-        setup: base.setup.clone(),
-        fill: base.fill,
-        inputs: base.inputs.clone(),
-        execution,
-    })
+    redraw(vertex, fragment, base, options)
 }
 
 /// `run_draw_on` for a pair drawn by `run_draw_pair`: other steps of both stages.
@@ -546,6 +531,16 @@ pub fn run_pair_on(
     };
     let vertex = own(vs_step, &base.vertex.2)?;
     let fragment = own(fs_step, &base.fragment.2)?;
+    redraw(vertex, fragment, base, options)
+}
+
+/// `vertex` and `fragment` (module, words, entry point) drawn exactly as `base` was.
+fn redraw(
+    vertex: (Module, Vec<u32>, String),
+    fragment: (Module, Vec<u32>, String),
+    base: &DrawRan,
+    options: &Options,
+) -> Result<DrawRan, String> {
     let execution = exec::draw(
         (&vertex.0, Some(&vertex.2)),
         (&fragment.0, Some(&fragment.2)),
