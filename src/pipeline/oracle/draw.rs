@@ -7,10 +7,9 @@
 //! anything) and its storage buffers typed; the first that differs is blamed and its first
 //! differing value named, the vertex stage's before the fragment stage's.
 
-use super::super::exec::DrawnStage;
 use super::super::exec::{
     check_draw_driver, finding_text, first_difference_text, models, run_draw_on, run_draw_pair,
-    run_draw_step, run_pair_on, DrawRan,
+    run_draw_step, run_pair_on, DrawRan, DrawnStage,
 };
 use super::super::history::renamed;
 use super::super::semantic::{
@@ -24,7 +23,7 @@ use crate::ir::exec::{
 use crate::ir::fxhash::FxHashMap;
 use crate::ir::inst::Id;
 
-/// The bisect of a stage drawn alone, as `feed.oracle` says.
+/// The bisect of a stage drawn alone or of a pipeline's pair, as `feed.oracle` says.
 pub(super) fn bisect<'g>(
     open: &Opener<'g>,
     runs: &[&Run],
