@@ -240,6 +240,38 @@ impl Image {
         at
     }
 
+    /// The other texels `nearest` may take at `coords` within a driver's precision: where a
+    /// coordinate lies within 1/256 of a texel (the sub-texel precision lavapipe reports) of
+    /// a boundary, the texel on its other side too. Cubes and layers are not moved.
+    pub fn nearest_alternatives(&self, coords: &[f64], offset: &[i64]) -> Vec<[i64; 4]> {
+        let first = self.nearest(coords, offset);
+        if self.dim == Dim::Cube {
+            return Vec::new();
+        }
+        let mut out = vec![first];
+        for k in 0..self.coordinates() {
+            let size = i64::from(self.extent[k]);
+            let u = (coords.get(k).copied().unwrap_or(0.0) as f32) * size as f32;
+            if (u - u.round()).abs() >= 1.0 / 256.0 {
+                continue;
+            }
+            let other = (u.round() as i64 + offset.get(k).copied().unwrap_or(0)
+                - i64::from(u >= u.round()))
+            .rem_euclid(size.max(1));
+            let moved: Vec<[i64; 4]> = out
+                .iter()
+                .map(|t| {
+                    let mut t = *t;
+                    t[k] = other;
+                    t
+                })
+                .collect();
+            out.extend(moved);
+        }
+        out.retain(|t| *t != first);
+        out
+    }
+
     /// The face a direction points at and where on it (in [0, 1]), as Vulkan's cube map face
     /// selection says: the major axis, `z` before `y` before `x` where two are as long (the
     /// specification leaves ties to the implementation; this is llvmpipe's order).
@@ -704,7 +736,18 @@ impl super::Machine<'_> {
                     .collect();
                 return Ok(parts.map_or(Value::Undef, |p| Value::Const(Const::Composite(p))));
             }
-            img.nearest(&floats, &operands.offset)
+            let texel = img.nearest(&floats, &operands.offset);
+            // A fragment's coordinates are mostly interpolated, which Vulkan leaves to the
+            // driver's precision: next to a texel boundary, the texel is the driver's to
+            // choose, and where the choices differ the result is taken as undefined.
+            if self.model == spirv::ExecutionModel::Fragment {
+                let here = img.read(texel);
+                let alternatives = img.nearest_alternatives(&floats, &operands.offset);
+                if alternatives.into_iter().any(|t| img.read(t) != here) {
+                    return Ok(Value::Undef);
+                }
+            }
+            texel
         };
         if inst.op() == Op::ImageWrite {
             if inv.helper {
@@ -851,6 +894,25 @@ mod tests {
         });
         assert!(img.write([1, 0, 0, 0], &big));
         assert_eq!(img.read([1, 0, 0, 0]).map(|[c, ..]| c), Some(big));
+    }
+
+    #[test]
+    fn texels_next_to_a_boundary_have_their_neighbour_as_an_alternative() {
+        let mut img = image(Encoding::Uint, 1, vec![0; 4 * 4 * 4]);
+        img.extent = [4, 4, 1, 1];
+        // 0.5 * 4 = 2: the boundary between texels 1 and 2.
+        assert_eq!(img.nearest(&[0.5, 0.6], &[]), [2, 2, 0, 0]);
+        assert_eq!(
+            img.nearest_alternatives(&[0.5, 0.6], &[]),
+            vec![[1, 2, 0, 0]]
+        );
+        assert_eq!(img.nearest_alternatives(&[0.5, 0.5], &[]).len(), 3);
+        assert!(img.nearest_alternatives(&[0.55, 0.6], &[]).is_empty());
+        // Just below a boundary: the texel above is the alternative.
+        assert_eq!(
+            img.nearest_alternatives(&[0.499_999, 0.6], &[]),
+            vec![[2, 2, 0, 0]]
+        );
     }
 
     #[test]

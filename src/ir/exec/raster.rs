@@ -74,8 +74,18 @@ pub fn triangle(
         |c| GUARD * c[3] - c[1],
         |c| GUARD * c[3] + c[1],
     ];
+    // A distance that is a single-precision denormal is 0: the fixed-function clipper
+    // works in single precision and flushes them (as lavapipe's does; Vulkan leaves the
+    // clipper's precision to the driver).
+    let flushed = |d: f64| {
+        if d.abs() < f64::from(f32::MIN_POSITIVE) {
+            0.0
+        } else {
+            d
+        }
+    };
     for plane in planes {
-        polygon = clip(&polygon, |c, _| plane(c));
+        polygon = clip(&polygon, |c, _| flushed(plane(c)));
         if polygon.len() < 3 {
             return none;
         }
@@ -327,6 +337,29 @@ mod tests {
 
     /// A triangle behind the viewer is clipped away; one through the near plane keeps what
     /// is in front, its coordinates still those of the whole triangle.
+    #[test]
+    fn a_denormal_distance_to_the_near_plane_is_none() {
+        // A triangle in the z = 0 plane to within single-precision denormals: nothing of it
+        // is clipped, as at z = 0 exactly.
+        let tiny = f64::from(f32::from_bits(2));
+        let flat = |z: [f64; 3]| {
+            [
+                [-1.0, -1.0, z[0], 1.0],
+                [3.0, -1.0, z[1], 1.0],
+                [-1.0, 3.0, z[2], 1.0],
+            ]
+        };
+        let exact = triangle(flat([0.0; 3]), [&[], &[], &[]], (8, 8));
+        let denormal = triangle(
+            flat([-tiny, 4.0 * tiny, 2.0 * tiny]),
+            [&[], &[], &[]],
+            (8, 8),
+        );
+        let covered = |c: &Covered| c.quads.iter().flatten().filter(|p| p.covered).count();
+        assert_eq!(covered(&exact), 64);
+        assert_eq!(covered(&denormal), 64);
+    }
+
     #[test]
     fn the_near_plane_clips() {
         let behind = [
