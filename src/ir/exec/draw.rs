@@ -173,6 +173,20 @@ fn interpolated(s: &Slot, tri: &[VertexOut], p: &raster::Pixel) -> Option<Const>
     Some(float(sum))
 }
 
+/// The floats a composite constant is made of; `None` for anything else.
+fn float_parts(c: &Const) -> Option<Vec<f64>> {
+    match c {
+        Const::Composite(parts) => parts
+            .iter()
+            .map(|p| match p {
+                Const::Scalar(V::Float { value, .. }) => Some(*value),
+                _ => None,
+            })
+            .collect(),
+        _ => None,
+    }
+}
+
 /// What a fragment stage's `InterpolateAt*` needs: its inputs, the vertices the draw
 /// placed and the framebuffer's size.
 pub(super) struct Interpolation {
@@ -558,18 +572,7 @@ impl Machine<'_> {
             clip_distances: Vec::new(),
             values: FxHashMap::default(),
         };
-        let floats = |m: Option<&Mem>| -> Option<Vec<f64>> {
-            match m?.value()? {
-                Const::Composite(parts) => parts
-                    .iter()
-                    .map(|p| match p {
-                        Const::Scalar(V::Float { value, .. }) => Some(*value),
-                        _ => None,
-                    })
-                    .collect(),
-                _ => None,
-            }
-        };
+        let floats = |m: Option<&Mem>| m?.value().as_ref().and_then(float_parts);
         for var in outs {
             let Some(mem) = inv.globals.get(&var.id).map(|&r| &self.memory[r]) else {
                 continue;
@@ -762,17 +765,9 @@ impl Machine<'_> {
         let Value::Pointer(p) = ptr else {
             return Ok(Value::Undef);
         };
-        let floats = |v: Option<&Value>| -> Option<Vec<f64>> {
-            match v? {
-                Value::Const(Const::Composite(parts)) => parts
-                    .iter()
-                    .map(|c| match c {
-                        Const::Scalar(V::Float { value, .. }) => Some(*value),
-                        _ => None,
-                    })
-                    .collect(),
-                _ => None,
-            }
+        let floats = |v: Option<&Value>| match v? {
+            Value::Const(c) => float_parts(c),
+            _ => None,
         };
         let offset = match number {
             77 => match operand {
