@@ -551,11 +551,16 @@ impl Consts {
                 let fold = info.fold?;
                 // An extended instruction's first id is its set.
                 let skip = usize::from(inst.op == Op::ExtInst);
-                let values: Vec<&Const> =
-                    (skip..inst.args.len()).map(arg).collect::<Option<_>>()?;
-                let how: Vec<Val> = (0..values.len())
-                    .map(|n| info.typing.as_ref().map_or(Val::Any, |t| t.operand(n)))
-                    .collect();
+                let mut values: Operands<&Const> = Operands::new();
+                let mut how: Operands<Val> = Operands::new();
+                for k in skip..inst.args.len() {
+                    values.push(arg(k)?);
+                    how.push(
+                        info.typing
+                            .as_ref()
+                            .map_or(Val::Any, |t| t.operand(k - skip)),
+                    );
+                }
                 match fold {
                     Fold::Each(rule) => self.each(rule, &values, ty, &how)?,
                     Fold::Pair(rule) => self.pair(rule, &values, ty, &how)?,
@@ -1142,23 +1147,30 @@ fn vector_len(values: &[&Const]) -> Option<usize> {
 
 /// Component `k` of each of `values`: of a vector of `n` components its `k`-th, a scalar
 /// itself.
-fn component<'c>(values: &[&'c Const], n: usize, k: usize) -> Option<Vec<&'c Const>> {
-    values
-        .iter()
-        .map(|v| match v {
-            Const::Composite(c) if c.len() == n => c.get(k),
-            Const::Composite(_) => None,
-            s => Some(*s),
-        })
-        .collect()
+fn component<'c>(values: &[&'c Const], n: usize, k: usize) -> Option<Operands<&'c Const>> {
+    let mut out = Operands::new();
+    for v in values {
+        out.push(match v {
+            Const::Composite(c) if c.len() == n => c.get(k)?,
+            Const::Composite(_) => return None,
+            s => s,
+        });
+    }
+    Some(out)
 }
 
+/// An instruction's operands, inline: the interpreter evaluates every instruction it runs
+/// through here, and most have four or fewer.
+type Operands<T> = smallvec::SmallVec<[T; 4]>;
+
 /// Scalar constants as a rule reads them: bit-vectors as `how` says for each.
-fn read_values(args: &[&Const], how: &[Val]) -> Option<Vec<Value>> {
-    args.iter()
-        .enumerate()
-        .map(|(n, a)| read_value(a, how.get(n).copied().unwrap_or(Val::Any)))
-        .collect()
+fn read_values(args: &[&Const], how: &[Val]) -> Option<Operands<Value>> {
+    // Pushed one by one: collecting into an `Option` costs more than the rule.
+    let mut out = Operands::new();
+    for (n, a) in args.iter().enumerate() {
+        out.push(read_value(a, how.get(n).copied().unwrap_or(Val::Any))?);
+    }
+    Some(out)
 }
 
 fn read_value(c: &Const, how: Val) -> Option<Value> {

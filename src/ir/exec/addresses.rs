@@ -187,7 +187,7 @@ impl Machine<'_> {
     fn words(k: usize, offset: u64, size: u64) -> impl Iterator<Item = Pointer> {
         (offset / 4..(offset + size).div_ceil(4)).map(move |w| Pointer {
             root: PHYS_ROOTS + k,
-            path: vec![w as u32],
+            path: smallvec::smallvec![w as u32],
         })
     }
 

@@ -28,9 +28,7 @@ use super::super::module::Module;
 use super::super::ops::fold::Value as V;
 use super::images::{f32c as float, int};
 use super::raster;
-use super::{
-    Buffer, Execution, Frame, Inputs, Invocation, Machine, Mem, Options, Refusal, State, Value,
-};
+use super::{Buffer, Execution, Inputs, Invocation, Machine, Mem, Options, Refusal, State, Value};
 
 /// The vertex attribute at a location: four 32-bit components a vertex.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -478,21 +476,14 @@ impl Machine<'_> {
         let mut globals = self.shared.clone();
         globals.extend(self.fresh_globals(&[StorageClass::Private, StorageClass::Function])?);
         for (var, mem) in io {
-            globals.insert(var, self.memory.len());
-            self.memory.push(mem);
+            let root = self.push_root(var, mem);
+            globals.insert(var, root);
         }
         Ok(Invocation {
             number,
             local: [0; 3],
             group: [number, 0, 0],
-            frames: vec![Frame {
-                func: self.entry,
-                block: 0,
-                ip: 0,
-                values: FxHashMap::default(),
-                result: None,
-                loops: Vec::new(),
-            }],
+            frames: vec![self.entry_frame(number)],
             globals,
             state: State::Running,
             phase: 0,

@@ -398,7 +398,7 @@ impl super::Machine<'_> {
         };
         let place = super::Pointer {
             root: IMAGE_ROOTS + k,
-            path: vec![t as u32],
+            path: smallvec::smallvec![t as u32],
         };
         self.access(inv, &place, write, func, inst_at, inst);
         self.raced.contains(&(place.root, place.path))
@@ -439,7 +439,7 @@ impl super::Machine<'_> {
         match self.images[k].index(at) {
             Some(t) => Ok(super::Value::Pointer(super::Pointer {
                 root: IMAGE_ROOTS + k,
-                path: vec![t as u32],
+                path: smallvec::smallvec![t as u32],
             })),
             None => {
                 self.find(
@@ -760,7 +760,8 @@ impl super::Machine<'_> {
                     // undefined texels too: the bytes of a format mix the components).
                     if let Some(t) = self.images[k].index(texel_at) {
                         self.texel_access(inv, (k, texel_at), true, (func, at, inst));
-                        self.raced.insert((IMAGE_ROOTS + k, vec![t as u32]));
+                        self.raced
+                            .insert((IMAGE_ROOTS + k, smallvec::smallvec![t as u32]));
                     }
                     return Ok(Value::Undef);
                 }

@@ -7,7 +7,9 @@
 //! constant folder's evaluator (the op table's rules applied component-wise), so the folder
 //! and the interpreter share one evaluation of each op. Where a rule declines an operand
 //! (division by zero, a shift by the width or more) the result is undefined: a finding, and
-//! the value is `Undef` from there on. Memory is a tree per variable (`memory::Mem`).
+//! the value is `Undef` from there on. Memory is a tree per variable (`memory::Mem`). What
+//! runs is each function decoded once (`decode`): instructions classified, values in numbered
+//! slots of their call's frame, phis and branch targets resolved.
 //!
 //! Invocations of a workgroup run one after the other, each until it ends or reaches a
 //! workgroup barrier; when every one has reached it, they go on. The order is fixed (x, then
@@ -15,6 +17,7 @@
 //! order, which is what comparing two steps value by value relies on.
 
 mod addresses;
+mod decode;
 mod draw;
 mod images;
 mod memory;
@@ -36,6 +39,7 @@ use super::module::Module;
 use super::ops;
 use super::qptr::{Layout, Place};
 pub use addresses::address_of;
+use decode::{Code, Kind, Slots, NOT_LOCAL};
 pub use draw::{draw, Attachment, Attribute, DrawExecution, DrawInputs, Who};
 pub use images::{
     f32c as texel_float, int as texel_int, Dim as ImageDim, Encoding, Image, Sampler,
@@ -94,6 +98,9 @@ pub struct Options {
     pub budget: u64,
     /// Results recorded in the trace before recording stops (the run goes on).
     pub trace_limit: usize,
+    /// Record only this invocation's results and blocks (by number, as the trace numbers
+    /// them): a whole run of a big draw would not fit the trace.
+    pub trace_only: Option<u32>,
     /// A fragment stage's 32-bit float arithmetic reads denormal operands as zero and
     /// flushes denormal results to zero, unless the entry point asks for `DenormPreserve`.
     /// Vulkan lets a driver do either; lavapipe flushes in its fragment shading threads and
@@ -110,6 +117,7 @@ impl Default for Options {
         Options {
             budget: 20_000_000,
             trace_limit: 2_000_000,
+            trace_only: None,
             flush_denormals: true,
             subgroup_size: 8,
         }
@@ -131,6 +139,16 @@ pub enum Value {
     Undef,
 }
 
+impl Value {
+    /// A pointer's root (`Execution::root_vars` names its variable) and the indices into it.
+    pub fn pointer_parts(&self) -> Option<(usize, &[u32])> {
+        match self {
+            Value::Pointer(p) => Some((p.root, &p.path)),
+            _ => None,
+        }
+    }
+}
+
 /// What an image or sampler variable holds: the image (its number among the run's) and the
 /// sampler.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -142,8 +160,12 @@ pub struct Handle {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Pointer {
     root: usize,
-    path: Vec<u32>,
+    path: Path,
 }
+
+/// The indices from a variable's root to a part of it: inline, as most are short and every
+/// load and store copies one.
+type Path = smallvec::SmallVec<[u32; 4]>;
 
 /// One executed instruction's result, in execution order.
 #[derive(Clone, Debug, PartialEq)]
@@ -215,6 +237,13 @@ pub struct Execution {
     pub trace: Vec<Event>,
     /// Whether the trace stopped at `Options::trace_limit`.
     pub trace_cut: bool,
+    /// How many times each invocation entered each block: (invocation, label) to count. It
+    /// says which code ran, results or not (a block of stores and a branch), and how many
+    /// times a loop went round. Bounded as the trace is: past `Options::trace_limit` pairs,
+    /// new pairs are not counted (`trace_cut` says so).
+    pub entered: FxHashMap<(u32, Id), u32>,
+    /// The variable behind each pointer's root (`Pointer::root`), for showing pointers.
+    pub root_vars: Vec<Id>,
     pub executed: u64,
     pub local_size: [u32; 3],
     pub groups: [u32; 3],
@@ -316,19 +345,14 @@ pub fn run(
     machine.finish()
 }
 
-/// A function pre-read for running: its blocks by label.
-struct Code<'m> {
-    f: &'m Function,
-    block_of: FxHashMap<Id, usize>,
-}
-
 /// A call in progress.
 struct Frame {
     func: usize,
     block: usize,
     /// The next instruction of the block (its length: the terminator).
     ip: usize,
-    values: FxHashMap<Id, Value>,
+    /// The call's values, by slot (`decode::Code`).
+    values: Vec<Value>,
     /// The caller's id the return value goes to.
     result: Option<Id>,
     /// The loops of this call the invocation is in, innermost last: (header block, merge
@@ -402,6 +426,10 @@ struct Machine<'m> {
     sets: ExtSets,
     layout: Layout<'m>,
     code: Vec<Code<'m>>,
+    /// Where each function-local value is in its frame.
+    slots: Slots,
+    /// Scratch for a block's phis, evaluated before any is set.
+    phi_values: Vec<(Id, u32, Value)>,
     func_index: FxHashMap<Id, usize>,
     entry: usize,
     local_size: [u32; 3],
@@ -409,6 +437,8 @@ struct Machine<'m> {
     inputs: &'m Inputs,
     options: Options,
     memory: Vec<Mem>,
+    /// The variable each root of `memory` is.
+    root_vars: Vec<Id>,
     /// Roots shared by every invocation (buffers, push constants).
     shared: FxHashMap<Id, usize>,
     buffers: Vec<BufferRoot>,
@@ -417,13 +447,14 @@ struct Machine<'m> {
     finding_index: FxHashMap<(u8, Id, u32), usize>,
     trace: Vec<Event>,
     trace_cut: bool,
+    entered: FxHashMap<(u32, Id), u32>,
     executed: u64,
     out_of_budget: bool,
     /// Roots several invocations reach (buffers, workgroup memory).
     shared_roots: FxHashSet<usize>,
-    accesses: FxHashMap<(usize, Vec<u32>), Accesses>,
+    accesses: FxHashMap<(usize, Path), Accesses>,
     /// Places a race (or, for texels, a write of an undefined value) left undefined.
-    raced: FxHashSet<(usize, Vec<u32>)>,
+    raced: FxHashSet<(usize, Path)>,
     /// The entry point's interface (its `OpEntryPoint` operands after the name).
     interface: Vec<Id>,
     /// Whose each invocation of a vertex or fragment stage is.
@@ -488,15 +519,14 @@ impl<'m> Machine<'m> {
             .arg(0)
             .ok_or_else(|| Refusal("a broken OpEntryPoint".into()))?;
         let consts = Consts::with_spec_defaults(m);
-        let mut code = Vec::new();
-        let mut func_index = FxHashMap::default();
-        for (k, f) in m.functions().iter().enumerate() {
-            func_index.insert(f.id(), k);
-            let block_of = (0..f.blocks().len())
-                .map(|b| (f.block(b).label, b))
-                .collect();
-            code.push(Code { f, block_of });
-        }
+        let sets = ExtSets::of(m);
+        let (code, slots) = decode::decode(m, &sets, model);
+        let func_index: FxHashMap<Id, usize> = m
+            .functions()
+            .iter()
+            .enumerate()
+            .map(|(k, f)| (f.id(), k))
+            .collect();
         let &entry_index = func_index
             .get(&entry_fn)
             .ok_or_else(|| Refusal("the entry point's function is not defined".into()))?;
@@ -528,10 +558,12 @@ impl<'m> Machine<'m> {
             m,
             model,
             flush: options.flush_denormals && model == ExecutionModel::Fragment && !preserve,
-            sets: ExtSets::of(m),
+            sets,
             layout: Layout::new(m),
             consts,
             code,
+            slots,
+            phi_values: Vec::new(),
             func_index,
             entry: entry_index,
             local_size,
@@ -539,6 +571,7 @@ impl<'m> Machine<'m> {
             inputs,
             options: *options,
             memory: Vec::new(),
+            root_vars: Vec::new(),
             shared: FxHashMap::default(),
             buffers: Vec::new(),
             builtins,
@@ -546,6 +579,7 @@ impl<'m> Machine<'m> {
             finding_index: FxHashMap::default(),
             trace: Vec::new(),
             trace_cut: false,
+            entered: FxHashMap::default(),
             executed: 0,
             out_of_budget: false,
             shared_roots: FxHashSet::default(),
@@ -649,7 +683,7 @@ impl<'m> Machine<'m> {
             .ok_or_else(|| Refusal(format!("cannot lay out the buffer %{var}")))?;
             self.shared.insert(var, self.memory.len());
             self.shared_roots.insert(self.memory.len());
-            self.memory.push(mem);
+            self.push_root(var, mem);
         }
         Ok(())
     }
@@ -710,7 +744,7 @@ impl<'m> Machine<'m> {
                 element: Some(element),
             });
         }
-        self.memory.push(Mem::Parts(parts));
+        self.push_root(var, Mem::Parts(parts));
         self.shared.insert(var, root);
         self.shared_roots.insert(root);
         Ok(())
@@ -788,11 +822,14 @@ impl<'m> Machine<'m> {
             )));
         }
         let root = self.memory.len();
-        self.memory.push(if arrayed {
-            Mem::Parts(vec![Mem::Leaf(None); handles.len()])
-        } else {
-            Mem::Leaf(None)
-        });
+        self.push_root(
+            var,
+            if arrayed {
+                Mem::Parts(vec![Mem::Leaf(None); handles.len()])
+            } else {
+                Mem::Leaf(None)
+            },
+        );
         self.handles.insert(root, handles);
         self.shared.insert(var, root);
         Ok(())
@@ -866,14 +903,7 @@ impl<'m> Machine<'m> {
                             pixel: None,
                         };
                         self.builtin_inputs(&mut inv);
-                        inv.frames.push(Frame {
-                            func: self.entry,
-                            block: 0,
-                            ip: 0,
-                            values: FxHashMap::default(),
-                            result: None,
-                            loops: Vec::new(),
-                        });
+                        inv.frames.push(self.entry_frame(inv.number));
                         invs.push(inv);
                     }
                     self.run_group(&mut invs)?;
@@ -907,7 +937,7 @@ impl<'m> Machine<'m> {
             let mem = Mem::fresh(&self.consts, pointee, init.as_ref())
                 .ok_or_else(|| Refusal(format!("cannot make the variable %{var}")))?;
             out.insert(var, self.memory.len());
-            self.memory.push(mem);
+            self.push_root(var, mem);
         }
         Ok(out)
     }
@@ -973,6 +1003,7 @@ impl<'m> Machine<'m> {
             };
             inv.globals.insert(var, self.memory.len());
             self.memory.push(Mem::of(&value));
+            self.root_vars.push(var);
         }
     }
 
@@ -1026,6 +1057,18 @@ impl<'m> Machine<'m> {
                 invs[k].state = State::Running;
                 invs[k].phase += 1;
             }
+        }
+    }
+
+    /// A fresh call of function `func`, at its first block.
+    fn frame(&self, func: usize) -> Frame {
+        Frame {
+            func,
+            block: 0,
+            ip: 0,
+            values: vec![Value::Undef; self.code[func].slots as usize],
+            result: None,
+            loops: Vec::new(),
         }
     }
 
@@ -1122,69 +1165,44 @@ impl<'m> Machine<'m> {
             self.out_of_budget = true;
             return Ok(Step::Done);
         }
-        let fr = inv.frames.last().expect("a running invocation has a frame");
+        let fr = inv
+            .frames
+            .last_mut()
+            .expect("a running invocation has a frame");
         let code = &self.code[fr.func];
-        let f = code.f;
-        let block = f.block(fr.block);
-        let (at, is_terminator) = match block.insts.get(fr.ip) {
-            Some(&i) => (i, false),
-            None => (block.terminator, true),
+        let func_id = code.f.id();
+        let block = &code.blocks[fr.block];
+        let Some(d) = block.insts.get(fr.ip) else {
+            let terminator = block.terminator;
+            return self.terminator(inv, terminator, func_id);
         };
-        let inst = f.inst(at);
-        let func_id = f.id();
-        if is_terminator {
-            return self.terminator(inv, inst, func_id);
-        }
-        inv.frames.last_mut().expect("checked").ip += 1;
-        match inst.op() {
+        let (inst, at, kind) = (d.inst, d.at, d.kind);
+        fr.ip += 1;
+        match kind {
             // Phis were evaluated on entering the block. An assumption tells the compiler
             // something; running, there is nothing to do. Fragments run one after another,
             // in primitive order, so an interlock's critical section is already ordered.
-            Op::Phi
-            | Op::Nop
-            | Op::Line
-            | Op::NoLine
-            | Op::MemoryBarrier
-            | Op::AssumeTrueKHR
-            | Op::BeginInvocationInterlockEXT
-            | Op::EndInvocationInterlockEXT => Ok(Step::Next),
-            Op::ExtInst
-                if inst
-                    .ext_inst()
-                    .is_some_and(|(s, _)| self.sets.is_non_semantic(s)) =>
-            {
-                Ok(Step::Next)
-            }
-            Op::DPdx
-            | Op::DPdy
-            | Op::Fwidth
-            | Op::DPdxFine
-            | Op::DPdyFine
-            | Op::FwidthFine
-            | Op::DPdxCoarse
-            | Op::DPdyCoarse
-            | Op::FwidthCoarse
-                if self.model == ExecutionModel::Fragment =>
-            {
+            Kind::Nothing => Ok(Step::Next),
+            Kind::Derivative => {
                 // Run when the whole quad is here (`derivatives`).
                 inv.frames.last_mut().expect("checked").ip -= 1;
                 Ok(Step::Quad)
             }
-            op if subgroup::is_subgroup_op(op) && self.model == ExecutionModel::GLCompute => {
+            Kind::Subgroup => {
                 // Run when the rest of the subgroup is here (`subgroups`).
                 inv.frames.last_mut().expect("checked").ip -= 1;
                 Ok(Step::Subgroup)
             }
-            Op::DemoteToHelperInvocation => {
+            Kind::Demote => {
                 inv.helper = true;
                 Ok(Step::Next)
             }
-            Op::IsHelperInvocationEXT => {
+            Kind::IsHelper => {
                 let v = Value::Const(Const::Scalar(ops::fold::Value::Bool(inv.helper)));
                 self.set(inv, inst, v);
                 Ok(Step::Next)
             }
-            Op::ControlBarrier => {
+            Kind::ControlBarrier => {
                 let scope = inst
                     .arg(0)
                     .and_then(|s| self.consts.of(s))
@@ -1196,7 +1214,7 @@ impl<'m> Machine<'m> {
                     _ => Step::Next,
                 })
             }
-            Op::Variable => {
+            Kind::Variable => {
                 let ty = inst
                     .ty()
                     .and_then(|t| super::types::pointer_type(self.m, t));
@@ -1215,21 +1233,18 @@ impl<'m> Machine<'m> {
                     })
                     .ok_or_else(|| Refusal(format!("cannot make the variable %{}", id_of(inst))))?;
                 let root = self.memory.len();
-                self.memory.push(mem);
+                self.push_root(id_of(inst), mem);
                 self.set(
                     inv,
                     inst,
                     Value::Pointer(Pointer {
                         root,
-                        path: Vec::new(),
+                        path: Path::new(),
                     }),
                 );
                 Ok(Step::Next)
             }
-            Op::AccessChain
-            | Op::InBoundsAccessChain
-            | Op::PtrAccessChain
-            | Op::InBoundsPtrAccessChain => {
+            Kind::AccessChain => {
                 let base = self.value(inv, inst.arg(0).unwrap_or(0));
                 let v = match addresses::as_address(&base) {
                     Some(address) => self.address_chain(inv, inst, address),
@@ -1238,7 +1253,7 @@ impl<'m> Machine<'m> {
                 self.set(inv, inst, v);
                 Ok(Step::Next)
             }
-            Op::Load => {
+            Kind::Load => {
                 let ptr = self.value(inv, inst.arg(0).unwrap_or(0));
                 if let (Some(address), Some(ty)) = (addresses::as_address(&ptr), inst.ty()) {
                     let v = self.load_address(inv, address, ty, func_id, at, inst);
@@ -1288,7 +1303,7 @@ impl<'m> Machine<'m> {
                 self.set(inv, inst, v);
                 Ok(Step::Next)
             }
-            Op::Store => {
+            Kind::Store => {
                 let ptr = self.value(inv, inst.arg(0).unwrap_or(0));
                 let value = self.value(inv, inst.arg(1).unwrap_or(0));
                 if let Some(address) = addresses::as_address(&ptr) {
@@ -1300,7 +1315,7 @@ impl<'m> Machine<'m> {
                 self.store(inv, &ptr, &value, func_id, at, inst);
                 Ok(Step::Next)
             }
-            Op::CopyMemory => {
+            Kind::CopyMemory => {
                 let dst = self.value(inv, inst.arg(0).unwrap_or(0));
                 let src = self.value(inv, inst.arg(1).unwrap_or(0));
                 let v = match src {
@@ -1314,7 +1329,7 @@ impl<'m> Machine<'m> {
                 self.store(inv, &dst, &v, func_id, at, inst);
                 Ok(Step::Next)
             }
-            Op::ArrayLength => {
+            Kind::ArrayLength => {
                 let k = inst.lit_u32(0).unwrap_or(0);
                 let v = match self.value(inv, inst.arg(0).unwrap_or(0)) {
                     Value::Pointer(p) => {
@@ -1335,84 +1350,48 @@ impl<'m> Machine<'m> {
                 self.set(inv, inst, v);
                 Ok(Step::Next)
             }
-            Op::FunctionCall => {
+            Kind::Call => {
                 let callee = inst.arg(0).unwrap_or(0);
                 let &k = self
                     .func_index
                     .get(&callee)
                     .filter(|&&k| !self.code[k].f.blocks().is_empty())
                     .ok_or_else(|| Refusal(format!("a call of %{callee}, which is not defined")))?;
-                let mut values = FxHashMap::default();
-                for (p, &a) in self.code[k]
-                    .f
-                    .params()
-                    .iter()
-                    .zip(inst.args().get(1..).unwrap_or_default())
-                {
-                    if let Some(r) = p.result() {
-                        values.insert(r, self.value(inv, a));
-                    }
-                }
                 if inv.frames.len() > 256 {
                     return Err(Refusal("calls nested more than 256 deep".into()));
                 }
-                inv.frames.push(Frame {
-                    func: k,
-                    block: 0,
-                    ip: 0,
-                    values,
-                    result: inst.result(),
-                    loops: Vec::new(),
-                });
+                let mut frame = self.frame(k);
+                frame.result = inst.result();
+                let args = inst.args().get(1..).unwrap_or_default();
+                for (&slot, &a) in self.code[k].params.iter().zip(args) {
+                    frame.values[slot as usize] = self.value(inv, a);
+                }
+                inv.frames.push(frame);
                 self.enter_block(inv, 0, None);
                 Ok(Step::Next)
             }
-            Op::SampledImage
-            | Op::Image
-            | Op::ImageSampleImplicitLod
-            | Op::ImageSampleExplicitLod
-            | Op::ImageSampleProjImplicitLod
-            | Op::ImageSampleProjExplicitLod
-            | Op::ImageSampleDrefImplicitLod
-            | Op::ImageSampleDrefExplicitLod
-            | Op::ImageSampleProjDrefImplicitLod
-            | Op::ImageSampleProjDrefExplicitLod
-            | Op::ImageFetch
-            | Op::ImageRead
-            | Op::ImageWrite
-            | Op::ImageGather
-            | Op::ImageDrefGather
-            | Op::ImageQuerySize
-            | Op::ImageQuerySizeLod
-            | Op::ImageQueryLevels
-            | Op::ImageQueryLod
-            | Op::ImageQuerySamples => {
+            Kind::Image => {
                 let v = self.image_op(inv, inst, func_id, at)?;
                 self.set(inv, inst, v);
                 Ok(Step::Next)
             }
-            op if super::inst::is_atomic(op) => {
+            Kind::Atomic => {
                 self.atomic(inv, inst, func_id, at)?;
                 Ok(Step::Next)
             }
-            Op::CopyObject => {
+            Kind::CopyObject => {
                 let v = self.value(inv, inst.arg(0).unwrap_or(0));
                 self.set(inv, inst, v);
                 Ok(Step::Next)
             }
-            Op::ImageTexelPointer => {
+            Kind::TexelPointer => {
                 let v = self.texel_pointer(inv, inst, func_id)?;
                 self.set(inv, inst, v);
                 Ok(Step::Next)
             }
             // GLSL.std.450 Modf(x, i) and Frexp(x, e): the first part of ModfStruct's and
             // FrexpStruct's rules, the second stored through the pointer.
-            Op::ExtInst
-                if inst.ext_inst().is_some_and(|(s, n)| {
-                    matches!(n, 35 | 51)
-                        && self.sets.kind(s) == Some(super::ext_sets::SetKind::Glsl)
-                }) =>
-            {
+            Kind::ModfFrexp => {
                 let x = self.value(inv, inst.arg(1).unwrap_or(0));
                 let ptr = self.value(inv, inst.arg(2).unwrap_or(0));
                 let number = inst.ext_inst().map_or(0, |(_, n)| n);
@@ -1428,12 +1407,12 @@ impl<'m> Machine<'m> {
                 self.set(inv, inst, first);
                 Ok(Step::Next)
             }
-            Op::PtrEqual | Op::PtrNotEqual => {
+            Kind::PtrEqual => {
                 let v = self.pointers_equal(inv, inst);
                 self.set(inv, inst, v);
                 Ok(Step::Next)
             }
-            _ => {
+            Kind::Pure => {
                 // Conversions to and from buffer addresses, else the op table's evaluation.
                 let v = match self.convert_address(inv, inst) {
                     Some(v) => v,
@@ -1453,10 +1432,8 @@ impl<'m> Machine<'m> {
         func: Id,
         at: super::func::InstId,
     ) -> Result<Value, Refusal> {
-        if !self.flush || moves_bits(inst.op()) {
-            if let Some(v) = self.evaluate_in_place(inv, inst) {
-                return Ok(v);
-            }
+        if let Some(v) = self.evaluate_in_place(inv, inst) {
+            return Ok(v);
         }
         let skip = usize::from(inst.op() == Op::ExtInst);
         let values: Vec<Value> = inst.args().iter().map(|&a| self.value(inv, a)).collect();
@@ -1559,25 +1536,36 @@ impl<'m> Machine<'m> {
         }
     }
 
-    /// `evaluate`'s common case, where nothing is flushed and every operand is a constant:
-    /// the operands read where they are, not copied. `None` sends the instruction the whole
-    /// way (an undefined or pointer operand, an op the evaluator does not compute here).
+    /// `evaluate`'s common case, where every operand is a constant and none is a denormal
+    /// to flush: the operands read where they are, not copied. `None` sends the instruction
+    /// the whole way (an undefined, pointer or denormal operand, an op the evaluator does not
+    /// compute here).
     fn evaluate_in_place(&self, inv: &Invocation, inst: &Inst) -> Option<Value> {
         let frame = inv.frames.last()?;
         let set = usize::from(inst.op() == Op::ExtInst);
-        let mut args: Vec<Option<&Const>> = Vec::with_capacity(inst.args().len());
+        let flush = self.flush && !moves_bits(inst.op());
+        let mut args: smallvec::SmallVec<[Option<&Const>; 4]> =
+            smallvec::SmallVec::with_capacity(inst.args().len());
         for (k, &a) in inst.args().iter().enumerate() {
             if k < set {
                 // An extended instruction's set is not a value.
                 args.push(None);
                 continue;
             }
-            let c = match frame.values.get(&a) {
-                Some(Value::Const(c)) => c,
-                Some(_) => return None,
-                None if inv.globals.contains_key(&a) => return None,
-                None => self.consts.of(a)?,
+            let slot = self.slots.get(a);
+            let c = if slot != NOT_LOCAL {
+                match frame.values.get(slot as usize)? {
+                    Value::Const(c) => c,
+                    _ => return None,
+                }
+            } else if inv.globals.contains_key(&a) {
+                return None;
+            } else {
+                self.consts.of(a)?
             };
+            if flush && has_denormal(c) {
+                return None;
+            }
             args.push(Some(c));
         }
         let eval = match self.consts.eval(inst, &args) {
@@ -1585,6 +1573,7 @@ impl<'m> Machine<'m> {
             e => e,
         };
         match eval {
+            Eval::Const(c) if flush && has_denormal(&c) => Some(Value::Const(flush_denormal(&c))),
             Eval::Const(c) => Some(Value::Const(c)),
             Eval::Operand(k) => args.get(k).copied().flatten().cloned().map(Value::Const),
             Eval::Unknown => None,
@@ -1821,7 +1810,7 @@ impl<'m> Machine<'m> {
                 let (k, t) = texel.unwrap_or_default();
                 let raced = self
                     .raced
-                    .contains(&(images::IMAGE_ROOTS + k, vec![t as u32]));
+                    .contains(&(images::IMAGE_ROOTS + k, smallvec::smallvec![t as u32]));
                 self.images[k]
                     .read_texel(t)
                     .filter(|_| !raced)
@@ -1929,7 +1918,8 @@ impl<'m> Machine<'m> {
                     }
                     // What an undefined result leaves in a texel is undefined.
                     _ => {
-                        self.raced.insert((images::IMAGE_ROOTS + k, vec![t as u32]));
+                        self.raced
+                            .insert((images::IMAGE_ROOTS + k, smallvec::smallvec![t as u32]));
                     }
                 },
                 (None, None) => self.store(inv, &ptr, &stored, func, at, inst),
@@ -1941,9 +1931,17 @@ impl<'m> Machine<'m> {
         Ok(())
     }
 
-    fn terminator(&mut self, inv: &mut Invocation, inst: &Inst, func: Id) -> Result<Step, Refusal> {
+    fn terminator(
+        &mut self,
+        inv: &mut Invocation,
+        inst: &'m Inst,
+        func: Id,
+    ) -> Result<Step, Refusal> {
+        let fr = inv.frames.last().expect("a running invocation has a frame");
+        let code = &self.code[fr.func];
+        let targets = &code.blocks[fr.block].targets;
         let target = match inst.op() {
-            Op::Branch => inst.arg(0),
+            Op::Branch => targets.first().copied().flatten(),
             Op::BranchConditional | Op::Switch => {
                 let Value::Const(c) = self.value(inv, inst.arg(0).unwrap_or(0)) else {
                     // Which way control goes is undefined: this invocation stops here.
@@ -1959,11 +1957,11 @@ impl<'m> Machine<'m> {
                     return Ok(Step::Done);
                 };
                 if inst.op() == Op::Switch {
-                    consts::switch_target(inst, &c)
+                    consts::switch_target(inst, &c).and_then(|l| code.f.block_index(l))
                 } else {
                     match c.as_bool() {
-                        Some(true) => inst.arg(1),
-                        Some(false) => inst.arg(2),
+                        Some(true) => targets.first().copied().flatten(),
+                        Some(false) => targets.get(1).copied().flatten(),
                         None => None,
                     }
                 }
@@ -1980,7 +1978,10 @@ impl<'m> Machine<'m> {
                 }
                 if let (Some(r), Some(v)) = (done.result, value) {
                     self.record(inv.number, r, &v);
-                    inv.frames.last_mut().expect("checked").values.insert(r, v);
+                    let slot = self.slots.get(r) as usize;
+                    if let Some(s) = inv.frames.last_mut().expect("checked").values.get_mut(slot) {
+                        *s = v;
+                    }
                 }
                 return Ok(Step::Next);
             }
@@ -2007,9 +2008,8 @@ impl<'m> Machine<'m> {
                 )))
             }
         };
-        let fr = inv.frames.last().expect("checked");
-        let from = fr.block;
-        let Some(&to) = target.and_then(|t| self.code[fr.func].block_of.get(&t)) else {
+        let from = inv.frames.last().expect("checked").block;
+        let Some(to) = target else {
             return Err(Refusal("a branch to no block".into()));
         };
         self.enter_block(inv, to, Some(from));
@@ -2020,24 +2020,17 @@ impl<'m> Machine<'m> {
     /// from `from`.
     fn enter_block(&mut self, inv: &mut Invocation, to: usize, from: Option<usize>) {
         let fr = inv.frames.last().expect("a running invocation has a frame");
-        let f = self.code[fr.func].f;
-        let block = f.block(to);
-        let from_label = from.map(|b| f.block(b).label);
-        let mut phis = Vec::new();
-        for &i in &block.insts {
-            let inst = f.inst(i);
-            if inst.op() != Op::Phi {
-                break;
-            }
-            let incoming = inst
-                .args()
-                .chunks(2)
-                .find(|pair| Some(pair[1]) == from_label)
-                .map(|pair| pair[0]);
+        let code = &self.code[fr.func];
+        let block = code.f.block(to);
+        let mut phis = std::mem::take(&mut self.phi_values);
+        for phi in &code.blocks[to].phis {
+            let incoming = phi
+                .incoming
+                .iter()
+                .find(|&&(pred, _)| Some(pred) == from)
+                .map(|&(_, v)| v);
             let v = incoming.map_or(Value::Undef, |v| self.value(inv, v));
-            if let Some(r) = inst.result() {
-                phis.push((r, v));
-            }
+            phis.push((phi.id, phi.slot, v));
         }
         let fr = inv.frames.last_mut().expect("checked");
         // Leaving loops through their merge, entering one through its header, or going round.
@@ -2064,21 +2057,60 @@ impl<'m> Machine<'m> {
         }
         fr.block = to;
         fr.ip = 0;
-        for (r, v) in phis {
-            self.record(inv.number, r, &v);
-            inv.frames.last_mut().expect("checked").values.insert(r, v);
+        self.count_entry(inv.number, block.label);
+        for (id, slot, v) in phis.drain(..) {
+            self.record(inv.number, id, &v);
+            inv.frames.last_mut().expect("checked").values[slot as usize] = v;
         }
+        self.phi_values = phis;
+    }
+
+    /// A new root of memory, for variable `var`.
+    fn push_root(&mut self, var: Id, mem: Mem) -> usize {
+        self.memory.push(mem);
+        self.root_vars.push(var);
+        self.memory.len() - 1
+    }
+
+    /// Counts invocation `number` entering the block labelled `label` (`Execution::entered`).
+    fn count_entry(&mut self, number: u32, label: Id) {
+        if self.options.trace_only.is_some_and(|k| k != number) {
+            return;
+        }
+        let room = self.entered.len() < self.options.trace_limit;
+        match self.entered.get_mut(&(number, label)) {
+            Some(n) => *n += 1,
+            None if room => {
+                self.entered.insert((number, label), 1);
+            }
+            None => self.trace_cut = true,
+        }
+    }
+
+    /// A fresh call of the entry point, for invocation `number`, in its first block.
+    fn entry_frame(&mut self, number: u32) -> Frame {
+        if let Some(b) = self.code[self.entry].f.blocks().first() {
+            let label = b.label;
+            self.count_entry(number, label);
+        }
+        self.frame(self.entry)
     }
 
     /// The value of id `id` for `inv`: a result of its current call, a constant, a global.
     fn value(&self, inv: &Invocation, id: Id) -> Value {
-        if let Some(v) = inv.frames.last().and_then(|fr| fr.values.get(&id)) {
-            return v.clone();
+        let slot = self.slots.get(id);
+        if slot != NOT_LOCAL {
+            return inv
+                .frames
+                .last()
+                .and_then(|fr| fr.values.get(slot as usize))
+                .cloned()
+                .unwrap_or(Value::Undef);
         }
         if let Some(&root) = inv.globals.get(&id) {
             return Value::Pointer(Pointer {
                 root,
-                path: Vec::new(),
+                path: Path::new(),
             });
         }
         match self.consts.of(id) {
@@ -2090,15 +2122,21 @@ impl<'m> Machine<'m> {
     fn set(&mut self, inv: &mut Invocation, inst: &Inst, v: Value) {
         if let Some(r) = inst.result() {
             self.record(inv.number, r, &v);
-            inv.frames
+            let slot = self.slots.get(r) as usize;
+            let fr = inv
+                .frames
                 .last_mut()
-                .expect("a running invocation has a frame")
-                .values
-                .insert(r, v);
+                .expect("a running invocation has a frame");
+            if let Some(s) = fr.values.get_mut(slot) {
+                *s = v;
+            }
         }
     }
 
     fn record(&mut self, invocation: u32, id: Id, value: &Value) {
+        if self.options.trace_only.is_some_and(|k| k != invocation) {
+            return;
+        }
         if self.trace.len() < self.options.trace_limit {
             self.trace.push(Event {
                 invocation,
@@ -2208,6 +2246,8 @@ impl<'m> Machine<'m> {
             findings: self.findings,
             trace: self.trace,
             trace_cut: self.trace_cut,
+            entered: self.entered,
+            root_vars: self.root_vars,
             executed: self.executed.min(self.options.budget),
             local_size: self.local_size,
             groups: self.groups,
@@ -2263,11 +2303,22 @@ fn moves_bits(op: Op) -> bool {
 }
 
 /// `c` with every 32-bit denormal float made a zero of its sign.
+fn is_denormal(c: &Const) -> bool {
+    matches!(c, Const::Scalar(ops::fold::Value::Float { value, width: 32 })
+        if *value != 0.0 && value.abs() < f64::from(f32::MIN_POSITIVE))
+}
+
+/// Whether `flush_denormal` would change `c`.
+fn has_denormal(c: &Const) -> bool {
+    match c {
+        Const::Composite(parts) => parts.iter().any(has_denormal),
+        c => is_denormal(c),
+    }
+}
+
 fn flush_denormal(c: &Const) -> Const {
     match c {
-        Const::Scalar(ops::fold::Value::Float { value, width: 32 })
-            if *value != 0.0 && value.abs() < f64::from(f32::MIN_POSITIVE) =>
-        {
+        Const::Scalar(ops::fold::Value::Float { value, width: 32 }) if is_denormal(c) => {
             Const::Scalar(ops::fold::Value::Float {
                 value: 0.0f64.copysign(*value),
                 width: 32,
