@@ -589,3 +589,10 @@ fn sizes() {
 fn cost() {
     run("cost");
 }
+
+/// The values column: a compute shader's invocations (a loop's counts, `:invocation`, hex,
+/// another step) and a fragment shader's pixels (the branch not taken marked not run).
+#[test]
+fn exec() {
+    run("exec");
+}

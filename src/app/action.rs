@@ -173,6 +173,9 @@ pub enum Action {
     /// The cost pane: the step's instruction mix against its base step's, and a chart of
     /// instructions, pressure, texture and memory ops over the steps (`:cost`).
     CostPane,
+    /// The values column (`:exec`, `X`): what the interpreter computed at each line of the
+    /// selected step, for one invocation.
+    Exec(ExecArg),
     /// The values live after the cursor's instruction, heaviest first (`:live`).
     Live,
     /// Go to the instruction after which the step's pressure peaks (`:peak`).
@@ -297,6 +300,19 @@ pub struct Settings {
     pub key_errors: Vec<String>,
 }
 
+/// What `:exec` and its companions ask.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExecArg {
+    /// Show the column if hidden, else hide it (`X`, `:exec`).
+    Toggle,
+    /// `:exec on|off`.
+    Shown(bool),
+    /// Integers and floats in hex (`:exec hex`) or as numbers (`:exec dec`).
+    Hex(bool),
+    /// Whose values show (`:invocation X,Y,Z`, `:pixel X,Y`, `:vertex N`).
+    Who(crate::pipeline::step_values::Chosen),
+}
+
 pub enum Answered {
     /// What an effect gave (see `Outcome`).
     Outcome(Outcome),
@@ -321,6 +337,11 @@ pub enum Answered {
     Reduced(Result<Reduced, String>),
     /// shaderstep.toml read again, or why it could not be.
     Settings(Result<Settings, String>),
+    /// The interpreter ran step (doc, generation, step) for the values column.
+    Executed {
+        key: (usize, u64, usize),
+        result: Result<std::sync::Arc<crate::pipeline::step_values::StepRun>, String>,
+    },
 }
 
 impl Answer {
@@ -439,6 +460,18 @@ mod tests {
             Action::Bands(Some(true)),
             Action::Pressure(Some(false)),
             Action::CostPane,
+            Action::Exec(ExecArg::Toggle),
+            Action::Exec(ExecArg::Shown(false)),
+            Action::Exec(ExecArg::Hex(true)),
+            Action::Exec(ExecArg::Who(
+                crate::pipeline::step_values::Chosen::Invocation([1, 2, 3]),
+            )),
+            Action::Exec(ExecArg::Who(crate::pipeline::step_values::Chosen::Pixel(
+                4, 5,
+            ))),
+            Action::Exec(ExecArg::Who(crate::pipeline::step_values::Chosen::Vertex(
+                6,
+            ))),
             Action::Live,
             Action::Peak,
             Action::Sources,

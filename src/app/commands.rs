@@ -6,8 +6,9 @@
 
 use std::path::PathBuf;
 
-use super::action::{on_off, on_off_text, Action, SplitTo, ViewMode};
+use super::action::{on_off, on_off_text, Action, ExecArg, SplitTo, ViewMode};
 use super::keymap::Context;
+use crate::pipeline::step_values::Chosen;
 
 /// What `Tab` completes after a command's name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,6 +113,27 @@ fn cell(cmd: &str, arg: Option<&str>) -> Result<(u16, u16), String> {
 
 /// What follows `:bisect run`: `[--oracle O | --oracle=O] [FILE]` (the file's name as it is,
 /// spaces and all).
+/// `:invocation X,Y,Z`, `:pixel X,Y`, `:vertex N`.
+fn who(what: &str, arg: Option<&str>) -> Result<Action, String> {
+    let arg = arg
+        .map(str::trim)
+        .filter(|a| !a.is_empty())
+        .ok_or_else(|| {
+            format!(
+                ":{what} takes {}",
+                match what {
+                    "invocation" => "X,Y,Z",
+                    "pixel" => "X,Y",
+                    _ => "a number",
+                }
+            )
+        })?;
+    let chosen: Chosen = format!("{what} {arg}")
+        .parse()
+        .map_err(|e| format!(":{what}: {e}"))?;
+    Ok(Action::Exec(ExecArg::Who(chosen)))
+}
+
 fn parse_bisect_run(rest: &str) -> Result<Action, String> {
     let (oracle, file) = match rest.strip_prefix("--oracle") {
         Some(after) => {
@@ -490,6 +512,92 @@ pub static COMMANDS: &[Command] = &[
             parse: |_cmd, arg| Ok(Action::Pressure(on_off(arg)?)),
             print: |a| match a {
                 Action::Pressure(v) => Some(on_off_text(*v).into()),
+                _ => None,
+            },
+        },
+    },
+    Command {
+        name: "exec",
+        aliases: &[],
+        usage: &[
+            (
+                "exec",
+                "the values column: run the selected step on the interpreter and show what each line computed for one invocation (again: hide)",
+            ),
+            ("exec on|off", "show or hide the values column"),
+            ("exec hex|dec", "values in hex, or as numbers"),
+        ],
+        complete: Complete::Nothing,
+        form: Form::Args {
+            parse: |_cmd, arg| {
+                Ok(Action::Exec(match arg.map(str::trim) {
+                    None | Some("") => ExecArg::Toggle,
+                    Some("on") => ExecArg::Shown(true),
+                    Some("off") => ExecArg::Shown(false),
+                    Some("hex") => ExecArg::Hex(true),
+                    Some("dec") => ExecArg::Hex(false),
+                    Some(other) => {
+                        return Err(format!(
+                            ":exec takes nothing, on, off, hex or dec, not '{other}'"
+                        ))
+                    }
+                }))
+            },
+            print: |a| match a {
+                Action::Exec(ExecArg::Toggle) => Some(String::new()),
+                Action::Exec(ExecArg::Shown(on)) => Some(on_off_text(Some(*on)).into()),
+                Action::Exec(ExecArg::Hex(true)) => Some(" hex".into()),
+                Action::Exec(ExecArg::Hex(false)) => Some(" dec".into()),
+                _ => None,
+            },
+        },
+    },
+    Command {
+        name: "invocation",
+        aliases: &[],
+        usage: &[(
+            "invocation X,Y,Z",
+            "show the values of this invocation of a dispatch (opens the values column)",
+        )],
+        complete: Complete::Nothing,
+        form: Form::Args {
+            parse: |_cmd, arg| who("invocation", arg),
+            print: |a| match a {
+                Action::Exec(ExecArg::Who(Chosen::Invocation([x, y, z]))) => {
+                    Some(format!(" {x},{y},{z}"))
+                }
+                _ => None,
+            },
+        },
+    },
+    Command {
+        name: "pixel",
+        aliases: &[],
+        usage: &[(
+            "pixel X,Y",
+            "show the values of the fragment at this pixel of a draw (opens the values column)",
+        )],
+        complete: Complete::Nothing,
+        form: Form::Args {
+            parse: |_cmd, arg| who("pixel", arg),
+            print: |a| match a {
+                Action::Exec(ExecArg::Who(Chosen::Pixel(x, y))) => Some(format!(" {x},{y}")),
+                _ => None,
+            },
+        },
+    },
+    Command {
+        name: "vertex",
+        aliases: &[],
+        usage: &[(
+            "vertex N",
+            "show the values of this vertex of a draw (opens the values column)",
+        )],
+        complete: Complete::Nothing,
+        form: Form::Args {
+            parse: |_cmd, arg| who("vertex", arg),
+            print: |a| match a {
+                Action::Exec(ExecArg::Who(Chosen::Vertex(n))) => Some(format!(" {n}")),
                 _ => None,
             },
         },
@@ -1132,6 +1240,7 @@ pub static KEYS: &[DefaultKeys] =
         keys(&[Global], &["i"], "view ir", "IR text view"),
         keys(&[Global], &["s"], "view spirv", "SPIR-V disassembly view"),
         keys(&[Global], &["t"], "toggle-text", "toggle IR / SPIR-V text (in diffs too)"),
+        keys(&[Global], &["X"], "exec", "values column: what each line computed (interpreter)"),
         keys(&[Global], &["}"], "next-hunk", "next change"),
         keys(&[Global], &["{"], "prev-hunk", "previous change"),
         keys(&[Global], &["r"], "ignore-renumbering", "diffs: ignore renumbered ids"),

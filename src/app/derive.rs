@@ -312,6 +312,40 @@ pub fn refresh_panel(s: &mut State) {
 fn refresh(s: &mut State) {
     refresh_link_table(s);
     refresh_panel(s);
+    refresh_values(s);
+}
+
+/// The values column's values: the chosen invocation's, read from the selected step's run
+/// when the step, the choice or the base changed.
+fn refresh_values(s: &mut State) {
+    if !s.exec.shown {
+        return;
+    }
+    let Some(key) = s.step_key() else {
+        s.exec.derived_for = None;
+        s.exec.shown_values = None;
+        return;
+    };
+    let wanted = (key, s.exec.chosen, s.exec.hex);
+    if s.exec.derived_for == Some(wanted) {
+        return;
+    }
+    let Some(ran) = s.exec.run_of(key).cloned() else {
+        // Not run yet (or dropped): nothing to show until it comes back.
+        s.exec.shown_values = None;
+        s.exec.derived_for = None;
+        return;
+    };
+    let module = s
+        .run()
+        .and_then(|r| r.steps.get(s.step))
+        .map(|st| st.module.clone());
+    s.exec.shown_values = Some(match (ran, module) {
+        (Ok(run), Some(m)) => run.shown(s.exec.chosen, &m, s.exec.hex).map(Arc::new),
+        (Err(e), _) => Err(e),
+        (_, None) => Err("the step is gone".into()),
+    });
+    s.exec.derived_for = Some(wanted);
 }
 
 /// Brings everything derived up to date after an event (the event loop calls it once per

@@ -79,6 +79,14 @@ type ValidationJob = (
     std::sync::mpsc::Receiver<Result<crate::pipeline::validate::FirstInvalid, String>>,
 );
 
+/// The interpreter running a step for the values column: the step, its answer, and when it
+/// started.
+type ExecJob = (
+    crate::app::state::StepKey,
+    std::sync::mpsc::Receiver<Result<Arc<crate::pipeline::step_values::StepRun>, String>>,
+    std::time::Instant,
+);
+
 /// A semantic bisect running in the background.
 struct BisectJob {
     /// The docs run (one, or the linked stages) with the generation each had.
@@ -102,6 +110,9 @@ pub struct App {
     compare: Option<Worker>,
     /// A semantic bisect under way (`:bisect run`): its input, generation, and answer.
     bisect_run: Option<BisectJob>,
+    /// The interpreter running a step for the values column: the step, its answer, and
+    /// when it started.
+    exec: Option<ExecJob>,
     /// A validation bisect under way (`:bisect`): its (doc, generation) and answer.
     validation: Option<ValidationJob>,
     /// A reduction under way (`:reduce`).
@@ -200,6 +211,7 @@ impl App {
             worker,
             compare: None,
             bisect_run: None,
+            exec: None,
             validation: None,
             reduce: None,
             pipeline,
@@ -316,6 +328,25 @@ impl App {
                 Err(_) => {}
             }
         }
+        if let Some((key, done, _)) = &self.exec {
+            let key = *key;
+            match done.try_recv() {
+                Ok(result) => {
+                    self.exec = None;
+                    self.answer(Answered::Executed { key, result });
+                    any = true;
+                }
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                    self.exec = None;
+                    self.answer(Answered::Executed {
+                        key,
+                        result: Err("the interpreter stopped without an answer".into()),
+                    });
+                    any = true;
+                }
+                Err(_) => {}
+            }
+        }
         let answer = self.bisect_run.as_ref().map(|j| j.done.try_recv());
         match answer {
             Some(Ok(result)) => {
@@ -362,6 +393,14 @@ impl App {
                 Err(_) => self.finish_bisect(key, Err("the bisect did not answer in time".into())),
             }
         }
+        // The values column's runs (one may start another, for the step selected meanwhile).
+        while let Some((key, done, _)) = self.exec.take() {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let result = done
+                .recv_timeout(left)
+                .unwrap_or_else(|_| Err("the interpreter did not answer in time".into()));
+            self.answer(Answered::Executed { key, result });
+        }
         if let Some(job) = self.reduce.take() {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             let result = job.done.recv_timeout(left).unwrap_or_else(|_| {
@@ -387,6 +426,7 @@ impl App {
     pub fn busy(&self) -> bool {
         self.state.docs.iter().any(Doc::running)
             || self.bisect_run.is_some()
+            || self.exec.is_some()
             || self.validation.is_some()
             || self.reduce.is_some()
     }
@@ -518,6 +558,41 @@ impl App {
                 })
             }
             Err(e) => Some(Outcome::Failed(format!("cannot start the bisect run: {e}"))),
+        }
+    }
+
+    /// Runs a step on the interpreter for the values column, on a thread of its own (a step
+    /// that loops runs into the interpreter's budget, never hangs).
+    fn start_exec(
+        &mut self,
+        key: crate::app::state::StepKey,
+        module: Arc<crate::ir::Module>,
+        chosen: Option<crate::pipeline::step_values::Chosen>,
+    ) -> Option<Outcome> {
+        let (tx, done) = std::sync::mpsc::channel();
+        let spawned = std::thread::Builder::new()
+            .name("shaderstep-exec".into())
+            .spawn(move || {
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    crate::pipeline::step_values::run(&module, chosen).map(Arc::new)
+                }))
+                .unwrap_or_else(|_| {
+                    Err("internal error in the interpreter (please report)".into())
+                });
+                let _ = tx.send(result);
+            });
+        match spawned {
+            Ok(_) => {
+                self.exec = Some((key, done, std::time::Instant::now()));
+                None
+            }
+            Err(e) => {
+                self.answer(Answered::Executed {
+                    key,
+                    result: Err(format!("cannot start the interpreter: {e}")),
+                });
+                None
+            }
         }
     }
 
@@ -738,6 +813,11 @@ impl App {
                 Effect::Compare { spec, jobs } => self.start_compare(spec, jobs),
                 Effect::BisectRun(data, oracle) => self.start_bisect_run(data, oracle),
                 Effect::Reduce(property) => self.start_reduce(property),
+                Effect::Exec {
+                    key,
+                    module,
+                    chosen,
+                } => self.start_exec(key, module, chosen),
                 Effect::StopReduce => {
                     if let Some(job) = &self.reduce {
                         job.stop.store(true, std::sync::atomic::Ordering::Relaxed);

@@ -627,6 +627,47 @@ pub struct State {
     pub source: SourcePane,
     /// The cost pane and the pressure gutter.
     pub cost: CostPane,
+    /// The values column: the selected step run on the interpreter.
+    pub exec: ExecPane,
+}
+
+/// A step of an input's run: (doc, generation, step).
+pub type StepKey = (usize, u64, usize);
+
+/// The values column of the code pane (`:exec`, `X`): the selected step run on the
+/// interpreter (each step once, the last few kept) and one invocation's values.
+#[derive(Default)]
+pub struct ExecPane {
+    pub shown: bool,
+    /// Values in hex (`:exec hex`).
+    pub hex: bool,
+    /// Whose values show; `None`: the run's first invocation (`StepRun::default_choice`).
+    pub chosen: Option<crate::pipeline::step_values::Chosen>,
+    /// Steps run, the most recently used last, at most `EXEC_KEPT`.
+    pub runs: Vec<(
+        StepKey,
+        Result<Arc<crate::pipeline::step_values::StepRun>, String>,
+    )>,
+    /// The step the interpreter is running now.
+    pub running: Option<StepKey>,
+    /// Derived before each draw: the shown step's values for the chosen invocation, or why
+    /// there are none, with what it was derived from (step, choice, hex).
+    pub derived_for: Option<(StepKey, Option<crate::pipeline::step_values::Chosen>, bool)>,
+    pub shown_values: Option<Result<Arc<crate::pipeline::step_values::Shown>, String>>,
+}
+
+/// Steps whose runs the values column keeps (each holds a trace of up to
+/// `step_values::TRACE_LIMIT` events).
+pub const EXEC_KEPT: usize = 4;
+
+impl ExecPane {
+    /// The run of step `key`, if it is kept.
+    pub fn run_of(
+        &self,
+        key: StepKey,
+    ) -> Option<&Result<Arc<crate::pipeline::step_values::StepRun>, String>> {
+        self.runs.iter().find(|(k, _)| *k == key).map(|(_, r)| r)
+    }
 }
 
 /// What diffs compare the selected step with.
@@ -909,6 +950,7 @@ impl State {
             link: LinkPane::default(),
             source: SourcePane::default(),
             cost: CostPane::default(),
+            exec: ExecPane::default(),
         }
     }
 
@@ -965,6 +1007,13 @@ impl State {
         };
         let done = run.steps.iter().filter(|st| !st.is_source()).count();
         self.pipeline.get(done..).unwrap_or(&[])
+    }
+
+    /// The selected step of the selected input, as the values column keys it.
+    pub fn step_key(&self) -> Option<StepKey> {
+        let d = self.current()?;
+        d.run.as_ref()?;
+        Some((self.doc, d.generation, self.step))
     }
 
     pub fn run(&self) -> Option<&Arc<Run>> {

@@ -17,6 +17,7 @@ pub mod passes;
 pub mod reduce;
 pub mod registry;
 pub mod semantic;
+pub mod step_values;
 pub mod validate;
 
 pub use link::run::{StageInput, StageLink};

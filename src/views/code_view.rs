@@ -204,6 +204,10 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         }
         _ => title,
     };
+    let title = match values_title(s) {
+        Some(v) if matches!(s.panel.rows, Rows::Text { .. }) => format!("{title}· {v} "),
+        _ => title,
+    };
     let title = if s.code.hscroll > 0 {
         format!("{title}› col {} ", s.code.hscroll + 1)
     } else {
@@ -263,7 +267,9 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                 .flatten()
                 .and_then(|st| st.known_cost());
             let gutter_w = if s.cost.pressure { 4 } else { 0 };
-            let text_w = (inner.width as usize).saturating_sub(digits + 1 + gutter_w);
+            let values = values_column(s, inner.width);
+            let values_w = values.as_ref().map_or(0, |(w, _)| *w + 1);
+            let text_w = (inner.width as usize).saturating_sub(digits + 1 + gutter_w + values_w);
             let mut out = Vec::with_capacity(rows);
             for r in s.code.scroll..(s.code.scroll + rows).min(range.len()) {
                 let i = range.start + r;
@@ -275,20 +281,34 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                 }
                 spans.push(Span::styled(format!("{:>digits$}", i + 1), t.gutter));
                 spans.push(source_gutter(s, t, r, " "));
-                spans.extend(styled(
+                let text_spans = styled(
                     text,
                     &line_styles(s, *id, i),
                     &overlays(s, t, text, is_cursor, selected.as_ref()),
                     t.text,
                     s.code.hscroll,
                     text_w,
-                ));
+                );
+                let cell = values
+                    .as_ref()
+                    .map(|(w, v)| value_cell(listing, i, v, *w, t));
+                let ran = cell.as_ref().is_none_or(|c| c.ran);
+                let shown_w: usize = text_spans.iter().map(|sp| sp.content.chars().count()).sum();
+                spans.extend(text_spans);
+                if let Some(c) = cell {
+                    spans.push(Span::raw(" ".repeat(text_w.saturating_sub(shown_w) + 1)));
+                    spans.push(c.span);
+                }
                 let mut line = Line::from(spans);
                 if let Some(band) = band_style(s, t, r) {
                     line = line.style(band);
                 }
                 if is_cursor {
                     line = line.style(t.cursor_line);
+                }
+                if !ran {
+                    // Code the invocation never ran.
+                    line = line.patch_style(Modifier::DIM);
                 }
                 out.push(line);
             }
@@ -466,6 +486,87 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
 
 /// The pressure gutter's cell for line `i`: the components live after its instruction, by heat
 /// against its function's peak, `▲` at the peak; blank for lines that print no instruction.
+/// What the title says of the values column: whose values, or why there are none.
+fn values_title(s: &State) -> Option<String> {
+    if !s.exec.shown || s.run().is_none() {
+        return None;
+    }
+    let key = s.step_key()?;
+    if s.run()
+        .and_then(|r| r.steps.get(s.step))
+        .is_some_and(|st| st.is_source())
+    {
+        return Some("values: none in the source text".into());
+    }
+    Some(match &s.exec.shown_values {
+        _ if s.exec.running == Some(key) => "values: running…".into(),
+        Some(Ok(v)) if v.cut => format!("values of {} (trace cut)", v.who),
+        Some(Ok(v)) => format!("values of {}", v.who),
+        Some(Err(e)) => format!("values: {e}"),
+        None => "values: waiting…".into(),
+    })
+}
+
+/// The values column's width and values, when it is shown with values to show.
+fn values_column(s: &State, width: u16) -> Option<(usize, &crate::pipeline::step_values::Shown)> {
+    if !s.exec.shown {
+        return None;
+    }
+    let Some(Ok(v)) = &s.exec.shown_values else {
+        return None;
+    };
+    let w = (width as usize / 3).clamp(12, 40);
+    Some((w, v))
+}
+
+/// One row's cell of the values column, and whether the invocation ran the row's code.
+struct ValueCell {
+    span: Span<'static>,
+    ran: bool,
+}
+
+fn value_cell(
+    listing: &crate::ir::listing::Listing,
+    i: usize,
+    v: &crate::pipeline::step_values::Shown,
+    w: usize,
+    t: &Theme,
+) -> ValueCell {
+    let info = listing.info(i);
+    let entered = |b| v.entered.get(&b).copied().unwrap_or(0);
+    let ran = info.block.is_none_or(|b| entered(b) > 0);
+    let text = match info.def {
+        // A block's label: how many times it was entered (a loop's body, its iterations).
+        Some(d) if info.block == Some(d) => match entered(d) {
+            0 => "not run".into(),
+            1 => String::new(),
+            n => format!("ran ×{n}"),
+        },
+        Some(d) => match v.values.get(&d) {
+            Some((text, 1)) => text.clone(),
+            Some((text, n)) => format!("{text} ×{n}"),
+            None => String::new(),
+        },
+        None => String::new(),
+    };
+    let mut cut: String = text.chars().take(w).collect();
+    if text.chars().count() > w {
+        cut.pop();
+        cut.push('…');
+    }
+    let label = info.def.is_some() && info.block == info.def;
+    let (cut, style) = if label {
+        // Right-aligned, apart from the values, and from the label's comment.
+        (format!("{cut:>w$}"), t.gutter)
+    } else {
+        (cut, t.value)
+    };
+    ValueCell {
+        span: Span::styled(cut, style),
+        ran,
+    }
+}
+
 fn pressure_cell(
     listing: &crate::ir::listing::Listing,
     i: usize,

@@ -23,6 +23,9 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 s.jobs.retain(|j| *j != "bisect run");
                 crate::app::answer::bisect_run(s, &docs, result)
             }
+            Some(Answered::Executed { key, result }) => {
+                super::exec::executed(s, key, result);
+            }
             Some(Answered::Reducing(line)) => {
                 s.bisect.reducing = Some(line.clone());
                 s.show_progress(line);

@@ -12,6 +12,7 @@ mod compare;
 mod cost;
 mod diagnostics;
 mod diff;
+mod exec;
 mod files;
 mod help;
 mod layout;
@@ -65,6 +66,13 @@ pub enum Effect {
     Reduce(Option<String>),
     /// Stop the reduction under way (`Esc`): it ends with the smallest shader so far.
     StopReduce,
+    /// Run step `key` (its module) on the interpreter for the values column.
+    Exec {
+        key: crate::app::state::StepKey,
+        module: std::sync::Arc<crate::ir::Module>,
+        /// Whose values to keep, should the run be too big to keep every invocation's.
+        chosen: Option<crate::pipeline::step_values::Chosen>,
+    },
     /// Start running a second pipeline beside this one (a preset, a pass list or
     /// `spirv-opt FLAGS`) on every input (`jobs`), or stop (`None`).
     Compare {
@@ -87,6 +95,13 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
             s.quit_asked = false;
         }
     }
+    let mut effects = route(s, action);
+    effects.extend(exec::follow(s));
+    effects
+}
+
+/// Hands `action` to the file of the pane or job it acts on.
+fn route(s: &mut State, action: Action) -> Vec<Effect> {
     match action {
         Action::Quit => {
             // A job the user started and waits for is not stopped by one stray key.
@@ -156,6 +171,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
         Action::Pressure(..) | Action::CostPane | Action::Live | Action::Peak => {
             cost::handle(s, action)
         }
+        Action::Exec(..) => exec::handle(s, action),
         Action::Compare(..) | Action::CompareStep(..) => compare::handle(s, action),
         Action::Bisect | Action::BisectRun(..) | Action::Reduce(..) => bisect::handle(s, action),
         Action::Cancel

@@ -1,0 +1,536 @@
+//! What the interpreter computed at a step, as the code pane shows it (`:exec`): the step run
+//! once on the harness's inputs (a dispatch, or a draw behind or before the generated partner
+//! stage, as `shaderstep exec` runs it) and, for the invocation the user chose, the last
+//! result of each value with how many times it was computed, and how many times each block
+//! was entered.
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+use spirv::{ExecutionModel, Op};
+
+use super::exec::{models, run_draw_step, run_step, DrawnStage};
+use crate::ir::consts::Const;
+use crate::ir::exec::{DrawExecution, Event, Execution, Options, Value, Who};
+use crate::ir::fxhash::FxHashMap;
+use crate::ir::{Id, Module};
+
+/// Whose values show: an invocation of a dispatch, a fragment's pixel, a vertex.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Chosen {
+    Invocation([u32; 3]),
+    Pixel(u32, u32),
+    Vertex(u32),
+}
+
+impl fmt::Display for Chosen {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            Chosen::Invocation([x, y, z]) => write!(f, "invocation {x},{y},{z}"),
+            Chosen::Pixel(x, y) => write!(f, "pixel {x},{y}"),
+            Chosen::Vertex(n) => write!(f, "vertex {n}"),
+        }
+    }
+}
+
+/// `N,N,…`: exactly `n` unsigned numbers.
+pub fn numbers(text: &str, n: usize) -> Result<Vec<u32>, String> {
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    let out: Vec<u32> = parts
+        .iter()
+        .map(|p| p.parse::<u32>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| format!("'{text}' is not {n} numbers separated by commas"))?;
+    if out.len() != n {
+        return Err(format!("'{text}' is not {n} numbers separated by commas"));
+    }
+    Ok(out)
+}
+
+impl FromStr for Chosen {
+    type Err = String;
+
+    /// `invocation X,Y,Z` (or `X,Y,Z`), `pixel X,Y`, `vertex N`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let s = s.trim();
+        let (what, rest) = s.split_once(' ').unwrap_or(("invocation", s));
+        match what {
+            "invocation" => {
+                let v = numbers(rest, 3)?;
+                Ok(Chosen::Invocation([v[0], v[1], v[2]]))
+            }
+            "pixel" => {
+                let v = numbers(rest, 2)?;
+                Ok(Chosen::Pixel(v[0], v[1]))
+            }
+            "vertex" => Ok(Chosen::Vertex(numbers(rest, 1)?[0])),
+            other => Err(format!(
+                "'{other}': choose an invocation X,Y,Z, a pixel X,Y or a vertex N"
+            )),
+        }
+    }
+}
+
+/// A step run on the interpreter.
+pub struct StepRun {
+    pub what: Ran,
+    /// Wall time of the run (both runs, when it ran again for one invocation).
+    pub took: Duration,
+    /// When the whole trace did not fit: the invocation it ran again for, recording only its
+    /// values (the others' are not kept).
+    pub focus: Option<Chosen>,
+}
+
+pub enum Ran {
+    Dispatch(Box<Execution>),
+    Draw {
+        stage: DrawnStage,
+        execution: Box<DrawExecution>,
+    },
+}
+
+/// Values the code pane shows: the trace is kept at most this long (about 50 bytes an
+/// event), so a step's values never hold more than some 50 MB.
+pub const TRACE_LIMIT: usize = 1_000_000;
+
+/// Runs `step` as `shaderstep exec` would: a compute entry point dispatched, else the vertex
+/// or fragment stage drawn. When the trace of every invocation does not fit `TRACE_LIMIT`,
+/// it runs again recording only `chosen` (else the default choice): runs are
+/// deterministic, so the second is the first, seen through one invocation.
+pub fn run(step: &Module, chosen: Option<Chosen>) -> Result<StepRun, String> {
+    let first = run_recording(step, None)?;
+    if !first.cut() {
+        return Ok(first);
+    }
+    let chosen = chosen.unwrap_or_else(|| first.default_choice());
+    let (_, k) = first.find(chosen)?;
+    let mut second = run_recording(step, Some(k))?;
+    second.took += first.took;
+    second.focus = Some(chosen);
+    Ok(second)
+}
+
+fn run_recording(step: &Module, only: Option<u32>) -> Result<StepRun, String> {
+    let options = Options {
+        trace_limit: TRACE_LIMIT,
+        trace_only: only,
+        ..Options::default()
+    };
+    let start = Instant::now();
+    let has = models(step);
+    let what = if has.contains(&ExecutionModel::GLCompute) {
+        Ran::Dispatch(Box::new(run_step(step, None, None, &options)?.execution))
+    } else if has.contains(&ExecutionModel::Vertex) || has.contains(&ExecutionModel::Fragment) {
+        let ran = run_draw_step(step, None, &options)?;
+        Ran::Draw {
+            stage: ran.stage,
+            execution: Box::new(ran.execution),
+        }
+    } else {
+        return Err("the step has no compute, vertex or fragment entry point".into());
+    };
+    Ok(StepRun {
+        what,
+        took: start.elapsed(),
+        focus: None,
+    })
+}
+
+impl StepRun {
+    /// The executions of the run: one for a dispatch, the two stages of a draw.
+    fn executions(&self) -> Vec<&Execution> {
+        match &self.what {
+            Ran::Dispatch(e) => vec![e],
+            Ran::Draw { execution, .. } => vec![&execution.vertex, &execution.fragment],
+        }
+    }
+
+    /// Bytes the trace and block counts hold (what `:exec` reports).
+    pub fn trace_bytes(&self) -> usize {
+        self.executions()
+            .iter()
+            .map(|e| {
+                e.trace.len() * std::mem::size_of::<Event>()
+                    + e.entered.len() * (std::mem::size_of::<(u32, Id)>() + 4)
+            })
+            .sum()
+    }
+
+    /// Instructions executed in all.
+    pub fn executed(&self) -> u64 {
+        self.executions().iter().map(|e| e.executed).sum()
+    }
+
+    /// Whether a trace stopped at its limit.
+    pub fn cut(&self) -> bool {
+        self.executions().iter().any(|e| e.trace_cut)
+    }
+
+    /// Whether it holds the values of `chosen` (the default choice when `None`).
+    pub fn covers(&self, chosen: Option<Chosen>) -> bool {
+        match self.focus {
+            None => true,
+            Some(f) => f == chosen.unwrap_or_else(|| self.default_choice()),
+        }
+    }
+
+    /// Who is shown when the user has not chosen: invocation 0,0,0; the first pixel a
+    /// fragment (not a helper) ran for; vertex 0.
+    pub fn default_choice(&self) -> Chosen {
+        match &self.what {
+            Ran::Dispatch(_) => Chosen::Invocation([0, 0, 0]),
+            Ran::Draw {
+                stage: DrawnStage::Vertex,
+                ..
+            } => Chosen::Vertex(0),
+            Ran::Draw { execution, .. } => execution
+                .fragment
+                .who
+                .iter()
+                .find_map(|w| match *w {
+                    Who::Fragment {
+                        x,
+                        y,
+                        helper: false,
+                        ..
+                    } => Some(Chosen::Pixel(x, y)),
+                    _ => None,
+                })
+                .unwrap_or(Chosen::Vertex(0)),
+        }
+    }
+
+    /// The execution and invocation number `chosen` names.
+    fn find(&self, chosen: Chosen) -> Result<(&Execution, u32), String> {
+        match (&self.what, chosen) {
+            (Ran::Dispatch(e), Chosen::Invocation(id)) => {
+                let k = e.invocation_number(id).ok_or_else(|| {
+                    let size: Vec<u32> = (0..3).map(|k| e.groups[k] * e.local_size[k]).collect();
+                    format!(
+                        "no {chosen}: the dispatch is {}x{}x{}",
+                        size[0], size[1], size[2]
+                    )
+                })?;
+                Ok((e, k))
+            }
+            (Ran::Dispatch(_), _) => Err(format!(
+                "this is a compute shader: choose an invocation X,Y,Z, not a {}",
+                if matches!(chosen, Chosen::Pixel(..)) {
+                    "pixel"
+                } else {
+                    "vertex"
+                }
+            )),
+            (Ran::Draw { stage, execution }, Chosen::Pixel(x, y)) => {
+                if *stage == DrawnStage::Vertex {
+                    return Err("this is a vertex shader: choose a vertex N".into());
+                }
+                let k = execution
+                    .pixel(x, y)
+                    .ok_or_else(|| format!("no fragment ran at pixel {x},{y}"))?;
+                Ok((&execution.fragment, k))
+            }
+            (Ran::Draw { stage, execution }, Chosen::Vertex(n)) => {
+                if *stage == DrawnStage::Fragment {
+                    return Err("this is a fragment shader: choose a pixel X,Y".into());
+                }
+                let k = execution
+                    .vertex
+                    .who
+                    .iter()
+                    .position(|w| matches!(*w, Who::Vertex { index, instance: 0 } if index == n))
+                    .ok_or_else(|| {
+                        format!("no vertex {n}: the draw has {}", execution.vertex.who.len())
+                    })?;
+                Ok((&execution.vertex, k as u32))
+            }
+            (Ran::Draw { .. }, Chosen::Invocation(_)) => {
+                Err("this is a draw: choose a pixel X,Y (fragment) or a vertex N (vertex)".into())
+            }
+        }
+    }
+
+    /// The values of `chosen` (the default choice when `None`) as the code pane shows them:
+    /// the texts read with `module` (the step's) for names and signedness.
+    pub fn shown(
+        &self,
+        chosen: Option<Chosen>,
+        module: &Module,
+        hex: bool,
+    ) -> Result<Shown, String> {
+        let chosen = chosen.unwrap_or_else(|| self.default_choice());
+        if !self.covers(Some(chosen)) {
+            return Err(format!("running again for {chosen}…"));
+        }
+        let (e, k) = self.find(chosen)?;
+        let mut last: FxHashMap<Id, (&Value, u32)> = FxHashMap::default();
+        for ev in e.trace.iter().filter(|ev| ev.invocation == k) {
+            let entry = last.entry(ev.id).or_insert((&ev.value, 0));
+            entry.0 = &ev.value;
+            entry.1 += 1;
+        }
+        let types = ResultTypes::of(module);
+        let values = last
+            .into_iter()
+            .map(|(id, (v, n))| (id, (short(v, &types.signed(id), module, e, hex), n)))
+            .collect();
+        let entered = e
+            .entered
+            .iter()
+            .filter(|((inv, _), _)| *inv == k)
+            .map(|(&(_, label), &n)| (label, n))
+            .collect();
+        Ok(Shown {
+            who: e.describe(k),
+            chosen,
+            values,
+            entered,
+            cut: e.trace_cut,
+        })
+    }
+}
+
+/// One invocation's values at a step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shown {
+    /// As a person names it: `invocation 3,0,0`, `pixel 4,5 of triangle 1`, `vertex 2`.
+    pub who: String,
+    pub chosen: Chosen,
+    /// Each value it computed: the last result as text, and how many times.
+    pub values: FxHashMap<Id, (String, u32)>,
+    /// Each block it entered, and how many times.
+    pub entered: FxHashMap<Id, u32>,
+    /// The trace stopped at its limit: later values are missing.
+    pub cut: bool,
+}
+
+/// Whether the scalars of each value's type are signed integers, from the module's types.
+struct ResultTypes<'m> {
+    m: &'m Module,
+    defs: FxHashMap<Id, Id>,
+}
+
+impl<'m> ResultTypes<'m> {
+    fn of(m: &'m Module) -> Self {
+        let mut defs = FxHashMap::default();
+        for f in m.functions() {
+            for p in f.params() {
+                if let (Some(r), Some(t)) = (p.result(), p.ty()) {
+                    defs.insert(r, t);
+                }
+            }
+            for b in f.blocks() {
+                for &i in &b.insts {
+                    let inst = f.inst(i);
+                    if let (Some(r), Some(t)) = (inst.result(), inst.ty()) {
+                        defs.insert(r, t);
+                    }
+                }
+            }
+        }
+        ResultTypes { m, defs }
+    }
+
+    /// Per scalar of `id`'s type, in order, whether it is a signed integer (empty: unknown).
+    fn signed(&self, id: Id) -> Vec<bool> {
+        let mut out = Vec::new();
+        if let Some(&t) = self.defs.get(&id) {
+            self.scalars(t, &mut out, 0);
+        }
+        out
+    }
+
+    fn scalars(&self, ty: Id, out: &mut Vec<bool>, depth: u32) {
+        let Some(t) = self.m.global(ty) else { return };
+        if depth > 8 || out.len() > 64 {
+            return;
+        }
+        match t.op() {
+            Op::TypeInt => out.push(matches!(
+                t.lits().get(1),
+                Some(rspirv::dr::Operand::LiteralBit32(1))
+            )),
+            Op::TypeFloat | Op::TypeBool => out.push(false),
+            Op::TypeVector | Op::TypeMatrix => {
+                let n = match t.lits().first() {
+                    Some(rspirv::dr::Operand::LiteralBit32(n)) => *n,
+                    _ => 0,
+                };
+                for _ in 0..n.min(16) {
+                    if let Some(e) = t.arg(0) {
+                        self.scalars(e, out, depth + 1);
+                    }
+                }
+            }
+            Op::TypeStruct => {
+                for &m in t.args() {
+                    self.scalars(m, out, depth + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A value in short: floats as the shortest text that reads back at their width, integers
+/// in decimal (signed where the type is) or hex, booleans, vectors and structs in
+/// parentheses, pointers as the variable and the indices into it.
+pub fn short(v: &Value, signed: &[bool], m: &Module, e: &Execution, hex: bool) -> String {
+    let mut out = String::new();
+    let mut k = 0;
+    write_value(&mut out, v, signed, &mut k, m, e, hex);
+    out
+}
+
+fn write_value(
+    out: &mut String,
+    v: &Value,
+    signed: &[bool],
+    k: &mut usize,
+    m: &Module,
+    e: &Execution,
+    hex: bool,
+) {
+    match v {
+        Value::Const(c) => write_const(out, c, signed, k, hex),
+        Value::Pointer(_) => {
+            let (root, path) = v.pointer_parts().unwrap_or((0, &[]));
+            let var = e.root_vars.get(root).copied();
+            match var.and_then(|var| variable_name(m, var)) {
+                Some(name) => out.push_str(&format!("&{name}")),
+                None => match var {
+                    Some(var) => out.push_str(&format!("&%{var}")),
+                    None => out.push_str("&?"),
+                },
+            }
+            for i in path {
+                out.push_str(&format!("[{i}]"));
+            }
+        }
+        Value::Handle(_) => out.push_str(&crate::ir::exec::show(v)),
+        Value::Partly(parts) => {
+            out.push('(');
+            for (n, p) in parts.iter().enumerate() {
+                if n > 0 {
+                    out.push_str(", ");
+                }
+                write_value(out, p, signed, k, m, e, hex);
+            }
+            out.push(')');
+        }
+        Value::Undef => {
+            out.push_str("undef");
+            *k += 1;
+        }
+    }
+}
+
+/// What a variable is called: its name, else (a buffer's instance is often unnamed) the
+/// name of the type it points to.
+fn variable_name(m: &Module, var: Id) -> Option<String> {
+    let named = |id: Id| {
+        m.debug_name(id)
+            .filter(|n| !n.is_empty())
+            .map(str::to_string)
+    };
+    named(var).or_else(|| {
+        let ty = m
+            .global(var)
+            .or_else(|| m.functions().iter().find_map(|f| f.def_of(var)))?
+            .ty()?;
+        let pointee = m.global(ty).filter(|t| t.op() == Op::TypePointer)?.arg(0)?;
+        named(pointee)
+    })
+}
+
+fn write_const(out: &mut String, c: &Const, signed: &[bool], k: &mut usize, hex: bool) {
+    use crate::ir::ops::fold::Value as V;
+    match c {
+        Const::Scalar(V::Int { bits, width }) => {
+            let is_signed = signed.get(*k).copied().unwrap_or(false);
+            *k += 1;
+            let w = (*width).min(64);
+            if hex {
+                out.push_str(&format!("0x{bits:x}"));
+            } else if is_signed {
+                let shift = 64 - w;
+                out.push_str(&(((bits << shift) as i64) >> shift).to_string());
+            } else {
+                out.push_str(&bits.to_string());
+            }
+        }
+        Const::Scalar(V::Float { value, width }) => {
+            *k += 1;
+            if hex {
+                let bits = if *width == 64 {
+                    value.to_bits()
+                } else {
+                    u64::from((*value as f32).to_bits())
+                };
+                out.push_str(&format!("0x{bits:x}"));
+            } else if *width == 64 {
+                out.push_str(&format!("{value:?}"));
+            } else {
+                out.push_str(&format!("{:?}", *value as f32));
+            }
+        }
+        Const::Scalar(V::Bool(b)) => {
+            *k += 1;
+            out.push_str(if *b { "true" } else { "false" });
+        }
+        Const::Bits { bits, width } => {
+            *k += 1;
+            out.push_str(&format!("0x{bits:0w$x}", w = (*width as usize) / 4));
+        }
+        Const::Composite(parts) => {
+            out.push('(');
+            for (n, p) in parts.iter().enumerate() {
+                if n > 0 {
+                    out.push_str(", ");
+                }
+                write_const(out, p, signed, k, hex);
+            }
+            out.push(')');
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn choices_read_as_typed() {
+        assert_eq!("1,2,3".parse::<Chosen>(), Ok(Chosen::Invocation([1, 2, 3])));
+        assert_eq!("pixel 4, 5".parse::<Chosen>(), Ok(Chosen::Pixel(4, 5)));
+        assert_eq!("vertex 7".parse::<Chosen>(), Ok(Chosen::Vertex(7)));
+        assert!("pixel 4".parse::<Chosen>().is_err());
+        assert!("texel 1,2".parse::<Chosen>().is_err());
+        assert_eq!(Chosen::Pixel(4, 5).to_string(), "pixel 4,5");
+    }
+
+    #[test]
+    fn values_read_short() {
+        use crate::ir::ops::fold::Value as V;
+        let f = |x: f64| {
+            Const::Scalar(V::Float {
+                value: f64::from(x as f32),
+                width: 32,
+            })
+        };
+        let i = |b: u64| Const::Scalar(V::Int { bits: b, width: 32 });
+        let mut s = String::new();
+        write_const(
+            &mut s,
+            &Const::Composite(vec![f(0.1), f(1.0), i(0xffff_ffff), i(3)]),
+            &[false, false, true, false],
+            &mut 0,
+            false,
+        );
+        assert_eq!(s, "(0.1, 1.0, -1, 3)");
+        let mut s = String::new();
+        write_const(&mut s, &i(255), &[false], &mut 0, true);
+        assert_eq!(s, "0xff");
+    }
+}
