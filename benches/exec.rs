@@ -5,6 +5,10 @@
 //! (The median `exec` over the corpus: `scripts/exec_sweep.py`.)
 //!
 //! cargo bench --bench exec
+//!
+//! With directories of shaders (`cargo bench --bench exec -- --values DIR…`), it also times
+//! what the values column (`:exec`) waits for on each: the last step of `O` run for the
+//! column (`step_values::run`), and prints the median and the 90th percentile.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -81,7 +85,61 @@ fn report(what: &str, executed: u64, interp: Duration, driver: Option<Duration>)
     }
 }
 
+/// The values column's wait, over the shaders of `dirs`: the last step of `O` run as `:exec`
+/// runs it. Shaders that do not load, whose pipeline fails or that the interpreter refuses
+/// are counted apart.
+fn values_column(dirs: &[String]) {
+    let pipeline = Pipeline::preset("O").expect("the O preset");
+    let mut times = Vec::new();
+    let (mut refused, mut broken) = (0, 0);
+    for dir in dirs {
+        let mut paths: Vec<_> = std::fs::read_dir(dir)
+            .unwrap_or_else(|e| panic!("{dir}: {e}"))
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "spv"))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let Ok(loaded) = input::load(&path) else {
+                broken += 1;
+                continue;
+            };
+            let run = pipeline.run(Arc::new(loaded.words));
+            let Some(last) = run.final_module() else {
+                broken += 1;
+                continue;
+            };
+            let t = Instant::now();
+            match shaderstep::pipeline::step_values::run(last, None) {
+                Ok(_) => times.push((t.elapsed(), path)),
+                Err(_) => refused += 1,
+            }
+        }
+    }
+    if times.is_empty() {
+        println!("values column: nothing ran");
+        return;
+    }
+    times.sort();
+    let at = |q: f64| times[((times.len() - 1) as f64 * q) as usize].0.as_secs_f64() * 1e3;
+    println!(
+        "values column (:exec) on the last step of O: {} shaders, median {:.1} ms, 90th percentile {:.1} ms, slowest {:.0} ms ({refused} refused by the interpreter, {broken} not loaded or failed)",
+        times.len(),
+        at(0.5),
+        at(0.9),
+        at(1.0)
+    );
+    for (t, path) in times.iter().rev().take(3) {
+        println!("  {:.0} ms: {}", t.as_secs_f64() * 1e3, path.display());
+    }
+}
+
 fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(k) = args.iter().position(|a| a == "--values") {
+        values_column(&args[k + 1..]);
+        return;
+    }
     let options = Options::default();
     let gpu = Gpu::lavapipe().ok();
     let kernel = step_of("kernel.comp", KERNEL);
