@@ -121,7 +121,12 @@ fn values_column(dirs: &[String]) {
         return;
     }
     times.sort();
-    let at = |q: f64| times[((times.len() - 1) as f64 * q) as usize].0.as_secs_f64() * 1e3;
+    let at = |q: f64| {
+        times[((times.len() - 1) as f64 * q) as usize]
+            .0
+            .as_secs_f64()
+            * 1e3
+    };
     println!(
         "values column (:exec) on the last step of O: {} shaders, median {:.1} ms, 90th percentile {:.1} ms, slowest {:.0} ms ({refused} refused by the interpreter, {broken} not loaded or failed)",
         times.len(),

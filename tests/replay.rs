@@ -596,3 +596,10 @@ fn cost() {
 fn exec() {
     run("exec");
 }
+
+/// `:first-difference`: a shader and a copy with a planted change, compute and fragment; steps
+/// of one run that compute the same; a name that is neither a step nor an input.
+#[test]
+fn first_difference() {
+    run("first-difference");
+}

@@ -176,6 +176,10 @@ pub enum Action {
     /// The values column (`:exec`, `X`): what the interpreter computed at each line of the
     /// selected step, for one invocation.
     Exec(ExecArg),
+    /// Where the selected step first computes otherwise than another step of this input
+    /// (by number or pass name; `None`: the step before) or the same step of another open
+    /// input (by name): the cursor goes to that value.
+    FirstDifference(Option<String>),
     /// The values live after the cursor's instruction, heaviest first (`:live`).
     Live,
     /// Go to the instruction after which the step's pressure peaks (`:peak`).
@@ -337,6 +341,12 @@ pub enum Answered {
     Reduced(Result<Reduced, String>),
     /// shaderstep.toml read again, or why it could not be.
     Settings(Result<Settings, String>),
+    /// `:first-difference` of step (doc, generation, step) against `other` (its name).
+    FirstDifference {
+        key: (usize, u64, usize),
+        other: String,
+        result: Result<Option<crate::pipeline::step_values::FirstDifference>, String>,
+    },
     /// The interpreter ran step (doc, generation, step) for the values column.
     Executed {
         key: (usize, u64, usize),
@@ -460,6 +470,8 @@ mod tests {
             Action::Bands(Some(true)),
             Action::Pressure(Some(false)),
             Action::CostPane,
+            Action::FirstDifference(None),
+            Action::FirstDifference(Some("mem2reg".into())),
             Action::Exec(ExecArg::Toggle),
             Action::Exec(ExecArg::Shown(false)),
             Action::Exec(ExecArg::Hex(true)),

@@ -553,6 +553,27 @@ pub static COMMANDS: &[Command] = &[
         },
     },
     Command {
+        name: "first-difference",
+        aliases: &["fd"],
+        usage: &[(
+            "first-difference [STEP | INPUT]",
+            "run the selected step and another on the interpreter and go to the first value that differs, both values beside it: the step before, a step by number or pass name, or the same step of another open input",
+        )],
+        complete: Complete::Steps,
+        form: Form::Args {
+            parse: |_cmd, arg| {
+                Ok(Action::FirstDifference(
+                    arg.map(str::trim).filter(|a| !a.is_empty()).map(String::from),
+                ))
+            },
+            print: |a| match a {
+                Action::FirstDifference(None) => Some(String::new()),
+                Action::FirstDifference(Some(x)) => Some(format!(" {x}")),
+                _ => None,
+            },
+        },
+    },
+    Command {
         name: "invocation",
         aliases: &[],
         usage: &[(

@@ -87,6 +87,16 @@ type ExecJob = (
     std::time::Instant,
 );
 
+/// `:first-difference` running in the background: the step, what it is compared with, and
+/// its answer.
+type FirstDifferenceJob = (
+    crate::app::state::StepKey,
+    String,
+    std::sync::mpsc::Receiver<
+        Result<Option<crate::pipeline::step_values::FirstDifference>, String>,
+    >,
+);
+
 /// A semantic bisect running in the background.
 struct BisectJob {
     /// The docs run (one, or the linked stages) with the generation each had.
@@ -113,6 +123,8 @@ pub struct App {
     /// The interpreter running a step for the values column: the step, its answer, and
     /// when it started.
     exec: Option<ExecJob>,
+    /// `:first-difference` under way: the step, what it is compared with, the answer.
+    first_difference: Option<FirstDifferenceJob>,
     /// A validation bisect under way (`:bisect`): its (doc, generation) and answer.
     validation: Option<ValidationJob>,
     /// A reduction under way (`:reduce`).
@@ -212,6 +224,7 @@ impl App {
             compare: None,
             bisect_run: None,
             exec: None,
+            first_difference: None,
             validation: None,
             reduce: None,
             pipeline,
@@ -347,6 +360,21 @@ impl App {
                 Err(_) => {}
             }
         }
+        if let Some((key, other, done)) = &self.first_difference {
+            let (key, other) = (*key, other.clone());
+            let result = match done.try_recv() {
+                Ok(result) => Some(result),
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                    Some(Err("the interpreter stopped without an answer".into()))
+                }
+                Err(_) => None,
+            };
+            if let Some(result) = result {
+                self.first_difference = None;
+                self.answer(Answered::FirstDifference { key, other, result });
+                any = true;
+            }
+        }
         let answer = self.bisect_run.as_ref().map(|j| j.done.try_recv());
         match answer {
             Some(Ok(result)) => {
@@ -393,6 +421,13 @@ impl App {
                 Err(_) => self.finish_bisect(key, Err("the bisect did not answer in time".into())),
             }
         }
+        if let Some((key, other, done)) = self.first_difference.take() {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let result = done
+                .recv_timeout(left)
+                .unwrap_or_else(|_| Err("the interpreter did not answer in time".into()));
+            self.answer(Answered::FirstDifference { key, other, result });
+        }
         // The values column's runs (one may start another, for the step selected meanwhile).
         while let Some((key, done, _)) = self.exec.take() {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
@@ -427,6 +462,7 @@ impl App {
         self.state.docs.iter().any(Doc::running)
             || self.bisect_run.is_some()
             || self.exec.is_some()
+            || self.first_difference.is_some()
             || self.validation.is_some()
             || self.reduce.is_some()
     }
@@ -818,6 +854,42 @@ impl App {
                     module,
                     chosen,
                 } => self.start_exec(key, module, chosen),
+                Effect::FirstDifference {
+                    key,
+                    other,
+                    this,
+                    against,
+                    forward,
+                    this_is_later,
+                } => {
+                    let (tx, done) = std::sync::mpsc::channel();
+                    let spawned = std::thread::Builder::new()
+                        .name("shaderstep-first-difference".into())
+                        .spawn(move || {
+                            let result =
+                                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                                    crate::pipeline::step_values::first_difference(
+                                        &this,
+                                        &against,
+                                        &forward,
+                                        this_is_later,
+                                    )
+                                }))
+                                .unwrap_or_else(|_| {
+                                    Err("internal error in the interpreter (please report)".into())
+                                });
+                            let _ = tx.send(result);
+                        });
+                    match spawned {
+                        Ok(_) => {
+                            self.first_difference = Some((key, other, done));
+                            None
+                        }
+                        Err(e) => Some(Outcome::Failed(format!(
+                            "cannot start the interpreter: {e}"
+                        ))),
+                    }
+                }
                 Effect::StopReduce => {
                     if let Some(job) = &self.reduce {
                         job.stop.store(true, std::sync::atomic::Ordering::Relaxed);

@@ -654,6 +654,9 @@ pub struct ExecPane {
     /// there are none, with what it was derived from (step, choice, hex).
     pub derived_for: Option<(StepKey, Option<crate::pipeline::step_values::Chosen>, bool)>,
     pub shown_values: Option<Result<Arc<crate::pipeline::step_values::Shown>, String>>,
+    /// The last first difference found (`:first-difference`), at its step: the values column
+    /// shows the other step's value beside this one's.
+    pub difference: Option<(StepKey, crate::pipeline::step_values::FirstDifference)>,
 }
 
 /// Steps whose runs the values column keeps (each holds a trace of up to

@@ -20,7 +20,14 @@ use crate::ir::{Id, Module};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Chosen {
     Invocation([u32; 3]),
+    /// The fragment that wrote the pixel last (else the first that ran there).
     Pixel(u32, u32),
+    /// The fragment of one triangle at a pixel (where a first difference was found).
+    Fragment {
+        x: u32,
+        y: u32,
+        triangle: u32,
+    },
     Vertex(u32),
 }
 
@@ -29,6 +36,9 @@ impl fmt::Display for Chosen {
         match self {
             Chosen::Invocation([x, y, z]) => write!(f, "invocation {x},{y},{z}"),
             Chosen::Pixel(x, y) => write!(f, "pixel {x},{y}"),
+            Chosen::Fragment { x, y, triangle } => {
+                write!(f, "pixel {x},{y} of triangle {triangle}")
+            }
             Chosen::Vertex(n) => write!(f, "vertex {n}"),
         }
     }
@@ -216,12 +226,26 @@ impl StepRun {
             }
             (Ran::Dispatch(_), _) => Err(format!(
                 "this is a compute shader: choose an invocation X,Y,Z, not a {}",
-                if matches!(chosen, Chosen::Pixel(..)) {
-                    "pixel"
-                } else {
+                if matches!(chosen, Chosen::Vertex(..)) {
                     "vertex"
+                } else {
+                    "pixel"
                 }
             )),
+            (Ran::Draw { execution, .. }, Chosen::Fragment { x, y, triangle }) => {
+                let k = execution
+                    .fragment
+                    .who
+                    .iter()
+                    .position(|w| {
+                        matches!(*w, Who::Fragment { x: px, y: py, triangle: t, helper: false }
+                            if (px, py, t) == (x, y, triangle))
+                    })
+                    .ok_or_else(|| {
+                        format!("no fragment of triangle {triangle} at pixel {x},{y}")
+                    })?;
+                Ok((&execution.fragment, k as u32))
+            }
             (Ran::Draw { stage, execution }, Chosen::Pixel(x, y)) => {
                 if *stage == DrawnStage::Vertex {
                     return Err("this is a vertex shader: choose a vertex N".into());
@@ -289,6 +313,150 @@ impl StepRun {
             cut: e.trace_cut,
         })
     }
+}
+
+/// Where two steps first compute otherwise (`:first-difference`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FirstDifference {
+    /// The value, as the selected step calls it.
+    pub id: Id,
+    /// Whose value it is.
+    pub chosen: Chosen,
+    /// The selected step's value and the other's.
+    pub value: String,
+    pub against: String,
+    /// `%ID = OpCode …: OTHER → THIS (who), line N`, with the selected step's ids.
+    pub text: String,
+}
+
+/// The executions of a run to compare, in the order they ran (a draw's vertex stage first,
+/// then its fragments, for the stages that are the step's own).
+fn compared(run: &StepRun) -> Vec<&Execution> {
+    match &run.what {
+        Ran::Dispatch(e) => vec![e],
+        Ran::Draw {
+            stage: DrawnStage::Vertex,
+            execution,
+        } => vec![&execution.vertex],
+        Ran::Draw {
+            stage: DrawnStage::Fragment,
+            execution,
+        } => vec![&execution.fragment],
+        Ran::Draw { execution, .. } => vec![&execution.vertex, &execution.fragment],
+    }
+}
+
+/// The first value `this` (a step run) computes otherwise than `other` (another step, or
+/// another input's step, run on the same inputs), in execution order: `None` when every value
+/// both compute is the same. `forward` gives, for an id of the earlier of the two steps, the
+/// id the later one has for it (`history::renamed`, composed); `this_is_later` says which
+/// that is. Ids in the answer are the selected step's (`this_module`'s).
+pub fn first_difference(
+    this: &Module,
+    other: &Module,
+    forward: &FxHashMap<Id, Id>,
+    this_is_later: bool,
+) -> Result<Option<FirstDifference>, String> {
+    let options = Options::default();
+    let run_of = |m: &Module| -> Result<StepRun, String> {
+        let has = models(m);
+        let what = if has.contains(&ExecutionModel::GLCompute) {
+            Ran::Dispatch(Box::new(run_step(m, None, None, &options)?.execution))
+        } else {
+            let ran = run_draw_step(m, None, &options)?;
+            Ran::Draw {
+                stage: ran.stage,
+                execution: Box::new(ran.execution),
+            }
+        };
+        Ok(StepRun {
+            what,
+            took: Duration::ZERO,
+            focus: None,
+        })
+    };
+    let mine = run_of(this)?;
+    let theirs = run_of(other).map_err(|e| format!("the other step: {e}"))?;
+    let back: FxHashMap<Id, Id> = forward.iter().map(|(&a, &b)| (b, a)).collect();
+    let renumber = |e: &Execution, map: &FxHashMap<Id, Id>| -> Execution {
+        Execution {
+            trace: e
+                .trace
+                .iter()
+                .map(|ev| Event {
+                    id: *map.get(&ev.id).unwrap_or(&ev.id),
+                    ..ev.clone()
+                })
+                .collect(),
+            ..e.clone()
+        }
+    };
+    for (a, b) in compared(&mine).into_iter().zip(compared(&theirs)) {
+        // Both in the later step's numbering.
+        let (a2, b2);
+        let (a, b) = if forward.is_empty() {
+            (a, b)
+        } else if this_is_later {
+            b2 = renumber(b, forward);
+            (a, &b2)
+        } else {
+            a2 = renumber(a, forward);
+            (&a2, b)
+        };
+        let Some(d) = crate::ir::exec::first_difference(a, b) else {
+            continue;
+        };
+        let id = if this_is_later {
+            d.id
+        } else {
+            *back.get(&d.id).unwrap_or(&d.id)
+        };
+        let types = ResultTypes::of(this);
+        let signed = types.signed(id);
+        let chosen = match a.who.get(d.invocation as usize) {
+            Some(&Who::Fragment { x, y, triangle, .. }) => Chosen::Fragment { x, y, triangle },
+            Some(&Who::Vertex { index, .. }) => Chosen::Vertex(index),
+            None => Chosen::Invocation(a.invocation_of(d.invocation)),
+        };
+        let value = short(&d.value, &signed, this, a, false);
+        let against = short(&d.against, &signed, other, b, false);
+        // As `exec --against` says it, with the names the code pane prints and the values
+        // in short.
+        let names = crate::ir::names::Names::for_module(this);
+        let name = format!("%{}", names.get(id));
+        let what = match this.functions().iter().find_map(|f| f.def_of(id)) {
+            Some(inst) => format!(
+                "{name} = {}",
+                crate::ir::spirv::disasm::Context::new(this, names).format_body(inst)
+            ),
+            None => name,
+        };
+        let line = crate::ir::exec::line_of(this, id)
+            .map(|l| format!(", line {l}"))
+            .unwrap_or_default();
+        let text = format!(
+            "{what}: {against} → {value} ({}){line}",
+            a.describe(d.invocation)
+        );
+        return Ok(Some(FirstDifference {
+            id,
+            chosen,
+            value,
+            against,
+            text,
+        }));
+    }
+    let cut = compared(&mine)
+        .into_iter()
+        .chain(compared(&theirs))
+        .any(|e| e.trace_cut);
+    if cut {
+        return Err(format!(
+            "no value differs in the first {} results of each, where the trace stops: later ones are not compared",
+            Options::default().trace_limit
+        ));
+    }
+    Ok(None)
 }
 
 /// One invocation's values at a step.

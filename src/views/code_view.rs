@@ -268,7 +268,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                 .and_then(|st| st.known_cost());
             let gutter_w = if s.cost.pressure { 4 } else { 0 };
             let values = values_column(s, inner.width);
-            let values_w = values.as_ref().map_or(0, |(w, _)| *w + 1);
+            let values_w = values.as_ref().map_or(0, |c| c.width + 1);
             let text_w = (inner.width as usize).saturating_sub(digits + 1 + gutter_w + values_w);
             let mut out = Vec::with_capacity(rows);
             for r in s.code.scroll..(s.code.scroll + rows).min(range.len()) {
@@ -289,9 +289,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                     s.code.hscroll,
                     text_w,
                 );
-                let cell = values
-                    .as_ref()
-                    .map(|(w, v)| value_cell(listing, i, v, *w, t));
+                let cell = values.as_ref().map(|c| value_cell(listing, i, c, t));
                 let ran = cell.as_ref().is_none_or(|c| c.ran);
                 let shown_w: usize = text_spans.iter().map(|sp| sp.content.chars().count()).sum();
                 spans.extend(text_spans);
@@ -507,16 +505,33 @@ fn values_title(s: &State) -> Option<String> {
     })
 }
 
-/// The values column's width and values, when it is shown with values to show.
-fn values_column(s: &State, width: u16) -> Option<(usize, &crate::pipeline::step_values::Shown)> {
+/// What the values column shows: its width, the values, and the first difference found at
+/// this step for the invocation shown (`:first-difference`).
+struct Column<'s> {
+    width: usize,
+    values: &'s crate::pipeline::step_values::Shown,
+    difference: Option<&'s crate::pipeline::step_values::FirstDifference>,
+}
+
+/// The values column, when it is shown with values to show.
+fn values_column(s: &State, width: u16) -> Option<Column<'_>> {
     if !s.exec.shown {
         return None;
     }
     let Some(Ok(v)) = &s.exec.shown_values else {
         return None;
     };
-    let w = (width as usize / 3).clamp(12, 40);
-    Some((w, v))
+    let difference = s
+        .exec
+        .difference
+        .as_ref()
+        .filter(|(k, d)| Some(*k) == s.step_key() && d.chosen == v.chosen)
+        .map(|(_, d)| d);
+    Some(Column {
+        width: (width as usize / 3).clamp(12, 40),
+        values: v,
+        difference,
+    })
 }
 
 /// One row's cell of the values column, and whether the invocation ran the row's code.
@@ -528,11 +543,24 @@ struct ValueCell {
 fn value_cell(
     listing: &crate::ir::listing::Listing,
     i: usize,
-    v: &crate::pipeline::step_values::Shown,
-    w: usize,
+    column: &Column,
     t: &Theme,
 ) -> ValueCell {
+    let (v, w) = (column.values, column.width);
     let info = listing.info(i);
+    if let Some(d) = column.difference.filter(|d| info.def == Some(d.id)) {
+        // The first difference: the other step's value, then this one's.
+        let text = format!("{} → {}", d.against, d.value);
+        let mut cut: String = text.chars().take(w).collect();
+        if text.chars().count() > w {
+            cut.pop();
+            cut.push('…');
+        }
+        return ValueCell {
+            span: Span::styled(cut, t.changed),
+            ran: true,
+        };
+    }
     let entered = |b| v.entered.get(&b).copied().unwrap_or(0);
     let ran = info.block.is_none_or(|b| entered(b) > 0);
     let text = match info.def {

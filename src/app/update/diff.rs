@@ -164,7 +164,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
 
 /// The open input `:diff-input` names (its name or part of it), or without a name the one the
 /// current input was reduced from, or else the only other one.
-fn other_input(s: &State, name: Option<&str>) -> Result<usize, String> {
+pub(super) fn other_input(s: &State, name: Option<&str>) -> Result<usize, String> {
     let others: Vec<usize> = (0..s.docs.len()).filter(|&i| i != s.doc).collect();
     let name_of = |i: usize| s.docs[i].display_name(&s.roots);
     let found = match name {

@@ -7,12 +7,27 @@ use std::sync::Arc;
 use super::Effect;
 use crate::app::action::{Action, ExecArg};
 use crate::app::state::{State, StepKey, EXEC_KEPT};
-use crate::pipeline::step_values::StepRun;
+use crate::ir::fxhash::FxHashMap;
+use crate::ir::Id;
+use crate::pipeline::history::renamed;
+use crate::pipeline::semantic::pass_steps;
+use crate::pipeline::step_values::{FirstDifference, StepRun};
+use crate::pipeline::Run;
 
 /// Applies the actions `update` routes here.
 pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
-    let Action::Exec(arg) = action else {
-        unreachable!("not an action of the values column: {action:?}")
+    let arg = match action {
+        Action::Exec(arg) => arg,
+        Action::FirstDifference(other) => {
+            return match first_difference(s, other.as_deref()) {
+                Ok(effect) => vec![effect],
+                Err(e) => {
+                    s.set_error(format!("first-difference: {e}"));
+                    Vec::new()
+                }
+            };
+        }
+        other => unreachable!("not an action of the values column: {other:?}"),
     };
     match arg {
         ExecArg::Toggle => s.exec.shown = !s.exec.shown,
@@ -78,7 +93,7 @@ fn ran_text(run: &StepRun) -> String {
         format!("{:.1} MiB", bytes as f64 / f64::from(1 << 20))
     };
     format!(
-        "values column: {} instructions executed in {:.0} ms, trace {trace}{}",
+        "values column: {} instructions executed in {:.0}ms, trace {trace}{}",
         run.executed(),
         run.took.as_secs_f64() * 1e3,
         if run.cut() {
@@ -100,7 +115,14 @@ pub(crate) fn executed(s: &mut State, key: StepKey, result: Result<Arc<StepRun>,
     s.exec.runs.push((key, result));
     let excess = s.exec.runs.len().saturating_sub(EXEC_KEPT);
     s.exec.runs.drain(..excess);
-    if s.step_key() == Some(key) && s.exec.shown {
+    // Said where the user waits for it, never over what something else said meanwhile
+    // (a first difference found).
+    let waiting = s
+        .status
+        .message
+        .as_ref()
+        .is_none_or(|m| m.text.starts_with("running step"));
+    if s.step_key() == Some(key) && s.exec.shown && waiting {
         say(s);
     }
 }
@@ -136,4 +158,155 @@ pub(super) fn follow(s: &mut State) -> Option<Effect> {
         module,
         chosen: s.exec.chosen,
     })
+}
+
+/// What `:first-difference` runs: the selected step against the step before it, a step of
+/// this run by number or pass name, or the same step of another open input.
+fn first_difference(s: &mut State, other: Option<&str>) -> Result<Effect, String> {
+    let run = s.run().cloned().ok_or("the shader has no steps yet")?;
+    let key = s.step_key().ok_or("the shader has no steps yet")?;
+    let this = run.steps.get(s.step).ok_or("no step selected")?;
+    if this.is_source() {
+        return Err("the source text does not run: select a step (J)".into());
+    }
+    let step_name = |run: &Run, j: usize| format!("step {j} {}", run.steps[j].pass);
+    let (against, label, forward, this_is_later) = match other {
+        None => {
+            let steps = pass_steps(&run);
+            let k = steps.iter().position(|&j| j == s.step).unwrap_or(0);
+            let j = *k
+                .checked_sub(1)
+                .and_then(|k| steps.get(k))
+                .ok_or("this is the first step: name a step or an open input to compare with")?;
+            (
+                run.steps[j].module.clone(),
+                step_name(&run, j),
+                compose(&run, j, s.step),
+                true,
+            )
+        }
+        Some(text) => {
+            let step = text
+                .parse::<crate::app::action::StepRef>()
+                .and_then(|r| super::pass_list::step_index(&run, &r));
+            match step {
+                Ok(j) if j == s.step => return Err("that is the selected step".into()),
+                Ok(j) if run.steps[j].is_source() => {
+                    return Err("the source text does not run: name a step".into())
+                }
+                Ok(j) => (
+                    run.steps[j].module.clone(),
+                    step_name(&run, j),
+                    compose(&run, j.min(s.step), j.max(s.step)),
+                    s.step > j,
+                ),
+                Err(not_a_step) => {
+                    let d = super::diff::other_input(s, Some(text))
+                        .map_err(|e| format!("{not_a_step}; {e}"))?;
+                    let theirs = s.docs[d].run.clone().ok_or("that input has no steps")?;
+                    let j = s.input_step(d).ok_or("that input has no steps")?;
+                    if theirs.steps[j].is_source() {
+                        return Err("the other input's step is its source text".into());
+                    }
+                    (
+                        theirs.steps[j].module.clone(),
+                        format!(
+                            "{} {}",
+                            s.docs[d].display_name(&s.roots),
+                            step_name(&theirs, j)
+                        ),
+                        FxHashMap::default(),
+                        true,
+                    )
+                }
+            }
+        }
+    };
+    s.set_message(format!(
+        "running step {} and {label} on the interpreter…",
+        s.step
+    ));
+    Ok(Effect::FirstDifference {
+        key,
+        other: label,
+        this: this.module.clone(),
+        against,
+        forward,
+        this_is_later,
+    })
+}
+
+/// Ids of step `from` to those of the later step `to` takes for them, as the value history
+/// matches them across each step between (most keep their ids: only renamings are listed).
+fn compose(run: &Run, from: usize, to: usize) -> FxHashMap<Id, Id> {
+    let mut out: FxHashMap<Id, Id> = FxHashMap::default();
+    for k in from + 1..=to {
+        let m = renamed(run, k);
+        if m.is_empty() {
+            continue;
+        }
+        for v in out.values_mut() {
+            if let Some(&n) = m.get(v) {
+                *v = n;
+            }
+        }
+        for (a, b) in m {
+            out.entry(a).or_insert(b);
+        }
+    }
+    out
+}
+
+/// `:first-difference` answered: the values column shows the invocation whose value differs,
+/// the cursor goes to the value and the status line says both.
+pub(crate) fn first_difference_found(
+    s: &mut State,
+    key: StepKey,
+    other: &str,
+    result: Result<Option<FirstDifference>, String>,
+) {
+    let d = match result {
+        Ok(Some(d)) => d,
+        Ok(None) => {
+            s.set_message(format!(
+                "no value differs: step {} and {other} compute the same for every invocation",
+                key.2
+            ));
+            return;
+        }
+        Err(e) => {
+            s.set_error(format!("first-difference: {e}"));
+            return;
+        }
+    };
+    let said = format!("first difference: {} (against {other})", d.text);
+    if s.step_key() != Some(key) {
+        s.set_message(format!("{said}, at step {}", key.2));
+        return;
+    }
+    s.exec.shown = true;
+    s.exec.chosen = Some(d.chosen);
+    s.exec.difference = Some((key, d.clone()));
+    // The values column is in the step's text (a bisect leaves a diff on screen).
+    if matches!(
+        s.view,
+        crate::app::action::ViewMode::Diff | crate::app::action::ViewMode::Split
+    ) {
+        s.view = match s.text {
+            crate::app::state::TextKind::Spirv => crate::app::action::ViewMode::Spirv,
+            _ => crate::app::action::ViewMode::Ir,
+        };
+    }
+    crate::app::derive::refresh_panel(s);
+    let mut row = s.panel.row_defining(d.id);
+    if row.is_none() && s.func.is_some() {
+        s.func = None;
+        crate::app::derive::refresh_panel(s);
+        row = s.panel.row_defining(d.id);
+    }
+    if let Some(r) = row {
+        super::code_view::jump_to(s, r);
+        s.focus = crate::app::state::Focus::Code;
+    }
+    s.set_message(said);
 }

@@ -26,6 +26,9 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             Some(Answered::Executed { key, result }) => {
                 super::exec::executed(s, key, result);
             }
+            Some(Answered::FirstDifference { key, other, result }) => {
+                super::exec::first_difference_found(s, key, &other, result);
+            }
             Some(Answered::Reducing(line)) => {
                 s.bisect.reducing = Some(line.clone());
                 s.show_progress(line);

@@ -73,6 +73,17 @@ pub enum Effect {
         /// Whose values to keep, should the run be too big to keep every invocation's.
         chosen: Option<crate::pipeline::step_values::Chosen>,
     },
+    /// Run two steps on the interpreter and find the first value that differs.
+    FirstDifference {
+        key: crate::app::state::StepKey,
+        /// What the other is called, in what is said.
+        other: String,
+        this: std::sync::Arc<crate::ir::Module>,
+        against: std::sync::Arc<crate::ir::Module>,
+        /// Ids of the earlier step to the later one's (`history::renamed`, composed).
+        forward: crate::ir::fxhash::FxHashMap<crate::ir::Id, crate::ir::Id>,
+        this_is_later: bool,
+    },
     /// Start running a second pipeline beside this one (a preset, a pass list or
     /// `spirv-opt FLAGS`) on every input (`jobs`), or stop (`None`).
     Compare {
@@ -171,7 +182,7 @@ fn route(s: &mut State, action: Action) -> Vec<Effect> {
         Action::Pressure(..) | Action::CostPane | Action::Live | Action::Peak => {
             cost::handle(s, action)
         }
-        Action::Exec(..) => exec::handle(s, action),
+        Action::Exec(..) | Action::FirstDifference(..) => exec::handle(s, action),
         Action::Compare(..) | Action::CompareStep(..) => compare::handle(s, action),
         Action::Bisect | Action::BisectRun(..) | Action::Reduce(..) => bisect::handle(s, action),
         Action::Cancel
