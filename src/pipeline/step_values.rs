@@ -14,6 +14,7 @@ use super::exec::{models, run_draw_step, run_step, DrawnStage};
 use crate::ir::consts::Const;
 use crate::ir::exec::{DrawExecution, Event, Execution, Options, Value, Who};
 use crate::ir::fxhash::FxHashMap;
+use crate::ir::names::Names;
 use crate::ir::{Id, Module};
 
 /// Whose values show: an invocation of a dispatch, a fragment's pixel, a vertex.
@@ -295,9 +296,10 @@ impl StepRun {
             entry.1 += 1;
         }
         let types = ResultTypes::of(module);
+        let names = Names::for_module(module);
         let values = last
             .into_iter()
-            .map(|(id, (v, n))| (id, (short(v, &types.signed(id), module, e, hex), n)))
+            .map(|(id, (v, n))| (id, (short(v, &types.signed(id), module, &names, e, hex), n)))
             .collect();
         let entered = e
             .entered
@@ -413,21 +415,28 @@ pub fn first_difference(
         };
         let types = ResultTypes::of(this);
         let signed = types.signed(id);
+        let this_names = Names::for_module(this);
         let chosen = match a.who.get(d.invocation as usize) {
             Some(&Who::Fragment { x, y, triangle, .. }) => Chosen::Fragment { x, y, triangle },
             Some(&Who::Vertex { index, .. }) => Chosen::Vertex(index),
             None => Chosen::Invocation(a.invocation_of(d.invocation)),
         };
-        let value = short(&d.value, &signed, this, a, false);
-        let against = short(&d.against, &signed, other, b, false);
+        let value = short(&d.value, &signed, this, &this_names, a, false);
+        let against = short(
+            &d.against,
+            &signed,
+            other,
+            &Names::for_module(other),
+            b,
+            false,
+        );
         // As `exec --against` says it, with the names the code pane prints and the values
         // in short.
-        let names = crate::ir::names::Names::for_module(this);
-        let name = format!("%{}", names.get(id));
+        let name = format!("%{}", this_names.get(id));
         let what = match this.functions().iter().find_map(|f| f.def_of(id)) {
             Some(inst) => format!(
                 "{name} = {}",
-                crate::ir::spirv::disasm::Context::new(this, names).format_body(inst)
+                crate::ir::spirv::disasm::Context::new(this, this_names.clone()).format_body(inst)
             ),
             None => name,
         };
@@ -544,10 +553,17 @@ impl<'m> ResultTypes<'m> {
 /// A value in short: floats as the shortest text that reads back at their width, integers
 /// in decimal (signed where the type is) or hex, booleans, vectors and structs in
 /// parentheses, pointers as the variable and the indices into it.
-pub fn short(v: &Value, signed: &[bool], m: &Module, e: &Execution, hex: bool) -> String {
+pub fn short(
+    v: &Value,
+    signed: &[bool],
+    m: &Module,
+    names: &Names,
+    e: &Execution,
+    hex: bool,
+) -> String {
     let mut out = String::new();
     let mut k = 0;
-    write_value(&mut out, v, signed, &mut k, m, e, hex);
+    write_value(&mut out, v, signed, &mut k, (m, names), e, hex);
     out
 }
 
@@ -556,7 +572,7 @@ fn write_value(
     v: &Value,
     signed: &[bool],
     k: &mut usize,
-    m: &Module,
+    m: (&Module, &Names),
     e: &Execution,
     hex: bool,
 ) {
@@ -565,7 +581,7 @@ fn write_value(
         Value::Pointer(_) => {
             let (root, path) = v.pointer_parts().unwrap_or((0, &[]));
             let var = e.root_vars.get(root).copied();
-            match var.and_then(|var| variable_name(m, var)) {
+            match var.and_then(|var| variable_name(m.0, m.1, var)) {
                 Some(name) => out.push_str(&format!("&{name}")),
                 None => match var {
                     Some(var) => out.push_str(&format!("&%{var}")),
@@ -594,13 +610,13 @@ fn write_value(
     }
 }
 
-/// What a variable is called: its name, else (a buffer's instance is often unnamed) the
-/// name of the type it points to.
-fn variable_name(m: &Module, var: Id) -> Option<String> {
+/// What a variable is called: its name as the code pane prints it, else (a buffer's instance
+/// is often unnamed) the name of the type it points to.
+fn variable_name(m: &Module, names: &Names, var: Id) -> Option<String> {
     let named = |id: Id| {
         m.debug_name(id)
             .filter(|n| !n.is_empty())
-            .map(str::to_string)
+            .map(|_| names.get(id))
     };
     named(var).or_else(|| {
         let ty = m
