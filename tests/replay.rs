@@ -603,3 +603,10 @@ fn exec() {
 fn first_difference() {
     run("first-difference");
 }
+
+/// Stepping through an execution: next, previous, the next iteration, on to the cursor's line,
+/// the last result, and off.
+#[test]
+fn trace() {
+    run("trace");
+}

@@ -315,6 +315,21 @@ pub enum ExecArg {
     Hex(bool),
     /// Whose values show (`:invocation X,Y,Z`, `:pixel X,Y`, `:vertex N`).
     Who(crate::pipeline::step_values::Chosen),
+    /// Step through the chosen invocation's execution (`:trace …`, `.` `,`).
+    Trace(TraceMove),
+}
+
+/// A move through a recorded execution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TraceMove {
+    /// Start at its first result, or stop stepping (`:trace`).
+    Toggle,
+    Next,
+    Prev,
+    /// The next time the current line runs again (the next iteration of its loop).
+    Again,
+    /// On to the next time the line under the cursor runs.
+    ToCursor,
 }
 
 pub enum Answered {
@@ -473,6 +488,11 @@ mod tests {
             Action::FirstDifference(None),
             Action::FirstDifference(Some("mem2reg".into())),
             Action::Exec(ExecArg::Toggle),
+            Action::Exec(ExecArg::Trace(TraceMove::Toggle)),
+            Action::Exec(ExecArg::Trace(TraceMove::Next)),
+            Action::Exec(ExecArg::Trace(TraceMove::Prev)),
+            Action::Exec(ExecArg::Trace(TraceMove::Again)),
+            Action::Exec(ExecArg::Trace(TraceMove::ToCursor)),
             Action::Exec(ExecArg::Shown(false)),
             Action::Exec(ExecArg::Hex(true)),
             Action::Exec(ExecArg::Who(
@@ -545,6 +565,11 @@ mod command_table_tests {
             .replace("writer|reader", "reader")
             .replace("[N|+N|-N]", "40")
             .replace("[--oracle O]", "--oracle interp")
+            .replace("hex|dec", "hex")
+            .replace("next|prev|again|cursor", "again")
+            .replace("[STEP | INPUT]", "mem2reg")
+            .replace("X,Y,Z", "1,2,3")
+            .replace("X,Y", "4,5")
     }
 
     /// Each usage the help shows parses, and what it parses to prints as a command that

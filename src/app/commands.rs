@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use super::action::{on_off, on_off_text, Action, ExecArg, SplitTo, ViewMode};
+use super::action::{on_off, on_off_text, Action, ExecArg, SplitTo, TraceMove, ViewMode};
 use super::keymap::Context;
 use crate::pipeline::step_values::Chosen;
 
@@ -569,6 +569,50 @@ pub static COMMANDS: &[Command] = &[
             print: |a| match a {
                 Action::FirstDifference(None) => Some(String::new()),
                 Action::FirstDifference(Some(x)) => Some(format!(" {x}")),
+                _ => None,
+            },
+        },
+    },
+    Command {
+        name: "trace",
+        aliases: &[],
+        usage: &[
+            (
+                "trace",
+                "step through the execution of the invocation shown: the values as they stood after each result, the cursor on its line (again: stop)",
+            ),
+            (
+                "trace next|prev|again|cursor",
+                "the next or previous result; the next time this line runs (its loop's next iteration); run on to the line under the cursor",
+            ),
+        ],
+        complete: Complete::Nothing,
+        form: Form::Args {
+            parse: |_cmd, arg| {
+                Ok(Action::Exec(ExecArg::Trace(match arg.map(str::trim) {
+                    None | Some("") => TraceMove::Toggle,
+                    Some("next") => TraceMove::Next,
+                    Some("prev") => TraceMove::Prev,
+                    Some("again") => TraceMove::Again,
+                    Some("cursor") => TraceMove::ToCursor,
+                    Some(other) => {
+                        return Err(format!(
+                            ":trace takes nothing, next, prev, again or cursor, not '{other}'"
+                        ))
+                    }
+                })))
+            },
+            print: |a| match a {
+                Action::Exec(ExecArg::Trace(m)) => Some(
+                    match m {
+                        TraceMove::Toggle => "",
+                        TraceMove::Next => " next",
+                        TraceMove::Prev => " prev",
+                        TraceMove::Again => " again",
+                        TraceMove::ToCursor => " cursor",
+                    }
+                    .into(),
+                ),
                 _ => None,
             },
         },
@@ -1262,6 +1306,9 @@ pub static KEYS: &[DefaultKeys] =
         keys(&[Global], &["s"], "view spirv", "SPIR-V disassembly view"),
         keys(&[Global], &["t"], "toggle-text", "toggle IR / SPIR-V text (in diffs too)"),
         keys(&[Global], &["X"], "exec", "values column: what each line computed (interpreter)"),
+        keys(&[Global], &["."], "trace next", "step through the execution: next result"),
+        keys(&[Global], &[","], "trace prev", "step through the execution: previous result"),
+        keys(&[Global], &[";"], "trace again", "step on to the next time this line runs"),
         keys(&[Global], &["}"], "next-hunk", "next change"),
         keys(&[Global], &["{"], "prev-hunk", "previous change"),
         keys(&[Global], &["r"], "ignore-renumbering", "diffs: ignore renumbered ids"),

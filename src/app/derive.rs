@@ -326,7 +326,7 @@ fn refresh_values(s: &mut State) {
         s.exec.shown_values = None;
         return;
     };
-    let wanted = (key, s.exec.chosen, s.exec.hex);
+    let wanted = (key, s.exec.chosen, s.exec.hex, s.exec.trace);
     if s.exec.derived_for == Some(wanted) {
         return;
     }
@@ -341,7 +341,9 @@ fn refresh_values(s: &mut State) {
         .and_then(|r| r.steps.get(s.step))
         .map(|st| st.module.clone());
     s.exec.shown_values = Some(match (ran, module) {
-        (Ok(run), Some(m)) => run.shown(s.exec.chosen, &m, s.exec.hex).map(Arc::new),
+        (Ok(run), Some(m)) => run
+            .shown(s.exec.chosen, &m, s.exec.hex, s.exec.trace)
+            .map(Arc::new),
         (Err(e), _) => Err(e),
         (_, None) => Err("the step is gone".into()),
     });

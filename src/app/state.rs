@@ -652,7 +652,17 @@ pub struct ExecPane {
     pub running: Option<StepKey>,
     /// Derived before each draw: the shown step's values for the chosen invocation, or why
     /// there are none, with what it was derived from (step, choice, hex).
-    pub derived_for: Option<(StepKey, Option<crate::pipeline::step_values::Chosen>, bool)>,
+    pub derived_for: Option<(
+        StepKey,
+        Option<crate::pipeline::step_values::Chosen>,
+        bool,
+        Option<usize>,
+    )>,
+    /// Stepping through the chosen invocation's execution (`:trace`, `.` `,`): the values
+    /// are as they stood after its result number `trace` (0-based).
+    pub trace: Option<usize>,
+    /// The step stepping is in: another step's execution starts at its first result.
+    pub trace_step: Option<StepKey>,
     pub shown_values: Option<Result<Arc<crate::pipeline::step_values::Shown>, String>>,
     /// The last first difference found (`:first-difference`), at its step: the values column
     /// shows the other step's value beside this one's.

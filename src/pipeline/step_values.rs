@@ -278,11 +278,15 @@ impl StepRun {
 
     /// The values of `chosen` (the default choice when `None`) as the code pane shows them:
     /// the texts read with `module` (the step's) for names and signedness.
+    ///
+    /// With `at`, as the execution stood after the invocation's result number `at` (0-based,
+    /// in execution order: stepping through the trace), later results not yet there.
     pub fn shown(
         &self,
         chosen: Option<Chosen>,
         module: &Module,
         hex: bool,
+        at: Option<usize>,
     ) -> Result<Shown, String> {
         let chosen = chosen.unwrap_or_else(|| self.default_choice());
         if !self.covers(Some(chosen)) {
@@ -290,10 +294,14 @@ impl StepRun {
         }
         let (e, k) = self.find(chosen)?;
         let mut last: FxHashMap<Id, (&Value, u32)> = FxHashMap::default();
+        let mut order = Vec::new();
         for ev in e.trace.iter().filter(|ev| ev.invocation == k) {
-            let entry = last.entry(ev.id).or_insert((&ev.value, 0));
-            entry.0 = &ev.value;
-            entry.1 += 1;
+            if at.is_none_or(|at| order.len() <= at) {
+                let entry = last.entry(ev.id).or_insert((&ev.value, 0));
+                entry.0 = &ev.value;
+                entry.1 += 1;
+            }
+            order.push(ev.id);
         }
         let types = ResultTypes::of(module);
         let names = Names::for_module(module);
@@ -313,6 +321,8 @@ impl StepRun {
             values,
             entered,
             cut: e.trace_cut,
+            order,
+            at,
         })
     }
 }
@@ -480,6 +490,10 @@ pub struct Shown {
     pub entered: FxHashMap<Id, u32>,
     /// The trace stopped at its limit: later values are missing.
     pub cut: bool,
+    /// The values it computed, in execution order (what stepping walks).
+    pub order: Vec<Id>,
+    /// Stepping: the values are as they stood after `order[at]`.
+    pub at: Option<usize>,
 }
 
 /// Whether the scalars of each value's type are signed integers, from the module's types.

@@ -499,7 +499,15 @@ fn values_title(s: &State) -> Option<String> {
     Some(match &s.exec.shown_values {
         _ if s.exec.running == Some(key) => "values: running…".into(),
         Some(Ok(v)) if v.cut => format!("values of {} (trace cut)", v.who),
-        Some(Ok(v)) => format!("values of {}", v.who),
+        Some(Ok(v)) => match v.at {
+            Some(p) => format!(
+                "values of {}, result {} of {}",
+                v.who,
+                (p + 1).min(v.order.len()),
+                v.order.len()
+            ),
+            None => format!("values of {}", v.who),
+        },
         Some(Err(e)) => format!("values: {e}"),
         None => "values: waiting…".into(),
     })
@@ -567,9 +575,24 @@ fn value_cell(
         // A block's label: how many times it was entered (a loop's body, its iterations).
         Some(d) if info.block == Some(d) => match entered(d) {
             0 => "not run".into(),
+            // Counts are the whole run's: stepping, they would read as so far.
+            _ if v.at.is_some() => String::new(),
             1 => String::new(),
             n => format!("ran ×{n}"),
         },
+        // Stepping: the value just computed.
+        Some(d) if v.at.is_some_and(|p| v.order.get(p) == Some(&d)) => {
+            let text = v.values.get(&d).map_or("", |(t, _)| t.as_str());
+            let mut cut: String = format!("▶ {text}").chars().take(w).collect();
+            if text.chars().count() + 2 > w {
+                cut.pop();
+                cut.push('…');
+            }
+            return ValueCell {
+                span: Span::styled(cut, t.token),
+                ran: true,
+            };
+        }
         Some(d) => match v.values.get(&d) {
             Some((text, 1)) => text.clone(),
             Some((text, n)) => format!("{text} ×{n}"),

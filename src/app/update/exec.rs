@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::Effect;
-use crate::app::action::{Action, ExecArg};
+use crate::app::action::{Action, ExecArg, TraceMove};
 use crate::app::state::{State, StepKey, EXEC_KEPT};
 use crate::ir::fxhash::FxHashMap;
 use crate::ir::Id;
@@ -39,7 +39,16 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
         ExecArg::Who(chosen) => {
             s.exec.chosen = Some(chosen);
             s.exec.shown = true;
+            // Another invocation's execution: stepping starts again.
+            s.exec.trace = s.exec.trace.map(|_| 0);
         }
+        ExecArg::Trace(m) => {
+            trace(s, m);
+            return Vec::new();
+        }
+    }
+    if !s.exec.shown {
+        s.exec.trace = None;
     }
     if !s.exec.shown {
         s.set_message("values column off");
@@ -78,7 +87,7 @@ fn say(s: &mut State) {
     else {
         return;
     };
-    match run.shown(s.exec.chosen, &module, s.exec.hex) {
+    match run.shown(s.exec.chosen, &module, s.exec.hex, None) {
         Ok(_) => s.set_message(ran_text(&run)),
         Err(e) => s.set_error(format!("exec: {e}")),
     }
@@ -130,6 +139,10 @@ pub(crate) fn executed(s: &mut State, key: StepKey, result: Result<Arc<StepRun>,
 /// The run the values column waits for, if it is to start now: the selected step, shown, not
 /// kept, not running (one run at a time: the next starts when it ends).
 pub(super) fn follow(s: &mut State) -> Option<Effect> {
+    if s.exec.trace.is_some() && s.exec.trace_step != s.step_key() {
+        s.exec.trace = Some(0);
+    }
+    s.exec.trace_step = s.step_key();
     if !s.exec.shown || s.exec.running.is_some() {
         return None;
     }
@@ -309,4 +322,80 @@ pub(crate) fn first_difference_found(
         s.focus = crate::app::state::Focus::Code;
     }
     s.set_message(said);
+}
+
+/// A move through the chosen invocation's recorded execution: the values as they stood after
+/// a result, and the cursor on the line that computed it.
+fn trace(s: &mut State, m: TraceMove) {
+    let order = match &s.exec.shown_values {
+        Some(Ok(v)) if s.exec.shown => v.order.clone(),
+        _ if !s.exec.shown => {
+            // Stepping needs the values: they come first.
+            s.exec.shown = true;
+            s.exec.trace = Some(0);
+            s.set_message(
+                "running the step on the interpreter, then stepping from its first result…",
+            );
+            return;
+        }
+        Some(Err(e)) => {
+            s.set_error(format!("trace: {e}"));
+            return;
+        }
+        _ => {
+            s.set_error("trace: the step's values are not there yet (the interpreter is running)");
+            return;
+        }
+    };
+    if order.is_empty() {
+        s.set_error("trace: the invocation computed no value");
+        return;
+    }
+    let last = order.len() - 1;
+    let at = s.exec.trace;
+    let cursor_def = || -> Option<Id> {
+        let (listing, k) = s.panel.row_line(s.code.cursor)?;
+        listing.info(k).def
+    };
+    let next = match (m, at) {
+        (TraceMove::Toggle, Some(_)) => {
+            s.exec.trace = None;
+            s.set_message("stepping off: the values column shows every value's last");
+            return;
+        }
+        (TraceMove::Toggle, None) | (_, None) => Some(0),
+        (TraceMove::Next, Some(p)) => (p < last).then_some(p + 1),
+        (TraceMove::Prev, Some(p)) => p.checked_sub(1),
+        (TraceMove::Again, Some(p)) => (p + 1..=last).find(|&q| order[q] == order[p]),
+        (TraceMove::ToCursor, Some(p)) => {
+            let Some(id) = cursor_def() else {
+                s.set_error("trace: the cursor's line computes no value");
+                return;
+            };
+            (p + 1..=last).find(|&q| order[q] == id)
+        }
+    };
+    let Some(q) = next else {
+        s.set_message(match m {
+            TraceMove::Prev => "trace: at the first result",
+            TraceMove::Again => "trace: this line does not run again",
+            TraceMove::ToCursor => "trace: the cursor's line does not run again",
+            _ => "trace: at the last result: the invocation ends here",
+        });
+        return;
+    };
+    s.exec.trace = Some(q);
+    let id = order[q];
+    crate::app::derive::refresh_panel(s);
+    let mut row = s.panel.row_defining(id);
+    if row.is_none() && s.func.is_some() {
+        // Into a function the filter hides.
+        s.func = None;
+        crate::app::derive::refresh_panel(s);
+        row = s.panel.row_defining(id);
+    }
+    if let Some(r) = row {
+        super::code_view::jump_to(s, r);
+    }
+    s.set_message(format!("trace: result {} of {}", q + 1, order.len()));
 }
