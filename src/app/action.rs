@@ -326,6 +326,10 @@ pub enum TraceMove {
     Toggle,
     Next,
     Prev,
+    /// The next result of this call, over the calls it makes.
+    Over,
+    /// The next result after this call returns.
+    Out,
     /// The next time the current line runs again (the next iteration of its loop).
     Again,
     /// On to the next time the line under the cursor runs.
@@ -492,6 +496,8 @@ mod tests {
             Action::Exec(ExecArg::Trace(TraceMove::Next)),
             Action::Exec(ExecArg::Trace(TraceMove::Prev)),
             Action::Exec(ExecArg::Trace(TraceMove::Again)),
+            Action::Exec(ExecArg::Trace(TraceMove::Over)),
+            Action::Exec(ExecArg::Trace(TraceMove::Out)),
             Action::Exec(ExecArg::Trace(TraceMove::ToCursor)),
             Action::Exec(ExecArg::Shown(false)),
             Action::Exec(ExecArg::Hex(true)),
@@ -566,7 +572,7 @@ mod command_table_tests {
             .replace("[N|+N|-N]", "40")
             .replace("[--oracle O]", "--oracle interp")
             .replace("hex|dec", "hex")
-            .replace("next|prev|again|cursor", "again")
+            .replace("next|prev|over|out|again|cursor", "again")
             .replace("[STEP | INPUT]", "mem2reg")
             .replace("X,Y,Z", "1,2,3")
             .replace("X,Y", "4,5")

@@ -582,8 +582,8 @@ pub static COMMANDS: &[Command] = &[
                 "step through the execution of the invocation shown: the values as they stood after each result, the cursor on its line (again: stop)",
             ),
             (
-                "trace next|prev|again|cursor",
-                "the next or previous result; the next time this line runs (its loop's next iteration); run on to the line under the cursor",
+                "trace next|prev|over|out|again|cursor",
+                "the next or previous result (into calls); the next of this call (over the calls it makes); the next after it returns; the next time this line runs (its loop's next iteration); on to the line under the cursor",
             ),
         ],
         complete: Complete::Nothing,
@@ -594,10 +594,12 @@ pub static COMMANDS: &[Command] = &[
                     Some("next") => TraceMove::Next,
                     Some("prev") => TraceMove::Prev,
                     Some("again") => TraceMove::Again,
+                    Some("over") => TraceMove::Over,
+                    Some("out") => TraceMove::Out,
                     Some("cursor") => TraceMove::ToCursor,
                     Some(other) => {
                         return Err(format!(
-                            ":trace takes nothing, next, prev, again or cursor, not '{other}'"
+                            ":trace takes nothing, next, prev, over, out, again or cursor, not '{other}'"
                         ))
                     }
                 })))
@@ -609,6 +611,8 @@ pub static COMMANDS: &[Command] = &[
                         TraceMove::Next => " next",
                         TraceMove::Prev => " prev",
                         TraceMove::Again => " again",
+                        TraceMove::Over => " over",
+                        TraceMove::Out => " out",
                         TraceMove::ToCursor => " cursor",
                     }
                     .into(),

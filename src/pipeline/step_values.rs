@@ -315,6 +315,7 @@ impl StepRun {
             .filter(|((inv, _), _)| *inv == k)
             .map(|(&(_, label), &n)| (label, n))
             .collect();
+        let depth = call_depths(module, &order);
         Ok(Shown {
             who: e.describe(k),
             chosen,
@@ -322,6 +323,7 @@ impl StepRun {
             entered,
             cut: e.trace_cut,
             order,
+            depth,
             at,
         })
     }
@@ -492,8 +494,44 @@ pub struct Shown {
     pub cut: bool,
     /// The values it computed, in execution order (what stepping walks).
     pub order: Vec<Id>,
+    /// How deep in calls each of `order` was computed (the entry point's: 0).
+    pub depth: Vec<u32>,
     /// Stepping: the values are as they stood after `order[at]`.
     pub at: Option<usize>,
+}
+
+/// The call depth of each value of `order` (an invocation's, in execution order). SPIR-V
+/// has no recursion, so the functions in progress are a stack of distinct functions: a value
+/// of a function already on it returns there, of another calls it.
+fn call_depths(m: &Module, order: &[Id]) -> Vec<u32> {
+    let mut function_of: FxHashMap<Id, Id> = FxHashMap::default();
+    for f in m.functions() {
+        for p in f.params() {
+            if let Some(r) = p.result() {
+                function_of.insert(r, f.id());
+            }
+        }
+        for b in f.blocks() {
+            for &i in &b.insts {
+                if let Some(r) = f.inst(i).result() {
+                    function_of.insert(r, f.id());
+                }
+            }
+        }
+    }
+    let mut stack: Vec<Id> = Vec::new();
+    order
+        .iter()
+        .map(|id| {
+            if let Some(&f) = function_of.get(id) {
+                match stack.iter().position(|&g| g == f) {
+                    Some(k) => stack.truncate(k + 1),
+                    None => stack.push(f),
+                }
+            }
+            stack.len().saturating_sub(1) as u32
+        })
+        .collect()
 }
 
 /// Whether the scalars of each value's type are signed integers, from the module's types.

@@ -327,8 +327,8 @@ pub(crate) fn first_difference_found(
 /// A move through the chosen invocation's recorded execution: the values as they stood after
 /// a result, and the cursor on the line that computed it.
 fn trace(s: &mut State, m: TraceMove) {
-    let order = match &s.exec.shown_values {
-        Some(Ok(v)) if s.exec.shown => v.order.clone(),
+    let (order, depth) = match &s.exec.shown_values {
+        Some(Ok(v)) if s.exec.shown => (v.order.clone(), v.depth.clone()),
         _ if !s.exec.shown => {
             // Stepping needs the values: they come first.
             s.exec.shown = true;
@@ -367,6 +367,8 @@ fn trace(s: &mut State, m: TraceMove) {
         (TraceMove::Next, Some(p)) => (p < last).then_some(p + 1),
         (TraceMove::Prev, Some(p)) => p.checked_sub(1),
         (TraceMove::Again, Some(p)) => (p + 1..=last).find(|&q| order[q] == order[p]),
+        (TraceMove::Over, Some(p)) => (p + 1..=last).find(|&q| depth[q] <= depth[p]),
+        (TraceMove::Out, Some(p)) => (p + 1..=last).find(|&q| depth[q] < depth[p]),
         (TraceMove::ToCursor, Some(p)) => {
             let Some(id) = cursor_def() else {
                 s.set_error("trace: the cursor's line computes no value");
@@ -379,6 +381,7 @@ fn trace(s: &mut State, m: TraceMove) {
         s.set_message(match m {
             TraceMove::Prev => "trace: at the first result",
             TraceMove::Again => "trace: this line does not run again",
+            TraceMove::Out => "trace: no result after this call returns",
             TraceMove::ToCursor => "trace: the cursor's line does not run again",
             _ => "trace: at the last result: the invocation ends here",
         });
