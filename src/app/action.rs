@@ -180,6 +180,9 @@ pub enum Action {
     /// (by number or pass name; `None`: the step before) or the same step of another open
     /// input (by name): the cursor goes to that value.
     FirstDifference(Option<String>),
+    /// The source variables of the function at the cursor and their values where the values
+    /// column stands (`:locals`).
+    Locals,
     /// The values live after the cursor's instruction, heaviest first (`:live`).
     Live,
     /// Go to the instruction after which the step's pressure peaks (`:peak`).
@@ -490,6 +493,7 @@ mod tests {
             Action::Pressure(Some(false)),
             Action::CostPane,
             Action::FirstDifference(None),
+            Action::Locals,
             Action::FirstDifference(Some("mem2reg".into())),
             Action::Exec(ExecArg::Toggle),
             Action::Exec(ExecArg::Trace(TraceMove::Toggle)),

@@ -294,7 +294,7 @@ pub(super) fn bisect_run(
                     let value = d
                         .value
                         .as_ref()
-                        .map(|v| format!("; first difference: {v}"))
+                        .map(|v| format!("; first difference: {v} (:first-difference goes to it)"))
                         .unwrap_or_default();
                     let diag =
                         Diagnostic::new(Severity::Error, format!("{how}: {}{value}", d.what));

@@ -622,6 +622,16 @@ pub static COMMANDS: &[Command] = &[
         },
     },
     Command {
+        name: "locals",
+        aliases: &[],
+        usage: &[(
+            "locals",
+            "the source variables of the function at the cursor (debug builds) and their values where the values column stands, stepping too",
+        )],
+        complete: Complete::Nothing,
+        form: Form::Bare(Action::Locals),
+    },
+    Command {
         name: "invocation",
         aliases: &[],
         usage: &[(

@@ -348,6 +348,18 @@ fn refresh_values(s: &mut State) {
         (_, None) => Err("the step is gone".into()),
     });
     s.exec.derived_for = Some(wanted);
+    // An open `:locals` list follows the values (stepping moves them).
+    if s.values
+        .as_ref()
+        .is_some_and(|l| l.kind == super::state::ValueListKind::Locals)
+    {
+        if let Some(mut list) = super::update::locals_list(s) {
+            if let Some(old) = &s.values {
+                list.cursor = old.cursor.min(list.entries.len().saturating_sub(1));
+            }
+            s.values = Some(list);
+        }
+    }
 }
 
 /// Brings everything derived up to date after an event (the event loop calls it once per

@@ -384,6 +384,9 @@ pub enum ValueListKind {
     Sources,
     /// The values live after an instruction (`:live`), each at its definition.
     Live,
+    /// The source variables of a function and their values at the point the values column
+    /// shows (`:locals`); kept up to date while stepping.
+    Locals,
 }
 
 /// One entry of the value list: where `Enter` goes.
@@ -663,6 +666,8 @@ pub struct ExecPane {
     pub trace: Option<usize>,
     /// The step stepping is in: another step's execution starts at its first result.
     pub trace_step: Option<StepKey>,
+    /// The function `:locals` lists the variables of.
+    pub locals_function: Option<crate::ir::Id>,
     pub shown_values: Option<Result<Arc<crate::pipeline::step_values::Shown>, String>>,
     /// The last first difference found (`:first-difference`), at its step: the values column
     /// shows the other step's value beside this one's.

@@ -500,6 +500,117 @@ pub struct Shown {
     pub at: Option<usize>,
 }
 
+/// A source variable at the point shown (`:locals`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Local {
+    pub name: String,
+    /// Its value as the step describes it there, or why there is none.
+    pub value: String,
+    /// The value that holds it (where `Enter` goes).
+    pub id: Option<Id>,
+}
+
+/// The source variables of function `function` (`DebugLocalVariable`s that its
+/// `DebugDeclare`s and `DebugValue`s describe) and their values in `shown`: where the variable
+/// is a value (`DebugValue`), the one of the values it names computed last; where it lives in
+/// memory (`DebugDeclare`), what the last load of it read.
+pub fn locals(m: &Module, function: Id, shown: &Shown) -> Vec<Local> {
+    use crate::ir::ext_sets::{DECLARE, LOCAL_VARIABLE, VALUE};
+    let Some(f) = m.function(function) else {
+        return Vec::new();
+    };
+    let sets = crate::ir::debug::DebugSets::of(m);
+    let strings = crate::ir::debug::strings(m);
+    // When each value was computed last, up to the point shown.
+    let upto = shown
+        .at
+        .map_or(shown.order.len(), |a| (a + 1).min(shown.order.len()));
+    let mut when: FxHashMap<Id, usize> = FxHashMap::default();
+    for (k, &id) in shown.order[..upto].iter().enumerate() {
+        when.insert(id, k);
+    }
+    // Loads by the variable they read.
+    let mut loads: FxHashMap<Id, Vec<Id>> = FxHashMap::default();
+    // (the variable, described as a value) → the values named; (the variable, in memory) →
+    // the pointer.
+    let mut values: Vec<(Id, Vec<Id>)> = Vec::new();
+    let mut memory: Vec<(Id, Id)> = Vec::new();
+    for (_, i) in f.layout() {
+        let inst = f.inst(i);
+        if inst.op() == Op::Load {
+            if let (Some(p), Some(r)) = (inst.arg(0), inst.result()) {
+                loads.entry(p).or_default().push(r);
+            }
+            continue;
+        }
+        let (Some(var), Some(described)) = (
+            inst.arg(crate::ir::debug::ARG_VARIABLE),
+            inst.arg(crate::ir::debug::ARG_DESCRIBED),
+        ) else {
+            continue;
+        };
+        if sets.is(inst, VALUE) {
+            match values.iter_mut().find(|(v, _)| *v == var) {
+                Some((_, ids)) => ids.push(described),
+                None => values.push((var, vec![described])),
+            }
+        } else if sets.is(inst, DECLARE) && !memory.iter().any(|(v, _)| *v == var) {
+            memory.push((var, described));
+        }
+    }
+    let name_of = |var: Id| -> String {
+        m.global(var)
+            .filter(|g| sets.is(g, LOCAL_VARIABLE))
+            .and_then(|g| g.arg(1))
+            .and_then(|s| strings.get(&s).cloned())
+            .unwrap_or_else(|| format!("%{var}"))
+    };
+    let text = |id: Id| shown.values.get(&id).map(|(t, _)| t.clone());
+    let mut out = Vec::new();
+    for (var, ids) in values {
+        let last = ids
+            .iter()
+            .copied()
+            .filter(|id| when.contains_key(id))
+            .max_by_key(|id| when[id]);
+        out.push(match last.and_then(|id| Some((id, text(id)?))) {
+            Some((id, value)) => Local {
+                name: name_of(var),
+                value,
+                id: Some(id),
+            },
+            None => Local {
+                name: name_of(var),
+                value: "not yet given a value".into(),
+                id: None,
+            },
+        });
+    }
+    for (var, ptr) in memory {
+        let last = loads
+            .get(&ptr)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|id| when.contains_key(id))
+            .max_by_key(|id| when[id]);
+        out.push(match last.and_then(|id| Some((id, text(id)?))) {
+            Some((id, value)) => Local {
+                name: name_of(var),
+                value: format!("{value} (as last loaded)"),
+                id: Some(id),
+            },
+            None => Local {
+                name: name_of(var),
+                value: "in memory, not loaded yet".into(),
+                id: None,
+            },
+        });
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    out
+}
+
 /// The call depth of each value of `order` (an invocation's, in execution order). SPIR-V
 /// has no recursion, so the functions in progress are a stack of distinct functions: a value
 /// of a function already on it returns there, of another calls it.

@@ -31,6 +31,10 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
             format!("{}: {n} value{plural}", list.name),
             "heaviest first; Enter goes to one, x closes",
         ),
+        ValueListKind::Locals => (
+            format!("{}: {n} variable{plural}", list.name),
+            "Enter goes to the value, x closes",
+        ),
         ValueListKind::Lost => (
             format!("{}: {n} source line{plural} lost", list.name),
             "Enter shows the code that went, x closes",

@@ -27,6 +27,35 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 }
             };
         }
+        Action::Locals => {
+            let func = s
+                .panel
+                .row_line(s.code.cursor)
+                .and_then(|(listing, k)| listing.info(k).func);
+            let Some(func) = func else {
+                s.set_error("locals: put the cursor in a function");
+                return Vec::new();
+            };
+            s.exec.locals_function = Some(func);
+            s.exec.shown = true;
+            match locals_list(s) {
+                Some(list) if list.entries.is_empty() => {
+                    s.set_message(format!(
+                        "locals: {} describes no source variable of this function at this step (a debug build does)",
+                        list.name
+                    ));
+                    s.values = Some(list);
+                }
+                Some(list) => {
+                    s.values = Some(list);
+                    s.set_message("locals: their values where the values column stands (stepping: as they stood)");
+                }
+                None => s.set_message(
+                    "locals: the variables list once the values column has run the step",
+                ),
+            }
+            return Vec::new();
+        }
         other => unreachable!("not an action of the values column: {other:?}"),
     };
     match arg {
@@ -49,8 +78,6 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
     }
     if !s.exec.shown {
         s.exec.trace = None;
-    }
-    if !s.exec.shown {
         s.set_message("values column off");
         return Vec::new();
     }
@@ -401,4 +428,28 @@ fn trace(s: &mut State, m: TraceMove) {
         super::code_view::jump_to(s, r);
     }
     s.set_message(format!("trace: result {} of {}", q + 1, order.len()));
+}
+
+/// The `:locals` list: the variables of `exec.locals_function` and their values in the values
+/// column as it stands; `None` until the column has values.
+pub(crate) fn locals_list(s: &State) -> Option<crate::app::state::ValueList> {
+    use crate::app::state::{ValueEntry, ValueList, ValueListKind};
+    let func = s.exec.locals_function?;
+    let Some(Ok(shown)) = &s.exec.shown_values else {
+        return None;
+    };
+    let module = s.run()?.steps.get(s.step)?.module.clone();
+    let names = crate::ir::names::Names::for_module(&module);
+    let entries = crate::pipeline::step_values::locals(&module, func, shown)
+        .into_iter()
+        .map(|l| ValueEntry {
+            source: None,
+            step: s.step,
+            line: None,
+            value: l.id,
+            text: format!("{} = {}", l.name, l.value),
+        })
+        .collect();
+    let name = format!("locals of %{}", names.get(func));
+    Some(ValueList::new(s, ValueListKind::Locals, &name, entries))
 }

@@ -30,6 +30,7 @@ use crate::app::state::State;
 use crate::app::worker::Job;
 
 pub(in crate::app) use browser::select_doc;
+pub(crate) use exec::locals_list;
 pub(in crate::app) use files::load;
 pub use help::op_on_line;
 
@@ -182,7 +183,7 @@ fn route(s: &mut State, action: Action) -> Vec<Effect> {
         Action::Pressure(..) | Action::CostPane | Action::Live | Action::Peak => {
             cost::handle(s, action)
         }
-        Action::Exec(..) | Action::FirstDifference(..) => exec::handle(s, action),
+        Action::Exec(..) | Action::FirstDifference(..) | Action::Locals => exec::handle(s, action),
         Action::Compare(..) | Action::CompareStep(..) => compare::handle(s, action),
         Action::Bisect | Action::BisectRun(..) | Action::Reduce(..) => bisect::handle(s, action),
         Action::Cancel
