@@ -79,12 +79,10 @@ type ValidationJob = (
     std::sync::mpsc::Receiver<Result<crate::pipeline::validate::FirstInvalid, String>>,
 );
 
-/// The interpreter running a step for the values column: the step, its answer, and when it
-/// started.
+/// The interpreter running a step for the values column: the step and its answer.
 type ExecJob = (
     crate::app::state::StepKey,
     std::sync::mpsc::Receiver<Result<Arc<crate::pipeline::step_values::StepRun>, String>>,
-    std::time::Instant,
 );
 
 /// `:first-difference` running in the background: the step, what it is compared with, and
@@ -120,8 +118,7 @@ pub struct App {
     compare: Option<Worker>,
     /// A semantic bisect under way (`:bisect run`): its input, generation, and answer.
     bisect_run: Option<BisectJob>,
-    /// The interpreter running a step for the values column: the step, its answer, and
-    /// when it started.
+    /// The interpreter running a step for the values column: the step and its answer.
     exec: Option<ExecJob>,
     /// `:first-difference` under way: the step, what it is compared with, the answer.
     first_difference: Option<FirstDifferenceJob>,
@@ -341,7 +338,7 @@ impl App {
                 Err(_) => {}
             }
         }
-        if let Some((key, done, _)) = &self.exec {
+        if let Some((key, done)) = &self.exec {
             let key = *key;
             match done.try_recv() {
                 Ok(result) => {
@@ -429,7 +426,7 @@ impl App {
             self.answer(Answered::FirstDifference { key, other, result });
         }
         // The values column's runs (one may start another, for the step selected meanwhile).
-        while let Some((key, done, _)) = self.exec.take() {
+        while let Some((key, done)) = self.exec.take() {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             let result = done
                 .recv_timeout(left)
@@ -619,7 +616,7 @@ impl App {
             });
         match spawned {
             Ok(_) => {
-                self.exec = Some((key, done, std::time::Instant::now()));
+                self.exec = Some((key, done));
                 None
             }
             Err(e) => {

@@ -565,47 +565,39 @@ pub fn locals(m: &Module, function: Id, shown: &Shown) -> Vec<Local> {
             .and_then(|s| strings.get(&s).cloned())
             .unwrap_or_else(|| format!("%{var}"))
     };
-    let text = |id: Id| shown.values.get(&id).map(|(t, _)| t.clone());
-    let mut out = Vec::new();
-    for (var, ids) in values {
-        let last = ids
+    // Of `ids`, the one computed last, with its value as shown.
+    let latest = |ids: &[Id]| -> Option<(Id, String)> {
+        let id = ids
             .iter()
             .copied()
             .filter(|id| when.contains_key(id))
-            .max_by_key(|id| when[id]);
-        out.push(match last.and_then(|id| Some((id, text(id)?))) {
-            Some((id, value)) => Local {
-                name: name_of(var),
-                value,
-                id: Some(id),
-            },
-            None => Local {
-                name: name_of(var),
-                value: "not yet given a value".into(),
-                id: None,
-            },
-        });
-    }
+            .max_by_key(|id| when[id])?;
+        Some((id, shown.values.get(&id)?.0.clone()))
+    };
+    let local = |var: Id, found: Option<(Id, String)>, how: &str, none: &str| match found {
+        Some((id, value)) => Local {
+            name: name_of(var),
+            value: format!("{value}{how}"),
+            id: Some(id),
+        },
+        None => Local {
+            name: name_of(var),
+            value: none.into(),
+            id: None,
+        },
+    };
+    let mut out: Vec<Local> = values
+        .iter()
+        .map(|(var, ids)| local(*var, latest(ids), "", "not yet given a value"))
+        .collect();
     for (var, ptr) in memory {
-        let last = loads
-            .get(&ptr)
-            .into_iter()
-            .flatten()
-            .copied()
-            .filter(|id| when.contains_key(id))
-            .max_by_key(|id| when[id]);
-        out.push(match last.and_then(|id| Some((id, text(id)?))) {
-            Some((id, value)) => Local {
-                name: name_of(var),
-                value: format!("{value} (as last loaded)"),
-                id: Some(id),
-            },
-            None => Local {
-                name: name_of(var),
-                value: "in memory, not loaded yet".into(),
-                id: None,
-            },
-        });
+        let read = loads.get(&ptr).map_or(&[][..], Vec::as_slice);
+        out.push(local(
+            var,
+            latest(read),
+            " (as last loaded)",
+            "in memory, not loaded yet",
+        ));
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));
     out
