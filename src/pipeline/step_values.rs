@@ -110,30 +110,31 @@ pub const TRACE_LIMIT: usize = 1_000_000;
 /// it runs again recording only `chosen` (else the default choice): runs are
 /// deterministic, so the second is the first, seen through one invocation.
 pub fn run(step: &Module, chosen: Option<Chosen>) -> Result<StepRun, String> {
-    let first = run_recording(step, None)?;
+    let options = |only| Options {
+        trace_limit: TRACE_LIMIT,
+        trace_only: only,
+        ..Options::default()
+    };
+    let first = run_with(step, &options(None))?;
     if !first.cut() {
         return Ok(first);
     }
     let chosen = chosen.unwrap_or_else(|| first.default_choice());
     let (_, k) = first.find(chosen)?;
-    let mut second = run_recording(step, Some(k))?;
+    let mut second = run_with(step, &options(Some(k)))?;
     second.took += first.took;
     second.focus = Some(chosen);
     Ok(second)
 }
 
-fn run_recording(step: &Module, only: Option<u32>) -> Result<StepRun, String> {
-    let options = Options {
-        trace_limit: TRACE_LIMIT,
-        trace_only: only,
-        ..Options::default()
-    };
+/// `step` dispatched or drawn with `options`.
+fn run_with(step: &Module, options: &Options) -> Result<StepRun, String> {
     let start = Instant::now();
     let has = models(step);
     let what = if has.contains(&ExecutionModel::GLCompute) {
-        Ran::Dispatch(Box::new(run_step(step, None, None, &options)?.execution))
+        Ran::Dispatch(Box::new(run_step(step, None, None, options)?.execution))
     } else if has.contains(&ExecutionModel::Vertex) || has.contains(&ExecutionModel::Fragment) {
-        let ran = run_draw_step(step, None, &options)?;
+        let ran = run_draw_step(step, None, options)?;
         Ran::Draw {
             stage: ran.stage,
             execution: Box::new(ran.execution),
@@ -372,59 +373,21 @@ pub fn first_difference(
     this_is_later: bool,
 ) -> Result<Option<FirstDifference>, String> {
     let options = Options::default();
-    let run_of = |m: &Module| -> Result<StepRun, String> {
-        let has = models(m);
-        let what = if has.contains(&ExecutionModel::GLCompute) {
-            Ran::Dispatch(Box::new(run_step(m, None, None, &options)?.execution))
-        } else {
-            let ran = run_draw_step(m, None, &options)?;
-            Ran::Draw {
-                stage: ran.stage,
-                execution: Box::new(ran.execution),
-            }
-        };
-        Ok(StepRun {
-            what,
-            took: Duration::ZERO,
-            focus: None,
-        })
-    };
-    let mine = run_of(this)?;
-    let theirs = run_of(other).map_err(|e| format!("the other step: {e}"))?;
-    let back: FxHashMap<Id, Id> = forward.iter().map(|(&a, &b)| (b, a)).collect();
-    let renumber = |e: &Execution, map: &FxHashMap<Id, Id>| -> Execution {
-        Execution {
-            trace: e
-                .trace
-                .iter()
-                .map(|ev| Event {
-                    id: *map.get(&ev.id).unwrap_or(&ev.id),
-                    ..ev.clone()
-                })
-                .collect(),
-            ..e.clone()
-        }
+    let mine = run_with(this, &options)?;
+    let theirs = run_with(other, &options).map_err(|e| format!("the other step: {e}"))?;
+    // Both in the later step's numbering; the answer's id is this step's own.
+    let later = |id: Id| *forward.get(&id).unwrap_or(&id);
+    let same = |id: Id| id;
+    let (mine_in, theirs_in): (&dyn Fn(Id) -> Id, &dyn Fn(Id) -> Id) = if this_is_later {
+        (&same, &later)
+    } else {
+        (&later, &same)
     };
     for (a, b) in compared(&mine).into_iter().zip(compared(&theirs)) {
-        // Both in the later step's numbering.
-        let (a2, b2);
-        let (a, b) = if forward.is_empty() {
-            (a, b)
-        } else if this_is_later {
-            b2 = renumber(b, forward);
-            (a, &b2)
-        } else {
-            a2 = renumber(a, forward);
-            (&a2, b)
-        };
-        let Some(d) = crate::ir::exec::first_difference(a, b) else {
+        let Some(d) = crate::ir::exec::first_difference_matched(a, b, mine_in, theirs_in) else {
             continue;
         };
-        let id = if this_is_later {
-            d.id
-        } else {
-            *back.get(&d.id).unwrap_or(&d.id)
-        };
+        let id = d.id;
         let types = ResultTypes::of(this);
         let signed = types.signed(id);
         let this_names = Names::for_module(this);

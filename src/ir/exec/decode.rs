@@ -9,7 +9,7 @@ use spirv::{ExecutionModel, Op};
 
 use super::super::ext_sets::{ExtSets, SetKind};
 use super::super::func::{Function, InstId};
-use super::super::fxhash::FxHashMap;
+use super::super::idmap::IdMap;
 use super::super::inst::{Id, Inst};
 use super::super::module::Module;
 use super::subgroup;
@@ -79,53 +79,19 @@ pub(super) struct Code<'m> {
     pub params: Vec<u32>,
 }
 
-/// Where an id's value lives: the slot of a function-local value, by id.
-pub(super) enum Slots {
-    Dense(Vec<u32>),
-    /// For a module whose ids run far beyond its size (a valid module may use id 4 billion).
-    Sparse(FxHashMap<Id, u32>),
-}
+/// Where an id's value lives: the slot of a function-local value, by id (`NOT_LOCAL` for
+/// any other).
+pub(super) type Slots = IdMap<u32>;
 
 /// Not a function-local value: a global variable, a constant, or nothing.
 pub(super) const NOT_LOCAL: u32 = u32::MAX;
-
-impl Slots {
-    #[inline]
-    pub fn get(&self, id: Id) -> u32 {
-        match self {
-            Slots::Dense(v) => v.get(id as usize).copied().unwrap_or(NOT_LOCAL),
-            Slots::Sparse(m) => m.get(&id).copied().unwrap_or(NOT_LOCAL),
-        }
-    }
-
-    fn set(&mut self, id: Id, slot: u32) {
-        match self {
-            Slots::Dense(v) => {
-                if let Some(s) = v.get_mut(id as usize) {
-                    *s = slot;
-                }
-            }
-            Slots::Sparse(m) => {
-                m.insert(id, slot);
-            }
-        }
-    }
-}
-
-/// Ids beyond this are looked up in a map rather than a table.
-const DENSE_LIMIT: usize = 1 << 22;
 
 pub(super) fn decode<'m>(
     m: &'m Module,
     sets: &ExtSets,
     model: ExecutionModel,
 ) -> (Vec<Code<'m>>, Slots) {
-    let limit = m.id_limit();
-    let mut slots = if limit <= DENSE_LIMIT {
-        Slots::Dense(vec![NOT_LOCAL; limit])
-    } else {
-        Slots::Sparse(FxHashMap::default())
-    };
+    let mut slots = Slots::new(m, NOT_LOCAL);
     let code = m
         .functions()
         .iter()
@@ -144,7 +110,7 @@ fn decode_function<'m>(
     let mut slot_for = |id: Id, slots: &mut Slots| {
         let s = next;
         next += 1;
-        slots.set(id, s);
+        *slots.get_mut(id) = s;
         s
     };
     let params = f
@@ -152,9 +118,6 @@ fn decode_function<'m>(
         .iter()
         .filter_map(|p| p.result())
         .map(|r| slot_for(r, slots))
-        .collect();
-    let block_of: FxHashMap<Id, usize> = (0..f.blocks().len())
-        .map(|b| (f.block(b).label, b))
         .collect();
     let mut blocks = Vec::with_capacity(f.blocks().len());
     for b in f.blocks() {
@@ -168,7 +131,7 @@ fn decode_function<'m>(
                     .args()
                     .chunks(2)
                     .filter_map(|pair| match pair {
-                        &[value, label] => Some((*block_of.get(&label)?, value)),
+                        &[value, label] => Some((f.block_index(label)?, value)),
                         _ => None,
                     })
                     .collect();
@@ -192,7 +155,7 @@ fn decode_function<'m>(
             insts,
             phis,
             terminator,
-            targets: labels.iter().map(|l| block_of.get(l).copied()).collect(),
+            targets: labels.iter().map(|&l| f.block_index(l)).collect(),
         });
     }
     Code {

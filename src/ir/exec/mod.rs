@@ -299,17 +299,31 @@ pub struct Difference {
 }
 
 pub fn first_difference(a: &Execution, b: &Execution) -> Option<Difference> {
+    first_difference_matched(a, b, &|id| id, &|id| id)
+}
+
+/// `first_difference` of runs of two modules that number some values differently: `a_id`
+/// and `b_id` give each run's ids in one numbering. The answer's id is `a`'s own.
+pub fn first_difference_matched(
+    a: &Execution,
+    b: &Execution,
+    a_id: &dyn Fn(Id) -> Id,
+    b_id: &dyn Fn(Id) -> Id,
+) -> Option<Difference> {
     // The k-th result of each (invocation, id) in b.
     let mut seen: FxHashMap<(u32, Id), Vec<&Value>> = FxHashMap::default();
     for e in &b.trace {
-        seen.entry((e.invocation, e.id)).or_default().push(&e.value);
+        seen.entry((e.invocation, b_id(e.id)))
+            .or_default()
+            .push(&e.value);
     }
     let mut counts: FxHashMap<(u32, Id), usize> = FxHashMap::default();
     for e in &a.trace {
-        let n = counts.entry((e.invocation, e.id)).or_default();
+        let key = (e.invocation, a_id(e.id));
+        let n = counts.entry(key).or_default();
         let k = *n;
         *n += 1;
-        let Some(other) = seen.get(&(e.invocation, e.id)).and_then(|v| v.get(k)) else {
+        let Some(other) = seen.get(&key).and_then(|v| v.get(k)) else {
             continue;
         };
         if !same(&e.value, other) {
@@ -681,9 +695,9 @@ impl<'m> Machine<'m> {
             }
             .read(Place::of(pointee), bytes, 0)
             .ok_or_else(|| Refusal(format!("cannot lay out the buffer %{var}")))?;
-            self.shared.insert(var, self.memory.len());
-            self.shared_roots.insert(self.memory.len());
-            self.push_root(var, mem);
+            let root = self.push_root(var, mem);
+            self.shared.insert(var, root);
+            self.shared_roots.insert(root);
         }
         Ok(())
     }
@@ -821,8 +835,7 @@ impl<'m> Machine<'m> {
                 "set {set} binding {binding} (%{var}): {why}"
             )));
         }
-        let root = self.memory.len();
-        self.push_root(
+        let root = self.push_root(
             var,
             if arrayed {
                 Mem::Parts(vec![Mem::Leaf(None); handles.len()])
@@ -936,8 +949,7 @@ impl<'m> Machine<'m> {
             let init = g.arg(0).and_then(|i| self.consts.of(i).cloned());
             let mem = Mem::fresh(&self.consts, pointee, init.as_ref())
                 .ok_or_else(|| Refusal(format!("cannot make the variable %{var}")))?;
-            out.insert(var, self.memory.len());
-            self.push_root(var, mem);
+            out.insert(var, self.push_root(var, mem));
         }
         Ok(out)
     }
@@ -978,6 +990,7 @@ impl<'m> Machine<'m> {
                     .collect(),
             )
         };
+        let mut made = Vec::new();
         for (&var, &b) in &self.builtins {
             let l = inv.local;
             let g = inv.group;
@@ -1001,9 +1014,11 @@ impl<'m> Machine<'m> {
                 BuiltIn::SubgroupLtMask => mask(&|l| l < index % size),
                 _ => continue,
             };
-            inv.globals.insert(var, self.memory.len());
-            self.memory.push(Mem::of(&value));
-            self.root_vars.push(var);
+            made.push((var, value));
+        }
+        for (var, value) in made {
+            let root = self.push_root(var, Mem::of(&value));
+            inv.globals.insert(var, root);
         }
     }
 
@@ -1232,8 +1247,7 @@ impl<'m> Machine<'m> {
                             .or_else(|| self.fresh_variable(pointee, &mut { memory::MAX_SCALARS })),
                     })
                     .ok_or_else(|| Refusal(format!("cannot make the variable %{}", id_of(inst))))?;
-                let root = self.memory.len();
-                self.push_root(id_of(inst), mem);
+                let root = self.push_root(id_of(inst), mem);
                 self.set(
                     inv,
                     inst,
@@ -1552,7 +1566,7 @@ impl<'m> Machine<'m> {
                 args.push(None);
                 continue;
             }
-            let slot = self.slots.get(a);
+            let slot = *self.slots.get(a);
             let c = if slot != NOT_LOCAL {
                 match frame.values.get(slot as usize)? {
                     Value::Const(c) => c,
@@ -1978,7 +1992,7 @@ impl<'m> Machine<'m> {
                 }
                 if let (Some(r), Some(v)) = (done.result, value) {
                     self.record(inv.number, r, &v);
-                    let slot = self.slots.get(r) as usize;
+                    let slot = *self.slots.get(r) as usize;
                     if let Some(s) = inv.frames.last_mut().expect("checked").values.get_mut(slot) {
                         *s = v;
                     }
@@ -2098,7 +2112,7 @@ impl<'m> Machine<'m> {
 
     /// The value of id `id` for `inv`: a result of its current call, a constant, a global.
     fn value(&self, inv: &Invocation, id: Id) -> Value {
-        let slot = self.slots.get(id);
+        let slot = *self.slots.get(id);
         if slot != NOT_LOCAL {
             return inv
                 .frames
@@ -2122,7 +2136,7 @@ impl<'m> Machine<'m> {
     fn set(&mut self, inv: &mut Invocation, inst: &Inst, v: Value) {
         if let Some(r) = inst.result() {
             self.record(inv.number, r, &v);
-            let slot = self.slots.get(r) as usize;
+            let slot = *self.slots.get(r) as usize;
             let fr = inv
                 .frames
                 .last_mut()
@@ -2302,7 +2316,7 @@ fn moves_bits(op: Op) -> bool {
     )
 }
 
-/// `c` with every 32-bit denormal float made a zero of its sign.
+/// Whether `c` is a 32-bit denormal float.
 fn is_denormal(c: &Const) -> bool {
     matches!(c, Const::Scalar(ops::fold::Value::Float { value, width: 32 })
         if *value != 0.0 && value.abs() < f64::from(f32::MIN_POSITIVE))
@@ -2316,6 +2330,7 @@ fn has_denormal(c: &Const) -> bool {
     }
 }
 
+/// `c` with every 32-bit denormal float made a zero of its sign.
 fn flush_denormal(c: &Const) -> Const {
     match c {
         Const::Scalar(ops::fold::Value::Float { value, width: 32 }) if is_denormal(c) => {
