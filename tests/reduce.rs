@@ -142,12 +142,54 @@ fn a_miscompile_is_reduced_to_a_fifth_and_still_differs() {
     )
     .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(test.step, Some(3), "the bisect finds swap-add-sub");
+    // The swapped add makes an index negative: the step differs where the interpreter finds
+    // the values undefined, which only the driver can judge.
+    let oracle = test.oracle.clone().unwrap_or_default();
+    assert!(!test.interpreter, "{oracle}");
+    assert!(
+        oracle.contains("only where values are undefined"),
+        "{oracle}"
+    );
     let reduced = to_a_fifth(&test, &words);
     let out = shaderstep::ir::spirv::read::read_words(&reduced.words).unwrap();
     let mut undef = false;
     out.for_each_inst(|i| undef |= i.op() == Op::Undef);
     assert!(!undef, "no OpUndef under differs");
     assert!(!reads_unwritten(&out), "no read of memory nothing wrote");
+}
+
+/// A miscompile with nothing undefined about it: candidates are judged on the interpreter
+/// (no driver compile each), and the driver confirms the result.
+#[test]
+fn a_miscompile_is_judged_on_the_interpreter_and_confirmed_on_the_driver() {
+    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
+    let words = shader("scan.comp");
+    let pipeline = with(Box::new(SwapAddSub));
+    let test = prepare(
+        &pipeline,
+        Property::Differs,
+        None,
+        &words,
+        Some(&gpu),
+        scratch("reduce-differs-interp"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(test.step, Some(3), "the bisect finds swap-add-sub");
+    assert!(test.interpreter, "{:?}", test.oracle);
+    let start = shaderstep::pipeline::reduce::start_of(&words).unwrap();
+    let before = start.inst_count();
+    let reduced = reduce(&test, start, &mut |_| {}, &|| false).unwrap_or_else(|e| panic!("{e}"));
+    let judged = reduced.judged.clone().unwrap_or_default();
+    assert!(
+        judged.contains("the result confirmed on the driver"),
+        "{judged}"
+    );
+    assert!(
+        reduced.after * 2 <= before,
+        "{before} → {} instructions",
+        reduced.after
+    );
+    common::validate(&reduced.words, false).unwrap();
 }
 
 #[test]

@@ -230,16 +230,30 @@ fn both_said(b: &BisectRun, theirs: &Result<BisectRun, String>) -> String {
 
 /// Options of the bisect's own runs: no trace (only the buffers are compared; the two steps a
 /// value is named from run again with one).
-fn untraced() -> Options {
+fn untraced(feed: Feed) -> Options {
+    let budget = Options::default().budget;
     Options {
         trace_limit: 0,
+        budget: feed.budget.map_or(budget, |b| b.min(budget)),
         ..Options::default()
     }
 }
 
+/// Instructions the interpreter runs of pass step `k` of `run` (all invocations, both stages
+/// of a draw), or `None` where it cannot run it.
+pub fn instructions_run(run: &Run, k: usize, feed: Feed) -> Option<u64> {
+    let &i = pass_steps(run).get(k)?;
+    if let Some(drawn) = draw::drawn(&[run], feed.entry) {
+        return drawn.instructions_run(k, feed);
+    }
+    let ran = run_step(&run.steps[i].module, feed.entry, feed.data, &untraced(feed)).ok()?;
+    Some(ran.execution.executed)
+}
+
 /// The input run in the interpreter for a bisect, or why it cannot be.
 fn run_input(run: &Run, first: usize, feed: Feed) -> Result<Ran, String> {
-    let ran = run_step(&run.steps[first].module, feed.entry, feed.data, &untraced())
+    let options = untraced(feed);
+    let ran = run_step(&run.steps[first].module, feed.entry, feed.data, &options)
         .map_err(|why| format!("the interpreter cannot run the input: {why}"))?;
     if ran
         .execution
@@ -249,7 +263,7 @@ fn run_input(run: &Run, first: usize, feed: Feed) -> Result<Ran, String> {
     {
         return Err(format!(
             "the input runs past the interpreter's budget ({} instructions)",
-            Options::default().budget
+            options.budget
         ));
     }
     Ok(ran)
@@ -293,6 +307,7 @@ pub fn interp_bisect(
         writes_nothing: !writes,
         oracle: None,
         driver_judged: Vec::new(),
+        interpreter_decided: true,
     };
     for (k, &i) in steps.iter().enumerate().skip(1) {
         if cancelled() {
@@ -303,7 +318,7 @@ pub fn interp_bisect(
             out.compared += 1;
             continue;
         }
-        let ran = match run_step(&step.module, feed.entry, feed.data, &untraced()) {
+        let ran = match run_step(&step.module, feed.entry, feed.data, &untraced(feed)) {
             Ok(r) => r,
             Err(why) => {
                 out.skipped
@@ -326,6 +341,9 @@ pub fn interp_bisect(
         let mut what = differs(&input, &ran.execution.buffers, undefined)
             .or(behind)
             .unwrap_or_default();
+        if (undefined || new_undefined) && confirm.is_none() && feed.undefined_same {
+            continue;
+        }
         let mut finding = Finding::Differs;
         if let (true, Some(gpu)) = (undefined || new_undefined, confirm) {
             match driver_buffers(gpu, &ran, feed.entry, feed.data) {

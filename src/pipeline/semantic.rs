@@ -98,6 +98,14 @@ pub struct Feed<'a> {
     /// The interpreter, the driver or both (`oracle`); the default is the interpreter where it
     /// agrees with the driver on the input, else the driver.
     pub oracle: Oracle,
+    /// A step the interpreter finds differing only where its values are undefined, or running
+    /// into undefined behaviour the input does not, counts as computing what the input does
+    /// when no driver is there to say: a reducer's question, whose result the driver confirms.
+    pub undefined_same: bool,
+    /// Instructions the interpreter runs of a step before it stops, where fewer than its own
+    /// budget: a reducer's candidate that loops for ever is refused as soon as it runs far
+    /// longer than the input did.
+    pub budget: Option<u64>,
 }
 
 impl Feed<'_> {
@@ -200,6 +208,9 @@ pub struct BisectRun {
     /// Steps whose results the interpreter finds undefined where the input's are not, which
     /// the driver then ran and found computing what the input does (`auto`).
     pub driver_judged: Vec<usize>,
+    /// The interpreter decided (`interp`, or `auto` where it agrees with the driver on the
+    /// input).
+    pub interpreter_decided: bool,
 }
 
 impl BisectRun {
@@ -524,6 +535,7 @@ pub fn bisect_run(
         writes_nothing: !writes,
         oracle: None,
         driver_judged: Vec::new(),
+        interpreter_decided: false,
     };
     for (k, &i) in steps.iter().enumerate().skip(1) {
         if cancelled() {
@@ -848,6 +860,7 @@ fn draw_bisect(
         writes_nothing: false,
         oracle: None,
         driver_judged: Vec::new(),
+        interpreter_decided: false,
         setup: format!(
             "{device}: {} of {}×{}{}, inputs in the {fill} pattern{}",
             counted(before.colors.len(), "attachment"),

@@ -127,16 +127,23 @@ impl<'r> Drawn<'r> {
         }
     }
 
-    fn draw(&self, (vi, fi): (usize, usize), entry: Option<&str>) -> Result<DrawRan, String> {
+    fn draw(&self, (vi, fi): (usize, usize), feed: Feed) -> Result<DrawRan, String> {
         match *self {
-            Drawn::Alone(r) => run_draw_step(&r.steps[fi].module, entry, &untraced()),
+            Drawn::Alone(r) => run_draw_step(&r.steps[fi].module, feed.entry, &untraced(feed)),
             Drawn::Pair(vs, fs) => run_draw_pair(
                 &vs.steps[vi].module,
                 &fs.steps[fi].module,
-                entry,
-                &untraced(),
+                feed.entry,
+                &untraced(feed),
             ),
         }
+    }
+
+    /// Instructions the interpreter runs drawing pass step `k`, both stages.
+    pub(super) fn instructions_run(&self, k: usize, feed: Feed) -> Option<u64> {
+        let at = *self.steps().ok()?.get(k)?;
+        let ran = self.draw(at, feed).ok()?;
+        Some(ran.execution.vertex.executed + ran.execution.fragment.executed)
     }
 
     fn draw_on(
@@ -158,7 +165,7 @@ impl<'r> Drawn<'r> {
 fn run_input(run: Drawn, feed: Feed) -> Result<DrawRan, String> {
     let &first = run.steps()?.first().ok_or("the run has no steps")?;
     let ran = run
-        .draw(first, feed.entry)
+        .draw(first, feed)
         .map_err(|why| format!("the interpreter cannot draw the input: {why}"))?;
     let out_of_budget = [&ran.execution.vertex, &ran.execution.fragment]
         .iter()
@@ -166,7 +173,7 @@ fn run_input(run: Drawn, feed: Feed) -> Result<DrawRan, String> {
     if out_of_budget {
         return Err(format!(
             "the input draws past the interpreter's budget ({} instructions)",
-            Options::default().budget
+            untraced(feed).budget
         ));
     }
     Ok(ran)
@@ -217,6 +224,7 @@ fn interp_bisect(
         writes_nothing: texels == 0 && input.execution.fragment.buffers.is_empty(),
         oracle: None,
         driver_judged: Vec::new(),
+        interpreter_decided: true,
     };
     for (k, &at) in steps.iter().enumerate().skip(1) {
         if cancelled() {
@@ -228,7 +236,7 @@ fn interp_bisect(
             out.compared += 1;
             continue;
         }
-        let ran = match run.draw_on(at, &input, &untraced()) {
+        let ran = match run.draw_on(at, &input, &untraced(feed)) {
             Ok(r) => r,
             Err(why) => {
                 out.skipped

@@ -176,6 +176,23 @@ pub(super) fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module>
                 f.set_arg(i, k, constant);
                 suspects.push((fid, a));
             }
+            Chance::OperandConstant(fid, r, k) => {
+                let a = *m.function(fid)?.def_of(r)?.args().get(k)?;
+                let ty = m.function(fid)?.def_of(a)?.ty()?;
+                let constant = super::constants::other_constant(&m, ty)?;
+                let f = rewrite::function_mut(&mut m, fid)?;
+                let i = f.value(r)?;
+                f.set_arg(i, k, constant);
+                suspects.push((fid, a));
+            }
+            Chance::Dominating(fid, r, k, v) => {
+                let f = rewrite::function_mut(&mut m, fid)?;
+                let i = f.value(r)?;
+                let a = *f.inst(i).args().get(k)?;
+                f.set_arg(i, k, v);
+                suspects.push((fid, a));
+            }
+            Chance::Optimize(pass) => tidy(&mut m, &[pass]),
             Chance::Dce => cleanups.push("dce"),
             Chance::MergeBlocks => cleanups.push("block-merge"),
             Chance::Unused(fid, r) => gone.push((fid, r)),
@@ -205,6 +222,24 @@ pub(super) fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module>
             Chance::DeadFunction(fid) => {
                 forget.extend(m.function(fid)?.defined_ids());
                 crate::ir::rewrite::retain_functions(&mut m, |f| f.id() != fid);
+            }
+            Chance::LoopOnce(fid, header) => {
+                // The back edge goes to the merge block, and the header heads a selection
+                // (or nothing, where it branches plainly).
+                use rspirv::dr::Operand;
+                let f = rewrite::function_mut(&mut m, fid)?;
+                let h = f.block_index(header)?;
+                let looped = f.block(h).merge.as_ref()?;
+                let (merge, cont) = (looped.merge_block(), looped.continue_target()?);
+                let c = f.block_index(cont)?;
+                let term = f.block(c).terminator;
+                rewrite::rewrite_inst(f, term, Op::Branch, None, vec![Operand::IdRef(merge)]);
+                let branches = matches!(f.terminator(h).op(), Op::BranchConditional | Op::Switch);
+                let selection = branches.then_some(crate::ir::func::Merge::Selection {
+                    merge,
+                    control: Operand::SelectionControl(spirv::SelectionControl::NONE),
+                });
+                f.set_merge(h, selection);
             }
             Chance::Branch(fid, label, taken) => {
                 let t = {

@@ -1,5 +1,6 @@
-//! Constants: an operand that is a value computed in the function made a null constant, and
-//! a value replaced by a null constant or by one of its operands of its type.
+//! Constants: an operand that is a value computed in the function made a null constant (then
+//! another constant of its type), and a value replaced by a null constant or by one of its
+//! operands of its type.
 
 use spirv::Op;
 
@@ -11,11 +12,20 @@ use crate::ir::Module;
 /// of a type a constant has. Under `differs` no divisor.
 pub(super) fn operands(m: &Module, differs: bool) -> Vec<Chance> {
     let mut out = Vec::new();
+    let mut others = Vec::new();
+    let mut earlier = Vec::new();
     for f in m.functions() {
         let fid = f.id();
         for b in 0..f.blocks().len() {
+            // Values computed in this block so far, by type.
+            let mut before: Vec<(crate::ir::Id, crate::ir::Id)> = Vec::new();
             for i in f.block_insts(b) {
                 let op = i.op();
+                if let (Some(r), Some(ty)) = (i.result(), i.ty()) {
+                    if op != Op::Phi {
+                        before.push((ty, r));
+                    }
+                }
                 if matches!(op, Op::Phi | Op::AccessChain | Op::InBoundsAccessChain)
                     || i.result().is_none()
                 {
@@ -30,11 +40,48 @@ pub(super) fn operands(m: &Module, differs: bool) -> Vec<Chance> {
                     if constant_may_stand_for(m, ty, differs) && !(differs && divisor) {
                         out.push(Chance::Operand(fid, i.result().unwrap_or(0), k));
                     }
+                    if !divisor && other_constant(m, ty).is_some() {
+                        others.push(Chance::OperandConstant(fid, i.result().unwrap_or(0), k));
+                    }
+                    // The last value of its type before this one, other than the operand.
+                    let r = i.result().unwrap_or(0);
+                    let last = before
+                        .iter()
+                        .rev()
+                        .find(|&&(t, v)| t == ty && v != a && v != r)
+                        .map(|&(_, v)| v);
+                    if let (Some(v), false) = (last, divisor || (differs && integer_typed(m, ty))) {
+                        earlier.push(Chance::Dominating(fid, r, k, v));
+                    }
                 }
             }
         }
     }
+    out.extend(others);
+    out.extend(earlier);
     out
+}
+
+/// The module's first constant of type `ty` that is not null: a scalar `OpConstant` other
+/// than zero, or `true`.
+pub(super) fn other_constant(m: &Module, ty: crate::ir::Id) -> Option<crate::ir::Id> {
+    m.globals()
+        .iter()
+        .find(|g| {
+            g.ty() == Some(ty)
+                && match g.op() {
+                    Op::ConstantTrue => true,
+                    Op::Constant => g.lits().iter().any(|l| {
+                        !matches!(
+                            l,
+                            rspirv::dr::Operand::LiteralBit32(0)
+                                | rspirv::dr::Operand::LiteralBit64(0)
+                        )
+                    }),
+                    _ => false,
+                }
+        })
+        .and_then(|g| g.result())
 }
 
 /// Each value made a constant; then each value replaced by an operand of its type.

@@ -1,5 +1,6 @@
 //! Control flow: a conditional branch taken one way (selections lose an arm, loops run once
-//! or not at all), and blocks merged into their only predecessor.
+//! or not at all), a loop whose continue target branches back unconditionally run once, and
+//! blocks merged into their only predecessor.
 
 use spirv::Op;
 
@@ -19,11 +20,29 @@ pub(super) fn branches(m: &Module, differs: bool) -> Vec<Chance> {
             Vec::new()
         };
         for (b, block) in f.blocks().iter().enumerate() {
-            if f.terminator(b).op() == Op::BranchConditional
-                && !kept_loops.iter().any(|l| l.binary_search(&b).is_ok())
-            {
+            let kept = kept_loops.iter().any(|l| l.binary_search(&b).is_ok());
+            if f.terminator(b).op() == Op::BranchConditional && !kept {
                 out.push(Chance::Branch(fid, block.label, true));
                 out.push(Chance::Branch(fid, block.label, false));
+            }
+            // A loop whose back edge is its continue target's plain branch, and whose merge
+            // block takes no values from its predecessors (a new one would need them).
+            let loop_of = block
+                .merge
+                .as_ref()
+                .filter(|_| !kept)
+                .and_then(|m| m.continue_target().map(|cont| (m.merge_block(), cont)));
+            if let Some((merge, cont)) = loop_of {
+                let back = f.block_index(cont).is_some_and(|c| {
+                    let term = f.terminator(c);
+                    term.op() == Op::Branch && term.args() == [block.label]
+                });
+                let phis = f
+                    .block_index(merge)
+                    .is_some_and(|mb| f.block(mb).insts.iter().any(|&i| f.inst(i).op() == Op::Phi));
+                if back && !phis && cont != block.label {
+                    out.push(Chance::LoopOnce(fid, block.label));
+                }
             }
         }
     }

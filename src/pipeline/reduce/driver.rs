@@ -27,6 +27,9 @@ pub struct Reduced {
     pub took: Duration,
     /// Stopped before the end (cancelled): the best so far.
     pub stopped: bool,
+    /// Who judged the candidates, and what the driver said of the result, where the property
+    /// needs the driver.
+    pub judged: Option<String>,
 }
 
 /// Progress, after every candidate.
@@ -169,15 +172,73 @@ pub(super) fn judge_all(
     }
 }
 
-/// Reduces `start` (the input, read into the IR) while `test` holds.
+/// Reduces `start` (the input, read into the IR) while `test` holds. Candidates judged on the
+/// interpreter (`Test::interpreter`) end in a result the driver confirms: where it does not,
+/// the reduction goes back to the last candidate it confirms and goes on with the driver
+/// judging.
 pub fn reduce(
     test: &Test,
     start: Module,
     progress: &mut dyn FnMut(&Progress),
     cancelled: &dyn Fn() -> bool,
 ) -> Result<Reduced, String> {
+    if !test.interpreter {
+        let mut reduced = reduce_on(test, start, progress, cancelled, None)?;
+        reduced.judged = test.oracle.clone();
+        return Ok(reduced);
+    }
     let began = Instant::now();
-    let differs = test.property == Property::Differs;
+    let mut trail = vec![words_of(&start).ok_or("the input cannot be written as SPIR-V")?];
+    let mut reduced = reduce_on(test, start, progress, cancelled, Some(&mut trail))?;
+    let confirmed = |words: &[u32]| test.holds_on_driver(words);
+    if confirmed(&reduced.words)? {
+        reduced.judged =
+            Some("candidates judged on the interpreter, the result confirmed on the driver".into());
+        reduced.took = began.elapsed();
+        return Ok(reduced);
+    }
+    // The last candidate the driver confirms: the input is (`prepare` asked), the result is
+    // not.
+    let (mut yes, mut no) = (0, trail.len() - 1);
+    while no - yes > 1 {
+        let mid = (yes + no) / 2;
+        if confirmed(&trail[mid])? {
+            yes = mid;
+        } else {
+            no = mid;
+        }
+    }
+    let on_driver = Test {
+        interpreter: false,
+        ..test.clone()
+    };
+    let from = start_of(&trail[yes])?;
+    let at = from.inst_count();
+    let mut more = reduce_on(&on_driver, from, progress, cancelled, None)?;
+    more.before = reduced.before;
+    more.tried += reduced.tried;
+    more.accepted += yes;
+    more.stopped |= reduced.stopped;
+    more.took = began.elapsed();
+    more.judged = Some(format!(
+        "candidates judged on the interpreter to {} instructions, which the driver does not confirm; from the last it confirms ({at}), on the driver",
+        reduced.after
+    ));
+    Ok(more)
+}
+
+/// The delta debugging itself. `trail`: where each candidate kept is recorded, by its words.
+fn reduce_on(
+    test: &Test,
+    start: Module,
+    progress: &mut dyn FnMut(&Progress),
+    cancelled: &dyn Fn() -> bool,
+    mut trail: Option<&mut Vec<Vec<u32>>>,
+) -> Result<Reduced, String> {
+    let began = Instant::now();
+    // Judged on the interpreter, a candidate whose difference hangs on undefined values is
+    // refused as it is judged (`Feed::undefined_same`): the guards the driver needs are not.
+    let differs = test.property == Property::Differs && !test.interpreter;
     let before = start.inst_count();
     let mut best = start;
     let mut best_words = words_of(&best).ok_or("the input cannot be written as SPIR-V")?;
@@ -290,6 +351,9 @@ pub fn reduce(
                                 .nth(j)
                                 .flatten()
                                 .expect("a candidate that holds exists");
+                            if let Some(trail) = trail.as_deref_mut() {
+                                trail.push(w.clone());
+                            }
                             best = c;
                             best_words = w;
                             accepted += 1;
@@ -344,6 +408,7 @@ pub fn reduce(
         applied,
         took: began.elapsed(),
         stopped,
+        judged: None,
     })
 }
 
@@ -419,7 +484,7 @@ pub fn write(reduced: &Reduced, output: &std::path::Path) -> Result<String, Stri
         .map(|(e, n)| format!("{} {n}", e.name()))
         .collect();
     Ok(format!(
-        "{} → {} instructions ({:.0} %), in {:.1} s{}: {} candidates tried, {} kept ({}) → {} and {}",
+        "{} → {} instructions ({:.0} %), in {:.1} s{}: {} candidates tried, {} kept ({}){} → {} and {}",
         reduced.before,
         reduced.after,
         100.0 * reduced.after as f64 / reduced.before.max(1) as f64,
@@ -432,6 +497,10 @@ pub fn write(reduced: &Reduced, output: &std::path::Path) -> Result<String, Stri
         } else {
             applied.join(", ")
         },
+        reduced
+            .judged
+            .as_ref()
+            .map_or(String::new(), |j| format!("; {j}")),
         output.display(),
         asm.display()
     ))

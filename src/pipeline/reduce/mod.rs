@@ -39,7 +39,7 @@ mod property;
 mod types;
 
 pub use driver::{default_output, reduce, reduce_to_file, start_of, write, Progress, Reduced};
-pub use property::{prepare, step_named, Property, Test};
+pub use property::{budget_for, prepare, step_named, Property, Test};
 
 /// A kind of edit, largest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,6 +50,7 @@ pub enum Edit {
     Branches,
     Blocks,
     Operands,
+    Memory,
     Unused,
     Values,
     Interface,
@@ -59,13 +60,14 @@ pub enum Edit {
 }
 
 impl Edit {
-    pub const ALL: [Edit; 12] = [
+    pub const ALL: [Edit; 13] = [
         Edit::DebugInfo,
         Edit::EntryPoints,
         Edit::Calls,
         Edit::Branches,
         Edit::Blocks,
         Edit::Operands,
+        Edit::Memory,
         Edit::Unused,
         Edit::Values,
         Edit::Interface,
@@ -82,6 +84,7 @@ impl Edit {
             Edit::Branches => "branches",
             Edit::Blocks => "blocks merged",
             Edit::Operands => "operands made constant",
+            Edit::Memory => "memory made values",
             Edit::Unused => "stores and unused instructions",
             Edit::Values => "values",
             Edit::Interface => "interface variables",
@@ -111,6 +114,9 @@ enum Chance {
     ShortArray(Id, bool),
     /// The conditional branch ending this block, taken to its true (or false) target.
     Branch(Id, Id, bool),
+    /// The loop with this header, run once: its continue target's branch back to the header
+    /// goes to the merge block instead, and the header heads a selection.
+    LoopOnce(Id, Id),
     /// The `k`th instruction of this op, one without a result (a store, an image write, a
     /// barrier), in this block.
     Plain(Id, Id, Op, usize),
@@ -121,6 +127,17 @@ enum Chance {
     /// Operand `k` of the instruction with this result, replaced by a null constant (or
     /// `OpUndef` where there is none, except under `differs`).
     Operand(Id, Id, usize),
+    /// Operand `k` of the instruction with this result, replaced by the module's first
+    /// constant of its type that is not null (a zero may take away what the reduction is
+    /// about: `x + 0` computes what `x - 0` does).
+    OperandConstant(Id, Id, usize),
+    /// Operand `k` of the instruction with this result, replaced by the value of its type
+    /// computed last before it in its block (spirv-reduce's operand to dominating id): what
+    /// computed the operand may then go.
+    Dominating(Id, Id, usize, Id),
+    /// One of our passes that keep what the code computes (`MEMORY_PASSES`): loads of what
+    /// was stored made the values stored, so the memory goes.
+    Optimize(&'static str),
     /// Everything unused at once (the `dce` pass).
     Dce,
     /// Blocks joined to their only predecessor (the `block-merge` pass).
@@ -139,6 +156,9 @@ enum Chance {
     Preamble(usize),
 }
 
+/// Passes of ours that keep what the code computes and take memory away: tried as edits.
+const MEMORY_PASSES: [&str; 3] = ["mem2reg", "local-redundant-load", "copy-prop"];
+
 /// The chances of `edit` in `m`, in the order they are tried.
 fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
     match edit {
@@ -148,6 +168,7 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
         Edit::Branches => control_flow::branches(m, differs),
         Edit::Blocks => control_flow::merged_blocks(),
         Edit::Operands => constants::operands(m, differs),
+        Edit::Memory => MEMORY_PASSES.iter().map(|&p| Chance::Optimize(p)).collect(),
         Edit::Unused => instructions::unused(m, differs),
         Edit::Values => constants::values(m, differs),
         Edit::Interface => declarations::interface(m),

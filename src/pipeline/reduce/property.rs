@@ -40,6 +40,7 @@ impl std::str::FromStr for Property {
 }
 
 /// The interestingness test: the property, at which step of the pipeline.
+#[derive(Clone)]
 pub struct Test<'a> {
     pub pipeline: &'a Pipeline,
     pub property: Property,
@@ -56,6 +57,14 @@ pub struct Test<'a> {
     pub layout: Option<&'static str>,
     /// Where a command's candidates are written.
     pub scratch: std::path::PathBuf,
+    /// `differs` judged on the interpreter, where it agrees with the driver on the input and
+    /// finds the property there as the driver does: no driver compile per candidate, and
+    /// candidates judged on all cores. The driver confirms the result (`reduce`).
+    pub interpreter: bool,
+    /// Who judges candidates and why, in words, for a property that needs the driver.
+    pub oracle: Option<String>,
+    /// The interpreter's budget for a candidate's run (`budget_for`).
+    pub budget: Option<u64>,
 }
 
 /// Which step `which` names in `run`: a pass number, or the first step of a pass of that
@@ -97,17 +106,24 @@ impl Test<'_> {
     /// What judges candidates off the main thread: all but the properties that need the
     /// driver (one worker process, asked in turn).
     pub(super) fn judge(&self) -> Option<Judge<'_>> {
-        (!matches!(self.property, Property::Differs | Property::Crash)).then_some(Judge {
+        let driver = match self.property {
+            Property::Differs => !self.interpreter,
+            Property::Crash => true,
+            _ => false,
+        };
+        (!driver).then_some(Judge {
             pipeline: self.pipeline,
             property: &self.property,
             step: self.step,
             error: self.error.as_deref(),
             env: &self.env,
             layout: self.layout,
+            budget: self.budget,
         })
     }
 
-    fn holds_on_driver(&self, words: &[u32]) -> Result<bool, String> {
+    /// Whether `words` have the property on the driver, whoever judges the candidates.
+    pub(super) fn holds_on_driver(&self, words: &[u32]) -> Result<bool, String> {
         let run = self.pipeline.run(Arc::new(words.to_vec()));
         let k = self
             .step
@@ -162,6 +178,7 @@ pub(super) struct Judge<'a> {
     error: Option<&'a str>,
     env: &'a str,
     layout: Option<&'static str>,
+    budget: Option<u64>,
 }
 
 impl Judge<'_> {
@@ -182,6 +199,23 @@ impl Judge<'_> {
                     && matches!(check_step(&run.steps[i].module)?, StepCheck::Invalid { .. })
             }
             Property::Fails => run.failed == Some(i) && run.steps[i].error.as_deref() == self.error,
+            Property::Differs => {
+                // This step and the one before, as the driver's question is put, with no
+                // difference that hangs on undefined values (the driver may compute those
+                // alike).
+                let feed = Feed {
+                    window: Some((k.saturating_sub(1), k)),
+                    oracle: semantic::Oracle::Interp,
+                    undefined_same: true,
+                    budget: self.budget,
+                    ..Feed::default()
+                };
+                let no_driver = || Err("candidates are judged on the interpreter".to_string());
+                semantic::bisect_with(&no_driver, &[&run], feed, &|| false).is_ok_and(|b| {
+                    b.first
+                        .is_some_and(|d| d.pass_index == k && d.finding == Finding::Differs)
+                })
+            }
             _ => false,
         })
     }
@@ -318,6 +352,8 @@ pub fn prepare<'a>(
     };
     let run = pipeline.run(Arc::new(words.to_vec()));
     let steps = pass_steps(&run);
+    // Whether the interpreter decides `differs`, and why, from the bisect that finds the step.
+    let mut decided: Option<(bool, Option<String>)> = None;
     let found = match (&property, step) {
         (Property::Command(_), _) => None,
         (_, Some(which)) => Some(step_named(&run, which)?),
@@ -336,11 +372,20 @@ pub fn prepare<'a>(
         }
         (Property::Differs | Property::Crash, None) => {
             let gpu = gpu.ok_or("the property needs a Vulkan driver")?;
+            // `differs`: the interpreter finds the step where it agrees with the driver on
+            // the input.
             let feed = Feed {
-                oracle: semantic::Oracle::Driver,
+                oracle: if property == Property::Differs {
+                    semantic::Oracle::Auto
+                } else {
+                    semantic::Oracle::Driver
+                },
                 ..Feed::default()
             };
             let b = semantic::bisect(gpu, &[&run], feed, &|| false)?;
+            if property == Property::Differs {
+                decided = Some((b.interpreter_decided, b.oracle.clone()));
+            }
             let summary = b.summary();
             let d = b
                 .first
@@ -352,7 +397,7 @@ pub fn prepare<'a>(
         (Property::Fails, Some(k)) => steps.get(k).and_then(|&i| run.steps[i].error.clone()),
         _ => None,
     };
-    let test = Test {
+    let mut test = Test {
         pipeline,
         property,
         step: found,
@@ -362,7 +407,13 @@ pub fn prepare<'a>(
         env,
         layout,
         scratch,
+        interpreter: false,
+        oracle: None,
+        budget: None,
     };
+    if test.property == Property::Differs {
+        choose_judge(&mut test, decided, &run, words)?;
+    }
     if let Property::Command(command) = &test.property {
         // A command that cannot run at all is said before any work.
         let program = command.split_whitespace().next().unwrap_or("");
@@ -391,4 +442,68 @@ pub fn prepare<'a>(
         return Err(what);
     }
     Ok(test)
+}
+
+/// Who judges `differs` candidates: the interpreter where it agrees with the driver on the
+/// input (`decided`, from the bisect that found the step, else asked of the step's window
+/// now) and both find the property there; else the driver.
+fn choose_judge(
+    test: &mut Test,
+    decided: Option<(bool, Option<String>)>,
+    run: &Run,
+    words: &[u32],
+) -> Result<(), String> {
+    let (Some(gpu), Some(k)) = (test.gpu, test.step) else {
+        return Ok(());
+    };
+    let (agrees, why) = match decided {
+        Some(d) => d,
+        None => {
+            let feed = Feed {
+                window: Some((k.saturating_sub(1), k)),
+                ..Feed::default()
+            };
+            let b = semantic::bisect(gpu, &[run], feed, &|| false)?;
+            (b.interpreter_decided, b.oracle)
+        }
+    };
+    let why = why.unwrap_or_default();
+    if !agrees {
+        test.oracle = Some(format!("candidates judged on the driver: {why}"));
+        return Ok(());
+    }
+    test.interpreter = true;
+    test.budget = budget_for(run, k);
+    if !test.holds(words)? {
+        test.interpreter = false;
+        test.oracle = Some(
+            "candidates judged on the driver: the interpreter finds the step's difference only where values are undefined"
+                .into(),
+        );
+    } else if !test.holds_on_driver(words)? {
+        test.interpreter = false;
+        test.oracle = Some(
+            "candidates judged on the driver: it does not find the difference the interpreter finds at the step"
+                .into(),
+        );
+    } else {
+        test.oracle = Some(
+            "candidates judged on the interpreter, which agrees with the driver on the input; the driver confirms the result"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+/// The interpreter's budget for a candidate of `run`'s input, judged at pass step `k`: four
+/// times what the input and the step run, and 100 000 more. Candidates are made from the
+/// input by taking code away; one that runs far longer loops where the input did not, and is
+/// refused when it stops, not after the interpreter's whole budget.
+pub fn budget_for(run: &Run, k: usize) -> Option<u64> {
+    let feed = Feed::default();
+    let most = [0, k]
+        .iter()
+        .filter_map(|&j| crate::pipeline::oracle::instructions_run(run, j, feed))
+        .max()?;
+    Some(most.saturating_mul(4).saturating_add(100_000))
 }
