@@ -79,11 +79,16 @@ type ValidationJob = (
     std::sync::mpsc::Receiver<Result<crate::pipeline::validate::FirstInvalid, String>>,
 );
 
-/// The interpreter running a step for the values column: the step and its answer.
+/// The interpreter running a step for the values column: the step, its answer, and when it
+/// started (for the progress line).
 type ExecJob = (
     crate::app::state::StepKey,
     std::sync::mpsc::Receiver<Result<Arc<crate::pipeline::step_values::StepRun>, String>>,
+    std::time::Instant,
 );
+
+/// How long the values column's run goes before the status line counts its time.
+const EXEC_PROGRESS_AFTER: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// `:first-difference` running in the background: the step, what it is compared with, and
 /// its answer.
@@ -338,8 +343,8 @@ impl App {
                 Err(_) => {}
             }
         }
-        if let Some((key, done)) = &self.exec {
-            let key = *key;
+        if let Some((key, done, started)) = &self.exec {
+            let (key, started) = (*key, *started);
             match done.try_recv() {
                 Ok(result) => {
                     self.exec = None;
@@ -354,7 +359,7 @@ impl App {
                     });
                     any = true;
                 }
-                Err(_) => {}
+                Err(_) => any |= self.exec_progress(key, started),
             }
         }
         if let Some((key, other, done)) = &self.first_difference {
@@ -426,7 +431,7 @@ impl App {
             self.answer(Answered::FirstDifference { key, other, result });
         }
         // The values column's runs (one may start another, for the step selected meanwhile).
-        while let Some((key, done)) = self.exec.take() {
+        while let Some((key, done, _)) = self.exec.take() {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             let result = done
                 .recv_timeout(left)
@@ -594,6 +599,41 @@ impl App {
         }
     }
 
+    /// The progress line of a values-column run past `EXEC_PROGRESS_AFTER`, where the status
+    /// line still says it runs (never over what something else said meanwhile), its time in
+    /// tenths of a second: whether the line changed.
+    fn exec_progress(
+        &mut self,
+        key: crate::app::state::StepKey,
+        started: std::time::Instant,
+    ) -> bool {
+        let took = started.elapsed();
+        let waiting = self
+            .state
+            .status
+            .message
+            .as_ref()
+            .is_none_or(|m| m.text.starts_with("running step"));
+        if took < EXEC_PROGRESS_AFTER || !waiting {
+            return false;
+        }
+        let text = format!(
+            "running step {} on the interpreter… {:.1}s",
+            key.2,
+            took.as_secs_f64()
+        );
+        let same = self
+            .state
+            .status
+            .message
+            .as_ref()
+            .is_some_and(|m| m.text == text);
+        if !same {
+            self.state.set_progress(text);
+        }
+        !same
+    }
+
     /// Runs a step on the interpreter for the values column, on a thread of its own (a step
     /// that loops runs into the interpreter's budget, never hangs).
     fn start_exec(
@@ -616,7 +656,7 @@ impl App {
             });
         match spawned {
             Ok(_) => {
-                self.exec = Some((key, done));
+                self.exec = Some((key, done, std::time::Instant::now()));
                 None
             }
             Err(e) => {
@@ -1222,5 +1262,35 @@ pub fn open_editor(path: &Path, line: u32) -> Result<String, String> {
         Ok(format!("edited {}:{line}", path.display()))
     } else {
         Err(format!("the editor `{program}` ended with {status}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn a_long_values_run_says_its_time_without_filling_the_messages() {
+        let pipeline = Pipeline::preset("O").unwrap();
+        let mut app = App::new(Vec::new(), pipeline, (80, 24), false);
+        let key = (0, 0, 3);
+        let now = Instant::now();
+        assert!(!app.exec_progress(key, now), "nothing said before 200ms");
+        let long_ago = now - Duration::from_millis(1500);
+        assert!(app.exec_progress(key, long_ago));
+        let said = app.state.status.message.clone().unwrap().text;
+        assert!(
+            said.starts_with("running step 3 on the interpreter… 1."),
+            "{said}"
+        );
+        assert!(!app.state.status.messages.iter().any(|m| m.text == said));
+        // What something else said meanwhile stays.
+        app.state.set_message("first difference: %12");
+        assert!(!app.exec_progress(key, long_ago));
+        assert_eq!(
+            app.state.status.message.as_ref().unwrap().text,
+            "first difference: %12"
+        );
     }
 }
