@@ -387,6 +387,9 @@ pub enum ValueListKind {
     /// The source variables of a function and their values at the point the values column
     /// shows (`:locals`); kept up to date while stepping.
     Locals,
+    /// The invocations whose values differ between two steps (`:first-difference`), each
+    /// with its first difference; `Enter` shows its values.
+    Differing,
 }
 
 /// One entry of the value list: where `Enter` goes.
@@ -672,6 +675,9 @@ pub struct ExecPane {
     /// The last first difference found (`:first-difference`), at its step: the values column
     /// shows the other step's value beside this one's.
     pub difference: Option<(StepKey, crate::pipeline::step_values::FirstDifference)>,
+    /// Every invocation's first difference that `:first-difference` found at the step of
+    /// `difference`, the first first (the `Differing` list's entries, in order).
+    pub differing: Vec<crate::pipeline::step_values::FirstDifference>,
 }
 
 /// Steps whose runs the values column keeps (each holds a trace of up to

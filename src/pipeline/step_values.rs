@@ -342,7 +342,13 @@ pub struct FirstDifference {
     pub against: String,
     /// `%ID = OpCode …: OTHER → THIS (who), line N`, with the selected step's ids.
     pub text: String,
+    /// The first difference of each other invocation whose values differ, in the order they
+    /// ran (at most `DIFFERING_LISTED`; empty in these).
+    pub others: Vec<FirstDifference>,
 }
+
+/// Invocations `first_difference` lists.
+pub const DIFFERING_LISTED: usize = 1000;
 
 /// The executions of a run to compare, in the order they ran (a draw's vertex stage first,
 /// then its fragments, for the stages that are the step's own).
@@ -383,28 +389,19 @@ pub fn first_difference(
     } else {
         (&later, &same)
     };
-    for (a, b) in compared(&mine).into_iter().zip(compared(&theirs)) {
-        let Some(d) = crate::ir::exec::first_difference_matched(a, b, mine_in, theirs_in) else {
-            continue;
-        };
+    let types = ResultTypes::of(this);
+    let this_names = Names::for_module(this);
+    let other_names = Names::for_module(other);
+    let described = |a: &Execution, b: &Execution, d: &crate::ir::exec::Difference| {
         let id = d.id;
-        let types = ResultTypes::of(this);
         let signed = types.signed(id);
-        let this_names = Names::for_module(this);
         let chosen = match a.who.get(d.invocation as usize) {
             Some(&Who::Fragment { x, y, triangle, .. }) => Chosen::Fragment { x, y, triangle },
             Some(&Who::Vertex { index, .. }) => Chosen::Vertex(index),
             None => Chosen::Invocation(a.invocation_of(d.invocation)),
         };
         let value = short(&d.value, &signed, this, &this_names, a, false);
-        let against = short(
-            &d.against,
-            &signed,
-            other,
-            &Names::for_module(other),
-            b,
-            false,
-        );
+        let against = short(&d.against, &signed, other, &other_names, b, false);
         // As `exec --against` says it, with the names the code pane prints and the values
         // in short.
         let name = format!("%{}", this_names.get(id));
@@ -422,13 +419,29 @@ pub fn first_difference(
             "{what}: {against} → {value} ({}){line}",
             a.describe(d.invocation)
         );
-        return Ok(Some(FirstDifference {
+        FirstDifference {
             id,
             chosen,
             value,
             against,
             text,
-        }));
+            others: Vec::new(),
+        }
+    };
+    // Each stage's invocations, the first stage that differs giving the first difference.
+    let mut all: Vec<FirstDifference> = Vec::new();
+    for (a, b) in compared(&mine).into_iter().zip(compared(&theirs)) {
+        let left = DIFFERING_LISTED + 1 - all.len();
+        let found = crate::ir::exec::differences_matched(a, b, mine_in, theirs_in, left);
+        all.extend(found.iter().map(|d| described(a, b, d)));
+        if all.len() > DIFFERING_LISTED {
+            break;
+        }
+    }
+    if !all.is_empty() {
+        let mut first = all.remove(0);
+        first.others = all;
+        return Ok(Some(first));
     }
     let cut = compared(&mine)
         .into_iter()

@@ -31,6 +31,10 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
             format!("{}: {n} value{plural}", list.name),
             "heaviest first; Enter goes to one, x closes",
         ),
+        ValueListKind::Differing => (
+            format!("{}: {n} invocation{plural} differ", list.name),
+            "in the order they ran; Enter shows one's values, x closes",
+        ),
         ValueListKind::Locals => (
             format!("{}: {n} variable{plural}", list.name),
             "Enter goes to the value, x closes",

@@ -326,7 +326,12 @@ pub(crate) fn first_difference_found(
     }
     s.exec.shown = true;
     s.exec.chosen = Some(d.chosen);
-    s.exec.difference = Some((key, d.clone()));
+    let mut differing = d.others.clone();
+    let mut first = d.clone();
+    first.others.clear();
+    differing.insert(0, first.clone());
+    s.exec.difference = Some((key, first));
+    s.exec.differing = differing;
     // The values column is in the step's text (a bisect leaves a diff on screen).
     if matches!(
         s.view,
@@ -348,7 +353,51 @@ pub(crate) fn first_difference_found(
         super::code_view::jump_to(s, r);
         s.focus = crate::app::state::Focus::Code;
     }
-    s.set_message(said);
+    let n = s.exec.differing.len();
+    if n > 1 {
+        // The invocations that differ offer themselves, the first chosen.
+        let entries = s
+            .exec
+            .differing
+            .iter()
+            .map(|d| crate::app::state::ValueEntry {
+                step: key.2,
+                line: None,
+                value: Some(d.id),
+                text: d.text.clone(),
+                source: None,
+            })
+            .collect();
+        let name = format!("step {} against {other}", key.2);
+        s.values = Some(crate::app::state::ValueList::new(
+            s,
+            crate::app::state::ValueListKind::Differing,
+            &name,
+            entries,
+        ));
+        let listed = crate::pipeline::step_values::DIFFERING_LISTED;
+        let count = if n > listed {
+            format!("more than {listed}")
+        } else {
+            n.to_string()
+        };
+        s.set_message(format!("{said}; {count} invocations differ (listed)"));
+    } else {
+        s.set_message(said);
+    }
+}
+
+/// The invocation of entry `k` of the `Differing` list chosen: its values shown, its first
+/// difference beside them.
+pub(crate) fn choose_differing(s: &mut State, k: usize) -> Option<crate::ir::Id> {
+    let d = s.exec.differing.get(k)?.clone();
+    let (key, _) = s.exec.difference.as_ref()?;
+    let key = *key;
+    s.exec.chosen = Some(d.chosen);
+    s.exec.derived_for = None;
+    let id = d.id;
+    s.exec.difference = Some((key, d));
+    Some(id)
 }
 
 /// A move through the chosen invocation's recorded execution: the values as they stood after

@@ -332,6 +332,12 @@ fn value_goto(s: &mut State) {
         }
         return;
     }
+    if list.kind == ValueListKind::Differing
+        && super::exec::choose_differing(s, list.cursor).is_none()
+    {
+        s.set_error("the list is of an earlier first difference: ask for it again");
+        return;
+    }
     let row = match (entry.line, entry.value) {
         (Some(line), _) => {
             // The line is of the text the list was made from.

@@ -310,6 +310,20 @@ pub fn first_difference_matched(
     a_id: &dyn Fn(Id) -> Id,
     b_id: &dyn Fn(Id) -> Id,
 ) -> Option<Difference> {
+    differences_matched(a, b, a_id, b_id, 1).pop()
+}
+
+/// The first difference of each invocation whose values differ, in the order of `a`'s
+/// trace, at most `limit` of them (as `first_difference_matched`).
+pub fn differences_matched(
+    a: &Execution,
+    b: &Execution,
+    a_id: &dyn Fn(Id) -> Id,
+    b_id: &dyn Fn(Id) -> Id,
+    limit: usize,
+) -> Vec<Difference> {
+    let mut out = Vec::new();
+    let mut differing: FxHashSet<u32> = FxHashSet::default();
     // The k-th result of each (invocation, id) in b.
     let mut seen: FxHashMap<(u32, Id), Vec<&Value>> = FxHashMap::default();
     for e in &b.trace {
@@ -319,6 +333,12 @@ pub fn first_difference_matched(
     }
     let mut counts: FxHashMap<(u32, Id), usize> = FxHashMap::default();
     for e in &a.trace {
+        if out.len() >= limit {
+            break;
+        }
+        if differing.contains(&e.invocation) {
+            continue;
+        }
         let key = (e.invocation, a_id(e.id));
         let n = counts.entry(key).or_default();
         let k = *n;
@@ -327,7 +347,8 @@ pub fn first_difference_matched(
             continue;
         };
         if !same(&e.value, other) {
-            return Some(Difference {
+            differing.insert(e.invocation);
+            out.push(Difference {
                 invocation: e.invocation,
                 id: e.id,
                 value: e.value.clone(),
@@ -335,7 +356,7 @@ pub fn first_difference_matched(
             });
         }
     }
-    None
+    out
 }
 
 /// Values compare by what they are, pointers by where they point within their variable
