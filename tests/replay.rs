@@ -604,6 +604,12 @@ fn first_difference() {
     run("first-difference");
 }
 
+/// Watching with the values column: after a save, `p` shows the values the edit changed.
+#[test]
+fn values_after_save() {
+    run("values-after-save");
+}
+
 /// Stepping through an execution: next, previous, the next iteration, on to the cursor's line,
 /// the last result, and off.
 #[test]

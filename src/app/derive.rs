@@ -313,6 +313,51 @@ fn refresh(s: &mut State) {
     refresh_link_table(s);
     refresh_panel(s);
     refresh_values(s);
+    refresh_previous_values(s);
+}
+
+/// The previous run's values of the selected step for the chosen invocation, while the code
+/// pane diffs against the previous run (`p`): the column then says which values the last
+/// save changed. From the run the column made of that step before the save, where it is kept.
+fn refresh_previous_values(s: &mut State) {
+    let against_previous = s
+        .panel
+        .key
+        .as_ref()
+        .is_some_and(|k| k.against.0 == super::state::Against::PreviousRun);
+    let wanted = s
+        .current()
+        .filter(|_| s.exec.shown && against_previous)
+        .and_then(|d| {
+            d.prev_run.as_ref()?;
+            Some((
+                (s.doc, d.prev_generation, s.step),
+                s.exec.chosen,
+                s.exec.hex,
+            ))
+        });
+    if wanted.is_none() {
+        s.exec.previous_values = None;
+        s.exec.previous_for = None;
+        return;
+    }
+    if s.exec.previous_for == wanted {
+        return;
+    }
+    let Some((key, chosen, hex)) = wanted else {
+        return;
+    };
+    let module = s
+        .current()
+        .and_then(|d| d.prev_run.as_ref())
+        .and_then(|r| r.steps.get(key.2))
+        .map(|st| st.module.clone());
+    s.exec.previous_values = match (s.exec.run_of(key), module) {
+        (Some(Ok(run)), Some(m)) => run.shown(chosen, &m, hex, None).ok().map(Arc::new),
+        _ => None,
+    };
+    // Not kept (the column never ran the step before the save): nothing to compare yet.
+    s.exec.previous_for = s.exec.previous_values.as_ref().map(|_| (key, chosen, hex));
 }
 
 /// The values column's values: the chosen invocation's, read from the selected step's run

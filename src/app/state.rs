@@ -678,6 +678,10 @@ pub struct ExecPane {
     /// Every invocation's first difference that `:first-difference` found at the step of
     /// `difference`, the first first (the `Differing` list's entries, in order).
     pub differing: Vec<crate::pipeline::step_values::FirstDifference>,
+    /// The chosen invocation's values at this step of the previous run, while the code pane
+    /// diffs against it (`p`), and what they were derived for.
+    pub previous_values: Option<Arc<crate::pipeline::step_values::Shown>>,
+    pub previous_for: Option<(StepKey, Option<crate::pipeline::step_values::Chosen>, bool)>,
 }
 
 /// Steps whose runs the values column keeps (each holds a trace of up to

@@ -162,9 +162,15 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         },
         (Rows::Text { .. }, ..) => format!(" {kind} after {} {} ", s.step, step_name(s.step)),
         (Rows::Diff { added, removed, .. }, Against::PreviousRun, _) => format!(
-            " {kind} diff {} {}: previous run → this run  +{added} −{removed} ",
+            " {kind} diff {} {}: previous run → this run  +{added} −{removed}{} ",
             s.step,
-            step_name(s.step)
+            step_name(s.step),
+            match previous_column(s, area.width) {
+                Some(c) if s.view != ViewMode::Split =>
+                    format!(" · values of {}: {} changed", c.now.who, values_changed(&c)),
+                None if s.exec.shown => " · values: the previous run's are not kept".into(),
+                _ => String::new(),
+            }
         ),
         (Rows::Diff { added, removed, .. }, Against::Input(d), _) => {
             let other = &s.docs[d];
@@ -320,6 +326,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
             rows: diff_rows,
             ..
         } => {
+            let (old_listing, new_listing) = (&**old, &**new);
             let (old, new) = (&old.lines, &new.lines);
             let split = s.view == ViewMode::Split;
             let digits = old.len().max(new.len()).max(1).to_string().len().max(3);
@@ -406,7 +413,12 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                 frame.render_widget(Paragraph::new(lo), left);
                 frame.render_widget(Paragraph::new(ro), right);
             } else {
-                let w = (inner.width as usize).saturating_sub(2 * digits + 3);
+                let full = (inner.width as usize).saturating_sub(2 * digits + 3);
+                let before_after = previous_column(s, inner.width);
+                let w = match &before_after {
+                    Some(c) => full.saturating_sub(c.width + 1),
+                    None => full,
+                };
                 let mut out = Vec::new();
                 for r in visible {
                     let d = diff_rows[r];
@@ -458,14 +470,21 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                         source_gutter(s, t, r, " "),
                         Span::styled(mark.to_string(), t.gutter),
                     ];
-                    spans.extend(styled(
+                    let text_spans = styled(
                         text,
                         &line_styles(s, id, idx),
                         &ov,
                         t.text,
                         s.code.hscroll,
                         w,
-                    ));
+                    );
+                    let shown_w: usize =
+                        text_spans.iter().map(|sp| sp.content.chars().count()).sum();
+                    spans.extend(text_spans);
+                    if let Some(c) = &before_after {
+                        spans.push(Span::raw(" ".repeat(w.saturating_sub(shown_w) + 1)));
+                        spans.push(previous_cell(old_listing, new_listing, d, c, t));
+                    }
                     let mut line = Line::from(spans).style(style);
                     if let Some(band) = band_style(s, t, r).filter(|_| d.change == LineChange::Same)
                     {
@@ -540,6 +559,69 @@ fn values_column(s: &State, width: u16) -> Option<Column<'_>> {
         values: v,
         difference,
     })
+}
+
+/// The values column of a diff against the previous run (`p`): this run's values and the
+/// previous run's, of the invocation chosen.
+struct BeforeAfter<'s> {
+    width: usize,
+    now: &'s crate::pipeline::step_values::Shown,
+    before: &'s crate::pipeline::step_values::Shown,
+}
+
+fn previous_column(s: &State, width: u16) -> Option<BeforeAfter<'_>> {
+    let against = s.panel.key.as_ref().map(|k| k.against.0);
+    if !s.exec.shown || against != Some(Against::PreviousRun) {
+        return None;
+    }
+    let (Some(Ok(now)), Some(before)) = (&s.exec.shown_values, &s.exec.previous_values) else {
+        return None;
+    };
+    Some(BeforeAfter {
+        width: (width as usize / 3).clamp(12, 40),
+        now,
+        before,
+    })
+}
+
+/// How many values both runs compute for the chosen invocation differ.
+fn values_changed(c: &BeforeAfter) -> usize {
+    c.now
+        .values
+        .iter()
+        .filter(|(id, (text, _))| c.before.values.get(id).is_some_and(|(b, _)| b != text))
+        .count()
+}
+
+/// A diff row's cell: the value this run computes; where the line is the same in both runs
+/// and its value is not, the previous run's then this one's; a removed line's old value.
+fn previous_cell(
+    old: &crate::ir::listing::Listing,
+    new: &crate::ir::listing::Listing,
+    d: DiffLine,
+    c: &BeforeAfter,
+    t: &Theme,
+) -> Span<'static> {
+    let value = |shown: &crate::pipeline::step_values::Shown,
+                 listing: &crate::ir::listing::Listing,
+                 row: Option<usize>| {
+        let id = listing.info(row?).def?;
+        shown.values.get(&id).map(|(text, _)| text.clone())
+    };
+    let now = value(c.now, new, d.new);
+    let before = value(c.before, old, d.old);
+    let (text, style) = match (d.change, before, now) {
+        (LineChange::Same, Some(b), Some(n)) if b != n => (format!("{b} → {n}"), t.changed),
+        (LineChange::Removed, Some(b), _) => (b, t.unchanged),
+        (_, _, Some(n)) => (n, t.text),
+        _ => (String::new(), t.text),
+    };
+    let mut cut: String = text.chars().take(c.width).collect();
+    if text.chars().count() > c.width {
+        cut.pop();
+        cut.push('…');
+    }
+    Span::styled(cut, style)
 }
 
 /// One row's cell of the values column, and whether the invocation ran the row's code.
