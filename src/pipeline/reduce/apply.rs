@@ -192,7 +192,7 @@ pub(super) fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module>
                 f.set_arg(i, k, v);
                 suspects.push((fid, a));
             }
-            Chance::Optimize(pass) => tidy(&mut m, &[pass]),
+            Chance::Optimize(passes) => tidy(&mut m, passes),
             Chance::Dce => cleanups.push("dce"),
             Chance::MergeBlocks => cleanups.push("block-merge"),
             Chance::Unused(fid, r) => gone.push((fid, r)),
@@ -234,6 +234,8 @@ pub(super) fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module>
                 let c = f.block_index(cont)?;
                 let term = f.block(c).terminator;
                 rewrite::rewrite_inst(f, term, Op::Branch, None, vec![Operand::IdRef(merge)]);
+                // The header's phis lose what came round the back edge.
+                rewrite::remove_phi_incoming(f, h, cont);
                 let branches = matches!(f.terminator(h).op(), Op::BranchConditional | Op::Switch);
                 let selection = branches.then_some(crate::ir::func::Merge::Selection {
                     merge,

@@ -135,9 +135,9 @@ enum Chance {
     /// computed last before it in its block (spirv-reduce's operand to dominating id): what
     /// computed the operand may then go.
     Dominating(Id, Id, usize, Id),
-    /// One of our passes that keep what the code computes (`MEMORY_PASSES`): loads of what
+    /// Passes of ours that keep what the code computes, in turn (`MEMORY_PASSES`): loads of what
     /// was stored made the values stored, so the memory goes.
-    Optimize(&'static str),
+    Optimize(&'static [&'static str]),
     /// Everything unused at once (the `dce` pass).
     Dce,
     /// Blocks joined to their only predecessor (the `block-merge` pass).
@@ -157,7 +157,14 @@ enum Chance {
 }
 
 /// Passes of ours that keep what the code computes and take memory away: tried as edits.
-const MEMORY_PASSES: [&str; 3] = ["mem2reg", "local-redundant-load", "copy-prop"];
+/// Each runs alone but for the last: a variable written in parts (a vector's components)
+/// is split into its parts first, which alone leaves the module larger.
+const MEMORY_PASSES: [&[&str]; 4] = [
+    &["mem2reg"],
+    &["local-redundant-load"],
+    &["copy-prop"],
+    &["sroa", "mem2reg", "copy-prop", "dce"],
+];
 
 /// The chances of `edit` in `m`, in the order they are tried.
 fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
@@ -289,6 +296,29 @@ mod tests {
         };
         assert_eq!(branches(false), 2, "the loop's exit, either way");
         assert_eq!(branches(true), 0);
+    }
+
+    #[test]
+    fn a_loop_runs_once() {
+        let words = crate::ir::spirv::asm::assemble(LOOP).unwrap();
+        let m = start_of(&words).unwrap();
+        let once: Vec<Chance> = chances(&m, Edit::Branches, false)
+            .into_iter()
+            .filter(|c| matches!(c, Chance::LoopOnce(..)))
+            .collect();
+        assert_eq!(once.len(), 1, "{once:?}");
+        assert!(
+            !chances(&m, Edit::Branches, true)
+                .iter()
+                .any(|c| matches!(c, Chance::LoopOnce(..))),
+            "not a loop that leaves an integer behind, under differs"
+        );
+        let c = apply(&m, &once, false).unwrap();
+        assert!(verified(&c));
+        let f = &c.functions()[0];
+        assert!(f.blocks().iter().all(|b| b.merge.is_none()), "no loop left");
+        let phi = f.insts().find(|i| i.op() == Op::Phi).unwrap();
+        assert_eq!(phi.args().len(), 2, "only the entry's value comes in");
     }
 
     #[test]
