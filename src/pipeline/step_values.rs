@@ -342,6 +342,11 @@ pub struct FirstDifference {
     pub against: String,
     /// `%ID = OpCode …: OTHER → THIS (who), line N`, with the selected step's ids.
     pub text: String,
+    /// Whose value it is, as a person says it (`invocation 3,0,0`, `pixel 4,5 of triangle
+    /// 1`), and the instruction with its source line (`%12 = OpISub …, line 5`): the list of
+    /// the invocations that differ leads with who.
+    pub who: String,
+    pub what: String,
     /// The first difference of each other invocation whose values differ, in the order they
     /// ran (at most `DIFFERING_LISTED`; empty in these).
     pub others: Vec<FirstDifference>,
@@ -415,16 +420,16 @@ pub fn first_difference(
         let line = crate::ir::exec::line_of(this, id)
             .map(|l| format!(", line {l}"))
             .unwrap_or_default();
-        let text = format!(
-            "{what}: {against} → {value} ({}){line}",
-            a.describe(d.invocation)
-        );
+        let who = a.describe(d.invocation);
+        let text = format!("{what}: {against} → {value} ({who}){line}");
         FirstDifference {
             id,
             chosen,
             value,
             against,
             text,
+            who,
+            what: format!("{what}{line}"),
             others: Vec::new(),
         }
     };

@@ -364,7 +364,7 @@ pub(crate) fn first_difference_found(
                 step: key.2,
                 line: None,
                 value: Some(d.id),
-                text: d.text.clone(),
+                text: format!("{}: {} → {}  {}", d.who, d.against, d.value, d.what),
                 source: None,
             })
             .collect();
