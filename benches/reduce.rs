@@ -1,6 +1,7 @@
 //! Benchmark (not a test): `reduce --until differs` against spirv-reduce with the same
 //! interestingness. A planted miscompile (a pass that makes the first float add of every
-//! function a subtract, else the first integer add) sits at step 3 of a short pipeline; both
+//! function a subtract, else an integer add, else a multiply an add…) sits at step 3 of a
+//! short pipeline; both
 //! reducers shrink each shader while that step still computes otherwise than the one before.
 //!
 //! - shaderstep: the whole reduction as `reduce` runs it (`reduce_to_file`: the driver's
@@ -25,6 +26,17 @@ use shaderstep::pipeline::reduce::{reduce_to_file, Property, Test};
 use shaderstep::pipeline::{input, Pipeline};
 use spirv::Op;
 
+/// What the planted miscompile makes of the first instruction of these ops it finds in a
+/// function, tried in this order.
+const SWAPS: [(Op, Op); 6] = [
+    (Op::FAdd, Op::FSub),
+    (Op::IAdd, Op::ISub),
+    (Op::FMul, Op::FAdd),
+    (Op::IMul, Op::IAdd),
+    (Op::FSub, Op::FAdd),
+    (Op::ISub, Op::IAdd),
+];
+
 /// The planted miscompile.
 struct Planted;
 impl Pass for Planted {
@@ -32,15 +44,15 @@ impl Pass for Planted {
         "planted"
     }
     fn description(&self) -> &'static str {
-        "bench pass: makes an add a subtract"
+        "bench pass: makes an add a subtract, or a multiply an add"
     }
     fn run(&self, m: &mut Module, _: &mut PassCx) -> Result<Changed, PassError> {
         let mut changed = Changed::No;
         for f in shaderstep::ir::rewrite::functions_mut(m) {
             let first = |op: Op| f.layout().map(|(_, i)| i).find(|&i| f.inst(i).op() == op);
-            let Some((add, sub)) = first(Op::FAdd)
-                .map(|i| (i, Op::FSub))
-                .or_else(|| first(Op::IAdd).map(|i| (i, Op::ISub)))
+            let Some((add, sub)) = SWAPS
+                .iter()
+                .find_map(|&(from, to)| first(from).map(|i| (i, to)))
             else {
                 continue;
             };
