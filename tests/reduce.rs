@@ -127,21 +127,32 @@ fn reads_unwritten(m: &Module) -> bool {
     })
 }
 
+/// The `differs` test of `words` under `pipeline`, whose bisect must find swap-add-sub.
+fn differs_at_swap_add_sub<'a>(
+    pipeline: &'a Pipeline,
+    gpu: &'a Gpu,
+    words: &[u32],
+    tag: &str,
+) -> shaderstep::pipeline::reduce::Test<'a> {
+    let test = prepare(
+        pipeline,
+        Property::Differs,
+        None,
+        words,
+        Some(gpu),
+        scratch(tag),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(test.step, Some(3), "the bisect finds swap-add-sub");
+    test
+}
+
 #[test]
 fn a_miscompile_is_reduced_to_a_fifth_and_still_differs() {
     let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
     let words = shader("loops");
     let pipeline = with(Box::new(SwapAddSub));
-    let test = prepare(
-        &pipeline,
-        Property::Differs,
-        None,
-        &words,
-        Some(&gpu),
-        scratch("reduce-differs"),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(test.step, Some(3), "the bisect finds swap-add-sub");
+    let test = differs_at_swap_add_sub(&pipeline, &gpu, &words, "reduce-differs");
     // The swapped add makes an index negative: the step differs where the interpreter finds
     // the values undefined, which only the driver can judge.
     let oracle = test.oracle.clone().unwrap_or_default();
@@ -165,16 +176,7 @@ fn a_miscompile_is_judged_on_the_interpreter_and_confirmed_on_the_driver() {
     let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
     let words = shader("scan.comp");
     let pipeline = with(Box::new(SwapAddSub));
-    let test = prepare(
-        &pipeline,
-        Property::Differs,
-        None,
-        &words,
-        Some(&gpu),
-        scratch("reduce-differs-interp"),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(test.step, Some(3), "the bisect finds swap-add-sub");
+    let test = differs_at_swap_add_sub(&pipeline, &gpu, &words, "reduce-differs-interp");
     assert!(test.interpreter, "{:?}", test.oracle);
     let start = shaderstep::pipeline::reduce::start_of(&words).unwrap();
     let before = start.inst_count();
