@@ -616,3 +616,30 @@ fn values_after_save() {
 fn trace() {
     run("trace");
 }
+
+/// A key's name written bare (`key Enter`) would type its letters — `e` among them opens the
+/// editor and the replay would wait on it: the script is refused, naming the key to write.
+#[test]
+fn a_bare_key_name_is_refused() {
+    let open = format!(
+        "size 80x24\nopen {}/assets/examples/cull.comp\n",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let script = format!("{open}key Enter\n");
+    let options = Options {
+        size: (80, 24),
+        color: false,
+    };
+    let e = match run_script(&script, options) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("a bare key name was typed"),
+    };
+    assert!(e.contains("the key is <Enter>"), "{e}");
+    let options = Options {
+        size: (80, 24),
+        color: false,
+    };
+    if let Err(e) = run_script(&format!("{open}key jk\nkey <Esc>\n"), options) {
+        panic!("plain keys are typed: {e}");
+    }
+}

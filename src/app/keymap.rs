@@ -114,6 +114,12 @@ pub fn parse_keys(s: &str) -> Result<Vec<Key>, String> {
     Ok(keys)
 }
 
+/// Whether `name` is the name of a key (`Enter`, `C-d`): written bare in a replay's `key`
+/// line it would type its letters.
+pub fn is_key_name(name: &str) -> bool {
+    parse_key_name(name).is_ok()
+}
+
 fn parse_key_name(name: &str) -> Result<Key, String> {
     let mut key = Key::plain(KeyCode::Esc);
     let mut rest = name;

@@ -322,7 +322,14 @@ impl Runner {
                 }
             }
             "key" | "keys" => {
-                for k in parse_keys(rest.trim())? {
+                let keys = rest.trim();
+                if keys.chars().count() > 1 && crate::app::keymap::is_key_name(keys) {
+                    // `key Enter` would type E, n, t, e, r (and `e` opens the editor).
+                    return Err(format!(
+                        "'{cmd} {keys}' would type the letters of {keys}: the key is <{keys}>"
+                    ));
+                }
+                for k in parse_keys(keys)? {
                     self.event(AppEvent::Key(k))?;
                 }
             }
