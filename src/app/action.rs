@@ -369,6 +369,12 @@ pub enum Answered {
         other: String,
         result: Result<Option<crate::pipeline::step_values::FirstDifference>, String>,
     },
+    /// The interpreter has been running step (doc, generation, step) for the values column
+    /// this long (said past `EXEC_PROGRESS_AFTER`, each tenth of a second).
+    ExecRunning {
+        key: (usize, u64, usize),
+        took: std::time::Duration,
+    },
     /// The interpreter ran step (doc, generation, step) for the values column.
     Executed {
         key: (usize, u64, usize),

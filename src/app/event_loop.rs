@@ -125,6 +125,8 @@ pub struct App {
     bisect_run: Option<BisectJob>,
     /// The interpreter running a step for the values column: the step and its answer.
     exec: Option<ExecJob>,
+    /// The tenth of a second of the values column's run last said (`exec_progress`).
+    exec_said: Option<u128>,
     /// `:first-difference` under way: the step, what it is compared with, the answer.
     first_difference: Option<FirstDifferenceJob>,
     /// A validation bisect under way (`:bisect`): its (doc, generation) and answer.
@@ -226,6 +228,7 @@ impl App {
             compare: None,
             bisect_run: None,
             exec: None,
+            exec_said: None,
             first_difference: None,
             validation: None,
             reduce: None,
@@ -599,39 +602,21 @@ impl App {
         }
     }
 
-    /// The progress line of a values-column run past `EXEC_PROGRESS_AFTER`, where the status
-    /// line still says it runs (never over what something else said meanwhile), its time in
-    /// tenths of a second: whether the line changed.
+    /// Tells `update` how long the values column's run has gone, past `EXEC_PROGRESS_AFTER`
+    /// and once a tenth of a second: whether it did.
     fn exec_progress(
         &mut self,
         key: crate::app::state::StepKey,
         started: std::time::Instant,
     ) -> bool {
         let took = started.elapsed();
-        let waiting = self
-            .state
-            .status
-            .message
-            .as_ref()
-            .is_none_or(|m| m.text.starts_with("running step"));
-        if took < EXEC_PROGRESS_AFTER || !waiting {
+        let tenths = took.as_millis() / 100;
+        if took < EXEC_PROGRESS_AFTER || self.exec_said == Some(tenths) {
             return false;
         }
-        let text = format!(
-            "running step {} on the interpreter… {:.1}s",
-            key.2,
-            took.as_secs_f64()
-        );
-        let same = self
-            .state
-            .status
-            .message
-            .as_ref()
-            .is_some_and(|m| m.text == text);
-        if !same {
-            self.state.set_progress(text);
-        }
-        !same
+        self.exec_said = Some(tenths);
+        self.answer(Answered::ExecRunning { key, took });
+        true
     }
 
     /// Runs a step on the interpreter for the values column, on a thread of its own (a step
@@ -657,6 +642,7 @@ impl App {
         match spawned {
             Ok(_) => {
                 self.exec = Some((key, done, std::time::Instant::now()));
+                self.exec_said = None;
                 None
             }
             Err(e) => {
@@ -1271,7 +1257,7 @@ mod tests {
     use std::time::{Duration, Instant};
 
     #[test]
-    fn a_long_values_run_says_its_time_without_filling_the_messages() {
+    fn a_long_values_run_says_its_time_once_a_tenth() {
         let pipeline = Pipeline::preset("O").unwrap();
         let mut app = App::new(Vec::new(), pipeline, (80, 24), false);
         let key = (0, 0, 3);
@@ -1279,18 +1265,9 @@ mod tests {
         assert!(!app.exec_progress(key, now), "nothing said before 200ms");
         let long_ago = now - Duration::from_millis(1500);
         assert!(app.exec_progress(key, long_ago));
-        let said = app.state.status.message.clone().unwrap().text;
         assert!(
-            said.starts_with("running step 3 on the interpreter… 1."),
-            "{said}"
-        );
-        assert!(!app.state.status.messages.iter().any(|m| m.text == said));
-        // What something else said meanwhile stays.
-        app.state.set_message("first difference: %12");
-        assert!(!app.exec_progress(key, long_ago));
-        assert_eq!(
-            app.state.status.message.as_ref().unwrap().text,
-            "first difference: %12"
+            !app.exec_progress(key, long_ago),
+            "once a tenth of a second"
         );
     }
 }

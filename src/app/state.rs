@@ -1174,15 +1174,6 @@ impl State {
         });
     }
 
-    /// A line that says how something under way is going: shown, and not kept among the
-    /// messages (`:messages`), which would fill with its every tick.
-    pub fn set_progress(&mut self, text: impl Into<String>) {
-        self.status.message = Some(Message {
-            text: text.into(),
-            error: false,
-        });
-    }
-
     pub fn set_error(&mut self, text: impl Into<String>) {
         self.say(Message {
             text: text.into(),

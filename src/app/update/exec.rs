@@ -140,6 +140,24 @@ fn ran_text(run: &StepRun) -> String {
     )
 }
 
+/// The values column's run of step `key` is still going after `took`: the status line counts
+/// its time, where it still says the run is under way (never over what something else said
+/// meanwhile), and not among the `:messages`, which its every tick would fill.
+pub(crate) fn running(s: &mut State, key: StepKey, took: std::time::Duration) {
+    let waiting = s
+        .status
+        .message
+        .as_ref()
+        .is_none_or(|m| m.text.starts_with("running step"));
+    if s.exec.running == Some(key) && waiting {
+        s.show_progress(format!(
+            "running step {} on the interpreter… {:.1}s",
+            key.2,
+            took.as_secs_f64()
+        ));
+    }
+}
+
 /// A run of step `key` came back: kept, the oldest dropped past `EXEC_KEPT`.
 pub(crate) fn executed(s: &mut State, key: StepKey, result: Result<Arc<StepRun>, String>) {
     if s.exec.running == Some(key) {

@@ -23,6 +23,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 s.jobs.retain(|j| *j != "bisect run");
                 crate::app::answer::bisect_run(s, &docs, result)
             }
+            Some(Answered::ExecRunning { key, took }) => super::exec::running(s, key, took),
             Some(Answered::Executed { key, result }) => {
                 super::exec::executed(s, key, result);
             }

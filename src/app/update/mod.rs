@@ -229,4 +229,34 @@ mod tests {
         update(&mut s, Action::Quit);
         assert!(s.quit);
     }
+
+    /// The values column's run past 200ms: the status line counts its time, never over what
+    /// something else said, and never among the messages.
+    #[test]
+    fn a_long_values_run_says_its_time_without_filling_the_messages() {
+        use crate::app::action::{Answer, Answered};
+        let running = |took_ms| {
+            Action::Answer(Answer::new(Answered::ExecRunning {
+                key: (0, 0, 3),
+                took: std::time::Duration::from_millis(took_ms),
+            }))
+        };
+        let mut s = State::new(Vec::new(), Vec::new(), Vec::new(), (80, 24), false);
+        update(&mut s, running(1500));
+        assert!(
+            s.status.message.is_none(),
+            "no run of that step is under way"
+        );
+        s.exec.running = Some((0, 0, 3));
+        update(&mut s, running(1500));
+        let said = s.status.message.clone().unwrap().text;
+        assert_eq!(said, "running step 3 on the interpreter… 1.5s");
+        assert!(!s.status.messages.iter().any(|m| m.text == said));
+        s.set_message("first difference: %12");
+        update(&mut s, running(1600));
+        assert_eq!(
+            s.status.message.as_ref().unwrap().text,
+            "first difference: %12"
+        );
+    }
 }
