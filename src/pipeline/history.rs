@@ -297,6 +297,27 @@ pub fn history(run: &Run, value: Id) -> Vec<Event> {
     events
 }
 
+/// Ids of step `from` to those the later step `to` has for them: `renamed` composed over each
+/// step between (most keep their ids: only renamings are listed).
+pub fn renamed_between(run: &Run, from: usize, to: usize) -> crate::ir::fxhash::FxHashMap<Id, Id> {
+    let mut out: crate::ir::fxhash::FxHashMap<Id, Id> = Default::default();
+    for k in from + 1..=to {
+        let m = renamed(run, k);
+        if m.is_empty() {
+            continue;
+        }
+        for v in out.values_mut() {
+            if let Some(&n) = m.get(v) {
+                *v = n;
+            }
+        }
+        for (a, b) in m {
+            out.entry(a).or_insert(b);
+        }
+    }
+    out
+}
+
 /// The values step `k` of `run` renamed: each id of step `k - 1` that step `k` calls by
 /// another id, mapped to that id. Only renamings count, not merges: a replacement whose new
 /// value was already there (a value replaced by an equal one) keeps both ids, as two values.

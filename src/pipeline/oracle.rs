@@ -31,14 +31,13 @@ use super::exec::{
 };
 use super::gpu::Layout;
 use super::gpu::{Device, DeviceError};
-use super::history::renamed;
+use super::history::renamed_between;
 use super::semantic::{
     driver_bisect, entry_points, pass_steps, setup_text, writable, BisectRun, Difference, Feed,
     Finding, Opener,
 };
 use super::Run;
-use crate::ir::exec::{first_difference, Buffer, Event, Execution, FindingKind, Options};
-use crate::ir::fxhash::FxHashMap;
+use crate::ir::exec::{first_difference_matched, Buffer, FindingKind, Options};
 use crate::ir::Id;
 
 /// Who runs the steps of a semantic bisect.
@@ -537,30 +536,12 @@ fn name_first_value(run: &Run, feed: Feed, b: &mut BisectRun) {
         return;
     };
     // The step before's ids as the blamed step calls them.
-    let maps: Vec<FxHashMap<Id, Id>> = (j + 1..=blamed)
-        .map(|k| renamed(run, k))
-        .filter(|m| !m.is_empty())
-        .collect();
-    let forward = |id: Id| maps.iter().fold(id, |i, m| *m.get(&i).unwrap_or(&i));
-    let theirs = if maps.is_empty() {
-        before.execution.clone()
-    } else {
-        Execution {
-            trace: before
-                .execution
-                .trace
-                .iter()
-                .map(|e| Event {
-                    id: forward(e.id),
-                    ..e.clone()
-                })
-                .collect(),
-            ..before.execution.clone()
-        }
-    };
-    if let Some(diff) = first_difference(&after.execution, &theirs) {
+    let map = renamed_between(run, j, blamed);
+    let forward = |id: Id| *map.get(&id).unwrap_or(&id);
+    let theirs = &before.execution;
+    if let Some(diff) = first_difference_matched(&after.execution, theirs, &|id| id, &forward) {
         let mut text = first_difference_text(&after.module, &after.execution, &diff);
-        if !maps.is_empty() {
+        if !map.is_empty() {
             text.push_str(&format!(
                 " (ids of step {blamed}: the step renumbered some, matched as the value history matches them)"
             ));

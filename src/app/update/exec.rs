@@ -9,7 +9,7 @@ use crate::app::action::{Action, ExecArg, TraceMove};
 use crate::app::state::{State, StepKey, EXEC_KEPT};
 use crate::ir::fxhash::FxHashMap;
 use crate::ir::Id;
-use crate::pipeline::history::renamed;
+use crate::pipeline::history::renamed_between;
 use crate::pipeline::semantic::pass_steps;
 use crate::pipeline::step_values::{FirstDifference, StepRun};
 use crate::pipeline::Run;
@@ -144,12 +144,7 @@ fn ran_text(run: &StepRun) -> String {
 /// its time, where it still says the run is under way (never over what something else said
 /// meanwhile), and not among the `:messages`, which its every tick would fill.
 pub(crate) fn running(s: &mut State, key: StepKey, took: std::time::Duration) {
-    let waiting = s
-        .status
-        .message
-        .as_ref()
-        .is_none_or(|m| m.text.starts_with("running step"));
-    if s.exec.running == Some(key) && waiting {
+    if s.exec.running == Some(key) && waiting(s) {
         s.show_progress(format!(
             "running step {} on the interpreter… {:.1}s",
             key.2,
@@ -171,14 +166,18 @@ pub(crate) fn executed(s: &mut State, key: StepKey, result: Result<Arc<StepRun>,
     s.exec.runs.drain(..excess);
     // Said where the user waits for it, never over what something else said meanwhile
     // (a first difference found).
-    let waiting = s
-        .status
-        .message
-        .as_ref()
-        .is_none_or(|m| m.text.starts_with("running step"));
-    if s.step_key() == Some(key) && s.exec.shown && waiting {
+    if s.step_key() == Some(key) && s.exec.shown && waiting(s) {
         say(s);
     }
+}
+
+/// Whether the status line still says a values-column run is under way, or nothing: what
+/// the run then says may take its place.
+fn waiting(s: &State) -> bool {
+    s.status
+        .message
+        .as_ref()
+        .is_none_or(|m| m.text.starts_with("running step"))
 }
 
 /// The run the values column waits for, if it is to start now: the selected step, shown, not
@@ -239,7 +238,7 @@ fn first_difference(s: &mut State, other: Option<&str>) -> Result<Effect, String
             (
                 run.steps[j].module.clone(),
                 step_name(&run, j),
-                compose(&run, j, s.step),
+                renamed_between(&run, j, s.step),
                 true,
             )
         }
@@ -255,7 +254,7 @@ fn first_difference(s: &mut State, other: Option<&str>) -> Result<Effect, String
                 Ok(j) => (
                     run.steps[j].module.clone(),
                     step_name(&run, j),
-                    compose(&run, j.min(s.step), j.max(s.step)),
+                    renamed_between(&run, j.min(s.step), j.max(s.step)),
                     s.step > j,
                 ),
                 Err(not_a_step) => {
@@ -294,27 +293,6 @@ fn first_difference(s: &mut State, other: Option<&str>) -> Result<Effect, String
     })
 }
 
-/// Ids of step `from` to those of the later step `to` takes for them, as the value history
-/// matches them across each step between (most keep their ids: only renamings are listed).
-fn compose(run: &Run, from: usize, to: usize) -> FxHashMap<Id, Id> {
-    let mut out: FxHashMap<Id, Id> = FxHashMap::default();
-    for k in from + 1..=to {
-        let m = renamed(run, k);
-        if m.is_empty() {
-            continue;
-        }
-        for v in out.values_mut() {
-            if let Some(&n) = m.get(v) {
-                *v = n;
-            }
-        }
-        for (a, b) in m {
-            out.entry(a).or_insert(b);
-        }
-    }
-    out
-}
-
 /// `:first-difference` answered: the values column shows the invocation whose value differs,
 /// the cursor goes to the value and the status line says both.
 pub(crate) fn first_difference_found(
@@ -344,9 +322,9 @@ pub(crate) fn first_difference_found(
     }
     s.exec.shown = true;
     s.exec.chosen = Some(d.chosen);
-    let mut differing = d.others.clone();
-    let mut first = d.clone();
-    first.others.clear();
+    let id = d.id;
+    let mut first = d;
+    let mut differing = std::mem::take(&mut first.others);
     differing.insert(0, first.clone());
     s.exec.difference = Some((key, first));
     s.exec.differing = differing;
@@ -361,11 +339,11 @@ pub(crate) fn first_difference_found(
         };
     }
     crate::app::derive::refresh_panel(s);
-    let mut row = s.panel.row_defining(d.id);
+    let mut row = s.panel.row_defining(id);
     if row.is_none() && s.func.is_some() {
         s.func = None;
         crate::app::derive::refresh_panel(s);
-        row = s.panel.row_defining(d.id);
+        row = s.panel.row_defining(id);
     }
     if let Some(r) = row {
         super::code_view::jump_to(s, r);

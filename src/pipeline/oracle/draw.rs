@@ -11,14 +11,14 @@ use super::super::exec::{
     check_draw_driver, finding_text, first_difference_text, models, run_draw_on, run_draw_pair,
     run_draw_step, run_pair_on, DrawRan, DrawnStage,
 };
-use super::super::history::renamed;
+use super::super::history::renamed_between;
 use super::super::semantic::{
     driver_bisect, pass_steps, BisectRun, Difference, Feed, Finding, Opener,
 };
 use super::super::Run;
 use super::{both_said, untraced, Oracle, FINDINGS_SAID};
 use crate::ir::exec::{
-    close_words, compare_buffer, first_difference, Execution, FindingKind, Options,
+    close_words, compare_buffer, first_difference_matched, FindingKind, Options,
 };
 use crate::ir::fxhash::FxHashMap;
 use crate::ir::inst::Id;
@@ -369,47 +369,31 @@ fn name_first_value(run: Drawn, feed: Feed, input: Option<&DrawRan>, b: &mut Bis
         (Drawn::Alone(r), DrawnStage::Fragment) => (None, Some(r)),
         (Drawn::Alone(r), DrawnStage::Both) => (Some(r), Some(r)),
     };
-    let maps = |r: Option<&Run>, from: usize, to: usize| -> Vec<FxHashMap<Id, Id>> {
-        r.map(|r| {
-            (from + 1..=to)
-                .map(|k| renamed(r, k))
-                .filter(|m| !m.is_empty())
-                .collect()
-        })
-        .unwrap_or_default()
+    let map = |r: Option<&Run>, from: usize, to: usize| -> FxHashMap<Id, Id> {
+        r.map(|r| renamed_between(r, from, to)).unwrap_or_default()
     };
-    let vertex_maps = maps(vertex_run, was.0, blamed.0);
-    let fragment_maps = maps(fragment_run, was.1, blamed.1);
-    let forwarded = |e: &Execution, maps: &[FxHashMap<Id, Id>]| -> Execution {
-        let forward = |id: Id| maps.iter().fold(id, |i, m| *m.get(&i).unwrap_or(&i));
-        let mut e = e.clone();
-        for event in &mut e.trace {
-            event.id = forward(event.id);
-        }
-        for f in &mut e.findings {
-            f.at = forward(f.at);
-        }
-        e
-    };
-    let renumbered = !vertex_maps.is_empty() || !fragment_maps.is_empty();
-    let before_vertex = forwarded(&before.execution.vertex, &vertex_maps);
-    let before_fragment = forwarded(&before.execution.fragment, &fragment_maps);
+    let vertex_map = map(vertex_run, was.0, blamed.0);
+    let fragment_map = map(fragment_run, was.1, blamed.1);
+    let renumbered = !vertex_map.is_empty() || !fragment_map.is_empty();
     let stages = [
         (
             "vertex stage",
             &after.vertex.0,
             &after.execution.vertex,
-            &before_vertex,
+            &before.execution.vertex,
+            &vertex_map,
         ),
         (
             "fragment stage",
             &after.fragment.0,
             &after.execution.fragment,
-            &before_fragment,
+            &before.execution.fragment,
+            &fragment_map,
         ),
     ];
-    for (label, m, e, theirs) in stages {
-        if let Some(diff) = first_difference(e, theirs) {
+    for (label, m, e, theirs, map) in stages {
+        let forward = |id: Id| *map.get(&id).unwrap_or(&id);
+        if let Some(diff) = first_difference_matched(e, theirs, &|id| id, &forward) {
             let mut text = format!("{} ({label})", first_difference_text(m, e, &diff));
             if renumbered {
                 text.push_str(
@@ -421,12 +405,13 @@ fn name_first_value(run: Drawn, feed: Feed, input: Option<&DrawRan>, b: &mut Bis
         }
     }
     let mut new = Vec::new();
-    for (label, m, e, theirs) in stages {
+    for (label, m, e, theirs, map) in stages {
+        let forward = |id: Id| *map.get(&id).unwrap_or(&id);
         for f in &e.findings {
             if !theirs
                 .findings
                 .iter()
-                .any(|g| g.kind == f.kind && g.at == f.at)
+                .any(|g| g.kind == f.kind && forward(g.at) == f.at)
             {
                 new.push(format!("{} ({label})", finding_text(m, e, f)));
             }
