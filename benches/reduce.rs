@@ -11,11 +11,15 @@
 //!   candidate through the same pipeline and asks the same question of the interpreter — the
 //!   same oracle, so the figures compare the reducers, not the driver's cost per candidate.
 //!
+//! A draw's candidates are judged by our reduction on the quads where the input differs
+//! (`reduce::quads_where_differs`); spirv-reduce's judge draws the whole framebuffer, as the
+//! property is stated, unless `--same-quads` gives it the same quads.
+//!
 //! Each shader is reduced RUNS times by each tool in turn; medians are compared. Prints a
 //! table; never fails for speed.
 //!
-//! cargo bench --bench reduce -- [--runs N] [FILE|DIR…]   (default: the project's compute
-//!                                                          shaders under tests/shaders)
+//! cargo bench --bench reduce -- [--runs N] [--same-quads] [FILE|DIR…]
+//!     (default: the project's compute shaders under tests/shaders)
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -98,11 +102,32 @@ fn judge(path: &Path) -> ! {
         budget: std::env::var("REDUCE_BENCH_BUDGET")
             .ok()
             .and_then(|b| b.parse().ok()),
+        quads_of: std::env::var("REDUCE_BENCH_QUADS")
+            .ok()
+            .and_then(|q| parse_quads(&q)),
     };
     std::process::exit(if test.holds(&words).unwrap_or(false) {
         0
     } else {
         1
+    })
+}
+
+/// `x,y x,y x,y x,y`, as `show_quads` writes them.
+fn parse_quads(text: &str) -> Option<[[u32; 2]; 4]> {
+    let pixels: Vec<[u32; 2]> = text
+        .split_whitespace()
+        .map(|p| {
+            let (x, y) = p.split_once(',')?;
+            Some([x.parse().ok()?, y.parse().ok()?])
+        })
+        .collect::<Option<_>>()?;
+    pixels.try_into().ok()
+}
+
+fn show_quads(quads: Option<[[u32; 2]; 4]>) -> String {
+    quads.map_or(String::new(), |q| {
+        q.map(|[x, y]| format!("{x},{y}")).join(" ")
     })
 }
 
@@ -151,6 +176,8 @@ fn main() {
         judge(Path::new(&args[k + 1]));
     }
     let mut runs = 3;
+    let same_quads = args.iter().any(|a| a == "--same-quads");
+    args.retain(|a| a != "--same-quads");
     if let Some(k) = args.iter().position(|a| a == "--runs") {
         runs = args[k + 1].parse().expect("--runs N");
         args.drain(k..k + 2);
@@ -192,11 +219,12 @@ fn main() {
                 .collect::<Vec<u8>>(),
         )
         .unwrap();
-        // The judge's budget, as `reduce` sets its own from the input.
-        let budget = shaderstep::pipeline::reduce::budget_for(
-            &pipeline.run(std::sync::Arc::new(words.clone())),
-            STEP,
-        );
+        // The judge's budget, and its quads under --same-quads, as `reduce` sets its own.
+        let run = pipeline.run(std::sync::Arc::new(words.clone()));
+        let quads = same_quads
+            .then(|| shaderstep::pipeline::reduce::quads_where_differs(&run, STEP))
+            .flatten();
+        let budget = shaderstep::pipeline::reduce::budget_for(&run, STEP, quads);
         let ours_out = tmp.join("ours.spv");
         let theirs_out = tmp.join("theirs.spv");
         let (mut ours_t, mut theirs_t) = (Vec::new(), Vec::new());
@@ -231,6 +259,7 @@ fn main() {
                     "REDUCE_BENCH_BUDGET",
                     budget.map_or(String::new(), |b| b.to_string()),
                 )
+                .env("REDUCE_BENCH_QUADS", show_quads(quads))
                 .arg(&spv)
                 .arg("-o")
                 .arg(&theirs_out)

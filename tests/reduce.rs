@@ -194,6 +194,75 @@ fn a_miscompile_is_judged_on_the_interpreter_and_confirmed_on_the_driver() {
     common::validate(&reduced.words, false).unwrap();
 }
 
+/// A fragment shader whose miscompile shows only on the right of the framebuffer: its
+/// candidates are drawn only in four quads where the input's step differs (a few fragments
+/// rather than the whole draw), and the driver confirms the result on the whole draw.
+#[test]
+fn a_draw_is_judged_on_the_quads_where_it_differs() {
+    use shaderstep::ir::exec::Options;
+    use shaderstep::pipeline::exec::run_draw_step;
+    let gpu = Gpu::lavapipe().unwrap_or_else(|e| panic!("{e}"));
+    let source = "#version 450\n\
+        layout(location = 0) in vec2 uv;\n\
+        layout(location = 0) out vec4 colour;\n\
+        layout(binding = 0) uniform U { vec4 tint; int base; };\n\
+        void main() {\n\
+          vec4 c = tint * uv.x + vec4(uv.y, 0.5, 0.25, 1.0);\n\
+          c.xy = c.xy * 3.0 - uv;\n\
+          if (gl_FragCoord.x > 16.0) {\n\
+            int k = base + int(gl_FragCoord.y);\n\
+            c.z = float(k);\n\
+          }\n\
+          colour = c;\n\
+        }\n";
+    let words = common::glslang_words("right.frag", source.as_bytes(), &[]);
+    let pipeline = with(Box::new(SwapAddSub));
+    let test = differs_at_swap_add_sub(&pipeline, &gpu, &words, "reduce-draw-quads");
+    assert!(test.interpreter, "{:?}", test.oracle);
+    let quads = test.quads_of.expect("a draw is judged on quads");
+    assert!(
+        quads.iter().all(|&[x, _]| x >= 16),
+        "only pixels that differ: {quads:?}"
+    );
+    // Those quads are all that is drawn: far fewer fragments, the rest left clear.
+    let input = start(&words);
+    let whole = run_draw_step(&input, None, &Options::default()).unwrap();
+    let options = Options {
+        only_quads_of: Some(quads),
+        ..Options::default()
+    };
+    let some = run_draw_step(&input, None, &options).unwrap();
+    let executed = |r: &shaderstep::pipeline::exec::DrawRan| r.execution.fragment.executed;
+    assert!(
+        executed(&some) * 10 < executed(&whole),
+        "{} of {} instructions",
+        executed(&some),
+        executed(&whole)
+    );
+    let (w, _) = whole.inputs.size;
+    let texel = |r: &shaderstep::pipeline::exec::DrawRan, [x, y]: [u32; 2]| {
+        let at = ((y * w + x) * 4) as usize;
+        r.execution.attachments[0].words[at..at + 4].to_vec()
+    };
+    for q in quads {
+        assert_eq!(texel(&some, q), texel(&whole, q), "drawn as the whole draw");
+    }
+    assert_eq!(texel(&some, [0, 0]), vec![Some(0); 4], "not drawn: clear");
+    let before = input.inst_count();
+    let reduced = reduce(&test, input, &mut |_| {}, &|| false).unwrap_or_else(|e| panic!("{e}"));
+    let judged = reduced.judged.clone().unwrap_or_default();
+    assert!(
+        judged.contains("the result confirmed on the driver"),
+        "{judged}"
+    );
+    assert!(
+        reduced.after * 2 <= before,
+        "{before} → {} instructions",
+        reduced.after
+    );
+    common::validate(&reduced.words, false).unwrap();
+}
+
 #[test]
 fn an_invalid_step_is_reduced_and_stays_invalid() {
     let words = shader("pbr");

@@ -234,6 +234,7 @@ fn untraced(feed: Feed) -> Options {
     Options {
         trace_limit: 0,
         budget: feed.budget.map_or(budget, |b| b.min(budget)),
+        only_quads_of: feed.quads_of,
         ..Options::default()
     }
 }
@@ -247,6 +248,13 @@ pub fn instructions_run(run: &Run, k: usize, feed: Feed) -> Option<u64> {
     }
     let ran = run_step(&run.steps[i].module, feed.entry, feed.data, &untraced(feed)).ok()?;
     Some(ran.execution.executed)
+}
+
+/// The pixels where pass step `k` of `run` (a stage the interpreter draws) leaves a texel
+/// both it and the input define that differs from the input's, in raster order; `None` where
+/// `run` is not drawn or a draw fails.
+pub fn differing_pixels(run: &Run, k: usize, feed: Feed) -> Option<Vec<[u32; 2]>> {
+    draw::differing_pixels(draw::drawn(&[run], feed.entry)?, k, feed)
 }
 
 /// The input run in the interpreter for a bisect, or why it cannot be.

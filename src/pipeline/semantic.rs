@@ -106,6 +106,9 @@ pub struct Feed<'a> {
     /// budget: a reducer's candidate that loops for ever is refused as soon as it runs far
     /// longer than the input did.
     pub budget: Option<u64>,
+    /// The interpreter draws only the quads holding these pixels (`Options::only_quads_of`):
+    /// a reducer asks whether a candidate still differs where its input did.
+    pub quads_of: Option<[[u32; 2]; 4]>,
 }
 
 impl Feed<'_> {

@@ -655,7 +655,14 @@ impl Machine<'_> {
                 (w, h),
             );
             let primitive = t % triangles_per_instance.max(1);
-            for quad in &covered.quads {
+            let only = self.options.only_quads_of;
+            let shaded = |quad: &[raster::Pixel; 4]| {
+                only.is_none_or(|pixels| {
+                    quad.iter()
+                        .any(|p| pixels.iter().any(|&[x, y]| p.x == x && p.y == y))
+                })
+            };
+            for quad in covered.quads.iter().filter(|q| shaded(q)) {
                 let mut invs = Vec::with_capacity(4);
                 for p in quad {
                     let io =

@@ -110,6 +110,10 @@ pub struct Options {
     /// Invocations of a subgroup in a compute dispatch (`subgroup`): the driver's. 8 is
     /// lavapipe's on x86-64 with AVX2 (its SIMD width in 32-bit lanes).
     pub subgroup_size: u32,
+    /// A draw shades only the 2×2 quads holding these pixels (a pixel may repeat); the rest
+    /// of every attachment keeps its clear value. A reducer asks whether a candidate still
+    /// computes otherwise where its input did, at a fraction of a whole draw's cost.
+    pub only_quads_of: Option<[[u32; 2]; 4]>,
 }
 
 impl Default for Options {
@@ -120,6 +124,7 @@ impl Default for Options {
             trace_only: None,
             flush_denormals: true,
             subgroup_size: 8,
+            only_quads_of: None,
         }
     }
 }

@@ -263,6 +263,40 @@ fn interp_bisect(
     Ok(out)
 }
 
+/// The pixels where pass step `k` leaves a texel that differs from the input's (both define
+/// it), in raster order.
+pub(super) fn differing_pixels(run: Drawn, k: usize, feed: Feed) -> Option<Vec<[u32; 2]>> {
+    let at = *run.steps().ok()?.get(k)?;
+    let input = run_input(run, feed).ok()?;
+    let step = run.draw_on(at, &input, &untraced(feed)).ok()?;
+    let (w, _) = input.inputs.size;
+    let mut texels: Vec<usize> = Vec::new();
+    for (a, b) in input
+        .execution
+        .attachments
+        .iter()
+        .zip(&step.execution.attachments)
+    {
+        for (t, (x, y)) in a.words.chunks(4).zip(b.words.chunks(4)).enumerate() {
+            let differ = x.iter().zip(y).any(|pair| match pair {
+                (Some(x), Some(y)) => !close_words(*x, *y, a.float),
+                _ => false,
+            });
+            if differ {
+                texels.push(t);
+            }
+        }
+    }
+    texels.sort_unstable();
+    texels.dedup();
+    Some(
+        texels
+            .into_iter()
+            .map(|t| [t as u32 % w, t as u32 / w])
+            .collect(),
+    )
+}
+
 /// Where a step's draw parts from the input's: the first attachment texel both define and
 /// that differs, else the first storage buffer word, typed.
 fn differs(input: &DrawRan, step: &DrawRan) -> Option<String> {

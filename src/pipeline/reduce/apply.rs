@@ -167,6 +167,10 @@ pub(super) fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module>
                 replacer.replace(r, a);
                 gone.push((fid, r));
             }
+            Chance::Earlier(fid, r, v) => {
+                replacer.replace(r, v);
+                gone.push((fid, r));
+            }
             Chance::Operand(fid, r, k) => {
                 let a = *m.function(fid)?.def_of(r)?.args().get(k)?;
                 let ty = m.function(fid)?.def_of(a)?.ty()?;

@@ -1,6 +1,6 @@
 //! Constants: an operand that is a value computed in the function made a null constant (then
-//! another constant of its type), and a value replaced by a null constant or by one of its
-//! operands of its type.
+//! another constant of its type), and a value replaced by a null constant, by one of its
+//! operands of its type or by an earlier value of its type.
 
 use spirv::Op;
 
@@ -84,10 +84,18 @@ pub(super) fn other_constant(m: &Module, ty: crate::ir::Id) -> Option<crate::ir:
         .and_then(|g| g.result())
 }
 
-/// Each value made a constant; then each value replaced by an operand of its type.
+/// Values of its type computed before it in its block that a value may be replaced by
+/// (`Chance::Earlier`), nearest first: a conversion and its inverse, or a composite built and
+/// taken apart again, leave a value equal to an earlier one; more are rarely worth a
+/// candidate each.
+const EARLIER: usize = 3;
+
+/// Each value made a constant; then each value replaced by an operand of its type; then by an
+/// earlier value of its type in its block.
 pub(super) fn values(m: &Module, differs: bool) -> Vec<Chance> {
     let mut out = Vec::new();
     let mut forwards = Vec::new();
+    let mut earlier = Vec::new();
     // Divisors stay: a zero there is undefined behaviour.
     let mut divisors = std::collections::HashSet::new();
     if differs {
@@ -102,8 +110,16 @@ pub(super) fn values(m: &Module, differs: bool) -> Vec<Chance> {
     for f in m.functions() {
         let fid = f.id();
         for b in 0..f.blocks().len() {
+            // Values computed in this block so far, with their types.
+            let mut before: Vec<(crate::ir::Id, crate::ir::Id)> = Vec::new();
             for i in f.block_insts(b) {
                 let op = i.op();
+                let seen = before.len();
+                if let (Some(r), Some(ty)) = (i.result(), i.ty()) {
+                    if op != Op::Phi && op != Op::Variable {
+                        before.push((ty, r));
+                    }
+                }
                 if matches!(op, Op::Phi | Op::FunctionCall | Op::ConstantNull)
                     || crate::ir::inst::is_atomic(op)
                 {
@@ -132,10 +148,20 @@ pub(super) fn values(m: &Module, differs: bool) -> Vec<Chance> {
                             })
                             .map(|(k, _)| Chance::Forward(fid, r, k)),
                     );
+                    // Operands are the forwards' already.
+                    earlier.extend(
+                        before[..seen]
+                            .iter()
+                            .rev()
+                            .filter(|&&(t, v)| t == ty && !i.args().contains(&v))
+                            .take(EARLIER)
+                            .map(|&(_, v)| Chance::Earlier(fid, r, v)),
+                    );
                 }
             }
         }
     }
     out.extend(forwards);
+    out.extend(earlier);
     out
 }

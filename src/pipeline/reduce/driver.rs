@@ -34,6 +34,8 @@ pub struct Reduced {
 
 /// Progress, after every candidate.
 pub struct Progress {
+    /// The kind of edit being tried.
+    pub edit: Edit,
     pub tried: usize,
     pub accepted: usize,
     pub instructions: usize,
@@ -43,8 +45,11 @@ impl std::fmt::Display for Progress {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         write!(
             f,
-            "reducing: {} tried, {} kept, {} instructions",
-            self.tried, self.accepted, self.instructions
+            "reducing: {} tried, {} kept, {} instructions ({})",
+            self.tried,
+            self.accepted,
+            self.instructions,
+            self.edit.name()
         )
     }
 }
@@ -371,6 +376,7 @@ fn reduce_on(
                         None => at = next,
                     }
                     progress(&Progress {
+                        edit,
                         tried,
                         accepted,
                         instructions: best.inst_count(),

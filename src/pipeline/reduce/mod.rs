@@ -5,9 +5,11 @@
 //! Delta debugging over edits that make the module smaller, largest first (see `Edit`): debug
 //! info, entry points, calls (deleted or inlined) and functions nothing calls, branches (a
 //! conditional branch taken one way: selections lose an arm, loops run once or not at all),
-//! blocks merged, operands and values made constants or replaced by operands, stores and
-//! unused instructions, interface variables, struct members and array lengths (`types`),
-//! decorations, capabilities and extensions. Each kind's chances are tried in chunks that halve
+//! blocks merged, stores and unused instructions (before operands: a store taken away takes
+//! with it all that computed what it stored, where an operand made constant takes nothing by
+//! itself), operands and values made constants or replaced by operands, memory made values,
+//! interface variables, struct members and array lengths (`types`), decorations,
+//! capabilities and extensions. Each kind's chances are tried in chunks that halve
 //! until one at a time, on all cores; an edit takes with it what only it used. A candidate is
 //! kept only when spirv-val accepts it and it still has the property. Under `differs` no edit
 //! brings undefined behaviour in: no `OpUndef` (values become null constants), no store to
@@ -39,7 +41,7 @@ mod property;
 mod types;
 
 pub use driver::{default_output, reduce, reduce_to_file, start_of, write, Progress, Reduced};
-pub use property::{budget_for, prepare, step_named, Property, Test};
+pub use property::{budget_for, prepare, quads_where_differs, step_named, Property, Test};
 
 /// A kind of edit, largest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,9 +51,9 @@ pub enum Edit {
     Calls,
     Branches,
     Blocks,
+    Unused,
     Operands,
     Memory,
-    Unused,
     Values,
     Interface,
     Types,
@@ -66,9 +68,9 @@ impl Edit {
         Edit::Calls,
         Edit::Branches,
         Edit::Blocks,
+        Edit::Unused,
         Edit::Operands,
         Edit::Memory,
-        Edit::Unused,
         Edit::Values,
         Edit::Interface,
         Edit::Types,
@@ -124,6 +126,8 @@ enum Chance {
     Value(Id, Id),
     /// This value, replaced by its operand `k` (of its type).
     Forward(Id, Id, usize),
+    /// This value, replaced by an earlier value of its type in its block (`.2`).
+    Earlier(Id, Id, Id),
     /// Operand `k` of the instruction with this result, replaced by a null constant (or
     /// `OpUndef` where there is none, except under `differs`).
     Operand(Id, Id, usize),

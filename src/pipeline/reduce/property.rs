@@ -65,6 +65,9 @@ pub struct Test<'a> {
     pub oracle: Option<String>,
     /// The interpreter's budget for a candidate's run (`budget_for`).
     pub budget: Option<u64>,
+    /// A draw judged on the interpreter: only the quads of these pixels, where the input's
+    /// step differs (`quads_where_differs`), are drawn.
+    pub quads_of: Option<[[u32; 2]; 4]>,
 }
 
 /// Which step `which` names in `run`: a pass number, or the first step of a pass of that
@@ -119,6 +122,7 @@ impl Test<'_> {
             env: &self.env,
             layout: self.layout,
             budget: self.budget,
+            quads_of: self.quads_of,
         })
     }
 
@@ -179,6 +183,7 @@ pub(super) struct Judge<'a> {
     env: &'a str,
     layout: Option<&'static str>,
     budget: Option<u64>,
+    quads_of: Option<[[u32; 2]; 4]>,
 }
 
 impl Judge<'_> {
@@ -208,6 +213,7 @@ impl Judge<'_> {
                     oracle: semantic::Oracle::Interp,
                     undefined_same: true,
                     budget: self.budget,
+                    quads_of: self.quads_of,
                     ..Feed::default()
                 };
                 let no_driver = || Err("candidates are judged on the interpreter".to_string());
@@ -410,6 +416,7 @@ pub fn prepare<'a>(
         interpreter: false,
         oracle: None,
         budget: None,
+        quads_of: None,
     };
     if test.property == Property::Differs {
         choose_judge(&mut test, decided, &run, words)?;
@@ -473,7 +480,8 @@ fn choose_judge(
         return Ok(());
     }
     test.interpreter = true;
-    test.budget = budget_for(run, k);
+    test.quads_of = quads_where_differs(run, k);
+    test.budget = budget_for(run, k, test.quads_of);
     if !test.holds(words)? {
         test.interpreter = false;
         test.oracle = Some(
@@ -499,11 +507,27 @@ fn choose_judge(
 /// times what the input and the step run, and 100 000 more. Candidates are made from the
 /// input by taking code away; one that runs far longer loops where the input did not, and is
 /// refused when it stops, not after the interpreter's whole budget.
-pub fn budget_for(run: &Run, k: usize) -> Option<u64> {
-    let feed = Feed::default();
+pub fn budget_for(run: &Run, k: usize, quads_of: Option<[[u32; 2]; 4]>) -> Option<u64> {
+    let feed = Feed {
+        quads_of,
+        ..Feed::default()
+    };
     let most = [0, k]
         .iter()
         .filter_map(|&j| crate::pipeline::oracle::instructions_run(run, j, feed))
         .max()?;
     Some(most.saturating_mul(4).saturating_add(100_000))
+}
+
+/// Where a draw's candidates are judged: four pixels spread over those where pass step `k`
+/// of `run` differs from the input (the first, the last, two between), whose quads are all
+/// the interpreter draws of a candidate — the same question asked of a few quads rather than
+/// the whole framebuffer, at a fraction of the cost. A candidate that differs only elsewhere
+/// is refused (the question is stricter, never looser), and the driver still confirms the
+/// result on the whole draw. `None` for a compute shader, or a draw whose difference is not
+/// in its attachments (a storage buffer).
+pub fn quads_where_differs(run: &Run, k: usize) -> Option<[[u32; 2]; 4]> {
+    let pixels = crate::pipeline::oracle::differing_pixels(run, k, Feed::default())?;
+    let n = pixels.len();
+    (n > 0).then(|| [0, n / 3, 2 * n / 3, n - 1].map(|i| pixels[i]))
 }
