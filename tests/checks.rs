@@ -85,6 +85,7 @@ fn pipeline(middle: Box<dyn Pass>, checks: Checks) -> Pipeline {
         keep_exports: false,
         snapshots: true,
         external: None,
+        dumps: None,
     }
 }
 

@@ -41,6 +41,13 @@ pub struct Cli {
     #[arg(long, value_name = "COMMAND", num_args = 0..=1, default_missing_value = "", conflicts_with_all = ["preset", "passes"])]
     pub external: Option<String>,
 
+    /// Another compiler's steps instead of our passes: the modules it dumped after its passes
+    /// (.spv or .spvasm files, or directories of them, taken in natural order of their names).
+    /// The first is the input; each other is a step named after its file less a number prefix
+    /// (`01-inline.spv` is `inline`).
+    #[arg(long, value_name = "DIR|FILE", num_args = 1.., conflicts_with_all = ["inputs", "watch", "preset", "passes", "external"])]
+    pub steps: Option<Vec<PathBuf>>,
+
     /// Run a second pipeline beside the first on the same inputs and diff against its steps
     /// (`:compare`): a preset, a comma-separated pass list, or 'spirv-opt FLAGS'. The outputs
     /// are diffed first; `:diff bN M` diffs its step N against our step M.
@@ -403,8 +410,15 @@ pub struct RunArgs {
     /// Shaders to compile: .spv (binary), .spvasm (assembly), .wgsl, or GLSL (.vert, .frag,
     /// .comp, or .glsl with a `#pragma shader_stage(...)` line). The kind is taken from the
     /// content where the extension is wrong. `-` reads standard input.
-    #[arg(required = true)]
+    #[arg(required_unless_present = "steps")]
     pub inputs: Vec<PathBuf>,
+
+    /// Another compiler's steps instead of our passes: the modules it dumped after its passes
+    /// (.spv or .spvasm files, or directories of them, taken in natural order of their names).
+    /// The first is the input; each other is a step named after its file less a number prefix
+    /// (`01-inline.spv` is `inline`).
+    #[arg(long, value_name = "DIR|FILE", num_args = 1.., conflicts_with_all = ["inputs", "preset", "passes", "external"])]
+    pub steps: Option<Vec<PathBuf>>,
 
     /// Named pipeline to run (see `shaderstep passes`).
     #[arg(long, default_value = "roundtrip", conflicts_with = "passes", value_parser = preset_names())]

@@ -99,7 +99,19 @@ pub fn main(cli: Cli) -> color_eyre::Result<i32> {
             Ok(0)
         }
         None => {
-            let mut paths = cli.inputs;
+            // `--steps`: the first module dumped is the input, the others its steps.
+            let dumped = match cli.steps.as_deref().map(crate::pipeline::dumps::open) {
+                Some(Err(e)) => {
+                    eprintln!("error: {e}");
+                    return Ok(1);
+                }
+                Some(Ok(opened)) => Some(opened),
+                None => None,
+            };
+            let (mut paths, dumped) = match dumped {
+                Some((input, dumps)) => (vec![input], Some(dumps)),
+                None => (cli.inputs, None),
+            };
             paths.extend(cli.watch);
             if paths.is_empty() {
                 match examples::default_example() {
@@ -148,11 +160,14 @@ pub fn main(cli: Cli) -> color_eyre::Result<i32> {
                 eprintln!("error: --external runs spirv-opt on each input; it does not link --pipeline stages");
                 return Ok(2);
             }
-            let pipeline = match &cli.external {
-                Some(command) => config
+            let pipeline = match (&cli.external, dumped) {
+                (_, Some(dumps)) => Ok(crate::pipeline::Pipeline::dumps(dumps)),
+                (Some(command), None) => config
                     .external_tool(command)
                     .map(crate::pipeline::Pipeline::external),
-                None => crate::pipeline::Pipeline::from_flags(cli.passes.as_deref(), &cli.preset),
+                (None, None) => {
+                    crate::pipeline::Pipeline::from_flags(cli.passes.as_deref(), &cli.preset)
+                }
             };
             let pipeline = match pipeline {
                 Ok(p) => p

@@ -143,12 +143,23 @@ pub fn stage_link(args: &super::cli::PipelineArgs) -> Result<StageLink, String> 
 }
 
 fn run_inner(args: &RunArgs) -> Result<(), String> {
+    // `--steps`: the first module dumped is the input, the others its steps.
+    let dumped = args
+        .steps
+        .as_deref()
+        .map(crate::pipeline::dumps::open)
+        .transpose()?;
+    let (inputs, dumped) = match dumped {
+        Some((input, dumps)) => (vec![input], Some(dumps)),
+        None => (args.inputs.clone(), None),
+    };
     // shaderstep.toml as the TUI finds it (a directory is searched as a root): its compilers
     // load the inputs here too.
-    let (roots, files): (Vec<_>, Vec<_>) = args.inputs.iter().cloned().partition(|p| p.is_dir());
+    let (roots, files): (Vec<_>, Vec<_>) = inputs.iter().cloned().partition(|p| p.is_dir());
     let config = super::config::load(&roots, &files)?.0;
-    let pipeline = match &args.external {
-        Some(command) => {
+    let pipeline = match (&args.external, dumped) {
+        (_, Some(dumps)) => Pipeline::dumps(dumps),
+        (Some(command), None) => {
             if args.stages.pipeline {
                 return Err(
                     "--external runs spirv-opt on each input; it does not link --pipeline stages"
@@ -157,7 +168,7 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
             }
             Pipeline::external(config.external_tool(command)?)
         }
-        None => Pipeline::from_flags(args.passes.as_deref(), &args.preset)?,
+        (None, None) => Pipeline::from_flags(args.passes.as_deref(), &args.preset)?,
     };
     let pipeline = pipeline
         .with_checks(args.checks.into())
@@ -166,9 +177,9 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
         .with_snapshots(args.print_after_all || args.stats.is_some() || args.bisect_run);
     // Linking makes one module of all the inputs; otherwise each input is run on its own.
     let linking = pipeline.links();
-    let several = args.inputs.len() > 1 && !linking;
+    let several = inputs.len() > 1 && !linking;
     // A tree or several shaders written to a directory: a batch, several at once.
-    let a_tree = args.inputs.iter().any(|p| p.is_dir());
+    let a_tree = inputs.iter().any(|p| p.is_dir());
     if let Some(out) = &args.output {
         if (several || a_tree)
             && !linking
@@ -186,7 +197,7 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
                 .into(),
         );
     }
-    if args.stages.pipeline && args.inputs.len() < 2 {
+    if args.stages.pipeline && inputs.len() < 2 {
         return Err("--pipeline needs the stages of a pipeline: two inputs or more".into());
     }
     if !args.stages.pipeline && (args.stages.state.is_some() || args.stages.link_state.is_some()) {
@@ -232,7 +243,7 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
     let mut failures = Vec::new();
     // Every input's run, computed first: linking and pipeline stages need them all at once.
     let together = if linking {
-        if args.inputs.len() < 2 {
+        if inputs.len() < 2 {
             return Err("linking needs at least two inputs".into());
         }
         Together::Linked { first_only: true }
@@ -242,7 +253,7 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
         Together::Apart
     };
     let results = compile(
-        &args.inputs,
+        &inputs,
         &pipeline,
         &config.front_ends,
         &together,

@@ -272,8 +272,7 @@ fn compile_external(path: &Path, command: &str) -> Result<Loaded, InputError> {
 pub fn load(path: &Path) -> Result<Loaded, InputError> {
     let read = |path: &Path| {
         if path == Path::new("-") {
-            let mut bytes = Vec::new();
-            std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).map(|_| bytes)
+            Ok(stdin_bytes().to_vec())
         } else {
             std::fs::read(path)
         }
@@ -284,6 +283,18 @@ pub fn load(path: &Path) -> Result<Loaded, InputError> {
         message: format!("cannot read: {e}"),
     })?;
     load_bytes(path, &bytes)
+}
+
+/// Standard input, read once for the program's life: a log given as `-` is the input and the
+/// steps both, and a re-run reads it again.
+pub fn stdin_bytes() -> &'static [u8] {
+    static STDIN: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    STDIN.get_or_init(|| {
+        let mut bytes = Vec::new();
+        // An unreadable standard input reads as empty, which loading reports.
+        let _ = std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes);
+        bytes
+    })
 }
 
 fn is_spirv_magic(bytes: &[u8]) -> bool {
@@ -413,6 +424,19 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Loaded, InputError> {
         message,
     };
     let text = || String::from_utf8_lossy(bytes).into_owned();
+    // Decode once here, so a broken module is reported as the input's fault.
+    let finish = |words: Vec<u32>, source: Option<String>| {
+        let start = std::time::Instant::now();
+        let module = read::read_words(&words).map_err(|e| err(None, e.to_string()))?;
+        Ok(Loaded {
+            path: path.to_path_buf(),
+            kind,
+            words,
+            module,
+            decode_time: start.elapsed(),
+            source,
+        })
+    };
     let (words, source) = match kind {
         InputKind::External => {
             return Err(err(
@@ -426,6 +450,14 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Loaded, InputError> {
         }
         InputKind::SpirvAsm => {
             let src = text();
+            // A `--print-all` log: its first module is the input (`--steps LOG`).
+            if let Some(first) = super::dumps::parse_log(&src).and_then(|s| s.into_iter().next()) {
+                let mut names =
+                    crate::ir::spirv::asm::SharedNames::above_ids_of([first.text.as_str()]);
+                let m = super::dumps::read_printed(&first.text, &mut names)
+                    .map_err(|e| err(None, format!("the log's first module: {e}")))?;
+                return finish(crate::ir::spirv::write::write_words(&m), None);
+            }
             // The IR text form says locations in `; @loc` lines, which only the IR parser reads.
             let words = if src.contains("; @loc") {
                 let m = crate::ir::parse::parse(&src).map_err(|e| {
@@ -473,18 +505,7 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Loaded, InputError> {
             (words, Some(src))
         }
     };
-    // Decode once here, so a broken module is reported as the input's fault.
-    let start = std::time::Instant::now();
-    let module = read::read_words(&words).map_err(|e| err(None, e.to_string()))?;
-    let decode_time = start.elapsed();
-    Ok(Loaded {
-        path: path.to_path_buf(),
-        kind,
-        words,
-        module,
-        decode_time,
-        source,
-    })
+    finish(words, source)
 }
 
 /// glslangValidator, the reference GLSL compiler, when it is on `PATH`: GLSL goes through it

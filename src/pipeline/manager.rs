@@ -352,6 +352,9 @@ pub struct Pipeline {
     pub snapshots: bool,
     /// Run this tool instead of the passes; its passes become the steps (`--external`).
     pub external: Option<super::external::ExternalTool>,
+    /// Modules another compiler dumped after its passes, read as the steps after the input
+    /// instead of running passes (`--steps`).
+    pub dumps: Option<Arc<super::dumps::Dumps>>,
 }
 
 impl Pipeline {
@@ -383,6 +386,7 @@ impl Pipeline {
             keep_exports: false,
             snapshots: true,
             external: None,
+            dumps: None,
         })
     }
 
@@ -396,6 +400,22 @@ impl Pipeline {
             keep_exports: false,
             snapshots: true,
             external: Some(tool),
+            dumps: None,
+        }
+    }
+
+    /// A pipeline whose steps are another compiler's dumps after its passes: modules in
+    /// files, each named after its file (`dumps::step_name`), or the modules a log prints after
+    /// the first (the input) , named after their passes. The input is what it runs on.
+    pub fn dumps(dumps: super::dumps::Dumps) -> Self {
+        Pipeline {
+            passes: Vec::new(),
+            checks: Checks::default(),
+            experimental: false,
+            keep_exports: false,
+            snapshots: true,
+            external: None,
+            dumps: Some(Arc::new(dumps)),
         }
     }
 
@@ -522,6 +542,9 @@ impl Pipeline {
     ) -> Option<Run> {
         if let Some(tool) = &self.external {
             return Some(self.run_external(tool, input, decoded));
+        }
+        if let Some(dumps) = &self.dumps {
+            return Some(self.run_dumps(dumps, input, decoded));
         }
         let mut cx = PassCx::new(input);
         cx.decoded = decoded;
@@ -729,6 +752,113 @@ impl Pipeline {
             ));
         }
         run.output = Some(out.output);
+        run
+    }
+
+    /// The steps another compiler dumped: the input as read, then one step per file (named
+    /// after it) or per module a log prints after the input (named after its pass), changed
+    /// when it differs from the step before but for numbering. Assembly shares its names' ids
+    /// across the steps, so a value keeps its id. A dump that does not read is a step with its
+    /// error (the module of the step before): the steps after it still open.
+    fn run_dumps(
+        &self,
+        dumps: &super::dumps::Dumps,
+        input: Arc<Vec<u32>>,
+        decoded: Option<(Module, Duration)>,
+    ) -> Run {
+        use super::dumps::{read_printed, step_name, Dumps};
+        let mut run = Run {
+            steps: Vec::new(),
+            failed: None,
+            output: None,
+        };
+        let start = Instant::now();
+        let module = match decoded {
+            Some((m, _)) => Ok(m),
+            None => crate::ir::spirv::read::read_words(&input).map_err(|e| e.to_string()),
+        };
+        match module {
+            Ok(m) => run.push_step("input", Arc::new(m), true, start.elapsed(), Vec::new()),
+            Err(e) => {
+                let error = Diagnostic::new(Severity::Error, e);
+                run.push_step("input", Arc::default(), false, start.elapsed(), vec![error]);
+                return run;
+            }
+        }
+        // (name, where it is said to be, its text when it is text, a file's path)
+        let steps: Vec<(String, String, Option<String>, Option<&std::path::Path>)> = match dumps {
+            Dumps::Files(files) => files
+                .iter()
+                .map(|f| {
+                    let assembly = f.extension().is_some_and(|x| x == "spvasm");
+                    let text = assembly.then(|| std::fs::read_to_string(f).ok()).flatten();
+                    (
+                        step_name(f),
+                        f.display().to_string(),
+                        text,
+                        Some(f.as_path()),
+                    )
+                })
+                .collect(),
+            Dumps::Log(path) => {
+                let printed = super::dumps::log_text(path).and_then(|t| {
+                    super::dumps::parse_log(&t)
+                        .ok_or_else(|| format!("{}: not a --print-all log", path.display()))
+                });
+                match printed {
+                    Ok(printed) => printed
+                        .into_iter()
+                        .skip(1)
+                        .map(|p| {
+                            let at = format!("{}, after {}", path.display(), p.name);
+                            (p.name, at, Some(p.text), None)
+                        })
+                        .collect(),
+                    Err(e) => {
+                        let before = run.steps[0].module.clone();
+                        let error = Diagnostic::new(Severity::Error, e);
+                        run.push_step("log", before, false, Duration::ZERO, vec![error]);
+                        return run;
+                    }
+                }
+            }
+        };
+        let mut names =
+            SharedNames::above_ids_of(steps.iter().filter_map(|(_, _, t, _)| t.as_deref()));
+        for (name, at, text, file) in &steps {
+            let start = Instant::now();
+            let name = intern(name);
+            let before = run.steps.last().expect("the input step").module.clone();
+            let read = match (text, file) {
+                (Some(text), _) => read_printed(text, &mut names),
+                (None, Some(file)) => {
+                    super::input::load(file)
+                        .map_err(|e| e.message)
+                        .and_then(|l| {
+                            crate::ir::spirv::read::read_words(&l.words).map_err(|e| e.to_string())
+                        })
+                }
+                (None, None) => Err("nothing to read".into()),
+            };
+            let module = match read {
+                Ok(m) => m,
+                Err(e) => {
+                    let error =
+                        Diagnostic::new(Severity::Error, format!("{at}: does not read: {e}"));
+                    run.push_step(name, before, false, start.elapsed(), vec![error]);
+                    continue;
+                }
+            };
+            let changed = !same_module(&before, &module);
+            let diagnostics = self.checked(name, &module);
+            run.push_step(
+                name,
+                Arc::new(module),
+                changed,
+                start.elapsed(),
+                diagnostics,
+            );
+        }
         run
     }
 

@@ -4,6 +4,7 @@
 pub mod compile;
 pub mod cost;
 pub mod diff;
+pub mod dumps;
 pub mod exec;
 pub mod external;
 pub mod gpu;

@@ -1,0 +1,277 @@
+//! Steps another compiler wrote (`--steps DIR|FILE...|LOG`): the modules it dumped after its
+//! passes, binary or assembly, one file a step, or a log that prints them all.
+//!
+//! - Files: a directory's are taken in the natural order of their names (`2_mem2reg.spv`
+//!   before `10-dce.spv`); the first file is the input and every other a step, named after its
+//!   file less a number prefix and the extension.
+//! - A log in `--print-all` form: spirv-opt's and DXC's (`-fspv-print-all`: `; IR before pass
+//!   NAME` before each pass, `; IR after last pass` at the end), or ours (`run
+//!   --print-after-all`: `; *** IR after pass N: NAME (…) ***`). The module it prints first is
+//!   the input; each pass is a step named after it. `-` reads it from standard input.
+
+use std::path::{Path, PathBuf};
+
+use crate::ir::spirv::asm::{assemble_sharing, SharedNames};
+use crate::ir::Module;
+
+/// Where the steps come from.
+#[derive(Clone, Debug)]
+pub enum Dumps {
+    /// The steps after the input, one module a file.
+    Files(Vec<PathBuf>),
+    /// A log whose first module is the input (read again at every run: a command or an editor
+    /// may write it anew).
+    Log(PathBuf),
+}
+
+/// What `--steps PATHS` opens: the input (a file the pipeline runs on, as any input) and where
+/// the steps come from. One file that is a log (or `-`) is a log; else every file a module.
+pub fn open(paths: &[PathBuf]) -> Result<(PathBuf, Dumps), String> {
+    if let [one] = paths {
+        if one.as_os_str() == "-" || (one.is_file() && is_log_file(one)) {
+            return Ok((one.clone(), Dumps::Log(one.clone())));
+        }
+    }
+    let files = dump_files(paths)?;
+    Ok((files[0].clone(), Dumps::Files(files[1..].to_vec())))
+}
+
+fn is_log_file(path: &Path) -> bool {
+    std::fs::read(path)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+        .is_some_and(|t| parse_log(&t).is_some())
+}
+
+/// One module a log prints: the pass after which (`input` for the first) and its text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Printed {
+    pub name: String,
+    pub text: String,
+}
+
+/// Our own `--print-after-all` header.
+const OURS: &str = "; *** IR after pass ";
+
+/// The modules a `--print-all` log prints, the input first; `None` when `text` is not one.
+pub fn parse_log(text: &str) -> Option<Vec<Printed>> {
+    if text.lines().any(|l| l.starts_with("; IR before pass ")) {
+        let (input, passes) = super::external::parse_print_all(text);
+        let steps = std::iter::once(Printed {
+            name: "input".into(),
+            text: input,
+        })
+        .chain(passes.into_iter().map(|p| Printed {
+            name: p.name,
+            text: p.text,
+        }))
+        .collect();
+        return Some(steps);
+    }
+    let mut steps: Vec<Printed> = Vec::new();
+    let mut in_step = false;
+    for line in text.lines() {
+        if let Some(header) = line.strip_prefix(OURS) {
+            // `N: NAME (changed) [...] ***`
+            let name = header
+                .split_once(": ")
+                .map_or(header, |(_, rest)| rest)
+                .split(" (")
+                .next()
+                .unwrap_or_default();
+            steps.push(Printed {
+                name: name.trim().to_string(),
+                text: String::new(),
+            });
+            in_step = true;
+            continue;
+        }
+        // The source text a shader compiled from is no module.
+        if line.starts_with("; *** step ") {
+            in_step = false;
+            continue;
+        }
+        if let (true, Some(step)) = (in_step, steps.last_mut()) {
+            step.text.push_str(line);
+            step.text.push('\n');
+        }
+    }
+    (!steps.is_empty()).then_some(steps)
+}
+
+/// The module a log prints: our IR text (which says where each instruction came from) or
+/// SPIR-V assembly, whose names take the ids `names` gives them at every step.
+pub fn read_printed(text: &str, names: &mut SharedNames) -> Result<Module, String> {
+    let words = if text.contains("; @loc") || text.starts_with("; shaderstep IR") {
+        let m =
+            crate::ir::parse::parse(text).map_err(|e| format!("line {}: {}", e.line, e.message))?;
+        crate::ir::spirv::write::write_words(&m)
+    } else {
+        assemble_sharing(text, names)
+            .map_err(|e| format!("line {}: {}", e.line, e.message))?
+            .words
+    };
+    crate::ir::spirv::read::read_words(&words).map_err(|e| e.to_string())
+}
+
+/// The text of a log at `path` (`-`: standard input, read once for the program's life).
+pub fn log_text(path: &Path) -> Result<String, String> {
+    let bytes = if path.as_os_str() == "-" {
+        super::input::stdin_bytes().to_vec()
+    } else {
+        std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?
+    };
+    String::from_utf8(bytes).map_err(|_| format!("{}: not a text log", path.display()))
+}
+
+/// The extensions a dumped module has.
+const MODULES: [&str; 3] = ["spv", "spvasm", "spirv"];
+
+/// The files `paths` name, in order: a file as given, a directory's modules in natural order
+/// of their names. At least two (an input and a step), or why not.
+pub fn dump_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut files = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let mut found: Vec<PathBuf> = std::fs::read_dir(path)
+                .map_err(|e| format!("{}: cannot read: {e}", path.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| {
+                    p.is_file()
+                        && p.extension()
+                            .is_some_and(|x| MODULES.contains(&&*x.to_string_lossy()))
+                })
+                .collect();
+            if found.is_empty() {
+                return Err(format!(
+                    "{}: no modules in it (.spv, .spvasm or .spirv files)",
+                    path.display()
+                ));
+            }
+            found.sort_by(|a, b| natural_cmp(&file_name(a), &file_name(b)));
+            files.extend(found);
+        } else if path.exists() {
+            files.push(path.clone());
+        } else {
+            return Err(format!("{}: no such file or directory", path.display()));
+        }
+    }
+    if files.len() < 2 {
+        return Err(format!(
+            "--steps needs an input and at least one step (or one --print-all log): {} module(s) found",
+            files.len()
+        ));
+    }
+    Ok(files)
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name()
+        .map_or(String::new(), |n| n.to_string_lossy().into_owned())
+}
+
+/// A step's name from its file: `01-inline.spv` is `inline`, `2_mem2reg.spvasm` `mem2reg`, and
+/// a name that is only a number stays that number.
+pub fn step_name(path: &Path) -> String {
+    let stem = file_name(path);
+    let stem = match stem.rsplit_once('.') {
+        Some((s, ext)) if MODULES.contains(&ext) => s.to_string(),
+        _ => stem,
+    };
+    let rest = stem.trim_start_matches(|c: char| c.is_ascii_digit());
+    let rest = rest.trim_start_matches(['-', '_', '.', ' ']);
+    if rest.is_empty() || rest.len() == stem.len() {
+        stem
+    } else {
+        rest.to_string()
+    }
+}
+
+/// Names compared with their runs of digits as numbers: `2` before `10`.
+pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    let (mut a, mut b) = (a, b);
+    loop {
+        match (a.chars().next(), b.chars().next()) {
+            (None, None) => return std::cmp::Ordering::Equal,
+            (None, _) => return std::cmp::Ordering::Less,
+            (_, None) => return std::cmp::Ordering::Greater,
+            (Some(x), Some(y)) if x.is_ascii_digit() && y.is_ascii_digit() => {
+                let digits = |s: &str| s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+                let (na, nb) = (digits(a), digits(b));
+                let (da, db) = (
+                    a[..na].trim_start_matches('0'),
+                    b[..nb].trim_start_matches('0'),
+                );
+                let order = da.len().cmp(&db.len()).then_with(|| da.cmp(db));
+                if order != std::cmp::Ordering::Equal {
+                    return order;
+                }
+                a = &a[na..];
+                b = &b[nb..];
+            }
+            (Some(x), Some(y)) => {
+                if x != y {
+                    return x.cmp(&y);
+                }
+                a = &a[x.len_utf8()..];
+                b = &b[y.len_utf8()..];
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_lose_their_number_and_extension() {
+        assert_eq!(step_name(Path::new("d/01-inline.spv")), "inline");
+        assert_eq!(step_name(Path::new("2_mem2reg.spvasm")), "mem2reg");
+        assert_eq!(step_name(Path::new("after.dce.spv")), "after.dce");
+        assert_eq!(step_name(Path::new("007.spv")), "007");
+        assert_eq!(step_name(Path::new("ssa")), "ssa");
+    }
+
+    #[test]
+    fn logs_of_spirv_opt_and_ours_are_read() {
+        let theirs = "; IR before pass wrap-opkill\nOpCapability Shader\n; IR before pass dce\nOpCapability Shader\nOpCapability Int64\n; IR after last pass\nOpCapability Shader\n";
+        let names: Vec<String> = parse_log(theirs)
+            .unwrap()
+            .into_iter()
+            .map(|p| p.name)
+            .collect();
+        assert_eq!(names, ["input", "wrap-opkill", "dce"]);
+        let ours = "; *** step 0: the source text ***\n#version 450\n; *** IR after pass 1: lower (changed) ***\nOpCapability Shader\n; *** IR after pass 2: dce (unchanged) [a.comp] ***\nOpCapability Shader\n";
+        let steps = parse_log(ours).unwrap();
+        assert_eq!(steps.len(), 2);
+        assert_eq!(
+            (steps[0].name.as_str(), steps[1].name.as_str()),
+            ("lower", "dce")
+        );
+        assert_eq!(steps[0].text, "OpCapability Shader\n");
+        assert!(parse_log("OpCapability Shader\n").is_none());
+    }
+
+    #[test]
+    fn numbers_sort_as_numbers() {
+        let mut names = vec![
+            "10-dce.spv",
+            "2_mem2reg.spv",
+            "01-inline.spv",
+            "b.spv",
+            "a.spv",
+        ];
+        names.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(
+            names,
+            [
+                "01-inline.spv",
+                "2_mem2reg.spv",
+                "10-dce.spv",
+                "a.spv",
+                "b.spv"
+            ]
+        );
+    }
+}

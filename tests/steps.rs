@@ -1,0 +1,194 @@
+//! `--steps`: another compiler's dumps after its passes open as the steps of one pipeline. The
+//! dumps here are spirv-opt's, written pass by pass by the test (binary and assembly), in a
+//! directory whose names sort as numbers, with one file that is not SPIR-V among them.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{shaderstep, temp_dir, tool, words_to_bytes};
+
+/// Runs spirv-opt with `flag` on `from`, writing `to`.
+fn spirv_opt(flag: &str, from: &Path, to: &Path) {
+    let r = Command::new(tool("spirv-opt"))
+        .arg(flag)
+        .arg(from)
+        .arg("-o")
+        .arg(to)
+        .output()
+        .expect("spirv-opt runs");
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+}
+
+/// A directory of a shader and what three spirv-opt passes made of it, one after another,
+/// and the last again as assembly.
+fn dumps(tag: &str) -> std::path::PathBuf {
+    let dir = temp_dir(tag);
+    let source = "#version 450\n\
+        layout(local_size_x = 8) in;\n\
+        layout(binding = 0) buffer B { float v[]; };\n\
+        float twice(float x) { float y = x; y = y * 2.0; return y; }\n\
+        void main() {\n\
+          uint i = gl_GlobalInvocationID.x;\n\
+          float unused = v[i] + 1.0;\n\
+          v[i] = twice(v[i]);\n\
+        }\n";
+    let words = common::glslang_words("dumped.comp", source.as_bytes(), &[]);
+    std::fs::write(dir.join("00-input.spv"), words_to_bytes(&words)).unwrap();
+    spirv_opt(
+        "--inline-entry-points-exhaustive",
+        &dir.join("00-input.spv"),
+        &dir.join("1-inline.spv"),
+    );
+    spirv_opt(
+        "--eliminate-local-multi-store",
+        &dir.join("1-inline.spv"),
+        &dir.join("2_ssa.spv"),
+    );
+    spirv_opt(
+        "--eliminate-dead-code-aggressive",
+        &dir.join("2_ssa.spv"),
+        &dir.join("10-adce.spv"),
+    );
+    let text = common::spirv_dis(&common::spv_words(&dir.join("10-adce.spv")), &[]);
+    std::fs::write(dir.join("11-again.spvasm"), text).unwrap();
+    dir
+}
+
+/// The step headers `run --print-after-all` printed: (name, changed).
+fn headers(out: &[u8]) -> Vec<(String, bool)> {
+    String::from_utf8_lossy(out)
+        .lines()
+        .filter_map(|l| l.strip_prefix("; *** IR after pass "))
+        .map(|l| {
+            let (_, rest) = l.split_once(": ").unwrap();
+            let (name, state) = rest.split_once(" (").unwrap();
+            (name.to_string(), state.starts_with("changed"))
+        })
+        .collect()
+}
+
+#[test]
+fn a_directory_of_dumps_opens_as_steps_in_natural_order() {
+    let dir = dumps("steps-dir");
+    let r = shaderstep(&["run", "--steps", dir.to_str().unwrap(), "--print-after-all"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let steps = headers(&r.stdout);
+    let names: Vec<&str> = steps.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["input", "inline", "ssa", "adce", "again"]);
+    let changed: Vec<bool> = steps.iter().map(|&(_, c)| c).collect();
+    // Inlining, SSA and dead code each change the module; the assembly is the same module.
+    assert_eq!(changed, [true, true, true, true, false]);
+    // The steps are the files' modules: the inlined call is gone from the second on.
+    let text = String::from_utf8_lossy(&r.stdout);
+    let after_inline = text.split("IR after pass 1:").nth(1).unwrap();
+    assert!(!after_inline.contains("FunctionCall"), "{after_inline}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_dump_that_does_not_read_is_a_step_with_its_error() {
+    let dir = dumps("steps-broken");
+    std::fs::write(dir.join("3-broken.spv"), b"not a module").unwrap();
+    let r = shaderstep(&["run", "--steps", dir.to_str().unwrap(), "--print-after-all"]);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(!r.status.success());
+    assert!(
+        err.contains("3-broken.spv: does not read"),
+        "the file and the cause: {err}"
+    );
+    let names: Vec<String> = headers(&r.stdout).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(
+        names,
+        ["input", "inline", "ssa", "broken", "adce", "again"],
+        "the steps after it still open"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn too_few_dumps_are_said() {
+    let dir = temp_dir("steps-few");
+    let r = shaderstep(&["run", "--steps", dir.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(!r.status.success());
+    assert!(err.contains("no modules in it"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// spirv-opt's `--print-all` log (as DXC's `-fspv-print-all` prints it too), from a file and
+/// from standard input, and our own `--print-after-all` read back: the same steps.
+#[test]
+fn print_all_logs_open_as_the_steps_they_print() {
+    let dir = dumps("steps-log");
+    let r = Command::new(tool("spirv-opt"))
+        .args(["-O", "--print-all"])
+        .arg(dir.join("00-input.spv"))
+        .arg("-o")
+        .arg(dir.join("out.spv"))
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let log = dir.join("opt.log");
+    std::fs::write(&log, &r.stderr).unwrap();
+    let from_file = shaderstep(&["run", "--steps", log.to_str().unwrap(), "--print-after-all"]);
+    assert!(
+        from_file.status.success(),
+        "{}",
+        String::from_utf8_lossy(&from_file.stderr)
+    );
+    let steps = headers(&from_file.stdout);
+    assert_eq!(steps[0].0, "input");
+    assert_eq!(
+        steps[1].0, "wrap-opkill",
+        "named by the passes the log names"
+    );
+    assert!(steps.len() > 20, "{steps:?}");
+    assert!(
+        steps
+            .iter()
+            .any(|(n, c)| n == "inline-entry-points-exhaustive" && *c),
+        "{steps:?}"
+    );
+    // The log's last module is what spirv-opt wrote.
+    let last = String::from_utf8_lossy(&from_file.stdout)
+        .rsplit("; *** IR after pass ")
+        .next()
+        .unwrap()
+        .to_string();
+    let written = common::spirv_dis(&common::spv_words(&dir.join("out.spv")), &[]);
+    let stores = |t: &str| t.matches("OpStore").count();
+    assert_eq!(stores(&last), stores(&written));
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shaderstep"))
+        .args(["run", "--steps", "-", "--print-after-all"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(&r.stderr).unwrap();
+    }
+    let from_stdin = child.wait_with_output().unwrap();
+    assert_eq!(
+        headers(&from_stdin.stdout),
+        steps,
+        "the same from standard input"
+    );
+
+    // Our own log of the dumps reads back as the same steps.
+    let ours = shaderstep(&["run", "--steps", dir.to_str().unwrap(), "--print-after-all"]);
+    let our_log = dir.join("ours.log");
+    std::fs::write(&our_log, &ours.stdout).unwrap();
+    let again = shaderstep(&[
+        "run",
+        "--steps",
+        our_log.to_str().unwrap(),
+        "--print-after-all",
+    ]);
+    assert_eq!(headers(&again.stdout), headers(&ours.stdout));
+    let _ = std::fs::remove_dir_all(&dir);
+}
