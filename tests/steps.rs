@@ -192,3 +192,71 @@ fn print_all_logs_open_as_the_steps_they_print() {
     assert_eq!(headers(&again.stdout), headers(&ours.stdout));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A step the test breaks on purpose (a multiply made an add, in assembly): the semantic
+/// bisect over the dumps blames it by its file's name.
+#[test]
+fn the_bisect_finds_the_dump_that_computes_otherwise() {
+    let dir = dumps("steps-bisect");
+    let _ = std::fs::remove_file(dir.join("11-again.spvasm"));
+    let text = common::spirv_dis(&common::spv_words(&dir.join("10-adce.spv")), &[]);
+    assert!(text.contains("OpFMul"), "{text}");
+    std::fs::write(
+        dir.join("12-broken.spvasm"),
+        text.replace("OpFMul", "OpFAdd"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("13-after.spvasm"),
+        text.replace("OpFMul", "OpFAdd"),
+    )
+    .unwrap();
+    let r = shaderstep(&[
+        "run",
+        "--steps",
+        dir.to_str().unwrap(),
+        "--bisect-run",
+        "--oracle",
+        "interp",
+    ]);
+    let out = format!(
+        "{}{}",
+        String::from_utf8_lossy(&r.stdout),
+        String::from_utf8_lossy(&r.stderr)
+    );
+    assert!(
+        out.contains("first step whose results differ: 4 broken"),
+        "{out}"
+    );
+    assert!(out.contains("OpFAdd"), "the first differing value: {out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--steps-cmd`: a command that writes dumps to `$OUT`, and one that only prints spirv-opt's
+/// log; its directory goes when the run is done; a failing command is said with its words.
+#[test]
+fn a_command_writes_the_steps() {
+    let dir = dumps("steps-cmd");
+    let copy = format!(
+        "cp '{}'/*.spv \"$OUT\"/",
+        dir.display().to_string().replace('\'', "'\\''")
+    );
+    let r = shaderstep(&["run", "--steps-cmd", &copy, "--print-after-all"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let names: Vec<String> = headers(&r.stdout).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, ["input", "inline", "ssa", "adce"]);
+    let opt = format!(
+        "'{}' -O --print-all '{}' -o /dev/null",
+        tool("spirv-opt").display(),
+        dir.join("00-input.spv").display()
+    );
+    let r = shaderstep(&["run", "--steps-cmd", &opt, "--stats", "json"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let stats = String::from_utf8_lossy(&r.stdout);
+    assert!(stats.contains("\"pass\":\"wrap-opkill\""), "{stats}");
+    let r = shaderstep(&["run", "--steps-cmd", "echo no such compiler >&2; exit 3"]);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(!r.status.success());
+    assert!(err.contains("failed") && err.contains("no such compiler"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

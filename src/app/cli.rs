@@ -48,6 +48,12 @@ pub struct Cli {
     #[arg(long, value_name = "DIR|FILE", num_args = 1.., conflicts_with_all = ["inputs", "watch", "preset", "passes", "external"])]
     pub steps: Option<Vec<PathBuf>>,
 
+    /// A command that writes another compiler's dumps, or a `--print-all` log, to `$OUT` (a
+    /// fresh directory), opened as `--steps` opens them; a command that writes nothing there
+    /// but prints a log (`spirv-opt --print-all`, `dxc -fspv-print-all`) has it read.
+    #[arg(long, value_name = "COMMAND", conflicts_with_all = ["steps", "inputs", "watch", "preset", "passes", "external"])]
+    pub steps_cmd: Option<String>,
+
     /// Run a second pipeline beside the first on the same inputs and diff against its steps
     /// (`:compare`): a preset, a comma-separated pass list, or 'spirv-opt FLAGS'. The outputs
     /// are diffed first; `:diff bN M` diffs its step N against our step M.
@@ -410,7 +416,7 @@ pub struct RunArgs {
     /// Shaders to compile: .spv (binary), .spvasm (assembly), .wgsl, or GLSL (.vert, .frag,
     /// .comp, or .glsl with a `#pragma shader_stage(...)` line). The kind is taken from the
     /// content where the extension is wrong. `-` reads standard input.
-    #[arg(required_unless_present = "steps")]
+    #[arg(required_unless_present_any = ["steps", "steps_cmd"])]
     pub inputs: Vec<PathBuf>,
 
     /// Another compiler's steps instead of our passes: the modules it dumped after its passes
@@ -419,6 +425,12 @@ pub struct RunArgs {
     /// (`01-inline.spv` is `inline`).
     #[arg(long, value_name = "DIR|FILE", num_args = 1.., conflicts_with_all = ["inputs", "preset", "passes", "external"])]
     pub steps: Option<Vec<PathBuf>>,
+
+    /// A command that writes another compiler's dumps, or a `--print-all` log, to `$OUT` (a
+    /// fresh directory), opened as `--steps` opens them; a command that writes nothing there
+    /// but prints a log (`spirv-opt --print-all`, `dxc -fspv-print-all`) has it read.
+    #[arg(long, value_name = "COMMAND", conflicts_with_all = ["steps", "inputs", "preset", "passes", "external"])]
+    pub steps_cmd: Option<String>,
 
     /// Named pipeline to run (see `shaderstep passes`).
     #[arg(long, default_value = "roundtrip", conflicts_with = "passes", value_parser = preset_names())]

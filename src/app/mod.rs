@@ -100,7 +100,7 @@ pub fn main(cli: Cli) -> color_eyre::Result<i32> {
         }
         None => {
             // `--steps`: the first module dumped is the input, the others its steps.
-            let dumped = match cli.steps.as_deref().map(crate::pipeline::dumps::open) {
+            let mut dumped = match cli.steps.as_deref().map(crate::pipeline::dumps::open) {
                 Some(Err(e)) => {
                     eprintln!("error: {e}");
                     return Ok(1);
@@ -108,6 +108,20 @@ pub fn main(cli: Cli) -> color_eyre::Result<i32> {
                 Some(Ok(opened)) => Some(opened),
                 None => None,
             };
+            // `--steps-cmd`: its $OUT goes when the TUI closes.
+            let mut _command_out = None;
+            if let Some(command) = &cli.steps_cmd {
+                match crate::pipeline::dumps::from_command(command) {
+                    Ok((input, dumps, out)) => {
+                        dumped = Some((input, dumps));
+                        _command_out = Some(out);
+                    }
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return Ok(1);
+                    }
+                }
+            }
             let (mut paths, dumped) = match dumped {
                 Some((input, dumps)) => (vec![input], Some(dumps)),
                 None => (cli.inputs, None),

@@ -144,11 +144,18 @@ pub fn stage_link(args: &super::cli::PipelineArgs) -> Result<StageLink, String> 
 
 fn run_inner(args: &RunArgs) -> Result<(), String> {
     // `--steps`: the first module dumped is the input, the others its steps.
-    let dumped = args
+    let mut dumped = args
         .steps
         .as_deref()
         .map(crate::pipeline::dumps::open)
         .transpose()?;
+    // `--steps-cmd`: its $OUT goes when the run is done.
+    let mut _command_out = None;
+    if let Some(command) = &args.steps_cmd {
+        let (input, dumps, out) = crate::pipeline::dumps::from_command(command)?;
+        dumped = Some((input, dumps));
+        _command_out = Some(out);
+    }
     let (inputs, dumped) = match dumped {
         Some((input, dumps)) => (vec![input], Some(dumps)),
         None => (args.inputs.clone(), None),

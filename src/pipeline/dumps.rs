@@ -36,6 +36,75 @@ pub fn open(paths: &[PathBuf]) -> Result<(PathBuf, Dumps), String> {
     Ok((files[0].clone(), Dumps::Files(files[1..].to_vec())))
 }
 
+/// The fresh directory a `--steps-cmd` command writes its dumps to, taken away with what is
+/// in it when dropped (when the program is done with the steps).
+#[derive(Debug)]
+pub struct CommandOut {
+    pub dir: PathBuf,
+}
+
+impl Drop for CommandOut {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Runs `command` (through `sh`, with `$OUT` a fresh directory) and opens what it wrote there
+/// as `open` opens a directory: modules, or one `--print-all` log. A command that writes
+/// nothing there but prints a log (spirv-opt's or DXC's `--print-all` go to standard error)
+/// has what it printed read as that log. Errors say what the command said.
+pub fn from_command(command: &str) -> Result<(PathBuf, Dumps, CommandOut), String> {
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "shaderstep-steps-{}-{}",
+        std::process::id(),
+        RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let out = CommandOut { dir: dir.clone() };
+    let ran = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .env("OUT", &dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run '{command}': {e}"))?;
+    let said = |bytes: &[u8]| {
+        let text = String::from_utf8_lossy(bytes);
+        let lines: Vec<&str> = text.lines().rev().take(4).collect();
+        lines.into_iter().rev().collect::<Vec<_>>().join(" — ")
+    };
+    if !ran.status.success() {
+        return Err(format!(
+            "--steps-cmd '{command}' failed ({}): {}",
+            ran.status,
+            said(&ran.stderr)
+        ));
+    }
+    let wrote: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    if wrote.is_empty() {
+        let printed = [ran.stdout.as_slice(), ran.stderr.as_slice()].concat();
+        let is_log = std::str::from_utf8(&printed).is_ok_and(|t| parse_log(t).is_some());
+        if !is_log {
+            return Err(format!(
+                "--steps-cmd '{command}' wrote nothing to $OUT and printed no --print-all log"
+            ));
+        }
+        let log = dir.join("printed.log");
+        std::fs::write(&log, printed).map_err(|e| format!("{}: {e}", log.display()))?;
+        return Ok((log.clone(), Dumps::Log(log), out));
+    }
+    let (input, dumps) = match wrote.as_slice() {
+        [one] if is_log_file(one) => (one.clone(), Dumps::Log(one.clone())),
+        _ => open(std::slice::from_ref(&dir))?,
+    };
+    Ok((input, dumps, out))
+}
+
 fn is_log_file(path: &Path) -> bool {
     std::fs::read(path)
         .ok()
