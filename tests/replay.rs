@@ -211,6 +211,19 @@ fn external() {
     run("external");
 }
 
+/// Another compiler's dumps as steps: the script's command needs glslangValidator and
+/// spirv-opt.
+#[test]
+fn steps() {
+    for tool in ["spirv-opt", "glslangValidator"] {
+        let found = std::env::var_os("PATH")
+            .map(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
+            .unwrap_or(false);
+        assert!(found, "{tool} is not installed; install it with `apt-get install -y spirv-tools glslang-tools` (scripts/test.sh does this)");
+    }
+    run("steps");
+}
+
 /// `:compare spirv-opt -O` needs spirv-opt.
 #[test]
 fn compare() {

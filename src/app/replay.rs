@@ -4,6 +4,10 @@
 //!
 //! Script lines (`#` starts a comment; `$TMP` is a scratch directory for this run):
 //!   pipeline [--experimental] PRESET | a,b,c    before `open`
+//!   pipeline external [spirv-opt FLAGS]  spirv-opt's passes as the steps
+//!   pipeline steps PATH... | steps-cmd COMMAND
+//!                                        another compiler's dumps as the steps (`--steps`,
+//!                                        `--steps-cmd`); `open` alone opens their input
 //!   stages [--link-order O] [--state F] [--link-state F]
 //!                                        before `open`: the inputs are linked stages
 //!   open PATH...                         load inputs (relative to the working directory)
@@ -197,6 +201,10 @@ struct Runner {
     pipeline: Option<Pipeline>,
     /// `pipeline external COMMAND`: the tool is made at `open`, with the config found there.
     external: Option<String>,
+    /// `pipeline steps …` or `pipeline steps-cmd …`: the input `open` opens when it names
+    /// none, and the command's `$OUT`, kept while the script runs.
+    steps_input: Option<PathBuf>,
+    command_out: Option<crate::pipeline::dumps::CommandOut>,
     stages: Option<crate::pipeline::StageLink>,
     opts: Options,
     watcher: Option<Watcher>,
@@ -239,6 +247,29 @@ impl Runner {
 
     fn step(&mut self, cmd: &str, rest: &str, heredoc: Option<String>) -> Result<(), String> {
         match cmd {
+            "pipeline" if rest.trim_start().starts_with("steps") => {
+                // `pipeline steps PATH...` or `pipeline steps-cmd COMMAND`: another compiler's
+                // dumps as the steps; `open` alone opens their input.
+                let rest = rest.trim_start();
+                let (input, dumps) = match rest.strip_prefix("steps-cmd") {
+                    Some(command) => {
+                        let (input, dumps, out) =
+                            crate::pipeline::dumps::from_command(command.trim())?;
+                        self.command_out = Some(out);
+                        (input, dumps)
+                    }
+                    None => {
+                        let paths: Vec<PathBuf> = rest["steps".len()..]
+                            .split_whitespace()
+                            .map(|p| self.expand(p))
+                            .collect();
+                        crate::pipeline::dumps::open(&paths)?
+                    }
+                };
+                self.steps_input = Some(input);
+                self.pipeline = Some(Pipeline::dumps(dumps));
+                self.external = None;
+            }
             "pipeline" if rest.trim_start().starts_with("external") => {
                 // `pipeline external [COMMAND]`: spirv-opt's passes as steps.
                 self.external = Some(rest.trim_start()["external".len()..].trim().to_string());
@@ -280,7 +311,11 @@ impl Runner {
                 self.stages = Some(super::run::stage_link(&args)?);
             }
             "open" => {
-                let paths: Vec<PathBuf> = rest.split_whitespace().map(|p| self.expand(p)).collect();
+                let mut paths: Vec<PathBuf> =
+                    rest.split_whitespace().map(|p| self.expand(p)).collect();
+                if paths.is_empty() {
+                    paths.extend(self.steps_input.take());
+                }
                 if paths.is_empty() {
                     return Err("open needs a path".into());
                 }
@@ -465,6 +500,8 @@ pub fn run_script(script: &str, opts: Options) -> Result<Vec<Snapshot>, ReplayEr
         terminal,
         pipeline: None,
         external: None,
+        steps_input: None,
+        command_out: None,
         stages: None,
         opts,
         watcher: None,
