@@ -59,7 +59,7 @@ def main():
             our_times, their_times = [], []
             for _ in range(runs):
                 t = time.monotonic()
-                r = subprocess.run([binary, "reduce", path, "--until", script, "-o", ours],
+                r = subprocess.run([binary, "reduce", path, "--until", script, "-o", ours, "--force"],
                                    capture_output=True, text=True)
                 our_times.append(time.monotonic() - t)
                 t = time.monotonic()

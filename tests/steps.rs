@@ -257,6 +257,35 @@ fn a_command_writes_the_steps() {
     let r = shaderstep(&["run", "--steps-cmd", "echo no such compiler >&2; exit 3"]);
     let err = String::from_utf8_lossy(&r.stderr);
     assert!(!r.status.success());
-    assert!(err.contains("failed") && err.contains("no such compiler"), "{err}");
+    assert!(
+        err.contains("failed") && err.contains("no such compiler"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `exec`, `cost` and `reduce` take the dumps as the steps after an input given apart: a
+/// dump runs on the interpreter by its name, the cost table has a row per dump, and a
+/// reduction judged at a step is refused (a candidate does not change the dumps).
+#[test]
+fn exec_cost_and_reduce_take_the_dumps_as_steps() {
+    let dir = dumps("steps-commands");
+    let input = dir.join("00-input.spv");
+    let (input, dir_arg) = (input.to_str().unwrap(), dir.to_str().unwrap());
+    let r = shaderstep(&["exec", input, "--steps", dir_arg, "--step", "adce"]);
+    let out = String::from_utf8_lossy(&r.stdout);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(out.contains("step 4 (adce)"), "{out}");
+    assert!(out.contains("instructions executed"), "{out}");
+    let r = shaderstep(&["cost", input, "--steps", dir_arg]);
+    let out = String::from_utf8_lossy(&r.stdout);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    for name in ["inline", "ssa", "adce", "again"] {
+        assert!(out.contains(name), "{name}: {out}");
+    }
+    let r = shaderstep(&["reduce", input, "--steps", dir_arg, "--until", "differs"]);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(!r.status.success());
+    assert!(err.contains("reduce them with a command"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }

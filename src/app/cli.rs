@@ -289,6 +289,11 @@ pub struct PipelineChoice {
     /// spirv-opt's passes as the steps: `--external 'spirv-opt -O'`.
     #[arg(long, value_name = "COMMAND", conflicts_with_all = ["preset", "passes"])]
     pub external: Option<String>,
+    /// Another compiler's dumps after its passes as the steps after the input (files, a
+    /// directory of them in natural order, or a `--print-all` log whose first module is
+    /// its input); every file is a step (the input's own dump among them changes nothing).
+    #[arg(long, value_name = "DIR|FILE", num_args = 1.., conflicts_with_all = ["preset", "passes", "external"])]
+    pub steps: Option<Vec<PathBuf>>,
 }
 
 impl PipelineChoice {
@@ -298,6 +303,9 @@ impl PipelineChoice {
         config: &super::config::Config,
     ) -> Result<crate::pipeline::Pipeline, String> {
         use crate::pipeline::Pipeline;
+        if let Some(paths) = &self.steps {
+            return Ok(Pipeline::dumps(crate::pipeline::dumps::steps_after(paths)?));
+        }
         match &self.external {
             Some(command) => Ok(Pipeline::external(config.external_tool(command)?)),
             None => Pipeline::from_flags(self.passes.as_deref(), &self.preset),

@@ -21,6 +21,14 @@ fn run_inner(args: &ReduceArgs) -> Result<(), String> {
     let config = super::config::load(&[], std::slice::from_ref(&args.input))?.0;
     let pipeline = args.pipeline.pipeline(&config)?;
     let property: Property = args.until.parse()?;
+    // Dumps are what another compiler made of its own input: a candidate does not change
+    // them, so only a command, which judges the candidate itself, means anything.
+    if args.pipeline.steps.is_some() && !matches!(property, Property::Command(_)) {
+        return Err(format!(
+            "--steps are dumps another compiler wrote, which a reduced candidate does not change: reduce them with a command (--until 'COMMAND'), not --until {}",
+            args.until
+        ));
+    }
     let loaded = crate::pipeline::input::load_with(&args.input, &config.front_ends)
         .map_err(|e| e.to_string())?;
     let output = args

@@ -105,6 +105,18 @@ pub fn from_command(command: &str) -> Result<(PathBuf, Dumps, CommandOut), Strin
     Ok((input, dumps, out))
 }
 
+/// The steps `paths` hold after an input given apart (`exec`, `cost`, `reduce`): a log's
+/// modules after its first, or every module file (one that is the input again is a step that
+/// changes nothing).
+pub fn steps_after(paths: &[PathBuf]) -> Result<Dumps, String> {
+    if let [one] = paths {
+        if one.as_os_str() == "-" || (one.is_file() && is_log_file(one)) {
+            return Ok(Dumps::Log(one.clone()));
+        }
+    }
+    Ok(Dumps::Files(module_files(paths)?))
+}
+
 fn is_log_file(path: &Path) -> bool {
     std::fs::read(path)
         .ok()
@@ -199,6 +211,18 @@ const MODULES: [&str; 3] = ["spv", "spvasm", "spirv"];
 /// The files `paths` name, in order: a file as given, a directory's modules in natural order
 /// of their names. At least two (an input and a step), or why not.
 pub fn dump_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let files = module_files(paths)?;
+    if files.len() < 2 {
+        return Err(format!(
+            "--steps needs an input and at least one step (or one --print-all log): {} module(s) found",
+            files.len()
+        ));
+    }
+    Ok(files)
+}
+
+/// The module files `paths` name: a file as given, a directory's in natural order of names.
+fn module_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut files = Vec::new();
     for path in paths {
         if path.is_dir() {
@@ -224,12 +248,6 @@ pub fn dump_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
         } else {
             return Err(format!("{}: no such file or directory", path.display()));
         }
-    }
-    if files.len() < 2 {
-        return Err(format!(
-            "--steps needs an input and at least one step (or one --print-all log): {} module(s) found",
-            files.len()
-        ));
     }
     Ok(files)
 }
