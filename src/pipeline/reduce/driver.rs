@@ -278,6 +278,15 @@ fn reduce_on(
             let mut kept_here = false;
             let mut streak = false;
             let mut chunk = list.len().max(1);
+            // While other edits still make progress, operands are made constant in large
+            // chunks only: one at a time they cost a candidate each, most of which fail on a
+            // long shader (an operand on the path to what the reduction is about), and other
+            // edits shrink the shader first. The last round, which tries everything, goes
+            // down to one at a time.
+            let smallest = match edit {
+                Edit::Operands if skipping => (list.len() / 8).max(1),
+                _ => 1,
+            };
             while !list.is_empty() {
                 let mut at = 0;
                 let mut kept_any = false;
@@ -382,10 +391,10 @@ fn reduce_on(
                         instructions: best.inst_count(),
                     });
                 }
-                if chunk == 1 && !kept_any {
+                if chunk <= smallest && !kept_any {
                     break;
                 }
-                chunk = (chunk / 2).max(1);
+                chunk = (chunk / 2).max(smallest);
                 if chunk == 1 && list.len() <= 1 && !kept_any {
                     break;
                 }

@@ -5,11 +5,10 @@
 //! Delta debugging over edits that make the module smaller, largest first (see `Edit`): debug
 //! info, entry points, calls (deleted or inlined) and functions nothing calls, branches (a
 //! conditional branch taken one way: selections lose an arm, loops run once or not at all),
-//! blocks merged, stores and unused instructions (before operands: a store taken away takes
-//! with it all that computed what it stored, where an operand made constant takes nothing by
-//! itself), operands and values made constants or replaced by operands, memory made values,
-//! interface variables, struct members and array lengths (`types`), decorations,
-//! capabilities and extensions. Each kind's chances are tried in chunks that halve
+//! blocks merged, operands and values made constants or replaced by operands (or by earlier
+//! values of their type), memory made values, stores and unused instructions, interface
+//! variables, struct members and array lengths (`types`), decorations, capabilities and
+//! extensions. Each kind's chances are tried in chunks that halve
 //! until one at a time, on all cores; an edit takes with it what only it used. A candidate is
 //! kept only when spirv-val accepts it and it still has the property. Under `differs` no edit
 //! brings undefined behaviour in: no `OpUndef` (values become null constants), no store to
@@ -51,9 +50,9 @@ pub enum Edit {
     Calls,
     Branches,
     Blocks,
-    Unused,
     Operands,
     Memory,
+    Unused,
     Values,
     Interface,
     Types,
@@ -68,9 +67,9 @@ impl Edit {
         Edit::Calls,
         Edit::Branches,
         Edit::Blocks,
-        Edit::Unused,
         Edit::Operands,
         Edit::Memory,
+        Edit::Unused,
         Edit::Values,
         Edit::Interface,
         Edit::Types,
