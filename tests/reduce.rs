@@ -108,6 +108,24 @@ fn to_a_fifth(test: &shaderstep::pipeline::reduce::Test, words: &[u32]) -> Reduc
     reduced
 }
 
+/// Reduces `input` for `test`, judged on the interpreter: to half its instructions or fewer,
+/// the result confirmed on the driver, valid.
+fn halved_on_the_interpreter(test: &shaderstep::pipeline::reduce::Test, input: Module) {
+    let before = input.inst_count();
+    let reduced = reduce(test, input, &mut |_| {}, &|| false).unwrap_or_else(|e| panic!("{e}"));
+    let judged = reduced.judged.clone().unwrap_or_default();
+    assert!(
+        judged.contains("the result confirmed on the driver"),
+        "{judged}"
+    );
+    assert!(
+        reduced.after * 2 <= before,
+        "{before} → {} instructions",
+        reduced.after
+    );
+    common::validate(&reduced.words, false).unwrap();
+}
+
 fn scratch(tag: &str) -> std::path::PathBuf {
     temp_dir(tag).join("candidate.spv")
 }
@@ -178,20 +196,7 @@ fn a_miscompile_is_judged_on_the_interpreter_and_confirmed_on_the_driver() {
     let pipeline = with(Box::new(SwapAddSub));
     let test = differs_at_swap_add_sub(&pipeline, &gpu, &words, "reduce-differs-interp");
     assert!(test.interpreter, "{:?}", test.oracle);
-    let start = shaderstep::pipeline::reduce::start_of(&words).unwrap();
-    let before = start.inst_count();
-    let reduced = reduce(&test, start, &mut |_| {}, &|| false).unwrap_or_else(|e| panic!("{e}"));
-    let judged = reduced.judged.clone().unwrap_or_default();
-    assert!(
-        judged.contains("the result confirmed on the driver"),
-        "{judged}"
-    );
-    assert!(
-        reduced.after * 2 <= before,
-        "{before} → {} instructions",
-        reduced.after
-    );
-    common::validate(&reduced.words, false).unwrap();
+    halved_on_the_interpreter(&test, start(&words));
 }
 
 /// A fragment shader whose miscompile shows only on the right of the framebuffer: its
@@ -248,19 +253,7 @@ fn a_draw_is_judged_on_the_quads_where_it_differs() {
         assert_eq!(texel(&some, q), texel(&whole, q), "drawn as the whole draw");
     }
     assert_eq!(texel(&some, [0, 0]), vec![Some(0); 4], "not drawn: clear");
-    let before = input.inst_count();
-    let reduced = reduce(&test, input, &mut |_| {}, &|| false).unwrap_or_else(|e| panic!("{e}"));
-    let judged = reduced.judged.clone().unwrap_or_default();
-    assert!(
-        judged.contains("the result confirmed on the driver"),
-        "{judged}"
-    );
-    assert!(
-        reduced.after * 2 <= before,
-        "{before} → {} instructions",
-        reduced.after
-    );
-    common::validate(&reduced.words, false).unwrap();
+    halved_on_the_interpreter(&test, input);
 }
 
 #[test]

@@ -644,25 +644,11 @@ impl Pipeline {
         input: Arc<Vec<u32>>,
         decoded: Option<(Module, Duration)>,
     ) -> Run {
-        let mut run = Run {
-            steps: Vec::new(),
-            failed: None,
-            output: None,
-        };
-        let start = Instant::now();
-        let module = match decoded {
-            Some((m, _)) => m,
-            None => match crate::ir::spirv::read::read_words(&input) {
-                Ok(m) => m,
-                Err(e) => {
-                    let error = Diagnostic::new(Severity::Error, e.to_string());
-                    run.push_step("input", Arc::default(), false, start.elapsed(), vec![error]);
-                    return run;
-                }
-            },
+        let mut run = match run_from_input(&input, decoded) {
+            Ok(run) => run,
+            Err(failed) => return failed,
         };
         let label = tool.label();
-        run.push_step("input", Arc::new(module), true, start.elapsed(), Vec::new());
         let start = Instant::now();
         let out = match super::external::run_external(tool, &input) {
             Ok(out) => out,
@@ -767,24 +753,10 @@ impl Pipeline {
         decoded: Option<(Module, Duration)>,
     ) -> Run {
         use super::dumps::{read_printed, step_name, Dumps};
-        let mut run = Run {
-            steps: Vec::new(),
-            failed: None,
-            output: None,
+        let mut run = match run_from_input(&input, decoded) {
+            Ok(run) => run,
+            Err(failed) => return failed,
         };
-        let start = Instant::now();
-        let module = match decoded {
-            Some((m, _)) => Ok(m),
-            None => crate::ir::spirv::read::read_words(&input).map_err(|e| e.to_string()),
-        };
-        match module {
-            Ok(m) => run.push_step("input", Arc::new(m), true, start.elapsed(), Vec::new()),
-            Err(e) => {
-                let error = Diagnostic::new(Severity::Error, e);
-                run.push_step("input", Arc::default(), false, start.elapsed(), vec![error]);
-                return run;
-            }
-        }
         // (name, where it is said to be, its text when it is text, a file's path)
         let steps: Vec<(String, String, Option<String>, Option<&std::path::Path>)> = match dumps {
             Dumps::Files(files) => files
@@ -930,6 +902,33 @@ impl Pipeline {
             return Some(msg);
         }
         None
+    }
+}
+
+/// A run of steps made outside our passes, begun with the step `input` as read (`decoded`
+/// where it was already); `Err` with that run where the input does not read, its one step
+/// saying why.
+fn run_from_input(input: &[u32], decoded: Option<(Module, Duration)>) -> Result<Run, Run> {
+    let mut run = Run {
+        steps: Vec::new(),
+        failed: None,
+        output: None,
+    };
+    let start = Instant::now();
+    let module = match decoded {
+        Some((m, _)) => Ok(m),
+        None => crate::ir::spirv::read::read_words(input).map_err(|e| e.to_string()),
+    };
+    match module {
+        Ok(m) => {
+            run.push_step("input", Arc::new(m), true, start.elapsed(), Vec::new());
+            Ok(run)
+        }
+        Err(e) => {
+            let error = Diagnostic::new(Severity::Error, e);
+            run.push_step("input", Arc::default(), false, start.elapsed(), vec![error]);
+            Err(run)
+        }
     }
 }
 
