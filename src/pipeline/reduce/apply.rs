@@ -171,6 +171,20 @@ pub(super) fn apply(m: &Module, chunk: &[Chance], swept: bool) -> Option<Module>
                 replacer.replace(r, v);
                 gone.push((fid, r));
             }
+            Chance::ImageOperands(fid, r) => {
+                let f = rewrite::function_mut(&mut m, fid)?;
+                let i = f.value(r)?;
+                let (op, ty) = (f.inst(i).op(), f.inst(i).ty());
+                let (operands, dropped) =
+                    super::instructions::without_optional_image_operands(&f.inst(i).to_operands())?;
+                rewrite::rewrite_inst(f, i, op, ty, operands);
+                suspects.extend(dropped.iter().map(|&a| (fid, a)));
+                for a in dropped {
+                    if m.global(a).is_some() {
+                        drop_globals(&mut m, Some(a), swept, &mut forget);
+                    }
+                }
+            }
             Chance::Operand(fid, r, k) => {
                 let a = *m.function(fid)?.def_of(r)?.args().get(k)?;
                 let ty = m.function(fid)?.def_of(a)?.ty()?;

@@ -1,6 +1,7 @@
 //! Instructions: everything unused at once (`dce`), a global or an instruction nothing uses,
-//! and a store, image write or other instruction without a result (under `differs` only
-//! stores to memory whose contents are defined without them).
+//! a store, image write or other instruction without a result (under `differs` only stores
+//! to memory whose contents are defined without them), and an image instruction's optional
+//! operands (an offset, a bias, a minimum level of detail).
 
 use spirv::Op;
 
@@ -76,4 +77,99 @@ pub(super) fn unused(m: &Module, differs: bool) -> Vec<Chance> {
         }
     }
     out
+}
+
+/// The image operands an image instruction may lose and stay valid: all but a level of
+/// detail or gradients (an explicit-lod sample needs one), a multisampled image's sample and
+/// the memory model's.
+const OPTIONAL_IMAGE_OPERANDS: spirv::ImageOperands = spirv::ImageOperands::from_bits_truncate(
+    spirv::ImageOperands::BIAS.bits()
+        | spirv::ImageOperands::CONST_OFFSET.bits()
+        | spirv::ImageOperands::OFFSET.bits()
+        | spirv::ImageOperands::CONST_OFFSETS.bits()
+        | spirv::ImageOperands::MIN_LOD.bits()
+        | spirv::ImageOperands::OFFSETS.bits()
+        | spirv::ImageOperands::NONTEMPORAL.bits(),
+);
+
+/// How many ids follow an image operands mask for `bit`.
+fn image_operand_ids(bit: spirv::ImageOperands) -> usize {
+    use spirv::ImageOperands as I;
+    match bit {
+        I::GRAD => 2,
+        I::BIAS
+        | I::LOD
+        | I::CONST_OFFSET
+        | I::OFFSET
+        | I::CONST_OFFSETS
+        | I::SAMPLE
+        | I::MIN_LOD
+        | I::MAKE_TEXEL_AVAILABLE
+        | I::MAKE_TEXEL_VISIBLE
+        | I::OFFSETS => 1,
+        _ => 0,
+    }
+}
+
+/// The image instructions with optional image operands, by result (or, for an image write,
+/// none: those are left).
+pub(super) fn image_operands(m: &Module) -> Vec<Chance> {
+    let mut out = Vec::new();
+    for f in m.functions() {
+        for i in f.insts() {
+            let Some(r) = i.result() else { continue };
+            let optional = i.to_operands().iter().any(|o| {
+                matches!(o, rspirv::dr::Operand::ImageOperands(mask)
+                    if mask.intersects(OPTIONAL_IMAGE_OPERANDS))
+            });
+            if optional {
+                out.push(Chance::ImageOperands(f.id(), r));
+            }
+        }
+    }
+    out
+}
+
+/// `operands` (an image instruction's) without its optional image operands, and the ids
+/// those named; `None` when it has none.
+pub(super) fn without_optional_image_operands(
+    operands: &[rspirv::dr::Operand],
+) -> Option<(Vec<rspirv::dr::Operand>, Vec<crate::ir::Id>)> {
+    use rspirv::dr::Operand;
+    let at = operands
+        .iter()
+        .position(|o| matches!(o, Operand::ImageOperands(_)))?;
+    let Operand::ImageOperands(mask) = operands[at] else {
+        return None;
+    };
+    if !mask.intersects(OPTIONAL_IMAGE_OPERANDS) {
+        return None;
+    }
+    let kept = mask - OPTIONAL_IMAGE_OPERANDS;
+    let mut out: Vec<Operand> = operands[..at].to_vec();
+    if !kept.is_empty() {
+        out.push(Operand::ImageOperands(kept));
+    }
+    let mut dropped = Vec::new();
+    let mut next = at + 1;
+    // The parameters follow the mask in the order of its bits.
+    for k in 0..32 {
+        let bit = spirv::ImageOperands::from_bits_truncate(1 << k);
+        if bit.is_empty() || !mask.contains(bit) {
+            continue;
+        }
+        let n = image_operand_ids(bit);
+        let params = operands.get(next..next + n)?;
+        if kept.contains(bit) {
+            out.extend_from_slice(params);
+        } else {
+            dropped.extend(params.iter().filter_map(|p| match p {
+                Operand::IdRef(id) => Some(*id),
+                _ => None,
+            }));
+        }
+        next += n;
+    }
+    out.extend_from_slice(operands.get(next..)?);
+    Some((out, dropped))
 }

@@ -127,6 +127,9 @@ enum Chance {
     Forward(Id, Id, usize),
     /// This value, replaced by an earlier value of its type in its block (`.2`).
     Earlier(Id, Id, Id),
+    /// The image instruction with this result, without its optional image operands (an
+    /// offset, a bias, a minimum level of detail).
+    ImageOperands(Id, Id),
     /// Operand `k` of the instruction with this result, replaced by a null constant (or
     /// `OpUndef` where there is none, except under `differs`).
     Operand(Id, Id, usize),
@@ -180,7 +183,11 @@ fn chances(m: &Module, edit: Edit, differs: bool) -> Vec<Chance> {
         Edit::Operands => constants::operands(m, differs),
         Edit::Memory => MEMORY_PASSES.iter().map(|&p| Chance::Optimize(p)).collect(),
         Edit::Unused => instructions::unused(m, differs),
-        Edit::Values => constants::values(m, differs),
+        Edit::Values => {
+            let mut out = constants::values(m, differs);
+            out.extend(instructions::image_operands(m));
+            out
+        }
         Edit::Interface => declarations::interface(m),
         Edit::Types => {
             let (members, arrays) = types::chances(m, !differs);
@@ -349,6 +356,63 @@ mod tests {
         assert!(under_differs
             .iter()
             .any(|c| matches!(c, Chance::Forward(..))));
+    }
+
+    /// A sample with a constant offset and a bias.
+    const SAMPLE: &str = r#"
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint Fragment %main "main" %out
+               OpExecutionMode %main OriginUpperLeft
+               OpDecorate %out Location 0
+               OpDecorate %tex DescriptorSet 0
+               OpDecorate %tex Binding 0
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+      %float = OpTypeFloat 32
+    %v2float = OpTypeVector %float 2
+    %v4float = OpTypeVector %float 4
+        %int = OpTypeInt 32 1
+      %v2int = OpTypeVector %int 2
+      %image = OpTypeImage %float 2D 0 0 0 1 Unknown
+    %sampled = OpTypeSampledImage %image
+%ptr_sampled = OpTypePointer UniformConstant %sampled
+    %out_ptr = OpTypePointer Output %v4float
+      %int_1 = OpConstant %int 1
+     %offset = OpConstantComposite %v2int %int_1 %int_1
+    %float_1 = OpConstant %float 1
+         %uv = OpConstantComposite %v2float %float_1 %float_1
+        %tex = OpVariable %ptr_sampled UniformConstant
+        %out = OpVariable %out_ptr Output
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+          %t = OpLoad %sampled %tex
+          %c = OpImageSampleImplicitLod %v4float %t %uv Bias|ConstOffset %float_1 %offset
+               OpStore %out %c
+               OpReturn
+               OpFunctionEnd
+"#;
+
+    #[test]
+    fn an_image_instruction_loses_its_optional_operands() {
+        let words = crate::ir::spirv::asm::assemble(SAMPLE).unwrap();
+        let m = start_of(&words).unwrap();
+        let chances: Vec<Chance> = chances(&m, Edit::Values, false)
+            .into_iter()
+            .filter(|c| matches!(c, Chance::ImageOperands(..)))
+            .collect();
+        assert_eq!(chances.len(), 1, "{chances:?}");
+        let c = apply(&m, &chances, true).unwrap();
+        assert!(verified(&c));
+        let sample = c.functions()[0]
+            .insts()
+            .find(|i| i.op() == Op::ImageSampleImplicitLod)
+            .unwrap();
+        assert_eq!(sample.args().len(), 2, "the image and the coordinate only");
+        // The offset's constants went with it; the bias's stays (the coordinate uses it).
+        let ints = c.globals().iter().filter(|g| g.op() == Op::TypeInt).count();
+        assert_eq!(ints, 0, "the offset's type went too");
+        assert!(c.inst_count() < m.inst_count() - 3);
     }
 
     fn parts(command: &str) -> Vec<String> {
