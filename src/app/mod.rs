@@ -100,31 +100,16 @@ pub fn main(cli: Cli) -> color_eyre::Result<i32> {
         }
         None => {
             // `--steps`: the first module dumped is the input, the others its steps.
-            let mut dumped = match cli.steps.as_deref().map(crate::pipeline::dumps::open) {
-                Some(Err(e)) => {
+            // `--steps-cmd`: its $OUT goes when the TUI closes.
+            let opened =
+                crate::pipeline::dumps::from_flags(cli.steps.as_deref(), cli.steps_cmd.as_deref());
+            let (mut paths, dumped, _command_out) = match opened {
+                Err(e) => {
                     eprintln!("error: {e}");
                     return Ok(1);
                 }
-                Some(Ok(opened)) => Some(opened),
-                None => None,
-            };
-            // `--steps-cmd`: its $OUT goes when the TUI closes.
-            let mut _command_out = None;
-            if let Some(command) = &cli.steps_cmd {
-                match crate::pipeline::dumps::from_command(command) {
-                    Ok((input, dumps, out)) => {
-                        dumped = Some((input, dumps));
-                        _command_out = Some(out);
-                    }
-                    Err(e) => {
-                        eprintln!("error: {e}");
-                        return Ok(1);
-                    }
-                }
-            }
-            let (mut paths, dumped) = match dumped {
-                Some((input, dumps)) => (vec![input], Some(dumps)),
-                None => (cli.inputs, None),
+                Ok(Some((input, dumps, out))) => (vec![input], Some(dumps), out),
+                Ok(None) => (cli.inputs, None, None),
             };
             paths.extend(cli.watch);
             if paths.is_empty() {

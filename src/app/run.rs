@@ -144,22 +144,13 @@ pub fn stage_link(args: &super::cli::PipelineArgs) -> Result<StageLink, String> 
 
 fn run_inner(args: &RunArgs) -> Result<(), String> {
     // `--steps`: the first module dumped is the input, the others its steps.
-    let mut dumped = args
-        .steps
-        .as_deref()
-        .map(crate::pipeline::dumps::open)
-        .transpose()?;
     // `--steps-cmd`: its $OUT goes when the run is done.
-    let mut _command_out = None;
-    if let Some(command) = &args.steps_cmd {
-        let (input, dumps, out) = crate::pipeline::dumps::from_command(command)?;
-        dumped = Some((input, dumps));
-        _command_out = Some(out);
-    }
-    let (inputs, dumped) = match dumped {
-        Some((input, dumps)) => (vec![input], Some(dumps)),
-        None => (args.inputs.clone(), None),
-    };
+    let (inputs, dumped, _command_out) =
+        match crate::pipeline::dumps::from_flags(args.steps.as_deref(), args.steps_cmd.as_deref())?
+        {
+            Some((input, dumps, out)) => (vec![input], Some(dumps), out),
+            None => (args.inputs.clone(), None, None),
+        };
     // shaderstep.toml as the TUI finds it (a directory is searched as a root): its compilers
     // load the inputs here too.
     let (roots, files): (Vec<_>, Vec<_>) = inputs.iter().cloned().partition(|p| p.is_dir());

@@ -117,11 +117,35 @@ pub fn steps_after(paths: &[PathBuf]) -> Result<Dumps, String> {
     Ok(Dumps::Files(module_files(paths)?))
 }
 
+/// The input, where the steps come from, and a command's `$OUT`, to keep while the steps
+/// are in use.
+pub type Opened = (PathBuf, Dumps, Option<CommandOut>);
+
+/// What `--steps PATHS` or `--steps-cmd COMMAND` opens (one of them, as the command line
+/// allows); `None` for neither.
+pub fn from_flags(
+    steps: Option<&[PathBuf]>,
+    command: Option<&str>,
+) -> Result<Option<Opened>, String> {
+    if let Some(command) = command {
+        let (input, dumps, out) = from_command(command)?;
+        return Ok(Some((input, dumps, Some(out))));
+    }
+    let opened = steps.map(open).transpose()?;
+    Ok(opened.map(|(input, dumps)| (input, dumps, None)))
+}
+
 fn is_log_file(path: &Path) -> bool {
     std::fs::read(path)
         .ok()
         .and_then(|b| String::from_utf8(b).ok())
-        .is_some_and(|t| parse_log(&t).is_some())
+        .is_some_and(|t| is_log(&t))
+}
+
+/// Whether `text` is a `--print-all` log: a header `parse_log` reads opens a line.
+pub fn is_log(text: &str) -> bool {
+    text.lines()
+        .any(|l| l.starts_with("; IR before pass ") || l.starts_with(OURS))
 }
 
 /// One module a log prints: the pass after which (`input` for the first) and its text.
@@ -183,16 +207,29 @@ pub fn parse_log(text: &str) -> Option<Vec<Printed>> {
 /// The module a log prints: our IR text (which says where each instruction came from) or
 /// SPIR-V assembly, whose names take the ids `names` gives them at every step.
 pub fn read_printed(text: &str, names: &mut SharedNames) -> Result<Module, String> {
-    let words = if text.contains("; @loc") || text.starts_with("; shaderstep IR") {
+    if is_ir_text(text) {
+        return crate::ir::parse::parse(text)
+            .map_err(|e| format!("line {}: {}", e.line, e.message));
+    }
+    let words = printed_words(text, names)?;
+    crate::ir::spirv::read::read_words(&words).map_err(|e| e.to_string())
+}
+
+/// The words of a module a log prints (`read_printed`), for a loader that decodes them itself.
+pub fn printed_words(text: &str, names: &mut SharedNames) -> Result<Vec<u32>, String> {
+    if is_ir_text(text) {
         let m =
             crate::ir::parse::parse(text).map_err(|e| format!("line {}: {}", e.line, e.message))?;
-        crate::ir::spirv::write::write_words(&m)
-    } else {
-        assemble_sharing(text, names)
-            .map_err(|e| format!("line {}: {}", e.line, e.message))?
-            .words
-    };
-    crate::ir::spirv::read::read_words(&words).map_err(|e| e.to_string())
+        return Ok(crate::ir::spirv::write::write_words(&m));
+    }
+    assemble_sharing(text, names)
+        .map(|a| a.words)
+        .map_err(|e| format!("line {}: {}", e.line, e.message))
+}
+
+/// Our own IR text (which says where each instruction came from), not SPIR-V assembly.
+fn is_ir_text(text: &str) -> bool {
+    text.contains("; @loc") || text.starts_with("; shaderstep IR")
 }
 
 /// The text of a log at `path` (`-`: standard input, read once for the program's life).

@@ -451,12 +451,16 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Loaded, InputError> {
         InputKind::SpirvAsm => {
             let src = text();
             // A `--print-all` log: its first module is the input (`--steps LOG`).
-            if let Some(first) = super::dumps::parse_log(&src).and_then(|s| s.into_iter().next()) {
+            let first = super::dumps::is_log(&src)
+                .then(|| super::dumps::parse_log(&src))
+                .flatten()
+                .and_then(|s| s.into_iter().next());
+            if let Some(first) = first {
                 let mut names =
                     crate::ir::spirv::asm::SharedNames::above_ids_of([first.text.as_str()]);
-                let m = super::dumps::read_printed(&first.text, &mut names)
+                let words = super::dumps::printed_words(&first.text, &mut names)
                     .map_err(|e| err(None, format!("the log's first module: {e}")))?;
-                return finish(crate::ir::spirv::write::write_words(&m), None);
+                return finish(words, None);
             }
             // The IR text form says locations in `; @loc` lines, which only the IR parser reads.
             let words = if src.contains("; @loc") {

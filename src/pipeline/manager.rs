@@ -803,13 +803,10 @@ impl Pipeline {
             let before = run.steps.last().expect("the input step").module.clone();
             let read = match (text, file) {
                 (Some(text), _) => read_printed(text, &mut names),
-                (None, Some(file)) => {
-                    super::input::load(file)
-                        .map_err(|e| e.message)
-                        .and_then(|l| {
-                            crate::ir::spirv::read::read_words(&l.words).map_err(|e| e.to_string())
-                        })
-                }
+                // Loading decodes the module once already.
+                (None, Some(file)) => super::input::load(file)
+                    .map(|l| l.module)
+                    .map_err(|e| e.message),
                 (None, None) => Err("nothing to read".into()),
             };
             let module = match read {

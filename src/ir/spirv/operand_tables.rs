@@ -208,6 +208,14 @@ pub(super) fn is_mask(kind: K) -> bool {
     )
 }
 
+/// How many operands follow an image operands mask for its bit `bit`.
+pub(crate) fn image_operand_params(bit: spirv::ImageOperands) -> usize {
+    IMAGE_OPERANDS
+        .iter()
+        .find(|(b, _)| *b == bit.bits())
+        .map_or(0, |(_, kinds)| kinds.len())
+}
+
 /// The operands an enumerant (or each bit of a mask) takes after it, for the kinds that have any.
 pub(super) fn params(kind: K) -> &'static [(u32, &'static [K])] {
     match kind {

@@ -278,11 +278,10 @@ pub(super) fn differing_pixels(run: Drawn, k: usize, feed: Feed) -> Option<Vec<[
         .zip(&step.execution.attachments)
     {
         for (t, (x, y)) in a.words.chunks(4).zip(b.words.chunks(4)).enumerate() {
-            let differ = x.iter().zip(y).any(|pair| match pair {
-                (Some(x), Some(y)) => !close_words(*x, *y, a.float),
-                _ => false,
-            });
-            if differ {
+            if x.iter()
+                .zip(y)
+                .any(|(x, y)| defined_and_apart(x, y, a.float))
+            {
                 texels.push(t);
             }
         }
@@ -297,6 +296,12 @@ pub(super) fn differing_pixels(run: Drawn, k: usize, feed: Feed) -> Option<Vec<[
     )
 }
 
+/// Whether two attachment words are both defined and differ (a texel the interpreter leaves
+/// undefined agrees with anything).
+fn defined_and_apart(x: &Option<u32>, y: &Option<u32>, float: bool) -> bool {
+    matches!((x, y), (Some(x), Some(y)) if !close_words(*x, *y, float))
+}
+
 /// Where a step's draw parts from the input's: the first attachment texel both define and
 /// that differs, else the first storage buffer word, typed.
 fn differs(input: &DrawRan, step: &DrawRan) -> Option<String> {
@@ -308,10 +313,8 @@ fn differs(input: &DrawRan, step: &DrawRan) -> Option<String> {
         .zip(&step.execution.attachments)
         .enumerate()
     {
-        let differ = |(_, (x, y)): &(usize, (&Option<u32>, &Option<u32>))| match (x, y) {
-            (Some(x), Some(y)) => !close_words(*x, *y, a.float),
-            _ => false,
-        };
+        let differ =
+            |(_, (x, y)): &(usize, (&Option<u32>, &Option<u32>))| defined_and_apart(x, y, a.float);
         let Some((k, (x, y))) = a.words.iter().zip(&b.words).enumerate().find(differ) else {
             continue;
         };

@@ -92,25 +92,6 @@ const OPTIONAL_IMAGE_OPERANDS: spirv::ImageOperands = spirv::ImageOperands::from
         | spirv::ImageOperands::NONTEMPORAL.bits(),
 );
 
-/// How many ids follow an image operands mask for `bit`.
-fn image_operand_ids(bit: spirv::ImageOperands) -> usize {
-    use spirv::ImageOperands as I;
-    match bit {
-        I::GRAD => 2,
-        I::BIAS
-        | I::LOD
-        | I::CONST_OFFSET
-        | I::OFFSET
-        | I::CONST_OFFSETS
-        | I::SAMPLE
-        | I::MIN_LOD
-        | I::MAKE_TEXEL_AVAILABLE
-        | I::MAKE_TEXEL_VISIBLE
-        | I::OFFSETS => 1,
-        _ => 0,
-    }
-}
-
 /// The image instructions with optional image operands, by result (or, for an image write,
 /// none: those are left).
 pub(super) fn image_operands(m: &Module) -> Vec<Chance> {
@@ -158,7 +139,7 @@ pub(super) fn without_optional_image_operands(
         if bit.is_empty() || !mask.contains(bit) {
             continue;
         }
-        let n = image_operand_ids(bit);
+        let n = crate::ir::spirv::operand_tables::image_operand_params(bit);
         let params = operands.get(next..next + n)?;
         if kept.contains(bit) {
             out.extend_from_slice(params);
