@@ -224,6 +224,37 @@ fn steps() {
     run("steps");
 }
 
+/// `--steps-cmd --watch`: a save runs the command again (glslang and spirv-opt).
+#[test]
+fn steps_watch() {
+    for tool in ["spirv-opt", "glslangValidator"] {
+        let found = std::env::var_os("PATH")
+            .map(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
+            .unwrap_or(false);
+        assert!(found, "{tool} is not installed; install it with `apt-get install -y spirv-tools glslang-tools` (scripts/test.sh does this)");
+    }
+    run("steps_watch");
+}
+
+/// Lost lines, history, the source pane, `:bisect` and `:compare` over dumps (glslang, spirv-opt,
+/// spirv-dis, spirv-as).
+#[test]
+fn steps_features() {
+    for tool in [
+        "spirv-opt",
+        "glslangValidator",
+        "spirv-as",
+        "spirv-dis",
+        "spirv-val",
+    ] {
+        let found = std::env::var_os("PATH")
+            .map(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
+            .unwrap_or(false);
+        assert!(found, "{tool} is not installed; install it with `apt-get install -y spirv-tools glslang-tools` (scripts/test.sh does this)");
+    }
+    run("steps_features");
+}
+
 /// `:compare spirv-opt -O` needs spirv-opt.
 #[test]
 fn compare() {

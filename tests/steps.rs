@@ -107,6 +107,51 @@ fn a_dump_that_does_not_read_is_a_step_with_its_error() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A dump that reads but does not validate (an OpFAdd made an OpIAdd) is a marked step with
+/// spirv-val's message, and, where spirv-val is not installed, our verifier's; the steps after
+/// it still open.
+#[test]
+fn a_dump_that_does_not_validate_is_marked() {
+    let dir = dumps("steps-invalid");
+    let text = common::spirv_dis(&common::spv_words(&dir.join("10-adce.spv")), &["--raw-id"]);
+    assert!(
+        text.contains("OpFMul"),
+        "the shader multiplies floats: {text}"
+    );
+    std::fs::write(
+        dir.join("3-broken.spvasm"),
+        text.replacen("OpFMul", "OpIMul", 1),
+    )
+    .unwrap();
+    let args = ["run", "--steps", dir.to_str().unwrap(), "--print-after-all"];
+    let r = shaderstep(&args);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(!r.status.success());
+    assert!(
+        err.contains("pass 'broken' failed")
+            && err.contains("spirv-val")
+            && err.contains("Expected int scalar or vector type as Result Type"),
+        "spirv-val's message: {err}"
+    );
+    let names: Vec<String> = headers(&r.stdout).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, ["input", "inline", "ssa", "broken", "adce", "again"]);
+    // No spirv-val on PATH: our verifier judges.
+    let no_tools = temp_dir("steps-invalid-no-tools");
+    let r = std::process::Command::new(env!("CARGO_BIN_EXE_shaderstep"))
+        .args(args)
+        .env("PATH", &no_tools)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(!r.status.success());
+    assert!(
+        err.contains("pass 'broken' broke the IR: 1 verifier error") && err.contains("OpIMul"),
+        "the verifier's message: {err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&no_tools);
+}
+
 #[test]
 fn too_few_dumps_are_said() {
     let dir = temp_dir("steps-few");

@@ -363,6 +363,8 @@ pub enum Answered {
     Reduced(Result<Reduced, String>),
     /// shaderstep.toml read again, or why it could not be.
     Settings(Result<Settings, String>),
+    /// `--steps-cmd` ran again after a save (`--watch`): what it wrote, or why it failed.
+    StepsCommand(Result<String, String>),
     /// `:first-difference` of step (doc, generation, step) against `other` (its name).
     FirstDifference {
         key: (usize, u64, usize),

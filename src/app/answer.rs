@@ -105,7 +105,10 @@ pub(super) fn run(s: &mut State, done: Done) {
                     s.set_error(msg);
                 }
                 Some(_) => {}
-                None if !first && i == s.doc => s.set_message(format!("reloaded {name}")),
+                None if !first && i == s.doc => match s.reload_cause.take() {
+                    Some(cause) => s.set_message(format!("reloaded {name}: {cause}")),
+                    None => s.set_message(format!("reloaded {name}")),
+                },
                 None if !first => s.set_message(format!("reloaded {name} (not shown)")),
                 None => {}
             }

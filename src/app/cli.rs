@@ -23,7 +23,8 @@ pub struct Cli {
     pub inputs: Vec<PathBuf>,
 
     /// Directories to watch: every shader under them is listed, and files that are saved,
-    /// created, renamed or deleted update the list and re-run their pipelines.
+    /// created, renamed or deleted update the list and re-run their pipelines. With
+    /// `--steps-cmd`, the sources (files or directories) whose saves run the command again.
     #[arg(long, value_name = "DIR", num_args = 1..)]
     pub watch: Vec<PathBuf>,
 
@@ -50,8 +51,9 @@ pub struct Cli {
 
     /// A command that writes another compiler's dumps, or a `--print-all` log, to `$OUT` (a
     /// fresh directory), opened as `--steps` opens them; a command that writes nothing there
-    /// but prints a log (`spirv-opt --print-all`, `dxc -fspv-print-all`) has it read.
-    #[arg(long, value_name = "COMMAND", conflicts_with_all = ["steps", "inputs", "watch", "preset", "passes", "external"])]
+    /// but prints a log (`spirv-opt --print-all`, `dxc -fspv-print-all`) has it read. With
+    /// `--watch SOURCES`, a save there runs it again and the steps update in place.
+    #[arg(long, value_name = "COMMAND", conflicts_with_all = ["steps", "inputs", "preset", "passes", "external"])]
     pub steps_cmd: Option<String>,
 
     /// Run a second pipeline beside the first on the same inputs and diff against its steps

@@ -54,6 +54,36 @@ pub struct Inputs {
     pub source_paths: Vec<PathBuf>,
     /// Where the prompt's history is kept across runs (`history_file`); none in replays.
     pub history_file: Option<PathBuf>,
+    /// `--steps-cmd COMMAND --watch PATH...`: a save there runs the command again.
+    pub steps_command: Option<StepsCommand>,
+}
+
+/// A command that writes another compiler's dumps (`--steps-cmd`), run again when one of the
+/// sources it compiles is saved (`--watch`).
+#[derive(Clone, Debug)]
+pub struct StepsCommand {
+    pub command: String,
+    /// Where its first run wrote (the input and the steps are read from there) and the input.
+    pub out: PathBuf,
+    pub input: PathBuf,
+    /// Files and directories whose saves run it again.
+    pub sources: Vec<PathBuf>,
+}
+
+impl Inputs {
+    /// What the file watcher watches: directories recursively (the listed ones and the
+    /// sources of a steps command), and the directories of files.
+    pub fn watched(&self) -> (Vec<PathBuf>, Vec<PathBuf>) {
+        let mut roots = self.roots.clone();
+        let mut files = self.files.clone();
+        if let Some(c) = &self.steps_command {
+            let (dirs, sources): (Vec<PathBuf>, Vec<PathBuf>) =
+                c.sources.iter().cloned().partition(|p| p.is_dir());
+            roots.extend(dirs);
+            files.extend(sources);
+        }
+        (roots, files)
+    }
 }
 
 impl Inputs {
@@ -69,6 +99,7 @@ impl Inputs {
             keys: Vec::new(),
             source_paths: Vec::new(),
             history_file: None,
+            steps_command: None,
         }
     }
 }
@@ -144,6 +175,11 @@ pub struct App {
     /// Where shaderstep.toml is looked for (the watched directories, beside the first file,
     /// the user's config directory): a change to one reloads the settings.
     config_from: (Vec<PathBuf>, Vec<PathBuf>),
+    /// `--steps-cmd` with `--watch`: the command, run again when a source is saved.
+    steps_command: Option<StepsCommand>,
+    /// Its run under way, and whether a save came during it (it runs once more after).
+    steps_rerun: Option<std::sync::mpsc::Receiver<Result<String, String>>>,
+    steps_again: bool,
 }
 
 impl App {
@@ -172,6 +208,7 @@ impl App {
         let keymap = Keymap::new(&bindings);
         let roots: Vec<PathBuf> = inputs.roots.iter().map(|r| absolute(r)).collect();
         let config_from = (inputs.roots.clone(), inputs.files.clone());
+        let steps_command = inputs.steps_command.clone();
         let mut docs: Vec<Doc> = inputs
             .files
             .into_iter()
@@ -238,6 +275,9 @@ impl App {
             edit: None,
             history_file: inputs.history_file,
             config_from,
+            steps_command,
+            steps_rerun: None,
+            steps_again: false,
         };
         if !key_errors.is_empty() {
             app.state
@@ -294,6 +334,19 @@ impl App {
     /// state once; returns whether there were any.
     pub fn poll_jobs(&mut self) -> bool {
         let mut any = false;
+        if let Some(done) = &self.steps_rerun {
+            let result = match done.try_recv() {
+                Ok(result) => Some(result),
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                    Some(Err("--steps-cmd stopped without an answer".into()))
+                }
+                Err(_) => None,
+            };
+            if let Some(result) = result {
+                self.steps_command_done(result);
+                any = true;
+            }
+        }
         while let Ok(report) = self.worker.done.try_recv() {
             self.report(report);
             any = true;
@@ -403,6 +456,14 @@ impl App {
     /// rather than hang.
     pub fn settle(&mut self) {
         let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        // The steps command first: its dumps are what the inputs run on.
+        while let Some(done) = &self.steps_rerun {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let result = done
+                .recv_timeout(left)
+                .unwrap_or_else(|_| Err("--steps-cmd did not finish in time".into()));
+            self.steps_command_done(result);
+        }
         while self.state.docs.iter().any(Doc::running) {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             if self.state.docs.iter().any(|d| d.requested > d.answered) {
@@ -470,6 +531,7 @@ impl App {
             || self.first_difference.is_some()
             || self.validation.is_some()
             || self.reduce.is_some()
+            || self.steps_rerun.is_some()
     }
 
     /// Hands jobs to the worker: all together when the inputs run together (a batch replaces
@@ -755,6 +817,21 @@ impl App {
         if !settings.is_empty() {
             self.reload_config();
         }
+        let mut paths = paths;
+        if let Some(c) = &self.steps_command {
+            // A source saved runs the command again; its own writes to $OUT are read once
+            // it is done (`Answered::StepsCommand`), not as they come.
+            let saved = paths
+                .iter()
+                .any(|p| c.sources.iter().any(|s| p.starts_with(absolute(s))));
+            let out = absolute(&c.out);
+            paths.retain(|p| {
+                !p.starts_with(&out) && !c.sources.iter().any(|s| p.starts_with(absolute(s)))
+            });
+            if saved {
+                self.rerun_steps_command();
+            }
+        }
         if paths.is_empty() {
             return Vec::new();
         }
@@ -799,6 +876,48 @@ impl App {
             });
         }
         update::update(&mut self.state, Action::Disk(found))
+    }
+
+    /// Runs the steps command again in the background (once more after the run under way,
+    /// when one is).
+    fn rerun_steps_command(&mut self) {
+        let Some(c) = self.steps_command.clone() else {
+            return;
+        };
+        if self.steps_rerun.is_some() {
+            self.steps_again = true;
+            return;
+        }
+        let (tx, done) = std::sync::mpsc::channel();
+        let spawned = std::thread::Builder::new()
+            .name("shaderstep-steps-cmd".into())
+            .spawn(move || {
+                let started = std::time::Instant::now();
+                let result = crate::pipeline::dumps::rerun(&c.command, &c.out, &c.input)
+                    .map(|said| format!("{said} in {:.1}s", started.elapsed().as_secs_f64()));
+                let _ = tx.send(result);
+            });
+        match spawned {
+            Ok(_) => {
+                self.steps_rerun = Some(done);
+                self.answer(Answered::Outcome(Outcome::Done(
+                    "a source changed: running --steps-cmd again".into(),
+                )));
+            }
+            Err(e) => self.answer(Answered::StepsCommand(Err(format!(
+                "cannot run --steps-cmd again: {e}"
+            )))),
+        }
+    }
+
+    /// The steps command's run again is done: its steps are read (or its error said), and it
+    /// runs once more when a save came meanwhile.
+    fn steps_command_done(&mut self, result: Result<String, String>) {
+        self.steps_rerun = None;
+        self.answer(Answered::StepsCommand(result));
+        if std::mem::take(&mut self.steps_again) {
+            self.rerun_steps_command();
+        }
     }
 
     /// Where shaderstep.toml is looked for.
@@ -1070,7 +1189,8 @@ pub fn run_terminal(
     compare: Option<String>,
 ) -> color_eyre::Result<()> {
     use crossterm::event;
-    let (mut watcher, watch_error) = match super::watch::watch(&inputs.roots, &inputs.files) {
+    let (roots, files) = inputs.watched();
+    let (mut watcher, watch_error) = match super::watch::watch(&roots, &files) {
         Ok(w) => (Some(w), None),
         Err(e) => (None, Some(format!("file watching is off: {e}"))),
     };

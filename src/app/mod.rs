@@ -45,7 +45,7 @@ fn print_quietly_bytes(bytes: &[u8]) {
 }
 
 /// Runs the parsed command line; returns the process exit status.
-pub fn main(cli: Cli) -> color_eyre::Result<i32> {
+pub fn main(mut cli: Cli) -> color_eyre::Result<i32> {
     match cli.command {
         Some(Command::Run(args)) => Ok(run::run(&args)),
         Some(Command::Passes) => {
@@ -103,13 +103,30 @@ pub fn main(cli: Cli) -> color_eyre::Result<i32> {
             // `--steps-cmd`: its $OUT goes when the TUI closes.
             let opened =
                 crate::pipeline::dumps::from_flags(cli.steps.as_deref(), cli.steps_cmd.as_deref());
-            let (mut paths, dumped, _command_out) = match opened {
+            let (mut paths, dumped, command_out) = match opened {
                 Err(e) => {
                     eprintln!("error: {e}");
                     return Ok(1);
                 }
                 Ok(Some((input, dumps, out))) => (vec![input], Some(dumps), out),
                 Ok(None) => (cli.inputs, None, None),
+            };
+            // `--steps-cmd … --watch SOURCES`: the sources are not listed; a save runs the
+            // command again.
+            let steps_command = match (&cli.steps_cmd, &command_out) {
+                (Some(command), Some(out)) if !cli.watch.is_empty() => {
+                    if let Some(p) = cli.watch.iter().find(|p| !p.exists()) {
+                        eprintln!("error: --watch {}: no such file or directory", p.display());
+                        return Ok(1);
+                    }
+                    Some(event_loop::StepsCommand {
+                        command: command.clone(),
+                        out: out.dir.clone(),
+                        input: paths[0].clone(),
+                        sources: std::mem::take(&mut cli.watch),
+                    })
+                }
+                _ => None,
             };
             paths.extend(cli.watch);
             if paths.is_empty() {
@@ -182,6 +199,7 @@ pub fn main(cli: Cli) -> color_eyre::Result<i32> {
             inputs.source_paths = config.source_paths.clone();
             inputs.history_file = event_loop::history_file();
             inputs.front_ends = config.front_ends;
+            inputs.steps_command = steps_command;
             {
                 use std::io::IsTerminal;
                 if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {

@@ -5,9 +5,10 @@
 //! Script lines (`#` starts a comment; `$TMP` is a scratch directory for this run):
 //!   pipeline [--experimental] PRESET | a,b,c    before `open`
 //!   pipeline external [spirv-opt FLAGS]  spirv-opt's passes as the steps
-//!   pipeline steps PATH... | steps-cmd COMMAND
+//!   pipeline steps PATH... | steps-cmd [--watch PATH]... COMMAND
 //!                                        another compiler's dumps as the steps (`--steps`,
-//!                                        `--steps-cmd`); `open` alone opens their input
+//!                                        `--steps-cmd`, `--watch`); `open` alone opens their
+//!                                        input
 //!   stages [--link-order O] [--state F] [--link-state F]
 //!                                        before `open`: the inputs are linked stages
 //!   open PATH...                         load inputs (relative to the working directory)
@@ -205,6 +206,8 @@ struct Runner {
     /// none, and the command's `$OUT`, kept while the script runs.
     steps_input: Option<PathBuf>,
     command_out: Option<crate::pipeline::dumps::CommandOut>,
+    /// `pipeline steps-cmd --watch …`: run again when a source is written.
+    steps_command: Option<super::event_loop::StepsCommand>,
     stages: Option<crate::pipeline::StageLink>,
     opts: Options,
     watcher: Option<Watcher>,
@@ -253,8 +256,23 @@ impl Runner {
                 let rest = rest.trim_start();
                 let (input, dumps) = match rest.strip_prefix("steps-cmd") {
                     Some(command) => {
-                        let (input, dumps, out) =
-                            crate::pipeline::dumps::from_command(command.trim())?;
+                        let mut command = command.trim();
+                        let mut sources = Vec::new();
+                        while let Some(after) = command.strip_prefix("--watch ") {
+                            let (path, more) =
+                                after.trim_start().split_once(' ').unwrap_or((after, ""));
+                            sources.push(self.expand(path));
+                            command = more.trim_start();
+                        }
+                        let command = command.replace("$TMP", &self.tmp.display().to_string());
+                        let (input, dumps, out) = crate::pipeline::dumps::from_command(&command)?;
+                        self.steps_command =
+                            (!sources.is_empty()).then(|| super::event_loop::StepsCommand {
+                                command,
+                                out: out.dir.clone(),
+                                input: input.clone(),
+                                sources,
+                            });
                         self.command_out = Some(out);
                         (input, dumps)
                     }
@@ -331,7 +349,9 @@ impl Runner {
                 inputs.source_paths = config.source_paths.clone();
                 inputs.front_ends = config.front_ends;
                 inputs.stages = self.stages.take();
-                let watched = watch(&inputs.roots, &inputs.files);
+                inputs.steps_command = self.steps_command.take();
+                let (roots, files) = inputs.watched();
+                let watched = watch(&roots, &files);
                 self.app = Some(App::open(inputs, pipeline, self.opts.size, self.opts.color));
                 self.watcher = match watched {
                     Ok(w) => Some(w),
@@ -502,6 +522,7 @@ pub fn run_script(script: &str, opts: Options) -> Result<Vec<Snapshot>, ReplayEr
         external: None,
         steps_input: None,
         command_out: None,
+        steps_command: None,
         stages: None,
         opts,
         watcher: None,

@@ -607,6 +607,8 @@ pub struct State {
     pub split: SplitPane,
     /// The long jobs under way that quitting would stop (`bisect run`), kept by the event loop.
     pub jobs: Vec<&'static str>,
+    /// What `--steps-cmd` said when it ran again, for the reload it causes to say too.
+    pub reload_cause: Option<String>,
     /// Quit was asked for while a job ran: asking again quits.
     pub quit_asked: bool,
     /// The status bar's message, and every message said.
@@ -958,6 +960,7 @@ impl State {
             layout: Layout::default(),
             split: SplitPane::default(),
             jobs: Vec::new(),
+            reload_cause: None,
             quit_asked: false,
             status: StatusPane::default(),
             code: CodePane::default(),

@@ -19,6 +19,9 @@ use crate::ir::Module;
 pub enum Dumps {
     /// The steps after the input, one module a file.
     Files(Vec<PathBuf>),
+    /// A directory's modules after its first (the input), listed again at every run: a
+    /// compiler (or `--steps-cmd` with `--watch`) may dump them anew.
+    Dir(PathBuf),
     /// A log whose first module is the input (read again at every run: a command or an editor
     /// may write it anew).
     Log(PathBuf),
@@ -33,7 +36,24 @@ pub fn open(paths: &[PathBuf]) -> Result<(PathBuf, Dumps), String> {
         }
     }
     let files = dump_files(paths)?;
+    if let [dir] = paths {
+        if dir.is_dir() {
+            return Ok((files[0].clone(), Dumps::Dir(dir.clone())));
+        }
+    }
     Ok((files[0].clone(), Dumps::Files(files[1..].to_vec())))
+}
+
+/// The steps a `Dumps` holds now, after the input: a directory is listed again.
+pub fn step_files(dumps: &Dumps) -> Result<Vec<PathBuf>, String> {
+    match dumps {
+        Dumps::Files(files) => Ok(files.clone()),
+        Dumps::Dir(dir) => Ok(module_files(std::slice::from_ref(dir))?
+            .into_iter()
+            .skip(1)
+            .collect()),
+        Dumps::Log(_) => Ok(Vec::new()),
+    }
 }
 
 /// The fresh directory a `--steps-cmd` command writes its dumps to, taken away with what is
@@ -49,24 +69,27 @@ impl Drop for CommandOut {
     }
 }
 
-/// Runs `command` (through `sh`, with `$OUT` a fresh directory) and opens what it wrote there
-/// as `open` opens a directory: modules, or one `--print-all` log. A command that writes
-/// nothing there but prints a log (spirv-opt's or DXC's `--print-all` go to standard error)
-/// has what it printed read as that log. Errors say what the command said.
-pub fn from_command(command: &str) -> Result<(PathBuf, Dumps, CommandOut), String> {
+/// A fresh directory for a command's `$OUT`: `tag` tells a first run from a later one.
+fn fresh_dir(tag: &str) -> Result<PathBuf, String> {
     static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!(
-        "shaderstep-steps-{}-{}",
+        "shaderstep-steps-{}-{}{tag}",
         std::process::id(),
         RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let out = CommandOut { dir: dir.clone() };
+    Ok(dir)
+}
+
+/// Runs `command` through `sh` with `$OUT` the empty directory `dir`; when it writes nothing
+/// there but prints a `--print-all` log, what it printed goes to `dir/printed.log`. Errors
+/// say what the command said.
+fn run_into(command: &str, dir: &Path) -> Result<(), String> {
     let ran = std::process::Command::new("sh")
         .arg("-c")
         .arg(command)
-        .env("OUT", &dir)
+        .env("OUT", dir)
         .stdin(std::process::Stdio::null())
         .output()
         .map_err(|e| format!("cannot run '{command}': {e}"))?;
@@ -77,32 +100,100 @@ pub fn from_command(command: &str) -> Result<(PathBuf, Dumps, CommandOut), Strin
     };
     if !ran.status.success() {
         return Err(format!(
-            "--steps-cmd '{command}' failed ({}): {}",
+            "--steps-cmd failed ({}): {}",
             ran.status,
             said(&ran.stderr)
         ));
     }
-    let wrote: Vec<PathBuf> = std::fs::read_dir(&dir)
+    let wrote = std::fs::read_dir(dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
-    if wrote.is_empty() {
+        .next()
+        .is_some();
+    if !wrote {
         let printed = [ran.stdout.as_slice(), ran.stderr.as_slice()].concat();
         let is_log = std::str::from_utf8(&printed).is_ok_and(|t| parse_log(t).is_some());
         if !is_log {
-            return Err(format!(
-                "--steps-cmd '{command}' wrote nothing to $OUT and printed no --print-all log"
-            ));
+            return Err("--steps-cmd wrote nothing to $OUT and printed no --print-all log".into());
         }
-        let log = dir.join("printed.log");
+        let log = dir.join(PRINTED_LOG);
         std::fs::write(&log, printed).map_err(|e| format!("{}: {e}", log.display()))?;
-        return Ok((log.clone(), Dumps::Log(log), out));
     }
-    let (input, dumps) = match wrote.as_slice() {
-        [one] if is_log_file(one) => (one.clone(), Dumps::Log(one.clone())),
-        _ => open(std::slice::from_ref(&dir))?,
-    };
+    Ok(())
+}
+
+/// Where a command's printed `--print-all` log is kept.
+const PRINTED_LOG: &str = "printed.log";
+
+/// What a command wrote to `dir` opens as: its one log, or its modules as `open` opens a
+/// directory.
+fn open_written(dir: &Path) -> Result<(PathBuf, Dumps), String> {
+    let wrote: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    match wrote.as_slice() {
+        [one] if is_log_file(one) => Ok((one.clone(), Dumps::Log(one.clone()))),
+        _ => open(&[dir.to_path_buf()]),
+    }
+}
+
+/// Runs `command` (through `sh`, with `$OUT` a fresh directory) and opens what it wrote there
+/// as `open` opens a directory: modules, or one `--print-all` log. A command that writes
+/// nothing there but prints a log (spirv-opt's or DXC's `--print-all` go to standard error)
+/// has what it printed read as that log. Errors say what the command said.
+pub fn from_command(command: &str) -> Result<(PathBuf, Dumps, CommandOut), String> {
+    let dir = fresh_dir("")?;
+    let out = CommandOut { dir: dir.clone() };
+    run_into(command, &dir)?;
+    let (input, dumps) = open_written(&dir)?;
     Ok((input, dumps, out))
+}
+
+/// Runs `command` again (`--steps-cmd` with `--watch`: a source was saved) and puts what it
+/// wrote in `out` in place of what the first run wrote, so the input and the steps opened
+/// from `out` read the new dumps at their next run. The input must keep its name (the first
+/// module, or the one log): what the app shows is that file. Says what it found.
+pub fn rerun(command: &str, out: &Path, input: &Path) -> Result<String, String> {
+    let next = CommandOut {
+        dir: fresh_dir("-next")?,
+    };
+    run_into(command, &next.dir)?;
+    let (new_input, dumps) = open_written(&next.dir)?;
+    if new_input.file_name() != input.file_name() {
+        return Err(format!(
+            "--steps-cmd now writes {} first, not {}: open it again",
+            file_name(&new_input),
+            file_name(input)
+        ));
+    }
+    let steps = match &dumps {
+        Dumps::Log(log) => log_text(log)
+            .ok()
+            .and_then(|t| parse_log(&t))
+            .map_or(0, |p| p.len().saturating_sub(1)),
+        other => step_files(other)?.len(),
+    };
+    // Files the first run wrote and this one did not go; the others are renamed over theirs.
+    let entries = |dir: &Path| -> Result<Vec<PathBuf>, String> {
+        Ok(std::fs::read_dir(dir)
+            .map_err(|e| format!("{}: {e}", dir.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect())
+    };
+    let written = entries(&next.dir)?;
+    for old in entries(out)? {
+        if !written.iter().any(|w| w.file_name() == old.file_name()) {
+            let _ = std::fs::remove_file(&old).or_else(|_| std::fs::remove_dir_all(&old));
+        }
+    }
+    for w in &written {
+        let to = out.join(w.file_name().unwrap_or_default());
+        if to.is_dir() {
+            let _ = std::fs::remove_dir_all(&to);
+        }
+        std::fs::rename(w, &to).map_err(|e| format!("{}: {e}", to.display()))?;
+    }
+    Ok(format!("{steps} step{}", if steps == 1 { "" } else { "s" }))
 }
 
 /// The steps `paths` hold after an input given apart (`exec`, `cost`, `reduce`): a log's

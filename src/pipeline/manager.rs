@@ -758,20 +758,23 @@ impl Pipeline {
             Err(failed) => return failed,
         };
         // (name, where it is said to be, its text when it is text, a file's path)
-        let steps: Vec<(String, String, Option<String>, Option<&std::path::Path>)> = match dumps {
-            Dumps::Files(files) => files
-                .iter()
-                .map(|f| {
-                    let assembly = f.extension().is_some_and(|x| x == "spvasm");
-                    let text = assembly.then(|| std::fs::read_to_string(f).ok()).flatten();
-                    (
-                        step_name(f),
-                        f.display().to_string(),
-                        text,
-                        Some(f.as_path()),
-                    )
-                })
-                .collect(),
+        let steps: Vec<(String, String, Option<String>, Option<std::path::PathBuf>)> = match dumps {
+            Dumps::Files(_) | Dumps::Dir(_) => match super::dumps::step_files(dumps) {
+                Ok(files) => files
+                    .into_iter()
+                    .map(|f| {
+                        let assembly = f.extension().is_some_and(|x| x == "spvasm");
+                        let text = assembly.then(|| std::fs::read_to_string(&f).ok()).flatten();
+                        (step_name(&f), f.display().to_string(), text, Some(f))
+                    })
+                    .collect(),
+                Err(e) => {
+                    let before = run.steps[0].module.clone();
+                    let error = Diagnostic::new(Severity::Error, e);
+                    run.push_step("dumps", before, false, Duration::ZERO, vec![error]);
+                    return run;
+                }
+            },
             Dumps::Log(path) => {
                 let printed = super::dumps::log_text(path).and_then(|t| {
                     super::dumps::parse_log(&t)
@@ -804,7 +807,7 @@ impl Pipeline {
             let read = match (text, file) {
                 (Some(text), _) => read_printed(text, &mut names),
                 // Loading decodes the module once already.
-                (None, Some(file)) => super::input::load(file)
+                (None, Some(file)) => super::input::load(file.as_path())
                     .map(|l| l.module)
                     .map_err(|e| e.message),
                 (None, None) => Err("nothing to read".into()),
@@ -819,14 +822,14 @@ impl Pipeline {
                 }
             };
             let changed = !same_module(&before, &module);
-            let diagnostics = self.checked(name, &module);
-            run.push_step(
-                name,
-                Arc::new(module),
-                changed,
-                start.elapsed(),
-                diagnostics,
-            );
+            // The step's time is its reading; checking it is ours.
+            let took = start.elapsed();
+            let diagnostics = if changed {
+                self.dump_checked(name, &module)
+            } else {
+                self.checked(name, &module)
+            };
+            run.push_step(name, Arc::new(module), changed, took, diagnostics);
         }
         run
     }
@@ -838,6 +841,41 @@ impl Pipeline {
             if !diagnostics.iter().any(|d| d.message == e) {
                 diagnostics.push(Diagnostic::new(Severity::Error, e));
             }
+        }
+        diagnostics
+    }
+
+    /// The checks on a step another compiler dumped, which is what is under test: validated
+    /// whatever the flags say, by spirv-val where it is installed and else by our verifier
+    /// (which never rejects what spirv-val accepts).
+    fn dump_checked(&self, pass: &str, module: &Module) -> Vec<Diagnostic> {
+        let mut diagnostics = self.checked(pass, module);
+        if self.checks.validate_each || diagnostics.iter().any(|d| d.severity == Severity::Error) {
+            return diagnostics;
+        }
+        use super::validate::{check_step, StepCheck};
+        match check_step(module) {
+            Ok(StepCheck::Invalid {
+                env,
+                messages,
+                lifted,
+            }) => {
+                let e = invalid(pass, &env, messages, lifted, &mut diagnostics);
+                diagnostics.push(Diagnostic::new(Severity::Error, e));
+            }
+            Ok(StepCheck::Valid { .. } | StepCheck::Skipped(_)) => {}
+            Err(_) if !self.checks.verify_each => {
+                let verify = Pipeline {
+                    checks: Checks {
+                        verify_each: true,
+                        validate_each: false,
+                    },
+                    ..Pipeline::dumps(super::dumps::Dumps::Files(Vec::new()))
+                }
+                .with_experimental(self.experimental);
+                diagnostics = verify.checked(pass, module);
+            }
+            Err(_) => {}
         }
         diagnostics
     }
@@ -881,18 +919,7 @@ impl Pipeline {
                     env,
                     messages,
                     lifted,
-                }) => {
-                    diagnostics.extend(lifted.map(|l| Diagnostic::new(Severity::Note, l)));
-                    let first = messages.first().map_or(String::new(), |m| m.text.clone());
-                    diagnostics.extend(messages.into_iter().map(|m| Diagnostic {
-                        severity: Severity::Error,
-                        message: format!("spirv-val: {}", m.text),
-                        function: None,
-                        at: m.id,
-                        place: None,
-                    }));
-                    format!("the output of pass '{pass}' does not validate ({env}): {first}")
-                }
+                }) => invalid(pass, &env, messages, lifted, diagnostics),
                 Err(e) => format!("--validate-each: {e}"),
             };
             diagnostics.push(Diagnostic::new(Severity::Error, msg.clone()));
@@ -900,6 +927,27 @@ impl Pipeline {
         }
         None
     }
+}
+
+/// spirv-val's messages on the output of `pass` as diagnostics (after how it was lifted, when
+/// it was), and the error that names the pass.
+fn invalid(
+    pass: &str,
+    env: &str,
+    messages: Vec<super::external::ValMessage>,
+    lifted: Option<String>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> String {
+    diagnostics.extend(lifted.map(|l| Diagnostic::new(Severity::Note, l)));
+    let first = messages.first().map_or(String::new(), |m| m.text.clone());
+    diagnostics.extend(messages.into_iter().map(|m| Diagnostic {
+        severity: Severity::Error,
+        message: format!("spirv-val: {}", m.text),
+        function: None,
+        at: m.id,
+        place: None,
+    }));
+    format!("the output of pass '{pass}' does not validate ({env}): {first}")
 }
 
 /// A run of steps made outside our passes, begun with the step `input` as read (`decoded`

@@ -60,6 +60,17 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                     Err(e) => s.set_error(format!("reduce: {e}")),
                 }
             }
+            Some(Answered::StepsCommand(Ok(said))) => {
+                // The dumps are in place: every input reads them again, kept where it was.
+                let effects = handle(s, Action::Reload);
+                let said = format!("--steps-cmd ran again, {said}");
+                s.set_message(said.clone());
+                s.reload_cause = Some(said);
+                return effects;
+            }
+            Some(Answered::StepsCommand(Err(e))) => {
+                s.set_error(format!("{e} (the steps before stay)"));
+            }
             Some(Answered::Settings(Err(e))) => {
                 s.set_error(format!("{e} (the settings before stay)"));
             }
