@@ -242,7 +242,7 @@ fn external_steps(before: &str, after: &str) -> Run {
         Default::default(),
         Vec::new(),
     );
-    run.push_step(
+    run.push_outside_step(
         "spirv-opt:fold",
         module(after),
         true,
@@ -292,6 +292,37 @@ fn a_value_gone_at_an_external_step_is_followed_by_its_place_or_lost() {
         "{}",
         show(&run, &events)
     );
+}
+
+/// A tool that renumbers every id (as `spirv-opt --compact-ids` or a compiler that writes
+/// each pass's module afresh): a value is followed to its new id, even where its old id names
+/// another value now, and a change after is said of the new id.
+#[test]
+fn a_value_renumbered_at_an_external_step_is_followed_by_alignment() {
+    let before = format!(
+        "{MAIN}%7 = OpIAdd %4 %5 %5\n%8 = OpIMul %4 %7 %5\n%9 = OpISub %4 %8 %7\nOpReturn\nOpFunctionEnd\n"
+    );
+    // The function's ids renumbered: %7 is now %17, and the old %8 and %9 are %7 and %8.
+    let renumbered = before
+        .replace("%7 = OpIAdd %4 %5 %5", "%17 = OpIAdd %4 %5 %5")
+        .replace("%8 = OpIMul %4 %7 %5", "%7 = OpIMul %4 %17 %5")
+        .replace("%9 = OpISub %4 %8 %7", "%8 = OpISub %4 %7 %17")
+        .replace("%1 = OpFunction", "%11 = OpFunction")
+        .replace("%6 = OpLabel", "%16 = OpLabel")
+        .replace("GLCompute %1 ", "GLCompute %11 ")
+        .replace("OpExecutionMode %1 ", "OpExecutionMode %11 ");
+    let run = external_steps(&before, &renumbered);
+    for (old, new) in [(7, 17), (8, 7), (9, 8)] {
+        let events = history(&run, old);
+        assert_eq!(
+            events.last().map(|e| (e.step, &e.kind)),
+            Some((1, &EventKind::Renumbered { by: new })),
+            "%{old}: {}",
+            show(&run, &events)
+        );
+    }
+    let renamed = shaderstep::pipeline::history::renamed(&run, 1);
+    assert_eq!(renamed.get(&8), Some(&7));
 }
 
 #[test]

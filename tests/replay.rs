@@ -48,8 +48,14 @@ fn scrub(text: &str) -> String {
                         res.pop();
                         width += 1;
                     }
+                    // Within a sentence ("executed in 2.1ms, trace …") the text after moves
+                    // with the time's width: the placeholder is not padded there.
+                    let end = j + u.chars().count();
+                    if matches!(chars.get(end), Some(',' | ')' | ';')) {
+                        width = 1;
+                    }
                     res.push_str(&format!("{:>width$}", "t"));
-                    i = j + u.chars().count();
+                    i = end;
                     continue;
                 }
             }

@@ -2,9 +2,10 @@
 //! its instruction or moved it to another block, where a pass replaced it by another value
 //! (the rewrite kit's `old → new` records, which `compact-ids` also keeps for the ids it
 //! renumbers), and where it went. The value followed is the one the user picked; past a
-//! replacement the history follows the value that took its place. Steps of an external tool
-//! (`spirv-opt:PASS`) keep no records, but a value keeps its id across them (the tool keeps
-//! its ids, and the run gives a printed name the same id at every step). There a value that
+//! replacement the history follows the value that took its place. Steps made outside our
+//! passes (`spirv-opt:PASS`, another compiler's dumps: `Step::outside`) keep no records, but a
+//! value keeps its id across them where the tool keeps its ids (and the run gives a printed
+//! name the same id at every step). There a value that
 //! is gone is followed by its debug name where another value has it, else by what its users
 //! use in its place, else by its place (a new value of the same opcode and type where it stood
 //! in its block), and the history says when it cannot follow.
@@ -32,6 +33,9 @@ pub enum EventKind {
     /// Followed by its place across an external step: `by` is a new value with the same
     /// opcode and type where it stood (the same rank among those of its block).
     Placed { by: Id },
+    /// Renumbered by an external step that renumbers ids (compacts them, say): `by` is the
+    /// id the instruction has now, found by aligning the step with the one before.
+    Renumbered { by: Id },
     /// No longer defined, and nothing replaced it.
     Deleted,
     /// Gone at an external step, which records no replacements, and no value has its name
@@ -167,10 +171,82 @@ fn at_place(prev: &Module, m: &Module, id: Id) -> Option<Id> {
     definition(prev, new).is_none().then_some(new)
 }
 
+/// Each instruction of `m` in order (globals, then each function: its definition,
+/// parameters, and each block's label and body), as its result id and a text in which every
+/// id reads the same: what two steps that differ only by numbering have alike.
+fn masked_lines(m: &Module) -> (Vec<Option<Id>>, Vec<String>) {
+    use std::fmt::Write;
+    let mut results = Vec::new();
+    let mut texts = Vec::new();
+    let mut push = |i: &Inst| {
+        let mut text = format!("{:?}", i.op());
+        for o in i.operands() {
+            match o {
+                crate::ir::Opd::Id(_) => text.push_str(" %"),
+                crate::ir::Opd::Lit(l) => {
+                    let _ = write!(text, " {l:?}");
+                }
+            }
+        }
+        if i.ty().is_some() {
+            text.push_str(" :%");
+        }
+        results.push(i.result());
+        texts.push(text);
+    };
+    for g in m.globals() {
+        push(g);
+    }
+    for f in m.functions() {
+        push(f.def());
+        for p in f.params() {
+            push(p);
+        }
+        for b in f.blocks() {
+            push(&Inst::label(b.label));
+            for &i in &b.insts {
+                push(f.inst(i));
+            }
+        }
+    }
+    (results, texts)
+}
+
+/// How an external step numbered what the step before had, when it renumbered ids (most
+/// instructions that align with one of the step before have another id): the two steps'
+/// instructions aligned in order with their ids masked, each aligned pair mapping the old
+/// result id to the new. `None` when the step kept its ids.
+fn renumbering(prev: &Module, m: &Module) -> Option<crate::ir::fxhash::FxHashMap<Id, Id>> {
+    let (old_ids, old_texts) = masked_lines(prev);
+    let (new_ids, new_texts) = masked_lines(m);
+    let diff = super::diff::diff_lines(&old_texts, &new_texts, false);
+    let mut map = crate::ir::fxhash::FxHashMap::default();
+    let (mut kept, mut moved) = (0usize, 0usize);
+    for l in &diff.lines {
+        let (Some(o), Some(n)) = (l.old, l.new) else {
+            continue;
+        };
+        if let (Some(a), Some(b)) = (old_ids[o], new_ids[n]) {
+            if a == b {
+                kept += 1;
+            } else {
+                moved += 1;
+            }
+            map.insert(a, b);
+        }
+    }
+    (moved > kept).then_some(map)
+}
+
 /// The history of `value` over every step of `run`, in step order.
 pub fn history(run: &Run, value: Id) -> Vec<Event> {
     let mut events = Vec::new();
     let mut current = value;
+    // Per external step, how it renumbered (computed when a value followed needs it).
+    let mut renumberings: crate::ir::fxhash::FxHashMap<
+        usize,
+        Option<crate::ir::fxhash::FxHashMap<Id, Id>>,
+    > = Default::default();
     // The definition at the step before: block and instruction.
     let mut before: Option<(Option<Id>, Option<Inst>)> = None;
     for (k, step) in run.steps.iter().enumerate() {
@@ -202,9 +278,37 @@ pub fn history(run: &Run, value: Id) -> Vec<Event> {
             })
             .collect();
         let mut now = definition(m, current);
+        // An external step that renumbers every id: the value is followed to its new id, even
+        // where its old id names another value now. A value whose definition stayed as it
+        // was kept its id.
+        let unchanged = match (&before, &now) {
+            (Some((_, Some(a))), Some((_, Some(b)))) => same_inst(a, b),
+            _ => false,
+        };
+        if step.outside && before.is_some() && !unchanged {
+            let renumbered = renumberings
+                .entry(k)
+                .or_insert_with(|| renumbering(&run.steps[k - 1].module, m));
+            if let Some(map) = renumbered {
+                match map.get(&current) {
+                    Some(&by) if by != current => {
+                        events.push(Event {
+                            step: k,
+                            value: by,
+                            kind: EventKind::Renumbered { by },
+                        });
+                        current = by;
+                        now = definition(m, current);
+                    }
+                    Some(_) => {}
+                    // Not aligned with any: what has its id now is another value.
+                    None => now = None,
+                }
+            }
+        }
         if now.is_none() && before.is_some() {
             // Gone without a record: followed by name across an external step, or deleted.
-            if step.pass.starts_with("spirv-opt:") {
+            if step.outside {
                 let prev = &run.steps[k - 1].module;
                 let followed = prev
                     .debug_name(current)
@@ -334,7 +438,11 @@ pub fn renamed(run: &Run, k: usize) -> crate::ir::fxhash::FxHashMap<Id, Id> {
         return out;
     };
     let (prev, m) = (&prev.module, &step.module);
-    if step.pass.starts_with("spirv-opt:") {
+    if step.outside {
+        if let Some(map) = renumbering(prev, m) {
+            out.extend(map.into_iter().filter(|(a, b)| a != b));
+            return out;
+        }
         for f in prev.functions() {
             for id in f.body().filter_map(|i| i.result()) {
                 if definition(m, id).is_some() {

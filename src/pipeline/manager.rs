@@ -42,6 +42,9 @@ pub struct Step {
     pub preview: Vec<&'static str>,
     /// Values the pass replaced by others (`old → new`), for a value's history.
     pub replacements: Vec<Replacement>,
+    /// Made outside our passes (spirv-opt's, another compiler's dumps): it records no
+    /// replacements, so a value gone is followed by its name, its users or its place.
+    pub outside: bool,
     ir_listing: OnceLock<Arc<Listing>>,
     spirv_listing: OnceLock<Arc<Listing>>,
     ir_text: OnceLock<Arc<str>>,
@@ -231,6 +234,7 @@ impl Run {
             error: None,
             preview: first.preview.clone(),
             replacements: Vec::new(),
+            outside: false,
             ir_listing: OnceLock::from(plain.clone()),
             spirv_listing: OnceLock::from(plain),
             ir_text: OnceLock::from(text.clone()),
@@ -269,6 +273,21 @@ impl Run {
     }
 
     /// Appends a step made outside any pass (a link step across stages).
+    /// `push_step` for a step made outside our passes (`Step::outside`).
+    pub fn push_outside_step(
+        &mut self,
+        pass: &'static str,
+        module: Arc<Module>,
+        changed: bool,
+        duration: Duration,
+        diagnostics: Vec<Diagnostic>,
+    ) {
+        self.push_step(pass, module, changed, duration, diagnostics);
+        if let Some(step) = self.steps.last_mut() {
+            step.outside = true;
+        }
+    }
+
     pub fn push_step(
         &mut self,
         pass: &'static str,
@@ -303,6 +322,7 @@ impl Run {
             diagnostics,
             error,
             replacements,
+            outside: false,
             ir_listing: OnceLock::new(),
             spirv_listing: OnceLock::new(),
             ir_text: OnceLock::new(),
@@ -608,6 +628,7 @@ impl Pipeline {
                 error: error.clone(),
                 preview,
                 replacements,
+                outside: false,
                 ir_listing: OnceLock::new(),
                 spirv_listing: OnceLock::new(),
                 ir_text: OnceLock::new(),
@@ -655,7 +676,7 @@ impl Pipeline {
             Err(e) => {
                 let before = run.steps[0].module.clone();
                 let error = Diagnostic::new(Severity::Error, e);
-                run.push_step(intern(&label), before, false, start.elapsed(), vec![error]);
+                run.push_outside_step(intern(&label), before, false, start.elapsed(), vec![error]);
                 return run;
             }
         };
@@ -691,7 +712,7 @@ impl Pipeline {
                 if let Some(module) = previous.clone() {
                     let diagnostics = self.checked(name, &module);
                     let duration = pass.wall.unwrap_or_default();
-                    run.push_step(name, module, false, duration, diagnostics);
+                    run.push_outside_step(name, module, false, duration, diagnostics);
                     run.reported_time(pass.wall.is_some());
                     if run.failed.is_some() {
                         return run;
@@ -709,7 +730,7 @@ impl Pipeline {
                             pass.name
                         ),
                     );
-                    run.push_step(name, before, false, Duration::ZERO, vec![error]);
+                    run.push_outside_step(name, before, false, Duration::ZERO, vec![error]);
                     return run;
                 }
             };
@@ -719,7 +740,7 @@ impl Pipeline {
             let module = Arc::new(module);
             previous = Some(module.clone());
             previous_text = pass.text;
-            run.push_step(name, module, changed, duration, diagnostics);
+            run.push_outside_step(name, module, changed, duration, diagnostics);
             run.reported_time(pass.wall.is_some());
             if run.failed.is_some() {
                 return run;
@@ -771,7 +792,7 @@ impl Pipeline {
                 Err(e) => {
                     let before = run.steps[0].module.clone();
                     let error = Diagnostic::new(Severity::Error, e);
-                    run.push_step("dumps", before, false, Duration::ZERO, vec![error]);
+                    run.push_outside_step("dumps", before, false, Duration::ZERO, vec![error]);
                     return run;
                 }
             },
@@ -792,7 +813,7 @@ impl Pipeline {
                     Err(e) => {
                         let before = run.steps[0].module.clone();
                         let error = Diagnostic::new(Severity::Error, e);
-                        run.push_step("log", before, false, Duration::ZERO, vec![error]);
+                        run.push_outside_step("log", before, false, Duration::ZERO, vec![error]);
                         return run;
                     }
                 }
@@ -817,7 +838,7 @@ impl Pipeline {
                 Err(e) => {
                     let error =
                         Diagnostic::new(Severity::Error, format!("{at}: does not read: {e}"));
-                    run.push_step(name, before, false, start.elapsed(), vec![error]);
+                    run.push_outside_step(name, before, false, start.elapsed(), vec![error]);
                     continue;
                 }
             };
@@ -829,7 +850,7 @@ impl Pipeline {
             } else {
                 self.checked(name, &module)
             };
-            run.push_step(name, Arc::new(module), changed, took, diagnostics);
+            run.push_outside_step(name, Arc::new(module), changed, took, diagnostics);
         }
         run
     }

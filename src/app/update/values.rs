@@ -146,6 +146,9 @@ fn history_list(s: &State, tok: &str, id: crate::ir::Id) -> ValueList {
                 EventKind::Placed { by } => {
                     format!("followed by its place: {} stands where it stood", new(*by))
                 }
+                EventKind::Renumbered { by } => {
+                    format!("renumbered: {} (aligned with the step before)", new(*by))
+                }
                 EventKind::Deleted => format!("{} deleted", old(e.value)),
                 EventKind::Lost => "lost: no record, name or place to follow it by".to_string(),
             };
