@@ -261,6 +261,12 @@ fn steps_features() {
     run("steps_features");
 }
 
+/// `:cfg`: the graph, its diff, folding, Enter to the code, compact boxes at 80x24.
+#[test]
+fn cfg() {
+    run("cfg");
+}
+
 /// `:compare spirv-opt -O` needs spirv-opt.
 #[test]
 fn compare() {

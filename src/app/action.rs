@@ -29,6 +29,22 @@ impl ViewMode {
     }
 }
 
+/// What `:cfg` does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CfgArg {
+    /// Show the graph of the function at the cursor, or hide it.
+    Toggle,
+    Off,
+    /// Diff against the base step, or not.
+    Diff,
+    /// Boxes of two rows, or of three and four.
+    Compact,
+    /// Fold the selected header's construct into it, or unfold it.
+    Fold,
+    /// Go to the selected block in the code.
+    Goto,
+}
+
 /// A step named by index (0-based, as the pass list shows) or by pass name (first match).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StepRef {
@@ -163,6 +179,8 @@ pub enum Action {
     Reduce(Option<String>),
     /// Show or hide the link view (the interface between linked stages).
     LinkView,
+    /// The control-flow graph of the function at the cursor (`:cfg`, `C`).
+    Cfg(CfgArg),
     /// Show (`Some(true)`), hide or toggle (`None`) the source pane.
     SourcePane(Option<bool>),
     /// Colour bands per source line in the code and source panes (`:bands on|off`).

@@ -63,6 +63,8 @@ pub fn plan(inputs: &[PathBuf], out: &Path, emit: Emit) -> Vec<Job> {
         Emit::Spv => "spv",
         Emit::Spvasm => "spvasm",
         Emit::Ir => "ir",
+        Emit::Cfg => "cfg.txt",
+        Emit::Dot => "dot",
     };
     let found = shaders(inputs);
     // How many of the outputs share each directory and stem (counted once, not per file).

@@ -413,6 +413,11 @@ pub enum Emit {
     Spvasm,
     /// The IR text form (structured SPIR-V assembly; parseable back).
     Ir,
+    /// Each function's control-flow graph drawn as text (as `:cfg` draws it; `COLUMNS` wide,
+    /// else 100).
+    Cfg,
+    /// Each function's control-flow graph as a graphviz file.
+    Dot,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

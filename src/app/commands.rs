@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use super::action::{on_off, on_off_text, Action, ExecArg, SplitTo, TraceMove, ViewMode};
+use super::action::{on_off, on_off_text, Action, CfgArg, ExecArg, SplitTo, TraceMove, ViewMode};
 use super::keymap::Context;
 use crate::pipeline::step_values::Chosen;
 
@@ -846,6 +846,53 @@ pub static COMMANDS: &[Command] = &[
         form: Form::Bare(Action::LinkView),
     },
     Command {
+        name: "cfg",
+        aliases: &[],
+        usage: &[
+            (
+                "cfg",
+                "the control-flow graph of the function at the cursor, at the selected step (again: the code)",
+            ),
+            ("cfg diff", "the graph against the base step's: blocks and edges added, removed, changed"),
+            ("cfg compact", "boxes of two rows, or of three and four"),
+            ("cfg fold", "fold the selected loop or selection into its header, or unfold it"),
+            ("cfg goto", "the selected block in the code"),
+            ("cfg off", "the code again"),
+        ],
+        complete: Complete::Nothing,
+        form: Form::Args {
+            parse: |_cmd, arg| {
+                Ok(Action::Cfg(match arg {
+                    None => CfgArg::Toggle,
+                    Some("off") => CfgArg::Off,
+                    Some("diff") => CfgArg::Diff,
+                    Some("compact") => CfgArg::Compact,
+                    Some("fold") => CfgArg::Fold,
+                    Some("goto") => CfgArg::Goto,
+                    Some(other) => {
+                        return Err(format!(
+                            ":cfg takes diff, compact, fold, goto or off, not '{other}'"
+                        ))
+                    }
+                }))
+            },
+            print: |a| match a {
+                Action::Cfg(arg) => Some(
+                    match arg {
+                        CfgArg::Toggle => "",
+                        CfgArg::Off => " off",
+                        CfgArg::Diff => " diff",
+                        CfgArg::Compact => " compact",
+                        CfgArg::Fold => " fold",
+                        CfgArg::Goto => " goto",
+                    }
+                    .into(),
+                ),
+                _ => None,
+            },
+        },
+    },
+    Command {
         name: "link-jump",
         aliases: &[],
         usage: &[(
@@ -1301,7 +1348,7 @@ const fn keys(
 pub static KEYS: &[DefaultKeys] =
     {
         use Context::{
-            Code, Diagnostics, Global, Help, Link, Passes, Popup, Prompt, Shaders, Values,
+            Cfg, Code, Diagnostics, Global, Help, Link, Passes, Popup, Prompt, Shaders, Values,
         };
         &[
         keys(&[Global], &["q", "<C-c>"], "quit", "quit (asks first while a bisect runs)"),
@@ -1409,6 +1456,24 @@ pub static KEYS: &[DefaultKeys] =
             "source-caller",
             "source pane: the line inlined code was called from (again: further out)",
         ),
+        keys(
+            &[Global],
+            &["C"],
+            "cfg",
+            "control-flow graph of the function at the cursor (again: the code)",
+        ),
+        keys(&[Cfg], &["<Enter>"], "cfg goto", "the selected block in the code"),
+        keys(&[Cfg], &["d"], "cfg diff", "the graph against the base step's (again: not)"),
+        keys(&[Cfg], &["c"], "cfg compact", "boxes of two rows (again: taller)"),
+        keys(
+            &[Cfg],
+            &["<Space>", "z"],
+            "cfg fold",
+            "fold the selected loop or selection into its header (again: unfold)",
+        ),
+        keys(&[Cfg], &["x", "<Esc>"], "cfg off", "close the graph"),
+        keys(&[Cfg], &["l", "<Right>"], "scroll-right", "scroll the graph right"),
+        keys(&[Cfg], &["h", "<Left>"], "scroll-left", "scroll the graph left"),
         keys(
             &[Link],
             &["<Enter>"],

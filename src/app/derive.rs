@@ -14,6 +14,120 @@ use super::state::{
 use crate::ir::listing::Listing;
 use crate::pipeline::diff::{diff_lines, DiffLine};
 
+/// The control-flow graph pane's drawing for the step, base and function shown, drawn again
+/// only when one of them or the pane's options changed; the selected box stays in the
+/// drawing.
+pub(super) fn refresh_cfg(s: &mut State) {
+    use crate::pipeline::cfg::{draw, DrawOptions, Graph};
+    let (true, Some(function), Some(d)) = (s.cfg.shown, s.cfg.function, s.current()) else {
+        return;
+    };
+    let Some(run) = d.run.clone() else {
+        return;
+    };
+    let Some(last) = run.steps.len().checked_sub(1) else {
+        return;
+    };
+    let step = s.step.min(last);
+    let base = if s.cfg.diff {
+        Some(s.base_step().min(last))
+    } else {
+        None
+    };
+    let key = super::state::CfgKey {
+        doc: s.doc,
+        generation: d.generation,
+        step,
+        base,
+        function,
+        compact: s.cfg.compact,
+        folded: s.cfg.folded.clone(),
+        width: (s.layout.code.width as usize).saturating_sub(2).max(24),
+    };
+    if s.cfg.drawn.as_ref().is_some_and(|x| x.key == key) {
+        return;
+    }
+    let graph_at = |k: usize| {
+        let m = &run.steps[k].module;
+        let f = m
+            .functions()
+            .iter()
+            .find(|f| f.id() == function && !f.is_declaration())?;
+        Some(Graph::of(m, f, &crate::ir::names::Names::for_module(m)))
+    };
+    let pass = |k: usize| run.steps[k].pass;
+    let now = graph_at(step);
+    let graph = match (now, base) {
+        (Some(now), Some(b)) => match graph_at(b) {
+            Some(before) => Some(Graph::diff(&before, &now)),
+            None => Some(now),
+        },
+        (now, _) => now,
+    };
+    let drawn = match graph {
+        None => super::state::CfgDrawn {
+            key: key.clone(),
+            title: format!("CFG at step {step} {}", pass(step)),
+            drawing: Default::default(),
+            labels: Vec::new(),
+            error: Some(format!(
+                "the function the graph shows is not in step {step} {} (inlined or removed): pick another step, or C at a function",
+                pass(step)
+            )),
+        },
+        Some(g) => {
+            let opts = DrawOptions {
+                width: key.width,
+                compact: key.compact,
+                folded: key.folded.clone(),
+            };
+            let drawing = draw(&g, &opts);
+            let title = match base {
+                Some(b) => format!(
+                    "CFG diff {b} {} → {step} {} {}: {}",
+                    pass(b),
+                    pass(step),
+                    g.name,
+                    g.summary()
+                ),
+                None => format!("CFG {} at step {step} {}: {}", g.name, pass(step), g.summary()),
+            };
+            let labels = drawing
+                .boxes
+                .iter()
+                .map(|&(i, _, _)| (g.nodes[i].label, !g.nodes[i].inside.is_empty()))
+                .collect();
+            super::state::CfgDrawn {
+                key: key.clone(),
+                title,
+                drawing,
+                labels,
+                error: None,
+            }
+        }
+    };
+    s.cfg.cursor = s.cfg.cursor.min(drawn.labels.len().saturating_sub(1));
+    s.cfg.drawn = Some(Arc::new(drawn));
+}
+
+/// Keeps the graph pane's selected box in the rows it shows.
+fn fit_cfg(s: &mut State) {
+    refresh_cfg(s);
+    let rows = s.layout.code_rows();
+    let Some(d) = s.cfg.drawn.as_ref().filter(|_| s.cfg.shown) else {
+        return;
+    };
+    let total = d.drawing.rows.len();
+    if let Some(&(_, first, height)) = d.drawing.boxes.get(s.cfg.cursor) {
+        if first < s.cfg.scroll {
+            s.cfg.scroll = first;
+        } else if rows > 0 && first + height > s.cfg.scroll + rows {
+            s.cfg.scroll = (first + height).saturating_sub(rows);
+        }
+    }
+    s.cfg.scroll = s.cfg.scroll.min(total.saturating_sub(rows.min(total)));
+}
+
 /// Brings the link view's table up to the selected step; recomputed only when a stage's run
 /// or the step changed.
 pub(super) fn refresh_link_table(s: &mut State) {
@@ -450,6 +564,7 @@ fn fit_to_layout(s: &mut State) {
         .and_then(|files| source_line_at_cursor(s, files));
     refresh_source_pane(s, files.as_deref());
     refresh_compare_functions(s);
+    fit_cfg(s);
     if !s.color {
         return;
     }

@@ -45,6 +45,7 @@ pub fn key_context(s: &State) -> Context {
         Focus::Link => Context::Link,
         Focus::Values => Context::Values,
         Focus::Source => Context::Source,
+        Focus::Cfg => Context::Cfg,
     }
 }
 

@@ -176,6 +176,8 @@ pub enum Context {
     Values,
     /// The source pane has focus.
     Source,
+    /// The control-flow graph has focus.
+    Cfg,
     /// The help is shown over everything: its keys only.
     Help,
     /// An information box is shown: its keys only.

@@ -121,6 +121,29 @@ pub fn output_bytes(run: &Run, emit: Emit) -> Vec<u8> {
             .unwrap_or_else(|| write_bytes(module)),
         Emit::Spvasm => disassemble(module, &DisasmOptions::default()).into_bytes(),
         Emit::Ir => print::print(module).into_bytes(),
+        Emit::Cfg | Emit::Dot => {
+            use crate::pipeline::cfg::{draw, DrawOptions, Graph};
+            let names = crate::ir::names::Names::for_module(module);
+            let width = std::env::var("COLUMNS")
+                .ok()
+                .and_then(|c| c.parse().ok())
+                .unwrap_or(100);
+            let mut out = String::new();
+            for f in module.functions().iter().filter(|f| !f.is_declaration()) {
+                let g = Graph::of(module, f, &names);
+                if emit == Emit::Dot {
+                    out += &g.to_dot();
+                } else {
+                    out += &format!("; function {}: {}\n", g.name, g.summary());
+                    let opts = DrawOptions {
+                        width,
+                        ..DrawOptions::default()
+                    };
+                    out += &draw(&g, &opts).to_text();
+                }
+            }
+            out.into_bytes()
+        }
     }
 }
 
@@ -423,6 +446,8 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
                         Emit::Spv => "spv",
                         Emit::Spvasm => "spvasm",
                         Emit::Ir => "ir",
+                        Emit::Cfg => "cfg.txt",
+                        Emit::Dot => "dot",
                     };
                     out.join(format!("{stem}.{ext}"))
                 } else {

@@ -256,6 +256,8 @@ pub enum Focus {
     Values,
     /// The source pane: moving in it moves the code pane to the line's code.
     Source,
+    /// The control-flow graph, in place of the code (`C`, `:cfg`).
+    Cfg,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -637,6 +639,56 @@ pub struct State {
     pub cost: CostPane,
     /// The values column: the selected step run on the interpreter.
     pub exec: ExecPane,
+    /// The control-flow graph of the function at the cursor (`C`, `:cfg`).
+    pub cfg: CfgPane,
+}
+
+/// The control-flow graph pane: the function that was at the cursor when it opened, drawn at
+/// the selected step in place of the code, or diffed against the base step.
+#[derive(Clone, Debug, Default)]
+pub struct CfgPane {
+    pub shown: bool,
+    pub function: Option<Id>,
+    /// Diffed against the base step (`d` in the pane).
+    pub diff: bool,
+    /// Boxes of two rows (`c` in the pane).
+    pub compact: bool,
+    /// Loop and selection headers whose construct is folded into them (`Space`).
+    pub folded: Vec<Id>,
+    /// The selected box (index into the drawing's boxes), the first row shown, and the
+    /// columns scrolled off to the left.
+    pub cursor: usize,
+    pub scroll: usize,
+    pub hscroll: usize,
+    /// The drawing (derived: `derive::refresh_cfg`).
+    pub drawn: Option<Arc<CfgDrawn>>,
+}
+
+/// What the graph pane shows, and what it was drawn for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CfgDrawn {
+    pub key: CfgKey,
+    /// The pane's title: the function, the step (and the base) and what the graph holds.
+    pub title: String,
+    pub drawing: crate::pipeline::cfg::Drawing,
+    /// The label of each box drawn, and a header's construct when it is one (to fold).
+    pub labels: Vec<(Id, bool)>,
+    /// Why there is nothing to draw (the function is not in this step).
+    pub error: Option<String>,
+}
+
+/// What a drawing depends on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CfgKey {
+    pub doc: usize,
+    pub generation: u64,
+    pub step: usize,
+    /// The base step, in a diff.
+    pub base: Option<usize>,
+    pub function: Id,
+    pub compact: bool,
+    pub folded: Vec<Id>,
+    pub width: usize,
 }
 
 /// A step of an input's run: (doc, generation, step).
@@ -982,6 +1034,7 @@ impl State {
             source: SourcePane::default(),
             cost: CostPane::default(),
             exec: ExecPane::default(),
+            cfg: CfgPane::default(),
         }
     }
 

@@ -1,6 +1,7 @@
 //! The compiler core's driver: inputs, passes, pipelines and the steps they record. It knows
 //! the IR and nothing of terminals.
 
+pub mod cfg;
 pub mod compile;
 pub mod cost;
 pub mod diff;

@@ -118,6 +118,10 @@ fn entries(keymap: &[Binding]) -> Vec<Entry> {
             Context::Source,
             "in the source pane (j/k move the code pane to the line's code)",
         ),
+        (
+            Context::Cfg,
+            "in the control-flow graph (j/k move between blocks)",
+        ),
         (Context::Shaders, "in the shader browser"),
         (Context::Link, "in the link view"),
         (Context::Help, "in this help"),

@@ -3,6 +3,7 @@
 //! each event, before the draw).
 
 pub mod browser;
+pub mod cfg_view;
 pub mod code_view;
 pub mod cost;
 pub mod diagnostics;
@@ -31,7 +32,11 @@ pub fn draw(frame: &mut Frame, s: &State, keymap: &[Binding]) {
     if let Some(c) = areas.compare {
         pass_list::draw_compare(frame, c, s, &theme);
     }
-    code_view::draw(frame, areas.code, s, &theme);
+    if s.cfg.shown {
+        cfg_view::draw(frame, areas.code, s, &theme);
+    } else {
+        code_view::draw(frame, areas.code, s, &theme);
+    }
     if let Some(c) = areas.cost {
         cost::draw(frame, c, s, &theme);
     }

@@ -91,6 +91,10 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             return super::update(s, Action::Live);
         }
         Action::Definition => definition(s),
+        Action::ScrollRight if s.focus == Focus::Cfg => s.cfg.hscroll += 8,
+        Action::ScrollLeft if s.focus == Focus::Cfg => {
+            s.cfg.hscroll = s.cfg.hscroll.saturating_sub(8)
+        }
         Action::ScrollRight => s.code.hscroll += 8,
         Action::ScrollLeft => s.code.hscroll = s.code.hscroll.saturating_sub(8),
         other => unreachable!("not an action of code_view: {other:?}"),

@@ -49,7 +49,11 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             if s.browser_shown() {
                 order.push(Focus::Shaders);
             }
-            order.extend([Focus::Passes, Focus::Code]);
+            // The graph stands where the code is.
+            order.extend([
+                Focus::Passes,
+                if s.cfg.shown { Focus::Cfg } else { Focus::Code },
+            ]);
             if s.values.is_some() {
                 order.push(Focus::Values);
             }
@@ -89,6 +93,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 Focus::Link => move_link(s, d),
                 Focus::Values => move_values(s, d),
                 Focus::Source => super::source_view::move_line(s, d),
+                Focus::Cfg => super::cfg_view::move_cfg(s, d),
             }
         }
         Action::PageUp | Action::PageDown => {
@@ -128,6 +133,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 Focus::Values => move_values(s, d),
                 Focus::Source => super::source_view::move_line(s, d),
                 Focus::Link => move_link(s, d.signum() * 10),
+                Focus::Cfg => super::cfg_view::move_cfg(s, d.signum() * 5),
                 Focus::Code => {
                     move_cursor(s, d);
                     scroll_code(s, d);
@@ -157,6 +163,9 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                     s,
                     if top { isize::MIN / 2 } else { isize::MAX / 2 },
                 ),
+                Focus::Cfg => {
+                    super::cfg_view::move_cfg(s, if top { isize::MIN / 2 } else { isize::MAX / 2 })
+                }
             }
         }
         Action::Left => return super::update(s, Action::PrevToken),

@@ -7,6 +7,7 @@
 
 mod bisect;
 mod browser;
+mod cfg_view;
 mod code_view;
 mod compare;
 mod cost;
@@ -177,6 +178,7 @@ fn route(s: &mut State, action: Action) -> Vec<Effect> {
         | Action::ValueClose => values::handle(s, action),
         Action::GotoDiagnostic => diagnostics::handle(s, action),
         Action::LinkView | Action::LinkJump(..) => link_view::handle(s, action),
+        Action::Cfg(..) => cfg_view::handle(s, action),
         Action::SourcePane(..) | Action::Bands(..) | Action::SourceCaller | Action::EditSource => {
             source_view::handle(s, action)
         }
