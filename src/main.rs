@@ -11,6 +11,14 @@ fn main() -> ExitCode {
     {
         return exit_code(shaderstep::pipeline::gpu::isolated::serve());
     }
+    // The process a step is decompiled in (`pipeline::decompile`).
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|a| a == shaderstep::pipeline::decompile::WORKER_ARG)
+    {
+        let lang = std::env::args().nth(2);
+        return exit_code(shaderstep::pipeline::decompile::serve(lang.as_deref()));
+    }
     if let Err(e) = color_eyre::install() {
         eprintln!("Error: {e:?}");
         return ExitCode::FAILURE;

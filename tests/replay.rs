@@ -267,6 +267,12 @@ fn cfg() {
     run("cfg");
 }
 
+/// `:view glsl|hlsl|msl|wgsl`: each step decompiled, diffed, with the source pane.
+#[test]
+fn decompile() {
+    run("decompile");
+}
+
 /// `:compare spirv-opt -O` needs spirv-opt.
 #[test]
 fn compare() {

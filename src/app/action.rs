@@ -179,6 +179,8 @@ pub enum Action {
     Reduce(Option<String>),
     /// Show or hide the link view (the interface between linked stages).
     LinkView,
+    /// The code pane (and its diffs) in a shading language: each step decompiled.
+    ViewLang(crate::pipeline::decompile::Lang),
     /// The control-flow graph of the function at the cursor (`:cfg`, `C`).
     Cfg(CfgArg),
     /// Show (`Some(true)`), hide or toggle (`None`) the source pane.

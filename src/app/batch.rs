@@ -59,13 +59,7 @@ pub fn shaders(inputs: &[PathBuf]) -> Vec<(PathBuf, PathBuf)> {
 /// (`lit.frag` → `lit.spv`) unless a neighbour shares it (`lit.vert`, `lit.frag` →
 /// `lit.vert.spv`, `lit.frag.spv`), with the extension of what is written.
 pub fn plan(inputs: &[PathBuf], out: &Path, emit: Emit) -> Vec<Job> {
-    let ext = match emit {
-        Emit::Spv => "spv",
-        Emit::Spvasm => "spvasm",
-        Emit::Ir => "ir",
-        Emit::Cfg => "cfg.txt",
-        Emit::Dot => "dot",
-    };
+    let ext = emit.extension();
     let found = shaders(inputs);
     // How many of the outputs share each directory and stem (counted once, not per file).
     let stem = |p: &Path| {
@@ -140,7 +134,10 @@ fn one(job: &Job, pipeline: &Pipeline, front: &FrontEnds, emit: Emit, force: boo
     if let Err(e) = run.check_output(pipeline.checks, pipeline.experimental) {
         return Outcome::Failed(format!("{}: {e}", job.input.display()));
     }
-    let bytes = super::run::output_bytes(&run, emit);
+    let bytes = match super::run::output_bytes(&run, emit) {
+        Ok(b) => b,
+        Err(e) => return Outcome::Failed(format!("{}: {e}", job.input.display())),
+    };
     let time = t.elapsed();
     let written = job
         .output

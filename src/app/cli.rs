@@ -117,6 +117,11 @@ fn preset_names() -> clap::builder::PossibleValuesParser {
 }
 
 /// A name `--passes` takes: an unknown one is a usage error (exit 2), as an unknown preset is.
+fn lang_name(name: &str) -> Result<crate::pipeline::decompile::Lang, String> {
+    crate::pipeline::decompile::Lang::parse(name)
+        .ok_or_else(|| format!("'{name}' is not glsl, hlsl, msl or wgsl"))
+}
+
 fn pass_name(name: &str) -> Result<String, String> {
     match crate::pipeline::registry::pass(name) {
         Some(_) => Ok(name.to_string()),
@@ -418,6 +423,44 @@ pub enum Emit {
     Cfg,
     /// Each function's control-flow graph as a graphviz file.
     Dot,
+    /// GLSL (Vulkan semantics, `#line` directives where the module has line info), by
+    /// SPIRV-Cross.
+    Glsl,
+    /// HLSL (shader model 6.0), by SPIRV-Cross.
+    Hlsl,
+    /// Metal Shading Language 2.3, by SPIRV-Cross.
+    Msl,
+    /// WGSL, by naga, where it accepts the module.
+    Wgsl,
+}
+
+impl Emit {
+    /// The shading language it is, if it is one.
+    pub fn lang(self) -> Option<crate::pipeline::decompile::Lang> {
+        use crate::pipeline::decompile::Lang;
+        match self {
+            Emit::Glsl => Some(Lang::Glsl),
+            Emit::Hlsl => Some(Lang::Hlsl),
+            Emit::Msl => Some(Lang::Msl),
+            Emit::Wgsl => Some(Lang::Wgsl),
+            _ => None,
+        }
+    }
+
+    /// The extension of a file it writes.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Emit::Spv => "spv",
+            Emit::Spvasm => "spvasm",
+            Emit::Ir => "ir",
+            Emit::Cfg => "cfg.txt",
+            Emit::Dot => "dot",
+            Emit::Glsl => "glsl",
+            Emit::Hlsl => "hlsl",
+            Emit::Msl => "metal",
+            Emit::Wgsl => "wgsl",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -485,6 +528,11 @@ pub struct RunArgs {
     /// `spirv-opt --print-all`). The final result is then written only with `-o`.
     #[arg(long)]
     pub print_after_all: bool,
+
+    /// With --print-after-all: each step as this language instead of the IR (glsl, hlsl, msl
+    /// or wgsl).
+    #[arg(long = "as", value_name = "LANG", requires = "print_after_all", value_parser = lang_name)]
+    pub as_lang: Option<crate::pipeline::decompile::Lang>,
 
     /// Print statistics for every step: pass, changed, instruction count, microseconds,
     /// diagnostics. The final result is then written only with `-o`.

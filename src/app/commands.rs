@@ -20,7 +20,7 @@ pub enum Complete {
     Presets,
     /// A listed shader's name.
     Shaders,
-    /// `ir`, `spirv`, `diff` or `split`.
+    /// `ir`, `spirv`, `diff`, `split` or a shading language.
     View,
     /// `on` or `off`.
     OnOff,
@@ -223,21 +223,34 @@ pub static COMMANDS: &[Command] = &[
     Command {
         name: "view",
         aliases: &[],
-        usage: &[(
-            "view ir|spirv|diff|split",
-            "IR text, disassembly, unified or side-by-side diff",
-        )],
+        usage: &[
+            (
+                "view ir|spirv|diff|split",
+                "IR text, disassembly, unified or side-by-side diff",
+            ),
+            (
+                "view glsl|hlsl|msl|wgsl",
+                "each step decompiled (SPIRV-Cross; WGSL: naga), diffs in it too",
+            ),
+        ],
         complete: Complete::View,
         form: Form::Args {
             parse: |_cmd, arg| match arg {
                 Some("ir") => Ok(Action::View(ViewMode::Ir)),
-                Some("spirv") => Ok(Action::View(ViewMode::Spirv)),
+                Some("spirv" | "spvasm") => Ok(Action::View(ViewMode::Spirv)),
                 Some("diff") => Ok(Action::View(ViewMode::Diff)),
                 Some("split") => Ok(Action::View(ViewMode::Split)),
-                _ => Err(":view takes ir, spirv, diff or split".into()),
+                Some(other) => match crate::pipeline::decompile::Lang::parse(other) {
+                    Some(lang) => Ok(Action::ViewLang(lang)),
+                    None => Err(
+                        ":view takes ir, spirv, diff, split, glsl, hlsl, msl or wgsl".into(),
+                    ),
+                },
+                None => Err(":view takes ir, spirv, diff, split, glsl, hlsl, msl or wgsl".into()),
             },
             print: |a| match a {
                 Action::View(m) => Some(format!(" {}", m.name())),
+                Action::ViewLang(l) => Some(format!(" {}", l.name())),
                 _ => None,
             },
         },

@@ -214,6 +214,42 @@ pub(super) enum Side {
     Input(usize),
 }
 
+/// `module` decompiled to `lang` (in a child process, see `pipeline::decompile`), as a listing
+/// whose lines know their source lines; why not, as a comment, where it cannot be. Kept by
+/// the hash of the step's SPIR-V.
+fn decompiled(
+    cache: &mut super::state::Cache,
+    module: &crate::ir::Module,
+    lang: crate::pipeline::decompile::Lang,
+) -> Arc<Listing> {
+    use std::hash::{Hash, Hasher};
+    let words = match crate::pipeline::validate::spirv_of(module) {
+        Ok(spirv) => spirv.words,
+        Err(why) => {
+            return Arc::new(Listing::plain(&format!(
+                "// not SPIR-V at this step, so no {}: {why}",
+                lang.name()
+            )))
+        }
+    };
+    let mut h = crate::ir::fxhash::FxHasher::default();
+    words.hash(&mut h);
+    let key = (h.finish(), lang);
+    if let Some(l) = cache.decompiled.get(&key) {
+        return l.clone();
+    }
+    let text = match crate::pipeline::decompile::decompile_words(&words, lang) {
+        Ok(text) => text,
+        Err(e) => format!("// no {} for this step: {e}\n", lang.name()),
+    };
+    let listing = Arc::new(crate::pipeline::decompile::listing(module, &text));
+    if cache.decompiled.len() >= 256 {
+        cache.decompiled.clear();
+    }
+    cache.decompiled.insert(key, listing.clone());
+    listing
+}
+
 pub(super) fn step_text(
     s: &mut State,
     side: Side,
@@ -231,16 +267,16 @@ pub(super) fn step_text(
     // The previous good run keeps the generation it had; compared runs count their
     // generations down from the top, apart from the input's own.
     let (run, generation) = match side {
-        Side::Input(_) => (doc.run.as_ref(), doc.generation),
-        Side::Current => (doc.run.as_ref(), doc.generation),
-        Side::Previous => (doc.prev_run.as_ref(), doc.prev_generation),
-        Side::Compared => (doc.compare_run.as_ref(), u64::MAX - doc.compare_generation),
+        Side::Input(_) => (doc.run.clone(), doc.generation),
+        Side::Current => (doc.run.clone(), doc.generation),
+        Side::Previous => (doc.prev_run.clone(), doc.prev_generation),
+        Side::Compared => (doc.compare_run.clone(), u64::MAX - doc.compare_generation),
     };
     let key = (at, generation, step, kind);
     if let Some(t) = s.cache.texts.get(&key) {
         return t.clone();
     }
-    let Some(st) = run.and_then(|r| r.steps.get(step)) else {
+    let Some(st) = run.as_ref().and_then(|r| r.steps.get(step)) else {
         return empty();
     };
     let syntax = if st.is_source() {
@@ -251,6 +287,9 @@ pub(super) fn step_text(
     let lines = match kind {
         TextKind::Ir => st.ir_listing(),
         TextKind::Spirv => st.spirv_listing(),
+        // The source step's text is the source.
+        TextKind::Lang(_) if st.is_source() => st.ir_listing(),
+        TextKind::Lang(lang) => decompiled(&mut s.cache, &st.module, lang),
     };
     let id = s.cache.next_text_id;
     s.cache.next_text_id += 1;

@@ -109,42 +109,48 @@ fn output_directory(out: &Path) -> Result<(), String> {
 }
 
 /// What a run that did not fail writes: the SPIR-V binary (what an external tool wrote, when
-/// one ran), its disassembly or the IR text of the last step.
-pub fn output_bytes(run: &Run, emit: Emit) -> Vec<u8> {
+/// one ran), its disassembly, the IR text, its graphs or a shading language, of the last step.
+pub fn output_bytes(run: &Run, emit: Emit) -> Result<Vec<u8>, String> {
     let module = run
         .final_module()
         .expect("a run that did not fail has steps");
-    match emit {
+    if let Some(lang) = emit.lang() {
+        return crate::pipeline::decompile::decompile(module, lang).map(String::into_bytes);
+    }
+    Ok(match emit {
         Emit::Spv => run
             .output_words()
             .map(|w| w.iter().flat_map(|x| x.to_le_bytes()).collect())
             .unwrap_or_else(|| write_bytes(module)),
         Emit::Spvasm => disassemble(module, &DisasmOptions::default()).into_bytes(),
         Emit::Ir => print::print(module).into_bytes(),
-        Emit::Cfg | Emit::Dot => {
-            use crate::pipeline::cfg::{draw, DrawOptions, Graph};
-            let names = crate::ir::names::Names::for_module(module);
-            let width = std::env::var("COLUMNS")
-                .ok()
-                .and_then(|c| c.parse().ok())
-                .unwrap_or(100);
-            let mut out = String::new();
-            for f in module.functions().iter().filter(|f| !f.is_declaration()) {
-                let g = Graph::of(module, f, &names);
-                if emit == Emit::Dot {
-                    out += &g.to_dot();
-                } else {
-                    out += &format!("; function {}: {}\n", g.name, g.summary());
-                    let opts = DrawOptions {
-                        width,
-                        ..DrawOptions::default()
-                    };
-                    out += &draw(&g, &opts).to_text();
-                }
-            }
-            out.into_bytes()
+        _ => cfg_text(module, emit == Emit::Dot).into_bytes(),
+    })
+}
+
+/// Each function's control-flow graph, drawn (`COLUMNS` wide, else 100) or as graphviz.
+fn cfg_text(module: &crate::ir::Module, dot: bool) -> String {
+    use crate::pipeline::cfg::{draw, DrawOptions, Graph};
+    let names = crate::ir::names::Names::for_module(module);
+    let width = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(100);
+    let mut out = String::new();
+    for f in module.functions().iter().filter(|f| !f.is_declaration()) {
+        let g = Graph::of(module, f, &names);
+        if dot {
+            out += &g.to_dot();
+        } else {
+            out += &format!("; function {}: {}\n", g.name, g.summary());
+            let opts = DrawOptions {
+                width,
+                ..DrawOptions::default()
+            };
+            out += &draw(&g, &opts).to_text();
         }
     }
+    out
 }
 
 /// The link order and states of `--pipeline`.
@@ -320,7 +326,10 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
                 }
                 let _ = writeln!(
                     stdout,
-                    "; *** IR after pass {i}: {} ({}){}{} ***",
+                    "{} *** {} after pass {i}: {} ({}){}{} ***",
+                    if args.as_lang.is_some() { "//" } else { ";" },
+                    args.as_lang
+                        .map_or("IR", |l| crate::app::state::TextKind::Lang(l).name()),
                     step.pass,
                     if step.changed { "changed" } else { "unchanged" },
                     if step.preview.is_empty() {
@@ -334,7 +343,18 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
                         String::new()
                     }
                 );
-                let _ = stdout.write_all(step.ir_text().as_bytes());
+                match args.as_lang {
+                    None => {
+                        let _ = stdout.write_all(step.ir_text().as_bytes());
+                    }
+                    Some(lang) => {
+                        let text = crate::pipeline::decompile::decompile(&step.module, lang)
+                            .unwrap_or_else(|e| {
+                                format!("// no {} for this step: {e}\n", lang.name())
+                            });
+                        let _ = stdout.write_all(text.as_bytes());
+                    }
+                }
                 let _ = writeln!(stdout);
             }
         }
@@ -422,7 +442,13 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
         if quiet_result && args.output.is_none() {
             continue;
         }
-        let bytes = output_bytes(run, args.emit);
+        let bytes = match output_bytes(run, args.emit) {
+            Ok(b) => b,
+            Err(e) => {
+                failures.push(format!("{}: {e}", path.display()));
+                continue;
+            }
+        };
         match &args.output {
             Some(out) => {
                 let target: PathBuf = if several {
@@ -442,13 +468,7 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
                     }
                     .map(|s| s.to_string_lossy().into_owned())
                     .unwrap_or_else(|| "out".into());
-                    let ext = match args.emit {
-                        Emit::Spv => "spv",
-                        Emit::Spvasm => "spvasm",
-                        Emit::Ir => "ir",
-                        Emit::Cfg => "cfg.txt",
-                        Emit::Dot => "dot",
-                    };
+                    let ext = args.emit.extension();
                     out.join(format!("{stem}.{ext}"))
                 } else {
                     out.clone()

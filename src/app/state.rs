@@ -206,6 +206,31 @@ pub enum Against {
 pub enum TextKind {
     Ir,
     Spirv,
+    /// The step decompiled to a shading language (`:view glsl`).
+    Lang(crate::pipeline::decompile::Lang),
+}
+
+impl TextKind {
+    /// As titles and the status bar say it.
+    pub fn name(self) -> &'static str {
+        use crate::pipeline::decompile::Lang;
+        match self {
+            TextKind::Ir => "IR",
+            TextKind::Spirv => "SPIR-V",
+            TextKind::Lang(Lang::Glsl) => "GLSL",
+            TextKind::Lang(Lang::Hlsl) => "HLSL",
+            TextKind::Lang(Lang::Msl) => "MSL",
+            TextKind::Lang(Lang::Wgsl) => "WGSL",
+        }
+    }
+
+    /// The view that shows this text whole (not a diff).
+    pub fn view(self) -> ViewMode {
+        match self {
+            TextKind::Spirv => ViewMode::Spirv,
+            _ => ViewMode::Ir,
+        }
+    }
 }
 
 /// The grammar a text is highlighted with.
@@ -220,9 +245,14 @@ pub enum Syntax {
 
 impl Syntax {
     pub fn of(kind: TextKind) -> Self {
+        use crate::pipeline::decompile::Lang;
         match kind {
             TextKind::Ir => Syntax::Ir,
             TextKind::Spirv => Syntax::Spirv,
+            TextKind::Lang(Lang::Glsl) => Syntax::Glsl,
+            // C-like: what the HLSL grammar colours reads Metal's C++ too.
+            TextKind::Lang(Lang::Hlsl | Lang::Msl) => Syntax::Hlsl,
+            TextKind::Lang(Lang::Wgsl) => Syntax::Wgsl,
         }
     }
 
@@ -971,6 +1001,9 @@ pub struct Cache {
     /// The code pane's rows by the source line their instruction came from, for one panel:
     /// what the source pane marks and the bands colour, found without a walk of every row.
     pub rows_by_source: Option<(PanelKey, Arc<RowsBySource>)>,
+    /// Steps decompiled (`:view glsl`), by the hash of their SPIR-V and the language: a step
+    /// that changed nothing is not decompiled again.
+    pub decompiled: HashMap<(u64, crate::pipeline::decompile::Lang), Arc<Listing>>,
 }
 
 /// Code pane rows by the (file, line) their instruction came from.

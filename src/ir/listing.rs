@@ -95,6 +95,19 @@ impl Listing {
         }
     }
 
+    /// A text made from a module (a step decompiled) whose lines say only the source line
+    /// each came from (`sources[row]`: the file's `OpString` id and the line).
+    pub fn with_sources(text: &str, sources: &[Option<(Id, u32)>]) -> Self {
+        let mut l = Listing::plain(text);
+        for (row, source) in l.rows.iter_mut().zip(sources) {
+            if let Some((file, line)) = *source {
+                row.file = file;
+                row.line = line;
+            }
+        }
+        l
+    }
+
     pub fn len(&self) -> usize {
         self.lines.len()
     }

@@ -4,6 +4,7 @@
 pub mod cfg;
 pub mod compile;
 pub mod cost;
+pub mod decompile;
 pub mod diff;
 pub mod dumps;
 pub mod exec;

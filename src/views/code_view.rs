@@ -12,7 +12,7 @@ use ratatui::Frame;
 use super::theme::Theme;
 use crate::app::action::ViewMode;
 use crate::app::state::{
-    id_tokens, search_matches, Against, Focus, Rows, Search, State, TextKind, TextStyle,
+    id_tokens, search_matches, Against, Focus, Rows, Search, State, TextStyle,
 };
 use crate::pipeline::diff::{word_changes, DiffLine, LineChange};
 
@@ -141,11 +141,7 @@ fn overlays(
 pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let focused = s.focus == Focus::Code;
     let selected = selected_token(s);
-    let kind = if s.text == TextKind::Ir {
-        "IR"
-    } else {
-        "SPIR-V"
-    };
+    let kind = s.text.name();
     let step_name = |i: usize| {
         s.run()
             .and_then(|r| r.steps.get(i))

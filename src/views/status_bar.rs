@@ -8,7 +8,7 @@ use ratatui::Frame;
 
 use super::theme::Theme;
 use crate::app::action::ViewMode;
-use crate::app::state::{Against, Mode, State, TextKind};
+use crate::app::state::{Against, Mode, State};
 
 pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let prompt = match &s.prompt.mode {
@@ -73,11 +73,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
             }
         }
     }
-    let text = if s.text == TextKind::Ir {
-        "IR"
-    } else {
-        "SPIR-V"
-    };
+    let text = s.text.name();
     let view = match s.view {
         ViewMode::Ir | ViewMode::Spirv => text.to_string(),
         ViewMode::Diff | ViewMode::Split => match s.diff_against() {

@@ -12,14 +12,10 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
         Action::ToggleText => {
             s.text = match s.text {
                 TextKind::Ir => TextKind::Spirv,
-                TextKind::Spirv => TextKind::Ir,
+                TextKind::Spirv | TextKind::Lang(_) => TextKind::Ir,
             };
             if matches!(s.view, ViewMode::Ir | ViewMode::Spirv) {
-                s.view = if s.text == TextKind::Ir {
-                    ViewMode::Ir
-                } else {
-                    ViewMode::Spirv
-                };
+                s.view = s.text.view();
             }
         }
         Action::Func(name) => {
@@ -189,11 +185,7 @@ fn function_at(s: &State) -> Option<String> {
 /// Shows the whole text of the selected step: not a diff, no function filter.
 pub(super) fn show_whole_step(s: &mut State) {
     if matches!(s.view, ViewMode::Diff | ViewMode::Split) {
-        s.view = if s.text == TextKind::Ir {
-            ViewMode::Ir
-        } else {
-            ViewMode::Spirv
-        };
+        s.view = s.text.view();
     }
     s.func = None;
     refresh_panel(s);

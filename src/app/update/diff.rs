@@ -79,6 +79,17 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 _ => {}
             }
         }
+        Action::ViewLang(lang) => {
+            s.text = TextKind::Lang(lang);
+            if matches!(s.view, ViewMode::Ir | ViewMode::Spirv) {
+                s.view = ViewMode::Ir;
+            }
+            s.set_message(format!(
+                "each step as {} by {} (diffs too; :view ir or t: the IR again)",
+                s.text.name(),
+                lang.writer()
+            ));
+        }
         Action::IgnoreRenumbering(v) => {
             s.diff.ignore_renumbering = v.unwrap_or(!s.diff.ignore_renumbering);
             s.set_message(if s.diff.ignore_renumbering {

@@ -333,10 +333,7 @@ pub(crate) fn first_difference_found(
         s.view,
         crate::app::action::ViewMode::Diff | crate::app::action::ViewMode::Split
     ) {
-        s.view = match s.text {
-            crate::app::state::TextKind::Spirv => crate::app::action::ViewMode::Spirv,
-            _ => crate::app::action::ViewMode::Ir,
-        };
+        s.view = s.text.view();
     }
     crate::app::derive::refresh_panel(s);
     let mut row = s.panel.row_defining(id);

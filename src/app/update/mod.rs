@@ -165,6 +165,7 @@ fn route(s: &mut State, action: Action) -> Vec<Effect> {
         Action::Find(..) | Action::FindNext | Action::FindPrev => search::handle(s, action),
         Action::Diff(..)
         | Action::View(..)
+        | Action::ViewLang(..)
         | Action::IgnoreRenumbering(..)
         | Action::NextHunk
         | Action::PrevHunk

@@ -3,9 +3,9 @@
 
 use super::code_view::jump_to;
 use super::Effect;
-use crate::app::action::{Action, StepRef, ViewMode};
+use crate::app::action::{Action, StepRef};
 use crate::app::derive::{refresh_panel, step_lines};
-use crate::app::state::{Against, Focus, State, TextKind};
+use crate::app::state::{Against, Focus, State};
 use crate::pipeline::diff::diff_lines;
 use crate::pipeline::Run;
 
@@ -102,11 +102,7 @@ fn first_change(s: &mut State) {
         s.set_message(format!("{} changed nothing", run.steps[step].pass));
         return;
     }
-    s.view = if kind == TextKind::Ir {
-        ViewMode::Ir
-    } else {
-        ViewMode::Spirv
-    };
+    s.view = kind.view();
     s.func = None;
     refresh_panel(s);
     let first_new = d

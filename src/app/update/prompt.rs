@@ -178,10 +178,12 @@ fn complete(s: &mut State) {
                 .iter()
                 .map(|&d| s.docs[d].display_name(&s.roots))
                 .collect(),
-            Complete::View => ["ir", "spirv", "diff", "split"]
-                .iter()
-                .map(|w| w.to_string())
-                .collect(),
+            Complete::View => [
+                "ir", "spirv", "diff", "split", "glsl", "hlsl", "msl", "wgsl",
+            ]
+            .iter()
+            .map(|w| w.to_string())
+            .collect(),
             Complete::OnOff => ["on", "off"].iter().map(|w| w.to_string()).collect(),
             Complete::Nothing => Vec::new(),
         }

@@ -258,7 +258,9 @@ impl Drop for Isolated {
     }
 }
 
-fn worker_program() -> Result<PathBuf, String> {
+/// The shaderstep binary, to start as a worker: `SHADERSTEP_GPU_WORKER` when set, else the
+/// running binary when it is shaderstep, else a shaderstep beside it or one directory up.
+pub(crate) fn worker_program() -> Result<PathBuf, String> {
     if let Some(p) = std::env::var_os("SHADERSTEP_GPU_WORKER") {
         return Ok(PathBuf::from(p));
     }
@@ -281,18 +283,20 @@ fn worker_program() -> Result<PathBuf, String> {
         })
 }
 
+/// How a child ended: the signal (`SIGSEGV`) or its exit status.
+pub(crate) fn ended_how(status: std::process::ExitStatus) -> String {
+    match signal_of(status) {
+        Some(n) => signal_name(n),
+        None => match status.code() {
+            Some(c) => format!("exit status {c}"),
+            None => "ended".into(),
+        },
+    }
+}
+
 /// How the worker ended: the signal (`SIGSEGV`) or exit status, and the last line it printed.
 fn crash_cause(status: Option<std::process::ExitStatus>, log: &str) -> String {
-    let how = match status {
-        Some(s) => match signal_of(s) {
-            Some(n) => signal_name(n),
-            None => match s.code() {
-                Some(c) => format!("exit status {c}"),
-                None => "ended".into(),
-            },
-        },
-        None => "ended".into(),
-    };
+    let how = status.map_or_else(|| "ended".into(), ended_how);
     match log.lines().rev().find(|l| !l.trim().is_empty()) {
         Some(last) => format!("{how}: {}", last.trim()),
         None => how,
