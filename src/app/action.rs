@@ -570,7 +570,7 @@ mod tests {
         assert!(":view png"
             .parse::<Action>()
             .unwrap_err()
-            .contains("ir, spirv, diff or split"));
+            .contains("ir, spirv, diff, split, glsl"));
         assert!(":frob"
             .parse::<Action>()
             .unwrap_err()
@@ -594,6 +594,7 @@ mod command_table_tests {
             .replace("N|PASS", "2")
             .replace("A B", "1 2")
             .replace("ir|spirv|diff|split", "split")
+            .replace("glsl|hlsl|msl|wgsl", "hlsl")
             .replace("NAME", "main")
             .replace("TEXT", "OpLoad")
             .replace(" N", " 3")
