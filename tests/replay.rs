@@ -273,6 +273,12 @@ fn decompile() {
     run("decompile");
 }
 
+/// `:columns 3`: three steps side by side, rows aligned by value.
+#[test]
+fn columns() {
+    run("columns");
+}
+
 /// `:compare spirv-opt -O` needs spirv-opt.
 #[test]
 fn compare() {

@@ -183,6 +183,8 @@ pub enum Action {
     ViewLang(crate::pipeline::decompile::Lang),
     /// The control-flow graph of the function at the cursor (`:cfg`, `C`).
     Cfg(CfgArg),
+    /// The function at the cursor in this many consecutive steps side by side (`None`: close).
+    Columns(Option<usize>),
     /// Show (`Some(true)`), hide or toggle (`None`) the source pane.
     SourcePane(Option<bool>),
     /// Colour bands per source line in the code and source panes (`:bands on|off`).

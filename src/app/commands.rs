@@ -906,6 +906,32 @@ pub static COMMANDS: &[Command] = &[
         },
     },
     Command {
+        name: "columns",
+        aliases: &[],
+        usage: &[
+            (
+                "columns N",
+                "the function at the cursor in N consecutive steps side by side, rows aligned by value",
+            ),
+            ("columns off", "the code again"),
+        ],
+        complete: Complete::Nothing,
+        form: Form::Args {
+            parse: |_cmd, arg| match arg {
+                None | Some("off") => Ok(Action::Columns(None)),
+                Some(n) => match n.parse::<usize>() {
+                    Ok(n) if (2..=8).contains(&n) => Ok(Action::Columns(Some(n))),
+                    _ => Err(format!(":columns takes a number of steps from 2 to 8, or off, not '{n}'")),
+                },
+            },
+            print: |a| match a {
+                Action::Columns(Some(n)) => Some(format!(" {n}")),
+                Action::Columns(None) => Some(" off".into()),
+                _ => None,
+            },
+        },
+    },
+    Command {
         name: "link-jump",
         aliases: &[],
         usage: &[(
@@ -1361,7 +1387,8 @@ const fn keys(
 pub static KEYS: &[DefaultKeys] =
     {
         use Context::{
-            Cfg, Code, Diagnostics, Global, Help, Link, Passes, Popup, Prompt, Shaders, Values,
+            Cfg, Code, Columns, Diagnostics, Global, Help, Link, Passes, Popup, Prompt, Shaders,
+            Values,
         };
         &[
         keys(&[Global], &["q", "<C-c>"], "quit", "quit (asks first while a bisect runs)"),
@@ -1485,6 +1512,7 @@ pub static KEYS: &[DefaultKeys] =
             "fold the selected loop or selection into its header (again: unfold)",
         ),
         keys(&[Cfg], &["x", "<Esc>"], "cfg off", "close the graph"),
+        keys(&[Columns], &["x", "<Esc>"], "columns off", "close the columns"),
         keys(&[Cfg], &["l", "<Right>"], "scroll-right", "scroll the graph right"),
         keys(&[Cfg], &["h", "<Left>"], "scroll-left", "scroll the graph left"),
         keys(

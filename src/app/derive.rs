@@ -110,6 +110,69 @@ pub(super) fn refresh_cfg(s: &mut State) {
     s.cfg.drawn = Some(Arc::new(drawn));
 }
 
+/// The side-by-side steps' rows for the selected step and the function shown, aligned again
+/// only when the step, the text kind or the run changed.
+pub(super) fn refresh_columns(s: &mut State) {
+    use crate::pipeline::columns::{align, unchanged, Line};
+    let (true, Some(function), Some(d)) = (s.columns.shown, s.columns.function, s.current()) else {
+        return;
+    };
+    let Some(run) = d.run.clone() else {
+        return;
+    };
+    let len = run.steps.len();
+    let n = s.columns.n.clamp(1, len.max(1));
+    // The window starts at the selected step, as far as the run goes.
+    let first = s.step.min(len.saturating_sub(n));
+    let kind = if s.text == TextKind::Spirv {
+        TextKind::Spirv
+    } else {
+        TextKind::Ir
+    };
+    let key = (s.doc, d.generation, first, n, function, kind);
+    if s.columns.drawn.as_ref().is_some_and(|x| x.key == key) {
+        return;
+    }
+    let mut name = String::new();
+    let mut steps = Vec::new();
+    let mut versions: Vec<Vec<Line>> = Vec::new();
+    for k in first..(first + n).min(len) {
+        let st = &run.steps[k];
+        steps.push((k, st.pass));
+        let listing = if kind == TextKind::Spirv {
+            st.spirv_listing()
+        } else {
+            st.ir_listing()
+        };
+        let rows = match listing.function(function) {
+            Some(f) => {
+                name.clone_from(&f.name);
+                f.rows.clone()
+            }
+            None => 0..0,
+        };
+        // A comment after the code (a label's predecessors) leaves room for the code.
+        let code = |line: &str| match line.find("  ;") {
+            Some(at) if !line[..at].trim().is_empty() => line[..at].trim_end().to_string(),
+            _ => line.to_string(),
+        };
+        versions.push(
+            rows.map(|r| (listing.info(r).def, code(&listing.lines[r])))
+                .collect(),
+        );
+    }
+    let rows = align(&versions);
+    let same = rows.iter().map(|r| unchanged(&versions, r)).collect();
+    s.columns.drawn = Some(Arc::new(super::state::ColumnsDrawn {
+        key,
+        steps,
+        versions,
+        rows,
+        same,
+        name,
+    }));
+}
+
 /// Keeps the graph pane's selected box in the rows it shows.
 fn fit_cfg(s: &mut State) {
     refresh_cfg(s);
@@ -604,6 +667,7 @@ fn fit_to_layout(s: &mut State) {
     refresh_source_pane(s, files.as_deref());
     refresh_compare_functions(s);
     fit_cfg(s);
+    refresh_columns(s);
     if !s.color {
         return;
     }

@@ -46,6 +46,7 @@ pub fn key_context(s: &State) -> Context {
         Focus::Values => Context::Values,
         Focus::Source => Context::Source,
         Focus::Cfg => Context::Cfg,
+        Focus::Columns => Context::Columns,
     }
 }
 

@@ -178,6 +178,8 @@ pub enum Context {
     Source,
     /// The control-flow graph has focus.
     Cfg,
+    /// The side-by-side steps have focus.
+    Columns,
     /// The help is shown over everything: its keys only.
     Help,
     /// An information box is shown: its keys only.

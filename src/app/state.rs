@@ -288,6 +288,8 @@ pub enum Focus {
     Source,
     /// The control-flow graph, in place of the code (`C`, `:cfg`).
     Cfg,
+    /// Several steps side by side, in place of the code (`:columns N`).
+    Columns,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -671,6 +673,36 @@ pub struct State {
     pub exec: ExecPane,
     /// The control-flow graph of the function at the cursor (`C`, `:cfg`).
     pub cfg: CfgPane,
+    /// The function at the cursor in several consecutive steps (`:columns N`).
+    pub columns: ColumnsPane,
+}
+
+/// Several steps side by side: the function that was at the cursor when it opened, in `n`
+/// consecutive steps from the selected one, rows aligned by value identity.
+#[derive(Clone, Debug, Default)]
+pub struct ColumnsPane {
+    pub shown: bool,
+    pub n: usize,
+    pub function: Option<Id>,
+    /// The first row shown.
+    pub scroll: usize,
+    /// The aligned rows (derived: `derive::refresh_columns`).
+    pub drawn: Option<Arc<ColumnsDrawn>>,
+}
+
+/// What the columns show, and what for.
+#[derive(Clone, Debug)]
+pub struct ColumnsDrawn {
+    /// (doc, generation, first step, n, function, text kind).
+    pub key: (usize, u64, usize, usize, Id, TextKind),
+    /// Each column's step and pass.
+    pub steps: Vec<(usize, &'static str)>,
+    pub versions: Vec<Vec<crate::pipeline::columns::Line>>,
+    pub rows: Vec<crate::pipeline::columns::Row>,
+    /// Per row: the same in every column (drawn dim).
+    pub same: Vec<bool>,
+    /// The function's name, as printed.
+    pub name: String,
 }
 
 /// The control-flow graph pane: the function that was at the cursor when it opened, drawn at
@@ -1068,6 +1100,7 @@ impl State {
             cost: CostPane::default(),
             exec: ExecPane::default(),
             cfg: CfgPane::default(),
+            columns: ColumnsPane::default(),
         }
     }
 

@@ -2,6 +2,7 @@
 //! the IR and nothing of terminals.
 
 pub mod cfg;
+pub mod columns;
 pub mod compile;
 pub mod cost;
 pub mod decompile;

@@ -122,6 +122,7 @@ fn entries(keymap: &[Binding]) -> Vec<Entry> {
             Context::Cfg,
             "in the control-flow graph (j/k move between blocks)",
         ),
+        (Context::Columns, "in the steps side by side (j/k scroll)"),
         (Context::Shaders, "in the shader browser"),
         (Context::Link, "in the link view"),
         (Context::Help, "in this help"),

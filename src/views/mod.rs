@@ -5,6 +5,7 @@
 pub mod browser;
 pub mod cfg_view;
 pub mod code_view;
+pub mod columns_view;
 pub mod cost;
 pub mod diagnostics;
 pub mod help;
@@ -34,6 +35,8 @@ pub fn draw(frame: &mut Frame, s: &State, keymap: &[Binding]) {
     }
     if s.cfg.shown {
         cfg_view::draw(frame, areas.code, s, &theme);
+    } else if s.columns.shown {
+        columns_view::draw(frame, areas.code, s, &theme);
     } else {
         code_view::draw(frame, areas.code, s, &theme);
     }

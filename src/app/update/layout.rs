@@ -52,7 +52,13 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             // The graph stands where the code is.
             order.extend([
                 Focus::Passes,
-                if s.cfg.shown { Focus::Cfg } else { Focus::Code },
+                if s.cfg.shown {
+                    Focus::Cfg
+                } else if s.columns.shown {
+                    Focus::Columns
+                } else {
+                    Focus::Code
+                },
             ]);
             if s.values.is_some() {
                 order.push(Focus::Values);
@@ -94,6 +100,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 Focus::Values => move_values(s, d),
                 Focus::Source => super::source_view::move_line(s, d),
                 Focus::Cfg => super::cfg_view::move_cfg(s, d),
+                Focus::Columns => super::columns_view::scroll_columns(s, d),
             }
         }
         Action::PageUp | Action::PageDown => {
@@ -134,6 +141,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 Focus::Source => super::source_view::move_line(s, d),
                 Focus::Link => move_link(s, d.signum() * 10),
                 Focus::Cfg => super::cfg_view::move_cfg(s, d.signum() * 5),
+                Focus::Columns => super::columns_view::scroll_columns(s, d),
                 Focus::Code => {
                     move_cursor(s, d);
                     scroll_code(s, d);
@@ -166,6 +174,10 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 Focus::Cfg => {
                     super::cfg_view::move_cfg(s, if top { isize::MIN / 2 } else { isize::MAX / 2 })
                 }
+                Focus::Columns => super::columns_view::scroll_columns(
+                    s,
+                    if top { isize::MIN / 2 } else { isize::MAX / 2 },
+                ),
             }
         }
         Action::Left => return super::update(s, Action::PrevToken),

@@ -9,6 +9,7 @@ mod bisect;
 mod browser;
 mod cfg_view;
 mod code_view;
+mod columns_view;
 mod compare;
 mod cost;
 mod diagnostics;
@@ -180,6 +181,7 @@ fn route(s: &mut State, action: Action) -> Vec<Effect> {
         Action::GotoDiagnostic => diagnostics::handle(s, action),
         Action::LinkView | Action::LinkJump(..) => link_view::handle(s, action),
         Action::Cfg(..) => cfg_view::handle(s, action),
+        Action::Columns(..) => columns_view::handle(s, action),
         Action::SourcePane(..) | Action::Bands(..) | Action::SourceCaller | Action::EditSource => {
             source_view::handle(s, action)
         }
