@@ -64,12 +64,12 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                 spans.push(Span::styled("│", t.border));
             }
             let Some(i) = cell else {
-                spans.push(Span::styled(fit("  ·", width), t.base));
+                spans.push(Span::styled(fit("  ·", width), t.unchanged));
                 continue;
             };
             let text = d.versions[k][*i].1.as_str();
             let style = if same {
-                t.base
+                t.unchanged
             } else {
                 match k.checked_sub(1).map(|p| row[p]) {
                     // First column, or the row as the column before has it.
