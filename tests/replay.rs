@@ -186,10 +186,7 @@ fn experimental() {
 
 /// `:bisect` needs spirv-val; fail with how to install it rather than pass vacuously.
 fn common_tool_check() {
-    let found = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).any(|d| d.join("spirv-val").is_file()))
-        .unwrap_or(false);
-    assert!(found, "spirv-val is not installed; install it with `apt-get install -y spirv-tools` (scripts/test.sh does this)");
+    require_tools(&["spirv-val"]);
 }
 
 #[test]
@@ -200,20 +197,14 @@ fn watch_dir() {
 /// The external compiler in the script is glslangValidator.
 #[test]
 fn external_compiler() {
-    let found = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).any(|d| d.join("glslangValidator").is_file()))
-        .unwrap_or(false);
-    assert!(found, "glslangValidator is not installed; install it with `apt-get install -y glslang-tools` (scripts/test.sh does this)");
+    require_tools(&["glslangValidator"]);
     run("external-compiler");
 }
 
 /// The external optimizer in the script is spirv-opt.
 #[test]
 fn external() {
-    let found = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).any(|d| d.join("spirv-opt").is_file()))
-        .unwrap_or(false);
-    assert!(found, "spirv-opt is not installed; install it with `apt-get install -y spirv-tools` (scripts/test.sh does this)");
+    require_tools(&["spirv-opt"]);
     run("external");
 }
 
@@ -221,24 +212,24 @@ fn external() {
 /// spirv-opt.
 #[test]
 fn steps() {
-    for tool in ["spirv-opt", "glslangValidator"] {
+    require_tools(&["spirv-opt", "glslangValidator"]);
+    run("steps");
+}
+
+/// Fails, saying how to install them, when the command-line tools a script runs are missing.
+fn require_tools(tools: &[&str]) {
+    for tool in tools {
         let found = std::env::var_os("PATH")
             .map(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
             .unwrap_or(false);
         assert!(found, "{tool} is not installed; install it with `apt-get install -y spirv-tools glslang-tools` (scripts/test.sh does this)");
     }
-    run("steps");
 }
 
 /// `--steps-cmd --watch`: a save runs the command again (glslang and spirv-opt).
 #[test]
 fn steps_watch() {
-    for tool in ["spirv-opt", "glslangValidator"] {
-        let found = std::env::var_os("PATH")
-            .map(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
-            .unwrap_or(false);
-        assert!(found, "{tool} is not installed; install it with `apt-get install -y spirv-tools glslang-tools` (scripts/test.sh does this)");
-    }
+    require_tools(&["spirv-opt", "glslangValidator"]);
     run("steps_watch");
 }
 
@@ -246,18 +237,13 @@ fn steps_watch() {
 /// spirv-dis, spirv-as).
 #[test]
 fn steps_features() {
-    for tool in [
+    require_tools(&[
         "spirv-opt",
         "glslangValidator",
         "spirv-as",
         "spirv-dis",
         "spirv-val",
-    ] {
-        let found = std::env::var_os("PATH")
-            .map(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
-            .unwrap_or(false);
-        assert!(found, "{tool} is not installed; install it with `apt-get install -y spirv-tools glslang-tools` (scripts/test.sh does this)");
-    }
+    ]);
     run("steps_features");
 }
 

@@ -71,22 +71,6 @@ pub struct StepsCommand {
 }
 
 impl Inputs {
-    /// What the file watcher watches: directories recursively (the listed ones and the
-    /// sources of a steps command), and the directories of files.
-    pub fn watched(&self) -> (Vec<PathBuf>, Vec<PathBuf>) {
-        let mut roots = self.roots.clone();
-        let mut files = self.files.clone();
-        if let Some(c) = &self.steps_command {
-            let (dirs, sources): (Vec<PathBuf>, Vec<PathBuf>) =
-                c.sources.iter().cloned().partition(|p| p.is_dir());
-            roots.extend(dirs);
-            files.extend(sources);
-        }
-        (roots, files)
-    }
-}
-
-impl Inputs {
     /// Splits command-line paths into files and directories.
     pub fn from_paths(paths: Vec<PathBuf>) -> Self {
         let (roots, files) = paths.into_iter().partition(|p| p.is_dir());
@@ -101,6 +85,20 @@ impl Inputs {
             history_file: None,
             steps_command: None,
         }
+    }
+
+    /// What the file watcher watches: directories recursively (the listed ones and the
+    /// sources of a steps command), and the directories of files.
+    pub fn watched(&self) -> (Vec<PathBuf>, Vec<PathBuf>) {
+        let mut roots = self.roots.clone();
+        let mut files = self.files.clone();
+        if let Some(c) = &self.steps_command {
+            let (dirs, sources): (Vec<PathBuf>, Vec<PathBuf>) =
+                c.sources.iter().cloned().partition(|p| p.is_dir());
+            roots.extend(dirs);
+            files.extend(sources);
+        }
+        (roots, files)
     }
 }
 

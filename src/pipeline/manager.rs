@@ -272,7 +272,6 @@ impl Run {
         }
     }
 
-    /// Appends a step made outside any pass (a link step across stages).
     /// `push_step` for a step made outside our passes (`Step::outside`).
     pub fn push_outside_step(
         &mut self,
@@ -288,6 +287,7 @@ impl Run {
         }
     }
 
+    /// Appends a step made outside any pass (a link step across stages).
     pub fn push_step(
         &mut self,
         pass: &'static str,
