@@ -176,9 +176,8 @@ fn at_place(prev: &Module, m: &Module, id: Id) -> Option<Id> {
 /// id reads the same: what two steps that differ only by numbering have alike.
 fn masked_lines(m: &Module) -> (Vec<Option<Id>>, Vec<String>) {
     use std::fmt::Write;
-    let mut results = Vec::new();
-    let mut texts = Vec::new();
-    let mut push = |i: &Inst| {
+    let mut lines: Vec<(Option<Id>, String)> = Vec::new();
+    let text_of = |i: &Inst| {
         let mut text = format!("{:?}", i.op());
         for o in i.operands() {
             match o {
@@ -191,25 +190,18 @@ fn masked_lines(m: &Module) -> (Vec<Option<Id>>, Vec<String>) {
         if i.ty().is_some() {
             text.push_str(" :%");
         }
-        results.push(i.result());
-        texts.push(text);
+        (i.result(), text)
     };
-    for g in m.globals() {
-        push(g);
-    }
+    lines.extend(m.globals().iter().map(text_of));
     for f in m.functions() {
-        push(f.def());
-        for p in f.params() {
-            push(p);
-        }
+        lines.push(text_of(f.def()));
+        lines.extend(f.params().iter().map(text_of));
         for b in f.blocks() {
-            push(&Inst::label(b.label));
-            for &i in &b.insts {
-                push(f.inst(i));
-            }
+            lines.push((Some(b.label), "Label".to_string()));
+            lines.extend(b.insts.iter().map(|&i| text_of(f.inst(i))));
         }
     }
-    (results, texts)
+    lines.into_iter().unzip()
 }
 
 /// How an external step numbered what the step before had, when it renumbered ids (most
