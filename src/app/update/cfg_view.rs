@@ -2,10 +2,10 @@
 //! diffing, compacting and folding, moving between its blocks, and going from a block to its
 //! code.
 
-use super::code_view::{jump_to, show_whole_step};
+use super::code_view::{function_id_at_cursor, jump_to, show_whole_step};
 use super::Effect;
 use crate::app::action::{Action, CfgArg};
-use crate::app::derive::{refresh_cfg, refresh_panel};
+use crate::app::derive::refresh_cfg;
 use crate::app::state::{Focus, State};
 
 /// Applies the actions `update` routes here.
@@ -39,21 +39,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
 
 /// Opens the graph of the function at the code cursor (or the only function shown).
 fn open(s: &mut State) {
-    refresh_panel(s);
-    let at_cursor = s
-        .panel
-        .row_line(s.code.cursor)
-        .and_then(|(l, k)| l.info(k).func);
-    let function = at_cursor.or_else(|| {
-        let run = s.run()?;
-        let m = &run.steps.get(s.step)?.module;
-        let mut defined = m.functions().iter().filter(|f| !f.is_declaration());
-        match (defined.next(), defined.next()) {
-            (Some(f), None) => Some(f.id()),
-            _ => None,
-        }
-    });
-    let Some(function) = function else {
+    let Some(function) = function_id_at_cursor(s) else {
         s.set_error("the cursor is not inside a function: put it in one and press C again");
         return;
     };

@@ -182,6 +182,46 @@ fn function_at(s: &State) -> Option<String> {
     l.function(id).map(|f| f.name.clone())
 }
 
+/// The function the code cursor is in: the row's own, else (a decompiled text) the function
+/// whose code came from the row's source line, else the step's only function or its first
+/// entry point.
+pub(super) fn function_id_at_cursor(s: &mut State) -> Option<crate::ir::Id> {
+    refresh_panel(s);
+    let info = s
+        .panel
+        .row_line(s.code.cursor)
+        .map(|(l, k)| (l.info(k).func, l.info(k).source));
+    if let Some((Some(f), _)) = info {
+        return Some(f);
+    }
+    let run = s.run()?;
+    let m = &run.steps.get(s.step)?.module;
+    let defined: Vec<&std::sync::Arc<crate::ir::func::Function>> = m
+        .functions()
+        .iter()
+        .filter(|f| !f.is_declaration())
+        .collect();
+    if let Some((_, Some(source))) = info {
+        let sets = crate::ir::debug::DebugSets::of(m);
+        let from_line = defined.iter().find(|f| {
+            f.layout().any(|(_, i)| {
+                crate::ir::debug::source_line(m, &sets, f.location_of(i)) == Some(source)
+            })
+        });
+        if let Some(f) = from_line {
+            return Some(f.id());
+        }
+    }
+    match defined.as_slice() {
+        [f] => Some(f.id()),
+        _ => m
+            .entry_points()
+            .iter()
+            .find_map(|e| e.arg(0))
+            .filter(|&id| defined.iter().any(|f| f.id() == id)),
+    }
+}
+
 /// Shows the whole text of the selected step: not a diff, no function filter.
 pub(super) fn show_whole_step(s: &mut State) {
     if matches!(s.view, ViewMode::Diff | ViewMode::Split) {

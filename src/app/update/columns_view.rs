@@ -3,7 +3,7 @@
 
 use super::Effect;
 use crate::app::action::Action;
-use crate::app::derive::{refresh_columns, refresh_panel};
+use crate::app::derive::refresh_columns;
 use crate::app::state::{Focus, State};
 
 /// Applies the actions `update` routes here.
@@ -19,12 +19,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             }
         }
         Some(n) => {
-            refresh_panel(s);
-            let Some(function) = s
-                .panel
-                .row_line(s.code.cursor)
-                .and_then(|(l, k)| l.info(k).func)
-            else {
+            let Some(function) = super::code_view::function_id_at_cursor(s) else {
                 s.set_error("the cursor is not inside a function: put it in one for :columns");
                 return Vec::new();
             };
@@ -37,13 +32,49 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             s.columns.function = Some(function);
             s.focus = Focus::Columns;
             refresh_columns(s);
+            // The first change in view, as a diff opens at its first hunk.
+            let first = s
+                .columns
+                .drawn
+                .as_ref()
+                .and_then(|d| d.same.iter().position(|&x| !x));
+            s.columns.scroll = first.map_or(0, |r| r.saturating_sub(CONTEXT));
             s.set_message(format!(
-                "the function at the cursor in {n} steps from the selected one, rows aligned by value; unchanged rows dim (J/K move the steps, x closes)"
+                "{n} steps side by side, rows aligned by value, unchanged ones dim ({{ }}: changes, J/K: steps, x: close)"
             ));
         }
     }
     Vec::new()
 }
+
+/// Scrolls to the next (or previous) row that is not the same in every step, a few rows of
+/// context above it (`}` and `{`).
+pub(super) fn next_change(s: &mut State, forward: bool) {
+    refresh_columns(s);
+    let Some(d) = s.columns.drawn.clone() else {
+        return;
+    };
+    // The row the view is on: the first changed row shown, past the context above it.
+    let at = s.columns.scroll + CONTEXT;
+    let changed = |r: &usize| !d.same[*r];
+    let target = if forward {
+        (at + 1..d.rows.len()).find(changed)
+    } else {
+        (0..at.min(d.rows.len())).rev().find(changed)
+    };
+    match target {
+        Some(r) => s.columns.scroll = r.saturating_sub(CONTEXT),
+        None if d.same.iter().all(|&x| x) => s.set_message("the steps shown are the same"),
+        None => s.set_message(if forward {
+            "no change further down"
+        } else {
+            "no change further up"
+        }),
+    }
+}
+
+/// Rows of context kept above a change scrolled to.
+const CONTEXT: usize = 3;
 
 /// Scrolls the rows by `delta`.
 pub(super) fn scroll_columns(s: &mut State, delta: isize) {

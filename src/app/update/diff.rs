@@ -6,7 +6,7 @@ use super::pass_list::{select_step, step_index};
 use super::Effect;
 use crate::app::action::{Action, StepRef, ViewMode};
 use crate::app::derive::refresh_panel;
-use crate::app::state::{Against, Rows, State, TextKind};
+use crate::app::state::{Against, Focus, Rows, State, TextKind};
 
 /// Applies the actions `update` routes here.
 pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
@@ -97,6 +97,9 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             } else {
                 "diffs show every changed line"
             });
+        }
+        Action::NextHunk | Action::PrevHunk if s.focus == Focus::Columns => {
+            super::columns_view::next_change(s, action == Action::NextHunk);
         }
         Action::NextHunk | Action::PrevHunk => {
             refresh_panel(s);
