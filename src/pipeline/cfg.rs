@@ -620,21 +620,13 @@ pub fn draw(g: &Graph, opts: &DrawOptions) -> Drawing {
         }
         edges.push(Edge { from, to, ..*e });
     }
-    // Rows of each shown box.
-    let box_rows = if opts.compact {
-        2
-    } else {
-        0 // per box, below
-    };
+    // Rows of each shown box: its top border holds the first line of text, its bottom
+    // border none (a compact box has one line: two rows).
     let mut first_row = vec![usize::MAX; g.nodes.len()];
     let mut heights = vec![0usize; g.nodes.len()];
     let mut row = 0;
     for (k, &i) in visible.iter().enumerate() {
-        let h = if box_rows > 0 {
-            box_rows
-        } else {
-            texts[k].len() + 1
-        };
+        let h = texts[k].len() + 1;
         first_row[i] = row;
         heights[i] = h;
         row += h;

@@ -24,7 +24,9 @@ fn style(tag: Tag, t: &Theme) -> Style {
         Tag::Box(m) => marked(m, t.border),
         Tag::Label(m) => marked(m, t.title),
         Tag::Edge(m) => marked(m, t.text),
-        Tag::BackEdge(m) => marked(m, t.base),
+        // Apart from the other edges: in the base step's colour, dim without colour.
+        Tag::BackEdge(m) if t.color => marked(m, t.base),
+        Tag::BackEdge(m) => marked(m, t.unchanged),
     }
 }
 

@@ -226,6 +226,26 @@ fn mouse(s: &mut State, col: u16, row: u16, kind: Press) -> Vec<Effect> {
             Press::WheelDown => return super::update(s, Action::StepNext),
             Press::WheelUp => return super::update(s, Action::StepPrev),
         }
+    } else if inside(areas.code) && s.cfg.shown {
+        // The graph stands where the code is: a click selects the box under it.
+        match kind {
+            Press::Click => {
+                let r = (row.saturating_sub(areas.code.y + 1)) as usize + s.cfg.scroll;
+                let at = s.cfg.drawn.as_ref().and_then(|d| d.drawing.box_at(r));
+                if let (true, Some(k)) = (row > areas.code.y, at) {
+                    s.focus = Focus::Cfg;
+                    s.cfg.cursor = k;
+                }
+            }
+            Press::WheelDown => super::cfg_view::move_cfg(s, 1),
+            Press::WheelUp => super::cfg_view::move_cfg(s, -1),
+        }
+    } else if inside(areas.code) && s.columns.shown {
+        match kind {
+            Press::Click => s.focus = Focus::Columns,
+            Press::WheelDown => super::columns_view::scroll_columns(s, 3),
+            Press::WheelUp => super::columns_view::scroll_columns(s, -3),
+        }
     } else if inside(areas.code) {
         match kind {
             Press::Click => {
