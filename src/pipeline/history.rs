@@ -234,11 +234,6 @@ fn renumbering(prev: &Module, m: &Module) -> Option<crate::ir::fxhash::FxHashMap
 pub fn history(run: &Run, value: Id) -> Vec<Event> {
     let mut events = Vec::new();
     let mut current = value;
-    // Per external step, how it renumbered (computed when a value followed needs it).
-    let mut renumberings: crate::ir::fxhash::FxHashMap<
-        usize,
-        Option<crate::ir::fxhash::FxHashMap<Id, Id>>,
-    > = Default::default();
     // The definition at the step before: block and instruction.
     let mut before: Option<(Option<Id>, Option<Inst>)> = None;
     for (k, step) in run.steps.iter().enumerate() {
@@ -277,11 +272,9 @@ pub fn history(run: &Run, value: Id) -> Vec<Event> {
             (Some((_, Some(a))), Some((_, Some(b)))) => same_inst(a, b),
             _ => false,
         };
+        // (The alignment is made only for a step where the value followed changed.)
         if step.outside && before.is_some() && !unchanged {
-            let renumbered = renumberings
-                .entry(k)
-                .or_insert_with(|| renumbering(&run.steps[k - 1].module, m));
-            if let Some(map) = renumbered {
+            if let Some(map) = renumbering(&run.steps[k - 1].module, m) {
                 match map.get(&current) {
                     Some(&by) if by != current => {
                         events.push(Event {

@@ -598,7 +598,7 @@ impl Pipeline {
                 }
             };
             let error = match error.or(broken_promise) {
-                None => self.check(pass.name(), &module, &mut diagnostics),
+                None => self.check(self.checks, pass.name(), &module, &mut diagnostics),
                 e => e,
             };
             let preview = if changed || steps.is_empty() {
@@ -857,8 +857,13 @@ impl Pipeline {
 
     /// The checks' findings on a step made outside our passes, the error among them.
     pub(crate) fn checked(&self, pass: &str, module: &Module) -> Vec<Diagnostic> {
+        self.checked_with(self.checks, pass, module)
+    }
+
+    /// `checked` with these checks rather than the pipeline's.
+    fn checked_with(&self, checks: Checks, pass: &str, module: &Module) -> Vec<Diagnostic> {
         let mut diagnostics = Vec::new();
-        if let Some(e) = self.check(pass, module, &mut diagnostics) {
+        if let Some(e) = self.check(checks, pass, module, &mut diagnostics) {
             if !diagnostics.iter().any(|d| d.message == e) {
                 diagnostics.push(Diagnostic::new(Severity::Error, e));
             }
@@ -886,15 +891,11 @@ impl Pipeline {
             }
             Ok(StepCheck::Valid { .. } | StepCheck::Skipped(_)) => {}
             Err(_) if !self.checks.verify_each => {
-                let verify = Pipeline {
-                    checks: Checks {
-                        verify_each: true,
-                        validate_each: false,
-                    },
-                    ..Pipeline::dumps(super::dumps::Dumps::Files(Vec::new()))
-                }
-                .with_experimental(self.experimental);
-                diagnostics = verify.checked(pass, module);
+                let verify = Checks {
+                    verify_each: true,
+                    ..self.checks
+                };
+                diagnostics = self.checked_with(verify, pass, module);
             }
             Err(_) => {}
         }
@@ -904,11 +905,12 @@ impl Pipeline {
     /// The `--verify-each` / `--validate-each` checks after `pass`; the error names the pass.
     fn check(
         &self,
+        checks: Checks,
         pass: &str,
         module: &Module,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Option<String> {
-        if self.checks.verify_each && pass != "verify" {
+        if checks.verify_each && pass != "verify" {
             let options = crate::ir::verify::Options {
                 experimental: self.experimental,
             };
@@ -925,7 +927,7 @@ impl Pipeline {
                 return Some(msg);
             }
         }
-        if self.checks.validate_each {
+        if checks.validate_each {
             use super::validate::{check_step, StepCheck};
             let msg = match check_step(module) {
                 Ok(StepCheck::Valid { lifted }) => {
