@@ -82,7 +82,7 @@ pub(super) fn refresh_cfg(s: &mut State) {
                 folded: key.folded.clone(),
             };
             let drawing = draw(&g, &opts);
-            let title = match base {
+            let mut title = match base {
                 Some(b) => format!(
                     "CFG diff {b} {} → {step} {} {}: {}",
                     pass(b),
@@ -92,6 +92,9 @@ pub(super) fn refresh_cfg(s: &mut State) {
                 ),
                 None => format!("CFG {} at step {step} {}: {}", g.name, pass(step), g.summary()),
             };
+            if drawing.hidden_edges > 0 {
+                title += &format!("; {} edges not drawn (too narrow)", drawing.hidden_edges);
+            }
             let labels = drawing
                 .boxes
                 .iter()

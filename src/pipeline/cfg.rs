@@ -6,7 +6,7 @@
 //!
 //! Why boxes in a column rather than a layered layout: the blocks keep the order the code pane
 //! lists them in, a graph of any size scrolls in one direction, and at 80 columns the boxes keep
-//! room for their text; the lanes show every edge, and each box names its successors too.
+//! room for their text; the lanes show every edge that fits the width (the rest are counted).
 
 use std::fmt::Write;
 
@@ -498,7 +498,7 @@ pub struct Drawing {
     pub rows: Vec<Vec<(String, Tag)>>,
     /// Per box drawn: the node (index into the graph's nodes), its first row and its rows.
     pub boxes: Vec<(usize, usize, usize)>,
-    /// Edges not drawn for want of columns (each box names its successors all the same).
+    /// Edges not drawn for want of columns (those of the farthest lanes; the title counts them).
     pub hidden_edges: usize,
 }
 
