@@ -584,10 +584,16 @@ fn prompt_history_is_kept_across_runs() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The shader browser at 80x24: long names shortened apart, and the `/` filter.
+/// The shader browser at 80x24: long names keep their beginning and end, and the `/` filter.
 #[test]
 fn browser() {
     run("browser");
+}
+
+/// A tree of shaders: folders with counts that fold, `]` to the failing one, `/!`, the sort.
+#[test]
+fn tree() {
+    run("tree");
 }
 
 /// The left column's width: the same for every shader, moved by keys, `:split` and a drag.

@@ -11,6 +11,7 @@ use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 use shaderstep::app::action::{Action, Answer, Answered};
 use shaderstep::app::event_loop::{App, AppEvent, Inputs};
+use shaderstep::app::state::Summary;
 use shaderstep::app::worker::{Done, Job, Report, StepDone, Worker};
 use shaderstep::pipeline::compile::{compile, Compiled, Together};
 use shaderstep::pipeline::input::{FrontEnds, InputError};
@@ -63,16 +64,12 @@ fn reports(stream: bool) -> (Vec<StepDone>, Done) {
         None,
         stream,
     );
-    worker.submit(Job {
-        doc: 0,
-        token: 1,
-        path: shader(),
-    });
+    worker.submit(Job::steps(0, 1, shader()));
     let mut steps = Vec::new();
     loop {
         match worker.done.recv_timeout(Duration::from_secs(60)) {
             Ok(Report::Step(s)) => steps.push(*s),
-            Ok(Report::Done(d)) => return (steps, d),
+            Ok(Report::Done(d)) => return (steps, *d),
             Err(e) => panic!("the worker did not answer: {e}"),
         }
     }
@@ -81,7 +78,7 @@ fn reports(stream: bool) -> (Vec<StepDone>, Done) {
 #[test]
 fn a_streaming_worker_sends_each_step_before_the_run() {
     let (steps, done) = reports(true);
-    let Ok(compiled) = &done.result else {
+    let Ok(Some(compiled)) = &done.result else {
         panic!("the shader loads")
     };
     let run = &compiled.run;
@@ -100,10 +97,15 @@ fn a_streaming_worker_sends_each_step_before_the_run() {
 
 /// The answer to request `token`: its whole run, or why the input did not load.
 fn done(token: u64, result: Result<Compiled, InputError>) -> Answered {
+    let summary = match &result {
+        Ok(c) => Summary::of_run(&c.run, Duration::ZERO),
+        Err(e) => Summary::of_error(e, Duration::ZERO),
+    };
     Answered::Run(Done {
         doc: 0,
         token,
-        result,
+        summary,
+        result: result.map(Some),
     })
 }
 

@@ -158,6 +158,15 @@ pub enum Action {
     Reload,
     NextInput,
     PrevInput,
+    /// Select the next (`true`) or previous failing shader of the browser's list.
+    NextFailing(bool),
+    /// In the browser: fold the folder at the cursor (or go to the folder the shader is in),
+    /// unfold it, or (on a shader) focus its passes.
+    Fold,
+    Unfold,
+    Open,
+    /// List the shaders in each folder by name, status, size or time (`None`: the next).
+    Sort(Option<crate::app::state::SortBy>),
     /// Select the shader whose name contains the text.
     Shader(String),
     /// Diff the selected step against the same step of the input's previous run.
@@ -611,6 +620,7 @@ mod command_table_tests {
             .replace("[STEP | INPUT]", "mem2reg")
             .replace("X,Y,Z", "1,2,3")
             .replace("X,Y", "4,5")
+            .replace("[name|status|size|time]", "size")
     }
 
     /// Each usage the help shows parses, and what it parses to prints as a command that

@@ -51,17 +51,47 @@ pub(super) fn run(s: &mut State, done: Done) {
     }
     doc.answered = done.token;
     let i = done.doc;
+    // A run whose output differs from the one before is "changed" in the browser's counts.
+    doc.changed = doc
+        .summary
+        .as_ref()
+        .is_some_and(|was| was.output != done.summary.output || was.status != done.summary.status);
+    doc.summary = Some(done.summary);
+    let keeps = s.keeps_steps(i);
+    let doc = &mut s.docs[i];
+    // Steps that came although the shader was deselected since go: only the summary stays.
+    let result = match done.result {
+        Ok(Some(_)) if !keeps => Ok(None),
+        r => r,
+    };
+    let result = match result {
+        Ok(Some(compiled)) => Ok(compiled),
+        Ok(None) => {
+            // A summary only: no steps kept, none shown from before (they are of an older
+            // version of the file).
+            doc.error = None;
+            if doc.run.is_some() || doc.streaming.is_some() {
+                doc.run = None;
+                doc.prev_run = None;
+                doc.streaming = None;
+                doc.generation += 1;
+            }
+            doc.steps_token = 0;
+            return;
+        }
+        Err(e) => Err(e),
+    };
     let name = doc.display_name(&s.roots);
     // The steps shown while this run streamed are its own; those of an older request, or of
     // a run that failed, go. Runs stream only when no complete run came before.
     let streaming = doc.streaming.take();
-    let streamed = streaming == Some(done.token) && done.result.is_ok();
+    let streamed = streaming == Some(done.token) && result.is_ok();
     if streaming.is_some() && !streamed {
         doc.run = None;
         doc.generation += 1;
     }
     let first = streaming.is_some() || (doc.run.is_none() && doc.generation == 0);
-    match done.result {
+    match result {
         Ok(loaded) => {
             // A pass that fails is shown, not hidden: its step is selected and its
             // diagnostics listed. (STALE is only for inputs that no longer load.)
@@ -154,7 +184,13 @@ pub(super) fn compared_run(s: &mut State, done: Done) {
         return;
     }
     doc.compare_answered = done.token;
-    match done.result {
+    let result = match done.result {
+        Ok(Some(c)) => Ok(c),
+        // Compared runs always keep their steps.
+        Ok(None) => return,
+        Err(e) => Err(e),
+    };
+    match result {
         Ok(loaded) => {
             // Numbered as the pipeline's own run would be in the pass list: b7 is what
             // step 7 is when that pipeline is the one stepped through.

@@ -742,6 +742,28 @@ pub static COMMANDS: &[Command] = &[
         },
     },
     Command {
+        name: "sort",
+        aliases: &[],
+        usage: &[(
+            "sort [name|status|size|time]",
+            "order the shaders of each folder: by name, failing first, largest or slowest first (alone: the next order)",
+        )],
+        complete: Complete::Nothing,
+        form: Form::Args {
+            parse: |_cmd, arg| match arg.map(str::trim) {
+                None | Some("") => Ok(Action::Sort(None)),
+                Some(a) => crate::app::state::SortBy::parse(a)
+                    .map(|s| Action::Sort(Some(s)))
+                    .ok_or_else(|| format!(":sort takes name, status, size or time (got '{a}')")),
+            },
+            print: |a| match a {
+                Action::Sort(None) => Some(String::new()),
+                Action::Sort(Some(s)) => Some(format!(" {}", s.name())),
+                _ => None,
+            },
+        },
+    },
+    Command {
         name: "shader",
         aliases: &["open"],
         usage: &[(
@@ -1197,6 +1219,41 @@ pub static COMMANDS: &[Command] = &[
         form: Form::Bare(Action::PrevInput),
     },
     Command {
+        name: "next-failing",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        form: Form::Bare(Action::NextFailing(true)),
+    },
+    Command {
+        name: "prev-failing",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        form: Form::Bare(Action::NextFailing(false)),
+    },
+    Command {
+        name: "fold",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        form: Form::Bare(Action::Fold),
+    },
+    Command {
+        name: "unfold",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        form: Form::Bare(Action::Unfold),
+    },
+    Command {
+        name: "open-row",
+        aliases: &[],
+        usage: &[],
+        complete: Complete::Nothing,
+        form: Form::Bare(Action::Open),
+    },
+    Command {
         name: "scroll-right",
         aliases: &[],
         usage: &[],
@@ -1384,37 +1441,100 @@ const fn keys(
 }
 
 /// The default key map. Context-specific bindings win over global ones.
-pub static KEYS: &[DefaultKeys] =
-    {
-        use Context::{
-            Cfg, Code, Columns, Diagnostics, Global, Help, Link, Passes, Popup, Prompt, Shaders,
-            Values,
-        };
-        &[
-        keys(&[Global], &["q", "<C-c>"], "quit", "quit (asks first while a bisect runs)"),
+pub static KEYS: &[DefaultKeys] = {
+    use Context::{
+        Cfg, Code, Columns, Diagnostics, Global, Help, Link, Passes, Popup, Prompt, Shaders, Values,
+    };
+    &[
+        keys(
+            &[Global],
+            &["q", "<C-c>"],
+            "quit",
+            "quit (asks first while a bisect runs)",
+        ),
         keys(&[Global], &["?"], "help", "show or hide this help"),
-        keys(&[Global], &[":"], "command-line", "command line (:step :diff :func :write …)"),
+        keys(
+            &[Global],
+            &[":"],
+            "command-line",
+            "command line (:step :diff :func :write …)",
+        ),
         keys(&[Global], &["/"], "search-prompt", "search the code pane"),
         keys(&[Global], &["n"], "find-next", "next search match"),
         keys(&[Global], &["N"], "find-prev", "previous search match"),
-        keys(&[Global], &["<Tab>"], "focus", "focus shaders / pass list / code / diagnostics"),
+        keys(
+            &[Global],
+            &["<Tab>"],
+            "focus",
+            "focus shaders / pass list / code / diagnostics",
+        ),
         keys(&[Global], &["J", "<C-n>"], "step-next", "next step"),
         keys(&[Global], &["K", "<C-p>"], "step-prev", "previous step"),
-        keys(&[Global], &["m"], "mark", "mark the selected step as diff base"),
-        keys(&[Global], &["d"], "view diff", "diff selected step against base"),
+        keys(
+            &[Global],
+            &["m"],
+            "mark",
+            "mark the selected step as diff base",
+        ),
+        keys(
+            &[Global],
+            &["d"],
+            "view diff",
+            "diff selected step against base",
+        ),
         keys(&[Global], &["D"], "view split", "diff side by side"),
         keys(&[Global], &["i"], "view ir", "IR text view"),
         keys(&[Global], &["s"], "view spirv", "SPIR-V disassembly view"),
-        keys(&[Global], &["t"], "toggle-text", "toggle IR / SPIR-V text (in diffs too)"),
-        keys(&[Global], &["X"], "exec", "values column: what each line computed (interpreter)"),
-        keys(&[Global], &["."], "trace next", "step through the execution: next result"),
-        keys(&[Global], &[","], "trace prev", "step through the execution: previous result"),
-        keys(&[Global], &[";"], "trace again", "step on to the next time this line runs"),
+        keys(
+            &[Global],
+            &["t"],
+            "toggle-text",
+            "toggle IR / SPIR-V text (in diffs too)",
+        ),
+        keys(
+            &[Global],
+            &["X"],
+            "exec",
+            "values column: what each line computed (interpreter)",
+        ),
+        keys(
+            &[Global],
+            &["."],
+            "trace next",
+            "step through the execution: next result",
+        ),
+        keys(
+            &[Global],
+            &[","],
+            "trace prev",
+            "step through the execution: previous result",
+        ),
+        keys(
+            &[Global],
+            &[";"],
+            "trace again",
+            "step on to the next time this line runs",
+        ),
         keys(&[Global], &["}"], "next-hunk", "next change"),
         keys(&[Global], &["{"], "prev-hunk", "previous change"),
-        keys(&[Global], &["r"], "ignore-renumbering", "diffs: ignore renumbered ids"),
-        keys(&[Global], &["H"], "hide-unchanged", "hide steps that changed nothing"),
-        keys(&[Global], &["f"], "func-at-cursor", "only the function at the cursor / all"),
+        keys(
+            &[Global],
+            &["r"],
+            "ignore-renumbering",
+            "diffs: ignore renumbered ids",
+        ),
+        keys(
+            &[Global],
+            &["H"],
+            "hide-unchanged",
+            "hide steps that changed nothing",
+        ),
+        keys(
+            &[Global],
+            &["f"],
+            "func-at-cursor",
+            "only the function at the cursor / all",
+        ),
         keys(&[Global], &["]"], "next-input", "next shader"),
         keys(&[Global], &["["], "prev-input", "previous shader"),
         keys(
@@ -1438,33 +1558,98 @@ pub static KEYS: &[DefaultKeys] =
         keys(&[Global], &[">"], "scroll-right", "scroll the code right"),
         keys(&[Global], &["<lt>"], "scroll-left", "scroll the code left"),
         keys(&[Global], &["R"], "reload", "reload inputs from disk"),
-        keys(&[Global], &["+"], "split +4", "widen the left column (or drag its edge)"),
+        keys(
+            &[Global],
+            &["+"],
+            "split +4",
+            "widen the left column (or drag its edge)",
+        ),
         keys(&[Global], &["-"], "split -4", "narrow the left column"),
-        keys(&[Global], &["<C-d>", "<PageDown>"], "page-down", "page down"),
+        keys(
+            &[Global],
+            &["<C-d>", "<PageDown>"],
+            "page-down",
+            "page down",
+        ),
         keys(&[Global], &["<C-u>", "<PageUp>"], "page-up", "page up"),
         keys(&[Global], &["g", "<Home>"], "top", "top"),
         keys(&[Global], &["G", "<End>"], "bottom", "bottom"),
         keys(&[Global], &["j", "<Down>"], "down 1", "down"),
         keys(&[Global], &["k", "<Up>"], "up 1", "up"),
-        keys(&[Passes], &["<Enter>"], "first-change", "first change of this pass"),
-        keys(&[Code], &["l", "<Right>"], "next-token", "select next id on the line"),
-        keys(&[Code], &["h", "<Left>"], "prev-token", "select previous id on the line"),
-        keys(&[Code], &["<Enter>"], "definition", "go to the definition of the selected id"),
+        keys(
+            &[Passes],
+            &["<Enter>"],
+            "first-change",
+            "first change of this pass",
+        ),
+        keys(
+            &[Code],
+            &["l", "<Right>"],
+            "next-token",
+            "select next id on the line",
+        ),
+        keys(
+            &[Code],
+            &["h", "<Left>"],
+            "prev-token",
+            "select previous id on the line",
+        ),
+        keys(
+            &[Code],
+            &["<Enter>"],
+            "definition",
+            "go to the definition of the selected id",
+        ),
         keys(
             &[Code],
             &["u"],
             "uses",
             "uses of the selected id: listed below, n/N walk them",
         ),
-        keys(&[Code], &["y"], "history", "history of the selected id across the passes"),
+        keys(
+            &[Code],
+            &["y"],
+            "history",
+            "history of the selected id across the passes",
+        ),
         // `o` for op: J and K step in every pane, as the status bar and help say.
-        keys(&[Code], &["o"], "op-info", "the op table's entry for this line's op"),
-        keys(&[Shaders], &["<Enter>"], "focus", "show this shader's passes"),
+        keys(
+            &[Code],
+            &["o"],
+            "op-info",
+            "the op table's entry for this line's op",
+        ),
+        keys(
+            &[Shaders],
+            &["<Enter>"],
+            "open-row",
+            "fold or unfold the folder / show this shader's passes",
+        ),
+        keys(
+            &[Shaders],
+            &["h", "<Left>"],
+            "fold",
+            "fold the folder (on a shader: go to its folder)",
+        ),
+        keys(&[Shaders], &["l", "<Right>"], "unfold", "unfold the folder"),
+        keys(&[Shaders], &["]"], "next-failing", "next failing shader"),
+        keys(
+            &[Shaders],
+            &["["],
+            "prev-failing",
+            "previous failing shader",
+        ),
+        keys(
+            &[Shaders],
+            &["o"],
+            "sort",
+            "order by name, status, size, time",
+        ),
         keys(
             &[Shaders],
             &["/"],
             "filter-prompt",
-            "list only the shaders named like what is typed (Esc: all)",
+            "list only the shaders named like what is typed (!: failing ones; Esc: all)",
         ),
         keys(
             &[Global],
@@ -1502,9 +1687,24 @@ pub static KEYS: &[DefaultKeys] =
             "cfg",
             "control-flow graph of the function at the cursor (again: the code)",
         ),
-        keys(&[Cfg], &["<Enter>"], "cfg goto", "the selected block in the code"),
-        keys(&[Cfg], &["d"], "cfg diff", "the graph against the base step's (again: not)"),
-        keys(&[Cfg], &["c"], "cfg compact", "boxes of two rows (again: taller)"),
+        keys(
+            &[Cfg],
+            &["<Enter>"],
+            "cfg goto",
+            "the selected block in the code",
+        ),
+        keys(
+            &[Cfg],
+            &["d"],
+            "cfg diff",
+            "the graph against the base step's (again: not)",
+        ),
+        keys(
+            &[Cfg],
+            &["c"],
+            "cfg compact",
+            "boxes of two rows (again: taller)",
+        ),
         keys(
             &[Cfg],
             &["<Space>", "z"],
@@ -1512,9 +1712,24 @@ pub static KEYS: &[DefaultKeys] =
             "fold the selected loop or selection into its header (again: unfold)",
         ),
         keys(&[Cfg], &["x", "<Esc>"], "cfg off", "close the graph"),
-        keys(&[Columns], &["x", "<Esc>"], "columns off", "close the columns"),
-        keys(&[Cfg], &["l", "<Right>"], "scroll-right", "scroll the graph right"),
-        keys(&[Cfg], &["h", "<Left>"], "scroll-left", "scroll the graph left"),
+        keys(
+            &[Columns],
+            &["x", "<Esc>"],
+            "columns off",
+            "close the columns",
+        ),
+        keys(
+            &[Cfg],
+            &["l", "<Right>"],
+            "scroll-right",
+            "scroll the graph right",
+        ),
+        keys(
+            &[Cfg],
+            &["h", "<Left>"],
+            "scroll-left",
+            "scroll the graph left",
+        ),
         keys(
             &[Link],
             &["<Enter>"],
@@ -1540,13 +1755,43 @@ pub static KEYS: &[DefaultKeys] =
             "go to the use, or to the step with the value selected",
         ),
         keys(&[Values], &["x"], "value-close", "close the list"),
-        keys(&[Global], &["<Esc>"], "cancel", "clear the search and the message"),
+        keys(
+            &[Global],
+            &["<Esc>"],
+            "cancel",
+            "clear the search and the message",
+        ),
         keys(&[Help], &["<Esc>", "q", "?"], "help", "close the help"),
-        keys(&[Popup], &["<Esc>", "q", "o", "<Enter>"], "close-popup", "close the box"),
-        keys(&[Prompt], &["<Enter>"], "prompt-submit", "run the command or search"),
-        keys(&[Prompt], &["<Esc>", "<C-c>"], "prompt-cancel", "leave the prompt"),
-        keys(&[Prompt], &["<Up>"], "prompt-history-prev", "the command before (history)"),
-        keys(&[Prompt], &["<Down>"], "prompt-history-next", "the command after (history)"),
+        keys(
+            &[Popup],
+            &["<Esc>", "q", "o", "<Enter>"],
+            "close-popup",
+            "close the box",
+        ),
+        keys(
+            &[Prompt],
+            &["<Enter>"],
+            "prompt-submit",
+            "run the command or search",
+        ),
+        keys(
+            &[Prompt],
+            &["<Esc>", "<C-c>"],
+            "prompt-cancel",
+            "leave the prompt",
+        ),
+        keys(
+            &[Prompt],
+            &["<Up>"],
+            "prompt-history-prev",
+            "the command before (history)",
+        ),
+        keys(
+            &[Prompt],
+            &["<Down>"],
+            "prompt-history-next",
+            "the command after (history)",
+        ),
         keys(
             &[Prompt],
             &["<Tab>"],
@@ -1562,9 +1807,14 @@ pub static KEYS: &[DefaultKeys] =
         // The help and information boxes scroll alike.
         keys(&[Help, Popup], &["j", "<Down>"], "down 1", "scroll down"),
         keys(&[Help, Popup], &["k", "<Up>"], "up 1", "scroll up"),
-        keys(&[Help, Popup], &["<C-d>", "<PageDown>"], "page-down", "page down"),
+        keys(
+            &[Help, Popup],
+            &["<C-d>", "<PageDown>"],
+            "page-down",
+            "page down",
+        ),
         keys(&[Help, Popup], &["<C-u>", "<PageUp>"], "page-up", "page up"),
         keys(&[Help, Popup], &["g", "<Home>"], "top", "to the top"),
         keys(&[Help, Popup], &["G", "<End>"], "bottom", "to the end"),
     ]
-    };
+};

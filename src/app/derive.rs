@@ -529,10 +529,29 @@ pub fn refresh_panel(s: &mut State) {
 
 /// Brings the derived data the layout depends on up to date: the link table, the panel.
 fn refresh(s: &mut State) {
+    refresh_browser(s);
     refresh_link_table(s);
     refresh_panel(s);
     refresh_values(s);
     refresh_previous_values(s);
+}
+
+/// The browser's tree, built again when the docs, the filter, the sort or the folds changed.
+fn refresh_browser(s: &mut State) {
+    if !s.browser_shown() {
+        return;
+    }
+    let key = super::tree::key(s);
+    if s.browser.rows_key == key && !s.browser.rows.is_empty() {
+        return;
+    }
+    if !s.browser.sorted.fits(s) {
+        let sorted = super::tree::sort(s);
+        s.browser.order = Arc::new(sorted.order());
+        s.browser.sorted = Arc::new(sorted);
+    }
+    s.browser.rows = Arc::new(super::tree::rows(s, &s.browser.sorted));
+    s.browser.rows_key = key;
 }
 
 /// The previous run's values of the selected step for the chosen invocation, while the code

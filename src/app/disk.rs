@@ -34,6 +34,18 @@ pub(super) fn apply(s: &mut State, facts: Vec<DiskFact>) -> Vec<Effect> {
                     s.cache.source_files = None;
                     s.set_message(format!("source file changed: {}", p.display()));
                 }
+                // The shaders that include it run again (before the rest queued).
+                let includers: Vec<usize> = (0..s.docs.len())
+                    .filter(|&i| {
+                        s.docs[i]
+                            .summary
+                            .as_ref()
+                            .is_some_and(|x| x.includes.contains(&path))
+                    })
+                    .collect();
+                for i in includers {
+                    effects.push(super::update::load(s, i));
+                }
                 if let Some(i) = s.docs.iter().position(|d| d.abs == path) {
                     s.docs[i].present = true;
                     // shaderstep's own write of it (opened already) is no change.

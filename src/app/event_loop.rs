@@ -212,9 +212,12 @@ impl App {
             .into_iter()
             .map(|p| Doc::new(p, None))
             .collect();
+        // A shader named and under a watched directory too, or under two, is listed once.
+        let mut seen: std::collections::HashSet<PathBuf> =
+            docs.iter().map(|d| d.abs.clone()).collect();
         for (r, root) in roots.iter().enumerate() {
             for p in workspace::scan(root) {
-                if !docs.iter().any(|d| d.abs == p) {
+                if seen.insert(p.clone()) {
                     docs.push(Doc::new(p, Some(r)));
                 }
             }
@@ -287,9 +290,10 @@ impl App {
         if app.state.browser_shown() && app.state.docs.len() > 1 {
             app.state.focus = Focus::Shaders;
         }
-        let first_runs = if batched { 1 } else { app.state.docs.len() };
-        for i in 0..first_runs.min(app.state.docs.len()) {
-            let load = update::load(&mut app.state, i);
+        let selected = app.state.doc;
+        app.state.browser.kept.push_front(selected);
+        if !app.state.docs.is_empty() {
+            let load = update::load_all(&mut app.state);
             app.apply(vec![load]);
         }
         app.settle_derived();
@@ -351,7 +355,7 @@ impl App {
         }
         while let Some(report) = self.compare.as_ref().and_then(|w| w.done.try_recv().ok()) {
             if let Report::Done(done) = report {
-                self.finish_compare(done);
+                self.finish_compare(*done);
             }
             any = true;
         }
@@ -473,7 +477,7 @@ impl App {
             }
             let Some(compare) = &self.compare else { break };
             match compare.done.recv_timeout(left) {
-                Ok(Report::Done(done)) => self.finish_compare(done),
+                Ok(Report::Done(done)) => self.finish_compare(*done),
                 Ok(Report::Step(_)) => {}
                 Err(_) => break,
             }
@@ -538,9 +542,7 @@ impl App {
         if self.state.batched {
             self.worker.submit_all(jobs);
         } else {
-            for job in jobs {
-                self.worker.submit(job);
-            }
+            self.worker.submit_many(jobs);
         }
         if let (Some(job), Some(compare)) = (compared, &self.compare) {
             compare.submit(job);
@@ -1092,7 +1094,7 @@ impl App {
     fn report(&mut self, report: Report) {
         match report {
             Report::Step(step) => self.answer(Answered::Step(*step)),
-            Report::Done(done) => self.answer(Answered::Run(done)),
+            Report::Done(done) => self.answer(Answered::Run(*done)),
         }
     }
 

@@ -21,6 +21,7 @@ pub mod replay;
 pub mod run;
 pub mod sources;
 pub mod state;
+pub mod tree;
 pub mod update;
 pub mod watch;
 pub mod worker;

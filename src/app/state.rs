@@ -56,6 +56,104 @@ pub struct Doc {
     pub compare_answered: u64,
     /// The input this one is the reduction of (`:reduce`): what `:diff-input` compares with.
     pub reduced_from: Option<PathBuf>,
+    /// What the browser lists of its newest run (kept when the steps are not).
+    pub summary: Option<Summary>,
+    /// Whether the newest run's output differs from the one before it.
+    pub changed: bool,
+    /// The token of the newest job asked to keep the steps (0: none since they were dropped).
+    pub steps_token: u64,
+}
+
+/// What the shader browser keeps of a run whose steps it does not keep.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Summary {
+    /// Ok, CompileError or ValidationError (never Running).
+    pub status: DocStatus,
+    pub stage: Option<String>,
+    /// Instructions of the input and of the output.
+    pub before: Option<usize>,
+    pub after: Option<usize>,
+    /// The first error: why it did not load, the pass that failed, or the first diagnostic.
+    pub first_error: Option<String>,
+    /// How long its run took.
+    pub took: std::time::Duration,
+    /// A hash of the output, to tell whether a run changed it.
+    pub output: u64,
+    /// The files its source includes (`#include`, transitively, as found beside it): a save
+    /// of one runs it again.
+    pub includes: Vec<PathBuf>,
+}
+
+impl Summary {
+    /// With the files its source includes.
+    pub fn including(mut self, includes: Vec<PathBuf>) -> Self {
+        self.includes = includes;
+        self
+    }
+
+    pub fn of_run(run: &crate::pipeline::Run, took: std::time::Duration) -> Self {
+        let failed = run.failed.map(|f| {
+            let st = &run.steps[f];
+            format!(
+                "pass {} failed: {}",
+                st.pass,
+                st.error.clone().unwrap_or_default()
+            )
+        });
+        let diagnosed = || {
+            run.steps.iter().find(|st| st.has_errors()).and_then(|st| {
+                st.diagnostics
+                    .iter()
+                    .find(|d| d.severity == crate::pipeline::Severity::Error)
+                    .map(|d| format!("after {}: {}", st.pass, d.message))
+            })
+        };
+        let first_error = failed.or_else(diagnosed);
+        let errors = run.failed.is_some() || run.steps.iter().any(|st| st.has_errors());
+        let output = run.final_module().map_or(0, |m| {
+            use std::hash::{Hash, Hasher};
+            let mut h = crate::ir::fxhash::FxHasher::default();
+            crate::ir::spirv::write::write_words(m).hash(&mut h);
+            h.finish()
+        });
+        Summary {
+            status: if errors {
+                DocStatus::ValidationError
+            } else {
+                DocStatus::Ok
+            },
+            // The input's, else the final module's (a run that keeps no snapshots keeps only
+            // that one).
+            stage: run
+                .steps
+                .first()
+                .and_then(|st| stage_of(&st.module))
+                .or_else(|| run.final_module().and_then(|m| stage_of(m))),
+            before: run.steps.first().map(|st| st.inst_count),
+            after: run.steps.last().map(|st| st.inst_count),
+            first_error,
+            took,
+            output,
+            includes: Vec::new(),
+        }
+    }
+
+    pub fn of_error(e: &crate::pipeline::input::InputError, took: std::time::Duration) -> Self {
+        let first = e.message.lines().next().unwrap_or("");
+        Summary {
+            status: DocStatus::CompileError,
+            stage: None,
+            before: None,
+            after: None,
+            first_error: Some(match e.line {
+                Some(l) => format!("line {l}: {first}"),
+                None => first.to_string(),
+            }),
+            took,
+            output: 0,
+            includes: Vec::new(),
+        }
+    }
 }
 
 /// What the shader browser says about a shader.
@@ -114,6 +212,9 @@ impl Doc {
             compare_requested: 0,
             compare_answered: 0,
             reduced_from: None,
+            summary: None,
+            changed: false,
+            steps_token: 0,
         }
     }
 
@@ -124,6 +225,8 @@ impl Doc {
     pub fn status(&self) -> DocStatus {
         if self.running() {
             DocStatus::Running
+        } else if let Some(summary) = &self.summary {
+            summary.status
         } else if self.error.is_some() {
             DocStatus::CompileError
         } else if self
@@ -140,22 +243,26 @@ impl Doc {
     /// The shader stage, from the entry points of the input (`vert`, `frag`, `comp`, …; `+`
     /// joins several).
     pub fn stage(&self) -> Option<String> {
-        let module = &self.run.as_ref()?.steps.first()?.module;
-        let mut names: Vec<&str> = Vec::new();
-        for ep in module.entry_points() {
-            if let Some(rspirv::dr::Operand::ExecutionModel(m)) = ep.lits().first() {
-                let n = stage_name(*m);
-                if !names.contains(&n) {
-                    names.push(n);
-                }
-            }
+        let from_run = self
+            .run
+            .as_ref()
+            .and_then(|r| r.steps.iter().find(|st| !st.is_source()))
+            .and_then(|st| stage_of(&st.module));
+        if self.run.is_some() {
+            return from_run;
         }
-        (!names.is_empty()).then(|| names.join("+"))
+        self.summary
+            .as_ref()
+            .and_then(|s| s.stage.clone())
+            .or_else(|| stage_of_name(&self.path).map(str::to_string))
     }
 
     /// Instructions in the pipeline's output.
     pub fn output_count(&self) -> Option<usize> {
-        self.run.as_ref()?.steps.last().map(|s| s.inst_count)
+        match &self.run {
+            Some(run) => run.steps.last().map(|s| s.inst_count),
+            None => self.summary.as_ref()?.after,
+        }
     }
 
     /// The name shown for it: the path under its watched directory, or the file name.
@@ -172,6 +279,39 @@ impl Doc {
             |n| n.to_string_lossy().into_owned(),
         )
     }
+}
+
+/// The stages of a module's entry points (`vert`, `frag`, …; `+` joins several).
+fn stage_of(module: &crate::ir::Module) -> Option<String> {
+    let mut names: Vec<&str> = Vec::new();
+    for ep in module.entry_points() {
+        if let Some(rspirv::dr::Operand::ExecutionModel(m)) = ep.lits().first() {
+            let n = stage_name(*m);
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
+    }
+    (!names.is_empty()).then(|| names.join("+"))
+}
+
+/// The stage a file's name says (`blur.frag`, `blur.comp.spv`), before it is read.
+pub fn stage_of_name(path: &std::path::Path) -> Option<&'static str> {
+    let name = path.file_name()?.to_str()?;
+    name.split('.').skip(1).find_map(|part| {
+        Some(match part.to_ascii_lowercase().as_str() {
+            "vert" => "vert",
+            "frag" => "frag",
+            "comp" => "comp",
+            "geom" => "geom",
+            "tesc" => "tesc",
+            "tese" => "tese",
+            "mesh" => "mesh",
+            "task" => "task",
+            "rgen" | "rchit" | "rmiss" | "rahit" | "rint" | "rcall" => "rt",
+            _ => return None,
+        })
+    })
 }
 
 fn stage_name(m: spirv::ExecutionModel) -> &'static str {
@@ -833,11 +973,94 @@ pub struct CostPane {
     pub pressure: bool,
 }
 
+/// How many shaders keep their steps when more are listed: the ones selected last. The others
+/// keep their summaries, and run again when selected.
+pub const STEPS_KEPT: usize = 8;
+
 /// The shader browser.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct BrowserPane {
-    /// What shader names must contain to be listed (`/` there; empty: all).
+    /// What shader names must contain to be listed (`/` there; empty: all). A leading `!`
+    /// lists only the failing ones.
     pub filter: String,
+    /// The shaders selected last, the newest first: those that keep their steps.
+    pub kept: std::collections::VecDeque<usize>,
+    pub sort: SortBy,
+    /// Folders folded, by key (`FolderKey`).
+    pub folded: std::collections::BTreeSet<FolderKey>,
+    /// The folder the cursor is on (`None`: the selected shader's row).
+    pub on_folder: Option<FolderKey>,
+    /// The rows listed, derived from the docs, the filter, the sort and the folds.
+    pub rows: Arc<Vec<BrowserRow>>,
+    /// Every listed shader in the tree's order (also those folded away).
+    pub order: Arc<Vec<usize>>,
+    /// The listed shaders ordered with their folders, which `rows` are walked from.
+    pub sorted: Arc<super::tree::Sorted>,
+    /// What `rows` were derived from.
+    pub rows_key: u64,
+}
+
+/// A folder of the browser: its watched directory and its path under it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FolderKey {
+    pub root: Option<usize>,
+    pub path: String,
+}
+
+/// A row of the browser's tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BrowserRow {
+    Folder {
+        key: FolderKey,
+        /// As the row says it (the last part of its path, or the watched directory).
+        name: String,
+        depth: usize,
+        folded: bool,
+        shaders: usize,
+        failing: usize,
+        /// Shaders whose output the newest run changed.
+        changed: usize,
+        /// Shaders not run yet.
+        running: usize,
+    },
+    Shader {
+        doc: usize,
+        depth: usize,
+    },
+}
+
+/// What the browser lists shaders by, within each folder.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SortBy {
+    #[default]
+    Name,
+    /// Failing first.
+    Status,
+    /// Most instructions first.
+    Size,
+    /// Slowest first.
+    Time,
+}
+
+impl SortBy {
+    pub fn name(self) -> &'static str {
+        match self {
+            SortBy::Name => "name",
+            SortBy::Status => "status",
+            SortBy::Size => "size",
+            SortBy::Time => "time",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "name" => SortBy::Name,
+            "status" => SortBy::Status,
+            "size" => SortBy::Size,
+            "time" => SortBy::Time,
+            _ => return None,
+        })
+    }
 }
 
 /// The prompt: what is typed, and the history of what was.
@@ -1104,36 +1327,75 @@ impl State {
         }
     }
 
-    /// The first shader row the browser shows when it has `rows` rows: the selected one
-    /// stays in view.
-    pub fn browser_first_row(&self, rows: usize) -> usize {
-        let listed = self.listed_docs();
-        let pos = listed.iter().position(|&d| d == self.doc).unwrap_or(0);
-        (pos + 1).saturating_sub(rows)
+    /// Whether input `i` keeps its steps: every input while few are open (or they run
+    /// together), else the selected one and those selected last.
+    pub fn keeps_steps(&self, i: usize) -> bool {
+        self.batched
+            || self.docs.len() <= STEPS_KEPT
+            || i == self.doc
+            || self.browser.kept.contains(&i)
     }
 
-    /// The shaders the browser lists (present ones, named like its filter), in display order.
-    pub fn listed_docs(&self) -> Vec<usize> {
-        let filter = &self.browser.filter;
-        // Smart case, as searches: a lower-case filter matches any case.
-        let sensitive = filter.chars().any(char::is_uppercase);
-        let lower = filter.to_lowercase();
-        let mut v: Vec<usize> = (0..self.docs.len())
-            .filter(|&i| self.docs[i].present)
-            .filter(|&i| {
-                if filter.is_empty() {
-                    return true;
-                }
-                let name = self.docs[i].display_name(&self.roots);
-                if sensitive {
-                    name.contains(filter.as_str())
-                } else {
-                    name.to_lowercase().contains(&lower)
-                }
+    /// The first row the browser shows when it has `rows` rows: the cursor's stays in view.
+    pub fn browser_first_row(&self, rows: usize) -> usize {
+        (self.browser_cursor_row() + 1).saturating_sub(rows)
+    }
+
+    /// The browser's rows and every listed shader in order: as derived, or built now when
+    /// the docs changed since (within `update`, before `derive` runs).
+    pub fn browser_tree(&self) -> (Arc<Vec<BrowserRow>>, Arc<Vec<usize>>) {
+        if self.browser.rows_key == super::tree::key(self) {
+            return (self.browser.rows.clone(), self.browser.order.clone());
+        }
+        let fresh;
+        let sorted = if self.browser.sorted.fits(self) {
+            &self.browser.sorted
+        } else {
+            fresh = Arc::new(super::tree::sort(self));
+            &fresh
+        };
+        (
+            Arc::new(super::tree::rows(self, sorted)),
+            Arc::new(sorted.order()),
+        )
+    }
+
+    /// The row the browser's cursor is on: the folder it is on, else the selected shader's, or
+    /// the nearest folder above it that shows (the shader is folded away).
+    pub fn browser_cursor_row(&self) -> usize {
+        let (rows, _) = self.browser_tree();
+        if let Some(key) = &self.browser.on_folder {
+            if let Some(i) = rows
+                .iter()
+                .position(|r| matches!(r, BrowserRow::Folder { key: k, .. } if k == key))
+            {
+                return i;
+            }
+        }
+        if let Some(i) = rows
+            .iter()
+            .position(|r| matches!(r, BrowserRow::Shader { doc, .. } if *doc == self.doc))
+        {
+            return i;
+        }
+        let Some(_) = self.docs.get(self.doc) else {
+            return 0;
+        };
+        let folders = super::tree::folders_of(self, self.doc);
+        folders
+            .iter()
+            .rev()
+            .find_map(|f| {
+                rows.iter()
+                    .position(|r| matches!(r, BrowserRow::Folder { key, .. } if key == f))
             })
-            .collect();
-        v.sort_by_cached_key(|&i| (self.docs[i].root, self.docs[i].display_name(&self.roots)));
-        v
+            .unwrap_or(0)
+    }
+
+    /// The shaders the browser lists (present ones, named like its filter), in the tree's
+    /// order.
+    pub fn listed_docs(&self) -> Vec<usize> {
+        self.browser_tree().1.to_vec()
     }
 
     /// Whether the shader browser is shown: for watched directories or several inputs.

@@ -4,12 +4,14 @@
 //! the newest it asked for, so a newer save always supersedes an older run. A worker that
 //! streams reports each step of a run as soon as its pass is done, before the whole run.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
 
-use crate::pipeline::compile::{compile, Compiled, Progress, Together};
+use super::state::Summary;
+use crate::pipeline::compile::{compile, compile_figures, Compiled, Progress, Together};
 use crate::pipeline::input::{FrontEnds, InputError};
 use crate::pipeline::{Pipeline, Step};
 
@@ -18,13 +20,34 @@ pub struct Job {
     pub doc: usize,
     pub token: u64,
     pub path: PathBuf,
+    /// Whether the run's steps come back (else only its summary: a shader the browser lists
+    /// but nobody looks at keeps no steps).
+    pub steps: bool,
+    /// Whether it goes before the jobs queued (the selected shader, a save), or after them (a
+    /// tree-wide run).
+    pub urgent: bool,
 }
 
-/// A finished job: the run, or why the input did not load.
+impl Job {
+    /// A job whose steps come back, before the others queued.
+    pub fn steps(doc: usize, token: u64, path: PathBuf) -> Self {
+        Job {
+            doc,
+            token,
+            path,
+            steps: true,
+            urgent: true,
+        }
+    }
+}
+
+/// A finished job: what the browser lists of it, and the run or why the input did not load.
 pub struct Done {
     pub doc: usize,
     pub token: u64,
-    pub result: Result<Compiled, InputError>,
+    pub summary: Summary,
+    /// `Ok(None)`: the job asked for the summary only, and the steps were dropped here.
+    pub result: Result<Option<Compiled>, InputError>,
 }
 
 /// A step of the run a job asked for, sent before the job is done.
@@ -39,13 +62,47 @@ pub struct StepDone {
 /// What the worker sends back: steps of a run under way (a streaming worker), then the job done.
 pub enum Report {
     Step(Box<StepDone>),
-    Done(Done),
+    Done(Box<Done>),
 }
 
+/// Jobs waiting, most urgent first. A job replaced by a newer one for the same input stays
+/// in the deque until it comes up and is skipped: replacing never walks a long queue.
 #[derive(Default)]
 struct Queue {
     jobs: VecDeque<Job>,
+    /// The newest token asked for, per input.
+    newest: HashMap<usize, u64>,
+    /// Summaries of runs by the content of their input (`content_key`): a shader tree holds
+    /// many files with the same bytes (copies, variants that came out alike), run once.
+    /// Emptied when the compilers change.
+    summaries: HashMap<u64, Summary>,
     closed: bool,
+}
+
+impl Queue {
+    fn push(&mut self, job: Job) {
+        self.newest.insert(job.doc, job.token);
+        if job.urgent {
+            self.jobs.push_front(job);
+        } else {
+            self.jobs.push_back(job);
+        }
+    }
+
+    /// The next job that no newer one replaced.
+    fn pop(&mut self) -> Option<Job> {
+        while let Some(job) = self.jobs.pop_front() {
+            if self.newest.get(&job.doc) == Some(&job.token) {
+                return Some(job);
+            }
+        }
+        None
+    }
+
+    /// Whether a newer job for the same input was asked for since `job`.
+    fn replaced(&self, job: &Job) -> bool {
+        self.newest.get(&job.doc).is_some_and(|&t| t > job.token)
+    }
 }
 
 /// The compilers a worker loads inputs with: replaced when shaderstep.toml changes, taken
@@ -56,41 +113,64 @@ pub struct Worker {
     queue: Arc<(Mutex<Queue>, Condvar)>,
     front: SharedFrontEnds,
     pub done: Receiver<Report>,
-    thread: Option<std::thread::JoinHandle<()>>,
-    /// Why the worker thread did not start (jobs then never run).
+    threads: Vec<std::thread::JoinHandle<()>>,
+    /// Why the worker threads did not start (jobs then never run).
     pub spawn_error: Option<String>,
 }
 
 impl Worker {
     /// A worker that runs each input on its own, or, with `batch`, every input together (jobs
     /// then come in batches: `submit_all`). A worker that streams (inputs on their own only)
-    /// reports every step as it is made.
+    /// reports every step as it is made. Inputs run on their own run on as many threads as
+    /// there are cores: a tree of shaders fills in on all of them.
     pub fn new(
         pipeline: Arc<Pipeline>,
         front: Arc<FrontEnds>,
         batch: Option<Together>,
         stream: bool,
     ) -> Self {
+        let threads = match batch {
+            Some(_) => 1,
+            None => std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
+        };
+        Worker::with_threads(pipeline, front, batch, stream, threads)
+    }
+
+    /// As `new`, on `threads` threads (inputs run on their own only).
+    pub fn with_threads(
+        pipeline: Arc<Pipeline>,
+        front: Arc<FrontEnds>,
+        batch: Option<Together>,
+        stream: bool,
+        threads: usize,
+    ) -> Self {
         let queue: Arc<(Mutex<Queue>, Condvar)> = Arc::default();
         let (tx, done) = channel();
-        let q = queue.clone();
         let front: SharedFrontEnds = Arc::new(Mutex::new(front));
-        let shared = front.clone();
-        let thread = std::thread::Builder::new()
-            .name("shaderstep-worker".into())
-            .spawn(move || match batch {
-                Some(batch) => work_batches(&q, &tx, &pipeline, &shared, &batch),
-                None => work(&q, &tx, &pipeline, &shared, stream),
-            });
-        let (thread, spawn_error) = match thread {
-            Ok(t) => (Some(t), None),
-            Err(e) => (None, Some(e.to_string())),
-        };
+        let mut handles = Vec::new();
+        let mut spawn_error = None;
+        for n in 0..threads.max(1) {
+            let (q, tx, pipeline, shared) =
+                (queue.clone(), tx.clone(), pipeline.clone(), front.clone());
+            let batch = batch.clone();
+            let thread = std::thread::Builder::new()
+                .name(format!("shaderstep-worker-{n}"))
+                .spawn(move || match batch {
+                    Some(batch) => work_batches(&q, &tx, &pipeline, &shared, &batch),
+                    None => work(&q, &tx, &pipeline, &shared, stream),
+                });
+            match thread {
+                Ok(t) => handles.push(t),
+                // Fewer threads still run every job; none runs nothing.
+                Err(e) if handles.is_empty() => spawn_error = Some(e.to_string()),
+                Err(_) => {}
+            }
+        }
         Worker {
             queue,
             front,
             done,
-            thread,
+            threads: handles,
             spawn_error,
         }
     }
@@ -98,15 +178,28 @@ impl Worker {
     /// The compilers the jobs queued from now on load their inputs with.
     pub fn set_front_ends(&self, front: Arc<FrontEnds>) {
         *self.front.lock().unwrap_or_else(|e| e.into_inner()) = front;
+        let (lock, _) = &*self.queue;
+        lock.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .summaries
+            .clear();
     }
 
     /// Queues a job, replacing a queued one for the same input.
     pub fn submit(&self, job: Job) {
+        self.submit_many(vec![job]);
+    }
+
+    /// Queues jobs, each replacing a queued one for the same input, under one lock.
+    pub fn submit_many(&self, jobs: Vec<Job>) {
         let (lock, cv) = &*self.queue;
         let mut q = lock.lock().unwrap_or_else(|e| e.into_inner());
-        q.jobs.retain(|j| j.doc != job.doc);
-        q.jobs.push_back(job);
-        cv.notify_one();
+        // Urgent ones pushed to the front in reverse keep their order there.
+        let (urgent, later): (Vec<Job>, Vec<Job>) = jobs.into_iter().partition(|j| j.urgent);
+        for job in urgent.into_iter().rev().chain(later) {
+            q.push(job);
+        }
+        cv.notify_all();
     }
 }
 
@@ -116,7 +209,12 @@ impl Worker {
         let (lock, cv) = &*self.queue;
         let mut q = lock.lock().unwrap_or_else(|e| e.into_inner());
         q.jobs.clear();
-        q.jobs.extend(jobs);
+        for job in jobs {
+            q.push(Job {
+                urgent: false,
+                ..job
+            });
+        }
         cv.notify_one();
     }
 }
@@ -139,13 +237,18 @@ fn work_batches(
                 if q.closed {
                     return;
                 }
-                if !q.jobs.is_empty() {
-                    break q.jobs.drain(..).collect();
+                let mut jobs = Vec::new();
+                while let Some(j) = q.pop() {
+                    jobs.push(j);
+                }
+                if !jobs.is_empty() {
+                    break jobs;
                 }
                 q = cv.wait(q).unwrap_or_else(|e| e.into_inner());
             }
         };
         let front = front.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let started = Instant::now();
         let results = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let paths: Vec<PathBuf> = jobs.iter().map(|j| j.path.clone()).collect();
             compile(&paths, pipeline, &front, together, &|| false, &mut |_| {}).unwrap_or_default()
@@ -162,16 +265,30 @@ fn work_batches(
                 })
                 .collect()
         });
+        let took = started.elapsed();
         for (job, result) in jobs.iter().zip(results) {
-            let done = Done {
-                doc: job.doc,
-                token: job.token,
-                result,
-            };
-            if tx.send(Report::Done(done)).is_err() {
+            if tx
+                .send(Report::Done(Box::new(done(job, result, took))))
+                .is_err()
+            {
                 return;
             }
         }
+    }
+}
+
+/// The answer to `job`: its summary, and the run when the job wants the steps.
+fn done(job: &Job, result: Result<Compiled, InputError>, took: Duration) -> Done {
+    let summary = match &result {
+        Ok(c) => Summary::of_run(&c.run, took),
+        Err(e) => Summary::of_error(e, took),
+    }
+    .including(includes(&job.path));
+    Done {
+        doc: job.doc,
+        token: job.token,
+        summary,
+        result: result.map(|c| job.steps.then_some(c)),
     }
 }
 
@@ -184,7 +301,7 @@ impl Drop for Worker {
             q.jobs.clear();
             cv.notify_all();
         }
-        if let Some(t) = self.thread.take() {
+        for t in self.threads.drain(..) {
             let _ = t.join();
         }
     }
@@ -205,7 +322,7 @@ fn work(
                 if q.closed {
                     return;
                 }
-                if let Some(j) = q.jobs.pop_front() {
+                if let Some(j) = q.pop() {
                     break j;
                 }
                 q = cv.wait(q).unwrap_or_else(|e| e.into_inner());
@@ -216,9 +333,29 @@ fn work(
         // A worker being dropped gives up too.
         let superseded = || {
             let q = lock.lock().unwrap_or_else(|e| e.into_inner());
-            q.closed || q.jobs.iter().any(|j| j.doc == job.doc)
+            q.closed || q.replaced(&job)
         };
         let front = front.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        // A summary of the same bytes run before answers a job that wants only the summary.
+        let content = (!job.steps).then(|| content_key(&job.path)).flatten();
+        if let Some(key) = content {
+            let known = {
+                let q = lock.lock().unwrap_or_else(|e| e.into_inner());
+                q.summaries.get(&key).cloned()
+            };
+            if let Some(summary) = known {
+                let done = Done {
+                    doc: job.doc,
+                    token: job.token,
+                    summary,
+                    result: Ok(None),
+                };
+                if tx.send(Report::Done(Box::new(done))).is_err() {
+                    return;
+                }
+                continue;
+            }
+        }
         // The source text goes with the first step only.
         let mut source_sent = false;
         let mut audited: std::collections::HashMap<usize, Arc<crate::ir::debug::Coverage>> =
@@ -226,7 +363,13 @@ fn work(
         // The last step of each input, whose cost the next one shares when it changed nothing.
         let mut costed: std::collections::HashMap<usize, crate::pipeline::Step> =
             std::collections::HashMap::new();
+        let started = Instant::now();
+        // A job for the summary only reports nothing and costs nothing per step.
+        let steps = job.steps;
         let mut report = |p: Progress| {
+            if !steps {
+                return;
+            }
             // The debug-info audit the pass list shows, computed here rather than while
             // drawing (once per step; the run keeps it), for inputs with source locations.
             let located = |m: &crate::ir::Module| m.functions().iter().any(|f| !f.locs.is_empty());
@@ -252,6 +395,10 @@ fn work(
         };
         // A pass that panics is a bug, but it must not take the UI down with it.
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            if !steps {
+                // Nobody looks at the steps: the modules between passes are not kept.
+                return compile_figures(&job.path, pipeline, &front, &superseded);
+            }
             compile(
                 std::slice::from_ref(&job.path),
                 pipeline,
@@ -273,17 +420,86 @@ fn work(
         let Some(result) = result else {
             continue;
         };
-        if tx
-            .send(Report::Done(Done {
-                doc: job.doc,
-                token: job.token,
-                result,
-            }))
-            .is_err()
-        {
+        let done = done(&job, result, started.elapsed());
+        if let (Some(key), Ok(_)) = (content, &done.result) {
+            let mut q = lock.lock().unwrap_or_else(|e| e.into_inner());
+            q.summaries.insert(key, done.summary.clone());
+        }
+        if tx.send(Report::Done(Box::new(done))).is_err() {
             return;
         }
     }
+}
+
+/// The key of an input whose run depends on its bytes alone (and its extension, which names
+/// the language and the stage): SPIR-V, WGSL, and GLSL that includes nothing. `None` for the
+/// others (an `#include` reads other files; HLSL and Slang go through configured compilers),
+/// and for files that cannot be read (the run says why).
+fn content_key(path: &std::path::Path) -> Option<u64> {
+    use std::hash::{Hash, Hasher};
+    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+    let glsl = matches!(
+        ext.as_str(),
+        "vert" | "frag" | "comp" | "geom" | "tesc" | "tese" | "glsl"
+    );
+    if !glsl && !matches!(ext.as_str(), "spv" | "spvasm" | "wgsl") {
+        return None;
+    }
+    let bytes = std::fs::read(path).ok()?;
+    if glsl && bytes.windows(8).any(|w| w == b"#include") {
+        return None;
+    }
+    let mut h = crate::ir::fxhash::FxHasher::default();
+    ext.hash(&mut h);
+    bytes.hash(&mut h);
+    Some(h.finish())
+}
+
+/// The files a source file includes, transitively: `#include "x"` and `#include <x>` lines,
+/// found beside the file that names them (as the compilers look for them). Also of a file that
+/// does not compile, whose error may be in what it includes.
+pub fn includes(path: &std::path::Path) -> Vec<PathBuf> {
+    const DEPTH: usize = 8;
+    let source = path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+        matches!(
+            e.to_ascii_lowercase().as_str(),
+            "vert" | "frag" | "comp" | "geom" | "tesc" | "tese" | "glsl" | "hlsl" | "slang"
+        )
+    });
+    if !source {
+        return Vec::new();
+    }
+    let mut found: Vec<PathBuf> = Vec::new();
+    let mut todo: Vec<(PathBuf, usize)> = vec![(path.to_path_buf(), 0)];
+    while let Some((file, depth)) = todo.pop() {
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        if !text.contains("#include") {
+            continue;
+        }
+        for line in text.lines() {
+            let Some(rest) = line.trim_start().strip_prefix("#include") else {
+                continue;
+            };
+            let rest = rest.trim();
+            let name = rest
+                .strip_prefix('"')
+                .and_then(|r| r.split('"').next())
+                .or_else(|| rest.strip_prefix('<').and_then(|r| r.split('>').next()));
+            let Some(name) = name.filter(|n| !n.is_empty()) else {
+                continue;
+            };
+            let included = super::watch::absolute(&file.parent().unwrap_or(path).join(name));
+            if !found.contains(&included) && included != path {
+                found.push(included.clone());
+                if depth + 1 < DEPTH {
+                    todo.push((included, depth + 1));
+                }
+            }
+        }
+    }
+    found
 }
 
 /// What a caught panic said.

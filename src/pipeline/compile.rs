@@ -41,6 +41,32 @@ pub struct Progress<'a> {
     pub step: &'a Step,
 }
 
+/// Loads `path` and runs `pipeline` on it keeping only the steps' figures and the final
+/// module (`Pipeline::run_figures`): a shader listed, not looked at. `None` when `cancelled`
+/// said to give up.
+pub fn compile_figures(
+    path: &std::path::Path,
+    pipeline: &Pipeline,
+    front: &FrontEnds,
+    cancelled: &dyn Fn() -> bool,
+) -> Option<Result<Compiled, InputError>> {
+    let l = match input::load_with(path, front) {
+        Ok(l) => l,
+        Err(e) => return Some(Err(e)),
+    };
+    let run = pipeline.run_figures(
+        Arc::new(l.words),
+        Some((l.module, l.decode_time)),
+        cancelled,
+    )?;
+    Some(Ok(Compiled {
+        path: l.path,
+        run,
+        kind: l.kind,
+        source: l.source.map(Arc::from),
+    }))
+}
+
 /// Loads `paths` and runs `pipeline` on them as `together` says: one result per input (per the
 /// first only, linked with `first_only`). Inputs that go together fail together: one that does
 /// not load leaves the others unlinked, each saying why. `None` when `cancelled` said to give

@@ -530,6 +530,17 @@ impl Pipeline {
         self.run_with(input, decoded, Vec::new(), cancelled, on_step)
     }
 
+    /// Like `run_cancellable`, keeping only the steps' figures and the final module (as
+    /// without `snapshots`): what a list of many shaders keeps of each.
+    pub fn run_figures(
+        &self,
+        input: Arc<Vec<u32>>,
+        decoded: Option<(Module, Duration)>,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Option<Run> {
+        self.run_snapshots(input, decoded, Vec::new(), cancelled, &mut |_| {}, false)
+    }
+
     /// Runs on `input` (called `name` in messages) with the modules a `link` pass merges
     /// into it.
     pub fn run_linked(
@@ -560,6 +571,19 @@ impl Pipeline {
         cancelled: &dyn Fn() -> bool,
         on_step: &mut dyn FnMut(&Step),
     ) -> Option<Run> {
+        let snapshots = self.snapshots;
+        self.run_snapshots(input, decoded, link_inputs, cancelled, on_step, snapshots)
+    }
+
+    fn run_snapshots(
+        &self,
+        input: Arc<Vec<u32>>,
+        decoded: Option<(Module, Duration)>,
+        link_inputs: Vec<super::link::LinkInput>,
+        cancelled: &dyn Fn() -> bool,
+        on_step: &mut dyn FnMut(&Step),
+        snapshots: bool,
+    ) -> Option<Run> {
         if let Some(tool) = &self.external {
             return Some(self.run_external(tool, input, decoded));
         }
@@ -571,7 +595,7 @@ impl Pipeline {
         cx.experimental = self.experimental;
         cx.link_inputs = link_inputs;
         cx.keep_exports = self.keep_exports;
-        cx.shown = self.snapshots;
+        cx.shown = snapshots;
         let mut module = Module::default();
         let mut snapshot = Arc::new(module.clone());
         let mut steps: Vec<Step> = Vec::with_capacity(self.passes.len());
@@ -602,7 +626,7 @@ impl Pipeline {
                 e => e,
             };
             let preview = if changed || steps.is_empty() {
-                if self.snapshots {
+                if snapshots {
                     snapshot = Arc::new(module.snapshot(Some(&snapshot)));
                 }
                 // Only the input, or a pass allowed to emit them, can bring experimental ops.
@@ -643,7 +667,7 @@ impl Pipeline {
                 break;
             }
         }
-        if !self.snapshots {
+        if !snapshots {
             if let Some(last) = steps.last_mut() {
                 last.module = Arc::new(module);
             }

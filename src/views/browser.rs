@@ -8,12 +8,14 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::theme::Theme;
-use crate::app::state::{DocStatus, Focus, State};
+use crate::app::state::{BrowserRow, DocStatus, Focus, SortBy, State};
 
-/// The first listed row shown, so that the selected shader is visible.
+/// The browser: folders (folded ▸, unfolded ▾) with their counts, shaders under them by the
+/// names their folder and file give them, with stage, output size and status.
 pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let focused = s.focus == Focus::Shaders;
-    let listed = s.listed_docs();
+    let rows_all = &s.browser.rows;
+    let listed = &s.browser.order;
     let running = listed.iter().filter(|&&i| s.docs[i].running()).count();
     let count = if s.browser.filter.is_empty() {
         listed.len().to_string()
@@ -21,11 +23,14 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         let all = s.docs.iter().filter(|d| d.present).count();
         format!("{} of {all} /{}", listed.len(), s.browser.filter)
     };
-    let title = if running > 0 {
-        format!(" shaders {count} · {running} running ")
-    } else {
-        format!(" shaders {count} ")
-    };
+    let mut title = format!(" shaders {count}");
+    if running > 0 {
+        title.push_str(&format!(" · {running} to run"));
+    }
+    if s.browser.sort != SortBy::Name {
+        title.push_str(&format!(" · by {}", s.browser.sort.name()));
+    }
+    title.push(' ');
     let block = t.pane(focused).title(Span::styled(title, t.title));
     let inner_w = area.width.saturating_sub(2) as usize;
     let rows = area.height.saturating_sub(2) as usize;
@@ -61,11 +66,14 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         );
         return;
     }
-    let first = s.browser_first_row(rows);
+    let cursor = s.browser_cursor_row();
+    let first = (cursor + 1).saturating_sub(rows);
     // name, stage (5), count (6), status (8). Names come first: on a narrow column the
     // stage goes, then the count, and the status becomes a mark.
     let (mut stage_w, mut count_w, mut status_w) = (5, 6, 8);
     const NAME_MIN: usize = 16;
+    // Below this, a mark is worth more than the status's word (long corpus names).
+    const NAME_WITH_WORD: usize = 24;
     let name_w = |st: usize, c: usize, l: usize| inner_w.saturating_sub(st + c + l + 1);
     if name_w(stage_w, count_w, status_w) < NAME_MIN {
         stage_w = 0;
@@ -73,43 +81,118 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     if name_w(stage_w, count_w, status_w) < NAME_MIN {
         count_w = 0;
     }
-    if name_w(stage_w, count_w, status_w) < NAME_MIN {
+    if name_w(stage_w, count_w, status_w) < NAME_WITH_WORD && stage_w + count_w == 0 {
         status_w = 2;
     }
     let name_w = name_w(stage_w, count_w, status_w);
-    let names: Vec<String> = listed
-        .iter()
-        .map(|&i| s.docs[i].display_name(&s.roots))
-        .collect();
-    let shown = first..(first + rows).min(listed.len());
-    let short = super::text::shorten_apart(&names, shown.clone(), name_w);
+    let label_w = status_w - 1;
     let mut lines = Vec::with_capacity(rows);
-    for (&i, name) in listed[shown].iter().zip(short) {
-        let d = &s.docs[i];
-        let status = d.status();
-        let style = match status {
-            DocStatus::Ok => t.changed,
-            DocStatus::Running => t.unchanged,
-            DocStatus::CompileError | DocStatus::ValidationError => t.error,
-        };
-        let label = if status_w == 2 {
-            status.mark()
+    for (r, row) in rows_all.iter().enumerate().skip(first).take(rows) {
+        let row_style = if r == cursor {
+            t.selected
         } else {
-            status.label()
+            Style::new()
         };
-        let stage = d.stage().unwrap_or_default();
-        let count = d.output_count().map_or(String::new(), |c| c.to_string());
-        let row_style = if i == s.doc { t.selected } else { Style::new() };
-        let mut spans = vec![Span::styled(format!(" {name:<name_w$}"), t.text)];
-        if stage_w > 0 {
-            spans.push(Span::styled(format!("{stage:>stage_w$}"), t.gutter));
+        match row {
+            BrowserRow::Folder {
+                name,
+                depth,
+                folded,
+                shaders,
+                failing,
+                changed,
+                running,
+                ..
+            } => {
+                let mark = if *folded { "▸" } else { "▾" };
+                // The folder's name, then how many shaders are under it.
+                let pad = indent(*depth);
+                let count = format!(" ({shaders})");
+                let room = name_w.saturating_sub(pad.len() + 2 + count.len());
+                let folder = format!("{pad}{mark} {}", cut(&format!("{name}/"), room).trim_end());
+                let mut spans = vec![
+                    Span::styled(format!(" {folder}"), t.title),
+                    Span::styled(
+                        format!(
+                            "{count:<w$}",
+                            w = name_w.saturating_sub(folder.chars().count())
+                        ),
+                        t.gutter,
+                    ),
+                ];
+                if stage_w + count_w > 0 {
+                    spans.push(Span::raw(" ".repeat(stage_w + count_w)));
+                }
+                // Failures first, then what the newest runs changed, then what is to run.
+                let (label, style) = if *failing > 0 {
+                    (format!("{failing}✗"), t.error)
+                } else if *running > 0 {
+                    (format!("{running}…"), t.unchanged)
+                } else if *changed > 0 {
+                    (format!("{changed}Δ"), t.changed)
+                } else {
+                    (String::new(), t.unchanged)
+                };
+                let mut label = label;
+                if *failing > 0 && *changed > 0 && label.chars().count() + 4 <= label_w {
+                    label.push_str(&format!(" {changed}Δ"));
+                }
+                spans.push(Span::styled(format!(" {}", cut(&label, label_w)), style));
+                lines.push(Line::from(spans).style(row_style));
+            }
+            BrowserRow::Shader { doc, depth } => {
+                let d = &s.docs[*doc];
+                let file = d.path.file_name().map_or_else(
+                    || d.path.display().to_string(),
+                    |n| n.to_string_lossy().into_owned(),
+                );
+                // Long names keep their beginning and their end (where copies differ).
+                let pad = indent(*depth);
+                let room = name_w.saturating_sub(pad.len());
+                let text = format!("{pad}{}", super::text::shorten_middle(&file, room));
+                let status = d.status();
+                let style = match status {
+                    DocStatus::Ok => t.changed,
+                    DocStatus::Running => t.unchanged,
+                    DocStatus::CompileError | DocStatus::ValidationError => t.error,
+                };
+                let label = if status_w == 2 {
+                    status.mark()
+                } else {
+                    status.label()
+                };
+                let stage = d.stage().unwrap_or_default();
+                let count = d.output_count().map_or(String::new(), |c| c.to_string());
+                let mut spans = vec![Span::styled(
+                    format!(" {:<name_w$}", cut(&text, name_w)),
+                    t.text,
+                )];
+                if stage_w > 0 {
+                    spans.push(Span::styled(format!("{stage:>stage_w$}"), t.gutter));
+                }
+                if count_w > 0 {
+                    spans.push(Span::styled(format!("{count:>count_w$}"), t.unchanged));
+                }
+                spans.push(Span::styled(format!(" {label:<label_w$}"), style));
+                lines.push(Line::from(spans).style(row_style));
+            }
         }
-        if count_w > 0 {
-            spans.push(Span::styled(format!("{count:>count_w$}"), t.unchanged));
-        }
-        let label_w = status_w - 1;
-        spans.push(Span::styled(format!(" {label:<label_w$}"), style));
-        lines.push(Line::from(spans).style(row_style));
     }
     frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// Two columns a level, up to six levels: deeper trees still leave room for names.
+fn indent(depth: usize) -> String {
+    "  ".repeat(depth.min(6))
+}
+
+/// `text` in `w` columns, cut at the end with `…` (names are never cut from the front: the
+/// folder says the rest).
+fn cut(text: &str, w: usize) -> String {
+    if text.chars().count() <= w {
+        return format!("{text:<w$}");
+    }
+    let mut out: String = text.chars().take(w.saturating_sub(1)).collect();
+    out.push('…');
+    out
 }

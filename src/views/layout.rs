@@ -58,12 +58,19 @@ pub fn areas(s: &State) -> Areas {
         Layout::horizontal([Constraint::Length(pass_width), Constraint::Min(0)]).areas(main);
     let (code, source) = source_split(s, code);
     let (shaders, passes) = if browser {
-        let listed = s.listed_docs().len() as u16;
+        let listed = s.browser.rows.len().min(u16::MAX as usize) as u16;
         // An empty directory gets room to say what it looks for.
         let h = if s.docs.is_empty() && !s.roots.is_empty() {
             8.min(left.height / 2)
         } else {
-            (listed.max(1) + 2).min((left.height / 3).max(5))
+            // A tree (folders) gets half the column, a flat list a third.
+            let folders = s
+                .browser
+                .rows
+                .iter()
+                .any(|r| matches!(r, crate::app::state::BrowserRow::Folder { .. }));
+            let share = if folders { 2 } else { 3 };
+            (listed.max(1) + 2).min((left.height / share).max(5))
         };
         let [b, p] = Layout::vertical([Constraint::Length(h), Constraint::Min(0)]).areas(left);
         (Some(b), p)

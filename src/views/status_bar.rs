@@ -47,7 +47,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         .unwrap_or_default();
     // A corpus file's name can fill the bar: a third of it is enough to tell which.
     let file = super::text::shorten_middle(&file, (area.width as usize / 3).max(12));
-    let listed = s.listed_docs();
+    let listed = &s.browser.order;
     let doc_count = match listed.iter().position(|&d| d == s.doc) {
         Some(pos) if listed.len() > 1 => format!(" [{}/{}]", pos + 1, listed.len()),
         _ => String::new(),

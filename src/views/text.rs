@@ -43,64 +43,9 @@ pub fn shorten_pass(name: &str, width: usize) -> String {
     }
 }
 
-/// Each of the sorted `names` from `range` in at most `width` characters, apart from its
-/// neighbours: what a name shares at the front with the names next to it goes (up to the start
-/// of the word where they part), then the middle of what is left, so that the part
-/// where neighbours differ and the extension are both kept. Corpus trees name hundreds of files
-/// `shaders-hlsl-no-opt.asm.comp.…`: cut at the front or the back they would look alike.
-pub fn shorten_apart(names: &[String], range: std::ops::Range<usize>, width: usize) -> Vec<String> {
-    // A shared front shorter than this is kept.
-    const SHORT_FRONT: usize = 12;
-    // How far back a word's start is looked for.
-    const WORD: usize = 8;
-    let common = |a: &str, b: &str| a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
-    range
-        .map(|i| {
-            let name = &names[i];
-            let n = name.chars().count();
-            if n <= width {
-                return name.clone();
-            }
-            let shared = [i.checked_sub(1), Some(i + 1)]
-                .into_iter()
-                .flatten()
-                .filter_map(|j| names.get(j))
-                .map(|other| common(name, other))
-                .max()
-                .unwrap_or(0);
-            // From the start of the word where they part, when it is near; a front shared
-            // by few characters is kept (the middle goes instead).
-            let chars: Vec<char> = name.chars().collect();
-            if shared < SHORT_FRONT {
-                return shorten_middle(name, width);
-            }
-            let boundary = |k: usize| k > 0 && matches!(chars[k - 1], '.' | '-' | '_' | '/');
-            let mut from = shared.min(n - 1);
-            if let Some(k) = (from.saturating_sub(WORD)..=from)
-                .rev()
-                .find(|&k| boundary(k))
-            {
-                from = k;
-            }
-            // What is left is short (the name is its neighbour's less a suffix: `a.spv`
-            // beside `a.reduced.spv`): the room is filled from further back, from a word's
-            // start, so the rest of the name shows too.
-            let room = width.saturating_sub(1);
-            if n - from < room {
-                let back = n - room;
-                from = (back..(back + WORD).min(from))
-                    .find(|&k| boundary(k))
-                    .unwrap_or(back);
-            }
-            let rest: String = chars[from..].iter().collect();
-            format!("…{}", shorten_middle(&rest, width.saturating_sub(1)))
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{shorten_apart, shorten_middle, shorten_pass, title};
+    use super::{shorten_middle, shorten_pass, title};
 
     #[test]
     fn long_names_are_cut_in_the_middle_and_stay_apart() {
@@ -144,48 +89,5 @@ mod tests {
             "…elimin…anches"
         );
         assert_eq!(shorten_pass("eliminate-dead-functions", 12), "elimin…tions");
-    }
-
-    #[test]
-    fn neighbours_sharing_a_long_front_stay_apart() {
-        let names: Vec<String> = [
-            "shaders-hlsl-no-opt.asm.comp.access-chain-load-store-composite.asm.comp.spv",
-            "shaders-hlsl-no-opt.asm.comp.aliased-struct-divergent-member-name.asm.comp.spv",
-            "shaders-hlsl-no-opt.asm.comp.atomic-load-store.asm.comp.spv",
-            "shaders-hlsl-no-opt.asm.comp.atomic-result-temporary.asm.comp.spv",
-            "short.comp",
-        ]
-        .map(String::from)
-        .to_vec();
-        let shown = shorten_apart(&names, 0..names.len(), 24);
-        assert!(shown.iter().all(|s| s.chars().count() <= 24), "{shown:?}");
-        for (i, a) in shown.iter().enumerate() {
-            for b in &shown[i + 1..] {
-                assert_ne!(a, b, "{shown:?}");
-            }
-        }
-        // The part where they differ, and the extension, are kept.
-        assert!(
-            shown[2].starts_with("…load-s") && shown[2].ends_with(".spv"),
-            "{shown:?}"
-        );
-        assert!(shown[0].starts_with("…access-"), "{shown:?}");
-        assert_eq!(shown[4], "short.comp");
-        // Cut at the front or the back alone, they would look the same.
-        let front = |s: &str| s.chars().take(23).collect::<String>();
-        assert_eq!(front(&names[2]), front(&names[3]));
-    }
-
-    /// A name that is its neighbour's less a suffix keeps more than its extension.
-    #[test]
-    fn a_name_and_its_reduced_copy_stay_readable() {
-        let names: Vec<String> = [
-            "shaders-hlsl-no-opt.asm.comp.image-atomic.asm.comp.reduced.spv",
-            "shaders-hlsl-no-opt.asm.comp.image-atomic.asm.comp.spv",
-        ]
-        .map(String::from)
-        .to_vec();
-        let shown = shorten_apart(&names, 0..names.len(), 19);
-        assert_eq!(shown, ["…comp.reduced.spv", "…asm.comp.spv"]);
     }
 }

@@ -29,7 +29,12 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 some => some,
             };
             let jobs = match spec {
-                Some(_) => (0..s.docs.len()).map(|i| compare_job(s, i)).collect(),
+                // Only the shaders that keep their steps: the others run it when selected.
+                Some(_) => {
+                    let kept: Vec<usize> =
+                        (0..s.docs.len()).filter(|&i| s.keeps_steps(i)).collect();
+                    kept.into_iter().map(|i| compare_job(s, i)).collect()
+                }
                 None => Vec::new(),
             };
             return vec![Effect::Compare { spec, jobs }];

@@ -93,7 +93,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
         },
         Action::Disk(facts) => return crate::app::disk::apply(s, facts),
         Action::Reload if s.batched => return vec![load(s, 0)],
-        Action::Reload => return (0..s.docs.len()).map(|i| load(s, i)).collect(),
+        Action::Reload => return vec![load_all(s)],
         Action::Write(path, force) => {
             let Some(run) = s.run() else {
                 s.set_error("nothing loaded to write");
@@ -153,36 +153,77 @@ fn expand_home(path: &std::path::Path) -> std::path::PathBuf {
 
 /// Asks for input `i` to run again (every input, when they run together), and the compared
 /// pipeline with it: each request's token grows, and only the answer to the newest counts.
+/// It goes before the runs queued (a save, the shader selected).
 pub(in crate::app) fn load(s: &mut State, i: usize) -> Effect {
     let docs: Vec<usize> = if s.batched {
         (0..s.docs.len()).collect()
     } else {
         vec![i]
     };
-    let jobs = docs
-        .into_iter()
-        .map(|n| {
-            let doc = &mut s.docs[n];
-            job(n, &mut doc.requested, &doc.path)
-        })
-        .collect();
+    let jobs = docs.into_iter().map(|n| job(s, n, true)).collect();
     let compared = (!s.batched && s.compare.spec.is_some()).then(|| compare_job(s, i));
     Effect::Load { jobs, compared }
+}
+
+/// Asks for every input to run again (the batch, when they run together): the selected one
+/// first, the rest after whatever is queued, in the order the browser lists them. Shaders
+/// nobody looks at bring back their summaries only.
+pub(in crate::app) fn load_all(s: &mut State) -> Effect {
+    if s.batched {
+        return load(s, 0);
+    }
+    let mut order = s.listed_docs();
+    order.extend((0..s.docs.len()).filter(|i| !s.docs[*i].present));
+    let mut jobs = Vec::with_capacity(order.len());
+    if s.doc < s.docs.len() {
+        jobs.push(job(s, s.doc, true));
+    }
+    for i in order {
+        if i != s.doc {
+            jobs.push(job(s, i, false));
+        }
+    }
+    let compared = s.compare.spec.is_some().then(|| compare_job(s, s.doc));
+    Effect::Load { jobs, compared }
+}
+
+/// The selected shader's steps, when they were dropped (or never asked for): its run again,
+/// showing steps as they come as a first run does.
+pub(super) fn steps_wanted(s: &mut State) -> Option<Effect> {
+    let d = s.docs.get(s.doc)?;
+    if s.batched || d.run.is_some() || d.steps_token != 0 || !d.present {
+        return None;
+    }
+    let job = job(s, s.doc, true);
+    let compared = s.compare.spec.is_some().then(|| compare_job(s, s.doc));
+    Some(Effect::Load {
+        jobs: vec![job],
+        compared,
+    })
 }
 
 /// A request of the compared pipeline's run on input `i`.
 pub(super) fn compare_job(s: &mut State, i: usize) -> Job {
     let doc = &mut s.docs[i];
-    job(i, &mut doc.compare_requested, &doc.path)
+    doc.compare_requested += 1;
+    Job::steps(i, doc.compare_requested, doc.path.clone())
 }
 
-/// A request for input `i` at `path`, with the next token of those counted in `requested`.
-fn job(i: usize, requested: &mut u64, path: &std::path::Path) -> Job {
-    *requested += 1;
+/// A request for input `i`, with the next token: it keeps the steps when the browser keeps
+/// them for `i`.
+fn job(s: &mut State, i: usize, urgent: bool) -> Job {
+    let steps = s.keeps_steps(i);
+    let doc = &mut s.docs[i];
+    doc.requested += 1;
+    if steps {
+        doc.steps_token = doc.requested;
+    }
     Job {
         doc: i,
-        token: *requested,
-        path: path.to_path_buf(),
+        token: doc.requested,
+        path: doc.path.clone(),
+        steps,
+        urgent,
     }
 }
 

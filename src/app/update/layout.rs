@@ -202,12 +202,21 @@ fn mouse(s: &mut State, col: u16, row: u16, kind: Press) -> Vec<Effect> {
     if let Some(b) = areas.shaders.filter(|&b| inside(b)) {
         match kind {
             Press::Click => {
-                let listed = s.listed_docs();
+                let (listed, _) = s.browser_tree();
                 let rows = b.height.saturating_sub(2) as usize;
                 let idx = (row.saturating_sub(b.y + 1)) as usize + s.browser_first_row(rows);
                 if row > b.y && idx < listed.len() {
                     s.focus = Focus::Shaders;
-                    select_doc(s, listed[idx]);
+                    match &listed[idx] {
+                        // A click on a folder folds or unfolds it.
+                        crate::app::state::BrowserRow::Folder { key, .. } => {
+                            if !s.browser.folded.remove(key) {
+                                s.browser.folded.insert(key.clone());
+                            }
+                            s.browser.on_folder = Some(key.clone());
+                        }
+                        crate::app::state::BrowserRow::Shader { doc, .. } => select_doc(s, *doc),
+                    }
                 }
             }
             Press::WheelDown => move_doc(s, 1),

@@ -33,7 +33,7 @@ use crate::app::worker::Job;
 
 pub(in crate::app) use browser::select_doc;
 pub(crate) use exec::locals_list;
-pub(in crate::app) use files::load;
+pub(in crate::app) use files::{load, load_all};
 pub use help::op_on_line;
 
 #[derive(Debug, PartialEq)]
@@ -111,6 +111,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
     }
     let mut effects = route(s, action);
     effects.extend(exec::follow(s));
+    effects.extend(files::steps_wanted(s));
     effects
 }
 
@@ -145,9 +146,15 @@ fn route(s: &mut State, action: Action) -> Vec<Effect> {
         | Action::Bottom
         | Action::Left
         | Action::Right => layout::handle(s, action),
-        Action::NextInput | Action::PrevInput | Action::Shader(..) | Action::Filter(..) => {
-            browser::handle(s, action)
-        }
+        Action::NextInput
+        | Action::PrevInput
+        | Action::NextFailing(..)
+        | Action::Fold
+        | Action::Unfold
+        | Action::Open
+        | Action::Sort(..)
+        | Action::Shader(..)
+        | Action::Filter(..) => browser::handle(s, action),
         Action::StepNext
         | Action::StepPrev
         | Action::Step(..)

@@ -1,0 +1,405 @@
+//! Whole shader trees in the browser: folders with counts that fold, the filter (`!` for the
+//! failing ones), the order within folders, `]` walking the failing shaders; only the shaders
+//! selected last keeping their steps (the others their summaries, run again when selected);
+//! and the worker's queue: urgent jobs first, a newer request replacing an older one.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use shaderstep::app::action::Action;
+use shaderstep::app::event_loop::{App, AppEvent, Inputs};
+use shaderstep::app::state::{BrowserRow, DocStatus, Focus, SortBy, STEPS_KEPT};
+use shaderstep::app::worker::{Job, Report, Worker};
+use shaderstep::pipeline::input::FrontEnds;
+use shaderstep::pipeline::Pipeline;
+
+mod common;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("shaderstep-tree-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A fragment shader whose output depends on `k` (more `k`: more instructions).
+fn shader(k: usize) -> String {
+    let mut body = String::from("    var c = vec4<f32>(0.5);\n");
+    for i in 0..k {
+        body.push_str(&format!("    c = c * vec4<f32>(1.{i}) + c.yzwx;\n"));
+    }
+    format!("@fragment\nfn main() -> @location(0) vec4<f32> {{\n{body}    return c;\n}}\n")
+}
+
+fn write(dir: &Path, rel: &str, text: &str) {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+/// Twelve shaders: lights/ (3, and shadows/ under it with 3), post/ (4, one broken), and two
+/// at the top.
+fn tree(name: &str) -> PathBuf {
+    let dir = scratch(name);
+    for (k, rel) in [
+        "lights/point.wgsl",
+        "lights/spot.wgsl",
+        "lights/sun.wgsl",
+        "lights/shadows/pcf.wgsl",
+        "lights/shadows/vsm.wgsl",
+        "lights/shadows/csm.wgsl",
+        "post/bloom.wgsl",
+        "post/blur.wgsl",
+        "post/tonemap.wgsl",
+        "main.wgsl",
+        "sky.wgsl",
+    ]
+    .iter()
+    .enumerate()
+    {
+        write(&dir, rel, &shader(k));
+    }
+    write(&dir, "post/broken.wgsl", "@fragment fn main( {\n");
+    dir
+}
+
+fn open_dir(dir: &Path) -> App {
+    let mut app = App::open(
+        Inputs {
+            roots: vec![dir.to_path_buf()],
+            ..Inputs::default()
+        },
+        Pipeline::preset("size").unwrap(),
+        (120, 40),
+        false,
+    );
+    app.settle();
+    app
+}
+
+fn act(app: &mut App, action: Action) {
+    app.handle(AppEvent::Action(action));
+    app.settle();
+}
+
+/// The rows as text: `name/ shaders failing` for folders, the file name for shaders, indented.
+fn rows(app: &App) -> Vec<String> {
+    let s = &app.state;
+    s.browser
+        .rows
+        .iter()
+        .map(|r| match r {
+            BrowserRow::Folder {
+                name,
+                depth,
+                folded,
+                shaders,
+                failing,
+                ..
+            } => format!(
+                "{}{}{name}/ {shaders} {failing}",
+                "  ".repeat(*depth),
+                if *folded { "+" } else { "" }
+            ),
+            BrowserRow::Shader { doc, depth } => format!(
+                "{}{}",
+                "  ".repeat(*depth),
+                s.docs[*doc].path.file_name().unwrap().to_string_lossy()
+            ),
+        })
+        .collect()
+}
+
+fn selected_name(app: &App) -> String {
+    let s = &app.state;
+    s.docs[s.doc].display_name(&s.roots)
+}
+
+#[test]
+fn folders_count_fold_filter_and_sort() {
+    let dir = tree("folders");
+    let mut app = open_dir(&dir);
+    assert_eq!(
+        rows(&app),
+        [
+            "main.wgsl",
+            "sky.wgsl",
+            "lights/ 6 0",
+            "  point.wgsl",
+            "  spot.wgsl",
+            "  sun.wgsl",
+            "  shadows/ 3 0",
+            "    csm.wgsl",
+            "    pcf.wgsl",
+            "    vsm.wgsl",
+            "post/ 4 1",
+            "  bloom.wgsl",
+            "  blur.wgsl",
+            "  broken.wgsl",
+            "  tonemap.wgsl",
+        ]
+    );
+    // Folding: the cursor goes to a folder, which folds; its counts stay.
+    app.state.focus = Focus::Shaders;
+    act(&mut app, Action::Shader("lights/shadows/pcf".into()));
+    act(&mut app, Action::Fold);
+    assert_eq!(
+        app.state
+            .browser
+            .on_folder
+            .as_ref()
+            .map(|k| k.path.as_str()),
+        Some("lights/shadows")
+    );
+    act(&mut app, Action::Fold);
+    let r = rows(&app);
+    assert!(r.contains(&"  +shadows/ 3 0".to_string()), "{r:#?}");
+    assert!(!r.iter().any(|x| x.contains("pcf")), "{r:#?}");
+    // Moving down from the folded folder goes to the next folder, not into it.
+    act(&mut app, Action::Down(1));
+    assert_eq!(
+        app.state
+            .browser
+            .on_folder
+            .as_ref()
+            .map(|k| k.path.as_str()),
+        Some("post")
+    );
+    act(&mut app, Action::Open);
+    assert!(rows(&app).contains(&"+post/ 4 1".to_string()));
+    act(&mut app, Action::Open);
+    // `]` walks to the failing one, unfolding what hides it.
+    act(&mut app, Action::Fold);
+    act(&mut app, Action::NextFailing(true));
+    assert_eq!(selected_name(&app), "post/broken.wgsl");
+    assert!(rows(&app).iter().any(|r| r.contains("broken")));
+    // What it says (the failing one's own run says why after it).
+    let said: Vec<&str> = app
+        .state
+        .status
+        .messages
+        .iter()
+        .map(|m| m.text.as_str())
+        .collect();
+    assert!(
+        said.iter()
+            .any(|m| m.starts_with("failing 1 of 1: post/broken.wgsl")),
+        "{said:?}"
+    );
+    // The filter: `!` lists the failing ones only, with their folders.
+    act(&mut app, Action::Filter("!".into()));
+    assert_eq!(rows(&app), ["post/ 1 1", "  broken.wgsl"]);
+    act(&mut app, Action::Filter("sh".into()));
+    assert_eq!(
+        rows(&app),
+        [
+            "lights/ 3 0",
+            "  shadows/ 3 0",
+            "    csm.wgsl",
+            "    pcf.wgsl",
+            "    vsm.wgsl"
+        ],
+        "folded folders open while filtering"
+    );
+    act(&mut app, Action::Filter(String::new()));
+    // By size: the largest output first in each folder; by status: failing first.
+    act(&mut app, Action::Sort(Some(SortBy::Size)));
+    let r = rows(&app);
+    let post: Vec<&String> = r.iter().skip_while(|x| !x.starts_with("post/")).collect();
+    assert_eq!(post[1], "  tonemap.wgsl", "{r:#?}");
+    act(&mut app, Action::Sort(Some(SortBy::Status)));
+    let r = rows(&app);
+    let post: Vec<&String> = r.iter().skip_while(|x| !x.starts_with("post/")).collect();
+    assert_eq!(post[1], "  broken.wgsl", "{r:#?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn only_the_shaders_selected_last_keep_their_steps() {
+    let dir = tree("kept");
+    let mut app = open_dir(&dir);
+    let with_steps = |app: &App| {
+        (0..app.state.docs.len())
+            .filter(|&i| app.state.docs[i].run.is_some())
+            .collect::<Vec<usize>>()
+    };
+    // Opened: every shader has its summary, the selected one its steps too.
+    assert!(app.state.docs.iter().all(|d| d.summary.is_some()));
+    assert_eq!(with_steps(&app), [app.state.doc]);
+    let first = app.state.doc;
+    let first_summary = app.state.docs[first].summary.clone().unwrap();
+    for _ in 0..11 {
+        act(&mut app, Action::NextInput);
+        let kept = with_steps(&app);
+        let d = &app.state.docs[app.state.doc];
+        assert!(
+            kept.contains(&app.state.doc) || d.status() == DocStatus::CompileError,
+            "the selected one has its steps"
+        );
+        assert!(kept.len() <= STEPS_KEPT, "{} kept", kept.len());
+    }
+    assert!(
+        app.state.docs[first].run.is_none(),
+        "the first selected dropped its steps"
+    );
+    assert_eq!(app.state.docs[first].summary.as_ref(), Some(&first_summary));
+    // Selected again, it runs again and shows its steps.
+    let name = app.state.docs[first].display_name(&app.state.roots);
+    act(&mut app, Action::Shader(name));
+    assert_eq!(app.state.doc, first);
+    let run = app.state.docs[first].run.as_ref().expect("its steps again");
+    assert_eq!(
+        run.steps.last().map(|s| s.inst_count),
+        first_summary.after,
+        "the same run as its summary says"
+    );
+    // The broken one keeps its error as its summary.
+    let broken = app
+        .state
+        .docs
+        .iter()
+        .find(|d| d.path.ends_with("broken.wgsl"))
+        .unwrap();
+    assert_eq!(broken.status(), DocStatus::CompileError);
+    assert!(broken.summary.as_ref().unwrap().first_error.is_some());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_save_during_a_tree_wide_run_is_run_and_later_requests_replace_earlier_ones() {
+    let dir = tree("save");
+    let mut app = open_dir(&dir);
+    let sky = dir.join("sky.wgsl");
+    let i = app
+        .state
+        .docs
+        .iter()
+        .position(|d| d.path.ends_with("sky.wgsl"))
+        .unwrap();
+    let before = app.state.docs[i].summary.clone().unwrap();
+    // A tree-wide run, then a save, then another tree-wide run: each shader answers the
+    // newest request, and the saved one shows what was saved.
+    app.handle(AppEvent::Action(Action::Reload));
+    std::fs::write(&sky, shader(30)).unwrap();
+    app.handle(AppEvent::FilesChanged(vec![
+        std::path::absolute(&sky).unwrap()
+    ]));
+    app.handle(AppEvent::Action(Action::Reload));
+    app.settle();
+    assert!(app.state.docs.iter().all(|d| d.answered == d.requested));
+    let after = app.state.docs[i].summary.clone().unwrap();
+    assert!(after.after > before.after, "{before:?} → {after:?}");
+    assert!(app.state.docs[i].changed, "the save changed its output");
+    let changed = app.state.docs.iter().filter(|d| d.changed).count();
+    assert_eq!(changed, 1, "only the saved shader changed");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_queue_runs_urgent_jobs_first_and_skips_replaced_ones() {
+    let dir = tree("queue");
+    let mut paths: Vec<PathBuf> = Vec::new();
+    for e in std::fs::read_dir(dir.join("lights")).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_file() {
+            paths.push(p);
+        }
+    }
+    let worker = Worker::with_threads(
+        Arc::new(Pipeline::preset("O").unwrap()),
+        Arc::new(FrontEnds::default()),
+        None,
+        false,
+        1,
+    );
+    let job = |doc: usize, token: u64, urgent: bool| Job {
+        doc,
+        token,
+        path: paths[doc % paths.len()].clone(),
+        steps: false,
+        urgent,
+    };
+    let mut later: Vec<Job> = (0..20).map(|d| job(d, 1, false)).collect();
+    // Doc 5 asked again: its first request is skipped when it comes up.
+    later.push(job(5, 2, false));
+    worker.submit_many(later);
+    worker.submit(job(99, 1, true));
+    let mut answered = Vec::new();
+    while answered.len() < 21 {
+        match worker.done.recv_timeout(Duration::from_secs(60)) {
+            Ok(Report::Done(d)) => {
+                assert!(
+                    d.result.as_ref().is_ok_and(Option::is_none),
+                    "summaries only"
+                );
+                answered.push((d.doc, d.token));
+            }
+            Ok(Report::Step(_)) => panic!("a job for the summary streams no steps"),
+            Err(e) => panic!("the worker did not answer: {e}"),
+        }
+    }
+    // The one thread may have started the first before the urgent job came.
+    let urgent_at = answered.iter().position(|&a| a == (99, 1)).unwrap();
+    assert!(urgent_at <= 1, "{answered:?}");
+    assert!(!answered.contains(&(5, 1)), "{answered:?}");
+    assert!(answered.contains(&(5, 2)));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn saving_an_included_file_runs_the_shaders_that_include_it() {
+    common::tool("glslangValidator");
+    let dir = scratch("include");
+    write(
+        &dir,
+        "lib/tint.h",
+        "vec4 tint(vec4 c) { return c * 0.5; }\n",
+    );
+    let frag = |body: &str| {
+        format!(
+            "#version 450\n#extension GL_GOOGLE_include_directive : require\n#include \"lib/tint.h\"\nlayout(location = 0) out vec4 o;\nvoid main() {{ {body} }}\n"
+        )
+    };
+    write(&dir, "a.frag", &frag("o = tint(vec4(1.0));"));
+    write(
+        &dir,
+        "b.frag",
+        "#version 450\nlayout(location = 0) out vec4 o;\nvoid main() { o = vec4(0.25); }\n",
+    );
+    // More shaders than keep their steps, so that summaries alone are asked for.
+    for k in 0..STEPS_KEPT {
+        write(&dir, &format!("other/s{k}.wgsl"), &shader(k));
+    }
+    let mut app = open_dir(&dir);
+    let doc = |app: &App, name: &str| {
+        app.state
+            .docs
+            .iter()
+            .position(|d| d.path.ends_with(name))
+            .unwrap()
+    };
+    let (a, b) = (doc(&app, "a.frag"), doc(&app, "b.frag"));
+    let header = std::path::absolute(dir.join("lib/tint.h")).unwrap();
+    assert_eq!(
+        app.state.docs[a].summary.as_ref().unwrap().includes,
+        std::slice::from_ref(&header)
+    );
+    let before = app.state.docs[a].summary.clone().unwrap();
+    let (requested_a, requested_b) = (app.state.docs[a].requested, app.state.docs[b].requested);
+    // The header gains a line of work: a.frag runs again and its output grows; b.frag does
+    // not run.
+    write(
+        &dir,
+        "lib/tint.h",
+        "vec4 tint(vec4 c) { return sqrt(c) * 0.5 + c.wzyx; }\n",
+    );
+    app.handle(AppEvent::FilesChanged(vec![header]));
+    app.settle();
+    assert_eq!(app.state.docs[a].requested, requested_a + 1);
+    assert_eq!(app.state.docs[b].requested, requested_b);
+    let after = app.state.docs[a].summary.clone().unwrap();
+    assert!(after.after > before.after, "{before:?} → {after:?}");
+    assert!(app.state.docs[a].changed);
+    let _ = std::fs::remove_dir_all(&dir);
+}
