@@ -146,10 +146,26 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                     || d.path.display().to_string(),
                     |n| n.to_string_lossy().into_owned(),
                 );
-                // Long names keep their beginning and their end (where copies differ).
+                // Long names keep their beginning and their end, and where they part from the
+                // shaders listed beside them.
                 let pad = indent(*depth);
                 let room = name_w.saturating_sub(pad.len());
-                let text = format!("{pad}{}", super::text::shorten_middle(&file, room));
+                let neighbour = |k: Option<usize>| {
+                    k.and_then(|k| rows_all.get(k)).and_then(|row| match row {
+                        BrowserRow::Shader { doc: o, .. } => s.docs[*o].path.file_name(),
+                        BrowserRow::Folder { .. } => None,
+                    })
+                };
+                let (before, after) = (neighbour(r.checked_sub(1)), neighbour(Some(r + 1)));
+                let text = format!(
+                    "{pad}{}",
+                    super::text::shorten_beside(
+                        &file,
+                        before.and_then(|n| n.to_str()),
+                        after.and_then(|n| n.to_str()),
+                        room
+                    )
+                );
                 let status = d.status();
                 let style = match status {
                     DocStatus::Ok => t.changed,
@@ -161,7 +177,16 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                 } else {
                     status.label()
                 };
-                let stage = d.stage().unwrap_or_default();
+                let mut stage = d.stage().unwrap_or_default();
+                if stage.chars().count() >= stage_w {
+                    // Several stages in one module: their initials (`v+f`).
+                    stage = stage
+                        .split('+')
+                        .map(|st| st.chars().next().unwrap_or('?').to_string())
+                        .collect::<Vec<_>>()
+                        .join("+");
+                    stage = stage.chars().take(stage_w.saturating_sub(1)).collect();
+                }
                 let count = d.output_count().map_or(String::new(), |c| c.to_string());
                 let mut spans = vec![Span::styled(
                     format!(" {:<name_w$}", cut(&text, name_w)),

@@ -43,9 +43,73 @@ pub fn shorten_pass(name: &str, width: usize) -> String {
     }
 }
 
+/// `name` in at most `width` characters, told apart from its neighbours (`before`, `after`,
+/// the names listed next to it): a long beginning it shares with them is cut to its first
+/// word (never the whole front: the name still reads as itself), then what is left loses its
+/// middle, keeping where the names part and the extension. A test suite's folder names
+/// hundreds of files `shaders-hlsl-no-opt.asm.comp.…`: cut at the front, the back or the
+/// middle alone they look alike.
+pub fn shorten_beside(
+    name: &str,
+    before: Option<&str>,
+    after: Option<&str>,
+    width: usize,
+) -> String {
+    // A shared front shorter than this is kept whole.
+    const SHORT_FRONT: usize = 12;
+    // How far back a word's start is looked for.
+    const WORD: usize = 8;
+    let n = name.chars().count();
+    if n <= width {
+        return name.to_string();
+    }
+    let common = |other: &str| {
+        name.chars()
+            .zip(other.chars())
+            .take_while(|(x, y)| x == y)
+            .count()
+    };
+    let shared = [before, after]
+        .into_iter()
+        .flatten()
+        .map(common)
+        .max()
+        .unwrap_or(0);
+    let chars: Vec<char> = name.chars().collect();
+    if shared < SHORT_FRONT || width < 12 {
+        return shorten_middle(name, width);
+    }
+    let boundary = |k: usize| k > 0 && matches!(chars[k - 1], '.' | '-' | '_' | '/');
+    // Where they part: from the start of that word, when it is near.
+    let mut from = shared.min(n - 1);
+    if let Some(k) = (from.saturating_sub(WORD)..=from)
+        .rev()
+        .find(|&k| boundary(k))
+    {
+        from = k;
+    }
+    // The front kept: its first word, at most a quarter of the room.
+    let most = (width / 4).max(2);
+    let head = (1..=most.min(from))
+        .rev()
+        .find(|&k| boundary(k))
+        .unwrap_or(most.min(from));
+    let room = width.saturating_sub(head + 1);
+    // What is left is short: the room fills from further back, from a word's start.
+    if n - from < room {
+        let back = n - room;
+        from = (back..(back + WORD).min(from))
+            .find(|&k| boundary(k))
+            .unwrap_or(back);
+    }
+    let rest: String = chars[from..].iter().collect();
+    let front: String = chars[..head].iter().collect();
+    format!("{front}…{}", shorten_middle(&rest, room))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{shorten_middle, shorten_pass, title};
+    use super::{shorten_beside, shorten_middle, shorten_pass, title};
 
     #[test]
     fn long_names_are_cut_in_the_middle_and_stay_apart() {
@@ -89,5 +153,41 @@ mod tests {
             "…elimin…anches"
         );
         assert_eq!(shorten_pass("eliminate-dead-functions", 12), "elimin…tions");
+    }
+
+    #[test]
+    fn neighbours_sharing_a_long_front_stay_apart_and_keep_their_first_word() {
+        let names = [
+            "shaders-hlsl-no-opt.asm.comp.access-chain-load-store-composite.asm.comp.spv",
+            "shaders-hlsl-no-opt.asm.comp.atomic-load-store.asm.comp.spv",
+            "shaders-hlsl-no-opt.asm.comp.atomic-result-temporary.asm.comp.spv",
+        ];
+        let shown: Vec<String> = (0..names.len())
+            .map(|i| {
+                let before = i.checked_sub(1).map(|j| names[j]);
+                let after = names.get(i + 1).copied();
+                shorten_beside(names[i], before, after, 28)
+            })
+            .collect();
+        assert!(shown.iter().all(|s| s.chars().count() <= 28), "{shown:?}");
+        assert!(shown.iter().all(|s| s.starts_with("shaders…")), "{shown:?}");
+        assert!(shown[0].contains("access-"), "{shown:?}");
+        assert!(shown[1].contains("load-store"), "{shown:?}");
+        assert!(shown[2].contains("result-tem"), "{shown:?}");
+        assert!(shown.iter().all(|s| s.ends_with(".spv")), "{shown:?}");
+        // A name that fits, or one whose neighbours share little, is as before.
+        assert_eq!(
+            shorten_beside("sky.wgsl", Some("lights.wgsl"), None, 28),
+            "sky.wgsl"
+        );
+        assert_eq!(
+            shorten_beside(
+                "a-very-long-name-of-a-shader.frag",
+                Some("b.frag"),
+                None,
+                20
+            ),
+            shorten_middle("a-very-long-name-of-a-shader.frag", 20)
+        );
     }
 }
