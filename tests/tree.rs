@@ -293,6 +293,18 @@ fn a_save_during_a_tree_wide_run_is_run_and_later_requests_replace_earlier_ones(
     assert!(app.state.docs[i].changed, "the save changed its output");
     let changed = app.state.docs.iter().filter(|d| d.changed).count();
     assert_eq!(changed, 1, "only the saved shader changed");
+    let said: Vec<&str> = app
+        .state
+        .status
+        .messages
+        .iter()
+        .map(|m| m.text.as_str())
+        .collect();
+    assert!(
+        said.iter()
+            .any(|m| m.starts_with("reloaded sky.wgsl (not shown): ")),
+        "{said:?}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

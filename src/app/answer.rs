@@ -77,6 +77,15 @@ pub(super) fn run(s: &mut State, done: Done) {
                 doc.generation += 1;
             }
             doc.steps_token = 0;
+            // A save of a shader nobody looks at says what it did, when it did something.
+            if doc.changed {
+                let name = doc.display_name(&s.roots);
+                let after = doc.summary.as_ref().and_then(|x| x.after);
+                s.set_message(match after {
+                    Some(n) => format!("reloaded {name} (not shown): {n} instructions out"),
+                    None => format!("reloaded {name} (not shown)"),
+                });
+            }
             return;
         }
         Err(e) => Err(e),
