@@ -22,19 +22,11 @@ use shaderstep::app::event_loop::{App, AppEvent, Inputs};
 use shaderstep::app::watch::{watch, DEBOUNCE};
 use shaderstep::pipeline::Pipeline;
 
+mod common;
+use common::status_kib;
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
-}
-
-fn status_kib(field: &str) -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with(field))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        })
-        .unwrap_or(0)
 }
 
 /// The project's shaders as bytes with the extension they are read by: GLSL compiled with

@@ -20,7 +20,7 @@ use shaderstep::pipeline::diff::diff_lines;
 use shaderstep::pipeline::Pipeline;
 
 mod common;
-use common::{large_module_text, large_module_with_lines};
+use common::{large_module_text, large_module_with_lines, status_kib};
 
 /// Counts the bytes the process holds on the heap: resident memory also counts what the
 /// allocator keeps after it is freed (each thread's arena), which varies with the allocation
@@ -57,17 +57,6 @@ static ALLOCATOR: Counting = Counting;
 
 fn live_mib() -> f64 {
     LIVE.load(std::sync::atomic::Ordering::Relaxed) as f64 / (1024.0 * 1024.0)
-}
-
-fn rss_kib(field: &str) -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with(field))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        })
-        .unwrap_or(0)
 }
 
 fn ms(d: Duration) -> f64 {
@@ -111,7 +100,7 @@ fn main() {
             .collect::<Vec<u8>>(),
     )
     .unwrap();
-    let rss_before = rss_kib("VmRSS:");
+    let rss_before = status_kib("VmRSS:");
     let live_before = live_mib();
     if !memory_only {
         // Where the first frame's time goes.
@@ -179,8 +168,8 @@ fn main() {
         println!(
             "memory under {preset}: {steps} steps of {functions} functions; the app holds {:.1} MiB of heap once the run is in (resident +{:.1} MiB, peak {:.1} MiB)",
             live_mib() - live_before,
-            (rss_kib("VmRSS:") - rss_before) as f64 / 1024.0,
-            rss_kib("VmHWM:") as f64 / 1024.0
+            (status_kib("VmRSS:") - rss_before) as f64 / 1024.0,
+            status_kib("VmHWM:") as f64 / 1024.0
         );
         return;
     }
@@ -311,8 +300,8 @@ fn main() {
         ms(*frames.last().unwrap())
     );
 
-    let rss_after = rss_kib("VmRSS:");
-    let peak = rss_kib("VmHWM:");
+    let rss_after = status_kib("VmRSS:");
+    let peak = status_kib("VmHWM:");
     println!(
         "memory: resident {:.1} MiB after (+{:.1} MiB for the app), peak {:.1} MiB",
         rss_after as f64 / 1024.0,

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use shaderstep::app::action::Action;
-use shaderstep::app::event_loop::{App, AppEvent, Inputs};
+use shaderstep::app::event_loop::{App, AppEvent};
 use shaderstep::app::state::{BrowserRow, DocStatus, Focus, SortBy, STEPS_KEPT};
 use shaderstep::app::worker::{Job, Report, Worker};
 use shaderstep::pipeline::input::FrontEnds;
@@ -17,10 +17,7 @@ use shaderstep::pipeline::Pipeline;
 mod common;
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("shaderstep-tree-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::temp_dir(name)
 }
 
 /// A fragment shader whose output depends on `k` (more `k`: more instructions).
@@ -65,17 +62,7 @@ fn tree(name: &str) -> PathBuf {
 }
 
 fn open_dir(dir: &Path) -> App {
-    let mut app = App::open(
-        Inputs {
-            roots: vec![dir.to_path_buf()],
-            ..Inputs::default()
-        },
-        Pipeline::preset("size").unwrap(),
-        (120, 40),
-        false,
-    );
-    app.settle();
-    app
+    common::open_dir(dir, "size")
 }
 
 fn act(app: &mut App, action: Action) {
@@ -111,6 +98,14 @@ fn rows(app: &App) -> Vec<String> {
         .collect()
 }
 
+fn folder_at_cursor(app: &App) -> Option<&str> {
+    app.state
+        .browser
+        .on_folder
+        .as_ref()
+        .map(|k| k.path.as_str())
+}
+
 fn selected_name(app: &App) -> String {
     let s = &app.state;
     s.docs[s.doc].display_name(&s.roots)
@@ -144,28 +139,14 @@ fn folders_count_fold_filter_and_sort() {
     app.state.focus = Focus::Shaders;
     act(&mut app, Action::Shader("lights/shadows/pcf".into()));
     act(&mut app, Action::Fold);
-    assert_eq!(
-        app.state
-            .browser
-            .on_folder
-            .as_ref()
-            .map(|k| k.path.as_str()),
-        Some("lights/shadows")
-    );
+    assert_eq!(folder_at_cursor(&app), Some("lights/shadows"));
     act(&mut app, Action::Fold);
     let r = rows(&app);
     assert!(r.contains(&"  +shadows/ 3 0".to_string()), "{r:#?}");
     assert!(!r.iter().any(|x| x.contains("pcf")), "{r:#?}");
     // Moving down from the folded folder goes to the next folder, not into it.
     act(&mut app, Action::Down(1));
-    assert_eq!(
-        app.state
-            .browser
-            .on_folder
-            .as_ref()
-            .map(|k| k.path.as_str()),
-        Some("post")
-    );
+    assert_eq!(folder_at_cursor(&app), Some("post"));
     act(&mut app, Action::Open);
     assert!(rows(&app).contains(&"+post/ 4 1".to_string()));
     act(&mut app, Action::Open);
@@ -175,13 +156,7 @@ fn folders_count_fold_filter_and_sort() {
     assert_eq!(selected_name(&app), "post/broken.wgsl");
     assert!(rows(&app).iter().any(|r| r.contains("broken")));
     // What it says (the failing one's own run says why after it).
-    let said: Vec<&str> = app
-        .state
-        .status
-        .messages
-        .iter()
-        .map(|m| m.text.as_str())
-        .collect();
+    let said = common::messages(&app);
     assert!(
         said.iter()
             .any(|m| m.starts_with("failing 1 of 1: post/broken.wgsl")),
@@ -293,13 +268,7 @@ fn a_save_during_a_tree_wide_run_is_run_and_later_requests_replace_earlier_ones(
     assert!(app.state.docs[i].changed, "the save changed its output");
     let changed = app.state.docs.iter().filter(|d| d.changed).count();
     assert_eq!(changed, 1, "only the saved shader changed");
-    let said: Vec<&str> = app
-        .state
-        .status
-        .messages
-        .iter()
-        .map(|m| m.text.as_str())
-        .collect();
+    let said = common::messages(&app);
     assert!(
         said.iter()
             .any(|m| m.starts_with("reloaded sky.wgsl (not shown): ")),

@@ -4,9 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use shaderstep::app::event_loop::{App, AppEvent, Inputs};
+use shaderstep::app::event_loop::{App, AppEvent};
 use shaderstep::app::state::DocStatus;
-use shaderstep::pipeline::Pipeline;
+
+mod common;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("shaderstep-watch-{name}-{}", std::process::id()));
@@ -20,17 +21,7 @@ fn shader(k: u32) -> String {
 }
 
 fn open_dir(dir: &Path) -> App {
-    let mut app = App::open(
-        Inputs {
-            roots: vec![dir.to_path_buf()],
-            ..Inputs::default()
-        },
-        Pipeline::preset("size").unwrap(),
-        (120, 40),
-        false,
-    );
-    app.settle();
-    app
+    common::open_dir(dir, "size")
 }
 
 fn changed(app: &mut App, paths: &[PathBuf]) {

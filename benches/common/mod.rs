@@ -1,4 +1,4 @@
-//! Shared benchmark input: a large generated module.
+//! Shared benchmark input: a large generated module; and the process's memory.
 
 use std::fmt::Write;
 
@@ -141,4 +141,17 @@ pub fn large_module_with_lines(functions: usize, file: &str) -> (String, String)
         .map(|n| format!("    x = x * {}.0 + {}.0; // line {}\n", n % 7, n % 5, n + 1))
         .collect();
     (out, source)
+}
+
+/// A `/proc/self/status` figure in KiB (`VmRSS:`, `VmHWM:`); 0 where there is none.
+#[allow(dead_code)]
+pub fn status_kib(field: &str) -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with(field))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
 }

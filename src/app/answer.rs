@@ -109,17 +109,7 @@ pub(super) fn run(s: &mut State, done: Done) {
             if let Some(src) = &loaded.source {
                 run.prepend_source(src.clone());
             }
-            let failure = run.failed.map(|f| {
-                let st = &run.steps[f];
-                (
-                    f,
-                    format!(
-                        "pass {} failed: {}",
-                        st.pass,
-                        st.error.clone().unwrap_or_default()
-                    ),
-                )
-            });
+            let failure = run.failure();
             if streamed {
                 // The same steps as those shown, now complete: they keep their generation, and
                 // what was printed of them already.

@@ -92,14 +92,7 @@ impl Summary {
     }
 
     pub fn of_run(run: &crate::pipeline::Run, took: std::time::Duration) -> Self {
-        let failed = run.failed.map(|f| {
-            let st = &run.steps[f];
-            format!(
-                "pass {} failed: {}",
-                st.pass,
-                st.error.clone().unwrap_or_default()
-            )
-        });
+        let failed = run.failure().map(|(_, why)| why);
         let diagnosed = || {
             run.steps.iter().find(|st| st.has_errors()).and_then(|st| {
                 st.diagnostics

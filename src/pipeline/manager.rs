@@ -159,6 +159,20 @@ impl Run {
         self.failed.is_none()
     }
 
+    /// The step that failed, and `pass NAME failed: WHY`.
+    pub fn failure(&self) -> Option<(usize, String)> {
+        let f = self.failed?;
+        let st = &self.steps[f];
+        Some((
+            f,
+            format!(
+                "pass {} failed: {}",
+                st.pass,
+                st.error.clone().unwrap_or_default()
+            ),
+        ))
+    }
+
     pub fn final_module(&self) -> Option<&Arc<Module>> {
         self.steps.last().map(|s| &s.module)
     }
@@ -515,7 +529,14 @@ impl Pipeline {
         decoded: Option<(Module, Duration)>,
         cancelled: &dyn Fn() -> bool,
     ) -> Option<Run> {
-        self.run_with(input, decoded, Vec::new(), cancelled, &mut |_| {})
+        self.run_with(
+            input,
+            decoded,
+            Vec::new(),
+            cancelled,
+            &mut |_| {},
+            self.snapshots,
+        )
     }
 
     /// Like `run_cancellable`, and hands each step to `on_step` as soon as its pass is done,
@@ -527,7 +548,14 @@ impl Pipeline {
         cancelled: &dyn Fn() -> bool,
         on_step: &mut dyn FnMut(&Step),
     ) -> Option<Run> {
-        self.run_with(input, decoded, Vec::new(), cancelled, on_step)
+        self.run_with(
+            input,
+            decoded,
+            Vec::new(),
+            cancelled,
+            on_step,
+            self.snapshots,
+        )
     }
 
     /// Like `run_cancellable`, keeping only the steps' figures and the final module (as
@@ -538,7 +566,7 @@ impl Pipeline {
         decoded: Option<(Module, Duration)>,
         cancelled: &dyn Fn() -> bool,
     ) -> Option<Run> {
-        self.run_snapshots(input, decoded, Vec::new(), cancelled, &mut |_| {}, false)
+        self.run_with(input, decoded, Vec::new(), cancelled, &mut |_| {}, false)
     }
 
     /// Runs on `input` (called `name` in messages) with the modules a `link` pass merges
@@ -559,23 +587,20 @@ impl Pipeline {
                 module: Module::default(),
             },
         );
-        self.run_with(input, decoded, link_inputs, &|| false, &mut |_| {})
-            .expect("a run that is never cancelled finishes")
+        self.run_with(
+            input,
+            decoded,
+            link_inputs,
+            &|| false,
+            &mut |_| {},
+            self.snapshots,
+        )
+        .expect("a run that is never cancelled finishes")
     }
 
+    /// Runs the passes (or the external tool, or reads the dumps), keeping the module after
+    /// every step when `snapshots`.
     fn run_with(
-        &self,
-        input: Arc<Vec<u32>>,
-        decoded: Option<(Module, Duration)>,
-        link_inputs: Vec<super::link::LinkInput>,
-        cancelled: &dyn Fn() -> bool,
-        on_step: &mut dyn FnMut(&Step),
-    ) -> Option<Run> {
-        let snapshots = self.snapshots;
-        self.run_snapshots(input, decoded, link_inputs, cancelled, on_step, snapshots)
-    }
-
-    fn run_snapshots(
         &self,
         input: Arc<Vec<u32>>,
         decoded: Option<(Module, Duration)>,

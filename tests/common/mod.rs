@@ -32,6 +32,31 @@ pub fn temp_dir(tag: &str) -> PathBuf {
     dir
 }
 
+/// The app on the shaders under `dir` (run through `preset`), every first run done.
+pub fn open_dir(dir: &Path, preset: &str) -> shaderstep::app::event_loop::App {
+    let mut app = shaderstep::app::event_loop::App::open(
+        shaderstep::app::event_loop::Inputs {
+            roots: vec![dir.to_path_buf()],
+            ..Default::default()
+        },
+        shaderstep::pipeline::Pipeline::preset(preset).unwrap(),
+        (120, 40),
+        false,
+    );
+    app.settle();
+    app
+}
+
+/// Everything the status bar said, oldest first.
+pub fn messages(app: &shaderstep::app::event_loop::App) -> Vec<String> {
+    app.state
+        .status
+        .messages
+        .iter()
+        .map(|m| m.text.clone())
+        .collect()
+}
+
 /// The `shaderstep` binary run with `args` from the project directory.
 pub fn shaderstep(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_shaderstep"))
