@@ -384,3 +384,23 @@ fn saving_an_included_file_runs_the_shaders_that_include_it() {
     assert!(app.state.docs[a].changed);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_tree_wide_run_runs_the_compared_pipeline_on_the_shaders_that_keep_their_steps() {
+    let dir = scratch("compare");
+    write(&dir, "a.wgsl", &shader(1));
+    write(&dir, "b.wgsl", &shader(2));
+    let mut app = open_dir(&dir);
+    act(&mut app, Action::Compare(Some("O".into())));
+    let before: Vec<u64> = app.state.docs.iter().map(|d| d.compare_answered).collect();
+    assert!(before.iter().all(|&t| t > 0), "{before:?}");
+    act(&mut app, Action::Reload);
+    for (d, was) in app.state.docs.iter().zip(before) {
+        assert!(
+            d.compare_answered > was,
+            "{}: the compared run is of the file as it is now",
+            d.path.display()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

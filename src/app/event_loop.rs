@@ -293,8 +293,8 @@ impl App {
         let selected = app.state.doc;
         app.state.browser.kept.push_front(selected);
         if !app.state.docs.is_empty() {
-            let load = update::load_all(&mut app.state);
-            app.apply(vec![load]);
+            let loads = update::load_all(&mut app.state);
+            app.apply(loads);
         }
         app.settle_derived();
         app

@@ -93,7 +93,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
         },
         Action::Disk(facts) => return crate::app::disk::apply(s, facts),
         Action::Reload if s.batched => return vec![load(s, 0)],
-        Action::Reload => return vec![load_all(s)],
+        Action::Reload => return load_all(s),
         Action::Write(path, force) => {
             let Some(run) = s.run() else {
                 s.set_error("nothing loaded to write");
@@ -167,10 +167,11 @@ pub(in crate::app) fn load(s: &mut State, i: usize) -> Effect {
 
 /// Asks for every input to run again (the batch, when they run together): the selected one
 /// first, the rest after whatever is queued, in the order the browser lists them. Shaders
-/// nobody looks at bring back their summaries only.
-pub(in crate::app) fn load_all(s: &mut State) -> Effect {
+/// nobody looks at bring back their summaries only; those that keep their steps run the
+/// compared pipeline too, when one is compared.
+pub(in crate::app) fn load_all(s: &mut State) -> Vec<Effect> {
     if s.batched {
-        return load(s, 0);
+        return vec![load(s, 0)];
     }
     let mut order = s.listed_docs();
     order.extend((0..s.docs.len()).filter(|i| !s.docs[*i].present));
@@ -178,13 +179,26 @@ pub(in crate::app) fn load_all(s: &mut State) -> Effect {
     if s.doc < s.docs.len() {
         jobs.push(job(s, s.doc, true));
     }
-    for i in order {
+    for &i in &order {
         if i != s.doc {
             jobs.push(job(s, i, false));
         }
     }
-    let compared = s.compare.spec.is_some().then(|| compare_job(s, s.doc));
-    Effect::Load { jobs, compared }
+    let mut effects = vec![Effect::Load {
+        jobs,
+        compared: s.compare.spec.is_some().then(|| compare_job(s, s.doc)),
+    }];
+    if s.compare.spec.is_some() {
+        for i in order {
+            if i != s.doc && s.keeps_steps(i) {
+                effects.push(Effect::Load {
+                    jobs: Vec::new(),
+                    compared: Some(compare_job(s, i)),
+                });
+            }
+        }
+    }
+    effects
 }
 
 /// The selected shader's steps, when they were dropped (or never asked for): its run again,
