@@ -404,3 +404,36 @@ fn a_tree_wide_run_runs_the_compared_pipeline_on_the_shaders_that_keep_their_ste
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_list_scrolls_only_as_far_as_the_cursor_needs() {
+    let dir = scratch("scroll");
+    for k in 0..40 {
+        write(&dir, &format!("many/s{k:02}.wgsl"), &shader(k % 3));
+    }
+    let mut app = open_dir(&dir);
+    app.state.focus = Focus::Shaders;
+    let rows = app.state.layout.shaders.unwrap().inner_rows();
+    assert!(rows < 40, "the pane shows {rows} rows");
+    let start = app.state.browser_cursor_row();
+    for _ in 0..30 {
+        act(&mut app, Action::Down(1));
+    }
+    let cursor = app.state.browser_cursor_row();
+    assert_eq!(cursor, start + 30);
+    assert_eq!(
+        app.state.browser.scroll,
+        cursor + 1 - rows,
+        "the cursor at the bottom"
+    );
+    let scrolled = app.state.browser.scroll;
+    // Up a row: the cursor moves within the pane, the list stays.
+    act(&mut app, Action::Up(1));
+    assert_eq!(app.state.browser.scroll, scrolled);
+    // Up past the top of the pane: the list follows, the cursor at the top.
+    for _ in 0..rows {
+        act(&mut app, Action::Up(1));
+    }
+    assert_eq!(app.state.browser.scroll, app.state.browser_cursor_row());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -536,6 +536,23 @@ fn refresh(s: &mut State) {
     refresh_previous_values(s);
 }
 
+/// The browser's first row: the cursor's row in view, the list scrolled only as far as it must.
+fn fit_browser(s: &mut State) {
+    let Some(area) = s.layout.shaders else {
+        return;
+    };
+    let rows = area.inner_rows().max(1);
+    let cursor = s.browser_cursor_row();
+    let len = s.browser.rows.len();
+    let mut scroll = s.browser.scroll;
+    if cursor < scroll {
+        scroll = cursor;
+    } else if cursor >= scroll + rows {
+        scroll = cursor + 1 - rows;
+    }
+    s.browser.scroll = scroll.min(len.saturating_sub(rows));
+}
+
 /// The browser's tree, built again when the docs, the filter, the sort or the folds changed.
 fn refresh_browser(s: &mut State) {
     if !s.browser_shown() {
@@ -688,6 +705,7 @@ fn fit_to_layout(s: &mut State) {
         .and_then(|files| source_line_at_cursor(s, files));
     refresh_source_pane(s, files.as_deref());
     refresh_compare_functions(s);
+    fit_browser(s);
     fit_cfg(s);
     refresh_columns(s);
     if !s.color {

@@ -983,6 +983,9 @@ pub struct BrowserPane {
     pub folded: std::collections::BTreeSet<FolderKey>,
     /// The folder the cursor is on (`None`: the selected shader's row).
     pub on_folder: Option<FolderKey>,
+    /// The first row shown: kept so that the cursor's row stays in view, moving only as
+    /// far as it must (derived before each draw).
+    pub scroll: usize,
     /// The rows listed, derived from the docs, the filter, the sort and the folds.
     pub rows: Arc<Vec<BrowserRow>>,
     /// Every listed shader in the tree's order (also those folded away).
@@ -1327,11 +1330,6 @@ impl State {
             || self.docs.len() <= STEPS_KEPT
             || i == self.doc
             || self.browser.kept.contains(&i)
-    }
-
-    /// The first row the browser shows when it has `rows` rows: the cursor's stays in view.
-    pub fn browser_first_row(&self, rows: usize) -> usize {
-        (self.browser_cursor_row() + 1).saturating_sub(rows)
     }
 
     /// The browser's rows and every listed shader in order: as derived, or built now when

@@ -67,7 +67,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         return;
     }
     let cursor = s.browser_cursor_row();
-    let first = (cursor + 1).saturating_sub(rows);
+    let first = s.browser.scroll;
     // name, stage (5), count (6), status (8). Names come first: on a narrow column the
     // stage goes, then the count, and the status becomes a mark.
     let (mut stage_w, mut count_w, mut status_w) = (5, 6, 8);

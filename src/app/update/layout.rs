@@ -203,8 +203,7 @@ fn mouse(s: &mut State, col: u16, row: u16, kind: Press) -> Vec<Effect> {
         match kind {
             Press::Click => {
                 let (listed, _) = s.browser_tree();
-                let rows = b.height.saturating_sub(2) as usize;
-                let idx = (row.saturating_sub(b.y + 1)) as usize + s.browser_first_row(rows);
+                let idx = (row.saturating_sub(b.y + 1)) as usize + s.browser.scroll;
                 if row > b.y && idx < listed.len() {
                     s.focus = Focus::Shaders;
                     match &listed[idx] {
