@@ -81,13 +81,14 @@ fn rows(app: &App) -> Vec<String> {
                 name,
                 depth,
                 folded,
-                shaders,
-                failing,
+                counts,
                 ..
             } => format!(
-                "{}{}{name}/ {shaders} {failing}",
+                "{}{}{name}/ {} {}",
                 "  ".repeat(*depth),
-                if *folded { "+" } else { "" }
+                if *folded { "+" } else { "" },
+                counts.shaders,
+                counts.failing
             ),
             BrowserRow::Shader { doc, depth } => format!(
                 "{}{}",

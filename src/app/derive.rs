@@ -536,13 +536,15 @@ fn refresh(s: &mut State) {
     refresh_previous_values(s);
 }
 
-/// The browser's first row: the cursor's row in view, the list scrolled only as far as it must.
+/// The browser's cursor row, and its first row: the cursor's in view, the list scrolled only
+/// as far as it must.
 fn fit_browser(s: &mut State) {
     let Some(area) = s.layout.shaders else {
         return;
     };
     let rows = area.inner_rows().max(1);
     let cursor = s.browser_cursor_row();
+    s.browser.cursor = cursor;
     let len = s.browser.rows.len();
     let mut scroll = s.browser.scroll;
     if cursor < scroll {
@@ -567,7 +569,10 @@ fn refresh_browser(s: &mut State) {
         s.browser.order = Arc::new(sorted.order());
         s.browser.sorted = Arc::new(sorted);
     }
-    s.browser.rows = Arc::new(super::tree::rows(s, &s.browser.sorted));
+    let (rows, totals) = super::tree::rows(s, &s.browser.sorted);
+    s.browser.rows = Arc::new(rows);
+    s.browser.totals = totals;
+    s.browser.present = s.docs.iter().filter(|d| d.present).count();
     s.browser.rows_key = key;
 }
 

@@ -103,10 +103,11 @@ impl Summary {
         };
         let first_error = failed.or_else(diagnosed);
         let errors = run.failed.is_some() || run.steps.iter().any(|st| st.has_errors());
-        let output = run.final_module().map_or(0, |m| {
+        // The words `lift` wrote (the final module's, written now, without a lift step).
+        let output = run.output_words().map_or(0, |words| {
             use std::hash::{Hash, Hasher};
             let mut h = crate::ir::fxhash::FxHasher::default();
-            crate::ir::spirv::write::write_words(m).hash(&mut h);
+            words.hash(&mut h);
             h.finish()
         });
         Summary {
@@ -218,36 +219,22 @@ impl Doc {
     pub fn status(&self) -> DocStatus {
         if self.running() {
             DocStatus::Running
-        } else if let Some(summary) = &self.summary {
-            summary.status
-        } else if self.error.is_some() {
-            DocStatus::CompileError
-        } else if self
-            .run
-            .as_ref()
-            .is_some_and(|r| r.failed.is_some() || r.steps.iter().any(|s| s.has_errors()))
-        {
-            DocStatus::ValidationError
         } else {
-            DocStatus::Ok
+            // Every answer brings its summary, which says what the run said.
+            self.summary.as_ref().map_or(DocStatus::Ok, |s| s.status)
         }
     }
 
     /// The shader stage, from the entry points of the input (`vert`, `frag`, `comp`, …; `+`
     /// joins several).
     pub fn stage(&self) -> Option<String> {
-        let from_run = self
-            .run
-            .as_ref()
-            .and_then(|r| r.steps.iter().find(|st| !st.is_source()))
-            .and_then(|st| stage_of(&st.module));
-        if self.run.is_some() {
-            return from_run;
+        match (&self.run, &self.summary) {
+            (Some(run), _) => stage_of(&run.steps.iter().find(|st| !st.is_source())?.module),
+            (None, summary) => summary
+                .as_ref()
+                .and_then(|s| s.stage.clone())
+                .or_else(|| stage_of_name(&self.path).map(str::to_string)),
         }
-        self.summary
-            .as_ref()
-            .and_then(|s| s.stage.clone())
-            .or_else(|| stage_of_name(&self.path).map(str::to_string))
     }
 
     /// Instructions in the pipeline's output.
@@ -289,7 +276,7 @@ fn stage_of(module: &crate::ir::Module) -> Option<String> {
 }
 
 /// The stage a file's name says (`blur.frag`, `blur.comp.spv`), before it is read.
-pub fn stage_of_name(path: &std::path::Path) -> Option<&'static str> {
+fn stage_of_name(path: &std::path::Path) -> Option<&'static str> {
     let name = path.file_name()?.to_str()?;
     name.split('.').skip(1).find_map(|part| {
         Some(match part.to_ascii_lowercase().as_str() {
@@ -986,6 +973,11 @@ pub struct BrowserPane {
     /// The first row shown: kept so that the cursor's row stays in view, moving only as
     /// far as it must (derived before each draw).
     pub scroll: usize,
+    /// The row the cursor is on, and the counts of every listed shader (derived).
+    pub cursor: usize,
+    pub totals: FolderCounts,
+    /// How many shaders are on disk, listed by the filter or not (derived).
+    pub present: usize,
     /// The rows listed, derived from the docs, the filter, the sort and the folds.
     pub rows: Arc<Vec<BrowserRow>>,
     /// Every listed shader in the tree's order (also those folded away).
@@ -1003,6 +995,26 @@ pub struct FolderKey {
     pub path: String,
 }
 
+/// What the shaders under a folder (or the whole list) are.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FolderCounts {
+    pub shaders: usize,
+    pub failing: usize,
+    /// Shaders whose output the newest run changed.
+    pub changed: usize,
+    /// Shaders not run yet.
+    pub running: usize,
+}
+
+impl FolderCounts {
+    pub fn add(&mut self, other: FolderCounts) {
+        self.shaders += other.shaders;
+        self.failing += other.failing;
+        self.changed += other.changed;
+        self.running += other.running;
+    }
+}
+
 /// A row of the browser's tree.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BrowserRow {
@@ -1012,12 +1024,7 @@ pub enum BrowserRow {
         name: String,
         depth: usize,
         folded: bool,
-        shaders: usize,
-        failing: usize,
-        /// Shaders whose output the newest run changed.
-        changed: usize,
-        /// Shaders not run yet.
-        running: usize,
+        counts: FolderCounts,
     },
     Shader {
         doc: usize,
@@ -1346,7 +1353,7 @@ impl State {
             &fresh
         };
         (
-            Arc::new(super::tree::rows(self, sorted)),
+            Arc::new(super::tree::rows(self, sorted).0),
             Arc::new(sorted.order()),
         )
     }

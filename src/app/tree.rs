@@ -7,7 +7,7 @@
 use std::cmp::Reverse;
 use std::hash::{Hash, Hasher};
 
-use super::state::{BrowserRow, DocStatus, FolderKey, SortBy, State};
+use super::state::{BrowserRow, DocStatus, FolderCounts, FolderKey, SortBy, State};
 
 /// What the rows are derived from, hashed: the docs' requests and answers (every change of a
 /// status, a summary or a run comes with one), presence, the filter, the sort and the folds.
@@ -208,17 +208,9 @@ pub fn sort(s: &State) -> Sorted {
     sorted
 }
 
-#[derive(Default, Clone, Copy)]
-struct Counts {
-    shaders: usize,
-    failing: usize,
-    changed: usize,
-    running: usize,
-}
-
 /// The rows shown, from the listed shaders in order: folders with their counts, folded ones'
-/// contents left out (none while filtering).
-pub fn rows(s: &State, sorted: &Sorted) -> Vec<BrowserRow> {
+/// contents left out (none while filtering); and the counts of every listed shader.
+pub fn rows(s: &State, sorted: &Sorted) -> (Vec<BrowserRow>, FolderCounts) {
     let folding = s.browser.filter.is_empty();
     let folded: Vec<bool> = sorted
         .folders
@@ -226,32 +218,23 @@ pub fn rows(s: &State, sorted: &Sorted) -> Vec<BrowserRow> {
         .map(|(k, _)| folding && s.browser.folded.contains(k))
         .collect();
     let mut rows: Vec<BrowserRow> = Vec::with_capacity(sorted.entries.len());
+    let mut totals = FolderCounts::default();
     // The folders the walk is in: their id, their row (when shown) and counts so far; and
     // how many of them are folded.
-    let mut open: Vec<(u32, Option<usize>, Counts)> = Vec::new();
+    let mut open: Vec<(u32, Option<usize>, FolderCounts)> = Vec::new();
     let mut folded_open = 0usize;
-    let close = |open: &mut Vec<(u32, Option<usize>, Counts)>,
+    let close = |open: &mut Vec<(u32, Option<usize>, FolderCounts)>,
                  folded_open: &mut usize,
                  rows: &mut Vec<BrowserRow>| {
         let (id, row, c) = open.pop().expect("a folder to close");
         if folded[id as usize] {
             *folded_open -= 1;
         }
-        if let Some(BrowserRow::Folder {
-            shaders,
-            failing,
-            changed,
-            running,
-            ..
-        }) = row.and_then(|r| rows.get_mut(r))
-        {
-            (*shaders, *failing, *changed, *running) = (c.shaders, c.failing, c.changed, c.running);
+        if let Some(BrowserRow::Folder { counts, .. }) = row.and_then(|r| rows.get_mut(r)) {
+            *counts = c;
         }
         if let Some((_, _, parent)) = open.last_mut() {
-            parent.shaders += c.shaders;
-            parent.failing += c.failing;
-            parent.changed += c.changed;
-            parent.running += c.running;
+            parent.add(c);
         }
     };
     for (doc, range) in &sorted.entries {
@@ -272,25 +255,26 @@ pub fn rows(s: &State, sorted: &Sorted) -> Vec<BrowserRow> {
                     name: name.clone(),
                     depth,
                     folded: folded[id as usize],
-                    shaders: 0,
-                    failing: 0,
-                    changed: 0,
-                    running: 0,
+                    counts: FolderCounts::default(),
                 });
                 rows.len() - 1
             });
             if folded[id as usize] {
                 folded_open += 1;
             }
-            open.push((id, row, Counts::default()));
+            open.push((id, row, FolderCounts::default()));
         }
         let d = &s.docs[*doc];
         let status = d.status();
+        let one = FolderCounts {
+            shaders: 1,
+            failing: usize::from(failing(status)),
+            changed: usize::from(d.changed),
+            running: usize::from(status == DocStatus::Running),
+        };
+        totals.add(one);
         if let Some((_, _, c)) = open.last_mut() {
-            c.shaders += 1;
-            c.failing += usize::from(failing(status));
-            c.changed += usize::from(d.changed);
-            c.running += usize::from(status == DocStatus::Running);
+            c.add(one);
         }
         if folded_open == 0 {
             rows.push(BrowserRow::Shader {
@@ -302,5 +286,5 @@ pub fn rows(s: &State, sorted: &Sorted) -> Vec<BrowserRow> {
     while !open.is_empty() {
         close(&mut open, &mut folded_open, &mut rows);
     }
-    rows
+    (rows, totals)
 }

@@ -280,10 +280,9 @@ fn work_batches(
 /// The answer to `job`: its summary, and the run when the job wants the steps.
 fn done(job: &Job, result: Result<Compiled, InputError>, took: Duration) -> Done {
     let summary = match &result {
-        Ok(c) => Summary::of_run(&c.run, took),
-        Err(e) => Summary::of_error(e, took),
-    }
-    .including(includes(&job.path));
+        Ok(c) => Summary::of_run(&c.run, took).including(includes(&job.path, c.source.as_deref())),
+        Err(e) => Summary::of_error(e, took).including(includes(&job.path, None)),
+    };
     Done {
         doc: job.doc,
         token: job.token,
@@ -336,12 +335,13 @@ fn work(
             q.closed || q.replaced(&job)
         };
         let front = front.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        // A summary of the same bytes run before answers a job that wants only the summary.
+        // A summary of the same bytes run before answers a job that wants only the summary;
+        // the bytes read for it are the ones run.
         let content = (!job.steps).then(|| content_key(&job.path)).flatten();
-        if let Some(key) = content {
+        if let Some((key, _)) = &content {
             let known = {
                 let q = lock.lock().unwrap_or_else(|e| e.into_inner());
-                q.summaries.get(&key).cloned()
+                q.summaries.get(key).cloned()
             };
             if let Some(summary) = known {
                 let done = Done {
@@ -364,12 +364,7 @@ fn work(
         let mut costed: std::collections::HashMap<usize, crate::pipeline::Step> =
             std::collections::HashMap::new();
         let started = Instant::now();
-        // A job for the summary only reports nothing and costs nothing per step.
-        let steps = job.steps;
         let mut report = |p: Progress| {
-            if !steps {
-                return;
-            }
             // The debug-info audit the pass list shows, computed here rather than while
             // drawing (once per step; the run keeps it), for inputs with source locations.
             let located = |m: &crate::ir::Module| m.functions().iter().any(|f| !f.locs.is_empty());
@@ -395,9 +390,10 @@ fn work(
         };
         // A pass that panics is a bug, but it must not take the UI down with it.
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            if !steps {
+            if !job.steps {
                 // Nobody looks at the steps: the modules between passes are not kept.
-                return compile_figures(&job.path, pipeline, &front, &superseded);
+                let bytes = content.as_ref().map(|(_, b)| b.as_slice());
+                return compile_figures(&job.path, bytes, pipeline, &front, &superseded);
             }
             compile(
                 std::slice::from_ref(&job.path),
@@ -421,7 +417,7 @@ fn work(
             continue;
         };
         let done = done(&job, result, started.elapsed());
-        if let (Some(key), Ok(_)) = (content, &done.result) {
+        if let (Some((key, _)), Ok(_)) = (content, &done.result) {
             let mut q = lock.lock().unwrap_or_else(|e| e.into_inner());
             q.summaries.insert(key, done.summary.clone());
         }
@@ -431,18 +427,26 @@ fn work(
     }
 }
 
+/// The extensions of GLSL sources (which `#include`), and of all sources that may.
+const GLSL: &[&str] = &["vert", "frag", "comp", "geom", "tesc", "tese", "glsl"];
+const INCLUDING: &[&str] = &[
+    "vert", "frag", "comp", "geom", "tesc", "tese", "glsl", "hlsl", "slang",
+];
+
+fn extension_in(path: &std::path::Path, list: &[&str]) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| list.contains(&e.to_ascii_lowercase().as_str()))
+}
+
 /// The key of an input whose run depends on its bytes alone (and its extension, which names
-/// the language and the stage): SPIR-V, WGSL, and GLSL that includes nothing. `None` for the
-/// others (an `#include` reads other files; HLSL and Slang go through configured compilers),
-/// and for files that cannot be read (the run says why).
-fn content_key(path: &std::path::Path) -> Option<u64> {
+/// the language and the stage), with those bytes: SPIR-V, WGSL, and GLSL that includes
+/// nothing. `None` for the others (an `#include` reads other files; HLSL and Slang go through
+/// configured compilers), and for files that cannot be read (the run says why).
+fn content_key(path: &std::path::Path) -> Option<(u64, Vec<u8>)> {
     use std::hash::{Hash, Hasher};
-    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-    let glsl = matches!(
-        ext.as_str(),
-        "vert" | "frag" | "comp" | "geom" | "tesc" | "tese" | "glsl"
-    );
-    if !glsl && !matches!(ext.as_str(), "spv" | "spvasm" | "wgsl") {
+    let glsl = extension_in(path, GLSL);
+    if !glsl && !extension_in(path, &["spv", "spvasm", "wgsl"]) {
         return None;
     }
     let bytes = std::fs::read(path).ok()?;
@@ -450,29 +454,28 @@ fn content_key(path: &std::path::Path) -> Option<u64> {
         return None;
     }
     let mut h = crate::ir::fxhash::FxHasher::default();
-    ext.hash(&mut h);
+    path.extension()?.to_ascii_lowercase().hash(&mut h);
     bytes.hash(&mut h);
-    Some(h.finish())
+    Some((h.finish(), bytes))
 }
 
 /// The files a source file includes, transitively: `#include "x"` and `#include <x>` lines,
 /// found beside the file that names them (as the compilers look for them). Also of a file that
-/// does not compile, whose error may be in what it includes.
-pub fn includes(path: &std::path::Path) -> Vec<PathBuf> {
+/// does not compile, whose error may be in what it includes. `own`: the file's own text, when
+/// the run read it already.
+fn includes(path: &std::path::Path, own: Option<&str>) -> Vec<PathBuf> {
     const DEPTH: usize = 8;
-    let source = path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
-        matches!(
-            e.to_ascii_lowercase().as_str(),
-            "vert" | "frag" | "comp" | "geom" | "tesc" | "tese" | "glsl" | "hlsl" | "slang"
-        )
-    });
-    if !source {
+    if !extension_in(path, INCLUDING) {
         return Vec::new();
     }
     let mut found: Vec<PathBuf> = Vec::new();
     let mut todo: Vec<(PathBuf, usize)> = vec![(path.to_path_buf(), 0)];
     while let Some((file, depth)) = todo.pop() {
-        let Ok(text) = std::fs::read_to_string(&file) else {
+        let read = match own.filter(|_| depth == 0) {
+            Some(t) => Ok(t.to_string()),
+            None => std::fs::read_to_string(&file),
+        };
+        let Ok(text) = read else {
             continue;
         };
         if !text.contains("#include") {

@@ -41,16 +41,22 @@ pub struct Progress<'a> {
     pub step: &'a Step,
 }
 
-/// Loads `path` and runs `pipeline` on it keeping only the steps' figures and the final
+/// Loads `path` (from `bytes`, when the caller read it already and no configured compiler
+/// reads it instead) and runs `pipeline` on it keeping only the steps' figures and the final
 /// module (`Pipeline::run_figures`): a shader listed, not looked at. `None` when `cancelled`
 /// said to give up.
 pub fn compile_figures(
     path: &std::path::Path,
+    bytes: Option<&[u8]>,
     pipeline: &Pipeline,
     front: &FrontEnds,
     cancelled: &dyn Fn() -> bool,
 ) -> Option<Result<Compiled, InputError>> {
-    let l = match input::load_with(path, front) {
+    let loaded = match bytes {
+        Some(b) if front.command_for(path).is_none() => input::load_bytes(path, b),
+        _ => input::load_with(path, front),
+    };
+    let l = match loaded {
         Ok(l) => l,
         Err(e) => return Some(Err(e)),
     };

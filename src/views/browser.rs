@@ -8,7 +8,7 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::theme::Theme;
-use crate::app::state::{BrowserRow, DocStatus, Focus, SortBy, State};
+use crate::app::state::{BrowserRow, DocStatus, Focus, FolderCounts, SortBy, State};
 
 /// The browser: folders (folded ▸, unfolded ▾) with their counts, shaders under them by the
 /// names their folder and file give them, with stage, output size and status.
@@ -16,12 +16,16 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let focused = s.focus == Focus::Shaders;
     let rows_all = &s.browser.rows;
     let listed = &s.browser.order;
-    let running = listed.iter().filter(|&&i| s.docs[i].running()).count();
+    let running = s.browser.totals.running;
     let count = if s.browser.filter.is_empty() {
         listed.len().to_string()
     } else {
-        let all = s.docs.iter().filter(|d| d.present).count();
-        format!("{} of {all} /{}", listed.len(), s.browser.filter)
+        format!(
+            "{} of {} /{}",
+            listed.len(),
+            s.browser.present,
+            s.browser.filter
+        )
     };
     let mut title = format!(" shaders {count}");
     if running > 0 {
@@ -66,8 +70,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         );
         return;
     }
-    let cursor = s.browser_cursor_row();
-    let first = s.browser.scroll;
+    let (cursor, first) = (s.browser.cursor, s.browser.scroll);
     // name, stage (5), count (6), status (8). Names come first: on a narrow column the
     // stage goes, then the count, and the status becomes a mark.
     let (mut stage_w, mut count_w, mut status_w) = (5, 6, 8);
@@ -98,12 +101,15 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                 name,
                 depth,
                 folded,
-                shaders,
-                failing,
-                changed,
-                running,
+                counts,
                 ..
             } => {
+                let FolderCounts {
+                    shaders,
+                    failing,
+                    changed,
+                    running,
+                } = *counts;
                 let mark = if *folded { "▸" } else { "▾" };
                 // The folder's name, then how many shaders are under it.
                 let pad = indent(*depth);
@@ -123,18 +129,17 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                 if stage_w + count_w > 0 {
                     spans.push(Span::raw(" ".repeat(stage_w + count_w)));
                 }
-                // Failures first, then what the newest runs changed, then what is to run.
-                let (label, style) = if *failing > 0 {
+                // Failures first, then what is still to run, then what the newest runs changed.
+                let (mut label, style) = if failing > 0 {
                     (format!("{failing}✗"), t.error)
-                } else if *running > 0 {
+                } else if running > 0 {
                     (format!("{running}…"), t.unchanged)
-                } else if *changed > 0 {
+                } else if changed > 0 {
                     (format!("{changed}Δ"), t.changed)
                 } else {
                     (String::new(), t.unchanged)
                 };
-                let mut label = label;
-                if *failing > 0 && *changed > 0 && label.chars().count() + 4 <= label_w {
+                if failing > 0 && changed > 0 && label.chars().count() + 4 <= label_w {
                     label.push_str(&format!(" {changed}Δ"));
                 }
                 spans.push(Span::styled(format!(" {}", cut(&label, label_w)), style));

@@ -16,11 +16,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
         Action::Fold => fold(s),
         Action::Unfold => unfold(s),
         Action::Open => match s.browser.on_folder.clone() {
-            Some(key) => {
-                if !s.browser.folded.remove(&key) {
-                    s.browser.folded.insert(key);
-                }
-            }
+            Some(key) => toggle_fold(s, key),
             None => s.focus = Focus::Passes,
         },
         Action::Sort(by) => {
@@ -150,6 +146,14 @@ fn keep(s: &mut State, i: usize) {
     d.streaming = None;
     d.steps_token = 0;
     d.generation += 1;
+}
+
+/// Folds the folder `key` when it is unfolded, else unfolds it; the cursor goes to it.
+pub(super) fn toggle_fold(s: &mut State, key: crate::app::state::FolderKey) {
+    if !s.browser.folded.remove(&key) {
+        s.browser.folded.insert(key.clone());
+    }
+    s.browser.on_folder = Some(key);
 }
 
 /// Unfolds the folders input `i` is in, so that its row shows.

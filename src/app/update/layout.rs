@@ -209,10 +209,7 @@ fn mouse(s: &mut State, col: u16, row: u16, kind: Press) -> Vec<Effect> {
                     match &listed[idx] {
                         // A click on a folder folds or unfolds it.
                         crate::app::state::BrowserRow::Folder { key, .. } => {
-                            if !s.browser.folded.remove(key) {
-                                s.browser.folded.insert(key.clone());
-                            }
-                            s.browser.on_folder = Some(key.clone());
+                            super::browser::toggle_fold(s, key.clone())
                         }
                         crate::app::state::BrowserRow::Shader { doc, .. } => select_doc(s, *doc),
                     }
