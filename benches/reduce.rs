@@ -234,6 +234,7 @@ fn main() {
             let t = Instant::now();
             match reduce_to_file(
                 &pipeline,
+                &shaderstep::pipeline::gpu::Driver::System,
                 Property::Differs,
                 Some("planted"),
                 &words,

@@ -2,7 +2,8 @@
 # Runs the test suite. Installs the external oracles the tests use when they are missing:
 # spirv-val/spirv-dis/spirv-as (Debian spirv-tools), glslangValidator (glslang-tools), and
 # lavapipe with the Vulkan loader (mesa-vulkan-drivers, libvulkan1), on which the equivalence
-# tests run shaders before and after compilation.
+# tests run shaders before and after compilation; and Mesa 25's lavapipe (scripts/lavapipe.sh),
+# whose code per step the driver tests read.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,6 +18,14 @@ if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+fi
+
+# Mesa 25's lavapipe, for the driver's code per step (tests/driver.rs): fetched once from
+# Debian's bookworm-backports into the user's cache, nothing installed system-wide.
+if icd=$(scripts/lavapipe.sh | tail -1) && [ -f "$icd" ]; then
+    export SHADERSTEP_LAVAPIPE25="$icd"
+else
+    echo "scripts/lavapipe.sh could not fetch Mesa 25's lavapipe: the driver-code tests will say so" >&2
 fi
 
 cargo test --no-fail-fast "$@"

@@ -72,6 +72,9 @@ pub struct Cli {
 
     #[command(flatten)]
     pub checks: CheckArgs,
+
+    #[command(flatten)]
+    pub driver: DriverChoice,
 }
 
 /// A subcommand's arguments built only when clap enters that subcommand (`Command::defer`):
@@ -165,6 +168,14 @@ pub enum Command {
     /// from another step.
     #[command(after_help = EXEC_EXAMPLES)]
     Exec(Deferred<ExecArgs>),
+    /// The Vulkan driver's own code for a step: the NIR, LLVM IR and x86 assembly lavapipe
+    /// (Mesa 25 on) compiles it to, or their counts; run once in a worker process.
+    #[command(after_help = DRIVER_EXAMPLES)]
+    Driver(Deferred<DriverArgs>),
+    /// List the Vulkan devices found: name, driver and version, subgroup size, and what each
+    /// can show of the code it compiles.
+    #[command(after_help = DRIVERS_EXAMPLES)]
+    Drivers(Deferred<DriversArgs>),
     /// Print a completion script for a shell: subcommands, options, presets.
     #[command(after_help = COMPLETIONS_EXAMPLES)]
     Completions(Deferred<CompletionsArgs>),
@@ -233,6 +244,69 @@ Examples:
   shaderstep exec phong.frag --pixel 12,7 --check-driver
   shaderstep exec lit.vert lit.frag --step last --check-driver";
 
+const DRIVER_EXAMPLES: &str = "\
+Examples:
+  shaderstep driver blur.comp --show asm --driver \"$(scripts/lavapipe.sh | tail -1)\"
+  shaderstep driver phong.frag --step 0 --show stats
+  shaderstep driver lit.vert --external 'spirv-opt -O' --step last --show nir";
+
+const DRIVERS_EXAMPLES: &str = "\
+Examples:
+  shaderstep drivers
+  shaderstep drivers --driver ~/.cache/shaderstep/lavapipe-25.0.7-2~bpo12+1/lvp_icd.json";
+
+// Which Vulkan driver runs shaders. (A plain comment, as for `PipelineChoice`.)
+#[derive(clap::Args, Debug, Default)]
+pub struct DriverChoice {
+    /// The Vulkan driver that runs shaders: an ICD file (that driver alone is loaded, in the
+    /// worker process) or a name the device's name, driver name or version contains
+    /// (`llvmpipe`, `radv`, `Mesa 25`). Also `SHADERSTEP_DRIVER` and `[driver]` in
+    /// shaderstep.toml. Default: lavapipe when there is one, else the first device.
+    #[arg(long, value_name = "ICD.json|NAME")]
+    pub driver: Option<String>,
+}
+
+impl DriverChoice {
+    /// The driver chosen: `--driver`, else `SHADERSTEP_DRIVER`, else `[driver]` of `config`.
+    pub fn resolve(
+        &self,
+        config: &super::config::Config,
+    ) -> Result<crate::pipeline::gpu::Driver, String> {
+        crate::pipeline::gpu::Driver::resolve(self.driver.as_deref(), config.driver.as_deref())
+    }
+}
+
+#[derive(clap::Args, Debug)]
+pub struct DriverArgs {
+    /// The shader (as `run` takes it).
+    pub input: PathBuf,
+    #[command(flatten)]
+    pub pipeline: PipelineChoice,
+    /// The step: a pass number (0 is the input), the first step of a pass of that name, or
+    /// `last` (the default).
+    #[arg(long, value_name = "STEP")]
+    pub step: Option<String>,
+    /// What to print: the final NIR, the LLVM IR, the x86 assembly, or their counts.
+    #[arg(long, value_name = "WHAT", default_value = "asm", value_parser = ["nir", "llvm", "asm", "stats"])]
+    pub show: String,
+    /// The entry point to compile (default: the first compute one, else the vertex and
+    /// fragment ones).
+    #[arg(long, value_name = "NAME")]
+    pub entry: Option<String>,
+    /// Also the driver's helpers (texture sampling functions and the like), after the
+    /// shader's own code.
+    #[arg(long)]
+    pub helpers: bool,
+    #[command(flatten)]
+    pub choice: DriverChoice,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct DriversArgs {
+    #[command(flatten)]
+    pub choice: DriverChoice,
+}
+
 #[derive(clap::Args, Debug)]
 pub struct ExecArgs {
     /// The shader (as `run` takes it).
@@ -271,6 +345,8 @@ pub struct ExecArgs {
     /// 2^-18 (denormals may flush).
     #[arg(long)]
     pub check_driver: bool,
+    #[command(flatten)]
+    pub driver: DriverChoice,
     /// One JSON object: outputs, values, findings and the first difference.
     #[arg(long)]
     pub json: bool,
@@ -344,6 +420,8 @@ pub struct ReduceArgs {
     /// Overwrite the output file if it exists.
     #[arg(short, long)]
     pub force: bool,
+    #[command(flatten)]
+    pub driver: DriverChoice,
 }
 
 #[derive(clap::Args, Debug)]
@@ -573,6 +651,9 @@ pub struct RunArgs {
     /// the fixed pattern.
     #[arg(long, value_name = "FILE", requires = "bisect_run")]
     pub bisect_data: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub driver: DriverChoice,
 
     /// With `--preset link` (or a `link` pass): keep `Export` linkage on exports no input
     /// imports, making a library rather than a shader.

@@ -16,6 +16,10 @@
 //!
 //! [source]                                 # where the source pane looks for files that
 //! paths = ["../shaders", "/opt/includes"]  # debug info names (relative: to this file)
+//!
+//! [driver]                                 # the Vulkan driver shaders run on (as --driver):
+//! icd = "/opt/mesa/lvp_icd.json"           # an ICD file (relative: to this file),
+//! # name = "llvmpipe"                      # or a device named like this
 //! ```
 //!
 //! The file is looked for in the watched directories, then beside the first file opened, then
@@ -62,6 +66,8 @@ pub struct Config {
     /// `[source] paths`: directories the source pane looks in for the files debug info names
     /// (relative ones are relative to the config file).
     pub source_paths: Vec<PathBuf>,
+    /// `[driver] icd` or `name`: the Vulkan driver shaders run on, as `--driver` takes it.
+    pub driver: Option<String>,
 }
 
 impl Config {
@@ -94,6 +100,11 @@ pub fn load(roots: &[PathBuf], files: &[PathBuf]) -> Result<(Config, Option<Path
             for p in &mut config.source_paths {
                 if p.is_relative() {
                     *p = dir.join(&*p);
+                }
+            }
+            if let Some(icd) = config.driver.as_mut().filter(|d| d.ends_with(".json")) {
+                if Path::new(icd.as_str()).is_relative() {
+                    *icd = dir.join(&*icd).to_string_lossy().into_owned();
                 }
             }
             return Ok((config, Some(path)));
@@ -181,9 +192,31 @@ pub fn parse(text: &str) -> Result<Config, String> {
                     }
                 }
             }
+            "driver" => {
+                let t = value
+                    .as_table()
+                    .ok_or("[driver] must be a table with icd = \"ICD.json\" or name = \"NAME\"")?;
+                for (k, v) in t {
+                    let v = v
+                        .as_str()
+                        .ok_or_else(|| format!("driver.{k}: expected a string in quotes"))?;
+                    match k.as_str() {
+                        "icd" if !v.ends_with(".json") => {
+                            return Err(format!("driver.icd: '{v}' is not an ICD file (*.json)"))
+                        }
+                        "icd" | "name" if config.driver.is_some() => {
+                            return Err("[driver]: give icd or name, not both".into())
+                        }
+                        "icd" | "name" => config.driver = Some(v.to_string()),
+                        other => {
+                            return Err(format!("driver.{other}: unknown key (known: icd, name)"))
+                        }
+                    }
+                }
+            }
             other => {
                 return Err(format!(
-                    "unknown section or key '{other}' (known: compilers, external, keys, source)"
+                    "unknown section or key '{other}' (known: compilers, driver, external, keys, source)"
                 ))
             }
         }
@@ -195,6 +228,20 @@ pub fn parse(text: &str) -> Result<Config, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_the_driver() {
+        let c = parse("[driver]\nname = \"llvmpipe\"\n").unwrap();
+        assert_eq!(c.driver.as_deref(), Some("llvmpipe"));
+        let c = parse("[driver]\nicd = \"/opt/lvp_icd.json\"\n").unwrap();
+        assert_eq!(c.driver.as_deref(), Some("/opt/lvp_icd.json"));
+        assert!(parse("[driver]\nicd = \"lvp\"\n")
+            .unwrap_err()
+            .contains("ICD"));
+        assert!(parse("[driver]\nicd = \"a.json\"\nname = \"x\"\n")
+            .unwrap_err()
+            .contains("not both"));
+    }
 
     #[test]
     fn reads_compilers_and_rejects_mistakes() {

@@ -56,6 +56,8 @@ pub struct Inputs {
     pub history_file: Option<PathBuf>,
     /// `--steps-cmd COMMAND --watch PATH...`: a save there runs the command again.
     pub steps_command: Option<StepsCommand>,
+    /// The Vulkan driver `:bisect run` and `:reduce` run shaders on (`--driver`).
+    pub driver: crate::pipeline::gpu::Driver,
 }
 
 /// A command that writes another compiler's dumps (`--steps-cmd`), run again when one of the
@@ -84,6 +86,7 @@ impl Inputs {
             source_paths: Vec::new(),
             history_file: None,
             steps_command: None,
+            driver: Default::default(),
         }
     }
 
@@ -166,6 +169,8 @@ pub struct App {
     pipeline: Arc<Pipeline>,
     front_ends: Arc<FrontEnds>,
     external_path: Option<String>,
+    /// The Vulkan driver shaders run on (`--driver`, `SHADERSTEP_DRIVER`, `[driver]`).
+    driver: crate::pipeline::gpu::Driver,
     /// An editor to open (`e`): whoever owns the terminal hands it over (`take_edit`).
     edit: Option<(PathBuf, u32)>,
     /// The prompt's history file, appended to as commands are run.
@@ -273,6 +278,7 @@ impl App {
             pipeline,
             front_ends,
             external_path: inputs.external_path,
+            driver: inputs.driver,
             edit: None,
             history_file: inputs.history_file,
             config_from,
@@ -621,6 +627,7 @@ impl App {
         if self.bisect_run.is_some() {
             return Some(Outcome::Failed("a bisect run is under way already".into()));
         }
+        let driver = self.driver.clone();
         let (tx, done) = std::sync::mpsc::channel();
         let spawned = std::thread::Builder::new()
             .name("shaderstep-bisect-run".into())
@@ -632,7 +639,7 @@ impl App {
                     let gpu = std::cell::OnceCell::new();
                     let open = || -> Result<&dyn crate::pipeline::gpu::Device, String> {
                         match gpu.get_or_init(|| {
-                            crate::pipeline::gpu::isolated::Isolated::open_here(false)
+                            crate::pipeline::gpu::isolated::Isolated::open_here(&driver)
                         }) {
                             Ok(g) => Ok(g),
                             Err(e) => Err(e.clone()),
@@ -760,6 +767,7 @@ impl App {
         let output = reduce::default_output(&doc.abs);
         let original = doc.abs.clone();
         let pipeline = self.pipeline.clone();
+        let driver = self.driver.clone();
         let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let (tx, done) = std::sync::mpsc::channel();
         let (progress_tx, progress) = std::sync::mpsc::channel();
@@ -771,6 +779,7 @@ impl App {
                     let step = step.map(|k| k.to_string());
                     let summary = reduce::reduce_to_file(
                         &pipeline,
+                        &driver,
                         property,
                         step.as_deref(),
                         &words,

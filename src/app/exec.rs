@@ -35,12 +35,12 @@ pub fn run(args: &ExecArgs) -> i32 {
 }
 
 /// A step of the run, picked as `--step` says.
-struct Picked {
-    index: usize,
-    label: String,
+pub(super) struct Picked {
+    pub index: usize,
+    pub label: String,
 }
 
-fn pick(run: &Run, which: Option<&str>) -> Result<Picked, String> {
+pub(super) fn pick(run: &Run, which: Option<&str>) -> Result<Picked, String> {
     let steps = pass_steps(run);
     let k = match which {
         None => 0,
@@ -54,9 +54,16 @@ fn pick(run: &Run, which: Option<&str>) -> Result<Picked, String> {
     })
 }
 
-fn compile(path: &Path, args: &ExecArgs) -> Result<Run, String> {
+/// The driver `--check-driver` runs the step on.
+fn exec_driver(args: &ExecArgs) -> Result<crate::pipeline::gpu::Driver, String> {
+    let config = super::config::load(&[], std::slice::from_ref(&args.input))?.0;
+    args.driver.resolve(&config)
+}
+
+/// `path` through the pipeline chosen; a failed pass is an error.
+pub(super) fn compile(path: &Path, choice: &super::cli::PipelineChoice) -> Result<Run, String> {
     let config = super::config::load(&[], &[path.to_path_buf()])?.0;
-    let pipeline = args.pipeline.pipeline(&config)?;
+    let pipeline = choice.pipeline(&config)?;
     let loaded =
         crate::pipeline::input::load_with(path, &config.front_ends).map_err(|e| e.to_string())?;
     let run = pipeline.run(std::sync::Arc::new(loaded.words));
@@ -71,11 +78,11 @@ fn run_inner(args: &ExecArgs) -> Result<String, String> {
         budget: args.budget,
         ..Options::default()
     };
-    let run = compile(&args.input, args)?;
+    let run = compile(&args.input, &args.pipeline)?;
     let picked = pick(&run, args.step.as_deref())?;
     if let Some(path) = &args.fragment {
         let at = |e: String| format!("{}: {e}", path.display());
-        let fs_run = compile(path, args).map_err(at)?;
+        let fs_run = compile(path, &args.pipeline).map_err(at)?;
         let fs_picked = pick(&fs_run, args.step.as_deref()).map_err(at)?;
         return draw(args, &run, &picked, Some((&fs_run, &fs_picked)), &options);
     }
@@ -96,9 +103,10 @@ fn run_inner(args: &ExecArgs) -> Result<String, String> {
     };
     let entry = args.entry.as_deref();
     let step = &run.steps[picked.index].module;
+    let driver = exec_driver(args)?;
     let gpu = args
         .check_driver
-        .then(|| crate::pipeline::gpu::isolated::Isolated::open_here(false));
+        .then(|| crate::pipeline::gpu::isolated::Isolated::open_here(&driver));
     // The driver's subgroup size, where the step has subgroups and the driver is asked.
     let subgroup_size = match (args.subgroup_size, &gpu) {
         (Some(n), _) => n,
@@ -240,8 +248,9 @@ fn draw(
             (ran, against)
         }
     };
+    let chosen = exec_driver(args)?;
     let driver = args.check_driver.then(|| {
-        crate::pipeline::gpu::isolated::Isolated::open_here(false)
+        crate::pipeline::gpu::isolated::Isolated::open_here(&chosen)
             .and_then(|gpu| check_draw_driver(&gpu, &ran))
     });
     let d = &ran.execution;
@@ -379,7 +388,7 @@ fn against<R>(
         }
         (None, Some(path)) => {
             let at = |e: String| format!("{}: {e}", path.display());
-            let other_run = compile(path, args).map_err(at)?;
+            let other_run = compile(path, &args.pipeline).map_err(at)?;
             let other = pick(&other_run, args.step.as_deref())?;
             let r = runner(&other_run.steps[other.index].module).map_err(at)?;
             Ok(Some((format!("{} {}", path.display(), other.label), r)))

@@ -9,6 +9,7 @@ pub mod config;
 pub mod cost;
 pub mod derive;
 pub mod disk;
+pub mod driver;
 pub mod event_loop;
 pub mod examples;
 pub mod exec;
@@ -68,6 +69,8 @@ pub fn main(mut cli: Cli) -> color_eyre::Result<i32> {
         Some(Command::Cost(args)) => Ok(cost::run(&args)),
         Some(Command::Reduce(args)) => Ok(reduce::run(&args)),
         Some(Command::Exec(args)) => Ok(exec::run(&args)),
+        Some(Command::Driver(args)) => Ok(driver::run(&args)),
+        Some(Command::Drivers(args)) => Ok(driver::list(&args)),
         Some(Command::Completions(args)) => {
             print_quietly_bytes(&install::completions(args.shell));
             Ok(0)
@@ -198,6 +201,13 @@ pub fn main(mut cli: Cli) -> color_eyre::Result<i32> {
             inputs.external_path = config.external_path.clone();
             inputs.keys = config.keys.clone();
             inputs.source_paths = config.source_paths.clone();
+            inputs.driver = match cli.driver.resolve(&config) {
+                Ok(d) => d,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return Ok(2);
+                }
+            };
             inputs.history_file = event_loop::history_file();
             inputs.front_ends = config.front_ends;
             inputs.steps_command = steps_command;

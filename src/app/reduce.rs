@@ -20,6 +20,7 @@ pub fn run(args: &ReduceArgs) -> i32 {
 fn run_inner(args: &ReduceArgs) -> Result<(), String> {
     let config = super::config::load(&[], std::slice::from_ref(&args.input))?.0;
     let pipeline = args.pipeline.pipeline(&config)?;
+    let driver = args.driver.resolve(&config)?;
     let property: Property = args.until.parse()?;
     // Dumps are what another compiler made of its own input: a candidate does not change
     // them, so only a command, which judges the candidate itself, means anything.
@@ -47,6 +48,7 @@ fn run_inner(args: &ReduceArgs) -> Result<(), String> {
     let _ = signal_hook::flag::register(signal_hook::consts::SIGINT, stop.clone());
     let summary = reduce::reduce_to_file(
         &pipeline,
+        &driver,
         property,
         args.step.as_deref(),
         &loaded.words,

@@ -245,10 +245,11 @@ fn run_inner(args: &RunArgs) -> Result<(), String> {
     };
     // Opened once, for every input, and only when a bisect asks for it (`--oracle interp`
     // never does): creating a device costs more than a run.
+    let driver = args.driver.resolve(&config)?;
     let gpu: std::cell::OnceCell<Result<crate::pipeline::gpu::isolated::Isolated, String>> =
         std::cell::OnceCell::new();
     let open = || -> Result<&dyn crate::pipeline::gpu::Device, String> {
-        match gpu.get_or_init(|| crate::pipeline::gpu::isolated::Isolated::open_here(false)) {
+        match gpu.get_or_init(|| crate::pipeline::gpu::isolated::Isolated::open_here(&driver)) {
             Ok(g) => Ok(g),
             Err(e) => Err(e.clone()),
         }

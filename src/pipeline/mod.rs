@@ -7,6 +7,7 @@ pub mod compile;
 pub mod cost;
 pub mod decompile;
 pub mod diff;
+pub mod driver_code;
 pub mod dumps;
 pub mod exec;
 pub mod external;

@@ -447,3 +447,24 @@ impl shaderstep::pipeline::Pass for WildPointer {
         Ok(shaderstep::pipeline::Changed::Yes)
     }
 }
+
+/// The ICD file of Mesa 25's lavapipe: `SHADERSTEP_LAVAPIPE25`, else what `scripts/lavapipe.sh`
+/// prints (instant once fetched; it fetches from Debian's bookworm-backports the first time).
+pub fn lavapipe25() -> PathBuf {
+    if let Some(p) = std::env::var_os("SHADERSTEP_LAVAPIPE25").filter(|p| !p.is_empty()) {
+        return PathBuf::from(p);
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/lavapipe.sh");
+    let out = Command::new("bash")
+        .arg(&script)
+        .output()
+        .expect("run scripts/lavapipe.sh");
+    let printed = String::from_utf8_lossy(&out.stdout);
+    match printed.lines().last().filter(|_| out.status.success()) {
+        Some(icd) => PathBuf::from(icd.trim()),
+        None => panic!(
+            "Mesa 25's lavapipe is not there and scripts/lavapipe.sh could not fetch it (it needs Debian's apt and deb.debian.org; scripts/test.sh runs it): {}",
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    }
+}

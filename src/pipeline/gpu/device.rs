@@ -13,6 +13,11 @@ impl Gpu {
     /// A device with every feature it has enabled: lavapipe (a CPU device, whose results do not
     /// depend on the machine's GPU) when there is one, else, unless `cpu_only`, the first one.
     pub fn open(cpu_only: bool) -> Result<Gpu, String> {
+        Self::open_named(cpu_only, "")
+    }
+
+    /// `open`, or with a `name`, the device whose name, driver name or driver info contains it.
+    pub fn open_named(cpu_only: bool, name: &str) -> Result<Gpu, String> {
         // SAFETY: the loaded entry is kept in `Gpu` and outlives the instance and device; every
         // create-info (app info, priorities, feature chain) is a local alive across its call; on
         // error only the instance made here is destroyed, once, before any device was made of it.
@@ -31,17 +36,36 @@ impl Gpu {
                 let devices = instance
                     .enumerate_physical_devices()
                     .map_err(|e| e.to_string())?;
-                let physical = devices
-                    .iter()
-                    .copied()
-                    .find(|&pd| {
-                        let props = instance.get_physical_device_properties(pd);
-                        props.device_type == vk::PhysicalDeviceType::CPU
-                    })
-                    .or_else(|| devices.first().copied().filter(|_| !cpu_only));
-                let Some(physical) = physical else {
-                    return Err(format!("no CPU Vulkan device (lavapipe): {INSTALL}"));
+                let physical = if name.is_empty() {
+                    devices
+                        .iter()
+                        .copied()
+                        .find(|&pd| {
+                            let props = instance.get_physical_device_properties(pd);
+                            props.device_type == vk::PhysicalDeviceType::CPU
+                        })
+                        .or_else(|| devices.first().copied().filter(|_| !cpu_only))
+                        .ok_or_else(|| format!("no CPU Vulkan device (lavapipe): {INSTALL}"))?
+                } else {
+                    let described: Vec<_> = devices
+                        .iter()
+                        .map(|&pd| (pd, super::driver::describe(&instance, pd)))
+                        .collect();
+                    match described.iter().find(|(_, d)| d.matches(name)) {
+                        Some((pd, _)) => *pd,
+                        None => {
+                            let found: Vec<String> = described
+                                .iter()
+                                .map(|(_, d)| format!("{} ({})", d.name, d.driver_info))
+                                .collect();
+                            return Err(format!(
+                                "no Vulkan device named like '{name}' (found: {}; `shaderstep drivers` lists them)",
+                                if found.is_empty() { "none".into() } else { found.join(", ") }
+                            ));
+                        }
+                    }
                 };
+                let described = super::driver::describe(&instance, physical);
                 let props = instance.get_physical_device_properties(physical);
                 let name = props
                     .device_name_as_c_str()
@@ -77,9 +101,9 @@ impl Gpu {
                     .filter_map(|x| x.extension_name_as_c_str().ok())
                     .map(|c| c.to_string_lossy().into_owned())
                     .collect();
-                Ok((device, queue, family, memory, name, extensions))
+                Ok((device, queue, family, memory, name, extensions, described))
             })();
-            let (device, queue, family, memory, name, extensions) = match made {
+            let (device, queue, family, memory, name, extensions, info) = match made {
                 Ok(m) => m,
                 Err(e) => {
                     instance.destroy_instance(None);
@@ -94,6 +118,7 @@ impl Gpu {
                 family,
                 memory,
                 name,
+                info,
                 extensions,
                 timeout: std::time::Duration::from_secs(10),
                 hung: std::cell::Cell::new(false),

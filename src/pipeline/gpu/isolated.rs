@@ -15,7 +15,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::Duration;
 
 use super::wire::{read_frame, write_frame, Answer, Request};
-use super::{Device, DeviceError, Draw, Gpu, Layout, Rendered};
+use super::{Device, DeviceError, DeviceInfo, Draw, Driver, Gpu, Layout, Rendered};
 
 /// The argument that makes the shaderstep binary a GPU worker.
 pub const WORKER_ARG: &str = "__gpu-worker";
@@ -61,33 +61,68 @@ impl Worker {
 pub struct Isolated {
     program: PathBuf,
     cpu_only: bool,
+    driver: Driver,
+    /// The worker runs with the driver printing its code (`GALLIVM_DEBUG`).
+    code: bool,
     name: String,
+    info: DeviceInfo,
     worker: RefCell<Option<Worker>>,
 }
 
 impl Isolated {
     /// Starts a worker (`program`, the shaderstep binary) and opens its device.
     pub fn open(program: PathBuf, cpu_only: bool) -> Result<Isolated, String> {
+        Isolated::open_with(program, cpu_only, &Driver::System, false)
+    }
+
+    /// `open` on `driver`; with `code`, the driver prints the code it compiles (lavapipe from
+    /// Mesa 25 on, under `GALLIVM_DEBUG`), for [`Isolated::code`].
+    pub fn open_with(
+        program: PathBuf,
+        cpu_only: bool,
+        driver: &Driver,
+        code: bool,
+    ) -> Result<Isolated, String> {
         let mut d = Isolated {
             program,
-            cpu_only,
+            cpu_only: cpu_only && !driver.any_device(),
+            driver: driver.clone(),
+            code,
             name: String::new(),
+            info: DeviceInfo::default(),
             worker: RefCell::new(None),
         };
-        d.name = d.start().map_err(|e| e.to_string())?;
+        d.info = d.start().map_err(|e| e.to_string())?;
+        d.name = d.info.name.clone();
         Ok(d)
     }
 
-    /// `open` with the shaderstep binary as the worker: `SHADERSTEP_GPU_WORKER` when set, else
-    /// the running binary when it is shaderstep, else a shaderstep beside it or one directory
-    /// up (a test binary in `target/debug/deps` drives the app in-process).
-    pub fn open_here(cpu_only: bool) -> Result<Isolated, String> {
-        Isolated::open(worker_program()?, cpu_only)
+    /// `open_with` with the shaderstep binary as the worker: `SHADERSTEP_GPU_WORKER` when set,
+    /// else the running binary when it is shaderstep, else a shaderstep beside it or one
+    /// directory up (a test binary in `target/debug/deps` drives the app in-process).
+    pub fn open_here(driver: &Driver) -> Result<Isolated, String> {
+        Isolated::open_with(worker_program()?, false, driver, false)
     }
 
-    /// A new worker with its device open; the device's name.
-    fn start(&self) -> Result<String, DeviceError> {
-        let worker = spawn_worker(&self.program).map_err(|e| {
+    /// What the driver printed while it compiled and ran `request` (a run or a draw): its
+    /// code, when the worker was opened with `code`. A refusal is an error.
+    pub fn code(&self, request: Request, limit: Duration) -> Result<String, DeviceError> {
+        match self.ask(&Request::Code(Box::new(request)), limit)? {
+            Answer::Code(text) => Ok(text),
+            _ => Err(DeviceError::Failed(
+                "the GPU worker answered a code request with something else".into(),
+            )),
+        }
+    }
+
+    /// The open device, described.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    /// A new worker with its device open; the device, described.
+    fn start(&self) -> Result<DeviceInfo, DeviceError> {
+        let worker = spawn_worker(&self.program, &self.driver, self.code).map_err(|e| {
             DeviceError::Failed(format!(
                 "cannot start the GPU worker {}: {e}",
                 self.program.display()
@@ -97,10 +132,11 @@ impl Isolated {
         match self.ask(
             &Request::Open {
                 cpu_only: self.cpu_only,
+                name: self.driver.name().to_string(),
             },
             OPEN_LIMIT,
         )? {
-            Answer::Opened { name } => Ok(name),
+            Answer::Opened { info } => Ok(info),
             _ => Err(DeviceError::Failed(
                 "the GPU worker answered something else than its device".into(),
             )),
@@ -163,7 +199,7 @@ fn protocol_error(why: &str, log: Option<String>) -> String {
 /// Starts `program` as a worker: requests and answers on pipes handed over at [`REQUEST_FD`]
 /// and [`ANSWER_FD`], its standard output and error into one log pipe read by a thread.
 #[cfg(unix)]
-fn spawn_worker(program: &std::path::Path) -> std::io::Result<Worker> {
+fn spawn_worker(program: &std::path::Path, driver: &Driver, code: bool) -> std::io::Result<Worker> {
     use std::os::fd::AsRawFd;
     use std::os::unix::process::CommandExt;
     use std::process::{Command, Stdio};
@@ -179,6 +215,14 @@ fn spawn_worker(program: &std::path::Path) -> std::io::Result<Worker> {
         .stdin(Stdio::null())
         .stdout(Stdio::from(log_write.try_clone()?))
         .stderr(Stdio::from(log_write));
+    driver.apply(&mut command);
+    if code {
+        // Every shader compiled again, whatever the disk cache holds, and printed.
+        command
+            .env("GALLIVM_DEBUG", "ir,asm")
+            .env("MESA_SHADER_CACHE_DISABLE", "true")
+            .env("MESA_GLSL_CACHE_DISABLE", "true");
+    }
     // SAFETY: the closure runs in the child between fork and exec and calls only fcntl, dup2
     // and close, which are async-signal-safe; it allocates nothing. The fds it reads are open
     // in the parent (owned above, alive until `spawn` returns), so they are open in the child.
@@ -244,10 +288,32 @@ fn spawn_worker(program: &std::path::Path) -> std::io::Result<Worker> {
 }
 
 #[cfg(not(unix))]
-fn spawn_worker(_program: &std::path::Path) -> std::io::Result<Worker> {
+fn spawn_worker(_program: &std::path::Path, _: &Driver, _: bool) -> std::io::Result<Worker> {
     Err(std::io::Error::other(
         "running shaders in a worker process needs a Unix system",
     ))
+}
+
+/// Every device the loader finds with `driver` chosen, described by a worker process (a
+/// driver may crash while it is loaded).
+pub fn devices(program: &std::path::Path, driver: &Driver) -> Result<Vec<DeviceInfo>, String> {
+    let d = Isolated {
+        program: program.to_path_buf(),
+        cpu_only: false,
+        driver: driver.clone(),
+        code: false,
+        name: String::new(),
+        info: DeviceInfo::default(),
+        worker: RefCell::new(None),
+    };
+    let worker = spawn_worker(program, driver, false)
+        .map_err(|e| format!("cannot start the GPU worker {}: {e}", program.display()))?;
+    *d.worker.borrow_mut() = Some(worker);
+    match d.ask(&Request::Describe, OPEN_LIMIT) {
+        Ok(Answer::Devices(list)) => Ok(list),
+        Ok(_) => Err("the GPU worker answered something else than its devices".into()),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 impl Drop for Isolated {
@@ -403,13 +469,17 @@ pub fn serve() -> i32 {
         };
         let answer = match Request::decode(&frame) {
             Err(why) => Answer::Failed(why),
-            Ok(Request::Open { cpu_only }) => match Gpu::open(cpu_only) {
+            Ok(Request::Describe) => match Gpu::devices() {
+                Ok(list) => Answer::Devices(list),
+                Err(e) => Answer::Failed(e),
+            },
+            Ok(Request::Open { cpu_only, name }) => match Gpu::open_named(cpu_only, &name) {
                 Ok(mut g) => {
                     // The parent's limit decides when a run has hung: it kills this process.
                     g.timeout = Duration::from_secs(24 * 3600);
-                    let name = g.name.clone();
+                    let info = g.info.clone();
                     gpu = Some(g);
-                    Answer::Opened { name }
+                    Answer::Opened { info }
                 }
                 Err(e) => Answer::Failed(e),
             },
@@ -453,6 +523,15 @@ fn protocol_files() -> Result<(BufReader<std::fs::File>, BufWriter<std::fs::File
 fn answer(gpu: &Gpu, request: Request) -> Answer {
     match request {
         Request::Open { .. } => Answer::Failed("the device is open already".into()),
+        Request::Describe => match Gpu::devices() {
+            Ok(list) => Answer::Devices(list),
+            Err(e) => Answer::Failed(e),
+        },
+        Request::Code(inner) => match capture_stderr(|| answer(gpu, *inner)) {
+            Ok((Answer::Failed(why), _)) => Answer::Failed(why),
+            Ok((_, printed)) => Answer::Code(printed),
+            Err(e) => Answer::Failed(format!("cannot capture what the driver prints: {e}")),
+        },
         Request::Run {
             words,
             layout,
@@ -484,4 +563,52 @@ fn answer(gpu: &Gpu, request: Request) -> Answer {
             }
         }
     }
+}
+
+/// Runs `f` with this process's standard error (fd 2, where drivers print) going to a file, and
+/// gives what was printed meanwhile. A file, not a pipe: nothing needs to read while `f` runs.
+#[cfg(unix)]
+fn capture_stderr<T>(f: impl FnOnce() -> T) -> std::io::Result<(T, String)> {
+    use std::io::{Seek, Write};
+    use std::os::fd::AsRawFd;
+    let path =
+        std::env::temp_dir().join(format!("shaderstep-driver-code-{}.txt", std::process::id()));
+    let mut file = std::fs::File::options()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&path)?;
+    let _ = std::fs::remove_file(&path);
+    let _ = std::io::stderr().flush();
+    // SAFETY: dup, dup2 and fflush on fds this process owns (2 is open: the parent gave it a
+    // log pipe; `file` is alive until the end); fd 2 is put back before returning.
+    let saved = unsafe {
+        libc::fflush(std::ptr::null_mut());
+        let saved = libc::dup(2);
+        if saved < 0 || libc::dup2(file.as_raw_fd(), 2) < 0 {
+            if saved >= 0 {
+                libc::close(saved);
+            }
+            return Err(std::io::Error::last_os_error());
+        }
+        saved
+    };
+    let result = f();
+    let _ = std::io::stderr().flush();
+    // SAFETY: as above; `saved` is the original fd 2, closed once after it is put back.
+    unsafe {
+        libc::fflush(std::ptr::null_mut());
+        libc::dup2(saved, 2);
+        libc::close(saved);
+    }
+    file.rewind()?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok((result, String::from_utf8_lossy(&bytes).into_owned()))
+}
+
+#[cfg(not(unix))]
+fn capture_stderr<T>(f: impl FnOnce() -> T) -> std::io::Result<(T, String)> {
+    Ok((f(), String::new()))
 }

@@ -27,6 +27,7 @@ mod bind;
 mod compute;
 mod device;
 mod draw;
+pub mod driver;
 pub mod images;
 pub mod isolated;
 mod layout;
@@ -38,6 +39,7 @@ pub mod wire;
 
 use device::Cleanup;
 pub use draw::{Attachment, Draw, Rendered, Setup};
+pub use driver::{DeviceInfo, Driver};
 pub use layout::{
     push_bytes, Binding, Layout, BUFFER_SIZE, MAX_ARRAY_DESCRIPTORS, RUNTIME_ARRAY_BUFFERS,
 };
@@ -70,6 +72,8 @@ pub struct Gpu {
     family: u32,
     memory: vk::PhysicalDeviceMemoryProperties,
     pub name: String,
+    /// The device, described (driver, version, what it can show).
+    pub info: DeviceInfo,
     /// The device extensions the driver offers (for saying why it refuses a shader).
     extensions: Vec<String>,
     /// How long a submission may run before it is given up.

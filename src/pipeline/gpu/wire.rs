@@ -120,8 +120,14 @@ impl<'a> In<'a> {
 
 /// What the worker is asked.
 pub enum Request {
-    /// Open a device (lavapipe first; only lavapipe when `cpu_only`).
-    Open { cpu_only: bool },
+    /// Open a device (lavapipe first; only lavapipe when `cpu_only`), or with a `name`, the
+    /// device named like it.
+    Open { cpu_only: bool, name: String },
+    /// Describe every device the loader finds (no device needs to be open).
+    Describe,
+    /// Answer the request inside with what the driver printed meanwhile (its code, under
+    /// `GALLIVM_DEBUG`), instead of its results.
+    Code(Box<Request>),
     Run {
         words: Vec<u32>,
         layout: Layout,
@@ -141,13 +147,22 @@ pub enum Request {
 const OPEN: u32 = 1;
 const RUN: u32 = 2;
 const DRAW: u32 = 3;
+const DESCRIBE: u32 = 4;
+const CODE: u32 = 5;
 
 impl Request {
     pub fn encode(&self) -> Vec<u8> {
         let mut o = Out::default();
         match self {
-            Request::Open { cpu_only } => {
-                o.u32(OPEN).bool(*cpu_only);
+            Request::Open { cpu_only, name } => {
+                o.u32(OPEN).bool(*cpu_only).str(name);
+            }
+            Request::Describe => {
+                o.u32(DESCRIBE);
+            }
+            Request::Code(inner) => {
+                o.u32(CODE);
+                o.0.extend_from_slice(&inner.encode());
             }
             Request::Run {
                 words,
@@ -196,6 +211,12 @@ impl Request {
         Ok(match i.u32()? {
             OPEN => Request::Open {
                 cpu_only: i.bool()?,
+                name: i.str()?,
+            },
+            DESCRIBE => Request::Describe,
+            CODE => match Request::decode(&bytes[4..])? {
+                Request::Code(_) => return Err("a code request inside a code request".into()),
+                inner => Request::Code(Box::new(inner)),
             },
             RUN => {
                 let words = i.words()?;
@@ -431,13 +452,41 @@ fn decode_setup(i: &mut In) -> R<Setup> {
     Ok(s)
 }
 
+fn encode_info(o: &mut Out, d: &super::DeviceInfo) {
+    o.str(&d.name)
+        .str(&d.kind)
+        .str(&d.driver_name)
+        .str(&d.driver_info);
+    o.str(&d.api).u32(d.subgroup_size);
+    o.bool(d.executable_properties)
+        .bool(d.gallivm_debug)
+        .bool(d.ray_query);
+}
+
+fn decode_info(i: &mut In) -> R<super::DeviceInfo> {
+    Ok(super::DeviceInfo {
+        name: i.str()?,
+        kind: i.str()?,
+        driver_name: i.str()?,
+        driver_info: i.str()?,
+        api: i.str()?,
+        subgroup_size: i.u32()?,
+        executable_properties: i.bool()?,
+        gallivm_debug: i.bool()?,
+        ray_query: i.bool()?,
+    })
+}
+
 /// What the worker answers.
 pub enum Answer {
     Opened {
-        name: String,
+        info: super::DeviceInfo,
     },
     Buffers(Vec<Vec<u8>>),
     Rendered(Rendered),
+    Devices(Vec<super::DeviceInfo>),
+    /// What the driver printed while it compiled and ran a shader.
+    Code(String),
     /// The request failed without harm to the worker (the driver refused the shader, …).
     Failed(String),
 }
@@ -446,8 +495,9 @@ impl Answer {
     pub fn encode(&self) -> Vec<u8> {
         let mut o = Out::default();
         match self {
-            Answer::Opened { name } => {
-                o.u32(OPEN).str(name);
+            Answer::Opened { info } => {
+                o.u32(OPEN);
+                encode_info(&mut o, info);
             }
             Answer::Buffers(b) => {
                 o.u32(RUN).u32(b.len() as u32);
@@ -465,6 +515,15 @@ impl Answer {
                     o.bytes(b);
                 }
             }
+            Answer::Devices(list) => {
+                o.u32(DESCRIBE).u32(list.len() as u32);
+                for d in list {
+                    encode_info(&mut o, d);
+                }
+            }
+            Answer::Code(text) => {
+                o.u32(CODE).str(text);
+            }
             Answer::Failed(why) => {
                 o.u32(0).str(why);
             }
@@ -479,12 +538,23 @@ impl Answer {
             (0..n).map(|_| i.bytes()).collect()
         };
         Ok(match i.u32()? {
-            OPEN => Answer::Opened { name: i.str()? },
+            OPEN => Answer::Opened {
+                info: decode_info(&mut i)?,
+            },
             RUN => Answer::Buffers(list(&mut i)?),
             DRAW => Answer::Rendered(Rendered {
                 colors: list(&mut i)?,
                 buffers: list(&mut i)?,
             }),
+            DESCRIBE => {
+                let n = i.count(36)?;
+                let mut list = Vec::with_capacity(n);
+                for _ in 0..n {
+                    list.push(decode_info(&mut i)?);
+                }
+                Answer::Devices(list)
+            }
+            CODE => Answer::Code(i.str()?),
             0 => Answer::Failed(i.str()?),
             other => return Err(format!("an unknown answer {other} from the GPU worker")),
         })

@@ -440,8 +440,11 @@ pub fn start_of(words: &[u32]) -> Result<Module, String> {
 /// process opened when the property needs one, candidates a command judges written to a
 /// scratch directory of their own, the result written to `output` (`write`). Returns what was
 /// done, in a line.
+// Each argument is a different thing the caller has at hand; a struct would be built once.
+#[allow(clippy::too_many_arguments)]
 pub fn reduce_to_file(
     pipeline: &Pipeline,
+    driver: &crate::pipeline::gpu::Driver,
     property: Property,
     step: Option<&str>,
     words: &[u32],
@@ -452,7 +455,7 @@ pub fn reduce_to_file(
     static SCRATCH: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let worker = match property {
         Property::Differs | Property::Crash => {
-            Some(crate::pipeline::gpu::isolated::Isolated::open_here(false)?)
+            Some(crate::pipeline::gpu::isolated::Isolated::open_here(driver)?)
         }
         _ => None,
     };

@@ -1,0 +1,206 @@
+//! The driver's own code per step (`shaderstep driver`) and the devices found
+//! (`shaderstep drivers`), on Mesa 25's lavapipe (`scripts/lavapipe.sh`) and on the system's.
+
+mod common;
+
+use common::{lavapipe25, shaderstep, temp_dir};
+
+const COMPUTE: &str = "#version 450
+layout(local_size_x = 4) in;
+layout(std430, binding = 0) buffer B { float v[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    float unused = v[i] * 3.0;
+    v[i] = v[i] * 2.0 + float(i);
+}
+";
+
+const FRAGMENT: &str = "#version 450
+layout(location = 0) in vec4 color;
+layout(location = 0) out vec4 outColor;
+void main() { outColor = color * 0.5 + vec4(0.25); }
+";
+
+const VERTEX: &str = "#version 450
+layout(location = 0) in vec4 position;
+layout(location = 0) out vec4 color;
+void main() { gl_Position = position * 2.0; color = position.zyxw; }
+";
+
+fn write(name: &str, text: &str) -> String {
+    let dir = temp_dir("driver");
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+fn driver(args: &[&str]) -> (bool, String, String) {
+    let out = shaderstep(args);
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The number on the line of `stats` output that starts with `label`.
+fn stat(text: &str, label: &str) -> usize {
+    text.lines()
+        .find(|l| l.starts_with(label))
+        .and_then(|l| l.split_whitespace().last())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no '{label}' in:\n{text}"))
+}
+
+#[test]
+fn a_compute_steps_nir_llvm_assembly_and_counts_come_from_lavapipe_25() {
+    let icd = lavapipe25();
+    let icd = icd.to_str().unwrap();
+    let shader = write("blur.comp", COMPUTE);
+    let (ok, nir, err) = driver(&["driver", &shader, "--show", "nir", "--driver", icd]);
+    assert!(ok, "{err}");
+    assert!(nir.starts_with("// llvmpipe"), "{nir}");
+    assert!(nir.contains("Mesa 25"), "{nir}");
+    assert!(nir.contains("shader: MESA_SHADER_COMPUTE"), "{nir}");
+    assert!(nir.contains("fmul"), "{nir}");
+    let (ok, llvm, err) = driver(&["driver", &shader, "--show", "llvm", "--driver", icd]);
+    assert!(ok, "{err}");
+    assert!(llvm.contains("; ModuleID = 'cs"), "{llvm}");
+    assert!(llvm.contains("define "), "{llvm}");
+    assert!(
+        !llvm.contains("sample_function"),
+        "helpers only with --helpers: {llvm}"
+    );
+    let (ok, asm, err) = driver(&["driver", &shader, "--show", "asm", "--driver", icd]);
+    assert!(ok, "{err}");
+    assert!(asm.contains("\tretq"), "{asm}");
+    let (ok, stats, err) = driver(&["driver", &shader, "--show", "stats", "--driver", icd]);
+    assert!(ok, "{err}");
+    let x86 = stat(&stats, "x86 instructions");
+    assert!(x86 > 10, "{stats}");
+    assert!(stat(&stats, "LLVM instructions") > 10, "{stats}");
+    assert!(stat(&stats, "NIR instructions") > 3, "{stats}");
+    // The same count as the assembly's lines of the shader's own functions.
+    let lines = asm
+        .lines()
+        .filter(|l| {
+            l.trim_start()
+                .split_once(":\t")
+                .is_some_and(|(at, _)| at.bytes().all(|b| b.is_ascii_hexdigit()))
+        })
+        .count();
+    assert_eq!(x86, lines, "{stats}\n{asm}");
+}
+
+#[test]
+fn lone_fragment_and_vertex_stages_are_compiled_with_a_partner_stage() {
+    let icd = lavapipe25();
+    let icd = icd.to_str().unwrap();
+    let fs = write("tint.frag", FRAGMENT);
+    let (ok, nir, err) = driver(&["driver", &fs, "--show", "nir", "--driver", icd]);
+    assert!(ok, "{err}");
+    assert!(nir.contains("shader: MESA_SHADER_FRAGMENT"), "{nir}");
+    let vs = write("move.vert", VERTEX);
+    let (ok, nir, err) = driver(&[
+        "driver", &vs, "--show", "nir", "--driver", icd, "--step", "0",
+    ]);
+    assert!(ok, "{err}");
+    assert!(nir.contains("shader: MESA_SHADER_VERTEX"), "{nir}");
+    assert!(nir.contains("step 0"), "{nir}");
+    let (ok, stats, err) = driver(&["driver", &vs, "--show", "stats", "--driver", icd]);
+    assert!(ok, "{err}");
+    assert!(stat(&stats, "x86 instructions") > 0, "{stats}");
+    // The fragment stage made to draw the vertex stage is not counted.
+    assert!(!stats.contains("fs_variant"), "{stats}");
+}
+
+#[test]
+fn a_driver_that_shows_no_code_says_so() {
+    // The system's lavapipe (Mesa 22.3): no GALLIVM_DEBUG printing in release builds and no
+    // executable properties.
+    let shader = write("plain.comp", COMPUTE);
+    let (ok, _, err) = driver(&["driver", &shader, "--driver", "Mesa 22"]);
+    assert!(!ok);
+    assert!(
+        err.contains("shows nothing of the code it compiles"),
+        "{err}"
+    );
+    assert!(err.contains("scripts/lavapipe.sh"), "{err}");
+    let (ok, _, err) = driver(&["driver", &shader, "--driver", "no-such-gpu"]);
+    assert!(!ok);
+    assert!(
+        err.contains("no Vulkan device named like 'no-such-gpu'"),
+        "{err}"
+    );
+    assert!(
+        err.contains("llvmpipe"),
+        "the devices found are named: {err}"
+    );
+    let (ok, _, err) = driver(&["driver", &shader, "--driver", "/nowhere/x_icd.json"]);
+    assert!(!ok);
+    assert!(
+        err.contains("/nowhere/x_icd.json: no such ICD file"),
+        "{err}"
+    );
+}
+
+#[test]
+fn drivers_lists_the_devices_and_what_each_shows() {
+    let icd = lavapipe25();
+    let icd = icd.to_str().unwrap();
+    let (ok, list, err) = driver(&["drivers", "--driver", icd]);
+    assert!(ok, "{err}");
+    assert!(list.contains("Mesa 22.3"), "{list}");
+    assert!(list.contains("shows nothing of its code"), "{list}");
+    assert!(list.contains("Mesa 25"), "{list}");
+    assert!(
+        list.contains("shows NIR, LLVM IR and x86 assembly"),
+        "{list}"
+    );
+    assert!(list.contains("subgroup size 8"), "{list}");
+    // The chosen one is marked: the ICD file's device.
+    let chosen: Vec<&str> = list.lines().filter(|l| l.starts_with('*')).collect();
+    assert_eq!(chosen.len(), 1, "{list}");
+    let after = list.split(&format!("--driver {icd}")).nth(1).unwrap_or("");
+    assert!(after.lines().any(|l| l.starts_with('*')), "{list}");
+}
+
+#[test]
+fn the_driver_comes_from_the_environment_and_the_config_too() {
+    let icd = lavapipe25();
+    let dir = temp_dir("driver-config");
+    let shader = dir.join("c.comp");
+    std::fs::write(&shader, COMPUTE).unwrap();
+    std::fs::write(
+        dir.join("shaderstep.toml"),
+        format!("[driver]\nicd = \"{}\"\n", icd.display()),
+    )
+    .unwrap();
+    let out = shaderstep(&["driver", shader.to_str().unwrap(), "--show", "stats"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("Mesa 25"), "{text}");
+    // The environment wins over the config, and the flag over both.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shaderstep"))
+        .args(["driver", shader.to_str().unwrap(), "--show", "stats"])
+        .env("SHADERSTEP_DRIVER", "Mesa 22")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("Mesa 22"), "{err}");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shaderstep"))
+        .args(["driver", shader.to_str().unwrap(), "--show", "stats"])
+        .args(["--driver", icd.to_str().unwrap()])
+        .env("SHADERSTEP_DRIVER", "Mesa 22")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
