@@ -73,23 +73,25 @@ fn a_compute_steps_nir_llvm_assembly_and_counts_come_from_lavapipe_25() {
     );
     let (ok, asm, err) = driver(&["driver", &shader, "--show", "asm", "--driver", icd]);
     assert!(ok, "{err}");
-    assert!(asm.contains("\tretq"), "{asm}");
+    assert!(asm.contains("        retq"), "{asm}");
     let (ok, stats, err) = driver(&["driver", &shader, "--show", "stats", "--driver", icd]);
     assert!(ok, "{err}");
     let x86 = stat(&stats, "x86 instructions");
     assert!(x86 > 10, "{stats}");
     assert!(stat(&stats, "LLVM instructions") > 10, "{stats}");
     assert!(stat(&stats, "NIR instructions") > 3, "{stats}");
-    // The same count as the assembly's lines of the shader's own functions.
-    let lines = asm
-        .lines()
-        .filter(|l| {
-            l.trim_start()
-                .split_once(":\t")
-                .is_some_and(|(at, _)| at.bytes().all(|b| b.is_ascii_hexdigit()))
-        })
-        .count();
+    // The same count as the assembly's instructions (indented; labels and headers are not).
+    let lines = asm.lines().filter(|l| l.starts_with("        ")).count();
     assert_eq!(x86, lines, "{stats}\n{asm}");
+    // Read as people read it: no offsets, jumps to labels, no addresses of constants.
+    assert!(!asm.contains(":\t"), "{asm}");
+    let displacement = |l: &str| {
+        let mut words = l.split_whitespace();
+        words.next().is_some_and(|m| m.starts_with('j'))
+            && words.next().is_some_and(|o| o.parse::<i64>().is_ok())
+    };
+    assert!(!asm.lines().any(displacement), "{asm}");
+    assert!(asm.contains(".L0:"), "{asm}");
 }
 
 #[test]
@@ -203,4 +205,55 @@ fn the_driver_comes_from_the_environment_and_the_config_too() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// The TUI's `:driver`: each step's code as the driver compiled it, diffed against the step
+/// before, through the same replay the screenshots use (the driver from shaderstep.toml).
+#[test]
+fn the_tui_shows_and_diffs_each_steps_driver_code() {
+    let icd = lavapipe25();
+    let dir = temp_dir("driver-tui");
+    std::fs::write(dir.join("blur.comp"), COMPUTE).unwrap();
+    std::fs::write(
+        dir.join("shaderstep.toml"),
+        format!("[driver]\nicd = \"{}\"\n", icd.display()),
+    )
+    .unwrap();
+    let script = dir.join("driver.replay");
+    std::fs::write(
+        &script,
+        format!(
+            "open {}\nsize 120x36\ncmd :step mem2reg\ncmd :driver asm\nsnapshot asm\n\
+             key d\nsnapshot diff\ncmd :driver stats\nsnapshot stats\nkey t\nsnapshot ir\n",
+            dir.join("blur.comp").display()
+        ),
+    )
+    .unwrap();
+    let out_dir = dir.join("out");
+    let out = shaderstep(&[
+        "replay",
+        script.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let screen = |name: &str| std::fs::read_to_string(out_dir.join(format!("{name}.txt"))).unwrap();
+    let asm = screen("asm");
+    assert!(asm.contains("driver x86 after"), "{asm}");
+    // Tabs become columns: the offset, the mnemonic, the operands.
+    assert!(asm.contains("        pushq   %rbp"), "{asm}");
+    let diff = screen("diff");
+    assert!(diff.contains("driver x86 diff"), "{diff}");
+    assert!(diff.contains(" +") || diff.contains(" -"), "{diff}");
+    let stats = screen("stats");
+    assert!(stats.contains("driver counts"), "{stats}");
+    assert!(stats.contains("x86 instructions"), "{stats}");
+    // `t`: the IR again.
+    let ir = screen("ir");
+    assert!(ir.contains("IR diff 6 sroa → 7 mem2reg"), "{ir}");
+    assert!(!ir.contains("driver counts"), "{ir}");
 }

@@ -190,6 +190,8 @@ pub enum Action {
     LinkView,
     /// The code pane (and its diffs) in a shading language: each step decompiled.
     ViewLang(crate::pipeline::decompile::Lang),
+    /// The code pane (and its diffs) as the Vulkan driver compiled each step (`:driver`).
+    ViewDriver(crate::pipeline::driver_code::Show),
     /// The control-flow graph of the function at the cursor (`:cfg`, `C`).
     Cfg(CfgArg),
     /// The function at the cursor in this many consecutive steps side by side (`None`: close).
@@ -606,6 +608,7 @@ mod command_table_tests {
             .replace("A B", "1 2")
             .replace("ir|spirv|diff|split", "split")
             .replace("glsl|hlsl|msl|wgsl", "hlsl")
+            .replace("nir|llvm|asm|stats", "nir")
             .replace("NAME", "main")
             .replace("TEXT", "OpLoad")
             .replace(" N", " 3")

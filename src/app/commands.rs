@@ -881,6 +881,25 @@ pub static COMMANDS: &[Command] = &[
         form: Form::Bare(Action::LinkView),
     },
     Command {
+        name: "driver",
+        aliases: &[],
+        usage: &[(
+            "driver nir|llvm|asm|stats",
+            "each step as the Vulkan driver compiled it (lavapipe 25: --driver), diffs in it too",
+        )],
+        complete: Complete::Nothing,
+        form: Form::Args {
+            parse: |_cmd, arg| match crate::pipeline::driver_code::Show::parse(arg.unwrap_or("asm")) {
+                Some(show) => Ok(Action::ViewDriver(show)),
+                None => Err(":driver takes nir, llvm, asm or stats".into()),
+            },
+            print: |a| match a {
+                Action::ViewDriver(show) => Some(format!(" {}", show.name())),
+                _ => None,
+            },
+        },
+    },
+    Command {
         name: "cfg",
         aliases: &[],
         usage: &[

@@ -316,6 +316,62 @@ fn decompiled(
     listing
 }
 
+/// What the driver compiled `module` to, as `show` asks, once the app's driver job has
+/// answered for its SPIR-V; until then a line saying so, and the step is asked for.
+fn driver_code(
+    cache: &mut super::state::Cache,
+    module: &crate::ir::Module,
+    show: crate::pipeline::driver_code::Show,
+) -> Arc<Listing> {
+    use std::hash::{Hash, Hasher};
+    let words = match crate::pipeline::validate::spirv_of(module) {
+        Ok(spirv) => spirv.words,
+        Err(why) => {
+            return Arc::new(Listing::plain(&format!(
+                "// not SPIR-V at this step, so nothing for the driver: {why}"
+            )))
+        }
+    };
+    let mut h = crate::ir::fxhash::FxHasher::default();
+    words.hash(&mut h);
+    let key = h.finish();
+    match cache.driver_code.get(&key) {
+        // The code pane shows no tabs: the assembly's columns are kept with spaces.
+        Some(Ok(code)) => Arc::new(Listing::plain(&expand_tabs(&code.show(show)))),
+        Some(Err(why)) => Arc::new(Listing::plain(&format!("// {why}"))),
+        None => {
+            if cache.driver_pending.insert(key) {
+                cache.driver_wanted.push((key, words));
+            }
+            Arc::new(Listing::plain("// compiling this step on the driver…"))
+        }
+    }
+}
+
+/// `text` with each tab replaced by the spaces up to the next multiple of eight columns.
+fn expand_tabs(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    let mut column = 0;
+    for c in text.chars() {
+        match c {
+            '\t' => {
+                let next = (column / 8 + 1) * 8;
+                out.extend(std::iter::repeat_n(' ', next - column));
+                column = next;
+            }
+            '\n' => {
+                out.push(c);
+                column = 0;
+            }
+            c => {
+                out.push(c);
+                column += 1;
+            }
+        }
+    }
+    out
+}
+
 pub(super) fn step_text(
     s: &mut State,
     side: Side,
@@ -356,6 +412,8 @@ pub(super) fn step_text(
         // The source step's text is the source.
         TextKind::Lang(_) if st.is_source() => st.ir_listing(),
         TextKind::Lang(lang) => decompiled(&mut s.cache, &st.module, lang),
+        TextKind::Driver(_) if st.is_source() => st.ir_listing(),
+        TextKind::Driver(show) => driver_code(&mut s.cache, &st.module, show),
     };
     let id = s.cache.next_text_id;
     s.cache.next_text_id += 1;
@@ -438,6 +496,10 @@ pub fn refresh_panel(s: &mut State) {
             .compared_base()
             .filter(|_| is_diff && s.diff_against() == Against::Steps)
             .map(|b| (s.current().map_or(0, |d| d.compare_generation), b)),
+        driver_answers: match s.text {
+            TextKind::Driver(_) => s.cache.driver_answers,
+            _ => 0,
+        },
     };
     if s.panel.key.as_ref() == Some(&key) {
         return;

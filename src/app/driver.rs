@@ -46,7 +46,7 @@ fn run_inner(args: &DriverArgs) -> Result<String, String> {
                 Show::Llvm => Kind::Llvm,
                 _ => Kind::Asm,
             };
-            let text = code.text(kind, args.helpers);
+            let text = code.listing(kind, args.helpers);
             if text.is_empty() {
                 return Err(format!(
                     "{} printed no {} for this step",

@@ -139,6 +139,50 @@ struct BisectJob {
     done: std::sync::mpsc::Receiver<Result<crate::pipeline::semantic::BisectRun, String>>,
 }
 
+/// What the driver's code per step (`:driver`) is asked of: a thread with a worker process
+/// whose driver prints its code, started the first time a step is wanted.
+struct DriverJob {
+    requests: std::sync::mpsc::Sender<(u64, Vec<u32>)>,
+    done: std::sync::mpsc::Receiver<DriverAnswer>,
+}
+
+type DriverAnswer = (u64, Result<Arc<crate::pipeline::driver_code::Code>, String>);
+
+impl DriverJob {
+    fn start(driver: crate::pipeline::gpu::Driver) -> DriverJob {
+        use crate::pipeline::gpu::isolated::{worker_program, Isolated};
+        let (requests, asked) = std::sync::mpsc::channel::<(u64, Vec<u32>)>();
+        let (answer, done) = std::sync::mpsc::channel();
+        let spawned = std::thread::Builder::new()
+            .name("shaderstep-driver-code".into())
+            .spawn(move || {
+                let mut worker: Option<Result<Isolated, String>> = None;
+                while let Ok((key, words)) = asked.recv() {
+                    let w = worker.get_or_insert_with(|| {
+                        worker_program().and_then(|p| Isolated::open_with(p, false, &driver, true))
+                    });
+                    let result = match w {
+                        Err(e) => Err(e.clone()),
+                        Ok(w) => crate::ir::spirv::read::read_words(&words)
+                            .map_err(|e| format!("the step does not read back: {e}"))
+                            .and_then(|m| {
+                                let info = w.info().clone();
+                                crate::pipeline::driver_code::code_of(w, &info, &m, None)
+                            })
+                            .map(Arc::new),
+                    };
+                    if answer.send((key, result)).is_err() {
+                        break;
+                    }
+                }
+            });
+        // Without its thread, the requests' receiver is gone: each request says so
+        // (`ask_driver`).
+        drop(spawned);
+        DriverJob { requests, done }
+    }
+}
+
 /// A reduction running in the background (`:reduce`).
 struct ReduceJob {
     done: std::sync::mpsc::Receiver<Result<super::action::Reduced, String>>,
@@ -171,6 +215,8 @@ pub struct App {
     external_path: Option<String>,
     /// The Vulkan driver shaders run on (`--driver`, `SHADERSTEP_DRIVER`, `[driver]`).
     driver: crate::pipeline::gpu::Driver,
+    /// The driver's code of steps (`:driver`), once asked for.
+    driver_job: Option<DriverJob>,
     /// An editor to open (`e`): whoever owns the terminal hands it over (`take_edit`).
     edit: Option<(PathBuf, u32)>,
     /// The prompt's history file, appended to as commands are run.
@@ -279,6 +325,7 @@ impl App {
             front_ends,
             external_path: inputs.external_path,
             driver: inputs.driver,
+            driver_job: None,
             edit: None,
             history_file: inputs.history_file,
             config_from,
@@ -313,6 +360,39 @@ impl App {
     fn settle_derived(&mut self) {
         let bindings = &self.bindings;
         derive::settle(&mut self.state, |s| views::layout::plan(s, bindings));
+        self.ask_driver();
+    }
+
+    /// Hands the steps whose driver code a text asked for to the driver job.
+    fn ask_driver(&mut self) {
+        if self.state.cache.driver_wanted.is_empty() {
+            return;
+        }
+        let driver = &self.driver;
+        let job = self
+            .driver_job
+            .get_or_insert_with(|| DriverJob::start(driver.clone()));
+        for (key, words) in std::mem::take(&mut self.state.cache.driver_wanted) {
+            if job.requests.send((key, words)).is_err() {
+                self.state.cache.driver_pending.remove(&key);
+                self.state
+                    .cache
+                    .driver_code
+                    .insert(key, Err("the driver's thread has stopped".into()));
+            }
+        }
+    }
+
+    /// A step's driver code arrived: kept by its hash, and the texts that waited for it made
+    /// again.
+    fn driver_answered(&mut self, (key, result): DriverAnswer) {
+        let cache = &mut self.state.cache;
+        cache.driver_pending.remove(&key);
+        cache.driver_code.insert(key, result);
+        cache.driver_answers += 1;
+        cache
+            .texts
+            .retain(|k, _| !matches!(k.3, super::state::TextKind::Driver(_)));
     }
 
     /// Handles one event: `update` changes the state, the effects are carried out, and what is
@@ -441,6 +521,14 @@ impl App {
                 any = true;
             }
         }
+        while let Some(answer) = self
+            .driver_job
+            .as_ref()
+            .and_then(|j| j.done.try_recv().ok())
+        {
+            self.driver_answered(answer);
+            any = true;
+        }
         let answer = self.bisect_run.as_ref().map(|j| j.done.try_recv());
         match answer {
             Some(Ok(result)) => {
@@ -529,6 +617,24 @@ impl App {
             }
         }
         self.settle_derived();
+        // The driver's code of the steps shown (a diff asks for a second step once the
+        // first is there).
+        while !self.state.cache.driver_pending.is_empty() {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let Some(job) = &self.driver_job else { break };
+            match job.done.recv_timeout(left) {
+                Ok(answer) => self.driver_answered(answer),
+                Err(_) => {
+                    for key in std::mem::take(&mut self.state.cache.driver_pending) {
+                        self.driver_answered((
+                            key,
+                            Err("the driver did not answer in time".into()),
+                        ));
+                    }
+                }
+            }
+            self.settle_derived();
+        }
     }
 
     /// Whether a background run is under way.

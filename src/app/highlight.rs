@@ -25,7 +25,7 @@ fn theme() -> &'static Theme {
 /// The grammars one syntax needs, loaded the first time it is highlighted: loading all of them
 /// took 45 ms, most of the first frame's fixed cost, when the IR view needs two small ones.
 fn syntaxes(syntax: Syntax) -> &'static SyntaxSet {
-    static SETS: [OnceLock<SyntaxSet>; 4] = [const { OnceLock::new() }; 4];
+    static SETS: [OnceLock<SyntaxSet>; 5] = [const { OnceLock::new() }; 5];
     const SPIRV: &str = include_str!("../../assets/syntax/spirv.sublime-syntax");
     let (slot, sources): (usize, &[&str]) = match syntax {
         // The IR's grammar includes SPIR-V's.
@@ -47,6 +47,10 @@ fn syntaxes(syntax: Syntax) -> &'static SyntaxSet {
         Syntax::Hlsl => (
             3,
             &[include_str!("../../assets/syntax/hlsl.sublime-syntax")],
+        ),
+        Syntax::Driver => (
+            4,
+            &[include_str!("../../assets/syntax/driver.sublime-syntax")],
         ),
     };
     SETS[slot].get_or_init(|| {
@@ -73,6 +77,7 @@ pub fn warm_up() {
                 Syntax::Glsl,
                 Syntax::Wgsl,
                 Syntax::Hlsl,
+                Syntax::Driver,
             ] {
                 highlight("float x = 1.0; // %1 = OpFMul %float %2 %3", syntax);
             }
@@ -93,6 +98,7 @@ pub fn highlight(line: &str, syntax: Syntax) -> Vec<(TextStyle, Range<usize>)> {
         Syntax::Wgsl => "source.wgsl",
         Syntax::Glsl => "source.glsl",
         Syntax::Hlsl => "source.hlsl",
+        Syntax::Driver => "source.driver",
     };
     let syntax = set
         .find_syntax_by_scope(syntect::parsing::Scope::new(scope).expect("valid scope"))
@@ -181,6 +187,11 @@ mod tests {
     #[test]
     fn ir_annotations_are_comments() {
         let line = "%5 = OpLabel                            ; preds %3 %4";
+        let asm = "        vmulps  %ymm4, %ymm8, %ymm9";
+        assert_ne!(
+            color_of(asm, "vmulps", Syntax::Driver),
+            color_of(asm, "%ymm4", Syntax::Driver)
+        );
         let c = color_of(line, "; preds", Syntax::Ir);
         assert_ne!(c, color_of(line, "OpLabel", Syntax::Ir));
     }

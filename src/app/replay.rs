@@ -347,6 +347,9 @@ impl Runner {
                 inputs.external_path = config.external_path.clone();
                 inputs.keys = config.keys.clone();
                 inputs.source_paths = config.source_paths.clone();
+                // As the TUI takes it, less the flag: `SHADERSTEP_DRIVER`, else `[driver]`.
+                inputs.driver =
+                    crate::pipeline::gpu::Driver::resolve(None, config.driver.as_deref())?;
                 inputs.front_ends = config.front_ends;
                 inputs.stages = self.stages.take();
                 inputs.steps_command = self.steps_command.take();

@@ -328,12 +328,15 @@ pub enum TextKind {
     Spirv,
     /// The step decompiled to a shading language (`:view glsl`).
     Lang(crate::pipeline::decompile::Lang),
+    /// What the Vulkan driver compiled the step to (`:driver asm`), or its counts.
+    Driver(crate::pipeline::driver_code::Show),
 }
 
 impl TextKind {
     /// As titles and the status bar say it.
     pub fn name(self) -> &'static str {
         use crate::pipeline::decompile::Lang;
+        use crate::pipeline::driver_code::Show;
         match self {
             TextKind::Ir => "IR",
             TextKind::Spirv => "SPIR-V",
@@ -341,6 +344,10 @@ impl TextKind {
             TextKind::Lang(Lang::Hlsl) => "HLSL",
             TextKind::Lang(Lang::Msl) => "MSL",
             TextKind::Lang(Lang::Wgsl) => "WGSL",
+            TextKind::Driver(Show::Nir) => "driver NIR",
+            TextKind::Driver(Show::Llvm) => "driver LLVM IR",
+            TextKind::Driver(Show::Asm) => "driver x86",
+            TextKind::Driver(Show::Stats) => "driver counts",
         }
     }
 
@@ -361,6 +368,8 @@ pub enum Syntax {
     Wgsl,
     Glsl,
     Hlsl,
+    /// A driver's NIR, LLVM IR and assembly.
+    Driver,
 }
 
 impl Syntax {
@@ -373,6 +382,7 @@ impl Syntax {
             // C-like: what the HLSL grammar colours reads Metal's C++ too.
             TextKind::Lang(Lang::Hlsl | Lang::Msl) => Syntax::Hlsl,
             TextKind::Lang(Lang::Wgsl) => Syntax::Wgsl,
+            TextKind::Driver(_) => Syntax::Driver,
         }
     }
 
@@ -620,6 +630,9 @@ pub struct PanelKey {
     pub against: (Against, u64),
     /// The old side is this step of the compared run.
     pub compared: Option<(u64, usize)>,
+    /// Driver code that has arrived (`Cache::driver_answers`), for a driver text: a text
+    /// that waited for it is made again.
+    pub driver_answers: u64,
 }
 
 pub enum Rows {
@@ -1262,6 +1275,16 @@ pub struct Cache {
     /// Steps decompiled (`:view glsl`), by the hash of their SPIR-V and the language: a step
     /// that changed nothing is not decompiled again.
     pub decompiled: HashMap<(u64, crate::pipeline::decompile::Lang), Arc<Listing>>,
+    /// The driver's code of steps (`:driver`), by the hash of their SPIR-V: a step that
+    /// changed nothing is not compiled again. Filled by the app's driver job.
+    pub driver_code: HashMap<u64, Result<Arc<crate::pipeline::driver_code::Code>, String>>,
+    /// Steps whose driver code a text asked for and nobody has yet: (hash, SPIR-V), taken by
+    /// the app after each event.
+    pub driver_wanted: Vec<(u64, Vec<u32>)>,
+    /// Hashes asked of the driver job and not answered yet.
+    pub driver_pending: std::collections::HashSet<u64>,
+    /// How many answers the driver job has given.
+    pub driver_answers: u64,
 }
 
 /// Code pane rows by the (file, line) their instruction came from.

@@ -127,6 +127,15 @@ impl Code {
         out
     }
 
+    /// `text`, with the assembly tidied (`tidy_asm`).
+    pub fn listing(&self, kind: Kind, others: bool) -> String {
+        let text = self.text(kind, others);
+        match kind {
+            Kind::Asm => tidy_asm(&text),
+            _ => text,
+        }
+    }
+
     pub fn stats(&self) -> Stats {
         let mut st = Stats::default();
         for s in self.sections.iter().filter(|s| self.owns(s)) {
@@ -148,7 +157,7 @@ impl Code {
         match show {
             Show::Nir => self.text(Kind::Nir, false),
             Show::Llvm => self.text(Kind::Llvm, false),
-            Show::Asm => self.text(Kind::Asm, false),
+            Show::Asm => self.listing(Kind::Asm, false),
             Show::Stats => {
                 let st = self.stats();
                 let mut out = format!(
@@ -162,6 +171,101 @@ impl Code {
             }
         }
     }
+}
+
+/// Assembly as people read it, and as diffs between steps can compare it: without the offsets
+/// (every one after a changed instruction moves), jumps to labels (`.L2`) instead of
+/// displacements from the next offset, and the addresses of the driver's constants, which
+/// differ on every compile, as `$<address>`.
+pub fn tidy_asm(text: &str) -> String {
+    // (offset, mnemonic, operands) of an assembly line.
+    fn split(line: &str) -> Option<(u64, &str, &str)> {
+        let (at, rest) = line.trim_start().split_once(":\t")?;
+        let at = u64::from_str_radix(at, 16).ok()?;
+        let (mnemonic, operands) = rest.split_once('\t').unwrap_or((rest, ""));
+        Some((at, mnemonic, operands))
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let parsed: Vec<Option<(u64, &str, &str)>> = lines.iter().map(|l| split(l)).collect();
+    // Jump targets, by offset, in the function each jump is in (offsets restart at each).
+    let mut targets: Vec<(usize, u64)> = Vec::new(); // (function start line, offset)
+    let mut jumps: Vec<Option<(usize, u64)>> = vec![None; lines.len()];
+    let mut function = 0;
+    for (k, p) in parsed.iter().enumerate() {
+        let Some((_, mnemonic, operands)) = p else {
+            function = k;
+            continue;
+        };
+        if !mnemonic.starts_with('j') {
+            continue;
+        }
+        let next = parsed.get(k + 1).and_then(|n| n.map(|(at, _, _)| at));
+        if let (Some(next), Ok(displacement)) = (next, operands.trim().parse::<i64>()) {
+            let target = next.wrapping_add_signed(displacement);
+            jumps[k] = Some((function, target));
+            if !targets.contains(&(function, target)) {
+                targets.push((function, target));
+            }
+        }
+    }
+    // Labels numbered in the order their targets come in the text.
+    let mut at_line: Vec<(usize, u64, usize)> = Vec::new(); // (function, offset, line)
+    let mut function = 0;
+    for (k, p) in parsed.iter().enumerate() {
+        match p {
+            None => function = k,
+            Some((at, _, _)) if targets.contains(&(function, *at)) => {
+                at_line.push((function, *at, k));
+            }
+            Some(_) => {}
+        }
+    }
+    let label = |f: usize, at: u64| at_line.iter().position(|&(g, o, _)| g == f && o == at);
+    let mut out = String::with_capacity(text.len());
+    let mut function = 0;
+    for (k, line) in lines.iter().enumerate() {
+        let Some((at, mnemonic, operands)) = parsed[k] else {
+            function = k;
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        };
+        if let Some(n) = label(function, at) {
+            out.push_str(&format!(".L{n}:\n"));
+        }
+        let operands = match jumps[k].and_then(|(f, t)| label(f, t)) {
+            Some(n) => format!(".L{n}"),
+            None => hide_addresses(operands),
+        };
+        let operands = operands.trim_end();
+        if operands.is_empty() {
+            out.push_str(&format!("        {mnemonic}\n"));
+        } else {
+            out.push_str(&format!("        {mnemonic:<7} {operands}\n"));
+        }
+    }
+    out
+}
+
+/// Immediates too large for 32 bits (`movabsq $140471409299744, %rcx`): the addresses of the
+/// driver's constants in memory, which change on every compile.
+fn hide_addresses(operands: &str) -> String {
+    let mut out = String::with_capacity(operands.len());
+    let mut rest = operands;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..=at]);
+        rest = &rest[at + 1..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let large = rest[..digits]
+            .parse::<u64>()
+            .is_ok_and(|v| v > u64::from(u32::MAX));
+        if large || digits > 19 {
+            out.push_str("<address>");
+            rest = &rest[digits..];
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// An assembly line as LLVM's disassembler prints it: `    1f:\tvmovaps ...`.
@@ -470,6 +574,15 @@ pub fn no_code(info: &DeviceInfo) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn assembly_reads_with_labels_and_without_offsets_or_addresses() {
+        let raw = "f:\n     0:\ttestl\t%eax, %eax\n     2:\tje\t1\n     4:\tnop\n     5:\tmovabsq\t$140471409299744, %rcx\n     f:\tjmp\t-17\n    11:\tretq\n";
+        assert_eq!(
+            tidy_asm(raw),
+            "f:\n.L0:\n        testl   %eax, %eax\n        je      .L1\n        nop\n.L1:\n        movabsq $<address>, %rcx\n        jmp     .L0\n        retq\n"
+        );
+    }
 
     const PRINTED: &str = "\
 ; ModuleID = 'sample_function'

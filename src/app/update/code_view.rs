@@ -12,7 +12,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
         Action::ToggleText => {
             s.text = match s.text {
                 TextKind::Ir => TextKind::Spirv,
-                TextKind::Spirv | TextKind::Lang(_) => TextKind::Ir,
+                TextKind::Spirv | TextKind::Lang(_) | TextKind::Driver(_) => TextKind::Ir,
             };
             if matches!(s.view, ViewMode::Ir | ViewMode::Spirv) {
                 s.view = s.text.view();

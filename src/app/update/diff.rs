@@ -90,6 +90,16 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 lang.writer()
             ));
         }
+        Action::ViewDriver(show) => {
+            s.text = TextKind::Driver(show);
+            if matches!(s.view, ViewMode::Ir | ViewMode::Spirv) {
+                s.view = ViewMode::Ir;
+            }
+            s.set_message(format!(
+                "each step as the driver compiled it: {} (diffs too; :view ir or t: the IR again)",
+                s.text.name()
+            ));
+        }
         Action::IgnoreRenumbering(v) => {
             s.diff.ignore_renumbering = v.unwrap_or(!s.diff.ignore_renumbering);
             s.set_message(if s.diff.ignore_renumbering {

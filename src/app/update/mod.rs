@@ -174,6 +174,7 @@ fn route(s: &mut State, action: Action) -> Vec<Effect> {
         Action::Diff(..)
         | Action::View(..)
         | Action::ViewLang(..)
+        | Action::ViewDriver(..)
         | Action::IgnoreRenumbering(..)
         | Action::NextHunk
         | Action::PrevHunk
