@@ -224,7 +224,8 @@ fn the_tui_shows_and_diffs_each_steps_driver_code() {
         &script,
         format!(
             "open {}\nsize 120x36\ncmd :step mem2reg\ncmd :driver asm\nsnapshot asm\n\
-             key d\nsnapshot diff\ncmd :driver stats\nsnapshot stats\nkey t\nsnapshot ir\n",
+             key d\nsnapshot diff\ncmd :driver stats\nsnapshot stats\nkey t\nsnapshot ir\n\
+             cmd :cost\nsnapshot cost\n",
             dir.join("blur.comp").display()
         ),
     )
@@ -256,4 +257,57 @@ fn the_tui_shows_and_diffs_each_steps_driver_code() {
     let ir = screen("ir");
     assert!(ir.contains("IR diff 6 sroa → 7 mem2reg"), "{ir}");
     assert!(!ir.contains("driver counts"), "{ir}");
+    // `:cost`: the driver's x86 of the step against its base's, and a series in the chart.
+    let cost = screen("cost");
+    assert!(cost.contains("driver x86 ≤"), "{cost}");
+    let row = cost
+        .lines()
+        .find(|l| l.contains("│driver x86 "))
+        .expect(&cost);
+    let figures: Vec<usize> = row
+        .split('│')
+        .nth(3)
+        .unwrap()
+        .split_whitespace()
+        .filter_map(|w| w.trim_start_matches('+').parse().ok())
+        .collect();
+    assert!(
+        figures.len() >= 2 && figures[0] > 0 && figures[1] > 0,
+        "{row}"
+    );
+}
+
+#[test]
+fn cost_gains_the_drivers_figures_per_step() {
+    let icd = lavapipe25();
+    let icd = icd.to_str().unwrap();
+    let shader = write("costly.comp", COMPUTE);
+    let (ok, table, err) = driver(&["cost", &shader, "--driver", icd]);
+    assert!(ok, "{err}");
+    let header = table.lines().nth(1).unwrap();
+    assert!(header.contains("instrs    x86   Δx86"), "{table}");
+    // Every step has its x86 count; the last equals `driver --show stats` of the last step.
+    let last = table.lines().last().unwrap();
+    let x86: usize = last.split_whitespace().nth(3).unwrap().parse().unwrap();
+    let (ok, stats, err) = driver(&["driver", &shader, "--show", "stats", "--driver", icd]);
+    assert!(ok, "{err}");
+    assert_eq!(x86, stat(&stats, "x86 instructions"), "{table}\n{stats}");
+    let (ok, json, err) = driver(&["cost", &shader, "--json", "--driver", icd]);
+    assert!(ok, "{err}");
+    for line in json.lines() {
+        assert!(line.contains("\"driver_instructions\":"), "{line}");
+        assert!(
+            line.contains("\"driver_stats\":{\"x86_instructions\":"),
+            "{line}"
+        );
+    }
+    // Without --driver, no driver is asked and the lines are as they were.
+    let (ok, plain, _) = driver(&["cost", &shader, "--json"]);
+    assert!(ok && !plain.contains("driver_instructions"), "{plain}");
+    // A driver that shows no code is refused in words.
+    let (ok, _, err) = driver(&["cost", &shader, "--driver", "Mesa 22"]);
+    assert!(
+        !ok && err.contains("shows nothing of the code it compiles"),
+        "{err}"
+    );
 }

@@ -437,6 +437,11 @@ pub struct CostArgs {
     /// The last step's functions, each line after the pressure after it, and their peaks.
     #[arg(long)]
     pub listing: bool,
+    /// Also the driver's figures per step: the instructions of the code the Vulkan driver
+    /// compiles it to (x86 on lavapipe 25), each distinct step compiled once, in a worker
+    /// process. A bare `--driver` takes `SHADERSTEP_DRIVER` or `[driver]` of shaderstep.toml.
+    #[arg(long, value_name = "ICD.json|NAME", num_args = 0..=1, default_missing_value = "", conflicts_with = "listing")]
+    pub driver: Option<String>,
 }
 
 const REPLAY_HELP: &str = "\

@@ -7,7 +7,47 @@ use std::fmt::Write;
 use super::cli::CostArgs;
 use crate::pipeline::compile::{compile, Together};
 use crate::pipeline::cost::{Cost, Kind};
+use crate::pipeline::driver_code::{self, Compiled, Stats};
+use crate::pipeline::gpu::isolated::{worker_program, Isolated};
 use crate::pipeline::Run;
+
+/// What the driver compiles steps on, when `--driver` asks for its figures.
+struct OnDriver {
+    worker: Isolated,
+    compiled: Compiled,
+}
+
+impl OnDriver {
+    fn open(args: &CostArgs, config: &super::config::Config) -> Result<Option<OnDriver>, String> {
+        let Some(flag) = &args.driver else {
+            return Ok(None);
+        };
+        let flag = Some(flag.as_str()).filter(|f| !f.is_empty());
+        let driver = crate::pipeline::gpu::Driver::resolve(flag, config.driver.as_deref())?;
+        let worker = Isolated::open_with(worker_program()?, false, &driver, true)?;
+        if !worker.info().gallivm_debug {
+            return Err(format!("--driver: {}", driver_code::no_code(worker.info())));
+        }
+        Ok(Some(OnDriver {
+            worker,
+            compiled: Compiled::default(),
+        }))
+    }
+
+    /// The driver's counts of each step `steps` gives, in its order.
+    fn figures(&mut self, run: &Run) -> Vec<Result<Stats, String>> {
+        let info = self.worker.info().clone();
+        run.steps
+            .iter()
+            .filter(|st| !st.is_source())
+            .map(|st| {
+                self.compiled
+                    .of(&self.worker, &info, &st.module)
+                    .map(|code| code.stats())
+            })
+            .collect()
+    }
+}
 
 /// Exit status: 0, or 1 when an input does not load, a pass fails or a directory holds no
 /// shader.
@@ -29,6 +69,7 @@ fn run_inner(args: &CostArgs) -> Result<String, String> {
     let (roots, files): (Vec<_>, Vec<_>) = args.inputs.iter().cloned().partition(|p| p.is_dir());
     let config = super::config::load(&roots, &files)?.0;
     let pipeline = args.pipeline.pipeline(&config)?.with_snapshots(true);
+    let mut on_driver = OnDriver::open(args, &config)?;
     // A directory: every shader under it, as `run DIR -o OUT` compiles them.
     let inputs: Vec<_> = super::batch::shaders(&args.inputs)
         .into_iter()
@@ -70,10 +111,13 @@ fn run_inner(args: &CostArgs) -> Result<String, String> {
                 let _ = writeln!(out, "; {name}");
                 out.push_str(&crate::pipeline::cost::annotated(m));
             }
-        } else if args.json {
-            json(&mut out, &name, &run);
         } else {
-            table(&mut out, &name, &run);
+            let figures = on_driver.as_mut().map(|d| d.figures(&run));
+            if args.json {
+                json(&mut out, &name, &run, figures.as_deref());
+            } else {
+                table(&mut out, &name, &run, figures.as_deref());
+            }
         }
     }
     if failures.is_empty() {
@@ -113,7 +157,15 @@ fn steps(
         })
 }
 
-fn table(out: &mut String, name: &str, run: &Run) {
+/// The driver's x86 instructions of a step, or `-` where it could not compile it.
+fn x86(figure: Option<&Result<Stats, String>>) -> String {
+    match figure {
+        Some(Ok(st)) => st.asm_instructions.to_string(),
+        _ => "-".into(),
+    }
+}
+
+fn table(out: &mut String, name: &str, run: &Run, driver: Option<&[Result<Stats, String>]>) {
     let w = run
         .steps
         .iter()
@@ -122,36 +174,71 @@ fn table(out: &mut String, name: &str, run: &Run) {
         .unwrap_or(4)
         .max(4);
     let _ = writeln!(out, "{name}");
-    let _ = write!(
-        out,
-        "{:>4}  {:<w$} {:>7} {:>8} {:>5}",
-        "step", "pass", "instrs", "pressure", "Δ"
-    );
+    let _ = write!(out, "{:>4}  {:<w$} {:>7}", "step", "pass", "instrs");
+    if driver.is_some() {
+        let _ = write!(out, " {:>6} {:>6}", "x86", "Δx86");
+    }
+    let _ = write!(out, " {:>8} {:>5}", "pressure", "Δ");
     for (h, _) in COLUMNS {
         let _ = write!(out, " {h:>6}");
     }
     out.push('\n');
     let mut before: Option<u32> = None;
-    for (i, pass, instrs, c) in steps(run) {
+    let mut x86_before: Option<usize> = None;
+    let mut errors = Vec::new();
+    for (k, (i, pass, instrs, c)) in steps(run).enumerate() {
         let p = c.pressure.max;
         let delta = match before {
             Some(b) if b != p => format!("{:+}", i64::from(p) - i64::from(b)),
             _ => String::new(),
         };
         before = Some(p);
-        let _ = write!(out, "{i:>4}  {pass:<w$} {instrs:>7} {p:>8} {delta:>5}");
+        let _ = write!(out, "{i:>4}  {pass:<w$} {instrs:>7}");
+        if let Some(figures) = driver {
+            let figure = figures.get(k);
+            let now = figure
+                .and_then(|f| f.as_ref().ok())
+                .map(|st| st.asm_instructions);
+            let delta = match (x86_before, now) {
+                (Some(b), Some(n)) if b != n => format!("{:+}", n as i64 - b as i64),
+                _ => String::new(),
+            };
+            x86_before = now.or(x86_before);
+            let _ = write!(out, " {:>6} {delta:>6}", x86(figure));
+            if let Some(Err(e)) = figure {
+                if !errors.contains(e) {
+                    errors.push(e.clone());
+                }
+            }
+        }
+        let _ = write!(out, " {p:>8} {delta:>5}");
         for (_, f) in COLUMNS {
             let _ = write!(out, " {:>6}", f(&c));
         }
         out.push('\n');
     }
+    for e in errors {
+        let _ = writeln!(out, "  the driver could not compile a step: {e}");
+    }
 }
 
-fn json(out: &mut String, name: &str, run: &Run) {
-    for (i, pass, instrs, c) in steps(run) {
+fn json(out: &mut String, name: &str, run: &Run, driver: Option<&[Result<Stats, String>]>) {
+    for (k, (i, pass, instrs, c)) in steps(run).enumerate() {
+        let figures = match driver.map(|d| d.get(k)) {
+            None => String::new(),
+            Some(Some(Ok(st))) => format!(
+                ",\"driver_instructions\":{},\"driver_stats\":{{\"x86_instructions\":{},\"llvm_instructions\":{},\"nir_instructions\":{}}}",
+                st.asm_instructions, st.asm_instructions, st.llvm_instructions, st.nir_instructions
+            ),
+            Some(Some(Err(e))) => format!(
+                ",\"driver_instructions\":null,\"driver_error\":\"{}\"",
+                super::run::json_escape(e)
+            ),
+            Some(None) => ",\"driver_instructions\":null".into(),
+        };
         let _ = writeln!(
             out,
-            "{{\"input\":\"{}\",\"step\":{i},\"pass\":\"{pass}\",\"instructions\":{instrs},\"max_pressure\":{},\"mix\":{}}}",
+            "{{\"input\":\"{}\",\"step\":{i},\"pass\":\"{pass}\",\"instructions\":{instrs},\"max_pressure\":{},\"mix\":{}{figures}}}",
             super::run::json_escape(name),
             c.pressure.max,
             mix_json(&c)

@@ -316,6 +316,31 @@ fn decompiled(
     listing
 }
 
+/// The hash of a step's SPIR-V (what its driver code is kept by) and the SPIR-V.
+fn spirv_hash(module: &crate::ir::Module) -> Result<(u64, Vec<u32>), String> {
+    use std::hash::{Hash, Hasher};
+    let words = crate::pipeline::validate::spirv_of(module)?.words;
+    let mut h = crate::ir::fxhash::FxHasher::default();
+    words.hash(&mut h);
+    Ok((h.finish(), words))
+}
+
+/// The driver's code of the SPIR-V `key` hashes, when the driver job has answered; else the
+/// step is asked for (once) and `None`.
+fn driver_answer(
+    cache: &mut super::state::Cache,
+    key: u64,
+    words: impl FnOnce() -> Vec<u32>,
+) -> Option<Result<Arc<crate::pipeline::driver_code::Code>, String>> {
+    if let Some(answer) = cache.driver_code.get(&key) {
+        return Some(answer.clone());
+    }
+    if cache.driver_pending.insert(key) {
+        cache.driver_wanted.push((key, words()));
+    }
+    None
+}
+
 /// What the driver compiled `module` to, as `show` asks, once the app's driver job has
 /// answered for its SPIR-V; until then a line saying so, and the step is asked for.
 fn driver_code(
@@ -323,29 +348,66 @@ fn driver_code(
     module: &crate::ir::Module,
     show: crate::pipeline::driver_code::Show,
 ) -> Arc<Listing> {
-    use std::hash::{Hash, Hasher};
-    let words = match crate::pipeline::validate::spirv_of(module) {
-        Ok(spirv) => spirv.words,
+    let (key, words) = match spirv_hash(module) {
+        Ok(hashed) => hashed,
         Err(why) => {
             return Arc::new(Listing::plain(&format!(
                 "// not SPIR-V at this step, so nothing for the driver: {why}"
             )))
         }
     };
-    let mut h = crate::ir::fxhash::FxHasher::default();
-    words.hash(&mut h);
-    let key = h.finish();
-    match cache.driver_code.get(&key) {
+    match driver_answer(cache, key, || words) {
         // The code pane shows no tabs: the assembly's columns are kept with spaces.
         Some(Ok(code)) => Arc::new(Listing::plain(&expand_tabs(&code.show(show)))),
         Some(Err(why)) => Arc::new(Listing::plain(&format!("// {why}"))),
-        None => {
-            if cache.driver_pending.insert(key) {
-                cache.driver_wanted.push((key, words));
-            }
-            Arc::new(Listing::plain("// compiling this step on the driver…"))
-        }
+        None => Arc::new(Listing::plain("// compiling this step on the driver…")),
     }
+}
+
+/// The driver's x86 instructions per step of the selected shader, for the cost pane's chart:
+/// every step is asked of the driver job while the pane is open.
+fn refresh_driver_costs(s: &mut State) {
+    if !s.cost.shown {
+        return;
+    }
+    let Some(doc) = s.docs.get(s.doc) else { return };
+    let Some(run) = doc.run.clone() else { return };
+    let generation = doc.generation;
+    let key = (s.doc, generation, s.cache.driver_answers);
+    if s.driver_costs.key == Some(key) {
+        return;
+    }
+    let mut x86 = Vec::with_capacity(run.steps.len());
+    for (i, st) in run.steps.iter().enumerate() {
+        if st.is_source() {
+            x86.push(None);
+            continue;
+        }
+        let hashed = match s.cache.step_hashes.get(&(s.doc, generation, i)) {
+            Some(&h) => Some((h, None)),
+            None => spirv_hash(&st.module).ok().map(|(h, w)| (h, Some(w))),
+        };
+        let Some((h, words)) = hashed else {
+            x86.push(None);
+            continue;
+        };
+        if s.cache.step_hashes.len() > 4096 {
+            s.cache.step_hashes.clear();
+        }
+        s.cache.step_hashes.insert((s.doc, generation, i), h);
+        let module = &st.module;
+        let answer = driver_answer(&mut s.cache, h, || {
+            words.unwrap_or_else(|| spirv_hash(module).map(|(_, w)| w).unwrap_or_default())
+        });
+        x86.push(match answer {
+            Some(Ok(code)) => Some(code.stats().asm_instructions),
+            _ => None,
+        });
+    }
+    s.driver_costs = super::state::DriverCosts {
+        key: Some(key),
+        x86,
+    };
 }
 
 /// `text` with each tab replaced by the spaces up to the next multiple of eight columns.
@@ -596,6 +658,7 @@ fn refresh(s: &mut State) {
     refresh_panel(s);
     refresh_values(s);
     refresh_previous_values(s);
+    refresh_driver_costs(s);
 }
 
 /// The browser's cursor row, and its first row: the cursor's in view, the list scrolled only

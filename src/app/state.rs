@@ -802,6 +802,8 @@ pub struct State {
     pub source: SourcePane,
     /// The cost pane and the pressure gutter.
     pub cost: CostPane,
+    /// The driver's code size per step, for the cost pane's chart.
+    pub driver_costs: DriverCosts,
     /// The values column: the selected step run on the interpreter.
     pub exec: ExecPane,
     /// The control-flow graph of the function at the cursor (`C`, `:cfg`).
@@ -956,6 +958,17 @@ pub struct DiffPane {
     pub base: Option<usize>,
     /// Diffs hide lines that only renumber ids (`r`, `:ignore-renumbering`).
     pub ignore_renumbering: bool,
+}
+
+/// The x86 instructions the driver compiled each step to (`:cost`'s chart), where it has
+/// answered: derived for the selected shader while the cost pane is open.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DriverCosts {
+    /// (doc, generation, `Cache::driver_answers`) they were derived for.
+    pub key: Option<(usize, u64, u64)>,
+    /// Per step of the run: `None` for the source text, a step not answered yet, or one the
+    /// driver could not compile or show.
+    pub x86: Vec<Option<usize>>,
 }
 
 /// The cost pane under the code (`:cost`) and the pressure gutter of the code pane (`P`,
@@ -1285,6 +1298,8 @@ pub struct Cache {
     pub driver_pending: std::collections::HashSet<u64>,
     /// How many answers the driver job has given.
     pub driver_answers: u64,
+    /// The hash of steps' SPIR-V, by (doc, generation, step): what the driver's code is kept by.
+    pub step_hashes: HashMap<(usize, u64, usize), u64>,
 }
 
 /// Code pane rows by the (file, line) their instruction came from.
@@ -1347,6 +1362,7 @@ impl State {
             link: LinkPane::default(),
             source: SourcePane::default(),
             cost: CostPane::default(),
+            driver_costs: DriverCosts::default(),
             exec: ExecPane::default(),
             cfg: CfgPane::default(),
             columns: ColumnsPane::default(),

@@ -563,6 +563,37 @@ pub fn code_of(
     Ok(code)
 }
 
+/// The driver's code of modules, each compiled once per SPIR-V content: a step that changed
+/// nothing costs nothing (`cost --driver`).
+#[derive(Default)]
+pub struct Compiled {
+    by_content: std::collections::HashMap<u64, Result<std::sync::Arc<Code>, String>>,
+}
+
+impl Compiled {
+    /// The code of `module` on `worker`'s driver.
+    pub fn of(
+        &mut self,
+        worker: &Isolated,
+        info: &DeviceInfo,
+        module: &Module,
+    ) -> Result<std::sync::Arc<Code>, String> {
+        use std::hash::{Hash, Hasher};
+        let words = spirv_of(module)?.words;
+        let mut h = crate::ir::fxhash::FxHasher::default();
+        words.hash(&mut h);
+        self.by_content
+            .entry(h.finish())
+            .or_insert_with(|| code_of(worker, info, module, None).map(std::sync::Arc::new))
+            .clone()
+    }
+
+    /// How many distinct modules were compiled.
+    pub fn compiled(&self) -> usize {
+        self.by_content.len()
+    }
+}
+
 /// Why a device shows no code, in words.
 pub fn no_code(info: &DeviceInfo) -> String {
     format!(

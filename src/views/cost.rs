@@ -1,6 +1,7 @@
 //! The cost pane (`:cost`): the selected step's instruction mix against its base step's, and a
-//! chart over the run's steps — instructions, peak pressure, texture and memory operations, each
-//! scaled to its own highest — with the selected step marked.
+//! chart over the run's steps — instructions, the driver's x86 instructions (where the driver
+//! shows its code), peak pressure, texture and memory operations, each scaled to its own
+//! highest — with the selected step marked.
 
 use std::collections::BTreeSet;
 
@@ -45,18 +46,20 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         frame.render_widget(Paragraph::new(Line::styled(why, t.unchanged)), inner);
         return;
     };
+    let x86_of = |i: usize| s.driver_costs.x86.get(i).copied().flatten();
+    let x86 = (x86_of(step), x86_of(base));
     let table_w = 43.min(inner.width);
     let [left, right] =
         Layout::horizontal([Constraint::Length(table_w), Constraint::Fill(1)]).areas(inner);
     if right.width >= 20 {
-        frame.render_widget(Paragraph::new(table(&now, before.as_deref(), t)), left);
+        frame.render_widget(Paragraph::new(table(&now, before.as_deref(), x86, t)), left);
         chart(frame, right, s, t);
         return;
     }
     // No room beside the table (80 columns): the peak pressure over the steps goes under it,
     // one column a step, the selected step marked.
     let [top, bottom] = Layout::vertical([Constraint::Fill(1), Constraint::Length(2)]).areas(inner);
-    frame.render_widget(Paragraph::new(table(&now, before.as_deref(), t)), top);
+    frame.render_widget(Paragraph::new(table(&now, before.as_deref(), x86, t)), top);
     pressure_strip(frame, bottom, s, t);
 }
 
@@ -97,7 +100,13 @@ fn pressure_strip(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
 }
 
 /// The mix of the step against its base: kind, base count, step count, change.
-fn table(now: &Cost, before: Option<&Cost>, t: &Theme) -> Vec<Line<'static>> {
+/// With the driver's x86 instructions of the step and its base, where it has compiled both.
+fn table(
+    now: &Cost,
+    before: Option<&Cost>,
+    x86: (Option<usize>, Option<usize>),
+    t: &Theme,
+) -> Vec<Line<'static>> {
     let kinds: BTreeSet<&Kind> = now
         .mix
         .0
@@ -125,6 +134,11 @@ fn table(now: &Cost, before: Option<&Cost>, t: &Theme) -> Vec<Line<'static>> {
         before.map(|b| b.pressure.max),
         now.pressure.max,
     ));
+    if let (Some(n), b) = x86 {
+        let n = u32::try_from(n).unwrap_or(u32::MAX);
+        let b = b.map(|b| u32::try_from(b).unwrap_or(u32::MAX));
+        lines.push(row("driver x86".into(), b, n));
+    }
     for k in kinds {
         lines.push(row(k.name(), before.map(|b| b.mix.get(k)), now.mix.get(k)));
     }
@@ -172,7 +186,7 @@ fn chart(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
             points.iter().map(|p| f64::from(p.2.mix.memory())).collect(),
         ),
     ];
-    let data: Vec<Series> = series
+    let mut data: Vec<Series> = series
         .iter()
         .map(|(name, style, ys)| {
             let top = ys.iter().copied().fold(0.0, f64::max);
@@ -184,6 +198,19 @@ fn chart(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
             (format!("{name} ≤{top}"), *style, scaled)
         })
         .collect();
+    // The driver's code size beside our IR's, over the steps it has compiled.
+    let x86: Vec<(f64, f64)> = s
+        .driver_costs
+        .x86
+        .iter()
+        .enumerate()
+        .filter_map(|(i, n)| Some((i as f64, (*n)? as f64)))
+        .collect();
+    let top = x86.iter().map(|p| p.1).fold(0.0, f64::max);
+    if top > 0.0 {
+        let scaled = x86.iter().map(|&(x, y)| (x, y / top * 100.0)).collect();
+        data.insert(1, (format!("driver x86 ≤{top}"), t.added, scaled));
+    }
     let x_max = run.steps.len().saturating_sub(1).max(1) as f64;
     let marker = [(s.step as f64, 0.0), (s.step as f64, 100.0)];
     let mut datasets: Vec<Dataset> = data
