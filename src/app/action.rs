@@ -410,6 +410,11 @@ pub enum Answered {
         key: (usize, u64, usize),
         took: std::time::Duration,
     },
+    /// The driver's code of the SPIR-V `hash` hashes, or why there is none.
+    DriverCode {
+        hash: u64,
+        result: Result<std::sync::Arc<crate::pipeline::driver_code::Code>, String>,
+    },
     /// The interpreter ran step (doc, generation, step) for the values column.
     Executed {
         key: (usize, u64, usize),

@@ -317,7 +317,7 @@ fn decompiled(
 }
 
 /// The hash of a step's SPIR-V (what its driver code is kept by) and the SPIR-V.
-fn spirv_hash(module: &crate::ir::Module) -> Result<(u64, Vec<u32>), String> {
+pub fn spirv_hash(module: &crate::ir::Module) -> Result<(u64, Vec<u32>), String> {
     use std::hash::{Hash, Hasher};
     let words = crate::pipeline::validate::spirv_of(module)?.words;
     let mut h = crate::ir::fxhash::FxHasher::default();
@@ -325,38 +325,38 @@ fn spirv_hash(module: &crate::ir::Module) -> Result<(u64, Vec<u32>), String> {
     Ok((h.finish(), words))
 }
 
-/// The driver's code of the SPIR-V `key` hashes, when the driver job has answered; else the
-/// step is asked for (once) and `None`.
+/// The driver's code of step `step` of doc `doc` at `generation`, when the driver job has
+/// answered (`update::driver` asks for what the panes need).
 fn driver_answer(
     cache: &mut super::state::Cache,
-    key: u64,
-    words: impl FnOnce() -> Vec<u32>,
+    (doc, generation, step): (usize, u64, usize),
+    module: &crate::ir::Module,
 ) -> Option<Result<Arc<crate::pipeline::driver_code::Code>, String>> {
-    if let Some(answer) = cache.driver_code.get(&key) {
-        return Some(answer.clone());
-    }
-    if cache.driver_pending.insert(key) {
-        cache.driver_wanted.push((key, words()));
-    }
-    None
+    let hash = match cache.step_hashes.get(&(doc, generation, step)) {
+        Some(&h) => h,
+        None => {
+            let h = spirv_hash(module).ok()?.0;
+            cache.step_hashes.insert((doc, generation, step), h);
+            h
+        }
+    };
+    cache.driver_code.get(&hash).cloned()
 }
 
-/// What the driver compiled `module` to, as `show` asks, once the app's driver job has
-/// answered for its SPIR-V; until then a line saying so, and the step is asked for.
+/// What the driver compiled a step to, as `show` asks, once the driver job has answered; until
+/// then a line saying so.
 fn driver_code(
     cache: &mut super::state::Cache,
+    key: (usize, u64, usize),
     module: &crate::ir::Module,
     show: crate::pipeline::driver_code::Show,
 ) -> Arc<Listing> {
-    let (key, words) = match spirv_hash(module) {
-        Ok(hashed) => hashed,
-        Err(why) => {
-            return Arc::new(Listing::plain(&format!(
-                "// not SPIR-V at this step, so nothing for the driver: {why}"
-            )))
-        }
-    };
-    match driver_answer(cache, key, || words) {
+    if let Err(why) = crate::pipeline::validate::spirv_of(module) {
+        return Arc::new(Listing::plain(&format!(
+            "// not SPIR-V at this step, so nothing for the driver: {why}"
+        )));
+    }
+    match driver_answer(cache, key, module) {
         // The code pane shows no tabs: the assembly's columns are kept with spaces.
         Some(Ok(code)) => Arc::new(Listing::plain(&expand_tabs(&code.show(show)))),
         Some(Err(why)) => Arc::new(Listing::plain(&format!("// {why}"))),
@@ -364,8 +364,8 @@ fn driver_code(
     }
 }
 
-/// The driver's x86 instructions per step of the selected shader, for the cost pane's chart:
-/// every step is asked of the driver job while the pane is open.
+/// The driver's x86 instructions per step of the selected shader, for the cost pane's chart,
+/// where the driver job has answered.
 fn refresh_driver_costs(s: &mut State) {
     if !s.cost.shown {
         return;
@@ -377,33 +377,20 @@ fn refresh_driver_costs(s: &mut State) {
     if s.driver_costs.key == Some(key) {
         return;
     }
-    let mut x86 = Vec::with_capacity(run.steps.len());
-    for (i, st) in run.steps.iter().enumerate() {
-        if st.is_source() {
-            x86.push(None);
-            continue;
-        }
-        let hashed = match s.cache.step_hashes.get(&(s.doc, generation, i)) {
-            Some(&h) => Some((h, None)),
-            None => spirv_hash(&st.module).ok().map(|(h, w)| (h, Some(w))),
-        };
-        let Some((h, words)) = hashed else {
-            x86.push(None);
-            continue;
-        };
-        if s.cache.step_hashes.len() > 4096 {
-            s.cache.step_hashes.clear();
-        }
-        s.cache.step_hashes.insert((s.doc, generation, i), h);
-        let module = &st.module;
-        let answer = driver_answer(&mut s.cache, h, || {
-            words.unwrap_or_else(|| spirv_hash(module).map(|(_, w)| w).unwrap_or_default())
-        });
-        x86.push(match answer {
-            Some(Ok(code)) => Some(code.stats().asm_instructions),
-            _ => None,
-        });
-    }
+    let x86 = run
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, st)| {
+            if st.is_source() {
+                return None;
+            }
+            match driver_answer(&mut s.cache, (s.doc, generation, i), &st.module) {
+                Some(Ok(code)) => Some(code.stats().asm_instructions),
+                _ => None,
+            }
+        })
+        .collect();
     s.driver_costs = super::state::DriverCosts {
         key: Some(key),
         x86,
@@ -475,7 +462,9 @@ pub(super) fn step_text(
         TextKind::Lang(_) if st.is_source() => st.ir_listing(),
         TextKind::Lang(lang) => decompiled(&mut s.cache, &st.module, lang),
         TextKind::Driver(_) if st.is_source() => st.ir_listing(),
-        TextKind::Driver(show) => driver_code(&mut s.cache, &st.module, show),
+        TextKind::Driver(show) => {
+            driver_code(&mut s.cache, (at, generation, step), &st.module, show)
+        }
     };
     let id = s.cache.next_text_id;
     s.cache.next_text_id += 1;

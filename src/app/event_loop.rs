@@ -360,39 +360,6 @@ impl App {
     fn settle_derived(&mut self) {
         let bindings = &self.bindings;
         derive::settle(&mut self.state, |s| views::layout::plan(s, bindings));
-        self.ask_driver();
-    }
-
-    /// Hands the steps whose driver code a text asked for to the driver job.
-    fn ask_driver(&mut self) {
-        if self.state.cache.driver_wanted.is_empty() {
-            return;
-        }
-        let driver = &self.driver;
-        let job = self
-            .driver_job
-            .get_or_insert_with(|| DriverJob::start(driver.clone()));
-        for (key, words) in std::mem::take(&mut self.state.cache.driver_wanted) {
-            if job.requests.send((key, words)).is_err() {
-                self.state.cache.driver_pending.remove(&key);
-                self.state
-                    .cache
-                    .driver_code
-                    .insert(key, Err("the driver's thread has stopped".into()));
-            }
-        }
-    }
-
-    /// A step's driver code arrived: kept by its hash, and the texts that waited for it made
-    /// again.
-    fn driver_answered(&mut self, (key, result): DriverAnswer) {
-        let cache = &mut self.state.cache;
-        cache.driver_pending.remove(&key);
-        cache.driver_code.insert(key, result);
-        cache.driver_answers += 1;
-        cache
-            .texts
-            .retain(|k, _| !matches!(k.3, super::state::TextKind::Driver(_)));
     }
 
     /// Handles one event: `update` changes the state, the effects are carried out, and what is
@@ -521,12 +488,12 @@ impl App {
                 any = true;
             }
         }
-        while let Some(answer) = self
+        while let Some((hash, result)) = self
             .driver_job
             .as_ref()
             .and_then(|j| j.done.try_recv().ok())
         {
-            self.driver_answered(answer);
+            self.answer(Answered::DriverCode { hash, result });
             any = true;
         }
         let answer = self.bisect_run.as_ref().map(|j| j.done.try_recv());
@@ -617,19 +584,18 @@ impl App {
             }
         }
         self.settle_derived();
-        // The driver's code of the steps shown (a diff asks for a second step once the
-        // first is there).
+        // The driver's code of the steps shown.
         while !self.state.cache.driver_pending.is_empty() {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             let Some(job) = &self.driver_job else { break };
             match job.done.recv_timeout(left) {
-                Ok(answer) => self.driver_answered(answer),
+                Ok((hash, result)) => self.answer(Answered::DriverCode { hash, result }),
                 Err(_) => {
-                    for key in std::mem::take(&mut self.state.cache.driver_pending) {
-                        self.driver_answered((
-                            key,
-                            Err("the driver did not answer in time".into()),
-                        ));
+                    let pending: Vec<u64> =
+                        self.state.cache.driver_pending.iter().copied().collect();
+                    for hash in pending {
+                        let result = Err("the driver did not answer in time".into());
+                        self.answer(Answered::DriverCode { hash, result });
                     }
                 }
             }
@@ -1084,6 +1050,25 @@ impl App {
         self.settle_derived();
     }
 
+    /// Hands steps to the driver job (started the first time); a job that has stopped answers
+    /// each with why.
+    fn ask_driver(&mut self, asked: Vec<(u64, Vec<u32>)>) {
+        let driver = &self.driver;
+        let job = self
+            .driver_job
+            .get_or_insert_with(|| DriverJob::start(driver.clone()));
+        let mut stopped = Vec::new();
+        for (hash, words) in asked {
+            if job.requests.send((hash, words)).is_err() {
+                stopped.push(hash);
+            }
+        }
+        for hash in stopped {
+            let result = Err("the driver's thread has stopped".into());
+            self.answer(Answered::DriverCode { hash, result });
+        }
+    }
+
     /// Carries out effects; what each gave goes back to `update` as an answer.
     fn apply(&mut self, effects: Vec<Effect>) {
         for e in effects {
@@ -1103,6 +1088,10 @@ impl App {
                     None
                 }
                 Effect::Bisect => self.bisect(),
+                Effect::DriverCode(asked) => {
+                    self.ask_driver(asked);
+                    None
+                }
                 Effect::Compare { spec, jobs } => self.start_compare(spec, jobs),
                 Effect::BisectRun(data, oracle) => self.start_bisect_run(data, oracle),
                 Effect::Reduce(property) => self.start_reduce(property),

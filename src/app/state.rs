@@ -1289,11 +1289,8 @@ pub struct Cache {
     /// that changed nothing is not decompiled again.
     pub decompiled: HashMap<(u64, crate::pipeline::decompile::Lang), Arc<Listing>>,
     /// The driver's code of steps (`:driver`), by the hash of their SPIR-V: a step that
-    /// changed nothing is not compiled again. Filled by the app's driver job.
+    /// changed nothing is not compiled again. Asked for by `update` (`update::driver`).
     pub driver_code: HashMap<u64, Result<Arc<crate::pipeline::driver_code::Code>, String>>,
-    /// Steps whose driver code a text asked for and nobody has yet: (hash, SPIR-V), taken by
-    /// the app after each event.
-    pub driver_wanted: Vec<(u64, Vec<u32>)>,
     /// Hashes asked of the driver job and not answered yet.
     pub driver_pending: std::collections::HashSet<u64>,
     /// How many answers the driver job has given.

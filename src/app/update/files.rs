@@ -27,6 +27,9 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             Some(Answered::Executed { key, result }) => {
                 super::exec::executed(s, key, result);
             }
+            Some(Answered::DriverCode { hash, result }) => {
+                super::driver::answered(s, hash, result);
+            }
             Some(Answered::FirstDifference { key, other, result }) => {
                 super::exec::first_difference_found(s, key, &other, result);
             }

@@ -14,6 +14,7 @@ mod compare;
 mod cost;
 mod diagnostics;
 mod diff;
+mod driver;
 mod exec;
 mod files;
 mod help;
@@ -69,6 +70,8 @@ pub enum Effect {
     Reduce(Option<String>),
     /// Stop the reduction under way (`Esc`): it ends with the smallest shader so far.
     StopReduce,
+    /// Compile these steps (the hash of their SPIR-V, and it) on the driver, for its code.
+    DriverCode(Vec<(u64, Vec<u32>)>),
     /// Run step `key` (its module) on the interpreter for the values column.
     Exec {
         key: crate::app::state::StepKey,
@@ -112,6 +115,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
     let mut effects = route(s, action);
     effects.extend(exec::follow(s));
     effects.extend(files::steps_wanted(s));
+    effects.extend(driver::wanted(s));
     effects
 }
 
