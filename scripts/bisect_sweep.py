@@ -4,7 +4,11 @@ module of the stages named (default: comp frag vert), each alone, and per stage 
 runs, the steps reported as differing, and the refusals counted by reason. Run from the project
 root after `cargo build --release`:
 
-    python3 scripts/bisect_sweep.py [STAGE ...]
+    python3 scripts/bisect_sweep.py [--oracle driver] [--driver ICD.json|NAME] [--limit N] [STAGE ...]
+
+`--driver` is passed on (e.g. Mesa 25's lavapipe: `--driver "$(scripts/lavapipe.sh | tail -1)"`);
+`--oracle driver` runs every step on the driver (the default, auto, lets the interpreter decide
+where it agrees with the driver on the input); `--limit N` takes the first N modules a stage.
 """
 import collections, os, re, subprocess, sys
 from concurrent.futures import ThreadPoolExecutor
@@ -12,7 +16,15 @@ from concurrent.futures import ThreadPoolExecutor
 here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.join(here, "..", "..", "shared", "corpus", "valid")
 binary = os.path.join(here, "..", "target", "release", "shaderstep")
-stages = sys.argv[1:] or ["comp", "frag", "vert"]
+args = sys.argv[1:]
+extra, limit = [], None
+while args and args[0].startswith("--"):
+    flag, value, args = args[0], args[1], args[2:]
+    if flag == "--limit":
+        limit = int(value)
+    else:
+        extra += [flag, value]
+stages = args or ["comp", "frag", "vert"]
 
 
 def reason(text):
@@ -25,7 +37,7 @@ def reason(text):
 
 def one(path):
     try:
-        p = subprocess.run([binary, "run", path, "--preset", "O", "--bisect-run"],
+        p = subprocess.run([binary, "run", path, "--preset", "O", "--bisect-run"] + extra,
                            capture_output=True, text=True, timeout=300)
     except subprocess.TimeoutExpired:
         return ("refused", "over 300 s")
@@ -44,7 +56,7 @@ def one(path):
 
 for stage in stages:
     d = os.path.join(root, stage)
-    files = sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".spv"))
+    files = sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".spv"))[:limit]
     with ThreadPoolExecutor(max_workers=2) as ex:
         results = list(ex.map(one, files))
     kinds = collections.Counter(k for k, _ in results)

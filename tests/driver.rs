@@ -311,3 +311,137 @@ fn cost_gains_the_drivers_figures_per_step() {
         "{err}"
     );
 }
+
+const RAY_QUERY: &str = "#version 460
+#extension GL_EXT_ray_query : require
+layout(local_size_x = 4) in;
+layout(set = 0, binding = 0) uniform accelerationStructureEXT scene;
+layout(std430, set = 0, binding = 1) buffer B { float t[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    rayQueryEXT q;
+    vec3 dir = (i % 2u == 0u) ? vec3(0.0, 0.0, 1.0) : vec3(1.0, 0.0, 0.0);
+    float unused = t[i] * 4.0;
+    rayQueryInitializeEXT(q, scene, gl_RayFlagsOpaqueEXT, 0xFF, vec3(float(i) * 0.1, 0.0, 0.0), 0.0, dir, 100.0);
+    while (rayQueryProceedEXT(q)) {}
+    t[i] = rayQueryGetIntersectionTypeEXT(q, true) == gl_RayQueryCommittedIntersectionTriangleEXT
+        ? rayQueryGetIntersectionTEXT(q, true) : -1.0;
+}
+";
+
+/// The harness builds a scene of two triangles at z = ±1 for ray queries: a ray along z from
+/// near the origin hits at distance 1, one along x misses.
+#[test]
+fn ray_queries_trace_the_harness_scene_on_lavapipe_25() {
+    use shaderstep::pipeline::gpu::isolated::Isolated;
+    use shaderstep::pipeline::gpu::reflect::Kind;
+    use shaderstep::pipeline::gpu::{Device, Driver, Layout};
+    let icd = lavapipe25();
+    let words = common::glslang_words(
+        "rq.comp",
+        RAY_QUERY.as_bytes(),
+        &["--target-env", "vulkan1.2"],
+    );
+    let layout = Layout::of_entry(&words, None).unwrap_or_else(|e| panic!("{e}"));
+    let slots = layout.slots();
+    let at = slots
+        .iter()
+        .position(|(b, _)| matches!(b.kind, Kind::Buffer { .. }))
+        .unwrap();
+    assert!(slots
+        .iter()
+        .any(|(b, _)| b.kind == Kind::AccelerationStructure));
+    let buffers: Vec<Vec<u8>> = slots
+        .iter()
+        .map(|(b, e)| shaderstep::pipeline::semantic::initial_bytes(b, *e, None))
+        .collect();
+    let worker = Isolated::open_with(
+        std::path::PathBuf::from(env!("CARGO_BIN_EXE_shaderstep")),
+        false,
+        &Driver::Icd(icd.clone()),
+        false,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let out = worker
+        .run_buffers(
+            &words,
+            &layout,
+            [1, 1, 1],
+            &buffers,
+            std::time::Duration::from_secs(30),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    let t: Vec<f32> = out[at]
+        .chunks(4)
+        .take(4)
+        .map(|w| f32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect();
+    assert_eq!(t, [1.0, -1.0, 1.0, -1.0]);
+    // Through the bisect, every step on the driver.
+    let shader = write("rq.comp", RAY_QUERY);
+    let (ok, said, err) = driver(&[
+        "run",
+        &shader,
+        "--bisect-run",
+        "--oracle",
+        "driver",
+        "--driver",
+        icd.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        said.contains("every step computes what the input does"),
+        "{said}"
+    );
+    assert!(said.contains("llvmpipe, Mesa 25"), "{said}");
+    assert!(
+        said.contains("a ray-query scene of two triangles"),
+        "{said}"
+    );
+}
+
+/// A driver without what a shader needs is named before any pipeline is made: Mesa 22.3 has
+/// no ray queries, and no lavapipe has fragment barycentrics (it would abort on them).
+#[test]
+fn refusals_name_the_extension_the_driver_lacks() {
+    let rq = write("rq.comp", RAY_QUERY);
+    let (ok, _, err) = driver(&[
+        "run",
+        &rq,
+        "--bisect-run",
+        "--oracle",
+        "driver",
+        "--driver",
+        "Mesa 22",
+    ]);
+    assert!(!ok);
+    assert!(
+        err.contains("lacks VK_KHR_ray_query (the shader uses SPV_KHR_ray_query)"),
+        "{err}"
+    );
+    let bary = write(
+        "bary.frag",
+        "#version 450
+#extension GL_EXT_fragment_shader_barycentric : require
+layout(location = 0) out vec4 o;
+void main() { o = vec4(gl_BaryCoordEXT, 1.0); }
+",
+    );
+    for d in ["Mesa 22".to_string(), lavapipe25().display().to_string()] {
+        let (ok, _, err) = driver(&[
+            "run",
+            &bary,
+            "--bisect-run",
+            "--oracle",
+            "driver",
+            "--driver",
+            &d,
+        ]);
+        assert!(!ok);
+        assert!(
+            err.contains("lacks VK_KHR_fragment_shader_barycentric (the shader uses SPV_KHR_fragment_shader_barycentric): not run"),
+            "{err}"
+        );
+        assert!(!err.contains("crashed"), "{err}");
+    }
+}

@@ -441,6 +441,10 @@ impl Device for Printing<'_> {
         self.worker.name()
     }
 
+    fn version(&self) -> &str {
+        self.worker.version()
+    }
+
     fn run_buffers(
         &self,
         words: &[u32],

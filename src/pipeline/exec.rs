@@ -56,6 +56,11 @@ pub fn harness_inputs(
                 element,
                 sampler: exec::Sampler { compare: false },
             })),
+            Kind::AccelerationStructure => unsupported.push((
+                b.set,
+                b.binding,
+                "an acceleration structure (ray queries run on the driver only)".into(),
+            )),
         }
     }
     let mut push_constants = push_bytes(layout.push);
@@ -378,6 +383,11 @@ pub fn draw_inputs(setup: &Setup) -> exec::DrawInputs {
                     element: element as u32,
                     sampler: exec::Sampler { compare: false },
                 }),
+                Resource::AccelerationStructure => unsupported.push((
+                    d.set,
+                    d.binding,
+                    "an acceleration structure (ray queries run on the driver only)".into(),
+                )),
             }
         }
     }

@@ -305,7 +305,7 @@ pub fn initial_bytes(b: &Binding, element: u32, data: Option<&[u8]>) -> Vec<u8> 
     let seed = b.set * 16 + b.binding + element * 257;
     match (&b.kind, data) {
         (Kind::Image(image), _) => image.fill(seed),
-        (Kind::Sampler, _) => Vec::new(),
+        (Kind::Sampler | Kind::AccelerationStructure, _) => Vec::new(),
         (Kind::Buffer { .. }, Some(d)) if !d.is_empty() => {
             d.iter().copied().cycle().take(BUFFER_SIZE).collect()
         }
@@ -318,7 +318,7 @@ pub(super) fn writable(kind: &Kind) -> bool {
     match kind {
         Kind::Buffer { storage } => *storage,
         Kind::Image(image) => image.storage,
-        Kind::Sampler => false,
+        Kind::Sampler | Kind::AccelerationStructure => false,
     }
 }
 
@@ -512,7 +512,7 @@ pub fn bisect_run(
         ));
     }
     // The driver's name without its build details (`llvmpipe`, not its LLVM version).
-    let device = gpu.name().split(" (").next().unwrap_or(gpu.name());
+    let device = gpu.short_name();
     let push = if layout.push > 0 {
         format!("{} bytes of push constants", layout.push)
     } else {
@@ -527,7 +527,13 @@ pub fn bisect_run(
         .iter()
         .filter(|(b, _)| matches!(b.kind, Kind::Image(_)))
         .count();
-    let setup = setup_text(device, buffer_count, images, &push);
+    let mut setup = setup_text(&device, buffer_count, images, &push);
+    if slots
+        .iter()
+        .any(|(b, _)| matches!(b.kind, Kind::AccelerationStructure))
+    {
+        setup.push_str(", a ray-query scene of two triangles");
+    }
     let mut out = BisectRun {
         first: None,
         compared: 1,
@@ -853,7 +859,7 @@ fn draw_bisect(
         ));
     }
     let mut before = masked(&before, &varying);
-    let device = gpu.name().split(" (").next().unwrap_or(gpu.name());
+    let device = gpu.short_name();
     let mut out = BisectRun {
         first: None,
         compared: 1,

@@ -65,6 +65,7 @@ pub(super) fn descriptor_type(r: &Resource) -> vk::DescriptorType {
         Resource::Buffer { .. } => vk::DescriptorType::UNIFORM_BUFFER,
         Resource::Image { image, .. } => image.descriptor_type(),
         Resource::Sampler => vk::DescriptorType::SAMPLER,
+        Resource::AccelerationStructure => vk::DescriptorType::ACCELERATION_STRUCTURE_KHR,
     }
 }
 
@@ -120,8 +121,12 @@ impl Gpu {
         let mut buffer_infos: Vec<Vec<vk::DescriptorBufferInfo>> = Vec::new();
         let mut image_infos: Vec<Vec<vk::DescriptorImageInfo>> = Vec::new();
         let mut texel_views: Vec<Vec<vk::BufferView>> = Vec::new();
+        let mut structures: Vec<Vec<vk::AccelerationStructureKHR>> = Vec::new();
+        // The ray-query scene, built the first time a descriptor holds it.
+        let mut scene = None;
         for desc in descriptors {
             let (mut buffers, mut images, mut views) = (Vec::new(), Vec::new(), Vec::new());
+            let mut held = Vec::new();
             for resource in &desc.elements {
                 match resource {
                     Resource::Buffer { storage, bytes } => {
@@ -218,11 +223,20 @@ impl Gpu {
                         bound.outs.push(Out::Given(Vec::new()));
                         images.push(vk::DescriptorImageInfo::default().sampler(sampler))
                     }
+                    Resource::AccelerationStructure => {
+                        let top = match scene {
+                            Some(top) => top,
+                            None => *scene.insert(self.scene(d, c)?),
+                        };
+                        bound.outs.push(Out::Given(Vec::new()));
+                        held.push(top);
+                    }
                 }
             }
             buffer_infos.push(buffers);
             image_infos.push(images);
             texel_views.push(views);
+            structures.push(held);
         }
         let kind = |s: &Descriptor| {
             s.elements
@@ -280,11 +294,20 @@ impl Gpu {
             );
         }
         bound.sets = self.descriptor_sets(d, c, &sizes, &bound.set_layouts)?;
+        // Acceleration structures are written through a struct chained to the write.
+        let mut structure_writes: Vec<vk::WriteDescriptorSetAccelerationStructureKHR> = structures
+            .iter()
+            .map(|held| {
+                vk::WriteDescriptorSetAccelerationStructureKHR::default()
+                    .acceleration_structures(held)
+            })
+            .collect();
         let writes: Vec<vk::WriteDescriptorSet> = descriptors
             .iter()
+            .zip(structure_writes.iter_mut())
             .enumerate()
-            .filter(|(_, s)| !s.elements.is_empty())
-            .map(|(i, s)| {
+            .filter(|(_, (s, _))| !s.elements.is_empty())
+            .map(|(i, (s, structure))| {
                 let write = vk::WriteDescriptorSet::default()
                     .dst_set(bound.sets[s.set as usize])
                     .dst_binding(s.binding)
@@ -297,6 +320,9 @@ impl Gpu {
                     | vk::DescriptorType::UNIFORM_TEXEL_BUFFER => {
                         write.texel_buffer_view(&texel_views[i])
                     }
+                    vk::DescriptorType::ACCELERATION_STRUCTURE_KHR => write
+                        .descriptor_count(structures[i].len() as u32)
+                        .push_next(structure),
                     _ => write.image_info(&image_infos[i]),
                 }
             })

@@ -27,6 +27,7 @@ impl Gpu {
         fill: &dyn Fn(&Binding, u32) -> Vec<u8>,
     ) -> Result<Vec<Vec<u8>>, String> {
         self.usable()?;
+        self.offers_what_is_used(&[words])?;
         let d = &self.device;
         let mut cleanup = Cleanup::default();
         // SAFETY: `d` is this Gpu's live device and `cleanup` is fresh, so everything `run_inner`

@@ -4,6 +4,13 @@
 use super::*;
 use ash::vk;
 
+/// The device extensions ray queries need, enabled together where the driver offers them all.
+const RAY_QUERY: [&std::ffi::CStr; 3] = [
+    c"VK_KHR_acceleration_structure",
+    c"VK_KHR_ray_query",
+    c"VK_KHR_deferred_host_operations",
+];
+
 impl Gpu {
     /// lavapipe, with every feature it has enabled. The error says how to install it.
     pub fn lavapipe() -> Result<Gpu, String> {
@@ -76,11 +83,33 @@ impl Gpu {
                     .iter()
                     .position(|q| q.queue_flags.contains(vk::QueueFlags::COMPUTE))
                     .ok_or("no compute queue")? as u32;
+                let extensions: Vec<String> = instance
+                    .enumerate_device_extension_properties(physical)
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|x| x.extension_name_as_c_str().ok())
+                    .map(|c| c.to_string_lossy().into_owned())
+                    .collect();
+                // Ray queries, where the driver has them: enabled with what they need, so that
+                // shaders using them run against the scene `scene` builds.
+                let ray = RAY_QUERY
+                    .iter()
+                    .all(|x| extensions.iter().any(|e| e.as_bytes() == x.to_bytes()));
+                let enabled: Vec<*const std::ffi::c_char> = if ray {
+                    RAY_QUERY.iter().map(|x| x.as_ptr()).collect()
+                } else {
+                    Vec::new()
+                };
                 let mut v11 = vk::PhysicalDeviceVulkan11Features::default();
                 let mut v12 = vk::PhysicalDeviceVulkan12Features::default();
+                let mut accel = vk::PhysicalDeviceAccelerationStructureFeaturesKHR::default();
+                let mut query = vk::PhysicalDeviceRayQueryFeaturesKHR::default();
                 let mut features = vk::PhysicalDeviceFeatures2::default()
                     .push_next(&mut v11)
                     .push_next(&mut v12);
+                if ray {
+                    features = features.push_next(&mut accel).push_next(&mut query);
+                }
                 instance.get_physical_device_features2(physical, &mut features);
                 let priorities = [1.0f32];
                 let queues = [vk::DeviceQueueCreateInfo::default()
@@ -88,22 +117,19 @@ impl Gpu {
                     .queue_priorities(&priorities)];
                 let info = vk::DeviceCreateInfo::default()
                     .queue_create_infos(&queues)
+                    .enabled_extension_names(&enabled)
                     .push_next(&mut features);
                 let device = instance
                     .create_device(physical, &info, None)
                     .map_err(|e| format!("cannot create a device on {name}: {e}"))?;
                 let queue = device.get_device_queue(family, 0);
                 let memory = instance.get_physical_device_memory_properties(physical);
-                let extensions = instance
-                    .enumerate_device_extension_properties(physical)
-                    .unwrap_or_default()
-                    .iter()
-                    .filter_map(|x| x.extension_name_as_c_str().ok())
-                    .map(|c| c.to_string_lossy().into_owned())
-                    .collect();
+                let accel =
+                    ray.then(|| ash::khr::acceleration_structure::Device::new(&instance, &device));
+                let described = (described, accel);
                 Ok((device, queue, family, memory, name, extensions, described))
             })();
-            let (device, queue, family, memory, name, extensions, info) = match made {
+            let (device, queue, family, memory, name, extensions, (info, accel)) = match made {
                 Ok(m) => m,
                 Err(e) => {
                     instance.destroy_instance(None);
@@ -119,6 +145,7 @@ impl Gpu {
                 memory,
                 name,
                 info,
+                accel,
                 extensions,
                 timeout: std::time::Duration::from_secs(10),
                 hung: std::cell::Cell::new(false),
@@ -181,6 +208,11 @@ pub(super) struct Cleanup {
     pub(super) render_passes: Vec<vk::RenderPass>,
     pub(super) framebuffers: Vec<vk::Framebuffer>,
     pub(super) samplers: Vec<vk::Sampler>,
+    /// Acceleration structures, with the loader that destroys them.
+    pub(super) acceleration_structures: Vec<(
+        ash::khr::acceleration_structure::Device,
+        vk::AccelerationStructureKHR,
+    )>,
 }
 
 impl Cleanup {
@@ -189,6 +221,10 @@ impl Cleanup {
     // images go before the memory they use.
     pub(super) unsafe fn destroy(&mut self, d: &ash::Device) {
         let _ = d.device_wait_idle();
+        // Before the buffers that hold them.
+        for (loader, a) in self.acceleration_structures.drain(..) {
+            loader.destroy_acceleration_structure(a, None);
+        }
         for f in self.fences.drain(..) {
             d.destroy_fence(f, None);
         }

@@ -54,6 +54,7 @@ impl Gpu {
     /// Draws and returns what the attachments and storage buffers hold afterwards.
     pub fn draw(&self, draw: &Draw) -> Result<Rendered, String> {
         self.usable()?;
+        self.offers_what_is_used(&[draw.vs, draw.fs])?;
         let d = &self.device;
         let mut cleanup = Cleanup::default();
         // SAFETY: `d` is this Gpu's live device and `cleanup` is fresh, so everything `draw_inner`

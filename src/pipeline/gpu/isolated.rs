@@ -406,6 +406,10 @@ impl Device for Isolated {
         &self.name
     }
 
+    fn version(&self) -> &str {
+        &self.info.driver_info
+    }
+
     fn run_buffers(
         &self,
         words: &[u32],

@@ -34,6 +34,7 @@ mod layout;
 pub mod reflect;
 mod refusal;
 mod resources;
+mod scene;
 pub mod stand_in;
 pub mod wire;
 
@@ -74,6 +75,8 @@ pub struct Gpu {
     pub name: String,
     /// The device, described (driver, version, what it can show).
     pub info: DeviceInfo,
+    /// Acceleration structures, where the driver has ray queries (enabled then).
+    accel: Option<ash::khr::acceleration_structure::Device>,
     /// The device extensions the driver offers (for saying why it refuses a shader).
     extensions: Vec<String>,
     /// How long a submission may run before it is given up.
@@ -119,6 +122,28 @@ pub trait Device {
     /// The device's name as the driver gives it.
     fn name(&self) -> &str;
 
+    /// The driver's version as it gives it (`Mesa 25.0.7 (LLVM 15.0.6)`), where known.
+    fn version(&self) -> &str {
+        ""
+    }
+
+    /// The device as a summary says it: its name without build details, and the driver's
+    /// version without its own (`llvmpipe, Mesa 25.0.7`).
+    fn short_name(&self) -> String {
+        let name = self.name().split(" (").next().unwrap_or(self.name());
+        let version = self
+            .version()
+            .split([' ', '-'])
+            .take(2)
+            .collect::<Vec<_>>()
+            .join(" ");
+        if version.is_empty() {
+            name.to_string()
+        } else {
+            format!("{name}, {version}")
+        }
+    }
+
     /// Runs `words` over `groups` workgroups with binding `k` of `layout` holding `buffers[k]`;
     /// each binding's bytes afterwards.
     fn run_buffers(
@@ -142,6 +167,10 @@ pub trait Device {
 impl Device for Gpu {
     fn name(&self) -> &str {
         &self.name
+    }
+
+    fn version(&self) -> &str {
+        &self.info.driver_info
     }
 
     fn run_buffers(

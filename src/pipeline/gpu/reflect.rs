@@ -127,9 +127,13 @@ pub struct Var {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Kind {
-    Buffer { storage: bool },
+    Buffer {
+        storage: bool,
+    },
     Image(Image),
     Sampler,
+    /// A top-level acceleration structure (ray queries): the harness builds a small scene.
+    AccelerationStructure,
 }
 
 impl Kind {
@@ -139,7 +143,7 @@ impl Kind {
         self.holding(match self {
             Kind::Buffer { .. } => data(seed, BUFFER_SIZE / 4),
             Kind::Image(image) => image.fill(seed),
-            Kind::Sampler => Vec::new(),
+            Kind::Sampler | Kind::AccelerationStructure => Vec::new(),
         })
     }
 
@@ -159,6 +163,7 @@ impl Kind {
                 }
             }
             Kind::Sampler => Resource::Sampler,
+            Kind::AccelerationStructure => Resource::AccelerationStructure,
         }
     }
 }
@@ -170,6 +175,7 @@ impl std::fmt::Display for Kind {
             Kind::Buffer { storage: true } => f.write_str("a storage buffer"),
             Kind::Buffer { storage: false } => f.write_str("a uniform buffer"),
             Kind::Sampler => f.write_str("a sampler"),
+            Kind::AccelerationStructure => f.write_str("an acceleration structure"),
             Kind::Image(image) => image.fmt(f),
         }
     }
@@ -193,6 +199,9 @@ pub struct Globals {
     pub annotations: Vec<dr::Instruction>,
     /// Types, constants and global variables.
     pub types_global_values: Vec<dr::Instruction>,
+    /// Every id an instruction in a function uses: a resource outside it is bound by nothing
+    /// that runs (HLSL's unused resources may even share a binding with a used one).
+    pub used: std::collections::HashSet<u32>,
 }
 
 impl Globals {
@@ -211,6 +220,12 @@ impl Globals {
                 .iter()
                 .filter(|g| !matches!(g.op(), Op::ExtInst | Op::Line | Op::NoLine))
                 .map(dr)
+                .collect(),
+            used: m
+                .functions()
+                .iter()
+                .flat_map(|f| f.insts())
+                .flat_map(|i| i.args().iter().copied())
                 .collect(),
         })
     }
@@ -466,6 +481,9 @@ impl<'a> Reflect<'a> {
         }
         let kind = match (class, t.class.opcode) {
             (StorageClass::UniformConstant, Op::TypeSampler) => Kind::Sampler,
+            (StorageClass::UniformConstant, Op::TypeAccelerationStructureKHR) => {
+                Kind::AccelerationStructure
+            }
             (StorageClass::UniformConstant, Op::TypeSampledImage | Op::TypeImage) => {
                 let combined = t.class.opcode == Op::TypeSampledImage;
                 let image = if combined {
@@ -605,6 +623,8 @@ pub fn reflect_entry(
                     stage.outputs.push(v);
                 }
             }
+            StorageClass::Uniform | StorageClass::StorageBuffer | StorageClass::UniformConstant
+                if !m.used.contains(&var) && !interface.contains(&var) => {}
             StorageClass::Uniform | StorageClass::StorageBuffer | StorageClass::UniformConstant => {
                 let (count, kind) = r.resource(class, pointee)?;
                 let set = r.decoration(var, Decoration::DescriptorSet).flatten();

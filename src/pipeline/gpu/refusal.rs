@@ -56,6 +56,82 @@ impl Gpu {
     }
 }
 
+/// SPIR-V extensions that lavapipe answers with an abort rather than an error when it does not
+/// offer their Vulkan extension (seen on Mesa 22.3 and 25.0), with the stage where they do
+/// (`None`: any): an intrinsic its back end lacks. Others it refuses, or runs all the same
+/// without listing the extension (fragment shader interlock, AMD's ballot), so they are not
+/// checked before.
+const ABORTS_WITHOUT: &[(&str, Option<spirv::ExecutionModel>)] = &[
+    ("SPV_KHR_fragment_shader_barycentric", None),
+    ("SPV_NV_fragment_shader_barycentric", None),
+    ("SPV_EXT_fragment_fully_covered", None),
+    (
+        "SPV_KHR_fragment_shading_rate",
+        Some(spirv::ExecutionModel::Fragment),
+    ),
+    ("SPV_KHR_ray_query", None),
+];
+
+impl Gpu {
+    /// Refuses, before any pipeline is made, shaders that use a SPIR-V extension the driver
+    /// would abort on without its Vulkan extension (`ABORTS_WITHOUT`), naming what it lacks.
+    pub(super) fn offers_what_is_used(&self, modules: &[&[u32]]) -> Result<(), String> {
+        let mut missing: Vec<String> = Vec::new();
+        for words in modules {
+            let models = entry_models(words);
+            for spv in declared(words).0 {
+                let Some((_, stage)) = ABORTS_WITHOUT.iter().find(|(x, _)| *x == spv) else {
+                    continue;
+                };
+                if stage.is_some_and(|m| !models.contains(&m)) {
+                    continue;
+                }
+                let Some(vk) = vulkan_extension(&spv) else {
+                    continue;
+                };
+                let said = format!("{vk} (the shader uses {spv})");
+                if !self.extensions.contains(&vk) && !missing.contains(&said) {
+                    missing.push(said);
+                }
+            }
+        }
+        if missing.is_empty() {
+            return Ok(());
+        }
+        Err(format!(
+            "{} lacks {}: not run",
+            self.name,
+            missing.join(", ")
+        ))
+    }
+}
+
+/// The execution models of a module's entry points, read off its words.
+fn entry_models(words: &[u32]) -> Vec<spirv::ExecutionModel> {
+    let mut models = Vec::new();
+    let mut at = 5;
+    while at < words.len() {
+        let (count, opcode) = ((words[at] >> 16) as usize, words[at] & 0xffff);
+        if count == 0 || at + count > words.len() {
+            break;
+        }
+        match spirv::Op::from_u32(opcode) {
+            Some(spirv::Op::EntryPoint) => {
+                if let Some(m) = words
+                    .get(at + 1)
+                    .and_then(|&m| spirv::ExecutionModel::from_u32(m))
+                {
+                    models.push(m);
+                }
+            }
+            Some(spirv::Op::Function) => break,
+            _ => {}
+        }
+        at += count;
+    }
+    models
+}
+
 /// The `OpExtension` names and `OpCapability` names a module declares, read off its words.
 fn declared(words: &[u32]) -> (Vec<String>, Vec<String>) {
     let (mut extensions, mut capabilities) = (Vec::new(), Vec::new());
@@ -159,6 +235,10 @@ fn vulkan_extension(spv: &str) -> Option<String> {
             "VK_GOOGLE_hlsl_functionality1",
         ),
         ("SPV_GOOGLE_user_type", "VK_GOOGLE_user_type"),
+        (
+            "SPV_EXT_fragment_fully_covered",
+            "VK_EXT_conservative_rasterization",
+        ),
     ];
     if let Some((_, vk)) = RENAMED.iter().find(|(s, _)| *s == spv) {
         return Some(vk.to_string());

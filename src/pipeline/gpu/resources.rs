@@ -18,6 +18,8 @@ pub enum Resource {
         texels: Vec<u8>,
     },
     Sampler,
+    /// The harness's scene for ray queries (`bind::scene`): nothing of its own to fill.
+    AccelerationStructure,
 }
 
 /// One descriptor binding: one resource per element (one for a binding that is not an array).

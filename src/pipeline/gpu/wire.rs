@@ -290,6 +290,9 @@ fn encode_kind(o: &mut Out, k: &Kind) {
         Kind::Sampler => {
             o.u32(2);
         }
+        Kind::AccelerationStructure => {
+            o.u32(3);
+        }
     }
 }
 
@@ -298,6 +301,7 @@ fn decode_kind(i: &mut In) -> R<Kind> {
         0 => Kind::Buffer { storage: i.bool()? },
         1 => Kind::Image(decode_image(i)?),
         2 => Kind::Sampler,
+        3 => Kind::AccelerationStructure,
         other => return Err(format!("an unknown descriptor kind {other}")),
     })
 }
@@ -378,6 +382,9 @@ fn encode_setup(o: &mut Out, s: &Setup) {
                 Resource::Sampler => {
                     o.u32(2);
                 }
+                Resource::AccelerationStructure => {
+                    o.u32(3);
+                }
             }
         }
     }
@@ -427,6 +434,7 @@ fn decode_setup(i: &mut In) -> R<Setup> {
                     texels: i.bytes()?,
                 },
                 2 => Resource::Sampler,
+                3 => Resource::AccelerationStructure,
                 other => return Err(format!("an unknown resource kind {other}")),
             });
         }
