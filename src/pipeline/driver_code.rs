@@ -453,26 +453,14 @@ impl Device for Printing<'_> {
         buffers: &[Vec<u8>],
         limit: Duration,
     ) -> Result<Vec<Vec<u8>>, DeviceError> {
-        let request = Request::Run {
-            words: words.to_vec(),
-            layout: layout.clone(),
-            groups,
-            buffers: buffers.to_vec(),
-        };
+        let request = Request::run(words, layout, groups, buffers);
         let text = self.worker.code(request, limit)?;
         self.printed.borrow_mut().push_str(&text);
         Ok(vec![Vec::new(); buffers.len()])
     }
 
     fn draw_limited(&self, draw: &Draw, limit: Duration) -> Result<Rendered, DeviceError> {
-        let request = Request::Draw {
-            vs: draw.vs.to_vec(),
-            fs: draw.fs.to_vec(),
-            vs_entry: draw.vs_entry.to_string(),
-            fs_entry: draw.fs_entry.to_string(),
-            size: draw.size,
-            setup: draw.setup.clone(),
-        };
+        let request = Request::draw(draw);
         let text = self.worker.code(request, limit)?;
         self.printed.borrow_mut().push_str(&text);
         Ok(Rendered {
@@ -600,6 +588,12 @@ impl Compiled {
 
 /// Why a device shows no code, in words.
 pub fn no_code(info: &DeviceInfo) -> String {
+    if info.executable_properties {
+        return format!(
+            "{} ({}) reports its statistics and representations through VK_KHR_pipeline_executable_properties, which shaderstep does not read yet; lavapipe from Mesa 25 on prints its NIR, LLVM IR and assembly (GALLIVM_DEBUG): --driver \"$(scripts/lavapipe.sh | tail -1)\"",
+            info.name, info.driver_info
+        );
+    }
     format!(
         "{} ({}) shows nothing of the code it compiles: it has no VK_KHR_pipeline_executable_properties, and only lavapipe from Mesa 25 on prints its NIR, LLVM IR and assembly (GALLIVM_DEBUG); `scripts/lavapipe.sh` fetches one: --driver \"$(scripts/lavapipe.sh | tail -1)\"",
         info.name, info.driver_info
@@ -609,6 +603,18 @@ pub fn no_code(info: &DeviceInfo) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_driver_without_code_is_told_apart_from_one_whose_statistics_are_not_read() {
+        let mut info = DeviceInfo {
+            name: "llvmpipe".into(),
+            driver_info: "Mesa 22.3.6".into(),
+            ..Default::default()
+        };
+        assert!(no_code(&info).contains("shows nothing of the code it compiles"));
+        info.executable_properties = true;
+        assert!(no_code(&info).contains("which shaderstep does not read yet"));
+    }
 
     #[test]
     fn assembly_reads_with_labels_and_without_offsets_or_addresses() {

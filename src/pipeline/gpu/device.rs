@@ -28,16 +28,8 @@ impl Gpu {
         // SAFETY: the loaded entry is kept in `Gpu` and outlives the instance and device; every
         // create-info (app info, priorities, feature chain) is a local alive across its call; on
         // error only the instance made here is destroyed, once, before any device was made of it.
+        let (entry, instance) = super::driver::instance()?;
         unsafe {
-            let entry =
-                ash::Entry::load().map_err(|e| format!("no Vulkan loader ({e}): {INSTALL}"))?;
-            let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_2);
-            let instance = entry
-                .create_instance(
-                    &vk::InstanceCreateInfo::default().application_info(&app),
-                    None,
-                )
-                .map_err(|e| format!("cannot create a Vulkan instance ({e}): {INSTALL}"))?;
             // Everything made from the instance, or the instance destroyed with the error.
             let made = (|| -> Result<_, String> {
                 let devices = instance
@@ -83,13 +75,7 @@ impl Gpu {
                     .iter()
                     .position(|q| q.queue_flags.contains(vk::QueueFlags::COMPUTE))
                     .ok_or("no compute queue")? as u32;
-                let extensions: Vec<String> = instance
-                    .enumerate_device_extension_properties(physical)
-                    .unwrap_or_default()
-                    .iter()
-                    .filter_map(|x| x.extension_name_as_c_str().ok())
-                    .map(|c| c.to_string_lossy().into_owned())
-                    .collect();
+                let extensions = super::driver::device_extensions(&instance, physical);
                 // Ray queries, where the driver has them: enabled with what they need, so that
                 // shaders using them run against the scene `scene` builds.
                 let ray = RAY_QUERY

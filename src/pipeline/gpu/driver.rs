@@ -169,9 +169,11 @@ impl DeviceInfo {
     /// What it can show of the code it compiles, in words.
     pub fn shows(&self) -> String {
         match (self.gallivm_debug, self.executable_properties) {
-            (true, true) => "NIR, LLVM IR and x86 (GALLIVM_DEBUG); executable properties".into(),
-            (true, false) => "NIR, LLVM IR and x86 assembly (GALLIVM_DEBUG)".into(),
-            (false, true) => "statistics and representations (executable properties)".into(),
+            (true, _) => "NIR, LLVM IR and x86 assembly (GALLIVM_DEBUG)".into(),
+            (false, true) => {
+                "its statistics through executable properties, which shaderstep does not read yet"
+                    .into()
+            }
             (false, false) => {
                 "nothing of its code (no executable properties, no GALLIVM_DEBUG)".into()
             }
@@ -195,6 +197,43 @@ fn kind_name(t: vk::PhysicalDeviceType) -> &'static str {
         vk::PhysicalDeviceType::INTEGRATED_GPU => "integrated",
         vk::PhysicalDeviceType::VIRTUAL_GPU => "virtual",
         _ => "other",
+    }
+}
+
+/// The names of the device extensions a physical device offers.
+///
+/// # Safety
+/// `physical` comes from `instance`, which is alive.
+pub(super) unsafe fn device_extensions(
+    instance: &ash::Instance,
+    physical: vk::PhysicalDevice,
+) -> Vec<String> {
+    // SAFETY: the caller's.
+    unsafe {
+        instance
+            .enumerate_device_extension_properties(physical)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|x| x.extension_name_as_c_str().ok())
+            .map(|c| c.to_string_lossy().into_owned())
+            .collect()
+    }
+}
+
+/// The Vulkan loader and an instance of it (Vulkan 1.2), or why not, saying how to install one.
+pub(super) fn instance() -> Result<(ash::Entry, ash::Instance), String> {
+    // SAFETY: the entry is returned with the instance made of it, so it outlives it; the
+    // create-info borrows a local alive across the call.
+    unsafe {
+        let entry = ash::Entry::load().map_err(|e| format!("no Vulkan loader ({e}): {INSTALL}"))?;
+        let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_2);
+        let instance = entry
+            .create_instance(
+                &vk::InstanceCreateInfo::default().application_info(&app),
+                None,
+            )
+            .map_err(|e| format!("cannot create a Vulkan instance ({e}): {INSTALL}"))?;
+        Ok((entry, instance))
     }
 }
 
@@ -222,13 +261,7 @@ pub(super) unsafe fn describe(
         let name = text(p.device_name_as_c_str());
         let driver_name = text(driver.driver_name_as_c_str());
         let driver_info = text(driver.driver_info_as_c_str());
-        let extensions: Vec<String> = instance
-            .enumerate_device_extension_properties(physical)
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|x| x.extension_name_as_c_str().ok())
-            .map(|c| c.to_string_lossy().into_owned())
-            .collect();
+        let extensions = device_extensions(instance, physical);
         let has = |e: &str| extensions.iter().any(|x| x == e);
         let lavapipe = driver.driver_id == vk::DriverId::MESA_LLVMPIPE;
         DeviceInfo {
@@ -255,16 +288,8 @@ impl Gpu {
     pub fn devices() -> Result<Vec<DeviceInfo>, String> {
         // SAFETY: the entry outlives the instance, which is destroyed once, after every use of
         // the physical devices it gave.
+        let (_entry, instance) = instance()?;
         unsafe {
-            let entry =
-                ash::Entry::load().map_err(|e| format!("no Vulkan loader ({e}): {INSTALL}"))?;
-            let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_2);
-            let instance = entry
-                .create_instance(
-                    &vk::InstanceCreateInfo::default().application_info(&app),
-                    None,
-                )
-                .map_err(|e| format!("cannot create a Vulkan instance ({e}): {INSTALL}"))?;
             let found = instance
                 .enumerate_physical_devices()
                 .map(|ds| ds.iter().map(|&d| describe(&instance, d)).collect())

@@ -418,12 +418,7 @@ impl Device for Isolated {
         buffers: &[Vec<u8>],
         limit: Duration,
     ) -> Result<Vec<Vec<u8>>, DeviceError> {
-        let request = Request::Run {
-            words: words.to_vec(),
-            layout: layout.clone(),
-            groups,
-            buffers: buffers.to_vec(),
-        };
+        let request = Request::run(words, layout, groups, buffers);
         match self.ask(&request, limit)? {
             Answer::Buffers(b) => Ok(b),
             _ => Err(DeviceError::Failed(
@@ -433,14 +428,7 @@ impl Device for Isolated {
     }
 
     fn draw_limited(&self, draw: &Draw, limit: Duration) -> Result<Rendered, DeviceError> {
-        let request = Request::Draw {
-            vs: draw.vs.to_vec(),
-            fs: draw.fs.to_vec(),
-            vs_entry: draw.vs_entry.to_string(),
-            fs_entry: draw.fs_entry.to_string(),
-            size: draw.size,
-            setup: draw.setup.clone(),
-        };
+        let request = Request::draw(draw);
         match self.ask(&request, limit)? {
             Answer::Rendered(r) => Ok(r),
             _ => Err(DeviceError::Failed(

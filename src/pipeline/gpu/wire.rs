@@ -151,6 +151,28 @@ const DESCRIBE: u32 = 4;
 const CODE: u32 = 5;
 
 impl Request {
+    /// A run of `words` over `groups` workgroups with `buffers` in `layout`'s slots.
+    pub fn run(words: &[u32], layout: &Layout, groups: [u32; 3], buffers: &[Vec<u8>]) -> Request {
+        Request::Run {
+            words: words.to_vec(),
+            layout: layout.clone(),
+            groups,
+            buffers: buffers.to_vec(),
+        }
+    }
+
+    /// `draw`, to be drawn by the worker.
+    pub fn draw(draw: &super::Draw) -> Request {
+        Request::Draw {
+            vs: draw.vs.to_vec(),
+            fs: draw.fs.to_vec(),
+            vs_entry: draw.vs_entry.to_string(),
+            fs_entry: draw.fs_entry.to_string(),
+            size: draw.size,
+            setup: draw.setup.clone(),
+        }
+    }
+
     pub fn encode(&self) -> Vec<u8> {
         let mut o = Out::default();
         match self {
