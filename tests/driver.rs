@@ -225,7 +225,7 @@ fn the_tui_shows_and_diffs_each_steps_driver_code() {
         format!(
             "open {}\nsize 120x36\ncmd :step mem2reg\ncmd :driver asm\nsnapshot asm\n\
              key d\nsnapshot diff\ncmd :driver stats\nsnapshot stats\nkey t\nsnapshot ir\n\
-             cmd :cost\nsnapshot cost\n",
+             cmd :cost\nsnapshot cost\ncmd :cost\ncmd :compare default\ncmd :driver stats\nsnapshot compared\n",
             dir.join("blur.comp").display()
         ),
     )

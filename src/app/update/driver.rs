@@ -5,17 +5,44 @@
 use std::sync::Arc;
 
 use super::Effect;
-use crate::app::state::{State, TextKind};
+use crate::app::action::ViewMode;
+use crate::app::state::{Against, State, TextKind};
 use crate::pipeline::driver_code::Code;
 
 /// The steps whose driver code the panes shown need and nobody has asked for: the selected
-/// step and its base in a driver text, every step while the cost pane is open.
+/// step and its base in a driver text (or, in a diff against the previous run, another input
+/// or the compared pipeline, that step), every step while the cost pane is open.
 pub(super) fn wanted(s: &mut State) -> Option<Effect> {
     let run = s.run().cloned()?;
     let mut steps = Vec::new();
+    // Modules of other runs a driver diff compares with (hashed each time: their steps are
+    // not kept by `step_hashes`, which holds the selected run's).
+    let mut others: Vec<Arc<crate::ir::Module>> = Vec::new();
     if matches!(s.text, TextKind::Driver(_)) {
         steps.push(s.step);
-        steps.push(s.base_step());
+        let diff = matches!(s.view, ViewMode::Diff | ViewMode::Split);
+        let step_of = |r: Option<&Arc<crate::pipeline::Run>>, i: usize| {
+            r.and_then(|r| r.steps.get(i))
+                .filter(|st| !st.is_source())
+                .map(|st| st.module.clone())
+        };
+        match s.diff_against() {
+            _ if !diff => {}
+            Against::PreviousRun => {
+                others.extend(step_of(
+                    s.current().and_then(|d| d.prev_run.as_ref()),
+                    s.step,
+                ));
+            }
+            Against::Input(d) => {
+                let i = s.input_step(d).unwrap_or(0);
+                others.extend(step_of(s.docs.get(d).and_then(|doc| doc.run.as_ref()), i));
+            }
+            Against::Steps => match s.compared_base() {
+                Some(b) => others.extend(step_of(s.compare_run(), b)),
+                None => steps.push(s.base_step()),
+            },
+        }
     }
     if s.cost.shown {
         steps.extend(0..run.steps.len());
@@ -51,6 +78,14 @@ pub(super) fn wanted(s: &mut State) -> Option<Effect> {
             },
         };
         asked.push((hash, words));
+    }
+    for module in others {
+        let Ok((hash, words)) = crate::app::derive::spirv_hash(&module) else {
+            continue;
+        };
+        if !s.cache.driver_code.contains_key(&hash) && s.cache.driver_pending.insert(hash) {
+            asked.push((hash, words));
+        }
     }
     (!asked.is_empty()).then_some(Effect::DriverCode(asked))
 }
