@@ -138,6 +138,11 @@ fn a_driver_that_shows_no_code_says_so() {
         err.contains("llvmpipe"),
         "the devices found are named: {err}"
     );
+    // A file that is not there is named once, with why.
+    let (ok, _, err) = driver(&["driver", "/nowhere/gone.comp"]);
+    assert!(!ok);
+    assert_eq!(err.matches("/nowhere/gone.comp").count(), 1, "{err}");
+    assert!(err.contains("cannot read"), "{err}");
     let (ok, _, err) = driver(&["driver", &shader, "--driver", "/nowhere/x_icd.json"]);
     assert!(!ok);
     assert!(

@@ -15,7 +15,7 @@ pub fn run(args: &DriverArgs) -> i32 {
             0
         }
         Err(e) => {
-            eprintln!("error: {}: {e}", args.input.display());
+            eprintln!("error: {}", super::exec::of_input(&args.input, &e));
             1
         }
     }

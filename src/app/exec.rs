@@ -28,9 +28,19 @@ pub fn run(args: &ExecArgs) -> i32 {
             0
         }
         Err(e) => {
-            eprintln!("error: {}: {e}", args.input.display());
+            eprintln!("error: {}", of_input(&args.input, &e));
             1
         }
+    }
+}
+
+/// An error about `input`, named once: errors from loading it name it already.
+pub(super) fn of_input(input: &Path, e: &str) -> String {
+    let named = format!("{}: ", input.display());
+    if e.starts_with(&named) {
+        e.to_string()
+    } else {
+        format!("{named}{e}")
     }
 }
 
