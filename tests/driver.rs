@@ -252,6 +252,14 @@ fn the_tui_shows_and_diffs_each_steps_driver_code() {
     assert!(asm.contains("driver x86 after"), "{asm}");
     // Tabs become columns: the offset, the mnemonic, the operands.
     assert!(asm.contains("        pushq   %rbp"), "{asm}");
+    // The pass list shows each step's x86 count: which pass changed what the driver runs.
+    let row = asm.lines().find(|l| l.contains("* mem2reg")).expect(&asm);
+    let pass_list = row.split('│').nth(1).unwrap();
+    let figure = pass_list.split_whitespace().last().unwrap();
+    assert!(
+        figure.starts_with('x') && figure[1..2].parse::<u32>().is_ok(),
+        "{row}"
+    );
     let diff = screen("diff");
     assert!(diff.contains("driver x86 diff"), "{diff}");
     assert!(diff.contains(" +") || diff.contains(" -"), "{diff}");

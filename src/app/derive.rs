@@ -364,10 +364,10 @@ fn driver_code(
     }
 }
 
-/// The driver's x86 instructions per step of the selected shader, for the cost pane's chart,
-/// where the driver job has answered.
+/// The driver's x86 instructions per step of the selected shader, for the cost pane's chart
+/// and the pass list in a driver text, where the driver job has answered.
 fn refresh_driver_costs(s: &mut State) {
-    if !s.cost.shown {
+    if !s.cost.shown && !matches!(s.text, TextKind::Driver(_)) {
         return;
     }
     let Some(doc) = s.docs.get(s.doc) else { return };

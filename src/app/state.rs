@@ -960,8 +960,8 @@ pub struct DiffPane {
     pub ignore_renumbering: bool,
 }
 
-/// The x86 instructions the driver compiled each step to (`:cost`'s chart), where it has
-/// answered: derived for the selected shader while the cost pane is open.
+/// The x86 instructions the driver compiled each step to (`:cost`'s chart, the pass list in
+/// a driver text), where it has answered: derived for the selected shader while either shows.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DriverCosts {
     /// (doc, generation, `Cache::driver_answers`) they were derived for.

@@ -98,13 +98,27 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         .iter()
         .map(|st| st.known_cost().map(|c| c.pressure.max))
         .collect();
-    // With the cost pane open the pressure is what is looked at: names give way to it (cut
-    // to 8 characters), where otherwise it waits for room.
-    let names_min = if s.cost.shown { 8 } else { 20 };
-    let press_w = if pressures.iter().any(Option::is_some)
-        && inner_w >= fixed + loss_w + PRESSURE_W + longest.min(names_min)
+    // With the cost pane open the pressure is what is looked at, and in a driver text the
+    // driver's figure: names give way to it (cut to 8 characters), where otherwise it waits
+    // for room.
+    let driver_text = matches!(s.text, crate::app::state::TextKind::Driver(_));
+    let names_min = if s.cost.shown || driver_text { 8 } else { 20 };
+    // In a driver text, the driver's x86 per step instead: which pass changed what it runs.
+    let x86: Vec<Option<u32>> = (0..run.steps.len())
+        .map(|i| {
+            let n = s.driver_costs.x86.get(i).copied().flatten()?;
+            u32::try_from(n).ok()
+        })
+        .collect();
+    let (column, glyph, column_w) = if driver_text && x86.iter().any(Option::is_some) {
+        (&x86, "x", X86_W)
+    } else {
+        (&pressures, "▲", PRESSURE_W)
+    };
+    let press_w = if column.iter().any(Option::is_some)
+        && inner_w >= fixed + loss_w + column_w + longest.min(names_min)
     {
-        PRESSURE_W
+        column_w
     } else {
         0
     };
@@ -191,7 +205,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                     format!("{:>loss_w$}", if loss_w > 0 { &losses[i] } else { "" }),
                     t.error,
                 ),
-                pressure_span(&pressures, i, press_w, t),
+                figure_span(column, i, press_w, glyph, t),
                 Span::styled(
                     format!("{:>time_w$}", if time_w > 0 { time.as_str() } else { "" }),
                     t.unchanged,
@@ -326,21 +340,27 @@ pub fn draw_compare(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
 /// The pressure column's width: ` ▲73+18`, a peak and its change.
 const PRESSURE_W: usize = 7;
 
-/// Step `i`'s peak pressure and its change from the step before (which rose: in the heat's
-/// hottest style), `press_w` wide.
-fn pressure_span(pressures: &[Option<u32>], i: usize, press_w: usize, t: &Theme) -> Span<'static> {
-    if press_w == 0 {
+/// The driver column's width: ` x2180+102`, the x86 instructions and their change.
+const X86_W: usize = 10;
+
+/// Step `i`'s figure (peak pressure, or the driver's x86 instructions) after `glyph`, and its
+/// change from the step before (a rise in the heat's hottest style), `w` wide.
+fn figure_span(
+    figures: &[Option<u32>],
+    i: usize,
+    w: usize,
+    glyph: &str,
+    t: &Theme,
+) -> Span<'static> {
+    if w == 0 {
         return Span::raw("");
     }
-    let Some(p) = pressures[i] else {
-        return Span::raw(" ".repeat(press_w));
+    let Some(p) = figures[i] else {
+        return Span::raw(" ".repeat(w));
     };
-    let before = i.checked_sub(1).and_then(|b| pressures[b]);
+    let before = i.checked_sub(1).and_then(|b| figures[b]);
     let (change, style) = t.change(before, p, t.unchanged);
-    Span::styled(
-        format!("{:>w$}", format!("▲{p}{change}"), w = press_w),
-        style,
-    )
+    Span::styled(format!("{:>w$}", format!("{glyph}{p}{change}")), style)
 }
 
 /// The width of the loss column (a space and the widest mark), 0 when no step lost anything.

@@ -9,16 +9,19 @@ use crate::app::action::ViewMode;
 use crate::app::state::{Against, State, TextKind};
 use crate::pipeline::driver_code::Code;
 
-/// The steps whose driver code the panes shown need and nobody has asked for: the selected
-/// step and its base in a driver text (or, in a diff against the previous run, another input
-/// or the compared pipeline, that step), every step while the cost pane is open.
+/// The steps whose driver code the panes shown need and nobody has asked for: in a driver
+/// text, every step (the pass list shows each one's x86) and what a diff compares with (the
+/// previous run's, another input's or the compared pipeline's step); every step while the
+/// cost pane is open.
 pub(super) fn wanted(s: &mut State) -> Option<Effect> {
     let run = s.run().cloned()?;
     let mut steps = Vec::new();
     // Modules of other runs a driver diff compares with (hashed each time: their steps are
     // not kept by `step_hashes`, which holds the selected run's).
     let mut others: Vec<Arc<crate::ir::Module>> = Vec::new();
+    let every = s.cost.shown || matches!(s.text, TextKind::Driver(_));
     if matches!(s.text, TextKind::Driver(_)) {
+        // The selected step and its base first: they are what is on screen.
         steps.push(s.step);
         let diff = matches!(s.view, ViewMode::Diff | ViewMode::Split);
         let step_of = |r: Option<&Arc<crate::pipeline::Run>>, i: usize| {
@@ -44,7 +47,7 @@ pub(super) fn wanted(s: &mut State) -> Option<Effect> {
             },
         }
     }
-    if s.cost.shown {
+    if every {
         steps.extend(0..run.steps.len());
     }
     let generation = s.current().map_or(0, |d| d.generation);
