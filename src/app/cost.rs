@@ -36,14 +36,13 @@ impl OnDriver {
 
     /// The driver's counts of each step `steps` gives, in its order.
     fn figures(&mut self, run: &Run) -> Vec<Result<Stats, String>> {
-        let info = self.worker.info().clone();
         run.steps
             .iter()
             .filter(|st| !st.is_source())
             .map(|st| {
                 self.compiled
-                    .of(&self.worker, &info, &st.module)
-                    .map(|code| code.stats())
+                    .of(&self.worker, &st.module)
+                    .map(|code| code.stats.clone())
             })
             .collect()
     }

@@ -288,7 +288,6 @@ fn decompiled(
     module: &crate::ir::Module,
     lang: crate::pipeline::decompile::Lang,
 ) -> Arc<Listing> {
-    use std::hash::{Hash, Hasher};
     let words = match crate::pipeline::validate::spirv_of(module) {
         Ok(spirv) => spirv.words,
         Err(why) => {
@@ -298,9 +297,7 @@ fn decompiled(
             )))
         }
     };
-    let mut h = crate::ir::fxhash::FxHasher::default();
-    words.hash(&mut h);
-    let key = (h.finish(), lang);
+    let key = (crate::pipeline::driver_code::content_hash(&words), lang);
     if let Some(l) = cache.decompiled.get(&key) {
         return l.clone();
     }
@@ -316,49 +313,44 @@ fn decompiled(
     listing
 }
 
-/// The hash of a step's SPIR-V (what its driver code is kept by) and the SPIR-V.
-pub fn spirv_hash(module: &crate::ir::Module) -> Result<(u64, Vec<u32>), String> {
-    use std::hash::{Hash, Hasher};
-    let words = crate::pipeline::validate::spirv_of(module)?.words;
-    let mut h = crate::ir::fxhash::FxHasher::default();
-    words.hash(&mut h);
-    Ok((h.finish(), words))
-}
-
-/// The driver's code of step `step` of doc `doc` at `generation`, when the driver job has
-/// answered (`update::driver` asks for what the panes need).
-fn driver_answer(
+/// The hash of a step's SPIR-V, what its driver code is kept by: kept by (doc, generation,
+/// step) so a step is written once, or why it is no SPIR-V.
+pub fn step_hash(
     cache: &mut super::state::Cache,
-    (doc, generation, step): (usize, u64, usize),
+    key: (usize, u64, usize),
     module: &crate::ir::Module,
-) -> Option<Result<Arc<crate::pipeline::driver_code::Code>, String>> {
-    let hash = match cache.step_hashes.get(&(doc, generation, step)) {
-        Some(&h) => h,
-        None => {
-            let h = spirv_hash(module).ok()?.0;
-            cache.step_hashes.insert((doc, generation, step), h);
-            h
-        }
-    };
-    cache.driver_code.get(&hash).cloned()
+) -> Result<u64, String> {
+    if let Some(&h) = cache.step_hashes.get(&key) {
+        return Ok(h);
+    }
+    let h = crate::pipeline::driver_code::content_hash(
+        &crate::pipeline::validate::spirv_of(module)?.words,
+    );
+    if cache.step_hashes.len() > 4096 {
+        cache.step_hashes.clear();
+    }
+    cache.step_hashes.insert(key, h);
+    Ok(h)
 }
 
-/// What the driver compiled a step to, as `show` asks, once the driver job has answered; until
-/// then a line saying so.
+/// What the driver compiled a step to, as `show` asks, once the driver job has answered
+/// (`update::driver` asks for what the panes need); until then a line saying so.
 fn driver_code(
     cache: &mut super::state::Cache,
     key: (usize, u64, usize),
     module: &crate::ir::Module,
     show: crate::pipeline::driver_code::Show,
 ) -> Arc<Listing> {
-    if let Err(why) = crate::pipeline::validate::spirv_of(module) {
-        return Arc::new(Listing::plain(&format!(
-            "// not SPIR-V at this step, so nothing for the driver: {why}"
-        )));
-    }
-    match driver_answer(cache, key, module) {
-        // The code pane shows no tabs: the assembly's columns are kept with spaces.
-        Some(Ok(code)) => Arc::new(Listing::plain(&expand_tabs(&code.show(show)))),
+    let hash = match step_hash(cache, key, module) {
+        Ok(h) => h,
+        Err(why) => {
+            return Arc::new(Listing::plain(&format!(
+                "// not SPIR-V at this step, so nothing for the driver: {why}"
+            )))
+        }
+    };
+    match cache.driver_code.get(&hash) {
+        Some(Ok(code)) => Arc::new(Listing::plain(&code.show(show))),
         Some(Err(why)) => Arc::new(Listing::plain(&format!("// {why}"))),
         None => Arc::new(Listing::plain("// compiling this step on the driver…")),
     }
@@ -385,9 +377,10 @@ fn refresh_driver_costs(s: &mut State) {
             if st.is_source() {
                 return None;
             }
-            match driver_answer(&mut s.cache, (s.doc, generation, i), &st.module) {
-                Some(Ok(code)) => Some(code.stats().asm_instructions),
-                _ => None,
+            let hash = step_hash(&mut s.cache, (s.doc, generation, i), &st.module).ok()?;
+            match s.cache.driver_code.get(&hash)? {
+                Ok(code) => Some(code.stats.asm_instructions),
+                Err(_) => None,
             }
         })
         .collect();
@@ -395,30 +388,6 @@ fn refresh_driver_costs(s: &mut State) {
         key: Some(key),
         x86,
     };
-}
-
-/// `text` with each tab replaced by the spaces up to the next multiple of eight columns.
-fn expand_tabs(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + text.len() / 8);
-    let mut column = 0;
-    for c in text.chars() {
-        match c {
-            '\t' => {
-                let next = (column / 8 + 1) * 8;
-                out.extend(std::iter::repeat_n(' ', next - column));
-                column = next;
-            }
-            '\n' => {
-                out.push(c);
-                column = 0;
-            }
-            c => {
-                out.push(c);
-                column += 1;
-            }
-        }
-    }
-    out
 }
 
 pub(super) fn step_text(

@@ -30,7 +30,7 @@ fn run_inner(args: &DriverArgs) -> Result<String, String> {
     let worker = Isolated::open_with(worker_program()?, false, &driver, true)?;
     let info = worker.info().clone();
     let module = &run.steps[picked.index].module;
-    let code = code_of(&worker, &info, module, args.entry.as_deref())?;
+    let code = code_of(&worker, module, args.entry.as_deref())?;
     let mut out = format!(
         "// {} — {}: {}\n",
         info.name, info.driver_info, picked.label

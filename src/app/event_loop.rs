@@ -165,10 +165,7 @@ impl DriverJob {
                         Err(e) => Err(e.clone()),
                         Ok(w) => crate::ir::spirv::read::read_words(&words)
                             .map_err(|e| format!("the step does not read back: {e}"))
-                            .and_then(|m| {
-                                let info = w.info().clone();
-                                crate::pipeline::driver_code::code_of(w, &info, &m, None)
-                            })
+                            .and_then(|m| crate::pipeline::driver_code::code_of(w, &m, None))
                             .map(Arc::new),
                     };
                     if answer.send((key, result)).is_err() {

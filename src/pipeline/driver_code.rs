@@ -80,6 +80,9 @@ pub struct Code {
     /// The step's own stages: the others' code (a stage made to draw a lone one, the
     /// driver's helpers) is shown only when asked for and never counted.
     pub own: Vec<String>,
+    /// The own sections counted, once (`parse`): the pass list and `:cost` read them for
+    /// every step at every answer.
+    pub stats: Stats,
 }
 
 /// Counts of one step's driver code.
@@ -136,7 +139,7 @@ impl Code {
         }
     }
 
-    pub fn stats(&self) -> Stats {
+    fn count(&self) -> Stats {
         let mut st = Stats::default();
         for s in self.sections.iter().filter(|s| self.owns(s)) {
             match s.kind {
@@ -159,7 +162,7 @@ impl Code {
             Show::Llvm => self.text(Kind::Llvm, false),
             Show::Asm => self.listing(Kind::Asm, false),
             Show::Stats => {
-                let st = self.stats();
+                let st = &self.stats;
                 let mut out = format!(
                     "x86 instructions   {}\nLLVM instructions  {}\nNIR instructions   {}\n",
                     st.asm_instructions, st.llvm_instructions, st.nir_instructions
@@ -187,40 +190,41 @@ pub fn tidy_asm(text: &str) -> String {
     }
     let lines: Vec<&str> = text.lines().collect();
     let parsed: Vec<Option<(u64, &str, &str)>> = lines.iter().map(|l| split(l)).collect();
-    // Jump targets, by offset, in the function each jump is in (offsets restart at each).
-    let mut targets: Vec<(usize, u64)> = Vec::new(); // (function start line, offset)
+    // Each jump's target: (the line its function starts at, the offset), as offsets restart
+    // in each function.
     let mut jumps: Vec<Option<(usize, u64)>> = vec![None; lines.len()];
+    let mut targets = std::collections::HashSet::new();
     let mut function = 0;
     for (k, p) in parsed.iter().enumerate() {
         let Some((_, mnemonic, operands)) = p else {
             function = k;
             continue;
         };
-        if !mnemonic.starts_with('j') {
-            continue;
-        }
         let next = parsed.get(k + 1).and_then(|n| n.map(|(at, _, _)| at));
-        if let (Some(next), Ok(displacement)) = (next, operands.trim().parse::<i64>()) {
-            let target = next.wrapping_add_signed(displacement);
-            jumps[k] = Some((function, target));
-            if !targets.contains(&(function, target)) {
-                targets.push((function, target));
-            }
+        if let (true, Some(next), Ok(displacement)) = (
+            mnemonic.starts_with('j'),
+            next,
+            operands.trim().parse::<i64>(),
+        ) {
+            let target = (function, next.wrapping_add_signed(displacement));
+            jumps[k] = Some(target);
+            targets.insert(target);
         }
     }
     // Labels numbered in the order their targets come in the text.
-    let mut at_line: Vec<(usize, u64, usize)> = Vec::new(); // (function, offset, line)
+    let mut labels = std::collections::HashMap::new();
     let mut function = 0;
     for (k, p) in parsed.iter().enumerate() {
         match p {
             None => function = k,
             Some((at, _, _)) if targets.contains(&(function, *at)) => {
-                at_line.push((function, *at, k));
+                let n = labels.len();
+                labels.insert((function, *at), n);
             }
             Some(_) => {}
         }
     }
-    let label = |f: usize, at: u64| at_line.iter().position(|&(g, o, _)| g == f && o == at);
+    let label = |target: (usize, u64)| labels.get(&target).copied();
     let mut out = String::with_capacity(text.len());
     let mut function = 0;
     for (k, line) in lines.iter().enumerate() {
@@ -230,10 +234,10 @@ pub fn tidy_asm(text: &str) -> String {
             out.push('\n');
             continue;
         };
-        if let Some(n) = label(function, at) {
+        if let Some(n) = label((function, at)) {
             out.push_str(&format!(".L{n}:\n"));
         }
-        let operands = match jumps[k].and_then(|(f, t)| label(f, t)) {
+        let operands = match jumps[k].and_then(label) {
             Some(n) => format!(".L{n}"),
             None => hide_addresses(operands),
         };
@@ -423,10 +427,13 @@ pub fn parse(printed: &str, own: &[&str]) -> Code {
         }
     }
     sections.extend(current);
-    Code {
+    let mut code = Code {
         sections,
         own: own.iter().map(|s| s.to_string()).collect(),
-    }
+        stats: Stats::default(),
+    };
+    code.stats = code.count();
+    code
 }
 
 /// A device that answers every run or draw with what the driver printed meanwhile, kept in
@@ -531,12 +538,8 @@ pub fn run_once(
 
 /// The driver's code of `module`, compiled by the driver of `worker` (opened with `code`).
 /// A driver that cannot print its code says so in the error.
-pub fn code_of(
-    worker: &Isolated,
-    info: &DeviceInfo,
-    module: &Module,
-    entry: Option<&str>,
-) -> Result<Code, String> {
+pub fn code_of(worker: &Isolated, module: &Module, entry: Option<&str>) -> Result<Code, String> {
+    let info = worker.info();
     if !info.gallivm_debug {
         return Err(no_code(info));
     }
@@ -555,6 +558,14 @@ pub fn code_of(
     Ok(code)
 }
 
+/// What the driver's code of a module is kept by: the hash of its SPIR-V.
+pub fn content_hash(words: &[u32]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = crate::ir::fxhash::FxHasher::default();
+    words.hash(&mut h);
+    h.finish()
+}
+
 /// The driver's code of modules, each compiled once per SPIR-V content: a step that changed
 /// nothing costs nothing (`cost --driver`).
 #[derive(Default)]
@@ -567,16 +578,12 @@ impl Compiled {
     pub fn of(
         &mut self,
         worker: &Isolated,
-        info: &DeviceInfo,
         module: &Module,
     ) -> Result<std::sync::Arc<Code>, String> {
-        use std::hash::{Hash, Hasher};
         let words = spirv_of(module)?.words;
-        let mut h = crate::ir::fxhash::FxHasher::default();
-        words.hash(&mut h);
         self.by_content
-            .entry(h.finish())
-            .or_insert_with(|| code_of(worker, info, module, None).map(std::sync::Arc::new))
+            .entry(content_hash(&words))
+            .or_insert_with(|| code_of(worker, module, None).map(std::sync::Arc::new))
             .clone()
     }
 
@@ -681,7 +688,7 @@ entry:
             ]
         );
         assert_eq!(code.sections[5].stage.as_deref(), Some("vertex"));
-        let st = code.stats();
+        let st = &code.stats;
         assert_eq!(st.asm_instructions, 4);
         assert_eq!(st.llvm_instructions, 3);
         assert_eq!(st.nir_instructions, 2);

@@ -7,87 +7,69 @@ use std::sync::Arc;
 use super::Effect;
 use crate::app::action::ViewMode;
 use crate::app::state::{Against, State, TextKind};
+use crate::ir::Module;
 use crate::pipeline::driver_code::Code;
 
 /// The steps whose driver code the panes shown need and nobody has asked for: in a driver
 /// text, every step (the pass list shows each one's x86) and what a diff compares with (the
 /// previous run's, another input's or the compared pipeline's step); every step while the
-/// cost pane is open.
+/// cost pane is open. Each is keyed as `derive::step_text` keys that run's texts.
 pub(super) fn wanted(s: &mut State) -> Option<Effect> {
-    let run = s.run().cloned()?;
-    let mut steps = Vec::new();
-    // Modules of other runs a driver diff compares with (hashed each time: their steps are
-    // not kept by `step_hashes`, which holds the selected run's).
-    let mut others: Vec<Arc<crate::ir::Module>> = Vec::new();
-    let every = s.cost.shown || matches!(s.text, TextKind::Driver(_));
-    if matches!(s.text, TextKind::Driver(_)) {
-        // The selected step and its base first: they are what is on screen.
-        steps.push(s.step);
-        let diff = matches!(s.view, ViewMode::Diff | ViewMode::Split);
-        let step_of = |r: Option<&Arc<crate::pipeline::Run>>, i: usize| {
-            r.and_then(|r| r.steps.get(i))
-                .filter(|st| !st.is_source())
-                .map(|st| st.module.clone())
-        };
+    let driver_text = matches!(s.text, TextKind::Driver(_));
+    if !driver_text && !s.cost.shown {
+        return None;
+    }
+    let doc = s.current()?;
+    let run = doc.run.clone()?;
+    let generation = doc.generation;
+    // (doc, generation, step) and the step's module, the selected step and its base first:
+    // they are what is on screen.
+    let mut needed: Vec<((usize, u64, usize), Arc<Module>)> = Vec::new();
+    let step_of = |r: Option<&Arc<crate::pipeline::Run>>, i: usize| {
+        r.and_then(|r| r.steps.get(i))
+            .filter(|st| !st.is_source())
+            .map(|st| st.module.clone())
+    };
+    let ours = |i: usize, needed: &mut Vec<_>| {
+        if let Some(m) = step_of(Some(&run), i) {
+            needed.push(((s.doc, generation, i), m));
+        }
+    };
+    ours(s.step, &mut needed);
+    if driver_text && matches!(s.view, ViewMode::Diff | ViewMode::Split) {
         match s.diff_against() {
-            _ if !diff => {}
             Against::PreviousRun => {
-                others.extend(step_of(
-                    s.current().and_then(|d| d.prev_run.as_ref()),
-                    s.step,
-                ));
+                let key = (s.doc, doc.prev_generation, s.step);
+                needed.extend(step_of(doc.prev_run.as_ref(), s.step).map(|m| (key, m)));
             }
             Against::Input(d) => {
                 let i = s.input_step(d).unwrap_or(0);
-                others.extend(step_of(s.docs.get(d).and_then(|doc| doc.run.as_ref()), i));
+                let other = &s.docs[d];
+                let key = (d, other.generation, i);
+                needed.extend(step_of(other.run.as_ref(), i).map(|m| (key, m)));
             }
             Against::Steps => match s.compared_base() {
-                Some(b) => others.extend(step_of(s.compare_run(), b)),
-                None => steps.push(s.base_step()),
+                Some(b) => {
+                    let key = (s.doc, u64::MAX - doc.compare_generation, b);
+                    needed.extend(step_of(s.compare_run(), b).map(|m| (key, m)));
+                }
+                None => ours(s.base_step(), &mut needed),
             },
         }
     }
-    if every {
-        steps.extend(0..run.steps.len());
+    for i in 0..run.steps.len() {
+        ours(i, &mut needed);
     }
-    let generation = s.current().map_or(0, |d| d.generation);
     let mut asked = Vec::new();
-    for i in steps {
-        let Some(st) = run.steps.get(i).filter(|st| !st.is_source()) else {
+    for (key, module) in needed {
+        let Ok(hash) = crate::app::derive::step_hash(&mut s.cache, key, &module) else {
             continue;
-        };
-        let key = (s.doc, generation, i);
-        let (hash, words) = match s.cache.step_hashes.get(&key) {
-            Some(&h) => (h, None),
-            None => match crate::app::derive::spirv_hash(&st.module) {
-                Ok((h, words)) => {
-                    if s.cache.step_hashes.len() > 4096 {
-                        s.cache.step_hashes.clear();
-                    }
-                    s.cache.step_hashes.insert(key, h);
-                    (h, Some(words))
-                }
-                Err(_) => continue,
-            },
         };
         if s.cache.driver_code.contains_key(&hash) || !s.cache.driver_pending.insert(hash) {
             continue;
         }
-        let words = match words {
-            Some(w) => w,
-            None => match crate::app::derive::spirv_hash(&st.module) {
-                Ok((_, w)) => w,
-                Err(_) => continue,
-            },
-        };
-        asked.push((hash, words));
-    }
-    for module in others {
-        let Ok((hash, words)) = crate::app::derive::spirv_hash(&module) else {
-            continue;
-        };
-        if !s.cache.driver_code.contains_key(&hash) && s.cache.driver_pending.insert(hash) {
-            asked.push((hash, words));
+        if let Ok(spirv) = crate::pipeline::validate::spirv_of(&module) {
+            asked.push((hash, spirv.words));
         }
     }
     (!asked.is_empty()).then_some(Effect::DriverCode(asked))

@@ -64,7 +64,7 @@ pub struct Isolated {
     driver: Driver,
     /// The worker runs with the driver printing its code (`GALLIVM_DEBUG`).
     code: bool,
-    name: String,
+    /// The open device, described (its name among it).
     info: DeviceInfo,
     worker: RefCell<Option<Worker>>,
 }
@@ -88,12 +88,10 @@ impl Isolated {
             cpu_only: cpu_only && !driver.any_device(),
             driver: driver.clone(),
             code,
-            name: String::new(),
             info: DeviceInfo::default(),
             worker: RefCell::new(None),
         };
         d.info = d.start().map_err(|e| e.to_string())?;
-        d.name = d.info.name.clone();
         Ok(d)
     }
 
@@ -302,7 +300,6 @@ pub fn devices(program: &std::path::Path, driver: &Driver) -> Result<Vec<DeviceI
         cpu_only: false,
         driver: driver.clone(),
         code: false,
-        name: String::new(),
         info: DeviceInfo::default(),
         worker: RefCell::new(None),
     };
@@ -403,7 +400,7 @@ fn signal_name(n: i32) -> String {
 
 impl Device for Isolated {
     fn name(&self) -> &str {
-        &self.name
+        &self.info.name
     }
 
     fn version(&self) -> &str {
