@@ -399,7 +399,8 @@ fn drawing_only_reads_the_state() {
 }
 
 /// The same rule, seen from the state: after an event the cursor is already in view and the rows
-/// on screen highlighted, and drawing leaves the state as it found it.
+/// on screen highlighted (or handed to the highlighter thread), and drawing leaves the state as
+/// it found it.
 #[test]
 fn the_state_is_settled_by_the_event_not_by_the_draw() {
     use ratatui::backend::TestBackend;
@@ -443,13 +444,40 @@ fn the_state_is_settled_by_the_event_not_by_the_draw() {
         scroll <= cursor && cursor < scroll + rows,
         "after the event the cursor {cursor} is out of view (scroll {scroll}, {rows} rows)"
     );
-    assert!(
-        before.5 > 0,
-        "the rows on screen are highlighted before the draw"
-    );
+    // Each row on screen is highlighted before the draw, or handed to the highlighter thread
+    // (`derive` highlights within a budget, with compiled grammars only), and highlighted
+    // once the app settles.
+    let rows_on_screen = |app: &App| {
+        let s = &app.state;
+        let shaderstep::app::state::Rows::Text { id, range, .. } = &s.panel.rows else {
+            panic!("a text, not a diff, is on screen");
+        };
+        let first = range.start + s.code.scroll;
+        (first..(first + rows).min(range.end))
+            .map(|i| (*id, i))
+            .collect::<Vec<_>>()
+    };
+    let wanted = |app: &App| -> Vec<(u64, usize)> {
+        let w = &app.state.cache.highlight_wanted;
+        w.iter().map(|l| l.key).collect()
+    };
+    for key in rows_on_screen(&app) {
+        assert!(
+            app.state.cache.styles.contains_key(&key) || wanted(&app).contains(&key),
+            "row {key:?} on screen is neither highlighted nor handed to the highlighter"
+        );
+    }
     let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
     app.draw(&mut terminal).unwrap();
     assert_eq!(seen(&app), before, "drawing changed the state");
+    app.settle();
+    assert!(wanted(&app).is_empty(), "{:?} left plain", wanted(&app));
+    for key in rows_on_screen(&app) {
+        assert!(
+            app.state.cache.styles.contains_key(&key),
+            "row {key:?} plain"
+        );
+    }
 }
 
 /// Every module of `src/ir` (as `ir::a::b`) and the modules it imports from `ir`: the paths it

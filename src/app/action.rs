@@ -410,6 +410,8 @@ pub enum Answered {
         key: (usize, u64, usize),
         took: std::time::Duration,
     },
+    /// Lines the highlighter thread highlighted, by their key in `Cache::styles`.
+    Highlighted(Vec<((u64, usize), crate::app::state::LineStyles)>),
     /// The driver's code of the SPIR-V `hash` hashes, or why there is none.
     DriverCode {
         hash: u64,

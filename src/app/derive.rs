@@ -9,7 +9,8 @@ use std::sync::Arc;
 
 use super::action::ViewMode;
 use super::state::{
-    Against, Layout, PanelKey, Rows, SourceFile, SourceFiles, State, Syntax, TextKind,
+    Against, Layout, LineToHighlight, PanelKey, Rows, SourceFile, SourceFiles, State, Syntax,
+    TextKind,
 };
 use crate::ir::listing::Listing;
 use crate::pipeline::diff::{diff_lines, DiffLine};
@@ -799,28 +800,36 @@ fn fit_to_layout(s: &mut State) {
     if !s.color {
         return;
     }
+    let mut wanted: Vec<LineToHighlight> = Vec::new();
     if let (Some(f), Some(area)) = (&s.source.file, s.layout.source) {
         if let Some(lines) = &f.lines {
             let end = (s.source.scroll + area.inner_rows()).min(lines.len());
             for i in s.source.scroll..end {
-                s.cache
-                    .styles
-                    .entry((f.text_id, i))
-                    .or_insert_with(|| Arc::new(super::highlight::highlight(&lines[i], f.syntax)));
+                if !s.cache.styles.contains_key(&(f.text_id, i)) {
+                    wanted.push(LineToHighlight {
+                        key: (f.text_id, i),
+                        text: lines[i].clone(),
+                        syntax: f.syntax,
+                    });
+                }
             }
         }
     }
     let kind = Syntax::of(s.text);
+    let syntax_of = |id: &u64| s.cache.syntaxes.get(id).copied().unwrap_or(kind);
     let end = (s.code.scroll + rows).min(len);
-    let mut wanted: Vec<(u64, usize, String)> = Vec::new();
     for r in s.code.scroll..end {
-        match &s.panel.rows {
-            Rows::Text { id, range, lines } => {
-                let i = range.start + r;
-                if !s.cache.styles.contains_key(&(*id, i)) {
-                    wanted.push((*id, i, lines.lines[i].clone()));
-                }
+        let mut want = |id: &u64, i: usize, lines: &Listing| {
+            if !s.cache.styles.contains_key(&(*id, i)) {
+                wanted.push(LineToHighlight {
+                    key: (*id, i),
+                    text: lines.lines[i].clone(),
+                    syntax: syntax_of(id),
+                });
             }
+        };
+        match &s.panel.rows {
+            Rows::Text { id, range, lines } => want(id, range.start + r, lines),
             Rows::Diff {
                 old_id,
                 old,
@@ -831,29 +840,21 @@ fn fit_to_layout(s: &mut State) {
             } => {
                 let l = rows[r];
                 if let Some(o) = l.old {
-                    if !s.cache.styles.contains_key(&(*old_id, o)) {
-                        wanted.push((*old_id, o, old.lines[o].clone()));
-                    }
+                    want(old_id, o, old);
                 }
                 if let Some(n) = l.new {
-                    if !s.cache.styles.contains_key(&(*new_id, n)) {
-                        wanted.push((*new_id, n, new.lines[n].clone()));
-                    }
+                    want(new_id, n, new);
                 }
             }
         }
     }
-    if s.cache.styles.len() + wanted.len() > 50_000 {
-        s.cache.styles.clear();
-    }
-    for (id, i, text) in wanted {
-        let syntax = s.cache.syntaxes.get(&id).copied().unwrap_or(kind);
-        s.cache.styles.insert(
-            (id, i),
-            Arc::new(super::highlight::highlight(&text, syntax)),
-        );
-    }
+    // Highlighted on the app's highlighter thread, whose regex engine has its state machines
+    // built (a line highlighted on a thread for the first time costs milliseconds).
+    s.cache.highlight_wanted = wanted;
 }
+
+/// Highlighted lines kept at most (the cache is emptied when it would hold more).
+pub const MAX_STYLED_LINES: usize = 50_000;
 
 /// The source files of the selected step's module (`sources::resolve`), made once per step;
 /// files on disk are read once until they change (`Cache::disk_texts`).

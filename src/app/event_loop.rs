@@ -14,7 +14,7 @@ use super::action::{Action, Answer, Answered, DiskFact, MouseKind, Outcome, Sett
 use super::derive;
 use super::input;
 use super::keymap::{default_keymap, Binding, Key, KeyCode, Keymap};
-use super::state::{Doc, Focus, State};
+use super::state::{Doc, Focus, LineStyles, LineToHighlight, State};
 use super::update::{self, Effect};
 use super::watch::absolute;
 use super::worker::{Done, Job, Report, Worker};
@@ -180,6 +180,71 @@ impl DriverJob {
     }
 }
 
+/// Highlights the lines `derive` left to it (`Cache::highlight_wanted`) off the event's time.
+struct Highlighter {
+    requests: std::sync::mpsc::Sender<Vec<LineToHighlight>>,
+    done: std::sync::mpsc::Receiver<Vec<((u64, usize), LineStyles)>>,
+    /// The lines asked for and not answered yet.
+    asked: std::collections::HashSet<(u64, usize)>,
+}
+
+/// How long an event waits for the highlighter's answer before its frame shows lines plain.
+const HIGHLIGHT_WAIT: Duration = Duration::from_millis(3);
+
+impl Highlighter {
+    /// Starts the thread, which compiles the grammars (`highlight::warm_up`) while nobody asks
+    /// it for lines.
+    fn start() -> Highlighter {
+        let (requests, asked) = std::sync::mpsc::channel::<Vec<LineToHighlight>>();
+        let (answer, done) = std::sync::mpsc::channel();
+        let spawned = std::thread::Builder::new()
+            .name("shaderstep-highlight".into())
+            .spawn(move || {
+                let mut cold = super::highlight::GRAMMARS.into_iter();
+                loop {
+                    let first = match asked.try_recv() {
+                        Ok(batch) => batch,
+                        Err(std::sync::mpsc::TryRecvError::Disconnected) => return,
+                        Err(std::sync::mpsc::TryRecvError::Empty) => match cold.next() {
+                            Some(syntax) => {
+                                super::highlight::warm_up(syntax);
+                                continue;
+                            }
+                            None => match asked.recv() {
+                                Ok(batch) => batch,
+                                Err(_) => return,
+                            },
+                        },
+                    };
+                    let mut batches = vec![first];
+                    batches.extend(asked.try_iter());
+                    // The newest first: they are the rows on screen now.
+                    for batch in batches.into_iter().rev() {
+                        // A grammar that panics on a line leaves that line plain.
+                        let styles = |l: &LineToHighlight| {
+                            std::panic::catch_unwind(|| {
+                                super::highlight::highlight(&l.text, l.syntax)
+                            })
+                            .unwrap_or_default()
+                        };
+                        let lines = batch.iter().map(|l| (l.key, Arc::new(styles(l)))).collect();
+                        if answer.send(lines).is_err() {
+                            return;
+                        }
+                    }
+                }
+            });
+        // Without its thread, the requests' receiver is gone: the lines stay plain
+        // (`ask_highlights`).
+        drop(spawned);
+        Highlighter {
+            requests,
+            done,
+            asked: Default::default(),
+        }
+    }
+}
+
 /// A reduction running in the background (`:reduce`).
 struct ReduceJob {
     done: std::sync::mpsc::Receiver<Result<super::action::Reduced, String>>,
@@ -214,6 +279,8 @@ pub struct App {
     driver: crate::pipeline::gpu::Driver,
     /// The driver's code of steps (`:driver`), once asked for.
     driver_job: Option<DriverJob>,
+    /// The highlighter thread, once a line is left to it.
+    highlighter: Option<Highlighter>,
     /// An editor to open (`e`): whoever owns the terminal hands it over (`take_edit`).
     edit: Option<(PathBuf, u32)>,
     /// The prompt's history file, appended to as commands are run.
@@ -246,9 +313,6 @@ impl App {
 
     /// Opens the inputs and starts their first runs in the background.
     pub fn open(inputs: Inputs, pipeline: Pipeline, size: (u16, u16), color: bool) -> Self {
-        if color {
-            super::highlight::warm_up();
-        }
         let mut bindings = default_keymap();
         let key_errors = super::keymap::apply_overrides(&mut bindings, &inputs.keys);
         let keymap = Keymap::new(&bindings);
@@ -323,6 +387,8 @@ impl App {
             external_path: inputs.external_path,
             driver: inputs.driver,
             driver_job: None,
+            // Started now, it compiles the grammars before the first lines are asked for.
+            highlighter: color.then(Highlighter::start),
             edit: None,
             history_file: inputs.history_file,
             config_from,
@@ -357,6 +423,55 @@ impl App {
     fn settle_derived(&mut self) {
         let bindings = &self.bindings;
         derive::settle(&mut self.state, |s| views::layout::plan(s, bindings));
+        if !self.ask_highlights() {
+            return;
+        }
+        // A screen of lines takes the highlighter about a millisecond: the frame waits that
+        // long for its colours rather than show the lines plain, and no longer (a grammar
+        // still compiling answers later, and the lines are drawn again then).
+        let deadline = std::time::Instant::now() + HIGHLIGHT_WAIT;
+        while let Some(h) = self.highlighter.as_ref().filter(|h| !h.asked.is_empty()) {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match h.done.recv_timeout(left) {
+                Ok(lines) => self.highlighted(lines),
+                Err(_) => break,
+            }
+        }
+    }
+
+    /// Hands the highlighter the lines on screen `derive` left unhighlighted and nobody has
+    /// asked for yet (a highlighter without its thread leaves them plain); whether it asked.
+    fn ask_highlights(&mut self) -> bool {
+        let wanted = &self.state.cache.highlight_wanted;
+        if wanted.is_empty() {
+            return false;
+        }
+        let h = self.highlighter.get_or_insert_with(Highlighter::start);
+        let new: Vec<LineToHighlight> = wanted
+            .iter()
+            .filter(|l| !h.asked.contains(&l.key))
+            .cloned()
+            .collect();
+        if new.is_empty() {
+            return false;
+        }
+        h.asked.extend(new.iter().map(|l| l.key));
+        if let Err(unsent) = h.requests.send(new) {
+            let plain = unsent.0.into_iter().map(|l| (l.key, LineStyles::default()));
+            self.highlighted(plain.collect());
+            return false;
+        }
+        true
+    }
+
+    /// The highlighter's answer, kept.
+    fn highlighted(&mut self, lines: Vec<((u64, usize), LineStyles)>) {
+        if let Some(h) = &mut self.highlighter {
+            for (key, _) in &lines {
+                h.asked.remove(key);
+            }
+        }
+        self.answer(Answered::Highlighted(lines));
     }
 
     /// Handles one event: `update` changes the state, the effects are carried out, and what is
@@ -493,6 +608,14 @@ impl App {
             self.answer(Answered::DriverCode { hash, result });
             any = true;
         }
+        while let Some(lines) = self
+            .highlighter
+            .as_ref()
+            .and_then(|h| h.done.try_recv().ok())
+        {
+            self.highlighted(lines);
+            any = true;
+        }
         let answer = self.bisect_run.as_ref().map(|j| j.done.try_recv());
         match answer {
             Some(Ok(result)) => {
@@ -598,11 +721,23 @@ impl App {
             }
             self.settle_derived();
         }
+        // The rows on screen highlighted (settling may show rows that want more).
+        while let Some(h) = self.highlighter.as_ref().filter(|h| !h.asked.is_empty()) {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match h.done.recv_timeout(left) {
+                Ok(lines) => self.highlighted(lines),
+                Err(_) => break,
+            }
+            self.settle_derived();
+        }
     }
 
-    /// Whether a background run is under way.
+    /// Whether a background run is under way (highlighting the rows on screen among them).
     pub fn busy(&self) -> bool {
-        self.state.docs.iter().any(Doc::running)
+        self.highlighter
+            .as_ref()
+            .is_some_and(|h| !h.asked.is_empty())
+            || self.state.docs.iter().any(Doc::running)
             || self.bisect_run.is_some()
             || self.exec.is_some()
             || self.first_difference.is_some()

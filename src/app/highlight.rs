@@ -26,36 +26,9 @@ fn theme() -> &'static Theme {
 /// took 45 ms, most of the first frame's fixed cost, when the IR view needs two small ones.
 fn syntaxes(syntax: Syntax) -> &'static SyntaxSet {
     static SETS: [OnceLock<SyntaxSet>; 5] = [const { OnceLock::new() }; 5];
-    const SPIRV: &str = include_str!("../../assets/syntax/spirv.sublime-syntax");
-    let (slot, sources): (usize, &[&str]) = match syntax {
-        // The IR's grammar includes SPIR-V's.
-        Syntax::Ir | Syntax::Spirv => (
-            0,
-            &[
-                SPIRV,
-                include_str!("../../assets/syntax/shaderstep-ir.sublime-syntax"),
-            ],
-        ),
-        Syntax::Wgsl => (
-            1,
-            &[include_str!("../../assets/syntax/wgsl.sublime-syntax")],
-        ),
-        Syntax::Glsl => (
-            2,
-            &[include_str!("../../assets/syntax/glsl.sublime-syntax")],
-        ),
-        Syntax::Hlsl => (
-            3,
-            &[include_str!("../../assets/syntax/hlsl.sublime-syntax")],
-        ),
-        Syntax::Driver => (
-            4,
-            &[include_str!("../../assets/syntax/driver.sublime-syntax")],
-        ),
-    };
-    SETS[slot].get_or_init(|| {
+    SETS[slot(syntax)].get_or_init(|| {
         let mut b = SyntaxSetBuilder::new();
-        for src in sources {
+        for src in sources(syntax) {
             b.add(
                 SyntaxDefinition::load_from_str(src, true, None).expect("bundled syntax is valid"),
             );
@@ -64,35 +37,134 @@ fn syntaxes(syntax: Syntax) -> &'static SyntaxSet {
     })
 }
 
-/// Compiles every grammar's patterns on a thread of its own (syntect compiles a grammar's
-/// regexes when it first highlights with it: tens of milliseconds), so that the first frame
-/// showing a shader's source or the source pane does not wait for it.
-pub fn warm_up() {
-    let _ = std::thread::Builder::new()
-        .name("shaderstep-highlight-warm-up".into())
-        .spawn(|| {
-            for syntax in [
-                Syntax::Ir,
-                Syntax::Spirv,
-                Syntax::Glsl,
-                Syntax::Wgsl,
-                Syntax::Hlsl,
-                Syntax::Driver,
-            ] {
-                highlight("float x = 1.0; // %1 = OpFMul %float %2 %3", syntax);
-            }
-        });
+fn slot(syntax: Syntax) -> usize {
+    match syntax {
+        Syntax::Ir | Syntax::Spirv => 0,
+        Syntax::Wgsl => 1,
+        Syntax::Glsl => 2,
+        Syntax::Hlsl => 3,
+        Syntax::Driver => 4,
+    }
 }
+
+fn sources(syntax: Syntax) -> &'static [&'static str] {
+    const SPIRV: &str = include_str!("../../assets/syntax/spirv.sublime-syntax");
+    match syntax {
+        // The IR's grammar includes SPIR-V's.
+        Syntax::Ir | Syntax::Spirv => &[
+            SPIRV,
+            include_str!("../../assets/syntax/shaderstep-ir.sublime-syntax"),
+        ],
+        Syntax::Wgsl => &[include_str!("../../assets/syntax/wgsl.sublime-syntax")],
+        Syntax::Glsl => &[include_str!("../../assets/syntax/glsl.sublime-syntax")],
+        Syntax::Hlsl => &[include_str!("../../assets/syntax/hlsl.sublime-syntax")],
+        Syntax::Driver => &[include_str!("../../assets/syntax/driver.sublime-syntax")],
+    }
+}
+
+/// The grammars in the order the highlighter thread compiles them, the IR's first (what the
+/// code pane shows first).
+pub const GRAMMARS: [Syntax; 5] = [
+    Syntax::Ir,
+    Syntax::Glsl,
+    Syntax::Wgsl,
+    Syntax::Hlsl,
+    Syntax::Driver,
+];
+
+/// Compiles the common patterns of `syntax`'s grammar by highlighting lines that use them:
+/// syntect compiles each regex when it is first tried, and the regex engine builds its state
+/// machines per thread as lines are matched, so the first lines of a grammar cost milliseconds
+/// each on a thread and the next ones about 15 µs.
+pub fn warm_up(syntax: Syntax) {
+    let sample = match syntax {
+        Syntax::Ir | Syntax::Spirv => IR_SAMPLE,
+        Syntax::Glsl => GLSL_SAMPLE,
+        Syntax::Wgsl => WGSL_SAMPLE,
+        Syntax::Hlsl => HLSL_SAMPLE,
+        Syntax::Driver => DRIVER_SAMPLE,
+    };
+    for line in sample.lines() {
+        highlight(line, syntax);
+        if syntax == Syntax::Ir {
+            highlight(line, Syntax::Spirv);
+        }
+    }
+}
+
+/// Lines of each language with its common constructs, for `warm_up`.
+const IR_SAMPLE: &str = r#"; shaderstep IR
+; Version: 1.3
+OpCapability Shader
+%2 = OpExtInstImport "GLSL.std.450"
+OpEntryPoint Fragment %main "main" %v_uv %out_color
+OpExecutionMode %main OriginUpperLeft
+; debug
+OpName %main "main"
+OpDecorate %v_uv Location 1
+OpMemberDecorate %Frame 0 Offset 16
+%float = OpTypeFloat 32
+%v4float = OpTypeVector %float 4
+%_ptr_Function_float = OpTypePointer Function %float
+%float_0_04 = OpConstant %float 0.04
+%284 = OpConstantComposite %v3float %float_0 %float_0 %float_0
+%main = OpFunction %void None %4
+%6 = OpLabel                            ; entry
+    %i = OpVariable %_ptr_Function_uint Function
+    %226 = OpAccessChain %_ptr_Function_float %albedo %uint_3
+    %180 = OpExtInst %float %2 FClamp %179 %float_0 %float_1
+    %12 = OpLoad %v4float %12 Aligned 4 ; "s"
+    %40 = OpPhi %int %int_0 %6 %41 %9
+    OpLoopMerge %10 %9 None
+    OpBranchConditional %43 %8 %10
+    OpStore %out_color %12
+%10 = OpLabel                           ; preds %5 %9
+    OpReturn
+OpFunctionEnd"#;
+
+const GLSL_SAMPLE: &str = r#"#version 450
+layout(location = 0) out vec4 color; // c
+uniform sampler2D tex;
+float f(vec3 n) { return max(dot(n, vec3(1.0, 0.5, 2e-3)), 0.0); }
+void main() {
+    for (int i = 0; i < 4; ++i) { color += texture(tex, v_uv * float(i)); }
+    /* block */ if (color.a < 0.5) discard;
+}"#;
+
+const WGSL_SAMPLE: &str = r#"@group(0) @binding(1) var<storage, read_write> data: array<f32>;
+struct V { @location(0) uv: vec2<f32>, };
+@fragment fn main(v: V) -> @location(0) vec4<f32> {
+    var x: f32 = 1.0; // c
+    for (var i = 0u; i < 4u; i++) { x = x * 0.5; }
+    return vec4<f32>(x, v.uv, 1.0);
+}"#;
+
+const HLSL_SAMPLE: &str = r#"cbuffer Frame : register(b0) { float4x4 mvp; };
+Texture2D tex : register(t0);
+float4 main(float2 uv : TEXCOORD0) : SV_Target {
+    float4 c = tex.Sample(s, uv) * 2.0f; // c
+    [unroll] for (int i = 0; i < 4; i++) { c.rgb += i; }
+    return c;
+}"#;
+
+const DRIVER_SAMPLE: &str = r#"; x86 assembly of fs_variant_partial
+main:
+        vmulps  %ymm4, %ymm8, %ymm9
+        movl    $<address>, %eax
+        jne     .L3
+  %12 = fmul <8 x float> %10, %11
+  vec4 32 ssa_7 = fadd ssa_5, ssa_6
+define void @main(ptr %0) {"#;
 
 /// Lines longer than this are shown plain: highlighting them would cost more than it helps.
 const MAX_LINE: usize = 2000;
 
-pub fn highlight(line: &str, syntax: Syntax) -> Vec<(TextStyle, Range<usize>)> {
+pub fn highlight(line: &str, kind: Syntax) -> Vec<(TextStyle, Range<usize>)> {
     if line.len() > MAX_LINE {
         return vec![(TextStyle::default(), 0..line.len())];
     }
-    let set = syntaxes(syntax);
-    let scope = match syntax {
+    let set = syntaxes(kind);
+    let scope = match kind {
         Syntax::Ir => "source.shaderstep-ir",
         Syntax::Spirv => "source.spirv",
         Syntax::Wgsl => "source.wgsl",

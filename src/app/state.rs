@@ -743,6 +743,14 @@ pub struct TextStyle {
 /// Syntax colouring of one line: style per byte range.
 pub type LineStyles = Arc<Vec<(TextStyle, Range<usize>)>>;
 
+/// A line on screen to highlight: its key in `Cache::styles`, its text and grammar.
+#[derive(Clone, Debug)]
+pub struct LineToHighlight {
+    pub key: (u64, usize),
+    pub text: String,
+    pub syntax: Syntax,
+}
+
 pub struct State {
     pub docs: Vec<Doc>,
     pub doc: usize,
@@ -1263,6 +1271,10 @@ pub struct Cache {
     pub next_text_id: u64,
     /// Highlighting of lines, by (text id, line index). Filled for visible rows only.
     pub styles: HashMap<(u64, usize), LineStyles>,
+    /// Visible rows not highlighted yet that `derive` left to the highlighter thread (its
+    /// grammar not compiled yet, or the frame's budget spent): the event loop hands them over,
+    /// and the answers fill `styles` (`Answered::Highlighted`). Drawn plain meanwhile.
+    pub highlight_wanted: Vec<LineToHighlight>,
     /// The grammar of each text id.
     pub syntaxes: HashMap<u64, Syntax>,
     /// The stage generations and steps the link table was computed for.

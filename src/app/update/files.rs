@@ -30,6 +30,17 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             Some(Answered::DriverCode { hash, result }) => {
                 super::driver::answered(s, hash, result);
             }
+            Some(Answered::Highlighted(lines)) => {
+                let styles = &mut s.cache.styles;
+                if styles.len() + lines.len() > crate::app::derive::MAX_STYLED_LINES {
+                    styles.clear();
+                }
+                styles.extend(lines);
+                let styles = &s.cache.styles;
+                s.cache
+                    .highlight_wanted
+                    .retain(|l| !styles.contains_key(&l.key));
+            }
             Some(Answered::FirstDifference { key, other, result }) => {
                 super::exec::first_difference_found(s, key, &other, result);
             }
