@@ -16,12 +16,25 @@ pub struct IdSpan {
 }
 
 impl IdSpan {
+    /// The module's bound when it is dense enough for a vector (it is above every id a valid
+    /// module uses, and a table grows for the few marker ids past it), so that no walk of the
+    /// module is needed; else one past its largest id, read from every instruction.
     pub fn of(m: &Module) -> Self {
-        IdSpan {
-            limit: m.id_limit(),
-            insts: m.inst_count(),
-        }
+        let insts = m.inst_count();
+        let bound = m.bound as usize;
+        let limit = if dense(bound, insts) {
+            bound
+        } else {
+            m.id_limit()
+        };
+        IdSpan { limit, insts }
     }
+}
+
+/// Whether ids up to `limit` are dense enough in a module of `insts` instructions for a
+/// vector indexed by id.
+fn dense(limit: usize, insts: usize) -> bool {
+    limit <= 8 * insts + 4096
 }
 
 pub struct IdMap<T: Clone> {
@@ -40,7 +53,7 @@ impl<T: Clone> IdMap<T> {
     /// once: it reads every instruction).
     pub fn sized(span: IdSpan, default: T) -> Self {
         let IdSpan { limit, insts } = span;
-        let is_dense = limit <= 8 * insts + 4096;
+        let is_dense = dense(limit, insts);
         IdMap {
             dense: if is_dense {
                 vec![default.clone(); limit]

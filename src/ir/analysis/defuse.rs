@@ -15,7 +15,6 @@
 
 use super::super::ext_sets::ExtSets;
 use super::super::func::{Function, InstId};
-use super::super::fxhash::FxHashMap;
 use super::super::inst::Id;
 
 /// One use: the instruction and the index of the id among its `args`.
@@ -27,21 +26,77 @@ pub struct Use {
 
 #[derive(Debug, Default)]
 pub struct DefUse {
-    uses: FxHashMap<Id, Vec<Use>>,
-    debug_uses: FxHashMap<Id, Vec<Use>>,
+    uses: Chains,
+    debug_uses: Chains,
     /// The classification of the module's sets the chains were built with.
     sets: ExtSets,
     /// Per instruction: (block, position in the block; the terminator is at `insts.len()`).
     place: Vec<(u32, u32)>,
 }
 
+/// Every id's uses in one vector, sorted by id and each id's in layout order, found by a
+/// binary search of the ids: three allocations for a function, where a map of vectors took
+/// one per id used.
+#[derive(Debug, Default)]
+struct Chains {
+    /// The ids used, ascending.
+    ids: Vec<Id>,
+    /// Where each id's uses start in `uses` (and, last, where they end).
+    starts: Vec<u32>,
+    uses: Vec<Use>,
+}
+
+impl Chains {
+    /// From (id, place in layout order, use).
+    fn new(mut found: Vec<(Id, u32, Use)>) -> Self {
+        found.sort_unstable_by_key(|&(id, order, _)| (id, order));
+        let mut c = Chains {
+            ids: Vec::new(),
+            starts: Vec::new(),
+            uses: Vec::with_capacity(found.len()),
+        };
+        for (id, _, u) in found {
+            if c.ids.last() != Some(&id) {
+                c.ids.push(id);
+                c.starts.push(c.uses.len() as u32);
+            }
+            c.uses.push(u);
+        }
+        c.starts.push(c.uses.len() as u32);
+        c
+    }
+
+    fn run(&self, k: usize) -> &[Use] {
+        &self.uses[self.starts[k] as usize..self.starts[k + 1] as usize]
+    }
+
+    fn get(&self, id: Id) -> &[Use] {
+        match self.ids.binary_search(&id) {
+            Ok(k) => self.run(k),
+            Err(_) => &[],
+        }
+    }
+
+    fn contains(&self, id: Id) -> bool {
+        self.ids.binary_search(&id).is_ok()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (Id, &[Use])> + '_ {
+        self.ids
+            .iter()
+            .enumerate()
+            .map(|(k, &id)| (id, self.run(k)))
+    }
+}
+
 const NOWHERE: (u32, u32) = (u32::MAX, u32::MAX);
 
 impl DefUse {
     pub fn new(f: &Function, sets: &ExtSets) -> Self {
-        let mut uses: FxHashMap<Id, Vec<Use>> = FxHashMap::default();
-        let mut debug_uses: FxHashMap<Id, Vec<Use>> = FxHashMap::default();
+        let mut uses = Vec::new();
+        let mut debug_uses = Vec::new();
         let mut place = vec![NOWHERE; f.arena_len()];
+        let mut order = 0u32;
         for (b, block) in f.blocks().iter().enumerate() {
             let all = block.insts.iter().chain(std::iter::once(&block.terminator));
             for (pos, &i) in all.enumerate() {
@@ -53,16 +108,18 @@ impl DefUse {
                     &mut uses
                 };
                 for (k, &a) in inst.args.iter().enumerate() {
-                    to.entry(a).or_default().push(Use {
+                    let u = Use {
                         inst: i,
                         arg: k as u32,
-                    });
+                    };
+                    to.push((a, order, u));
+                    order += 1;
                 }
             }
         }
         DefUse {
-            uses,
-            debug_uses,
+            uses: Chains::new(uses),
+            debug_uses: Chains::new(debug_uses),
             sets: sets.clone(),
             place,
         }
@@ -76,12 +133,12 @@ impl DefUse {
     /// Every use of `id` by debug records that describe it (see the module doc), in layout
     /// order: the set's import among them, for every record.
     pub fn debug_uses(&self, id: Id) -> &[Use] {
-        self.debug_uses.get(&id).map(Vec::as_slice).unwrap_or(&[])
+        self.debug_uses.get(id)
     }
 
     /// Every use of `id` by code in the body, in layout order.
     pub fn uses(&self, id: Id) -> &[Use] {
-        self.uses.get(&id).map(Vec::as_slice).unwrap_or(&[])
+        self.uses.get(id)
     }
 
     /// The instructions that use `id` (an instruction using it twice appears twice).
@@ -90,7 +147,7 @@ impl DefUse {
     }
 
     pub fn is_used(&self, id: Id) -> bool {
-        self.uses.contains_key(&id)
+        self.uses.contains(id)
     }
 
     /// The block and position of an instruction in the layout (`None` when it is not there).
@@ -105,8 +162,8 @@ impl DefUse {
         self.place(i).map(|(b, _)| b)
     }
 
-    /// Every id code uses, with its uses.
+    /// Every id code uses, with its uses, in the order of the ids.
     pub fn iter(&self) -> impl Iterator<Item = (Id, &[Use])> + '_ {
-        self.uses.iter().map(|(id, u)| (*id, u.as_slice()))
+        self.uses.iter()
     }
 }
