@@ -165,9 +165,10 @@ impl Consts {
     }
 
     fn read(m: &Module, spec_defaults: bool) -> Self {
+        let n = m.globals().len();
         let mut c = Consts {
-            shapes: FxHashMap::default(),
-            values: FxHashMap::default(),
+            shapes: FxHashMap::with_capacity_and_hasher(n, Default::default()),
+            values: FxHashMap::with_capacity_and_hasher(n, Default::default()),
             sets: ExtSets::of(m),
             caps: NarrowCaps::of(m),
         };

@@ -41,10 +41,11 @@ pub struct Inst {
 /// An instruction's literal and enumerant operands, never empty.
 #[derive(Clone, Debug, PartialEq, Hash)]
 struct Lits {
-    /// In operand order.
-    ops: Vec<Operand>,
+    /// In operand order; one or two in most instructions (a decoration and its value, a
+    /// constant's value), so kept in the box: one allocation, not three.
+    ops: smallvec::SmallVec<[Operand; 2]>,
     /// Position of each among all operands (ids and literals).
-    at: Vec<u16>,
+    at: smallvec::SmallVec<[u16; 4]>,
 }
 
 impl PartialEq for Inst {
@@ -149,19 +150,19 @@ impl Inst {
 
     /// The literal and enumerant operands, in order.
     pub fn lits(&self) -> &[Operand] {
-        self.lits.as_ref().map_or(&[], |l| &l.ops)
+        self.lits.as_ref().map_or(&[], |l| &l.ops[..])
     }
 
     /// Where each literal is among all operands.
     fn lit_at(&self) -> &[u16] {
-        self.lits.as_ref().map_or(&[], |l| &l.at)
+        self.lits.as_ref().map_or(&[], |l| &l.at[..])
     }
 
     /// The literals, to change in place (their number and positions stay).
     pub(in crate::ir) fn lits_mut(&mut self) -> &mut [Operand] {
         self.lits
             .as_mut()
-            .map_or(Default::default(), |l| &mut l.ops)
+            .map_or(Default::default(), |l| &mut l.ops[..])
     }
 
     pub fn lit(&self, k: usize) -> Option<&Operand> {
@@ -251,8 +252,8 @@ impl Inst {
                 let at = self.operand_count() as u16;
                 let lits = self.lits.get_or_insert_with(|| {
                     Box::new(Lits {
-                        ops: Vec::new(),
-                        at: Vec::new(),
+                        ops: smallvec::SmallVec::new(),
+                        at: smallvec::SmallVec::new(),
                     })
                 });
                 lits.at.push(at);

@@ -162,7 +162,8 @@ impl Module {
     /// found in O(1) through an index built on first use.
     pub fn decorations_of(&self, id: Id) -> impl Iterator<Item = &Inst> + '_ {
         let index = self.decoration_index.get_or_init(|| {
-            let mut index: FxHashMap<Id, Vec<usize>> = FxHashMap::default();
+            let mut index: FxHashMap<Id, Vec<usize>> =
+                FxHashMap::with_capacity_and_hasher(self.annotations.len(), Default::default());
             for (k, a) in self.annotations.iter().enumerate() {
                 if let Some(target) = a.arg(0) {
                     index.entry(target).or_default().push(k);
@@ -192,11 +193,16 @@ impl Module {
 
     fn global_index_map(&self) -> &FxHashMap<Id, usize> {
         self.global_index.get_or_init(|| {
-            self.globals
-                .iter()
-                .enumerate()
-                .filter_map(|(k, g)| g.result.map(|r| (r, k)))
-                .collect()
+            // Sized once: growing it rehashed every entry several times per rebuild.
+            let mut index =
+                FxHashMap::with_capacity_and_hasher(self.globals.len(), Default::default());
+            index.extend(
+                self.globals
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(k, g)| g.result.map(|r| (r, k))),
+            );
+            index
         })
     }
 

@@ -5,15 +5,19 @@ use super::super::func::Function;
 use super::super::fxhash::FxHashMap;
 use super::super::inst::Id;
 
+/// A block's successors or predecessors: two at most in most blocks, kept inline (a
+/// vector each took an allocation per block, at every pass that asked for the graph).
+pub type Edges = smallvec::SmallVec<[usize; 2]>;
+
 #[derive(Debug)]
 pub struct Cfg {
     /// Block labels in layout order; indices below refer to this order.
     pub labels: Vec<Id>,
     pub index: FxHashMap<Id, usize>,
     /// Distinct successors, in the terminator's operand order.
-    pub succs: Vec<Vec<usize>>,
+    pub succs: Vec<Edges>,
     /// Distinct predecessors, in layout order of the branching block.
-    pub preds: Vec<Vec<usize>>,
+    pub preds: Vec<Edges>,
     /// Reachable blocks in reverse postorder from the entry.
     pub rpo: Vec<usize>,
     /// Position of each block in `rpo` (`usize::MAX` when unreachable).
@@ -25,8 +29,8 @@ impl Cfg {
         let labels: Vec<Id> = f.blocks().iter().map(|b| b.label).collect();
         let index: FxHashMap<Id, usize> = labels.iter().enumerate().map(|(i, l)| (*l, i)).collect();
         let n = labels.len();
-        let mut succs = vec![Vec::new(); n];
-        let mut preds = vec![Vec::new(); n];
+        let mut succs = vec![Edges::new(); n];
+        let mut preds = vec![Edges::new(); n];
         for (i, out) in succs.iter_mut().enumerate() {
             for t in f.successors(i) {
                 if let Some(&j) = index.get(t) {
@@ -71,7 +75,7 @@ impl Cfg {
 }
 
 /// Reverse postorder of the nodes reachable from `entry` (iterative DFS, successors in order).
-pub fn reverse_postorder(n: usize, entry: usize, succs: &[Vec<usize>]) -> Vec<usize> {
+pub fn reverse_postorder(n: usize, entry: usize, succs: &[Edges]) -> Vec<usize> {
     let mut post = Vec::with_capacity(n);
     if entry >= n {
         return post;

@@ -51,8 +51,8 @@ impl Chains {
     fn new(mut found: Vec<(Id, u32, Use)>) -> Self {
         found.sort_unstable_by_key(|&(id, order, _)| (id, order));
         let mut c = Chains {
-            ids: Vec::new(),
-            starts: Vec::new(),
+            ids: Vec::with_capacity(found.len()),
+            starts: Vec::with_capacity(found.len() + 1),
             uses: Vec::with_capacity(found.len()),
         };
         for (id, _, u) in found {
@@ -93,7 +93,8 @@ const NOWHERE: (u32, u32) = (u32::MAX, u32::MAX);
 
 impl DefUse {
     pub fn new(f: &Function, sets: &ExtSets) -> Self {
-        let mut uses = Vec::new();
+        // About two operands an instruction.
+        let mut uses = Vec::with_capacity(2 * f.arena_len());
         let mut debug_uses = Vec::new();
         let mut place = vec![NOWHERE; f.arena_len()];
         let mut order = 0u32;

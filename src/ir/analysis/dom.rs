@@ -9,7 +9,7 @@
 //! Blocks that cannot reach any exit (an infinite loop) are tied to the virtual exit too, from
 //! the first such block in reverse postorder, so every reachable block has a post-dominator.
 
-use super::cfg::{reverse_postorder, Cfg};
+use super::cfg::{reverse_postorder, Cfg, Edges};
 
 #[derive(Debug)]
 pub struct DomTree {
@@ -25,7 +25,7 @@ pub struct DomTree {
 
 impl DomTree {
     /// The tree of `succs`/`preds` from `root`.
-    pub fn build(root: usize, succs: &[Vec<usize>], preds: &[Vec<usize>]) -> Self {
+    pub fn build(root: usize, succs: &[Edges], preds: &[Edges]) -> Self {
         let n = succs.len();
         let rpo = reverse_postorder(n, root, succs);
         let mut number = vec![usize::MAX; n];
@@ -152,7 +152,7 @@ pub fn dominators(cfg: &Cfg) -> DomTree {
 }
 
 /// Dominance frontier of every node of a graph, from its tree and predecessors.
-pub fn frontiers(tree: &DomTree, preds: &[Vec<usize>]) -> Vec<Vec<usize>> {
+pub fn frontiers(tree: &DomTree, preds: &[Edges]) -> Vec<Vec<usize>> {
     let n = preds.len();
     let mut df: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (b, bp) in preds.iter().enumerate() {
@@ -182,14 +182,14 @@ pub fn frontiers(tree: &DomTree, preds: &[Vec<usize>]) -> Vec<Vec<usize>> {
 pub struct PostDomTree {
     pub tree: DomTree,
     /// Successors in the reversed graph (the CFG's predecessors, and exit → exiting blocks).
-    pub rsuccs: Vec<Vec<usize>>,
+    pub rsuccs: Vec<Edges>,
     /// Predecessors in the reversed graph (the CFG's successors, and exiting blocks → exit).
-    pub rpreds: Vec<Vec<usize>>,
+    pub rpreds: Vec<Edges>,
 }
 
 /// The strongly connected components of the subgraph on `nodes` that no edge leaves for
 /// another component of it (Tarjan's algorithm, iterative).
-fn sink_components(nodes: &[usize], succs: &[Vec<usize>]) -> Vec<Vec<usize>> {
+fn sink_components(nodes: &[usize], succs: &[Edges]) -> Vec<Vec<usize>> {
     let n = succs.len();
     let mut inside = vec![false; n];
     for &b in nodes {
@@ -263,10 +263,10 @@ impl PostDomTree {
     pub fn new(cfg: &Cfg) -> Self {
         let n = cfg.len();
         let exit = n;
-        let mut rsuccs: Vec<Vec<usize>> = cfg.preds.clone();
-        let mut rpreds: Vec<Vec<usize>> = cfg.succs.clone();
-        rsuccs.push(Vec::new());
-        rpreds.push(Vec::new());
+        let mut rsuccs: Vec<Edges> = cfg.preds.clone();
+        let mut rpreds: Vec<Edges> = cfg.succs.clone();
+        rsuccs.push(Edges::new());
+        rpreds.push(Edges::new());
         for (b, rp) in rpreds.iter_mut().enumerate().take(n) {
             if cfg.reachable(b) && cfg.succs[b].is_empty() {
                 rsuccs[exit].push(b);

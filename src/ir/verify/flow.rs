@@ -2,6 +2,7 @@
 //! structured constructs of a function.
 
 use super::*;
+use crate::ir::fxhash::{FxHashMap, FxHashSet};
 
 impl<'m> Verifier<'m> {
     /// Rules 2 to 4 over function `f`, and each instruction's own rules.
@@ -14,7 +15,8 @@ impl<'m> Verifier<'m> {
         // SPIR-V exempts unreachable blocks from the dominance rules.
         let dominates = |a: usize, b: usize| !cfg.reachable(b) || dom.dominates(a, b);
         // Where each local value is defined: (block index, position); params at (usize::MAX, 0).
-        let mut def_at: HashMap<Id, (usize, usize)> = HashMap::new();
+        let mut def_at: FxHashMap<Id, (usize, usize)> = FxHashMap::default();
+        def_at.reserve(f.arena_len());
         for p in &f.params {
             if let Some(r) = p.result {
                 def_at.insert(r, (usize::MAX, 0));
@@ -27,8 +29,8 @@ impl<'m> Verifier<'m> {
                 }
             }
         }
-        let labels: HashSet<Id> = cfg.labels.iter().copied().collect();
-        let mut merge_owner: HashMap<Id, Id> = HashMap::new();
+        let labels: FxHashSet<Id> = cfg.labels.iter().copied().collect();
+        let mut merge_owner: FxHashMap<Id, Id> = FxHashMap::default();
 
         for bi in 0..f.blocks().len() {
             self.branches(f, &cfg, &dominates, &labels, &mut merge_owner, bi);
@@ -44,8 +46,8 @@ impl<'m> Verifier<'m> {
         f: &Function,
         cfg: &Cfg,
         dominates: &dyn Fn(usize, usize) -> bool,
-        labels: &HashSet<Id>,
-        merge_owner: &mut HashMap<Id, Id>,
+        labels: &FxHashSet<Id>,
+        merge_owner: &mut FxHashMap<Id, Id>,
         bi: usize,
     ) {
         let fid = Some(f.id());
@@ -126,7 +128,7 @@ impl<'m> Verifier<'m> {
         f: &Function,
         cfg: &Cfg,
         dominates: &dyn Fn(usize, usize) -> bool,
-        def_at: &HashMap<Id, (usize, usize)>,
+        def_at: &FxHashMap<Id, (usize, usize)>,
         bi: usize,
     ) {
         let fid = Some(f.id());
@@ -169,7 +171,7 @@ impl<'m> Verifier<'m> {
         f: &Function,
         cfg: &Cfg,
         dominates: &dyn Fn(usize, usize) -> bool,
-        def_at: &HashMap<Id, (usize, usize)>,
+        def_at: &FxHashMap<Id, (usize, usize)>,
         bi: usize,
         i: &Inst,
     ) {

@@ -35,7 +35,7 @@
 //! By family: `ids` (1, and 8 for the module's declarations), `flow` (2–4), `typing` (5, 7)
 //! and `shape` (6, 8 and 9 per instruction); this file holds the verifier's state and the walk.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::fmt;
 
 use rspirv::dr::Operand;

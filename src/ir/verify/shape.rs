@@ -79,12 +79,12 @@ pub(super) fn grammar_shape(i: &Inst) -> Option<String> {
             format!("{name} has no result id")
         });
     }
-    let required: Vec<_> = g
+    let required = g
         .operands
         .iter()
-        .filter(|o| !matches!(o.kind, OperandKind::IdResultType | OperandKind::IdResult))
-        .collect();
-    for (k, lo) in required.iter().enumerate() {
+        .filter(|o| !matches!(o.kind, OperandKind::IdResultType | OperandKind::IdResult));
+    let takes = required.clone().count();
+    for (k, lo) in required.enumerate() {
         // OpSpecConstantOp's operands after the opcode are the wrapped op's.
         if lo.quantifier != OperandQuantifier::One
             || lo.kind == OperandKind::LiteralSpecConstantOpInteger
@@ -114,8 +114,8 @@ pub(super) fn grammar_shape(i: &Inst) -> Option<String> {
             return None;
         }
     }
-    (i.operand_count() > required.len())
-        .then(|| operand_count_message(&name.to_string(), required.len(), i.operand_count(), &[]))
+    (i.operand_count() > takes)
+        .then(|| operand_count_message(&name.to_string(), takes, i.operand_count(), &[]))
 }
 
 pub(super) fn operand_count_message(

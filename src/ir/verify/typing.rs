@@ -33,7 +33,7 @@ struct RuleSite<'a> {
     at: Option<Id>,
     op: &'a str,
     result: Id,
-    typed: Vec<(Id, Id)>,
+    typed: smallvec::SmallVec<[(Id, Id); 4]>,
 }
 
 /// A shape as findings say it: `an i32`, `a bool`, `4 × f32`.
@@ -148,7 +148,7 @@ impl<'m> Verifier<'m> {
         let Some((kind, width)) = ty.and_then(|t| self.element(t)) else {
             return;
         };
-        let matching: Vec<Kind> = info
+        let matching: smallvec::SmallVec<[Kind; 4]> = info
             .overloads
             .iter()
             .filter(|o| {
@@ -194,7 +194,7 @@ impl<'m> Verifier<'m> {
     }
 
     /// The value operands of an instruction: after the set and number of an extended one.
-    pub(super) fn value_operands(&self, i: &Inst, info: &OpInfo) -> Vec<Id> {
+    pub(super) fn value_operands(&self, i: &Inst, info: &OpInfo) -> smallvec::SmallVec<[Id; 4]> {
         let skip = if info.set == OpSet::Core { 0 } else { 1 };
         i.id_operands().skip(skip).collect()
     }
@@ -542,7 +542,7 @@ impl<'m> Verifier<'m> {
 
     pub(super) fn operand_types(&mut self, f: &Function, i: &Inst, at: Option<Id>) {
         let fid = Some(f.id());
-        let ids: Vec<Id> = i.id_operands().collect();
+        let ids: smallvec::SmallVec<[Id; 4]> = i.id_operands().collect();
         match i.op {
             Op::Load => {
                 if let (Some(t), Some(&p)) = (i.ty, ids.first()) {

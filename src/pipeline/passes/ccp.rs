@@ -117,7 +117,7 @@ impl Solver<'_> {
                 }
             }
             Op::BranchConditional => {
-                let targets: Vec<usize> = inst.args()[1..]
+                let targets: smallvec::SmallVec<[usize; 2]> = inst.args()[1..]
                     .iter()
                     .filter_map(|&l| self.cfg.block(l))
                     .collect();
@@ -150,8 +150,10 @@ impl Solver<'_> {
             }
             _ => {
                 let Some(r) = inst.result() else { return };
-                let lattices: Vec<Lattice> = inst.args().iter().map(|&a| self.value(a)).collect();
-                let args: Vec<Option<&Const>> = lattices
+                // Most instructions have a few operands: no allocation for them per visit.
+                let lattices: smallvec::SmallVec<[Lattice; 4]> =
+                    inst.args().iter().map(|&a| self.value(a)).collect();
+                let args: smallvec::SmallVec<[Option<&Const>; 4]> = lattices
                     .iter()
                     .map(|l| match l {
                         Lattice::Const(c) => Some(c),

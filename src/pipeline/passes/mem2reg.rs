@@ -506,7 +506,7 @@ fn read_unwritten(
 /// block, or they lead to one without a store in between.
 fn live_in_blocks(
     f: &Function,
-    preds: &[Vec<usize>],
+    preds: &[crate::ir::analysis::cfg::Edges],
     stores: &[usize],
     var: Id,
     du: &crate::ir::analysis::DefUse,
