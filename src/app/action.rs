@@ -338,6 +338,9 @@ pub struct Settings {
     pub source_paths: Vec<std::path::PathBuf>,
     /// Key bindings that did not parse.
     pub key_errors: Vec<String>,
+    /// The driver `[driver]` switched to (as `Driver::describe` says it), or why the one it
+    /// names cannot be used (the driver before stays); `None` when it is the same.
+    pub driver: Option<Result<String, String>>,
 }
 
 /// What `:exec` and its companions ask.

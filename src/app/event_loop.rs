@@ -58,6 +58,8 @@ pub struct Inputs {
     pub steps_command: Option<StepsCommand>,
     /// The Vulkan driver `:bisect run` and `:reduce` run shaders on (`--driver`).
     pub driver: crate::pipeline::gpu::Driver,
+    /// `--driver` as given, which a `[driver]` of shaderstep.toml read again does not override.
+    pub driver_flag: Option<String>,
 }
 
 /// A command that writes another compiler's dumps (`--steps-cmd`), run again when one of the
@@ -87,6 +89,7 @@ impl Inputs {
             history_file: None,
             steps_command: None,
             driver: Default::default(),
+            driver_flag: None,
         }
     }
 
@@ -277,6 +280,7 @@ pub struct App {
     external_path: Option<String>,
     /// The Vulkan driver shaders run on (`--driver`, `SHADERSTEP_DRIVER`, `[driver]`).
     driver: crate::pipeline::gpu::Driver,
+    driver_flag: Option<String>,
     /// The driver's code of steps (`:driver`), once asked for.
     driver_job: Option<DriverJob>,
     /// The highlighter thread, once a line is left to it.
@@ -386,6 +390,7 @@ impl App {
             front_ends,
             external_path: inputs.external_path,
             driver: inputs.driver,
+            driver_flag: inputs.driver_flag,
             driver_job: None,
             // Started now, it compiles the grammars before the first lines are asked for.
             highlighter: color.then(Highlighter::start),
@@ -1155,6 +1160,19 @@ impl App {
                 self.front_ends = front_ends;
             }
             self.external_path = config.external_path;
+            // `[driver]` takes effect where `--driver` and SHADERSTEP_DRIVER do not decide:
+            // the driver's code and runs from now on are the new driver's.
+            let flag = self.driver_flag.as_deref();
+            let driver = match crate::pipeline::gpu::Driver::resolve(flag, config.driver.as_deref())
+            {
+                Ok(d) if d != self.driver => {
+                    self.driver = d;
+                    self.driver_job = None;
+                    Some(Ok(self.driver.to_string()))
+                }
+                Ok(_) => None,
+                Err(e) => Some(Err(e)),
+            };
             Settings {
                 name: path.map_or_else(
                     || format!("{} (none now: the defaults)", super::config::FILE_NAME),
@@ -1162,6 +1180,7 @@ impl App {
                 ),
                 source_paths: config.source_paths,
                 key_errors,
+                driver,
             }
         });
         self.answer(Answered::Settings(settings));

@@ -201,6 +201,7 @@ pub fn main(mut cli: Cli) -> color_eyre::Result<i32> {
             inputs.external_path = config.external_path.clone();
             inputs.keys = config.keys.clone();
             inputs.source_paths = config.source_paths.clone();
+            inputs.driver_flag = cli.driver.driver.clone();
             inputs.driver = match cli.driver.resolve(&config) {
                 Ok(d) => d,
                 Err(e) => {

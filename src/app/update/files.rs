@@ -92,14 +92,26 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 s.source.paths = settings.source_paths;
                 // The compilers and source paths change what the inputs show: they run again.
                 let effects = handle(s, Action::Reload);
-                if settings.key_errors.is_empty() {
-                    s.set_message(format!("{} reloaded", settings.name));
+                let mut said = format!("{} reloaded", settings.name);
+                let mut errors = settings.key_errors;
+                match settings.driver {
+                    Some(Ok(driver)) => {
+                        // The code kept is the old driver's; what is on screen asks again.
+                        let cache = &mut s.cache;
+                        cache.driver_code.clear();
+                        cache.driver_pending.clear();
+                        cache
+                            .texts
+                            .retain(|k, _| !matches!(k.3, crate::app::state::TextKind::Driver(_)));
+                        said.push_str(&format!(", shaders now run on {driver}"));
+                    }
+                    Some(Err(e)) => errors.push(format!("{e} (the driver before stays)")),
+                    None => {}
+                }
+                if errors.is_empty() {
+                    s.set_message(said);
                 } else {
-                    s.set_error(format!(
-                        "{}: {}",
-                        settings.name,
-                        settings.key_errors.join("; ")
-                    ));
+                    s.set_error(format!("{}: {}", settings.name, errors.join("; ")));
                 }
                 return effects;
             }
