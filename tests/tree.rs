@@ -439,3 +439,37 @@ fn the_list_scrolls_only_as_far_as_the_cursor_needs() {
     assert_eq!(app.state.browser.scroll, app.state.browser_cursor_row());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Sibling folders whose names share a long beginning (a corpus's `repo.data.shaders.NAME`)
+/// are told apart in a narrow list: each keeps where it parts from the folders beside it.
+#[test]
+fn sibling_folders_with_a_long_shared_beginning_stay_apart() {
+    use ratatui::backend::TestBackend;
+    use ratatui::Terminal;
+    let dir = scratch("siblings");
+    let names = [
+        "Vulkan-glTF-PBR.data.shaders.filtercube-irradiancecube",
+        "Vulkan-glTF-PBR.data.shaders.filtercube-prefilterenvmap",
+        "Vulkan-glTF-PBR.data.shaders.skybox-skybox",
+    ];
+    for (k, n) in names.iter().enumerate() {
+        write(&dir, &format!("{n}/s.wgsl"), &shader(k));
+    }
+    let app = open_dir(&dir);
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    app.draw(&mut terminal).unwrap();
+    let screen = shaderstep::app::replay::screen_text(terminal.backend().buffer());
+    let folders: Vec<&str> = screen
+        .lines()
+        .filter_map(|l| l.split_once('▾').map(|(_, rest)| rest))
+        .map(|rest| rest.split(" (").next().unwrap_or("").trim())
+        .collect();
+    assert_eq!(folders.len(), 3, "{screen}");
+    for (shown, part) in folders.iter().zip(["irra", "pref", "skyb"]) {
+        assert!(
+            shown.contains(part),
+            "{shown:?} does not say {part}:\n{screen}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

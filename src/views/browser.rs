@@ -115,7 +115,28 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
                 let pad = indent(*depth);
                 let count = format!(" ({shaders})");
                 let room = name_w.saturating_sub(pad.len() + 2 + count.len());
-                let folder = format!("{pad}{mark} {}", cut(&format!("{name}/"), room).trim_end());
+                // Sibling folders often share a long beginning (`project.shaders.a`,
+                // `project.shaders.b`): a long name keeps its beginning, its end and where it
+                // parts from the folders beside it, as shaders' names do.
+                let sibling = |rows: &mut dyn Iterator<Item = &BrowserRow>| {
+                    rows.take(SIBLING_SCAN)
+                        .filter_map(|row| match row {
+                            BrowserRow::Folder { name, depth: d, .. } => Some((name, *d)),
+                            BrowserRow::Shader { .. } => None,
+                        })
+                        .take_while(|(_, d)| d >= depth)
+                        .find(|(_, d)| d == depth)
+                        .map(|(n, _)| format!("{n}/"))
+                };
+                let before = sibling(&mut rows_all[..r].iter().rev());
+                let after = sibling(&mut rows_all.iter().skip(r + 1));
+                let shown = super::text::shorten_beside(
+                    &format!("{name}/"),
+                    before.as_deref(),
+                    after.as_deref(),
+                    room,
+                );
+                let folder = format!("{pad}{mark} {}", cut(&shown, room).trim_end());
                 let mut spans = vec![
                     Span::styled(format!(" {folder}"), t.title),
                     Span::styled(
@@ -210,6 +231,10 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     }
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
+
+/// How far up and down the rows a folder's siblings are looked for (beyond, its name is cut
+/// in the middle alone).
+const SIBLING_SCAN: usize = 256;
 
 /// Two columns a level, up to six levels: deeper trees still leave room for names.
 fn indent(depth: usize) -> String {
