@@ -345,16 +345,35 @@ fn driver_code(
     let hash = match step_hash(cache, key, module) {
         Ok(h) => h,
         Err(why) => {
-            return Arc::new(Listing::plain(&format!(
-                "// not SPIR-V at this step, so nothing for the driver: {why}"
-            )))
+            return Arc::new(Listing::plain(&comment(&format!(
+                "not SPIR-V at this step, so nothing for the driver: {why}"
+            ))))
         }
     };
     match cache.driver_code.get(&hash) {
         Some(Ok(code)) => Arc::new(Listing::plain(&code.show(show))),
-        Some(Err(why)) => Arc::new(Listing::plain(&format!("// {why}"))),
+        Some(Err(why)) => Arc::new(Listing::plain(&comment(why))),
         None => Arc::new(Listing::plain("// compiling this step on the driver…")),
     }
+}
+
+/// `text` as `//` comment lines of at most 80 columns, broken between words: a driver's
+/// reason (what it lacks, how to get one that shows its code) reads without scrolling.
+fn comment(text: &str) -> String {
+    const WIDTH: usize = 80;
+    let mut out = String::new();
+    let mut line = String::from("//");
+    for word in text.split_whitespace() {
+        if line.len() > 2 && line.chars().count() + 1 + word.chars().count() > WIDTH {
+            out.push_str(&line);
+            out.push('\n');
+            line = String::from("//");
+        }
+        line.push(' ');
+        line.push_str(word);
+    }
+    out.push_str(&line);
+    out
 }
 
 /// The driver's x86 instructions per step of the selected shader, for the cost pane's chart
@@ -1255,5 +1274,23 @@ fn refresh_source_pane(s: &mut State, files: Option<&SourceFiles>) {
             s.source.code_rows.clear();
             s.cache.source_rows_key = None;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_long_reason_reads_as_comment_lines_that_fit() {
+        let why = "llvmpipe (Mesa 22.3.6) shows nothing of the code it compiles: it has no \
+                   VK_KHR_pipeline_executable_properties, and only lavapipe from Mesa 25 on \
+                   prints its NIR, LLVM IR and assembly (GALLIVM_DEBUG)";
+        let text = super::comment(why);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines.len() >= 3, "{text}");
+        assert!(lines
+            .iter()
+            .all(|l| l.starts_with("// ") && l.chars().count() <= 80));
+        let words: Vec<&str> = lines.iter().flat_map(|l| l[3..].split(' ')).collect();
+        assert_eq!(words, why.split_whitespace().collect::<Vec<_>>());
     }
 }
