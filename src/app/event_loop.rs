@@ -280,6 +280,7 @@ pub struct App {
     external_path: Option<String>,
     /// The Vulkan driver shaders run on (`--driver`, `SHADERSTEP_DRIVER`, `[driver]`).
     driver: crate::pipeline::gpu::Driver,
+    /// `--driver` as given: it wins over a `[driver]` read again.
     driver_flag: Option<String>,
     /// The driver's code of steps (`:driver`), once asked for.
     driver_job: Option<DriverJob>,
