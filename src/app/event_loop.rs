@@ -210,7 +210,9 @@ impl Highlighter {
                         Err(std::sync::mpsc::TryRecvError::Disconnected) => return,
                         Err(std::sync::mpsc::TryRecvError::Empty) => match cold.next() {
                             Some(syntax) => {
-                                super::highlight::warm_up(syntax);
+                                // A grammar that panics here fails its lines later, one by one.
+                                let warm = || super::highlight::warm_up(syntax);
+                                let _ = std::panic::catch_unwind(warm);
                                 continue;
                             }
                             None => match asked.recv() {
@@ -614,11 +616,22 @@ impl App {
             self.answer(Answered::DriverCode { hash, result });
             any = true;
         }
-        while let Some(lines) = self
-            .highlighter
-            .as_ref()
-            .and_then(|h| h.done.try_recv().ok())
-        {
+        while let Some(answer) = self.highlighter.as_ref().map(|h| h.done.try_recv()) {
+            let lines = match answer {
+                Ok(lines) => lines,
+                Err(std::sync::mpsc::TryRecvError::Empty) => break,
+                // A highlighter that stopped leaves what it was asked plain, and is started
+                // again when lines are next asked for.
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                    let Some(h) = self.highlighter.take() else {
+                        break;
+                    };
+                    h.asked
+                        .into_iter()
+                        .map(|k| (k, LineStyles::default()))
+                        .collect()
+                }
+            };
             self.highlighted(lines);
             any = true;
         }
