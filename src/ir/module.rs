@@ -337,8 +337,8 @@ impl Module {
         Some(id)
     }
 
-    /// One past the largest id defined or used. Tables indexed by id are sized by this, not by
-    /// `bound`: a valid module may declare a bound of four billion.
+    /// One past the largest id defined or used: what tables indexed by id are sized by when
+    /// `bound` is far above the module's size (a valid module may declare four billion).
     pub fn id_limit(&self) -> usize {
         let mut max = 0;
         self.for_each_inst(|i| {

@@ -82,7 +82,20 @@ pub(super) fn answered(s: &mut State, hash: u64, result: Result<Arc<Code>, Strin
     cache.driver_pending.remove(&hash);
     cache.driver_code.insert(hash, result);
     cache.driver_answers += 1;
-    cache
+    forget_driver_texts(s);
+}
+
+/// Another driver runs the shaders from now on: the code kept is the old one's, and what is
+/// on screen asks the new one.
+pub(super) fn switched(s: &mut State) {
+    s.cache.driver_code.clear();
+    s.cache.driver_pending.clear();
+    forget_driver_texts(s);
+}
+
+/// The driver texts, made again from the code kept on their next use.
+fn forget_driver_texts(s: &mut State) {
+    s.cache
         .texts
         .retain(|k, _| !matches!(k.3, TextKind::Driver(_)));
 }

@@ -96,13 +96,7 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
                 let mut errors = settings.key_errors;
                 match settings.driver {
                     Some(Ok(driver)) => {
-                        // The code kept is the old driver's; what is on screen asks again.
-                        let cache = &mut s.cache;
-                        cache.driver_code.clear();
-                        cache.driver_pending.clear();
-                        cache
-                            .texts
-                            .retain(|k, _| !matches!(k.3, crate::app::state::TextKind::Driver(_)));
+                        super::driver::switched(s);
                         said.push_str(&format!(", shaders now run on {driver}"));
                     }
                     Some(Err(e)) => errors.push(format!("{e} (the driver before stays)")),
