@@ -151,7 +151,7 @@ fn passes_make_instructions_through_the_builder() {
 /// The mutators `ir` keeps to itself (issue 48): the in-place accessors of functions and
 /// modules, `Inst`'s `&mut self` methods, and handing out functions or renaming ids other than
 /// through the kit (`rewrite::function_at_mut`, `rewrite::remap_ids`, ...).
-const IR_ONLY: [&str; 18] = [
+const IR_ONLY: [&str; 17] = [
     "inst_mut",
     "blocks_mut",
     "block_mut",
@@ -167,7 +167,6 @@ const IR_ONLY: [&str; 18] = [
     "edit_functions",
     "set_operands",
     "push_operand",
-    "truncate_operands",
     "lits_mut",
     "remap_ids",
 ];

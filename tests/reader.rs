@@ -676,3 +676,47 @@ fn the_decoder_agrees_with_rspirv() {
         "rspirv parsed too few modules to compare"
     );
 }
+
+/// A front end's embedded source text goes from `OpSource` (and the `OpSourceContinued`
+/// after it) at the word level; the language, version and file stay, so `OpLine` still names
+/// the file, and the module still reads and validates.
+#[test]
+fn source_text_is_dropped_from_the_words() {
+    let text = r##"
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main"
+               OpExecutionMode %main LocalSize 1 1 1
+      %file = OpString "a.comp"
+               OpSource GLSL 450 %file "#version 450\nvoid main() {"
+               OpSourceContinued "}\n"
+               OpName %main "main"
+       %void = OpTypeVoid
+          %3 = OpTypeFunction %void
+       %main = OpFunction %void None %3
+          %5 = OpLabel
+               OpLine %file 2 1
+               OpReturn
+               OpFunctionEnd
+"##;
+    let words = asm::assemble(text).unwrap();
+    let stripped = read::without_source_text(words.clone());
+    assert!(stripped.len() < words.len());
+    let m = read::read_words(&stripped).unwrap();
+    let sources: Vec<_> = m
+        .debug()
+        .iter()
+        .filter(|i| matches!(i.op(), spirv::Op::Source | spirv::Op::SourceContinued))
+        .collect();
+    assert_eq!(sources.len(), 1, "the continuation goes with the text");
+    assert_eq!(sources[0].op(), spirv::Op::Source);
+    assert_eq!(sources[0].to_operands().len(), 3, "language, version, file");
+    validate(&stripped, true).unwrap();
+    // Nothing to drop: the same words back.
+    assert_eq!(read::without_source_text(stripped.clone()), stripped);
+    // Words that do not split into instructions are left for the reader to name.
+    let mut broken = words.clone();
+    // OpFunctionEnd saying it has a word more than there is.
+    *broken.last_mut().unwrap() = 2 << 16 | 56;
+    assert_eq!(read::without_source_text(broken.clone()), broken);
+}

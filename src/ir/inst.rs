@@ -262,13 +262,6 @@ impl Inst {
         }
     }
 
-    /// Keeps the first `n` operands.
-    pub(in crate::ir) fn truncate_operands(&mut self, n: usize) {
-        let mut ops = self.to_operands();
-        ops.truncate(n);
-        self.set_operands(ops);
-    }
-
     /// For `OpExtInst`: the set's import and the instruction number.
     pub fn ext_inst(&self) -> Option<(Id, u32)> {
         if self.op != Op::ExtInst {

@@ -424,16 +424,22 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Loaded, InputError> {
         message,
     };
     let text = || String::from_utf8_lossy(bytes).into_owned();
-    // Decode once here, so a broken module is reported as the input's fault.
-    let finish = |words: Vec<u32>, source: Option<String>| {
+    // Decode once here, so a broken module is reported as the input's fault. `rewrite`: the
+    // input's words are the module as our writer writes it.
+    let finish = |words: Vec<u32>, source: Option<String>, rewrite: bool| {
         let start = std::time::Instant::now();
         let module = read::read_words(&words).map_err(|e| err(None, e.to_string()))?;
+        let decode_time = start.elapsed();
         Ok(Loaded {
             path: path.to_path_buf(),
             kind,
-            words,
+            words: if rewrite {
+                crate::ir::spirv::write::write_words(&module)
+            } else {
+                words
+            },
             module,
-            decode_time: start.elapsed(),
+            decode_time,
             source,
         })
     };
@@ -460,7 +466,7 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Loaded, InputError> {
                     crate::ir::spirv::asm::SharedNames::above_ids_of([first.text.as_str()]);
                 let words = super::dumps::printed_words(&first.text, &mut names)
                     .map_err(|e| err(None, format!("the log's first module: {e}")))?;
-                return finish(words, None);
+                return finish(words, None, false);
             }
             // The IR text form says locations in `; @loc` lines, which only the IR parser reads.
             let words = if src.contains("; @loc") {
@@ -509,7 +515,19 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Loaded, InputError> {
             (words, Some(src))
         }
     };
-    finish(words, source)
+    match kind {
+        InputKind::Wgsl | InputKind::Glsl(_) => {
+            // The front ends embed the whole source in `OpSource`, which would fill the top of
+            // every step's text; the source is a step of its own already, so the copy goes (the
+            // file name in `OpString`, which `OpLine` refers to, stays). Written again as our
+            // writer writes, so the input's words are what its steps are compared with.
+            let before = words.len();
+            let words = read::without_source_text(words);
+            let dropped = words.len() != before;
+            finish(words, source, dropped)
+        }
+        _ => finish(words, source, false),
+    }
 }
 
 /// glslangValidator, the reference GLSL compiler, when it is on `PATH`: GLSL goes through it
@@ -638,7 +656,7 @@ fn glslang_to_spirv(
         read::words_from_bytes(&bytes).map_err(|e| err(None, e.to_string()))
     })();
     let _ = std::fs::remove_dir_all(&scratch);
-    Ok(without_embedded_source(result?))
+    result
 }
 
 /// Compiles GLSL with naga's front end, in process: when glslangValidator is not installed.
@@ -793,21 +811,7 @@ fn naga_to_spirv(
             format!("naga cannot write SPIR-V for this shader: {e}"),
         )
     })?;
-    Ok(without_embedded_source(words))
-}
-
-/// naga's line info embeds the whole source in `OpSource`, which would fill the top of every
-/// step's text; the source is a step of its own already, so the copy is dropped (the file
-/// name in `OpString`, which `OpLine` refers to, stays).
-fn without_embedded_source(words: Vec<u32>) -> Vec<u32> {
-    let Ok(mut module) = read::read_words(&words) else {
-        return words;
-    };
-    if crate::ir::rewrite::drop_source_text(&mut module) {
-        crate::ir::spirv::write::write_words(&module)
-    } else {
-        words
-    }
+    Ok(words)
 }
 
 #[cfg(test)]

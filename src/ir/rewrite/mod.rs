@@ -65,10 +65,10 @@ pub use functions::{
 pub use join::{join_blocks, JoinState};
 pub use reshape::{reshape_aggregate, reshape_composites};
 pub use sections::{
-    add_interface, add_to_preamble, append_sections, drop_member_info, drop_source_text,
-    remove_entry_point, retain_debug, retain_execution_modes, retain_function_debug,
-    retain_interface, retain_interfaces, retain_preamble, retain_trailing_debug, retype_param,
-    set_function_type, set_return_type,
+    add_interface, add_to_preamble, append_sections, drop_member_info, remove_entry_point,
+    retain_debug, retain_execution_modes, retain_function_debug, retain_interface,
+    retain_interfaces, retain_preamble, retain_trailing_debug, retype_param, set_function_type,
+    set_return_type,
 };
 pub use ssa::repair_ssa;
 

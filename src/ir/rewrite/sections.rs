@@ -102,20 +102,6 @@ pub fn retain_trailing_debug(m: &mut Module, keep: impl FnMut(&Inst) -> bool) {
     m.trailing_debug.retain(keep);
 }
 
-/// `OpSource`s lose the source text they embed (language, version and file stay); returns
-/// whether any had some.
-pub fn drop_source_text(m: &mut Module) -> bool {
-    let mut changed = false;
-    for i in &mut m.debug {
-        // OpSource Language Version [File] [Source]
-        if i.op == Op::Source && i.operand_count() == 4 {
-            i.truncate_operands(3);
-            changed = true;
-        }
-    }
-    changed
-}
-
 /// Member `k` of struct `s` goes from its member decorations and names: its own go, those of
 /// the members after it move down by one (for a member taken out of the struct).
 pub fn drop_member_info(m: &mut Module, s: Id, k: u32) {
