@@ -191,6 +191,48 @@ fn folders_count_fold_filter_and_sort() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// While summaries fill in, the rows keep their shape and only their counts are brought up to
+/// date, in place: on the way and at the end they agree with rows built afresh.
+#[test]
+fn counts_brought_up_to_date_in_place_agree_with_rows_built_afresh() {
+    use shaderstep::app::tree;
+    let dir = tree("recount");
+    let mut app = App::open(
+        shaderstep::app::event_loop::Inputs {
+            roots: vec![dir.clone()],
+            ..Default::default()
+        },
+        Pipeline::preset("size").unwrap(),
+        (120, 40),
+        false,
+    );
+    let agree = |app: &App| {
+        let s = &app.state;
+        let fresh = tree::rows(s, &s.browser.sorted);
+        assert_eq!(*s.browser.rows, fresh.rows);
+        assert_eq!(s.browser.totals, fresh.totals);
+    };
+    // Built once, when nothing had run yet.
+    assert_eq!(app.state.browser.totals.running, 12);
+    let built = Arc::as_ptr(&app.state.browser.rows);
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while app.busy() && std::time::Instant::now() < deadline {
+        if app.poll_jobs() {
+            agree(&app);
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    app.settle();
+    agree(&app);
+    assert_eq!(app.state.browser.totals.running, 0);
+    assert_eq!(app.state.browser.totals.failing, 1);
+    assert!(
+        built == Arc::as_ptr(&app.state.browser.rows),
+        "the rows were brought up to date where they are, not built again"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn only_the_shaders_selected_last_keep_their_steps() {
     let dir = tree("kept");

@@ -646,7 +646,8 @@ fn fit_browser(s: &mut State) {
         return;
     };
     let rows = area.inner_rows().max(1);
-    let cursor = s.browser_cursor_row();
+    // `refresh` has just brought the rows up to date.
+    let cursor = s.cursor_row_in(&s.browser.rows);
     s.browser.cursor = cursor;
     let len = s.browser.rows.len();
     let mut scroll = s.browser.scroll;
@@ -671,11 +672,23 @@ fn refresh_browser(s: &mut State) {
         let sorted = super::tree::sort(s);
         s.browser.order = Arc::new(sorted.order());
         s.browser.sorted = Arc::new(sorted);
+        // Presence is part of the order: it changes only when the order is made again.
+        s.browser.present = s.docs.iter().filter(|d| d.present).count();
     }
-    let (rows, totals) = super::tree::rows(s, &s.browser.sorted);
-    s.browser.rows = Arc::new(rows);
-    s.browser.totals = totals;
-    s.browser.present = s.docs.iter().filter(|d| d.present).count();
+    let sorted = s.browser.sorted.clone();
+    if s.browser.rows_shape == super::tree::shape_key(s, &sorted) && !s.browser.rows.is_empty() {
+        let mut rows = std::mem::take(&mut s.browser.rows);
+        let folder_rows = s.browser.folder_rows.clone();
+        let in_place: &mut Vec<_> = Arc::make_mut(&mut rows);
+        s.browser.totals = super::tree::recount(s, &sorted, in_place, &folder_rows);
+        s.browser.rows = rows;
+    } else {
+        let tree = super::tree::rows(s, &sorted);
+        s.browser.rows = Arc::new(tree.rows);
+        s.browser.totals = tree.totals;
+        s.browser.rows_shape = tree.shape;
+        s.browser.folder_rows = Arc::new(tree.folder_rows);
+    }
     s.browser.rows_key = key;
 }
 

@@ -1020,6 +1020,10 @@ pub struct BrowserPane {
     pub sorted: Arc<super::tree::Sorted>,
     /// What `rows` were derived from.
     pub rows_key: u64,
+    /// What the shape of `rows` was derived from, and each folder row's folder in `sorted`:
+    /// while only statuses change, the rows' counts are brought up to date in place.
+    pub rows_shape: u64,
+    pub folder_rows: Arc<Vec<(u32, u32)>>,
 }
 
 /// A folder of the browser: its watched directory and its path under it.
@@ -1401,7 +1405,7 @@ impl State {
             &fresh
         };
         (
-            Arc::new(super::tree::rows(self, sorted).0),
+            Arc::new(super::tree::rows(self, sorted).rows),
             Arc::new(sorted.order()),
         )
     }
@@ -1409,7 +1413,11 @@ impl State {
     /// The row the browser's cursor is on: the folder it is on, else the selected shader's, or
     /// the nearest folder above it that shows (the shader is folded away).
     pub fn browser_cursor_row(&self) -> usize {
-        let (rows, _) = self.browser_tree();
+        self.cursor_row_in(&self.browser_tree().0)
+    }
+
+    /// `browser_cursor_row` among `rows`, the browser's rows as they are now.
+    pub fn cursor_row_in(&self, rows: &[BrowserRow]) -> usize {
         if let Some(key) = &self.browser.on_folder {
             if let Some(i) = rows
                 .iter()

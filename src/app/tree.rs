@@ -208,16 +208,77 @@ pub fn sort(s: &State) -> Sorted {
     sorted
 }
 
+/// The rows of the tree and what its counts are kept with.
+pub struct Tree {
+    pub rows: Vec<BrowserRow>,
+    /// The counts of every listed shader.
+    pub totals: FolderCounts,
+    /// What the rows' shape (which rows, in which order) was derived from: the order and
+    /// the folds (`shape_key`).
+    pub shape: u64,
+    /// Each folder row and its folder in `Sorted`: what `recount` writes counts to.
+    pub folder_rows: Vec<(u32, u32)>,
+}
+
+/// What the rows' shape is derived from: the order of the listed shaders (`sorted`, built
+/// from a state ordered as `s` is) and the folds. Statuses change the counts only.
+pub fn shape_key(s: &State, sorted: &Sorted) -> u64 {
+    let mut h = crate::ir::fxhash::FxHasher::default();
+    sorted.key.hash(&mut h);
+    s.browser.filter.is_empty().hash(&mut h);
+    s.browser.folded.hash(&mut h);
+    h.finish()
+}
+
+/// A listed shader's share of its folders' counts.
+fn counted(s: &State, doc: usize) -> FolderCounts {
+    let d = &s.docs[doc];
+    let status = d.status();
+    FolderCounts {
+        shaders: 1,
+        failing: usize::from(failing(status)),
+        changed: usize::from(d.changed),
+        running: usize::from(status == DocStatus::Running),
+    }
+}
+
+/// The counts of `rows` (made by `rows` for this shape) brought up to date in place, while
+/// only statuses changed: summaries filling in cost a walk of the shaders, not new rows.
+/// Returns the counts of every listed shader.
+pub fn recount(
+    s: &State,
+    sorted: &Sorted,
+    rows: &mut [BrowserRow],
+    folder_rows: &[(u32, u32)],
+) -> FolderCounts {
+    let mut per_folder = vec![FolderCounts::default(); sorted.folders.len()];
+    let mut totals = FolderCounts::default();
+    for (doc, range) in &sorted.entries {
+        let one = counted(s, *doc);
+        totals.add(one);
+        for &id in &sorted.chains[range.start as usize..range.end as usize] {
+            per_folder[id as usize].add(one);
+        }
+    }
+    for &(row, id) in folder_rows {
+        if let Some(BrowserRow::Folder { counts, .. }) = rows.get_mut(row as usize) {
+            *counts = per_folder[id as usize];
+        }
+    }
+    totals
+}
+
 /// The rows shown, from the listed shaders in order: folders with their counts, folded ones'
 /// contents left out (none while filtering); and the counts of every listed shader.
-pub fn rows(s: &State, sorted: &Sorted) -> (Vec<BrowserRow>, FolderCounts) {
+pub fn rows(s: &State, sorted: &Sorted) -> Tree {
     let folding = s.browser.filter.is_empty();
     let folded: Vec<bool> = sorted
         .folders
         .iter()
         .map(|(k, _)| folding && s.browser.folded.contains(k))
         .collect();
-    let mut rows: Vec<BrowserRow> = Vec::with_capacity(sorted.entries.len());
+    let mut rows: Vec<BrowserRow> = Vec::with_capacity(sorted.entries.len() + sorted.folders.len());
+    let mut folder_rows: Vec<(u32, u32)> = Vec::new();
     let mut totals = FolderCounts::default();
     // The folders the walk is in: their id, their row (when shown) and counts so far; and
     // how many of them are folded.
@@ -249,6 +310,7 @@ pub fn rows(s: &State, sorted: &Sorted) -> (Vec<BrowserRow>, FolderCounts) {
         }
         for (depth, &id) in chain.iter().enumerate().skip(open.len()) {
             let row = (folded_open == 0).then(|| {
+                folder_rows.push((rows.len() as u32, id));
                 let (key, name) = &sorted.folders[id as usize];
                 rows.push(BrowserRow::Folder {
                     key: key.clone(),
@@ -264,14 +326,7 @@ pub fn rows(s: &State, sorted: &Sorted) -> (Vec<BrowserRow>, FolderCounts) {
             }
             open.push((id, row, FolderCounts::default()));
         }
-        let d = &s.docs[*doc];
-        let status = d.status();
-        let one = FolderCounts {
-            shaders: 1,
-            failing: usize::from(failing(status)),
-            changed: usize::from(d.changed),
-            running: usize::from(status == DocStatus::Running),
-        };
+        let one = counted(s, *doc);
         totals.add(one);
         if let Some((_, _, c)) = open.last_mut() {
             c.add(one);
@@ -286,5 +341,10 @@ pub fn rows(s: &State, sorted: &Sorted) -> (Vec<BrowserRow>, FolderCounts) {
     while !open.is_empty() {
         close(&mut open, &mut folded_open, &mut rows);
     }
-    (rows, totals)
+    Tree {
+        rows,
+        totals,
+        shape: shape_key(s, sorted),
+        folder_rows,
+    }
 }
