@@ -206,7 +206,7 @@ impl MarkerIds {
     /// For writing a function's blocks: ids from its `marker_ids`, then from `next` up.
     pub fn new(next: Id) -> Self {
         MarkerIds {
-            emitter: Emitter::new(),
+            emitter: Emitter::new(MARKER),
             taken: 0,
             next,
         }
@@ -659,10 +659,7 @@ impl Function {
             })
         };
         let mut say = |emitter: &mut Emitter, loc: Loc, place: Place, f: &mut dyn FnMut(&Inst)| {
-            emitter.say(self.locs.get(loc), place, &mut id, &mut |mut m: Inst| {
-                m.loc = MARKER;
-                f(&m)
-            })
+            emitter.say(self.locs.get(loc), place, &mut id, &mut |m: &Inst| f(m))
         };
         for &i in &block.insts {
             let inst = &self.insts[i.index()];

@@ -6,7 +6,7 @@ use spirv::Op;
 
 use super::ext_sets::{self as debug, ExtSets as DebugSets};
 use super::inst::{Id, Inst};
-use super::loc::{DebugLine, Location, Scope, SourceLine};
+use super::loc::{DebugLine, Loc, Location, Scope, SourceLine};
 
 /// The markers in force while reading a function body, marker by marker.
 #[derive(Clone, Copy, Debug, Default)]
@@ -87,6 +87,14 @@ impl Tracker {
 /// `ids`.
 pub struct Emitter {
     said: Location,
+    /// The location markers carry (`loc` of what `say` hands out).
+    marker: Loc,
+    /// The `OpLine`, `DebugLine` and `DebugScope` said last, changed in place for the next of
+    /// their kind: a module is written, verified and its uses counted many times, and making
+    /// each marker anew allocated its operands every time.
+    line: Option<Inst>,
+    debug_line: Option<Inst>,
+    scope: Option<Inst>,
 }
 
 /// Where markers may stand: `OpLine` anywhere in a block, `OpExtInst` ones only after the
@@ -98,10 +106,39 @@ pub enum Place {
     LinesOnly,
 }
 
+/// `record` kept in `slot`, made there the first time and then given `ty`, `id` and `args`
+/// (its set first, then its operands, one fewer or more than before as a scope's
+/// `inlined_at` comes and goes; the record's number stays).
+fn reuse<'s>(
+    slot: &'s mut Option<Inst>,
+    marker: Loc,
+    ty: Id,
+    id: Id,
+    set: Id,
+    n: u32,
+    args: &[Id],
+) -> &'s Inst {
+    let inst = slot.get_or_insert_with(|| {
+        let mut made = debug::record(Some(ty), id, set, n, args);
+        made.loc = marker;
+        made
+    });
+    inst.ty = Some(ty);
+    inst.result = Some(id);
+    inst.args.truncate(1);
+    inst.args[0] = set;
+    inst.args.extend_from_slice(args);
+    inst
+}
+
 impl Emitter {
-    pub fn new() -> Self {
+    pub fn new(marker: Loc) -> Self {
         Emitter {
             said: Location::default(),
+            marker,
+            line: None,
+            debug_line: None,
+            scope: None,
         }
     }
 
@@ -116,18 +153,41 @@ impl Emitter {
         to: &Location,
         place: Place,
         mut id: impl FnMut() -> Id,
-        out: &mut impl FnMut(Inst),
+        out: &mut impl FnMut(&Inst),
     ) {
+        let marker = self.marker;
+        let fresh = |mut inst: Inst| {
+            inst.loc = marker;
+            inst
+        };
         if place == Place::Anywhere && to.scope != self.said.scope {
             match (to.scope, self.said.scope) {
                 (Some(s), _) => {
-                    let mut args = vec![s.scope];
-                    args.extend(s.inlined_at);
-                    out(debug::record(Some(s.ty), id(), s.set, debug::SCOPE, &args));
+                    let inlined: &[Id] = match &s.inlined_at {
+                        Some(at) => std::slice::from_ref(at),
+                        None => &[],
+                    };
+                    let args: smallvec::SmallVec<[Id; 2]> = std::iter::once(s.scope)
+                        .chain(inlined.iter().copied())
+                        .collect();
+                    let (ty, id) = (s.ty, id());
+                    out(reuse(
+                        &mut self.scope,
+                        marker,
+                        ty,
+                        id,
+                        s.set,
+                        debug::SCOPE,
+                        &args,
+                    ));
                 }
-                (None, Some(s)) => {
-                    out(debug::record(Some(s.ty), id(), s.set, debug::NO_SCOPE, &[]))
-                }
+                (None, Some(s)) => out(&fresh(debug::record(
+                    Some(s.ty),
+                    id(),
+                    s.set,
+                    debug::NO_SCOPE,
+                    &[],
+                ))),
                 (None, None) => {}
             }
             self.said.scope = to.scope;
@@ -137,34 +197,53 @@ impl Emitter {
             match (to.debug_line, self.said.debug_line) {
                 (Some(d), _) => {
                     let args = [d.source, d.lines[0], d.lines[1], d.columns[0], d.columns[1]];
-                    out(debug::record(Some(d.ty), id(), d.set, debug::LINE, &args));
+                    let (ty, id) = (d.ty, id());
+                    out(reuse(
+                        &mut self.debug_line,
+                        marker,
+                        ty,
+                        id,
+                        d.set,
+                        debug::LINE,
+                        &args,
+                    ));
                 }
-                (None, Some(d)) => out(debug::record(Some(d.ty), id(), d.set, debug::NO_LINE, &[])),
+                (None, Some(d)) => out(&fresh(debug::record(
+                    Some(d.ty),
+                    id(),
+                    d.set,
+                    debug::NO_LINE,
+                    &[],
+                ))),
                 (None, None) => {}
             }
             self.said.debug_line = to.debug_line;
         }
         if to.line != self.said.line {
             match to.line {
-                Some(l) => out(Inst::new(
-                    Op::Line,
-                    None,
-                    None,
-                    vec![
-                        rspirv::dr::Operand::IdRef(l.file),
-                        rspirv::dr::Operand::LiteralBit32(l.line),
-                        rspirv::dr::Operand::LiteralBit32(l.column),
-                    ],
-                )),
-                None => out(Inst::new(Op::NoLine, None, None, vec![])),
+                Some(l) => {
+                    let inst = self.line.get_or_insert_with(|| {
+                        fresh(Inst::new(
+                            Op::Line,
+                            None,
+                            None,
+                            vec![
+                                rspirv::dr::Operand::IdRef(l.file),
+                                rspirv::dr::Operand::LiteralBit32(l.line),
+                                rspirv::dr::Operand::LiteralBit32(l.column),
+                            ],
+                        ))
+                    });
+                    inst.args[0] = l.file;
+                    if let [line, column] = inst.lits_mut() {
+                        *line = rspirv::dr::Operand::LiteralBit32(l.line);
+                        *column = rspirv::dr::Operand::LiteralBit32(l.column);
+                    }
+                    out(inst)
+                }
+                None => out(&fresh(Inst::new(Op::NoLine, None, None, vec![]))),
             }
             self.said.line = to.line;
         }
-    }
-}
-
-impl Default for Emitter {
-    fn default() -> Self {
-        Emitter::new()
     }
 }

@@ -90,7 +90,9 @@ pub struct Module {
     /// Values replaced by others since the list was last taken (see `Replacement`).
     pub replacements: Vec<Replacement>,
     /// Interning table for types and constants: the instruction without its result → id.
-    interned: FxHashMap<Inst, Id>,
+    /// `None` after `reindex` until the next `intern` builds it from the globals then: most
+    /// passes that reindex intern nothing afterwards.
+    interned: Option<FxHashMap<Inst, Id>>,
 }
 
 impl PartialEq for Module {
@@ -363,27 +365,34 @@ impl Module {
 
     // ---- Interning ----
 
-    /// Rebuilds the intern table (and the global index) from `globals`; call after editing
-    /// types or constants directly.
+    /// Forgets the intern table (the next `intern` builds it again from `globals`) and the
+    /// global index; call after editing types or constants directly.
     pub fn reindex(&mut self) {
         self.global_index = OnceLock::new();
-        self.interned.clear();
-        for inst in &self.globals {
-            if let (true, Some(id)) = (internable(inst), inst.result) {
-                self.interned.entry(inst.intern_key()).or_insert(id);
-            }
-        }
+        self.interned = None;
     }
 
     /// Returns the id of the type or constant instruction `inst` (its result is ignored),
     /// adding it to the globals when no equal one exists; `None` when no id is left.
     pub fn intern(&mut self, mut inst: Inst) -> Option<Id> {
         inst.result = None;
-        if let Some(&id) = self.interned.get(&inst) {
+        let globals = &self.globals;
+        let interned = self.interned.get_or_insert_with(|| {
+            let mut table = FxHashMap::default();
+            for g in globals {
+                if let (true, Some(id)) = (internable(g), g.result) {
+                    table.entry(g.intern_key()).or_insert(id);
+                }
+            }
+            table
+        });
+        if let Some(&id) = interned.get(&inst) {
             return Some(id);
         }
         let id = self.fresh_id()?;
-        self.interned.insert(inst.clone(), id);
+        self.interned
+            .get_or_insert_with(FxHashMap::default)
+            .insert(inst.clone(), id);
         inst.result = Some(id);
         self.push_global(inst);
         Some(id)

@@ -47,22 +47,59 @@ struct Chains {
 }
 
 impl Chains {
-    /// From (id, place in layout order, use).
-    fn new(mut found: Vec<(Id, u32, Use)>) -> Self {
-        found.sort_unstable_by_key(|&(id, order, _)| (id, order));
+    /// From (id, use) in layout order. Ids within a function are dense enough that a counting
+    /// sort by id (stable, so each id's uses stay in layout order) beats a comparison sort;
+    /// sparse ones fall back to the stable sort.
+    fn new(mut found: Vec<(Id, Use)>) -> Self {
+        let (Some(lo), Some(hi)) = (
+            found.iter().map(|u| u.0).min(),
+            found.iter().map(|u| u.0).max(),
+        ) else {
+            return Chains::default();
+        };
+        let span = (hi - lo) as usize + 1;
         let mut c = Chains {
-            ids: Vec::with_capacity(found.len()),
-            starts: Vec::with_capacity(found.len() + 1),
+            ids: Vec::new(),
+            starts: Vec::new(),
             uses: Vec::with_capacity(found.len()),
         };
-        for (id, _, u) in found {
-            if c.ids.last() != Some(&id) {
-                c.ids.push(id);
-                c.starts.push(c.uses.len() as u32);
+        if span > 4 * found.len() + 64 {
+            found.sort_by_key(|&(id, _)| id);
+            for (id, u) in found {
+                if c.ids.last() != Some(&id) {
+                    c.ids.push(id);
+                    c.starts.push(c.uses.len() as u32);
+                }
+                c.uses.push(u);
             }
-            c.uses.push(u);
+            c.starts.push(c.uses.len() as u32);
+            return c;
         }
-        c.starts.push(c.uses.len() as u32);
+        // Where each id's uses start, then filled in order.
+        let mut at = vec![0u32; span + 1];
+        for &(id, _) in &found {
+            at[(id - lo) as usize + 1] += 1;
+        }
+        for k in 0..span {
+            if at[k + 1] > 0 {
+                c.ids.push(lo + k as Id);
+                c.starts.push(at[k]);
+            }
+            at[k + 1] += at[k];
+        }
+        c.starts.push(found.len() as u32);
+        c.uses.resize(
+            found.len(),
+            Use {
+                inst: InstId(0),
+                arg: 0,
+            },
+        );
+        for (id, u) in found {
+            let slot = &mut at[(id - lo) as usize];
+            c.uses[*slot as usize] = u;
+            *slot += 1;
+        }
         c
     }
 
@@ -97,7 +134,6 @@ impl DefUse {
         let mut uses = Vec::with_capacity(2 * f.arena_len());
         let mut debug_uses = Vec::new();
         let mut place = vec![NOWHERE; f.arena_len()];
-        let mut order = 0u32;
         for (b, block) in f.blocks().iter().enumerate() {
             let all = block.insts.iter().chain(std::iter::once(&block.terminator));
             for (pos, &i) in all.enumerate() {
@@ -113,8 +149,7 @@ impl DefUse {
                         inst: i,
                         arg: k as u32,
                     };
-                    to.push((a, order, u));
-                    order += 1;
+                    to.push((a, u));
                 }
             }
         }

@@ -38,14 +38,6 @@ enum Lattice {
     Bottom,
 }
 
-fn meet(a: &Lattice, b: &Lattice) -> Lattice {
-    match (a, b) {
-        (Lattice::Top, x) | (x, Lattice::Top) => x.clone(),
-        (Lattice::Const(x), Lattice::Const(y)) if x == y => Lattice::Const(x.clone()),
-        _ => Lattice::Bottom,
-    }
-}
-
 const ENTRY: usize = usize::MAX;
 
 struct Solver<'a> {
@@ -60,30 +52,63 @@ struct Solver<'a> {
     ssa: Vec<InstId>,
 }
 
+/// A value's lattice as the solver knows it, borrowed: reading an operand costs no copy of
+/// its constant (a composite's would allocate).
+#[derive(Clone, Copy, PartialEq)]
+enum Known<'a> {
+    Top,
+    Const(&'a Const),
+    Bottom,
+}
+
+impl Known<'_> {
+    fn to_lattice(self) -> Lattice {
+        match self {
+            Known::Top => Lattice::Top,
+            Known::Const(c) => Lattice::Const(c.clone()),
+            Known::Bottom => Lattice::Bottom,
+        }
+    }
+}
+
+/// The meet of what is known so far and one more value: the one constant they agree on.
+fn meet_known(acc: Lattice, k: Known) -> Lattice {
+    match (acc, k) {
+        (acc, Known::Top) => acc,
+        (Lattice::Top, k) => k.to_lattice(),
+        (Lattice::Const(x), Known::Const(y)) if x == *y => Lattice::Const(x),
+        _ => Lattice::Bottom,
+    }
+}
+
 impl Solver<'_> {
-    fn value(&self, id: Id) -> Lattice {
+    fn known(&self, id: Id) -> Known<'_> {
         if let Some(l) = self.values.get(&id) {
-            return l.clone();
+            return match l {
+                Lattice::Top => Known::Top,
+                Lattice::Const(c) => Known::Const(c),
+                Lattice::Bottom => Known::Bottom,
+            };
         }
         if self.f.value(id).is_some() {
-            return Lattice::Top;
+            return Known::Top;
         }
         match self.consts.of(id) {
-            Some(c) => Lattice::Const(c.clone()),
-            None => Lattice::Bottom,
+            Some(c) => Known::Const(c),
+            None => Known::Bottom,
         }
     }
 
+    /// Lowers `id` to its meet with `new`; its users are visited again when that changed it.
     fn set(&mut self, id: Id, new: Lattice) {
-        let old = self.value(id);
-        let lowered = match old {
-            Lattice::Top => new,
-            _ => meet(&old, &new),
+        let lowered = match (self.known(id), &new) {
+            (_, Lattice::Top) | (Known::Bottom, _) => return,
+            (Known::Const(x), Lattice::Const(y)) if x == y => return,
+            (Known::Const(_), _) => Lattice::Bottom,
+            (Known::Top, _) => new,
         };
-        if lowered != old {
-            self.values.insert(id, lowered);
-            self.ssa.extend(self.du.users(id));
-        }
+        self.values.insert(id, lowered);
+        self.ssa.extend(self.du.users(id));
     }
 
     fn take(&mut self, from: usize, to: usize) {
@@ -106,7 +131,7 @@ impl Solver<'_> {
                         continue;
                     };
                     if self.edges.contains(&(p, b)) {
-                        acc = meet(&acc, &self.value(v));
+                        acc = meet_known(acc, self.known(v));
                     }
                 }
                 self.set(r, acc);
@@ -121,23 +146,23 @@ impl Solver<'_> {
                     .iter()
                     .filter_map(|&l| self.cfg.block(l))
                     .collect();
-                match self.value(inst.args()[0]) {
-                    Lattice::Top => {}
-                    Lattice::Const(c) => match (c.as_bool(), targets.as_slice()) {
+                match self.known(inst.args()[0]) {
+                    Known::Top => {}
+                    Known::Const(c) => match (c.as_bool(), targets.as_slice()) {
                         (Some(true), [t, ..]) | (Some(false), [_, t]) => self.take(b, *t),
                         _ => self.take_all(b, &targets),
                     },
-                    Lattice::Bottom => self.take_all(b, &targets),
+                    Known::Bottom => self.take_all(b, &targets),
                 }
             }
             Op::Switch => {
-                let targets: Vec<usize> = inst.args()[1..]
+                let targets: smallvec::SmallVec<[usize; 8]> = inst.args()[1..]
                     .iter()
                     .filter_map(|&l| self.cfg.block(l))
                     .collect();
-                match self.value(inst.args()[0]) {
-                    Lattice::Top => {}
-                    Lattice::Const(c) => match switch_target(inst, &c) {
+                match self.known(inst.args()[0]) {
+                    Known::Top => {}
+                    Known::Const(c) => match switch_target(inst, c) {
                         Some(label) => {
                             if let Some(t) = self.cfg.block(label) {
                                 self.take(b, t);
@@ -145,28 +170,38 @@ impl Solver<'_> {
                         }
                         None => self.take_all(b, &targets),
                     },
-                    Lattice::Bottom => self.take_all(b, &targets),
+                    Known::Bottom => self.take_all(b, &targets),
                 }
             }
             _ => {
                 let Some(r) = inst.result() else { return };
                 // Most instructions have a few operands: no allocation for them per visit.
-                let lattices: smallvec::SmallVec<[Lattice; 4]> =
-                    inst.args().iter().map(|&a| self.value(a)).collect();
-                let args: smallvec::SmallVec<[Option<&Const>; 4]> = lattices
-                    .iter()
-                    .map(|l| match l {
-                        Lattice::Const(c) => Some(c),
-                        _ => None,
-                    })
-                    .collect();
-                let new = match self.consts.eval(inst, &args) {
-                    Eval::Const(c) => Lattice::Const(c),
-                    Eval::Operand(k) => lattices.get(k).cloned().unwrap_or(Lattice::Bottom),
-                    // Known only once the operands are: an extended instruction's set and
-                    // other non-values are never "not yet known".
-                    Eval::Unknown if lattices.contains(&Lattice::Top) => Lattice::Top,
-                    Eval::Unknown => Lattice::Bottom,
+                // The operands' borrows end with the block: `set` writes.
+                let new = {
+                    let mut any_top = false;
+                    let mut args: smallvec::SmallVec<[Option<&Const>; 4]> =
+                        smallvec::SmallVec::with_capacity(inst.args().len());
+                    for &a in inst.args() {
+                        args.push(match self.known(a) {
+                            Known::Const(c) => Some(c),
+                            Known::Top => {
+                                any_top = true;
+                                None
+                            }
+                            Known::Bottom => None,
+                        });
+                    }
+                    match self.consts.eval(inst, &args) {
+                        Eval::Const(c) => Lattice::Const(c),
+                        Eval::Operand(k) => inst
+                            .args()
+                            .get(k)
+                            .map_or(Lattice::Bottom, |&a| self.known(a).to_lattice()),
+                        // Known only once the operands are: an extended instruction's set and
+                        // other non-values are never "not yet known".
+                        Eval::Unknown if any_top => Lattice::Top,
+                        Eval::Unknown => Lattice::Bottom,
+                    }
                 };
                 self.set(r, new);
             }
@@ -185,14 +220,10 @@ impl Solver<'_> {
             if let Some((from, to)) = self.flow.pop() {
                 let first = !self.executable[to];
                 self.executable[to] = true;
-                let block = self.f.block(to);
-                let insts: Vec<InstId> = block
-                    .insts
-                    .iter()
-                    .copied()
-                    .chain(std::iter::once(block.terminator))
-                    .collect();
-                for i in insts {
+                let f = self.f;
+                let block = f.block(to);
+                let insts = block.insts.iter().copied();
+                for i in insts.chain(std::iter::once(block.terminator)) {
                     if first || self.f.inst(i).op() == Op::Phi {
                         self.visit(to, i);
                     }

@@ -43,8 +43,9 @@ pub struct Gvn;
 struct Key {
     op: Op,
     ty: Option<Id>,
-    args: Vec<Id>,
-    lits: Vec<Operand>,
+    // Inline: a key is made for nearly every instruction, most with few operands.
+    args: smallvec::SmallVec<[Id; 4]>,
+    lits: smallvec::SmallVec<[Operand; 1]>,
     /// The block, for phis.
     block: Option<usize>,
     /// Index of the result's decorations (0: none).
@@ -195,7 +196,8 @@ fn number_function(
     let fid = f.id();
     let cfg = f.cfg();
     let dt = f.domtree();
-    let mut table: FxHashMap<Key, Vec<(usize, Id)>> = FxHashMap::default();
+    let mut table: FxHashMap<Key, smallvec::SmallVec<[(usize, Id); 1]>> = FxHashMap::default();
+    table.reserve(f.arena_len());
     let mut end_state: Vec<Option<State>> = vec![None; cfg.len()];
     let mut counter = 0u32;
     for b in dt.preorder() {
@@ -347,7 +349,8 @@ fn key_of(
             }
         }
     }
-    let mut args: Vec<Id> = inst.args().iter().map(|&a| replace.resolve(a)).collect();
+    let mut args: smallvec::SmallVec<[Id; 4]> =
+        inst.args().iter().map(|&a| replace.resolve(a)).collect();
     if args.len() == 2 && ops::attrs_of(inst, &facts.sets).contains(Attrs::COMMUTATIVE) {
         args.sort_unstable();
     }
@@ -355,7 +358,7 @@ fn key_of(
         op: inst.op(),
         ty: inst.ty(),
         args,
-        lits: inst.lits().to_vec(),
+        lits: inst.lits().iter().cloned().collect(),
         block,
         decorations: facts.decoration_of.get(&r).copied().unwrap_or(0),
         memory,
