@@ -1,6 +1,7 @@
 //! The app's reaction to files changing on disk, with the changes injected as events (the
-//! watcher itself is exercised by the replay scripts): newer saves supersede older runs, files
-//! that vanish and come back keep what they had, `.gitignore` edits rescan the directory.
+//! watcher itself is exercised by the replay scripts, and below for what it reports): newer
+//! saves supersede older runs, files that vanish and come back keep what they had,
+//! `.gitignore` edits rescan the directory.
 
 use std::path::{Path, PathBuf};
 
@@ -186,5 +187,44 @@ fn its_own_write_is_not_a_change() {
         "a later save is loaded"
     );
     assert_eq!(app.state.docs[0].reloads, 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The watcher itself: reading files is no change (a tree's workers read every shader), a
+/// write is, and so is an editor's save that renames a temporary file over the original.
+#[test]
+fn the_watcher_reports_writes_and_renames_not_reads() {
+    use shaderstep::app::watch::watch;
+    use std::time::{Duration, Instant};
+    let dir = scratch("real");
+    let a = dir.join("a.wgsl");
+    let b = dir.join("b.wgsl");
+    std::fs::write(&a, shader(1)).unwrap();
+    std::fs::write(&b, shader(2)).unwrap();
+    let w = watch(std::slice::from_ref(&dir), &[]).expect("the watcher starts");
+    // What it reports within `wait`, every batch together.
+    let reported = |wait: Duration| {
+        let until = Instant::now() + wait;
+        let mut seen = Vec::new();
+        while let Some(left) = until.checked_duration_since(Instant::now()) {
+            if let Ok(batch) = w.changes.recv_timeout(left) {
+                seen.extend(batch);
+            }
+        }
+        seen
+    };
+    for _ in 0..20 {
+        std::fs::read(&a).unwrap();
+        std::fs::read(&b).unwrap();
+    }
+    assert_eq!(reported(Duration::from_millis(400)), Vec::<PathBuf>::new());
+    std::fs::write(&a, shader(3)).unwrap();
+    let seen = reported(Duration::from_millis(600));
+    assert!(seen.contains(&std::path::absolute(&a).unwrap()), "{seen:?}");
+    let tmp = dir.join(".b.wgsl.tmp");
+    std::fs::write(&tmp, shader(4)).unwrap();
+    std::fs::rename(&tmp, &b).unwrap();
+    let seen = reported(Duration::from_millis(600));
+    assert!(seen.contains(&std::path::absolute(&b).unwrap()), "{seen:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }

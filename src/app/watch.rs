@@ -12,8 +12,10 @@ use std::sync::mpsc::{channel, Receiver};
 use std::time::Duration;
 
 use notify::event::{AccessKind, AccessMode, EventKind, ModifyKind};
-use notify::RecursiveMode;
-use notify_debouncer_full::{new_debouncer, DebounceEventResult, Debouncer, RecommendedCache};
+use notify::{EventKindMask, RecursiveMode};
+use notify_debouncer_full::{
+    new_debouncer_opt, Config, DebounceEventResult, Debouncer, RecommendedCache,
+};
 
 pub struct Watcher {
     debouncer: Debouncer<notify::RecommendedWatcher, RecommendedCache>,
@@ -44,7 +46,13 @@ pub const DEBOUNCE: Duration = Duration::from_millis(60);
 pub fn watch(roots: &[PathBuf], files: &[PathBuf]) -> notify::Result<Watcher> {
     let (tx, rx) = channel();
     let (err_tx, err_rx) = channel();
-    let mut debouncer = new_debouncer(DEBOUNCE, None, move |res: DebounceEventResult| {
+    // No reads: with them every file the workers open (a tree's shaders, their includes)
+    // woke the watcher's thread twice. A close after writing stays: it is a save.
+    let config = Config::default().with_timeout(DEBOUNCE).with_notify_config(
+        notify::Config::default()
+            .with_event_kinds(EventKindMask::CORE | EventKindMask::ACCESS_CLOSE),
+    );
+    let handler = move |res: DebounceEventResult| {
         let events = match res {
             Ok(events) => events,
             Err(errors) => {
@@ -69,7 +77,12 @@ pub fn watch(roots: &[PathBuf], files: &[PathBuf]) -> notify::Result<Watcher> {
         if !changed.is_empty() {
             let _ = tx.send(changed.into_iter().collect());
         }
-    })?;
+    };
+    let mut debouncer = new_debouncer_opt::<_, notify::RecommendedWatcher, _>(
+        config,
+        handler,
+        RecommendedCache::new(),
+    )?;
     let mut flat: BTreeSet<PathBuf> = BTreeSet::new();
     for f in files {
         let abs = absolute(f);
