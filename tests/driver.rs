@@ -391,25 +391,10 @@ fn ray_queries_trace_the_harness_scene_on_lavapipe_25() {
         .collect();
     assert_eq!(t, [1.0, -1.0, 1.0, -1.0]);
     // Through the bisect, every step on the driver.
-    let shader = write("rq.comp", RAY_QUERY);
-    let (ok, said, err) = driver(&[
-        "run",
-        &shader,
-        "--bisect-run",
-        "--oracle",
-        "driver",
-        "--driver",
-        icd.to_str().unwrap(),
-    ]);
-    assert!(ok, "{err}");
-    assert!(
-        said.contains("every step computes what the input does"),
-        "{said}"
-    );
-    assert!(said.contains("llvmpipe, Mesa 25"), "{said}");
-    assert!(
-        said.contains("a ray-query scene of two triangles"),
-        "{said}"
+    bisects_on_lavapipe_25_saying(
+        "rq.comp",
+        RAY_QUERY,
+        &["llvmpipe, Mesa 25", "a ray-query scene of two triangles"],
     );
 }
 
@@ -457,4 +442,70 @@ void main() { o = vec4(gl_BaryCoordEXT, 1.0); }
         );
         assert!(!err.contains("crashed"), "{err}");
     }
+}
+
+/// Indexes an array of four buffers with a word the harness's pattern fills with a float's
+/// bits (billions as an index): past the array's end, undefined behaviour on which lavapipe 25
+/// segfaults.
+const INDEXED_BY_DATA: &str = "#version 450
+layout(local_size_x = 1) in;
+layout(std430, set = 0, binding = 0) buffer B { uint v[]; } bufs[4];
+layout(std430, set = 0, binding = 1) buffer I { uint w[]; } ins;
+layout(std430, set = 0, binding = 2) buffer O { uint o[]; };
+void main() { o[0] = bufs[ins.w[1]].v[0] + 1u; }
+";
+
+/// Runs `--bisect-run` with every step on lavapipe 25 on `text` (written as `name`): it must
+/// run every step, and what it says hold each of `setup`.
+fn bisects_on_lavapipe_25_saying(name: &str, text: &str, setup: &[&str]) {
+    let icd = lavapipe25();
+    let shader = write(name, text);
+    let (ok, said, err) = driver(&[
+        "run",
+        &shader,
+        "--bisect-run",
+        "--oracle",
+        "driver",
+        "--driver",
+        icd.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        said.contains("every step computes what the input does"),
+        "{said}"
+    );
+    for s in setup {
+        assert!(said.contains(s), "{said}");
+    }
+}
+
+/// Where the driver crashes on the pattern's values, the bisect runs the shader again with its
+/// buffers and push constants zeroed (every index in range) and says so, rather than giving up.
+#[test]
+fn a_crash_on_the_patterns_values_runs_again_on_zeros() {
+    bisects_on_lavapipe_25_saying(
+        "indexed.comp",
+        INDEXED_BY_DATA,
+        &["buffers and push constants zeroed (the driver crashed on the pattern's values)"],
+    );
+}
+
+/// A lone fragment stage that indexes an array of textures with a flat integer input far past
+/// its end (the generated vertex stage's integers are small, but not zero).
+const FRAGMENT_INDEXED: &str = "#version 450
+layout(location = 0) flat in int which;
+layout(set = 0, binding = 0) uniform sampler2D textures[2];
+layout(location = 0) out vec4 color;
+void main() { color = texture(textures[which * 1000000], vec2(0.5)) + vec4(0.25); }
+";
+
+/// A draw the driver crashes on with every fill is drawn again with zeros, its generated
+/// vertex stage's integers zero too, and says so.
+#[test]
+fn a_draw_the_driver_crashes_on_is_drawn_again_on_zeros() {
+    bisects_on_lavapipe_25_saying(
+        "indexed.frag",
+        FRAGMENT_INDEXED,
+        &["inputs zero (the driver crashed on the patterns' values)"],
+    );
 }

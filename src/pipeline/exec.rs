@@ -15,7 +15,7 @@ use spirv::ExecutionModel;
 
 use super::gpu::addresses::{pointee_fill, write_sites, POINTEES};
 use super::gpu::reflect::{reflect_entry, setup, Kind, FILLS, SIZE};
-use super::gpu::{push_bytes, stand_in, Binding, Device, DeviceError, Layout, Resource, Setup};
+use super::gpu::{stand_in, Binding, Device, DeviceError, Layout, Resource, Setup};
 use super::semantic::{driver_words, initial_bytes, GROUPS};
 
 /// What the harness gives a compute shader's dispatch, for the interpreter. `data`: the bytes
@@ -63,7 +63,7 @@ pub fn harness_inputs(
             )),
         }
     }
-    let mut push_constants = push_bytes(layout.push);
+    let mut push_constants = layout.push_constants();
     let pointees = addressed(&layout, &mut buffers, &mut push_constants);
     Ok(Inputs {
         buffers,

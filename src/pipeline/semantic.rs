@@ -24,7 +24,7 @@ use spirv::ExecutionModel;
 
 use std::time::{Duration, Instant};
 
-use super::gpu::reflect::{covers, difference, mixed, reflect_entry, setup, Kind, FILLS};
+use super::gpu::reflect::{covers, difference, mixed, reflect_entry, setup, Kind, FILLS, ZEROS};
 use super::gpu::{Binding, Device, DeviceError, Layout, BUFFER_SIZE};
 pub use super::oracle::Oracle;
 use super::validate::spirv_of;
@@ -466,20 +466,33 @@ pub fn bisect_run(
     let &first = steps.first().ok_or("the run has no steps")?;
     let words = driver_words(&run.steps[first].module)
         .map_err(|e| format!("the input cannot be run: {e}"))?;
-    let layout = Layout::of_entry(&words, feed.entry).map_err(|why| {
+    let mut layout = Layout::of_entry(&words, feed.entry).map_err(|why| {
         format!(
             "cannot run this shader: {why} (compute shaders with buffers, images of every shape, texel buffers, samplers and push constants run)"
         )
     })?;
-    let buffers: Vec<Vec<u8>> = layout
-        .slots()
-        .iter()
-        .map(|(b, e)| initial_bytes(b, *e, data))
-        .collect();
+    let fill = |layout: &Layout, data: Option<&[u8]>| -> Vec<Vec<u8>> {
+        layout
+            .slots()
+            .iter()
+            .map(|(b, e)| initial_bytes(b, *e, data))
+            .collect()
+    };
+    let mut buffers = fill(&layout, data);
     let started = Instant::now();
-    let before = gpu
-        .run_buffers(&words, &layout, GROUPS, &buffers, INPUT_LIMIT)
-        .map_err(|e| format!("the input does not run: {e}"))?;
+    // Where the driver crashes on the pattern, the buffers and push constants start zeroed
+    // instead (see `reflect::zeros`: indices read from them are then in range).
+    let mut zeroed = false;
+    let before = match gpu.run_buffers(&words, &layout, GROUPS, &buffers, INPUT_LIMIT) {
+        Err(e @ DeviceError::Crashed(_)) if data.is_none() => {
+            layout.zero_push = true;
+            buffers = fill(&layout, Some(&[0; 4]));
+            zeroed = true;
+            gpu.run_buffers(&words, &layout, GROUPS, &buffers, INPUT_LIMIT)
+                .map_err(|_| format!("the input does not run: {e}"))?
+        }
+        r => r.map_err(|e| format!("the input does not run: {e}"))?,
+    };
     let limit = step_limit(started.elapsed());
     // Runs of the input again: what differs between them is not the passes' doing.
     // Three runs in all, five when the shader uses what makes invocations race: workgroups
@@ -528,6 +541,11 @@ pub fn bisect_run(
         .filter(|(b, _)| matches!(b.kind, Kind::Image(_)))
         .count();
     let mut setup = setup_text(&device, buffer_count, images, &push);
+    if zeroed {
+        setup.push_str(
+            ", buffers and push constants zeroed (the driver crashed on the pattern's values)",
+        );
+    }
     if slots
         .iter()
         .any(|(b, _)| matches!(b.kind, Kind::AccelerationStructure))
@@ -813,24 +831,42 @@ fn draw_bisect(
         .map_err(|e| format!("cannot draw the vertex stage: {e}"))?;
     let fstage = reflect_entry(&f0, ExecutionModel::Fragment, feed.entry)
         .map_err(|e| format!("cannot draw the fragment stage: {e}"))?;
-    // The first fill with which the input draws something (or the last one).
+    // The first fill with which the input draws something (or the last one). One the driver
+    // crashes on is passed over; zeros are tried when it crashed on a fill, a generated vertex
+    // stage then giving the fragment stage zero integers too.
     let mut chosen = None;
+    let mut crashed = None;
     let mut took = Duration::ZERO;
-    for (name, data) in FILLS {
+    for (name, data) in FILLS.into_iter().chain([ZEROS]) {
+        let vs = match (name == ZEROS.0, &vertex) {
+            (false, _) => v0.clone(),
+            (true, _) if crashed.is_none() => break,
+            (true, Side::Generated(_)) => super::gpu::stand_in::vertex_with_zero_ints(&fstage)?,
+            (true, Side::Stage(_)) => v0.clone(),
+        };
         let set = setup(&vstage, &fstage, 12, 2, data)?;
         let started = Instant::now();
-        let before = set
-            .draw(gpu, (&v0, &vstage.entry), (&f0, &fstage.entry), INPUT_LIMIT)
-            .map_err(|e| format!("the input does not draw: {e}"))?;
+        let before = match set.draw(gpu, (&vs, &vstage.entry), (&f0, &fstage.entry), INPUT_LIMIT) {
+            Ok(b) => b,
+            Err(e @ DeviceError::Crashed(_)) => {
+                crashed.get_or_insert_with(|| format!("the input does not draw: {e}"));
+                continue;
+            }
+            Err(e) => return Err(format!("the input does not draw: {e}")),
+        };
         took = took.max(started.elapsed());
         let drew = covers(&before);
-        chosen = Some((set, before, name));
+        chosen = Some((set, before, name, vs));
         if drew {
             break;
         }
     }
     let limit = step_limit(took);
-    let (set, before, fill) = chosen.expect("there are fills");
+    let Some((set, before, fill, v0)) = chosen else {
+        return Err(crashed.unwrap_or_else(|| "the input does not draw".into()));
+    };
+    // The generated vertex stage every step is drawn behind, where it is not `vertex`'s own.
+    let zero_vertex = (fill == ZEROS.0 && matches!(vertex, Side::Generated(_))).then(|| v0.clone());
     // The input drawn again (twice more when a stage uses atomics, subgroup operations or
     // workgroup memory): words that differ between its draws (a read of memory nothing wrote,
     // a race) are left out of the comparison.
@@ -871,7 +907,7 @@ fn draw_bisect(
         driver_judged: Vec::new(),
         interpreter_decided: false,
         setup: format!(
-            "{device}: {} of {}×{}{}, inputs in the {fill} pattern{}",
+            "{device}: {} of {}×{}{}, {}{}",
             counted(before.colors.len(), "attachment"),
             super::gpu::reflect::SIZE.0,
             super::gpu::reflect::SIZE.1,
@@ -879,6 +915,11 @@ fn draw_bisect(
                 (Side::Generated(_), _) => ", behind a generated vertex stage",
                 (_, Side::Generated(_)) => ", before a generated fragment stage",
                 _ => "",
+            },
+            if fill == ZEROS.0 {
+                "inputs zero (the driver crashed on the patterns' values)".to_string()
+            } else {
+                format!("inputs in the {fill} pattern")
             },
             if covers(&before) {
                 ""
@@ -896,7 +937,11 @@ fn draw_bisect(
             out.compared += 1;
             continue;
         }
-        let (v, f) = match (vertex.words(vi), fragment.words(fi)) {
+        let vertex_words = match &zero_vertex {
+            Some(w) => Ok(w.clone()),
+            None => vertex.words(vi),
+        };
+        let (v, f) = match (vertex_words, fragment.words(fi)) {
             (Ok(v), Ok(f)) => (v, f),
             (Err(why), _) | (_, Err(why)) => {
                 out.skipped.push((fi, why));
@@ -1054,6 +1099,7 @@ OpFunctionEnd
                 kind: crate::pipeline::gpu::reflect::Kind::Buffer { storage: true },
             }],
             push: 0,
+            zero_push: false,
             addresses: Default::default(),
         };
         // Word 1 is a race: it came out 7, then 9.

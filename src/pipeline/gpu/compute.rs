@@ -74,7 +74,7 @@ impl Gpu {
         let bound = self.bind(d, c, &descriptors, vk::ShaderStageFlags::COMPUTE)?;
         // Buffer addresses: real buffers where the shader reads pointers.
         let sites = &layout.addresses;
-        let mut push = push_bytes(layout.push);
+        let mut push = layout.push_constants();
         let pointees = if sites.is_empty() {
             None
         } else {

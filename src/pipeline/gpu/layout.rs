@@ -31,8 +31,11 @@ pub const MAX_ARRAY_DESCRIPTORS: u64 = 64;
 pub struct Layout {
     pub entry: String,
     pub bindings: Vec<Binding>,
-    /// Bytes of push constants the shader reads (0: none); they hold `push_bytes`.
+    /// Bytes of push constants the shader reads (0: none); they hold `push_bytes`, or zeros
+    /// with `zero_push` (`push_constants`).
     pub push: u32,
+    /// Push constants all zero: where the pattern's values crashed the driver.
+    pub zero_push: bool,
     /// Where buffers and push constants hold buffer addresses.
     pub addresses: addresses::Sites,
 }
@@ -45,6 +48,15 @@ pub fn push_bytes(size: u32) -> Vec<u8> {
 }
 
 impl Layout {
+    /// The bytes the push constants hold.
+    pub fn push_constants(&self) -> Vec<u8> {
+        if self.zero_push {
+            vec![0; self.push as usize]
+        } else {
+            push_bytes(self.push)
+        }
+    }
+
     /// Every buffer the bindings hold: (binding, element), in binding order.
     pub fn slots(&self) -> Vec<(Binding, u32)> {
         self.bindings
@@ -191,6 +203,7 @@ impl Layout {
             entry: stage.entry,
             bindings,
             push,
+            zero_push: false,
             addresses: sites,
         })
     }

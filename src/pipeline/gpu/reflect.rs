@@ -743,6 +743,16 @@ pub fn identity(seed: u32, words: usize) -> Vec<u8> {
 /// The fills a pair is tried with, until one draws something.
 pub const FILLS: [(&str, Fill); 3] = [("mixed", mixed), ("gentle", gentle), ("identity", identity)];
 
+/// Every word zero: the fill tried last, when the driver crashed on every other. Shaders
+/// that index arrays of descriptors with values read from their inputs read index 0 then,
+/// which every array has; the patterns' values can be past an array's end (undefined
+/// behaviour, which lavapipe 25 answers with a segfault).
+pub fn zeros(_seed: u32, words: usize) -> Vec<u8> {
+    vec![0; words * 4]
+}
+
+pub const ZEROS: (&str, Fill) = ("zero", zeros);
+
 pub fn format_of(scalar: Scalar) -> vk::Format {
     match scalar {
         Scalar::F32 => vk::Format::R32G32B32A32_SFLOAT,

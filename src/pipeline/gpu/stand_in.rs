@@ -34,6 +34,8 @@ struct Text {
     body: String,
     interface: String,
     fresh: u32,
+    /// Integer inputs all zero (`vertex_with_zero_ints`).
+    zero_ints: bool,
 }
 
 impl Text {
@@ -168,6 +170,16 @@ OpFunctionEnd
         }
     }
 
+    /// The step of integer input `n` from the corner: a different one for each input, or
+    /// zero.
+    fn step(&self, n: u32) -> u32 {
+        if self.zero_ints {
+            0
+        } else {
+            3 * n + 1
+        }
+    }
+
     /// A value of `ty` (named `name`) that varies with the triangle's corner, for the vertex
     /// stage: one slope and offset per scalar.
     fn varying_value(&mut self, ty: &Ty, name: &str, constants: &mut u32) -> String {
@@ -221,16 +233,17 @@ OpFunctionEnd
                         0.0625 * f64::from(n % 5)
                     );
                 }
+                // Flat: the provoking corner's (the first, corner 0) is the step.
                 Scalar::I32 => {
                     let _ = writeln!(self.body, "{v} = OpIAdd %int %corner %step{n}");
-                    let _ = writeln!(self.types, "%step{n} = OpConstant %int {}", 3 * n + 1);
+                    let _ = writeln!(self.types, "%step{n} = OpConstant %int {}", self.step(n));
                 }
                 Scalar::U32 => {
                     let _ = writeln!(
                         self.body,
                         "{v}_a = OpIAdd %int %corner %step{n}\n{v} = OpBitcast %uint {v}_a"
                     );
-                    let _ = writeln!(self.types, "%step{n} = OpConstant %int {}", 3 * n + 1);
+                    let _ = writeln!(self.types, "%step{n} = OpConstant %int {}", self.step(n));
                 }
             }
             parts.push(v);
@@ -277,9 +290,21 @@ OpFunctionEnd
 
 /// SPIR-V words of a vertex stage that feeds every input of `fs`.
 pub fn vertex_for(fs: &Stage) -> Result<Vec<u32>, String> {
+    vertex_made(fs, false)
+}
+
+/// `vertex_for` with every integer input zero where each fragment gets it (the provoking
+/// corner's): for a fragment stage that indexes arrays of descriptors with them, where the
+/// driver crashed on the indices the other inputs make.
+pub fn vertex_with_zero_ints(fs: &Stage) -> Result<Vec<u32>, String> {
+    vertex_made(fs, true)
+}
+
+fn vertex_made(fs: &Stage, zero_ints: bool) -> Result<Vec<u32>, String> {
     let mut t = Text {
         declared: vec!["v4float".into(), "Output_v4float".into()],
         interface: " %vertex_index %position".into(),
+        zero_ints,
         ..Text::default()
     };
     let mut constants = 0u32;

@@ -198,7 +198,7 @@ impl Request {
                     o.u32(b.set).u32(b.binding).u32(b.count);
                     encode_kind(&mut o, &b.kind);
                 }
-                o.u32(layout.push);
+                o.u32(layout.push).bool(layout.zero_push);
                 let sites = &layout.addresses;
                 o.u32(sites.bindings.len() as u32);
                 for b in &sites.bindings {
@@ -254,6 +254,7 @@ impl Request {
                     });
                 }
                 let push = i.u32()?;
+                let zero_push = i.bool()?;
                 let mut addresses = Sites::default();
                 for _ in 0..i.count(4)? {
                     addresses.bindings.push(read_offsets(&mut i)?);
@@ -269,6 +270,7 @@ impl Request {
                         entry,
                         bindings,
                         push,
+                        zero_push,
                         addresses,
                     },
                     groups,
@@ -675,6 +677,7 @@ mod tests {
                 }),
             }],
             push: 0,
+            zero_push: false,
             addresses: Sites {
                 bindings: vec![vec![8, 24]],
                 push: vec![0],
