@@ -58,9 +58,11 @@ impl Chains {
             return Chains::default();
         };
         let span = (hi - lo) as usize + 1;
+        // At most one run per use, and per id of the span.
+        let runs = span.min(found.len());
         let mut c = Chains {
-            ids: Vec::new(),
-            starts: Vec::new(),
+            ids: Vec::with_capacity(runs),
+            starts: Vec::with_capacity(runs + 1),
             uses: Vec::with_capacity(found.len()),
         };
         if span > 4 * found.len() + 64 {

@@ -15,8 +15,11 @@ use super::cfg::{reverse_postorder, Cfg, Edges};
 pub struct DomTree {
     /// Immediate dominator per node (`None` for the root and for nodes it does not reach).
     pub idom: Vec<Option<usize>>,
-    /// Children per node in the tree, in the order the graph reaches them.
-    pub children: Vec<Vec<usize>>,
+    /// Children of every node in one list, node by node, each node's in the order the graph
+    /// reaches them: node `b`'s are `kids[kid_start[b]..kid_start[b + 1]]` (one allocation,
+    /// not one per node).
+    kids: Vec<usize>,
+    kid_start: Vec<u32>,
     root: usize,
     /// Entry and exit numbers of a DFS over the tree (`u32::MAX` for unreached nodes).
     pre: Vec<u32>,
@@ -59,12 +62,24 @@ impl DomTree {
         if root < n {
             idom[root] = None;
         }
-        let mut children = vec![Vec::new(); n];
+        let mut kid_start = vec![0u32; n + 1];
         for &b in &rpo {
             if let Some(d) = idom[b] {
-                children[d].push(b);
+                kid_start[d + 1] += 1;
             }
         }
+        for k in 0..n {
+            kid_start[k + 1] += kid_start[k];
+        }
+        let mut kids = vec![0; kid_start[n] as usize];
+        let mut fill: Vec<u32> = kid_start[..n].to_vec();
+        for &b in &rpo {
+            if let Some(d) = idom[b] {
+                kids[fill[d] as usize] = b;
+                fill[d] += 1;
+            }
+        }
+        let children = |b: usize| &kids[kid_start[b] as usize..kid_start[b + 1] as usize];
         let mut pre = vec![u32::MAX; n];
         let mut post = vec![u32::MAX; n];
         if root < n {
@@ -72,7 +87,7 @@ impl DomTree {
             let mut stack = vec![(root, 0usize)];
             pre[root] = clock;
             while let Some(&mut (b, ref mut next)) = stack.last_mut() {
-                if let Some(&c) = children[b].get(*next) {
+                if let Some(&c) = children(b).get(*next) {
                     *next += 1;
                     clock += 1;
                     pre[c] = clock;
@@ -86,7 +101,8 @@ impl DomTree {
         }
         DomTree {
             idom,
-            children,
+            kids,
+            kid_start,
             root,
             pre,
             post,
@@ -95,6 +111,14 @@ impl DomTree {
 
     pub fn root(&self) -> usize {
         self.root
+    }
+
+    /// `b`'s children in the tree, in the order the graph reaches them.
+    pub fn children(&self, b: usize) -> &[usize] {
+        match (self.kid_start.get(b), self.kid_start.get(b + 1)) {
+            (Some(&from), Some(&to)) => &self.kids[from as usize..to as usize],
+            _ => &[],
+        }
     }
 
     /// Whether the tree reaches `b` (for a dominator tree: whether `b` is reachable).

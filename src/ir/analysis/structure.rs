@@ -163,7 +163,7 @@ fn region(dom: &DomTree, header: usize, stops: &[usize]) -> Vec<usize> {
             continue;
         }
         out.push(b);
-        stack.extend(dom.children[b].iter().copied());
+        stack.extend(dom.children(b).iter().copied());
     }
     out.sort_unstable();
     out

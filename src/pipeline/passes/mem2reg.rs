@@ -290,7 +290,7 @@ fn promote(m: &mut Module, f: &mut Function, replace: &mut Replacer) -> Result<b
             }
         }
         walk.push((b, false));
-        for &c in dom.children[b].iter().rev() {
+        for &c in dom.children(b).iter().rev() {
             walk.push((c, true));
         }
     }

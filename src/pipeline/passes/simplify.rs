@@ -329,6 +329,9 @@ fn rules_for(op: Op) -> &'static [Rule] {
     })
 }
 
+/// A rule's variables bound so far: a handful at most.
+type Env<'p> = smallvec::SmallVec<[(&'p str, Id); 4]>;
+
 struct Matcher<'a> {
     f: &'a Function,
     consts: &'a Consts,
@@ -356,13 +359,14 @@ impl Matcher<'_> {
         }
     }
 
-    fn matches(&self, p: &Pat, id: Id, env: &mut Vec<(String, Id)>) -> bool {
+    /// `env` binds the pattern's variables, by the names the rule spells them with.
+    fn matches<'p>(&self, p: &'p Pat, id: Id, env: &mut Env<'p>) -> bool {
         let id = self.replace.resolve(id);
         match p {
             Pat::Var(v) => match env.iter().find(|(n, _)| n == v) {
                 Some(&(_, bound)) => bound == id,
                 None => {
-                    env.push((v.clone(), id));
+                    env.push((v, id));
                     true
                 }
             },
@@ -451,13 +455,14 @@ fn apply_rules(
 ) -> Option<Outcome> {
     let r = inst.result()?;
     let ty = inst.ty()?;
+    let mut env = Env::new();
     for rule in rules_for(inst.op()) {
-        let mut env = Vec::new();
+        env.clear();
         let matched = Matcher { f, consts, replace }.matches(&rule.pattern, r, &mut env);
         if !matched {
             continue;
         }
-        let lookup = |v: &str| env.iter().find(|(n, _)| n == v).map(|&(_, id)| id);
+        let lookup = |v: &str| env.iter().find(|(n, _)| *n == v).map(|&(_, id)| id);
         match &rule.result {
             Pat::Var(v) => return lookup(v).map(Outcome::Value),
             Pat::Lit(l) => return lit_constant(m, consts, ty, l).map(Outcome::Value),
@@ -794,19 +799,20 @@ fn simplify_function(
             if !composite_op && rules_for(op).is_empty() {
                 continue;
             }
-            let inst = f.inst(i).clone();
+            let inst = f.inst(i);
             let Some(r) = inst.result() else { continue };
             if replace.is_replaced(r) {
                 continue;
             }
-            let outcome = composite(m, f, replace, decorated, &inst)
-                .or_else(|| apply_rules(m, consts, f, replace, &inst));
+            let ty = inst.ty();
+            let outcome = composite(m, f, replace, decorated, inst)
+                .or_else(|| apply_rules(m, consts, f, replace, inst));
             match outcome {
                 Some(Outcome::Value(v)) if v != r => {
                     any |= replace.replace_in(fid, r, v);
                 }
                 Some(Outcome::Rewrite(op, operands)) => {
-                    rewrite_inst(f, i, op, inst.ty(), operands);
+                    rewrite_inst(f, i, op, ty, operands);
                     any = true;
                 }
                 _ => {}
