@@ -52,32 +52,35 @@ pub fn is_pure(inst: &Inst, sets: &ExtSets) -> bool {
 fn count_uses(m: &Module) -> IdMap<u32> {
     let mut uses = IdMap::new(m, 0u32);
     let dsets = DebugSets::of(m);
-    m.for_each_inst(|i| {
-        // A forward declaration is no use: it goes with the pointer type it declares. Debug
-        // info naming its own function is none either: it goes with it.
-        if is_metadata(i.op())
-            || i.op() == Op::TypeForwardPointer
-            || dsets.is(i, debug::FUNCTION_DEFINITION)
-        {
-            return;
-        }
-        // A declare or value does not use what it describes: a local value or a constant
-        // goes, and the record says its variable is undefined there (an `OpUndef` it does
-        // use); a global variable goes, and its declares with it. A global variable's record
-        // does not use it either: it names DebugInfoNone once it goes.
-        let described = dsets
-            .is_debug_use(i)
-            .then(|| i.arg(debug::ARG_DESCRIBED))
-            .flatten()
-            .filter(|&d| m.global(d).is_none_or(|g| g.op() != Op::Undef))
-            .or_else(|| debug::described_global(&dsets, i));
-        for u in i.uses() {
-            if Some(u) != described {
-                *uses.get_mut(u) += 1;
-            }
-        }
-    });
+    m.for_each_inst(|i| counted_uses(m, &dsets, i, |u| *uses.get_mut(u) += 1));
     uses
+}
+
+/// Calls `f` with each id `i` uses, as `count_uses` counts them.
+fn counted_uses(m: &Module, dsets: &DebugSets, i: &Inst, mut f: impl FnMut(Id)) {
+    // A forward declaration is no use: it goes with the pointer type it declares. Debug
+    // info naming its own function is none either: it goes with it.
+    if is_metadata(i.op())
+        || i.op() == Op::TypeForwardPointer
+        || dsets.is(i, debug::FUNCTION_DEFINITION)
+    {
+        return;
+    }
+    // A declare or value does not use what it describes: a local value or a constant
+    // goes, and the record says its variable is undefined there (an `OpUndef` it does
+    // use); a global variable goes, and its declares with it. A global variable's record
+    // does not use it either: it names DebugInfoNone once it goes.
+    let described = dsets
+        .is_debug_use(i)
+        .then(|| i.arg(debug::ARG_DESCRIBED))
+        .flatten()
+        .filter(|&d| m.global(d).is_none_or(|g| g.op() != Op::Undef))
+        .or_else(|| debug::described_global(dsets, i));
+    for u in i.uses() {
+        if Some(u) != described {
+            f(u);
+        }
+    }
 }
 
 pub fn dce(m: &mut Module) -> bool {
@@ -239,24 +242,29 @@ pub fn remove_unused_globals(m: &mut Module, removed: &mut FxHashSet<Id>, spec: 
     // Removed constants and global variables and their types, for the records that
     // described them.
     let mut constants: FxHashMap<Id, Id> = FxHashMap::default();
+    // Counted once: a global that goes takes its own uses with it, and only the debug
+    // records' edits below change the functions' (then everything is counted again).
+    let mut uses = count_uses(m);
     loop {
-        let uses = count_uses(m);
         let n = m.globals().len();
-        crate::ir::rewrite::retain_globals(m, |g| {
-            if g.op() == Op::TypeForwardPointer {
-                return g.arg(0).is_some_and(|p| *uses.get(p) != 0);
-            }
-            let removable = is_type(g.op())
-                || matches!(g.op(), Op::Variable | Op::Undef)
-                // A local variable no declare or value describes any more describes nothing.
-                || (spec == SpecConstants::Remove && dsets.is(g, debug::LOCAL_VARIABLE))
-                || (is_constant(g.op())
-                    && (spec == SpecConstants::Remove || !is_spec_constant(g.op())));
-            let dead = removable
-                && g.result().is_some_and(|r| {
-                    *uses.get(r) == 0 && !(is_constant(g.op()) && builtins.contains_key(&r))
-                });
-            if dead {
+        let mut dead = Vec::with_capacity(n);
+        for g in m.globals() {
+            let is_dead = if g.op() == Op::TypeForwardPointer {
+                !g.arg(0).is_some_and(|p| *uses.get(p) != 0)
+            } else {
+                let removable = is_type(g.op())
+                    || matches!(g.op(), Op::Variable | Op::Undef)
+                    // A local variable no declare or value describes any more describes
+                    // nothing.
+                    || (spec == SpecConstants::Remove && dsets.is(g, debug::LOCAL_VARIABLE))
+                    || (is_constant(g.op())
+                        && (spec == SpecConstants::Remove || !is_spec_constant(g.op())));
+                removable
+                    && g.result().is_some_and(|r| {
+                        *uses.get(r) == 0 && !(is_constant(g.op()) && builtins.contains_key(&r))
+                    })
+            };
+            if is_dead {
                 removed.extend(g.result());
                 // A global variable's declares say it is undefined, as a constant's values
                 // do: the variable keeps its place among the source's locals.
@@ -264,8 +272,17 @@ pub fn remove_unused_globals(m: &mut Module, removed: &mut FxHashSet<Id>, spec: 
                 if let (true, Some(r), Some(t)) = (described, g.result(), g.ty()) {
                     constants.insert(r, t);
                 }
+                counted_uses(m, &dsets, g, |u| {
+                    let n = uses.get_mut(u);
+                    *n = n.saturating_sub(1);
+                });
             }
-            !dead
+            dead.push(is_dead);
+        }
+        let mut k = 0;
+        crate::ir::rewrite::retain_globals(m, |_| {
+            k += 1;
+            !dead[k - 1]
         });
         // Records that described a constant that went say undefined, before its type can
         // go too (the `OpUndef` uses it).
@@ -275,6 +292,7 @@ pub fn remove_unused_globals(m: &mut Module, removed: &mut FxHashSet<Id>, spec: 
             rewrite::edit_functions(m, |m, f| {
                 let _ = undefine_debug_uses(m, f, &dsets, &constants);
             });
+            uses = count_uses(m);
         }
         constants.clear();
         if m.globals().len() == n {
