@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::hash::{Hash, Hasher};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -38,12 +38,17 @@ fn shaders(args: &[String]) -> Vec<PathBuf> {
     out
 }
 
-/// The stage glslang is told: from the directory (`valid/frag`) or the name.
-fn stage(path: &Path) -> Option<&'static str> {
-    let text = path.display().to_string();
-    ["comp", "frag", "vert"]
-        .into_iter()
-        .find(|s| text.contains(&format!("/{s}/")) || text.contains(&format!(".{s}")))
+/// The stage glslang is told: the first entry point's, which SPIRV-Cross writes (a name such
+/// as `…asm.vert.complex-link.asm.vert.spv` says `.comp` too).
+fn stage(m: &shaderstep::ir::Module) -> Option<&'static str> {
+    use rspirv::dr::Operand;
+    use rspirv::spirv::ExecutionModel as E;
+    match m.entry_points().first()?.lits().first()? {
+        Operand::ExecutionModel(E::Vertex) => Some("vert"),
+        Operand::ExecutionModel(E::Fragment) => Some("frag"),
+        Operand::ExecutionModel(E::GLCompute) => Some("comp"),
+        _ => None,
+    }
 }
 
 /// The environment glslang compiles the GLSL of `m` for: the one its SPIR-V version means.
@@ -90,8 +95,10 @@ fn main() {
     let mut input_too: BTreeMap<&'static str, usize> = BTreeMap::new();
     let mut not_compiled_input_too = 0;
     for path in shaders(&args) {
-        let Some(stage) = stage(&path) else { continue };
         let Ok(loaded) = input::load(&path) else {
+            continue;
+        };
+        let Some(stage) = stage(&loaded.module) else {
             continue;
         };
         modules += 1;
