@@ -143,3 +143,50 @@ fn a_module_the_decompilers_cannot_read_is_an_error_not_a_crash() {
         assert!(!e.is_empty(), "{lang:?}: the cause is said");
     }
 }
+
+#[test]
+fn a_step_that_no_longer_needs_variable_pointers_is_written() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/shaders/spvasm");
+    let folded = root.join("variable_pointers_folded.spvasm");
+    let folded = folded.to_str().unwrap();
+    // The input selects a pointer: GLSL cannot say it, and SPIRV-Cross says why.
+    let r = shaderstep(&["run", folded, "--emit", "glsl"]);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(
+        !r.status.success() && err.contains("VariablePointers"),
+        "{err}"
+    );
+    // Once O folds the select, the capability no instruction needs is left out of what
+    // SPIRV-Cross reads, and glslang compiles what it writes.
+    let glsl = text(&["run", folded, "--preset", "O", "--emit", "glsl"]);
+    let dir = temp_dir("decompile-variable-pointers");
+    let back = dir.join("back.comp");
+    std::fs::write(&back, &glsl).unwrap();
+    let r = std::process::Command::new(tool("glslangValidator"))
+        .args(["-V", "--quiet", "-o"])
+        .arg(dir.join("back.spv"))
+        .arg(&back)
+        .output()
+        .unwrap();
+    assert!(
+        r.status.success(),
+        "glslang rejects the GLSL written: {}\n{glsl}",
+        String::from_utf8_lossy(&r.stdout)
+    );
+    // A select on a value read stays: still the same error, after O too.
+    let kept = root.join("variable_pointers_kept.spvasm");
+    let r = shaderstep(&[
+        "run",
+        kept.to_str().unwrap(),
+        "--preset",
+        "O",
+        "--emit",
+        "glsl",
+    ]);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(
+        !r.status.success() && err.contains("VariablePointers"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -59,6 +59,11 @@ pub fn translate(words: &[u32], lang: Lang) -> Result<String, String> {
     use spirv_cross2::targets::{Glsl, Hlsl, Msl};
     use spirv_cross2::{Compiler, Module as CrossModule};
     let cross = |e: spirv_cross2::SpirvCrossError| format!("SPIRV-Cross: {e}");
+    let trimmed = match lang {
+        Lang::Wgsl => None,
+        _ => without_unneeded_variable_pointers(words),
+    };
+    let words = trimmed.as_deref().unwrap_or(words);
     match lang {
         Lang::Glsl => {
             use spirv_cross2::compile::glsl::GlslVersion;
@@ -115,6 +120,101 @@ pub fn translate(words: &[u32], lang: Lang) -> Result<String, String> {
                 .map_err(|e| format!("naga cannot write this step as WGSL: {e}"))
         }
     }
+}
+
+/// `words` without `OpCapability VariablePointers` and `VariablePointersStorageBuffer` where no
+/// instruction needs them any more (a pass folded the pointer select away, say): SPIRV-Cross
+/// refuses a module that declares them, whatever it uses. `None` when they stay (declared and
+/// needed, or not declared). Conservative: a pointer made by anything but a variable, an
+/// access chain, a copy or a function parameter outside storage buffers keeps them.
+fn without_unneeded_variable_pointers(words: &[u32]) -> Option<Vec<u32>> {
+    const CAPABILITY: u32 = 17;
+    const VARIABLE_POINTERS_STORAGE_BUFFER: u32 = 4441;
+    const VARIABLE_POINTERS: u32 = 4442;
+    const TYPE_POINTER: u32 = 32;
+    const STORAGE_BUFFER: u32 = 12;
+    // What a pointer type may be named by, as the type of its result or as a target.
+    const TAKES_POINTER_TYPE: [u32; 14] = [
+        5,    // OpName
+        6,    // OpMemberName
+        32,   // OpTypePointer (its own result)
+        39,   // OpTypeForwardPointer
+        59,   // OpVariable
+        60,   // OpImageTexelPointer
+        65,   // OpAccessChain
+        66,   // OpInBoundsAccessChain
+        71,   // OpDecorate
+        72,   // OpMemberDecorate
+        83,   // OpCopyObject
+        332,  // OpDecorateId
+        5632, // OpDecorateString
+        5633, // OpMemberDecorateString
+    ];
+    // Pointer comparisons and arithmetic, and untyped pointers.
+    const NEED_THEM: [u32; 5] = [67, 401, 402, 403, 4417];
+    const FUNCTION_PARAMETER: u32 = 55;
+    let insts = || {
+        let mut at = 5;
+        std::iter::from_fn(move || {
+            let count = (*words.get(at)? >> 16) as usize;
+            let inst = &words[at..(at + count.max(1)).min(words.len())];
+            at += count.max(1);
+            Some(inst)
+        })
+    };
+    let declared = insts().any(|i| {
+        i[0] & 0xffff == CAPABILITY
+            && matches!(
+                i.get(1),
+                Some(&(VARIABLE_POINTERS | VARIABLE_POINTERS_STORAGE_BUFFER))
+            )
+    });
+    if !declared {
+        return None;
+    }
+    // Pointer types, with their storage class.
+    let pointers: std::collections::HashMap<u32, u32> = insts()
+        .filter(|i| i[0] & 0xffff == TYPE_POINTER && i.len() >= 4)
+        .map(|i| (i[1], i[2]))
+        .collect();
+    let needed = insts().any(|i| {
+        let op = i[0] & 0xffff;
+        let pointer = |w: Option<&u32>| w.is_some_and(|w| pointers.contains_key(w));
+        if NEED_THEM.contains(&op) {
+            return true;
+        }
+        match op {
+            // A pointer to a pointer, or a function that takes a storage buffer's or
+            // returns a pointer.
+            TYPE_POINTER => pointer(i.get(3)),
+            // OpTypeFunction.
+            33 => {
+                pointer(i.get(2))
+                    || i[3.min(i.len())..]
+                        .iter()
+                        .any(|t| pointers.get(t) == Some(&STORAGE_BUFFER))
+            }
+            // Arrays and structs of pointers (OpTypeArray, OpTypeRuntimeArray, OpTypeStruct).
+            28..=30 => i[2.min(i.len())..].iter().any(|t| pointer(Some(t))),
+            FUNCTION_PARAMETER => pointers.get(&i[1]) == Some(&STORAGE_BUFFER),
+            _ => !TAKES_POINTER_TYPE.contains(&op) && pointer(i.get(1)),
+        }
+    });
+    if needed {
+        return None;
+    }
+    let mut out = words[..words.len().min(5)].to_vec();
+    for i in insts() {
+        let unneeded = i[0] & 0xffff == CAPABILITY
+            && matches!(
+                i.get(1),
+                Some(&(VARIABLE_POINTERS | VARIABLE_POINTERS_STORAGE_BUFFER))
+            );
+        if !unneeded {
+            out.extend_from_slice(i);
+        }
+    }
+    Some(out)
 }
 
 /// `words` without `OpLine` and `OpNoLine`.
@@ -300,6 +400,50 @@ mod tests {
         }
         assert_eq!(Lang::parse("GLSL"), Some(Lang::Glsl));
         assert_eq!(Lang::parse("spirv"), None);
+    }
+
+    fn capabilities(words: &[u32]) -> Vec<u32> {
+        let mut at = 5;
+        let mut out = Vec::new();
+        while at < words.len() {
+            if words[at] & 0xffff == 17 {
+                out.push(words[at + 1]);
+            }
+            at += (words[at] >> 16) as usize;
+        }
+        out
+    }
+
+    #[test]
+    fn variable_pointers_no_instruction_needs_are_left_out() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/shaders/spvasm");
+        let read = |name: &str| {
+            let text = std::fs::read_to_string(root.join(name)).unwrap();
+            crate::ir::spirv::asm::assemble(&text).unwrap()
+        };
+        // Both select a pointer: nothing is left out until a pass folds the select.
+        let folded = read("variable_pointers_folded.spvasm");
+        let kept = read("variable_pointers_kept.spvasm");
+        assert_eq!(without_unneeded_variable_pointers(&folded), None);
+        assert_eq!(without_unneeded_variable_pointers(&kept), None);
+        // The folded one without its select (the load reads `%pa`).
+        let text = std::fs::read_to_string(root.join("variable_pointers_folded.spvasm"))
+            .unwrap()
+            .replace(
+                "%p = OpSelect %pInt %true %pa %pb",
+                "%p = OpCopyObject %pInt %pa",
+            );
+        let words = crate::ir::spirv::asm::assemble(&text).unwrap();
+        let trimmed = without_unneeded_variable_pointers(&words).expect("left out");
+        assert_eq!(capabilities(&trimmed), [1], "only Shader stays");
+        assert_eq!(trimmed.len(), words.len() - 2);
+        // A storage buffer's pointer passed to a function needs them.
+        let param = text.replace(
+            "%fn = OpTypeFunction %void",
+            "%fn = OpTypeFunction %void\n%takes = OpTypeFunction %void %pInt",
+        );
+        let words = crate::ir::spirv::asm::assemble(&param).unwrap();
+        assert_eq!(without_unneeded_variable_pointers(&words), None);
     }
 
     #[test]

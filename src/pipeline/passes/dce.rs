@@ -250,7 +250,7 @@ pub fn remove_unused_globals(m: &mut Module, removed: &mut FxHashSet<Id>, spec: 
         let mut dead = Vec::with_capacity(n);
         for g in m.globals() {
             let is_dead = if g.op() == Op::TypeForwardPointer {
-                !g.arg(0).is_some_and(|p| *uses.get(p) != 0)
+                g.arg(0).is_none_or(|p| *uses.get(p) == 0)
             } else {
                 let removable = is_type(g.op())
                     || matches!(g.op(), Op::Variable | Op::Undef)
