@@ -7,10 +7,13 @@
 //! the selected shader's steps open, and saves through the real watcher (the selected shader,
 //! and one nobody looks at) until the browser shows the new run.
 //!
-//! cargo bench --bench tree [-- SHADERS | DIR] [distinct]
+//! cargo bench --bench tree [-- SHADERS | DIR] [distinct] [spirv-opt]
 //!
 //! Copies have the same bytes as their original, and a run's summary answers the files with
 //! the same bytes; `distinct` makes every copy's bytes its own, so that every one is run.
+//! `spirv-opt` also times `spirv-opt -O` over the tree's SPIR-V files, one process per file,
+//! as many at a time as there are cores: a reference measured in the same run, on the same
+//! machine, for a figure that otherwise depends on how fast the machine is.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -186,11 +189,52 @@ fn measure_save(
     }
 }
 
+/// The `.spv` files under `dir`, folders and all.
+fn spv_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            spv_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "spv") {
+            out.push(p);
+        }
+    }
+}
+
+/// Wall time of `spirv-opt -O` over `files`, one process per file, `threads` at a time (the
+/// outputs go to a scratch folder). `None` when spirv-opt is not installed.
+fn spirv_opt_wall(files: &[PathBuf], threads: usize, scratch: &Path) -> Option<Duration> {
+    std::process::Command::new("spirv-opt")
+        .arg("--version")
+        .output()
+        .ok()?;
+    let out = scratch.join("spirv-opt-out");
+    std::fs::create_dir_all(&out).unwrap();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let start = Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(f) = files.get(k) else { break };
+                let _ = std::process::Command::new("spirv-opt")
+                    .arg("-O")
+                    .arg(f)
+                    .arg("-o")
+                    .arg(out.join(format!("{k}.spv")))
+                    .output();
+            });
+        }
+    });
+    Some(start.elapsed())
+}
+
 fn main() {
     let distinct = std::env::args().any(|a| a == "distinct");
+    let reference = std::env::args().any(|a| a == "spirv-opt");
     let arg = std::env::args()
         .skip(1)
-        .find(|a| !a.starts_with('-') && a != "distinct");
+        .find(|a| !a.starts_with('-') && a != "distinct" && a != "spirv-opt");
     let scratch = std::env::temp_dir().join(format!("shaderstep-tree-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&scratch);
     let (dir, given) = match arg.as_deref().map(PathBuf::from) {
@@ -380,5 +424,19 @@ fn main() {
         ms(*saves_other.last().unwrap())
     );
     drop(app);
+    if reference {
+        let mut files = Vec::new();
+        spv_files(&dir, &mut files);
+        files.sort();
+        match spirv_opt_wall(&files, threads, &scratch) {
+            Some(wall) => println!(
+                "  spirv-opt -O         {:>8.0} ms wall over the tree's {} SPIR-V files ({threads} at a time); every summary in / that = {:.2}",
+                ms(wall),
+                files.len(),
+                filled.as_secs_f64() / wall.as_secs_f64()
+            ),
+            None => println!("  spirv-opt -O         not installed (apt-get install spirv-tools)"),
+        }
+    }
     let _ = std::fs::remove_dir_all(&scratch);
 }
