@@ -190,3 +190,57 @@ fn a_step_that_no_longer_needs_variable_pointers_is_written() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The TUI never decompiles on its own thread: `:view glsl` asks the decompiler job for the
+/// step shown (and those either side), the pane says the step is being written until the
+/// answer comes, then shows it; a step already answered is not asked again.
+#[test]
+fn the_tui_asks_for_the_steps_shown_and_shows_them_when_answered() {
+    use shaderstep::app::action::{Action, Answer, Answered, StepRef};
+    use shaderstep::app::update::{update, Effect};
+    use shaderstep::pipeline::decompile::Lang;
+    let dir = temp_dir("decompile-tui");
+    glslang(&dir, "c.comp", COMPUTE);
+    // The SPIR-V alone: its steps have no source step in front.
+    std::fs::remove_file(dir.join("c.comp")).unwrap();
+    let mut app = common::open_dir(&dir, "O");
+    let s = &mut app.state;
+    update(s, Action::Step(StepRef::Name("mem2reg".into())));
+    let step = s.step;
+    let effects = update(s, Action::ViewLang(Lang::Glsl));
+    let (asked, shown) = effects
+        .iter()
+        .find_map(|e| match e {
+            Effect::Decompile { asked, shown } => Some((asked.clone(), shown.clone())),
+            _ => None,
+        })
+        .expect("the step shown is asked for");
+    assert_eq!(shown.len(), 1, "the selected step, no diff");
+    assert!(
+        asked.len() >= 2,
+        "and the steps either side: {}",
+        asked.len()
+    );
+    assert_eq!(asked[0].0, shown[0].0);
+    shaderstep::app::derive::refresh_panel(s);
+    assert!(
+        s.panel
+            .row_text(0)
+            .contains("SPIRV-Cross is writing this step as GLSL"),
+        "{}",
+        s.panel.row_text(0)
+    );
+    // Asked once: the same view again asks nothing more.
+    let again = update(s, Action::Resize(120, 40));
+    assert!(!again.iter().any(|e| matches!(e, Effect::Decompile { .. })));
+    let answer = Answered::Decompiled {
+        hash: shown[0].0,
+        lang: Lang::Glsl,
+        result: Ok("#version 450\nvoid main()\n{\n}\n".into()),
+    };
+    update(s, Action::Answer(Answer::new(answer)));
+    shaderstep::app::derive::refresh_panel(s);
+    assert_eq!(s.step, step);
+    assert_eq!(s.panel.row_text(0), "#version 450");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -420,6 +420,12 @@ pub enum Answered {
         hash: u64,
         result: Result<std::sync::Arc<crate::pipeline::driver_code::Code>, String>,
     },
+    /// The step whose SPIR-V `hash` hashes, in `lang`, or why there is none.
+    Decompiled {
+        hash: u64,
+        lang: crate::pipeline::decompile::Lang,
+        result: Result<String, String>,
+    },
     /// The interpreter ran step (doc, generation, step) for the values column.
     Executed {
         key: (usize, u64, usize),

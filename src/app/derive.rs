@@ -281,16 +281,17 @@ pub(super) enum Side {
     Input(usize),
 }
 
-/// `module` decompiled to `lang` (in a child process, see `pipeline::decompile`), as a listing
-/// whose lines know their source lines; why not, as a comment, where it cannot be. Kept by
-/// the hash of the step's SPIR-V.
+/// A step decompiled to `lang` as a listing whose lines know their source lines, once the
+/// decompiler job has answered (`update::decompile` asks for what the pane needs); until then
+/// a line saying so; why not, as a comment, where it cannot be.
 fn decompiled(
     cache: &mut super::state::Cache,
+    key: (usize, u64, usize),
     module: &crate::ir::Module,
     lang: crate::pipeline::decompile::Lang,
 ) -> Arc<Listing> {
-    let words = match crate::pipeline::validate::spirv_of(module) {
-        Ok(spirv) => spirv.words,
+    let hash = match step_hash(cache, key, module) {
+        Ok(h) => h,
         Err(why) => {
             return Arc::new(Listing::plain(&format!(
                 "// not SPIR-V at this step, so no {}: {why}",
@@ -298,20 +299,18 @@ fn decompiled(
             )))
         }
     };
-    let key = (crate::pipeline::driver_code::content_hash(&words), lang);
-    if let Some(l) = cache.decompiled.get(&key) {
-        return l.clone();
+    match cache.decompiled.get(&(hash, lang)) {
+        Some(Ok(text)) => Arc::new(crate::pipeline::decompile::listing(module, text)),
+        Some(Err(e)) => Arc::new(Listing::plain(&format!(
+            "// no {} for this step: {e}",
+            lang.name()
+        ))),
+        None => Arc::new(Listing::plain(&format!(
+            "// {} is writing this step as {}…",
+            lang.writer(),
+            TextKind::Lang(lang).name()
+        ))),
     }
-    let text = match crate::pipeline::decompile::decompile_words(&words, lang) {
-        Ok(text) => text,
-        Err(e) => format!("// no {} for this step: {e}\n", lang.name()),
-    };
-    let listing = Arc::new(crate::pipeline::decompile::listing(module, &text));
-    if cache.decompiled.len() >= 256 {
-        cache.decompiled.clear();
-    }
-    cache.decompiled.insert(key, listing.clone());
-    listing
 }
 
 /// The hash of a step's SPIR-V, what its driver code is kept by: kept by (doc, generation,
@@ -449,7 +448,7 @@ pub(super) fn step_text(
         TextKind::Spirv => st.spirv_listing(),
         // The source step's text is the source.
         TextKind::Lang(_) if st.is_source() => st.ir_listing(),
-        TextKind::Lang(lang) => decompiled(&mut s.cache, &st.module, lang),
+        TextKind::Lang(lang) => decompiled(&mut s.cache, (at, generation, step), &st.module, lang),
         TextKind::Driver(_) if st.is_source() => st.ir_listing(),
         TextKind::Driver(show) => {
             driver_code(&mut s.cache, (at, generation, step), &st.module, show)
@@ -536,8 +535,9 @@ pub fn refresh_panel(s: &mut State) {
             .compared_base()
             .filter(|_| is_diff && s.diff_against() == Against::Steps)
             .map(|b| (s.current().map_or(0, |d| d.compare_generation), b)),
-        driver_answers: match s.text {
+        answers: match s.text {
             TextKind::Driver(_) => s.cache.driver_answers,
+            TextKind::Lang(_) => s.cache.decompile_answers,
             _ => 0,
         },
     };

@@ -183,6 +183,45 @@ impl DriverJob {
     }
 }
 
+/// Decompiles steps (`:view glsl|hlsl|msl|wgsl`) on a thread of its own, each in a child
+/// process (`pipeline::decompile`), in the order asked.
+struct DecompileJob {
+    requests: std::sync::mpsc::Sender<DecompileRequest>,
+    done: std::sync::mpsc::Receiver<DecompileAnswer>,
+}
+
+type DecompileRequest = (u64, crate::pipeline::decompile::Lang, Vec<u32>);
+type DecompileAnswer = (
+    u64,
+    crate::pipeline::decompile::Lang,
+    Result<String, String>,
+);
+
+/// How long an event waits for the steps it asked to be decompiled before its frame says they
+/// are being written: a typical step takes 3 to 8 ms, and shows at once; a large one later.
+const DECOMPILE_WAIT: Duration = Duration::from_millis(25);
+
+impl DecompileJob {
+    fn start() -> DecompileJob {
+        let (requests, asked) = std::sync::mpsc::channel::<DecompileRequest>();
+        let (answer, done) = std::sync::mpsc::channel();
+        let spawned = std::thread::Builder::new()
+            .name("shaderstep-decompile".into())
+            .spawn(move || {
+                while let Ok((hash, lang, words)) = asked.recv() {
+                    let result = crate::pipeline::decompile::decompile_words(&words, lang);
+                    if answer.send((hash, lang, result)).is_err() {
+                        break;
+                    }
+                }
+            });
+        // Without its thread, the requests' receiver is gone: each request says so
+        // (`ask_decompile`).
+        drop(spawned);
+        DecompileJob { requests, done }
+    }
+}
+
 /// Highlights the lines `derive` left to it (`Cache::highlight_wanted`) off the event's time.
 struct Highlighter {
     requests: std::sync::mpsc::Sender<Vec<LineToHighlight>>,
@@ -286,6 +325,8 @@ pub struct App {
     driver_flag: Option<String>,
     /// The driver's code of steps (`:driver`), once asked for.
     driver_job: Option<DriverJob>,
+    /// The decompiler's thread (`:view glsl`), once asked for a step.
+    decompile_job: Option<DecompileJob>,
     /// The highlighter thread, once a line is left to it.
     highlighter: Option<Highlighter>,
     /// An editor to open (`e`): whoever owns the terminal hands it over (`take_edit`).
@@ -395,6 +436,7 @@ impl App {
             driver: inputs.driver,
             driver_flag: inputs.driver_flag,
             driver_job: None,
+            decompile_job: None,
             // Started now, it compiles the grammars before the first lines are asked for.
             highlighter: color.then(Highlighter::start),
             edit: None,
@@ -616,6 +658,14 @@ impl App {
             self.answer(Answered::DriverCode { hash, result });
             any = true;
         }
+        while let Some((hash, lang, result)) = self
+            .decompile_job
+            .as_ref()
+            .and_then(|j| j.done.try_recv().ok())
+        {
+            self.answer(Answered::Decompiled { hash, lang, result });
+            any = true;
+        }
         while let Some(answer) = self.highlighter.as_ref().map(|h| h.done.try_recv()) {
             let lines = match answer {
                 Ok(lines) => lines,
@@ -740,6 +790,27 @@ impl App {
             }
             self.settle_derived();
         }
+        // The steps shown, decompiled.
+        while !self.state.cache.decompile_pending.is_empty() {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let Some(job) = &self.decompile_job else {
+                break;
+            };
+            match job.done.recv_timeout(left) {
+                Ok((hash, lang, result)) => {
+                    self.answer(Answered::Decompiled { hash, lang, result })
+                }
+                Err(_) => {
+                    let pending: Vec<_> =
+                        self.state.cache.decompile_pending.iter().copied().collect();
+                    for (hash, lang) in pending {
+                        let result = Err("the decompiler did not answer in time".into());
+                        self.answer(Answered::Decompiled { hash, lang, result });
+                    }
+                }
+            }
+            self.settle_derived();
+        }
         // The rows on screen highlighted (settling may show rows that want more).
         while let Some(h) = self.highlighter.as_ref().filter(|h| !h.asked.is_empty()) {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
@@ -757,6 +828,7 @@ impl App {
             .as_ref()
             .is_some_and(|h| !h.asked.is_empty())
             || self.state.docs.iter().any(Doc::running)
+            || !self.state.cache.decompile_pending.is_empty()
             || self.bisect_run.is_some()
             || self.exec.is_some()
             || self.first_difference.is_some()
@@ -1234,6 +1306,42 @@ impl App {
         }
     }
 
+    /// Hands steps to the decompiler job (started the first time), then waits a little for
+    /// those on screen (`DECOMPILE_WAIT`); a job that has stopped answers each with why.
+    fn ask_decompile(
+        &mut self,
+        asked: Vec<DecompileRequest>,
+        shown: &[(u64, crate::pipeline::decompile::Lang)],
+    ) {
+        let job = self.decompile_job.get_or_insert_with(DecompileJob::start);
+        let mut stopped = Vec::new();
+        for (hash, lang, words) in asked {
+            if job.requests.send((hash, lang, words)).is_err() {
+                stopped.push((hash, lang));
+            }
+        }
+        for (hash, lang) in stopped {
+            let result = Err("the decompiler's thread has stopped".into());
+            self.answer(Answered::Decompiled { hash, lang, result });
+        }
+        let deadline = std::time::Instant::now() + DECOMPILE_WAIT;
+        let pending = |s: &crate::app::state::State| {
+            shown.iter().any(|k| s.cache.decompile_pending.contains(k))
+        };
+        while pending(&self.state) {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let Some(job) = &self.decompile_job else {
+                break;
+            };
+            match job.done.recv_timeout(left) {
+                Ok((hash, lang, result)) => {
+                    self.answer(Answered::Decompiled { hash, lang, result })
+                }
+                Err(_) => break,
+            }
+        }
+    }
+
     /// Carries out effects; what each gave goes back to `update` as an answer.
     fn apply(&mut self, effects: Vec<Effect>) {
         for e in effects {
@@ -1255,6 +1363,10 @@ impl App {
                 Effect::Bisect => self.bisect(),
                 Effect::DriverCode(asked) => {
                     self.ask_driver(asked);
+                    None
+                }
+                Effect::Decompile { asked, shown } => {
+                    self.ask_decompile(asked, &shown);
                     None
                 }
                 Effect::Compare { spec, jobs } => self.start_compare(spec, jobs),

@@ -630,9 +630,10 @@ pub struct PanelKey {
     pub against: (Against, u64),
     /// The old side is this step of the compared run.
     pub compared: Option<(u64, usize)>,
-    /// Driver code that has arrived (`Cache::driver_answers`), for a driver text: a text
-    /// that waited for it is made again.
-    pub driver_answers: u64,
+    /// Answers that have arrived for the text shown (`Cache::driver_answers` for a driver
+    /// text, `Cache::decompile_answers` for a language): a text that waited for one is made
+    /// again.
+    pub answers: u64,
 }
 
 pub enum Rows {
@@ -1302,8 +1303,13 @@ pub struct Cache {
     /// what the source pane marks and the bands colour, found without a walk of every row.
     pub rows_by_source: Option<(PanelKey, Arc<RowsBySource>)>,
     /// Steps decompiled (`:view glsl`), by the hash of their SPIR-V and the language: a step
-    /// that changed nothing is not decompiled again.
-    pub decompiled: HashMap<(u64, crate::pipeline::decompile::Lang), Arc<Listing>>,
+    /// that changed nothing is not decompiled again. Asked for by `update`
+    /// (`update::decompile`); the text, or why there is none.
+    pub decompiled: HashMap<(u64, crate::pipeline::decompile::Lang), Result<String, String>>,
+    /// Steps asked of the decompiler job and not answered yet.
+    pub decompile_pending: std::collections::HashSet<(u64, crate::pipeline::decompile::Lang)>,
+    /// How many answers the decompiler job has given.
+    pub decompile_answers: u64,
     /// The driver's code of steps (`:driver`), by the hash of their SPIR-V: a step that
     /// changed nothing is not compiled again. Asked for by `update` (`update::driver`).
     pub driver_code: HashMap<u64, Result<Arc<crate::pipeline::driver_code::Code>, String>>,

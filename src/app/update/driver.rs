@@ -19,46 +19,18 @@ pub(super) fn wanted(s: &mut State) -> Option<Effect> {
     if !driver_text && !s.cost.shown {
         return None;
     }
+    let mut needed = if driver_text {
+        shown_steps(s)
+    } else {
+        shown_steps(s).into_iter().take(1).collect()
+    };
     let doc = s.current()?;
     let run = doc.run.clone()?;
     let generation = doc.generation;
-    // (doc, generation, step) and the step's module, the selected step and its base first:
-    // they are what is on screen.
-    let mut needed: Vec<((usize, u64, usize), Arc<Module>)> = Vec::new();
-    let step_of = |r: Option<&Arc<crate::pipeline::Run>>, i: usize| {
-        r.and_then(|r| r.steps.get(i))
-            .filter(|st| !st.is_source())
-            .map(|st| st.module.clone())
-    };
-    let ours = |i: usize, needed: &mut Vec<_>| {
-        if let Some(m) = step_of(Some(&run), i) {
-            needed.push(((s.doc, generation, i), m));
+    for (i, st) in run.steps.iter().enumerate() {
+        if !st.is_source() {
+            needed.push(((s.doc, generation, i), st.module.clone()));
         }
-    };
-    ours(s.step, &mut needed);
-    if driver_text && matches!(s.view, ViewMode::Diff | ViewMode::Split) {
-        match s.diff_against() {
-            Against::PreviousRun => {
-                let key = (s.doc, doc.prev_generation, s.step);
-                needed.extend(step_of(doc.prev_run.as_ref(), s.step).map(|m| (key, m)));
-            }
-            Against::Input(d) => {
-                let i = s.input_step(d).unwrap_or(0);
-                let other = &s.docs[d];
-                let key = (d, other.generation, i);
-                needed.extend(step_of(other.run.as_ref(), i).map(|m| (key, m)));
-            }
-            Against::Steps => match s.compared_base() {
-                Some(b) => {
-                    let key = (s.doc, u64::MAX - doc.compare_generation, b);
-                    needed.extend(step_of(s.compare_run(), b).map(|m| (key, m)));
-                }
-                None => ours(s.base_step(), &mut needed),
-            },
-        }
-    }
-    for i in 0..run.steps.len() {
-        ours(i, &mut needed);
     }
     let mut asked = Vec::new();
     for (key, module) in needed {
@@ -73,6 +45,54 @@ pub(super) fn wanted(s: &mut State) -> Option<Effect> {
         }
     }
     (!asked.is_empty()).then_some(Effect::DriverCode(asked))
+}
+
+/// The steps a text pane shows, each keyed as `derive::step_text` keys that run's texts and
+/// with its module: the selected step, then in a diff what it is compared with (the previous
+/// run's, another input's or the compared pipeline's step, or the base step). Source steps
+/// have no SPIR-V and are left out.
+pub(super) fn shown_steps(s: &State) -> Vec<((usize, u64, usize), Arc<Module>)> {
+    let mut shown = Vec::new();
+    let Some(doc) = s.current() else {
+        return shown;
+    };
+    let Some(run) = doc.run.clone() else {
+        return shown;
+    };
+    let generation = doc.generation;
+    let step_of = |r: Option<&Arc<crate::pipeline::Run>>, i: usize| {
+        r.and_then(|r| r.steps.get(i))
+            .filter(|st| !st.is_source())
+            .map(|st| st.module.clone())
+    };
+    let ours = |i: usize, shown: &mut Vec<_>| {
+        if let Some(m) = step_of(Some(&run), i) {
+            shown.push(((s.doc, generation, i), m));
+        }
+    };
+    ours(s.step, &mut shown);
+    if matches!(s.view, ViewMode::Diff | ViewMode::Split) {
+        match s.diff_against() {
+            Against::PreviousRun => {
+                let key = (s.doc, doc.prev_generation, s.step);
+                shown.extend(step_of(doc.prev_run.as_ref(), s.step).map(|m| (key, m)));
+            }
+            Against::Input(d) => {
+                let i = s.input_step(d).unwrap_or(0);
+                let other = &s.docs[d];
+                let key = (d, other.generation, i);
+                shown.extend(step_of(other.run.as_ref(), i).map(|m| (key, m)));
+            }
+            Against::Steps => match s.compared_base() {
+                Some(b) => {
+                    let key = (s.doc, u64::MAX - doc.compare_generation, b);
+                    shown.extend(step_of(s.compare_run(), b).map(|m| (key, m)));
+                }
+                None => ours(s.base_step(), &mut shown),
+            },
+        }
+    }
+    shown
 }
 
 /// The driver job's answer for the SPIR-V `hash` hashes: kept, and the texts that waited for

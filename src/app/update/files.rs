@@ -30,6 +30,9 @@ pub(super) fn handle(s: &mut State, action: Action) -> Vec<Effect> {
             Some(Answered::DriverCode { hash, result }) => {
                 super::driver::answered(s, hash, result);
             }
+            Some(Answered::Decompiled { hash, lang, result }) => {
+                super::decompile::answered(s, hash, lang, result);
+            }
             Some(Answered::Highlighted(lines)) => {
                 let styles = &mut s.cache.styles;
                 if styles.len() + lines.len() > crate::app::derive::MAX_STYLED_LINES {

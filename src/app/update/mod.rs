@@ -12,6 +12,7 @@ mod code_view;
 mod columns_view;
 mod compare;
 mod cost;
+mod decompile;
 mod diagnostics;
 mod diff;
 mod driver;
@@ -72,6 +73,12 @@ pub enum Effect {
     StopReduce,
     /// Compile these steps (the hash of their SPIR-V, and it) on the driver, for its code.
     DriverCode(Vec<(u64, Vec<u32>)>),
+    /// Decompile these steps (the hash of their SPIR-V, the language, and the SPIR-V); those
+    /// `shown` are on screen, the others are asked ahead.
+    Decompile {
+        asked: Vec<(u64, crate::pipeline::decompile::Lang, Vec<u32>)>,
+        shown: Vec<(u64, crate::pipeline::decompile::Lang)>,
+    },
     /// Run step `key` (its module) on the interpreter for the values column.
     Exec {
         key: crate::app::state::StepKey,
@@ -116,6 +123,7 @@ pub fn update(s: &mut State, action: Action) -> Vec<Effect> {
     effects.extend(exec::follow(s));
     effects.extend(files::steps_wanted(s));
     effects.extend(driver::wanted(s));
+    effects.extend(decompile::wanted(s));
     effects
 }
 
