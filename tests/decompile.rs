@@ -50,6 +50,23 @@ fn text(args: &[&str]) -> String {
     String::from_utf8(r.stdout).unwrap()
 }
 
+/// glslang compiles `glsl` (written for `what`) as a `stage` shader, in `dir`.
+fn compiles_back(dir: &std::path::Path, stage: &str, glsl: &str, what: &str) {
+    let back = dir.join(format!("back.{stage}"));
+    std::fs::write(&back, glsl).unwrap();
+    let r = std::process::Command::new(tool("glslangValidator"))
+        .args(["-V", "--quiet", "-o"])
+        .arg(dir.join("back.spv"))
+        .arg(&back)
+        .output()
+        .unwrap();
+    assert!(
+        r.status.success(),
+        "{what}: glslang rejects the GLSL written: {}\n{glsl}",
+        String::from_utf8_lossy(&r.stdout)
+    );
+}
+
 #[test]
 fn every_language_is_written_and_glsl_compiles_back() {
     let dir = temp_dir("decompile");
@@ -62,19 +79,7 @@ fn every_language_is_written_and_glsl_compiles_back() {
         let spv = spv.to_str().unwrap();
         let glsl = text(&["run", spv, "--preset", "O", "--emit", "glsl"]);
         assert!(glsl.starts_with("#version 450"), "{glsl}");
-        let back = dir.join(format!("back.{stage}"));
-        std::fs::write(&back, &glsl).unwrap();
-        let r = std::process::Command::new(tool("glslangValidator"))
-            .args(["-V", "--quiet", "-o"])
-            .arg(dir.join("back.spv"))
-            .arg(&back)
-            .output()
-            .unwrap();
-        assert!(
-            r.status.success(),
-            "{name}: glslang rejects the GLSL written: {}\n{glsl}",
-            String::from_utf8_lossy(&r.stdout)
-        );
+        compiles_back(&dir, stage, &glsl, name);
         let hlsl = text(&["run", spv, "--preset", "O", "--emit", "hlsl"]);
         assert!(
             hlsl.contains("SPIRV_Cross_Input") || hlsl.contains("void main"),
@@ -160,19 +165,7 @@ fn a_step_that_no_longer_needs_variable_pointers_is_written() {
     // SPIRV-Cross reads, and glslang compiles what it writes.
     let glsl = text(&["run", folded, "--preset", "O", "--emit", "glsl"]);
     let dir = temp_dir("decompile-variable-pointers");
-    let back = dir.join("back.comp");
-    std::fs::write(&back, &glsl).unwrap();
-    let r = std::process::Command::new(tool("glslangValidator"))
-        .args(["-V", "--quiet", "-o"])
-        .arg(dir.join("back.spv"))
-        .arg(&back)
-        .output()
-        .unwrap();
-    assert!(
-        r.status.success(),
-        "glslang rejects the GLSL written: {}\n{glsl}",
-        String::from_utf8_lossy(&r.stdout)
-    );
+    compiles_back(&dir, "comp", &glsl, "variable_pointers_folded.spvasm");
     // A select on a value read stays: still the same error, after O too.
     let kept = root.join("variable_pointers_kept.spvasm");
     let r = shaderstep(&[

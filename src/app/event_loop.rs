@@ -793,14 +793,10 @@ impl App {
         // The steps shown, decompiled.
         while !self.state.cache.decompile_pending.is_empty() {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
-            let Some(job) = &self.decompile_job else {
-                break;
-            };
-            match job.done.recv_timeout(left) {
-                Ok((hash, lang, result)) => {
-                    self.answer(Answered::Decompiled { hash, lang, result })
-                }
-                Err(_) => {
+            match self.next_decompiled(left) {
+                Some(true) => {}
+                None => break,
+                Some(false) => {
                     let pending: Vec<_> =
                         self.state.cache.decompile_pending.iter().copied().collect();
                     for (hash, lang) in pending {
@@ -1330,16 +1326,22 @@ impl App {
         };
         while pending(&self.state) {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
-            let Some(job) = &self.decompile_job else {
+            if self.next_decompiled(left) != Some(true) {
                 break;
-            };
-            match job.done.recv_timeout(left) {
-                Ok((hash, lang, result)) => {
-                    self.answer(Answered::Decompiled { hash, lang, result })
-                }
-                Err(_) => break,
             }
         }
+    }
+
+    /// Waits up to `left` for the decompiler job's next answer and takes it: whether one came
+    /// (`None` without a job).
+    fn next_decompiled(&mut self, left: Duration) -> Option<bool> {
+        let job = self.decompile_job.as_ref()?;
+        let (hash, lang, result) = match job.done.recv_timeout(left) {
+            Ok(answer) => answer,
+            Err(_) => return Some(false),
+        };
+        self.answer(Answered::Decompiled { hash, lang, result });
+        Some(true)
     }
 
     /// Carries out effects; what each gave goes back to `update` as an answer.
