@@ -323,14 +323,43 @@ pub fn step_hash(
     if let Some(&h) = cache.step_hashes.get(&key) {
         return Ok(h);
     }
-    let h = crate::pipeline::driver_code::content_hash(
-        &crate::pipeline::validate::spirv_of(module)?.words,
-    );
+    let words = crate::pipeline::validate::spirv_of(module)?.words;
+    Ok(keep_step_hash(cache, key, &words))
+}
+
+fn keep_step_hash(cache: &mut super::state::Cache, key: (usize, u64, usize), words: &[u32]) -> u64 {
+    let h = crate::pipeline::driver_code::content_hash(words);
     if cache.step_hashes.len() > 4096 {
         cache.step_hashes.clear();
     }
     cache.step_hashes.insert(key, h);
-    Ok(h)
+    h
+}
+
+/// A step's SPIR-V, with its hash (kept as `step_hash` keeps it), where `wanted` wants that
+/// hash: the module is written once whether or not its hash was known. `None` where it is not
+/// wanted or is no SPIR-V.
+pub fn step_spirv(
+    cache: &mut super::state::Cache,
+    key: (usize, u64, usize),
+    module: &crate::ir::Module,
+    wanted: impl FnOnce(&super::state::Cache, u64) -> bool,
+) -> Option<(u64, Vec<u32>)> {
+    let (hash, words) = match cache.step_hashes.get(&key) {
+        Some(&h) => (h, None),
+        None => {
+            let words = crate::pipeline::validate::spirv_of(module).ok()?.words;
+            (keep_step_hash(cache, key, &words), Some(words))
+        }
+    };
+    if !wanted(cache, hash) {
+        return None;
+    }
+    let words = match words {
+        Some(w) => w,
+        None => crate::pipeline::validate::spirv_of(module).ok()?.words,
+    };
+    Some((hash, words))
 }
 
 /// What the driver compiled a step to, as `show` asks, once the driver job has answered

@@ -142,54 +142,59 @@ struct BisectJob {
     done: std::sync::mpsc::Receiver<Result<crate::pipeline::semantic::BisectRun, String>>,
 }
 
-/// What the driver's code per step (`:driver`) is asked of: a thread with a worker process
-/// whose driver prints its code, started the first time a step is wanted.
-struct DriverJob {
-    requests: std::sync::mpsc::Sender<(u64, Vec<u32>)>,
-    done: std::sync::mpsc::Receiver<DriverAnswer>,
+/// A thread that answers requests in the order asked, started the first time one is wanted:
+/// the driver's code per step (`:driver`, with a worker process whose driver prints its code)
+/// and the decompiler (`:view glsl`, each step in a child process).
+struct RequestJob<Q, A> {
+    requests: std::sync::mpsc::Sender<Q>,
+    done: std::sync::mpsc::Receiver<A>,
 }
 
-type DriverAnswer = (u64, Result<Arc<crate::pipeline::driver_code::Code>, String>);
-
-impl DriverJob {
-    fn start(driver: crate::pipeline::gpu::Driver) -> DriverJob {
-        use crate::pipeline::gpu::isolated::{worker_program, Isolated};
-        let (requests, asked) = std::sync::mpsc::channel::<(u64, Vec<u32>)>();
-        let (answer, done) = std::sync::mpsc::channel();
+impl<Q: Send + 'static, A: Send + 'static> RequestJob<Q, A> {
+    fn start(name: &str, mut answer: impl FnMut(Q) -> A + Send + 'static) -> Self {
+        let (requests, asked) = std::sync::mpsc::channel::<Q>();
+        let (answers, done) = std::sync::mpsc::channel();
         let spawned = std::thread::Builder::new()
-            .name("shaderstep-driver-code".into())
+            .name(name.into())
             .spawn(move || {
-                let mut worker: Option<Result<Isolated, String>> = None;
-                while let Ok((key, words)) = asked.recv() {
-                    let w = worker.get_or_insert_with(|| {
-                        worker_program().and_then(|p| Isolated::open_with(p, false, &driver, true))
-                    });
-                    let result = match w {
-                        Err(e) => Err(e.clone()),
-                        Ok(w) => crate::ir::spirv::read::read_words(&words)
-                            .map_err(|e| format!("the step does not read back: {e}"))
-                            .and_then(|m| crate::pipeline::driver_code::code_of(w, &m, None))
-                            .map(Arc::new),
-                    };
-                    if answer.send((key, result)).is_err() {
+                while let Ok(q) = asked.recv() {
+                    if answers.send(answer(q)).is_err() {
                         break;
                     }
                 }
             });
         // Without its thread, the requests' receiver is gone: each request says so
-        // (`ask_driver`).
+        // (`ask_driver`, `ask_decompile`).
         drop(spawned);
-        DriverJob { requests, done }
+        RequestJob { requests, done }
     }
 }
 
-/// Decompiles steps (`:view glsl|hlsl|msl|wgsl`) on a thread of its own, each in a child
-/// process (`pipeline::decompile`), in the order asked.
-struct DecompileJob {
-    requests: std::sync::mpsc::Sender<DecompileRequest>,
-    done: std::sync::mpsc::Receiver<DecompileAnswer>,
+type DriverJob = RequestJob<(u64, Vec<u32>), DriverAnswer>;
+type DriverAnswer = (u64, Result<Arc<crate::pipeline::driver_code::Code>, String>);
+
+fn start_driver_job(driver: crate::pipeline::gpu::Driver) -> DriverJob {
+    use crate::pipeline::gpu::isolated::{worker_program, Isolated};
+    let mut worker: Option<Result<Isolated, String>> = None;
+    RequestJob::start(
+        "shaderstep-driver-code",
+        move |(key, words): (u64, Vec<u32>)| {
+            let w = worker.get_or_insert_with(|| {
+                worker_program().and_then(|p| Isolated::open_with(p, false, &driver, true))
+            });
+            let result = match w {
+                Err(e) => Err(e.clone()),
+                Ok(w) => crate::ir::spirv::read::read_words(&words)
+                    .map_err(|e| format!("the step does not read back: {e}"))
+                    .and_then(|m| crate::pipeline::driver_code::code_of(w, &m, None))
+                    .map(Arc::new),
+            };
+            (key, result)
+        },
+    )
 }
 
+type DecompileJob = RequestJob<DecompileRequest, DecompileAnswer>;
 type DecompileRequest = (u64, crate::pipeline::decompile::Lang, Vec<u32>);
 type DecompileAnswer = (
     u64,
@@ -197,30 +202,22 @@ type DecompileAnswer = (
     Result<String, String>,
 );
 
+fn start_decompile_job() -> DecompileJob {
+    RequestJob::start(
+        "shaderstep-decompile",
+        |(hash, lang, words): DecompileRequest| {
+            (
+                hash,
+                lang,
+                crate::pipeline::decompile::decompile_words(&words, lang),
+            )
+        },
+    )
+}
+
 /// How long an event waits for the steps it asked to be decompiled before its frame says they
 /// are being written: a typical step takes 3 to 8 ms, and shows at once; a large one later.
 const DECOMPILE_WAIT: Duration = Duration::from_millis(25);
-
-impl DecompileJob {
-    fn start() -> DecompileJob {
-        let (requests, asked) = std::sync::mpsc::channel::<DecompileRequest>();
-        let (answer, done) = std::sync::mpsc::channel();
-        let spawned = std::thread::Builder::new()
-            .name("shaderstep-decompile".into())
-            .spawn(move || {
-                while let Ok((hash, lang, words)) = asked.recv() {
-                    let result = crate::pipeline::decompile::decompile_words(&words, lang);
-                    if answer.send((hash, lang, result)).is_err() {
-                        break;
-                    }
-                }
-            });
-        // Without its thread, the requests' receiver is gone: each request says so
-        // (`ask_decompile`).
-        drop(spawned);
-        DecompileJob { requests, done }
-    }
-}
 
 /// Highlights the lines `derive` left to it (`Cache::highlight_wanted`) off the event's time.
 struct Highlighter {
@@ -1289,7 +1286,7 @@ impl App {
         let driver = &self.driver;
         let job = self
             .driver_job
-            .get_or_insert_with(|| DriverJob::start(driver.clone()));
+            .get_or_insert_with(|| start_driver_job(driver.clone()));
         let mut stopped = Vec::new();
         for (hash, words) in asked {
             if job.requests.send((hash, words)).is_err() {
@@ -1309,7 +1306,7 @@ impl App {
         asked: Vec<DecompileRequest>,
         shown: &[(u64, crate::pipeline::decompile::Lang)],
     ) {
-        let job = self.decompile_job.get_or_insert_with(DecompileJob::start);
+        let job = self.decompile_job.get_or_insert_with(start_decompile_job);
         let mut stopped = Vec::new();
         for (hash, lang, words) in asked {
             if job.requests.send((hash, lang, words)).is_err() {

@@ -128,109 +128,93 @@ pub fn translate(words: &[u32], lang: Lang) -> Result<String, String> {
 /// needed, or not declared). Conservative: a pointer made by anything but a variable, an
 /// access chain, a copy or a function parameter outside storage buffers keeps them.
 fn without_unneeded_variable_pointers(words: &[u32]) -> Option<Vec<u32>> {
-    const CAPABILITY: u32 = 17;
-    const VARIABLE_POINTERS_STORAGE_BUFFER: u32 = 4441;
-    const VARIABLE_POINTERS: u32 = 4442;
-    const TYPE_POINTER: u32 = 32;
-    const STORAGE_BUFFER: u32 = 12;
-    // What a pointer type may be named by, as the type of its result or as a target.
-    const TAKES_POINTER_TYPE: [u32; 14] = [
-        5,    // OpName
-        6,    // OpMemberName
-        32,   // OpTypePointer (its own result)
-        39,   // OpTypeForwardPointer
-        59,   // OpVariable
-        60,   // OpImageTexelPointer
-        65,   // OpAccessChain
-        66,   // OpInBoundsAccessChain
-        71,   // OpDecorate
-        72,   // OpMemberDecorate
-        83,   // OpCopyObject
-        332,  // OpDecorateId
-        5632, // OpDecorateString
-        5633, // OpMemberDecorateString
-    ];
-    // Pointer comparisons and arithmetic, and untyped pointers.
-    const NEED_THEM: [u32; 5] = [67, 401, 402, 403, 4417];
-    const FUNCTION_PARAMETER: u32 = 55;
-    let insts = || {
-        let mut at = 5;
-        std::iter::from_fn(move || {
-            let count = (*words.get(at)? >> 16) as usize;
-            let inst = &words[at..(at + count.max(1)).min(words.len())];
-            at += count.max(1);
-            Some(inst)
-        })
+    use spirv::{Capability, Op, StorageClass};
+    let op = |i: &[u32]| i[0] & 0xffff;
+    let is = |i: &[u32], o: Op| op(i) == o as u32;
+    let variable_pointers = |i: &[u32]| {
+        is(i, Op::Capability)
+            && i.get(1).is_some_and(|&c| {
+                c == Capability::VariablePointers as u32
+                    || c == Capability::VariablePointersStorageBuffer as u32
+            })
     };
-    let declared = insts().any(|i| {
-        i[0] & 0xffff == CAPABILITY
-            && matches!(
-                i.get(1),
-                Some(&(VARIABLE_POINTERS | VARIABLE_POINTERS_STORAGE_BUFFER))
-            )
-    });
-    if !declared {
+    // What a pointer type may be named by, as the type of its result or as a target.
+    const TAKES_POINTER_TYPE: [Op; 14] = [
+        Op::Name,
+        Op::MemberName,
+        Op::TypePointer,
+        Op::TypeForwardPointer,
+        Op::Variable,
+        Op::ImageTexelPointer,
+        Op::AccessChain,
+        Op::InBoundsAccessChain,
+        Op::Decorate,
+        Op::MemberDecorate,
+        Op::CopyObject,
+        Op::DecorateId,
+        Op::DecorateString,
+        Op::MemberDecorateString,
+    ];
+    // Pointer arithmetic and comparisons, and untyped pointers.
+    const NEED_THEM: [Op; 5] = [
+        Op::PtrAccessChain,
+        Op::PtrEqual,
+        Op::PtrNotEqual,
+        Op::PtrDiff,
+        Op::TypeUntypedPointerKHR,
+    ];
+    let insts = || crate::ir::spirv::read::instruction_words(words);
+    if !insts().any(variable_pointers) {
         return None;
     }
     // Pointer types, with their storage class.
     let pointers: std::collections::HashMap<u32, u32> = insts()
-        .filter(|i| i[0] & 0xffff == TYPE_POINTER && i.len() >= 4)
+        .filter(|i| is(i, Op::TypePointer) && i.len() >= 4)
         .map(|i| (i[1], i[2]))
         .collect();
+    let pointer = |w: Option<&u32>| w.is_some_and(|w| pointers.contains_key(w));
+    let storage_buffer = |w: Option<&u32>| {
+        w.and_then(|w| pointers.get(w)) == Some(&(StorageClass::StorageBuffer as u32))
+    };
     let needed = insts().any(|i| {
-        let op = i[0] & 0xffff;
-        let pointer = |w: Option<&u32>| w.is_some_and(|w| pointers.contains_key(w));
-        if NEED_THEM.contains(&op) {
+        let tail = |from: usize| &i[from.min(i.len())..];
+        if NEED_THEM.iter().any(|&o| is(i, o)) {
             return true;
         }
-        match op {
-            // A pointer to a pointer, or a function that takes a storage buffer's or
-            // returns a pointer.
-            TYPE_POINTER => pointer(i.get(3)),
-            // OpTypeFunction.
-            33 => {
-                pointer(i.get(2))
-                    || i[3.min(i.len())..]
-                        .iter()
-                        .any(|t| pointers.get(t) == Some(&STORAGE_BUFFER))
+        match Op::from_u32(op(i)) {
+            // A pointer to a pointer.
+            Some(Op::TypePointer) => pointer(i.get(3)),
+            // A function that returns a pointer or takes a storage buffer's.
+            Some(Op::TypeFunction) => {
+                pointer(i.get(2)) || tail(3).iter().any(|t| storage_buffer(Some(t)))
             }
-            // Arrays and structs of pointers (OpTypeArray, OpTypeRuntimeArray, OpTypeStruct).
-            28..=30 => i[2.min(i.len())..].iter().any(|t| pointer(Some(t))),
-            FUNCTION_PARAMETER => pointers.get(&i[1]) == Some(&STORAGE_BUFFER),
-            _ => !TAKES_POINTER_TYPE.contains(&op) && pointer(i.get(1)),
+            // Arrays and structs of pointers.
+            Some(Op::TypeArray | Op::TypeRuntimeArray | Op::TypeStruct) => {
+                tail(2).iter().any(|t| pointer(Some(t)))
+            }
+            Some(Op::FunctionParameter) => storage_buffer(i.get(1)),
+            _ => !TAKES_POINTER_TYPE.iter().any(|&o| is(i, o)) && pointer(i.get(1)),
         }
     });
     if needed {
         return None;
     }
     let mut out = words[..words.len().min(5)].to_vec();
-    for i in insts() {
-        let unneeded = i[0] & 0xffff == CAPABILITY
-            && matches!(
-                i.get(1),
-                Some(&(VARIABLE_POINTERS | VARIABLE_POINTERS_STORAGE_BUFFER))
-            );
-        if !unneeded {
-            out.extend_from_slice(i);
-        }
+    for i in insts().filter(|i| !variable_pointers(i)) {
+        out.extend_from_slice(i);
     }
     Some(out)
 }
 
 /// `words` without `OpLine` and `OpNoLine`.
 fn without_lines(words: &[u32]) -> Vec<u32> {
-    const LINE: u32 = 8;
-    const NO_LINE: u32 = 317;
+    let line = |i: &[u32]| {
+        let op = i[0] & 0xffff;
+        op == spirv::Op::Line as u32 || op == spirv::Op::NoLine as u32
+    };
     let mut out = words[..words.len().min(5)].to_vec();
-    let mut at = 5;
-    while at < words.len() {
-        let count = (words[at] >> 16) as usize;
-        let op = words[at] & 0xffff;
-        let end = (at + count.max(1)).min(words.len());
-        if op != LINE && op != NO_LINE {
-            out.extend_from_slice(&words[at..end]);
-        }
-        at = end;
+    for i in crate::ir::spirv::read::instruction_words(words).filter(|i| !line(i)) {
+        out.extend_from_slice(i);
     }
     out
 }
@@ -403,15 +387,10 @@ mod tests {
     }
 
     fn capabilities(words: &[u32]) -> Vec<u32> {
-        let mut at = 5;
-        let mut out = Vec::new();
-        while at < words.len() {
-            if words[at] & 0xffff == 17 {
-                out.push(words[at + 1]);
-            }
-            at += (words[at] >> 16) as usize;
-        }
-        out
+        crate::ir::spirv::read::instruction_words(words)
+            .filter(|i| i[0] & 0xffff == spirv::Op::Capability as u32)
+            .map(|i| i[1])
+            .collect()
     }
 
     #[test]

@@ -31,18 +31,17 @@ pub(super) fn wanted(s: &mut State) -> Option<Effect> {
     let mut asked = Vec::new();
     let mut waited = Vec::new();
     for (n, (key, module)) in needed.into_iter().enumerate() {
-        let Ok(hash) = crate::app::derive::step_hash(&mut s.cache, key, &module) else {
+        let new = |c: &crate::app::state::Cache, h| {
+            !c.decompiled.contains_key(&(h, lang)) && !c.decompile_pending.contains(&(h, lang))
+        };
+        let Some((hash, words)) = crate::app::derive::step_spirv(&mut s.cache, key, &module, new)
+        else {
             continue;
         };
-        let key = (hash, lang);
-        if s.cache.decompiled.contains_key(&key) || !s.cache.decompile_pending.insert(key) {
-            continue;
-        }
-        if let Ok(spirv) = crate::pipeline::validate::spirv_of(&module) {
-            asked.push((hash, lang, spirv.words));
-            if n < shown {
-                waited.push(key);
-            }
+        s.cache.decompile_pending.insert((hash, lang));
+        asked.push((hash, lang, words));
+        if n < shown {
+            waited.push((hash, lang));
         }
     }
     (!asked.is_empty()).then_some(Effect::Decompile {

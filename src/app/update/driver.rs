@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::Effect;
 use crate::app::action::ViewMode;
+use crate::app::derive::step_spirv;
 use crate::app::state::{Against, State, TextKind};
 use crate::ir::Module;
 use crate::pipeline::driver_code::Code;
@@ -34,14 +35,12 @@ pub(super) fn wanted(s: &mut State) -> Option<Effect> {
     }
     let mut asked = Vec::new();
     for (key, module) in needed {
-        let Ok(hash) = crate::app::derive::step_hash(&mut s.cache, key, &module) else {
-            continue;
+        let new = |c: &crate::app::state::Cache, h| {
+            !c.driver_code.contains_key(&h) && !c.driver_pending.contains(&h)
         };
-        if s.cache.driver_code.contains_key(&hash) || !s.cache.driver_pending.insert(hash) {
-            continue;
-        }
-        if let Ok(spirv) = crate::pipeline::validate::spirv_of(&module) {
-            asked.push((hash, spirv.words));
+        if let Some((hash, words)) = step_spirv(&mut s.cache, key, &module, new) {
+            s.cache.driver_pending.insert(hash);
+            asked.push((hash, words));
         }
     }
     (!asked.is_empty()).then_some(Effect::DriverCode(asked))

@@ -158,6 +158,24 @@ pub fn words_from_bytes(bytes: &[u8]) -> Result<Vec<u32>, ReadError> {
         .collect())
 }
 
+/// The words of each instruction of a module's words, after the header, in order. A count
+/// that does not fit (zero, or past the end) ends the walk with the rest of the words as one
+/// last slice, so that nothing is dropped: the reader says what is wrong with them.
+pub fn instruction_words(words: &[u32]) -> impl Iterator<Item = &[u32]> {
+    let mut at = 5.min(words.len());
+    std::iter::from_fn(move || {
+        let rest = &words[at..];
+        let count = (*rest.first()? >> 16) as usize;
+        let len = if count == 0 || count > rest.len() {
+            rest.len()
+        } else {
+            count
+        };
+        at += len;
+        Some(&rest[..len])
+    })
+}
+
 /// The words without the source text that `OpSource` may carry (and the `OpSourceContinued`
 /// that goes on with it): the language, version and file name stay, which `OpLine` refers to.
 /// Done on the word stream, so that a front end's output is decoded once, not decoded, edited
