@@ -35,7 +35,7 @@
 //! By family: `ids` (1, and 8 for the module's declarations), `flow` (2–4), `typing` (5, 7)
 //! and `shape` (6, 8 and 9 per instruction); this file holds the verifier's state and the walk.
 
-use std::collections::HashSet;
+use super::fxhash::FxHashSet;
 use std::fmt;
 
 use rspirv::dr::Operand;
@@ -108,16 +108,16 @@ struct Verifier<'m> {
     types: IdMap<Option<&'m Inst>>,
     defined: IdMap<bool>,
     /// Declared capabilities and every capability they imply.
-    capabilities: HashSet<spirv::Capability>,
-    extensions: HashSet<String>,
+    capabilities: FxHashSet<spirv::Capability>,
+    extensions: FxHashSet<String>,
     sets: ExtSets,
 }
 
 /// The capabilities `declared` implicitly declares too, and themselves.
 pub fn capability_closure(
     declared: impl IntoIterator<Item = spirv::Capability>,
-) -> HashSet<spirv::Capability> {
-    let mut all = HashSet::new();
+) -> FxHashSet<spirv::Capability> {
+    let mut all = FxHashSet::default();
     let mut work: Vec<_> = declared.into_iter().collect();
     while let Some(c) = work.pop() {
         if all.insert(c) {

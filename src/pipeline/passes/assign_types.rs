@@ -17,6 +17,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::ir::fxhash::FxHashSet;
+
 use rspirv::dr::Operand;
 use spirv::Op;
 
@@ -79,11 +81,11 @@ struct Analysis {
     /// Capabilities the module declares: a label is open to a bit-vector only where its type
     /// needs no capability the module lacks (a 64-bit value untyped from `ulong` must not come
     /// back as a `double` without `Float64`).
-    capabilities: HashSet<spirv::Capability>,
+    capabilities: FxHashSet<spirv::Capability>,
 }
 
 /// The labels a bit-vector of `width` may take in a module with these capabilities.
-fn allowed_labels(capabilities: &HashSet<spirv::Capability>, width: u32) -> Labels {
+fn allowed_labels(capabilities: &FxHashSet<spirv::Capability>, width: u32) -> Labels {
     use crate::ir::ops::{width_capability, Kind};
     let open = |kind| width_capability(kind, width).is_none_or(|c| capabilities.contains(&c));
     let mut l = Labels::NONE;
@@ -98,7 +100,7 @@ fn allowed_labels(capabilities: &HashSet<spirv::Capability>, width: u32) -> Labe
 
 /// `labels` narrowed to what `width` allows, unless that leaves none (a module whose own
 /// types lack their capability: it keeps what it had).
-fn within(capabilities: &HashSet<spirv::Capability>, width: u32, labels: Labels) -> Labels {
+fn within(capabilities: &FxHashSet<spirv::Capability>, width: u32, labels: Labels) -> Labels {
     match labels.and(allowed_labels(capabilities, width)) {
         Labels::NONE => labels,
         l => l,

@@ -22,7 +22,7 @@ use crate::ir::analysis::{Cfg, DefUse};
 use crate::ir::consts::{switch_target, Const, Consts, Eval};
 use crate::ir::ext_sets::ExtSets;
 use crate::ir::func::Function;
-use crate::ir::fxhash::{FxHashMap, FxHashSet};
+use crate::ir::fxhash::FxHashSet;
 use crate::ir::rewrite::{self, fold_branch, forget, prune_unreachable_in, Replacer};
 use crate::ir::{Id, InstId, Module};
 use crate::pipeline::pass::{Changed, Pass, PassCx, PassError};
@@ -45,9 +45,11 @@ struct Solver<'a> {
     consts: &'a Consts,
     cfg: Arc<Cfg>,
     du: Arc<DefUse>,
-    values: FxHashMap<Id, Lattice>,
+    /// By the defining instruction's slot: every value of the function starts unknown.
+    values: Vec<Lattice>,
     executable: Vec<bool>,
-    edges: FxHashSet<(usize, usize)>,
+    /// The edges found executable, by the block they leave (a block has few successors).
+    edges: Vec<smallvec::SmallVec<[usize; 2]>>,
     flow: Vec<(usize, usize)>,
     ssa: Vec<InstId>,
 }
@@ -83,15 +85,12 @@ fn meet_known(acc: Lattice, k: Known) -> Lattice {
 
 impl Solver<'_> {
     fn known(&self, id: Id) -> Known<'_> {
-        if let Some(l) = self.values.get(&id) {
-            return match l {
+        if let Some(i) = self.f.value(id) {
+            return match &self.values[i.index()] {
                 Lattice::Top => Known::Top,
                 Lattice::Const(c) => Known::Const(c),
                 Lattice::Bottom => Known::Bottom,
             };
-        }
-        if self.f.value(id).is_some() {
-            return Known::Top;
         }
         match self.consts.of(id) {
             Some(c) => Known::Const(c),
@@ -101,18 +100,26 @@ impl Solver<'_> {
 
     /// Lowers `id` to its meet with `new`; its users are visited again when that changed it.
     fn set(&mut self, id: Id, new: Lattice) {
-        let lowered = match (self.known(id), &new) {
-            (_, Lattice::Top) | (Known::Bottom, _) => return,
-            (Known::Const(x), Lattice::Const(y)) if x == y => return,
-            (Known::Const(_), _) => Lattice::Bottom,
-            (Known::Top, _) => new,
+        // Only the function's own values are ever lowered (`id` is an instruction's result).
+        let Some(i) = self.f.value(id) else { return };
+        let slot = &mut self.values[i.index()];
+        let lowered = match (&*slot, &new) {
+            (_, Lattice::Top) | (Lattice::Bottom, _) => return,
+            (Lattice::Const(x), Lattice::Const(y)) if x == y => return,
+            (Lattice::Const(_), _) => Lattice::Bottom,
+            (Lattice::Top, _) => new,
         };
-        self.values.insert(id, lowered);
+        *slot = lowered;
         self.ssa.extend(self.du.users(id));
     }
 
+    fn taken(&self, from: usize, to: usize) -> bool {
+        self.edges[from].contains(&to)
+    }
+
     fn take(&mut self, from: usize, to: usize) {
-        if self.edges.insert((from, to)) {
+        if !self.taken(from, to) {
+            self.edges[from].push(to);
             self.flow.push((from, to));
         }
     }
@@ -130,7 +137,7 @@ impl Solver<'_> {
                     let Some(p) = self.cfg.block(label) else {
                         continue;
                     };
-                    if self.edges.contains(&(p, b)) {
+                    if self.taken(p, b) {
                         acc = meet_known(acc, self.known(v));
                     }
                 }
@@ -259,9 +266,9 @@ fn solve_function(f: &Function, consts: &Consts, sets: &ExtSets) -> Found {
         consts,
         cfg: cfg.clone(),
         du: f.def_use(sets),
-        values: FxHashMap::default(),
+        values: vec![Lattice::Top; f.arena_len()],
         executable: vec![false; n],
-        edges: FxHashSet::default(),
+        edges: vec![smallvec::SmallVec::new(); n],
         flow: Vec::new(),
         ssa: Vec::new(),
     };
@@ -272,11 +279,13 @@ fn solve_function(f: &Function, consts: &Consts, sets: &ExtSets) -> Found {
         if !s.executable[b] {
             continue;
         }
-        for i in f.block_insts(b) {
-            let (Some(r), Some(ty)) = (i.result(), i.ty()) else {
+        let block = f.block(b);
+        for &i in &block.insts {
+            let inst = f.inst(i);
+            let (Some(r), Some(ty)) = (inst.result(), inst.ty()) else {
                 continue;
             };
-            if let Some(Lattice::Const(c)) = s.values.get(&r) {
+            if let Lattice::Const(c) = &s.values[i.index()] {
                 constants.push((r, ty, c.clone()));
             }
         }
@@ -286,7 +295,7 @@ fn solve_function(f: &Function, consts: &Consts, sets: &ExtSets) -> Found {
                 .branch_targets()
                 .iter()
                 .copied()
-                .filter(|&l| cfg.block(l).is_some_and(|tb| s.edges.contains(&(b, tb))))
+                .filter(|&l| cfg.block(l).is_some_and(|tb| s.taken(b, tb)))
                 .collect();
             if let [one, rest @ ..] = taken.as_slice() {
                 if rest.iter().all(|l| l == one) && t.branch_targets().iter().any(|l| l != one) {

@@ -88,8 +88,12 @@ fn facts(m: &Module) -> ModuleFacts {
     }
     let mut interned: FxHashMap<Vec<Vec<Operand>>, usize> = FxHashMap::default();
     let mut decoration_of = FxHashMap::default();
-    for (t, mut l) in lists.clone() {
-        l.sort_by_key(|o| format!("{o:?}"));
+    for (&t, l) in &lists {
+        let mut l = l.clone();
+        // Some order in which equal lists are alike (the operands have no `Ord`).
+        if l.len() > 1 {
+            l.sort_by_cached_key(|o| format!("{o:?}"));
+        }
         let n = interned.len() + 1;
         let k = *interned.entry(l).or_insert(n);
         decoration_of.insert(t, k);
