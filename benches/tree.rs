@@ -253,19 +253,26 @@ fn main() {
     };
     let rss_start = status_kib("VmRSS:");
     let watcher = watch(std::slice::from_ref(&dir), &[]).expect("the watcher starts");
-    let pipeline = Pipeline::preset(shaderstep::app::DEFAULT_PRESET).unwrap();
     let (w, h) = (160, 50);
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    // Summaries kept for the next session (as the TUI keeps them), in a directory of the
+    // bench's own: empty at first, so that the first opening runs every shader.
+    let cache = std::env::temp_dir().join(format!("shaderstep-tree-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cache);
+    let open = || {
+        App::open(
+            Inputs {
+                roots: vec![dir.clone()],
+                summary_cache: Some(cache.clone()),
+                ..Inputs::default()
+            },
+            Pipeline::preset(shaderstep::app::DEFAULT_PRESET).unwrap(),
+            (w, h),
+            true,
+        )
+    };
     let t0 = Instant::now();
-    let mut app = App::open(
-        Inputs {
-            roots: vec![dir.clone()],
-            ..Inputs::default()
-        },
-        pipeline,
-        (w, h),
-        true,
-    );
+    let mut app = open();
     app.draw(&mut terminal).unwrap();
     let first_frame = t0.elapsed();
     let shaders = app.state.docs.len();
@@ -423,7 +430,25 @@ fn main() {
         ms(pct(&saves_other, 0.5)),
         ms(*saves_other.last().unwrap())
     );
+    // Opened again, as the next session: only what changed since would run (nothing here).
+    app.keep_summaries(true);
     drop(app);
+    let t2 = Instant::now();
+    let mut app = open();
+    app.draw(&mut terminal).unwrap();
+    let reopened_frame = t2.elapsed();
+    let t3 = Instant::now();
+    while app.busy() {
+        std::thread::sleep(Duration::from_millis(10));
+        turn(&mut app, &mut terminal, None);
+    }
+    println!(
+        "  opened again         {:>8.0} ms wall after the first frame ({:.1} ms), the summaries kept by the session before answering",
+        ms(t3.elapsed()),
+        ms(reopened_frame)
+    );
+    drop(app);
+    let _ = std::fs::remove_dir_all(&cache);
     if reference {
         let mut files = Vec::new();
         spv_files(&dir, &mut files);

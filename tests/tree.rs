@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use shaderstep::app::action::Action;
 use shaderstep::app::event_loop::{App, AppEvent};
-use shaderstep::app::state::{BrowserRow, DocStatus, Focus, SortBy, STEPS_KEPT};
+use shaderstep::app::state::{BrowserRow, DocStatus, Focus, SortBy, Summary, STEPS_KEPT};
 use shaderstep::app::worker::{Job, Report, Worker};
 use shaderstep::pipeline::input::FrontEnds;
 use shaderstep::pipeline::Pipeline;
@@ -514,4 +514,97 @@ fn sibling_folders_with_a_long_shared_beginning_stay_apart() {
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Opens `dir` as the TUI does, keeping summaries for the next session under `cache`.
+fn open_keeping(dir: &Path, cache: &Path) -> App {
+    let mut app = App::open(
+        shaderstep::app::event_loop::Inputs {
+            roots: vec![dir.to_path_buf()],
+            summary_cache: Some(cache.to_path_buf()),
+            ..Default::default()
+        },
+        Pipeline::preset("size").unwrap(),
+        (120, 40),
+        false,
+    );
+    app.settle();
+    app
+}
+
+#[test]
+fn a_tree_opened_again_runs_only_the_shaders_changed_since() {
+    let dir = tree("kept");
+    let cache = scratch("kept-cache");
+    let sky = dir.join("sky.wgsl");
+    let at = |app: &App, name: &str| {
+        let d = app
+            .state
+            .docs
+            .iter()
+            .find(|d| d.path.ends_with(name))
+            .unwrap();
+        d.summary.clone().unwrap()
+    };
+    let mut first = open_keeping(&dir, &cache);
+    // The selected shader (main.wgsl) runs for its steps, not for a summary: look at others.
+    assert!(first.state.docs[first.state.doc]
+        .path
+        .ends_with("main.wgsl"));
+    let bloom_before = at(&first, "post/bloom.wgsl");
+    let sky_before = at(&first, "sky.wgsl");
+    first.keep_summaries(true);
+    drop(first);
+    assert_eq!(
+        std::fs::read_dir(&cache).unwrap().count(),
+        1,
+        "one file for the tree"
+    );
+
+    std::fs::write(&sky, shader(30)).unwrap();
+    let second = open_keeping(&dir, &cache);
+    // A summary taken from the last session says that session's run, time and all (a run
+    // again would not take the same nanoseconds: kept, they are whole microseconds); the
+    // changed file ran again, and so does one that does not compile (its error is not kept).
+    let bloom_after = at(&second, "post/bloom.wgsl");
+    assert_eq!(bloom_after.took.subsec_nanos() % 1000, 0, "{bloom_after:?}");
+    assert_eq!(bloom_after.took.as_micros(), bloom_before.took.as_micros());
+    assert_eq!(
+        Summary {
+            took: bloom_before.took,
+            ..bloom_after
+        },
+        bloom_before
+    );
+    let said = common::messages(&second);
+    assert!(
+        said.iter()
+            .any(|m| m.starts_with("10 summaries kept from the last session")),
+        "{said:?}"
+    );
+    let broken = at(&second, "post/broken.wgsl");
+    assert_eq!(broken.status, DocStatus::CompileError);
+    let sky_after = at(&second, "sky.wgsl");
+    assert!(
+        sky_after.after > sky_before.after,
+        "{sky_before:?} → {sky_after:?}"
+    );
+    drop(second);
+
+    // Another pipeline's summaries are not taken: every shader runs.
+    let mut third = App::open(
+        shaderstep::app::event_loop::Inputs {
+            roots: vec![dir.to_path_buf()],
+            summary_cache: Some(cache.to_path_buf()),
+            ..Default::default()
+        },
+        Pipeline::preset("O").unwrap(),
+        (120, 40),
+        false,
+    );
+    third.settle();
+    assert_ne!(at(&third, "post/bloom.wgsl").took, bloom_after.took);
+    third.keep_summaries(true);
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&cache);
 }

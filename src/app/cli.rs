@@ -67,6 +67,13 @@ pub struct Cli {
     #[arg(long)]
     pub experimental: bool,
 
+    /// Run every shader of the watched directories, rather than taking the summaries of the
+    /// ones whose bytes have not changed since the last session from
+    /// `~/.cache/shaderstep/summaries` (`$XDG_CACHE_HOME` if set), nor keeping this
+    /// session's there.
+    #[arg(long)]
+    pub no_cache: bool,
+
     #[command(flatten)]
     pub stages: PipelineArgs,
 

@@ -54,6 +54,9 @@ pub struct Inputs {
     pub source_paths: Vec<PathBuf>,
     /// Where the prompt's history is kept across runs (`history_file`); none in replays.
     pub history_file: Option<PathBuf>,
+    /// Where a shader tree's summaries are kept across sessions (`summary_cache`); none in
+    /// replays, tests and `--no-cache`.
+    pub summary_cache: Option<PathBuf>,
     /// `--steps-cmd COMMAND --watch PATH...`: a save there runs the command again.
     pub steps_command: Option<StepsCommand>,
     /// The Vulkan driver `:bisect run` and `:reduce` run shaders on (`--driver`).
@@ -87,6 +90,7 @@ impl Inputs {
             keys: Vec::new(),
             source_paths: Vec::new(),
             history_file: None,
+            summary_cache: None,
             steps_command: None,
             driver: Default::default(),
             driver_flag: None,
@@ -338,7 +342,24 @@ pub struct App {
     /// Its run under way, and whether a save came during it (it runs once more after).
     steps_rerun: Option<std::sync::mpsc::Receiver<Result<String, String>>>,
     steps_again: bool,
+    /// Where the tree's summaries are kept for the next session, when they are.
+    summary_file: Option<SummaryFile>,
 }
+
+/// The file a tree's summaries are kept in (`summary_cache`), and when it was last written.
+struct SummaryFile {
+    path: PathBuf,
+    fingerprint: String,
+    /// `Worker::summary_uses` when it was last written, and then.
+    saved_uses: u64,
+    saved_at: Option<std::time::Instant>,
+    /// The thread writing it (a tree's summaries take longer than a frame).
+    writing: Option<std::thread::JoinHandle<()>>,
+}
+
+/// At most this often is the summaries' file written while the tree changes (and once more
+/// when the session ends).
+const SUMMARIES_SAVED_EVERY: Duration = Duration::from_secs(5);
 
 impl App {
     /// Opens `paths` (files) and waits for their first runs: what tests and benchmarks want.
@@ -409,7 +430,31 @@ impl App {
         let front_ends = Arc::new(inputs.front_ends);
         // Inputs run apart show their first steps while the rest of the run goes on.
         let pipeline = Arc::new(pipeline);
+        let tree_alone = batch.is_none() && !config_from.0.is_empty();
         let worker = Worker::new(pipeline.clone(), front_ends.clone(), batch, true);
+        // An earlier session's summaries answer the files whose bytes have not changed since.
+        let summary_file = match &inputs.summary_cache {
+            Some(dir) if tree_alone => {
+                let path = super::summary_cache::file_for(dir, &config_from.0);
+                let fingerprint = super::summary_cache::fingerprint(&pipeline, &front_ends);
+                let kept = super::summary_cache::load(&path, &fingerprint);
+                if !kept.is_empty() {
+                    state.set_message(format!(
+                        "{} summaries kept from the last session answer the shaders not changed since (--no-cache runs every one)",
+                        kept.len()
+                    ));
+                }
+                worker.remember(kept);
+                Some(SummaryFile {
+                    path,
+                    fingerprint,
+                    saved_uses: worker.summary_uses(),
+                    saved_at: None,
+                    writing: None,
+                })
+            }
+            _ => None,
+        };
         if let Some(e) = &worker.spawn_error {
             state.set_error(format!(
                 "cannot start the worker thread, nothing will run: {e}"
@@ -442,6 +487,7 @@ impl App {
             steps_command,
             steps_rerun: None,
             steps_again: false,
+            summary_file,
         };
         if !key_errors.is_empty() {
             app.state
@@ -547,6 +593,55 @@ impl App {
     /// Applies the results of finished background runs, then settles what is derived from the
     /// state once; returns whether there were any.
     pub fn poll_jobs(&mut self) -> bool {
+        let any = self.poll_answers();
+        if any {
+            self.keep_summaries(false);
+        }
+        any
+    }
+
+    /// Writes the tree's summaries for the next session when this one made or used new ones,
+    /// on a thread of its own: once the tree is idle, at most every `SUMMARIES_SAVED_EVERY`;
+    /// or, `now`, whatever the time, and waits until written (the session ends). A file that
+    /// cannot be written costs only the next session's time.
+    pub fn keep_summaries(&mut self, now: bool) {
+        let uses = self.worker.summary_uses();
+        let idle = !self.state.docs.iter().any(Doc::running);
+        let Some(f) = &mut self.summary_file else {
+            return;
+        };
+        let writing = f.writing.as_ref().is_some_and(|t| !t.is_finished());
+        let due = f.saved_uses != uses
+            && (now
+                || (idle
+                    && !writing
+                    && f.saved_at
+                        .is_none_or(|t| t.elapsed() >= SUMMARIES_SAVED_EVERY)));
+        if due {
+            let read = self.worker.summaries_used();
+            let (path, fingerprint) = (f.path.clone(), f.fingerprint.clone());
+            let earlier = f.writing.take();
+            f.writing = std::thread::Builder::new()
+                .name("shaderstep-summaries".into())
+                .spawn(move || {
+                    // One writer at a time: the newer list is written last.
+                    if let Some(t) = earlier {
+                        let _ = t.join();
+                    }
+                    let _ = super::summary_cache::save(&path, &fingerprint, &read());
+                })
+                .ok();
+            f.saved_uses = uses;
+            f.saved_at = Some(std::time::Instant::now());
+        }
+        if now {
+            if let Some(t) = f.writing.take() {
+                let _ = t.join();
+            }
+        }
+    }
+
+    fn poll_answers(&mut self) -> bool {
         let mut any = false;
         if let Some(done) = &self.steps_rerun {
             let result = match done.try_recv() {
@@ -1236,6 +1331,10 @@ impl App {
             let front_ends = Arc::new(config.front_ends);
             if front_ends != self.front_ends {
                 self.worker.set_front_ends(front_ends.clone());
+                if let Some(file) = &mut self.summary_file {
+                    file.fingerprint =
+                        super::summary_cache::fingerprint(&self.pipeline, &front_ends);
+                }
                 self.front_ends = front_ends;
             }
             self.external_path = config.external_path;
@@ -1658,6 +1757,7 @@ pub fn run_terminal(
             }
             dirty |= app.poll_jobs();
         }
+        app.keep_summaries(true);
         Ok(())
     })();
     let _ = crossterm::execute!(io::stdout(), event::DisableMouseCapture);

@@ -22,6 +22,7 @@ pub mod replay;
 pub mod run;
 pub mod sources;
 pub mod state;
+pub mod summary_cache;
 pub mod tree;
 pub mod update;
 pub mod watch;
@@ -210,6 +211,9 @@ pub fn main(mut cli: Cli) -> color_eyre::Result<i32> {
                 }
             };
             inputs.history_file = event_loop::history_file();
+            if !cli.no_cache {
+                inputs.summary_cache = summary_cache::default_dir();
+            }
             inputs.front_ends = config.front_ends;
             inputs.steps_command = steps_command;
             {

@@ -65,6 +65,9 @@ pub enum Report {
     Done(Box<Done>),
 }
 
+/// Names an input's bytes (and extension): `content_key`.
+pub type ContentKey = u128;
+
 /// Jobs waiting, most urgent first. A job replaced by a newer one for the same input stays
 /// in the deque until it comes up and is skipped: replacing never walks a long queue.
 #[derive(Default)]
@@ -75,7 +78,11 @@ struct Queue {
     /// Summaries of runs by the content of their input (`content_key`): a shader tree holds
     /// many files with the same bytes (copies, variants that came out alike), run once.
     /// Emptied when the compilers change.
-    summaries: HashMap<u64, Summary>,
+    summaries: HashMap<ContentKey, Summary>,
+    /// The summaries this session made or answered with, and how many times one was: what a
+    /// session keeps for the next (`summary_cache`).
+    used: std::collections::HashSet<ContentKey>,
+    uses: u64,
     closed: bool,
 }
 
@@ -182,10 +189,39 @@ impl Worker {
     pub fn set_front_ends(&self, front: Arc<FrontEnds>) {
         *self.front.lock().unwrap_or_else(|e| e.into_inner()) = front;
         let (lock, _) = &*self.queue;
+        let mut q = lock.lock().unwrap_or_else(|e| e.into_inner());
+        q.summaries.clear();
+        q.used.clear();
+        q.uses += 1;
+    }
+
+    /// Summaries of earlier runs (an earlier session's), answering jobs for the same bytes.
+    pub fn remember(&self, summaries: HashMap<ContentKey, Summary>) {
+        let (lock, _) = &*self.queue;
         lock.lock()
             .unwrap_or_else(|e| e.into_inner())
             .summaries
-            .clear();
+            .extend(summaries);
+    }
+
+    /// How many times a summary was made or answered with: it grows when
+    /// `summaries_used` has more to say.
+    pub fn summary_uses(&self) -> u64 {
+        let (lock, _) = &*self.queue;
+        lock.lock().unwrap_or_else(|e| e.into_inner()).uses
+    }
+
+    /// The summaries this session made or answered with, read when called (on another
+    /// thread: a tree's are many).
+    pub fn summaries_used(&self) -> impl FnOnce() -> Vec<(ContentKey, Summary)> + Send + 'static {
+        let queue = self.queue.clone();
+        move || {
+            let q = queue.0.lock().unwrap_or_else(|e| e.into_inner());
+            q.used
+                .iter()
+                .filter_map(|k| Some((*k, q.summaries.get(k)?.clone())))
+                .collect()
+        }
     }
 
     /// Queues a job, replacing a queued one for the same input.
@@ -356,8 +392,12 @@ fn work(
         let content = (!job.steps).then(|| content_key(&job.path)).flatten();
         if let Some((key, _)) = &content {
             let known = {
-                let q = lock.lock().unwrap_or_else(|e| e.into_inner());
-                q.summaries.get(key).cloned()
+                let mut q = lock.lock().unwrap_or_else(|e| e.into_inner());
+                let known = q.summaries.get(key).cloned();
+                if known.is_some() && q.used.insert(*key) {
+                    q.uses += 1;
+                }
+                known
             };
             if let Some(summary) = known {
                 let done = Done {
@@ -436,6 +476,8 @@ fn work(
         if let (Some((key, _)), Ok(_)) = (content, &done.result) {
             let mut q = lock.lock().unwrap_or_else(|e| e.into_inner());
             q.summaries.insert(key, done.summary.clone());
+            q.used.insert(key);
+            q.uses += 1;
         }
         if tx.send(Report::Done(Box::new(done))).is_err() {
             return;
@@ -459,7 +501,7 @@ fn extension_in(path: &std::path::Path, list: &[&str]) -> bool {
 /// the language and the stage), with those bytes: SPIR-V, WGSL, and GLSL that includes
 /// nothing. `None` for the others (an `#include` reads other files; HLSL and Slang go through
 /// configured compilers), and for files that cannot be read (the run says why).
-fn content_key(path: &std::path::Path) -> Option<(u64, Vec<u8>)> {
+fn content_key(path: &std::path::Path) -> Option<(ContentKey, Vec<u8>)> {
     use std::hash::{Hash, Hasher};
     let glsl = extension_in(path, GLSL);
     if !glsl && !extension_in(path, &["spv", "spvasm", "wgsl"]) {
@@ -469,10 +511,17 @@ fn content_key(path: &std::path::Path) -> Option<(u64, Vec<u8>)> {
     if glsl && bytes.windows(8).any(|w| w == b"#include") {
         return None;
     }
-    let mut h = crate::ir::fxhash::FxHasher::default();
-    path.extension()?.to_ascii_lowercase().hash(&mut h);
-    bytes.hash(&mut h);
-    Some((h.finish(), bytes))
+    // Two hashes of different families: summaries are kept across sessions, where 64 bits
+    // of one fast hash over many trees would in time answer a file with another's run.
+    let extension = path.extension()?.to_ascii_lowercase();
+    let mut fx = crate::ir::fxhash::FxHasher::default();
+    let mut sip = std::hash::DefaultHasher::new();
+    extension.hash(&mut fx);
+    bytes.hash(&mut fx);
+    extension.hash(&mut sip);
+    bytes.hash(&mut sip);
+    let key = ContentKey::from(fx.finish()) << 64 | ContentKey::from(sip.finish());
+    Some((key, bytes))
 }
 
 /// The files a source file includes, transitively: `#include "x"` and `#include <x>` lines,
