@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 use shaderstep::app::action::Action;
-use shaderstep::app::event_loop::{App, AppEvent, Inputs};
+use shaderstep::app::event_loop::{App, AppEvent, Inputs, FILL_FRAME};
 use shaderstep::app::watch::{watch, DEBOUNCE};
 use shaderstep::pipeline::Pipeline;
 
@@ -108,27 +108,72 @@ fn build_tree(dir: &Path, n: usize, distinct: bool) {
     }
 }
 
-/// One turn of the terminal loop: what the watcher saw, the answers in, a frame drawn when
-/// something changed. Returns the turn's time when it drew.
+/// When the loop last drew, and whether answers wait for the next frame of a fill.
+struct Pacing {
+    drawn: Instant,
+    waiting: bool,
+}
+
+impl Pacing {
+    fn new() -> Self {
+        Pacing {
+            drawn: Instant::now(),
+            waiting: false,
+        }
+    }
+}
+
+thread_local! {
+    /// The loop's time in every turn, drawn or not, and the slowest turn that drew nothing.
+    static UI_TIME: std::cell::Cell<Duration> = const { std::cell::Cell::new(Duration::ZERO) };
+    static SLOWEST_UNDRAWN: std::cell::Cell<Duration> = const { std::cell::Cell::new(Duration::ZERO) };
+}
+
+/// One turn of the terminal loop, as `run_terminal` turns: what the watcher saw, the answers
+/// in, a frame drawn when something changed (summaries of a filling tree at most every
+/// `FILL_FRAME`). Returns the turn's time when it drew.
 fn turn(
     app: &mut App,
     terminal: &mut Terminal<TestBackend>,
     watcher: Option<&shaderstep::app::watch::Watcher>,
+    pacing: &mut Pacing,
 ) -> Option<Duration> {
     let t = Instant::now();
-    let mut dirty = false;
+    let drew = turn_untimed(app, terminal, watcher, pacing);
+    let took = t.elapsed();
+    UI_TIME.with(|u| u.set(u.get() + took));
+    if !drew {
+        SLOWEST_UNDRAWN.with(|u| u.set(u.get().max(took)));
+    }
+    drew.then_some(took)
+}
+
+fn turn_untimed(
+    app: &mut App,
+    terminal: &mut Terminal<TestBackend>,
+    watcher: Option<&shaderstep::app::watch::Watcher>,
+    pacing: &mut Pacing,
+) -> bool {
+    let mut dirty = pacing.waiting && pacing.drawn.elapsed() >= FILL_FRAME;
     if let Some(w) = watcher {
         while let Ok(paths) = w.changes.try_recv() {
             app.handle(AppEvent::FilesChanged(paths));
             dirty = true;
         }
     }
-    dirty |= app.poll_jobs();
+    if app.poll_jobs() {
+        if app.answers_can_wait() {
+            pacing.waiting = true;
+        } else {
+            dirty = true;
+        }
+    }
     if dirty {
         app.draw(terminal).unwrap();
-        return Some(t.elapsed());
+        pacing.drawn = Instant::now();
+        pacing.waiting = false;
     }
-    None
+    dirty
 }
 
 /// Copies the files under `from` to `to`, folders and all.
@@ -173,8 +218,9 @@ fn measure_save(
     let answered = app.state.docs[doc].answered;
     save(path, &bytes);
     let start = Instant::now();
+    let mut pacing = Pacing::new();
     loop {
-        turn(app, terminal, Some(watcher));
+        turn(app, terminal, Some(watcher), &mut pacing);
         let d = &app.state.docs[doc];
         if d.answered > answered && d.answered == d.requested {
             app.draw(terminal).unwrap();
@@ -287,9 +333,12 @@ fn main() {
     // When the selected shader's code is on screen with every row highlighted (rows whose
     // grammar is not compiled yet are drawn plain and highlighted on another thread).
     let mut coloured = None;
+    let mut pacing = Pacing::new();
+    UI_TIME.with(|u| u.set(Duration::ZERO));
+    SLOWEST_UNDRAWN.with(|u| u.set(Duration::ZERO));
     while app.busy() {
         std::thread::sleep(Duration::from_millis(10));
-        if let Some(f) = turn(&mut app, &mut terminal, Some(&watcher)) {
+        if let Some(f) = turn(&mut app, &mut terminal, Some(&watcher), &mut pacing) {
             let s = &app.state;
             if coloured.is_none() && !s.panel.is_empty() && s.cache.highlight_wanted.is_empty() {
                 coloured = Some(t1.elapsed());
@@ -321,7 +370,8 @@ fn main() {
         .iter()
         .filter_map(|d| d.summary.as_ref().map(|s| s.took))
         .sum();
-    let ui_time: Duration = frames.iter().sum();
+    let ui_time = UI_TIME.with(|u| u.get());
+    let slowest_undrawn = SLOWEST_UNDRAWN.with(|u| u.get());
     let rss_filled = status_kib("VmRSS:");
 
     // A user walking the list: each selection runs that shader's steps; older ones drop them.
@@ -330,7 +380,7 @@ fn main() {
         app.handle(AppEvent::Action(Action::NextInput));
         let t = Instant::now();
         loop {
-            turn(&mut app, &mut terminal, Some(&watcher));
+            turn(&mut app, &mut terminal, Some(&watcher), &mut pacing);
             if !app.busy() {
                 break;
             }
@@ -398,12 +448,13 @@ fn main() {
         ms(ui_time)
     );
     println!(
-        "  frames while filling {:>8.2} ms median, {:.2} ms p99, {:.2} ms worst (frame {} of {}); the first, with the selected shader's code, {:.2} ms; its code highlighted {:.0} ms after the first frame",
+        "  frames while filling {:>8.2} ms median, {:.2} ms p99, {:.2} ms worst (frame {} of {}); the slowest turn that drew nothing {:.2} ms; the first, with the selected shader's code, {:.2} ms; its code highlighted {:.0} ms after the first frame",
         ms(pct(&frames, 0.5)),
         ms(pct(&frames, 0.99)),
         ms(worst.0),
         worst.1 + 1,
         frames.len(),
+        ms(slowest_undrawn),
         ms(first_turn.unwrap_or_default()),
         ms(coloured.unwrap_or_default())
     );
@@ -438,9 +489,10 @@ fn main() {
     app.draw(&mut terminal).unwrap();
     let reopened_frame = t2.elapsed();
     let t3 = Instant::now();
+    let mut pacing = Pacing::new();
     while app.busy() {
         std::thread::sleep(Duration::from_millis(10));
-        turn(&mut app, &mut terminal, None);
+        turn(&mut app, &mut terminal, None, &mut pacing);
     }
     println!(
         "  opened again         {:>8.0} ms wall after the first frame ({:.1} ms), the summaries kept by the session before answering",

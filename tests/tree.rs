@@ -608,3 +608,41 @@ fn a_tree_opened_again_runs_only_the_shaders_changed_since() {
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&cache);
 }
+
+#[test]
+fn summaries_of_a_filling_tree_wait_for_the_next_frame_and_the_last_one_does_not() {
+    let dir = scratch("pacing");
+    for k in 0..80 {
+        // Bytes of its own each: none is answered by another's run.
+        let text = format!("{}// {k}\n", shader(8 + k % 5));
+        write(&dir, &format!("f{}/s{k:02}.wgsl", k % 4), &text);
+    }
+    let mut app = App::open(
+        shaderstep::app::event_loop::Inputs {
+            roots: vec![dir.clone()],
+            ..Default::default()
+        },
+        Pipeline::preset("O").unwrap(),
+        (120, 40),
+        false,
+    );
+    let selected = app.state.doc;
+    let mut polls = Vec::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while app.busy() && std::time::Instant::now() < deadline {
+        if app.poll_jobs() {
+            let running = app.state.docs.iter().any(|d| d.status() == DocStatus::Running);
+            let selected_done = app.state.docs[selected].run.is_some();
+            polls.push((app.answers_can_wait(), running, selected_done));
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    // Waiting is for summaries while others still run; the fill's last answer draws at once.
+    assert!(polls.iter().all(|&(wait, running, _)| !wait || running), "{polls:?}");
+    assert_eq!(polls.last().map(|p| p.0), Some(false), "{polls:?}");
+    assert!(polls.iter().any(|p| p.0), "some summaries waited: {polls:?}");
+    // The selected shader's steps never wait.
+    let first_steps = polls.iter().position(|p| p.2).unwrap();
+    assert!(!polls[first_steps].0, "{polls:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -344,7 +344,14 @@ pub struct App {
     steps_again: bool,
     /// Where the tree's summaries are kept for the next session, when they are.
     summary_file: Option<SummaryFile>,
+    /// Whether the last `poll_jobs` applied an answer to draw at once (`answers_can_wait`).
+    foreground_answered: bool,
 }
+
+/// While only summaries of shaders nobody looks at come in (a tree filling), a frame at most
+/// this often: the rows and counts move at 25 frames a second, and the loop's time goes to
+/// the runs (on 2 cores, a frame per 10 ms poll took a seventh of one).
+pub const FILL_FRAME: Duration = Duration::from_millis(40);
 
 /// The file a tree's summaries are kept in (`summary_cache`), and when it was last written.
 struct SummaryFile {
@@ -488,6 +495,7 @@ impl App {
             steps_rerun: None,
             steps_again: false,
             summary_file,
+            foreground_answered: false,
         };
         if !key_errors.is_empty() {
             app.state
@@ -593,11 +601,22 @@ impl App {
     /// Applies the results of finished background runs, then settles what is derived from the
     /// state once; returns whether there were any.
     pub fn poll_jobs(&mut self) -> bool {
+        self.foreground_answered = false;
         let any = self.poll_answers();
         if any {
+            // The last of a fill, or a save's run while nothing else runs, is drawn at once.
+            self.foreground_answered |= !self.state.docs.iter().any(Doc::running);
             self.keep_summaries(false);
         }
         any
+    }
+
+    /// Whether the answers the last `poll_jobs` applied can wait for the next frame of a
+    /// tree filling in (`FILL_FRAME`): summaries of shaders not selected while others still
+    /// run, which change only the list's rows and counts. Anything else (the selected
+    /// shader's steps, the fill's last summary, a bisect, a reduction…) is drawn at once.
+    pub fn answers_can_wait(&self) -> bool {
+        !self.foreground_answered
     }
 
     /// Writes the tree's summaries for the next session when this one made or used new ones,
@@ -656,9 +675,12 @@ impl App {
                 any = true;
             }
         }
+        // The worker's answers say themselves whether they can wait (`report`); whatever
+        // else answers is drawn at once.
+        let mut reported = false;
         while let Ok(report) = self.worker.done.try_recv() {
             self.report(report);
-            any = true;
+            reported = true;
         }
         while let Some(report) = self.compare.as_ref().and_then(|w| w.done.try_recv().ok()) {
             if let Report::Done(done) = report {
@@ -789,6 +811,8 @@ impl App {
             }
             _ => {}
         }
+        self.foreground_answered |= any;
+        let any = any || reported;
         if any {
             self.settle_derived();
         }
@@ -1572,8 +1596,14 @@ impl App {
 
     fn report(&mut self, report: Report) {
         match report {
-            Report::Step(step) => self.answer(Answered::Step(*step)),
-            Report::Done(done) => self.answer(Answered::Run(*done)),
+            Report::Step(step) => {
+                self.foreground_answered = true;
+                self.answer(Answered::Step(*step))
+            }
+            Report::Done(done) => {
+                self.foreground_answered |= done.doc == self.state.doc;
+                self.answer(Answered::Run(*done))
+            }
         }
     }
 
@@ -1708,10 +1738,18 @@ pub fn run_terminal(
             }
         }
         let mut dirty = true;
+        // Answers that can wait for the next frame of a filling tree, and the last frame.
+        let mut waiting = false;
+        let mut drawn = std::time::Instant::now();
         while !app.state.quit {
+            if waiting && drawn.elapsed() >= FILL_FRAME {
+                dirty = true;
+            }
             if dirty {
                 app.draw(&mut terminal)?;
+                drawn = std::time::Instant::now();
                 dirty = false;
+                waiting = false;
             }
             // Short polls while a run is under way, so its result shows as soon as it is done.
             let wait = if app.busy() { 10 } else { 40 };
@@ -1755,7 +1793,13 @@ pub fn run_terminal(
                     dirty = true;
                 }
             }
-            dirty |= app.poll_jobs();
+            if app.poll_jobs() {
+                if app.answers_can_wait() {
+                    waiting = true;
+                } else {
+                    dirty = true;
+                }
+            }
         }
         app.keep_summaries(true);
         Ok(())
