@@ -631,16 +631,26 @@ fn summaries_of_a_filling_tree_wait_for_the_next_frame_and_the_last_one_does_not
     let deadline = std::time::Instant::now() + Duration::from_secs(120);
     while app.busy() && std::time::Instant::now() < deadline {
         if app.poll_jobs() {
-            let running = app.state.docs.iter().any(|d| d.status() == DocStatus::Running);
+            let running = app
+                .state
+                .docs
+                .iter()
+                .any(|d| d.status() == DocStatus::Running);
             let selected_done = app.state.docs[selected].run.is_some();
             polls.push((app.answers_can_wait(), running, selected_done));
         }
         std::thread::sleep(Duration::from_millis(1));
     }
     // Waiting is for summaries while others still run; the fill's last answer draws at once.
-    assert!(polls.iter().all(|&(wait, running, _)| !wait || running), "{polls:?}");
+    assert!(
+        polls.iter().all(|&(wait, running, _)| !wait || running),
+        "{polls:?}"
+    );
     assert_eq!(polls.last().map(|p| p.0), Some(false), "{polls:?}");
-    assert!(polls.iter().any(|p| p.0), "some summaries waited: {polls:?}");
+    assert!(
+        polls.iter().any(|p| p.0),
+        "some summaries waited: {polls:?}"
+    );
     // The selected shader's steps never wait.
     let first_steps = polls.iter().position(|p| p.2).unwrap();
     assert!(!polls[first_steps].0, "{polls:?}");

@@ -114,10 +114,33 @@ pub fn save(
     }
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
+        forget_old(dir);
     }
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
     std::fs::write(&tmp, out)?;
     std::fs::rename(&tmp, path)
+}
+
+/// Trees not opened for this long lose their summaries: the directory does not grow with
+/// every folder ever opened.
+const FORGOTTEN_AFTER: Duration = Duration::from_secs(30 * 24 * 3600);
+
+fn forget_old(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let old = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > FORGOTTEN_AFTER);
+        let ours = e.path().extension().is_some_and(|x| x == "tsv");
+        if old && ours {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
 }
 
 fn parse_line(line: &str) -> Option<(ContentKey, Summary)> {
@@ -233,6 +256,25 @@ mod tests {
         );
         std::fs::write(&path, "garbage").unwrap();
         assert!(load(&path, "fp 1").is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_write_forgets_the_files_of_trees_not_opened_for_a_month() {
+        let dir = std::env::temp_dir().join(format!("shaderstep-sumold-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (old, recent, other) = (dir.join("a.tsv"), dir.join("b.tsv"), dir.join("notes"));
+        for p in [&old, &recent, &other] {
+            std::fs::write(p, "x").unwrap();
+        }
+        let long_ago = std::time::SystemTime::now() - Duration::from_secs(40 * 24 * 3600);
+        for p in [&old, &other] {
+            let f = std::fs::File::options().write(true).open(p).unwrap();
+            f.set_modified(long_ago).unwrap();
+        }
+        save(&dir.join("c.tsv"), "fp", &[]).unwrap();
+        assert!(!old.exists());
+        assert!(recent.exists() && other.exists() && dir.join("c.tsv").exists());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -152,7 +152,8 @@ fn mark(
     let structure = f.structure();
     let n = cfg.len();
     let mut live = vec![false; f.arena_len()];
-    let mut block_of: FxHashMap<InstId, usize> = FxHashMap::default();
+    // The block of each instruction, by slot.
+    let mut block_of = vec![usize::MAX; f.arena_len()];
     let locals: FxHashSet<Id> = f
         .block_insts(0)
         .filter(|i| {
@@ -167,7 +168,7 @@ fn mark(
     let mut stores_into: FxHashMap<Id, Vec<InstId>> = FxHashMap::default();
     let mut work: Vec<InstId> = Vec::new();
     for (b, i) in f.layout() {
-        block_of.insert(i, b);
+        block_of[i.index()] = b;
         if !cfg.reachable(b) {
             continue;
         }
@@ -218,10 +219,13 @@ fn mark(
             work.push(i);
         }
     };
+    // The branches deciding whether an instruction runs (and, for a phi, which edge it came
+    // by): one list, emptied for each.
+    let mut deciding: Vec<usize> = Vec::new();
     loop {
         while let Some(i) = work.pop() {
             let inst = f.inst(i);
-            let b = block_of[&i];
+            let b = block_of[i.index()];
             // Operands defined here.
             for &a in inst.args() {
                 if let Some(d) = f.value(a) {
@@ -236,8 +240,6 @@ fn mark(
                     }
                 }
             }
-            // The branches deciding whether this runs (and, for a phi, which edge it came by).
-            let mut deciding: Vec<usize> = Vec::new();
             // What decides whether block `x` runs: the branches it is control dependent on,
             // and the headers of the constructs around it (the branches out of a construct,
             // breaks to its merge, need it even where its branch decides nothing; a loop with
@@ -267,7 +269,7 @@ fn mark(
                     }
                 }
             }
-            for d in deciding {
+            for d in deciding.drain(..) {
                 push(f.block(d).terminator, &mut live, &mut work);
                 term_live[d] = true;
             }
