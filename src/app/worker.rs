@@ -79,8 +79,8 @@ struct Queue {
     /// many files with the same bytes (copies, variants that came out alike), run once.
     /// Emptied when the compilers change.
     summaries: HashMap<ContentKey, Summary>,
-    /// The summaries this session made or answered with, and how many times one was: what a
-    /// session keeps for the next (`summary_cache`).
+    /// The summaries this session made or answered with: what a session keeps for the next
+    /// (`summary_cache`); and a count that grows whenever that set changes.
     used: std::collections::HashSet<ContentKey>,
     uses: u64,
     closed: bool,
@@ -204,8 +204,7 @@ impl Worker {
             .extend(summaries);
     }
 
-    /// How many times a summary was made or answered with: it grows when
-    /// `summaries_used` has more to say.
+    /// A count that grows whenever `summaries_used` would say something else.
     pub fn summary_uses(&self) -> u64 {
         let (lock, _) = &*self.queue;
         lock.lock().unwrap_or_else(|e| e.into_inner()).uses
