@@ -65,6 +65,15 @@ fn open_dir(dir: &Path) -> App {
     common::open_dir(dir, "size")
 }
 
+/// Opens `dir` and returns at once, while its shaders run.
+fn open_filling(dir: &Path, preset: &str) -> App {
+    let inputs = shaderstep::app::event_loop::Inputs {
+        roots: vec![dir.to_path_buf()],
+        ..Default::default()
+    };
+    App::open(inputs, Pipeline::preset(preset).unwrap(), (120, 40), false)
+}
+
 fn act(app: &mut App, action: Action) {
     app.handle(AppEvent::Action(action));
     app.settle();
@@ -197,15 +206,7 @@ fn folders_count_fold_filter_and_sort() {
 fn counts_brought_up_to_date_in_place_agree_with_rows_built_afresh() {
     use shaderstep::app::tree;
     let dir = tree("recount");
-    let mut app = App::open(
-        shaderstep::app::event_loop::Inputs {
-            roots: vec![dir.clone()],
-            ..Default::default()
-        },
-        Pipeline::preset("size").unwrap(),
-        (120, 40),
-        false,
-    );
+    let mut app = open_filling(&dir, "size");
     let agree = |app: &App| {
         let s = &app.state;
         let fresh = tree::rows(s, &s.browser.sorted);
@@ -517,14 +518,14 @@ fn sibling_folders_with_a_long_shared_beginning_stay_apart() {
 }
 
 /// Opens `dir` as the TUI does, keeping summaries for the next session under `cache`.
-fn open_keeping(dir: &Path, cache: &Path) -> App {
+fn open_keeping(dir: &Path, cache: &Path, preset: &str) -> App {
     let mut app = App::open(
         shaderstep::app::event_loop::Inputs {
             roots: vec![dir.to_path_buf()],
             summary_cache: Some(cache.to_path_buf()),
             ..Default::default()
         },
-        Pipeline::preset("size").unwrap(),
+        Pipeline::preset(preset).unwrap(),
         (120, 40),
         false,
     );
@@ -546,7 +547,7 @@ fn a_tree_opened_again_runs_only_the_shaders_changed_since() {
             .unwrap();
         d.summary.clone().unwrap()
     };
-    let mut first = open_keeping(&dir, &cache);
+    let mut first = open_keeping(&dir, &cache, "size");
     // The selected shader (main.wgsl) runs for its steps, not for a summary: look at others.
     assert!(first.state.docs[first.state.doc]
         .path
@@ -562,7 +563,7 @@ fn a_tree_opened_again_runs_only_the_shaders_changed_since() {
     );
 
     std::fs::write(&sky, shader(30)).unwrap();
-    let second = open_keeping(&dir, &cache);
+    let second = open_keeping(&dir, &cache, "size");
     // A summary taken from the last session says that session's run, time and all (a run
     // again would not take the same nanoseconds: kept, they are whole microseconds); the
     // changed file ran again, and so does one that does not compile (its error is not kept).
@@ -592,17 +593,7 @@ fn a_tree_opened_again_runs_only_the_shaders_changed_since() {
     drop(second);
 
     // Another pipeline's summaries are not taken: every shader runs.
-    let mut third = App::open(
-        shaderstep::app::event_loop::Inputs {
-            roots: vec![dir.to_path_buf()],
-            summary_cache: Some(cache.to_path_buf()),
-            ..Default::default()
-        },
-        Pipeline::preset("O").unwrap(),
-        (120, 40),
-        false,
-    );
-    third.settle();
+    let mut third = open_keeping(&dir, &cache, "O");
     assert_ne!(at(&third, "post/bloom.wgsl").took, bloom_after.took);
     third.keep_summaries(true);
     let _ = std::fs::remove_dir_all(&dir);
@@ -617,15 +608,7 @@ fn summaries_of_a_filling_tree_wait_for_the_next_frame_and_the_last_one_does_not
         let text = format!("{}// {k}\n", shader(8 + k % 5));
         write(&dir, &format!("f{}/s{k:02}.wgsl", k % 4), &text);
     }
-    let mut app = App::open(
-        shaderstep::app::event_loop::Inputs {
-            roots: vec![dir.clone()],
-            ..Default::default()
-        },
-        Pipeline::preset("O").unwrap(),
-        (120, 40),
-        false,
-    );
+    let mut app = open_filling(&dir, "O");
     let selected = app.state.doc;
     let mut polls = Vec::new();
     let deadline = std::time::Instant::now() + Duration::from_secs(120);

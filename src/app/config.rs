@@ -43,11 +43,7 @@ pub fn candidates(roots: &[PathBuf], files: &[PathBuf]) -> Vec<PathBuf> {
         };
         out.push(dir.join(FILE_NAME));
     }
-    let user = std::env::var_os("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")));
-    if let Some(u) = user {
+    if let Some(u) = super::user_dir("XDG_CONFIG_HOME", ".config") {
         out.push(u.join("shaderstep").join(FILE_NAME));
     }
     out

@@ -1812,10 +1812,7 @@ pub fn run_terminal(
 /// Where the prompt's history is kept: `$XDG_STATE_HOME/shaderstep/history`, else
 /// `~/.local/state/shaderstep/history`.
 pub fn history_file() -> Option<PathBuf> {
-    let state = std::env::var_os("XDG_STATE_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")))?;
+    let state = super::user_dir("XDG_STATE_HOME", ".local/state")?;
     Some(state.join("shaderstep").join("history"))
 }
 

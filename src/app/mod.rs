@@ -38,6 +38,15 @@ use crate::pipeline::registry;
 
 /// Writes to standard output; a reader that went away (`shaderstep ops | head`) ends the
 /// output quietly instead of panicking.
+/// A directory of the user's, as the XDG base directories say: `$VAR` when it is an absolute
+/// path, else `~/under_home`; `None` without either.
+pub(crate) fn user_dir(var: &str, under_home: &str) -> Option<std::path::PathBuf> {
+    std::env::var_os(var)
+        .map(std::path::PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(under_home)))
+}
+
 fn print_quietly(text: &str) {
     print_quietly_bytes(text.as_bytes());
 }

@@ -20,10 +20,7 @@ const HEADER: &str = "shaderstep summaries 1";
 /// Where summaries are kept: `$XDG_CACHE_HOME/shaderstep/summaries`, else
 /// `~/.cache/shaderstep/summaries`.
 pub fn default_dir() -> Option<PathBuf> {
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+    let cache = super::user_dir("XDG_CACHE_HOME", ".cache")?;
     Some(cache.join("shaderstep").join("summaries"))
 }
 
