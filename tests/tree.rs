@@ -580,7 +580,7 @@ fn a_tree_opened_again_runs_only_the_shaders_changed_since() {
     let said = common::messages(&second);
     assert!(
         said.iter()
-            .any(|m| m.starts_with("10 summaries kept from the last session")),
+            .any(|m| m == "10 summaries from the last session; --no-cache runs all"),
         "{said:?}"
     );
     let broken = at(&second, "post/broken.wgsl");

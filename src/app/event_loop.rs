@@ -447,7 +447,7 @@ impl App {
                 let kept = super::summary_cache::load(&path, &fingerprint);
                 if !kept.is_empty() {
                     state.set_message(format!(
-                        "{} summaries kept from the last session answer the shaders not changed since (--no-cache runs every one)",
+                        "{} summaries from the last session; --no-cache runs all",
                         kept.len()
                     ));
                 }
