@@ -36,8 +36,6 @@ pub const DEFAULT_PRESET: &str = "O";
 
 use crate::pipeline::registry;
 
-/// Writes to standard output; a reader that went away (`shaderstep ops | head`) ends the
-/// output quietly instead of panicking.
 /// A directory of the user's, as the XDG base directories say: `$VAR` when it is an absolute
 /// path, else `~/under_home`; `None` without either.
 pub(crate) fn user_dir(var: &str, under_home: &str) -> Option<std::path::PathBuf> {
@@ -47,6 +45,8 @@ pub(crate) fn user_dir(var: &str, under_home: &str) -> Option<std::path::PathBuf
         .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(under_home)))
 }
 
+/// Writes to standard output; a reader that went away (`shaderstep ops | head`) ends the
+/// output quietly instead of panicking.
 fn print_quietly(text: &str) {
     print_quietly_bytes(text.as_bytes());
 }
