@@ -176,48 +176,38 @@ pub fn instruction_words(words: &[u32]) -> impl Iterator<Item = &[u32]> {
     })
 }
 
+/// Whether an instruction `instruction_words` gave is one whose word count fits (not the rest
+/// of a stream that does not split).
+pub fn is_whole(inst: &[u32]) -> bool {
+    (inst[0] >> 16) as usize == inst.len()
+}
+
 /// The words without the source text that `OpSource` may carry (and the `OpSourceContinued`
 /// that goes on with it): the language, version and file name stay, which `OpLine` refers to.
 /// Done on the word stream, so that a front end's output is decoded once, not decoded, edited
 /// and written again. Words that do not split into instructions are returned as they are:
 /// the reader says what is wrong with them.
 pub fn without_source_text(words: Vec<u32>) -> Vec<u32> {
-    const SOURCE_CONTINUED: u32 = 2;
-    const SOURCE: u32 = 3;
     // `OpSource Language Version [File] [Source]`: the text can only follow the file.
-    let has_text = |w: u32| w & 0xffff == SOURCE && (w >> 16) > 4;
-    let mut offset = 5;
-    let mut found = false;
-    while offset < words.len() {
-        let count = (words[offset] >> 16) as usize;
-        if count == 0 || offset + count > words.len() {
-            return words;
-        }
-        found |= has_text(words[offset]);
-        offset += count;
-    }
-    if !found || words.len() < 5 {
+    let has_text = |i: &[u32]| i[0] & 0xffff == Op::Source as u32 && i.len() > 4;
+    let insts = || instruction_words(&words);
+    if !insts().all(is_whole) || !insts().any(has_text) {
         return words;
     }
     let mut out = Vec::with_capacity(words.len());
     out.extend_from_slice(&words[..5]);
-    let mut offset = 5;
     let mut after_text = false;
-    while offset < words.len() {
-        let w = words[offset];
-        let count = (w >> 16) as usize;
-        let opcode = w & 0xffff;
-        if has_text(w) {
-            out.push(4 << 16 | SOURCE);
-            out.extend_from_slice(&words[offset + 1..offset + 4]);
+    for i in insts() {
+        if has_text(i) {
+            out.push(4 << 16 | Op::Source as u32);
+            out.extend_from_slice(&i[1..4]);
             after_text = true;
-        } else if opcode == SOURCE_CONTINUED && after_text {
+        } else if i[0] & 0xffff == Op::SourceContinued as u32 && after_text {
             // The rest of the text dropped.
         } else {
             after_text = false;
-            out.extend_from_slice(&words[offset..offset + count]);
+            out.extend_from_slice(i);
         }
-        offset += count;
     }
     out
 }

@@ -2,6 +2,7 @@
 //! capability it lacks with "an unknown error".
 
 use super::Gpu;
+use crate::ir::spirv::read::{instruction_words, is_whole};
 use ash::vk;
 
 impl Gpu {
@@ -109,25 +110,16 @@ impl Gpu {
 /// The execution models of a module's entry points, read off its words.
 fn entry_models(words: &[u32]) -> Vec<spirv::ExecutionModel> {
     let mut models = Vec::new();
-    let mut at = 5;
-    while at < words.len() {
-        let (count, opcode) = ((words[at] >> 16) as usize, words[at] & 0xffff);
-        if count == 0 || at + count > words.len() {
-            break;
-        }
-        match spirv::Op::from_u32(opcode) {
+    for i in instruction_words(words).take_while(|i| is_whole(i)) {
+        match spirv::Op::from_u32(i[0] & 0xffff) {
             Some(spirv::Op::EntryPoint) => {
-                if let Some(m) = words
-                    .get(at + 1)
-                    .and_then(|&m| spirv::ExecutionModel::from_u32(m))
-                {
+                if let Some(m) = i.get(1).and_then(|&m| spirv::ExecutionModel::from_u32(m)) {
                     models.push(m);
                 }
             }
             Some(spirv::Op::Function) => break,
             _ => {}
         }
-        at += count;
     }
     models
 }
@@ -135,14 +127,9 @@ fn entry_models(words: &[u32]) -> Vec<spirv::ExecutionModel> {
 /// The `OpExtension` names and `OpCapability` names a module declares, read off its words.
 fn declared(words: &[u32]) -> (Vec<String>, Vec<String>) {
     let (mut extensions, mut capabilities) = (Vec::new(), Vec::new());
-    let mut at = 5;
-    while at < words.len() {
-        let (count, opcode) = ((words[at] >> 16) as usize, words[at] & 0xffff);
-        if count == 0 || at + count > words.len() {
-            break;
-        }
-        let operands = &words[at + 1..at + count];
-        match spirv::Op::from_u32(opcode) {
+    for i in instruction_words(words).take_while(|i| is_whole(i)) {
+        let operands = &i[1..];
+        match spirv::Op::from_u32(i[0] & 0xffff) {
             Some(spirv::Op::Extension) => {
                 let bytes: Vec<u8> = operands.iter().flat_map(|w| w.to_le_bytes()).collect();
                 let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
@@ -160,7 +147,6 @@ fn declared(words: &[u32]) -> (Vec<String>, Vec<String>) {
             Some(spirv::Op::ExtInstImport) => {}
             _ => break,
         }
-        at += count;
     }
     (extensions, capabilities)
 }
