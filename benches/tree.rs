@@ -482,7 +482,7 @@ fn main() {
         ms(*saves_other.last().unwrap())
     );
     // Opened again, as the next session: only what changed since would run (nothing here).
-    app.keep_summaries(true);
+    app.keep_summaries();
     drop(app);
     let t2 = Instant::now();
     let mut app = open();

@@ -554,7 +554,7 @@ fn a_tree_opened_again_runs_only_the_shaders_changed_since() {
         .ends_with("main.wgsl"));
     let bloom_before = at(&first, "post/bloom.wgsl");
     let sky_before = at(&first, "sky.wgsl");
-    first.keep_summaries(true);
+    first.keep_summaries();
     drop(first);
     assert_eq!(
         std::fs::read_dir(&cache).unwrap().count(),
@@ -595,7 +595,7 @@ fn a_tree_opened_again_runs_only_the_shaders_changed_since() {
     // Another pipeline's summaries are not taken: every shader runs.
     let mut third = open_keeping(&dir, &cache, "O");
     assert_ne!(at(&third, "post/bloom.wgsl").took, bloom_after.took);
-    third.keep_summaries(true);
+    third.keep_summaries();
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&cache);
 }

@@ -604,9 +604,12 @@ impl App {
         self.foreground_answered = false;
         let any = self.poll_answers();
         if any {
+            let idle = !self.state.docs.iter().any(Doc::running);
             // The last of a fill, or a save's run while nothing else runs, is drawn at once.
-            self.foreground_answered |= !self.state.docs.iter().any(Doc::running);
-            self.keep_summaries(false);
+            self.foreground_answered |= idle;
+            if idle {
+                self.save_summaries(false);
+            }
         }
         any
     }
@@ -619,21 +622,25 @@ impl App {
         !self.foreground_answered
     }
 
+    /// Writes the tree's summaries for the next session, now, and waits until they are
+    /// written: the session ends.
+    pub fn keep_summaries(&mut self) {
+        self.save_summaries(true);
+    }
+
     /// Writes the tree's summaries for the next session when this one made or used new ones,
-    /// on a thread of its own: once the tree is idle, at most every `SUMMARIES_SAVED_EVERY`;
-    /// or, `now`, whatever the time, and waits until written (the session ends). A file that
-    /// cannot be written costs only the next session's time.
-    pub fn keep_summaries(&mut self, now: bool) {
+    /// on a thread of its own (`poll_jobs` asks once the tree is idle): at most every
+    /// `SUMMARIES_SAVED_EVERY`, or, `now`, whatever the time, waiting until written. A file
+    /// that cannot be written costs only the next session's time.
+    fn save_summaries(&mut self, now: bool) {
         let uses = self.worker.summary_uses();
-        let idle = !self.state.docs.iter().any(Doc::running);
         let Some(f) = &mut self.summary_file else {
             return;
         };
         let writing = f.writing.as_ref().is_some_and(|t| !t.is_finished());
         let due = f.saved_uses != uses
             && (now
-                || (idle
-                    && !writing
+                || (!writing
                     && f.saved_at
                         .is_none_or(|t| t.elapsed() >= SUMMARIES_SAVED_EVERY)));
         if due {
@@ -1801,7 +1808,7 @@ pub fn run_terminal(
                 }
             }
         }
-        app.keep_summaries(true);
+        app.keep_summaries();
         Ok(())
     })();
     let _ = crossterm::execute!(io::stdout(), event::DisableMouseCapture);
