@@ -45,7 +45,8 @@ pub fn dead_insert(m: &mut Module) -> bool {
     let mut changed = false;
     for k in 0..m.functions().len() {
         let f = &m.functions()[k];
-        if f.is_declaration() {
+        // What reads the parts is worth finding only where something inserts one.
+        if f.is_declaration() || !f.body().any(|i| i.op() == Op::CompositeInsert) {
             continue;
         }
         let live = LiveParts::new(m, f, &sets);
