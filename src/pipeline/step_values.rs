@@ -108,23 +108,38 @@ pub const TRACE_LIMIT: usize = 1_000_000;
 /// Runs `step` as `shaderstep exec` would: a compute entry point dispatched, else the vertex
 /// or fragment stage drawn. When the trace of every invocation does not fit `TRACE_LIMIT`,
 /// it runs again recording only `chosen` (else the default choice): runs are
-/// deterministic, so the second is the first, seen through one invocation.
+/// deterministic, so the second is the first, seen through one invocation. The second stops
+/// once that invocation has ended or filled the trace: the first gave the outputs, the
+/// findings and the count of instructions executed, which the run keeps.
 pub fn run(step: &Module, chosen: Option<Chosen>) -> Result<StepRun, String> {
-    let options = |only| Options {
-        trace_limit: TRACE_LIMIT,
-        trace_only: only,
-        ..Options::default()
-    };
-    let first = run_with(step, &options(None))?;
+    run_within(step, chosen, TRACE_LIMIT)
+}
+
+/// `run`, with a trace of at most `limit` results.
+fn run_within(step: &Module, chosen: Option<Chosen>, limit: usize) -> Result<StepRun, String> {
+    let first = run_with(
+        step,
+        &Options {
+            trace_limit: limit,
+            ..Options::default()
+        },
+    )?;
     if !first.cut() {
         return Ok(first);
     }
     let chosen = chosen.unwrap_or_else(|| first.default_choice());
     let (_, k) = first.find(chosen)?;
-    let mut second = run_with(step, &options(Some(k)))?;
-    second.took += first.took;
-    second.focus = Some(chosen);
-    Ok(second)
+    let stage = first.stage_of(chosen);
+    let second = run_with(
+        step,
+        &Options {
+            trace_limit: limit,
+            trace_only: Some(k),
+            stop_once_traced: Some(stage),
+            ..Options::default()
+        },
+    )?;
+    Ok(first.seen_through(second, chosen, k))
 }
 
 /// `step` dispatched or drawn with `options`.
@@ -149,7 +164,52 @@ fn run_with(step: &Module, options: &Options) -> Result<StepRun, String> {
     })
 }
 
+/// `into` keeps the trace and block counts of `from`, a run of the same invocations.
+fn take_trace(into: &mut Execution, from: Execution) {
+    into.trace = from.trace;
+    into.entered = from.entered;
+    into.trace_cut = from.trace_cut;
+}
+
+/// `e` keeps the trace and block counts of invocation `k` only.
+fn keep_only(e: &mut Execution, k: u32) {
+    e.trace.retain(|ev| ev.invocation == k);
+    e.entered.retain(|&(inv, _), _| inv == k);
+}
+
 impl StepRun {
+    /// The stage whose invocation `chosen` is.
+    fn stage_of(&self, chosen: Chosen) -> ExecutionModel {
+        match (&self.what, chosen) {
+            (Ran::Dispatch(_), _) => ExecutionModel::GLCompute,
+            (Ran::Draw { .. }, Chosen::Vertex(_)) => ExecutionModel::Vertex,
+            (Ran::Draw { .. }, _) => ExecutionModel::Fragment,
+        }
+    }
+
+    /// This run (every invocation, its trace cut) with the values of `chosen`, invocation
+    /// `k`, from `second`, which recorded only those and stopped once they were in. The
+    /// stage before the chosen one ran whole in `second`, so its trace is `k`'s there too;
+    /// the stage after it did not run there, and keeps `k`'s part of this run's trace.
+    fn seen_through(mut self, second: StepRun, chosen: Chosen, k: u32) -> StepRun {
+        match (&mut self.what, second.what) {
+            (Ran::Dispatch(e), Ran::Dispatch(s)) => take_trace(e, *s),
+            (Ran::Draw { execution: e, .. }, Ran::Draw { execution: s, .. }) => {
+                let s = *s;
+                take_trace(&mut e.vertex, s.vertex);
+                if matches!(chosen, Chosen::Vertex(_)) {
+                    keep_only(&mut e.fragment, k);
+                } else {
+                    take_trace(&mut e.fragment, s.fragment);
+                }
+            }
+            _ => {}
+        }
+        self.took += second.took;
+        self.focus = Some(chosen);
+        self
+    }
+
     /// The executions of the run: one for a dispatch, the two stages of a draw.
     fn executions(&self) -> Vec<&Execution> {
         match &self.what {
@@ -819,6 +879,124 @@ fn write_const(out: &mut String, c: &Const, signed: &[bool], k: &mut usize, hex:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two invocations (two workgroups of one), each summing `s = 3s + i` over `i < 100` in
+    /// a loop of six results a round, and storing `s` at its own index.
+    fn looping() -> Module {
+        let text = r#"; Version: 1.3
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main" %gid
+               OpExecutionMode %main LocalSize 1 1 1
+               OpDecorate %gid BuiltIn GlobalInvocationId
+               OpDecorate %buf Block
+               OpMemberDecorate %buf 0 Offset 0
+               OpDecorate %arr ArrayStride 4
+               OpDecorate %data DescriptorSet 0
+               OpDecorate %data Binding 0
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+       %bool = OpTypeBool
+     %v3uint = OpTypeVector %uint 3
+        %arr = OpTypeRuntimeArray %uint
+        %buf = OpTypeStruct %arr
+    %ptr_buf = OpTypePointer StorageBuffer %buf
+   %ptr_uint = OpTypePointer StorageBuffer %uint
+     %ptr_in = OpTypePointer Input %v3uint
+       %data = OpVariable %ptr_buf StorageBuffer
+        %gid = OpVariable %ptr_in Input
+     %uint_0 = OpConstant %uint 0
+     %uint_1 = OpConstant %uint 1
+     %uint_3 = OpConstant %uint 3
+   %uint_100 = OpConstant %uint 100
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+         %id = OpLoad %v3uint %gid
+          %x = OpCompositeExtract %uint %id 0
+               OpBranch %header
+     %header = OpLabel
+          %i = OpPhi %uint %uint_0 %entry %i_next %body
+          %s = OpPhi %uint %uint_0 %entry %s_next %body
+       %cond = OpULessThan %bool %i %uint_100
+               OpLoopMerge %exit %body None
+               OpBranchConditional %cond %body %exit
+       %body = OpLabel
+         %s3 = OpIMul %uint %s %uint_3
+     %s_next = OpIAdd %uint %s3 %i
+     %i_next = OpIAdd %uint %i %uint_1
+               OpBranch %header
+       %exit = OpLabel
+          %p = OpAccessChain %ptr_uint %data %uint_0 %x
+               OpStore %p %s
+               OpReturn
+               OpFunctionEnd
+"#;
+        let words = crate::ir::spirv::asm::assemble(text).expect("the test shader assembles");
+        crate::ir::spirv::read::read_words(&words).expect("the test shader reads")
+    }
+
+    /// What each invocation of `looping` stores.
+    fn looping_sum() -> u32 {
+        (0..100u32).fold(0u32, |s, i| s.wrapping_mul(3).wrapping_add(i))
+    }
+
+    #[test]
+    fn a_run_traced_for_one_invocation_stops_once_it_has_its_values() {
+        let m = looping();
+        let options = |limit, stop| Options {
+            trace_limit: limit,
+            trace_only: Some(0),
+            stop_once_traced: stop,
+            ..Options::default()
+        };
+        let whole = run_with(&m, &options(10_000, None)).unwrap();
+        let ended = run_with(&m, &options(10_000, Some(ExecutionModel::GLCompute))).unwrap();
+        let full = run_with(&m, &options(100, Some(ExecutionModel::GLCompute))).unwrap();
+        // Without the stop, both invocations run; with it, the run ends with invocation 0
+        // (the first of two alike), or where its trace is full.
+        assert_eq!(ended.executed() * 2, whole.executed());
+        assert_eq!(ended.executions()[0].trace, whole.executions()[0].trace);
+        assert!(!ended.cut());
+        assert!(full.cut());
+        assert_eq!(full.executions()[0].trace.len(), 100);
+        assert!(full.executed() < 200, "{}", full.executed());
+        // Another stage's stop does not stop this one.
+        let other = run_with(&m, &options(100, Some(ExecutionModel::Fragment))).unwrap();
+        assert_eq!(other.executed(), whole.executed());
+    }
+
+    #[test]
+    fn a_cut_trace_keeps_the_whole_run_and_the_chosen_invocations_values() {
+        let m = looping();
+        // Each invocation makes about 600 results: 1 000 cuts the trace of both, not of one.
+        let run = run_within(&m, None, 1_000).unwrap();
+        assert_eq!(run.focus, Some(Chosen::Invocation([0, 0, 0])));
+        assert!(!run.cut(), "invocation 0's values all fit");
+        let Ran::Dispatch(e) = &run.what else {
+            panic!("a dispatch")
+        };
+        // The outputs are the whole run's: both invocations stored their sum.
+        let whole = run_with(&m, &Options::default()).unwrap();
+        assert_eq!(run.executed(), whole.executed());
+        let stored: Vec<u32> = e.buffers[0].bytes[..8]
+            .chunks(4)
+            .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
+            .collect();
+        assert_eq!(stored, [looping_sum(); 2]);
+        assert!(e.trace.iter().all(|ev| ev.invocation == 0));
+        let shown = run.shown(None, &m, false, None).unwrap();
+        // Every round of invocation 0 is there: the body's three results 100 times, the
+        // header's three 101 times, the entry's and the exit's once.
+        let mut counts: Vec<u32> = shown.values.values().map(|v| v.1).collect();
+        counts.sort_unstable();
+        assert_eq!(counts, [1, 1, 1, 100, 100, 100, 101, 101, 101]);
+        assert!(!shown.cut);
+        // Another invocation needs another run.
+        assert!(run
+            .shown(Some(Chosen::Invocation([1, 0, 0])), &m, false, None)
+            .is_err());
+    }
 
     #[test]
     fn choices_read_as_typed() {

@@ -443,7 +443,16 @@ pub fn draw(
         options,
     )?;
     let outs = vm.run_vertices(inputs)?;
+    // The vertex traced has been recorded: what the fragments would do is not wanted.
+    let stopped = vm.stopped_once_traced();
     let vertex = vm.finish()?;
+    if stopped {
+        return Ok(DrawExecution {
+            vertex,
+            fragment: Execution::default(),
+            attachments: Vec::new(),
+        });
+    }
     let fragment_inputs = Inputs {
         buffers: vertex.buffers.clone(),
         images: vertex.images.clone(),

@@ -114,6 +114,11 @@ pub struct Options {
     /// of every attachment keeps its clear value. A reducer asks whether a candidate still
     /// computes otherwise where its input did, at a fraction of a whole draw's cost.
     pub only_quads_of: Option<[[u32; 2]; 4]>,
+    /// With `trace_only`, in the stage of this model: the run stops once nothing more of that
+    /// invocation would be recorded (it has ended, or the trace is full), its outputs left
+    /// unfinished. A second run for one invocation's values needs no more: the first gave
+    /// the outputs.
+    pub stop_once_traced: Option<ExecutionModel>,
 }
 
 impl Default for Options {
@@ -125,6 +130,7 @@ impl Default for Options {
             flush_denormals: true,
             subgroup_size: 8,
             only_quads_of: None,
+            stop_once_traced: None,
         }
     }
 }
@@ -229,7 +235,7 @@ impl fmt::Display for Refusal {
 }
 
 /// What a run did.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Execution {
     /// The buffers afterwards, as given (words holding an undefined value keep their bytes).
     pub buffers: Vec<Buffer>,
@@ -489,6 +495,8 @@ struct Machine<'m> {
     trace_cut: bool,
     entered: FxHashMap<(u32, Id), u32>,
     executed: u64,
+    /// The run stops: the budget is spent, or (`Options::stop_once_traced`) the invocation
+    /// traced has been recorded as far as it will be.
     out_of_budget: bool,
     /// Roots several invocations reach (buffers, workgroup memory).
     shared_roots: FxHashSet<usize>,
@@ -1057,7 +1065,12 @@ impl<'m> Machine<'m> {
                         Step::Barrier => inv.state = State::AtBarrier,
                         Step::Quad => inv.state = State::AtQuad,
                         Step::Subgroup => inv.state = State::AtSubgroup,
-                        Step::Done => inv.state = State::Done,
+                        Step::Done => {
+                            inv.state = State::Done;
+                            if self.options.trace_only == Some(inv.number) {
+                                self.stop_if_traced();
+                            }
+                        }
                     }
                     if self.out_of_budget {
                         return Ok(());
@@ -2123,7 +2136,10 @@ impl<'m> Machine<'m> {
             None if room => {
                 self.entered.insert((number, label), 1);
             }
-            None => self.trace_cut = true,
+            None => {
+                self.trace_cut = true;
+                self.stop_if_traced();
+            }
         }
     }
 
@@ -2185,7 +2201,21 @@ impl<'m> Machine<'m> {
             });
         } else {
             self.trace_cut = true;
+            self.stop_if_traced();
         }
+    }
+
+    /// Stops the run where `Options::stop_once_traced` asks for no more than the invocation
+    /// traced: called when its trace is full, or when it ends.
+    fn stop_if_traced(&mut self) {
+        if self.options.trace_only.is_some() && self.options.stop_once_traced == Some(self.model) {
+            self.out_of_budget = true;
+        }
+    }
+
+    /// Whether the run stopped before its budget, having traced what it was asked to.
+    fn stopped_once_traced(&self) -> bool {
+        self.out_of_budget && self.executed <= self.options.budget
     }
 
     fn find(
