@@ -140,7 +140,11 @@ fn values_column(dirs: &[String]) {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    // `cargo bench` adds `--bench` after the arguments given.
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
     if let Some(k) = args.iter().position(|a| a == "--values") {
         values_column(&args[k + 1..]);
         return;
