@@ -883,57 +883,32 @@ mod tests {
     /// Two invocations (two workgroups of one), each summing `s = 3s + i` over `i < 100` in
     /// a loop of six results a round, and storing `s` at its own index.
     fn looping() -> Module {
-        let text = r#"; Version: 1.3
-               OpCapability Shader
-               OpMemoryModel Logical GLSL450
-               OpEntryPoint GLCompute %main "main" %gid
-               OpExecutionMode %main LocalSize 1 1 1
-               OpDecorate %gid BuiltIn GlobalInvocationId
-               OpDecorate %buf Block
-               OpMemberDecorate %buf 0 Offset 0
-               OpDecorate %arr ArrayStride 4
-               OpDecorate %data DescriptorSet 0
-               OpDecorate %data Binding 0
-       %void = OpTypeVoid
-         %fn = OpTypeFunction %void
-       %uint = OpTypeInt 32 0
-       %bool = OpTypeBool
-     %v3uint = OpTypeVector %uint 3
-        %arr = OpTypeRuntimeArray %uint
-        %buf = OpTypeStruct %arr
-    %ptr_buf = OpTypePointer StorageBuffer %buf
-   %ptr_uint = OpTypePointer StorageBuffer %uint
-     %ptr_in = OpTypePointer Input %v3uint
-       %data = OpVariable %ptr_buf StorageBuffer
-        %gid = OpVariable %ptr_in Input
-     %uint_0 = OpConstant %uint 0
-     %uint_1 = OpConstant %uint 1
-     %uint_3 = OpConstant %uint 3
-   %uint_100 = OpConstant %uint 100
-       %main = OpFunction %void None %fn
-      %entry = OpLabel
-         %id = OpLoad %v3uint %gid
-          %x = OpCompositeExtract %uint %id 0
-               OpBranch %header
-     %header = OpLabel
-          %i = OpPhi %uint %uint_0 %entry %i_next %body
-          %s = OpPhi %uint %uint_0 %entry %s_next %body
-       %cond = OpULessThan %bool %i %uint_100
-               OpLoopMerge %exit %body None
-               OpBranchConditional %cond %body %exit
-       %body = OpLabel
-         %s3 = OpIMul %uint %s %uint_3
-     %s_next = OpIAdd %uint %s3 %i
-     %i_next = OpIAdd %uint %i %uint_1
-               OpBranch %header
-       %exit = OpLabel
-          %p = OpAccessChain %ptr_uint %data %uint_0 %x
-               OpStore %p %s
-               OpReturn
-               OpFunctionEnd
+        use crate::ir::exec::tests::{module, HEAD};
+        let body = r#"%u100 = OpConstant %uint 100
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%id = OpLoad %v3uint %gid
+%x = OpCompositeExtract %uint %id 0
+OpBranch %header
+%header = OpLabel
+%i = OpPhi %uint %u0 %entry %i_next %body
+%s = OpPhi %uint %u0 %entry %s_next %body
+%cond = OpULessThan %bool %i %u100
+OpLoopMerge %exit %body None
+OpBranchConditional %cond %body %exit
+%body = OpLabel
+%s3 = OpIMul %uint %s %u3
+%s_next = OpIAdd %uint %s3 %i
+%i_next = OpIAdd %uint %i %u1
+OpBranch %header
+%exit = OpLabel
+%p = OpAccessChain %ptr_u %data %u0 %x
+OpStore %p %s
+OpReturn
+OpFunctionEnd
 "#;
-        let words = crate::ir::spirv::asm::assemble(text).expect("the test shader assembles");
-        crate::ir::spirv::read::read_words(&words).expect("the test shader reads")
+        let head = HEAD.replace("LocalSize 4 1 1", "LocalSize 1 1 1");
+        module(&format!("{head}{body}"))
     }
 
     /// What each invocation of `looping` stores.

@@ -2703,4 +2703,4 @@ pub fn show_const(c: &Const) -> String {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -1,7 +1,8 @@
 use super::*;
 use crate::ir::spirv::{asm, read};
 
-fn module(text: &str) -> Module {
+/// A module assembled from `text`.
+pub(crate) fn module(text: &str) -> Module {
     read::read_words(&asm::assemble(text).expect("assembles")).expect("reads")
 }
 
@@ -16,7 +17,9 @@ fn bytes(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
-const HEAD: &str = r#"; Version: 1.3
+/// A compute shader's declarations: one buffer of words at set 0, binding 0, invocations of
+/// four, and the types and constants the tests' bodies use.
+pub(crate) const HEAD: &str = r#"; Version: 1.3
 OpCapability Shader
 OpMemoryModel Logical GLSL450
 OpEntryPoint GLCompute %main "main" %gid
