@@ -221,9 +221,9 @@ fn number(w: &mut Words, width: Option<u32>) -> Result<Operand, Fault> {
 /// One operand of a kind that needs no context, with the parameters its enumerant takes.
 fn operand(kind: K, w: &mut Words, inst: &mut Inst) -> Result<(), Fault> {
     match kind {
-        K::IdRef | K::IdScope | K::IdMemorySemantics => {
-            inst.push_operand(Operand::IdRef(w.word()?))
-        }
+        // Ids go straight to the instruction's ids (as `push_operand` puts them): most
+        // operands are ids, and an `Operand` made and matched for each was a third of decoding.
+        K::IdRef | K::IdScope | K::IdMemorySemantics => inst.args.push(w.word()?),
         K::LiteralInteger | K::LiteralFloat => inst.push_operand(Operand::LiteralBit32(w.word()?)),
         K::LiteralString => inst.push_operand(Operand::LiteralString(w.string()?)),
         K::PairIdRefLiteralInteger => {
@@ -231,8 +231,8 @@ fn operand(kind: K, w: &mut Words, inst: &mut Inst) -> Result<(), Fault> {
             inst.push_operand(Operand::LiteralBit32(w.word()?));
         }
         K::PairIdRefIdRef => {
-            inst.push_operand(Operand::IdRef(w.word()?));
-            inst.push_operand(Operand::IdRef(w.word()?));
+            inst.args.push(w.word()?);
+            inst.args.push(w.word()?);
         }
         kind => {
             let at = w.at;
