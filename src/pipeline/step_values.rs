@@ -89,7 +89,8 @@ pub struct StepRun {
     /// Wall time of the run (both runs, when it ran again for one invocation).
     pub took: Duration,
     /// When the whole trace did not fit: the invocation it ran again for, recording only its
-    /// values (the others' are not kept).
+    /// values (the others' are not kept), or a choice the run does not have (which showing
+    /// the values says).
     pub focus: Option<Chosen>,
 }
 
@@ -128,7 +129,14 @@ fn run_within(step: &Module, chosen: Option<Chosen>, limit: usize) -> Result<Ste
         return Ok(first);
     }
     let chosen = chosen.unwrap_or_else(|| first.default_choice());
-    let (_, k) = first.find(chosen)?;
+    // A choice the run does not have is said where the values show, as for a run not cut.
+    // The run stands, focused on that choice: it runs again only for another.
+    let Ok((_, k)) = first.find(chosen) else {
+        return Ok(StepRun {
+            focus: Some(chosen),
+            ..first
+        });
+    };
     let stage = first.stage_of(chosen);
     let second = run_with(
         step,
@@ -968,9 +976,14 @@ OpFunctionEnd
         assert_eq!(counts, [1, 1, 1, 100, 100, 100, 101, 101, 101]);
         assert!(!shown.cut);
         // Another invocation needs another run.
-        assert!(run
-            .shown(Some(Chosen::Invocation([1, 0, 0])), &m, false, None)
-            .is_err());
+        assert!(!run.covers(Some(Chosen::Invocation([1, 0, 0]))));
+        // A choice the dispatch does not have is said where the values show, and only
+        // another choice runs the step again.
+        let wrong = run_within(&m, Some(Chosen::Pixel(1, 1)), 1_000).unwrap();
+        assert!(wrong.covers(Some(Chosen::Pixel(1, 1))));
+        let said = wrong.shown(Some(Chosen::Pixel(1, 1)), &m, false, None);
+        assert!(said.unwrap_err().contains("compute shader"));
+        assert!(!wrong.covers(Some(Chosen::Invocation([1, 0, 0]))));
     }
 
     #[test]
