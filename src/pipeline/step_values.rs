@@ -147,7 +147,7 @@ fn run_within(step: &Module, chosen: Option<Chosen>, limit: usize) -> Result<Ste
             ..Options::default()
         },
     )?;
-    Ok(first.seen_through(second, chosen, k))
+    Ok(first.seen_through(second, chosen, k, stage))
 }
 
 /// `step` dispatched or drawn with `options`.
@@ -196,16 +196,22 @@ impl StepRun {
     }
 
     /// This run (every invocation, its trace cut) with the values of `chosen`, invocation
-    /// `k`, from `second`, which recorded only those and stopped once they were in. The
-    /// stage before the chosen one ran whole in `second`, so its trace is `k`'s there too;
-    /// the stage after it did not run there, and keeps `k`'s part of this run's trace.
-    fn seen_through(mut self, second: StepRun, chosen: Chosen, k: u32) -> StepRun {
+    /// `k` of `stage`, from `second`, which recorded only those and stopped once they were
+    /// in. The stage before the chosen one ran whole in `second`, so its trace is `k`'s there
+    /// too; the stage after it did not run there, and keeps `k`'s part of this run's trace.
+    fn seen_through(
+        mut self,
+        second: StepRun,
+        chosen: Chosen,
+        k: u32,
+        stage: ExecutionModel,
+    ) -> StepRun {
         match (&mut self.what, second.what) {
             (Ran::Dispatch(e), Ran::Dispatch(s)) => take_trace(e, *s),
             (Ran::Draw { execution: e, .. }, Ran::Draw { execution: s, .. }) => {
                 let s = *s;
                 take_trace(&mut e.vertex, s.vertex);
-                if matches!(chosen, Chosen::Vertex(_)) {
+                if stage == ExecutionModel::Vertex {
                     keep_only(&mut e.fragment, k);
                 } else {
                     take_trace(&mut e.fragment, s.fragment);

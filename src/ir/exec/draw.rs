@@ -558,7 +558,7 @@ impl Machine<'_> {
                 self.who.push(Who::Vertex { index, instance });
                 self.run_group(std::slice::from_mut(&mut inv))?;
                 results.push(self.vertex_out(&inv, &outs));
-                if self.out_of_budget {
+                if self.stopped {
                     return Ok(results);
                 }
             }
@@ -695,7 +695,7 @@ impl Machine<'_> {
                     }
                     self.write_texel(inv, &outs, inputs, &mut attachments, (p.x, p.y));
                 }
-                if self.out_of_budget {
+                if self.stopped {
                     return Ok(attachments);
                 }
             }

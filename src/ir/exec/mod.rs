@@ -497,7 +497,7 @@ struct Machine<'m> {
     executed: u64,
     /// The run stops: the budget is spent, or (`Options::stop_once_traced`) the invocation
     /// traced has been recorded as far as it will be.
-    out_of_budget: bool,
+    stopped: bool,
     /// Roots several invocations reach (buffers, workgroup memory).
     shared_roots: FxHashSet<usize>,
     accesses: FxHashMap<(usize, Path), Accesses>,
@@ -629,7 +629,7 @@ impl<'m> Machine<'m> {
             trace_cut: false,
             entered: FxHashMap::default(),
             executed: 0,
-            out_of_budget: false,
+            stopped: false,
             shared_roots: FxHashSet::default(),
             accesses: FxHashMap::default(),
             raced: FxHashSet::default(),
@@ -955,7 +955,7 @@ impl<'m> Machine<'m> {
                     }
                     self.run_group(&mut invs)?;
                     group_number += 1;
-                    if self.out_of_budget {
+                    if self.stopped {
                         return Ok(());
                     }
                 }
@@ -1072,7 +1072,7 @@ impl<'m> Machine<'m> {
                             }
                         }
                     }
-                    if self.out_of_budget {
+                    if self.stopped {
                         return Ok(());
                     }
                 }
@@ -1216,7 +1216,7 @@ impl<'m> Machine<'m> {
                     self.options.budget
                 ),
             );
-            self.out_of_budget = true;
+            self.stopped = true;
             return Ok(Step::Done);
         }
         let fr = inv
@@ -2209,13 +2209,13 @@ impl<'m> Machine<'m> {
     /// traced: called when its trace is full, or when it ends.
     fn stop_if_traced(&mut self) {
         if self.options.trace_only.is_some() && self.options.stop_once_traced == Some(self.model) {
-            self.out_of_budget = true;
+            self.stopped = true;
         }
     }
 
     /// Whether the run stopped before its budget, having traced what it was asked to.
     fn stopped_once_traced(&self) -> bool {
-        self.out_of_budget && self.executed <= self.options.budget
+        self.stopped && self.executed <= self.options.budget
     }
 
     fn find(
