@@ -246,6 +246,7 @@ fn a_newer_request_replaces_steps_that_will_not_finish() {
                 path: shader(),
                 line: Some(3),
                 message: "unknown opcode 'OpFrobnicate'".into(),
+                source: None,
             }),
         ),
     );

@@ -70,6 +70,7 @@ pub(super) fn run(s: &mut State, done: Done) {
             // A summary only: no steps kept, none shown from before (they are of an older
             // version of the file).
             doc.error = None;
+            doc.error_at = None;
             if doc.run.is_some() || doc.streaming.is_some() {
                 doc.run = None;
                 doc.prev_run = None;
@@ -105,6 +106,7 @@ pub(super) fn run(s: &mut State, done: Done) {
             // A pass that fails is shown, not hidden: its step is selected and its
             // diagnostics listed. (STALE is only for inputs that no longer load.)
             doc.error = None;
+            doc.error_at = None;
             let mut run = loaded.run;
             if let Some(src) = &loaded.source {
                 run.prepend_source(src.clone());
@@ -148,6 +150,9 @@ pub(super) fn run(s: &mut State, done: Done) {
                 || doc.path.display().to_string(),
                 |n| n.to_string_lossy().into_owned(),
             );
+            // Kept for the shaders that keep their steps: a tree's failing shaders do not all
+            // hold their text.
+            doc.error_at = e.source.clone().zip(e.line).filter(|_| keeps);
             doc.error = Some(match e.line {
                 Some(l) => format!("{file}:{l}: {}", e.message),
                 None => format!("{file}: {}", e.message),

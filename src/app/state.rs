@@ -35,6 +35,8 @@ pub struct Doc {
     pub streaming: Option<u64>,
     /// Why the last load or run failed, if it did.
     pub error: Option<String>,
+    /// The source text that did not compile and the line (1-based) the error is at.
+    pub error_at: Option<(Arc<str>, usize)>,
     /// Bumped on every successful reload; part of every cache key.
     pub generation: u64,
     pub reloads: u64,
@@ -193,6 +195,7 @@ impl Doc {
             prev_generation: 0,
             streaming: None,
             error: None,
+            error_at: None,
             generation: 0,
             reloads: 0,
             own_write: None,

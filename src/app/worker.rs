@@ -299,6 +299,7 @@ fn work_batches(
                         path: j.path.clone(),
                         line: None,
                         message: format!("internal error while linking (please report): {what}"),
+                        source: None,
                     })
                 })
                 .collect()
@@ -466,6 +467,7 @@ fn work(
                 path: job.path.clone(),
                 line: None,
                 message: format!("internal error while compiling (please report): {what}"),
+                source: None,
             }))
         });
         let Some(result) = result else {

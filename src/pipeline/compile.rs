@@ -143,6 +143,7 @@ pub fn compile(
                         path: path.clone(),
                         line: None,
                         message: format!("not linked: {bad}"),
+                        source: None,
                     }),
                 })
                 .collect(),

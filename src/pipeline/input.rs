@@ -4,6 +4,7 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::ir::spirv::{asm, read, MAGIC};
 use crate::ir::Module;
@@ -44,6 +45,9 @@ pub struct InputError {
     /// 1-based line in the file, when the cause has one.
     pub line: Option<usize>,
     pub message: String,
+    /// The text `line` is a line of (a source that did not compile), to show it beside the
+    /// message.
+    pub source: Option<Arc<str>>,
 }
 
 impl fmt::Display for InputError {
@@ -195,6 +199,7 @@ fn compile_external(path: &Path, command: &str) -> Result<Loaded, InputError> {
         path: path.to_path_buf(),
         line,
         message,
+        source: None,
     };
     let source = std::fs::read(path).map_err(|e| err(None, format!("cannot read: {e}")))?;
     let output = std::env::temp_dir().join(format!(
@@ -238,10 +243,11 @@ fn compile_external(path: &Path, command: &str) -> Result<Loaded, InputError> {
             .status
             .code()
             .map_or_else(|| "killed by a signal".to_string(), |c| format!("exit {c}"));
-        return Err(err(
+        let e = err(
             line_in_messages(messages, path),
             format!("`{program}` failed ({status}):\n{messages}"),
-        ));
+        );
+        return Err(with_source(e, &source));
     }
     let bytes = bytes.map_err(|e| {
         err(
@@ -281,6 +287,7 @@ pub fn load(path: &Path) -> Result<Loaded, InputError> {
         path: path.to_path_buf(),
         line: None,
         message: format!("cannot read: {e}"),
+        source: None,
     })?;
     load_bytes(path, &bytes)
 }
@@ -308,6 +315,7 @@ pub fn detect(path: &Path, bytes: &[u8]) -> Result<InputKind, InputError> {
         path: path.to_path_buf(),
         line: None,
         message,
+        source: None,
     };
     if bytes.is_empty() {
         return Err(err("empty file".into()));
@@ -417,11 +425,26 @@ fn pragma_stage(text: &str) -> Option<Stage> {
 }
 
 pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Loaded, InputError> {
+    load_text_or_binary(path, bytes).map_err(|e| with_source(e, bytes))
+}
+
+/// An error at a line of a text input, with the text, so that the line can be shown.
+fn with_source(mut e: InputError, bytes: &[u8]) -> InputError {
+    if e.line.is_some() && e.source.is_none() {
+        if let Ok(text) = std::str::from_utf8(bytes) {
+            e.source = Some(Arc::from(text));
+        }
+    }
+    e
+}
+
+fn load_text_or_binary(path: &Path, bytes: &[u8]) -> Result<Loaded, InputError> {
     let kind = detect(path, bytes)?;
     let err = |line: Option<usize>, message: String| InputError {
         path: path.to_path_buf(),
         line,
         message,
+        source: None,
     };
     let text = || String::from_utf8_lossy(bytes).into_owned();
     // Decode once here, so a broken module is reported as the input's fault. `rewrite`: the
@@ -560,6 +583,7 @@ fn glslang_to_spirv(
         path: path.to_path_buf(),
         line,
         message,
+        source: None,
     };
     let scratch = std::env::temp_dir().join(format!(
         "shaderstep-glsl-{}-{}",
@@ -665,6 +689,7 @@ fn naga_glsl(path: &Path, stage: Stage, src: &str) -> Result<Vec<u32>, InputErro
         path: path.to_path_buf(),
         line,
         message,
+        source: None,
     };
     let naga_stage = match stage {
         Stage::Vertex => naga::ShaderStage::Vertex,
@@ -737,6 +762,7 @@ fn naga_to_spirv(
         path: path.to_path_buf(),
         line,
         message,
+        source: None,
     };
     let info = Validator::new(ValidationFlags::all(), Capabilities::all())
         .validate(&module)

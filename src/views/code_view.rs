@@ -54,6 +54,7 @@ pub(super) fn styled(
             .chars()
             .skip(drop)
             .take(max_width.saturating_sub(width))
+            .map(visible)
             .collect();
         if piece.is_empty() {
             continue;
@@ -65,6 +66,47 @@ pub(super) fn styled(
         }
     }
     spans
+}
+
+/// The lines of `text` around line `at` (1-based), at most `room` of them, numbered, with
+/// `at` marked: where a source that did not compile went wrong.
+fn excerpt(text: &str, at: usize, room: usize, t: &Theme) -> Vec<Line<'static>> {
+    let all: Vec<&str> = text.lines().collect();
+    if at == 0 || at > all.len() || room == 0 {
+        return Vec::new();
+    }
+    // Centred, and as many lines as fit near the end of the text too.
+    let first = at
+        .saturating_sub(room / 2)
+        .min((all.len() + 1).saturating_sub(room))
+        .max(1);
+    let last = (first + room - 1).min(all.len());
+    let digits = last.to_string().len();
+    (first..=last)
+        .map(|n| {
+            let here = n == at;
+            let text: String = all[n - 1].chars().map(visible).collect();
+            Line::from(vec![
+                Span::styled(
+                    format!("{} {n:>digits$} │ ", if here { '▶' } else { ' ' }),
+                    if here { t.error } else { t.gutter },
+                ),
+                Span::styled(text, if here { t.error } else { t.text }),
+            ])
+        })
+        .collect()
+}
+
+/// A character as one cell: the terminal draws control characters as nothing, so a string
+/// literal's newline (an `OpSource` holding a whole file) would join its lines (`esvoid main`)
+/// and shift every column after it.
+fn visible(c: char) -> char {
+    match c {
+        '\n' => '↵',
+        '\t' => ' ',
+        c if c.is_control() => '·',
+        c => c,
+    }
 }
 
 pub(super) fn line_styles(s: &State, id: u64, line: usize) -> Vec<(Style, Range<usize>)> {
@@ -224,10 +266,19 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     if s.run().is_none() {
         // Nothing ran: the code pane shows why, with the compiler's whole message.
         let lines: Vec<Line> = match s.current().and_then(|d| d.error.as_deref()) {
-            Some(e) => e
-                .lines()
-                .map(|l| Line::styled(l.to_string(), t.text))
-                .collect(),
+            Some(e) => {
+                let mut lines: Vec<Line> = e
+                    .lines()
+                    .map(|l| Line::styled(l.to_string(), t.text))
+                    .collect();
+                if let Some((text, at)) = s.current().and_then(|d| d.error_at.as_ref()) {
+                    let room =
+                        usize::from(area.height.saturating_sub(2)).saturating_sub(lines.len() + 1);
+                    lines.push(Line::default());
+                    lines.extend(excerpt(text, *at, room, t));
+                }
+                lines
+            }
             None if s.current().is_some_and(|d| d.running()) => {
                 vec![Line::styled("running the pipeline…", t.unchanged)]
             }
@@ -773,5 +824,53 @@ fn pair_of(rows: &[DiffLine], r: usize) -> Option<usize> {
             .position(|&i| i == r)
             .and_then(|k| removed.get(k).copied()),
         LineChange::Same => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_string_literals_newlines_and_tabs_take_a_cell_each() {
+        let text = "OpSource ESSL 310 %1 \"#version 310 es\n\tvoid main()\"";
+        let spans = styled(text, &[], &[], Style::default(), 0, 80);
+        let shown: String = spans.iter().map(|s| s.content.as_ref()).collect();
+        assert_eq!(
+            shown,
+            "OpSource ESSL 310 %1 \"#version 310 es↵ void main()\""
+        );
+        assert_eq!(shown.chars().count(), text.chars().count());
+    }
+
+    #[test]
+    fn an_excerpt_centres_the_line_in_the_room_it_has_and_marks_it() {
+        let text: String = (1..=40).map(|n| format!("line {n}\n")).collect();
+        let t = Theme::new(false);
+        let shown = |at, room| -> Vec<String> {
+            excerpt(&text, at, room, &t)
+                .iter()
+                .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+                .collect()
+        };
+        assert_eq!(
+            shown(20, 5),
+            [
+                "  18 │ line 18",
+                "  19 │ line 19",
+                "▶ 20 │ line 20",
+                "  21 │ line 21",
+                "  22 │ line 22"
+            ]
+        );
+        assert_eq!(
+            shown(1, 3),
+            ["▶ 1 │ line 1", "  2 │ line 2", "  3 │ line 3"]
+        );
+        assert_eq!(
+            shown(40, 3),
+            ["  38 │ line 38", "  39 │ line 39", "▶ 40 │ line 40"]
+        );
+        assert!(shown(41, 3).is_empty(), "a line past the end shows nothing");
     }
 }
