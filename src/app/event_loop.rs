@@ -118,12 +118,13 @@ type ValidationJob = (
     std::sync::mpsc::Receiver<Result<crate::pipeline::validate::FirstInvalid, String>>,
 );
 
-/// The interpreter running a step for the values column: the step, its answer, and when it
-/// started (for the progress line).
+/// The interpreter running a step for the values column: the step, its answer, when it
+/// started (for the progress line), and the flag that stops it.
 type ExecJob = (
     crate::app::state::StepKey,
     std::sync::mpsc::Receiver<Result<Arc<crate::pipeline::step_values::StepRun>, String>>,
     std::time::Instant,
+    Arc<std::sync::atomic::AtomicBool>,
 );
 
 /// How long the values column's run goes before the status line counts its time.
@@ -737,7 +738,7 @@ impl App {
                 Err(_) => {}
             }
         }
-        if let Some((key, done, started)) = &self.exec {
+        if let Some((key, done, started, _)) = &self.exec {
             let (key, started) = (*key, *started);
             match done.try_recv() {
                 Ok(result) => {
@@ -870,7 +871,7 @@ impl App {
             self.answer(Answered::FirstDifference { key, other, result });
         }
         // The values column's runs (one may start another, for the step selected meanwhile).
-        while let Some((key, done, _)) = self.exec.take() {
+        while let Some((key, done, ..)) = self.exec.take() {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             let result = done
                 .recv_timeout(left)
@@ -1111,11 +1112,14 @@ impl App {
         chosen: Option<crate::pipeline::step_values::Chosen>,
     ) -> Option<Outcome> {
         let (tx, done) = std::sync::mpsc::channel();
+        let cancel = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let stop = cancel.clone();
         let spawned = std::thread::Builder::new()
             .name("shaderstep-exec".into())
             .spawn(move || {
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    crate::pipeline::step_values::run(&module, chosen).map(Arc::new)
+                    crate::pipeline::step_values::run_cancellable(&module, chosen, stop)
+                        .map(Arc::new)
                 }))
                 .unwrap_or_else(|_| {
                     Err("internal error in the interpreter (please report)".into())
@@ -1124,7 +1128,7 @@ impl App {
             });
         match spawned {
             Ok(_) => {
-                self.exec = Some((key, done, std::time::Instant::now()));
+                self.exec = Some((key, done, std::time::Instant::now(), cancel));
                 self.exec_said = None;
                 None
             }
@@ -1506,6 +1510,12 @@ impl App {
                     module,
                     chosen,
                 } => self.start_exec(key, module, chosen),
+                Effect::CancelExec => {
+                    if let Some((.., cancel)) = &self.exec {
+                        cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    None
+                }
                 Effect::FirstDifference {
                     key,
                     other,

@@ -919,6 +919,8 @@ pub struct ExecPane {
     )>,
     /// The step the interpreter is running now.
     pub running: Option<StepKey>,
+    /// That run was asked to stop: it answers with `exec::CANCELLED`, soon.
+    pub cancelling: bool,
     /// Derived before each draw: the shown step's values for the chosen invocation, or why
     /// there are none, with what it was derived from (step, choice, hex).
     pub derived_for: Option<(

@@ -6,6 +6,8 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use spirv::{ExecutionModel, Op};
@@ -113,15 +115,30 @@ pub const TRACE_LIMIT: usize = 1_000_000;
 /// once that invocation has ended or filled the trace: the first gave the outputs, the
 /// findings and the count of instructions executed, which the run keeps.
 pub fn run(step: &Module, chosen: Option<Chosen>) -> Result<StepRun, String> {
-    run_within(step, chosen, TRACE_LIMIT)
+    run_within(step, chosen, TRACE_LIMIT, None)
+}
+
+/// `run`, stopped when `cancel` is set: it then fails with `exec::CANCELLED`.
+pub fn run_cancellable(
+    step: &Module,
+    chosen: Option<Chosen>,
+    cancel: Arc<AtomicBool>,
+) -> Result<StepRun, String> {
+    run_within(step, chosen, TRACE_LIMIT, Some(cancel))
 }
 
 /// `run`, with a trace of at most `limit` results.
-fn run_within(step: &Module, chosen: Option<Chosen>, limit: usize) -> Result<StepRun, String> {
+fn run_within(
+    step: &Module,
+    chosen: Option<Chosen>,
+    limit: usize,
+    cancel: Option<Arc<AtomicBool>>,
+) -> Result<StepRun, String> {
     let first = run_with(
         step,
         &Options {
             trace_limit: limit,
+            cancel: cancel.clone(),
             ..Options::default()
         },
     )?;
@@ -144,6 +161,7 @@ fn run_within(step: &Module, chosen: Option<Chosen>, limit: usize) -> Result<Ste
             trace_limit: limit,
             trace_only: Some(k),
             stop_once_traced: Some(stage),
+            cancel,
             ..Options::default()
         },
     )?;
@@ -897,8 +915,13 @@ mod tests {
     /// Two invocations (two workgroups of one), each summing `s = 3s + i` over `i < 100` in
     /// a loop of six results a round, and storing `s` at its own index.
     fn looping() -> Module {
+        looping_to(100)
+    }
+
+    /// `looping` with `n` rounds of its loop.
+    fn looping_to(n: u32) -> Module {
         use crate::ir::exec::tests::{module, HEAD};
-        let body = r#"%u100 = OpConstant %uint 100
+        let body = r#"%u100 = OpConstant %uint ROUNDS
 %main = OpFunction %void None %fn
 %entry = OpLabel
 %id = OpLoad %v3uint %gid
@@ -922,7 +945,26 @@ OpReturn
 OpFunctionEnd
 "#;
         let head = HEAD.replace("LocalSize 4 1 1", "LocalSize 1 1 1");
-        module(&format!("{head}{body}"))
+        module(&format!("{head}{}", body.replace("ROUNDS", &n.to_string())))
+    }
+
+    #[test]
+    fn a_cancelled_run_stops_at_once_and_says_so() {
+        // Two invocations of a million rounds: some seven million instructions uncancelled.
+        let m = looping_to(1_000_000);
+        let cancel = Arc::new(AtomicBool::new(true));
+        let started = Instant::now();
+        let cancelled = run_cancellable(&m, None, cancel.clone());
+        assert_eq!(cancelled.err().as_deref(), Some(crate::ir::exec::CANCELLED));
+        assert!(started.elapsed() < Duration::from_secs(5));
+        // Not set, the flag changes nothing.
+        cancel.store(false, std::sync::atomic::Ordering::Relaxed);
+        let small = looping();
+        let run = run_cancellable(&small, None, cancel).unwrap();
+        assert_eq!(
+            run.executed(),
+            run_with(&small, &Options::default()).unwrap().executed()
+        );
     }
 
     /// What each invocation of `looping` stores.
@@ -959,7 +1001,7 @@ OpFunctionEnd
     fn a_cut_trace_keeps_the_whole_run_and_the_chosen_invocations_values() {
         let m = looping();
         // Each invocation makes about 600 results: 1 000 cuts the trace of both, not of one.
-        let run = run_within(&m, None, 1_000).unwrap();
+        let run = run_within(&m, None, 1_000, None).unwrap();
         assert_eq!(run.focus, Some(Chosen::Invocation([0, 0, 0])));
         assert!(!run.cut(), "invocation 0's values all fit");
         let Ran::Dispatch(e) = &run.what else {
@@ -985,7 +1027,7 @@ OpFunctionEnd
         assert!(!run.covers(Some(Chosen::Invocation([1, 0, 0]))));
         // A choice the dispatch does not have is said where the values show, and only
         // another choice runs the step again.
-        let wrong = run_within(&m, Some(Chosen::Pixel(1, 1)), 1_000).unwrap();
+        let wrong = run_within(&m, Some(Chosen::Pixel(1, 1)), 1_000, None).unwrap();
         assert!(wrong.covers(Some(Chosen::Pixel(1, 1))));
         let said = wrong.shown(Some(Chosen::Pixel(1, 1)), &m, false, None);
         assert!(said.unwrap_err().contains("compute shader"));

@@ -157,6 +157,10 @@ pub(crate) fn running(s: &mut State, key: StepKey, took: std::time::Duration) {
 pub(crate) fn executed(s: &mut State, key: StepKey, result: Result<Arc<StepRun>, String>) {
     if s.exec.running == Some(key) {
         s.exec.running = None;
+        s.exec.cancelling = false;
+    }
+    if matches!(&result, Err(e) if e == crate::ir::exec::CANCELLED) {
+        return;
     }
     // What the column shows is derived again, from this run.
     s.exec.derived_for = None;
@@ -181,13 +185,23 @@ fn waiting(s: &State) -> bool {
 }
 
 /// The run the values column waits for, if it is to start now: the selected step, shown, not
-/// kept, not running (one run at a time: the next starts when it ends).
+/// kept, not running (one run at a time: a run of another step is stopped first).
 pub(super) fn follow(s: &mut State) -> Option<Effect> {
     if s.exec.trace.is_some() && s.exec.trace_step != s.step_key() {
         s.exec.trace = Some(0);
     }
     s.exec.trace_step = s.step_key();
-    if !s.exec.shown || s.exec.running.is_some() {
+    if let Some(running) = s.exec.running {
+        // A run nobody waits for any more (another step selected, another version of the
+        // file, the column closed) stops, so that the one wanted starts at once.
+        let wanted = s.exec.shown && s.step_key() == Some(running);
+        if wanted || s.exec.cancelling {
+            return None;
+        }
+        s.exec.cancelling = true;
+        return Some(Effect::CancelExec);
+    }
+    if !s.exec.shown {
         return None;
     }
     let key = s.step_key()?;

@@ -86,6 +86,8 @@ pub enum Effect {
         /// Whose values to keep, should the run be too big to keep every invocation's.
         chosen: Option<crate::pipeline::step_values::Chosen>,
     },
+    /// Stop the values column's run under way: its step is no longer the one looked at.
+    CancelExec,
     /// Run two steps on the interpreter and find the first value that differs.
     FirstDifference {
         key: crate::app::state::StepKey,
@@ -253,6 +255,35 @@ mod tests {
         assert!(!s.quit, "a key in between takes the question back");
         update(&mut s, Action::Quit);
         assert!(s.quit);
+    }
+
+    /// A values-column run of a step no longer selected is stopped once, and its answer,
+    /// cancelled, is not kept as the step's run.
+    #[test]
+    fn a_values_run_nobody_waits_for_is_cancelled() {
+        use crate::app::action::{Answer, Answered};
+        let mut s = State::new(Vec::new(), Vec::new(), Vec::new(), (80, 24), false);
+        s.exec.shown = true;
+        s.exec.running = Some((0, 0, 3));
+        let cancels = |effects: &[Effect]| {
+            effects
+                .iter()
+                .filter(|e| matches!(e, Effect::CancelExec))
+                .count()
+        };
+        assert_eq!(cancels(&update(&mut s, Action::Down(1))), 1);
+        assert_eq!(cancels(&update(&mut s, Action::Down(1))), 0, "asked once");
+        let answer = Action::Answer(Answer::new(Answered::Executed {
+            key: (0, 0, 3),
+            result: Err(crate::ir::exec::CANCELLED.into()),
+        }));
+        update(&mut s, answer);
+        assert_eq!(s.exec.running, None);
+        assert!(!s.exec.cancelling);
+        assert!(
+            s.exec.runs.is_empty(),
+            "a cancelled run is no run of its step"
+        );
     }
 
     /// The values column's run past 200ms: the status line counts its time, never over what

@@ -26,6 +26,8 @@ pub mod raster;
 mod subgroup;
 
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use rspirv::dr::Operand;
 use spirv::{BuiltIn, ExecutionMode, ExecutionModel, Op, StorageClass};
@@ -91,7 +93,7 @@ impl Buffer {
 }
 
 /// Limits of a run.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Options {
     /// Instructions executed in all invocations together before the run stops (a loop that
     /// does not end is a finding, never a hang).
@@ -119,6 +121,9 @@ pub struct Options {
     /// unfinished. A second run for one invocation's values needs no more: the first gave
     /// the outputs.
     pub stop_once_traced: Option<ExecutionModel>,
+    /// Set by another thread when the run is no longer wanted: it stops within a few
+    /// thousand instructions, and says it was cancelled.
+    pub cancel: Option<Arc<AtomicBool>>,
 }
 
 impl Default for Options {
@@ -131,6 +136,7 @@ impl Default for Options {
             subgroup_size: 8,
             only_quads_of: None,
             stop_once_traced: None,
+            cancel: None,
         }
     }
 }
@@ -227,6 +233,9 @@ pub struct Finding {
 /// Why a module cannot be run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Refusal(pub String);
+
+/// What a run stopped by `Options::cancel` refuses with.
+pub const CANCELLED: &str = "cancelled: the run is no longer wanted";
 
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -496,8 +505,10 @@ struct Machine<'m> {
     entered: FxHashMap<(u32, Id), u32>,
     executed: u64,
     /// The run stops: the budget is spent, or (`Options::stop_once_traced`) the invocation
-    /// traced has been recorded as far as it will be.
+    /// traced has been recorded as far as it will be, or the run was cancelled.
     stopped: bool,
+    /// `Options::cancel` was set: the run ends with no answer.
+    cancelled: bool,
     /// Roots several invocations reach (buffers, workgroup memory).
     shared_roots: FxHashSet<usize>,
     accesses: FxHashMap<(usize, Path), Accesses>,
@@ -617,7 +628,7 @@ impl<'m> Machine<'m> {
             local_size,
             groups,
             inputs,
-            options: *options,
+            options: options.clone(),
             memory: Vec::new(),
             root_vars: Vec::new(),
             shared: FxHashMap::default(),
@@ -630,6 +641,7 @@ impl<'m> Machine<'m> {
             entered: FxHashMap::default(),
             executed: 0,
             stopped: false,
+            cancelled: false,
             shared_roots: FxHashSet::default(),
             accesses: FxHashMap::default(),
             raced: FxHashSet::default(),
@@ -1216,6 +1228,18 @@ impl<'m> Machine<'m> {
                     self.options.budget
                 ),
             );
+            self.stopped = true;
+            return Ok(Step::Done);
+        }
+        // Often enough to stop within a millisecond, rarely enough to cost nothing.
+        if self.executed.is_multiple_of(4096)
+            && self
+                .options
+                .cancel
+                .as_ref()
+                .is_some_and(|c| c.load(Ordering::Relaxed))
+        {
+            self.cancelled = true;
             self.stopped = true;
             return Ok(Step::Done);
         }
@@ -2215,7 +2239,7 @@ impl<'m> Machine<'m> {
 
     /// Whether the run stopped before its budget, having traced what it was asked to.
     fn stopped_once_traced(&self) -> bool {
-        self.stopped && self.executed <= self.options.budget
+        self.stopped && !self.cancelled && self.executed <= self.options.budget
     }
 
     fn find(
@@ -2249,6 +2273,9 @@ impl<'m> Machine<'m> {
     }
 
     fn finish(self) -> Result<Execution, Refusal> {
+        if self.cancelled {
+            return Err(Refusal(CANCELLED.into()));
+        }
         let mut buffers = self.inputs.buffers.clone();
         let bytes = Bytes {
             layout: &self.layout,
