@@ -258,10 +258,23 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
         title
     };
     let mut block = t.pane(focused).title(Span::styled(title, t.title));
+    let width = (area.width as usize).saturating_sub(4);
+    let failed_line = s
+        .current()
+        .filter(|_| s.run().is_some())
+        .and_then(|d| d.error_at.as_ref())
+        .and_then(|(text, at)| Some((*at, text.lines().nth(at.checked_sub(1)?)?)));
     if let Some(src) = &s.source.cursor_line {
-        let width = (area.width as usize).saturating_sub(4);
         let src: String = format!(" {src} ").chars().take(width).collect();
         block = block.title_bottom(Span::styled(src, t.title));
+    } else if let Some((at, line)) = failed_line {
+        // The steps are of the last version that loaded: the saved one's failing line, below.
+        let said: String = format!(" ✗ line {at}: {} ", line.trim())
+            .chars()
+            .map(visible)
+            .take(width)
+            .collect();
+        block = block.title_bottom(Span::styled(said, t.error));
     }
     if s.run().is_none() {
         // Nothing ran: the code pane shows why, with the compiler's whole message.
