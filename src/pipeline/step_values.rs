@@ -921,7 +921,7 @@ mod tests {
     /// `looping` with `n` rounds of its loop.
     fn looping_to(n: u32) -> Module {
         use crate::ir::exec::tests::{module, HEAD};
-        let body = r#"%u100 = OpConstant %uint ROUNDS
+        let body = r#"%rounds = OpConstant %uint ROUNDS
 %main = OpFunction %void None %fn
 %entry = OpLabel
 %id = OpLoad %v3uint %gid
@@ -930,7 +930,7 @@ OpBranch %header
 %header = OpLabel
 %i = OpPhi %uint %u0 %entry %i_next %body
 %s = OpPhi %uint %u0 %entry %s_next %body
-%cond = OpULessThan %bool %i %u100
+%cond = OpULessThan %bool %i %rounds
 OpLoopMerge %exit %body None
 OpBranchConditional %cond %body %exit
 %body = OpLabel
