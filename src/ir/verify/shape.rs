@@ -3,6 +3,7 @@
 //! op and enumerants need, and the experimental partition.
 
 use super::*;
+use std::sync::OnceLock;
 
 /// The grammar kind an operand value is, for comparison with what the grammar expects.
 pub(super) fn operand_fits(kind: OperandKind, op: Opd) -> bool {
@@ -52,68 +53,109 @@ pub(super) fn is_enum_kind(kind: OperandKind) -> bool {
     )
 }
 
+/// What `grammar_shape` checks of a core op, read from its grammar entry once: walking the
+/// entry's operand list for every instruction was most of checking one.
+struct GrammarShape {
+    name: &'static str,
+    wants_type: bool,
+    wants_result: bool,
+    /// The operands checked one by one, in order (result type and id left out): the required
+    /// ones up to the first optional one, and an enumerant that ends the list checked (the
+    /// grammar does not list its parameters).
+    checked: Vec<OperandKind>,
+    /// The operand count when the list is fixed: every operand required, none an enumerant.
+    takes: Option<usize>,
+}
+
+impl GrammarShape {
+    fn of(g: &rspirv::grammar::Instruction<'static>) -> Self {
+        let wants_type = g
+            .operands
+            .iter()
+            .any(|o| o.kind == OperandKind::IdResultType);
+        let wants_result = g.operands.iter().any(|o| o.kind == OperandKind::IdResult);
+        let required: Vec<_> = g
+            .operands
+            .iter()
+            .filter(|o| !matches!(o.kind, OperandKind::IdResultType | OperandKind::IdResult))
+            .collect();
+        let mut checked = Vec::new();
+        let mut takes = Some(required.len());
+        for lo in &required {
+            // OpSpecConstantOp's operands after the opcode are the wrapped op's.
+            if lo.quantifier != OperandQuantifier::One
+                || lo.kind == OperandKind::LiteralSpecConstantOpInteger
+            {
+                takes = None;
+                break;
+            }
+            checked.push(lo.kind);
+            if is_enum_kind(lo.kind) {
+                takes = None;
+                break;
+            }
+        }
+        GrammarShape {
+            name: g.opname,
+            wants_type,
+            wants_result,
+            checked,
+            takes,
+        }
+    }
+}
+
+fn grammar_shape_of(opcode: u32) -> Option<&'static GrammarShape> {
+    static SHAPES: OnceLock<Vec<OnceLock<GrammarShape>>> = OnceLock::new();
+    let at = spirv_grammar::core_position(opcode)?;
+    let shapes = SHAPES.get_or_init(|| {
+        (0..spirv_grammar::core_count())
+            .map(|_| OnceLock::new())
+            .collect()
+    });
+    let g = spirv_grammar::core(opcode)?;
+    Some(shapes[at].get_or_init(|| GrammarShape::of(g)))
+}
+
 /// Checks an instruction against its grammar: result type and id, the required operands up
 /// to the first optional one or enumerant (whose parameters the grammar does not list), and no
 /// more operands than an op with a fixed list takes.
 pub(super) fn grammar_shape(i: &Inst) -> Option<String> {
-    let g = spirv_grammar::core(i.op as u32)?;
+    let shape = grammar_shape_of(i.op as u32)?;
     // Said only when something is wrong: formatting it for every instruction was a fifth of
     // verifying a small module.
-    let name = OpName(g.opname);
-    let wants_type = g
-        .operands
-        .iter()
-        .any(|o| o.kind == OperandKind::IdResultType);
-    let wants_result = g.operands.iter().any(|o| o.kind == OperandKind::IdResult);
-    if wants_type != i.ty.is_some() {
-        return Some(if wants_type {
+    let name = OpName(shape.name);
+    if shape.wants_type != i.ty.is_some() {
+        return Some(if shape.wants_type {
             format!("{name} needs a result type")
         } else {
             format!("{name} takes no result type")
         });
     }
-    if wants_result != i.result.is_some() {
-        return Some(if wants_result {
+    if shape.wants_result != i.result.is_some() {
+        return Some(if shape.wants_result {
             format!("{name} needs a result id")
         } else {
             format!("{name} has no result id")
         });
     }
-    let required = g
-        .operands
-        .iter()
-        .filter(|o| !matches!(o.kind, OperandKind::IdResultType | OperandKind::IdResult));
-    let takes = required.clone().count();
-    for (k, lo) in required.enumerate() {
-        // OpSpecConstantOp's operands after the opcode are the wrapped op's.
-        if lo.quantifier != OperandQuantifier::One
-            || lo.kind == OperandKind::LiteralSpecConstantOpInteger
-        {
-            return None;
-        }
+    for (k, &kind) in shape.checked.iter().enumerate() {
         let Some(op) = i.operand(k) else {
-            return Some(format!(
-                "{name} is missing operand {} ({:?})",
-                k + 1,
-                lo.kind
-            ));
+            return Some(format!("{name} is missing operand {} ({kind:?})", k + 1));
         };
-        if !operand_fits(lo.kind, op) {
+        if !operand_fits(kind, op) {
             let variant = match op {
                 Opd::Id(_) => "IdRef".to_string(),
                 Opd::Lit(l) => format!("{l:?}"),
             };
             return Some(format!(
-                "{name} operand {} should be {:?}, not {}",
+                "{name} operand {} should be {kind:?}, not {}",
                 k + 1,
-                lo.kind,
                 variant.split('(').next().unwrap_or("")
             ));
         }
-        if is_enum_kind(lo.kind) {
-            return None;
-        }
     }
+    let takes = shape.takes?;
     (i.operand_count() > takes)
         .then(|| operand_count_message(&name.to_string(), takes, i.operand_count(), &[]))
 }
