@@ -198,7 +198,31 @@ pub fn resolve(
 }
 
 fn plain_lines(text: &str) -> Vec<String> {
-    text.lines().map(str::to_string).collect()
+    text.lines().map(expand_tabs).collect()
+}
+
+/// The columns a tab reaches to in shown source text (most shader code is written with 4).
+pub const TAB_WIDTH: usize = 4;
+
+/// `line` with each tab as the spaces up to the next tab stop: a terminal cell per character,
+/// as highlighting and scrolling count, and tab-indented code keeps its indentation.
+pub fn expand_tabs(line: &str) -> String {
+    if !line.contains('\t') {
+        return line.to_string();
+    }
+    let mut out = String::with_capacity(line.len() + 3 * TAB_WIDTH);
+    let mut column = 0;
+    for c in line.chars() {
+        if c == '\t' {
+            let to = (column / TAB_WIDTH + 1) * TAB_WIDTH;
+            out.extend(std::iter::repeat_n(' ', to - column));
+            column = to;
+        } else {
+            out.push(c);
+            column += 1;
+        }
+    }
+    out
 }
 
 /// Whether two texts say the same, line by line, whatever their line ends and trailing blanks.
@@ -361,6 +385,15 @@ mod tests {
         let a = numbered_source("// OpModuleProcessed x\n#line 1\nvoid main() {}\n");
         let b = plain_lines("void main() {}  \r\n\n");
         assert!(same_text(&a, &b));
+    }
+
+    #[test]
+    fn tabs_reach_the_next_stop_of_four_columns() {
+        assert_eq!(expand_tabs("\tx = 1;\t// one"), "    x = 1;  // one");
+        assert_eq!(expand_tabs("ab\t\tc"), "ab      c");
+        assert_eq!(expand_tabs("no tabs"), "no tabs");
+        let b = plain_lines("void main() {\n\treturn;\n}\n");
+        assert_eq!(b[1], "    return;");
     }
 
     /// The source view shows bytes of `OpSource` that are not UTF-8 as U+FFFD.

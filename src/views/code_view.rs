@@ -85,7 +85,10 @@ fn excerpt(text: &str, at: usize, room: usize, t: &Theme) -> Vec<Line<'static>> 
     (first..=last)
         .map(|n| {
             let here = n == at;
-            let text: String = all[n - 1].chars().map(visible).collect();
+            let text: String = crate::app::sources::expand_tabs(all[n - 1])
+                .chars()
+                .map(visible)
+                .collect();
             Line::from(vec![
                 Span::styled(
                     format!("{} {n:>digits$} │ ", if here { '▶' } else { ' ' }),
