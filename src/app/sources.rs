@@ -5,6 +5,7 @@
 //! text is embedded, to say when the two no longer match (the shader was edited since it was
 //! compiled, so the embedded text is what the lines refer to).
 
+pub use crate::ir::listing::expand_tabs;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -199,30 +200,6 @@ pub fn resolve(
 
 fn plain_lines(text: &str) -> Vec<String> {
     text.lines().map(expand_tabs).collect()
-}
-
-/// The columns a tab reaches to in shown source text (most shader code is written with 4).
-pub const TAB_WIDTH: usize = 4;
-
-/// `line` with each tab as the spaces up to the next tab stop: a terminal cell per character,
-/// as highlighting and scrolling count, and tab-indented code keeps its indentation.
-pub fn expand_tabs(line: &str) -> String {
-    if !line.contains('\t') {
-        return line.to_string();
-    }
-    let mut out = String::with_capacity(line.len() + 3 * TAB_WIDTH);
-    let mut column = 0;
-    for c in line.chars() {
-        if c == '\t' {
-            let to = (column / TAB_WIDTH + 1) * TAB_WIDTH;
-            out.extend(std::iter::repeat_n(' ', to - column));
-            column = to;
-        } else {
-            out.push(c);
-            column += 1;
-        }
-    }
-    out
 }
 
 /// Whether two texts say the same, line by line, whatever their line ends and trailing blanks.

@@ -82,10 +82,34 @@ fn opt(id: Id) -> Option<Id> {
     (id != 0).then_some(id)
 }
 
+/// The columns a tab reaches to in text shown as it is (most shader code is written with 4).
+pub const TAB_WIDTH: usize = 4;
+
+/// `line` with each tab as the spaces up to the next tab stop: a terminal cell per character,
+/// as highlighting and scrolling count, and tab-indented code keeps its indentation.
+pub fn expand_tabs(line: &str) -> String {
+    if !line.contains('\t') {
+        return line.to_string();
+    }
+    let mut out = String::with_capacity(line.len() + 3 * TAB_WIDTH);
+    let mut column = 0;
+    for c in line.chars() {
+        if c == '\t' {
+            let to = (column / TAB_WIDTH + 1) * TAB_WIDTH;
+            out.extend(std::iter::repeat_n(' ', to - column));
+            column = to;
+        } else {
+            out.push(c);
+            column += 1;
+        }
+    }
+    out
+}
+
 impl Listing {
-    /// A text nothing is known about (a shader's source).
+    /// A text nothing is known about (a shader's source), its tabs expanded.
     pub fn plain(text: &str) -> Self {
-        let lines: Vec<String> = text.lines().map(str::to_string).collect();
+        let lines: Vec<String> = text.lines().map(expand_tabs).collect();
         Listing {
             rows: vec![Row::default(); lines.len()],
             lines,

@@ -85,7 +85,7 @@ fn excerpt(text: &str, at: usize, room: usize, t: &Theme) -> Vec<Line<'static>> 
     (first..=last)
         .map(|n| {
             let here = n == at;
-            let text: String = crate::app::sources::expand_tabs(all[n - 1])
+            let text: String = crate::ir::listing::expand_tabs(all[n - 1])
                 .chars()
                 .map(visible)
                 .collect();
