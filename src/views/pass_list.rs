@@ -44,10 +44,21 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, t: &Theme) {
     let block = t.pane(focused).title(Span::styled(title, t.title));
     let Some(run) = s.run() else {
         let msg = match s.current().and_then(|d| d.error.as_deref()) {
-            // A compiler's message keeps its lines.
-            Some(e) => std::iter::once(Line::styled("cannot load:", t.error))
-                .chain(e.lines().map(|l| Line::raw(l.to_string())))
-                .collect(),
+            // The first line says why; the code pane beside holds the compiler's whole
+            // message and the text around the line (wrapped in this narrow pane, a
+            // compiler's snippet only repeated it, out of shape).
+            Some(e) => {
+                let mut lines = vec![Line::styled("cannot load:", t.error)];
+                let mut said = e.lines();
+                lines.extend(said.next().map(|l| Line::raw(l.to_string())));
+                if said.next().is_some() {
+                    lines.push(Line::styled(
+                        "(the whole message is in the code pane)",
+                        t.unchanged,
+                    ));
+                }
+                lines
+            }
             None if s.docs.iter().any(|d| d.present) => {
                 vec![Line::styled("loading…", t.unchanged)]
             }
