@@ -904,3 +904,114 @@ fn ccp_folds_narrow_conversions_when_the_capabilities_allow() {
     assert!(!out.contains("OpUConvert"), "\n{out}");
     assert!(!out.contains("OpFConvert"), "\n{out}");
 }
+
+/// A variable `DebugDeclare` describes and one nothing declares, both getting a phi in a block
+/// with no other code (a join that only branches on): each phi's `DebugValue` goes right after
+/// the phis. Counting the undeclared variable's phi as a value said put it past the end of the
+/// block, and mem2reg panicked on this valid module.
+#[test]
+fn mem2reg_says_a_declared_variables_phi_value_right_after_the_phis() {
+    let out = run(
+        &["lower", "mem2reg"],
+        PHI_OF_A_DECLARED_AND_AN_UNDECLARED_VARIABLE,
+    );
+    let lines: Vec<&str> = out.lines().map(str::trim).collect();
+    let phi = lines
+        .iter()
+        .position(|l| l.starts_with("%b = OpPhi"))
+        .unwrap_or_else(|| panic!("no phi of b:\n{out}"));
+    assert!(
+        lines[phi + 1].contains("DebugValue") && lines[phi + 1].contains(" %b "),
+        "the value of b is said right after its phi:\n{out}"
+    );
+    assert!(lines[phi + 2].starts_with("OpBranch"), "\n{out}");
+    let o = run(
+        &[
+            "lower", "verify", "inline", "sroa", "mem2reg", "adce", "verify",
+        ],
+        PHI_OF_A_DECLARED_AND_AN_UNDECLARED_VARIABLE,
+    );
+    assert!(o.contains("DebugValue"), "\n{o}");
+}
+
+/// Valid for spirv-val (vulkan1.1): `a` has no `DebugDeclare`, `b` has one; both are set in
+/// each arm of a selection and read after a block that only branches on.
+const PHI_OF_A_DECLARED_AND_AN_UNDECLARED_VARIABLE: &str = r#"OpCapability Shader
+OpExtension "SPV_KHR_non_semantic_info"
+OpExtension "SPV_KHR_storage_buffer_storage_class"
+%dbg = OpExtInstImport "NonSemantic.Shader.DebugInfo.100"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+%file = OpString "phis.comp"
+%fname = OpString "main"
+%bname = OpString "b"
+%tname = OpString "float"
+%empty = OpString ""
+OpSource GLSL 450 %file
+OpName %main "main"
+OpName %a "a"
+OpName %b "b"
+OpName %out "out"
+OpDecorate %blk Block
+OpMemberDecorate %blk 0 Offset 0
+OpDecorate %out DescriptorSet 0
+OpDecorate %out Binding 0
+%void = OpTypeVoid
+%bool = OpTypeBool
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%uint = OpTypeInt 32 0
+%int = OpTypeInt 32 1
+%blk = OpTypeStruct %float
+%pblk = OpTypePointer StorageBuffer %blk
+%pfs = OpTypePointer StorageBuffer %float
+%pf = OpTypePointer Function %float
+%out = OpVariable %pblk StorageBuffer
+%i0 = OpConstant %int 0
+%u0 = OpConstant %uint 0
+%u1 = OpConstant %uint 1
+%u3 = OpConstant %uint 3
+%u4 = OpConstant %uint 4
+%u5 = OpConstant %uint 5
+%u32 = OpConstant %uint 32
+%u100 = OpConstant %uint 100
+%f1 = OpConstant %float 1
+%f2 = OpConstant %float 2
+%dnone = OpExtInst %void %dbg DebugInfoNone
+%dsrc = OpExtInst %void %dbg DebugSource %file
+%dcu = OpExtInst %void %dbg DebugCompilationUnit %u100 %u5 %dsrc %u1
+%dfloat = OpExtInst %void %dbg DebugTypeBasic %tname %u32 %u3 %u0
+%dfnty = OpExtInst %void %dbg DebugTypeFunction %u3 %void
+%dfn = OpExtInst %void %dbg DebugFunction %fname %dfnty %dsrc %u1 %u1 %dcu %fname %u3 %u1
+%dexpr = OpExtInst %void %dbg DebugExpression
+%db = OpExtInst %void %dbg DebugLocalVariable %bname %dfloat %dsrc %u4 %u1 %dfn %u4
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%a = OpVariable %pf Function
+%b = OpVariable %pf Function
+%scope = OpExtInst %void %dbg DebugScope %dfn
+%decl = OpExtInst %void %dbg DebugDeclare %db %b %dexpr
+%p = OpAccessChain %pfs %out %i0
+%x = OpLoad %float %p
+%c = OpFOrdLessThan %bool %x %f1
+OpSelectionMerge %merge None
+OpBranchConditional %c %then %else
+%then = OpLabel
+OpStore %a %f1
+OpStore %b %x
+OpBranch %merge
+%else = OpLabel
+OpStore %a %x
+OpStore %b %f2
+OpBranch %merge
+%merge = OpLabel
+OpBranch %next
+%next = OpLabel
+%la = OpLoad %float %a
+%lb = OpLoad %float %b
+%s = OpFAdd %float %la %lb
+OpStore %p %s
+OpReturn
+OpFunctionEnd
+"#;

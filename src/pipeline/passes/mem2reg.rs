@@ -418,13 +418,17 @@ fn describe_values(
             .iter()
             .take_while(|&&i| f.inst(i).op() == Op::Phi)
             .count();
-        for (slot, &(k, r)) in list.iter().enumerate() {
+        // Each after the phis and the values said before it: counted by what was placed, as
+        // a phi of a variable nothing declares says nothing.
+        let mut placed = 0;
+        for &(k, r) in list {
             let Some(&declare) = vars[k].declares.first() else {
                 continue;
             };
             let id = m.fresh_id().ok_or_else(out_of_ids)?;
             let described = debug::value_from_declare(f.inst(declare), r, id);
-            f.insert_inst(b, after_phis + slot, described);
+            f.insert_inst(b, after_phis + placed, described);
+            placed += 1;
         }
     }
     for (k, v) in vars.iter().enumerate() {
