@@ -41,7 +41,8 @@ pub fn format_number(kind: ScalarKind, bits: u64) -> String {
             width,
             signed: true,
         } => {
-            let shift = 64 - width.min(64);
+            // (A width of 0 is a broken module's: its bits read as they are.)
+            let shift = 64 - width.clamp(1, 64);
             (((bits << shift) as i64) >> shift).to_string()
         }
         ScalarKind::Int { .. } => bits.to_string(),
@@ -125,6 +126,20 @@ pub fn f64_to_f16(v: f64) -> u16 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_signed_integer_of_no_width_prints_without_overflowing() {
+        let zero_width = ScalarKind::Int {
+            width: 0,
+            signed: true,
+        };
+        assert_eq!(format_number(zero_width, 0), "0");
+        let byte = ScalarKind::Int {
+            width: 8,
+            signed: true,
+        };
+        assert_eq!(format_number(byte, 0xff), "-1");
+    }
 
     #[test]
     fn half_precision_rounds_once_to_nearest_even() {
