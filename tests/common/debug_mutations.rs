@@ -266,3 +266,61 @@ pub fn mutate(words: &[u32], below: &mut dyn FnMut(usize) -> usize) -> Option<(V
     }
     Some((join(m), what.join("; ")))
 }
+
+/// `NonSemantic.Shader.DebugInfo.100` records a function body may go without: no instruction
+/// uses their (void) results, and the set asks for none of them where code is.
+const DROPPABLE: [(u32, &str); 6] = [
+    (23, "DebugScope"),
+    (24, "DebugNoScope"),
+    (28, "DebugDeclare"),
+    (29, "DebugValue"),
+    (103, "DebugLine"),
+    (104, "DebugNoLine"),
+];
+
+/// Drops one to three of a function body's `DROPPABLE` records: a valid module stays valid,
+/// with less debug info (a variable one declare less described, a stretch of code without its
+/// line or scope). `None` when there are none.
+pub fn drop_records(
+    words: &[u32],
+    below: &mut dyn FnMut(usize) -> usize,
+) -> Option<(Vec<u32>, String)> {
+    let mut m = split(words)?;
+    let sets: Vec<u32> = m
+        .insts
+        .iter()
+        .filter(|i| opcode(i) == OP_EXT_INST_IMPORT && i.len() > 2)
+        .filter(|i| string_of(&i[2..]) == "NonSemantic.Shader.DebugInfo.100")
+        .map(|i| i[1])
+        .collect();
+    let s = survey(&m);
+    let droppable: Vec<usize> = s
+        .in_functions
+        .iter()
+        .copied()
+        .filter(|&k| {
+            let i = &m.insts[k];
+            i.len() > 4 && sets.contains(&i[3]) && DROPPABLE.iter().any(|(n, _)| *n == i[4])
+        })
+        .collect();
+    if droppable.is_empty() {
+        return None;
+    }
+    let mut picked: Vec<usize> = (0..1 + below(3))
+        .map(|_| droppable[below(droppable.len())])
+        .collect();
+    picked.sort_unstable();
+    picked.dedup();
+    let what: Vec<String> = picked
+        .iter()
+        .map(|&k| {
+            let n = m.insts[k][4];
+            let name = DROPPABLE.iter().find(|(d, _)| *d == n).map_or("", |d| d.1);
+            format!("{name} at instruction {k} dropped")
+        })
+        .collect();
+    for &k in picked.iter().rev() {
+        m.insts.remove(k);
+    }
+    Some((join(m), what.join("; ")))
+}
