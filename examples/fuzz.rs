@@ -9,9 +9,10 @@
 //! ```
 //!
 //! TARGET: `reader` (SPIR-V binaries: read, print, verify, disassemble, then the `O` and
-//! `default` presets), `debug` (the same, for binaries with debug info mutated where it is:
-//! `tests/common/debug_mutations.rs`), `asm` (SPIR-V assembly), `ir` (the IR text parser), `state` (pipeline
-//! state TOML), or `all` (each in turn). The `fuzz` profile is `release` with overflow checks
+//! `default` presets), `debug` (the same, for binaries with debug info mutated where it is,
+//! or with some records dropped: `tests/common/debug_mutations.rs`), `asm` (SPIR-V
+//! assembly), `ir` (the IR text parser), `state` (pipeline state TOML), or `all` (each in
+//! turn). The `fuzz` profile is `release` with overflow checks
 //! and debug assertions, so arithmetic overflow is found too.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -307,7 +308,13 @@ fn fuzz(target: &str, budget: Duration, rng: &mut Rng, findings: &mut Findings) 
             ];
             while start.elapsed() < budget {
                 let s = &seeds[rng.below(seeds.len())];
-                let Some((input, _)) = debug_mutations::mutate(s, &mut |n| rng.below(n)) else {
+                // Mostly broken debug info; now and then a valid module with records dropped.
+                let mutant = if rng.below(4) == 0 {
+                    debug_mutations::drop_records(s, &mut |n| rng.below(n))
+                } else {
+                    debug_mutations::mutate(s, &mut |n| rng.below(n))
+                };
+                let Some((input, _)) = mutant else {
                     continue;
                 };
                 let t = Instant::now();
