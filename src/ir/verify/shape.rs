@@ -113,8 +113,12 @@ fn grammar_shape_of(opcode: u32) -> Option<&'static GrammarShape> {
             .map(|_| OnceLock::new())
             .collect()
     });
+    let cell = &shapes[at];
+    if let Some(shape) = cell.get() {
+        return Some(shape);
+    }
     let g = spirv_grammar::core(opcode)?;
-    Some(shapes[at].get_or_init(|| GrammarShape::of(g)))
+    Some(cell.get_or_init(|| GrammarShape::of(g)))
 }
 
 /// Checks an instruction against its grammar: result type and id, the required operands up
