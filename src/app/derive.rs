@@ -1141,7 +1141,7 @@ fn refresh_source_pane(s: &mut State, files: Option<&SourceFiles>) {
         let name = path.display().to_string();
         let lines = match &s.source.file {
             Some(f) if f.name == name && f.lines.is_some() => f.lines.clone(),
-            _ => own.map(|t| Arc::new(t.lines().map(super::sources::expand_tabs).collect())),
+            _ => own.map(|t| Arc::new(super::sources::plain_lines(&t))),
         };
         at = Some((name, lines, s.panel.line_number(s.code.cursor)));
     } else if let Some((file, line)) = frame_source(s) {

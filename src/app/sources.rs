@@ -5,7 +5,6 @@
 //! text is embedded, to say when the two no longer match (the shader was edited since it was
 //! compiled, so the embedded text is what the lines refer to).
 
-pub use crate::ir::listing::expand_tabs;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -13,6 +12,7 @@ use std::sync::Arc;
 use rspirv::dr::Operand;
 use spirv::Op;
 
+use crate::ir::listing::expand_tabs;
 use crate::ir::{Id, Module};
 
 /// Where a source file's text came from.
@@ -198,7 +198,8 @@ pub fn resolve(
     out
 }
 
-fn plain_lines(text: &str) -> Vec<String> {
+/// A text's lines as shown (tabs expanded).
+pub(super) fn plain_lines(text: &str) -> Vec<String> {
     text.lines().map(expand_tabs).collect()
 }
 
